@@ -1,0 +1,110 @@
+# SPDX-License-Identifier: MIT
+# megatune: a plain GNU Makefile.
+#
+#   make          build build/megatune (and everything buildable here)
+#   make test     install missing packages, build, run the whole test suite
+#   make check    the same with warnings as errors, under ASan and UBSan
+#   make demo     install, build, run the advisor on the bundled defaults
+#   make bench    run the benchmarks and print their figures
+#   make clean
+#
+# Variables: CC, BUILD (output folder), SANITIZE (e.g. address,undefined),
+# WERROR=1, NO_DEPS=1 (skip the package check).
+
+CC      ?= cc
+BUILD   ?= build
+PYTHON  ?= python3
+
+WARN    = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+          -Wformat=2 -Wwrite-strings -Wno-format-nonliteral
+CFLAGS  ?= -O2 -g
+ALL_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L $(WARN) $(CFLAGS) -MMD -MP
+LDLIBS  = -lcjson -lm
+
+ifeq ($(WERROR),1)
+ALL_CFLAGS += -Werror
+endif
+ifneq ($(SANITIZE),)
+ALL_CFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
+LDFLAGS += -fsanitize=$(SANITIZE)
+endif
+
+LIB_SRC    = $(wildcard lib/*.c) $(wildcard tuner/*.c) $(wildcard reports/*.c)
+CLI_SRC    = $(wildcard cli/*.c)
+DATA       = $(sort $(wildcard models/*.json)) $(sort $(wildcard profiles/*.json))
+LIB_OBJ    = $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/bundled.o
+CLI_OBJ    = $(CLI_SRC:%.c=$(BUILD)/%.o)
+UNIT_SRC   = $(wildcard tests/unit/t-*.c)
+UNIT_BIN   = $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+BENCH_SRC  = $(wildcard bench/*.c)
+BENCH_BIN  = $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
+FUZZ_SRC   = $(wildcard tests/fuzz/*.c)
+
+.PHONY: all test check demo bench clean deps unit fuzz
+
+all: $(BUILD)/megatune
+
+deps:
+ifneq ($(NO_DEPS),1)
+	@scripts/install-deps.sh
+endif
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(BUILD)/tools/embed: tools/embed.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -O2 -Wall -Wextra $< -o $@
+
+$(BUILD)/gen/bundled.c: $(BUILD)/tools/embed $(DATA)
+	@mkdir -p $(dir $@)
+	$(BUILD)/tools/embed $@ $(foreach f,$(filter models/%,$(DATA)),model:$(f)) \
+		$(foreach f,$(filter profiles/%,$(DATA)),profile:$(f))
+
+$(BUILD)/gen/bundled.o: $(BUILD)/gen/bundled.c
+	$(CC) $(ALL_CFLAGS) -Ilib -c $< -o $@
+
+$(BUILD)/libmegatune.a: $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/megatune: $(CLI_OBJ) $(BUILD)/libmegatune.a
+	$(CC) $(LDFLAGS) $(CLI_OBJ) $(BUILD)/libmegatune.a $(LDLIBS) -o $@
+
+$(BUILD)/tests/t-%: tests/unit/t-%.c tests/unit/testutil.h $(BUILD)/libmegatune.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) $< $(BUILD)/libmegatune.a $(LDLIBS) -lcmocka -o $@
+
+$(BUILD)/bench/%: bench/%.c $(BUILD)/libmegatune.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) $< $(BUILD)/libmegatune.a $(LDLIBS) -o $@
+
+unit: $(UNIT_BIN)
+
+test: deps all unit
+	@BUILD=$(BUILD) tests/run.sh
+
+check: deps
+	$(MAKE) BUILD=build-check WERROR=1 SANITIZE=address,undefined NO_DEPS=1 test
+
+demo: deps all
+	$(BUILD)/megatune advise --model llama3-70b --cluster dgx-h100 --gpus 64 --seq 8192 --gbs 128
+
+bench: deps all $(BENCH_BIN)
+	@for b in $(BENCH_BIN); do $$b || exit 1; done
+
+# libFuzzer targets for the parsers (clang only): make fuzz, then run
+# build-fuzz/fuzz-<name> tests/fuzz/corpus-<name>
+fuzz:
+	$(MAKE) BUILD=build-fuzz CC=clang SANITIZE=address,undefined,fuzzer-no-link NO_DEPS=1 \
+		build-fuzz/libmegatune.a
+	@for f in $(FUZZ_SRC); do n=$$(basename $$f .c); \
+		echo clang -fsanitize=fuzzer,address,undefined $$f -o build-fuzz/$$n; \
+		clang -std=c11 -D_POSIX_C_SOURCE=200809L -g -O1 -fsanitize=fuzzer,address,undefined \
+			$$f build-fuzz/libmegatune.a $(LDLIBS) -o build-fuzz/$$n || exit 1; done
+
+clean:
+	rm -rf build build-check build-fuzz
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

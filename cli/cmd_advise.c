@@ -1,0 +1,463 @@
+/* SPDX-License-Identifier: MIT */
+/* advise and estimate: parse the job and the pins, run the model, print. */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../lib/fsutil.h"
+#include "../lib/sbuf.h"
+#include "../reports/advice.h"
+#include "../tuner/flags.h"
+#include "../tuner/search.h"
+#include "cli.h"
+
+static const char advise_usage[] =
+	"usage: megatune advise --model NAME|config.json --gpus N --seq N --gbs N [options]\n"
+	"       megatune estimate --model NAME|config.json --gpus N --seq N --gbs N [pins] [options]\n"
+	"\n"
+	"advise searches every valid parallel configuration (TP, PP, VPP, CP, EP, ETP,\n"
+	"micro-batch, recompute, CP communication, distributed optimizer, activation\n"
+	"offload; DP follows) with the memory and time model calibrated by the cluster\n"
+	"profile, and ranks the configurations that fit.  estimate evaluates one\n"
+	"configuration (unpinned knobs take TP=PP=CP=EP=ETP=VPP=MBS=1, no recompute,\n"
+	"distributed optimizer on) and prints its full memory and time breakdown.\n"
+	"\n"
+	"job:\n"
+	"  --model NAME|FILE     a bundled model or a Hugging Face / megatune model JSON\n"
+	"                        bundled: llama3-8b llama3-70b llama3.1-405b mixtral-8x7b\n"
+	"                        mixtral-8x22b qwen3-30b-a3b qwen3-235b-a22b deepseek-v3\n"
+	"                        gpt3-175b llama2-7b llama2-70b gpt3-5b\n"
+	"  --cluster NAME|FILE   a bundled profile or a megatune.profile/1 file\n"
+	"                        (default dgx-h100); bundled: dgx-a100-80g dgx-h100\n"
+	"                        dgx-h200 dgx-b200 gb200-nvl72\n"
+	"  --gpus N              GPUs in the job (whole nodes when more than one node)\n"
+	"  --seq N               sequence length\n"
+	"  --gbs N               global batch size, in sequences\n"
+	"  --precision P         bf16 (default) or fp8\n"
+	"  --fp8-recipe R        delayed (default) or tensorwise (current scaling)\n"
+	"  --attention A         flash (default, fused attention) or unfused\n"
+	"  --mem-headroom PCT    GPU memory kept free, percent (default 5)\n"
+	"\n"
+	"pins (narrow the search; all of them pinned = one configuration):\n"
+	"  --tp N --pp N --vpp N --cp N --ep N --etp N --mbs N\n"
+	"  --recompute none|selective|full   --recompute-layers N (full: per model chunk)\n"
+	"  --cp-comm p2p|all_gather|a2a|a2a+p2p   --dist-opt on|off\n"
+	"  --offload-layers N    activation offload, layers per model chunk\n"
+	"  --sequence-parallel on|off\n"
+	"\n"
+	"settings (on by default, not searched):\n"
+	"  --tp-comm-overlap on|off   --overlap-grad-reduce on|off\n"
+	"  --overlap-param-gather on|off   --ce-fusion on|off   --grad-reduce fp32|bf16\n"
+	"\n"
+	"output:\n"
+	"  --top K               candidates to keep (default 5, at most 64)\n"
+	"  --json FILE           write megatune.advice/1 JSON ('-' for stdout)\n"
+	"  --format F            text (default), json, megatron, bridge or env: what to\n"
+	"                        print on stdout (megatron/bridge/env: the best candidate's\n"
+	"                        Megatron-LM flags, Megatron-Bridge overrides, variables)\n"
+	"  -h, --help            this help\n"
+	"\n"
+	"exit codes: 0 success; 1 nothing feasible (the reasons are printed);\n"
+	"2 bad usage or bad input.\n"
+	"\n"
+	"example:\n"
+	"  megatune advise --model llama3-70b --cluster dgx-h100 --gpus 64 --seq 8192 --gbs 128\n";
+
+enum {
+	O_MODEL = 256, O_CLUSTER, O_GPUS, O_SEQ, O_GBS, O_PRECISION, O_FP8_RECIPE, O_ATTENTION,
+	O_HEADROOM, O_TP, O_PP, O_VPP, O_CP, O_EP, O_ETP, O_MBS, O_RECOMPUTE, O_RC_LAYERS,
+	O_CP_COMM, O_DIST_OPT, O_OFFLOAD, O_SP, O_TP_OVERLAP, O_OVERLAP_GRAD, O_OVERLAP_PARAM,
+	O_CE_FUSION, O_GRAD_REDUCE, O_TOP, O_JSON, O_FORMAT,
+};
+
+static const struct option long_opts[] = {
+	{ "model", required_argument, NULL, O_MODEL },
+	{ "cluster", required_argument, NULL, O_CLUSTER },
+	{ "gpus", required_argument, NULL, O_GPUS },
+	{ "seq", required_argument, NULL, O_SEQ },
+	{ "gbs", required_argument, NULL, O_GBS },
+	{ "precision", required_argument, NULL, O_PRECISION },
+	{ "fp8-recipe", required_argument, NULL, O_FP8_RECIPE },
+	{ "attention", required_argument, NULL, O_ATTENTION },
+	{ "mem-headroom", required_argument, NULL, O_HEADROOM },
+	{ "tp", required_argument, NULL, O_TP },
+	{ "pp", required_argument, NULL, O_PP },
+	{ "vpp", required_argument, NULL, O_VPP },
+	{ "cp", required_argument, NULL, O_CP },
+	{ "ep", required_argument, NULL, O_EP },
+	{ "etp", required_argument, NULL, O_ETP },
+	{ "mbs", required_argument, NULL, O_MBS },
+	{ "recompute", required_argument, NULL, O_RECOMPUTE },
+	{ "recompute-layers", required_argument, NULL, O_RC_LAYERS },
+	{ "cp-comm", required_argument, NULL, O_CP_COMM },
+	{ "dist-opt", required_argument, NULL, O_DIST_OPT },
+	{ "offload-layers", required_argument, NULL, O_OFFLOAD },
+	{ "sequence-parallel", required_argument, NULL, O_SP },
+	{ "tp-comm-overlap", required_argument, NULL, O_TP_OVERLAP },
+	{ "overlap-grad-reduce", required_argument, NULL, O_OVERLAP_GRAD },
+	{ "overlap-param-gather", required_argument, NULL, O_OVERLAP_PARAM },
+	{ "ce-fusion", required_argument, NULL, O_CE_FUSION },
+	{ "grad-reduce", required_argument, NULL, O_GRAD_REDUCE },
+	{ "top", required_argument, NULL, O_TOP },
+	{ "json", required_argument, NULL, O_JSON },
+	{ "format", required_argument, NULL, O_FORMAT },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+enum out_format { F_TEXT, F_JSON, F_MEGATRON, F_BRIDGE, F_ENV };
+
+struct args {
+	const char *model, *cluster, *json;
+	int format;
+	struct mt_job job;
+};
+
+static int bad(const char *cmd, const char *opt, const char *what, const char *got)
+{
+	fprintf(stderr, "megatune %s: error: --%s: expected %s, got '%s'\n", cmd, opt, what, got);
+	return 2;
+}
+
+static int parse_long(const char *s, long lo, long hi, long *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < lo || v > hi)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int parse_onoff(const char *s)
+{
+	if (!strcmp(s, "on") || !strcmp(s, "true") || !strcmp(s, "1"))
+		return 1;
+	if (!strcmp(s, "off") || !strcmp(s, "false") || !strcmp(s, "0"))
+		return 0;
+	return -1;
+}
+
+static int parse_args(const char *cmd, int argc, char **argv, struct args *a)
+{
+	long v;
+	int c, idx;
+
+	memset(a, 0, sizeof(*a));
+	a->cluster = "dgx-h100";
+	mt_job_init(&a->job);
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", long_opts, &idx)) != -1) {
+		const char *name = NULL, *arg = optarg;
+		int *pin = NULL, onoff;
+
+		for (idx = 0; long_opts[idx].name; idx++)
+			if (long_opts[idx].val == c)
+				name = long_opts[idx].name;
+		switch (c) {
+		case 'h':
+			fputs(advise_usage, stdout);
+			return 0;
+		case '?':
+			if (optopt)
+				fprintf(stderr, "megatune %s: error: option '%s' needs a value\n", cmd,
+					argv[optind - 1]);
+			else
+				fprintf(stderr, "megatune %s: error: unknown option '%s'\n", cmd,
+					argv[optind - 1]);
+			fprintf(stderr, "run 'megatune %s --help' for the options\n", cmd);
+			return 2;
+		case O_MODEL: a->model = arg; break;
+		case O_CLUSTER: a->cluster = arg; break;
+		case O_JSON: a->json = arg; break;
+		case O_GPUS:
+			if (parse_long(arg, 1, 1 << 24, &v))
+				return bad(cmd, name, "a positive number of GPUs", arg);
+			a->job.gpus = (int)v;
+			break;
+		case O_SEQ:
+			if (parse_long(arg, 1, 1 << 26, &v))
+				return bad(cmd, name, "a positive sequence length", arg);
+			a->job.seq = (int)v;
+			break;
+		case O_GBS:
+			if (parse_long(arg, 1, LONG_MAX / 2, &v))
+				return bad(cmd, name, "a positive global batch size", arg);
+			a->job.gbs = v;
+			break;
+		case O_TOP:
+			if (parse_long(arg, 1, MT_TOP_MAX, &v))
+				return bad(cmd, name, "an integer between 1 and 64", arg);
+			a->job.top_k = (int)v;
+			break;
+		case O_HEADROOM: {
+			char *end;
+			double d = strtod(arg, &end);
+			if (end == arg || *end || d < 0 || d >= 90)
+				return bad(cmd, name, "a percentage in [0, 90)", arg);
+			a->job.mem_headroom = d / 100;
+			break;
+		}
+		case O_PRECISION:
+			if ((a->job.precision = mt_precision_parse(arg)) < 0)
+				return bad(cmd, name, "bf16 or fp8", arg);
+			break;
+		case O_FP8_RECIPE:
+			if ((a->job.fp8_recipe = mt_fp8_recipe_parse(arg)) < 0)
+				return bad(cmd, name, "delayed or tensorwise", arg);
+			break;
+		case O_ATTENTION:
+			if (!strcmp(arg, "flash"))
+				a->job.attn_impl = MT_ATTN_FLASH;
+			else if (!strcmp(arg, "unfused"))
+				a->job.attn_impl = MT_ATTN_UNFUSED;
+			else
+				return bad(cmd, name, "flash or unfused", arg);
+			break;
+		case O_TP: pin = &a->job.pins.tp; break;
+		case O_PP: pin = &a->job.pins.pp; break;
+		case O_VPP: pin = &a->job.pins.vpp; break;
+		case O_CP: pin = &a->job.pins.cp; break;
+		case O_EP: pin = &a->job.pins.ep; break;
+		case O_ETP: pin = &a->job.pins.etp; break;
+		case O_MBS: pin = &a->job.pins.mbs; break;
+		case O_RC_LAYERS: pin = &a->job.pins.recompute_layers; break;
+		case O_OFFLOAD:
+			if (parse_long(arg, 0, 1 << 20, &v))
+				return bad(cmd, name, "a number of layers (0 or more)", arg);
+			a->job.pins.offload_layers = (int)v;
+			break;
+		case O_RECOMPUTE:
+			if ((a->job.pins.recompute = mt_recompute_parse(arg)) < 0)
+				return bad(cmd, name, "none, selective or full", arg);
+			break;
+		case O_CP_COMM:
+			if ((a->job.pins.cp_comm = mt_cp_comm_parse(arg)) < 0)
+				return bad(cmd, name, "p2p, all_gather, a2a or a2a+p2p", arg);
+			break;
+		case O_GRAD_REDUCE:
+			if (!strcmp(arg, "fp32"))
+				a->job.pins.grad_fp32 = 1;
+			else if (!strcmp(arg, "bf16"))
+				a->job.pins.grad_fp32 = 0;
+			else
+				return bad(cmd, name, "fp32 or bf16", arg);
+			break;
+		case O_FORMAT:
+			if (!strcmp(arg, "text"))
+				a->format = F_TEXT;
+			else if (!strcmp(arg, "json"))
+				a->format = F_JSON;
+			else if (!strcmp(arg, "megatron"))
+				a->format = F_MEGATRON;
+			else if (!strcmp(arg, "bridge"))
+				a->format = F_BRIDGE;
+			else if (!strcmp(arg, "env"))
+				a->format = F_ENV;
+			else
+				return bad(cmd, name, "text, json, megatron, bridge or env", arg);
+			break;
+		default:
+			onoff = parse_onoff(arg);
+			if (onoff < 0)
+				return bad(cmd, name, "on or off", arg);
+			switch (c) {
+			case O_DIST_OPT: a->job.pins.dist_opt = onoff; break;
+			case O_SP: a->job.pins.sp = onoff; break;
+			case O_TP_OVERLAP: a->job.pins.tp_overlap = onoff; break;
+			case O_OVERLAP_GRAD: a->job.pins.overlap_grad = onoff; break;
+			case O_OVERLAP_PARAM: a->job.pins.overlap_param = onoff; break;
+			case O_CE_FUSION: a->job.pins.fused_ce = onoff; break;
+			}
+			break;
+		}
+		if (pin) {
+			if (parse_long(arg, 1, 1 << 24, &v))
+				return bad(cmd, name, "a positive integer", arg);
+			*pin = (int)v;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "megatune %s: error: unexpected argument '%s'\n", cmd, argv[optind]);
+		return 2;
+	}
+	if (!a->model || !a->job.gpus || !a->job.seq || !a->job.gbs) {
+		fprintf(stderr, "megatune %s: error: missing%s%s%s%s\nrun 'megatune %s --help' for "
+			"the options\n", cmd, a->model ? "" : " --model", a->job.gpus ? "" : " --gpus",
+			a->job.seq ? "" : " --seq", a->job.gbs ? "" : " --gbs", cmd);
+		return 2;
+	}
+	return -1; /* go on */
+}
+
+static int emit(const char *cmd, const char *path, const struct sbuf *sb)
+{
+	struct mt_error err = MT_ERROR_INIT;
+
+	if (sb->failed) {
+		mt_error_set(&err, MT_ENOMEM, "out of memory");
+		return cli_fail(cmd, &err);
+	}
+	if (mt_write_atomic(path, sb->buf, sb->len, &err))
+		return cli_fail(cmd, &err);
+	return 0;
+}
+
+static int print_flags(const struct mt_model *m, const struct mt_job *j, const struct mt_config *c,
+		       int format)
+{
+	struct mt_kv kv[MT_FLAGS_MAX];
+	struct sbuf sb = SBUF_INIT;
+	int n;
+
+	if (format == F_MEGATRON) {
+		n = mt_megatron_args(m, j, c, kv);
+		mt_kv_render(&sb, kv, n, MT_KV_ARGS, " \\\n  ");
+	} else if (format == F_BRIDGE) {
+		n = mt_bridge_overrides(m, j, c, kv);
+		mt_kv_render(&sb, kv, n, MT_KV_ASSIGN, " \\\n  ");
+	} else {
+		n = mt_env_vars(m, j, c, kv);
+		mt_kv_render(&sb, kv, n, MT_KV_ASSIGN, "\n");
+	}
+	sbuf_addc(&sb, '\n');
+	fputs(sb.buf, stdout);
+	sbuf_release(&sb);
+	return 0;
+}
+
+static int load_inputs(const char *cmd, struct args *a, struct mt_model *m,
+		       struct mt_cluster **c)
+{
+	struct mt_error err = MT_ERROR_INIT;
+
+	if (mt_model_load(a->model, m, &err))
+		return cli_fail(cmd, &err);
+	if (mt_cluster_load(a->cluster, c, &err))
+		return cli_fail(cmd, &err);
+	return -1;
+}
+
+int cmd_advise(int argc, char **argv)
+{
+	struct mt_error err = MT_ERROR_INIT;
+	struct mt_search_result *res = NULL;
+	struct mt_cluster *c = NULL;
+	struct mt_model m;
+	struct sbuf sb = SBUF_INIT;
+	struct args a;
+	int rc;
+
+	if ((rc = parse_args("advise", argc, argv, &a)) >= 0)
+		return rc;
+	if ((rc = load_inputs("advise", &a, &m, &c)) >= 0)
+		goto out;
+	res = calloc(1, sizeof(*res));
+	if (!res) {
+		mt_error_set(&err, MT_ENOMEM, "out of memory");
+		rc = cli_fail("advise", &err);
+		goto out;
+	}
+	if (mt_search(&m, c, &a.job, res, &err)) {
+		rc = cli_fail("advise", &err);
+		goto out;
+	}
+	if (a.json || a.format == F_JSON) {
+		mt_advice_json(&sb, &m, c, &a.job, res);
+		if (a.json && (rc = emit("advise", a.json, &sb)))
+			goto out;
+		if (a.format == F_JSON && (rc = emit("advise", "-", &sb)))
+			goto out;
+	}
+	if (!res->ntop) {
+		sbuf_reset(&sb);
+		mt_infeasible_text(&sb, &m, c, &a.job, res);
+		fputs(sb.buf, a.format == F_TEXT ? stdout : stderr);
+		rc = 1;
+		goto out;
+	}
+	rc = 0;
+	if (a.format == F_TEXT) {
+		sbuf_reset(&sb);
+		mt_advice_text(&sb, &m, c, &a.job, res);
+		rc = emit("advise", "-", &sb);
+	} else if (a.format != F_JSON) {
+		rc = print_flags(&m, &a.job, &res->top[0].cfg, a.format);
+	}
+out:
+	sbuf_release(&sb);
+	free(res);
+	mt_cluster_free(c);
+	return rc;
+}
+
+static int pinned_or(int pin, int dflt)
+{
+	return pin != MT_UNSET ? pin : dflt;
+}
+
+int cmd_estimate(int argc, char **argv)
+{
+	struct mt_error err = MT_ERROR_INIT;
+	struct mt_cluster *c = NULL;
+	struct mt_model m;
+	struct mt_config cfg;
+	struct mt_eval e;
+	struct sbuf sb = SBUF_INIT;
+	struct args a;
+	const struct mt_pins *p;
+	int rc;
+
+	if ((rc = parse_args("estimate", argc, argv, &a)) >= 0)
+		return rc;
+	if ((rc = load_inputs("estimate", &a, &m, &c)) >= 0)
+		goto out;
+	p = &a.job.pins;
+	memset(&cfg, 0, sizeof(cfg));
+	mt_config_settings(&a.job, &cfg);
+	cfg.tp = pinned_or(p->tp, 1);
+	cfg.pp = pinned_or(p->pp, 1);
+	cfg.vpp = pinned_or(p->vpp, 1);
+	cfg.cp = pinned_or(p->cp, 1);
+	cfg.ep = pinned_or(p->ep, 1);
+	cfg.etp = pinned_or(p->etp, 1);
+	cfg.mbs = pinned_or(p->mbs, 1);
+	cfg.recompute = pinned_or(p->recompute, MT_RC_NONE);
+	cfg.recompute_layers = pinned_or(p->recompute_layers, 0);
+	cfg.cp_comm = pinned_or(p->cp_comm, MT_CP_P2P);
+	cfg.dist_opt = pinned_or(p->dist_opt, 1);
+	cfg.offload_layers = pinned_or(p->offload_layers, 0);
+	cfg.sp = pinned_or(p->sp, cfg.tp > 1);
+	if (mt_evaluate(&m, c, &a.job, &cfg, &e, &err)) {
+		rc = cli_fail("estimate", &err);
+		goto out;
+	}
+	if (a.json || a.format == F_JSON) {
+		mt_estimate_json(&sb, &m, c, &a.job, &e);
+		if (a.json && (rc = emit("estimate", a.json, &sb)))
+			goto out;
+		if (a.format == F_JSON && (rc = emit("estimate", "-", &sb)))
+			goto out;
+	}
+	rc = 0;
+	if (a.format == F_TEXT) {
+		sbuf_reset(&sb);
+		mt_estimate_text(&sb, &m, c, &a.job, &e);
+		rc = emit("estimate", "-", &sb);
+	} else if (a.format != F_JSON) {
+		rc = print_flags(&m, &a.job, &e.cfg, a.format);
+	}
+	if (!rc && !e.feasible)
+		rc = 1;
+out:
+	sbuf_release(&sb);
+	mt_cluster_free(c);
+	return rc;
+}

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: MIT */
+/* megatune: calibrate GPU clusters, profile training runs, advise on
+ * Megatron-LM configurations.  This file dispatches to the subcommands. */
+#include <stdio.h>
+#include <string.h>
+
+#include "../lib/version.h"
+#include "cli.h"
+
+static const char usage[] =
+	"usage: megatune <command> [options]\n"
+	"\n"
+	"Advise on the parallel configuration of Megatron-LM / Megatron-Core /\n"
+	"Megatron-Bridge training from a model, a GPU budget and a cluster profile.\n"
+	"\n"
+	"commands:\n"
+	"  advise     search every parallel configuration and rank the best\n"
+	"  estimate   break down memory and time of one configuration\n"
+	"\n"
+	"Run 'megatune <command> --help' for the options of a command.\n"
+	"\n"
+	"exit codes:\n"
+	"  0   success\n"
+	"  1   the check failed (for advise: nothing feasible)\n"
+	"  2   bad usage or bad input (the message names the file and field)\n"
+	"  77  not applicable on this machine\n";
+
+int cli_fail(const char *cmd, const struct mt_error *err)
+{
+	fprintf(stderr, "megatune %s: error: %s\n", cmd, err->msg);
+	return mt_exit_code(err->code);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		fputs(usage, stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
+		fputs(usage, stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+		printf("megatune %s\n", MEGATUNE_VERSION);
+		return 0;
+	}
+	if (!strcmp(argv[1], "advise"))
+		return cmd_advise(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "estimate"))
+		return cmd_estimate(argc - 1, argv + 1);
+	fprintf(stderr, "megatune: error: unknown command '%s'\n\n%s", argv[1], usage);
+	return 2;
+}

@@ -1,0 +1,253 @@
+/* SPDX-License-Identifier: MIT */
+/* jsonr: JSON input with precise error messages. */
+#include "jsonr.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fsutil.h"
+
+#define JSON_MAX_BYTES (64u << 20)
+
+static void line_col(const char *text, const char *at, int *line, int *col)
+{
+	const char *p;
+
+	*line = 1;
+	*col = 1;
+	for (p = text; p < at; p++) {
+		if (*p == '\n') {
+			(*line)++;
+			*col = 1;
+		} else {
+			(*col)++;
+		}
+	}
+}
+
+static int only_space(const char *p, const char *end)
+{
+	for (; p < end; p++)
+		if (*p != ' ' && *p != '\t' && *p != '\n' && *p != '\r')
+			return 0;
+	return 1;
+}
+
+int mt_json_parse(const char *file, const char *text, size_t len, cJSON **root,
+		  struct mt_error *err)
+{
+	const char *end = NULL;
+	int line, col;
+
+	*root = NULL;
+	if (only_space(text, text + len))
+		return mt_error_set(err, MT_EPARSE, "%s: empty file, expected a JSON object", file);
+	if (memchr(text, '\0', len))
+		return mt_error_set(err, MT_EPARSE, "%s: not a text file (contains NUL bytes)", file);
+	*root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
+	if (!*root) {
+		const char *at = end ? end : text;
+
+		if (at > text + len)
+			at = text + len;
+		line_col(text, at, &line, &col);
+		if (only_space(at, text + len))
+			return mt_error_set(err, MT_EPARSE,
+					    "%s:%d:%d: malformed JSON: the file ends too early "
+					    "(truncated?)", file, line, col);
+		return mt_error_set(err, MT_EPARSE, "%s:%d:%d: malformed JSON near '%.20s'",
+				    file, line, col, at);
+	}
+	if (end && !only_space(end, text + len)) {
+		line_col(text, end, &line, &col);
+		cJSON_Delete(*root);
+		*root = NULL;
+		return mt_error_set(err, MT_EPARSE,
+				    "%s:%d:%d: malformed JSON: unexpected text after the value",
+				    file, line, col);
+	}
+	return MT_OK;
+}
+
+int mt_json_load(const char *path, cJSON **root, struct mt_error *err)
+{
+	char *text;
+	size_t len;
+	int rc;
+
+	*root = NULL;
+	rc = mt_read_file(path, JSON_MAX_BYTES, &text, &len, err);
+	if (rc)
+		return rc;
+	rc = mt_json_parse(path, text, len, root, err);
+	free(text);
+	return rc;
+}
+
+const char *mt_json_type(const cJSON *v)
+{
+	if (!v)
+		return "nothing";
+	if (cJSON_IsNull(v))
+		return "null";
+	if (cJSON_IsBool(v))
+		return "a boolean";
+	if (cJSON_IsNumber(v))
+		return "a number";
+	if (cJSON_IsString(v))
+		return "a string";
+	if (cJSON_IsArray(v))
+		return "an array";
+	if (cJSON_IsObject(v))
+		return "an object";
+	return "an unknown value";
+}
+
+const char *mt_jpath(char *buf, size_t cap, const char *where, const char *key)
+{
+	if (where && *where)
+		snprintf(buf, cap, "%s.%s", where, key);
+	else
+		snprintf(buf, cap, "%s", key);
+	return buf;
+}
+
+const char *mt_jpath_index(char *buf, size_t cap, const char *where, int index)
+{
+	snprintf(buf, cap, "%s[%d]", where ? where : "", index);
+	return buf;
+}
+
+static const cJSON *member(const cJSON *obj, const char *key)
+{
+	return cJSON_GetObjectItemCaseSensitive(obj, key);
+}
+
+static int missing(const struct mt_jpos *at, const char *key, const char *what,
+		   struct mt_error *err)
+{
+	char p[256];
+
+	return mt_error_set(err, MT_EINVAL, "%s: missing field '%s': expected %s", at->file,
+			    mt_jpath(p, sizeof(p), at->where, key), what);
+}
+
+static int wrong(const struct mt_jpos *at, const char *key, const char *what,
+		 const cJSON *v, struct mt_error *err)
+{
+	char p[256], got[96];
+
+	if (cJSON_IsNumber(v))
+		snprintf(got, sizeof(got), "%.17g", v->valuedouble);
+	else if (cJSON_IsString(v))
+		snprintf(got, sizeof(got), "\"%.60s\"", v->valuestring);
+	else
+		snprintf(got, sizeof(got), "%s", mt_json_type(v));
+	return mt_error_set(err, MT_EINVAL, "%s: field '%s': expected %s, got %s", at->file,
+			    mt_jpath(p, sizeof(p), at->where, key), what, got);
+}
+
+int mt_jnum(const struct mt_jpos *at, const cJSON *obj, const char *key, int required,
+	    double lo, double hi, double *out, struct mt_error *err)
+{
+	const cJSON *v = member(obj, key);
+	char what[128];
+
+	if (hi >= 1e300)
+		snprintf(what, sizeof(what), "a number >= %g", lo);
+	else
+		snprintf(what, sizeof(what), "a number in [%g, %g]", lo, hi);
+	if (!v || cJSON_IsNull(v))
+		return required ? missing(at, key, what, err) : 0;
+	if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || v->valuedouble < lo ||
+	    v->valuedouble > hi)
+		return wrong(at, key, what, v, err);
+	*out = v->valuedouble;
+	return 1;
+}
+
+int mt_jint(const struct mt_jpos *at, const cJSON *obj, const char *key, int required,
+	    int64_t lo, int64_t hi, int64_t *out, struct mt_error *err)
+{
+	const cJSON *v = member(obj, key);
+	char what[128];
+	double d;
+
+	snprintf(what, sizeof(what), "an integer in [%lld, %lld]", (long long)lo, (long long)hi);
+	if (!v || cJSON_IsNull(v))
+		return required ? missing(at, key, what, err) : 0;
+	if (!cJSON_IsNumber(v))
+		return wrong(at, key, what, v, err);
+	d = v->valuedouble;
+	if (!isfinite(d) || d != floor(d) || d < (double)lo || d > (double)hi)
+		return wrong(at, key, what, v, err);
+	*out = (int64_t)d;
+	return 1;
+}
+
+int mt_jint32(const struct mt_jpos *at, const cJSON *obj, const char *key, int required,
+	      int lo, int hi, int *out, struct mt_error *err)
+{
+	int64_t v;
+	int rc = mt_jint(at, obj, key, required, lo, hi, &v, err);
+
+	if (rc == 1)
+		*out = (int)v;
+	return rc;
+}
+
+int mt_jstr(const struct mt_jpos *at, const cJSON *obj, const char *key, int required,
+	    char *out, size_t cap, struct mt_error *err)
+{
+	const cJSON *v = member(obj, key);
+	char what[64];
+
+	snprintf(what, sizeof(what), "a string of at most %zu characters", cap - 1);
+	if (!v || cJSON_IsNull(v))
+		return required ? missing(at, key, "a string", err) : 0;
+	if (!cJSON_IsString(v) || strlen(v->valuestring) >= cap)
+		return wrong(at, key, what, v, err);
+	memcpy(out, v->valuestring, strlen(v->valuestring) + 1);
+	return 1;
+}
+
+int mt_jbool(const struct mt_jpos *at, const cJSON *obj, const char *key, int required,
+	     int *out, struct mt_error *err)
+{
+	const cJSON *v = member(obj, key);
+
+	if (!v || cJSON_IsNull(v))
+		return required ? missing(at, key, "true or false", err) : 0;
+	if (!cJSON_IsBool(v))
+		return wrong(at, key, "true or false", v, err);
+	*out = cJSON_IsTrue(v) ? 1 : 0;
+	return 1;
+}
+
+int mt_jobj(const struct mt_jpos *at, const cJSON *obj, const char *key, int required,
+	    const cJSON **out, struct mt_error *err)
+{
+	const cJSON *v = member(obj, key);
+
+	if (!v || cJSON_IsNull(v))
+		return required ? missing(at, key, "an object", err) : 0;
+	if (!cJSON_IsObject(v))
+		return wrong(at, key, "an object", v, err);
+	*out = v;
+	return 1;
+}
+
+int mt_jarr(const struct mt_jpos *at, const cJSON *obj, const char *key, int required,
+	    const cJSON **out, struct mt_error *err)
+{
+	const cJSON *v = member(obj, key);
+
+	if (!v || cJSON_IsNull(v))
+		return required ? missing(at, key, "an array", err) : 0;
+	if (!cJSON_IsArray(v))
+		return wrong(at, key, "an array", v, err);
+	*out = v;
+	return 1;
+}

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: MIT */
+/* jsonr: reading JSON input files with messages a user can act on.
+ *
+ * Files are parsed whole with cJSON (inputs here are small: model configs and
+ * cluster profiles).  Every accessor reports a problem as
+ *     "<file>: field '<where>.<key>': expected <what>, got <what was there>"
+ * and returns MT_EINVAL; a syntax error is reported with its line and column.
+ *
+ * Accessors return 1 when the value was present and stored, 0 when it was
+ * absent and not required (the output is left untouched, so callers set
+ * defaults first), or a negative status.
+ */
+#ifndef MT_JSONR_H
+#define MT_JSONR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+
+#include "err.h"
+
+/* Where a value lives, for messages: the file name and the dotted path of the
+ * enclosing object ("" at the top level). */
+struct mt_jpos {
+	const char *file;
+	const char *where;
+};
+
+/* Parse `text` (of `len` bytes; need not be NUL-terminated at len).  On success
+ * *root is owned by the caller (cJSON_Delete). */
+int mt_json_parse(const char *file, const char *text, size_t len, cJSON **root,
+		  struct mt_error *err);
+
+/* Read and parse a file (at most 64 MiB). */
+int mt_json_load(const char *path, cJSON **root, struct mt_error *err);
+
+/* A short description of a JSON value's type, for messages ("a string"). */
+const char *mt_json_type(const cJSON *v);
+
+int mt_jnum(const struct mt_jpos *at, const cJSON *obj, const char *key, int required,
+	    double lo, double hi, double *out, struct mt_error *err);
+/* An integer in [lo, hi]; rejects fractions. */
+int mt_jint(const struct mt_jpos *at, const cJSON *obj, const char *key, int required,
+	    int64_t lo, int64_t hi, int64_t *out, struct mt_error *err);
+int mt_jint32(const struct mt_jpos *at, const cJSON *obj, const char *key, int required,
+	      int lo, int hi, int *out, struct mt_error *err);
+/* A string copied into out[cap]; longer strings are an error. */
+int mt_jstr(const struct mt_jpos *at, const cJSON *obj, const char *key, int required,
+	    char *out, size_t cap, struct mt_error *err);
+int mt_jbool(const struct mt_jpos *at, const cJSON *obj, const char *key, int required,
+	     int *out, struct mt_error *err);
+/* An object or array member; *out is borrowed from obj. */
+int mt_jobj(const struct mt_jpos *at, const cJSON *obj, const char *key, int required,
+	    const cJSON **out, struct mt_error *err);
+int mt_jarr(const struct mt_jpos *at, const cJSON *obj, const char *key, int required,
+	    const cJSON **out, struct mt_error *err);
+
+/* Format "where.key" (or "key" at top level, "where[i]" for arrays) into buf. */
+const char *mt_jpath(char *buf, size_t cap, const char *where, const char *key);
+const char *mt_jpath_index(char *buf, size_t cap, const char *where, int index);
+
+#endif

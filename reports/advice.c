@@ -1,0 +1,546 @@
+/* SPDX-License-Identifier: MIT */
+/* advice: JSON and text renderings of the advisor's results. */
+#include "advice.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "../lib/jsonw.h"
+#include "../lib/table.h"
+#include "../lib/units.h"
+#include "../lib/version.h"
+#include "../tuner/flags.h"
+
+const char *mt_config_label(char *buf, size_t cap, const struct mt_model *m,
+			    const struct mt_config *cfg)
+{
+	int n = snprintf(buf, cap, "TP%d PP%d", cfg->tp, cfg->pp);
+
+	if (cfg->vpp > 1 && n > 0 && (size_t)n < cap)
+		n += snprintf(buf + n, cap - (size_t)n, " VPP%d", cfg->vpp);
+	if (cfg->cp > 1 && n > 0 && (size_t)n < cap)
+		n += snprintf(buf + n, cap - (size_t)n, " CP%d(%s)", cfg->cp,
+			      mt_cp_comm_name(cfg->cp_comm));
+	if (m->experts && n > 0 && (size_t)n < cap)
+		n += snprintf(buf + n, cap - (size_t)n, " EP%d ETP%d", cfg->ep, cfg->etp);
+	if (n > 0 && (size_t)n < cap)
+		snprintf(buf + n, cap - (size_t)n, " DP%d MBS%d", cfg->dp, cfg->mbs);
+	return buf;
+}
+
+/* ---------------------------------------------------------------- JSON */
+
+static void json_pins(struct jw *w, const struct mt_pins *p)
+{
+	jw_obj(w, "pins");
+#define PIN(name, field) if (p->field != MT_UNSET) jw_int(w, name, p->field)
+	PIN("tp", tp);
+	PIN("pp", pp);
+	PIN("vpp", vpp);
+	PIN("cp", cp);
+	PIN("ep", ep);
+	PIN("etp", etp);
+	PIN("mbs", mbs);
+	if (p->recompute != MT_UNSET)
+		jw_str(w, "recompute", mt_recompute_name(p->recompute));
+	PIN("recompute_layers", recompute_layers);
+	if (p->cp_comm != MT_UNSET)
+		jw_str(w, "cp_comm_type", mt_cp_comm_name(p->cp_comm));
+	if (p->dist_opt != MT_UNSET)
+		jw_bool(w, "distributed_optimizer", p->dist_opt);
+	PIN("offload_layers", offload_layers);
+	if (p->sp != MT_UNSET)
+		jw_bool(w, "sequence_parallel", p->sp);
+	if (p->tp_overlap != MT_UNSET)
+		jw_bool(w, "tp_comm_overlap", p->tp_overlap);
+	if (p->overlap_grad != MT_UNSET)
+		jw_bool(w, "overlap_grad_reduce", p->overlap_grad);
+	if (p->overlap_param != MT_UNSET)
+		jw_bool(w, "overlap_param_gather", p->overlap_param);
+	if (p->fused_ce != MT_UNSET)
+		jw_bool(w, "cross_entropy_fusion", p->fused_ce);
+	if (p->grad_fp32 != MT_UNSET)
+		jw_str(w, "grad_reduce_dtype", p->grad_fp32 ? "fp32" : "bf16");
+#undef PIN
+	jw_end(w);
+}
+
+static void json_head(struct jw *w, const struct mt_model *m, const struct mt_cluster *c,
+		      const struct mt_job *j)
+{
+	jw_str(w, "schema", "megatune.advice/1");
+	jw_str(w, "megatune_version", MEGATUNE_VERSION);
+	jw_obj(w, "job");
+	jw_str(w, "model", m->name);
+	jw_str(w, "model_source", m->source);
+	jw_str(w, "cluster", c->name);
+	jw_str(w, "cluster_source", c->file);
+	jw_int(w, "gpus", j->gpus);
+	jw_int(w, "seq", j->seq);
+	jw_int(w, "gbs", j->gbs);
+	jw_str(w, "precision", mt_precision_name(j->precision));
+	if (j->precision == MT_PREC_FP8)
+		jw_str(w, "fp8_recipe", mt_fp8_recipe_name(j->fp8_recipe));
+	jw_str(w, "attention", j->attn_impl == MT_ATTN_FLASH ? "flash" : "unfused");
+	jw_num(w, "mem_headroom", j->mem_headroom, 6);
+	json_pins(w, &j->pins);
+	jw_end(w);
+	jw_obj(w, "model");
+	jw_str(w, "arch", m->arch);
+	jw_int(w, "params_total", m->params_total);
+	jw_int(w, "params_active", m->params_active);
+	jw_int(w, "params_mtp", m->params_mtp);
+	jw_int(w, "layers", m->layers);
+	jw_int(w, "hidden", m->hidden);
+	jw_int(w, "heads", m->heads);
+	jw_int(w, "kv_heads", m->kv_heads);
+	jw_int(w, "vocab", m->vocab);
+	jw_int(w, "experts", m->experts);
+	jw_int(w, "moe_layers", m->moe_layers);
+	jw_end(w);
+	jw_obj(w, "cluster");
+	jw_str(w, "gpu", c->gpu_name);
+	jw_num(w, "memory_bytes", c->memory_bytes, 15);
+	jw_int(w, "gpus_per_node", c->gpus_per_node);
+	jw_int(w, "nvlink_domain", c->nvlink_domain);
+	jw_num(w, "peak_tflops", c->peak_tflops[j->precision == MT_PREC_FP8 ? MT_DT_FP8 : MT_DT_BF16], 6);
+	jw_end(w);
+}
+
+static void json_kv_array(struct jw *w, const char *key, const struct mt_kv *kv, int n, int args)
+{
+	char buf[160];
+	int i;
+
+	jw_arr(w, key);
+	for (i = 0; i < n; i++) {
+		if (args) {
+			snprintf(buf, sizeof(buf), "--%.63s", kv[i].key);
+			jw_str(w, NULL, buf);
+			if (kv[i].val[0]) {
+				/* a value with spaces is several argv tokens */
+				char tmp[64], *tok, *save = NULL;
+				snprintf(tmp, sizeof(tmp), "%s", kv[i].val);
+				for (tok = strtok_r(tmp, " ", &save); tok; tok = strtok_r(NULL, " ", &save))
+					jw_str(w, NULL, tok);
+			}
+		} else {
+			snprintf(buf, sizeof(buf), "%.63s=%.63s", kv[i].key, kv[i].val);
+			jw_str(w, NULL, buf);
+		}
+	}
+	jw_end(w);
+}
+
+static void json_candidate(struct jw *w, const struct mt_model *m, const struct mt_job *j,
+			   const struct mt_eval *e, int rank)
+{
+	const struct mt_config *c = &e->cfg;
+	const struct mt_mem *mm = &e->mem;
+	const struct mt_time *t = &e->time;
+	struct mt_kv kv[MT_FLAGS_MAX];
+	int n, i;
+
+	jw_obj(w, NULL);
+	jw_int(w, "rank", rank);
+	jw_bool(w, "feasible", e->feasible);
+	jw_obj(w, "config");
+	jw_int(w, "tp", c->tp);
+	jw_int(w, "pp", c->pp);
+	jw_int(w, "vpp", c->vpp);
+	jw_int(w, "cp", c->cp);
+	jw_int(w, "ep", c->ep);
+	jw_int(w, "etp", c->etp);
+	jw_int(w, "dp", c->dp);
+	jw_int(w, "edp", c->edp);
+	jw_int(w, "mbs", c->mbs);
+	jw_int(w, "num_microbatches", c->num_mb);
+	jw_str(w, "recompute", mt_recompute_name(c->recompute));
+	jw_int(w, "recompute_layers", c->recompute == MT_RC_FULL ? c->recompute_layers : 0);
+	jw_bool(w, "sequence_parallel", c->sp);
+	jw_bool(w, "distributed_optimizer", c->dist_opt);
+	jw_str(w, "cp_comm_type", c->cp > 1 ? mt_cp_comm_name(c->cp_comm) : "p2p");
+	jw_int(w, "bucket_size_bytes", c->bucket_params * (c->grad_fp32 ? 4 : 2));
+	jw_int(w, "bucket_size_params", c->bucket_params);
+	jw_int(w, "offload_layers", c->offload_layers);
+	jw_bool(w, "tp_comm_overlap", c->tp_overlap && c->sp);
+	jw_bool(w, "overlap_grad_reduce", c->overlap_grad);
+	jw_bool(w, "overlap_param_gather", c->dist_opt && c->overlap_param);
+	jw_bool(w, "cross_entropy_fusion", c->fused_ce);
+	jw_str(w, "grad_reduce_dtype", c->grad_fp32 ? "fp32" : "bf16");
+	jw_str(w, "pipeline_split", c->split == MT_SPLIT_EVEN ? "even"
+			: c->split == MT_SPLIT_ACCOUNT ? "account_embedding_and_loss"
+			: c->split == MT_SPLIT_ACCOUNT_LOSS ? "account_loss" : "first_last");
+	if (c->split == MT_SPLIT_FIRST_LAST) {
+		jw_int(w, "first_stage_layers", c->first_layers);
+		jw_int(w, "last_stage_layers", c->last_layers);
+	}
+	jw_end(w);
+
+	jw_obj(w, "memory");
+	jw_int(w, "stage", mm->stage);
+	jw_num(w, "total_bytes", mm->total, 15);
+	jw_num(w, "weights_bytes", mm->weights, 15);
+	jw_num(w, "grads_bytes", mm->grads, 15);
+	jw_num(w, "optimizer_bytes", mm->optimizer, 15);
+	jw_num(w, "activations_bytes", mm->activations, 15);
+	jw_num(w, "logits_bytes", mm->logits, 15);
+	jw_num(w, "moe_dispatch_bytes", mm->moe_dispatch, 15);
+	jw_num(w, "transient_bytes", mm->transient, 15);
+	jw_num(w, "nccl_bytes", mm->nccl, 15);
+	jw_num(w, "cuda_context_bytes", mm->cuda_context, 15);
+	jw_num(w, "workspace_bytes", mm->workspace, 15);
+	jw_num(w, "cuda_graphs_bytes", mm->cuda_graphs, 15);
+	jw_num(w, "fragmentation_bytes", mm->fragmentation, 15);
+	jw_end(w);
+
+	jw_obj(w, "time");
+	jw_num(w, "step_s", t->step, 6);
+	jw_num(w, "compute_s", t->compute, 6);
+	jw_num(w, "gemm_s", t->gemm, 6);
+	jw_num(w, "attention_s", t->attention, 6);
+	jw_num(w, "elementwise_s", t->elementwise, 6);
+	jw_num(w, "recompute_s", t->recompute, 6);
+	jw_num(w, "tp_exposed_s", t->tp_exposed, 6);
+	jw_num(w, "tp_hidden_s", t->tp_hidden, 6);
+	jw_num(w, "cp_exposed_s", t->cp_exposed, 6);
+	jw_num(w, "cp_hidden_s", t->cp_hidden, 6);
+	jw_num(w, "ep_exposed_s", t->ep_exposed, 6);
+	jw_num(w, "ep_hidden_s", t->ep_hidden, 6);
+	jw_num(w, "pp_exposed_s", t->pp_exposed, 6);
+	jw_num(w, "pp_hidden_s", t->pp_hidden, 6);
+	jw_num(w, "dp_exposed_s", t->dp_exposed, 6);
+	jw_num(w, "dp_hidden_s", t->dp_hidden, 6);
+	jw_num(w, "offload_exposed_s", t->offload_exposed, 6);
+	jw_num(w, "host_exposed_s", t->host_exposed, 6);
+	jw_num(w, "bubble_s", t->bubble, 6);
+	jw_num(w, "optimizer_s", t->optimizer, 6);
+	jw_num(w, "imbalance_s", t->imbalance, 6);
+	jw_end(w);
+
+	jw_obj(w, "throughput");
+	jw_num(w, "tokens_per_s_per_gpu", e->tput.tokens_per_s_per_gpu, 6);
+	jw_num(w, "model_tflops_per_gpu", e->tput.model_tflops_per_gpu, 6);
+	jw_num(w, "hw_tflops_per_gpu", e->tput.hw_tflops_per_gpu, 6);
+	jw_num(w, "mfu", e->tput.mfu, 6);
+	jw_num(w, "model_flops_per_step", e->tput.model_flops_step, 8);
+	jw_num(w, "hw_flops_per_step", e->tput.hw_flops_step, 8);
+	jw_end(w);
+
+	jw_arr(w, "rules");
+	jw_end(w);
+
+	n = mt_megatron_args(m, j, c, kv);
+	json_kv_array(w, "megatron_args", kv, n, 1);
+	n = mt_bridge_overrides(m, j, c, kv);
+	json_kv_array(w, "bridge_overrides", kv, n, 0);
+	n = mt_env_vars(m, j, c, kv);
+	jw_obj(w, "env");
+	for (i = 0; i < n; i++)
+		jw_str(w, kv[i].key, kv[i].val);
+	jw_end(w);
+	jw_end(w);
+}
+
+void mt_advice_json(struct sbuf *sb, const struct mt_model *m, const struct mt_cluster *c,
+		    const struct mt_job *j, const struct mt_search_result *r)
+{
+	struct jw w;
+	int i;
+
+	jw_init(&w, sb, 1);
+	jw_obj(&w, NULL);
+	json_head(&w, m, c, j);
+	jw_arr(&w, "candidates");
+	for (i = 0; i < r->ntop; i++)
+		json_candidate(&w, m, j, &r->top[i], i + 1);
+	jw_end(&w);
+	jw_obj(&w, "pruned");
+	for (i = 0; i < MT_PRUNE_N; i++)
+		jw_int(&w, mt_prune_id(i), r->pruned[i]);
+	jw_end(&w);
+	jw_obj(&w, "search");
+	jw_int(&w, "evaluated", r->evaluated);
+	jw_int(&w, "timed", r->timed);
+	jw_num(&w, "seconds", r->seconds, 6);
+	jw_num(&w, "capacity_bytes", r->capacity_bytes, 15);
+	jw_end(&w);
+	jw_end(&w);
+}
+
+void mt_estimate_json(struct sbuf *sb, const struct mt_model *m, const struct mt_cluster *c,
+		      const struct mt_job *j, const struct mt_eval *e)
+{
+	struct jw w;
+
+	jw_init(&w, sb, 1);
+	jw_obj(&w, NULL);
+	json_head(&w, m, c, j);
+	jw_arr(&w, "candidates");
+	json_candidate(&w, m, j, e, 1);
+	jw_end(&w);
+	jw_obj(&w, "pruned");
+	jw_end(&w);
+	jw_obj(&w, "search");
+	jw_int(&w, "evaluated", 1);
+	jw_int(&w, "timed", 1);
+	jw_num(&w, "seconds", 0, 6);
+	jw_num(&w, "capacity_bytes", c->memory_bytes * (1 - j->mem_headroom), 15);
+	jw_end(&w);
+	jw_end(&w);
+}
+
+/* ---------------------------------------------------------------- text */
+
+static double gib(double b)
+{
+	return b / MT_GIB;
+}
+
+static void job_line(struct sbuf *sb, const struct mt_model *m, const struct mt_cluster *c,
+		     const struct mt_job *j)
+{
+	char p1[32], p2[32];
+
+	sbuf_addf(sb, "%s (%s parameters", m->name, mt_fmt_count(p1, sizeof(p1), (double)m->params_total));
+	if (m->experts)
+		sbuf_addf(sb, ", %s active", mt_fmt_count(p2, sizeof(p2), (double)m->params_active));
+	sbuf_addf(sb, ") on %s (%s, %.0f GiB), %d GPUs, sequence %d, global batch %lld, %s",
+		  c->name, c->gpu_name, gib(c->memory_bytes), j->gpus, j->seq, (long long)j->gbs,
+		  mt_precision_name(j->precision));
+	if (j->precision == MT_PREC_FP8)
+		sbuf_addf(sb, " (%s scaling)", mt_fp8_recipe_name(j->fp8_recipe));
+	sbuf_addc(sb, '\n');
+}
+
+static void memory_lines(struct sbuf *sb, const struct mt_eval *e, double cap, const char *ind)
+{
+	const struct mt_mem *m = &e->mem;
+
+	sbuf_addf(sb, "%smemory, stage %d: %.1f GiB of %.1f GiB usable\n", ind, m->stage,
+		  gib(m->total), gib(cap));
+	sbuf_addf(sb, "%s  weights %.1f, gradients %.1f, optimizer %.1f, activations %.1f, "
+		      "logits %.1f, MoE dispatch %.1f, transient %.1f,\n", ind, gib(m->weights),
+		  gib(m->grads), gib(m->optimizer), gib(m->activations), gib(m->logits),
+		  gib(m->moe_dispatch), gib(m->transient));
+	sbuf_addf(sb, "%s  NCCL %.1f, CUDA context %.1f, workspaces %.2f, fragmentation %.1f (GiB)\n",
+		  ind, gib(m->nccl), gib(m->cuda_context), gib(m->workspace), gib(m->fragmentation));
+}
+
+static void time_lines(struct sbuf *sb, const struct mt_eval *e, const char *ind)
+{
+	const struct mt_time *t = &e->time;
+
+	sbuf_addf(sb, "%sstep %.3f s: compute %.3f (GEMM %.3f, attention %.3f, element-wise %.3f, "
+		      "recompute %.3f)\n", ind, t->step, t->compute, t->gemm, t->attention,
+		  t->elementwise, t->recompute);
+	sbuf_addf(sb, "%s  exposed: TP %.3f, CP %.3f, EP %.3f, PP %.3f, DP %.3f, offload %.3f, "
+		      "host %.3f; bubble %.3f, optimizer %.3f (s)\n", ind, t->tp_exposed,
+		  t->cp_exposed, t->ep_exposed, t->pp_exposed, t->dp_exposed, t->offload_exposed,
+		  t->host_exposed, t->bubble, t->optimizer);
+	sbuf_addf(sb, "%s  hidden behind compute: TP %.3f, CP %.3f, PP %.3f, DP %.3f (s)\n", ind,
+		  t->tp_hidden, t->cp_hidden, t->pp_hidden, t->dp_hidden);
+}
+
+static void flags_lines(struct sbuf *sb, const struct mt_model *m, const struct mt_job *j,
+			const struct mt_config *cfg)
+{
+	struct mt_kv kv[MT_FLAGS_MAX];
+	int n;
+
+	n = mt_megatron_args(m, j, cfg, kv);
+	sbuf_adds(sb, "  Megatron-LM:\n    ");
+	mt_kv_render(sb, kv, n, MT_KV_ARGS, " \\\n    ");
+	n = mt_env_vars(m, j, cfg, kv);
+	sbuf_adds(sb, "\n  environment:\n    ");
+	mt_kv_render(sb, kv, n, MT_KV_ASSIGN, " \\\n    ");
+	sbuf_addc(sb, '\n');
+}
+
+void mt_advice_text(struct sbuf *sb, const struct mt_model *m, const struct mt_cluster *c,
+		    const struct mt_job *j, const struct mt_search_result *r)
+{
+	struct mt_table t;
+	char lbl[160];
+	int i, any = 0;
+
+	job_line(sb, m, c, j);
+	sbuf_addf(sb, "searched %lld candidates in %.2f s: %lld fit in %.1f GiB usable per GPU\n",
+		  r->evaluated, r->seconds, r->timed, gib(r->capacity_bytes));
+	sbuf_adds(sb, "pruned:");
+	for (i = 0; i < MT_PRUNE_N; i++)
+		if (r->pruned[i]) {
+			sbuf_addf(sb, "%s %s %lld", any ? "," : "", mt_prune_id(i), r->pruned[i]);
+			any = 1;
+		}
+	sbuf_adds(sb, any ? "\n\n" : " none\n\n");
+
+	mt_table_init(&t);
+	mt_table_col(&t, 0, "#", NULL, 0);
+	mt_table_col(&t, 1, "TP", NULL, 0);
+	mt_table_col(&t, 2, "PP", NULL, 0);
+	mt_table_col(&t, 3, "VPP", NULL, 0);
+	mt_table_col(&t, 4, "CP", NULL, 0);
+	mt_table_col(&t, 5, "EP", NULL, 0);
+	mt_table_col(&t, 6, "ETP", NULL, 0);
+	mt_table_col(&t, 7, "DP", NULL, 0);
+	mt_table_col(&t, 8, "MBS", NULL, 0);
+	mt_table_col(&t, 9, "micro", "batches", 0);
+	mt_table_col(&t, 10, "recompute", NULL, 1);
+	mt_table_col(&t, 11, "dist", "opt", 1);
+	mt_table_col(&t, 12, "memory", "(GiB)", 0);
+	mt_table_col(&t, 13, "step", "(s)", 0);
+	mt_table_col(&t, 14, "tokens/s", "per GPU", 0);
+	mt_table_col(&t, 15, "TFLOP/s", "per GPU", 0);
+	mt_table_col(&t, 16, "MFU", NULL, 0);
+	for (i = 0; i < r->ntop; i++) {
+		const struct mt_eval *e = &r->top[i];
+		const struct mt_config *cf = &e->cfg;
+
+		mt_table_cell(&t, "%d", i + 1);
+		mt_table_cell(&t, "%d", cf->tp);
+		mt_table_cell(&t, "%d", cf->pp);
+		mt_table_cell(&t, "%d", cf->vpp);
+		if (cf->cp > 1)
+			mt_table_cell(&t, "%d %s", cf->cp, mt_cp_comm_name(cf->cp_comm));
+		else
+			mt_table_cell(&t, "1");
+		mt_table_cell(&t, "%d", cf->ep);
+		mt_table_cell(&t, "%d", cf->etp);
+		mt_table_cell(&t, "%d", cf->dp);
+		mt_table_cell(&t, "%d", cf->mbs);
+		mt_table_cell(&t, "%d", cf->num_mb);
+		if (cf->recompute == MT_RC_FULL)
+			mt_table_cell(&t, "full %d%s", cf->recompute_layers,
+				      cf->offload_layers ? " +off" : "");
+		else if (cf->offload_layers)
+			mt_table_cell(&t, "%s +offload %d", mt_recompute_name(cf->recompute),
+				      cf->offload_layers);
+		else
+			mt_table_cell(&t, "%s", mt_recompute_name(cf->recompute));
+		mt_table_cell(&t, "%s", cf->dist_opt ? "on" : "off");
+		mt_table_cell(&t, "%.1f", gib(e->mem.total));
+		mt_table_cell(&t, "%.3f", e->time.step);
+		mt_table_cell(&t, "%.0f", e->tput.tokens_per_s_per_gpu);
+		mt_table_cell(&t, "%.1f", e->tput.model_tflops_per_gpu);
+		mt_table_cell(&t, "%.1f%%", 100 * e->tput.mfu);
+	}
+	mt_table_render(&t, sb, "", MT_TABLE_RULE);
+	mt_table_release(&t);
+	if (!r->ntop)
+		return;
+	sbuf_addf(sb, "\nbest: %s, %s recompute, distributed optimizer %s\n",
+		  mt_config_label(lbl, sizeof(lbl), m, &r->top[0].cfg),
+		  mt_recompute_name(r->top[0].cfg.recompute), r->top[0].cfg.dist_opt ? "on" : "off");
+	memory_lines(sb, &r->top[0], r->capacity_bytes, "  ");
+	time_lines(sb, &r->top[0], "  ");
+	sbuf_addf(sb, "  throughput: %.0f tokens/s per GPU, %.1f model TFLOP/s per GPU "
+		      "(%.1f executed), MFU %.1f%% of %.0f TFLOP/s %s\n",
+		  r->top[0].tput.tokens_per_s_per_gpu, r->top[0].tput.model_tflops_per_gpu,
+		  r->top[0].tput.hw_tflops_per_gpu, 100 * r->top[0].tput.mfu,
+		  c->peak_tflops[j->precision == MT_PREC_FP8 ? MT_DT_FP8 : MT_DT_BF16],
+		  mt_precision_name(j->precision));
+	if (r->ntop > 1) {
+		double d = r->top[1].time.step / r->top[0].time.step - 1;
+		sbuf_addf(sb, "  runner-up: %s, %.1f%% slower\n",
+			  mt_config_label(lbl, sizeof(lbl), m, &r->top[1].cfg), 100 * d);
+	}
+	flags_lines(sb, m, j, &r->top[0].cfg);
+}
+
+void mt_infeasible_text(struct sbuf *sb, const struct mt_model *m, const struct mt_cluster *c,
+			const struct mt_job *j, const struct mt_search_result *r)
+{
+	char lbl[160];
+	int i;
+
+	job_line(sb, m, c, j);
+	sbuf_addf(sb, "nothing feasible: %lld candidates evaluated, none fits in %.1f GiB usable "
+		      "per GPU\n", r->evaluated, gib(r->capacity_bytes));
+	for (i = 0; i < MT_PRUNE_N; i++)
+		if (r->pruned[i])
+			sbuf_addf(sb, "  %-12s %8lld  %s\n", mt_prune_id(i), r->pruned[i],
+				  mt_prune_text(i));
+	if (r->has_closest) {
+		sbuf_addf(sb, "closest: %s, recompute %s, needs %.1f GiB\n",
+			  mt_config_label(lbl, sizeof(lbl), m, &r->closest.cfg),
+			  mt_recompute_name(r->closest.cfg.recompute), gib(r->closest.mem.total));
+		memory_lines(sb, &r->closest, r->capacity_bytes, "  ");
+	}
+	sbuf_adds(sb, "try more GPUs, a smaller micro-batch or sequence, or a cluster with more "
+		      "memory per GPU\n");
+}
+
+void mt_estimate_text(struct sbuf *sb, const struct mt_model *m, const struct mt_cluster *c,
+		      const struct mt_job *j, const struct mt_eval *e)
+{
+	struct mt_table t;
+	const struct mt_mem *mm = &e->mem;
+	const struct mt_time *tt = &e->time;
+	double cap = c->memory_bytes * (1 - j->mem_headroom);
+	char lbl[160];
+
+	job_line(sb, m, c, j);
+	sbuf_addf(sb, "configuration: %s, recompute %s", mt_config_label(lbl, sizeof(lbl), m, &e->cfg),
+		  mt_recompute_name(e->cfg.recompute));
+	if (e->cfg.recompute == MT_RC_FULL)
+		sbuf_addf(sb, " (%d layers per chunk)", e->cfg.recompute_layers);
+	sbuf_addf(sb, ", distributed optimizer %s, %d micro-batches\n",
+		  e->cfg.dist_opt ? "on" : "off", e->cfg.num_mb);
+	sbuf_addf(sb, "verdict: %s\n\n", e->feasible ? "fits in memory" : "DOES NOT FIT in memory");
+
+	mt_table_init(&t);
+	mt_table_col(&t, 0, "memory (stage)", NULL, 1);
+	mt_table_col(&t, 1, "GiB", NULL, 0);
+	mt_table_col(&t, 2, "share", NULL, 0);
+#define ROW(name, v) do { mt_table_cell(&t, "%s", name); mt_table_cell(&t, "%.2f", gib(v)); \
+		mt_table_cell(&t, "%.1f%%", 100 * (v) / mm->total); } while (0)
+	ROW("weights", mm->weights);
+	ROW("gradients", mm->grads);
+	ROW("optimizer states", mm->optimizer);
+	ROW("activations", mm->activations);
+	ROW("logits and loss", mm->logits);
+	ROW("MoE dispatch buffers", mm->moe_dispatch);
+	ROW("largest transient", mm->transient);
+	ROW("NCCL buffers", mm->nccl);
+	ROW("CUDA context", mm->cuda_context);
+	ROW("workspaces", mm->workspace);
+	ROW("CUDA graphs", mm->cuda_graphs);
+	ROW("allocator fragmentation", mm->fragmentation);
+	ROW("total", mm->total);
+#undef ROW
+	mt_table_render(&t, sb, "", MT_TABLE_RULE);
+	mt_table_release(&t);
+	sbuf_addf(sb, "(stage %d is the most loaded; %.1f GiB usable of %.1f GiB)\n\n", mm->stage,
+		  gib(cap), gib(c->memory_bytes));
+
+	mt_table_init(&t);
+	mt_table_col(&t, 0, "time per step", NULL, 1);
+	mt_table_col(&t, 1, "exposed (s)", NULL, 0);
+	mt_table_col(&t, 2, "hidden (s)", NULL, 0);
+	mt_table_col(&t, 3, "share", NULL, 0);
+#define ROW(name, v, hid) do { mt_table_cell(&t, "%s", name); mt_table_cell(&t, "%.4f", v); \
+		if ((hid) >= 0) mt_table_cell(&t, "%.4f", (double)(hid)); else mt_table_cell(&t, "-"); \
+		mt_table_cell(&t, "%.1f%%", 100 * (v) / tt->step); } while (0)
+	ROW("GEMM", tt->gemm, -1);
+	ROW("attention", tt->attention, -1);
+	ROW("element-wise", tt->elementwise, -1);
+	ROW("recompute", tt->recompute, -1);
+	ROW("TP communication", tt->tp_exposed, tt->tp_hidden);
+	ROW("CP communication", tt->cp_exposed, tt->cp_hidden);
+	ROW("EP communication", tt->ep_exposed, tt->ep_hidden);
+	ROW("PP send/recv", tt->pp_exposed, tt->pp_hidden);
+	ROW("DP communication", tt->dp_exposed, tt->dp_hidden);
+	ROW("activation offload", tt->offload_exposed, tt->offload_hidden);
+	ROW("host overhead", tt->host_exposed, -1);
+	ROW("pipeline bubble", tt->bubble, -1);
+	ROW("optimizer step", tt->optimizer, -1);
+	ROW("step", tt->step, -1);
+#undef ROW
+	mt_table_render(&t, sb, "", MT_TABLE_RULE);
+	mt_table_release(&t);
+	sbuf_addf(sb, "\nthroughput: %.0f tokens/s per GPU, %.1f model TFLOP/s per GPU, %.1f "
+		      "executed TFLOP/s per GPU, MFU %.1f%%\n\n", e->tput.tokens_per_s_per_gpu,
+		  e->tput.model_tflops_per_gpu, e->tput.hw_tflops_per_gpu, 100 * e->tput.mfu);
+	flags_lines(sb, m, j, &e->cfg);
+}

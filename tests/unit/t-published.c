@@ -1,0 +1,253 @@
+/* SPDX-License-Identifier: MIT */
+/* Accuracy of the model against published throughput tables.
+ *
+^ * Each row of the CSV files in tests/fixtures/published/ is run with what its source
+ * publishes pinned (setup.json says how), the rest left to the search; the
+ * predicted TFLOP/s per GPU, counted with the row's FLOP convention, must be
+ * within 15% of the published figure, and the mean absolute error within 8%.
+ * MT_VERBOSE=1 prints the table that docs/MODEL.md shows.
+ */
+#include <math.h>
+#include <stdio.h>
+
+#include "testutil.h"
+
+#include "../../lib/fsutil.h"
+#include "../../lib/jsonr.h"
+#include "../../tuner/search.h"
+
+#define DIR "tests/fixtures/published/"
+#define MAXROWS 32
+
+struct row {
+	char label[96];
+	double published, predicted, err;
+	char config[160];
+	int ok;
+};
+
+static struct row rows[MAXROWS];
+static int nrows;
+
+/* Column of `name` in a CSV header line, or -1. */
+static int col_of(const char *header, const char *name)
+{
+	char buf[1024], *tok, *save = NULL;
+	int i = 0;
+
+	snprintf(buf, sizeof(buf), "%s", header);
+	for (tok = strtok_r(buf, ",\r\n", &save); tok; tok = strtok_r(NULL, ",\r\n", &save), i++)
+		if (!strcmp(tok, name))
+			return i;
+	return -1;
+}
+
+/* Field i of a CSV line (no quoting in these files). */
+static const char *field(const char *line, int i, char *out, size_t cap)
+{
+	const char *p = line;
+	size_t n;
+
+	while (i-- > 0) {
+		p = strchr(p, ',');
+		if (!p)
+			return "";
+		p++;
+	}
+	n = strcspn(p, ",\r\n");
+	if (n >= cap)
+		n = cap - 1;
+	memcpy(out, p, n);
+	out[n] = '\0';
+	return out;
+}
+
+static double num(const char *header, const char *line, const char *name, double dflt)
+{
+	char buf[128];
+	int c = col_of(header, name);
+	const char *f;
+
+	if (c < 0)
+		return dflt;
+	f = field(line, c, buf, sizeof(buf));
+	if (!*f || !strcmp(f, "n/a"))
+		return dflt;
+	return atof(f);
+}
+
+static double first_num(const char *header, const char *line, const char *const *names,
+			double dflt)
+{
+	for (; *names; names++)
+		if (col_of(header, *names) >= 0)
+			return num(header, line, *names, dflt);
+	return dflt;
+}
+
+#define NAMES(...) ((const char *const[]){ __VA_ARGS__, NULL })
+
+static int onoff(const cJSON *pins, const char *key, int dflt)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(pins, key);
+
+	return cJSON_IsBool(v) ? cJSON_IsTrue(v) : dflt;
+}
+
+static void run_row(const cJSON *r)
+{
+	const char *file = cJSON_GetObjectItem(r, "file")->valuestring;
+	const char *model = cJSON_GetObjectItem(r, "model")->valuestring;
+	const char *cluster = cJSON_GetObjectItem(r, "cluster")->valuestring;
+	const cJSON *pins = cJSON_GetObjectItem(r, "pins"), *v;
+	int want = cJSON_GetObjectItem(r, "row")->valueint, i;
+	struct mt_error err = MT_ERROR_INIT;
+	struct mt_search_result *res;
+	struct mt_cluster *c = NULL;
+	struct mt_model m;
+	struct mt_job j;
+	enum mt_flops_conv conv;
+	char path[256], *text, *save = NULL, *line, *header;
+	size_t len;
+	struct row *out = &rows[nrows++];
+	double flops;
+
+	assert_true(nrows <= MAXROWS);
+	snprintf(path, sizeof(path), DIR "%s", file);
+	assert_int_equal(mt_read_file(path, 1 << 20, &text, &len, &err), 0);
+	header = strtok_r(text, "\n", &save);
+	for (i = 0, line = NULL; i < want; i++)
+		line = strtok_r(NULL, "\n", &save);
+	assert_non_null(line);
+
+	assert_int_equal(mt_model_load(model, &m, &err), 0);
+	assert_int_equal(mt_cluster_load(cluster, &c, &err), 0);
+	mt_job_init(&j);
+	j.top_k = 1;
+	j.gpus = (int)num(header, line, "num_gpus", 0);
+	j.gbs = (int64_t)first_num(header, line, NAMES("batch_size", "gbs"), 0);
+	j.seq = (int)first_num(header, line, NAMES("seq_len"), 0);
+	if ((v = cJSON_GetObjectItem(r, "seq")))
+		j.seq = v->valueint;
+	j.precision = mt_precision_parse(cJSON_GetObjectItem(r, "precision")->valuestring);
+	if ((v = cJSON_GetObjectItem(r, "fp8_recipe")))
+		j.fp8_recipe = mt_fp8_recipe_parse(v->valuestring);
+	if ((v = cJSON_GetObjectItem(r, "attention")) && !strcmp(v->valuestring, "unfused"))
+		j.attn_impl = MT_ATTN_UNFUSED;
+	assert_int_equal(mt_flops_conv_parse(cJSON_GetObjectItem(r, "flops")->valuestring, &conv), 0);
+
+	/* published parallel sizes */
+	j.pins.tp = (int)first_num(header, line, NAMES("tensor_model_parallel_size", "tensor_mp_size", "tp"), 1);
+	j.pins.pp = (int)first_num(header, line, NAMES("pipeline_model_parallel_size", "pipeline_mp_size", "pp"), 1);
+	if (col_of(header, "cp") >= 0)
+		j.pins.cp = (int)num(header, line, "cp", 1);
+	if (col_of(header, "vp") >= 0)
+		j.pins.vpp = (int)num(header, line, "vp", 1);
+	if (col_of(header, "ep") >= 0) {
+		j.pins.ep = (int)num(header, line, "ep", 1);
+		j.pins.etp = (int)num(header, line, "etp", 1);
+	}
+	if (col_of(header, "mbs") >= 0)
+		j.pins.mbs = (int)num(header, line, "mbs", 1);
+	if (pins) {
+		if ((v = cJSON_GetObjectItem(pins, "recompute")))
+			j.pins.recompute = mt_recompute_parse(v->valuestring);
+		if ((v = cJSON_GetObjectItem(pins, "cp")))
+			j.pins.cp = v->valueint;
+		j.pins.dist_opt = onoff(pins, "dist_opt", MT_UNSET);
+		j.pins.tp_overlap = onoff(pins, "tp_comm_overlap", MT_UNSET);
+		j.pins.overlap_grad = onoff(pins, "overlap_grad_reduce", MT_UNSET);
+		j.pins.fused_ce = onoff(pins, "ce_fusion", MT_UNSET);
+	}
+	out->published = first_num(header, line, NAMES("achieved_tflops_per_gpu", "per_gpu_tflops", "tflops_per_gpu"), 0);
+	assert_true(out->published > 0);
+	snprintf(out->label, sizeof(out->label), "%.40s:%d %s", file, want, m.name);
+
+	res = calloc(1, sizeof(*res));
+	assert_non_null(res);
+	assert_int_equal(mt_search(&m, c, &j, res, &err), 0);
+	if (!res->ntop)
+		fail_msg("%s: nothing feasible", out->label);
+	{
+		const struct mt_eval *e = &res->top[0];
+		struct mt_config cfg = e->cfg;
+		double conv_flops = mt_model_step_flops(&m, (double)j.gbs, j.seq,
+						       mt_model_padded_vocab(&m, cfg.tp), conv);
+
+		flops = conv_flops / e->time.step / j.gpus / 1e12;
+		snprintf(out->config, sizeof(out->config), "TP%d PP%d VPP%d CP%d EP%d DP%d MBS%d rc=%s%s",
+			 cfg.tp, cfg.pp, cfg.vpp, cfg.cp, cfg.ep, cfg.dp, cfg.mbs,
+			 mt_recompute_name(cfg.recompute), cfg.offload_layers ? "+off" : "");
+	}
+	out->predicted = flops;
+	out->err = flops / out->published - 1;
+	out->ok = fabs(out->err) <= 0.15;
+	free(res);
+	free(text);
+	mt_cluster_free(c);
+}
+
+static cJSON *setup;
+
+static int load_setup(void **state)
+{
+	struct mt_error err = MT_ERROR_INIT;
+
+	(void)state;
+	return mt_json_load(DIR "setup.json", &setup, &err);
+}
+
+static int free_setup(void **state)
+{
+	(void)state;
+	cJSON_Delete(setup);
+	return 0;
+}
+
+static void every_row_within_15_percent(void **state)
+{
+	const cJSON *r;
+	int i, bad = 0;
+
+	(void)state;
+	cJSON_ArrayForEach(r, cJSON_GetObjectItem(setup, "rows"))
+		run_row(r);
+	assert_int_equal(nrows, 14);
+	if (mt_test_verbose())
+		printf("# %-50s %9s %9s %7s  %s\n", "row", "published", "predicted", "error", "best config");
+	for (i = 0; i < nrows; i++) {
+		if (mt_test_verbose())
+			printf("# %-50s %9.1f %9.1f %+6.1f%%  %s\n", rows[i].label, rows[i].published,
+			       rows[i].predicted, 100 * rows[i].err, rows[i].config);
+		bad += !rows[i].ok;
+	}
+	for (i = 0; i < nrows; i++)
+		if (!rows[i].ok)
+			fail_msg("%s: predicted %.1f TFLOP/s per GPU, published %.1f (%+.1f%%)",
+				 rows[i].label, rows[i].predicted, rows[i].published, 100 * rows[i].err);
+	assert_int_equal(bad, 0);
+}
+
+static void mean_error_within_8_percent(void **state)
+{
+	double sum = 0;
+	int i;
+
+	(void)state;
+	assert_int_equal(nrows, 14);
+	for (i = 0; i < nrows; i++)
+		sum += fabs(rows[i].err);
+	if (mt_test_verbose())
+		printf("# mean absolute error %.2f%%\n", 100 * sum / nrows);
+	assert_true(sum / nrows <= 0.08);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(every_row_within_15_percent),
+		cmocka_unit_test(mean_error_within_8_percent),
+	};
+
+	return cmocka_run_group_tests(tests, load_setup, free_setup);
+}

@@ -1,0 +1,1008 @@
+/* SPDX-License-Identifier: MIT */
+/* cluster: profile reader, validator and curve lookups. */
+#include "cluster.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "../lib/bundled.h"
+#include "../lib/jsonr.h"
+#include "../lib/sbuf.h"
+
+#define INT_MAXV 0x7fffffff
+
+static const char *const bundled[] = { "dgx-a100-80g", "dgx-h100", "dgx-h200", "dgx-b200",
+				       "gb200-nvl72", NULL };
+
+const char *const *mt_cluster_bundled_names(void)
+{
+	return bundled;
+}
+
+static const char *const dtype_names[MT_DT_N] = { "bf16", "fp16", "fp8", "tf32", "fp32" };
+static const char *const coll_names[MT_COLL_N] = { "all_reduce", "all_gather",
+						   "reduce_scatter", "alltoall",
+						   "sendrecv", "broadcast" };
+static const char *const span_names[MT_SPAN_N] = { "nvlink", "network" };
+static const char *const impl_names[MT_ATTN_IMPL_N] = { "flash", "unfused" };
+static const char *const dir_names[MT_OFF_N] = { "h2d", "d2h", "bidirectional" };
+
+const char *mt_dtype_name(int dt)
+{
+	return dt >= 0 && dt < MT_DT_N ? dtype_names[dt] : "?";
+}
+
+static int parse_in(const char *s, const char *const *names, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(s, names[i]))
+			return i;
+	return -1;
+}
+
+int mt_dtype_parse(const char *s) { return parse_in(s, dtype_names, MT_DT_N); }
+const char *mt_coll_name(int op) { return op >= 0 && op < MT_COLL_N ? coll_names[op] : "?"; }
+int mt_coll_parse(const char *s) { return parse_in(s, coll_names, MT_COLL_N); }
+const char *mt_span_name(int span) { return span >= 0 && span < MT_SPAN_N ? span_names[span] : "?"; }
+
+double mt_coll_busbw_factor(int op, int n)
+{
+	if (n <= 1)
+		return 1;
+	switch (op) {
+	case MT_COLL_ALL_REDUCE:
+		return 2.0 * (n - 1) / n;
+	case MT_COLL_ALL_GATHER:
+	case MT_COLL_REDUCE_SCATTER:
+	case MT_COLL_ALL_TO_ALL:
+		return (double)(n - 1) / n;
+	default:
+		return 1;
+	}
+}
+
+const struct mt_source *mt_cluster_source(const struct mt_cluster *c, int i)
+{
+	return i >= 0 && i < c->nsources ? &c->sources[i] : NULL;
+}
+
+void mt_cluster_free(struct mt_cluster *c)
+{
+	int i;
+
+	if (!c)
+		return;
+	free(c->sources);
+	free(c->gemm);
+	for (i = 0; i < MT_DT_N; i++) {
+		free(c->gcurve[i].lc);
+		free(c->gcurve[i].lr);
+	}
+	free(c->attn);
+	for (i = 0; i < c->ncoll; i++) {
+		free(c->coll[i].pts);
+		free(c->coll[i].lx);
+		free(c->coll[i].ly);
+	}
+	free(c->coll);
+	free(c->offload);
+	for (i = 0; i < c->noutliers; i++)
+		free(c->outliers[i]);
+	free(c->outliers);
+	free(c);
+}
+
+/* ---------------------------------------------------------------- reading */
+
+struct rd {
+	const char *file;
+	struct mt_cluster *c;
+	struct mt_error *err;
+};
+
+static int source_ref(struct rd *r, const cJSON *o, const char *where, int required, int dflt,
+		      int *out)
+{
+	struct mt_jpos at = { r->file, where };
+	char id[48], p[256];
+	int rc, i;
+
+	*out = dflt;
+	rc = mt_jstr(&at, o, "source", required && dflt < 0, id, sizeof(id), r->err);
+	if (rc <= 0)
+		return rc;
+	for (i = 0; i < r->c->nsources; i++)
+		if (!strcmp(r->c->sources[i].id, id)) {
+			*out = i;
+			return 1;
+		}
+	return mt_error_set(r->err, MT_EINVAL,
+			    "%s: field '%s': unknown source id \"%s\" (expected an id listed in "
+			    "'sources')", r->file, mt_jpath(p, sizeof(p), where, "source"), id);
+}
+
+static int read_stats(struct rd *r, const cJSON *o, const char *where, struct mt_stats *st)
+{
+	struct mt_jpos at = { r->file, where };
+	const cJSON *s = NULL;
+	char w[256];
+	int rc;
+
+	memset(st, 0, sizeof(*st));
+	rc = mt_jobj(&at, o, "stats", 0, &s, r->err);
+	if (rc <= 0)
+		return rc;
+	at.where = mt_jpath(w, sizeof(w), where, "stats");
+	if ((rc = mt_jint32(&at, s, "n", 1, 1, INT_MAXV, &st->n, r->err)) < 0 ||
+	    (rc = mt_jnum(&at, s, "median", 1, 0, 1e300, &st->median, r->err)) < 0 ||
+	    (rc = mt_jnum(&at, s, "min", 0, 0, 1e300, &st->min, r->err)) < 0 ||
+	    (rc = mt_jnum(&at, s, "max", 0, 0, 1e300, &st->max, r->err)) < 0 ||
+	    (rc = mt_jnum(&at, s, "p95", 0, 0, 1e300, &st->p95, r->err)) < 0 ||
+	    (rc = mt_jnum(&at, s, "cv", 0, 0, 1e300, &st->cv, r->err)) < 0)
+		return rc;
+	return 1;
+}
+
+static int enum_field(struct rd *r, const cJSON *o, const char *where, const char *key,
+		      const char *const *names, int n, int required, int *out)
+{
+	struct mt_jpos at = { r->file, where };
+	char s[48], p[256], list[256] = "";
+	int rc, i;
+
+	rc = mt_jstr(&at, o, key, required, s, sizeof(s), r->err);
+	if (rc <= 0)
+		return rc;
+	i = parse_in(s, names, n);
+	if (i >= 0) {
+		*out = i;
+		return 1;
+	}
+	for (i = 0; i < n; i++)
+		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s\"%s\"",
+			 i ? ", " : "", names[i]);
+	return mt_error_set(r->err, MT_EINVAL, "%s: field '%s': expected one of %s, got \"%s\"",
+			    r->file, mt_jpath(p, sizeof(p), where, key), list, s);
+}
+
+static int read_sources(struct rd *r, const cJSON *root)
+{
+	struct mt_jpos at = { r->file, "" };
+	const cJSON *arr, *e;
+	static const char *const kinds[] = { "spec", "published", "measured", "imported",
+					     "derived" };
+	char w[64];
+	int rc, i = 0, j, k;
+
+	if ((rc = mt_jarr(&at, root, "sources", 1, &arr, r->err)) < 0)
+		return rc;
+	r->c->nsources = cJSON_GetArraySize(arr);
+	if (!r->c->nsources)
+		return mt_error_set(r->err, MT_EINVAL,
+				    "%s: field 'sources': expected at least one source (every value "
+				    "needs its provenance)", r->file);
+	r->c->sources = calloc((size_t)r->c->nsources, sizeof(*r->c->sources));
+	if (!r->c->sources)
+		return mt_error_set(r->err, MT_ENOMEM, "out of memory");
+	cJSON_ArrayForEach(e, arr) {
+		struct mt_source *s = &r->c->sources[i];
+		struct mt_jpos ea = { r->file, mt_jpath_index(w, sizeof(w), "sources", i) };
+
+		if (!cJSON_IsObject(e))
+			return mt_error_set(r->err, MT_EINVAL, "%s: field '%s': expected an object",
+					    r->file, ea.where);
+		if ((rc = mt_jstr(&ea, e, "id", 1, s->id, sizeof(s->id), r->err)) < 0 ||
+		    (rc = mt_jstr(&ea, e, "citation", 1, s->citation, sizeof(s->citation), r->err)) < 0 ||
+		    (rc = enum_field(r, e, ea.where, "kind", kinds, 5, 1, &k)) < 0)
+			return rc;
+		snprintf(s->kind, sizeof(s->kind), "%s", kinds[k]);
+		for (j = 0; j < i; j++)
+			if (!strcmp(r->c->sources[j].id, s->id))
+				return mt_error_set(r->err, MT_EINVAL,
+						    "%s: field '%s.id': duplicate source id \"%s\"",
+						    r->file, ea.where, s->id);
+		i++;
+	}
+	return MT_OK;
+}
+
+static int read_gpu(struct rd *r, const cJSON *root)
+{
+	struct mt_jpos at = { r->file, "" }, ga = { r->file, "gpu" },
+		       pa = { r->file, "gpu.peak_tflops" };
+	const cJSON *g, *pk;
+	struct mt_cluster *c = r->c;
+	int rc, i;
+
+	if ((rc = mt_jobj(&at, root, "gpu", 1, &g, r->err)) < 0)
+		return rc;
+	if ((rc = mt_jstr(&ga, g, "name", 1, c->gpu_name, sizeof(c->gpu_name), r->err)) < 0 ||
+	    (rc = mt_jnum(&ga, g, "memory_bytes", 1, 1e9, 1e14, &c->memory_bytes, r->err)) < 0 ||
+	    (rc = mt_jint32(&ga, g, "sm_count", 0, 1, 100000, &c->sm_count, r->err)) < 0 ||
+	    (rc = mt_jnum(&ga, g, "hbm_gbps", 1, 1, 1e6, &c->hbm_spec_gbps, r->err)) < 0 ||
+	    (rc = mt_jobj(&ga, g, "peak_tflops", 1, &pk, r->err)) < 0 ||
+	    (rc = source_ref(r, g, "gpu", 1, -1, &c->gpu_src)) < 0)
+		return rc;
+	for (i = 0; i < MT_DT_N; i++)
+		if ((rc = mt_jnum(&pa, pk, dtype_names[i], i == MT_DT_BF16, 0.001, 1e6,
+				  &c->peak_tflops[i], r->err)) < 0)
+			return rc;
+	return MT_OK;
+}
+
+static int read_node(struct rd *r, const cJSON *root)
+{
+	struct mt_jpos at = { r->file, "" }, na = { r->file, "node" };
+	const cJSON *n;
+	struct mt_cluster *c = r->c;
+	int rc;
+
+	if ((rc = mt_jobj(&at, root, "node", 1, &n, r->err)) < 0)
+		return rc;
+	c->numa_nodes = 1;
+	if ((rc = mt_jint32(&na, n, "gpus_per_node", 1, 1, 4096, &c->gpus_per_node, r->err)) < 0 ||
+	    (rc = mt_jint32(&na, n, "nvlink_domain", 1, 1, 1 << 20, &c->nvlink_domain, r->err)) < 0 ||
+	    (rc = mt_jnum(&na, n, "nvlink_gbps", c->nvlink_domain > 1, 0.1, 1e6, &c->nvlink_gbps, r->err)) < 0 ||
+	    (rc = mt_jint32(&na, n, "nics_per_node", 1, 0, 4096, &c->nics_per_node, r->err)) < 0 ||
+	    (rc = mt_jnum(&na, n, "nic_gbps", c->nics_per_node > 0, 0.1, 1e6, &c->nic_gbps, r->err)) < 0 ||
+	    (rc = mt_jnum(&na, n, "pcie_gbps", 0, 0.1, 1e6, &c->pcie_gbps, r->err)) < 0 ||
+	    (rc = mt_jint32(&na, n, "numa_nodes", 0, 1, 1024, &c->numa_nodes, r->err)) < 0 ||
+	    (rc = source_ref(r, n, "node", 1, -1, &c->node_src)) < 0)
+		return rc;
+	if (c->nvlink_domain % c->gpus_per_node && c->gpus_per_node % c->nvlink_domain)
+		return mt_error_set(r->err, MT_EINVAL,
+				    "%s: field 'node.nvlink_domain': %d must divide or be a multiple "
+				    "of node.gpus_per_node (%d)", r->file, c->nvlink_domain,
+				    c->gpus_per_node);
+	return MT_OK;
+}
+
+static int read_hbm(struct rd *r, const cJSON *root)
+{
+	struct mt_jpos at = { r->file, "" }, ma = { r->file, "memory_bandwidth" };
+	const cJSON *m = NULL;
+	int rc;
+
+	if ((rc = mt_jobj(&at, root, "memory_bandwidth", 0, &m, r->err)) < 0)
+		return rc;
+	if (!rc) { /* no measurement: 90% of the datasheet, provenance of the GPU */
+		r->c->hbm_gbps = 0.9 * r->c->hbm_spec_gbps;
+		r->c->hbm_src = r->c->gpu_src;
+		return MT_OK;
+	}
+	if ((rc = mt_jnum(&ma, m, "gbps", 1, 1, 1e6, &r->c->hbm_gbps, r->err)) < 0 ||
+	    (rc = source_ref(r, m, "memory_bandwidth", 1, -1, &r->c->hbm_src)) < 0)
+		return rc;
+	return MT_OK;
+}
+
+static int read_gemm(struct rd *r, const cJSON *root)
+{
+	struct mt_jpos at = { r->file, "" };
+	const cJSON *arr = NULL, *e;
+	char w[64];
+	int rc, i = 0;
+
+	if ((rc = mt_jarr(&at, root, "gemm", 1, &arr, r->err)) < 0)
+		return rc;
+	r->c->ngemm = cJSON_GetArraySize(arr);
+	r->c->gemm = calloc((size_t)r->c->ngemm + 1, sizeof(*r->c->gemm));
+	if (!r->c->gemm)
+		return mt_error_set(r->err, MT_ENOMEM, "out of memory");
+	cJSON_ArrayForEach(e, arr) {
+		struct mt_gemm_pt *g = &r->c->gemm[i];
+		struct mt_jpos ea = { r->file, mt_jpath_index(w, sizeof(w), "gemm", i) };
+
+		if (!cJSON_IsObject(e))
+			return mt_error_set(r->err, MT_EINVAL, "%s: field '%s': expected an object",
+					    r->file, ea.where);
+		if ((rc = enum_field(r, e, ea.where, "dtype", dtype_names, MT_DT_N, 1, &g->dtype)) < 0 ||
+		    (rc = mt_jnum(&ea, e, "m", 1, 1, 1e9, &g->m, r->err)) < 0 ||
+		    (rc = mt_jnum(&ea, e, "n", 1, 1, 1e9, &g->n, r->err)) < 0 ||
+		    (rc = mt_jnum(&ea, e, "k", 1, 1, 1e9, &g->k, r->err)) < 0 ||
+		    (rc = mt_jnum(&ea, e, "tflops", 1, 1e-6, 1e6, &g->tflops, r->err)) < 0 ||
+		    (rc = read_stats(r, e, ea.where, &g->st)) < 0 ||
+		    (rc = source_ref(r, e, ea.where, 1, -1, &g->src)) < 0)
+			return rc;
+		if (r->c->peak_tflops[g->dtype] > 0 && g->tflops > 1.02 * r->c->peak_tflops[g->dtype])
+			return mt_error_set(r->err, MT_EINVAL,
+					    "%s: field '%s.tflops': %.1f is above the %s peak of "
+					    "%.1f TFLOP/s in gpu.peak_tflops", r->file, ea.where,
+					    g->tflops, dtype_names[g->dtype],
+					    r->c->peak_tflops[g->dtype]);
+		i++;
+	}
+	return MT_OK;
+}
+
+static int read_attention(struct rd *r, const cJSON *root)
+{
+	struct mt_jpos at = { r->file, "" };
+	const cJSON *arr = NULL, *e;
+	char w[64];
+	int rc, i = 0;
+
+	if ((rc = mt_jarr(&at, root, "attention", 0, &arr, r->err)) <= 0)
+		return rc;
+	r->c->nattn = cJSON_GetArraySize(arr);
+	r->c->attn = calloc((size_t)r->c->nattn + 1, sizeof(*r->c->attn));
+	if (!r->c->attn)
+		return mt_error_set(r->err, MT_ENOMEM, "out of memory");
+	cJSON_ArrayForEach(e, arr) {
+		struct mt_attn_pt *a = &r->c->attn[i];
+		struct mt_jpos ea = { r->file, mt_jpath_index(w, sizeof(w), "attention", i) };
+
+		if (!cJSON_IsObject(e))
+			return mt_error_set(r->err, MT_EINVAL, "%s: field '%s': expected an object",
+					    r->file, ea.where);
+		a->impl = MT_ATTN_FLASH;
+		a->dtype = MT_DT_BF16;
+		if ((rc = enum_field(r, e, ea.where, "impl", impl_names, MT_ATTN_IMPL_N, 0, &a->impl)) < 0 ||
+		    (rc = enum_field(r, e, ea.where, "dtype", dtype_names, MT_DT_N, 0, &a->dtype)) < 0 ||
+		    (rc = mt_jint32(&ea, e, "head_dim", 1, 1, 4096, &a->head_dim, r->err)) < 0 ||
+		    (rc = mt_jint32(&ea, e, "seq", 1, 1, 1 << 28, &a->seq, r->err)) < 0 ||
+		    (rc = mt_jbool(&ea, e, "causal", 0, &a->causal, r->err)) < 0 ||
+		    (rc = mt_jnum(&ea, e, "fwd_tflops", 1, 1e-6, 1e6, &a->fwd_tflops, r->err)) < 0 ||
+		    (rc = mt_jnum(&ea, e, "bwd_tflops", 1, 1e-6, 1e6, &a->bwd_tflops, r->err)) < 0 ||
+		    (rc = source_ref(r, e, ea.where, 1, -1, &a->src)) < 0)
+			return rc;
+		i++;
+	}
+	return MT_OK;
+}
+
+static int cmp_pt(const void *a, const void *b)
+{
+	const struct mt_coll_pt *x = a, *y = b;
+
+	return (x->bytes > y->bytes) - (x->bytes < y->bytes);
+}
+
+static int read_collectives(struct rd *r, const cJSON *root)
+{
+	struct mt_jpos at = { r->file, "" };
+	const cJSON *arr = NULL, *e, *pts, *p;
+	char w[64], w2[96];
+	int rc, i = 0, j;
+
+	if ((rc = mt_jarr(&at, root, "collectives", 0, &arr, r->err)) <= 0)
+		return rc;
+	r->c->ncoll = cJSON_GetArraySize(arr);
+	r->c->coll = calloc((size_t)r->c->ncoll + 1, sizeof(*r->c->coll));
+	if (!r->c->coll)
+		return mt_error_set(r->err, MT_ENOMEM, "out of memory");
+	cJSON_ArrayForEach(e, arr) {
+		struct mt_coll_curve *cv = &r->c->coll[i];
+		struct mt_jpos ea = { r->file, mt_jpath_index(w, sizeof(w), "collectives", i) };
+
+		if (!cJSON_IsObject(e))
+			return mt_error_set(r->err, MT_EINVAL, "%s: field '%s': expected an object",
+					    r->file, ea.where);
+		if ((rc = enum_field(r, e, ea.where, "op", coll_names, MT_COLL_N, 1, &cv->op)) < 0 ||
+		    (rc = enum_field(r, e, ea.where, "span", span_names, MT_SPAN_N, 1, &cv->span)) < 0 ||
+		    (rc = mt_jint32(&ea, e, "ranks", 1, 2, 1 << 24, &cv->ranks, r->err)) < 0 ||
+		    (rc = mt_jint32(&ea, e, "ranks_per_node", 0, 1, 1 << 24, &cv->per_node, r->err)) < 0 ||
+		    (rc = source_ref(r, e, ea.where, 1, -1, &cv->src)) < 0 ||
+		    (rc = mt_jarr(&ea, e, "points", 1, &pts, r->err)) < 0)
+			return rc;
+		if (!cv->per_node)
+			cv->per_node = cv->span == MT_SPAN_NVLINK ? cv->ranks
+								  : (r->c->gpus_per_node < cv->ranks
+									     ? r->c->gpus_per_node
+									     : 1);
+		if (cv->span == MT_SPAN_NVLINK && cv->ranks > r->c->nvlink_domain)
+			return mt_error_set(r->err, MT_EINVAL,
+					    "%s: field '%s.ranks': %d ranks cannot be inside an "
+					    "NVLink domain of %d GPUs", r->file, ea.where, cv->ranks,
+					    r->c->nvlink_domain);
+		if (cv->per_node > cv->ranks)
+			return mt_error_set(r->err, MT_EINVAL,
+					    "%s: field '%s.ranks_per_node': %d is more than the %d "
+					    "ranks", r->file, ea.where, cv->per_node, cv->ranks);
+		cv->npts = cJSON_GetArraySize(pts);
+		if (cv->npts < 1)
+			return mt_error_set(r->err, MT_EINVAL,
+					    "%s: field '%s.points': expected at least one point",
+					    r->file, ea.where);
+		cv->pts = calloc((size_t)cv->npts, sizeof(*cv->pts));
+		cv->lx = calloc((size_t)cv->npts, sizeof(double));
+		cv->ly = calloc((size_t)cv->npts, sizeof(double));
+		if (!cv->pts || !cv->lx || !cv->ly)
+			return mt_error_set(r->err, MT_ENOMEM, "out of memory");
+		j = 0;
+		cJSON_ArrayForEach(p, pts) {
+			struct mt_coll_pt *pt = &cv->pts[j];
+			struct mt_jpos pa = { r->file, NULL };
+			char ws[64];
+			double algbw;
+			int has_t;
+
+			snprintf(ws, sizeof(ws), "%s.points", ea.where);
+			pa.where = mt_jpath_index(w2, sizeof(w2), ws, j);
+			if (!cJSON_IsObject(p))
+				return mt_error_set(r->err, MT_EINVAL,
+						    "%s: field '%s': expected an object", r->file,
+						    pa.where);
+			if ((rc = mt_jnum(&pa, p, "bytes", 1, 1, 1e15, &pt->bytes, r->err)) < 0 ||
+			    (rc = mt_jnum(&pa, p, "busbw_gbps", 1, 1e-6, 1e6, &pt->busbw_gbps, r->err)) < 0 ||
+			    (has_t = mt_jnum(&pa, p, "time_us", 0, 1e-3, 1e12, &pt->time_us, r->err)) < 0 ||
+			    (rc = read_stats(r, p, pa.where, &pt->st)) < 0 ||
+			    (rc = source_ref(r, p, pa.where, 0, cv->src, &pt->src)) < 0)
+				return has_t < 0 ? has_t : rc;
+			algbw = pt->busbw_gbps / mt_coll_busbw_factor(cv->op, cv->ranks);
+			if (!has_t)
+				pt->time_us = pt->bytes / (algbw * 1e3);
+			j++;
+		}
+		qsort(cv->pts, (size_t)cv->npts, sizeof(*cv->pts), cmp_pt);
+		for (j = 1; j < cv->npts; j++)
+			if (cv->pts[j].bytes == cv->pts[j - 1].bytes)
+				return mt_error_set(r->err, MT_EINVAL,
+						    "%s: field '%s.points': two points for %.0f bytes",
+						    r->file, ea.where, cv->pts[j].bytes);
+		i++;
+	}
+	return MT_OK;
+}
+
+static int read_offload(struct rd *r, const cJSON *root)
+{
+	struct mt_jpos at = { r->file, "" };
+	const cJSON *arr = NULL, *e;
+	char w[64], mem[16];
+	int rc, i = 0;
+
+	if ((rc = mt_jarr(&at, root, "offload", 0, &arr, r->err)) <= 0)
+		return rc;
+	r->c->noffload = cJSON_GetArraySize(arr);
+	r->c->offload = calloc((size_t)r->c->noffload + 1, sizeof(*r->c->offload));
+	if (!r->c->offload)
+		return mt_error_set(r->err, MT_ENOMEM, "out of memory");
+	cJSON_ArrayForEach(e, arr) {
+		struct mt_offload_pt *o = &r->c->offload[i];
+		struct mt_jpos ea = { r->file, mt_jpath_index(w, sizeof(w), "offload", i) };
+
+		if (!cJSON_IsObject(e))
+			return mt_error_set(r->err, MT_EINVAL, "%s: field '%s': expected an object",
+					    r->file, ea.where);
+		snprintf(mem, sizeof(mem), "pinned");
+		o->numa_local = 1;
+		if ((rc = enum_field(r, e, ea.where, "direction", dir_names, MT_OFF_N, 1, &o->dir)) < 0 ||
+		    (rc = mt_jstr(&ea, e, "memory", 0, mem, sizeof(mem), r->err)) < 0 ||
+		    (rc = mt_jbool(&ea, e, "numa_local", 0, &o->numa_local, r->err)) < 0 ||
+		    (rc = mt_jbool(&ea, e, "under_load", 0, &o->under_load, r->err)) < 0 ||
+		    (rc = mt_jnum(&ea, e, "gbps", 1, 1e-3, 1e6, &o->gbps, r->err)) < 0 ||
+		    (rc = source_ref(r, e, ea.where, 1, -1, &o->src)) < 0)
+			return rc;
+		if (strcmp(mem, "pinned") && strcmp(mem, "pageable"))
+			return mt_error_set(r->err, MT_EINVAL,
+					    "%s: field '%s.memory': expected \"pinned\" or "
+					    "\"pageable\", got \"%s\"", r->file, ea.where, mem);
+		o->pinned = !strcmp(mem, "pinned");
+		i++;
+	}
+	return MT_OK;
+}
+
+static int read_host(struct rd *r, const cJSON *root)
+{
+	struct mt_jpos at = { r->file, "" }, ha = { r->file, "host" };
+	const cJSON *h = NULL;
+	int rc;
+
+	if ((rc = mt_jobj(&at, root, "host", 0, &h, r->err)) <= 0)
+		return rc;
+	if ((rc = mt_jnum(&ha, h, "launch_overhead_us", 0, 0.01, 1e6, &r->c->launch_overhead_us, r->err)) < 0 ||
+	    (rc = mt_jnum(&ha, h, "optimizer_gparams_per_s", 0, 1e-6, 1e6, &r->c->optimizer_gparams_per_s, r->err)) < 0 ||
+	    (rc = source_ref(r, h, "host", 1, -1, &r->c->host_src)) < 0)
+		return rc;
+	return MT_OK;
+}
+
+static int read_outliers(struct rd *r, const cJSON *root)
+{
+	struct mt_jpos at = { r->file, "" };
+	const cJSON *arr = NULL, *e;
+	int rc, i = 0;
+
+	if ((rc = mt_jarr(&at, root, "outliers", 0, &arr, r->err)) <= 0)
+		return rc;
+	r->c->noutliers = cJSON_GetArraySize(arr);
+	r->c->outliers = calloc((size_t)r->c->noutliers + 1, sizeof(char *));
+	if (!r->c->outliers)
+		return mt_error_set(r->err, MT_ENOMEM, "out of memory");
+	cJSON_ArrayForEach(e, arr) {
+		const cJSON *what = cJSON_GetObjectItemCaseSensitive(e, "what");
+		const char *s = cJSON_IsString(e) ? e->valuestring
+			      : cJSON_IsString(what) ? what->valuestring : NULL;
+
+		if (!s)
+			return mt_error_set(r->err, MT_EINVAL,
+					    "%s: field 'outliers[%d]': expected a string or an object "
+					    "with a string 'what'", r->file, i);
+		r->c->outliers[i] = strdup(s);
+		if (!r->c->outliers[i])
+			return mt_error_set(r->err, MT_ENOMEM, "out of memory");
+		i++;
+	}
+	return MT_OK;
+}
+
+/* ---------------------------------------------------------------- prepare */
+
+static int prepare_gemm(struct mt_cluster *c, const char *file, struct mt_error *err)
+{
+	int dt, i, j, n, src;
+
+	for (dt = 0; dt < MT_DT_N; dt++) {
+		struct mt_gemm_curve *g = &c->gcurve[dt];
+
+		g->derived_from = -1;
+		n = 0;
+		for (i = 0; i < c->ngemm; i++)
+			n += c->gemm[i].dtype == dt;
+		if (!n)
+			continue;
+		g->lc = calloc((size_t)n, sizeof(double));
+		g->lr = calloc((size_t)n, sizeof(double));
+		if (!g->lc || !g->lr)
+			return mt_error_set(err, MT_ENOMEM, "out of memory");
+		/* The sweep: square shapes when there are any, else every point by
+		 * its cube-root size.  Kept sorted by size (insertion sort: n is small). */
+		{
+			int squares = 0;
+			for (i = 0; i < c->ngemm; i++) {
+				const struct mt_gemm_pt *p = &c->gemm[i];
+				squares += p->dtype == dt && p->m == p->n && p->n == p->k;
+			}
+			for (i = 0; i < c->ngemm; i++) {
+				const struct mt_gemm_pt *p = &c->gemm[i];
+				double lc, lr;
+
+				if (p->dtype != dt || (squares && !(p->m == p->n && p->n == p->k)))
+					continue;
+				lc = log(cbrt(p->m * p->n * p->k));
+				lr = log(p->tflops);
+				for (j = g->n; j > 0 && g->lc[j - 1] > lc; j--) {
+					g->lc[j] = g->lc[j - 1];
+					g->lr[j] = g->lr[j - 1];
+				}
+				if (j > 0 && g->lc[j - 1] == lc) {
+					/* same size twice: keep the mean */
+					for (; j < g->n; j++) {
+						g->lc[j] = g->lc[j + 1];
+						g->lr[j] = g->lr[j + 1];
+					}
+					g->lr[j - 1] = 0.5 * (g->lr[j - 1] + lr);
+					continue;
+				}
+				g->lc[j] = lc;
+				g->lr[j] = lr;
+				g->n++;
+			}
+		}
+	}
+	/* A dtype the GPU has but the profile did not measure is derived from a
+	 * measured one by the ratio of dense peaks (docs/MODEL.md 3.1). */
+	if (!c->gcurve[MT_DT_BF16].n && !c->gcurve[MT_DT_FP16].n && !c->gcurve[MT_DT_FP8].n)
+		return mt_error_set(err, MT_EINVAL,
+				    "%s: field 'gemm': expected at least one bf16, fp16 or fp8 "
+				    "measurement", file);
+	for (dt = 0; dt < MT_DT_N; dt++) {
+		static const int order[] = { MT_DT_BF16, MT_DT_FP16, MT_DT_FP8, MT_DT_TF32, MT_DT_FP32 };
+		struct mt_gemm_curve *g = &c->gcurve[dt];
+
+		if (g->n || c->peak_tflops[dt] <= 0)
+			continue;
+		for (i = 0; i < 5; i++) {
+			src = order[i];
+			if (c->gcurve[src].derived_from < 0 && c->gcurve[src].n &&
+			    c->peak_tflops[src] > 0)
+				break;
+		}
+		if (i == 5)
+			continue;
+		g->lc = calloc((size_t)c->gcurve[src].n, sizeof(double));
+		g->lr = calloc((size_t)c->gcurve[src].n, sizeof(double));
+		if (!g->lc || !g->lr)
+			return mt_error_set(err, MT_ENOMEM, "out of memory");
+		g->n = c->gcurve[src].n;
+		g->derived_from = src;
+		for (j = 0; j < g->n; j++) {
+			g->lc[j] = c->gcurve[src].lc[j];
+			g->lr[j] = c->gcurve[src].lr[j] +
+				   log(c->peak_tflops[dt] / c->peak_tflops[src]);
+		}
+	}
+	return MT_OK;
+}
+
+static void prepare_coll(struct mt_cluster *c)
+{
+	int i, j;
+
+	for (i = 0; i < c->ncoll; i++) {
+		struct mt_coll_curve *cv = &c->coll[i];
+
+		for (j = 0; j < cv->npts; j++) {
+			cv->lx[j] = log(cv->pts[j].bytes);
+			cv->ly[j] = log(cv->pts[j].busbw_gbps);
+		}
+		cv->alpha_us = -1;
+		if (cv->npts >= 2) {
+			const struct mt_coll_pt *a = &cv->pts[0], *b = &cv->pts[1];
+			double beta = (b->time_us - a->time_us) / (b->bytes - a->bytes);
+			double alpha = a->time_us - beta * a->bytes;
+
+			if (beta > 0 && alpha >= 0) {
+				cv->alpha_us = alpha;
+				cv->beta_us_per_byte = beta;
+			}
+		}
+	}
+}
+
+int mt_cluster_from_json(const cJSON *root, const char *file, struct mt_cluster **out,
+			 struct mt_error *err)
+{
+	struct mt_jpos at = { file, "" };
+	struct mt_cluster *c;
+	struct rd r;
+	char schema[64];
+	int rc;
+
+	*out = NULL;
+	if (!cJSON_IsObject(root))
+		return mt_error_set(err, MT_EINVAL, "%s: expected a JSON object at the top level, got %s",
+				    file, mt_json_type(root));
+	if ((rc = mt_jstr(&at, root, "schema", 1, schema, sizeof(schema), err)) < 0)
+		return rc;
+	if (strncmp(schema, "megatune.profile/", 17))
+		return mt_error_set(err, MT_EINVAL,
+				    "%s: field 'schema': expected \"megatune.profile/1\", got \"%s\"",
+				    file, schema);
+	if (strcmp(schema, "megatune.profile/1"))
+		return mt_error_set(err, MT_EINVAL,
+				    "%s: field 'schema': version \"%s\" is not supported (this "
+				    "megatune reads megatune.profile/1)", file, schema);
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return mt_error_set(err, MT_ENOMEM, "out of memory");
+	r.file = file;
+	r.c = c;
+	r.err = err;
+	snprintf(c->file, sizeof(c->file), "%s", file);
+	c->host_src = -1;
+	if ((rc = mt_jstr(&at, root, "name", 1, c->name, sizeof(c->name), err)) < 0 ||
+	    (rc = mt_jstr(&at, root, "description", 0, c->description, sizeof(c->description), err)) < 0 ||
+	    (rc = read_sources(&r, root)) < 0 || (rc = read_gpu(&r, root)) < 0 ||
+	    (rc = read_node(&r, root)) < 0 || (rc = read_hbm(&r, root)) < 0 ||
+	    (rc = read_gemm(&r, root)) < 0 || (rc = read_attention(&r, root)) < 0 ||
+	    (rc = read_collectives(&r, root)) < 0 || (rc = read_offload(&r, root)) < 0 ||
+	    (rc = read_host(&r, root)) < 0 || (rc = read_outliers(&r, root)) < 0 ||
+	    (rc = prepare_gemm(c, file, err)) < 0)
+		goto fail;
+	if (c->gpus_per_node > 1 || c->nvlink_domain > 1) {
+		int i, has = 0;
+		for (i = 0; i < c->ncoll; i++)
+			has |= c->coll[i].span == MT_SPAN_NVLINK;
+		if (!has) {
+			rc = mt_error_set(err, MT_EINVAL,
+					  "%s: field 'collectives': expected at least one curve with "
+					  "span \"nvlink\" for a node of %d GPUs", file,
+					  c->gpus_per_node);
+			goto fail;
+		}
+	}
+	prepare_coll(c);
+	*out = c;
+	return MT_OK;
+fail:
+	mt_cluster_free(c);
+	return rc;
+}
+
+static int looks_like_path(const char *spec)
+{
+	struct stat st;
+	size_t n = strlen(spec);
+
+	return strchr(spec, '/') || (n > 5 && !strcmp(spec + n - 5, ".json")) ||
+	       stat(spec, &st) == 0;
+}
+
+int mt_cluster_load(const char *spec, struct mt_cluster **out, struct mt_error *err)
+{
+	const struct mt_bundled *b;
+	cJSON *root = NULL;
+	int rc;
+
+	*out = NULL;
+	if (looks_like_path(spec)) {
+		rc = mt_json_load(spec, &root, err);
+		if (!rc)
+			rc = mt_cluster_from_json(root, spec, out, err);
+		cJSON_Delete(root);
+		return rc;
+	}
+	b = mt_bundled_find("profile", spec);
+	if (!b) {
+		struct sbuf names = SBUF_INIT;
+		const char *const *n;
+
+		for (n = bundled; *n; n++)
+			sbuf_addf(&names, "%s%s", n == bundled ? "" : ", ", *n);
+		rc = mt_error_set(err, MT_EUSAGE,
+				  "unknown cluster '%s': give a profile.json path or one of: %s",
+				  spec, names.buf);
+		sbuf_release(&names);
+		return rc;
+	}
+	rc = mt_json_parse(b->path, b->data, b->len, &root, err);
+	if (!rc)
+		rc = mt_cluster_from_json(root, b->path, out, err);
+	cJSON_Delete(root);
+	return rc;
+}
+
+/* ---------------------------------------------------------------- lookups */
+
+/* Piecewise-linear interpolation in (x, y) with sorted x; outside the range,
+ * extend with the slope of the end segment clamped to [lo_slope, hi_slope]
+ * on the low side and flat on the high side. */
+static double interp(const double *x, const double *y, int n, double q, double lo_slope_min,
+		     double lo_slope_max)
+{
+	int lo = 0, hi = n - 1, mid;
+	double t;
+
+	if (n == 1)
+		return y[0];
+	if (q <= x[0]) {
+		double s = (y[1] - y[0]) / (x[1] - x[0]);
+		if (s < lo_slope_min)
+			s = lo_slope_min;
+		if (s > lo_slope_max)
+			s = lo_slope_max;
+		return y[0] + s * (q - x[0]);
+	}
+	if (q >= x[n - 1])
+		return y[n - 1];
+	while (hi - lo > 1) {
+		mid = (lo + hi) / 2;
+		if (x[mid] <= q)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	t = (q - x[lo]) / (x[hi] - x[lo]);
+	return y[lo] + t * (y[hi] - y[lo]);
+}
+
+static int gemm_dtype(const struct mt_cluster *c, int dt)
+{
+	if (c->gcurve[dt].n)
+		return dt;
+	if (dt == MT_DT_BF16 && c->gcurve[MT_DT_FP16].n)
+		return MT_DT_FP16;
+	if (dt == MT_DT_FP16 && c->gcurve[MT_DT_BF16].n)
+		return MT_DT_BF16;
+	return c->gcurve[MT_DT_BF16].n ? MT_DT_BF16 : MT_DT_FP16;
+}
+
+double mt_gemm_tflops(const struct mt_cluster *c, int dtype, double m, double n, double k)
+{
+	const struct mt_gemm_curve *g;
+	int dt = gemm_dtype(c, dtype), i;
+
+	/* an exact measurement of this shape wins */
+	for (i = 0; i < c->ngemm; i++) {
+		const struct mt_gemm_pt *p = &c->gemm[i];
+		if (p->dtype == dt && fabs(p->m - m) <= 0.005 * m && fabs(p->n - n) <= 0.005 * n &&
+		    fabs(p->k - k) <= 0.005 * k)
+			return p->tflops;
+	}
+	g = &c->gcurve[dt];
+	if (!g->n)
+		return 0;
+	/* below the sweep the rate falls at the measured slope, between linear
+	 * (constant efficiency per size) and cubic (constant time) */
+	return exp(interp(g->lc, g->lr, g->n, log(cbrt(m * n * k)), 1.0, 3.0));
+}
+
+static double dtype_bytes(int dt)
+{
+	switch (dt) {
+	case MT_DT_FP8: return 1;
+	case MT_DT_TF32:
+	case MT_DT_FP32: return 4;
+	default: return 2;
+	}
+}
+
+double mt_gemm_time(const struct mt_cluster *c, int dtype, double m, double n, double k)
+{
+	double rate, t_compute, t_mem, in = dtype_bytes(dtype), outb;
+
+	if (m <= 0 || n <= 0 || k <= 0)
+		return 0;
+	rate = mt_gemm_tflops(c, dtype, m, n, k);
+	if (rate <= 0)
+		return 0;
+	outb = dtype == MT_DT_FP8 ? 2 : in; /* FP8 GEMMs write BF16 */
+	t_compute = 2 * m * n * k / (rate * 1e12);
+	t_mem = ((m * k + k * n) * in + m * n * outb) / (c->hbm_gbps * 1e9);
+	return t_compute > t_mem ? t_compute : t_mem;
+}
+
+double mt_attn_tflops(const struct mt_cluster *c, int impl, int head_dim, int seq, int bwd)
+{
+	double best_dd = 1e300, xs[64], ys[64];
+	int i, n = 0, hd = -1;
+
+	/* the measured head dimension nearest to the one asked for */
+	for (i = 0; i < c->nattn; i++) {
+		double dd = fabs(log((double)c->attn[i].head_dim / head_dim));
+		if (c->attn[i].impl == impl && dd < best_dd) {
+			best_dd = dd;
+			hd = c->attn[i].head_dim;
+		}
+	}
+	if (hd < 0)
+		return 0;
+	for (i = 0; i < c->nattn && n < 64; i++) {
+		const struct mt_attn_pt *a = &c->attn[i];
+		double lx;
+		int j;
+
+		if (a->impl != impl || a->head_dim != hd)
+			continue;
+		lx = log((double)a->seq);
+		for (j = n; j > 0 && xs[j - 1] > lx; j--) {
+			xs[j] = xs[j - 1];
+			ys[j] = ys[j - 1];
+		}
+		xs[j] = lx;
+		ys[j] = log(bwd ? a->bwd_tflops : a->fwd_tflops);
+		n++;
+	}
+	if (n >= 2) { /* drop duplicate sequence lengths */
+		int w = 1;
+		for (i = 1; i < n; i++)
+			if (xs[i] != xs[w - 1]) {
+				xs[w] = xs[i];
+				ys[w++] = ys[i];
+			}
+		n = w;
+	}
+	return exp(interp(xs, ys, n, log((double)seq), 0.0, 1.0));
+}
+
+/* The curve for (op, span) nearest in group shape; NULL when there is none. */
+static const struct mt_coll_curve *find_curve(const struct mt_cluster *c, int op, int span,
+					      int nranks, int per_domain)
+{
+	const struct mt_coll_curve *best = NULL;
+	double bd = 1e300;
+	int i;
+
+	for (i = 0; i < c->ncoll; i++) {
+		const struct mt_coll_curve *cv = &c->coll[i];
+		double d;
+
+		if (cv->op != op || cv->span != span)
+			continue;
+		d = fabs(log((double)cv->ranks / nranks));
+		if (span == MT_SPAN_NETWORK)
+			d += 4 * fabs(log((double)cv->per_node / per_domain));
+		d -= 1e-3 * cv->npts; /* prefer fuller sweeps on ties */
+		if (d < bd) {
+			bd = d;
+			best = cv;
+		}
+	}
+	return best;
+}
+
+/* Substitutes when a profile lacks an operation (docs/MODEL.md 3.3). */
+static const struct mt_coll_curve *find_curve_any(const struct mt_cluster *c, int op, int span,
+						  int nranks, int per_domain)
+{
+	static const int fallback[MT_COLL_N][3] = {
+		[MT_COLL_ALL_REDUCE] = { MT_COLL_REDUCE_SCATTER, MT_COLL_ALL_GATHER, -1 },
+		[MT_COLL_ALL_GATHER] = { MT_COLL_REDUCE_SCATTER, MT_COLL_ALL_REDUCE, -1 },
+		[MT_COLL_REDUCE_SCATTER] = { MT_COLL_ALL_GATHER, MT_COLL_ALL_REDUCE, -1 },
+		[MT_COLL_ALL_TO_ALL] = { MT_COLL_ALL_GATHER, MT_COLL_REDUCE_SCATTER, MT_COLL_ALL_REDUCE },
+		[MT_COLL_SEND_RECV] = { MT_COLL_ALL_GATHER, MT_COLL_REDUCE_SCATTER, MT_COLL_ALL_REDUCE },
+		[MT_COLL_BROADCAST] = { MT_COLL_ALL_GATHER, MT_COLL_ALL_REDUCE, -1 },
+	};
+	const struct mt_coll_curve *cv = find_curve(c, op, span, nranks, per_domain);
+	int i;
+
+	for (i = 0; !cv && i < 3 && fallback[op][i] >= 0; i++)
+		cv = find_curve(c, fallback[op][i], span, nranks, per_domain);
+	return cv;
+}
+
+/* busbw (GB/s) of a curve at `bytes`, with alpha-beta extrapolation below the
+ * smallest measured size and the last value above the largest. */
+static double curve_busbw(const struct mt_coll_curve *cv, double bytes)
+{
+	if (bytes < cv->pts[0].bytes) {
+		double algbw_ratio, t;
+
+		if (cv->alpha_us < 0)
+			return cv->pts[0].busbw_gbps * bytes / cv->pts[0].bytes;
+		t = cv->alpha_us + cv->beta_us_per_byte * bytes;
+		algbw_ratio = (bytes / t) / (cv->pts[0].bytes / cv->pts[0].time_us);
+		return cv->pts[0].busbw_gbps * algbw_ratio;
+	}
+	return exp(interp(cv->lx, cv->ly, cv->npts, log(bytes), 0, 0));
+}
+
+double mt_coll_busbw(const struct mt_cluster *c, int op, int nranks, int per_domain,
+		     double bytes)
+{
+	const struct mt_coll_curve *cv;
+	int span;
+
+	if (nranks <= 1 || bytes <= 0)
+		return 0;
+	if (per_domain < 1)
+		per_domain = 1;
+	if (per_domain > nranks)
+		per_domain = nranks;
+	span = (per_domain == nranks && nranks <= c->nvlink_domain) ? MT_SPAN_NVLINK
+								     : MT_SPAN_NETWORK;
+	cv = find_curve_any(c, op, span, nranks, per_domain);
+	if (!cv && span == MT_SPAN_NETWORK) {
+		/* no network measurement: the NIC line rate at 90%, per domain member */
+		double nic = c->nics_per_node > 0 ? c->nic_gbps * c->nics_per_node /
+							    c->gpus_per_node
+						  : 12.5;
+		return 0.9 * nic * per_domain;
+	}
+	if (!cv)
+		return 0;
+	if (span == MT_SPAN_NETWORK && cv->per_node != per_domain) {
+		/* k members per domain drive k NICs: at the same total size each NIC
+		 * carries size/k, so busbw(k) = busbw_curve(size * kc / k) * k / kc */
+		double kc = cv->per_node, k = per_domain;
+		return curve_busbw(cv, bytes * kc / k) * k / kc;
+	}
+	return curve_busbw(cv, bytes);
+}
+
+double mt_coll_time(const struct mt_cluster *c, int op, int nranks, int per_domain,
+		    double bytes)
+{
+	double bw;
+
+	if (nranks <= 1 || bytes <= 0)
+		return 0;
+	bw = mt_coll_busbw(c, op, nranks, per_domain, bytes);
+	if (bw <= 0)
+		return 0;
+	return bytes * mt_coll_busbw_factor(op, nranks) / (bw * 1e9);
+}
+
+double mt_offload_gbps(const struct mt_cluster *c, int dir)
+{
+	double best = 0;
+	int i;
+
+	for (i = 0; i < c->noffload; i++) {
+		const struct mt_offload_pt *o = &c->offload[i];
+		if (o->dir == dir && o->pinned && o->numa_local && !o->under_load && o->gbps > best)
+			best = o->gbps;
+	}
+	if (best > 0)
+		return best;
+	/* no measurement: 85% of the PCIe line rate */
+	return c->pcie_gbps > 0 ? 0.85 * c->pcie_gbps : 20;
+}

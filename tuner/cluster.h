@@ -1,0 +1,184 @@
+/* SPDX-License-Identifier: MIT */
+/* cluster: a cluster profile (`megatune.profile/1`, docs/FORMATS.md section 2)
+ * and the lookups the time model makes in its measured curves.
+ *
+ * mt_cluster_load() reads and validates a profile (a path or a bundled name)
+ * into a heap object the caller frees with mt_cluster_free().  Loading also
+ * prepares the curves (sorted, log-scaled) so that every lookup afterwards is
+ * allocation-free and takes a few hundred nanoseconds at most.
+ *
+ * Lookups never return a single constant per GPU: GEMM rates are interpolated
+ * by shape from the measured sweep, collective times by message size, group
+ * size and span from the measured curves (docs/MODEL.md section 3).
+ */
+#ifndef MT_CLUSTER_H
+#define MT_CLUSTER_H
+
+#include <cjson/cJSON.h>
+
+#include "../lib/err.h"
+
+enum mt_dtype { MT_DT_BF16, MT_DT_FP16, MT_DT_FP8, MT_DT_TF32, MT_DT_FP32, MT_DT_N };
+
+enum mt_coll {
+	MT_COLL_ALL_REDUCE,
+	MT_COLL_ALL_GATHER,
+	MT_COLL_REDUCE_SCATTER,
+	MT_COLL_ALL_TO_ALL,
+	MT_COLL_SEND_RECV,
+	MT_COLL_BROADCAST,
+	MT_COLL_N
+};
+
+enum mt_span {
+	MT_SPAN_NVLINK,  /* the whole group inside one NVLink domain */
+	MT_SPAN_NETWORK, /* the group crosses NVLink domains */
+	MT_SPAN_N
+};
+
+enum mt_attn_impl { MT_ATTN_FLASH, MT_ATTN_UNFUSED, MT_ATTN_IMPL_N };
+
+enum mt_offload_dir { MT_OFF_H2D, MT_OFF_D2H, MT_OFF_BIDIR, MT_OFF_N };
+
+/* Repeat statistics of one measurement; `n` == 0 when the source gave a single
+ * summary figure. */
+struct mt_stats {
+	int n;
+	double median, min, max, p95, cv;
+};
+
+struct mt_source {
+	char id[48];
+	char kind[16];      /* spec, published, measured, imported, derived */
+	char citation[512];
+};
+
+struct mt_gemm_pt {
+	int dtype;
+	double m, n, k, tflops;
+	int src;            /* index into sources */
+	struct mt_stats st;
+};
+
+struct mt_attn_pt {
+	int impl, dtype, head_dim, seq, causal;
+	double fwd_tflops, bwd_tflops;
+	int src;
+};
+
+struct mt_coll_pt {
+	double bytes, busbw_gbps, time_us;
+	int src;
+	struct mt_stats st;
+};
+
+struct mt_coll_curve {
+	int op, span, ranks, per_node;
+	int npts;
+	struct mt_coll_pt *pts;  /* sorted by bytes */
+	int src;
+	/* prepared: log-scaled copies and the alpha-beta fit of the two smallest
+	 * sizes used below the measured range */
+	double *lx, *ly;
+	double alpha_us, beta_us_per_byte;
+};
+
+struct mt_offload_pt {
+	int dir, pinned, numa_local, under_load;
+	double gbps;
+	int src;
+};
+
+struct mt_gemm_curve { /* square-equivalent sweep of one dtype, prepared */
+	int n;
+	double *lc, *lr;    /* log(cube-root size), log(TFLOP/s) */
+	int derived_from;   /* -1 measured, else the dtype it was scaled from */
+};
+
+struct mt_cluster {
+	char name[64];
+	char description[512];
+	char file[256];
+
+	struct mt_source *sources;
+	int nsources;
+
+	char gpu_name[96];
+	double memory_bytes;
+	int sm_count;
+	double peak_tflops[MT_DT_N]; /* dense; 0 when the GPU lacks the dtype */
+	double hbm_spec_gbps;
+	int gpu_src;
+
+	int gpus_per_node;
+	int nvlink_domain;           /* GPUs sharing one NVLink domain */
+	double nvlink_gbps;          /* per GPU, per direction */
+	int nics_per_node;
+	double nic_gbps;             /* per NIC, per direction (GB/s) */
+	double pcie_gbps;
+	int numa_nodes;
+	int node_src;
+
+	double hbm_gbps;             /* achievable (STREAM-like) bandwidth */
+	int hbm_src;
+
+	struct mt_gemm_pt *gemm;
+	int ngemm;
+	struct mt_gemm_curve gcurve[MT_DT_N];
+
+	struct mt_attn_pt *attn;
+	int nattn;
+
+	struct mt_coll_curve *coll;
+	int ncoll;
+
+	struct mt_offload_pt *offload;
+	int noffload;
+
+	double launch_overhead_us;   /* 0 when not measured */
+	double optimizer_gparams_per_s; /* host Adam throughput, 0 when unknown */
+	int host_src;
+
+	char **outliers;
+	int noutliers;
+};
+
+/* Load a profile from a path or a bundled name (dgx-h100, ...). */
+int mt_cluster_load(const char *spec, struct mt_cluster **out, struct mt_error *err);
+int mt_cluster_from_json(const cJSON *root, const char *file, struct mt_cluster **out,
+			 struct mt_error *err);
+void mt_cluster_free(struct mt_cluster *c);
+const char *const *mt_cluster_bundled_names(void);
+
+const char *mt_dtype_name(int dt);
+int mt_dtype_parse(const char *s);
+const char *mt_coll_name(int op);
+int mt_coll_parse(const char *s);
+const char *mt_span_name(int span);
+
+/* nccl-tests bus-bandwidth factor: busbw = algbw * factor (PERFORMANCE.md). */
+double mt_coll_busbw_factor(int op, int nranks);
+
+/* Achieved TFLOP/s of an (m x k) * (k x n) GEMM in `dtype` (docs/MODEL.md 3.1). */
+double mt_gemm_tflops(const struct mt_cluster *c, int dtype, double m, double n, double k);
+/* Seconds for `count` such GEMMs, roofline-capped by the HBM bandwidth. */
+double mt_gemm_time(const struct mt_cluster *c, int dtype, double m, double n, double k);
+
+/* Attention TFLOP/s (standard count) for one direction (bwd = 1 for backward). */
+double mt_attn_tflops(const struct mt_cluster *c, int impl, int head_dim, int seq, int bwd);
+
+/* Seconds for one collective of `bytes` (the nccl-tests "size") over `nranks`
+ * ranks of which `per_domain` share an NVLink domain (docs/MODEL.md 3.3). */
+double mt_coll_time(const struct mt_cluster *c, int op, int nranks, int per_domain,
+		    double bytes);
+/* The bus bandwidth (GB/s) that mt_coll_time() used. */
+double mt_coll_busbw(const struct mt_cluster *c, int op, int nranks, int per_domain,
+		     double bytes);
+
+/* Host<->device copy bandwidth (GB/s), pinned NUMA-local memory. */
+double mt_offload_gbps(const struct mt_cluster *c, int dir);
+
+/* The source record of index i (for provenance output). */
+const struct mt_source *mt_cluster_source(const struct mt_cluster *c, int i);
+
+#endif

@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: MIT */
+/* config: the job a user asks about, the pins that narrow the search, one
+ * candidate configuration, and the evaluation of a candidate.
+ *
+ * All of these are plain records without heap pointers, so the search can keep
+ * them on the stack and copy the best ones into a fixed-size table: evaluating
+ * a candidate never allocates.
+ */
+#ifndef MT_CONFIG_H
+#define MT_CONFIG_H
+
+#include <stdint.h>
+
+enum mt_precision { MT_PREC_BF16, MT_PREC_FP8 };
+enum mt_fp8_recipe { MT_FP8_DELAYED, MT_FP8_TENSORWISE };
+enum mt_recompute { MT_RC_NONE, MT_RC_SELECTIVE, MT_RC_FULL, MT_RC_N };
+enum mt_cp_comm { MT_CP_P2P, MT_CP_ALL_GATHER, MT_CP_A2A, MT_CP_A2A_P2P, MT_CP_N };
+enum mt_split {
+	MT_SPLIT_EVEN,       /* layers divide evenly over pp x vpp chunks */
+	MT_SPLIT_ACCOUNT,    /* account_for_embedding/loss_in_pipeline_split */
+	MT_SPLIT_ACCOUNT_LOSS, /* account_for_loss_in_pipeline_split only */
+	MT_SPLIT_FIRST_LAST, /* decoder_first/last_pipeline_num_layers */
+};
+
+#define MT_UNSET (-1)
+
+/* Knobs a user may fix; MT_UNSET leaves a knob to the search. */
+struct mt_pins {
+	int tp, pp, vpp, cp, ep, etp, mbs;
+	int recompute, recompute_layers, cp_comm, dist_opt, offload_layers, sp;
+	/* settings that are on by default rather than searched */
+	int tp_overlap, overlap_grad, overlap_param, fused_ce, grad_fp32;
+};
+
+struct mt_job {
+	int gpus;
+	int seq;
+	int64_t gbs;
+	int precision;            /* enum mt_precision */
+	int fp8_recipe;           /* enum mt_fp8_recipe: delayed or current (tensorwise) scaling */
+	int attn_impl;            /* enum mt_attn_impl (flash unless pinned) */
+	double mem_headroom;      /* fraction of GPU memory kept free, default 0.05 */
+	int top_k;
+	struct mt_pins pins;
+};
+
+struct mt_config {
+	int tp, pp, vpp, cp, ep, etp, dp, edp;
+	int mbs, num_mb;
+	int sp;                   /* sequence parallelism */
+	int recompute;            /* enum mt_recompute */
+	int recompute_layers;     /* full: layers per model chunk recomputed */
+	int cp_comm;              /* enum mt_cp_comm (meaningful when cp > 1) */
+	int cp_a2a;               /* a2a+p2p: size of the inner a2a group */
+	int dist_opt;             /* distributed optimizer */
+	int offload_layers;       /* layers per model chunk with activations on the host */
+	int tp_overlap, overlap_grad, overlap_param, fused_ce, grad_fp32;
+	int64_t bucket_params;    /* DDP bucket size in parameters */
+	int split;                /* enum mt_split */
+	int first_layers, last_layers; /* MT_SPLIT_FIRST_LAST: layers on the end stages */
+};
+
+/* Per-GPU memory on the most loaded pipeline stage, bytes. */
+struct mt_mem {
+	double weights, grads, optimizer;
+	double activations;       /* in-flight micro-batches of the stage */
+	double logits;            /* output layer and cross-entropy (last stage) */
+	double moe_dispatch;      /* token dispatch buffers (MoE) */
+	double transient;         /* the largest temporary buffer */
+	double nccl;              /* NCCL communicator buffers */
+	double cuda_context;      /* CUDA context and kernel images */
+	double workspace;         /* cuBLAS / cuDNN / Transformer Engine workspaces */
+	double cuda_graphs;       /* captured graphs' private pools */
+	double fragmentation;     /* caching-allocator slack */
+	double total;
+	int stage;                /* the stage it was computed for */
+};
+
+/* Time of one training step, seconds.  Exposed parts add up to step. */
+struct mt_time {
+	double step;
+	double compute;           /* GEMM + attention + element-wise, all micro-batches */
+	double gemm, attention, elementwise;
+	double recompute;         /* extra forward work of recomputation (in compute) */
+	double tp_exposed, tp_hidden;
+	double cp_exposed, cp_hidden;
+	double ep_exposed, ep_hidden;
+	double pp_exposed, pp_hidden;
+	double dp_exposed, dp_hidden;
+	double offload_exposed, offload_hidden;
+	double bubble;
+	double optimizer;
+	double host_exposed;      /* launch overhead not hidden behind GPU work */
+	double imbalance;         /* slowest stage above the mean, times micro-batches */
+};
+
+struct mt_tput {
+	double tokens_per_s_per_gpu;
+	double model_tflops_per_gpu;
+	double hw_tflops_per_gpu;
+	double mfu;
+	double model_flops_step;  /* model FLOPs of one step (Megatron convention) */
+	double hw_flops_step;     /* executed FLOPs, recomputation included */
+};
+
+struct mt_eval {
+	struct mt_config cfg;
+	struct mt_mem mem;
+	struct mt_time time;
+	struct mt_tput tput;
+	int feasible;             /* fits in memory */
+};
+
+void mt_pins_init(struct mt_pins *p);
+void mt_job_init(struct mt_job *j);
+
+const char *mt_recompute_name(int rc);
+int mt_recompute_parse(const char *s);
+const char *mt_cp_comm_name(int cc);
+int mt_cp_comm_parse(const char *s);
+const char *mt_precision_name(int p);
+const char *mt_fp8_recipe_name(int r);
+int mt_fp8_recipe_parse(const char *s);
+int mt_precision_parse(const char *s);
+
+#endif

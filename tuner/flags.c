@@ -1,0 +1,198 @@
+/* SPDX-License-Identifier: MIT */
+/* flags: Megatron-LM arguments, Megatron-Bridge overrides, environment. */
+#include "flags.h"
+
+#include <stdio.h>
+
+static int add(struct mt_kv *o, int n, const char *k, const char *fmt, long long v)
+{
+	if (n >= MT_FLAGS_MAX)
+		return n;
+	snprintf(o[n].key, sizeof(o[n].key), "%s", k);
+	if (fmt)
+		snprintf(o[n].val, sizeof(o[n].val), fmt, v);
+	else
+		o[n].val[0] = '\0';
+	return n + 1;
+}
+
+static int adds(struct mt_kv *o, int n, const char *k, const char *v)
+{
+	if (n >= MT_FLAGS_MAX)
+		return n;
+	snprintf(o[n].key, sizeof(o[n].key), "%s", k);
+	snprintf(o[n].val, sizeof(o[n].val), "%s", v);
+	return n + 1;
+}
+
+int mt_megatron_args(const struct mt_model *m, const struct mt_job *j, const struct mt_config *c,
+		     struct mt_kv *o)
+{
+	int n = 0;
+
+	n = add(o, n, "tensor-model-parallel-size", "%lld", c->tp);
+	n = add(o, n, "pipeline-model-parallel-size", "%lld", c->pp);
+	if (c->vpp > 1)
+		n = add(o, n, "num-virtual-stages-per-pipeline-rank", "%lld", c->vpp);
+	if (c->split == MT_SPLIT_ACCOUNT) {
+		n = add(o, n, "account-for-embedding-in-pipeline-split", NULL, 0);
+		n = add(o, n, "account-for-loss-in-pipeline-split", NULL, 0);
+	} else if (c->split == MT_SPLIT_ACCOUNT_LOSS) {
+		n = add(o, n, "account-for-loss-in-pipeline-split", NULL, 0);
+	} else if (c->split == MT_SPLIT_FIRST_LAST) {
+		n = add(o, n, "decoder-first-pipeline-num-layers", "%lld", c->first_layers);
+		n = add(o, n, "decoder-last-pipeline-num-layers", "%lld", c->last_layers);
+	}
+	n = add(o, n, "context-parallel-size", "%lld", c->cp);
+	if (c->cp > 1) {
+		n = adds(o, n, "cp-comm-type", mt_cp_comm_name(c->cp_comm));
+		if (c->cp_comm == MT_CP_A2A_P2P && c->cp_a2a > 0) {
+			char v[64];
+			snprintf(v, sizeof(v), "%d %d", c->cp_a2a, c->cp / c->cp_a2a);
+			n = adds(o, n, "hierarchical-context-parallel-sizes", v);
+		}
+	}
+	if (m->experts) {
+		n = add(o, n, "expert-model-parallel-size", "%lld", c->ep);
+		n = add(o, n, "expert-tensor-parallel-size", "%lld", c->etp);
+		n = adds(o, n, "moe-token-dispatcher-type", "alltoall");
+		n = add(o, n, "moe-grouped-gemm", NULL, 0);
+		n = add(o, n, "moe-permute-fusion", NULL, 0);
+	}
+	if (c->sp)
+		n = add(o, n, "sequence-parallel", NULL, 0);
+	n = add(o, n, "micro-batch-size", "%lld", c->mbs);
+	n = add(o, n, "global-batch-size", "%lld", j->gbs);
+	n = add(o, n, "seq-length", "%lld", j->seq);
+	n = add(o, n, "bf16", NULL, 0);
+	if (j->precision == MT_PREC_FP8) {
+		n = adds(o, n, "fp8-format", "hybrid");
+		n = adds(o, n, "fp8-recipe", mt_fp8_recipe_name(j->fp8_recipe));
+	}
+	if (c->dist_opt) {
+		n = add(o, n, "use-distributed-optimizer", NULL, 0);
+		if (c->overlap_param)
+			n = add(o, n, "overlap-param-gather", NULL, 0);
+	}
+	if (c->overlap_grad)
+		n = add(o, n, "overlap-grad-reduce", NULL, 0);
+	if (c->bucket_params > 0)
+		n = add(o, n, "ddp-bucket-size", "%lld", c->bucket_params);
+	if (!c->grad_fp32)
+		n = add(o, n, "grad-reduce-in-bf16", NULL, 0);
+	if (c->tp_overlap && c->sp)
+		n = add(o, n, "tp-comm-overlap", NULL, 0);
+	if (c->recompute == MT_RC_SELECTIVE) {
+		n = adds(o, n, "recompute-granularity", "selective");
+	} else if (c->recompute == MT_RC_FULL) {
+		n = adds(o, n, "recompute-granularity", "full");
+		n = adds(o, n, "recompute-method", "block");
+		n = add(o, n, "recompute-num-layers", "%lld", c->recompute_layers);
+	}
+	if (c->offload_layers > 0) {
+		n = add(o, n, "cpu-offloading", NULL, 0);
+		n = add(o, n, "cpu-offloading-num-layers", "%lld", c->offload_layers);
+	}
+	if (c->fused_ce)
+		n = add(o, n, "cross-entropy-loss-fusion", NULL, 0);
+	n = adds(o, n, "attention-backend", j->attn_impl == 0 ? "fused" : "unfused");
+	return n;
+}
+
+int mt_bridge_overrides(const struct mt_model *m, const struct mt_job *j,
+			const struct mt_config *c, struct mt_kv *o)
+{
+	int n = 0;
+
+	n = add(o, n, "model.tensor_model_parallel_size", "%lld", c->tp);
+	n = add(o, n, "model.pipeline_model_parallel_size", "%lld", c->pp);
+	if (c->vpp > 1)
+		n = add(o, n, "model.virtual_pipeline_model_parallel_size", "%lld", c->vpp);
+	else
+		n = adds(o, n, "model.virtual_pipeline_model_parallel_size", "null");
+	if (c->split == MT_SPLIT_ACCOUNT) {
+		n = adds(o, n, "model.account_for_embedding_in_pipeline_split", "true");
+		n = adds(o, n, "model.account_for_loss_in_pipeline_split", "true");
+	} else if (c->split == MT_SPLIT_ACCOUNT_LOSS) {
+		n = adds(o, n, "model.account_for_loss_in_pipeline_split", "true");
+	} else if (c->split == MT_SPLIT_FIRST_LAST) {
+		n = add(o, n, "model.num_layers_in_first_pipeline_stage", "%lld", c->first_layers);
+		n = add(o, n, "model.num_layers_in_last_pipeline_stage", "%lld", c->last_layers);
+	}
+	n = add(o, n, "model.context_parallel_size", "%lld", c->cp);
+	if (c->cp > 1) {
+		n = adds(o, n, "model.cp_comm_type", mt_cp_comm_name(c->cp_comm));
+		if (c->cp_comm == MT_CP_A2A_P2P && c->cp_a2a > 0) {
+			char v[64];
+			snprintf(v, sizeof(v), "[%d,%d]", c->cp_a2a, c->cp / c->cp_a2a);
+			n = adds(o, n, "model.hierarchical_context_parallel_sizes", v);
+		}
+	}
+	if (m->experts) {
+		n = add(o, n, "model.expert_model_parallel_size", "%lld", c->ep);
+		n = add(o, n, "model.expert_tensor_parallel_size", "%lld", c->etp);
+	}
+	n = adds(o, n, "model.sequence_parallel", c->sp ? "true" : "false");
+	n = add(o, n, "train.micro_batch_size", "%lld", c->mbs);
+	n = add(o, n, "train.global_batch_size", "%lld", j->gbs);
+	n = add(o, n, "model.seq_length", "%lld", j->seq);
+	n = add(o, n, "dataset.seq_length", "%lld", j->seq);
+	n = adds(o, n, "mixed_precision",
+		 j->precision != MT_PREC_FP8 ? "bf16_mixed"
+		 : j->fp8_recipe == MT_FP8_TENSORWISE ? "bf16_with_fp8_current_scaling_mixed"
+						       : "bf16_with_fp8_delayed_scaling_mixed");
+	n = adds(o, n, "ddp.use_distributed_optimizer", c->dist_opt ? "true" : "false");
+	n = adds(o, n, "optimizer.use_distributed_optimizer", c->dist_opt ? "true" : "false");
+	n = adds(o, n, "ddp.overlap_grad_reduce", c->overlap_grad ? "true" : "false");
+	n = adds(o, n, "ddp.overlap_param_gather", c->dist_opt && c->overlap_param ? "true" : "false");
+	if (c->bucket_params > 0)
+		n = add(o, n, "ddp.bucket_size", "%lld", c->bucket_params);
+	n = adds(o, n, "ddp.grad_reduce_in_fp32", c->grad_fp32 ? "true" : "false");
+	n = adds(o, n, "comm_overlap.tp_comm_overlap", c->tp_overlap && c->sp ? "true" : "false");
+	if (c->recompute == MT_RC_SELECTIVE) {
+		n = adds(o, n, "model.recompute_granularity", "selective");
+	} else if (c->recompute == MT_RC_FULL) {
+		n = adds(o, n, "model.recompute_granularity", "full");
+		n = adds(o, n, "model.recompute_method", "block");
+		n = add(o, n, "model.recompute_num_layers", "%lld", c->recompute_layers);
+	}
+	if (c->offload_layers > 0) {
+		n = adds(o, n, "model.cpu_offloading", "true");
+		n = add(o, n, "model.cpu_offloading_num_layers", "%lld", c->offload_layers);
+	}
+	n = adds(o, n, "model.cross_entropy_loss_fusion", c->fused_ce ? "true" : "false");
+	return n;
+}
+
+int mt_env_vars(const struct mt_model *m, const struct mt_job *j, const struct mt_config *c,
+		struct mt_kv *o)
+{
+	int n = 0;
+
+	(void)m;
+	(void)j;
+	/* Megatron-LM needs one hardware queue so that TP/SP communication is
+	 * issued before the GEMM that depends on it */
+	if (c->tp > 1 || c->cp > 1)
+		n = adds(o, n, "CUDA_DEVICE_MAX_CONNECTIONS", "1");
+	n = adds(o, n, "TORCH_NCCL_AVOID_RECORD_STREAMS", "1");
+	n = adds(o, n, "PYTORCH_CUDA_ALLOC_CONF", "expandable_segments:True");
+	return n;
+}
+
+void mt_kv_render(struct sbuf *sb, const struct mt_kv *kv, int n, int style, const char *sep)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (i)
+			sbuf_adds(sb, sep);
+		if (style == MT_KV_ARGS) {
+			sbuf_addf(sb, "--%s", kv[i].key);
+			if (kv[i].val[0])
+				sbuf_addf(sb, " %s", kv[i].val);
+		} else {
+			sbuf_addf(sb, "%s=%s", kv[i].key, kv[i].val[0] ? kv[i].val : "true");
+		}
+	}
+}

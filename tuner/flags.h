@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: MIT */
+/* flags: a candidate configuration as Megatron-LM arguments, Megatron-Bridge
+ * overrides and environment variables, ready to paste.
+ *
+ * Each writer appends to an sbuf; `sep` separates items (" \\\n  " for a
+ * shell command, "\n" for one per line).  Option names are those of
+ * Megatron-LM's arguments.py and Megatron-Bridge's ConfigContainer
+ * (docs/FORMATS.md section 4 lists them).
+ */
+#ifndef MT_FLAGS_H
+#define MT_FLAGS_H
+
+#include "../lib/sbuf.h"
+#include "config.h"
+#include "model.h"
+
+/* One item of a list: a flag ("--sequence-parallel") or key and value. */
+struct mt_kv {
+	char key[64];
+	char val[64]; /* "" for a bare flag */
+};
+
+#define MT_FLAGS_MAX 48
+
+/* Fill `out` (MT_FLAGS_MAX entries) and return the count. */
+int mt_megatron_args(const struct mt_model *m, const struct mt_job *j, const struct mt_config *c,
+		     struct mt_kv *out);
+int mt_bridge_overrides(const struct mt_model *m, const struct mt_job *j,
+			const struct mt_config *c, struct mt_kv *out);
+int mt_env_vars(const struct mt_model *m, const struct mt_job *j, const struct mt_config *c,
+		struct mt_kv *out);
+
+/* Render: Megatron args as "--key value", overrides as "key=value", env as
+ * "KEY=value". */
+void mt_kv_render(struct sbuf *sb, const struct mt_kv *kv, int n, int style, const char *sep);
+enum { MT_KV_ARGS, MT_KV_ASSIGN };
+
+#endif

@@ -1,0 +1,603 @@
+/* SPDX-License-Identifier: MIT */
+/* model: architectures, config readers, parameter and FLOP counts. */
+#include "model.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "../lib/bundled.h"
+#include "../lib/jsonr.h"
+#include "../lib/sbuf.h"
+
+#define INT_MAXV 0x7fffffff
+
+static const char *const bundled_names[] = {
+	"llama3-8b", "llama3-70b", "llama3.1-405b", "mixtral-8x7b", "mixtral-8x22b",
+	"qwen3-30b-a3b", "qwen3-235b-a22b", "deepseek-v3", "gpt3-175b",
+	"llama2-7b", "llama2-70b", "gpt3-5b", NULL,
+};
+
+const char *const *mt_model_bundled_names(void)
+{
+	return bundled_names;
+}
+
+/* ---------------------------------------------------------------- counts */
+
+static int q_dim(const struct mt_model *m) { return m->heads * m->head_dim; }
+static int kv_dim(const struct mt_model *m) { return m->kv_heads * m->head_dim; }
+
+int64_t mt_model_attn_tp_params(const struct mt_model *m)
+{
+	int64_t h = m->hidden, a = m->heads;
+
+	if (m->mla) {
+		int64_t qk = m->qk_nope_dim + m->qk_rope_dim;
+		int64_t q_up = m->q_lora_rank ? (int64_t)m->q_lora_rank * a * qk : h * a * qk;
+
+		return q_up + (int64_t)m->kv_lora_rank * a * (m->qk_nope_dim + m->v_head_dim) +
+		       a * m->v_head_dim * h;
+	}
+	return h * (q_dim(m) + 2 * (int64_t)kv_dim(m)) + (int64_t)q_dim(m) * h +
+	       ((m->qkv_bias || m->linear_bias) ? q_dim(m) + 2 * (int64_t)kv_dim(m) : 0);
+}
+
+int64_t mt_model_attn_params(const struct mt_model *m)
+{
+	int64_t h = m->hidden, n = mt_model_attn_tp_params(m);
+
+	if (m->mla) {
+		/* down projections are replicated across TP, with their norms */
+		if (m->q_lora_rank)
+			n += h * m->q_lora_rank + (int64_t)m->norm * m->q_lora_rank;
+		n += h * ((int64_t)m->kv_lora_rank + m->qk_rope_dim) +
+		     (int64_t)m->norm * m->kv_lora_rank;
+	}
+	if (m->linear_bias)
+		n += h; /* output projection bias */
+	return n;
+}
+
+int64_t mt_model_norm_params(const struct mt_model *m)
+{
+	return 2 * (int64_t)m->hidden * m->norm + (m->qk_norm ? 2 * (int64_t)m->head_dim : 0);
+}
+
+static int64_t mlp_params(const struct mt_model *m, int64_t f, int bias)
+{
+	int64_t h = m->hidden, n = (m->gated ? 3 : 2) * h * f;
+
+	if (bias)
+		n += (m->gated ? 2 * f : f) + h;
+	return n;
+}
+
+int64_t mt_model_dense_mlp_params(const struct mt_model *m)
+{
+	return mlp_params(m, m->ffn, m->linear_bias);
+}
+
+int64_t mt_model_expert_params(const struct mt_model *m)
+{
+	return m->experts ? mlp_params(m, m->moe_ffn, 0) : 0;
+}
+
+int64_t mt_model_shared_params(const struct mt_model *m)
+{
+	return m->shared_ffn ? mlp_params(m, m->shared_ffn, 0) : 0;
+}
+
+int64_t mt_model_router_params(const struct mt_model *m)
+{
+	return m->experts ? (int64_t)m->hidden * m->experts + (m->router_bias ? m->experts : 0) : 0;
+}
+
+int mt_model_padded_vocab(const struct mt_model *m, int tp)
+{
+	int64_t mult = 128 * (int64_t)(tp > 0 ? tp : 1);
+
+	return (int)(((int64_t)m->vocab + mult - 1) / mult * mult);
+}
+
+static int64_t layer_params(const struct mt_model *m, int moe, int active)
+{
+	int64_t n = mt_model_attn_params(m) + mt_model_norm_params(m);
+
+	if (!moe)
+		return n + mt_model_dense_mlp_params(m);
+	return n + mt_model_shared_params(m) + mt_model_router_params(m) +
+	       (int64_t)(active ? m->topk : m->experts) * mt_model_expert_params(m);
+}
+
+int mt_model_finish(struct mt_model *m, const char *file, struct mt_error *err)
+{
+	int64_t total = 0, active = 0, emb;
+	int i, last_moe;
+
+	if (m->hidden <= 0 || m->layers <= 0 || m->heads <= 0)
+		return mt_error_set(err, MT_EINVAL, "%s: hidden size, layers and heads must be positive",
+				    file);
+	if (m->layers > MT_MAX_LAYERS)
+		return mt_error_set(err, MT_EINVAL, "%s: %d layers: at most %d are supported", file,
+				    m->layers, MT_MAX_LAYERS);
+	if (m->kv_heads <= 0)
+		m->kv_heads = m->heads;
+	if (m->kv_heads > m->heads || m->heads % m->kv_heads)
+		return mt_error_set(err, MT_EINVAL,
+				    "%s: %d key/value heads must divide the %d attention heads", file,
+				    m->kv_heads, m->heads);
+	if (m->head_dim <= 0) {
+		if (m->hidden % m->heads)
+			return mt_error_set(err, MT_EINVAL,
+					    "%s: hidden size %d is not divisible by %d heads; "
+					    "give the head dimension explicitly", file, m->hidden,
+					    m->heads);
+		m->head_dim = m->hidden / m->heads;
+	}
+	if (m->vocab <= 0)
+		return mt_error_set(err, MT_EINVAL, "%s: the vocabulary size must be positive", file);
+	if (m->mla) {
+		if (m->kv_lora_rank <= 0 || m->qk_nope_dim <= 0 || m->qk_rope_dim <= 0 ||
+		    m->v_head_dim <= 0)
+			return mt_error_set(err, MT_EINVAL,
+					    "%s: multi-latent attention needs positive kv_lora_rank, "
+					    "qk_nope_head_dim, qk_rope_head_dim and v_head_dim", file);
+		m->head_dim = m->qk_nope_dim + m->qk_rope_dim;
+		m->kv_heads = m->heads;
+	}
+	m->moe_layers = 0;
+	for (i = 0; i < m->layers; i++)
+		m->moe_layers += m->is_moe[i] ? 1 : 0;
+	if (m->experts) {
+		if (m->topk <= 0 || m->topk > m->experts)
+			return mt_error_set(err, MT_EINVAL,
+					    "%s: experts per token (%d) must be between 1 and the "
+					    "number of experts (%d)", file, m->topk, m->experts);
+		if (m->moe_ffn <= 0)
+			return mt_error_set(err, MT_EINVAL,
+					    "%s: the expert intermediate size must be positive", file);
+		if (!m->moe_layers)
+			return mt_error_set(err, MT_EINVAL,
+					    "%s: %d experts are declared but no layer is a MoE layer",
+					    file, m->experts);
+	} else {
+		if (m->moe_layers)
+			return mt_error_set(err, MT_EINVAL, "%s: MoE layers without experts", file);
+		m->topk = 0;
+	}
+	if (m->moe_layers < m->layers && m->ffn <= 0)
+		return mt_error_set(err, MT_EINVAL,
+				    "%s: the MLP intermediate size must be positive", file);
+	if (m->dropout < 0 || m->dropout >= 1 || m->attn_dropout < 0 || m->attn_dropout >= 1)
+		return mt_error_set(err, MT_EINVAL, "%s: dropout must be in [0, 1)", file);
+
+	for (i = 0; i < m->layers; i++) {
+		total += layer_params(m, m->is_moe[i], 0);
+		active += layer_params(m, m->is_moe[i], 1);
+	}
+	emb = (int64_t)m->vocab * m->hidden * (m->tied ? 1 : 2) +
+	      (m->learned_pos ? (int64_t)m->max_pos * m->hidden : 0);
+	total += emb + (int64_t)m->hidden * m->norm;
+	active += emb + (int64_t)m->hidden * m->norm;
+	m->params_total = total;
+	m->params_active = active;
+	m->params_embedding = emb;
+	last_moe = m->is_moe[m->layers - 1];
+	m->params_mtp = (int64_t)m->mtp_layers *
+			(layer_params(m, last_moe, 0) + 2 * (int64_t)m->hidden * m->hidden +
+			 3 * (int64_t)m->hidden * m->norm);
+	return MT_OK;
+}
+
+/* ---------------------------------------------------------------- FLOPs */
+
+double mt_model_step_flops(const struct mt_model *m, double gbs, int seq, int pvocab,
+			   enum mt_flops_conv conv)
+{
+	double tokens = gbs * seq, h = m->hidden, s = seq, gm = m->gated ? 3 : 2;
+	double attn_lin, core, mlp_dense, mlp_moe, per_tok = 0, extra_fwd = 0;
+	int nl = m->layers + m->mtp_layers;
+	int n_moe = m->moe_layers;
+
+	if (m->mtp_layers && m->is_moe[m->layers - 1])
+		n_moe += m->mtp_layers;
+	/* token-linear attention work per layer, forward, 2 FLOPs per MAC */
+	if (m->mla) {
+		double a = m->heads, qk = m->qk_nope_dim + m->qk_rope_dim;
+		double q = m->q_lora_rank ? m->q_lora_rank * (h + a * qk) : h * a * qk;
+
+		attn_lin = 2 * (q + m->kv_lora_rank * (h + a * (m->qk_nope_dim + m->v_head_dim)) +
+				h * m->qk_rope_dim + a * m->v_head_dim * h);
+		/* QK^T over qk dims and PV over v dims, forward, full (unmasked) */
+		core = 2 * s * a * (qk + m->v_head_dim);
+	} else {
+		attn_lin = 2 * (h * (q_dim(m) + 2.0 * kv_dim(m)) + (double)q_dim(m) * h);
+		core = 4 * s * q_dim(m);
+	}
+	mlp_dense = 2 * gm * h * m->ffn;
+	mlp_moe = 2 * gm * h * ((double)m->moe_ffn * m->topk + m->shared_ffn);
+	if (conv == MT_FLOPS_MEGATRON)
+		core *= 0.5; /* causal mask: half the score matrix is computed */
+	per_tok = 3 * ((attn_lin + core) * nl + mlp_dense * (nl - n_moe) + mlp_moe * n_moe);
+	if (m->mtp_layers)
+		per_tok += 3 * m->mtp_layers * 2 * (3 * h + 2 * h * h);
+	per_tok += 3 * 2 * h * pvocab * (1 + m->mtp_layers);
+	if (conv == MT_FLOPS_SC21)
+		extra_fwd = (attn_lin + core) * nl + mlp_dense * (nl - n_moe) + mlp_moe * n_moe;
+	return tokens * (per_tok + extra_fwd);
+}
+
+const char *mt_flops_conv_name(enum mt_flops_conv c)
+{
+	switch (c) {
+	case MT_FLOPS_MEGATRON: return "megatron";
+	case MT_FLOPS_FULL_ATTN: return "full-attention";
+	case MT_FLOPS_SC21: return "sc21";
+	}
+	return "?";
+}
+
+int mt_flops_conv_parse(const char *s, enum mt_flops_conv *out)
+{
+	if (!strcmp(s, "megatron"))
+		*out = MT_FLOPS_MEGATRON;
+	else if (!strcmp(s, "full-attention"))
+		*out = MT_FLOPS_FULL_ATTN;
+	else if (!strcmp(s, "sc21"))
+		*out = MT_FLOPS_SC21;
+	else
+		return -1;
+	return 0;
+}
+
+/* ---------------------------------------------------------------- readers */
+
+/* First of several alternative keys that is present. */
+static const char *pick(const cJSON *o, const char *const *keys)
+{
+	for (; *keys; keys++) {
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, *keys);
+		if (v && !cJSON_IsNull(v))
+			return *keys;
+	}
+	return NULL;
+}
+
+#define KEYS(...) ((const char *const[]){ __VA_ARGS__, NULL })
+
+static int get_int_any(const struct mt_jpos *at, const cJSON *o, const char *const *keys,
+		       int required, int lo, int *out, struct mt_error *err)
+{
+	const char *k = pick(o, keys);
+
+	if (!k) {
+		if (!required)
+			return 0;
+		return mt_error_set(err, MT_EINVAL, "%s: missing field '%s': expected an integer",
+				    at->file, keys[0]);
+	}
+	return mt_jint32(at, o, k, 1, lo, INT_MAXV, out, err);
+}
+
+static int get_num_any(const struct mt_jpos *at, const cJSON *o, const char *const *keys,
+		       double lo, double hi, double *out, struct mt_error *err)
+{
+	const char *k = pick(o, keys);
+
+	return k ? mt_jnum(at, o, k, 1, lo, hi, out, err) : 0;
+}
+
+static int str_in(const char *s, const char *const *list)
+{
+	for (; *list; list++)
+		if (!strcmp(s, *list))
+			return 1;
+	return 0;
+}
+
+static int read_hf(const cJSON *o, const char *file, struct mt_model *m, struct mt_error *err)
+{
+	struct mt_jpos at = { file, "" };
+	static const char *const nongated[] = { "gpt2", "gpt_neox", "gptj", "opt", "bloom",
+						"gpt_bigcode", "falcon", "starcoder2", "phi", NULL };
+	const cJSON *v;
+	char act[48] = "";
+	int rc, i, gpt2_style, first_dense = 0, freq = 1, sparse_step = 1, shared_experts = 0;
+
+	gpt2_style = pick(o, KEYS("n_embd")) != NULL;
+	if ((rc = mt_jstr(&at, o, "model_type", 0, m->arch, sizeof(m->arch), err)) < 0)
+		return rc;
+	if (!m->arch[0])
+		snprintf(m->arch, sizeof(m->arch), "%s", gpt2_style ? "gpt2" : "llama");
+	if (!pick(o, KEYS("hidden_size", "n_embd", "d_model")))
+		return mt_error_set(err, MT_EINVAL,
+				    "%s: not a model config: missing field 'hidden_size' (or 'n_embd'): "
+				    "expected a Hugging Face config.json or a megatune model JSON",
+				    file);
+	if ((rc = get_int_any(&at, o, KEYS("hidden_size", "n_embd", "d_model"), 1, 1, &m->hidden, err)) < 0 ||
+	    (rc = get_int_any(&at, o, KEYS("num_hidden_layers", "n_layer", "num_layers"), 1, 1, &m->layers, err)) < 0 ||
+	    (rc = get_int_any(&at, o, KEYS("num_attention_heads", "n_head"), 1, 1, &m->heads, err)) < 0 ||
+	    (rc = get_int_any(&at, o, KEYS("num_key_value_heads"), 0, 1, &m->kv_heads, err)) < 0 ||
+	    (rc = get_int_any(&at, o, KEYS("head_dim"), 0, 1, &m->head_dim, err)) < 0 ||
+	    (rc = get_int_any(&at, o, KEYS("vocab_size"), 1, 1, &m->vocab, err)) < 0 ||
+	    (rc = get_int_any(&at, o, KEYS("max_position_embeddings", "n_positions", "n_ctx"), 0, 1, &m->max_pos, err)) < 0)
+		return rc;
+	if (m->layers > MT_MAX_LAYERS)
+		return mt_error_set(err, MT_EINVAL, "%s: %d layers: at most %d are supported", file,
+				    m->layers, MT_MAX_LAYERS);
+	m->ffn = gpt2_style ? 4 * m->hidden : 0;
+	if ((rc = get_int_any(&at, o, KEYS("intermediate_size", "n_inner", "ffn_dim"), 0, 1, &m->ffn, err)) < 0)
+		return rc;
+	if (pick(o, KEYS("hidden_act", "activation_function")))
+		if ((rc = mt_jstr(&at, o, pick(o, KEYS("hidden_act", "activation_function")), 1, act,
+				  sizeof(act), err)) < 0)
+			return rc;
+	m->gated = !(gpt2_style || str_in(m->arch, nongated)) ||
+		   !strcmp(act, "swiglu");
+	if (act[0] && !strncmp(act, "gelu", 4) && str_in(m->arch, nongated))
+		m->gated = 0;
+	m->norm = pick(o, KEYS("rms_norm_eps")) ? MT_NORM_RMS : MT_NORM_LAYER;
+	if (!pick(o, KEYS("rms_norm_eps", "layer_norm_epsilon", "layer_norm_eps")))
+		m->norm = gpt2_style ? MT_NORM_LAYER : MT_NORM_RMS;
+	m->tied = 1; /* the Hugging Face default */
+	if ((rc = mt_jbool(&at, o, "tie_word_embeddings", 0, &m->tied, err)) < 0)
+		return rc;
+	m->linear_bias = gpt2_style || !strcmp(m->arch, "gpt2");
+	m->learned_pos = m->linear_bias && m->max_pos > 0;
+	m->qkv_bias = !strcmp(m->arch, "qwen2") || !strcmp(m->arch, "qwen2_moe");
+	if ((rc = mt_jbool(&at, o, "attention_bias", 0, &m->qkv_bias, err)) < 0)
+		return rc;
+	m->qk_norm = !strcmp(m->arch, "qwen3") || !strcmp(m->arch, "qwen3_moe");
+	if ((rc = get_num_any(&at, o, KEYS("hidden_dropout", "resid_pdrop", "hidden_dropout_prob"), 0, 1,
+			      &m->dropout, err)) < 0 ||
+	    (rc = get_num_any(&at, o, KEYS("attention_dropout", "attn_pdrop"), 0, 1, &m->attn_dropout,
+			      err)) < 0)
+		return rc;
+
+	/* multi-latent attention */
+	if ((v = cJSON_GetObjectItemCaseSensitive(o, "kv_lora_rank")) && !cJSON_IsNull(v)) {
+		m->mla = 1;
+		if ((rc = mt_jint32(&at, o, "kv_lora_rank", 1, 1, INT_MAXV, &m->kv_lora_rank, err)) < 0 ||
+		    (rc = mt_jint32(&at, o, "q_lora_rank", 0, 1, INT_MAXV, &m->q_lora_rank, err)) < 0 ||
+		    (rc = mt_jint32(&at, o, "qk_nope_head_dim", 1, 1, INT_MAXV, &m->qk_nope_dim, err)) < 0 ||
+		    (rc = mt_jint32(&at, o, "qk_rope_head_dim", 1, 1, INT_MAXV, &m->qk_rope_dim, err)) < 0 ||
+		    (rc = mt_jint32(&at, o, "v_head_dim", 1, 1, INT_MAXV, &m->v_head_dim, err)) < 0)
+			return rc;
+	}
+	if ((rc = get_int_any(&at, o, KEYS("num_nextn_predict_layers"), 0, 0, &m->mtp_layers, err)) < 0)
+		return rc;
+
+	/* mixture of experts */
+	if ((rc = get_int_any(&at, o, KEYS("num_local_experts", "num_experts", "n_routed_experts"), 0, 0,
+			      &m->experts, err)) < 0)
+		return rc;
+	if (m->experts > 0) {
+		if ((rc = get_int_any(&at, o, KEYS("num_experts_per_tok", "moe_topk"), 1, 1, &m->topk, err)) < 0)
+			return rc;
+		m->moe_ffn = m->ffn;
+		if ((rc = get_int_any(&at, o, KEYS("moe_intermediate_size"), 0, 1, &m->moe_ffn, err)) < 0 ||
+		    (rc = get_int_any(&at, o, KEYS("shared_expert_intermediate_size"), 0, 0, &m->shared_ffn, err)) < 0 ||
+		    (rc = get_int_any(&at, o, KEYS("n_shared_experts"), 0, 0, &shared_experts, err)) < 0 ||
+		    (rc = get_int_any(&at, o, KEYS("first_k_dense_replace"), 0, 0, &first_dense, err)) < 0 ||
+		    (rc = get_int_any(&at, o, KEYS("moe_layer_freq"), 0, 1, &freq, err)) < 0 ||
+		    (rc = get_int_any(&at, o, KEYS("decoder_sparse_step"), 0, 1, &sparse_step, err)) < 0)
+			return rc;
+		if (shared_experts)
+			m->shared_ffn = shared_experts * m->moe_ffn;
+		m->router_bias = cJSON_IsString(cJSON_GetObjectItemCaseSensitive(o, "topk_method")) &&
+				 !strcmp(cJSON_GetObjectItemCaseSensitive(o, "topk_method")->valuestring,
+					 "noaux_tc");
+		for (i = 0; i < m->layers; i++) {
+			if (!strncmp(m->arch, "deepseek", 8))
+				m->is_moe[i] = i >= first_dense && i % freq == 0;
+			else
+				m->is_moe[i] = (i + 1) % sparse_step == 0;
+		}
+		v = cJSON_GetObjectItemCaseSensitive(o, "mlp_only_layers");
+		if (v && !cJSON_IsNull(v)) {
+			const cJSON *e;
+			if (!cJSON_IsArray(v))
+				return mt_error_set(err, MT_EINVAL,
+						    "%s: field 'mlp_only_layers': expected an array of "
+						    "layer indices, got %s", file, mt_json_type(v));
+			cJSON_ArrayForEach(e, v) {
+				if (!cJSON_IsNumber(e) || e->valuedouble < 0 ||
+				    e->valuedouble >= m->layers || e->valuedouble != floor(e->valuedouble))
+					return mt_error_set(err, MT_EINVAL,
+							    "%s: field 'mlp_only_layers': expected layer "
+							    "indices in [0, %d)", file, m->layers);
+				m->is_moe[(int)e->valuedouble] = 0;
+			}
+		}
+		if (!strcmp(m->arch, "mixtral"))
+			m->ffn = 0; /* every MLP is a MoE layer */
+	}
+	if (m->ffn <= 0 && m->moe_layers < m->layers && !m->experts)
+		m->ffn = 4 * m->hidden;
+	return MT_OK;
+}
+
+static int read_megatune(const cJSON *o, const char *file, struct mt_model *m,
+			 struct mt_error *err)
+{
+	struct mt_jpos at = { file, "" };
+	char normalization[32] = "LayerNorm", pos[32] = "learned_absolute";
+	const cJSON *freq;
+	int rc, i, untie = 0, bias = 1, expert_bias = 0;
+
+	snprintf(m->arch, sizeof(m->arch), "gpt");
+	m->dropout = 0.1;
+	m->attn_dropout = 0.1;
+	m->topk = 2;
+	if ((rc = mt_jstr(&at, o, "name", 0, m->name, sizeof(m->name), err)) < 0 ||
+	    (rc = mt_jint32(&at, o, "hidden_size", 1, 1, INT_MAXV, &m->hidden, err)) < 0 ||
+	    (rc = mt_jint32(&at, o, "num_layers", 1, 1, MT_MAX_LAYERS, &m->layers, err)) < 0 ||
+	    (rc = mt_jint32(&at, o, "num_attention_heads", 1, 1, INT_MAXV, &m->heads, err)) < 0 ||
+	    (rc = mt_jint32(&at, o, "num_query_groups", 0, 1, INT_MAXV, &m->kv_heads, err)) < 0 ||
+	    (rc = mt_jint32(&at, o, "kv_channels", 0, 1, INT_MAXV, &m->head_dim, err)) < 0 ||
+	    (rc = mt_jint32(&at, o, "ffn_hidden_size", 0, 1, INT_MAXV, &m->ffn, err)) < 0 ||
+	    (rc = mt_jint32(&at, o, "vocab_size", 1, 1, INT_MAXV, &m->vocab, err)) < 0 ||
+	    (rc = mt_jint32(&at, o, "max_position_embeddings", 0, 1, INT_MAXV, &m->max_pos, err)) < 0 ||
+	    (rc = mt_jbool(&at, o, "swiglu", 0, &m->gated, err)) < 0 ||
+	    (rc = mt_jstr(&at, o, "normalization", 0, normalization, sizeof(normalization), err)) < 0 ||
+	    (rc = mt_jstr(&at, o, "position_embedding_type", 0, pos, sizeof(pos), err)) < 0 ||
+	    (rc = mt_jbool(&at, o, "untie_embeddings_and_output_weights", 0, &untie, err)) < 0 ||
+	    (rc = mt_jbool(&at, o, "add_bias_linear", 0, &bias, err)) < 0 ||
+	    (rc = mt_jbool(&at, o, "add_qkv_bias", 0, &m->qkv_bias, err)) < 0 ||
+	    (rc = mt_jbool(&at, o, "qk_layernorm", 0, &m->qk_norm, err)) < 0 ||
+	    (rc = mt_jnum(&at, o, "hidden_dropout", 0, 0, 0.999, &m->dropout, err)) < 0 ||
+	    (rc = mt_jnum(&at, o, "attention_dropout", 0, 0, 0.999, &m->attn_dropout, err)) < 0 ||
+	    (rc = mt_jbool(&at, o, "multi_latent_attention", 0, &m->mla, err)) < 0 ||
+	    (rc = mt_jint32(&at, o, "q_lora_rank", 0, 1, INT_MAXV, &m->q_lora_rank, err)) < 0 ||
+	    (rc = mt_jint32(&at, o, "kv_lora_rank", m->mla, 1, INT_MAXV, &m->kv_lora_rank, err)) < 0 ||
+	    (rc = mt_jint32(&at, o, "qk_head_dim", m->mla, 1, INT_MAXV, &m->qk_nope_dim, err)) < 0 ||
+	    (rc = mt_jint32(&at, o, "qk_pos_emb_head_dim", m->mla, 1, INT_MAXV, &m->qk_rope_dim, err)) < 0 ||
+	    (rc = mt_jint32(&at, o, "v_head_dim", m->mla, 1, INT_MAXV, &m->v_head_dim, err)) < 0 ||
+	    (rc = mt_jint32(&at, o, "num_experts", 0, 0, INT_MAXV, &m->experts, err)) < 0 ||
+	    (rc = mt_jint32(&at, o, "moe_router_topk", 0, 1, INT_MAXV, &m->topk, err)) < 0 ||
+	    (rc = mt_jint32(&at, o, "moe_ffn_hidden_size", 0, 1, INT_MAXV, &m->moe_ffn, err)) < 0 ||
+	    (rc = mt_jint32(&at, o, "moe_shared_expert_intermediate_size", 0, 0, INT_MAXV, &m->shared_ffn, err)) < 0 ||
+	    (rc = mt_jbool(&at, o, "moe_router_enable_expert_bias", 0, &expert_bias, err)) < 0 ||
+	    (rc = mt_jint32(&at, o, "mtp_num_layers", 0, 0, 64, &m->mtp_layers, err)) < 0)
+		return rc;
+	if (!strcmp(normalization, "RMSNorm"))
+		m->norm = MT_NORM_RMS;
+	else if (!strcmp(normalization, "LayerNorm"))
+		m->norm = MT_NORM_LAYER;
+	else
+		return mt_error_set(err, MT_EINVAL,
+				    "%s: field 'normalization': expected \"LayerNorm\" or \"RMSNorm\", "
+				    "got \"%s\"", file, normalization);
+	if (strcmp(pos, "learned_absolute") && strcmp(pos, "rope") && strcmp(pos, "none"))
+		return mt_error_set(err, MT_EINVAL,
+				    "%s: field 'position_embedding_type': expected \"learned_absolute\", "
+				    "\"rope\" or \"none\", got \"%s\"", file, pos);
+	m->learned_pos = !strcmp(pos, "learned_absolute");
+	if (m->learned_pos && m->max_pos <= 0)
+		return mt_error_set(err, MT_EINVAL,
+				    "%s: missing field 'max_position_embeddings': expected a positive "
+				    "integer with learned absolute position embeddings", file);
+	m->tied = !untie;
+	m->linear_bias = bias;
+	m->router_bias = expert_bias;
+	if (m->ffn <= 0)
+		m->ffn = 4 * m->hidden;
+	if (m->experts) {
+		if (m->moe_ffn <= 0)
+			m->moe_ffn = m->ffn;
+		freq = cJSON_GetObjectItemCaseSensitive(o, "moe_layer_freq");
+		if (!freq || cJSON_IsNull(freq)) {
+			for (i = 0; i < m->layers; i++)
+				m->is_moe[i] = 1;
+		} else if (cJSON_IsNumber(freq) && freq->valuedouble >= 1 &&
+			   freq->valuedouble == floor(freq->valuedouble)) {
+			for (i = 0; i < m->layers; i++)
+				m->is_moe[i] = i % (int)freq->valuedouble == 0;
+		} else if (cJSON_IsArray(freq) && cJSON_GetArraySize(freq) == m->layers) {
+			const cJSON *e;
+			i = 0;
+			cJSON_ArrayForEach(e, freq) {
+				if (!cJSON_IsNumber(e) || (e->valuedouble != 0 && e->valuedouble != 1))
+					return mt_error_set(err, MT_EINVAL,
+							    "%s: field 'moe_layer_freq[%d]': expected 0 "
+							    "or 1", file, i);
+				m->is_moe[i++] = e->valuedouble == 1;
+			}
+		} else {
+			return mt_error_set(err, MT_EINVAL,
+					    "%s: field 'moe_layer_freq': expected a positive integer or "
+					    "an array of %d zeros and ones, got %s", file, m->layers,
+					    mt_json_type(freq));
+		}
+	}
+	return MT_OK;
+}
+
+int mt_model_from_json(const cJSON *root, const char *file, struct mt_model *m,
+		       struct mt_error *err)
+{
+	const cJSON *schema;
+	int rc;
+
+	memset(m, 0, sizeof(*m));
+	if (!cJSON_IsObject(root))
+		return mt_error_set(err, MT_EINVAL, "%s: expected a JSON object at the top level, got %s",
+				    file, mt_json_type(root));
+	snprintf(m->source, sizeof(m->source), "%s", file);
+	schema = cJSON_GetObjectItemCaseSensitive(root, "schema");
+	if (schema) {
+		if (!cJSON_IsString(schema) || strncmp(schema->valuestring, "megatune.model/", 15))
+			return mt_error_set(err, MT_EINVAL,
+					    "%s: field 'schema': expected \"megatune.model/1\"", file);
+		if (strcmp(schema->valuestring, "megatune.model/1"))
+			return mt_error_set(err, MT_EINVAL,
+					    "%s: field 'schema': version \"%s\" is not supported "
+					    "(this megatune reads megatune.model/1)", file,
+					    schema->valuestring);
+		snprintf(m->format, sizeof(m->format), "megatune");
+		rc = read_megatune(root, file, m, err);
+	} else {
+		snprintf(m->format, sizeof(m->format), "hf");
+		rc = read_hf(root, file, m, err);
+	}
+	if (rc)
+		return rc;
+	return mt_model_finish(m, file, err);
+}
+
+static int looks_like_path(const char *spec)
+{
+	struct stat st;
+	size_t n = strlen(spec);
+
+	return strchr(spec, '/') || (n > 5 && !strcmp(spec + n - 5, ".json")) ||
+	       stat(spec, &st) == 0;
+}
+
+int mt_model_load(const char *spec, struct mt_model *m, struct mt_error *err)
+{
+	const struct mt_bundled *b;
+	cJSON *root = NULL;
+	char file[300];
+	int rc;
+
+	if (looks_like_path(spec)) {
+		rc = mt_json_load(spec, &root, err);
+		if (rc)
+			return rc;
+		rc = mt_model_from_json(root, spec, m, err);
+		cJSON_Delete(root);
+		if (!rc && !m->name[0]) {
+			const char *base = strrchr(spec, '/');
+			snprintf(m->name, sizeof(m->name), "%s", base ? base + 1 : spec);
+		}
+		return rc;
+	}
+	b = mt_bundled_find("model", spec);
+	if (!b) {
+		struct sbuf names = SBUF_INIT;
+		const char *const *n;
+
+		for (n = bundled_names; *n; n++)
+			sbuf_addf(&names, "%s%s", n == bundled_names ? "" : ", ", *n);
+		rc = mt_error_set(err, MT_EUSAGE,
+				  "unknown model '%s': give a config.json path or one of: %s", spec,
+				  names.buf);
+		sbuf_release(&names);
+		return rc;
+	}
+	snprintf(file, sizeof(file), "%s", b->path);
+	rc = mt_json_parse(file, b->data, b->len, &root, err);
+	if (rc)
+		return rc;
+	rc = mt_model_from_json(root, file, m, err);
+	cJSON_Delete(root);
+	if (rc)
+		return rc;
+	snprintf(m->name, sizeof(m->name), "%s", spec);
+	snprintf(m->source, sizeof(m->source), "bundled (%s)", b->path);
+	return MT_OK;
+}

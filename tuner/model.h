@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: MIT */
+/* model: transformer architectures, read from a Hugging Face config.json, a
+ * megatune model JSON, or a bundled name; parameter counts and FLOP counts.
+ *
+ * A `struct mt_model` is a plain record with no heap pointers: it can be
+ * copied, compared and kept on the stack.  mt_model_load() fills it and calls
+ * mt_model_finish(), which validates the dimensions and computes the derived
+ * parameter counts.  Formulas are documented in docs/MODEL.md section 1.
+ */
+#ifndef MT_MODEL_H
+#define MT_MODEL_H
+
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+
+#include "../lib/err.h"
+
+#define MT_MAX_LAYERS 1024
+
+enum mt_norm_kind {
+	MT_NORM_RMS = 1,   /* weight only */
+	MT_NORM_LAYER = 2, /* weight and bias */
+};
+
+struct mt_model {
+	char name[128];
+	char source[256];  /* "bundled" or the path it was read from */
+	char format[16];   /* "hf" or "megatune" */
+	char arch[48];     /* Hugging Face model_type, or "gpt" */
+
+	int hidden;        /* h */
+	int layers;        /* L, transformer layers (MTP excluded) */
+	int heads;         /* a, query heads */
+	int kv_heads;      /* g, key/value heads (== heads for MHA) */
+	int head_dim;      /* d (Megatron kv_channels) */
+	int ffn;           /* dense MLP intermediate size */
+	int vocab;         /* unpadded vocabulary */
+	int max_pos;
+	int gated;         /* gated MLP (SwiGLU): three matrices */
+	int norm;          /* enum mt_norm_kind */
+	int tied;          /* output layer shares the input embedding */
+	int qkv_bias;      /* bias on the QKV projection */
+	int linear_bias;   /* bias on every linear layer (GPT-2/3) */
+	int qk_norm;       /* RMSNorm on q and k per head (Qwen3) */
+	int learned_pos;   /* learned absolute position embedding */
+	double dropout;    /* hidden dropout probability */
+	double attn_dropout;
+
+	/* multi-latent attention (DeepSeek-V2/V3) */
+	int mla;
+	int q_lora_rank;   /* 0: queries are projected directly */
+	int kv_lora_rank;
+	int qk_nope_dim;
+	int qk_rope_dim;
+	int v_head_dim;
+
+	/* mixture of experts */
+	int experts;       /* E routed experts, 0 for a dense model */
+	int topk;
+	int moe_ffn;       /* intermediate size of one routed expert */
+	int shared_ffn;    /* total intermediate size of the shared experts, 0 if none */
+	int router_bias;   /* per-expert score bias (DeepSeek-V3 aux-loss-free routing) */
+	int moe_layers;    /* number of MoE layers (derived from is_moe) */
+	unsigned char is_moe[MT_MAX_LAYERS];
+	int mtp_layers;    /* multi-token-prediction depth */
+
+	/* derived by mt_model_finish() */
+	int64_t params_total;     /* without MTP, as model cards count */
+	int64_t params_active;    /* per token: top-k routed experts only */
+	int64_t params_embedding; /* input embedding (+ output layer when untied) */
+	int64_t params_mtp;       /* MTP modules (not in params_total) */
+};
+
+/* Load `spec`: a path to a JSON file (any argument containing '/' or ending in
+ * ".json", or an existing file), otherwise a bundled model name. */
+int mt_model_load(const char *spec, struct mt_model *m, struct mt_error *err);
+
+/* Fill `m` from a parsed JSON document; `file` names it in messages.  Detects
+ * the format: {"schema": "megatune.model/1", ...} or a Hugging Face config. */
+int mt_model_from_json(const cJSON *root, const char *file, struct mt_model *m,
+		       struct mt_error *err);
+
+/* Validate and compute the derived fields. */
+int mt_model_finish(struct mt_model *m, const char *file, struct mt_error *err);
+
+/* Bundled names, NULL-terminated. */
+const char *const *mt_model_bundled_names(void);
+
+/* --- per-layer parameter counts (elements) --- */
+int64_t mt_model_attn_params(const struct mt_model *m);      /* projections (+ biases) */
+int64_t mt_model_attn_tp_params(const struct mt_model *m);   /* the part split by TP */
+int64_t mt_model_norm_params(const struct mt_model *m);      /* per layer, replicated */
+int64_t mt_model_dense_mlp_params(const struct mt_model *m);
+int64_t mt_model_expert_params(const struct mt_model *m);    /* one routed expert */
+int64_t mt_model_shared_params(const struct mt_model *m);    /* all shared experts */
+int64_t mt_model_router_params(const struct mt_model *m);
+/* Vocabulary padded as Megatron does: a multiple of 128 * tp. */
+int mt_model_padded_vocab(const struct mt_model *m, int tp);
+
+/* --- FLOPs --- */
+enum mt_flops_conv {
+	/* Megatron-LM today: model FLOPs, causal attention counted once (halved). */
+	MT_FLOPS_MEGATRON = 0,
+	/* Model FLOPs with the full s^2 attention (Megatron-Core <= r0.8, NeMo 24.x). */
+	MT_FLOPS_FULL_ATTN = 1,
+	/* Narayanan et al. SC21 eq. (3): full attention plus the recomputation
+	 * forward pass (full activation recomputation). */
+	MT_FLOPS_SC21 = 2,
+};
+
+/* Model FLOPs of one training step (forward and backward) over `gbs`
+ * sequences of `seq` tokens, with the vocabulary padded to `pvocab`. */
+double mt_model_step_flops(const struct mt_model *m, double gbs, int seq, int pvocab,
+			   enum mt_flops_conv conv);
+
+const char *mt_flops_conv_name(enum mt_flops_conv c);
+int mt_flops_conv_parse(const char *s, enum mt_flops_conv *out);
+
+#endif

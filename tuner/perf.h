@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: MIT */
+/* perf: the memory and time model, in three levels so that the search can
+ * evaluate millions of candidates without repeating work.
+ *
+ *   level A  mt_costs_compute()   everything that depends on the shape of one
+ *            layer: TP, CP, micro-batch, EP, ETP, SP, CP comm type.  GEMM,
+ *            attention and collective look-ups in the profile happen here.
+ *   level B  mt_plan_compute()    the pipeline: PP, VPP, the layer split, DP and
+ *            the number of micro-batches; DP communication look-ups.
+ *   level C  mt_memory() and mt_timing()   recompute, distributed optimizer and
+ *            activation offload: arithmetic only, no look-up, no allocation.
+ *
+ * Every formula is in docs/MODEL.md with its source; the section numbers in the
+ * comments of costs.c, memory.c and timing.c refer to it.
+ */
+#ifndef MT_PERF_H
+#define MT_PERF_H
+
+#include "cluster.h"
+#include "config.h"
+#include "model.h"
+
+#define MT_MAX_PP 1024
+
+enum { MT_L_DENSE, MT_L_MOE, MT_L_N };
+
+/* Level A: per-layer, per-micro-batch costs on one GPU. */
+struct mt_costs {
+	/* the shape these costs are for */
+	int tp, cp, mbs, ep, etp, sp, cp_type;
+	int valid;
+	double tokens;              /* T = mbs * seq / cp */
+
+	/* seconds per layer per micro-batch, forward and backward */
+	double gemm_f[MT_L_N], gemm_b[MT_L_N];
+	double attn_f[MT_L_N], attn_b[MT_L_N];
+	double elem_f[MT_L_N], elem_b[MT_L_N];
+	double tp_comm[MT_L_N], tp_exposed[MT_L_N];   /* forward + backward */
+	double cp_comm[MT_L_N], cp_exposed[MT_L_N];
+	double ep_comm[MT_L_N], ep_exposed[MT_L_N];
+	double fwd[MT_L_N], bwd[MT_L_N];             /* compute + exposed comm */
+	double rc_selective[MT_L_N];                 /* extra time, selective recompute */
+	double rc_full[MT_L_N];                      /* extra time, one more forward */
+	double host_ops[MT_L_N];                     /* kernels launched, fwd + bwd */
+
+	/* executed FLOPs per layer per micro-batch, forward only */
+	double flops_gemm_f[MT_L_N], flops_attn_f[MT_L_N];
+
+	/* activation bytes per layer per micro-batch */
+	double act[MT_L_N][MT_RC_N];   /* [none, selective, full (checkpoint only)] */
+	double act_layer_peak[MT_L_N]; /* one layer rematerialised during backward */
+
+	/* parameters of one layer held by this GPU (elements) */
+	double par_tp[MT_L_N];      /* split by TP (attention, dense MLP, shared experts) */
+	double par_rep[MT_L_N];     /* replicated over TP (norms, router, MLA down-proj) */
+	double par_exp[MT_L_N];     /* routed experts, split by EP x ETP */
+	double par_fp8[MT_L_N];     /* of those, in FP8 linear layers (weight cache) */
+
+	/* embedding (first stage) and output layer + loss (last stage) */
+	double emb_f, emb_b, out_f, out_b;
+	double out_tp_comm, out_tp_exposed;
+	double flops_out_f;
+	double par_emb;             /* elements on this GPU */
+	double act_emb;             /* bytes per in-flight micro-batch */
+	double act_out;             /* bytes, last stage, one micro-batch */
+	double logits_transient;
+	double host_ops_io;
+
+	/* pipeline and MoE */
+	double p2p_bytes, p2p_time; /* one activation between stages */
+	double moe_dispatch;        /* bytes of dispatch buffers (peak) */
+	double transient;           /* largest temporary other than logits */
+};
+
+/* Level B: the pipeline layout and the DP communication of one candidate. */
+struct mt_plan {
+	int pp, vpp, split, first_layers, last_layers;
+	int dp, edp, num_mb;
+	int valid;
+	/* layers of each type per stage, and totals */
+	int nl[MT_MAX_PP][MT_L_N];
+	int tot[MT_L_N];
+	int chunk_layers_max;       /* most layers in one model chunk */
+	int rep[3];                 /* stages evaluated for memory/time: first, heaviest middle, last */
+	int nrep;
+	/* DP communication per step, seconds: [dist_opt] */
+	double dp_rs[2], dp_ag[2], dp_rs_last[2], dp_ag_first[2];
+	/* parameters on each representative stage (elements), for memory */
+	double par_dense[3], par_exp[3], par_fp8[3];
+	int64_t bucket_params;
+	double p2p_time;            /* one activation to the next stage (s) */
+	/* optimizer-step time per parameter (s) */
+	double opt_s_per_param;
+	double nccl_bytes;
+};
+
+/* A context shared by the levels: model, cluster, job; read-only once set up. */
+struct mt_ctx {
+	const struct mt_model *model;
+	const struct mt_cluster *cluster;
+	const struct mt_job *job;
+	int gemm_dtype;             /* fp8 or bf16 */
+	double hbm;                 /* bytes per second */
+	double peak;                /* dense TFLOP/s of the precision, for MFU */
+	double host_op_s;           /* CPU time to issue one kernel */
+	int pvocab_tp;              /* cached padded vocabulary for costs->tp */
+};
+
+void mt_ctx_init(struct mt_ctx *x, const struct mt_model *m, const struct mt_cluster *c,
+		 const struct mt_job *j);
+
+/* Number of members of a strided group (stride st, size n) that share one
+ * NVLink domain, given Megatron's rank order (docs/MODEL.md 3.3). */
+int mt_group_per_domain(const struct mt_cluster *c, int n, int stride);
+
+/* Level A.  Fills *out; out->valid is 0 when the shape cannot run. */
+void mt_costs_compute(const struct mt_ctx *x, int tp, int cp, int mbs, int ep, int etp, int sp,
+		      int cp_comm, int tp_overlap, int fused_ce, struct mt_costs *out);
+
+/* Level B.  Returns 0 and fills *out, or -1 when the layers cannot be split
+ * over pp x vpp (no even, accounted or first/last split exists). */
+int mt_plan_compute(const struct mt_ctx *x, const struct mt_costs *a, int pp, int vpp,
+		    int dp, int num_mb, const struct mt_config *cfg, struct mt_plan *out);
+
+/* Level C: memory of the most loaded stage, and the step time. */
+void mt_memory(const struct mt_ctx *x, const struct mt_costs *a, const struct mt_plan *b,
+	       const struct mt_config *cfg, struct mt_mem *out);
+void mt_timing(const struct mt_ctx *x, const struct mt_costs *a, const struct mt_plan *b,
+	       const struct mt_config *cfg, struct mt_time *time, struct mt_tput *tput);
+
+/* In-flight micro-batches (1F1B) or model chunks (interleaved) on stage i. */
+int mt_inflight(int pp, int vpp, int num_mb, int stage);
+
+/* Layers of model chunk j (0-based over pp*vpp chunks) under a split. */
+int mt_chunk_layers(int L, int pp, int vpp, int split, int first, int last, int chunk);
+
+#endif

@@ -1,0 +1,268 @@
+/* SPDX-License-Identifier: MIT */
+/* pipeline: level B of the model, the layer split over pipeline stages and
+ * the data-parallel communication (docs/MODEL.md sections 4.6 and 5.4-5.5). */
+#include <math.h>
+#include <string.h>
+
+#include "constants.h"
+#include "perf.h"
+
+int mt_inflight(int pp, int vpp, int num_mb, int stage)
+{
+	int n;
+
+	if (pp <= 1)
+		return 1;
+	if (vpp <= 1) {
+		n = pp - stage;
+		return n < num_mb ? n : num_mb;
+	}
+	/* Megatron's interleaved schedule with microbatch groups of pp:
+	 * warm-up (pp - stage - 1) * 2 + (vpp - 1) * pp chunks, plus the one
+	 * in its first backward */
+	n = (pp - stage - 1) * 2 + (vpp - 1) * pp + 1;
+	return n < num_mb * vpp ? n : num_mb * vpp;
+}
+
+int mt_chunk_layers(int L, int pp, int vpp, int split, int first, int last, int chunk)
+{
+	int n = pp * vpp, stage = chunk % pp, vi = chunk / pp, k;
+
+	switch (split) {
+	case MT_SPLIT_EVEN:
+		return L / n;
+	case MT_SPLIT_ACCOUNT:
+		k = (L + 2) / n;
+		return k - ((stage == 0 && vi == 0) || (stage == pp - 1 && vi == vpp - 1));
+	case MT_SPLIT_ACCOUNT_LOSS:
+		k = (L + 1) / n;
+		return k - (stage == pp - 1 && vi == vpp - 1);
+	default:
+		if (stage == 0)
+			return first / vpp;
+		if (stage == pp - 1)
+			return last / vpp;
+		return (L - first - last) / (pp - 2) / vpp;
+	}
+}
+
+/* Choose how L layers split over pp x vpp chunks (docs/MODEL.md 4.6).
+ * Returns -1 when no split exists. */
+static int choose_split(int L, int pp, int vpp, int *split, int *first, int *last)
+{
+	int n = pp * vpp, X, Y, best = 1 << 30, bd = 1 << 30;
+
+	*first = *last = 0;
+	if (L % n == 0) {
+		*split = MT_SPLIT_EVEN;
+		return 0;
+	}
+	if (pp > 1 && (L + 2) % n == 0 && (L + 2) / n >= 2) {
+		*split = MT_SPLIT_ACCOUNT;
+		return 0;
+	}
+	if (pp > 1 && (L + 1) % n == 0 && (L + 1) / n >= 2) {
+		*split = MT_SPLIT_ACCOUNT_LOSS;
+		return 0;
+	}
+	if (pp < 2)
+		return -1;
+	for (X = vpp; X < L; X += vpp) {
+		for (Y = vpp; X + Y <= L; Y += vpp) {
+			int rem = L - X - Y, mid, cost, d;
+
+			if (pp == 2) {
+				if (rem)
+					continue;
+				mid = 0;
+			} else {
+				if (rem <= 0 || rem % (pp - 2) || (rem / (pp - 2)) % vpp)
+					continue;
+				mid = rem / (pp - 2);
+			}
+			cost = X > Y ? X : Y;
+			if (mid > cost)
+				cost = mid;
+			/* prefer lighter end stages: they also hold the embedding and
+			 * the output layer */
+			d = (X > mid ? X - mid : 0) + (Y > mid ? Y - mid : 0) + (X > Y ? X - Y : Y - X);
+			if (cost < best || (cost == best && d < bd)) {
+				best = cost;
+				bd = d;
+				*first = X;
+				*last = Y;
+			}
+		}
+	}
+	if (best == 1 << 30)
+		return -1;
+	*split = MT_SPLIT_FIRST_LAST;
+	return 0;
+}
+
+static double stage_params(const struct mt_ctx *x, const struct mt_costs *a, const struct mt_plan *p,
+			   int stage, double *exp, double *fp8)
+{
+	const struct mt_model *m = x->model;
+	double d = 0;
+	int k;
+
+	*exp = *fp8 = 0;
+	for (k = 0; k < MT_L_N; k++) {
+		d += p->nl[stage][k] * (a->par_tp[k] + a->par_rep[k]);
+		*exp += p->nl[stage][k] * a->par_exp[k];
+		*fp8 += p->nl[stage][k] * a->par_fp8[k];
+	}
+	if (stage == 0)
+		d += a->par_emb;
+	if (stage == p->pp - 1) {
+		double V = mt_model_padded_vocab(m, a->tp);
+		if (!m->tied || p->pp > 1)
+			d += V * m->hidden / a->tp;
+		d += (double)m->hidden * m->norm;
+		if (m->mtp_layers)
+			d += m->mtp_layers * (2.0 * m->hidden * m->hidden / a->tp + 3.0 * m->hidden * m->norm);
+	}
+	return d;
+}
+
+/* Time of the bucketed gradient reduction (or parameter gather) of P
+ * parameters of `bytes_per` bytes over a group, and of its largest bucket. */
+static void bucketed(const struct mt_ctx *x, int op, int n, int stride, double P, double bucket,
+		     double bytes_per, double *total, double *one)
+{
+	double nb, last, tb;
+	int pd;
+
+	*total = *one = 0;
+	if (n <= 1 || P <= 0)
+		return;
+	pd = mt_group_per_domain(x->cluster, n, stride);
+	nb = ceil(P / bucket);
+	last = P - (nb - 1) * bucket;
+	tb = mt_coll_time(x->cluster, op, n, pd, (P < bucket ? P : bucket) * bytes_per);
+	*total = (nb - 1) * tb + mt_coll_time(x->cluster, op, n, pd, last * bytes_per);
+	*one = tb;
+}
+
+static double comm_buffers(const struct mt_ctx *x, int n, int stride)
+{
+	int inside;
+
+	if (n <= 1)
+		return 0;
+	inside = mt_group_per_domain(x->cluster, n, stride) == n;
+	return (inside ? MT_NCCL_CHANNELS_NVLINK : MT_NCCL_CHANNELS_NETWORK) * MT_NCCL_CHANNEL_BYTES;
+}
+
+int mt_plan_compute(const struct mt_ctx *x, const struct mt_costs *a, int pp, int vpp, int dp,
+		    int num_mb, const struct mt_config *cfg, struct mt_plan *o)
+{
+	const struct mt_model *m = x->model;
+	const int L = m->layers;
+	double w[MT_L_N], best_w = -1, gb, bucket, Pd = 0, Pe = 0;
+	int chunk, layer = 0, i, r, k, split, first, last;
+
+	o->valid = 0;
+	if (pp > MT_MAX_PP || pp > L || choose_split(L, pp, vpp, &split, &first, &last))
+		return -1;
+	o->pp = pp;
+	o->vpp = vpp;
+	o->split = split;
+	o->first_layers = first;
+	o->last_layers = last;
+	o->dp = dp;
+	o->num_mb = num_mb;
+	o->edp = (int)((long)dp * a->cp * a->tp / ((long)a->ep * a->etp));
+	memset(o->nl, 0, sizeof(o->nl[0]) * (size_t)pp);
+	o->tot[0] = o->tot[1] = 0;
+	o->chunk_layers_max = 0;
+	for (chunk = 0; chunk < pp * vpp; chunk++) {
+		int n = mt_chunk_layers(L, pp, vpp, split, first, last, chunk), st = chunk % pp;
+
+		if (n > o->chunk_layers_max)
+			o->chunk_layers_max = n;
+		for (i = 0; i < n && layer < L; i++, layer++) {
+			k = m->is_moe[layer] ? MT_L_MOE : MT_L_DENSE;
+			o->nl[st][k]++;
+			o->tot[k]++;
+		}
+	}
+	if (m->mtp_layers) { /* MTP modules live on the last stage */
+		k = m->is_moe[L - 1] ? MT_L_MOE : MT_L_DENSE;
+		o->nl[pp - 1][k] += m->mtp_layers;
+		o->tot[k] += m->mtp_layers;
+	}
+
+	/* representative stages: first, the heaviest middle one, last */
+	for (k = 0; k < MT_L_N; k++)
+		w[k] = a->fwd[k] + a->bwd[k];
+	o->nrep = 0;
+	o->rep[o->nrep++] = 0;
+	if (pp > 2) {
+		int arg = 1;
+		for (i = 1; i < pp - 1; i++) {
+			double wi = o->nl[i][0] * w[0] + o->nl[i][1] * w[1];
+			if (wi > best_w) {
+				best_w = wi;
+				arg = i;
+			}
+		}
+		o->rep[o->nrep++] = arg;
+	}
+	if (pp > 1)
+		o->rep[o->nrep++] = pp - 1;
+	for (r = 0; r < o->nrep; r++) {
+		o->par_dense[r] = stage_params(x, a, o, o->rep[r], &o->par_exp[r], &o->par_fp8[r]);
+		if (o->par_dense[r] > Pd)
+			Pd = o->par_dense[r];
+		if (o->par_exp[r] > Pe)
+			Pe = o->par_exp[r];
+	}
+
+	/* data-parallel communication per step (5.4) */
+	gb = cfg->grad_fp32 ? 4 : 2;
+	bucket = (double)cfg->bucket_params;
+	o->bucket_params = cfg->bucket_params;
+	if (bucket <= 0) {
+		double dflt = 1e6 * dp * a->cp;
+		bucket = dflt > 4e7 ? dflt : 4e7;
+		o->bucket_params = (int64_t)bucket;
+	}
+	for (i = 0; i < 2; i++) {
+		double t1, o1, t2, o2;
+		int n = dp * a->cp, en = o->edp;
+
+		if (i) { /* distributed optimizer: reduce-scatter grads, all-gather params */
+			bucketed(x, MT_COLL_REDUCE_SCATTER, n, a->tp, Pd, bucket, gb, &t1, &o1);
+			bucketed(x, MT_COLL_REDUCE_SCATTER, en, a->ep * a->etp, Pe, bucket, gb, &t2, &o2);
+			o->dp_rs[i] = t1 + t2;
+			o->dp_rs_last[i] = fmax(o1, o2);
+			bucketed(x, MT_COLL_ALL_GATHER, n, a->tp, Pd, bucket, 2, &t1, &o1);
+			bucketed(x, MT_COLL_ALL_GATHER, en, a->ep * a->etp, Pe, bucket, 2, &t2, &o2);
+			o->dp_ag[i] = t1 + t2;
+			o->dp_ag_first[i] = fmax(o1, o2);
+		} else {
+			bucketed(x, MT_COLL_ALL_REDUCE, n, a->tp, Pd, bucket, gb, &t1, &o1);
+			bucketed(x, MT_COLL_ALL_REDUCE, en, a->ep * a->etp, Pe, bucket, gb, &t2, &o2);
+			o->dp_rs[i] = t1 + t2;
+			o->dp_rs_last[i] = fmax(o1, o2);
+			o->dp_ag[i] = o->dp_ag_first[i] = 0;
+		}
+	}
+	o->opt_s_per_param = MT_ADAM_BYTES_PER_PARAM / x->hbm;
+	o->p2p_time = 0;
+	if (pp > 1) {
+		int pd = mt_group_per_domain(x->cluster, pp, a->tp * a->cp * dp) > 1 ? 2 : 1;
+		o->p2p_time = mt_coll_time(x->cluster, MT_COLL_SEND_RECV, 2, pd, a->p2p_bytes);
+	}
+
+	/* communicator buffers (4.7) */
+	o->nccl_bytes = comm_buffers(x, a->tp, 1) + comm_buffers(x, a->cp, a->tp) +
+			comm_buffers(x, dp * a->cp, a->tp) + comm_buffers(x, pp, a->tp * a->cp * dp) +
+			(m->experts ? comm_buffers(x, a->ep, a->etp) + comm_buffers(x, a->etp, 1) +
+					      comm_buffers(x, o->edp, a->ep * a->etp)
+				    : 0);
+	o->valid = 1;
+	return 0;
+}

@@ -1,0 +1,626 @@
+/* SPDX-License-Identifier: MIT */
+/* search: enumeration, validity, pruning and ranking. */
+#include "search.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "perf.h"
+
+static const char *const prune_ids[MT_PRUNE_N] = {
+	"tp-heads", "tp-kv-heads", "tp-ffn", "gpus", "cp-sequence", "cp-heads", "cp-attention",
+	"ep-experts", "ep-gpus", "etp-ffn", "moe-sp", "pp-layers", "vpp", "batch", "memory",
+	"dominated",
+};
+
+static const char *const prune_texts[MT_PRUNE_N] = {
+	"TP does not divide the attention heads",
+	"TP does not divide the key/value heads",
+	"TP does not divide the MLP width",
+	"TP x CP x PP does not divide the GPU count",
+	"the sequence does not split into 2 x CP chunks",
+	"a2a context parallelism needs heads divisible by its group",
+	"context parallelism needs fused (flash) attention",
+	"EP does not divide the number of experts",
+	"EP x ETP does not divide the GPUs of a pipeline stage",
+	"ETP does not divide the expert width",
+	"MoE with TP > 1 needs sequence parallelism",
+	"the layers cannot be split over PP x VPP stages",
+	"interleaving needs PP > 1 and micro-batches divisible by PP",
+	"DP x micro-batch does not divide the global batch",
+	"does not fit in GPU memory",
+	"more recomputation or offload than needed to fit",
+};
+
+const char *mt_prune_id(int r) { return r >= 0 && r < MT_PRUNE_N ? prune_ids[r] : "?"; }
+const char *mt_prune_text(int r) { return r >= 0 && r < MT_PRUNE_N ? prune_texts[r] : "?"; }
+
+static int pin_or(int pin, int dflt)
+{
+	return pin != MT_UNSET ? pin : dflt;
+}
+
+void mt_config_settings(const struct mt_job *job, struct mt_config *cfg)
+{
+	const struct mt_pins *p = &job->pins;
+
+	cfg->tp_overlap = pin_or(p->tp_overlap, 1);
+	cfg->overlap_grad = pin_or(p->overlap_grad, 1);
+	cfg->overlap_param = pin_or(p->overlap_param, 1);
+	cfg->fused_ce = pin_or(p->fused_ce, 1);
+	cfg->grad_fp32 = pin_or(p->grad_fp32, 1);
+	cfg->bucket_params = 0;
+}
+
+/* ---------------------------------------------------------------- checks */
+
+static int tp_reason(const struct mt_model *m, int tp)
+{
+	if (m->heads % tp)
+		return MT_PRUNE_TP_HEADS;
+	if (!m->mla && m->kv_heads % tp)
+		return MT_PRUNE_TP_GROUPS;
+	if ((m->moe_layers < m->layers && m->ffn % tp) || (m->shared_ffn && m->shared_ffn % tp))
+		return MT_PRUNE_TP_FFN;
+	return -1;
+}
+
+static int cp_reason(const struct mt_model *m, const struct mt_job *j, int tp, int cp, int cc)
+{
+	if (cp == 1)
+		return -1;
+	if (j->seq % (2 * cp))
+		return MT_PRUNE_CP_SEQ;
+	if (j->attn_impl != MT_ATTN_FLASH)
+		return MT_PRUNE_CP_ATTN;
+	if (cc == MT_CP_A2A && ((m->heads / tp) % cp || (!m->mla && (m->kv_heads / tp) % cp)))
+		return MT_PRUNE_CP_HEADS;
+	return -1;
+}
+
+static int cp_a2a_p2p_ok(const struct mt_model *m, const struct mt_cluster *c, int tp, int cp)
+{
+	int inner = mt_group_per_domain(c, cp, tp);
+
+	return inner > 1 && inner < cp && (m->heads / tp) % inner == 0 &&
+	       (m->mla || (m->kv_heads / tp) % inner == 0);
+}
+
+static int ep_reason(const struct mt_model *m, int ep, int etp)
+{
+	if (!m->experts)
+		return (ep == 1 && etp == 1) ? -1 : MT_PRUNE_EP_EXPERTS;
+	if (m->experts % ep)
+		return MT_PRUNE_EP_EXPERTS;
+	if (m->moe_ffn % etp)
+		return MT_PRUNE_ETP_FFN;
+	return -1;
+}
+
+int mt_job_check(const struct mt_model *m, const struct mt_cluster *c, const struct mt_job *j,
+		 struct mt_error *err)
+{
+	const struct mt_pins *p = &j->pins;
+
+	if (j->gpus < 1)
+		return mt_error_set(err, MT_EUSAGE, "--gpus: expected a positive number of GPUs");
+	if (j->seq < 1)
+		return mt_error_set(err, MT_EUSAGE, "--seq: expected a positive sequence length");
+	if (j->gbs < 1)
+		return mt_error_set(err, MT_EUSAGE, "--gbs: expected a positive global batch size");
+	if (j->gpus > c->gpus_per_node && j->gpus % c->gpus_per_node)
+		return mt_error_set(err, MT_EINVAL,
+				    "--gpus %d: more than one node of %d GPUs must be whole nodes "
+				    "(a multiple of %d) on cluster '%s'", j->gpus, c->gpus_per_node,
+				    c->gpus_per_node, c->name);
+	if (j->precision == MT_PREC_FP8 && c->peak_tflops[MT_DT_FP8] <= 0)
+		return mt_error_set(err, MT_EINVAL,
+				    "--precision fp8: the %s GPUs of cluster '%s' have no FP8 tensor "
+				    "cores (no gpu.peak_tflops.fp8 in its profile)", c->gpu_name,
+				    c->name);
+	if (p->tp != MT_UNSET) {
+		int r = tp_reason(m, p->tp);
+		if (p->tp < 1 || j->gpus % p->tp)
+			return mt_error_set(err, MT_EINVAL, "--tp %d: must divide --gpus %d", p->tp,
+					    j->gpus);
+		if (r == MT_PRUNE_TP_HEADS)
+			return mt_error_set(err, MT_EINVAL,
+					    "--tp %d: model '%s' has %d attention heads, which TP must "
+					    "divide", p->tp, m->name, m->heads);
+		if (r == MT_PRUNE_TP_GROUPS)
+			return mt_error_set(err, MT_EINVAL,
+					    "--tp %d: model '%s' has %d key/value heads, which TP must "
+					    "divide", p->tp, m->name, m->kv_heads);
+		if (r == MT_PRUNE_TP_FFN)
+			return mt_error_set(err, MT_EINVAL,
+					    "--tp %d: does not divide the MLP width %d of model '%s'",
+					    p->tp, m->ffn, m->name);
+	}
+	if (p->pp != MT_UNSET && (p->pp < 1 || p->pp > m->layers || j->gpus % p->pp))
+		return mt_error_set(err, MT_EINVAL,
+				    "--pp %d: must divide --gpus %d and be at most the %d layers",
+				    p->pp, j->gpus, m->layers);
+	if (p->cp != MT_UNSET && (p->cp < 1 || j->gpus % p->cp))
+		return mt_error_set(err, MT_EINVAL, "--cp %d: must divide --gpus %d", p->cp, j->gpus);
+	if (p->cp != MT_UNSET && p->cp > 1 && j->seq % (2 * p->cp))
+		return mt_error_set(err, MT_EINVAL,
+				    "--cp %d: the sequence length %d must be divisible by 2 x CP = %d",
+				    p->cp, j->seq, 2 * p->cp);
+	if ((p->ep != MT_UNSET && p->ep > 1) || (p->etp != MT_UNSET && p->etp > 1)) {
+		if (!m->experts)
+			return mt_error_set(err, MT_EINVAL,
+					    "--ep/--etp: model '%s' is dense (no experts)", m->name);
+		if (p->ep != MT_UNSET && m->experts % p->ep)
+			return mt_error_set(err, MT_EINVAL,
+					    "--ep %d: must divide the %d experts of model '%s'", p->ep,
+					    m->experts, m->name);
+		if (p->etp != MT_UNSET && m->moe_ffn % p->etp)
+			return mt_error_set(err, MT_EINVAL,
+					    "--etp %d: must divide the expert width %d", p->etp,
+					    m->moe_ffn);
+	}
+	if (p->mbs != MT_UNSET && (p->mbs < 1 || j->gbs % p->mbs))
+		return mt_error_set(err, MT_EINVAL, "--mbs %d: must divide --gbs %lld", p->mbs,
+				    (long long)j->gbs);
+	if (p->vpp != MT_UNSET && p->vpp < 1)
+		return mt_error_set(err, MT_EINVAL, "--vpp: expected a positive integer");
+	if (p->vpp != MT_UNSET && p->vpp > 1 && p->pp == 1)
+		return mt_error_set(err, MT_EINVAL, "--vpp %d: interleaving needs --pp > 1", p->vpp);
+	if (p->recompute_layers != MT_UNSET && p->recompute != MT_UNSET && p->recompute != MT_RC_FULL)
+		return mt_error_set(err, MT_EINVAL,
+				    "--recompute-layers applies to --recompute full only");
+	if (p->sp == 1 && p->tp == 1)
+		return mt_error_set(err, MT_EINVAL, "--sequence-parallel on needs --tp > 1");
+	return MT_OK;
+}
+
+/* ---------------------------------------------------------------- search */
+
+struct split_cache {
+	int L;
+	signed char *ok; /* [pp][vpp]: -1 unknown, 0 no, 1 yes */
+	int maxpp, maxv;
+};
+
+struct srch {
+	const struct mt_model *m;
+	const struct mt_cluster *c;
+	const struct mt_job *j;
+	struct mt_ctx x;
+	struct mt_search_result *res;
+	double cap;
+	int k;
+	int counting_only;
+};
+
+static int divisors(long n, int *out, int max)
+{
+	int cnt = 0;
+	long i;
+
+	for (i = 1; i <= n && cnt < max; i++)
+		if (n % i == 0)
+			out[cnt++] = (int)i;
+	return cnt;
+}
+
+static void keep(struct srch *s, const struct mt_eval *e)
+{
+	struct mt_search_result *r = s->res;
+	int i;
+
+	if (r->ntop == s->k && e->time.step >= r->top[r->ntop - 1].time.step)
+		return;
+	i = r->ntop < s->k ? r->ntop++ : r->ntop - 1;
+	while (i > 0 && r->top[i - 1].time.step > e->time.step) {
+		r->top[i] = r->top[i - 1];
+		i--;
+	}
+	r->top[i] = *e;
+}
+
+static void closest(struct srch *s, const struct mt_eval *e)
+{
+	if (!s->res->has_closest || e->mem.total < s->res->closest.mem.total) {
+		s->res->closest = *e;
+		s->res->has_closest = 1;
+	}
+}
+
+/* Memory of cfg; counts one evaluation. */
+static double mem_of(struct srch *s, const struct mt_costs *a, const struct mt_plan *b,
+		     const struct mt_config *cfg, struct mt_mem *mem)
+{
+	s->res->evaluated++;
+	mt_memory(&s->x, a, b, cfg, mem);
+	return mem->total;
+}
+
+static void finish(struct srch *s, const struct mt_costs *a, const struct mt_plan *b,
+		   const struct mt_config *cfg, const struct mt_mem *mem)
+{
+	struct mt_eval e;
+
+	e.cfg = *cfg;
+	e.mem = *mem;
+	e.feasible = mem->total <= s->cap;
+	mt_timing(&s->x, a, b, cfg, &e.time, &e.tput);
+	if (!e.feasible) {
+		s->res->pruned[MT_PRUNE_MEMORY]++;
+		closest(s, &e);
+		return;
+	}
+	s->res->timed++;
+	keep(s, &e);
+}
+
+/* Level C: recompute, distributed optimizer, activation offload. */
+static void level_c(struct srch *s, const struct mt_costs *a, const struct mt_plan *b,
+		    struct mt_config *cfg)
+{
+	const struct mt_pins *p = &s->j->pins;
+	struct mt_mem mem;
+	int d, rc, chunk = b->chunk_layers_max;
+
+	for (d = 1; d >= 0; d--) {
+		if (p->dist_opt != MT_UNSET && p->dist_opt != d)
+			continue;
+		cfg->dist_opt = d;
+		for (rc = 0; rc < MT_RC_N; rc++) {
+			if (p->recompute != MT_UNSET && p->recompute != rc)
+				continue;
+			cfg->recompute = rc;
+			cfg->recompute_layers = 0;
+			cfg->offload_layers = 0;
+			if (rc == MT_RC_FULL) {
+				int lo = 1, hi = chunk, n;
+
+				if (p->recompute_layers != MT_UNSET) {
+					cfg->recompute_layers = p->recompute_layers < chunk
+									? p->recompute_layers : chunk;
+				} else {
+					/* memory falls as more layers are recomputed, time
+					 * rises: the fewest layers that fit dominate */
+					cfg->recompute_layers = hi;
+					if (mem_of(s, a, b, cfg, &mem) <= s->cap) {
+						while (lo < hi) {
+							n = (lo + hi) / 2;
+							cfg->recompute_layers = n;
+							if (mem_of(s, a, b, cfg, &mem) <= s->cap)
+								hi = n;
+							else
+								lo = n + 1;
+						}
+						s->res->pruned[MT_PRUNE_DOMINATED] += chunk - lo;
+					}
+					cfg->recompute_layers = lo;
+				}
+				if (p->offload_layers != MT_UNSET)
+					cfg->offload_layers = p->offload_layers;
+				mem_of(s, a, b, cfg, &mem);
+				finish(s, a, b, cfg, &mem);
+				continue;
+			}
+			if (p->offload_layers != MT_UNSET) {
+				cfg->offload_layers = p->offload_layers;
+				mem_of(s, a, b, cfg, &mem);
+				finish(s, a, b, cfg, &mem);
+				continue;
+			}
+			/* no offload; if that does not fit, the fewest offloaded layers that do */
+			if (mem_of(s, a, b, cfg, &mem) <= s->cap) {
+				finish(s, a, b, cfg, &mem);
+				s->res->pruned[MT_PRUNE_DOMINATED] += chunk;
+				continue;
+			}
+			{
+				struct mt_mem m2;
+				int lo = 1, hi = chunk, n;
+
+				cfg->offload_layers = hi;
+				if (mem_of(s, a, b, cfg, &m2) > s->cap) {
+					cfg->offload_layers = 0;
+					finish(s, a, b, cfg, &mem); /* records the miss */
+					s->res->pruned[MT_PRUNE_MEMORY] += chunk;
+					continue;
+				}
+				while (lo < hi) {
+					n = (lo + hi) / 2;
+					cfg->offload_layers = n;
+					if (mem_of(s, a, b, cfg, &m2) <= s->cap)
+						hi = n;
+					else
+						lo = n + 1;
+				}
+				s->res->pruned[MT_PRUNE_DOMINATED] += chunk - lo;
+				s->res->pruned[MT_PRUNE_MEMORY] += lo - 1 + 1; /* offload 0 .. lo-1 */
+				cfg->offload_layers = lo;
+				mem_of(s, a, b, cfg, &m2);
+				finish(s, a, b, cfg, &m2);
+			}
+		}
+	}
+}
+
+static int split_ok(struct split_cache *sc, struct srch *s, const struct mt_costs *a, int pp,
+		    int vpp, int dp, int mb, struct mt_config *cfg, struct mt_plan *plan)
+{
+	signed char *slot = NULL;
+
+	if (pp <= sc->maxpp && vpp <= sc->maxv) {
+		slot = &sc->ok[(size_t)pp * (size_t)(sc->maxv + 1) + (size_t)vpp];
+		if (*slot == 0)
+			return 0;
+	}
+	if (mt_plan_compute(&s->x, a, pp, vpp, dp, mb, cfg, plan)) {
+		if (slot)
+			*slot = 0;
+		return 0;
+	}
+	if (slot)
+		*slot = 1;
+	return 1;
+}
+
+int mt_search(const struct mt_model *m, const struct mt_cluster *c, const struct mt_job *j,
+	      struct mt_search_result *res, struct mt_error *err)
+{
+	const struct mt_pins *p = &j->pins;
+	struct srch s;
+	struct split_cache sc;
+	struct mt_costs *a = NULL;
+	struct mt_plan *plan = NULL;
+	struct mt_config cfg;
+	struct timespec t0, t1;
+	int tps[64], cps[64], pps[64], eps[64], etps[16], mbss[64];
+	int ntp, ncp, npp, nep, netp, nmbs, it, ic, ip, ie, iet, imb, sp, cc, vpp, rc;
+
+	memset(res, 0, sizeof(*res));
+	rc = mt_job_check(m, c, j, err);
+	if (rc)
+		return rc;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	memset(&s, 0, sizeof(s));
+	s.m = m;
+	s.c = c;
+	s.j = j;
+	s.res = res;
+	s.k = j->top_k < 1 ? 1 : (j->top_k > MT_TOP_MAX ? MT_TOP_MAX : j->top_k);
+	s.cap = c->memory_bytes * (1 - j->mem_headroom);
+	res->capacity_bytes = s.cap;
+	mt_ctx_init(&s.x, m, c, j);
+
+	sc.L = m->layers;
+	sc.maxpp = m->layers < MT_MAX_PP ? m->layers : MT_MAX_PP;
+	sc.maxv = m->layers;
+	sc.ok = malloc((size_t)(sc.maxpp + 1) * (size_t)(sc.maxv + 1));
+	a = malloc(sizeof(*a));
+	plan = malloc(sizeof(*plan));
+	if (!sc.ok || !a || !plan) {
+		free(sc.ok);
+		free(a);
+		free(plan);
+		return mt_error_set(err, MT_ENOMEM, "out of memory");
+	}
+	memset(sc.ok, -1, (size_t)(sc.maxpp + 1) * (size_t)(sc.maxv + 1));
+
+	ntp = divisors(j->gpus, tps, 64);
+	nmbs = divisors(j->gbs < 1024 ? j->gbs : 1024, mbss, 64);
+	memset(&cfg, 0, sizeof(cfg));
+	mt_config_settings(j, &cfg);
+
+	for (it = 0; it < ntp; it++) {
+		int tp = tps[it], r;
+
+		if (p->tp != MT_UNSET && p->tp != tp)
+			continue;
+		if (tp > m->heads || (r = tp_reason(m, tp)) >= 0) {
+			res->pruned[tp > m->heads ? MT_PRUNE_TP_HEADS : r]++;
+			continue;
+		}
+		ncp = divisors(j->gpus / tp, cps, 64);
+		for (sp = (tp > 1); sp >= 0; sp--) {
+			if (p->sp != MT_UNSET && p->sp != sp && tp > 1)
+				continue;
+			if (m->experts && tp > 1 && !sp) {
+				res->pruned[MT_PRUNE_MOE_SP]++;
+				continue;
+			}
+			for (ic = 0; ic < ncp; ic++) {
+				int cp = cps[ic];
+
+				if (p->cp != MT_UNSET && p->cp != cp)
+					continue;
+				for (cc = 0; cc < (cp > 1 ? MT_CP_N : 1); cc++) {
+					if (p->cp_comm != MT_UNSET && cp > 1 && p->cp_comm != cc)
+						continue;
+					if ((r = cp_reason(m, j, tp, cp, cc)) >= 0) {
+						res->pruned[r]++;
+						continue;
+					}
+					if (cc == MT_CP_A2A_P2P && !cp_a2a_p2p_ok(m, c, tp, cp)) {
+						res->pruned[MT_PRUNE_CP_HEADS]++;
+						continue;
+					}
+					npp = divisors(j->gpus / tp / cp, pps, 64);
+					nep = m->experts ? divisors(m->experts, eps, 64) : (eps[0] = 1, 1);
+					for (ie = 0; ie < nep; ie++) {
+						int ep = eps[ie];
+
+						if (p->ep != MT_UNSET && p->ep != ep)
+							continue;
+						netp = m->experts ? divisors(16, etps, 16) : (etps[0] = 1, 1);
+						for (iet = 0; iet < netp; iet++) {
+							int etp = etps[iet];
+
+							if (p->etp != MT_UNSET && p->etp != etp)
+								continue;
+							if ((r = ep_reason(m, ep, etp)) >= 0) {
+								res->pruned[r]++;
+								continue;
+							}
+							if ((j->gpus / tp / cp) % ((long)ep * etp) &&
+							    (long)ep * etp > j->gpus) {
+								res->pruned[MT_PRUNE_EP_GPUS]++;
+								continue;
+							}
+							for (imb = 0; imb < nmbs; imb++) {
+								int mbs = mbss[imb], costs_done = 0;
+
+								if (p->mbs != MT_UNSET && p->mbs != mbs)
+									continue;
+								if (mbs > 64)
+									continue;
+								for (ip = 0; ip < npp; ip++) {
+									int pp = pps[ip];
+									long dp = j->gpus / ((long)tp * cp * pp), mb;
+
+									if (p->pp != MT_UNSET && p->pp != pp)
+										continue;
+									if (pp > m->layers) {
+										res->pruned[MT_PRUNE_PP_LAYERS]++;
+										continue;
+									}
+									if ((j->gpus / pp) % ((long)ep * etp)) {
+										res->pruned[MT_PRUNE_EP_GPUS]++;
+										continue;
+									}
+									if (j->gbs % (dp * mbs)) {
+										res->pruned[MT_PRUNE_BATCH]++;
+										continue;
+									}
+									mb = j->gbs / (dp * mbs);
+									if (!costs_done) {
+										mt_costs_compute(&s.x, tp, cp, mbs, ep, etp, sp, cc,
+												 cfg.tp_overlap, cfg.fused_ce, a);
+										costs_done = 1;
+									}
+									for (vpp = 1; vpp <= m->layers / pp; vpp++) {
+										if (p->vpp != MT_UNSET && p->vpp != vpp)
+											continue;
+										if (vpp > 1 && (pp == 1 || mb % pp)) {
+											res->pruned[MT_PRUNE_VPP]++;
+											continue;
+										}
+										if (!split_ok(&sc, &s, a, pp, vpp, (int)dp, (int)mb, &cfg, plan)) {
+											res->pruned[MT_PRUNE_PP_LAYERS]++;
+											continue;
+										}
+										cfg.tp = tp;
+										cfg.pp = pp;
+										cfg.vpp = vpp;
+										cfg.cp = cp;
+										cfg.ep = ep;
+										cfg.etp = etp;
+										cfg.dp = (int)dp;
+										cfg.edp = plan->edp;
+										cfg.mbs = mbs;
+										cfg.num_mb = (int)mb;
+										cfg.sp = sp;
+										cfg.cp_comm = cp > 1 ? cc : MT_CP_P2P;
+										cfg.cp_a2a = cc == MT_CP_A2A_P2P ? mt_group_per_domain(c, cp, tp) : 0;
+										cfg.split = plan->split;
+										cfg.first_layers = plan->first_layers;
+										cfg.last_layers = plan->last_layers;
+										cfg.bucket_params = plan->bucket_params;
+										level_c(&s, a, plan, &cfg);
+										cfg.bucket_params = 0;
+									}
+								}
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	res->seconds = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+	free(sc.ok);
+	free(a);
+	free(plan);
+	return MT_OK;
+}
+
+/* ---------------------------------------------------------------- one config */
+
+int mt_evaluate(const struct mt_model *m, const struct mt_cluster *c, const struct mt_job *j,
+		struct mt_config *cfg, struct mt_eval *out, struct mt_error *err)
+{
+	struct mt_ctx x;
+	struct mt_costs *a;
+	struct mt_plan *plan;
+	long dp, mb, rest;
+	int r, rc = MT_OK;
+
+	rc = mt_job_check(m, c, j, err);
+	if (rc)
+		return rc;
+	if (cfg->tp < 1 || cfg->pp < 1 || cfg->cp < 1 || cfg->ep < 1 || cfg->etp < 1 ||
+	    cfg->vpp < 1 || cfg->mbs < 1)
+		return mt_error_set(err, MT_EINVAL, "every parallel size must be at least 1");
+	rest = (long)cfg->tp * cfg->cp * cfg->pp;
+	if (j->gpus % rest)
+		return mt_error_set(err, MT_EINVAL,
+				    "TP x CP x PP = %ld does not divide the %d GPUs", rest, j->gpus);
+	dp = j->gpus / rest;
+	if (j->gbs % (dp * cfg->mbs))
+		return mt_error_set(err, MT_EINVAL,
+				    "DP x micro-batch = %ld x %d does not divide the global batch %lld",
+				    dp, cfg->mbs, (long long)j->gbs);
+	mb = j->gbs / (dp * cfg->mbs);
+	if ((r = tp_reason(m, cfg->tp)) >= 0 || (r = cp_reason(m, j, cfg->tp, cfg->cp, cfg->cp_comm)) >= 0 ||
+	    (r = ep_reason(m, cfg->ep, cfg->etp)) >= 0)
+		return mt_error_set(err, MT_EINVAL, "this configuration cannot run: %s",
+				    mt_prune_text(r));
+	if (cfg->cp > 1 && cfg->cp_comm == MT_CP_A2A_P2P && !cp_a2a_p2p_ok(m, c, cfg->tp, cfg->cp))
+		return mt_error_set(err, MT_EINVAL, "this configuration cannot run: %s",
+				    mt_prune_text(MT_PRUNE_CP_HEADS));
+	if ((j->gpus / cfg->pp) % ((long)cfg->ep * cfg->etp))
+		return mt_error_set(err, MT_EINVAL, "this configuration cannot run: %s",
+				    mt_prune_text(MT_PRUNE_EP_GPUS));
+	if (m->experts && cfg->tp > 1 && !cfg->sp)
+		return mt_error_set(err, MT_EINVAL, "this configuration cannot run: %s",
+				    mt_prune_text(MT_PRUNE_MOE_SP));
+	if (cfg->vpp > 1 && (cfg->pp == 1 || mb % cfg->pp))
+		return mt_error_set(err, MT_EINVAL,
+				    "--vpp %d: interleaving needs --pp > 1 and the %ld micro-batches "
+				    "divisible by PP %d", cfg->vpp, mb, cfg->pp);
+	if (cfg->tp == 1)
+		cfg->sp = 0;
+	cfg->cp_a2a = cfg->cp > 1 && cfg->cp_comm == MT_CP_A2A_P2P ? mt_group_per_domain(c, cfg->cp, cfg->tp) : 0;
+	cfg->dp = (int)dp;
+	cfg->num_mb = (int)mb;
+	mt_ctx_init(&x, m, c, j);
+	a = malloc(sizeof(*a));
+	plan = malloc(sizeof(*plan));
+	if (!a || !plan) {
+		rc = mt_error_set(err, MT_ENOMEM, "out of memory");
+		goto out;
+	}
+	mt_costs_compute(&x, cfg->tp, cfg->cp, cfg->mbs, cfg->ep, cfg->etp, cfg->sp, cfg->cp_comm,
+			 cfg->tp_overlap, cfg->fused_ce, a);
+	if (mt_plan_compute(&x, a, cfg->pp, cfg->vpp, (int)dp, (int)mb, cfg, plan)) {
+		rc = mt_error_set(err, MT_EINVAL,
+				  "the %d layers of model '%s' cannot be split over PP %d x VPP %d",
+				  m->layers, m->name, cfg->pp, cfg->vpp);
+		goto out;
+	}
+	cfg->edp = plan->edp;
+	cfg->split = plan->split;
+	cfg->first_layers = plan->first_layers;
+	cfg->last_layers = plan->last_layers;
+	cfg->bucket_params = plan->bucket_params;
+	if (cfg->recompute == MT_RC_FULL && cfg->recompute_layers <= 0)
+		cfg->recompute_layers = plan->chunk_layers_max;
+	out->cfg = *cfg;
+	mt_memory(&x, a, plan, cfg, &out->mem);
+	mt_timing(&x, a, plan, cfg, &out->time, &out->tput);
+	out->feasible = out->mem.total <= c->memory_bytes * (1 - j->mem_headroom);
+out:
+	free(a);
+	free(plan);
+	return rc;
+}

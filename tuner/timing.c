@@ -1,0 +1,186 @@
+/* SPDX-License-Identifier: MIT */
+/* timing: level C of the model, the time of one training step and the
+ * throughput figures (docs/MODEL.md section 5).  Arithmetic only. */
+#include <math.h>
+
+#include "constants.h"
+#include "perf.h"
+
+struct stage_time {
+	double t, fwd, bwd;
+	double gemm, attn, elem, rc, tp, cp, ep, off, host, slow;
+	double params, params_exp;
+	int st;
+};
+
+static void stage_time(const struct mt_ctx *x, const struct mt_costs *a, const struct mt_plan *b,
+		       const struct mt_config *cfg, int r, struct stage_time *o)
+{
+	const struct mt_model *m = x->model;
+	int st = b->rep[r], k;
+	double layers = b->nl[st][0] + b->nl[st][1], frac = 0, act_mb = 0, cpu, gpu, io = 1;
+
+	*o = (struct stage_time){ 0 };
+	o->st = st;
+	if (cfg->recompute == MT_RC_FULL && layers > 0)
+		frac = fmin(cfg->recompute_layers * (double)b->vpp, layers) / layers;
+	for (k = 0; k < MT_L_N; k++) {
+		double n = b->nl[st][k];
+		o->fwd += n * a->fwd[k];
+		o->bwd += n * a->bwd[k];
+		o->gemm += n * (a->gemm_f[k] + a->gemm_b[k]);
+		o->attn += n * (a->attn_f[k] + a->attn_b[k]);
+		o->elem += n * (a->elem_f[k] + a->elem_b[k]);
+		o->tp += n * a->tp_exposed[k];
+		o->cp += n * a->cp_exposed[k];
+		o->ep += n * a->ep_exposed[k];
+		if (cfg->recompute == MT_RC_SELECTIVE)
+			o->rc += n * a->rc_selective[k];
+		else if (cfg->recompute == MT_RC_FULL)
+			o->rc += n * frac * a->rc_full[k];
+		act_mb += n * a->act[k][cfg->recompute == MT_RC_SELECTIVE ? MT_RC_SELECTIVE : MT_RC_NONE];
+	}
+	if (st == 0) {
+		o->fwd += a->emb_f;
+		o->bwd += a->emb_b;
+		o->elem += a->emb_f + a->emb_b;
+		io += 0.5;
+	}
+	if (st == b->pp - 1) {
+		double n = 1 + m->mtp_layers;
+		o->fwd += n * a->out_f;
+		o->bwd += n * a->out_b;
+		o->gemm += n * (a->out_f + a->out_b - a->out_tp_exposed);
+		o->tp += n * a->out_tp_exposed;
+		io += 0.5;
+	}
+	/* the rest of fwd + bwd not itemised above: TP-overlap slowdown */
+	o->slow = o->fwd + o->bwd - (o->gemm + o->attn + o->elem + o->tp + o->cp + o->ep);
+	if (o->slow < 0)
+		o->slow = 0;
+	/* activation offload: out during the forward, back during the backward (5.7) */
+	if (cfg->offload_layers > 0 && layers > 0) {
+		double chunk = layers / b->vpp;
+		double bytes = act_mb * fmin(cfg->offload_layers, chunk) / chunk;
+		double d2h = mt_offload_gbps(x->cluster, MT_OFF_D2H) * 1e9;
+		double h2d = mt_offload_gbps(x->cluster, MT_OFF_H2D) * 1e9;
+
+		o->off = fmax(0, bytes / d2h - o->fwd) + fmax(0, bytes / h2d - o->bwd);
+	}
+	/* host: kernels issued per micro-batch against the GPU time (5.8) */
+	cpu = (b->nl[st][0] * a->host_ops[0] + b->nl[st][1] * a->host_ops[1] +
+	       io * a->host_ops_io) * x->host_op_s;
+	gpu = o->fwd + o->bwd + o->rc + o->off;
+	o->host = fmax(0, cpu - gpu);
+	o->t = gpu + o->host;
+	o->params = b->par_dense[r];
+	o->params_exp = b->par_exp[r];
+}
+
+void mt_timing(const struct mt_ctx *x, const struct mt_costs *a, const struct mt_plan *b,
+	       const struct mt_config *cfg, struct mt_time *t, struct mt_tput *tp)
+{
+	const struct mt_model *m = x->model;
+	const struct mt_job *j = x->job;
+	struct stage_time s, crit = { 0 };
+	double mb = b->num_mb, pp = b->pp, vpp = b->vpp, sum_rep = 0, mean, opt_params = 0;
+	double total_layers_time = 0, extra, rc_flops = 0, frac = 0, hw, L;
+	double dshard = cfg->dist_opt ? (double)b->dp * a->cp : 1, eshard = cfg->dist_opt ? b->edp : 1;
+	int r, k, d = cfg->dist_opt ? 1 : 0;
+
+	for (r = 0; r < b->nrep; r++) {
+		stage_time(x, a, b, cfg, r, &s);
+		sum_rep += s.t;
+		if (s.t > crit.t)
+			crit = s;
+		if (s.params / dshard + s.params_exp / eshard > opt_params)
+			opt_params = s.params / dshard + s.params_exp / eshard;
+	}
+	/* the mean stage: all layers spread over pp stages, plus the overheads
+	 * of the representative stages */
+	L = b->tot[0] + b->tot[1];
+	if (cfg->recompute == MT_RC_FULL && L > 0)
+		frac = fmin(cfg->recompute_layers * vpp * pp, L) / L;
+	for (k = 0; k < MT_L_N; k++) {
+		double w = a->fwd[k] + a->bwd[k];
+		if (cfg->recompute == MT_RC_SELECTIVE)
+			w += a->rc_selective[k];
+		else if (cfg->recompute == MT_RC_FULL)
+			w += frac * a->rc_full[k];
+		total_layers_time += b->tot[k] * w;
+	}
+	extra = a->emb_f + a->emb_b + (1 + m->mtp_layers) * (a->out_f + a->out_b);
+	mean = (total_layers_time + extra) / pp;
+	if (mean > crit.t)
+		mean = crit.t;
+
+	*t = (struct mt_time){ 0 };
+	t->gemm = mb * crit.gemm;
+	t->attention = mb * crit.attn;
+	t->elementwise = mb * (crit.elem + crit.slow);
+	t->recompute = mb * crit.rc;
+	t->compute = t->gemm + t->attention + t->elementwise + t->recompute;
+	t->tp_exposed = mb * crit.tp;
+	t->cp_exposed = mb * crit.cp;
+	t->ep_exposed = mb * crit.ep;
+	t->offload_exposed = mb * crit.off;
+	t->host_exposed = mb * crit.host;
+	t->bubble = pp > 1 ? (pp - 1) / vpp * mean : 0;
+	t->imbalance = mb * (crit.t - mean);
+	/* hidden parts, for the report */
+	{
+		double tpc = 0, cpc = 0, epc = 0;
+		int st = crit.st;
+		for (k = 0; k < MT_L_N; k++) {
+			tpc += b->nl[st][k] * a->tp_comm[k];
+			cpc += b->nl[st][k] * a->cp_comm[k];
+			epc += b->nl[st][k] * a->ep_comm[k];
+		}
+		t->tp_hidden = fmax(0, mb * tpc - t->tp_exposed);
+		t->cp_hidden = fmax(0, mb * cpc - t->cp_exposed);
+		t->ep_hidden = fmax(0, mb * epc - t->ep_exposed);
+	}
+	/* pipeline point-to-point (5.5) */
+	if (pp > 1) {
+		double all = 2 * mb * vpp * b->p2p_time;
+		t->pp_exposed = vpp > 1 ? 2 * (pp - 1) * b->p2p_time : 2 * (mb + pp - 1) * b->p2p_time;
+		t->pp_hidden = fmax(0, all - t->pp_exposed);
+	}
+	/* data parallel (5.4): only the last micro-batch's backward hides the
+	 * gradient reduction, only the first forward hides the parameter gather */
+	{
+		double rs = b->dp_rs[d], ag = b->dp_ag[d], ers, eag;
+		double bwd_mb = crit.bwd + crit.rc, fwd_mb = crit.fwd;
+
+		ers = cfg->overlap_grad ? fmax(b->dp_rs_last[d], rs - bwd_mb) : rs;
+		if (ers > rs)
+			ers = rs;
+		eag = (d && cfg->overlap_param) ? fmax(b->dp_ag_first[d], ag - fwd_mb) : ag;
+		if (eag > ag)
+			eag = ag;
+		t->dp_exposed = ers + eag;
+		t->dp_hidden = rs + ag - t->dp_exposed;
+	}
+	t->optimizer = opt_params * b->opt_s_per_param;
+	t->step = mb * crit.t + t->bubble + t->pp_exposed + t->dp_exposed + t->optimizer;
+
+	/* throughput (5.9) */
+	tp->model_flops_step = mt_model_step_flops(m, (double)j->gbs, j->seq,
+						   mt_model_padded_vocab(m, a->tp), MT_FLOPS_MEGATRON);
+	for (k = 0; k < MT_L_N; k++) {
+		if (cfg->recompute == MT_RC_SELECTIVE)
+			rc_flops += b->tot[k] * a->flops_attn_f[k];
+		else if (cfg->recompute == MT_RC_FULL)
+			rc_flops += b->tot[k] * frac * (a->flops_gemm_f[k] + a->flops_attn_f[k]);
+	}
+	hw = 0;
+	for (k = 0; k < MT_L_N; k++)
+		hw += b->tot[k] * 3 * (a->flops_gemm_f[k] + a->flops_attn_f[k]);
+	hw += (1 + m->mtp_layers) * 3 * a->flops_out_f + rc_flops;
+	/* per GPU: the pipeline's work over its pp stages, for every micro-batch */
+	tp->hw_flops_step = hw * mb / pp * j->gpus;
+	tp->tokens_per_s_per_gpu = (double)j->gbs * j->seq / t->step / j->gpus;
+	tp->model_tflops_per_gpu = tp->model_flops_step / t->step / j->gpus / 1e12;
+	tp->hw_tflops_per_gpu = tp->hw_flops_step / t->step / j->gpus / 1e12;
+	tp->mfu = tp->model_tflops_per_gpu / x->peak;
+}
