@@ -43,7 +43,9 @@ static const char advise_usage[] =
 	"\n"
 	"pins (narrow the search; all of them pinned = one configuration):\n"
 	"  --tp N --pp N --vpp N --cp N --ep N --etp N --mbs N\n"
-	"  --recompute none|selective|full   --recompute-layers N (full: per model chunk)\n"
+	"  --recompute none|selective|full\n"
+	"  --recompute-layers N|all   full recompute: layers per model chunk (default: the\n"
+	"                        fewest that fit)\n"
 	"  --cp-comm p2p|all_gather|a2a|a2a+p2p   --dist-opt on|off\n"
 	"  --offload-layers N    activation offload, layers per model chunk\n"
 	"  --sequence-parallel on|off\n"
@@ -228,7 +230,13 @@ static int parse_args(const char *cmd, int argc, char **argv, struct args *a)
 		case O_EP: pin = &a->job.pins.ep; break;
 		case O_ETP: pin = &a->job.pins.etp; break;
 		case O_MBS: pin = &a->job.pins.mbs; break;
-		case O_RC_LAYERS: pin = &a->job.pins.recompute_layers; break;
+		case O_RC_LAYERS:
+			if (!strcmp(arg, "all")) {
+				a->job.pins.recompute_layers = MT_ALL_LAYERS;
+				break;
+			}
+			pin = &a->job.pins.recompute_layers;
+			break;
 		case O_OFFLOAD:
 			if (parse_long(arg, 0, 1 << 20, &v))
 				return bad(cmd, name, "a number of layers (0 or more)", arg);

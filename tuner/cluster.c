@@ -883,6 +883,21 @@ double mt_attn_tflops(const struct mt_cluster *c, int impl, int head_dim, int se
 	return exp(interp(xs, ys, n, log((double)seq), 0.0, 1.0));
 }
 
+int mt_attn_causal(const struct mt_cluster *c, int impl, int head_dim)
+{
+	double best = 1e300;
+	int i, causal = 0;
+
+	for (i = 0; i < c->nattn; i++) {
+		double dd = fabs(log((double)c->attn[i].head_dim / head_dim));
+		if (c->attn[i].impl == impl && dd < best) {
+			best = dd;
+			causal = c->attn[i].causal;
+		}
+	}
+	return causal;
+}
+
 /* The curve for (op, span) nearest in group shape; NULL when there is none. */
 static const struct mt_coll_curve *find_curve(const struct mt_cluster *c, int op, int span,
 					      int nranks, int per_domain)

@@ -167,6 +167,9 @@ double mt_gemm_time(const struct mt_cluster *c, int dtype, double m, double n, d
 /* Attention TFLOP/s (standard count) for one direction (bwd = 1 for backward). */
 double mt_attn_tflops(const struct mt_cluster *c, int impl, int head_dim, int seq, int bwd);
 
+/* 1 when the attention measurement nearest to (impl, head_dim) was causal. */
+int mt_attn_causal(const struct mt_cluster *c, int impl, int head_dim);
+
 /* Seconds for one collective of `bytes` (the nccl-tests "size") over `nranks`
  * ranks of which `per_domain` share an NVLink domain (docs/MODEL.md 3.3). */
 double mt_coll_time(const struct mt_cluster *c, int op, int nranks, int per_domain,

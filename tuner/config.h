@@ -23,6 +23,8 @@ enum mt_split {
 };
 
 #define MT_UNSET (-1)
+/* --recompute-layers all: every layer of each model chunk */
+#define MT_ALL_LAYERS (1 << 20)
 
 /* Knobs a user may fix; MT_UNSET leaves a knob to the search. */
 struct mt_pins {

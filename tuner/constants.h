@@ -16,13 +16,39 @@
 /* Share of an overlapped TP collective that stays exposed (the first chunk of a
  * split GEMM cannot be hidden). */
 #define MT_TP_OVERLAP_KAPPA 0.15
-/* Slowdown of GEMMs per second of TP traffic hidden under them (the
- * communication kernels take SMs). */
-#define MT_TP_OVERLAP_SLOWDOWN 0.10
+/* Share of the measured STREAM-triad bandwidth that element-wise training
+ * kernels (norms, activations, residual adds, casts, permutations) reach. */
+#define MT_ELEM_EFFICIENCY 0.70
+/* Idle GPU time between two dependent kernels on one stream (µs). */
+#define MT_KERNEL_GAP_US 1.5
+/* Slowdown of compute per second of communication hidden under it: the
+ * communication kernels take SMs and HBM bandwidth (NCCL uses 16-32 CTAs). */
+#define MT_COMM_SM_SLOWDOWN 0.15
 /* Backward element-wise traffic relative to the forward's. */
 #define MT_ELEM_BWD_FACTOR 2.0
 /* Share of exposed layer communication on the forward pass. */
 #define MT_COMM_FWD_SHARE 0.4
+
+/* Rate of causal attention per executed FLOP relative to the non-causal rate a
+ * profile measured (diagonal tiles are partly masked, rows do unequal work). */
+#define MT_CAUSAL_ATTN_EFFICIENCY 0.80
+/* Routed tokens on the busiest expert-parallel rank over the mean (dropless
+ * routing, auxiliary-loss balanced). */
+#define MT_MOE_IMBALANCE 1.3
+/* Share of the modeled bandwidth (STREAM for the token permutations, the
+ * nccl-tests all-to-all curve for dispatch and combine) that Megatron-Core's
+ * all-to-all token dispatcher reaches: index-driven gathers and scatters,
+ * uneven splits and a host synchronisation per layer for the split sizes. */
+#define MT_MOE_DISPATCH_EFFICIENCY 0.4
+
+/* GPU time per offloaded layer and micro-batch for the offload context's
+ * stream waits and buffer bookkeeping (µs). */
+#define MT_OFFLOAD_LAYER_US 50.0
+
+/* Host time of one training iteration outside forward and backward: the
+ * optimizer's Python loop, gradient-norm and loss reductions (each a device
+ * synchronisation), data-loader hand-off, logging (s). */
+#define MT_STEP_OVERHEAD_S 0.025
 
 /* Memory terms outside the PyTorch tensors of the model (bytes). */
 #define MT_CUDA_CONTEXT_BYTES (0.6 * 1073741824.0)

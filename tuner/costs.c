@@ -53,35 +53,21 @@ static struct lin linear(const struct mt_ctx *x, int dt, double M, double N, dou
 	return l;
 }
 
-/* A grouped GEMM over `groups` experts of M tokens each: one kernel, its rate
- * that of the combined problem, times the tile quantisation of M. */
-static struct lin grouped(const struct mt_ctx *x, int dt, double groups, double M, double N,
-			  double K)
-{
-	const struct mt_cluster *c = x->cluster;
-	double tiles = ceil(M / 128.0) * 128.0, q = M > 0 ? M / tiles : 1;
-	struct lin l;
-
-	if (M <= 0) {
-		memset(&l, 0, sizeof(l));
-		return l;
-	}
-	l.f = mt_gemm_time(c, dt, M * groups, N, K) / q;
-	l.b = mt_gemm_time(c, dt, M * groups, K, N) / q + mt_gemm_time(c, dt, K, N * groups, M);
-	l.flops = 2 * M * groups * N * K;
-	return l;
-}
-
 static double attn_rate(const struct mt_ctx *x, int impl, int hd, int seq, int bwd)
 {
 	const struct mt_cluster *c = x->cluster;
 	double r = mt_attn_tflops(c, impl, hd, seq, bwd);
+	int causal_measured = mt_attn_causal(c, impl, hd);
 
 	if (r <= 0)
 		r = mt_attn_tflops(c, impl == MT_ATTN_FLASH ? MT_ATTN_UNFUSED : MT_ATTN_FLASH, hd, seq,
 				   bwd);
 	if (r <= 0) /* no attention measurement: half the GEMM rate of its shape */
 		r = 0.5 * mt_gemm_tflops(c, MT_DT_BF16, seq, seq, hd);
+	/* training is causal; a fused kernel measured without the mask runs the
+	 * masked problem less efficiently (unfused attention computes it all) */
+	if (impl == MT_ATTN_FLASH && !causal_measured)
+		r *= MT_CAUSAL_ATTN_EFFICIENCY;
 	return r;
 }
 
@@ -122,6 +108,7 @@ void mt_costs_compute(const struct mt_ctx *x, int tp, int cp, int mbs, int ep, i
 	double core_flops, attn_f, attn_b, e_sp, e_tp, bytes, S, ag, ag8, rs, ar;
 	double tp_pair_f, tp_pair_b, comm_f, comm_b, exp_f, exp_b, slow;
 	double act_sp, act_tp, act_core;
+	const double gin = j->precision == MT_PREC_FP8 ? 1 : 2; /* bytes of a saved GEMM input */
 	struct lin l;
 	int k;
 
@@ -222,16 +209,20 @@ void mt_costs_compute(const struct mt_ctx *x, int tp, int cp, int mbs, int ep, i
 			o->flops_gemm_f[k] += mlp_flops;
 			e += ((m->gated ? 6.0 : 4.0) * m->ffn + fp8_cast * m->ffn) / t;
 		} else {
+			/* MoE layer (4.1, 4.3): the busiest EP rank receives MT_MOE_IMBALANCE
+			 * times the mean number of routed tokens; Transformer Engine's grouped
+			 * linear runs one GEMM per local expert */
 			double E = m->experts, kk = m->topk, fe = m->moe_ffn, el = E / ep;
-			double Me = Tm * kk * etp * ep / E;  /* tokens per local expert */
+			double lam = MT_MOE_IMBALANCE;
+			double Me = lam * Tm * kk * etp * ep / E; /* tokens per local expert */
 			struct lin up, down, router;
 
-			up = grouped(x, dt, el, Me, gm * fe / etp, h);
-			down = grouped(x, dt, el, Me, h, fe / etp);
-			router = linear(x, MT_DT_BF16, Tm, E, h);
-			o->gemm_f[k] += up.f + down.f + router.f;
-			o->gemm_b[k] += up.b + down.b + router.b;
-			o->flops_gemm_f[k] += up.flops + down.flops + router.flops;
+			up = linear(x, dt, Me, gm * fe / etp, h);
+			down = linear(x, dt, Me, h, fe / etp);
+			router = linear(x, MT_DT_TF32, Tm, E, h);
+			o->gemm_f[k] += el * (up.f + down.f) + router.f;
+			o->gemm_b[k] += el * (up.b + down.b) + router.b;
+			o->flops_gemm_f[k] += (up.flops + down.flops) * el / lam + router.flops;
 			if (m->shared_ffn) {
 				struct lin su = linear(x, dt, T, gm * m->shared_ffn / t, h);
 				struct lin sd = linear(x, dt, T, h, m->shared_ffn / t);
@@ -241,12 +232,14 @@ void mt_costs_compute(const struct mt_ctx *x, int tp, int cp, int mbs, int ep, i
 				o->flops_gemm_f[k] += su.flops + sd.flops;
 				e += ((m->gated ? 6.0 : 4.0) * m->shared_ffn + fp8_cast * m->shared_ffn) / t;
 			}
-			/* router softmax/top-k, permute and unpermute, expert activation */
-			e += (12 * E + 2 * 2 * h * (1 + kk) + kk * ((m->gated ? 6.0 : 4.0) * fe) +
-			      fp8_cast * kk * (etp * h + fe)) / spd;
+			/* router scores and top-k; then per routed copy of a token: permute,
+			 * sort by local expert, unsort and unpermute (each reads and writes
+			 * 2h bytes), the expert activation and the FP8 casts */
+			e += (12 * E + lam * kk * (4 * 2 * 2 * h / MT_MOE_DISPATCH_EFFICIENCY +
+						   (m->gated ? 6.0 : 4.0) * fe + fp8_cast * (etp * h + fe))) / spd;
 		}
 		bytes = e * T;
-		o->elem_f[k] = bytes / x->hbm;
+		o->elem_f[k] = bytes / (x->hbm * MT_ELEM_EFFICIENCY);
 		o->elem_b[k] = MT_ELEM_BWD_FACTOR * o->elem_f[k];
 
 		/* ---- TP communication (5.1) */
@@ -271,7 +264,7 @@ void mt_costs_compute(const struct mt_ctx *x, int tp, int cp, int mbs, int ep, i
 		}
 		exp_f = exposed_overlap(comm_f, tp_pair_f, tp_overlap && sp);
 		exp_b = exposed_overlap(comm_b, tp_pair_b, tp_overlap && sp);
-		slow = MT_TP_OVERLAP_SLOWDOWN * ((comm_f - exp_f) + (comm_b - exp_b));
+		slow = MT_COMM_SM_SLOWDOWN * ((comm_f - exp_f) + (comm_b - exp_b));
 		o->tp_comm[k] = comm_f + comm_b;
 		o->tp_exposed[k] = exp_f + exp_b;
 
@@ -319,13 +312,14 @@ void mt_costs_compute(const struct mt_ctx *x, int tp, int cp, int mbs, int ep, i
 		}
 		o->cp_comm[k] = comm_f + comm_b;
 		o->cp_exposed[k] = exp_f + exp_b;
+		slow += MT_COMM_SM_SLOWDOWN * (o->cp_comm[k] - o->cp_exposed[k]);
 
 		/* ---- EP communication (5.3) */
 		comm_f = 0;
 		if (k == M && (ep > 1 || etp > 1)) {
-			double Sep = Tm * m->topk * h * 2;
+			double Sep = MT_MOE_IMBALANCE * Tm * m->topk * h * 2;
 
-			comm_f = 2 * coll(x, MT_COLL_ALL_TO_ALL, ep, etp, Sep);
+			comm_f = 2 * coll(x, MT_COLL_ALL_TO_ALL, ep, etp, Sep) / MT_MOE_DISPATCH_EFFICIENCY;
 			if (etp > 1)
 				comm_f += coll(x, MT_COLL_ALL_GATHER, etp, 1, Sep * etp) +
 					  coll(x, MT_COLL_REDUCE_SCATTER, etp, 1, Sep * etp);
@@ -333,39 +327,42 @@ void mt_costs_compute(const struct mt_ctx *x, int tp, int cp, int mbs, int ep, i
 		o->ep_comm[k] = 2 * comm_f;
 		o->ep_exposed[k] = 2 * comm_f;
 
-		o->fwd[k] = o->gemm_f[k] + o->attn_f[k] + o->elem_f[k] + slow / 2;
-		o->bwd[k] = o->gemm_b[k] + o->attn_b[k] + o->elem_b[k] + slow / 2;
+		/* kernels issued per layer and micro-batch, forward + backward (6) */
+		o->host_ops[k] = 40 + (tp > 1 ? 10 : 0) + (fp8_cast > 0 ? 12 : 0) + (cp > 1 ? 4 * cp : 0);
+		if (k == M) /* router, permutations, a2a, and per local expert 2 GEMMs
+			     * forward and 4 backward, plus their FP8 casts */
+			o->host_ops[k] += 30 + (6 + (fp8_cast > 0 ? 6 : 0)) * m->experts / ep;
+		/* the GPU idles between dependent kernels: one gap per kernel */
+		slow += o->host_ops[k] * MT_KERNEL_GAP_US * 1e-6;
+		o->fwd[k] = o->gemm_f[k] + o->attn_f[k] + o->elem_f[k] + slow / 3;
+		o->bwd[k] = o->gemm_b[k] + o->attn_b[k] + o->elem_b[k] + 2 * slow / 3;
 		o->fwd[k] += (o->tp_exposed[k] + o->cp_exposed[k] + o->ep_exposed[k]) * MT_COMM_FWD_SHARE;
 		o->bwd[k] += (o->tp_exposed[k] + o->cp_exposed[k] + o->ep_exposed[k]) *
 			     (1 - MT_COMM_FWD_SHARE);
 		o->rc_selective[k] = o->attn_f[k];
 		o->rc_full[k] = o->fwd[k];
 
-		/* kernels issued per layer and micro-batch, forward + backward (6) */
-		o->host_ops[k] = 48 + (tp > 1 ? 10 : 0) + (fp8_cast > 0 ? 12 : 0) + (cp > 1 ? 4 * cp : 0);
-		if (k == M)
-			o->host_ops[k] += 30 + (fp8_cast > 0 ? 8 * m->experts / ep : 6);
-
-		/* ---- activations (4.4): bytes per token, Korthikanti et al. terms */
-		act_sp = (8 * h + (m->dropout > 0 ? 2 * h : 0)) / spd;
+		/* ---- activations (4.4): bytes per token, Korthikanti et al. terms;
+		 * with FP8, Transformer Engine keeps the GEMM inputs in FP8 */
+		act_sp = (4 * h + 2 * gin * h + (m->dropout > 0 ? 2 * h : 0)) / spd;
 		if (m->mla) {
 			double ql = m->q_lora_rank, kvl = m->kv_lora_rank;
-			act_sp += 2 * 2 * (ql + kvl + m->qk_rope_dim); /* down-proj outputs, replicated */
-			act_tp = (2 * a * dqk + 2 * a * dqk + 2 * a * dv + 2 * a * dv) / t;
+			act_sp += 2 * gin * (ql + kvl + m->qk_rope_dim); /* down-proj outputs, replicated */
+			act_tp = (2 * a * dqk + 2 * a * dqk + 2 * a * dv + gin * a * dv) / t;
 		} else {
-			act_tp = (2 * q_el + 4 * kv_el + 2 * q_el) / t;
+			act_tp = (2 * q_el + 4 * kv_el + gin * q_el) / t;
 		}
 		act_core = impl == MT_ATTN_UNFUSED
 				   ? a * s * (2 + (m->attn_dropout > 0 ? 3 : 0)) / t
 				   : 4 * a / t; /* flash: the log-sum-exp per head */
 		if (k == L) {
-			act_mlp = (2 * gm * m->ffn + 2 * m->ffn) / t;
+			act_mlp = (2 * gm * m->ffn + gin * m->ffn) / t;
 		} else {
 			double kk = m->topk, fe = m->moe_ffn;
-			act_mlp = (8 * m->experts + kk * 12 + kk * etp * 2 * h + kk * (2 * gm * fe + 2 * fe)) /
+			act_mlp = (8 * m->experts + kk * 12 + kk * etp * gin * h + kk * (2 * gm * fe + gin * fe)) /
 				  spd;
 			if (m->shared_ffn)
-				act_mlp += (2 * gm * m->shared_ffn + 2 * m->shared_ffn) / t;
+				act_mlp += (2 * gm * m->shared_ffn + gin * m->shared_ffn) / t;
 		}
 		o->act[k][MT_RC_NONE] = T * (act_sp + act_tp + act_core + act_mlp);
 		o->act[k][MT_RC_SELECTIVE] = T * (act_sp + act_tp + act_mlp);
@@ -391,16 +388,16 @@ void mt_costs_compute(const struct mt_ctx *x, int tp, int cp, int mbs, int ep, i
 
 	/* ---- embedding and output layer (4.5) */
 	o->par_emb = V * h / t + (m->learned_pos ? (double)m->max_pos * h : 0);
-	o->emb_f = T * (2 * h / spd + 2 * h) / x->hbm;
+	o->emb_f = T * (2 * h / spd + 2 * h) / (x->hbm * MT_ELEM_EFFICIENCY);
 	o->emb_b = 2 * o->emb_f;
 	o->act_emb = T * (m->dropout > 0 ? h / spd : 0) + 8 * T;
 	l = linear(x, MT_DT_BF16, T, V / t, h);
 	{
 		double ce_f = fused_ce ? 4 : 14, ce_b = fused_ce ? 2 : 10;
-		double ln = 4 * h * T / spd / x->hbm;
+		double bw = x->hbm * MT_ELEM_EFFICIENCY, ln = 4 * h * T / spd / bw;
 
-		o->out_f = l.f + ce_f * T * V / t / x->hbm + ln;
-		o->out_b = l.b + ce_b * T * V / t / x->hbm + 2 * ln;
+		o->out_f = l.f + ce_f * T * V / t / bw + ln;
+		o->out_b = l.b + ce_b * T * V / t / bw + 2 * ln;
 		o->flops_out_f = l.flops;
 		if (tp > 1) {
 			double S2 = T * h * 2;

@@ -11,8 +11,8 @@
 
 static const char *const prune_ids[MT_PRUNE_N] = {
 	"tp-heads", "tp-kv-heads", "tp-ffn", "gpus", "cp-sequence", "cp-heads", "cp-attention",
-	"ep-experts", "ep-gpus", "etp-ffn", "moe-sp", "pp-layers", "vpp", "batch", "memory",
-	"dominated",
+	"ep-experts", "ep-gpus", "etp-ffn", "moe-sp", "sp-sequence", "offload", "pp-layers", "vpp",
+	"batch", "memory", "dominated",
 };
 
 static const char *const prune_texts[MT_PRUNE_N] = {
@@ -27,6 +27,8 @@ static const char *const prune_texts[MT_PRUNE_N] = {
 	"EP x ETP does not divide the GPUs of a pipeline stage",
 	"ETP does not divide the expert width",
 	"MoE with TP > 1 needs sequence parallelism",
+	"sequence parallelism needs the sequence shard (seq / CP) divisible by TP",
+	"activation offload needs PP 1, no recomputation and fewer offloaded layers than layers",
 	"the layers cannot be split over PP x VPP stages",
 	"interleaving needs PP > 1 and micro-batches divisible by PP",
 	"DP x micro-batch does not divide the global batch",
@@ -256,11 +258,14 @@ static void finish(struct srch *s, const struct mt_costs *a, const struct mt_pla
 	keep(s, &e);
 }
 
-/* Level C: recompute, distributed optimizer, activation offload. */
+/* Level C: recompute, distributed optimizer, activation offload.  Memory falls
+ * and time rises with more recomputed or offloaded layers, so for each mode
+ * only the fewest layers that fit is timed; the rest are counted dominated. */
 static void level_c(struct srch *s, const struct mt_costs *a, const struct mt_plan *b,
 		    struct mt_config *cfg)
 {
 	const struct mt_pins *p = &s->j->pins;
+	const int L = s->m->layers;
 	struct mt_mem mem;
 	int d, rc, chunk = b->chunk_layers_max;
 
@@ -269,11 +274,20 @@ static void level_c(struct srch *s, const struct mt_costs *a, const struct mt_pl
 			continue;
 		cfg->dist_opt = d;
 		for (rc = 0; rc < MT_RC_N; rc++) {
+			int can_offload = cfg->pp == 1 && rc == MT_RC_NONE && L > 1;
+
 			if (p->recompute != MT_UNSET && p->recompute != rc)
 				continue;
 			cfg->recompute = rc;
 			cfg->recompute_layers = 0;
 			cfg->offload_layers = 0;
+			if (p->offload_layers != MT_UNSET && p->offload_layers > 0) {
+				if (!can_offload || p->offload_layers >= L) {
+					s->res->pruned[MT_PRUNE_OFFLOAD]++;
+					continue;
+				}
+				cfg->offload_layers = p->offload_layers;
+			}
 			if (rc == MT_RC_FULL) {
 				int lo = 1, hi = chunk, n;
 
@@ -281,8 +295,6 @@ static void level_c(struct srch *s, const struct mt_costs *a, const struct mt_pl
 					cfg->recompute_layers = p->recompute_layers < chunk
 									? p->recompute_layers : chunk;
 				} else {
-					/* memory falls as more layers are recomputed, time
-					 * rises: the fewest layers that fit dominate */
 					cfg->recompute_layers = hi;
 					if (mem_of(s, a, b, cfg, &mem) <= s->cap) {
 						while (lo < hi) {
@@ -294,36 +306,31 @@ static void level_c(struct srch *s, const struct mt_costs *a, const struct mt_pl
 								lo = n + 1;
 						}
 						s->res->pruned[MT_PRUNE_DOMINATED] += chunk - lo;
+						s->res->pruned[MT_PRUNE_MEMORY] += lo - 1;
+						cfg->recompute_layers = lo;
 					}
-					cfg->recompute_layers = lo;
 				}
-				if (p->offload_layers != MT_UNSET)
-					cfg->offload_layers = p->offload_layers;
 				mem_of(s, a, b, cfg, &mem);
 				finish(s, a, b, cfg, &mem);
 				continue;
 			}
-			if (p->offload_layers != MT_UNSET) {
-				cfg->offload_layers = p->offload_layers;
-				mem_of(s, a, b, cfg, &mem);
+			if (mem_of(s, a, b, cfg, &mem) <= s->cap || !can_offload ||
+			    p->offload_layers != MT_UNSET) {
 				finish(s, a, b, cfg, &mem);
+				if (can_offload && p->offload_layers == MT_UNSET)
+					s->res->pruned[MT_PRUNE_DOMINATED] += L - 1;
 				continue;
 			}
-			/* no offload; if that does not fit, the fewest offloaded layers that do */
-			if (mem_of(s, a, b, cfg, &mem) <= s->cap) {
-				finish(s, a, b, cfg, &mem);
-				s->res->pruned[MT_PRUNE_DOMINATED] += chunk;
-				continue;
-			}
+			/* offload: the fewest layers that fit */
 			{
 				struct mt_mem m2;
-				int lo = 1, hi = chunk, n;
+				int lo = 1, hi = L - 1, n;
 
 				cfg->offload_layers = hi;
 				if (mem_of(s, a, b, cfg, &m2) > s->cap) {
 					cfg->offload_layers = 0;
 					finish(s, a, b, cfg, &mem); /* records the miss */
-					s->res->pruned[MT_PRUNE_MEMORY] += chunk;
+					s->res->pruned[MT_PRUNE_MEMORY] += L - 1;
 					continue;
 				}
 				while (lo < hi) {
@@ -334,8 +341,8 @@ static void level_c(struct srch *s, const struct mt_costs *a, const struct mt_pl
 					else
 						lo = n + 1;
 				}
-				s->res->pruned[MT_PRUNE_DOMINATED] += chunk - lo;
-				s->res->pruned[MT_PRUNE_MEMORY] += lo - 1 + 1; /* offload 0 .. lo-1 */
+				s->res->pruned[MT_PRUNE_DOMINATED] += L - 1 - lo;
+				s->res->pruned[MT_PRUNE_MEMORY] += lo;
 				cfg->offload_layers = lo;
 				mem_of(s, a, b, cfg, &m2);
 				finish(s, a, b, cfg, &m2);
@@ -438,6 +445,10 @@ int mt_search(const struct mt_model *m, const struct mt_cluster *c, const struct
 						continue;
 					if ((r = cp_reason(m, j, tp, cp, cc)) >= 0) {
 						res->pruned[r]++;
+						continue;
+					}
+					if (sp && (j->seq / cp) % tp) {
+						res->pruned[MT_PRUNE_SP_SEQ]++;
 						continue;
 					}
 					if (cc == MT_CP_A2A_P2P && !cp_a2a_p2p_ok(m, c, tp, cp)) {
@@ -590,6 +601,15 @@ int mt_evaluate(const struct mt_model *m, const struct mt_cluster *c, const stru
 				    "divisible by PP %d", cfg->vpp, mb, cfg->pp);
 	if (cfg->tp == 1)
 		cfg->sp = 0;
+	if (cfg->sp && (j->seq / cfg->cp) % cfg->tp)
+		return mt_error_set(err, MT_EINVAL, "this configuration cannot run: %s",
+				    mt_prune_text(MT_PRUNE_SP_SEQ));
+	if (cfg->offload_layers > 0 &&
+	    (cfg->pp > 1 || cfg->recompute != MT_RC_NONE || cfg->offload_layers >= m->layers))
+		return mt_error_set(err, MT_EINVAL,
+				    "--offload-layers %d: Megatron-Core offloads activations only "
+				    "with PP 1, no recomputation and fewer than the %d layers",
+				    cfg->offload_layers, m->layers);
 	cfg->cp_a2a = cfg->cp > 1 && cfg->cp_comm == MT_CP_A2A_P2P ? mt_group_per_domain(c, cfg->cp, cfg->tp) : 0;
 	cfg->dp = (int)dp;
 	cfg->num_mb = (int)mb;
@@ -613,7 +633,8 @@ int mt_evaluate(const struct mt_model *m, const struct mt_cluster *c, const stru
 	cfg->first_layers = plan->first_layers;
 	cfg->last_layers = plan->last_layers;
 	cfg->bucket_params = plan->bucket_params;
-	if (cfg->recompute == MT_RC_FULL && cfg->recompute_layers <= 0)
+	if (cfg->recompute == MT_RC_FULL &&
+	    (cfg->recompute_layers <= 0 || cfg->recompute_layers > plan->chunk_layers_max))
 		cfg->recompute_layers = plan->chunk_layers_max;
 	out->cfg = *cfg;
 	mt_memory(&x, a, plan, cfg, &out->mem);

@@ -34,6 +34,8 @@ enum mt_prune {
 	MT_PRUNE_EP_GPUS,      /* EP x ETP does not divide the GPUs of a stage */
 	MT_PRUNE_ETP_FFN,      /* ETP does not divide the expert width */
 	MT_PRUNE_MOE_SP,       /* MoE with TP > 1 needs sequence parallelism */
+	MT_PRUNE_SP_SEQ,       /* SP needs the sequence shard divisible by TP */
+	MT_PRUNE_OFFLOAD,      /* activation offload needs PP 1, no recompute, fewer than L layers */
 	MT_PRUNE_PP_LAYERS,    /* the layers cannot be split over PP x VPP */
 	MT_PRUNE_VPP,          /* interleaving needs PP > 1 and micro-batches divisible by PP */
 	MT_PRUNE_BATCH,        /* DP x micro-batch does not divide the global batch */

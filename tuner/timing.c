@@ -65,7 +65,12 @@ static void stage_time(const struct mt_ctx *x, const struct mt_costs *a, const s
 		double d2h = mt_offload_gbps(x->cluster, MT_OFF_D2H) * 1e9;
 		double h2d = mt_offload_gbps(x->cluster, MT_OFF_H2D) * 1e9;
 
-		o->off = fmax(0, bytes / d2h - o->fwd) + fmax(0, bytes / h2d - o->bwd);
+		double nl = fmin(cfg->offload_layers, chunk) * b->vpp;
+
+		/* copies hide behind compute; they still read and write HBM, and each
+		 * offloaded layer waits on its copy events */
+		o->off = fmax(0, bytes / d2h - o->fwd) + fmax(0, bytes / h2d - o->bwd) +
+			 2 * bytes / (x->hbm * MT_ELEM_EFFICIENCY) + nl * MT_OFFLOAD_LAYER_US * 1e-6;
 	}
 	/* host: kernels issued per micro-batch against the GPU time (5.8) */
 	cpu = (b->nl[st][0] * a->host_ops[0] + b->nl[st][1] * a->host_ops[1] +
@@ -162,7 +167,12 @@ void mt_timing(const struct mt_ctx *x, const struct mt_costs *a, const struct mt
 		t->dp_hidden = rs + ag - t->dp_exposed;
 	}
 	t->optimizer = opt_params * b->opt_s_per_param;
-	t->step = mb * crit.t + t->bubble + t->pp_exposed + t->dp_exposed + t->optimizer;
+	/* hidden DP and PP traffic still takes SMs from the compute it hides under */
+	t->elementwise += MT_COMM_SM_SLOWDOWN * (t->dp_hidden + t->pp_hidden);
+	t->compute += MT_COMM_SM_SLOWDOWN * (t->dp_hidden + t->pp_hidden);
+	t->host_exposed += MT_STEP_OVERHEAD_S;
+	t->step = mb * crit.t + t->bubble + t->pp_exposed + t->dp_exposed + t->optimizer +
+		  MT_COMM_SM_SLOWDOWN * (t->dp_hidden + t->pp_hidden) + MT_STEP_OVERHEAD_S;
 
 	/* throughput (5.9) */
 	tp->model_flops_step = mt_model_step_flops(m, (double)j->gbs, j->seq,

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Accuracy of the model against published throughput tables.
  *
-^ * Each row of the CSV files in tests/fixtures/published/ is run with what its source
+ * Each row of the CSV files in tests/fixtures/published/ is run with what its source
  * publishes pinned (setup.json says how), the rest left to the search; the
  * predicted TFLOP/s per GPU, counted with the row's FLOP convention, must be
  * within 15% of the published figure, and the mean absolute error within 8%.
@@ -152,6 +152,9 @@ static void run_row(const cJSON *r)
 	if (pins) {
 		if ((v = cJSON_GetObjectItem(pins, "recompute")))
 			j.pins.recompute = mt_recompute_parse(v->valuestring);
+		if ((v = cJSON_GetObjectItem(pins, "recompute_layers")))
+			j.pins.recompute_layers = cJSON_IsString(v) && !strcmp(v->valuestring, "all")
+							  ? MT_ALL_LAYERS : v->valueint;
 		if ((v = cJSON_GetObjectItem(pins, "cp")))
 			j.pins.cp = v->valueint;
 		j.pins.dist_opt = onoff(pins, "dist_opt", MT_UNSET);
@@ -161,7 +164,7 @@ static void run_row(const cJSON *r)
 	}
 	out->published = first_num(header, line, NAMES("achieved_tflops_per_gpu", "per_gpu_tflops", "tflops_per_gpu"), 0);
 	assert_true(out->published > 0);
-	snprintf(out->label, sizeof(out->label), "%.40s:%d %s", file, want, m.name);
+	snprintf(out->label, sizeof(out->label), "%.40s:%d %.40s", file, want, m.name);
 
 	res = calloc(1, sizeof(*res));
 	assert_non_null(res);
