@@ -35,6 +35,35 @@ static int only_space(const char *p, const char *end)
 	return 1;
 }
 
+/* 1 when the text ends inside a string or with objects or arrays still open:
+ * the sign of a file cut short rather than a syntax error. */
+static int ends_open(const char *text, size_t len)
+{
+	size_t i;
+	int depth = 0, in_str = 0, esc = 0;
+
+	for (i = 0; i < len; i++) {
+		char ch = text[i];
+
+		if (in_str) {
+			if (esc)
+				esc = 0;
+			else if (ch == '\\')
+				esc = 1;
+			else if (ch == '"')
+				in_str = 0;
+			continue;
+		}
+		if (ch == '"')
+			in_str = 1;
+		else if (ch == '{' || ch == '[')
+			depth++;
+		else if (ch == '}' || ch == ']')
+			depth--;
+	}
+	return in_str || depth > 0;
+}
+
 int mt_json_parse(const char *file, const char *text, size_t len, cJSON **root,
 		  struct mt_error *err)
 {
@@ -51,6 +80,8 @@ int mt_json_parse(const char *file, const char *text, size_t len, cJSON **root,
 		const char *at = end ? end : text;
 
 		if (at > text + len)
+			at = text + len;
+		if (ends_open(text, len))
 			at = text + len;
 		line_col(text, at, &line, &col);
 		if (only_space(at, text + len))

@@ -15,7 +15,9 @@ static void stem(const char *path, char *out, size_t cap)
 	size_t n;
 
 	b = b ? b + 1 : path;
-	n = strcspn(b, ".");
+	n = strlen(b);
+	if (n > 5 && !strcmp(b + n - 5, ".json"))
+		n -= 5;
 	if (n >= cap)
 		n = cap - 1;
 	memcpy(out, b, n);

@@ -420,6 +420,17 @@ static int read_hf(const cJSON *o, const char *file, struct mt_model *m, struct 
 	return MT_OK;
 }
 
+static const char *const megatune_keys[] = {
+	"schema", "name", "source", "description", "hidden_size", "num_layers",
+	"num_attention_heads", "num_query_groups", "kv_channels", "ffn_hidden_size", "vocab_size",
+	"max_position_embeddings", "swiglu", "normalization", "position_embedding_type",
+	"untie_embeddings_and_output_weights", "add_bias_linear", "add_qkv_bias", "qk_layernorm",
+	"hidden_dropout", "attention_dropout", "multi_latent_attention", "q_lora_rank",
+	"kv_lora_rank", "qk_head_dim", "qk_pos_emb_head_dim", "v_head_dim", "num_experts",
+	"moe_router_topk", "moe_ffn_hidden_size", "moe_shared_expert_intermediate_size",
+	"moe_router_enable_expert_bias", "moe_layer_freq", "mtp_num_layers", NULL,
+};
+
 static int read_megatune(const cJSON *o, const char *file, struct mt_model *m,
 			 struct mt_error *err)
 {
@@ -428,6 +439,15 @@ static int read_megatune(const cJSON *o, const char *file, struct mt_model *m,
 	const cJSON *freq;
 	int rc, i, untie = 0, bias = 1, expert_bias = 0;
 
+	{ /* a misspelt key would silently fall back to a default: refuse it */
+		const cJSON *kv;
+		cJSON_ArrayForEach(kv, o)
+			if (!str_in(kv->string, megatune_keys))
+				return mt_error_set(err, MT_EINVAL,
+						    "%s: unknown field '%s' (megatune.model/1 fields are "
+						    "Megatron-LM argument names, see docs/FORMATS.md)",
+						    file, kv->string);
+	}
 	snprintf(m->arch, sizeof(m->arch), "gpt");
 	m->dropout = 0.1;
 	m->attn_dropout = 0.1;

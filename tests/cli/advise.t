@@ -1,0 +1,65 @@
+# megatune advise and estimate from the command line.
+# name | expected exit status | ERE that stdout+stderr must match | arguments
+help lists the commands | 0 | advise .*search every parallel | --help
+version | 0 | ^megatune [0-9]+\.[0-9]+ | --version
+no command | 2 | usage: megatune | 
+unknown command | 2 | unknown command 'frobnicate' | frobnicate
+advise help has the exit codes | 0 | exit codes: 0 success; 1 nothing feasible | advise --help
+missing required options | 2 | missing --model --gpus --seq --gbs | advise
+missing gbs | 2 | missing --gbs | advise --model llama3-8b --gpus 8 --seq 4096
+unknown option | 2 | unknown option '--tpp' | advise --model llama3-8b --gpus 8 --seq 4096 --gbs 64 --tpp 2
+option without value | 2 | needs a value | advise --model llama3-8b --gpus 8 --seq 4096 --gbs
+bad integer | 2 | --gpus: expected a positive number of GPUs, got 'eight' | advise --model llama3-8b --gpus eight --seq 4096 --gbs 64
+negative integer | 2 | --tp: expected a positive integer, got '-2' | advise --model llama3-8b --gpus 8 --seq 4096 --gbs 64 --tp -2
+bad enum | 2 | --recompute: expected none, selective or full, got 'some' | advise --model llama3-8b --gpus 8 --seq 4096 --gbs 64 --recompute some
+bad on/off | 2 | --dist-opt: expected on or off, got 'yes please' | advise --model llama3-8b --gpus 8 --seq 4096 --gbs 64 --dist-opt 'yes please'
+unknown bundled model | 2 | unknown model 'llama9-1t': give a config.json path or one of: llama3-8b | advise --model llama9-1t --gpus 8 --seq 4096 --gbs 64
+unknown bundled cluster | 2 | unknown cluster 'dgx-z9' | advise --model llama3-8b --cluster dgx-z9 --gpus 8 --seq 4096 --gbs 64
+missing model file | 2 | cannot read 'nope/config.json': No such file | advise --model nope/config.json --gpus 8 --seq 4096 --gbs 64
+truncated config | 2 | config-truncated.json:1:59: malformed JSON: the file ends too early | advise --model tests/fixtures/bad/config-truncated.json --gpus 8 --seq 4096 --gbs 64
+malformed config | 2 | config-malformed.json:1:23: malformed JSON | advise --model tests/fixtures/bad/config-malformed.json --gpus 8 --seq 4096 --gbs 64
+empty config | 2 | config-empty.json: empty file | advise --model tests/fixtures/bad/config-empty.json --gpus 8 --seq 4096 --gbs 64
+array config | 2 | expected a JSON object at the top level, got an array | advise --model tests/fixtures/bad/config-array.json --gpus 8 --seq 4096 --gbs 64
+not a model config | 2 | not a model config: missing field 'hidden_size' | advise --model tests/fixtures/bad/config-not-a-model.json --gpus 8 --seq 4096 --gbs 64
+wrong type in config | 2 | field 'hidden_size': expected an integer .*, got "4096" | advise --model tests/fixtures/bad/config-wrong-type.json --gpus 8 --seq 4096 --gbs 64
+missing field in config | 2 | missing field 'num_hidden_layers' | advise --model tests/fixtures/bad/config-missing-layers.json --gpus 8 --seq 4096 --gbs 64
+kv heads do not divide heads | 2 | 5 key/value heads must divide the 32 attention heads | advise --model tests/fixtures/bad/config-kv-heads.json --gpus 8 --seq 4096 --gbs 64
+more experts per token than experts | 2 | experts per token \(8\) must be between 1 and the number of experts \(4\) | advise --model tests/fixtures/bad/config-topk.json --gpus 8 --seq 4096 --gbs 64
+misspelt megatune model key | 2 | unknown field 'num_layer' | advise --model tests/fixtures/bad/model-unknown-key.json --gpus 8 --seq 4096 --gbs 64
+truncated profile | 2 | profile-truncated.json:[0-9]+:[0-9]+: malformed JSON: the file ends too early | advise --model llama3-8b --cluster tests/fixtures/bad/profile-truncated.json --gpus 8 --seq 4096 --gbs 64
+profile without gpu | 2 | missing field 'gpu': expected an object | advise --model llama3-8b --cluster tests/fixtures/bad/profile-missing-gpu.json --gpus 8 --seq 4096 --gbs 64
+profile of another version | 2 | version "megatune.profile/9" is not supported | advise --model llama3-8b --cluster tests/fixtures/bad/profile-version.json --gpus 8 --seq 4096 --gbs 64
+profile with an unknown source | 2 | field 'gemm\[0\].source': unknown source id "nowhere" | advise --model llama3-8b --cluster tests/fixtures/bad/profile-unknown-source.json --gpus 8 --seq 4096 --gbs 64
+profile with a string bandwidth | 2 | field 'collectives\[2\].points\[3\].busbw_gbps': expected a number | advise --model llama3-8b --cluster tests/fixtures/bad/profile-busbw-type.json --gpus 8 --seq 4096 --gbs 64
+profile above the datasheet peak | 2 | field 'gemm\[1\].tflops': 5000.0 is above the fp8 peak | advise --model llama3-8b --cluster tests/fixtures/bad/profile-gemm-above-peak.json --gpus 8 --seq 4096 --gbs 64
+profile with zero GPUs per node | 2 | field 'node.gpus_per_node': expected an integer in \[1, 4096\], got 0 | advise --model llama3-8b --cluster tests/fixtures/bad/profile-gpus-per-node.json --gpus 8 --seq 4096 --gbs 64
+more TP than heads | 2 | --tp 64: model 'llama3-8b' has 32 attention heads, which TP must divide | advise --model llama3-8b --gpus 64 --seq 4096 --gbs 64 --tp 64
+TP not dividing kv heads | 2 | --tp 16: model 'llama3-8b' has 8 key/value heads | advise --model llama3-8b --gpus 16 --seq 4096 --gbs 64 --tp 16
+TP not dividing GPUs | 2 | --tp 8: must divide --gpus 6 | advise --model llama3-8b --gpus 6 --seq 4096 --gbs 64 --tp 8
+GPUs not whole nodes | 2 | --gpus 12: more than one node of 8 GPUs must be whole nodes | advise --model llama3-8b --gpus 12 --seq 4096 --gbs 64
+FP8 on A100 | 2 | have no FP8 tensor cores | advise --model llama3-8b --cluster dgx-a100-80g --gpus 8 --seq 4096 --gbs 64 --precision fp8
+EP on a dense model | 2 | model 'llama3-8b' is dense | advise --model llama3-8b --gpus 8 --seq 4096 --gbs 64 --ep 2
+CP not dividing the sequence | 2 | --cp 3: the sequence length 4096 must be divisible by 2 x CP = 6 | advise --model llama3-8b --gpus 24 --seq 4096 --gbs 72 --cp 3
+offload with PP | 2 | offloads activations only with PP 1 | estimate --model llama3-8b --gpus 8 --seq 4096 --gbs 64 --pp 2 --offload-layers 2
+nothing fits | 1 | nothing feasible: [0-9]+ candidates evaluated, none fits | advise --model llama3.1-405b --gpus 8 --seq 8192 --gbs 64
+nothing fits names the closest | 1 | closest: TP[0-9]+ PP[0-9]+ .*needs [0-9.]+ GiB | advise --model llama3.1-405b --gpus 8 --seq 8192 --gbs 64
+estimate of a configuration that does not fit | 1 | DOES NOT FIT in memory | estimate --model llama3-70b --gpus 8 --seq 8192 --gbs 64 --tp 8
+llama3-70b on 64 H100 | 0 | ^1 +[1248] +[0-9]+ .* on +[0-9.]+ | advise --model llama3-70b --cluster dgx-h100 --gpus 64 --seq 8192 --gbs 128
+pins narrow the search | 0 | best: TP8 PP2 | advise --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --tp 8 --pp 2
+every knob pinned is one candidate | 0 | searched 1 candidates | advise --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --tp 8 --pp 4 --vpp 5 --cp 1 --mbs 1 --recompute selective --dist-opt on --offload-layers 0 --sequence-parallel on
+megatron flags | 0 | --tensor-model-parallel-size 8 | advise --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --tp 8 --format megatron
+bridge overrides | 0 | ^model.tensor_model_parallel_size=4 | advise --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --tp 4 --format bridge
+environment | 0 | ^CUDA_DEVICE_MAX_CONNECTIONS=1 | advise --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --tp 4 --format env
+json to stdout | 0 | "schema": "megatune.advice/1" | advise --model llama3-8b --gpus 8 --seq 4096 --gbs 64 --format json
+json into a missing folder | 2 | cannot write 'no/such/dir/a.json' | advise --model llama3-8b --gpus 8 --seq 4096 --gbs 64 --json no/such/dir/a.json
+estimate breaks down memory | 0 | optimizer states | estimate --model llama3-8b --gpus 8 --seq 4096 --gbs 64 --tp 2
+estimate breaks down time | 0 | pipeline bubble | estimate --model llama3-8b --gpus 8 --seq 4096 --gbs 64 --tp 2
+estimate with defaults is TP1 | 0 | configuration: TP1 PP1 DP8 MBS1 | estimate --model gpt3-5b --gpus 8 --seq 2048 --gbs 64
+estimate of an impossible split | 2 | cannot be split over PP 4 x VPP 5 | estimate --model llama3-8b --gpus 32 --seq 4096 --gbs 64 --pp 4 --vpp 5
+deepseek-v3 on 1024 H100 | 0 | ^1 +[1248] +[0-9]+ | advise --model deepseek-v3 --gpus 1024 --seq 4096 --gbs 8192
+qwen3-235b-a22b on 256 H100 | 0 | ^1 +[1248] +[0-9]+ | advise --model qwen3-235b-a22b --gpus 256 --seq 4096 --gbs 2048
+mixtral on B200 in FP8 | 0 | ^1 +[0-9]+ | advise --model mixtral-8x7b --cluster dgx-b200 --gpus 16 --seq 4096 --gbs 256 --precision fp8
+GPT-3 on A100 with unfused attention | 0 | ^1 +[0-9]+ | advise --model gpt3-175b --cluster dgx-a100-80g --gpus 512 --seq 2048 --gbs 1536 --attention unfused
+a Hugging Face config by path | 0 | ^llama3-8b.json \(8.03 B parameters\) | advise --model models/llama3-8b.json --gpus 8 --seq 4096 --gbs 64
+a megatune model JSON | 0 | sc21-gpt-18.4b \(18.4 B parameters\) | advise --model tests/fixtures/models/sc21-gpt-18.4b.json --cluster dgx-a100-80g --gpus 64 --seq 2048 --gbs 512
+nothing fits says how many GPUs | 1 | need at least 96 GPUs of 75.7 GiB | advise --model llama3.1-405b --gpus 8 --seq 8192 --gbs 64

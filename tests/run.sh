@@ -1,0 +1,99 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Run the whole suite: the cmocka unit tests (TAP) and the CLI tests
+# (tests/cli/*.t).  Prints one line per test and ends with
+# "N passed, N failed, N skipped".  Exit status 0 only when nothing failed.
+# Usage: tests/run.sh [PATTERN]   (PATTERN filters test files by name)
+set -u
+cd "$(dirname "$0")/.." || exit 2
+BUILD=${BUILD:-build}
+MEGATUNE=${MEGATUNE:-$BUILD/megatune}
+PATTERN=${1:-}
+pass=0 fail=0 skip=0
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/megatune-tests.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT INT TERM
+
+report() { # status name [detail]
+	case $1 in
+	ok) pass=$((pass + 1)); echo "ok - $2" ;;
+	skip) skip=$((skip + 1)); echo "skip - $2${3:+ # $3}" ;;
+	*) fail=$((fail + 1)); echo "not ok - $2"; [ -n "${3:-}" ] && printf '%s\n' "$3" | sed 's/^/#   /' ;;
+	esac
+}
+
+# --- unit tests (cmocka, TAP output)
+for t in "$BUILD"/tests/t-*; do
+	[ -x "$t" ] || continue
+	name=$(basename "$t")
+	case $name in *"$PATTERN"*) ;; *) continue ;; esac
+	out="$tmp/$name.out"
+	CMOCKA_MESSAGE_OUTPUT=TAP "$t" >"$out" 2>&1
+	rc=$?
+	seen=0
+	while IFS= read -r line; do
+		case $line in
+		"ok "*) seen=1; report ok "$name: ${line#ok * - }" ;;
+		"not ok "*) seen=1; report fail "$name: ${line#not ok * - }" "$(grep -E '^#' "$out" | grep -v '^# ok' | head -20)" ;;
+		esac
+	done <"$out"
+	if [ $seen -eq 0 ] || { [ $rc -ne 0 ] && ! grep -q '^not ok' "$out"; }; then
+		report fail "$name: exited with status $rc" "$(tail -20 "$out")"
+	fi
+done
+
+# --- CLI tests: "name | exit | ERE pattern (stdout+stderr) | arguments"
+run_cli() { # file
+	while IFS= read -r line; do
+		case $line in ''|'#'*) continue ;; esac
+		name=$(printf '%s' "$line" | cut -d'|' -f1 | sed 's/^ *//; s/ *$//')
+		want=$(printf '%s' "$line" | cut -d'|' -f2 | tr -d ' ')
+		pat=$(printf '%s' "$line" | cut -d'|' -f3 | sed 's/^ *//; s/ *$//')
+		args=$(printf '%s' "$line" | cut -d'|' -f4- | sed 's/^ *//')
+		out="$tmp/cli.out"
+		(cd "$tmp/work" && eval "set -- $args" && "$MEGATUNE" "$@") >"$out" 2>&1 </dev/null
+		rc=$?
+		detail=""
+		if [ "$rc" != "$want" ]; then
+			detail="exit status $rc, expected $want"
+		elif [ -n "$pat" ] && ! grep -Eq -- "$pat" "$out"; then
+			detail="output does not match /$pat/"
+		fi
+		if [ -z "$detail" ]; then
+			report ok "$(basename "$1" .t): $name"
+		else
+			report fail "$(basename "$1" .t): $name" "$detail
+megatune $args
+$(head -15 "$out")"
+		fi
+	done <"$1"
+}
+MEGATUNE=$(cd "$(dirname "$MEGATUNE")" && pwd)/$(basename "$MEGATUNE")
+mkdir -p "$tmp/work"
+ln -s "$PWD/tests" "$tmp/work/tests"
+ln -s "$PWD/models" "$tmp/work/models"
+for f in tests/cli/*.t; do
+	[ -f "$f" ] || continue
+	case $(basename "$f") in *"$PATTERN"*) ;; *) continue ;; esac
+	if [ ! -x "$MEGATUNE" ]; then
+		report skip "$(basename "$f")" "no $MEGATUNE"
+		continue
+	fi
+	run_cli "$f"
+done
+
+# --- shell tests: tests/cli/*.sh exit 0 (pass), 77 (skip) or other (fail)
+for f in tests/cli/*.sh; do
+	[ -f "$f" ] || continue
+	case $(basename "$f") in *"$PATTERN"*) ;; *) continue ;; esac
+	out="$tmp/sh.out"
+	MEGATUNE="$MEGATUNE" TMPDIR="$tmp" sh "$f" >"$out" 2>&1
+	rc=$?
+	case $rc in
+	0) report ok "$(basename "$f" .sh)" ;;
+	77) report skip "$(basename "$f" .sh)" "$(tail -1 "$out")" ;;
+	*) report fail "$(basename "$f" .sh)" "$(tail -20 "$out")" ;;
+	esac
+done
+
+echo "$pass passed, $fail failed, $skip skipped"
+[ $fail -eq 0 ]
