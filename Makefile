@@ -72,9 +72,13 @@ $(BUILD)/libmegatune.a: $(LIB_OBJ)
 $(BUILD)/megatune: $(CLI_OBJ) $(BUILD)/libmegatune.a
 	$(CC) $(LDFLAGS) $(CLI_OBJ) $(BUILD)/libmegatune.a $(LDLIBS) -o $@
 
+# t-search counts allocations: malloc and friends are wrapped at link time
+WRAP_ALLOC = -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc
+$(BUILD)/tests/t-search: TEST_LDFLAGS = $(WRAP_ALLOC)
+
 $(BUILD)/tests/t-%: tests/unit/t-%.c tests/unit/testutil.h $(BUILD)/libmegatune.a
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS) $< $(BUILD)/libmegatune.a $(LDLIBS) -lcmocka -o $@
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) $(TEST_LDFLAGS) $< $(BUILD)/libmegatune.a $(LDLIBS) -lcmocka -o $@
 
 $(BUILD)/bench/%: bench/%.c $(BUILD)/libmegatune.a
 	@mkdir -p $(dir $@)

@@ -114,7 +114,8 @@ def curve(op, span, ranks, per_node, source, pts, scale=1.0, size_scale=1.0):
             bus = size / (t * 1e3) * factor(op, ranks)
         b = bus * scale
         s = int(round(size * size_scale))
-        p = {'bytes': s, 'busbw_gbps': float('%.4g' % b)}
+        # measured values are kept as printed; derived ones to 4 digits
+        p = {'bytes': s, 'busbw_gbps': b if scale == 1.0 else float('%.4g' % b)}
         if scale == 1.0 and size_scale == 1.0 and t:
             p['time_us'] = t
         out.append(p)

@@ -181,7 +181,6 @@ int mt_job_check(const struct mt_model *m, const struct mt_cluster *c, const str
 /* ---------------------------------------------------------------- search */
 
 struct split_cache {
-	int L;
 	signed char *ok; /* [pp][vpp]: -1 unknown, 0 no, 1 yes */
 	int maxpp, maxv;
 };
@@ -197,15 +196,24 @@ struct srch {
 	int counting_only;
 };
 
-static int divisors(long n, int *out, int max)
+/* Micro-batch sizes and expert-TP sizes searched unless pinned. */
+#define MT_MBS_MAX 32
+#define MT_ETP_MAX 16
+
+static int divisors_upto(long n, long upto, int *out, int max)
 {
 	int cnt = 0;
 	long i;
 
-	for (i = 1; i <= n && cnt < max; i++)
+	for (i = 1; i <= n && i <= upto && cnt < max; i++)
 		if (n % i == 0)
 			out[cnt++] = (int)i;
 	return cnt;
+}
+
+static int divisors(long n, int *out, int max)
+{
+	return divisors_upto(n, n, out, max);
 }
 
 static void keep(struct srch *s, const struct mt_eval *e)
@@ -371,60 +379,86 @@ static int split_ok(struct split_cache *sc, struct srch *s, const struct mt_cost
 	return 1;
 }
 
-int mt_search(const struct mt_model *m, const struct mt_cluster *c, const struct mt_job *j,
-	      struct mt_search_result *res, struct mt_error *err)
+/* Level B loop: PP and VPP for one layer shape (DP and micro-batches follow). */
+static void search_pipeline(struct srch *s, struct split_cache *sc, const struct mt_costs *a,
+			    struct mt_plan *plan, struct mt_config *cfg)
 {
+	const struct mt_model *m = s->m;
+	const struct mt_job *j = s->j;
 	const struct mt_pins *p = &j->pins;
-	struct srch s;
-	struct split_cache sc;
-	struct mt_costs *a = NULL;
-	struct mt_plan *plan = NULL;
-	struct mt_config cfg;
-	struct timespec t0, t1;
-	int tps[64], cps[64], pps[64], eps[64], etps[16], mbss[64];
-	int ntp, ncp, npp, nep, netp, nmbs, it, ic, ip, ie, iet, imb, sp, cc, vpp, rc;
+	struct mt_search_result *res = s->res;
+	int pps[64], npp, ip, vpp;
 
-	memset(res, 0, sizeof(*res));
-	rc = mt_job_check(m, c, j, err);
-	if (rc)
-		return rc;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	memset(&s, 0, sizeof(s));
-	s.m = m;
-	s.c = c;
-	s.j = j;
-	s.res = res;
-	s.k = j->top_k < 1 ? 1 : (j->top_k > MT_TOP_MAX ? MT_TOP_MAX : j->top_k);
-	s.cap = c->memory_bytes * (1 - j->mem_headroom);
-	res->capacity_bytes = s.cap;
-	mt_ctx_init(&s.x, m, c, j);
+	npp = divisors(j->gpus / (a->tp * a->cp), pps, 64);
+	for (ip = 0; ip < npp; ip++) {
+		int pp = pps[ip];
+		long dp = j->gpus / ((long)a->tp * a->cp * pp), mb;
 
-	sc.L = m->layers;
-	sc.maxpp = m->layers < MT_MAX_PP ? m->layers : MT_MAX_PP;
-	sc.maxv = m->layers;
-	sc.ok = malloc((size_t)(sc.maxpp + 1) * (size_t)(sc.maxv + 1));
-	a = malloc(sizeof(*a));
-	plan = malloc(sizeof(*plan));
-	if (!sc.ok || !a || !plan) {
-		free(sc.ok);
-		free(a);
-		free(plan);
-		return mt_error_set(err, MT_ENOMEM, "out of memory");
+		if (p->pp != MT_UNSET && p->pp != pp)
+			continue;
+		if (pp > m->layers) {
+			res->pruned[MT_PRUNE_PP_LAYERS]++;
+			continue;
+		}
+		if ((j->gpus / pp) % ((long)a->ep * a->etp)) {
+			res->pruned[MT_PRUNE_EP_GPUS]++;
+			continue;
+		}
+		if (j->gbs % (dp * a->mbs)) {
+			res->pruned[MT_PRUNE_BATCH]++;
+			continue;
+		}
+		mb = j->gbs / (dp * a->mbs);
+		for (vpp = 1; vpp <= m->layers / pp; vpp++) {
+			if (p->vpp != MT_UNSET && p->vpp != vpp)
+				continue;
+			if (vpp > 1 && (pp == 1 || mb % pp)) {
+				res->pruned[MT_PRUNE_VPP]++;
+				continue;
+			}
+			if (!split_ok(sc, s, a, pp, vpp, (int)dp, (int)mb, cfg, plan)) {
+				res->pruned[MT_PRUNE_PP_LAYERS]++;
+				continue;
+			}
+			cfg->pp = pp;
+			cfg->vpp = vpp;
+			cfg->dp = (int)dp;
+			cfg->edp = plan->edp;
+			cfg->num_mb = (int)mb;
+			cfg->split = plan->split;
+			cfg->first_layers = plan->first_layers;
+			cfg->last_layers = plan->last_layers;
+			cfg->bucket_params = plan->bucket_params;
+			level_c(s, a, plan, cfg);
+			cfg->bucket_params = 0;
+		}
 	}
-	memset(sc.ok, -1, (size_t)(sc.maxpp + 1) * (size_t)(sc.maxv + 1));
+}
+
+/* Level A loop: the knobs that change a layer's shape. */
+static void search_shapes(struct srch *s, struct split_cache *sc, struct mt_costs *a,
+			  struct mt_plan *plan, struct mt_config *cfg)
+{
+	const struct mt_model *m = s->m;
+	const struct mt_cluster *c = s->c;
+	const struct mt_job *j = s->j;
+	const struct mt_pins *p = &j->pins;
+	struct mt_search_result *res = s->res;
+	int tps[64], cps[64], eps[64], etps[16], mbss[64];
+	int ntp, ncp, nep, netp, nmbs, it, ic, ie, iet, imb, sp, cc, r;
 
 	ntp = divisors(j->gpus, tps, 64);
-	nmbs = divisors(j->gbs < 1024 ? j->gbs : 1024, mbss, 64);
-	memset(&cfg, 0, sizeof(cfg));
-	mt_config_settings(j, &cfg);
-
+	nmbs = divisors_upto(j->gbs, MT_MBS_MAX, mbss, 64);
+	nep = m->experts ? divisors(m->experts, eps, 64) : (eps[0] = 1, 1);
+	netp = m->experts ? divisors(MT_ETP_MAX, etps, 16) : (etps[0] = 1, 1);
 	for (it = 0; it < ntp; it++) {
-		int tp = tps[it], r;
+		int tp = tps[it];
 
 		if (p->tp != MT_UNSET && p->tp != tp)
 			continue;
-		if (tp > m->heads || (r = tp_reason(m, tp)) >= 0) {
-			res->pruned[tp > m->heads ? MT_PRUNE_TP_HEADS : r]++;
+		r = tp > m->heads ? MT_PRUNE_TP_HEADS : tp_reason(m, tp);
+		if (r >= 0) {
+			res->pruned[r]++;
 			continue;
 		}
 		ncp = divisors(j->gpus / tp, cps, 64);
@@ -443,103 +477,43 @@ int mt_search(const struct mt_model *m, const struct mt_cluster *c, const struct
 				for (cc = 0; cc < (cp > 1 ? MT_CP_N : 1); cc++) {
 					if (p->cp_comm != MT_UNSET && cp > 1 && p->cp_comm != cc)
 						continue;
-					if ((r = cp_reason(m, j, tp, cp, cc)) >= 0) {
+					if ((r = cp_reason(m, j, tp, cp, cc)) >= 0 ||
+					    (cc == MT_CP_A2A_P2P && !cp_a2a_p2p_ok(m, c, tp, cp) &&
+					     (r = MT_PRUNE_CP_HEADS) >= 0) ||
+					    (sp && (j->seq / cp) % tp && (r = MT_PRUNE_SP_SEQ) >= 0)) {
 						res->pruned[r]++;
 						continue;
 					}
-					if (sp && (j->seq / cp) % tp) {
-						res->pruned[MT_PRUNE_SP_SEQ]++;
-						continue;
-					}
-					if (cc == MT_CP_A2A_P2P && !cp_a2a_p2p_ok(m, c, tp, cp)) {
-						res->pruned[MT_PRUNE_CP_HEADS]++;
-						continue;
-					}
-					npp = divisors(j->gpus / tp / cp, pps, 64);
-					nep = m->experts ? divisors(m->experts, eps, 64) : (eps[0] = 1, 1);
 					for (ie = 0; ie < nep; ie++) {
-						int ep = eps[ie];
-
-						if (p->ep != MT_UNSET && p->ep != ep)
-							continue;
-						netp = m->experts ? divisors(16, etps, 16) : (etps[0] = 1, 1);
 						for (iet = 0; iet < netp; iet++) {
-							int etp = etps[iet];
+							int ep = eps[ie], etp = etps[iet];
 
-							if (p->etp != MT_UNSET && p->etp != etp)
+							if ((p->ep != MT_UNSET && p->ep != ep) ||
+							    (p->etp != MT_UNSET && p->etp != etp))
 								continue;
 							if ((r = ep_reason(m, ep, etp)) >= 0) {
 								res->pruned[r]++;
 								continue;
 							}
-							if ((j->gpus / tp / cp) % ((long)ep * etp) &&
-							    (long)ep * etp > j->gpus) {
-								res->pruned[MT_PRUNE_EP_GPUS]++;
-								continue;
-							}
 							for (imb = 0; imb < nmbs; imb++) {
-								int mbs = mbss[imb], costs_done = 0;
+								int mbs = mbss[imb];
 
 								if (p->mbs != MT_UNSET && p->mbs != mbs)
 									continue;
-								if (mbs > 64)
-									continue;
-								for (ip = 0; ip < npp; ip++) {
-									int pp = pps[ip];
-									long dp = j->gpus / ((long)tp * cp * pp), mb;
-
-									if (p->pp != MT_UNSET && p->pp != pp)
-										continue;
-									if (pp > m->layers) {
-										res->pruned[MT_PRUNE_PP_LAYERS]++;
-										continue;
-									}
-									if ((j->gpus / pp) % ((long)ep * etp)) {
-										res->pruned[MT_PRUNE_EP_GPUS]++;
-										continue;
-									}
-									if (j->gbs % (dp * mbs)) {
-										res->pruned[MT_PRUNE_BATCH]++;
-										continue;
-									}
-									mb = j->gbs / (dp * mbs);
-									if (!costs_done) {
-										mt_costs_compute(&s.x, tp, cp, mbs, ep, etp, sp, cc,
-												 cfg.tp_overlap, cfg.fused_ce, a);
-										costs_done = 1;
-									}
-									for (vpp = 1; vpp <= m->layers / pp; vpp++) {
-										if (p->vpp != MT_UNSET && p->vpp != vpp)
-											continue;
-										if (vpp > 1 && (pp == 1 || mb % pp)) {
-											res->pruned[MT_PRUNE_VPP]++;
-											continue;
-										}
-										if (!split_ok(&sc, &s, a, pp, vpp, (int)dp, (int)mb, &cfg, plan)) {
-											res->pruned[MT_PRUNE_PP_LAYERS]++;
-											continue;
-										}
-										cfg.tp = tp;
-										cfg.pp = pp;
-										cfg.vpp = vpp;
-										cfg.cp = cp;
-										cfg.ep = ep;
-										cfg.etp = etp;
-										cfg.dp = (int)dp;
-										cfg.edp = plan->edp;
-										cfg.mbs = mbs;
-										cfg.num_mb = (int)mb;
-										cfg.sp = sp;
-										cfg.cp_comm = cp > 1 ? cc : MT_CP_P2P;
-										cfg.cp_a2a = cc == MT_CP_A2A_P2P ? mt_group_per_domain(c, cp, tp) : 0;
-										cfg.split = plan->split;
-										cfg.first_layers = plan->first_layers;
-										cfg.last_layers = plan->last_layers;
-										cfg.bucket_params = plan->bucket_params;
-										level_c(&s, a, plan, &cfg);
-										cfg.bucket_params = 0;
-									}
-								}
+								mt_costs_compute(&s->x, tp, cp, mbs, ep, etp, sp,
+										 cc, cfg->tp_overlap,
+										 cfg->fused_ce, a);
+								cfg->tp = tp;
+								cfg->cp = cp;
+								cfg->ep = ep;
+								cfg->etp = etp;
+								cfg->mbs = mbs;
+								cfg->sp = sp;
+								cfg->cp_comm = cp > 1 ? cc : MT_CP_P2P;
+								cfg->cp_a2a = cc == MT_CP_A2A_P2P
+										      ? mt_group_per_domain(c, cp, tp)
+										      : 0;
+								search_pipeline(s, sc, a, plan, cfg);
 							}
 						}
 					}
@@ -547,12 +521,55 @@ int mt_search(const struct mt_model *m, const struct mt_cluster *c, const struct
 			}
 		}
 	}
+}
+
+int mt_search(const struct mt_model *m, const struct mt_cluster *c, const struct mt_job *j,
+	      struct mt_search_result *res, struct mt_error *err)
+{
+	struct srch s;
+	struct split_cache sc;
+	struct mt_costs *a = NULL;
+	struct mt_plan *plan = NULL;
+	struct mt_config cfg;
+	struct timespec t0, t1;
+	int rc;
+
+	memset(res, 0, sizeof(*res));
+	rc = mt_job_check(m, c, j, err);
+	if (rc)
+		return rc;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	memset(&s, 0, sizeof(s));
+	s.m = m;
+	s.c = c;
+	s.j = j;
+	s.res = res;
+	s.k = j->top_k < 1 ? 1 : (j->top_k > MT_TOP_MAX ? MT_TOP_MAX : j->top_k);
+	s.cap = c->memory_bytes * (1 - j->mem_headroom);
+	res->capacity_bytes = s.cap;
+	mt_ctx_init(&s.x, m, c, j);
+
+	/* the only allocations of a search, whatever the size of the space */
+	sc.maxpp = m->layers < MT_MAX_PP ? m->layers : MT_MAX_PP;
+	sc.maxv = m->layers;
+	sc.ok = malloc((size_t)(sc.maxpp + 1) * (size_t)(sc.maxv + 1));
+	a = malloc(sizeof(*a));
+	plan = malloc(sizeof(*plan));
+	if (!sc.ok || !a || !plan) {
+		rc = mt_error_set(err, MT_ENOMEM, "out of memory");
+		goto out;
+	}
+	memset(sc.ok, -1, (size_t)(sc.maxpp + 1) * (size_t)(sc.maxv + 1));
+	memset(&cfg, 0, sizeof(cfg));
+	mt_config_settings(j, &cfg);
+	search_shapes(&s, &sc, a, plan, &cfg);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	res->seconds = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+out:
 	free(sc.ok);
 	free(a);
 	free(plan);
-	return MT_OK;
+	return rc;
 }
 
 /* ---------------------------------------------------------------- one config */

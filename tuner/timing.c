@@ -136,6 +136,8 @@ void mt_timing(const struct mt_ctx *x, const struct mt_costs *a, const struct mt
 	{
 		double tpc = 0, cpc = 0, epc = 0;
 		int st = crit.st;
+		if (st == b->pp - 1)
+			tpc += (1 + m->mtp_layers) * a->out_tp_comm;
 		for (k = 0; k < MT_L_N; k++) {
 			tpc += b->nl[st][k] * a->tp_comm[k];
 			cpc += b->nl[st][k] * a->cp_comm[k];

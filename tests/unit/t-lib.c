@@ -1,0 +1,163 @@
+/* SPDX-License-Identifier: MIT */
+/* lib/: string buffer, JSON writer and reader, tables, atomic writes. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "testutil.h"
+
+#include "../../lib/fsutil.h"
+#include "../../lib/jsonr.h"
+#include "../../lib/jsonw.h"
+#include "../../lib/table.h"
+
+static void sbuf_grows_and_detaches(void **state)
+{
+	struct sbuf sb = SBUF_INIT;
+	char *s;
+	size_t len;
+	int i;
+
+	(void)state;
+	assert_string_equal(sb.buf, "");
+	for (i = 0; i < 1000; i++)
+		sbuf_addf(&sb, "%d,", i);
+	assert_false(sb.failed);
+	assert_int_equal(sb.len, strlen(sb.buf));
+	assert_memory_equal(sb.buf, "0,1,2,", 6);
+	s = sbuf_detach(&sb, &len);
+	assert_string_equal(sb.buf, "");
+	assert_int_equal(len, strlen(s));
+	free(s);
+	sbuf_release(&sb);
+}
+
+static void json_writer_numbers_and_escapes(void **state)
+{
+	struct sbuf sb = SBUF_INIT;
+	struct jw w;
+
+	(void)state;
+	jw_init(&w, &sb, 0);
+	jw_obj(&w, NULL);
+	jw_int(&w, "big", 9007199254740993LL); /* 2^53 + 1: not a double */
+	jw_num(&w, "third", 1.0 / 3, 6);
+	jw_num(&w, "inf", INFINITY, 6);
+	jw_fix(&w, "pi", 3.14159, 2);
+	jw_str(&w, "s", "a\"b\\c\n\x01");
+	jw_arr(&w, "empty");
+	jw_end(&w);
+	jw_bool(&w, "t", 1);
+	jw_null(&w, "n");
+	jw_end(&w);
+	assert_string_equal(sb.buf, "{\"big\":9007199254740993,\"third\":0.333333,\"inf\":null,"
+				    "\"pi\":3.14,\"s\":\"a\\\"b\\\\c\\n\\u0001\",\"empty\":[],"
+				    "\"t\":true,\"n\":null}");
+	sbuf_release(&sb);
+}
+
+static void json_reader_positions_and_types(void **state)
+{
+	struct mt_error err = MT_ERROR_INIT;
+	struct mt_jpos at = { "f.json", "node" };
+	cJSON *root = NULL;
+	const char *text = "{\n  \"a\": 1,\n  \"b\": [1, 2,, 3]\n}\n";
+	int64_t v;
+	double d;
+
+	(void)state;
+	assert_int_equal(mt_json_parse("f.json", text, strlen(text), &root, &err), MT_EPARSE);
+	assert_non_null(strstr(err.msg, "f.json:3:"));
+	assert_int_equal(mt_json_parse("f.json", "{} x", 4, &root, &err), MT_EPARSE);
+	assert_non_null(strstr(err.msg, "unexpected text after the value"));
+	assert_int_equal(mt_json_parse("f.json", "{\"a\": [1, {\"b\": \"c", 17, &root, &err), MT_EPARSE);
+	assert_non_null(strstr(err.msg, "ends too early"));
+
+	text = "{\"n\": 12, \"f\": 1.5, \"s\": \"x\", \"neg\": -3}";
+	assert_int_equal(mt_json_parse("f.json", text, strlen(text), &root, &err), 0);
+	assert_int_equal(mt_jint(&at, root, "n", 1, 0, 100, &v, &err), 1);
+	assert_int_equal(v, 12);
+	assert_int_equal(mt_jint(&at, root, "f", 1, 0, 100, &v, &err), MT_EINVAL);
+	assert_string_equal(err.msg, "f.json: field 'node.f': expected an integer in [0, 100], got 1.5");
+	assert_int_equal(mt_jint(&at, root, "neg", 1, 0, 100, &v, &err), MT_EINVAL);
+	assert_int_equal(mt_jnum(&at, root, "s", 1, 0, 1e300, &d, &err), MT_EINVAL);
+	assert_string_equal(err.msg, "f.json: field 'node.s': expected a number >= 0, got \"x\"");
+	assert_int_equal(mt_jnum(&at, root, "missing", 0, 0, 1, &d, &err), 0);
+	assert_int_equal(mt_jnum(&at, root, "missing", 1, 0, 1, &d, &err), MT_EINVAL);
+	assert_non_null(strstr(err.msg, "missing field 'node.missing'"));
+	cJSON_Delete(root);
+}
+
+static void table_aligns_columns(void **state)
+{
+	struct mt_table t;
+	struct sbuf sb = SBUF_INIT;
+
+	(void)state;
+	mt_table_init(&t);
+	mt_table_col(&t, 0, "name", NULL, 1);
+	mt_table_col(&t, 1, "size", "(B)", 0);
+	mt_table_cell(&t, "a");
+	mt_table_cell(&t, "%d", 1024);
+	mt_table_cell(&t, "longer");
+	mt_table_cell(&t, "%d", 8);
+	mt_table_render(&t, &sb, "", MT_TABLE_HASH);
+	assert_string_equal(sb.buf, "# name    size\n"
+				    "#          (B)\n"
+				    "  a       1024\n"
+				    "  longer     8\n");
+	mt_table_release(&t);
+	sbuf_release(&sb);
+}
+
+static void atomic_write_never_leaves_a_partial_file(void **state)
+{
+	struct mt_error err = MT_ERROR_INIT;
+	char dir[] = "/tmp/mt-test-XXXXXX", path[64], *data;
+	size_t len;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/out.json", dir);
+	assert_int_equal(mt_write_atomic(path, "first", 5, &err), 0);
+	assert_int_equal(mt_read_file(path, 100, &data, &len, &err), 0);
+	assert_string_equal(data, "first");
+	free(data);
+	/* a failing write (the directory is read-only) keeps the old file */
+	if (geteuid() != 0) {
+		chmod(dir, 0500);
+		assert_int_equal(mt_write_atomic(path, "second", 6, &err), MT_EIO);
+		chmod(dir, 0700);
+		assert_int_equal(mt_read_file(path, 100, &data, &len, &err), 0);
+		assert_string_equal(data, "first");
+		free(data);
+	}
+	/* a target that is a directory cannot be replaced: the temporary is removed */
+	snprintf(path, sizeof(path), "%s/sub", dir);
+	mkdir(path, 0700);
+	assert_int_equal(mt_write_atomic(path, "x", 1, &err), MT_EIO);
+	assert_non_null(strstr(err.msg, "cannot write"));
+	rmdir(path);
+	snprintf(path, sizeof(path), "%s/out.json", dir);
+	unlink(path);
+	assert_int_equal(rmdir(dir), 0); /* no temporary left behind */
+	/* size limit */
+	assert_int_equal(mt_write_atomic("/tmp/mt-test-big", "0123456789", 10, &err), 0);
+	assert_int_equal(mt_read_file("/tmp/mt-test-big", 5, &data, &len, &err), MT_EINVAL);
+	unlink("/tmp/mt-test-big");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(sbuf_grows_and_detaches),
+		cmocka_unit_test(json_writer_numbers_and_escapes),
+		cmocka_unit_test(json_reader_positions_and_types),
+		cmocka_unit_test(table_aligns_columns),
+		cmocka_unit_test(atomic_write_never_leaves_a_partial_file),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,338 @@
+/* SPDX-License-Identifier: MIT */
+/* Memory model against hand-derived values of the published formulas:
+ * Korthikanti et al. (arXiv 2205.05198) Table 2 activation terms and the
+ * Megatron-LM bytes per parameter with and without the distributed optimizer
+ * (docs/user-guide/features/dist_optimizer.md). */
+#include <math.h>
+
+#include "testutil.h"
+
+#include "../../tuner/perf.h"
+
+static struct mt_model gpt;      /* GPT-3 175B shape with dropout */
+static struct mt_cluster *a100;
+static struct mt_cluster *h100;
+
+static int setup(void **state)
+{
+	struct mt_error err = MT_ERROR_INIT;
+
+	(void)state;
+	if (mt_model_load("gpt3-175b", &gpt, &err) || mt_cluster_load("dgx-a100-80g", &a100, &err) ||
+	    mt_cluster_load("dgx-h100", &h100, &err))
+		return -1;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	mt_cluster_free(a100);
+	mt_cluster_free(h100);
+	return 0;
+}
+
+static void costs_for(const struct mt_model *m, const struct mt_cluster *c, int attn, int prec,
+		      int tp, int sp, int mbs, int seq, struct mt_costs *a)
+{
+	struct mt_job j;
+	struct mt_ctx x;
+
+	mt_job_init(&j);
+	j.gpus = 64;
+	j.seq = seq;
+	j.gbs = 64;
+	j.attn_impl = attn;
+	j.precision = prec;
+	mt_ctx_init(&x, m, c, &j);
+	mt_costs_compute(&x, tp, 1, mbs, 1, 1, sp, MT_CP_P2P, 1, 1, a);
+}
+
+/* Table 2: per layer, s b h (10 + 24/t + 5 a s / (h t)) bytes without sequence
+ * parallelism, s b h (34/t + 5 a s / (h t)) with it, 34 s b h / t with
+ * selective recompute, and the layer input (2 s b h / t) with full recompute. */
+static void korthikanti_table2(void **state)
+{
+	const double s = 2048, b = 1, h = 12288, a = 96;
+	struct mt_costs c;
+	int t;
+
+	(void)state;
+	for (t = 1; t <= 8; t *= 2) {
+		costs_for(&gpt, a100, MT_ATTN_UNFUSED, MT_PREC_BF16, t, 0, 1, (int)s, &c);
+		assert_close(c.act[MT_L_DENSE][MT_RC_NONE],
+			     s * b * h * (10 + 24.0 / t + 5 * a * s / (h * t)), 1e-12);
+		if (t == 1)
+			continue;
+		costs_for(&gpt, a100, MT_ATTN_UNFUSED, MT_PREC_BF16, t, 1, 1, (int)s, &c);
+		assert_close(c.act[MT_L_DENSE][MT_RC_NONE], s * b * h * (34.0 / t + 5 * a * s / (h * t)),
+			     1e-12);
+		assert_close(c.act[MT_L_DENSE][MT_RC_SELECTIVE], 34 * s * b * h / t, 1e-12);
+		assert_close(c.act[MT_L_DENSE][MT_RC_FULL], 2 * s * b * h / t, 1e-12);
+	}
+	/* micro-batch size scales every term */
+	costs_for(&gpt, a100, MT_ATTN_UNFUSED, MT_PREC_BF16, 8, 1, 4, (int)s, &c);
+	assert_close(c.act[MT_L_DENSE][MT_RC_SELECTIVE], 34 * s * 4 * h / 8, 1e-12);
+}
+
+/* Flash attention keeps no s^2 tensor, only a log-sum-exp per head. */
+static void flash_attention_drops_the_quadratic_term(void **state)
+{
+	const double s = 2048, h = 12288, a = 96;
+	struct mt_costs c;
+
+	(void)state;
+	costs_for(&gpt, a100, MT_ATTN_FLASH, MT_PREC_BF16, 8, 1, 1, (int)s, &c);
+	assert_close(c.act[MT_L_DENSE][MT_RC_NONE], s * h * 34 / 8 + s * 4 * a / 8, 1e-12);
+}
+
+/* With FP8, Transformer Engine saves the inputs of the four GEMMs in one byte:
+ * QKV and FC1 inputs (sequence-parallel), projection and FC2 inputs (TP). */
+static void fp8_saves_gemm_inputs_in_one_byte(void **state)
+{
+	struct mt_costs bf, f8;
+	double s = 4096, h = 12288, t = 4;
+
+	(void)state;
+	costs_for(&gpt, h100, MT_ATTN_FLASH, MT_PREC_BF16, 4, 1, 1, (int)s, &bf);
+	costs_for(&gpt, h100, MT_ATTN_FLASH, MT_PREC_FP8, 4, 1, 1, (int)s, &f8);
+	assert_close(bf.act[0][MT_RC_NONE] - f8.act[0][MT_RC_NONE],
+		     s * (2 * h / t + h / t + 4 * h / t), 1e-12);
+}
+
+static struct mt_mem memory_of(const struct mt_model *m, const struct mt_cluster *cl,
+			       struct mt_config *cfg, int gpus, int seq, int gbs,
+			       struct mt_plan *plan)
+{
+	struct mt_job j;
+	struct mt_ctx x;
+	struct mt_costs a;
+	struct mt_mem mem;
+	long dp = gpus / (cfg->tp * cfg->cp * cfg->pp);
+
+	mt_job_init(&j);
+	j.gpus = gpus;
+	j.seq = seq;
+	j.gbs = gbs;
+	mt_ctx_init(&x, m, cl, &j);
+	cfg->dp = (int)dp;
+	cfg->num_mb = (int)(gbs / (dp * cfg->mbs));
+	mt_costs_compute(&x, cfg->tp, cfg->cp, cfg->mbs, cfg->ep, cfg->etp, cfg->sp, cfg->cp_comm, 1,
+			 1, &a);
+	assert_int_equal(mt_plan_compute(&x, &a, cfg->pp, cfg->vpp, (int)dp, cfg->num_mb, cfg, plan), 0);
+	mt_memory(&x, &a, plan, cfg, &mem);
+	return mem;
+}
+
+static void base_config(struct mt_config *c, int tp, int pp)
+{
+	memset(c, 0, sizeof(*c));
+	c->tp = tp;
+	c->pp = pp;
+	c->vpp = c->cp = c->ep = c->etp = c->mbs = 1;
+	c->sp = tp > 1;
+	c->grad_fp32 = 1;
+	c->overlap_grad = c->overlap_param = c->tp_overlap = c->fused_ce = 1;
+}
+
+/* bf16 parameters with fp32 gradients: 18 bytes per parameter, or
+ * 6 + 12/d with the distributed optimizer over d = DP x CP ranks. */
+static void bytes_per_parameter(void **state)
+{
+	struct mt_model m;
+	struct mt_error err = MT_ERROR_INIT;
+	struct mt_config cfg;
+	struct mt_plan *plan = malloc(sizeof(*plan));
+	struct mt_mem mem;
+	double P;
+	int d;
+
+	(void)state;
+	assert_int_equal(mt_model_load("llama3-8b", &m, &err), 0);
+	for (d = 0; d <= 1; d++) {
+		base_config(&cfg, 2, 1);
+		cfg.dist_opt = d;
+		mem = memory_of(&m, h100, &cfg, 64, 4096, 128, plan);
+		P = plan->par_dense[0];
+		/* attention, MLP, embedding and output over TP 2 (vocabulary padded
+		 * to 128 x TP), the norms replicated */
+		assert_close(P, 32.0 * (mt_model_attn_params(&m) + mt_model_dense_mlp_params(&m)) / 2 +
+				2.0 * mt_model_padded_vocab(&m, 2) * 4096 / 2 +
+				32.0 * mt_model_norm_params(&m) + 4096, 1e-12);
+		assert_close(mem.weights + mem.grads + mem.optimizer, P * (d ? 6 + 12.0 / 32 : 18), 1e-9);
+	}
+	/* bf16 gradient buffers: 2 bytes less per parameter */
+	base_config(&cfg, 2, 1);
+	cfg.dist_opt = 1;
+	cfg.grad_fp32 = 0;
+	mem = memory_of(&m, h100, &cfg, 64, 4096, 128, plan);
+	assert_close(mem.weights + mem.grads + mem.optimizer, plan->par_dense[0] * (4 + 12.0 / 32), 1e-9);
+	free(plan);
+}
+
+/* In-flight micro-batches: p - i for 1F1B; for the interleaved schedule the
+ * first stage holds L (1 + (p-1)/(p v)) layers' activations (Korthikanti 4.2.3). */
+static void inflight_microbatches(void **state)
+{
+	int p, v, i;
+
+	(void)state;
+	for (p = 2; p <= 16; p *= 2) {
+		for (i = 0; i < p; i++) {
+			assert_int_equal(mt_inflight(p, 1, 1000, i), p - i);
+			assert_int_equal(mt_inflight(p, 1, 2, i), p - i < 2 ? p - i : 2);
+		}
+		for (v = 2; v <= 8; v *= 2) {
+			/* chunks of L/(p v) layers in flight on stage 0 */
+			double layers = mt_inflight(p, v, 1000, 0) / (double)(p * v);
+			assert_close(layers, 1 + (p - 1.0) / (p * v), 1e-12);
+		}
+	}
+	assert_int_equal(mt_inflight(1, 1, 8, 0), 1);
+}
+
+/* With 1F1B the first stage is the most loaded: it holds p micro-batches. */
+static void first_stage_is_most_loaded(void **state)
+{
+	struct mt_model m;
+	struct mt_error err = MT_ERROR_INIT;
+	struct mt_config cfg;
+	struct mt_plan *plan = malloc(sizeof(*plan));
+	struct mt_mem mem;
+
+	(void)state;
+	assert_int_equal(mt_model_load("llama3-70b", &m, &err), 0);
+	base_config(&cfg, 8, 8);
+	cfg.dist_opt = 1;
+	mem = memory_of(&m, h100, &cfg, 128, 4096, 256, plan);
+	assert_int_equal(mem.stage, 0);
+	free(plan);
+}
+
+/* Full recompute of N layers per chunk lowers memory linearly; selective
+ * recompute of flash attention saves (almost) nothing. */
+static void recompute_lowers_memory(void **state)
+{
+	struct mt_model m;
+	struct mt_error err = MT_ERROR_INIT;
+	struct mt_config cfg;
+	struct mt_plan *plan = malloc(sizeof(*plan));
+	double prev = 1e300;
+	int n;
+
+	(void)state;
+	assert_int_equal(mt_model_load("llama3-70b", &m, &err), 0);
+	base_config(&cfg, 8, 4);
+	cfg.dist_opt = 1;
+	cfg.recompute = MT_RC_FULL;
+	for (n = 1; n <= 20; n++) {
+		struct mt_mem mem;
+		cfg.recompute_layers = n;
+		mem = memory_of(&m, h100, &cfg, 64, 8192, 128, plan);
+		assert_true(mem.activations < prev);
+		prev = mem.activations;
+	}
+	free(plan);
+}
+
+/* Logits: bf16 logits kept by the fused cross-entropy, plus the fp32 softmax
+ * of the unfused one, on the last stage only. */
+static void logits_on_the_last_stage(void **state)
+{
+	struct mt_model m;
+	struct mt_error err = MT_ERROR_INIT;
+	struct mt_config cfg;
+	struct mt_plan *plan = malloc(sizeof(*plan));
+	struct mt_job j;
+	struct mt_ctx x;
+	struct mt_costs a;
+	struct mt_mem mem;
+	double T = 4096, V = 129024 /* padded to a multiple of 128 x 8 */, t = 8, h = 8192;
+
+	(void)state;
+	assert_int_equal(mt_model_load("llama3-70b", &m, &err), 0);
+	base_config(&cfg, 8, 1);
+	mt_job_init(&j);
+	j.gpus = 8;
+	j.seq = 4096;
+	j.gbs = 8;
+	mt_ctx_init(&x, &m, h100, &j);
+	mt_costs_compute(&x, 8, 1, 1, 1, 1, 1, MT_CP_P2P, 1, 1, &a);
+	assert_close(a.act_out, T * 4 * h / t + T * V / t * 2, 1e-12);
+	mt_costs_compute(&x, 8, 1, 1, 1, 1, 1, MT_CP_P2P, 1, 0, &a);
+	assert_close(a.act_out, T * 4 * h / t + T * V / t * 6, 1e-12);
+	cfg.dist_opt = 1;
+	mem = memory_of(&m, h100, &cfg, 8, 4096, 8, plan);
+	assert_true(mem.logits > 0);
+	base_config(&cfg, 8, 4);
+	cfg.dist_opt = 1;
+	mem = memory_of(&m, h100, &cfg, 32, 4096, 32, plan);
+	assert_int_equal(mem.stage, 0);
+	assert_true(mem.logits == 0); /* stage 0 of 4 has no output layer */
+	free(plan);
+}
+
+/* Context parallelism divides every activation by CP; the parts add up. */
+static void parts_add_up_and_cp_divides(void **state)
+{
+	struct mt_model m;
+	struct mt_error err = MT_ERROR_INIT;
+	struct mt_config cfg;
+	struct mt_plan *plan = malloc(sizeof(*plan));
+	struct mt_mem m1, m2;
+
+	(void)state;
+	assert_int_equal(mt_model_load("llama3-70b", &m, &err), 0);
+	base_config(&cfg, 8, 1);
+	cfg.dist_opt = 1;
+	m1 = memory_of(&m, h100, &cfg, 64, 16384, 8, plan);
+	cfg.cp = 2;
+	m2 = memory_of(&m, h100, &cfg, 64, 16384, 8, plan);
+	assert_close(m2.activations, m1.activations / 2, 0.01);
+	assert_close(m1.total, m1.weights + m1.grads + m1.optimizer + m1.activations + m1.logits +
+			       m1.moe_dispatch + m1.transient + m1.nccl + m1.cuda_context +
+			       m1.workspace + m1.cuda_graphs + m1.fragmentation, 1e-12);
+	free(plan);
+}
+
+/* Experts are sharded over EP x ETP, their optimizer states over expert DP. */
+static void experts_shard_over_ep(void **state)
+{
+	struct mt_model m;
+	struct mt_error err = MT_ERROR_INIT;
+	struct mt_config cfg;
+	struct mt_plan *plan = malloc(sizeof(*plan));
+	double e1, e8;
+
+	(void)state;
+	assert_int_equal(mt_model_load("mixtral-8x7b", &m, &err), 0);
+	base_config(&cfg, 2, 1);
+	cfg.dist_opt = 1;
+	memory_of(&m, h100, &cfg, 16, 4096, 64, plan);
+	e1 = plan->par_exp[0];
+	cfg.ep = 8;
+	memory_of(&m, h100, &cfg, 16, 4096, 64, plan);
+	e8 = plan->par_exp[0];
+	assert_close(e1 / e8, 8, 1e-12);
+	assert_close(e1, 32.0 * 8 * mt_model_expert_params(&m), 1e-12);
+	assert_int_equal(plan->edp, 16 * 1 / 8 * 2 / 2); /* N / (ETP EP PP) */
+	free(plan);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(korthikanti_table2),
+		cmocka_unit_test(flash_attention_drops_the_quadratic_term),
+		cmocka_unit_test(fp8_saves_gemm_inputs_in_one_byte),
+		cmocka_unit_test(bytes_per_parameter),
+		cmocka_unit_test(inflight_microbatches),
+		cmocka_unit_test(first_stage_is_most_loaded),
+		cmocka_unit_test(recompute_lowers_memory),
+		cmocka_unit_test(logits_on_the_last_stage),
+		cmocka_unit_test(parts_add_up_and_cp_divides),
+		cmocka_unit_test(experts_shard_over_ep),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

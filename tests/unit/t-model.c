@@ -1,0 +1,300 @@
+/* SPDX-License-Identifier: MIT */
+/* Models: config readers, parameter counts against published counts, FLOP
+ * conventions against the published formulas and published figures. */
+#include <math.h>
+#include <stdio.h>
+
+#include "testutil.h"
+
+#include "../../lib/jsonr.h"
+#include "../../tuner/model.h"
+
+static struct mt_model load(const char *spec)
+{
+	struct mt_error err = MT_ERROR_INIT;
+	struct mt_model m;
+
+	if (mt_model_load(spec, &m, &err))
+		fail_msg("%s: %s", spec, err.msg);
+	return m;
+}
+
+static int parse(const char *json, struct mt_model *m, struct mt_error *err)
+{
+	cJSON *root = NULL;
+	int rc = mt_json_parse("test.json", json, strlen(json), &root, err);
+
+	if (!rc)
+		rc = mt_model_from_json(root, "test.json", m, err);
+	cJSON_Delete(root);
+	return rc;
+}
+
+/* Published total and active parameter counts (model cards and papers). */
+static void bundled_counts_match_published(void **state)
+{
+	static const struct {
+		const char *name;
+		double total, active; /* billions; 0 = dense */
+	} want[] = {
+		{ "llama3-8b", 8.03, 0 },          /* Meta Llama 3 model card: 8B (8.03B) */
+		{ "llama3-70b", 70.6, 0 },         /* 70.6B */
+		{ "llama3.1-405b", 405.9, 0 },     /* 405B (405.85B) */
+		{ "mixtral-8x7b", 46.7, 12.9 },    /* Mistral: 46.7B total, 12.9B active */
+		{ "mixtral-8x22b", 141, 39 },      /* Mistral: 141B total, 39B active */
+		{ "qwen3-30b-a3b", 30.5, 3.3 },    /* Qwen3 model card: 30.5B, 3.3B activated */
+		{ "qwen3-235b-a22b", 235, 22 },    /* 235B, 22B activated */
+		{ "deepseek-v3", 671, 37 },        /* DeepSeek-V3 report: 671B, 37B activated */
+		{ "gpt3-175b", 175, 0 },           /* Brown et al. 2020 Table 2.1: 175.0B */
+		{ "llama2-7b", 6.74, 0 },          /* Llama 2 paper: 7B (6.74B) */
+		{ "llama2-70b", 69.0, 0 },         /* 70B (68.98B) */
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		struct mt_model m = load(want[i].name);
+
+		assert_close(m.params_total / 1e9, want[i].total, 0.01);
+		if (want[i].active > 0)
+			assert_close(m.params_active / 1e9, want[i].active, 0.03);
+		else
+			assert_true(m.params_active == m.params_total);
+	}
+}
+
+static void deepseek_v3_structure(void **state)
+{
+	struct mt_model m = load("deepseek-v3");
+	int i;
+
+	(void)state;
+	assert_true(m.mla);
+	assert_int_equal(m.layers, 61);
+	assert_int_equal(m.moe_layers, 58);
+	for (i = 0; i < 3; i++)
+		assert_false(m.is_moe[i]); /* first_k_dense_replace = 3 */
+	assert_true(m.is_moe[3] && m.is_moe[60]);
+	assert_int_equal(m.experts, 256);
+	assert_int_equal(m.topk, 8);
+	assert_int_equal(m.shared_ffn, 2048); /* one shared expert of 2048 */
+	assert_true(m.router_bias);
+	assert_int_equal(m.head_dim, 192); /* qk_nope 128 + qk_rope 64 */
+	assert_int_equal(m.mtp_layers, 1);
+	/* the MTP module is one more MoE layer plus its projection: ~11.7B,
+	 * reported apart from the 671B as the model card does */
+	assert_close(m.params_mtp / 1e9, 11.6, 0.02);
+}
+
+static void qwen3_moe_and_mixtral_structure(void **state)
+{
+	struct mt_model q = load("qwen3-30b-a3b"), x = load("mixtral-8x7b");
+
+	(void)state;
+	assert_int_equal(q.moe_layers, 48);
+	assert_true(q.qk_norm);
+	assert_int_equal(q.head_dim, 128);
+	assert_int_equal(q.heads * q.head_dim, 4096); /* wider than hidden 2048 */
+	assert_int_equal(x.moe_layers, 32);
+	assert_int_equal(x.moe_ffn, 14336);
+	assert_int_equal(x.shared_ffn, 0);
+}
+
+static void qwen3_mlp_only_layers_are_dense(void **state)
+{
+	struct mt_error err = MT_ERROR_INIT;
+	struct mt_model m;
+
+	(void)state;
+	assert_int_equal(parse("{\"model_type\": \"qwen3_moe\", \"hidden_size\": 1024, "
+			       "\"num_hidden_layers\": 4, \"num_attention_heads\": 16, "
+			       "\"num_key_value_heads\": 4, \"head_dim\": 64, \"vocab_size\": 1000, "
+			       "\"intermediate_size\": 3072, \"moe_intermediate_size\": 256, "
+			       "\"num_experts\": 16, \"num_experts_per_tok\": 4, "
+			       "\"decoder_sparse_step\": 2, \"mlp_only_layers\": [3]}", &m, &err), 0);
+	/* sparse step 2: layers 1 and 3 are MoE, and 3 is listed dense */
+	assert_false(m.is_moe[0]);
+	assert_true(m.is_moe[1]);
+	assert_false(m.is_moe[2]);
+	assert_false(m.is_moe[3]);
+	assert_int_equal(m.moe_layers, 1);
+}
+
+static void gpt2_style_config(void **state)
+{
+	struct mt_model m = load("gpt3-175b");
+
+	(void)state;
+	assert_int_equal(m.hidden, 12288);
+	assert_int_equal(m.heads, 96);
+	assert_int_equal(m.ffn, 4 * 12288);
+	assert_false(m.gated);
+	assert_int_equal(m.norm, MT_NORM_LAYER);
+	assert_true(m.linear_bias && m.learned_pos && m.tied);
+	assert_close(m.dropout, 0.1, 1e-9);
+}
+
+static void megatune_format_defaults(void **state)
+{
+	struct mt_error err = MT_ERROR_INIT;
+	struct mt_model m;
+
+	(void)state;
+	assert_int_equal(parse("{\"schema\": \"megatune.model/1\", \"name\": \"tiny\", "
+			       "\"hidden_size\": 1024, \"num_layers\": 4, \"num_attention_heads\": 8, "
+			       "\"vocab_size\": 1000, \"position_embedding_type\": \"rope\"}", &m, &err), 0);
+	/* Megatron-LM's argument defaults: ffn 4h, LayerNorm, bias, tied, dropout 0.1 */
+	assert_int_equal(m.ffn, 4096);
+	assert_int_equal(m.kv_heads, 8);
+	assert_int_equal(m.head_dim, 128);
+	assert_int_equal(m.norm, MT_NORM_LAYER);
+	assert_true(m.linear_bias && m.tied && !m.gated);
+	assert_string_equal(m.name, "tiny");
+}
+
+static void megatune_moe_layer_freq_list(void **state)
+{
+	struct mt_error err = MT_ERROR_INIT;
+	struct mt_model m;
+
+	(void)state;
+	assert_int_equal(parse("{\"schema\": \"megatune.model/1\", \"hidden_size\": 1024, "
+			       "\"num_layers\": 4, \"num_attention_heads\": 8, \"vocab_size\": 1000, "
+			       "\"position_embedding_type\": \"rope\", \"num_experts\": 8, "
+			       "\"moe_router_topk\": 2, \"moe_ffn_hidden_size\": 512, "
+			       "\"moe_layer_freq\": [0, 1, 1, 1]}", &m, &err), 0);
+	assert_int_equal(m.moe_layers, 3);
+	assert_false(m.is_moe[0]);
+	assert_int_not_equal(parse("{\"schema\": \"megatune.model/1\", \"hidden_size\": 1024, "
+				   "\"num_layers\": 4, \"num_attention_heads\": 8, \"vocab_size\": 1000, "
+				   "\"num_experts\": 8, \"max_position_embeddings\": 64, "
+				   "\"moe_layer_freq\": [0, 1]}", &m, &err), 0);
+	assert_non_null(strstr(err.msg, "moe_layer_freq"));
+}
+
+static void bad_configs_name_the_field(void **state)
+{
+	static const struct {
+		const char *json, *msg;
+	} cases[] = {
+		{ "{\"hidden_size\": 4096}", "missing field 'num_hidden_layers'" },
+		{ "{\"hidden_size\": 4096.5, \"num_hidden_layers\": 2, \"num_attention_heads\": 2, "
+		  "\"vocab_size\": 10}", "field 'hidden_size': expected an integer" },
+		{ "{\"hidden_size\": 64, \"num_hidden_layers\": 2, \"num_attention_heads\": 3, "
+		  "\"vocab_size\": 10, \"intermediate_size\": 128}", "not divisible by 3 heads" },
+		{ "{\"hidden_size\": 64, \"num_hidden_layers\": 2, \"num_attention_heads\": 4, "
+		  "\"vocab_size\": 0}", "vocab_size" },
+		{ "{\"hidden_size\": 64, \"num_hidden_layers\": 2000, \"num_attention_heads\": 4, "
+		  "\"vocab_size\": 10}", "2000 layers" },
+		{ "{\"schema\": \"megatune.model/2\"}", "version \"megatune.model/2\" is not supported" },
+		{ "{\"schema\": \"megatune.model/1\", \"hidden_size\": 64, \"num_layers\": 2, "
+		  "\"num_attention_heads\": 4, \"vocab_size\": 10, \"normalization\": \"BatchNorm\"}",
+		  "expected \"LayerNorm\" or \"RMSNorm\"" },
+		{ "{\"model_type\": \"qwen3_moe\", \"hidden_size\": 64, \"num_hidden_layers\": 2, "
+		  "\"num_attention_heads\": 4, \"vocab_size\": 10, \"num_experts\": 4, "
+		  "\"num_experts_per_tok\": 2, \"moe_intermediate_size\": 32, "
+		  "\"mlp_only_layers\": [7]}", "mlp_only_layers" },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct mt_error err = MT_ERROR_INIT;
+		struct mt_model m;
+
+		assert_int_equal(parse(cases[i].json, &m, &err), MT_EINVAL);
+		if (!strstr(err.msg, cases[i].msg))
+			fail_msg("case %zu: '%s' does not say '%s'", i, err.msg, cases[i].msg);
+		assert_non_null(strstr(err.msg, "test.json"));
+	}
+}
+
+static void unknown_bundled_name_lists_the_names(void **state)
+{
+	struct mt_error err = MT_ERROR_INIT;
+	struct mt_model m;
+
+	(void)state;
+	assert_int_equal(mt_model_load("gpt5", &m, &err), MT_EUSAGE);
+	assert_non_null(strstr(err.msg, "deepseek-v3"));
+}
+
+/* SC21 eq. (3): F = 96 B s l h^2 (1 + s/(6h) + V/(16 l h)). */
+static void sc21_formula(void **state)
+{
+	struct mt_model m = load("tests/fixtures/models/sc21-gpt-145.6b.json");
+	double B = 2304, s = 2048, l = 80, h = 12288, V = 51200;
+	double want = 96 * B * s * l * h * h * (1 + s / (6 * h) + V / (16 * l * h));
+
+	(void)state;
+	/* our count adds biases and norms the paper's closed form leaves out */
+	assert_close(mt_model_step_flops(&m, B, (int)s, (int)V, MT_FLOPS_SC21), want, 0.002);
+}
+
+/* The NeMo 24.07 Llama-2 7B row: 780 TFLOP/s at 16934 tokens/s per GPU is
+ * 46.06 GFLOP per token with the full s^2 attention counted. */
+static void nemo_llama2_flops_per_token(void **state)
+{
+	struct mt_model m = load("llama2-7b");
+	double per_token = mt_model_step_flops(&m, 1, 4096, mt_model_padded_vocab(&m, 1),
+					       MT_FLOPS_FULL_ATTN) / 4096;
+
+	(void)state;
+	assert_close(per_token, 780e12 / 16934, 0.002);
+}
+
+/* The Megatron-Bridge 25.11 rows count causal attention once:
+ * Llama-3 70B 719 TFLOP/s at 1602 tokens/s, Qwen3-30B-A3B 121 at 5275. */
+static void bridge_flops_per_token(void **state)
+{
+	struct mt_model l = load("llama3-70b"), q = load("qwen3-30b-a3b");
+
+	(void)state;
+	assert_close(mt_model_step_flops(&l, 1, 8192, mt_model_padded_vocab(&l, 4),
+					 MT_FLOPS_MEGATRON) / 8192, 719e12 / 1602, 0.01);
+	assert_close(mt_model_step_flops(&q, 1, 4096, mt_model_padded_vocab(&q, 1),
+					 MT_FLOPS_MEGATRON) / 4096, 121e12 / 5275, 0.01);
+}
+
+static void conventions_differ_by_the_attention_half(void **state)
+{
+	struct mt_model m = load("llama3-8b");
+	double full = mt_model_step_flops(&m, 8, 8192, 128256, MT_FLOPS_FULL_ATTN);
+	double causal = mt_model_step_flops(&m, 8, 8192, 128256, MT_FLOPS_MEGATRON);
+	double core = 8.0 * 8192 * 3 * 4 * 8192.0 * 4096 * 32; /* B 3 passes, 4 s h, layers */
+
+	(void)state;
+	assert_close(full - causal, core / 2, 1e-9);
+}
+
+static void padded_vocab(void **state)
+{
+	struct mt_model m = load("gpt3-175b");
+
+	(void)state;
+	assert_int_equal(mt_model_padded_vocab(&m, 1), 50304);
+	assert_int_equal(mt_model_padded_vocab(&m, 4), 50688);
+	assert_int_equal(mt_model_padded_vocab(&m, 8), 51200);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(bundled_counts_match_published),
+		cmocka_unit_test(deepseek_v3_structure),
+		cmocka_unit_test(qwen3_moe_and_mixtral_structure),
+		cmocka_unit_test(qwen3_mlp_only_layers_are_dense),
+		cmocka_unit_test(gpt2_style_config),
+		cmocka_unit_test(megatune_format_defaults),
+		cmocka_unit_test(megatune_moe_layer_freq_list),
+		cmocka_unit_test(bad_configs_name_the_field),
+		cmocka_unit_test(unknown_bundled_name_lists_the_names),
+		cmocka_unit_test(sc21_formula),
+		cmocka_unit_test(nemo_llama2_flops_per_token),
+		cmocka_unit_test(bridge_flops_per_token),
+		cmocka_unit_test(conventions_differ_by_the_attention_half),
+		cmocka_unit_test(padded_vocab),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

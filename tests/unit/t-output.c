@@ -1,0 +1,212 @@
+/* SPDX-License-Identifier: MIT */
+/* Outputs: megatune.advice/1 JSON parses and carries every documented field,
+ * strings from inputs are escaped, and the Megatron-LM / Megatron-Bridge /
+ * environment renderings say what the configuration is. */
+#include <stdio.h>
+
+#include "testutil.h"
+
+#include "../../lib/jsonr.h"
+#include "../../reports/advice.h"
+#include "../../tuner/flags.h"
+
+static struct mt_cluster *h100;
+static struct mt_model model;
+static struct mt_job job;
+static struct mt_search_result *res;
+
+static int setup(void **state)
+{
+	struct mt_error err = MT_ERROR_INIT;
+
+	(void)state;
+	if (mt_cluster_load("dgx-h100", &h100, &err) || mt_model_load("mixtral-8x7b", &model, &err))
+		return -1;
+	mt_job_init(&job);
+	job.gpus = 64;
+	job.seq = 8192;
+	job.gbs = 256;
+	job.top_k = 3;
+	res = calloc(1, sizeof(*res));
+	return res ? mt_search(&model, h100, &job, res, &err) : -1;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	free(res);
+	mt_cluster_free(h100);
+	return 0;
+}
+
+static cJSON *advice_doc(const struct mt_model *m)
+{
+	struct sbuf sb = SBUF_INIT;
+	struct mt_error err = MT_ERROR_INIT;
+	cJSON *root = NULL;
+
+	mt_advice_json(&sb, m, h100, &job, res);
+	assert_false(sb.failed);
+	if (mt_json_parse("advice", sb.buf, sb.len, &root, &err))
+		fail_msg("advice JSON does not parse: %s", err.msg);
+	sbuf_release(&sb);
+	return root;
+}
+
+static const cJSON *get(const cJSON *o, const char *path)
+{
+	char buf[128], *tok, *save = NULL;
+
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (tok = strtok_r(buf, ".", &save); tok && o; tok = strtok_r(NULL, ".", &save))
+		o = cJSON_GetObjectItemCaseSensitive(o, tok);
+	if (!o)
+		fail_msg("missing %s", path);
+	return o;
+}
+
+static void advice_has_the_documented_fields(void **state)
+{
+	static const char *const fields[] = {
+		"config.tp", "config.pp", "config.vpp", "config.cp", "config.ep", "config.etp",
+		"config.dp", "config.mbs", "config.num_microbatches", "config.recompute",
+		"config.sequence_parallel", "config.distributed_optimizer", "config.cp_comm_type",
+		"config.bucket_size_bytes", "config.offload_layers", "memory.total_bytes",
+		"memory.weights_bytes", "memory.grads_bytes", "memory.optimizer_bytes",
+		"memory.activations_bytes", "memory.nccl_bytes", "memory.cuda_graphs_bytes",
+		"memory.workspace_bytes", "time.step_s", "time.compute_s", "time.tp_exposed_s",
+		"time.tp_hidden_s", "time.ep_exposed_s", "time.dp_exposed_s", "time.bubble_s",
+		"time.optimizer_s", "time.recompute_s", "throughput.tokens_per_s_per_gpu",
+		"throughput.model_tflops_per_gpu", "throughput.hw_tflops_per_gpu", "throughput.mfu",
+		"rules", "megatron_args", "bridge_overrides", "env",
+	};
+	cJSON *root = advice_doc(&model);
+	const cJSON *cands = get(root, "candidates"), *c;
+	size_t i;
+	int n = 0;
+
+	(void)state;
+	assert_string_equal(get(root, "schema")->valuestring, "megatune.advice/1");
+	assert_int_equal(get(root, "job.gpus")->valueint, 64);
+	assert_int_equal(get(root, "job.gbs")->valueint, 256);
+	assert_string_equal(get(root, "job.model")->valuestring, "mixtral-8x7b");
+	assert_true(get(root, "search.evaluated")->valuedouble == (double)res->evaluated);
+	assert_true(cJSON_IsNumber(get(root, "pruned.memory")));
+	cJSON_ArrayForEach(c, cands) {
+		for (i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
+			get(c, fields[i]);
+		assert_int_equal(get(c, "rank")->valueint, ++n);
+		assert_true(cJSON_IsArray(get(c, "megatron_args")));
+		assert_true(cJSON_IsObject(get(c, "env")));
+	}
+	assert_int_equal(n, res->ntop);
+	/* the numbers are the search's */
+	c = cJSON_GetArrayItem(cands, 0);
+	assert_close(get(c, "time.step_s")->valuedouble, res->top[0].time.step, 1e-5);
+	assert_int_equal(get(c, "config.ep")->valueint, res->top[0].cfg.ep);
+	cJSON_Delete(root);
+}
+
+static void strings_from_inputs_are_escaped(void **state)
+{
+	struct mt_model m = model;
+	cJSON *root;
+
+	(void)state;
+	snprintf(m.name, sizeof(m.name), "<script>\"evil\"\\\n\t\x01</script>");
+	root = advice_doc(&m);
+	assert_string_equal(get(root, "job.model")->valuestring, m.name);
+	cJSON_Delete(root);
+}
+
+static int has(const struct mt_kv *kv, int n, const char *key, const char *val)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(kv[i].key, key) && (!val || !strcmp(kv[i].val, val)))
+			return 1;
+	return 0;
+}
+
+static void flags_say_what_the_config_is(void **state)
+{
+	struct mt_config c;
+	struct mt_kv kv[MT_FLAGS_MAX];
+	int n;
+
+	(void)state;
+	memset(&c, 0, sizeof(c));
+	c.tp = 4;
+	c.pp = 8;
+	c.vpp = 5;
+	c.cp = 2;
+	c.cp_comm = MT_CP_A2A_P2P;
+	c.cp_a2a = 2;
+	c.ep = 8;
+	c.etp = 1;
+	c.mbs = 1;
+	c.sp = 1;
+	c.dist_opt = 1;
+	c.overlap_grad = c.overlap_param = c.tp_overlap = c.fused_ce = c.grad_fp32 = 1;
+	c.recompute = MT_RC_FULL;
+	c.recompute_layers = 2;
+	c.split = MT_SPLIT_FIRST_LAST;
+	c.first_layers = 5;
+	c.last_layers = 5;
+	c.bucket_params = 40000000;
+	n = mt_megatron_args(&model, &job, &c, kv);
+	assert_true(has(kv, n, "tensor-model-parallel-size", "4"));
+	assert_true(has(kv, n, "pipeline-model-parallel-size", "8"));
+	assert_true(has(kv, n, "num-virtual-stages-per-pipeline-rank", "5"));
+	assert_true(has(kv, n, "decoder-first-pipeline-num-layers", "5"));
+	assert_true(has(kv, n, "cp-comm-type", "a2a+p2p"));
+	assert_true(has(kv, n, "hierarchical-context-parallel-sizes", "2 1"));
+	assert_true(has(kv, n, "expert-model-parallel-size", "8"));
+	assert_true(has(kv, n, "sequence-parallel", ""));
+	assert_true(has(kv, n, "use-distributed-optimizer", ""));
+	assert_true(has(kv, n, "recompute-granularity", "full"));
+	assert_true(has(kv, n, "recompute-method", "block"));
+	assert_true(has(kv, n, "recompute-num-layers", "2"));
+	assert_true(has(kv, n, "global-batch-size", "256"));
+	assert_true(has(kv, n, "ddp-bucket-size", "40000000"));
+	n = mt_bridge_overrides(&model, &job, &c, kv);
+	assert_true(has(kv, n, "model.tensor_model_parallel_size", "4"));
+	assert_true(has(kv, n, "model.virtual_pipeline_model_parallel_size", "5"));
+	assert_true(has(kv, n, "model.num_layers_in_first_pipeline_stage", "5"));
+	assert_true(has(kv, n, "ddp.use_distributed_optimizer", "true"));
+	assert_true(has(kv, n, "comm_overlap.tp_comm_overlap", "true"));
+	assert_true(has(kv, n, "mixed_precision", "bf16_mixed"));
+	n = mt_env_vars(&model, &job, &c, kv);
+	assert_true(has(kv, n, "CUDA_DEVICE_MAX_CONNECTIONS", "1"));
+	/* no overlap of TP traffic without sequence parallelism */
+	c.sp = 0;
+	n = mt_megatron_args(&model, &job, &c, kv);
+	assert_false(has(kv, n, "tp-comm-overlap", NULL));
+	assert_false(has(kv, n, "sequence-parallel", NULL));
+}
+
+static void text_output_shows_the_ranking_and_flags(void **state)
+{
+	struct sbuf sb = SBUF_INIT;
+
+	(void)state;
+	mt_advice_text(&sb, &model, h100, &job, res);
+	assert_non_null(strstr(sb.buf, "mixtral-8x7b (46.7 B parameters, 12.9 B active)"));
+	assert_non_null(strstr(sb.buf, "tokens/s"));
+	assert_non_null(strstr(sb.buf, "--tensor-model-parallel-size"));
+	assert_non_null(strstr(sb.buf, "best: TP"));
+	sbuf_release(&sb);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(advice_has_the_documented_fields),
+		cmocka_unit_test(strings_from_inputs_are_escaped),
+		cmocka_unit_test(flags_say_what_the_config_is),
+		cmocka_unit_test(text_output_shows_the_ranking_and_flags),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

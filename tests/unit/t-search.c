@@ -1,0 +1,316 @@
+/* SPDX-License-Identifier: MIT */
+/* Search: pins, pruning, soundness of what it returns, and an evaluation that
+ * allocates nothing (malloc is wrapped at link time, see the Makefile). */
+#include <math.h>
+#include <stdio.h>
+
+#include "testutil.h"
+
+#include "../../tuner/perf.h"
+#include "../../tuner/search.h"
+
+/* --- allocation counter: -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc */
+void *__real_malloc(size_t n);
+void *__real_calloc(size_t a, size_t b);
+void *__real_realloc(void *p, size_t n);
+void *__wrap_malloc(size_t n);
+void *__wrap_calloc(size_t a, size_t b);
+void *__wrap_realloc(void *p, size_t n);
+static long allocations;
+
+void *__wrap_malloc(size_t n)
+{
+	allocations++;
+	return __real_malloc(n);
+}
+
+void *__wrap_calloc(size_t a, size_t b)
+{
+	allocations++;
+	return __real_calloc(a, b);
+}
+
+void *__wrap_realloc(void *p, size_t n)
+{
+	allocations++;
+	return __real_realloc(p, n);
+}
+
+static struct mt_cluster *h100;
+
+static int setup(void **state)
+{
+	struct mt_error err = MT_ERROR_INIT;
+
+	(void)state;
+	return mt_cluster_load("dgx-h100", &h100, &err);
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	mt_cluster_free(h100);
+	return 0;
+}
+
+static struct mt_search_result *run(const char *model, struct mt_job *j, struct mt_model *m)
+{
+	struct mt_error err = MT_ERROR_INIT;
+	struct mt_search_result *r = calloc(1, sizeof(*r));
+
+	assert_non_null(r);
+	assert_int_equal(mt_model_load(model, m, &err), 0);
+	if (mt_search(m, h100, j, r, &err))
+		fail_msg("%s", err.msg);
+	return r;
+}
+
+static void job(struct mt_job *j, int gpus, int seq, int gbs)
+{
+	mt_job_init(j);
+	j->gpus = gpus;
+	j->seq = seq;
+	j->gbs = gbs;
+	j->top_k = 16;
+}
+
+/* Sizes multiply to the GPU count, memory fits, the ranking is ordered, and
+ * the tensor-parallel group stays inside the NVLink domain. */
+static void results_are_sound(void **state)
+{
+	static const struct {
+		const char *model;
+		int gpus, seq, gbs;
+	} cases[] = {
+		{ "llama3-70b", 64, 8192, 128 },
+		{ "deepseek-v3", 1024, 4096, 8192 },
+		{ "qwen3-235b-a22b", 256, 4096, 2048 },
+		{ "mixtral-8x22b", 128, 4096, 1024 },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct mt_model m;
+		struct mt_job j;
+		struct mt_search_result *r;
+		int k;
+
+		job(&j, cases[i].gpus, cases[i].seq, cases[i].gbs);
+		r = run(cases[i].model, &j, &m);
+		assert_true(r->ntop > 0);
+		for (k = 0; k < r->ntop; k++) {
+			const struct mt_eval *e = &r->top[k];
+			const struct mt_config *c = &e->cfg;
+
+			assert_int_equal(c->tp * c->cp * c->pp * c->dp, j.gpus);
+			assert_int_equal(c->etp * c->ep * c->edp * c->pp, j.gpus);
+			assert_int_equal((long)c->dp * c->mbs * c->num_mb, j.gbs);
+			assert_true(e->feasible);
+			assert_true(e->mem.total <= r->capacity_bytes);
+			assert_true(c->tp <= h100->nvlink_domain);
+			assert_true(c->ep * c->etp <= 64);
+			if (k)
+				assert_true(e->time.step >= r->top[k - 1].time.step);
+			assert_true(e->tput.mfu > 0.05 && e->tput.mfu < 0.7);
+		}
+		/* the best of a dense 70B at 8K sequence is tensor-parallel and fits
+		 * without full recompute of every layer */
+		if (!strcmp(cases[i].model, "llama3-70b"))
+			assert_true(r->top[0].cfg.tp >= 4);
+		if (m.experts)
+			assert_true(r->top[0].cfg.ep > 1);
+		free(r);
+	}
+}
+
+static void every_knob_pinned_is_one_evaluation(void **state)
+{
+	struct mt_model m;
+	struct mt_job j;
+	struct mt_search_result *r;
+
+	(void)state;
+	job(&j, 64, 8192, 128);
+	j.pins.tp = 8;
+	j.pins.pp = 4;
+	j.pins.vpp = 5;
+	j.pins.cp = 1;
+	j.pins.ep = 1;
+	j.pins.etp = 1;
+	j.pins.mbs = 1;
+	j.pins.recompute = MT_RC_SELECTIVE;
+	j.pins.dist_opt = 1;
+	j.pins.offload_layers = 0;
+	j.pins.sp = 1;
+	r = run("llama3-70b", &j, &m);
+	assert_int_equal(r->evaluated, 1);
+	assert_int_equal(r->ntop, 1);
+	assert_int_equal(r->top[0].cfg.vpp, 5);
+	assert_int_equal(r->top[0].cfg.recompute, MT_RC_SELECTIVE);
+	free(r);
+}
+
+static void pins_narrow_the_space(void **state)
+{
+	struct mt_model m;
+	struct mt_job j;
+	struct mt_search_result *all, *some;
+	int k;
+
+	(void)state;
+	job(&j, 64, 4096, 256);
+	all = run("llama3-8b", &j, &m);
+	j.pins.tp = 2;
+	j.pins.recompute = MT_RC_NONE;
+	some = run("llama3-8b", &j, &m);
+	assert_true(some->evaluated < all->evaluated / 4);
+	for (k = 0; k < some->ntop; k++) {
+		assert_int_equal(some->top[k].cfg.tp, 2);
+		assert_int_equal(some->top[k].cfg.recompute, MT_RC_NONE);
+	}
+	/* narrowing never finds something better */
+	assert_true(some->top[0].time.step >= all->top[0].time.step);
+	free(all);
+	free(some);
+}
+
+/* llama3-8b on 64 GPUs: TP 16 and 32 do not divide its 8 KV heads, TP 64 is
+ * more than its 32 heads. */
+static void pruned_by_reason(void **state)
+{
+	struct mt_model m;
+	struct mt_job j;
+	struct mt_search_result *r;
+
+	(void)state;
+	job(&j, 64, 4096, 256);
+	r = run("llama3-8b", &j, &m);
+	assert_int_equal(r->pruned[MT_PRUNE_TP_GROUPS], 2);
+	assert_int_equal(r->pruned[MT_PRUNE_TP_HEADS], 1);
+	assert_true(r->pruned[MT_PRUNE_VPP] > 0);
+	assert_int_equal(r->pruned[MT_PRUNE_EP_EXPERTS], 0);
+	free(r);
+}
+
+static void nothing_feasible_keeps_the_closest(void **state)
+{
+	struct mt_model m;
+	struct mt_job j;
+	struct mt_search_result *r;
+
+	(void)state;
+	job(&j, 8, 8192, 64);
+	r = run("llama3.1-405b", &j, &m);
+	assert_int_equal(r->ntop, 0);
+	assert_true(r->has_closest);
+	assert_true(r->closest.mem.total > r->capacity_bytes);
+	assert_true(r->pruned[MT_PRUNE_MEMORY] > 0);
+	free(r);
+}
+
+static void impossible_requests(void **state)
+{
+	struct mt_error err = MT_ERROR_INIT;
+	struct mt_model m;
+	struct mt_job j;
+	struct mt_search_result *r = calloc(1, sizeof(*r));
+
+	(void)state;
+	assert_int_equal(mt_model_load("llama3-8b", &m, &err), 0);
+	job(&j, 8, 4096, 64);
+	j.pins.tp = 64;
+	assert_int_equal(mt_search(&m, h100, &j, r, &err), MT_EINVAL);
+	job(&j, 12, 4096, 64);
+	assert_int_equal(mt_search(&m, h100, &j, r, &err), MT_EINVAL);
+	assert_non_null(strstr(err.msg, "whole nodes"));
+	job(&j, 8, 4096, 0);
+	assert_int_equal(mt_search(&m, h100, &j, r, &err), MT_EUSAGE);
+	free(r);
+}
+
+/* One candidate's memory and time: arithmetic only, no allocation. */
+static void evaluation_does_not_allocate(void **state)
+{
+	struct mt_error err = MT_ERROR_INIT;
+	struct mt_model m;
+	struct mt_job j;
+	struct mt_ctx x;
+	struct mt_costs *a = malloc(sizeof(*a));
+	struct mt_plan *p = malloc(sizeof(*p));
+	struct mt_config cfg;
+	struct mt_mem mem;
+	struct mt_time t;
+	struct mt_tput tp;
+	long before;
+	int i;
+
+	(void)state;
+	assert_int_equal(mt_model_load("deepseek-v3", &m, &err), 0);
+	job(&j, 1024, 4096, 8192);
+	mt_ctx_init(&x, &m, h100, &j);
+	memset(&cfg, 0, sizeof(cfg));
+	mt_config_settings(&j, &cfg);
+	cfg.tp = 1;
+	cfg.pp = 16;
+	cfg.vpp = 1;
+	cfg.cp = 1;
+	cfg.ep = 64;
+	cfg.etp = 1;
+	cfg.mbs = 1;
+	cfg.dp = 64;
+	cfg.num_mb = 128;
+	mt_costs_compute(&x, 1, 1, 1, 64, 1, 0, MT_CP_P2P, 1, 1, a);
+	assert_int_equal(mt_plan_compute(&x, a, 16, 1, 64, 128, &cfg, p), 0);
+	before = allocations;
+	for (i = 0; i < 1000; i++) {
+		cfg.recompute = i % 3;
+		cfg.recompute_layers = 1 + i % 4;
+		cfg.dist_opt = i & 1;
+		mt_memory(&x, a, p, &cfg, &mem);
+		mt_timing(&x, a, p, &cfg, &t, &tp);
+	}
+	assert_int_equal(allocations - before, 0);
+	assert_true(t.step > 0 && mem.total > 0);
+	free(a);
+	free(p);
+}
+
+/* The search itself allocates a fixed amount, however large the space. */
+static void search_allocations_do_not_grow_with_the_space(void **state)
+{
+	struct mt_model m;
+	struct mt_job j;
+	struct mt_search_result *r;
+	long small, large;
+
+	(void)state;
+	job(&j, 8, 4096, 64);
+	allocations = 0;
+	r = run("llama3-8b", &j, &m);
+	small = allocations;
+	free(r);
+	job(&j, 512, 4096, 2048);
+	allocations = 0;
+	r = run("llama3-8b", &j, &m);
+	large = allocations;
+	assert_true(r->evaluated > 100 * 8);
+	free(r);
+	assert_true(large <= small + 8);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(results_are_sound),
+		cmocka_unit_test(every_knob_pinned_is_one_evaluation),
+		cmocka_unit_test(pins_narrow_the_space),
+		cmocka_unit_test(pruned_by_reason),
+		cmocka_unit_test(nothing_feasible_keeps_the_closest),
+		cmocka_unit_test(impossible_requests),
+		cmocka_unit_test(evaluation_does_not_allocate),
+		cmocka_unit_test(search_allocations_do_not_grow_with_the_space),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,197 @@
+/* SPDX-License-Identifier: MIT */
+/* Time model: the pipeline bubble, overlap settings, FP8, recompute and the
+ * consistency of the reported breakdown. */
+#include <math.h>
+
+#include "testutil.h"
+
+#include "../../tuner/search.h"
+
+static struct mt_cluster *h100;
+
+static int setup(void **state)
+{
+	struct mt_error err = MT_ERROR_INIT;
+
+	(void)state;
+	return mt_cluster_load("dgx-h100", &h100, &err);
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	mt_cluster_free(h100);
+	return 0;
+}
+
+struct run {
+	const char *model;
+	int gpus, seq, gbs, precision;
+	int tp, pp, vpp, cp, ep, mbs, recompute, dist_opt;
+	int tp_overlap, overlap_grad;
+};
+
+static struct mt_eval eval(struct run r)
+{
+	struct mt_error err = MT_ERROR_INIT;
+	struct mt_model m;
+	struct mt_job j;
+	struct mt_config c;
+	struct mt_eval e;
+
+	assert_int_equal(mt_model_load(r.model, &m, &err), 0);
+	mt_job_init(&j);
+	j.gpus = r.gpus;
+	j.seq = r.seq;
+	j.gbs = r.gbs;
+	j.precision = r.precision;
+	j.pins.tp_overlap = r.tp_overlap;
+	j.pins.overlap_grad = r.overlap_grad;
+	memset(&c, 0, sizeof(c));
+	mt_config_settings(&j, &c);
+	c.tp = r.tp;
+	c.pp = r.pp;
+	c.vpp = r.vpp ? r.vpp : 1;
+	c.cp = r.cp ? r.cp : 1;
+	c.ep = r.ep ? r.ep : 1;
+	c.etp = 1;
+	c.mbs = r.mbs ? r.mbs : 1;
+	c.sp = r.tp > 1;
+	c.recompute = r.recompute;
+	c.dist_opt = r.dist_opt;
+	if (mt_evaluate(&m, h100, &j, &c, &e, &err))
+		fail_msg("%s", err.msg);
+	return e;
+}
+
+#define RUN(...) eval((struct run){ __VA_ARGS__ })
+#define BASE .model = "llama3-70b", .gpus = 64, .seq = 4096, .gbs = 128, \
+	.tp_overlap = MT_UNSET, .overlap_grad = MT_UNSET, .dist_opt = 1
+
+/* The exposed parts and the bubble add up to the step. */
+static void parts_add_up(void **state)
+{
+	struct mt_eval e = RUN(BASE, .tp = 8, .pp = 4, .vpp = 2);
+	const struct mt_time *t = &e.time;
+	double sum = t->compute + t->tp_exposed + t->cp_exposed + t->ep_exposed + t->pp_exposed +
+		     t->dp_exposed + t->offload_exposed + t->host_exposed + t->bubble + t->optimizer;
+
+	(void)state;
+	assert_close(sum, t->step, 1e-9);
+	assert_true(t->gemm > t->attention && t->gemm > t->elementwise);
+}
+
+/* Bubble = (p - 1) / (v m) of the micro-batch work, Narayanan et al. SC21. */
+static void bubble_fraction(void **state)
+{
+	struct mt_eval e1 = RUN(BASE, .tp = 8, .pp = 4, .vpp = 1);
+	struct mt_eval e2 = RUN(BASE, .tp = 8, .pp = 4, .vpp = 4);
+	double m = e1.cfg.num_mb, work = e1.time.step - e1.time.bubble;
+
+	(void)state;
+	/* (p-1)/(v m) of the stage work, within the stage imbalance */
+	assert_close(e1.time.bubble / work, 3.0 / m, 0.10);
+	assert_close(e2.time.bubble / e1.time.bubble, 0.25, 0.10);
+	assert_true(e2.time.step < e1.time.step);
+}
+
+static void overlap_settings_hide_communication(void **state)
+{
+	struct mt_eval on = RUN(BASE, .tp = 8, .pp = 4);
+	struct mt_eval off = RUN(.model = "llama3-70b", .gpus = 64, .seq = 4096, .gbs = 128,
+				 .tp = 8, .pp = 4, .dist_opt = 1, .tp_overlap = 0, .overlap_grad = 0);
+
+	(void)state;
+	assert_true(off.time.tp_exposed > 2 * on.time.tp_exposed);
+	assert_close(off.time.tp_exposed, on.time.tp_exposed + on.time.tp_hidden, 0.01);
+	assert_true(off.time.dp_exposed >= on.time.dp_exposed);
+	assert_true(off.time.step > on.time.step);
+}
+
+/* FP8 runs the linear layers at the measured FP8 rate: on H100 the profile's
+ * FP8 sweep is twice its BF16 one, so GEMM time falls by about half (the
+ * output layer stays BF16). */
+static void fp8_speeds_up_the_gemms(void **state)
+{
+	struct mt_eval bf = RUN(BASE, .tp = 8, .pp = 4, .precision = MT_PREC_BF16);
+	struct mt_eval f8 = RUN(BASE, .tp = 8, .pp = 4, .precision = MT_PREC_FP8);
+	double r = bf.time.gemm / f8.time.gemm;
+
+	(void)state;
+	assert_true(r > 1.6 && r < 2.0);
+	assert_true(f8.time.step < bf.time.step);
+	/* MFU is against the peak of the precision used */
+	assert_close(f8.tput.mfu, f8.tput.model_tflops_per_gpu / 1978.9, 1e-9);
+	assert_close(bf.tput.mfu, bf.tput.model_tflops_per_gpu / 989.4, 1e-9);
+}
+
+/* Full recompute adds one forward pass: about a third of the compute, and it
+ * counts in hardware FLOPs but not in model FLOPs. */
+static void recompute_costs_a_forward(void **state)
+{
+	struct mt_eval none = RUN(BASE, .tp = 8, .pp = 4, .recompute = MT_RC_NONE);
+	struct mt_eval full = RUN(BASE, .tp = 8, .pp = 4, .recompute = MT_RC_FULL);
+	double extra = full.time.step / none.time.step - 1;
+
+	(void)state;
+	assert_true(extra > 0.2 && extra < 0.4);
+	assert_close(full.tput.model_flops_step, none.tput.model_flops_step, 1e-12);
+	assert_close(full.tput.hw_flops_step / none.tput.hw_flops_step, 4.0 / 3.0, 0.03);
+	assert_true(full.time.recompute > 0 && none.time.recompute == 0);
+}
+
+/* Without pipelining and with one micro-batch per step, hardware FLOPs equal
+ * model FLOPs (flash attention executes the causal half only). */
+static void hardware_flops_match_model_flops(void **state)
+{
+	struct mt_eval e = RUN(.model = "llama3-8b", .gpus = 8, .seq = 4096, .gbs = 8, .tp = 1,
+			       .pp = 1, .dist_opt = 1, .tp_overlap = MT_UNSET, .overlap_grad = MT_UNSET);
+
+	(void)state;
+	assert_close(e.tput.hw_flops_step, e.tput.model_flops_step, 0.01);
+	assert_close(e.tput.tokens_per_s_per_gpu, 8.0 * 4096 / e.time.step / 8, 1e-12);
+}
+
+/* Expert parallelism puts all-to-all on the critical path of MoE layers. */
+static void moe_pays_for_all_to_all(void **state)
+{
+	struct mt_eval e1 = RUN(.model = "mixtral-8x7b", .gpus = 16, .seq = 4096, .gbs = 64, .tp = 2,
+				.pp = 1, .ep = 1, .dist_opt = 1, .tp_overlap = MT_UNSET,
+				.overlap_grad = MT_UNSET);
+	struct mt_eval e8 = RUN(.model = "mixtral-8x7b", .gpus = 16, .seq = 4096, .gbs = 64, .tp = 2,
+				.pp = 1, .ep = 8, .dist_opt = 1, .tp_overlap = MT_UNSET,
+				.overlap_grad = MT_UNSET);
+
+	(void)state;
+	assert_true(e1.time.ep_exposed == 0);
+	assert_true(e8.time.ep_exposed > 0);
+	assert_true(e8.mem.weights < e1.mem.weights / 3);
+}
+
+/* Context parallelism: the ring's KV exchange hides under attention. */
+static void cp_ring_hides_under_attention(void **state)
+{
+	struct mt_eval e = RUN(.model = "llama3-8b", .gpus = 16, .seq = 32768, .gbs = 16, .tp = 2,
+			       .pp = 1, .cp = 4, .dist_opt = 1, .tp_overlap = MT_UNSET,
+			       .overlap_grad = MT_UNSET);
+
+	(void)state;
+	assert_true(e.time.cp_hidden > 0);
+	assert_true(e.time.cp_exposed < 0.2 * e.time.cp_hidden);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(parts_add_up),
+		cmocka_unit_test(bubble_fraction),
+		cmocka_unit_test(overlap_settings_hide_communication),
+		cmocka_unit_test(fp8_speeds_up_the_gemms),
+		cmocka_unit_test(recompute_costs_a_forward),
+		cmocka_unit_test(hardware_flops_match_model_flops),
+		cmocka_unit_test(moe_pays_for_all_to_all),
+		cmocka_unit_test(cp_ring_hides_under_attention),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
