@@ -96,7 +96,7 @@ demo: deps all
 	$(BUILD)/megatune advise --model llama3-70b --cluster dgx-h100 --gpus 64 --seq 8192 --gbs 128
 
 bench: deps all $(BENCH_BIN)
-	@for b in $(BENCH_BIN); do $$b || exit 1; done
+	@for b in $(BENCH_BIN); do $$b $(BUILD)/megatune || exit 1; done
 
 # libFuzzer targets for the parsers (clang only): make fuzz, then run
 # build-fuzz/fuzz-<name> tests/fuzz/corpus-<name>

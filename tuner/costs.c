@@ -327,7 +327,7 @@ void mt_costs_compute(const struct mt_ctx *x, int tp, int cp, int mbs, int ep, i
 		o->ep_comm[k] = 2 * comm_f;
 		o->ep_exposed[k] = 2 * comm_f;
 
-		/* kernels issued per layer and micro-batch, forward + backward (6) */
+		/* kernels issued per layer and micro-batch, forward + backward (5.8) */
 		o->host_ops[k] = 40 + (tp > 1 ? 10 : 0) + (fp8_cast > 0 ? 12 : 0) + (cp > 1 ? 4 * cp : 0);
 		if (k == M) /* router, permutations, a2a, and per local expert 2 GEMMs
 			     * forward and 4 backward, plus their FP8 casts */
@@ -358,6 +358,10 @@ void mt_costs_compute(const struct mt_ctx *x, int tp, int cp, int mbs, int ep, i
 		if (k == L) {
 			act_mlp = (2 * gm * m->ffn + gin * m->ffn) / t;
 		} else {
+			/* router scores, then per routed copy: probabilities and
+			 * indices, the expert input, the activation input and the FC2
+			 * input.  Stored activations add up over many layers and
+			 * micro-batches, so the mean load applies, not the imbalance */
 			double kk = m->topk, fe = m->moe_ffn;
 			act_mlp = (8 * m->experts + kk * 12 + kk * etp * gin * h + kk * (2 * gm * fe + gin * fe)) /
 				  spd;
@@ -416,8 +420,8 @@ void mt_costs_compute(const struct mt_ctx *x, int tp, int cp, int mbs, int ep, i
 
 	/* ---- pipeline message, MoE buffers, transients */
 	o->p2p_bytes = T * h * 2 / spd;
-	if (m->experts)
-		o->moe_dispatch = 3 * Tm * m->topk * etp * h * 2;
+	if (m->experts) /* send and receive buffers and the permuted copy */
+		o->moe_dispatch = 3 * MT_MOE_IMBALANCE * Tm * m->topk * etp * h * 2;
 	o->transient = fmax(T * h * 2, T * gm * (m->experts ? fmax(m->ffn, m->shared_ffn) : m->ffn) / t * 2);
 	if (tp_overlap && sp && tp > 1)
 		o->transient += 3 * T * h * 2; /* userbuffers for overlapped GEMMs */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* memory: level C of the model, per-GPU memory of the most loaded pipeline
- * stage (docs/MODEL.md section 4).  Arithmetic only: no look-up, no allocation. */
+ * stage (docs/MODEL.md section 4.8).  Arithmetic only: no look-up, no allocation. */
 #include <math.h>
 
 #include "constants.h"
