@@ -273,17 +273,21 @@ void mt_costs_compute(const struct mt_ctx *x, int tp, int cp, int mbs, int ep, i
 		if (cp > 1) {
 			double kvb = T * 2 * kv_el / t * 2; /* K and V of this rank's chunk */
 			double qkvb = T * (q_el + 2 * kv_el) / t * 2, outb = T * a * dv / t * 2;
-			int inner = cp, outer = 1;
+			int inner = cp_comm == MT_CP_P2P ? 1 : cp, outer = 1;
 
 			if (cp_comm == MT_CP_A2A_P2P) {
 				inner = mt_group_per_domain(x->cluster, cp, tp);
 				outer = cp / inner;
 			}
 			if (cp_comm == MT_CP_P2P || (cp_comm == MT_CP_A2A_P2P && outer > 1)) {
+				/* a ring over the CP ranks (or, after the inner a2a, over
+				 * the outer groups): each step passes one chunk's K and V
+				 * forward, K, V and their gradients backward, while the
+				 * attention of the chunk in hand runs */
 				int n = cp_comm == MT_CP_P2P ? cp : outer;
 				int stride = cp_comm == MT_CP_P2P ? tp : tp * inner;
-				double step_f = coll(x, MT_COLL_SEND_RECV, n, stride, kvb / inner);
-				double step_b = coll(x, MT_COLL_SEND_RECV, n, stride, 2 * kvb / inner);
+				double step_f = coll(x, MT_COLL_SEND_RECV, n, stride, kvb);
+				double step_b = coll(x, MT_COLL_SEND_RECV, n, stride, 2 * kvb);
 
 				comm_f += (n - 1) * step_f;
 				comm_b += (n - 1) * step_b;
