@@ -201,6 +201,7 @@ static void json_candidate(struct jw *w, const struct mt_model *m, const struct 
 	jw_num(w, "attention_s", t->attention, 6);
 	jw_num(w, "elementwise_s", t->elementwise, 6);
 	jw_num(w, "recompute_s", t->recompute, 6);
+	jw_num(w, "gpu_overhead_s", t->gpu_overhead, 6);
 	jw_num(w, "tp_exposed_s", t->tp_exposed, 6);
 	jw_num(w, "tp_hidden_s", t->tp_hidden, 6);
 	jw_num(w, "cp_exposed_s", t->cp_exposed, 6);
@@ -332,8 +333,8 @@ static void time_lines(struct sbuf *sb, const struct mt_eval *e, const char *ind
 	const struct mt_time *t = &e->time;
 
 	sbuf_addf(sb, "%sstep %.3f s: compute %.3f (GEMM %.3f, attention %.3f, element-wise %.3f, "
-		      "recompute %.3f)\n", ind, t->step, t->compute, t->gemm, t->attention,
-		  t->elementwise, t->recompute);
+		      "recompute %.3f, kernel gaps and SM sharing %.3f)\n", ind, t->step, t->compute,
+		  t->gemm, t->attention, t->elementwise, t->recompute, t->gpu_overhead);
 	sbuf_addf(sb, "%s  exposed: TP %.3f, CP %.3f, EP %.3f, PP %.3f, DP %.3f, offload %.3f, "
 		      "host %.3f; bubble %.3f, optimizer %.3f (s)\n", ind, t->tp_exposed,
 		  t->cp_exposed, t->ep_exposed, t->pp_exposed, t->dp_exposed, t->offload_exposed,
@@ -538,6 +539,7 @@ void mt_estimate_text(struct sbuf *sb, const struct mt_model *m, const struct mt
 	ROW("attention", tt->attention, -1);
 	ROW("element-wise", tt->elementwise, -1);
 	ROW("recompute", tt->recompute, -1);
+	ROW("kernel gaps, SM sharing", tt->gpu_overhead, -1);
 	ROW("TP communication", tt->tp_exposed, tt->tp_hidden);
 	ROW("CP communication", tt->cp_exposed, tt->cp_hidden);
 	ROW("EP communication", tt->ep_exposed, tt->ep_hidden);

@@ -84,6 +84,7 @@ struct mt_time {
 	double compute;           /* GEMM + attention + element-wise, all micro-batches */
 	double gemm, attention, elementwise;
 	double recompute;         /* extra forward work of recomputation (in compute) */
+	double gpu_overhead;      /* kernel gaps and SMs taken by overlapped comm (in compute) */
 	double tp_exposed, tp_hidden;
 	double cp_exposed, cp_hidden;
 	double ep_exposed, ep_hidden;

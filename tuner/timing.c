@@ -54,7 +54,8 @@ static void stage_time(const struct mt_ctx *x, const struct mt_costs *a, const s
 		o->tp += n * a->out_tp_exposed;
 		io += 0.5;
 	}
-	/* the rest of fwd + bwd not itemised above: TP-overlap slowdown */
+	/* the rest of fwd + bwd not itemised above: kernel gaps and the SMs
+	 * that overlapped TP/CP communication takes */
 	o->slow = o->fwd + o->bwd - (o->gemm + o->attn + o->elem + o->tp + o->cp + o->ep);
 	if (o->slow < 0)
 		o->slow = 0;
@@ -122,9 +123,10 @@ void mt_timing(const struct mt_ctx *x, const struct mt_costs *a, const struct mt
 	*t = (struct mt_time){ 0 };
 	t->gemm = mb * crit.gemm;
 	t->attention = mb * crit.attn;
-	t->elementwise = mb * (crit.elem + crit.slow);
+	t->elementwise = mb * crit.elem;
 	t->recompute = mb * crit.rc;
-	t->compute = t->gemm + t->attention + t->elementwise + t->recompute;
+	t->gpu_overhead = mb * crit.slow;
+	t->compute = t->gemm + t->attention + t->elementwise + t->recompute + t->gpu_overhead;
 	t->tp_exposed = mb * crit.tp;
 	t->cp_exposed = mb * crit.cp;
 	t->ep_exposed = mb * crit.ep;
@@ -170,7 +172,7 @@ void mt_timing(const struct mt_ctx *x, const struct mt_costs *a, const struct mt
 	}
 	t->optimizer = opt_params * b->opt_s_per_param;
 	/* hidden DP and PP traffic still takes SMs from the compute it hides under */
-	t->elementwise += MT_COMM_SM_SLOWDOWN * (t->dp_hidden + t->pp_hidden);
+	t->gpu_overhead += MT_COMM_SM_SLOWDOWN * (t->dp_hidden + t->pp_hidden);
 	t->compute += MT_COMM_SM_SLOWDOWN * (t->dp_hidden + t->pp_hidden);
 	t->host_exposed += MT_STEP_OVERHEAD_S;
 	t->step = mb * crit.t + t->bubble + t->pp_exposed + t->dp_exposed + t->optimizer +
