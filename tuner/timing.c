@@ -8,7 +8,7 @@
 
 struct stage_time {
 	double t, fwd, bwd;
-	double gemm, attn, elem, rc, tp, cp, ep, off, host, slow;
+	double gemm, attn, elem, rc, tp, cp, ep, off, off_hidden, host, slow;
 	double params, params_exp;
 	int st;
 };
@@ -72,6 +72,7 @@ static void stage_time(const struct mt_ctx *x, const struct mt_costs *a, const s
 		 * offloaded layer waits on its copy events */
 		o->off = fmax(0, bytes / d2h - o->fwd) + fmax(0, bytes / h2d - o->bwd) +
 			 2 * bytes / (x->hbm * MT_ELEM_EFFICIENCY) + nl * MT_OFFLOAD_LAYER_US * 1e-6;
+		o->off_hidden = fmin(bytes / d2h, o->fwd) + fmin(bytes / h2d, o->bwd);
 	}
 	/* host: kernels issued per micro-batch against the GPU time (5.8) */
 	cpu = (b->nl[st][0] * a->host_ops[0] + b->nl[st][1] * a->host_ops[1] +
@@ -89,14 +90,13 @@ void mt_timing(const struct mt_ctx *x, const struct mt_costs *a, const struct mt
 	const struct mt_model *m = x->model;
 	const struct mt_job *j = x->job;
 	struct stage_time s, crit = { 0 };
-	double mb = b->num_mb, pp = b->pp, vpp = b->vpp, sum_rep = 0, mean, opt_params = 0;
+	double mb = b->num_mb, pp = b->pp, vpp = b->vpp, mean, opt_params = 0;
 	double total_layers_time = 0, extra, rc_flops = 0, frac = 0, hw, L;
 	double dshard = cfg->dist_opt ? (double)b->dp * a->cp : 1, eshard = cfg->dist_opt ? b->edp : 1;
 	int r, k, d = cfg->dist_opt ? 1 : 0;
 
 	for (r = 0; r < b->nrep; r++) {
 		stage_time(x, a, b, cfg, r, &s);
-		sum_rep += s.t;
 		if (s.t > crit.t)
 			crit = s;
 		if (s.params / dshard + s.params_exp / eshard > opt_params)
@@ -131,6 +131,7 @@ void mt_timing(const struct mt_ctx *x, const struct mt_costs *a, const struct mt
 	t->cp_exposed = mb * crit.cp;
 	t->ep_exposed = mb * crit.ep;
 	t->offload_exposed = mb * crit.off;
+	t->offload_hidden = mb * crit.off_hidden;
 	t->host_exposed = mb * crit.host;
 	t->bubble = pp > 1 ? (pp - 1) / vpp * mean : 0;
 	t->imbalance = mb * (crit.t - mean);
