@@ -38,7 +38,7 @@ UNIT_SRC   = $(wildcard tests/unit/t-*.c)
 UNIT_BIN   = $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 BENCH_SRC  = $(wildcard bench/*.c)
 BENCH_BIN  = $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
-FUZZ_SRC   = $(wildcard tests/fuzz/*.c)
+FUZZ_SRC   = $(wildcard tests/fuzz/fuzz-*.c)
 
 .PHONY: all test check demo bench clean deps unit fuzz
 
@@ -84,7 +84,12 @@ $(BUILD)/bench/%: bench/%.c $(BUILD)/libmegatune.a
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) $< $(BUILD)/libmegatune.a $(LDLIBS) -o $@
 
-unit: $(UNIT_BIN)
+FUZZ_BIN   = $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/tests/%)
+$(BUILD)/tests/fuzz-%: tests/fuzz/fuzz-%.c tests/fuzz/driver.c $(BUILD)/libmegatune.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) $< tests/fuzz/driver.c $(BUILD)/libmegatune.a $(LDLIBS) -o $@
+
+unit: $(UNIT_BIN) $(FUZZ_BIN)
 
 test: deps all unit
 	@BUILD=$(BUILD) tests/run.sh
@@ -98,8 +103,8 @@ demo: deps all
 bench: deps all $(BENCH_BIN)
 	@for b in $(BENCH_BIN); do $$b $(BUILD)/megatune || exit 1; done
 
-# libFuzzer targets for the parsers (clang only): make fuzz, then run
-# build-fuzz/fuzz-<name> tests/fuzz/corpus-<name>
+# libFuzzer targets for the parsers (needs clang):
+#   make fuzz && build-fuzz/fuzz-model -max_total_time=60 models/
 fuzz:
 	$(MAKE) BUILD=build-fuzz CC=clang SANITIZE=address,undefined,fuzzer-no-link NO_DEPS=1 \
 		build-fuzz/libmegatune.a

@@ -88,8 +88,19 @@ int mt_json_parse(const char *file, const char *text, size_t len, cJSON **root,
 			return mt_error_set(err, MT_EPARSE,
 					    "%s:%d:%d: malformed JSON: the file ends too early "
 					    "(truncated?)", file, line, col);
-		return mt_error_set(err, MT_EPARSE, "%s:%d:%d: malformed JSON near '%.20s'",
-				    file, line, col, at);
+		{
+			/* the text need not end in NUL: copy a bounded, printable excerpt */
+			char near[24];
+			size_t n = (size_t)(text + len - at), i;
+
+			if (n > 20)
+				n = 20;
+			for (i = 0; i < n && at[i] != '\n'; i++)
+				near[i] = (at[i] >= 0x20 && at[i] < 0x7f) ? at[i] : '?';
+			near[i] = '\0';
+			return mt_error_set(err, MT_EPARSE, "%s:%d:%d: malformed JSON near '%s'",
+					    file, line, col, near);
+		}
 	}
 	if (end && !only_space(end, text + len)) {
 		line_col(text, end, &line, &col);

@@ -430,7 +430,7 @@ void mt_advice_text(struct sbuf *sb, const struct mt_model *m, const struct mt_c
 	mt_table_release(&t);
 	if (!r->ntop)
 		return;
-	sbuf_addf(sb, "\nbest: %s, %s recompute, distributed optimizer %s\n",
+	sbuf_addf(sb, "\nbest: %s, recompute %s, distributed optimizer %s\n",
 		  mt_config_label(lbl, sizeof(lbl), m, &r->top[0].cfg),
 		  mt_recompute_name(r->top[0].cfg.recompute), r->top[0].cfg.dist_opt ? "on" : "off");
 	memory_lines(sb, &r->top[0], r->capacity_bytes, "  ");

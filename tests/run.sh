@@ -86,7 +86,7 @@ for f in tests/cli/*.sh; do
 	[ -f "$f" ] || continue
 	case $(basename "$f") in *"$PATTERN"*) ;; *) continue ;; esac
 	out="$tmp/sh.out"
-	MEGATUNE="$MEGATUNE" TMPDIR="$tmp" sh "$f" >"$out" 2>&1
+	BUILD="$BUILD" MEGATUNE="$MEGATUNE" TMPDIR="$tmp" sh "$f" >"$out" 2>&1
 	rc=$?
 	case $rc in
 	0) report ok "$(basename "$f" .sh)" ;;

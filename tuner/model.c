@@ -3,6 +3,7 @@
 #include "model.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,9 @@
 #include "../lib/sbuf.h"
 
 #define INT_MAXV 0x7fffffff
+/* Largest width, head count or vocabulary accepted: far above any real model,
+ * small enough that products of two stay exact in 64-bit arithmetic. */
+#define MT_MAX_DIM (1 << 24)
 
 static const char *const bundled_names[] = {
 	"llama3-8b", "llama3-70b", "llama3.1-405b", "mixtral-8x7b", "mixtral-8x22b",
@@ -148,6 +152,38 @@ int mt_model_finish(struct mt_model *m, const char *file, struct mt_error *err)
 		m->head_dim = m->qk_nope_dim + m->qk_rope_dim;
 		m->kv_heads = m->heads;
 	}
+	{ /* bounds far above any real model keep every count exact in 64 bits */
+		static const struct {
+			const char *what;
+			size_t off;
+			int max;
+		} lim[] = {
+			{ "hidden size", offsetof(struct mt_model, hidden), 1 << 20 },
+			{ "MLP width", offsetof(struct mt_model, ffn), 1 << 22 },
+			{ "expert width", offsetof(struct mt_model, moe_ffn), 1 << 22 },
+			{ "shared-expert width", offsetof(struct mt_model, shared_ffn), 1 << 22 },
+			{ "attention heads", offsetof(struct mt_model, heads), 1 << 14 },
+			{ "head dimension", offsetof(struct mt_model, head_dim), 1 << 14 },
+			{ "qk_nope_head_dim", offsetof(struct mt_model, qk_nope_dim), 1 << 14 },
+			{ "qk_rope_head_dim", offsetof(struct mt_model, qk_rope_dim), 1 << 14 },
+			{ "v_head_dim", offsetof(struct mt_model, v_head_dim), 1 << 14 },
+			{ "q_lora_rank", offsetof(struct mt_model, q_lora_rank), 1 << 20 },
+			{ "kv_lora_rank", offsetof(struct mt_model, kv_lora_rank), 1 << 20 },
+			{ "experts", offsetof(struct mt_model, experts), 1 << 14 },
+			{ "vocabulary", offsetof(struct mt_model, vocab), 1 << 24 },
+			{ "max_position_embeddings", offsetof(struct mt_model, max_pos), 1 << 24 },
+			{ "MTP layers", offsetof(struct mt_model, mtp_layers), 64 },
+		};
+		size_t n;
+
+		for (n = 0; n < sizeof(lim) / sizeof(lim[0]); n++) {
+			int v = *(const int *)((const char *)m + lim[n].off);
+			if (v > lim[n].max)
+				return mt_error_set(err, MT_EINVAL, "%s: %s %d is more than megatune "
+						    "handles (at most %d)", file, lim[n].what, v,
+						    lim[n].max);
+		}
+	}
 	m->moe_layers = 0;
 	for (i = 0; i < m->layers; i++)
 		m->moe_layers += m->is_moe[i] ? 1 : 0;
@@ -174,6 +210,14 @@ int mt_model_finish(struct mt_model *m, const char *file, struct mt_error *err)
 	if (m->dropout < 0 || m->dropout >= 1 || m->attn_dropout < 0 || m->attn_dropout >= 1)
 		return mt_error_set(err, MT_EINVAL, "%s: dropout must be in [0, 1)", file);
 
+	{ /* per layer the counts fit in 64 bits; check the sum before adding */
+		double est = 0;
+		for (i = 0; i < m->layers; i++)
+			est += (double)layer_params(m, m->is_moe[i], 0);
+		if (est > 1e15)
+			return mt_error_set(err, MT_EINVAL, "%s: %.3g parameters is more than megatune "
+					    "handles (at most 1e15)", file, est);
+	}
 	for (i = 0; i < m->layers; i++) {
 		total += layer_params(m, m->is_moe[i], 0);
 		active += layer_params(m, m->is_moe[i], 1);
@@ -279,7 +323,7 @@ static int get_int_any(const struct mt_jpos *at, const cJSON *o, const char *con
 		return mt_error_set(err, MT_EINVAL, "%s: missing field '%s': expected an integer",
 				    at->file, keys[0]);
 	}
-	return mt_jint32(at, o, k, 1, lo, INT_MAXV, out, err);
+	return mt_jint32(at, o, k, 1, lo, MT_MAX_DIM, out, err);
 }
 
 static int get_num_any(const struct mt_jpos *at, const cJSON *o, const char *const *keys,
@@ -360,11 +404,11 @@ static int read_hf(const cJSON *o, const char *file, struct mt_model *m, struct 
 	/* multi-latent attention */
 	if ((v = cJSON_GetObjectItemCaseSensitive(o, "kv_lora_rank")) && !cJSON_IsNull(v)) {
 		m->mla = 1;
-		if ((rc = mt_jint32(&at, o, "kv_lora_rank", 1, 1, INT_MAXV, &m->kv_lora_rank, err)) < 0 ||
-		    (rc = mt_jint32(&at, o, "q_lora_rank", 0, 1, INT_MAXV, &m->q_lora_rank, err)) < 0 ||
-		    (rc = mt_jint32(&at, o, "qk_nope_head_dim", 1, 1, INT_MAXV, &m->qk_nope_dim, err)) < 0 ||
-		    (rc = mt_jint32(&at, o, "qk_rope_head_dim", 1, 1, INT_MAXV, &m->qk_rope_dim, err)) < 0 ||
-		    (rc = mt_jint32(&at, o, "v_head_dim", 1, 1, INT_MAXV, &m->v_head_dim, err)) < 0)
+		if ((rc = mt_jint32(&at, o, "kv_lora_rank", 1, 1, MT_MAX_DIM, &m->kv_lora_rank, err)) < 0 ||
+		    (rc = mt_jint32(&at, o, "q_lora_rank", 0, 1, MT_MAX_DIM, &m->q_lora_rank, err)) < 0 ||
+		    (rc = mt_jint32(&at, o, "qk_nope_head_dim", 1, 1, MT_MAX_DIM, &m->qk_nope_dim, err)) < 0 ||
+		    (rc = mt_jint32(&at, o, "qk_rope_head_dim", 1, 1, MT_MAX_DIM, &m->qk_rope_dim, err)) < 0 ||
+		    (rc = mt_jint32(&at, o, "v_head_dim", 1, 1, MT_MAX_DIM, &m->v_head_dim, err)) < 0)
 			return rc;
 	}
 	if ((rc = get_int_any(&at, o, KEYS("num_nextn_predict_layers"), 0, 0, &m->mtp_layers, err)) < 0)
@@ -453,14 +497,14 @@ static int read_megatune(const cJSON *o, const char *file, struct mt_model *m,
 	m->attn_dropout = 0.1;
 	m->topk = 2;
 	if ((rc = mt_jstr(&at, o, "name", 0, m->name, sizeof(m->name), err)) < 0 ||
-	    (rc = mt_jint32(&at, o, "hidden_size", 1, 1, INT_MAXV, &m->hidden, err)) < 0 ||
+	    (rc = mt_jint32(&at, o, "hidden_size", 1, 1, MT_MAX_DIM, &m->hidden, err)) < 0 ||
 	    (rc = mt_jint32(&at, o, "num_layers", 1, 1, MT_MAX_LAYERS, &m->layers, err)) < 0 ||
-	    (rc = mt_jint32(&at, o, "num_attention_heads", 1, 1, INT_MAXV, &m->heads, err)) < 0 ||
-	    (rc = mt_jint32(&at, o, "num_query_groups", 0, 1, INT_MAXV, &m->kv_heads, err)) < 0 ||
-	    (rc = mt_jint32(&at, o, "kv_channels", 0, 1, INT_MAXV, &m->head_dim, err)) < 0 ||
-	    (rc = mt_jint32(&at, o, "ffn_hidden_size", 0, 1, INT_MAXV, &m->ffn, err)) < 0 ||
-	    (rc = mt_jint32(&at, o, "vocab_size", 1, 1, INT_MAXV, &m->vocab, err)) < 0 ||
-	    (rc = mt_jint32(&at, o, "max_position_embeddings", 0, 1, INT_MAXV, &m->max_pos, err)) < 0 ||
+	    (rc = mt_jint32(&at, o, "num_attention_heads", 1, 1, MT_MAX_DIM, &m->heads, err)) < 0 ||
+	    (rc = mt_jint32(&at, o, "num_query_groups", 0, 1, MT_MAX_DIM, &m->kv_heads, err)) < 0 ||
+	    (rc = mt_jint32(&at, o, "kv_channels", 0, 1, MT_MAX_DIM, &m->head_dim, err)) < 0 ||
+	    (rc = mt_jint32(&at, o, "ffn_hidden_size", 0, 1, MT_MAX_DIM, &m->ffn, err)) < 0 ||
+	    (rc = mt_jint32(&at, o, "vocab_size", 1, 1, MT_MAX_DIM, &m->vocab, err)) < 0 ||
+	    (rc = mt_jint32(&at, o, "max_position_embeddings", 0, 1, MT_MAX_DIM, &m->max_pos, err)) < 0 ||
 	    (rc = mt_jbool(&at, o, "swiglu", 0, &m->gated, err)) < 0 ||
 	    (rc = mt_jstr(&at, o, "normalization", 0, normalization, sizeof(normalization), err)) < 0 ||
 	    (rc = mt_jstr(&at, o, "position_embedding_type", 0, pos, sizeof(pos), err)) < 0 ||
@@ -471,15 +515,15 @@ static int read_megatune(const cJSON *o, const char *file, struct mt_model *m,
 	    (rc = mt_jnum(&at, o, "hidden_dropout", 0, 0, 0.999, &m->dropout, err)) < 0 ||
 	    (rc = mt_jnum(&at, o, "attention_dropout", 0, 0, 0.999, &m->attn_dropout, err)) < 0 ||
 	    (rc = mt_jbool(&at, o, "multi_latent_attention", 0, &m->mla, err)) < 0 ||
-	    (rc = mt_jint32(&at, o, "q_lora_rank", 0, 1, INT_MAXV, &m->q_lora_rank, err)) < 0 ||
-	    (rc = mt_jint32(&at, o, "kv_lora_rank", m->mla, 1, INT_MAXV, &m->kv_lora_rank, err)) < 0 ||
-	    (rc = mt_jint32(&at, o, "qk_head_dim", m->mla, 1, INT_MAXV, &m->qk_nope_dim, err)) < 0 ||
-	    (rc = mt_jint32(&at, o, "qk_pos_emb_head_dim", m->mla, 1, INT_MAXV, &m->qk_rope_dim, err)) < 0 ||
-	    (rc = mt_jint32(&at, o, "v_head_dim", m->mla, 1, INT_MAXV, &m->v_head_dim, err)) < 0 ||
-	    (rc = mt_jint32(&at, o, "num_experts", 0, 0, INT_MAXV, &m->experts, err)) < 0 ||
-	    (rc = mt_jint32(&at, o, "moe_router_topk", 0, 1, INT_MAXV, &m->topk, err)) < 0 ||
-	    (rc = mt_jint32(&at, o, "moe_ffn_hidden_size", 0, 1, INT_MAXV, &m->moe_ffn, err)) < 0 ||
-	    (rc = mt_jint32(&at, o, "moe_shared_expert_intermediate_size", 0, 0, INT_MAXV, &m->shared_ffn, err)) < 0 ||
+	    (rc = mt_jint32(&at, o, "q_lora_rank", 0, 1, MT_MAX_DIM, &m->q_lora_rank, err)) < 0 ||
+	    (rc = mt_jint32(&at, o, "kv_lora_rank", m->mla, 1, MT_MAX_DIM, &m->kv_lora_rank, err)) < 0 ||
+	    (rc = mt_jint32(&at, o, "qk_head_dim", m->mla, 1, MT_MAX_DIM, &m->qk_nope_dim, err)) < 0 ||
+	    (rc = mt_jint32(&at, o, "qk_pos_emb_head_dim", m->mla, 1, MT_MAX_DIM, &m->qk_rope_dim, err)) < 0 ||
+	    (rc = mt_jint32(&at, o, "v_head_dim", m->mla, 1, MT_MAX_DIM, &m->v_head_dim, err)) < 0 ||
+	    (rc = mt_jint32(&at, o, "num_experts", 0, 0, MT_MAX_DIM, &m->experts, err)) < 0 ||
+	    (rc = mt_jint32(&at, o, "moe_router_topk", 0, 1, MT_MAX_DIM, &m->topk, err)) < 0 ||
+	    (rc = mt_jint32(&at, o, "moe_ffn_hidden_size", 0, 1, MT_MAX_DIM, &m->moe_ffn, err)) < 0 ||
+	    (rc = mt_jint32(&at, o, "moe_shared_expert_intermediate_size", 0, 0, MT_MAX_DIM, &m->shared_ffn, err)) < 0 ||
 	    (rc = mt_jbool(&at, o, "moe_router_enable_expert_bias", 0, &expert_bias, err)) < 0 ||
 	    (rc = mt_jint32(&at, o, "mtp_num_layers", 0, 0, 64, &m->mtp_layers, err)) < 0)
 		return rc;
