@@ -24,4 +24,8 @@ extern const struct mt_bundled mt_bundled_files[];
 /* The entry of this kind and name, or NULL. */
 const struct mt_bundled *mt_bundled_find(const char *kind, const char *name);
 
+struct sbuf;
+/* Append the names of one kind, comma-separated, to sb. */
+void mt_bundled_list(const char *kind, struct sbuf *sb);
+
 #endif

@@ -102,3 +102,12 @@ out:
 	sbuf_release(&tmp);
 	return rc;
 }
+
+int mt_is_path(const char *spec)
+{
+	struct stat st;
+	size_t n = strlen(spec);
+
+	return strchr(spec, '/') || (n > 5 && !strcmp(spec + n - 5, ".json")) ||
+	       stat(spec, &st) == 0;
+}

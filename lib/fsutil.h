@@ -17,6 +17,10 @@
 int mt_read_file(const char *path, size_t max_bytes, char **data, size_t *len,
 		 struct mt_error *err);
 
+/* 1 when `spec` names a file rather than a bundled name: it contains '/',
+ * ends in ".json", or exists. */
+int mt_is_path(const char *spec);
+
 /* Write `len` bytes to `path` through a temporary file and rename().
  * "-" writes to standard output. */
 int mt_write_atomic(const char *path, const void *data, size_t len, struct mt_error *err);

@@ -5,7 +5,7 @@
 # runs apt-get update and apt-get install.
 set -eu
 
-PKGS="build-essential libcjson-dev libcmocka-dev zlib1g-dev python3"
+PKGS="build-essential libcjson-dev libcmocka-dev"
 
 missing=""
 for p in $PKGS; do

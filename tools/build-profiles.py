@@ -224,6 +224,26 @@ def main():
         return [{'dtype': dtype, 'm': int(m), 'n': int(n), 'k': int(k),
                  'tflops': round(t * ratio, 2), 'source': src} for m, n, k, t in res['gemm']]
 
+    def azure_attention(res, src, impls=('flash', 'unfused')):
+        key = {'flash': 'fa2', 'unfused': 'std_attn'}
+        return [{'impl': i, 'dtype': 'bf16', 'head_dim': res['attn_hd'], 'seq': res['attn_seq'],
+                 'causal': False, 'fwd_tflops': res[key[i]], 'bwd_tflops': res[key[i]],
+                 'source': src} for i in impls]
+
+    def azure_offload(res, src):
+        return [{'direction': d, 'memory': 'pinned', 'numa_local': True, 'gbps': res[d],
+                 'source': src} for d in ('h2d', 'd2h')]
+
+    def azure_hopper(res, src, bf16_src):
+        """The profile parts measured by the Azure guide on a Hopper VM."""
+        return {
+            'memory_bandwidth': {'kernel': 'stream-triad', 'gbps': res['triad_tbps'] * 1000,
+                                 'source': src},
+            'gemm': gemm(res, 'fp8', src) + gemm_scaled(res, 'bf16', 989.4 / 1978.9, bf16_src),
+            'attention': azure_attention(res, src),
+            'offload': azure_offload(res, src),
+        }
+
     def h100_collectives(ar_nvl_src='azure-nd-h100-v5-nccl', ar_nvl=None):
         ar_nvl = ar_nvl or sweep_from_busbw(az_h100['nccl'])
         c = [curve('all_reduce', 'nvlink', 8, 8, ar_nvl_src, ar_nvl),
@@ -262,22 +282,9 @@ def main():
                 'source': 'spec-h100'},
         'node': {'gpus_per_node': 8, 'nvlink_domain': 8, 'nvlink_gbps': 450, 'nics_per_node': 8,
                  'nic_gbps': 50, 'pcie_gbps': 63, 'numa_nodes': 2, 'source': 'mlperf-eos'},
-        'memory_bandwidth': {'kernel': 'stream-triad', 'gbps': az_h100['triad_tbps'] * 1000,
-                             'source': 'azure-nd-h100-v5'},
-        'gemm': gemm(az_h100, 'fp8', 'azure-nd-h100-v5') +
-                gemm_scaled(az_h100, 'bf16', 989.4 / 1978.9, 'derived-h100-bf16'),
-        'attention': [{'impl': 'flash', 'dtype': 'bf16', 'head_dim': az_h100['attn_hd'],
-                       'seq': az_h100['attn_seq'], 'causal': False, 'fwd_tflops': az_h100['fa2'],
-                       'bwd_tflops': az_h100['fa2'], 'source': 'azure-nd-h100-v5'},
-                      {'impl': 'unfused', 'dtype': 'bf16', 'head_dim': az_h100['attn_hd'],
-                       'seq': az_h100['attn_seq'], 'causal': False, 'fwd_tflops': az_h100['std_attn'],
-                       'bwd_tflops': az_h100['std_attn'], 'source': 'azure-nd-h100-v5'}],
         'collectives': h100_collectives(),
-        'offload': [{'direction': 'h2d', 'memory': 'pinned', 'numa_local': True, 'gbps': az_h100['h2d'],
-                     'source': 'azure-nd-h100-v5'},
-                    {'direction': 'd2h', 'memory': 'pinned', 'numa_local': True, 'gbps': az_h100['d2h'],
-                     'source': 'azure-nd-h100-v5'}],
     }
+    h100.update(azure_hopper(az_h100, 'azure-nd-h100-v5', 'derived-h100-bf16'))
     write(out_dir, h100)
 
     # ------------------------------------------------------------ dgx-h200
@@ -328,22 +335,9 @@ def main():
                 'source': 'spec-h200'},
         'node': {'gpus_per_node': 8, 'nvlink_domain': 8, 'nvlink_gbps': 450, 'nics_per_node': 8,
                  'nic_gbps': 50, 'pcie_gbps': 63, 'numa_nodes': 2, 'source': 'assumed-dgx-nics'},
-        'memory_bandwidth': {'kernel': 'stream-triad', 'gbps': az_h200['triad_tbps'] * 1000,
-                             'source': 'azure-nd-h200-v5'},
-        'gemm': gemm(az_h200, 'fp8', 'azure-nd-h200-v5') +
-                gemm_scaled(az_h200, 'bf16', 989.4 / 1978.9, 'derived-h200-bf16'),
-        'attention': [{'impl': 'flash', 'dtype': 'bf16', 'head_dim': az_h200['attn_hd'],
-                       'seq': az_h200['attn_seq'], 'causal': False, 'fwd_tflops': az_h200['fa2'],
-                       'bwd_tflops': az_h200['fa2'], 'source': 'azure-nd-h200-v5'},
-                      {'impl': 'unfused', 'dtype': 'bf16', 'head_dim': az_h200['attn_hd'],
-                       'seq': az_h200['attn_seq'], 'causal': False, 'fwd_tflops': az_h200['std_attn'],
-                       'bwd_tflops': az_h200['std_attn'], 'source': 'azure-nd-h200-v5'}],
         'collectives': h200_coll,
-        'offload': [{'direction': 'h2d', 'memory': 'pinned', 'numa_local': True, 'gbps': az_h200['h2d'],
-                     'source': 'azure-nd-h200-v5'},
-                    {'direction': 'd2h', 'memory': 'pinned', 'numa_local': True, 'gbps': az_h200['d2h'],
-                     'source': 'azure-nd-h200-v5'}],
     }
+    h200.update(azure_hopper(az_h200, 'azure-nd-h200-v5', 'derived-h200-bf16'))
     write(out_dir, h200)
 
     # ------------------------------------------------------------ dgx-a100-80g
@@ -398,20 +392,12 @@ def main():
         'memory_bandwidth': {'kernel': 'stream-triad', 'gbps': az_a100['triad_tbps'] * 1000,
                              'source': 'azure-nd-a100-v4'},
         'gemm': gemm(az_a100, 'fp16', 'azure-nd-a100-v4') + gemm(az_a100, 'bf16', 'derived-a100-bf16'),
-        'attention': [{'impl': 'flash', 'dtype': 'bf16', 'head_dim': az_a100['attn_hd'],
-                       'seq': az_a100['attn_seq'], 'causal': False, 'fwd_tflops': az_a100['fa2'],
-                       'bwd_tflops': az_a100['fa2'], 'source': 'azure-nd-a100-v4'},
-                      {'impl': 'unfused', 'dtype': 'bf16', 'head_dim': az_a100['attn_hd'],
-                       'seq': az_a100['attn_seq'], 'causal': False, 'fwd_tflops': az_a100['std_attn'],
-                       'bwd_tflops': az_a100['std_attn'], 'source': 'azure-nd-a100-v4'}],
+        'attention': azure_attention(az_a100, 'azure-nd-a100-v4'),
         'collectives': [curve('all_reduce', 'nvlink', 8, 8, 'azure-nd-a100-v4-nccl', a100_ar)] +
                        [curve(op, 'nvlink', 8, 8, 'derived-a100-ring', a100_ar)
                         for op in ('all_gather', 'reduce_scatter', 'alltoall')] +
                        [curve('sendrecv', 'nvlink', 8, 8, 'liplus-a100-sendrecv', a100_sr)],
-        'offload': [{'direction': 'h2d', 'memory': 'pinned', 'numa_local': True, 'gbps': az_a100['h2d'],
-                     'source': 'azure-nd-a100-v4'},
-                    {'direction': 'd2h', 'memory': 'pinned', 'numa_local': True, 'gbps': az_a100['d2h'],
-                     'source': 'azure-nd-a100-v4'}],
+        'offload': azure_offload(az_a100, 'azure-nd-a100-v4'),
     }
     net = curve('all_reduce', 'network', 128, 8, 'abci-a100-16node', a100_16n)
     net['points'].append({'bytes': 8 * GIB, 'busbw_gbps': 192.0, 'source': 'nccl-812-dgx-a100'})

@@ -6,21 +6,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "../lib/bundled.h"
+#include "../lib/fsutil.h"
 #include "../lib/jsonr.h"
 #include "../lib/sbuf.h"
 
 #define INT_MAXV 0x7fffffff
-
-static const char *const bundled[] = { "dgx-a100-80g", "dgx-h100", "dgx-h200", "dgx-b200",
-				       "gb200-nvl72", NULL };
-
-const char *const *mt_cluster_bundled_names(void)
-{
-	return bundled;
-}
 
 static const char *const dtype_names[MT_DT_N] = { "bf16", "fp16", "fp8", "tf32", "fp32" };
 static const char *const coll_names[MT_COLL_N] = { "all_reduce", "all_gather",
@@ -707,15 +699,6 @@ fail:
 	return rc;
 }
 
-static int looks_like_path(const char *spec)
-{
-	struct stat st;
-	size_t n = strlen(spec);
-
-	return strchr(spec, '/') || (n > 5 && !strcmp(spec + n - 5, ".json")) ||
-	       stat(spec, &st) == 0;
-}
-
 int mt_cluster_load(const char *spec, struct mt_cluster **out, struct mt_error *err)
 {
 	const struct mt_bundled *b;
@@ -723,7 +706,7 @@ int mt_cluster_load(const char *spec, struct mt_cluster **out, struct mt_error *
 	int rc;
 
 	*out = NULL;
-	if (looks_like_path(spec)) {
+	if (mt_is_path(spec)) {
 		rc = mt_json_load(spec, &root, err);
 		if (!rc)
 			rc = mt_cluster_from_json(root, spec, out, err);
@@ -733,10 +716,8 @@ int mt_cluster_load(const char *spec, struct mt_cluster **out, struct mt_error *
 	b = mt_bundled_find("profile", spec);
 	if (!b) {
 		struct sbuf names = SBUF_INIT;
-		const char *const *n;
 
-		for (n = bundled; *n; n++)
-			sbuf_addf(&names, "%s%s", n == bundled ? "" : ", ", *n);
+		mt_bundled_list("profile", &names);
 		rc = mt_error_set(err, MT_EUSAGE,
 				  "unknown cluster '%s': give a profile.json path or one of: %s",
 				  spec, names.buf);

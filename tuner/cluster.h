@@ -148,7 +148,6 @@ int mt_cluster_load(const char *spec, struct mt_cluster **out, struct mt_error *
 int mt_cluster_from_json(const cJSON *root, const char *file, struct mt_cluster **out,
 			 struct mt_error *err);
 void mt_cluster_free(struct mt_cluster *c);
-const char *const *mt_cluster_bundled_names(void);
 
 const char *mt_dtype_name(int dt);
 int mt_dtype_parse(const char *s);

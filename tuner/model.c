@@ -7,9 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "../lib/bundled.h"
+#include "../lib/fsutil.h"
 #include "../lib/jsonr.h"
 #include "../lib/sbuf.h"
 
@@ -17,17 +17,6 @@
 /* Largest width, head count or vocabulary accepted: far above any real model,
  * small enough that products of two stay exact in 64-bit arithmetic. */
 #define MT_MAX_DIM (1 << 24)
-
-static const char *const bundled_names[] = {
-	"llama3-8b", "llama3-70b", "llama3.1-405b", "mixtral-8x7b", "mixtral-8x22b",
-	"qwen3-30b-a3b", "qwen3-235b-a22b", "deepseek-v3", "gpt3-175b",
-	"llama2-7b", "llama2-70b", "gpt3-5b", NULL,
-};
-
-const char *const *mt_model_bundled_names(void)
-{
-	return bundled_names;
-}
 
 /* ---------------------------------------------------------------- counts */
 
@@ -612,15 +601,6 @@ int mt_model_from_json(const cJSON *root, const char *file, struct mt_model *m,
 	return mt_model_finish(m, file, err);
 }
 
-static int looks_like_path(const char *spec)
-{
-	struct stat st;
-	size_t n = strlen(spec);
-
-	return strchr(spec, '/') || (n > 5 && !strcmp(spec + n - 5, ".json")) ||
-	       stat(spec, &st) == 0;
-}
-
 int mt_model_load(const char *spec, struct mt_model *m, struct mt_error *err)
 {
 	const struct mt_bundled *b;
@@ -628,7 +608,7 @@ int mt_model_load(const char *spec, struct mt_model *m, struct mt_error *err)
 	char file[300];
 	int rc;
 
-	if (looks_like_path(spec)) {
+	if (mt_is_path(spec)) {
 		rc = mt_json_load(spec, &root, err);
 		if (rc)
 			return rc;
@@ -643,10 +623,8 @@ int mt_model_load(const char *spec, struct mt_model *m, struct mt_error *err)
 	b = mt_bundled_find("model", spec);
 	if (!b) {
 		struct sbuf names = SBUF_INIT;
-		const char *const *n;
 
-		for (n = bundled_names; *n; n++)
-			sbuf_addf(&names, "%s%s", n == bundled_names ? "" : ", ", *n);
+		mt_bundled_list("model", &names);
 		rc = mt_error_set(err, MT_EUSAGE,
 				  "unknown model '%s': give a config.json path or one of: %s", spec,
 				  names.buf);

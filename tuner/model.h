@@ -84,9 +84,6 @@ int mt_model_from_json(const cJSON *root, const char *file, struct mt_model *m,
 /* Validate and compute the derived fields. */
 int mt_model_finish(struct mt_model *m, const char *file, struct mt_error *err);
 
-/* Bundled names, NULL-terminated. */
-const char *const *mt_model_bundled_names(void);
-
 /* --- per-layer parameter counts (elements) --- */
 int64_t mt_model_attn_params(const struct mt_model *m);      /* projections (+ biases) */
 int64_t mt_model_attn_tp_params(const struct mt_model *m);   /* the part split by TP */

@@ -13,7 +13,7 @@ bad integer | 2 | --gpus: expected a positive number of GPUs, got 'eight' | advi
 negative integer | 2 | --tp: expected a positive integer, got '-2' | advise --model llama3-8b --gpus 8 --seq 4096 --gbs 64 --tp -2
 bad enum | 2 | --recompute: expected none, selective or full, got 'some' | advise --model llama3-8b --gpus 8 --seq 4096 --gbs 64 --recompute some
 bad on/off | 2 | --dist-opt: expected on or off, got 'yes please' | advise --model llama3-8b --gpus 8 --seq 4096 --gbs 64 --dist-opt 'yes please'
-unknown bundled model | 2 | unknown model 'llama9-1t': give a config.json path or one of: llama3-8b | advise --model llama9-1t --gpus 8 --seq 4096 --gbs 64
+unknown bundled model | 2 | unknown model 'llama9-1t': give a config.json path or one of: deepseek-v3, .*llama3.1-405b | advise --model llama9-1t --gpus 8 --seq 4096 --gbs 64
 unknown bundled cluster | 2 | unknown cluster 'dgx-z9' | advise --model llama3-8b --cluster dgx-z9 --gpus 8 --seq 4096 --gbs 64
 missing model file | 2 | cannot read 'nope/config.json': No such file | advise --model nope/config.json --gpus 8 --seq 4096 --gbs 64
 truncated config | 2 | config-truncated.json:1:59: malformed JSON: the file ends too early | advise --model tests/fixtures/bad/config-truncated.json --gpus 8 --seq 4096 --gbs 64
