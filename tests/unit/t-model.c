@@ -63,6 +63,23 @@ static void bundled_counts_match_published(void **state)
 	}
 }
 
+/* Other Hugging Face families read from their published config.json. */
+static void other_hf_families(void **state)
+{
+	struct mt_model mi = load("tests/fixtures/models/hf-mistral-7b.json");
+	struct mt_model qw = load("tests/fixtures/models/hf-qwen2-7b.json");
+	struct mt_model g2 = load("tests/fixtures/models/hf-gpt2.json");
+
+	(void)state;
+	assert_close(mi.params_total / 1e9, 7.24, 0.005);  /* Mistral 7B: 7.24B */
+	assert_true(mi.gated && !mi.qkv_bias && mi.kv_heads == 8);
+	assert_close(qw.params_total / 1e9, 7.62, 0.005);  /* Qwen2-7B: 7.6B (7.62) */
+	assert_true(qw.qkv_bias);
+	assert_close(g2.params_total / 1e6, 124.4, 0.005); /* GPT-2: 124M */
+	assert_true(!g2.gated && g2.linear_bias && g2.tied && g2.learned_pos);
+	assert_string_equal(g2.name, "hf-gpt2.json");
+}
+
 static void deepseek_v3_structure(void **state)
 {
 	struct mt_model m = load("deepseek-v3");
@@ -281,6 +298,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(bundled_counts_match_published),
+		cmocka_unit_test(other_hf_families),
 		cmocka_unit_test(deepseek_v3_structure),
 		cmocka_unit_test(qwen3_moe_and_mixtral_structure),
 		cmocka_unit_test(qwen3_mlp_only_layers_are_dense),
