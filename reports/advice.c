@@ -213,6 +213,7 @@ static void json_candidate(struct jw *w, const struct mt_model *m, const struct 
 	jw_num(w, "dp_exposed_s", t->dp_exposed, 6);
 	jw_num(w, "dp_hidden_s", t->dp_hidden, 6);
 	jw_num(w, "offload_exposed_s", t->offload_exposed, 6);
+	jw_num(w, "offload_hidden_s", t->offload_hidden, 6);
 	jw_num(w, "host_exposed_s", t->host_exposed, 6);
 	jw_num(w, "bubble_s", t->bubble, 6);
 	jw_num(w, "optimizer_s", t->optimizer, 6);

@@ -41,7 +41,7 @@ for t in "$BUILD"/tests/t-*; do
 	fi
 done
 
-# --- CLI tests: "name | exit | ERE pattern (stdout+stderr) | arguments"
+# --- CLI tests: "name | exit | ERE pattern (stdout+stderr; !ERE: must not match) | arguments"
 run_cli() { # file
 	while IFS= read -r line; do
 		case $line in ''|'#'*) continue ;; esac
@@ -55,8 +55,17 @@ run_cli() { # file
 		detail=""
 		if [ "$rc" != "$want" ]; then
 			detail="exit status $rc, expected $want"
-		elif [ -n "$pat" ] && ! grep -Eq -- "$pat" "$out"; then
-			detail="output does not match /$pat/"
+		else
+			case $pat in
+			'!'*) # a leading ! means: must not match
+				if grep -Eq -- "${pat#!}" "$out"; then
+					detail="output matches /${pat#!}/"
+				fi ;;
+			'') ;;
+			*) if ! grep -Eq -- "$pat" "$out"; then
+					detail="output does not match /$pat/"
+				fi ;;
+			esac
 		fi
 		if [ -z "$detail" ]; then
 			report ok "$(basename "$1" .t): $name"

@@ -412,7 +412,7 @@ static int read_collectives(struct rd *r, const cJSON *root)
 			struct mt_jpos pa = { r->file, NULL };
 			char ws[64];
 			double algbw;
-			int has_t;
+			int has_t = 0;
 
 			snprintf(ws, sizeof(ws), "%s.points", ea.where);
 			pa.where = mt_jpath_index(w2, sizeof(w2), ws, j);
@@ -545,38 +545,41 @@ static int prepare_gemm(struct mt_cluster *c, const char *file, struct mt_error 
 		if (!g->lc || !g->lr)
 			return mt_error_set(err, MT_ENOMEM, "out of memory");
 		/* The sweep: square shapes when there are any, else every point by
-		 * its cube-root size.  Kept sorted by size (insertion sort: n is small). */
+		 * its cube-root size; sorted by size, points of one size averaged
+		 * (in log space) into one */
 		{
-			int squares = 0;
+			struct { double lc, lr; } *pt = calloc((size_t)n, sizeof(*pt));
+			int squares = 0, np = 0, w, cnt;
+
+			if (!pt)
+				return mt_error_set(err, MT_ENOMEM, "out of memory");
 			for (i = 0; i < c->ngemm; i++) {
 				const struct mt_gemm_pt *p = &c->gemm[i];
 				squares += p->dtype == dt && p->m == p->n && p->n == p->k;
 			}
 			for (i = 0; i < c->ngemm; i++) {
 				const struct mt_gemm_pt *p = &c->gemm[i];
-				double lc, lr;
 
 				if (p->dtype != dt || (squares && !(p->m == p->n && p->n == p->k)))
 					continue;
-				lc = log(cbrt(p->m * p->n * p->k));
-				lr = log(p->tflops);
-				for (j = g->n; j > 0 && g->lc[j - 1] > lc; j--) {
-					g->lc[j] = g->lc[j - 1];
-					g->lr[j] = g->lr[j - 1];
+				pt[np].lc = log(cbrt(p->m * p->n * p->k));
+				pt[np].lr = log(p->tflops);
+				for (j = np++; j > 0 && pt[j - 1].lc > pt[j].lc; j--) {
+					double tc = pt[j].lc, tr = pt[j].lr;
+					pt[j] = pt[j - 1];
+					pt[j - 1].lc = tc;
+					pt[j - 1].lr = tr;
 				}
-				if (j > 0 && g->lc[j - 1] == lc) {
-					/* same size twice: keep the mean */
-					for (; j < g->n; j++) {
-						g->lc[j] = g->lc[j + 1];
-						g->lr[j] = g->lr[j + 1];
-					}
-					g->lr[j - 1] = 0.5 * (g->lr[j - 1] + lr);
-					continue;
-				}
-				g->lc[j] = lc;
-				g->lr[j] = lr;
-				g->n++;
 			}
+			for (i = 0, w = 0; i < np; i = j, w++) {
+				double sum = 0;
+				for (j = i, cnt = 0; j < np && pt[j].lc == pt[i].lc; j++, cnt++)
+					sum += pt[j].lr;
+				g->lc[w] = pt[i].lc;
+				g->lr[w] = sum / cnt;
+			}
+			g->n = w;
+			free(pt);
 		}
 	}
 	/* A dtype the GPU has but the profile did not measure is derived from a
@@ -905,22 +908,29 @@ static const struct mt_coll_curve *find_curve(const struct mt_cluster *c, int op
 	return best;
 }
 
-/* Substitutes when a profile lacks an operation (docs/MODEL.md 3.3). */
+/* Substitutes when a profile lacks an operation (docs/MODEL.md 3.3): the
+ * closest relative first, then any operation measured on that span. */
 static const struct mt_coll_curve *find_curve_any(const struct mt_cluster *c, int op, int span,
 						  int nranks, int per_domain)
 {
-	static const int fallback[MT_COLL_N][3] = {
-		[MT_COLL_ALL_REDUCE] = { MT_COLL_REDUCE_SCATTER, MT_COLL_ALL_GATHER, -1 },
-		[MT_COLL_ALL_GATHER] = { MT_COLL_REDUCE_SCATTER, MT_COLL_ALL_REDUCE, -1 },
-		[MT_COLL_REDUCE_SCATTER] = { MT_COLL_ALL_GATHER, MT_COLL_ALL_REDUCE, -1 },
-		[MT_COLL_ALL_TO_ALL] = { MT_COLL_ALL_GATHER, MT_COLL_REDUCE_SCATTER, MT_COLL_ALL_REDUCE },
-		[MT_COLL_SEND_RECV] = { MT_COLL_ALL_GATHER, MT_COLL_REDUCE_SCATTER, MT_COLL_ALL_REDUCE },
-		[MT_COLL_BROADCAST] = { MT_COLL_ALL_GATHER, MT_COLL_ALL_REDUCE, -1 },
+	static const int fallback[MT_COLL_N][MT_COLL_N - 1] = {
+		[MT_COLL_ALL_REDUCE] = { MT_COLL_REDUCE_SCATTER, MT_COLL_ALL_GATHER, MT_COLL_ALL_TO_ALL,
+					 MT_COLL_SEND_RECV, MT_COLL_BROADCAST },
+		[MT_COLL_ALL_GATHER] = { MT_COLL_REDUCE_SCATTER, MT_COLL_ALL_REDUCE, MT_COLL_ALL_TO_ALL,
+					 MT_COLL_SEND_RECV, MT_COLL_BROADCAST },
+		[MT_COLL_REDUCE_SCATTER] = { MT_COLL_ALL_GATHER, MT_COLL_ALL_REDUCE, MT_COLL_ALL_TO_ALL,
+					     MT_COLL_SEND_RECV, MT_COLL_BROADCAST },
+		[MT_COLL_ALL_TO_ALL] = { MT_COLL_ALL_GATHER, MT_COLL_REDUCE_SCATTER, MT_COLL_ALL_REDUCE,
+					 MT_COLL_SEND_RECV, MT_COLL_BROADCAST },
+		[MT_COLL_SEND_RECV] = { MT_COLL_ALL_GATHER, MT_COLL_REDUCE_SCATTER, MT_COLL_ALL_REDUCE,
+					MT_COLL_ALL_TO_ALL, MT_COLL_BROADCAST },
+		[MT_COLL_BROADCAST] = { MT_COLL_ALL_GATHER, MT_COLL_ALL_REDUCE, MT_COLL_REDUCE_SCATTER,
+					MT_COLL_ALL_TO_ALL, MT_COLL_SEND_RECV },
 	};
 	const struct mt_coll_curve *cv = find_curve(c, op, span, nranks, per_domain);
 	int i;
 
-	for (i = 0; !cv && i < 3 && fallback[op][i] >= 0; i++)
+	for (i = 0; !cv && i < MT_COLL_N - 1; i++)
 		cv = find_curve(c, fallback[op][i], span, nranks, per_domain);
 	return cv;
 }
@@ -963,8 +973,8 @@ double mt_coll_busbw(const struct mt_cluster *c, int op, int nranks, int per_dom
 						  : 12.5;
 		return 0.9 * nic * per_domain;
 	}
-	if (!cv)
-		return 0;
+	if (!cv) /* no NVLink curve at all: 80% of the NVLink line rate */
+		return 0.8 * (c->nvlink_gbps > 0 ? c->nvlink_gbps : 25);
 	if (span == MT_SPAN_NETWORK && cv->per_node != per_domain) {
 		/* k members per domain drive k NICs: at the same total size each NIC
 		 * carries size/k, so busbw(k) = busbw_curve(size * kc / k) * k / kc */

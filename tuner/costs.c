@@ -107,6 +107,7 @@ void mt_costs_compute(const struct mt_ctx *x, int tp, int cp, int mbs, int ep, i
 	double attn_lin_f = 0, attn_lin_b = 0, attn_lin_flops = 0, mlp_f, mlp_b, mlp_flops;
 	double core_flops, attn_f, attn_b, e_sp, e_tp, bytes, S, ag, ag8, rs, ar;
 	double tp_pair_f, tp_pair_b, comm_f, comm_b, exp_f, exp_b, slow;
+	double shared_f = 0, shared_b = 0;
 	double act_sp, act_tp, act_core;
 	const double gin = j->precision == MT_PREC_FP8 ? 1 : 2; /* bytes of a saved GEMM input */
 	struct lin l;
@@ -168,7 +169,11 @@ void mt_costs_compute(const struct mt_ctx *x, int tp, int cp, int mbs, int ep, i
 
 	/* ---- core attention (4.2): causal flash attention skips masked blocks */
 	{
-		double seq_eff = (cp_comm == MT_CP_A2A || cp == 1) ? s : s / cp;
+		/* the attention kernel sees the chunk a rank holds: the whole
+		 * sequence after Ulysses' a2a, s/CP for a ring, s*inner/CP for both */
+		double seq_eff = (cp_comm == MT_CP_A2A || cp == 1) ? s
+			       : cp_comm == MT_CP_A2A_P2P ? s * mt_group_per_domain(x->cluster, cp, tp) / cp
+							   : s / cp;
 		double causal = impl == MT_ATTN_FLASH ? 0.5 : 1.0;
 
 		core_flops = 2 * mbs * (s / cp) * s * (a / t) * (dqk + dv) * causal;
@@ -188,7 +193,8 @@ void mt_costs_compute(const struct mt_ctx *x, int tp, int cp, int mbs, int ep, i
 
 	/* ---- element-wise traffic, forward (4.3) */
 	e_sp = (20 * h + (m->dropout > 0 ? 4 * h : 0)) / spd;
-	e_tp = (m->learned_pos ? 0 : 4 * (m->mla ? a * m->qk_rope_dim : q_el + kv_el) / t);
+	e_tp = (m->learned_pos || m->no_pos ? 0
+		: 4 * (m->mla ? a * m->qk_rope_dim : q_el + kv_el) / t); /* RoPE */
 	e_sp += fp8_cast * 2 * h / spd;
 	e_tp += fp8_cast * q_el / t;
 
@@ -227,6 +233,8 @@ void mt_costs_compute(const struct mt_ctx *x, int tp, int cp, int mbs, int ep, i
 				struct lin su = linear(x, dt, T, gm * m->shared_ffn / t, h);
 				struct lin sd = linear(x, dt, T, h, m->shared_ffn / t);
 
+				shared_f = su.f + sd.f;
+				shared_b = su.b + sd.b;
 				o->gemm_f[k] += su.f + sd.f;
 				o->gemm_b[k] += su.b + sd.b;
 				o->flops_gemm_f[k] += su.flops + sd.flops;
@@ -259,8 +267,9 @@ void mt_costs_compute(const struct mt_ctx *x, int tp, int cp, int mbs, int ep, i
 				comm_f = pairs * ar;
 				comm_b = pairs * ar;
 			}
-			tp_pair_f = attn_lin_f + (k == L ? mlp_f : 0);
-			tp_pair_b = attn_lin_b + (k == L ? mlp_b : 0);
+			/* the GEMMs each TP collective is paired with */
+			tp_pair_f = attn_lin_f + (k == L ? mlp_f : shared_f);
+			tp_pair_b = attn_lin_b + (k == L ? mlp_b : shared_b);
 		}
 		exp_f = exposed_overlap(comm_f, tp_pair_f, tp_overlap && sp);
 		exp_b = exposed_overlap(comm_b, tp_pair_b, tp_overlap && sp);

@@ -4,6 +4,8 @@
 
 #include <stdio.h>
 
+#include "cluster.h"
+
 static int add(struct mt_kv *o, int n, const char *k, const char *fmt, long long v)
 {
 	if (n >= MT_FLAGS_MAX)
@@ -95,7 +97,7 @@ int mt_megatron_args(const struct mt_model *m, const struct mt_job *j, const str
 	}
 	if (c->fused_ce)
 		n = add(o, n, "cross-entropy-loss-fusion", NULL, 0);
-	n = adds(o, n, "attention-backend", j->attn_impl == 0 ? "fused" : "unfused");
+	n = adds(o, n, "attention-backend", j->attn_impl == MT_ATTN_FLASH ? "fused" : "unfused");
 	return n;
 }
 
@@ -132,6 +134,11 @@ int mt_bridge_overrides(const struct mt_model *m, const struct mt_job *j,
 		n = add(o, n, "model.expert_model_parallel_size", "%lld", c->ep);
 		n = add(o, n, "model.expert_tensor_parallel_size", "%lld", c->etp);
 	}
+	if (m->experts) {
+		n = adds(o, n, "model.moe_token_dispatcher_type", "alltoall");
+		n = adds(o, n, "model.moe_grouped_gemm", "true");
+		n = adds(o, n, "model.moe_permute_fusion", "true");
+	}
 	n = adds(o, n, "model.sequence_parallel", c->sp ? "true" : "false");
 	n = add(o, n, "train.micro_batch_size", "%lld", c->mbs);
 	n = add(o, n, "train.global_batch_size", "%lld", j->gbs);
@@ -161,6 +168,7 @@ int mt_bridge_overrides(const struct mt_model *m, const struct mt_job *j,
 		n = add(o, n, "model.cpu_offloading_num_layers", "%lld", c->offload_layers);
 	}
 	n = adds(o, n, "model.cross_entropy_loss_fusion", c->fused_ce ? "true" : "false");
+	n = adds(o, n, "model.attention_backend", j->attn_impl == MT_ATTN_FLASH ? "fused" : "unfused");
 	return n;
 }
 

@@ -375,7 +375,11 @@ static int read_hf(const cJSON *o, const char *file, struct mt_model *m, struct 
 	m->norm = pick(o, KEYS("rms_norm_eps")) ? MT_NORM_RMS : MT_NORM_LAYER;
 	if (!pick(o, KEYS("rms_norm_eps", "layer_norm_epsilon", "layer_norm_eps")))
 		m->norm = gpt2_style ? MT_NORM_LAYER : MT_NORM_RMS;
-	m->tied = 1; /* the Hugging Face default */
+	/* the default of transformers' config class: true for PretrainedConfig
+	 * and GPT-2, false for the Llama, Mistral, Mixtral, Qwen and DeepSeek classes */
+	m->tied = gpt2_style || !(str_in(m->arch, (const char *const[]){ "llama", "mistral",
+		   "mixtral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe", "deepseek_v2",
+		   "deepseek_v3", NULL }));
 	if ((rc = mt_jbool(&at, o, "tie_word_embeddings", 0, &m->tied, err)) < 0)
 		return rc;
 	m->linear_bias = gpt2_style || !strcmp(m->arch, "gpt2");
@@ -536,8 +540,9 @@ static int read_megatune(const cJSON *o, const char *file, struct mt_model *m,
 	m->tied = !untie;
 	m->linear_bias = bias;
 	m->router_bias = expert_bias;
-	if (m->ffn <= 0)
-		m->ffn = 4 * m->hidden;
+	m->no_pos = !strcmp(pos, "none");
+	if (m->ffn <= 0) /* Megatron-LM's default: 4h, or 2/3 of it (multiple of 64) for SwiGLU */
+		m->ffn = m->gated ? (int)(4.0 * m->hidden * 2 / 3 / 64) * 64 : 4 * m->hidden;
 	if (m->experts) {
 		if (m->moe_ffn <= 0)
 			m->moe_ffn = m->ffn;

@@ -44,6 +44,7 @@ struct mt_model {
 	int linear_bias;   /* bias on every linear layer (GPT-2/3) */
 	int qk_norm;       /* RMSNorm on q and k per head (Qwen3) */
 	int learned_pos;   /* learned absolute position embedding */
+	int no_pos;        /* no position embedding at all (else RoPE) */
 	double dropout;    /* hidden dropout probability */
 	double attn_dropout;
 

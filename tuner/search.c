@@ -10,7 +10,7 @@
 #include "perf.h"
 
 static const char *const prune_ids[MT_PRUNE_N] = {
-	"tp-heads", "tp-kv-heads", "tp-ffn", "gpus", "cp-sequence", "cp-heads", "cp-attention",
+	"tp-heads", "tp-kv-heads", "tp-ffn", "cp-sequence", "cp-heads", "cp-attention",
 	"ep-experts", "ep-gpus", "etp-ffn", "moe-sp", "sp-sequence", "offload", "pp-layers", "vpp",
 	"batch", "memory", "dominated",
 };
@@ -19,7 +19,6 @@ static const char *const prune_texts[MT_PRUNE_N] = {
 	"TP does not divide the attention heads",
 	"TP does not divide the key/value heads",
 	"TP does not divide the MLP width",
-	"TP x CP x PP does not divide the GPU count",
 	"the sequence does not split into 2 x CP chunks",
 	"a2a context parallelism needs heads divisible by its group",
 	"context parallelism needs fused (flash) attention",
@@ -50,7 +49,8 @@ void mt_config_settings(const struct mt_job *job, struct mt_config *cfg)
 
 	cfg->tp_overlap = pin_or(p->tp_overlap, 1);
 	cfg->overlap_grad = pin_or(p->overlap_grad, 1);
-	cfg->overlap_param = pin_or(p->overlap_param, 1);
+	/* Megatron-LM overlaps the parameter gather only with the reduction */
+	cfg->overlap_param = pin_or(p->overlap_param, cfg->overlap_grad);
 	cfg->fused_ce = pin_or(p->fused_ce, 1);
 	cfg->grad_fp32 = pin_or(p->grad_fp32, 1);
 	cfg->bucket_params = 0;
@@ -82,11 +82,14 @@ static int cp_reason(const struct mt_model *m, const struct mt_job *j, int tp, i
 	return -1;
 }
 
+/* a2a+p2p: Ulysses inside the NVLink domain, a ring across; the inner size
+ * must divide CP (Megatron checks the product of
+ * --hierarchical-context-parallel-sizes) and the heads. */
 static int cp_a2a_p2p_ok(const struct mt_model *m, const struct mt_cluster *c, int tp, int cp)
 {
 	int inner = mt_group_per_domain(c, cp, tp);
 
-	return inner > 1 && inner < cp && (m->heads / tp) % inner == 0 &&
+	return inner > 1 && inner < cp && cp % inner == 0 && (m->heads / tp) % inner == 0 &&
 	       (m->mla || (m->kv_heads / tp) % inner == 0);
 }
 
@@ -101,17 +104,25 @@ static int ep_reason(const struct mt_model *m, int ep, int etp)
 	return -1;
 }
 
+#define MT_GBS_MAX (1 << 24)
+#define MT_GPUS_MAX (1 << 20)
+#define MT_SEQ_MAX (1 << 24)
+
 int mt_job_check(const struct mt_model *m, const struct mt_cluster *c, const struct mt_job *j,
 		 struct mt_error *err)
 {
 	const struct mt_pins *p = &j->pins;
+	long model_par = 1;
 
-	if (j->gpus < 1)
-		return mt_error_set(err, MT_EUSAGE, "--gpus: expected a positive number of GPUs");
-	if (j->seq < 1)
-		return mt_error_set(err, MT_EUSAGE, "--seq: expected a positive sequence length");
-	if (j->gbs < 1)
-		return mt_error_set(err, MT_EUSAGE, "--gbs: expected a positive global batch size");
+	if (j->gpus < 1 || j->gpus > MT_GPUS_MAX)
+		return mt_error_set(err, MT_EUSAGE, "--gpus: expected between 1 and %d GPUs",
+				    MT_GPUS_MAX);
+	if (j->seq < 1 || j->seq > MT_SEQ_MAX)
+		return mt_error_set(err, MT_EUSAGE, "--seq: expected a sequence length between 1 and %d",
+				    MT_SEQ_MAX);
+	if (j->gbs < 1 || j->gbs > MT_GBS_MAX)
+		return mt_error_set(err, MT_EUSAGE, "--gbs: expected a global batch size between 1 and %d",
+				    MT_GBS_MAX);
 	if (j->gpus > c->gpus_per_node && j->gpus % c->gpus_per_node)
 		return mt_error_set(err, MT_EINVAL,
 				    "--gpus %d: more than one node of %d GPUs must be whole nodes "
@@ -123,10 +134,11 @@ int mt_job_check(const struct mt_model *m, const struct mt_cluster *c, const str
 				    "cores (no gpu.peak_tflops.fp8 in its profile)", c->gpu_name,
 				    c->name);
 	if (p->tp != MT_UNSET) {
-		int r = tp_reason(m, p->tp);
+		int r;
 		if (p->tp < 1 || j->gpus % p->tp)
 			return mt_error_set(err, MT_EINVAL, "--tp %d: must divide --gpus %d", p->tp,
 					    j->gpus);
+		r = tp_reason(m, p->tp);
 		if (r == MT_PRUNE_TP_HEADS)
 			return mt_error_set(err, MT_EINVAL,
 					    "--tp %d: model '%s' has %d attention heads, which TP must "
@@ -137,37 +149,52 @@ int mt_job_check(const struct mt_model *m, const struct mt_cluster *c, const str
 					    "divide", p->tp, m->name, m->kv_heads);
 		if (r == MT_PRUNE_TP_FFN)
 			return mt_error_set(err, MT_EINVAL,
-					    "--tp %d: does not divide the MLP width %d of model '%s'",
-					    p->tp, m->ffn, m->name);
+					    "--tp %d: does not divide the MLP width of model '%s'",
+					    p->tp, m->name);
+		model_par *= p->tp;
 	}
-	if (p->pp != MT_UNSET && (p->pp < 1 || p->pp > m->layers || j->gpus % p->pp))
+	if (p->pp != MT_UNSET) {
+		if (p->pp < 1 || p->pp > m->layers || j->gpus % p->pp)
+			return mt_error_set(err, MT_EINVAL,
+					    "--pp %d: must divide --gpus %d and be at most the %d layers",
+					    p->pp, j->gpus, m->layers);
+		model_par *= p->pp;
+	}
+	if (p->cp != MT_UNSET) {
+		if (p->cp < 1 || j->gpus % p->cp)
+			return mt_error_set(err, MT_EINVAL, "--cp %d: must divide --gpus %d", p->cp,
+					    j->gpus);
+		if (p->cp > 1 && j->seq % (2 * p->cp))
+			return mt_error_set(err, MT_EINVAL,
+					    "--cp %d: the sequence length %d must be divisible by 2 x CP "
+					    "= %d", p->cp, j->seq, 2 * p->cp);
+		if (p->cp > 1 && j->attn_impl != MT_ATTN_FLASH)
+			return mt_error_set(err, MT_EINVAL,
+					    "--cp %d: context parallelism needs fused attention, not "
+					    "--attention unfused", p->cp);
+		model_par *= p->cp;
+	}
+	if (j->gpus % model_par)
 		return mt_error_set(err, MT_EINVAL,
-				    "--pp %d: must divide --gpus %d and be at most the %d layers",
-				    p->pp, j->gpus, m->layers);
-	if (p->cp != MT_UNSET && (p->cp < 1 || j->gpus % p->cp))
-		return mt_error_set(err, MT_EINVAL, "--cp %d: must divide --gpus %d", p->cp, j->gpus);
-	if (p->cp != MT_UNSET && p->cp > 1 && j->seq % (2 * p->cp))
-		return mt_error_set(err, MT_EINVAL,
-				    "--cp %d: the sequence length %d must be divisible by 2 x CP = %d",
-				    p->cp, j->seq, 2 * p->cp);
-	if ((p->ep != MT_UNSET && p->ep > 1) || (p->etp != MT_UNSET && p->etp > 1)) {
+				    "--tp x --cp x --pp = %ld does not divide --gpus %d", model_par,
+				    j->gpus);
+	if ((p->ep != MT_UNSET && p->ep != 1) || (p->etp != MT_UNSET && p->etp != 1)) {
 		if (!m->experts)
 			return mt_error_set(err, MT_EINVAL,
 					    "--ep/--etp: model '%s' is dense (no experts)", m->name);
-		if (p->ep != MT_UNSET && m->experts % p->ep)
-			return mt_error_set(err, MT_EINVAL,
-					    "--ep %d: must divide the %d experts of model '%s'", p->ep,
-					    m->experts, m->name);
-		if (p->etp != MT_UNSET && m->moe_ffn % p->etp)
-			return mt_error_set(err, MT_EINVAL,
-					    "--etp %d: must divide the expert width %d", p->etp,
-					    m->moe_ffn);
 	}
+	if (p->ep != MT_UNSET && (p->ep < 1 || (m->experts && m->experts % p->ep)))
+		return mt_error_set(err, MT_EINVAL, "--ep %d: must divide the %d experts of model '%s'",
+				    p->ep, m->experts, m->name);
+	if (p->etp != MT_UNSET && (p->etp < 1 || (m->experts && m->moe_ffn % p->etp)))
+		return mt_error_set(err, MT_EINVAL, "--etp %d: must divide the expert width %d",
+				    p->etp, m->moe_ffn);
 	if (p->mbs != MT_UNSET && (p->mbs < 1 || j->gbs % p->mbs))
 		return mt_error_set(err, MT_EINVAL, "--mbs %d: must divide --gbs %lld", p->mbs,
 				    (long long)j->gbs);
-	if (p->vpp != MT_UNSET && p->vpp < 1)
-		return mt_error_set(err, MT_EINVAL, "--vpp: expected a positive integer");
+	if (p->vpp != MT_UNSET && (p->vpp < 1 || p->vpp > m->layers))
+		return mt_error_set(err, MT_EINVAL, "--vpp %d: expected between 1 and the %d layers",
+				    p->vpp, m->layers);
 	if (p->vpp != MT_UNSET && p->vpp > 1 && p->pp == 1)
 		return mt_error_set(err, MT_EINVAL, "--vpp %d: interleaving needs --pp > 1", p->vpp);
 	if (p->recompute_layers != MT_UNSET && p->recompute != MT_UNSET && p->recompute != MT_RC_FULL)
@@ -175,6 +202,26 @@ int mt_job_check(const struct mt_model *m, const struct mt_cluster *c, const str
 				    "--recompute-layers applies to --recompute full only");
 	if (p->sp == 1 && p->tp == 1)
 		return mt_error_set(err, MT_EINVAL, "--sequence-parallel on needs --tp > 1");
+	if (p->sp == 0 && m->experts && p->tp != MT_UNSET && p->tp > 1)
+		return mt_error_set(err, MT_EINVAL,
+				    "--sequence-parallel off: Megatron-Core needs sequence parallelism "
+				    "for MoE models with TP > 1");
+	if (p->offload_layers != MT_UNSET && p->offload_layers > 0) {
+		if ((p->pp != MT_UNSET && p->pp > 1) ||
+		    (p->recompute != MT_UNSET && p->recompute != MT_RC_NONE) ||
+		    p->offload_layers >= m->layers)
+			return mt_error_set(err, MT_EINVAL,
+					    "--offload-layers %d: Megatron-Core offloads activations "
+					    "only with PP 1, no recomputation and fewer than the %d "
+					    "layers", p->offload_layers, m->layers);
+	}
+	if (p->overlap_param == 1 && p->overlap_grad == 0)
+		return mt_error_set(err, MT_EINVAL,
+				    "--overlap-param-gather on needs --overlap-grad-reduce on "
+				    "(Megatron-LM requires both)");
+	if (p->overlap_param == 1 && p->dist_opt == 0)
+		return mt_error_set(err, MT_EINVAL,
+				    "--overlap-param-gather on needs the distributed optimizer");
 	return MT_OK;
 }
 
@@ -200,14 +247,23 @@ struct srch {
 #define MT_MBS_MAX 32
 #define MT_ETP_MAX 16
 
+/* Divisors of n up to `upto`, ascending (at most `max`). */
 static int divisors_upto(long n, long upto, int *out, int max)
 {
-	int cnt = 0;
+	long big[64];
+	int cnt = 0, nb = 0;
 	long i;
 
-	for (i = 1; i <= n && i <= upto && cnt < max; i++)
-		if (n % i == 0)
+	for (i = 1; i * i <= n; i++) {
+		if (n % i)
+			continue;
+		if (i <= upto && cnt < max)
 			out[cnt++] = (int)i;
+		if (n / i != i && n / i <= upto && nb < 64)
+			big[nb++] = n / i;
+	}
+	while (nb > 0 && cnt < max)
+		out[cnt++] = (int)big[--nb];
 	return cnt;
 }
 
@@ -447,10 +503,15 @@ static void search_shapes(struct srch *s, struct split_cache *sc, struct mt_cost
 	int tps[64], cps[64], eps[64], etps[16], mbss[64];
 	int ntp, ncp, nep, netp, nmbs, it, ic, ie, iet, imb, sp, cc, r;
 
+	/* a pinned knob is searched at its value only, even outside the
+	 * default ranges */
 	ntp = divisors(j->gpus, tps, 64);
-	nmbs = divisors_upto(j->gbs, MT_MBS_MAX, mbss, 64);
-	nep = m->experts ? divisors(m->experts, eps, 64) : (eps[0] = 1, 1);
-	netp = m->experts ? divisors(MT_ETP_MAX, etps, 16) : (etps[0] = 1, 1);
+	nmbs = p->mbs != MT_UNSET ? (mbss[0] = p->mbs, 1)
+				  : divisors_upto(j->gbs, MT_MBS_MAX, mbss, 64);
+	nep = p->ep != MT_UNSET ? (eps[0] = p->ep, 1)
+		: m->experts ? divisors(m->experts, eps, 64) : (eps[0] = 1, 1);
+	netp = p->etp != MT_UNSET ? (etps[0] = p->etp, 1)
+	       : m->experts ? divisors(MT_ETP_MAX, etps, 16) : (etps[0] = 1, 1);
 	for (it = 0; it < ntp; it++) {
 		int tp = tps[it];
 
@@ -604,8 +665,10 @@ int mt_evaluate(const struct mt_model *m, const struct mt_cluster *c, const stru
 		return mt_error_set(err, MT_EINVAL, "this configuration cannot run: %s",
 				    mt_prune_text(r));
 	if (cfg->cp > 1 && cfg->cp_comm == MT_CP_A2A_P2P && !cp_a2a_p2p_ok(m, c, cfg->tp, cfg->cp))
-		return mt_error_set(err, MT_EINVAL, "this configuration cannot run: %s",
-				    mt_prune_text(MT_PRUNE_CP_HEADS));
+		return mt_error_set(err, MT_EINVAL,
+				    "--cp-comm a2a+p2p: the a2a group inside the NVLink domain (%d "
+				    "GPUs) must be more than 1, less than CP %d and divide it and the "
+				    "heads per TP rank", mt_group_per_domain(c, cfg->cp, cfg->tp), cfg->cp);
 	if ((j->gpus / cfg->pp) % ((long)cfg->ep * cfg->etp))
 		return mt_error_set(err, MT_EINVAL, "this configuration cannot run: %s",
 				    mt_prune_text(MT_PRUNE_EP_GPUS));

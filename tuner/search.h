@@ -26,7 +26,6 @@ enum mt_prune {
 	MT_PRUNE_TP_HEADS,     /* TP does not divide the attention heads */
 	MT_PRUNE_TP_GROUPS,    /* TP does not divide the key/value heads */
 	MT_PRUNE_TP_FFN,       /* TP does not divide an MLP or expert width */
-	MT_PRUNE_GPUS,         /* TP x CP x PP does not divide the GPU count */
 	MT_PRUNE_CP_SEQ,       /* the sequence does not split into 2 x CP chunks */
 	MT_PRUNE_CP_HEADS,     /* a2a CP needs heads divisible by the a2a group */
 	MT_PRUNE_CP_ATTN,      /* CP needs fused (flash) attention */

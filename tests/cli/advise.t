@@ -1,5 +1,5 @@
 # megatune advise and estimate from the command line.
-# name | expected exit status | ERE that stdout+stderr must match | arguments
+# name | expected exit status | ERE that stdout+stderr must match (!ERE: must not) | arguments
 help lists the commands | 0 | advise .*search every parallel | --help
 version | 0 | ^megatune [0-9]+\.[0-9]+ | --version
 no command | 2 | usage: megatune | 
@@ -63,3 +63,11 @@ GPT-3 on A100 with unfused attention | 0 | ^1 +[0-9]+ | advise --model gpt3-175b
 a Hugging Face config by path | 0 | ^llama3-8b.json \(8.03 B parameters\) | advise --model models/llama3-8b.json --gpus 8 --seq 4096 --gbs 64
 a megatune model JSON | 0 | sc21-gpt-18.4b \(18.4 B parameters\) | advise --model tests/fixtures/models/sc21-gpt-18.4b.json --cluster dgx-a100-80g --gpus 64 --seq 2048 --gbs 512
 nothing fits says how many GPUs | 1 | need at least 96 GPUs of 75.7 GiB | advise --model llama3.1-405b --gpus 8 --seq 8192 --gbs 64
+global batch too large | 2 | --gbs: expected a global batch size between 1 and 16777216 | advise --model llama3-8b --gpus 8 --seq 4096 --gbs 17179869184
+pinned sizes not dividing the GPUs | 2 | --tp x --cp x --pp = 128 does not divide --gpus 64 | advise --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --tp 8 --cp 2 --pp 8
+a2a+p2p group not dividing CP | 2 | a2a\+p2p: the a2a group inside the NVLink domain \(4 GPUs\) must be | estimate --model llama3-8b --gpus 48 --seq 12288 --gbs 8 --tp 2 --cp 6 --cp-comm a2a+p2p
+param gather without grad overlap | 2 | --overlap-param-gather on needs --overlap-grad-reduce on | advise --model llama3-8b --gpus 8 --seq 4096 --gbs 64 --overlap-grad-reduce off --overlap-param-gather on
+no param gather overlap without grad overlap | 0 | !--overlap-param-gather | advise --model llama3-8b --gpus 8 --seq 4096 --gbs 64 --tp 2 --dist-opt on --overlap-grad-reduce off --format megatron
+unfused attention with CP | 2 | context parallelism needs fused attention | advise --model llama3-8b --gpus 8 --seq 4096 --gbs 64 --cp 2 --attention unfused
+SP off for MoE with TP | 2 | needs sequence parallelism for MoE models with TP > 1 | advise --model mixtral-8x7b --gpus 16 --seq 4096 --gbs 64 --tp 2 --sequence-parallel off
+pinned micro-batch above the searched range | 0 | best: .*MBS64 | advise --model llama3-8b --gpus 8 --seq 512 --gbs 512 --mbs 64

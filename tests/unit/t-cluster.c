@@ -217,6 +217,48 @@ static void minimal_profile_and_its_defaults(void **state)
 	mt_cluster_free(c);
 }
 
+/* Two measurements of one size are averaged (in log space) into one point of
+ * the sweep; the others keep their place. */
+static void duplicate_sizes_merge_in_place(void **state)
+{
+	struct mt_error err = MT_ERROR_INIT;
+	struct mt_cluster *c = NULL;
+
+	(void)state;
+	assert_int_equal(from_text(GOOD_HEAD GOOD_NODE "\"gemm\": ["
+				   "{\"dtype\": \"bf16\", \"m\": 1024, \"n\": 1024, \"k\": 1024, \"tflops\": 200, \"source\": \"s\"},"
+				   "{\"dtype\": \"bf16\", \"m\": 4096, \"n\": 4096, \"k\": 4096, \"tflops\": 700, \"source\": \"s\"},"
+				   "{\"dtype\": \"bf16\", \"m\": 1024, \"n\": 1024, \"k\": 1024, \"tflops\": 50, \"source\": \"s\"}]}",
+				   &c, &err), 0);
+	assert_int_equal(c->gcurve[MT_DT_BF16].n, 2);
+	/* halfway (in log size) between sqrt(200 * 50) = 100 and 700 */
+	assert_close(mt_gemm_tflops(c, MT_DT_BF16, 2048, 2048, 2048), sqrt(100.0 * 700), 1e-9);
+	assert_close(mt_gemm_tflops(c, MT_DT_BF16, 4096, 4096, 4096), 700, 1e-12);
+	mt_cluster_free(c);
+}
+
+/* A profile that measured only some operations still prices the others:
+ * the nearest relative on the same span. */
+static void missing_operations_fall_back(void **state)
+{
+	struct mt_error err = MT_ERROR_INIT;
+	struct mt_cluster *c = NULL;
+	int op;
+
+	(void)state;
+	assert_int_equal(from_text(GOOD_HEAD "\"node\": {\"gpus_per_node\": 8, \"nvlink_domain\": 8, "
+				   "\"nvlink_gbps\": 450, \"nics_per_node\": 8, \"nic_gbps\": 50, "
+				   "\"source\": \"s\"}, " GOOD_GEMM ", \"collectives\": [{\"op\": "
+				   "\"sendrecv\", \"span\": \"nvlink\", \"ranks\": 8, \"source\": \"s\", "
+				   "\"points\": [{\"bytes\": 1048576, \"busbw_gbps\": 100}, "
+				   "{\"bytes\": 1073741824, \"busbw_gbps\": 350}]}]}", &c, &err), 0);
+	for (op = 0; op < MT_COLL_N; op++) {
+		assert_true(mt_coll_time(c, op, 8, 8, 1e8) > 0);
+		assert_close(mt_coll_busbw(c, op, 8, 8, 1073741824.0), 350, 1e-12);
+	}
+	mt_cluster_free(c);
+}
+
 static void validator_rejects(void **state)
 {
 	static const struct {
@@ -270,6 +312,8 @@ int main(void)
 		cmocka_unit_test(network_groups_scale_with_nics),
 		cmocka_unit_test(nvl72_domain),
 		cmocka_unit_test(minimal_profile_and_its_defaults),
+		cmocka_unit_test(duplicate_sizes_merge_in_place),
+		cmocka_unit_test(missing_operations_fall_back),
 		cmocka_unit_test(validator_rejects),
 	};
 

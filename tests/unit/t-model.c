@@ -169,6 +169,29 @@ static void megatune_format_defaults(void **state)
 	assert_string_equal(m.name, "tiny");
 }
 
+/* Defaults follow the upstream tools: Megatron-LM's SwiGLU width, and the
+ * tie_word_embeddings default of transformers' config class per family. */
+static void defaults_follow_upstream(void **state)
+{
+	struct mt_error err = MT_ERROR_INIT;
+	struct mt_model m;
+
+	(void)state;
+	assert_int_equal(parse("{\"schema\": \"megatune.model/1\", \"hidden_size\": 4096, "
+			       "\"num_layers\": 2, \"num_attention_heads\": 32, \"vocab_size\": 1000, "
+			       "\"swiglu\": true, \"position_embedding_type\": \"none\"}", &m, &err), 0);
+	assert_int_equal(m.ffn, 10880); /* int((4 * 4096 * 2 / 3) / 64) * 64 */
+	assert_true(m.no_pos && !m.learned_pos);
+	assert_int_equal(parse("{\"model_type\": \"llama\", \"hidden_size\": 1024, "
+			       "\"num_hidden_layers\": 2, \"num_attention_heads\": 8, "
+			       "\"intermediate_size\": 4096, \"vocab_size\": 1000}", &m, &err), 0);
+	assert_false(m.tied);
+	assert_int_equal(parse("{\"model_type\": \"phi\", \"hidden_size\": 1024, "
+			       "\"num_hidden_layers\": 2, \"num_attention_heads\": 8, "
+			       "\"intermediate_size\": 4096, \"vocab_size\": 1000}", &m, &err), 0);
+	assert_true(m.tied);
+}
+
 static void megatune_moe_layer_freq_list(void **state)
 {
 	struct mt_error err = MT_ERROR_INIT;
@@ -304,6 +327,7 @@ int main(void)
 		cmocka_unit_test(qwen3_mlp_only_layers_are_dense),
 		cmocka_unit_test(gpt2_style_config),
 		cmocka_unit_test(megatune_format_defaults),
+		cmocka_unit_test(defaults_follow_upstream),
 		cmocka_unit_test(megatune_moe_layer_freq_list),
 		cmocka_unit_test(bad_configs_name_the_field),
 		cmocka_unit_test(unknown_bundled_name_lists_the_names),

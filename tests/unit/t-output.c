@@ -177,6 +177,10 @@ static void flags_say_what_the_config_is(void **state)
 	assert_true(has(kv, n, "ddp.use_distributed_optimizer", "true"));
 	assert_true(has(kv, n, "comm_overlap.tp_comm_overlap", "true"));
 	assert_true(has(kv, n, "mixed_precision", "bf16_mixed"));
+	/* what the model assumed for MoE and attention, said to Bridge as well */
+	assert_true(has(kv, n, "model.moe_token_dispatcher_type", "alltoall"));
+	assert_true(has(kv, n, "model.moe_grouped_gemm", "true"));
+	assert_true(has(kv, n, "model.attention_backend", "fused"));
 	n = mt_env_vars(&model, &job, &c, kv);
 	assert_true(has(kv, n, "CUDA_DEVICE_MAX_CONNECTIONS", "1"));
 	/* no overlap of TP traffic without sequence parallelism */
