@@ -240,7 +240,6 @@ struct srch {
 	struct mt_search_result *res;
 	double cap;
 	int k;
-	int counting_only;
 };
 
 /* Micro-batch sizes and expert-TP sizes searched unless pinned. */
@@ -289,10 +288,8 @@ static void keep(struct srch *s, const struct mt_eval *e)
 
 static void closest(struct srch *s, const struct mt_eval *e)
 {
-	if (!s->res->has_closest || e->mem.total < s->res->closest.mem.total) {
-		s->res->closest = *e;
-		s->res->has_closest = 1;
-	}
+	s->res->closest = *e;
+	s->res->has_closest = 1;
 }
 
 /* Memory of cfg; counts one evaluation. */
@@ -312,12 +309,16 @@ static void finish(struct srch *s, const struct mt_costs *a, const struct mt_pla
 	e.cfg = *cfg;
 	e.mem = *mem;
 	e.feasible = mem->total <= s->cap;
-	mt_timing(&s->x, a, b, cfg, &e.time, &e.tput);
 	if (!e.feasible) {
 		s->res->pruned[MT_PRUNE_MEMORY]++;
-		closest(s, &e);
+		/* time it only if it is the closest miss so far */
+		if (!s->res->has_closest || mem->total < s->res->closest.mem.total) {
+			mt_timing(&s->x, a, b, cfg, &e.time, &e.tput);
+			closest(s, &e);
+		}
 		return;
 	}
+	mt_timing(&s->x, a, b, cfg, &e.time, &e.tput);
 	s->res->timed++;
 	keep(s, &e);
 }
