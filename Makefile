@@ -29,9 +29,10 @@ ALL_CFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recov
 LDFLAGS += -fsanitize=$(SANITIZE)
 endif
 
-LIB_SRC    = $(wildcard lib/*.c) $(wildcard tuner/*.c) $(wildcard reports/*.c)
+LIB_SRC    = $(wildcard lib/*.c) $(wildcard tuner/*.c) $(wildcard rules/*.c) $(wildcard reports/*.c)
 CLI_SRC    = $(wildcard cli/*.c)
-DATA       = $(sort $(wildcard models/*.json)) $(sort $(wildcard profiles/*.json))
+DATA       = $(sort $(wildcard models/*.json)) $(sort $(wildcard profiles/*.json)) \
+             $(sort $(wildcard rules/defs/*.rules))
 LIB_OBJ    = $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/bundled.o
 CLI_OBJ    = $(CLI_SRC:%.c=$(BUILD)/%.o)
 UNIT_SRC   = $(wildcard tests/unit/t-*.c)
@@ -60,7 +61,8 @@ $(BUILD)/tools/embed: tools/embed.c
 $(BUILD)/gen/bundled.c: $(BUILD)/tools/embed $(DATA)
 	@mkdir -p $(dir $@)
 	$(BUILD)/tools/embed $@ $(foreach f,$(filter models/%,$(DATA)),model:$(f)) \
-		$(foreach f,$(filter profiles/%,$(DATA)),profile:$(f))
+		$(foreach f,$(filter profiles/%,$(DATA)),profile:$(f)) \
+		$(foreach f,$(filter rules/%,$(DATA)),rules:$(f))
 
 $(BUILD)/gen/bundled.o: $(BUILD)/gen/bundled.c
 	$(CC) $(ALL_CFLAGS) -Ilib -c $< -o $@

@@ -74,7 +74,7 @@ static void search_rate(const struct mt_cluster *c)
 		j.seq = jobs[i].seq;
 		j.gbs = jobs[i].gbs;
 		for (k = 0; k < REPS; k++) {
-			if (mt_search(&m, c, &j, r, &err)) {
+			if (mt_search(&m, c, &j, NULL, r, &err)) {
 				fprintf(stderr, "bench-search: %s\n", err.msg);
 				exit(1);
 			}
@@ -117,7 +117,7 @@ static void model_rate(const struct mt_cluster *c)
 	cfg.ep = 64;
 	cfg.dp = 64;
 	cfg.num_mb = 128;
-	mt_costs_compute(&x, 1, 1, 1, 64, 1, 0, MT_CP_P2P, 1, 1, a);
+	mt_costs_compute(&x, 1, 1, 1, 64, 1, 0, MT_CP_P2P, 0, 1, 1, a);
 	if (mt_plan_compute(&x, a, 16, 1, 64, 128, &cfg, p))
 		exit(1);
 	t0 = now();

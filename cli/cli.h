@@ -9,6 +9,13 @@
 
 int cmd_advise(int argc, char **argv);
 int cmd_estimate(int argc, char **argv);
+int cmd_rules(int argc, char **argv);
+
+struct mt_ruleset;
+/* Load the rule files at `paths` (user files, evaluated first) and, when
+ * `bundled`, the bundled rules; any problem is an error naming FILE:LINE. */
+int cli_load_rules(const char *const *paths, int npaths, int bundled, struct mt_ruleset **out,
+		   struct mt_error *err);
 
 /* Print "megatune <cmd>: error: <msg>" to stderr and return the exit code
  * for err->code. */

@@ -10,6 +10,7 @@
 #include "../lib/fsutil.h"
 #include "../lib/sbuf.h"
 #include "../reports/advice.h"
+#include "../rules/engine.h"
 #include "../tuner/flags.h"
 #include "../tuner/search.h"
 #include "cli.h"
@@ -40,6 +41,8 @@ static const char advise_usage[] =
 	"  --fp8-recipe R        delayed (default) or tensorwise (current scaling)\n"
 	"  --attention A         flash (default, fused attention) or unfused\n"
 	"  --mem-headroom PCT    GPU memory kept free, percent (default 5)\n"
+	"  --moe-dispatcher D    alltoall (default) or flex (DeepEP): with flex, expert\n"
+	"                        parallelism may cross NVLink domains\n"
 	"\n"
 	"pins (narrow the search; all of them pinned = one configuration):\n"
 	"  --tp N --pp N --vpp N --cp N --ep N --etp N --mbs N\n"
@@ -50,10 +53,16 @@ static const char advise_usage[] =
 	"  --offload-layers N    layers whose activations go to host memory\n"
 	"                        (Megatron-Core: PP 1 and no recompute only)\n"
 	"  --sequence-parallel on|off\n"
+	"  --bucket-size N       DDP bucket, in parameters\n"
 	"\n"
-	"settings (on by default, not searched):\n"
+	"settings (on by default, not searched; set rules may choose them):\n"
 	"  --tp-comm-overlap on|off   --overlap-grad-reduce on|off\n"
 	"  --overlap-param-gather on|off   --ce-fusion on|off   --grad-reduce fp32|bf16\n"
+	"\n"
+	"rules (the tuning guidance, docs/RULES.md):\n"
+	"  --rules PATH          add a rule file or a folder of *.rules files (repeatable);\n"
+	"                        their set rules take precedence over the bundled ones\n"
+	"  --no-rules            the model alone: no pruning, choices or messages by rules\n"
 	"\n"
 	"output:\n"
 	"  --top K               candidates to keep (default 5, at most 64)\n"
@@ -64,7 +73,8 @@ static const char advise_usage[] =
 	"  -h, --help            this help\n"
 	"\n"
 	"exit codes: 0 success; 1 nothing feasible (the reasons are printed), or for\n"
-	"estimate a configuration that does not fit; 2 bad usage or bad input.\n"
+	"estimate a configuration that does not fit; 2 bad usage or bad input (a rule\n"
+	"file with a problem included: FILE:LINE: reason).\n"
 	"\n"
 	"example:\n"
 	"  megatune advise --model llama3-70b --cluster dgx-h100 --gpus 64 --seq 8192 --gbs 128\n";
@@ -73,7 +83,8 @@ enum {
 	O_MODEL = 256, O_CLUSTER, O_GPUS, O_SEQ, O_GBS, O_PRECISION, O_FP8_RECIPE, O_ATTENTION,
 	O_HEADROOM, O_TP, O_PP, O_VPP, O_CP, O_EP, O_ETP, O_MBS, O_RECOMPUTE, O_RC_LAYERS,
 	O_CP_COMM, O_DIST_OPT, O_OFFLOAD, O_SP, O_TP_OVERLAP, O_OVERLAP_GRAD, O_OVERLAP_PARAM,
-	O_CE_FUSION, O_GRAD_REDUCE, O_TOP, O_JSON, O_FORMAT,
+	O_CE_FUSION, O_GRAD_REDUCE, O_TOP, O_JSON, O_FORMAT, O_RULES, O_NO_RULES, O_DISPATCHER,
+	O_BUCKET,
 };
 
 static const struct option long_opts[] = {
@@ -107,16 +118,25 @@ static const struct option long_opts[] = {
 	{ "top", required_argument, NULL, O_TOP },
 	{ "json", required_argument, NULL, O_JSON },
 	{ "format", required_argument, NULL, O_FORMAT },
+	{ "rules", required_argument, NULL, O_RULES },
+	{ "no-rules", no_argument, NULL, O_NO_RULES },
+	{ "moe-dispatcher", required_argument, NULL, O_DISPATCHER },
+	{ "bucket-size", required_argument, NULL, O_BUCKET },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
 
 enum out_format { F_TEXT, F_JSON, F_MEGATRON, F_BRIDGE, F_ENV };
 
+#define MAX_RULE_PATHS 16
+
 struct args {
 	const char *model, *cluster, *json;
 	int format;
 	struct mt_job job;
+	const char *rule_paths[MAX_RULE_PATHS];
+	int nrule_paths;
+	int no_rules;
 };
 
 static int bad(const char *cmd, const char *opt, const char *what, const char *got)
@@ -178,6 +198,28 @@ static int parse_args(const char *cmd, int argc, char **argv, struct args *a)
 			fprintf(stderr, "run 'megatune %s --help' for the options\n", cmd);
 			return 2;
 		case O_MODEL: a->model = arg; break;
+		case O_NO_RULES: a->no_rules = 1; break;
+		case O_RULES:
+			if (a->nrule_paths == MAX_RULE_PATHS) {
+				fprintf(stderr, "megatune %s: error: --rules: at most %d paths\n", cmd,
+					MAX_RULE_PATHS);
+				return 2;
+			}
+			a->rule_paths[a->nrule_paths++] = arg;
+			break;
+		case O_DISPATCHER:
+			if (!strcmp(arg, "alltoall"))
+				a->job.moe_dispatcher = MT_DISPATCH_ALLTOALL;
+			else if (!strcmp(arg, "flex"))
+				a->job.moe_dispatcher = MT_DISPATCH_FLEX;
+			else
+				return bad(cmd, name, "alltoall or flex", arg);
+			break;
+		case O_BUCKET:
+			if (parse_long(arg, 1, 2000000000, &v))
+				return bad(cmd, name, "a number of parameters (1 to 2e9)", arg);
+			a->job.pins.bucket = (int)v;
+			break;
 		case O_CLUSTER: a->cluster = arg; break;
 		case O_JSON: a->json = arg; break;
 		case O_GPUS:
@@ -297,6 +339,10 @@ static int parse_args(const char *cmd, int argc, char **argv, struct args *a)
 		fprintf(stderr, "megatune %s: error: unexpected argument '%s'\n", cmd, argv[optind]);
 		return 2;
 	}
+	if (a->no_rules && a->nrule_paths) {
+		fprintf(stderr, "megatune %s: error: --rules and --no-rules exclude each other\n", cmd);
+		return 2;
+	}
 	if (!a->model || !a->job.gpus || !a->job.seq || !a->job.gbs) {
 		fprintf(stderr, "megatune %s: error: missing%s%s%s%s\nrun 'megatune %s --help' for "
 			"the options\n", cmd, a->model ? "" : " --model", a->job.gpus ? "" : " --gpus",
@@ -320,30 +366,31 @@ static int emit(const char *cmd, const char *path, const struct sbuf *sb)
 }
 
 static int print_flags(const struct mt_model *m, const struct mt_job *j, const struct mt_config *c,
-		       int format)
+		       const struct mt_explain *ex, int format)
 {
 	struct mt_kv kv[MT_FLAGS_MAX];
 	struct sbuf sb = SBUF_INIT;
 	int n;
 
 	if (format == F_MEGATRON) {
-		n = mt_megatron_args(m, j, c, kv);
+		n = mt_candidate_args(m, j, c, ex, kv);
 		mt_kv_render(&sb, kv, n, MT_KV_ARGS, " \\\n  ");
 	} else if (format == F_BRIDGE) {
-		n = mt_bridge_overrides(m, j, c, kv);
+		n = mt_candidate_bridge(m, j, c, ex, kv);
 		mt_kv_render(&sb, kv, n, MT_KV_ASSIGN, " \\\n  ");
 	} else {
-		n = mt_env_vars(m, j, c, kv);
+		n = mt_candidate_env(ex, kv);
 		mt_kv_render(&sb, kv, n, MT_KV_ASSIGN, "\n");
 	}
-	sbuf_addc(&sb, '\n');
+	if (n)
+		sbuf_addc(&sb, '\n');
 	fputs(sb.buf, stdout);
 	sbuf_release(&sb);
 	return 0;
 }
 
 static int load_inputs(const char *cmd, struct args *a, struct mt_model *m,
-		       struct mt_cluster **c)
+		       struct mt_cluster **c, struct mt_ruleset **rs)
 {
 	struct mt_error err = MT_ERROR_INIT;
 
@@ -351,7 +398,25 @@ static int load_inputs(const char *cmd, struct args *a, struct mt_model *m,
 		return cli_fail(cmd, &err);
 	if (mt_cluster_load(a->cluster, c, &err))
 		return cli_fail(cmd, &err);
+	*rs = NULL;
+	if (!a->no_rules) {
+		if (cli_load_rules(a->rule_paths, a->nrule_paths, 1, rs, &err))
+			return cli_fail(cmd, &err);
+	}
 	return -1;
+}
+
+/* Explain the ranked candidates: the rules that fired for each. */
+static int explain(struct mt_rules_run *run, const struct mt_search_result *res,
+		   struct mt_explain *ex, struct mt_error *err)
+{
+	int i;
+
+	for (i = 0; i < res->ntop; i++)
+		if (mt_rules_explain(run, &res->top[i], i + 1, (int)res->feasible,
+				     res->top[0].time.step, &ex[i]))
+			return mt_error_set(err, MT_ENOMEM, "out of memory");
+	return MT_OK;
 }
 
 int cmd_advise(int argc, char **argv)
@@ -359,14 +424,19 @@ int cmd_advise(int argc, char **argv)
 	struct mt_error err = MT_ERROR_INIT;
 	struct mt_search_result *res = NULL;
 	struct mt_cluster *c = NULL;
+	struct mt_ruleset *rs = NULL;
+	struct mt_rules_run *run = NULL;
+	struct mt_explain *ex = NULL;
+	struct mt_advice_rules ar;
 	struct mt_model m;
 	struct sbuf sb = SBUF_INIT;
 	struct args a;
-	int rc;
+	int rc, i;
 
+	memset(&ar, 0, sizeof(ar));
 	if ((rc = parse_args("advise", argc, argv, &a)) >= 0)
 		return rc;
-	if ((rc = load_inputs("advise", &a, &m, &c)) >= 0)
+	if ((rc = load_inputs("advise", &a, &m, &c, &rs)) >= 0)
 		goto out;
 	res = calloc(1, sizeof(*res));
 	if (!res) {
@@ -374,12 +444,28 @@ int cmd_advise(int argc, char **argv)
 		rc = cli_fail("advise", &err);
 		goto out;
 	}
-	if (mt_search(&m, c, &a.job, res, &err)) {
+	if (rs && mt_rules_start(rs, &m, c, &a.job, &run, &err)) {
 		rc = cli_fail("advise", &err);
 		goto out;
 	}
+	if (mt_search(&m, c, &a.job, run, res, &err)) {
+		rc = cli_fail("advise", &err);
+		goto out;
+	}
+	if (run) {
+		ex = calloc((size_t)(res->ntop ? res->ntop : 1), sizeof(*ex));
+		if (!ex || explain(run, res, ex, &err)) {
+			mt_error_set(&err, MT_ENOMEM, "out of memory");
+			rc = cli_fail("advise", &err);
+			goto out;
+		}
+		ar.set = rs;
+		ar.run = run;
+		ar.ex = ex;
+		ar.nex = res->ntop;
+	}
 	if (a.json || a.format == F_JSON) {
-		mt_advice_json(&sb, &m, c, &a.job, res);
+		mt_advice_json(&sb, &m, c, &a.job, res, &ar);
 		if (a.json && (rc = emit("advise", a.json, &sb)))
 			goto out;
 		if (a.format == F_JSON && (rc = emit("advise", "-", &sb)))
@@ -387,7 +473,7 @@ int cmd_advise(int argc, char **argv)
 	}
 	if (!res->ntop) {
 		sbuf_reset(&sb);
-		mt_infeasible_text(&sb, &m, c, &a.job, res);
+		mt_infeasible_text(&sb, &m, c, &a.job, res, &ar);
 		fputs(sb.buf, a.format == F_TEXT ? stdout : stderr);
 		rc = 1;
 		goto out;
@@ -395,14 +481,20 @@ int cmd_advise(int argc, char **argv)
 	rc = 0;
 	if (a.format == F_TEXT) {
 		sbuf_reset(&sb);
-		mt_advice_text(&sb, &m, c, &a.job, res);
+		mt_advice_text(&sb, &m, c, &a.job, res, &ar);
 		rc = emit("advise", "-", &sb);
 	} else if (a.format != F_JSON) {
-		rc = print_flags(&m, &a.job, &res->top[0].cfg, a.format);
+		rc = print_flags(&m, &a.job, &res->top[0].cfg, ex, a.format);
 	}
 out:
+	if (ex)
+		for (i = 0; i < (res && res->ntop ? res->ntop : 1); i++)
+			mt_explain_free(&ex[i]);
+	free(ex);
 	sbuf_release(&sb);
 	free(res);
+	mt_rules_end(run);
+	mt_ruleset_free(rs);
 	mt_cluster_free(c);
 	return rc;
 }
@@ -416,6 +508,10 @@ int cmd_estimate(int argc, char **argv)
 {
 	struct mt_error err = MT_ERROR_INIT;
 	struct mt_cluster *c = NULL;
+	struct mt_ruleset *rs = NULL;
+	struct mt_rules_run *run = NULL;
+	struct mt_explain ex;
+	struct mt_advice_rules ar;
 	struct mt_model m;
 	struct mt_config cfg;
 	struct mt_eval e;
@@ -424,10 +520,16 @@ int cmd_estimate(int argc, char **argv)
 	const struct mt_pins *p;
 	int rc;
 
+	memset(&ex, 0, sizeof(ex));
+	memset(&ar, 0, sizeof(ar));
 	if ((rc = parse_args("estimate", argc, argv, &a)) >= 0)
 		return rc;
-	if ((rc = load_inputs("estimate", &a, &m, &c)) >= 0)
+	if ((rc = load_inputs("estimate", &a, &m, &c, &rs)) >= 0)
 		goto out;
+	if (rs && mt_rules_start(rs, &m, c, &a.job, &run, &err)) {
+		rc = cli_fail("estimate", &err);
+		goto out;
+	}
 	p = &a.job.pins;
 	memset(&cfg, 0, sizeof(cfg));
 	mt_config_settings(&a.job, &cfg);
@@ -444,12 +546,24 @@ int cmd_estimate(int argc, char **argv)
 	cfg.dist_opt = pinned_or(p->dist_opt, 1);
 	cfg.offload_layers = pinned_or(p->offload_layers, 0);
 	cfg.sp = pinned_or(p->sp, cfg.tp > 1);
-	if (mt_evaluate(&m, c, &a.job, &cfg, &e, &err)) {
+	cfg.bucket_params = p->bucket != MT_UNSET ? p->bucket : 0;
+	if (mt_evaluate(&m, c, &a.job, run, &cfg, &e, &err)) {
 		rc = cli_fail("estimate", &err);
 		goto out;
 	}
+	if (run) {
+		if (mt_rules_explain(run, &e, 0, -1, 0, &ex)) {
+			mt_error_set(&err, MT_ENOMEM, "out of memory");
+			rc = cli_fail("estimate", &err);
+			goto out;
+		}
+		ar.set = rs;
+		ar.run = run;
+		ar.ex = &ex;
+		ar.nex = 1;
+	}
 	if (a.json || a.format == F_JSON) {
-		mt_estimate_json(&sb, &m, c, &a.job, &e);
+		mt_estimate_json(&sb, &m, c, &a.job, &e, &ar);
 		if (a.json && (rc = emit("estimate", a.json, &sb)))
 			goto out;
 		if (a.format == F_JSON && (rc = emit("estimate", "-", &sb)))
@@ -458,15 +572,18 @@ int cmd_estimate(int argc, char **argv)
 	rc = 0;
 	if (a.format == F_TEXT) {
 		sbuf_reset(&sb);
-		mt_estimate_text(&sb, &m, c, &a.job, &e);
+		mt_estimate_text(&sb, &m, c, &a.job, &e, &ar);
 		rc = emit("estimate", "-", &sb);
 	} else if (a.format != F_JSON) {
-		rc = print_flags(&m, &a.job, &e.cfg, a.format);
+		rc = print_flags(&m, &a.job, &e.cfg, run ? &ex : NULL, a.format);
 	}
 	if (!rc && !e.feasible)
 		rc = 1;
 out:
+	mt_explain_free(&ex);
 	sbuf_release(&sb);
+	mt_rules_end(run);
+	mt_ruleset_free(rs);
 	mt_cluster_free(c);
 	return rc;
 }

@@ -16,6 +16,7 @@ static const char usage[] =
 	"commands:\n"
 	"  advise     search every parallel configuration and rank the best\n"
 	"  estimate   break down memory and time of one configuration\n"
+	"  rules      list, show, lint and check the tuning rules\n"
 	"\n"
 	"Run 'megatune <command> --help' for the options of a command.\n"
 	"\n"
@@ -49,6 +50,8 @@ int main(int argc, char **argv)
 		return cmd_advise(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "estimate"))
 		return cmd_estimate(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "rules"))
+		return cmd_rules(argc - 1, argv + 1);
 	fprintf(stderr, "megatune: error: unknown command '%s'\n\n%s", argv[1], usage);
 	return 2;
 }

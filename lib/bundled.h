@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* bundled: data files compiled into the binary (the models and profiles folders).
+/* bundled: data files compiled into the binary (models/, profiles/ and the rule
+ * files of rules/defs/).
  *
  * The build turns every JSON file of models/ and profiles/ into a byte array
  * (tools/embed.c), so the one binary runs anywhere without its source tree.
@@ -11,8 +12,8 @@
 #include <stddef.h>
 
 struct mt_bundled {
-	const char *kind; /* "model" or "profile" */
-	const char *name; /* file name without .json */
+	const char *kind; /* "model", "profile" or "rules" */
+	const char *name; /* file name without its extension */
 	const char *path; /* path in the source tree, for messages */
 	const char *data;
 	size_t len;

@@ -9,7 +9,34 @@
 #include "../lib/table.h"
 #include "../lib/units.h"
 #include "../lib/version.h"
+#include "../rules/engine.h"
 #include "../tuner/flags.h"
+
+int mt_candidate_args(const struct mt_model *m, const struct mt_job *j, const struct mt_config *c,
+		      const struct mt_explain *ex, struct mt_kv *out)
+{
+	int n = mt_megatron_args(m, j, c, out);
+
+	return ex ? mt_kv_merge(out, n, ex->args, ex->nargs) : n;
+}
+
+int mt_candidate_bridge(const struct mt_model *m, const struct mt_job *j,
+			const struct mt_config *c, const struct mt_explain *ex, struct mt_kv *out)
+{
+	int n = mt_bridge_overrides(m, j, c, out);
+
+	return ex ? mt_kv_merge(out, n, ex->bridge, ex->nbridge) : n;
+}
+
+int mt_candidate_env(const struct mt_explain *ex, struct mt_kv *out)
+{
+	return ex ? mt_kv_merge(out, 0, ex->env, ex->nenv) : 0;
+}
+
+static const struct mt_explain *ex_of(const struct mt_advice_rules *ar, int i)
+{
+	return ar && ar->ex && i < ar->nex ? &ar->ex[i] : NULL;
+}
 
 const char *mt_config_label(char *buf, size_t cap, const struct mt_model *m,
 			    const struct mt_config *cfg)
@@ -61,6 +88,7 @@ static void json_pins(struct jw *w, const struct mt_pins *p)
 		jw_bool(w, "cross_entropy_fusion", p->fused_ce);
 	if (p->grad_fp32 != MT_UNSET)
 		jw_str(w, "grad_reduce_dtype", p->grad_fp32 ? "fp32" : "bf16");
+	PIN("bucket_size_params", bucket);
 #undef PIN
 	jw_end(w);
 }
@@ -82,6 +110,7 @@ static void json_head(struct jw *w, const struct mt_model *m, const struct mt_cl
 	if (j->precision == MT_PREC_FP8)
 		jw_str(w, "fp8_recipe", mt_fp8_recipe_name(j->fp8_recipe));
 	jw_str(w, "attention", j->attn_impl == MT_ATTN_FLASH ? "flash" : "unfused");
+	jw_str(w, "moe_dispatcher", j->moe_dispatcher == MT_DISPATCH_FLEX ? "flex" : "alltoall");
 	jw_num(w, "mem_headroom", j->mem_headroom, 6);
 	json_pins(w, &j->pins);
 	jw_end(w);
@@ -109,31 +138,86 @@ static void json_head(struct jw *w, const struct mt_model *m, const struct mt_cl
 
 static void json_kv_array(struct jw *w, const char *key, const struct mt_kv *kv, int n, int args)
 {
-	char buf[160];
+	char buf[200];
 	int i;
 
 	jw_arr(w, key);
 	for (i = 0; i < n; i++) {
 		if (args) {
-			snprintf(buf, sizeof(buf), "--%.63s", kv[i].key);
+			snprintf(buf, sizeof(buf), "--%.95s", kv[i].key);
 			jw_str(w, NULL, buf);
 			if (kv[i].val[0]) {
 				/* a value with spaces is several argv tokens */
-				char tmp[64], *tok, *save = NULL;
+				char tmp[sizeof(kv[i].val)], *tok, *save = NULL;
 				snprintf(tmp, sizeof(tmp), "%s", kv[i].val);
 				for (tok = strtok_r(tmp, " ", &save); tok; tok = strtok_r(NULL, " ", &save))
 					jw_str(w, NULL, tok);
 			}
 		} else {
-			snprintf(buf, sizeof(buf), "%.63s=%.63s", kv[i].key, kv[i].val);
+			snprintf(buf, sizeof(buf), "%.95s=%.95s", kv[i].key, kv[i].val);
 			jw_str(w, NULL, buf);
 		}
 	}
 	jw_end(w);
 }
 
+static void json_evidence(struct jw *w, const struct mt_fired *f)
+{
+	int i;
+
+	jw_obj(w, "evidence");
+	for (i = 0; i < f->nev; i++) {
+		const struct mt_evidence *ev = &f->ev[i];
+		const struct mt_fact_info *fi = &mt_facts[ev->fact];
+
+		if (ev->s)
+			jw_str(w, fi->name, ev->s);
+		else if (ev->n != ev->n)
+			jw_null(w, fi->name);
+		else if (fi->type == MT_FT_BOOL)
+			jw_bool(w, fi->name, ev->n != 0);
+		else if (fi->type == MT_FT_ENUM && ev->n >= 0)
+			jw_str(w, fi->name, fi->enums[(int)ev->n]);
+		else
+			jw_num(w, fi->name, ev->n, 8);
+	}
+	jw_end(w);
+}
+
+static void json_rules(struct jw *w, const struct mt_explain *ex)
+{
+	char src[320];
+	int i, k;
+
+	jw_arr(w, "rules");
+	for (i = 0; ex && i < ex->n; i++) {
+		const struct mt_fired *f = &ex->v[i];
+		const struct mt_rule *r = f->rule;
+
+		jw_obj(w, NULL);
+		jw_str(w, "id", r->id);
+		jw_str(w, "kind", mt_rule_kind_name(r->kind));
+		jw_str(w, "status", mt_fire_status_name(f->status));
+		jw_str(w, "title", r->title);
+		if (f->effect)
+			jw_str(w, "effect", f->effect);
+		else
+			jw_null(w, "effect");
+		jw_str(w, "message", f->message);
+		json_evidence(w, f);
+		jw_arr(w, "cite");
+		for (k = 0; k < r->ncites; k++)
+			jw_str(w, NULL, r->cites[k]);
+		jw_end(w);
+		snprintf(src, sizeof(src), "%s:%d", r->file, r->line);
+		jw_str(w, "source", src);
+		jw_end(w);
+	}
+	jw_end(w);
+}
+
 static void json_candidate(struct jw *w, const struct mt_model *m, const struct mt_job *j,
-			   const struct mt_eval *e, int rank)
+			   const struct mt_eval *e, int rank, const struct mt_explain *ex)
 {
 	const struct mt_config *c = &e->cfg;
 	const struct mt_mem *mm = &e->mem;
@@ -229,14 +313,13 @@ static void json_candidate(struct jw *w, const struct mt_model *m, const struct 
 	jw_num(w, "hw_flops_per_step", e->tput.hw_flops_step, 8);
 	jw_end(w);
 
-	jw_arr(w, "rules");
-	jw_end(w);
+	json_rules(w, ex);
 
-	n = mt_megatron_args(m, j, c, kv);
+	n = mt_candidate_args(m, j, c, ex, kv);
 	json_kv_array(w, "megatron_args", kv, n, 1);
-	n = mt_bridge_overrides(m, j, c, kv);
+	n = mt_candidate_bridge(m, j, c, ex, kv);
 	json_kv_array(w, "bridge_overrides", kv, n, 0);
-	n = mt_env_vars(m, j, c, kv);
+	n = mt_candidate_env(ex, kv);
 	jw_obj(w, "env");
 	for (i = 0; i < n; i++)
 		jw_str(w, kv[i].key, kv[i].val);
@@ -244,8 +327,43 @@ static void json_candidate(struct jw *w, const struct mt_model *m, const struct 
 	jw_end(w);
 }
 
+static void json_rules_head(struct jw *w, const struct mt_advice_rules *ar, int relaxed, int which)
+{
+	const struct mt_ruleset *rs = ar ? ar->set : NULL;
+	int i, users = 0;
+
+	jw_obj(w, "rules");
+	jw_bool(w, "enabled", rs != NULL);
+	if (rs) {
+		jw_int(w, "count", rs->n);
+		jw_arr(w, "user_files");
+		for (i = 0; i < rs->nfiles; i++) {
+			int k, user = 0;
+			for (k = 0; k < rs->n; k++)
+				if (rs->rules[k].file == rs->files[i] && rs->rules[k].user)
+					user = 1;
+			if (user) {
+				jw_str(w, NULL, rs->files[i]);
+				users++;
+			}
+		}
+		jw_end(w);
+		jw_arr(w, "disabled");
+		for (i = 0; i < rs->n; i++)
+			if (rs->rules[i].disabled)
+				jw_str(w, NULL, rs->rules[i].id);
+		jw_end(w);
+	}
+	(void)users;
+	jw_bool(w, "constraints_relaxed", relaxed);
+	if (relaxed)
+		jw_str(w, "relaxed", which >= 0 && rs && which < rs->n ? rs->rules[which].id : "all");
+	jw_end(w);
+}
+
 void mt_advice_json(struct sbuf *sb, const struct mt_model *m, const struct mt_cluster *c,
-		    const struct mt_job *j, const struct mt_search_result *r)
+		    const struct mt_job *j, const struct mt_search_result *r,
+		    const struct mt_advice_rules *ar)
 {
 	struct jw w;
 	int i;
@@ -253,17 +371,23 @@ void mt_advice_json(struct sbuf *sb, const struct mt_model *m, const struct mt_c
 	jw_init(&w, sb, 1);
 	jw_obj(&w, NULL);
 	json_head(&w, m, c, j);
+	json_rules_head(&w, ar, r->relaxed, r->relaxed_rule);
 	jw_arr(&w, "candidates");
 	for (i = 0; i < r->ntop; i++)
-		json_candidate(&w, m, j, &r->top[i], i + 1);
+		json_candidate(&w, m, j, &r->top[i], i + 1, ex_of(ar, i));
 	jw_end(&w);
 	jw_obj(&w, "pruned");
 	for (i = 0; i < MT_PRUNE_N; i++)
 		jw_int(&w, mt_prune_id(i), r->pruned[i]);
+	if (ar && ar->set && ar->run)
+		for (i = 0; i < ar->set->n; i++)
+			if (ar->set->rules[i].kind == MT_RK_CONSTRAINT && !ar->set->rules[i].disabled)
+				jw_int(&w, ar->set->rules[i].id, mt_rules_pruned(ar->run, i));
 	jw_end(&w);
 	jw_obj(&w, "search");
 	jw_int(&w, "evaluated", r->evaluated);
 	jw_int(&w, "timed", r->timed);
+	jw_int(&w, "feasible", r->feasible);
 	jw_num(&w, "seconds", r->seconds, 6);
 	jw_num(&w, "capacity_bytes", r->capacity_bytes, 15);
 	jw_end(&w);
@@ -271,21 +395,24 @@ void mt_advice_json(struct sbuf *sb, const struct mt_model *m, const struct mt_c
 }
 
 void mt_estimate_json(struct sbuf *sb, const struct mt_model *m, const struct mt_cluster *c,
-		      const struct mt_job *j, const struct mt_eval *e)
+		      const struct mt_job *j, const struct mt_eval *e,
+		      const struct mt_advice_rules *ar)
 {
 	struct jw w;
 
 	jw_init(&w, sb, 1);
 	jw_obj(&w, NULL);
 	json_head(&w, m, c, j);
+	json_rules_head(&w, ar, 0, 0);
 	jw_arr(&w, "candidates");
-	json_candidate(&w, m, j, e, 1);
+	json_candidate(&w, m, j, e, 1, ex_of(ar, 0));
 	jw_end(&w);
 	jw_obj(&w, "pruned");
 	jw_end(&w);
 	jw_obj(&w, "search");
 	jw_int(&w, "evaluated", 1);
 	jw_int(&w, "timed", 1);
+	jw_int(&w, "feasible", e->feasible);
 	jw_num(&w, "seconds", 0, 6);
 	jw_num(&w, "capacity_bytes", c->memory_bytes * (1 - j->mem_headroom), 15);
 	jw_end(&w);
@@ -345,37 +472,179 @@ static void time_lines(struct sbuf *sb, const struct mt_eval *e, const char *ind
 }
 
 static void flags_lines(struct sbuf *sb, const struct mt_model *m, const struct mt_job *j,
-			const struct mt_config *cfg)
+			const struct mt_config *cfg, const struct mt_explain *ex)
 {
 	struct mt_kv kv[MT_FLAGS_MAX];
 	int n;
 
-	n = mt_megatron_args(m, j, cfg, kv);
+	n = mt_candidate_args(m, j, cfg, ex, kv);
 	sbuf_adds(sb, "  Megatron-LM:\n    ");
 	mt_kv_render(sb, kv, n, MT_KV_ARGS, " \\\n    ");
-	n = mt_env_vars(m, j, cfg, kv);
-	sbuf_adds(sb, "\n  environment:\n    ");
-	mt_kv_render(sb, kv, n, MT_KV_ASSIGN, " \\\n    ");
+	n = mt_candidate_env(ex, kv);
+	if (n) {
+		sbuf_adds(sb, "\n  environment:\n    ");
+		mt_kv_render(sb, kv, n, MT_KV_ASSIGN, " \\\n    ");
+	}
 	sbuf_addc(sb, '\n');
 }
 
+/* Append `text` wrapped at `width` columns; continuation lines start with
+ * `ind` spaces. */
+static void wrap(struct sbuf *sb, const char *text, size_t col, size_t ind, size_t width)
+{
+	const char *p = text;
+
+	while (*p) {
+		size_t n = strcspn(p, " ");
+		if (col > ind && col + 1 + n > width) {
+			sbuf_addc(sb, '\n');
+			sbuf_pad(sb, ' ', ind);
+			col = ind;
+		} else if (p != text) {
+			sbuf_addc(sb, ' ');
+			col++;
+		}
+		sbuf_add(sb, p, n);
+		col += n;
+		p += n;
+		while (*p == ' ')
+			p++;
+	}
+}
+
+/* The rules that fired for a candidate, in groups: constraints it breaks,
+ * the explanations (why-* rules), the knobs set rules chose, the other
+ * advice, and the set rules that only add flags (their messages are in the
+ * JSON; the flags follow). */
+enum { G_VIOLATED, G_WHY, G_CHOSEN, G_ADVICE, G_FLAGS, G_N };
+
+static int group_of(const struct mt_fired *f)
+{
+	const struct mt_rule *r = f->rule;
+
+	if (f->status == MT_FIRE_VIOLATED)
+		return G_VIOLATED;
+	if (!strncmp(r->id, "why-", 4))
+		return G_WHY;
+	if (r->kind == MT_RK_SET)
+		return r->nsets ? G_CHOSEN : G_FLAGS;
+	return G_ADVICE;
+}
+
+static void rules_lines(struct sbuf *sb, const struct mt_explain *ex, const char *ind)
+{
+	static const char *const heads[G_N] = {
+		"constraint rules this candidate breaks:",
+		"why (megatune rules show ID for a rule's condition and source):",
+		"chosen by rules:",
+		"advice:",
+		"flags and variables from rules:",
+	};
+	size_t w = 0, in = strlen(ind);
+	int g, i, any;
+
+	if (!ex || !ex->n)
+		return;
+	for (i = 0; i < ex->n; i++)
+		if (group_of(&ex->v[i]) != G_FLAGS && strlen(ex->v[i].rule->id) > w)
+			w = strlen(ex->v[i].rule->id);
+	if (w > 26)
+		w = 26;
+	for (g = 0; g < G_N; g++) {
+		any = 0;
+		for (i = 0; i < ex->n; i++) {
+			const struct mt_fired *f = &ex->v[i];
+			struct sbuf line = SBUF_INIT;
+			size_t n;
+
+			if (group_of(f) != g)
+				continue;
+			if (!any)
+				sbuf_addf(sb, "%s%s", ind, heads[g]);
+			if (g == G_FLAGS) {
+				size_t col = 0;
+				while (col < sb->len && sb->buf[sb->len - col - 1] != '\n')
+					col++;
+				if (col + 1 + strlen(f->rule->id) > 110) {
+					sbuf_addc(sb, '\n');
+					sbuf_pad(sb, ' ', in + 4);
+				} else {
+					sbuf_addc(sb, ' ');
+				}
+				sbuf_adds(sb, f->rule->id);
+				any = 1;
+				continue;
+			}
+			any = 1;
+			sbuf_addf(sb, "\n%s  %s", ind, f->rule->id);
+			n = strlen(f->rule->id);
+			sbuf_pad(sb, ' ', n < w ? w - n + 2 : 2);
+			if (f->status == MT_FIRE_OVERRIDDEN)
+				sbuf_adds(&line, "(overridden) ");
+			if (f->effect && g != G_FLAGS)
+				sbuf_addf(&line, "[%s] ", f->effect);
+			sbuf_adds(&line, f->message);
+			wrap(sb, line.buf, in + 2 + (n < w ? w : n) + 2, in + 4, 110);
+			sbuf_release(&line);
+		}
+		if (any)
+			sbuf_addc(sb, '\n');
+	}
+}
+
+/* Candidates the constraint rules pruned, by rule, and whether the ranking
+ * had to do without them. */
+static void rule_prune_line(struct sbuf *sb, const struct mt_advice_rules *ar,
+			    const struct mt_search_result *r)
+{
+	int i, any = 0;
+
+	if (!ar || !ar->set) {
+		sbuf_adds(sb, "rules: off (--no-rules): the model alone\n");
+		return;
+	}
+	for (i = 0; ar->run && i < ar->set->n; i++) {
+		long long n = mt_rules_pruned(ar->run, i);
+		if (!n)
+			continue;
+		sbuf_addf(sb, "%s %s %lld", any ? "," : "pruned by rules:", ar->set->rules[i].id, n);
+		any = 1;
+	}
+	if (any)
+		sbuf_addc(sb, '\n');
+	if (r->relaxed && r->relaxed_rule >= 0 && r->relaxed_rule < ar->set->n)
+		sbuf_addf(sb, "NOTE: no candidate that fits satisfies every constraint rule; ranked "
+			      "without rule %s, the one whose absence gives the fastest candidate\n",
+			  ar->set->rules[r->relaxed_rule].id);
+	else if (r->relaxed)
+		sbuf_adds(sb, "NOTE: no candidate that fits satisfies every constraint rule, nor all "
+			      "but one; ranked without constraint rules (each candidate lists those it "
+			      "breaks)\n");
+}
+
 void mt_advice_text(struct sbuf *sb, const struct mt_model *m, const struct mt_cluster *c,
-		    const struct mt_job *j, const struct mt_search_result *r)
+		    const struct mt_job *j, const struct mt_search_result *r,
+		    const struct mt_advice_rules *ar)
 {
 	struct mt_table t;
 	char lbl[160];
 	int i, any = 0;
 
 	job_line(sb, m, c, j);
-	sbuf_addf(sb, "searched %lld candidates in %.2f s: %lld fit in %.1f GiB usable per GPU\n",
+	sbuf_addf(sb, "searched %lld candidates in %.2f s: %lld fit in %.1f GiB usable per GPU",
 		  r->evaluated, r->seconds, r->timed, gib(r->capacity_bytes));
+	if (r->relaxed)
+		sbuf_addf(sb, " (and %lld in the passes with more constraints)", r->strict_evaluated);
+	sbuf_addc(sb, '\n');
 	sbuf_adds(sb, "pruned:");
 	for (i = 0; i < MT_PRUNE_N; i++)
 		if (r->pruned[i]) {
 			sbuf_addf(sb, "%s %s %lld", any ? "," : "", mt_prune_id(i), r->pruned[i]);
 			any = 1;
 		}
-	sbuf_adds(sb, any ? "\n\n" : " none\n\n");
+	sbuf_adds(sb, any ? "\n" : " none\n");
+	rule_prune_line(sb, ar, r);
+	sbuf_addc(sb, '\n');
 
 	mt_table_init(&t);
 	mt_table_col(&t, 0, "#", NULL, 0);
@@ -447,11 +716,13 @@ void mt_advice_text(struct sbuf *sb, const struct mt_model *m, const struct mt_c
 		sbuf_addf(sb, "  runner-up: %s, %.1f%% slower\n",
 			  mt_config_label(lbl, sizeof(lbl), m, &r->top[1].cfg), 100 * d);
 	}
-	flags_lines(sb, m, j, &r->top[0].cfg);
+	rules_lines(sb, ex_of(ar, 0), "  ");
+	flags_lines(sb, m, j, &r->top[0].cfg, ex_of(ar, 0));
 }
 
 void mt_infeasible_text(struct sbuf *sb, const struct mt_model *m, const struct mt_cluster *c,
-			const struct mt_job *j, const struct mt_search_result *r)
+			const struct mt_job *j, const struct mt_search_result *r,
+			const struct mt_advice_rules *ar)
 {
 	char lbl[160];
 	int i;
@@ -463,6 +734,7 @@ void mt_infeasible_text(struct sbuf *sb, const struct mt_model *m, const struct 
 		if (r->pruned[i])
 			sbuf_addf(sb, "  %-12s %8lld  %s\n", mt_prune_id(i), r->pruned[i],
 				  mt_prune_text(i));
+	rule_prune_line(sb, ar, r);
 	if (r->has_closest) {
 		sbuf_addf(sb, "closest: %s, recompute %s, needs %.1f GiB\n",
 			  mt_config_label(lbl, sizeof(lbl), m, &r->closest.cfg),
@@ -486,7 +758,8 @@ void mt_infeasible_text(struct sbuf *sb, const struct mt_model *m, const struct 
 }
 
 void mt_estimate_text(struct sbuf *sb, const struct mt_model *m, const struct mt_cluster *c,
-		      const struct mt_job *j, const struct mt_eval *e)
+		      const struct mt_job *j, const struct mt_eval *e,
+		      const struct mt_advice_rules *ar)
 {
 	struct mt_table t;
 	const struct mt_mem *mm = &e->mem;
@@ -557,5 +830,8 @@ void mt_estimate_text(struct sbuf *sb, const struct mt_model *m, const struct mt
 	sbuf_addf(sb, "\nthroughput: %.0f tokens/s per GPU, %.1f model TFLOP/s per GPU, %.1f "
 		      "executed TFLOP/s per GPU, MFU %.1f%%\n\n", e->tput.tokens_per_s_per_gpu,
 		  e->tput.model_tflops_per_gpu, e->tput.hw_tflops_per_gpu, 100 * e->tput.mfu);
-	flags_lines(sb, m, j, &e->cfg);
+	rules_lines(sb, ex_of(ar, 0), "");
+	if (ex_of(ar, 0) && ex_of(ar, 0)->n)
+		sbuf_addc(sb, '\n');
+	flags_lines(sb, m, j, &e->cfg, ex_of(ar, 0));
 }

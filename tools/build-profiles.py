@@ -277,6 +277,7 @@ def main():
                        'no value here was measured by megatune.',
         'sources': h100_sources(),
         'gpu': {'name': 'NVIDIA H100 80GB HBM3', 'memory_bytes': 81559 * 1024 * 1024, 'sm_count': 132,
+                'compute_capability': 9.0,
                 'hbm_gbps': 3350,
                 'peak_tflops': {'bf16': 989.4, 'fp16': 989.4, 'fp8': 1978.9, 'tf32': 494.7},
                 'source': 'spec-h100'},
@@ -330,7 +331,7 @@ def main():
                        'sweeps not measured on H200 are taken from H100 on the same fabric.',
         'sources': h200_src,
         'gpu': {'name': 'NVIDIA H200', 'memory_bytes': 143155 * 1024 * 1024, 'sm_count': 132,
-                'hbm_gbps': 4800,
+                'compute_capability': 9.0, 'hbm_gbps': 4800,
                 'peak_tflops': {'bf16': 989.4, 'fp16': 989.4, 'fp8': 1978.9, 'tf32': 494.7},
                 'source': 'spec-h200'},
         'node': {'gpus_per_node': 8, 'nvlink_domain': 8, 'nvlink_gbps': 450, 'nics_per_node': 8,
@@ -385,6 +386,7 @@ def main():
              'GPUs per node scale by the number of NICs they drive'},
         ],
         'gpu': {'name': 'NVIDIA A100-SXM4-80GB', 'memory_bytes': 80 * 10**9, 'sm_count': 108,
+                'compute_capability': 8.0,
                 'hbm_gbps': 2039, 'peak_tflops': {'bf16': 312, 'fp16': 312, 'tf32': 156},
                 'source': 'spec-a100'},
         'node': {'gpus_per_node': 8, 'nvlink_domain': 8, 'nvlink_gbps': 300, 'nics_per_node': 8,
@@ -481,6 +483,7 @@ def main():
                                 ('azure-nd-h100-v5', 'xxrjun-1node', 'together-rs-ring', 'xxrjun-10node',
                                  'derived-h100-rails')],
         'gpu': {'name': 'NVIDIA B200', 'memory_bytes': 180 * 10**9, 'hbm_gbps': 8000,
+                'compute_capability': 10.0,
                 'peak_tflops': {'bf16': 2250, 'fp16': 2250, 'fp8': 4500, 'tf32': 1100},
                 'source': 'spec-b200'},
         'node': {'gpus_per_node': 8, 'nvlink_domain': 8, 'nvlink_gbps': 900, 'nics_per_node': 8,
@@ -522,6 +525,7 @@ def main():
                              '(all_reduce to 850 GB/s, the other operations by 680 / 682.2, the ring '
                              'ratio of NVL72 to an 8-GPU B200 node)'})
     gb['gpu'] = {'name': 'NVIDIA GB200 (B200)', 'memory_bytes': 192 * 10**9, 'hbm_gbps': 8000,
+                 'compute_capability': 10.0,
                  'peak_tflops': {'bf16': 2500, 'fp16': 2500, 'fp8': 5000}, 'source': 'spec-gb200'}
     gb['node'] = {'gpus_per_node': 4, 'nvlink_domain': 72, 'nvlink_gbps': 900, 'nics_per_node': 4,
                   'nic_gbps': 50, 'pcie_gbps': 450, 'numa_nodes': 2, 'source': 'spec-gb200'}

@@ -16,8 +16,11 @@ static void stem(const char *path, char *out, size_t cap)
 
 	b = b ? b + 1 : path;
 	n = strlen(b);
-	if (n > 5 && !strcmp(b + n - 5, ".json"))
-		n -= 5;
+	{
+		const char *dot = strrchr(b, '.');
+		if (dot && dot != b)
+			n = (size_t)(dot - b);
+	}
 	if (n >= cap)
 		n = cap - 1;
 	memcpy(out, b, n);

@@ -216,6 +216,7 @@ static int read_gpu(struct rd *r, const cJSON *root)
 	if ((rc = mt_jstr(&ga, g, "name", 1, c->gpu_name, sizeof(c->gpu_name), r->err)) < 0 ||
 	    (rc = mt_jnum(&ga, g, "memory_bytes", 1, 1e9, 1e14, &c->memory_bytes, r->err)) < 0 ||
 	    (rc = mt_jint32(&ga, g, "sm_count", 0, 1, 100000, &c->sm_count, r->err)) < 0 ||
+	    (rc = mt_jnum(&ga, g, "compute_capability", 0, 1, 100, &c->compute_capability, r->err)) < 0 ||
 	    (rc = mt_jnum(&ga, g, "hbm_gbps", 1, 1, 1e6, &c->hbm_spec_gbps, r->err)) < 0 ||
 	    (rc = mt_jobj(&ga, g, "peak_tflops", 1, &pk, r->err)) < 0 ||
 	    (rc = source_ref(r, g, "gpu", 1, -1, &c->gpu_src)) < 0)
@@ -496,6 +497,42 @@ static int read_host(struct rd *r, const cJSON *root)
 	return MT_OK;
 }
 
+/* "2.21.5": digits and dots only */
+static int version_ok(const char *v)
+{
+	int digits = 0;
+
+	for (; *v; v++) {
+		if (*v >= '0' && *v <= '9')
+			digits++;
+		else if (*v != '.' || !digits)
+			return 0;
+	}
+	return digits > 0;
+}
+
+static int read_software(struct rd *r, const cJSON *root)
+{
+	struct mt_jpos at = { r->file, "" }, sa = { r->file, "software" };
+	const cJSON *s = NULL;
+	int rc;
+
+	if ((rc = mt_jobj(&at, root, "software", 0, &s, r->err)) <= 0)
+		return rc;
+	if ((rc = mt_jstr(&sa, s, "nccl", 0, r->c->nccl_version, sizeof(r->c->nccl_version), r->err)) < 0 ||
+	    (rc = mt_jstr(&sa, s, "cuda", 0, r->c->cuda_version, sizeof(r->c->cuda_version), r->err)) < 0)
+		return rc;
+	if (r->c->nccl_version[0] && !version_ok(r->c->nccl_version))
+		return mt_error_set(r->err, MT_EINVAL,
+				    "%s: field 'software.nccl': expected a version like \"2.21.5\", "
+				    "got \"%s\"", r->file, r->c->nccl_version);
+	if (r->c->cuda_version[0] && !version_ok(r->c->cuda_version))
+		return mt_error_set(r->err, MT_EINVAL,
+				    "%s: field 'software.cuda': expected a version like \"12.4\", "
+				    "got \"%s\"", r->file, r->c->cuda_version);
+	return MT_OK;
+}
+
 static int read_outliers(struct rd *r, const cJSON *root)
 {
 	struct mt_jpos at = { r->file, "" };
@@ -679,7 +716,8 @@ int mt_cluster_from_json(const cJSON *root, const char *file, struct mt_cluster 
 	    (rc = read_node(&r, root)) < 0 || (rc = read_hbm(&r, root)) < 0 ||
 	    (rc = read_gemm(&r, root)) < 0 || (rc = read_attention(&r, root)) < 0 ||
 	    (rc = read_collectives(&r, root)) < 0 || (rc = read_offload(&r, root)) < 0 ||
-	    (rc = read_host(&r, root)) < 0 || (rc = read_outliers(&r, root)) < 0 ||
+	    (rc = read_host(&r, root)) < 0 || (rc = read_software(&r, root)) < 0 ||
+	    (rc = read_outliers(&r, root)) < 0 ||
 	    (rc = prepare_gemm(c, file, err)) < 0)
 		goto fail;
 	if (c->gpus_per_node > 1 || c->nvlink_domain > 1) {

@@ -106,6 +106,7 @@ struct mt_cluster {
 	char gpu_name[96];
 	double memory_bytes;
 	int sm_count;
+	double compute_capability;   /* 9.0 Hopper, 10.0 Blackwell; 0 when not given */
 	double peak_tflops[MT_DT_N]; /* dense; 0 when the GPU lacks the dtype */
 	double hbm_spec_gbps;
 	int gpu_src;
@@ -138,6 +139,10 @@ struct mt_cluster {
 	double launch_overhead_us;   /* 0 when not measured */
 	double optimizer_gparams_per_s; /* host Adam throughput, 0 when unknown */
 	int host_src;
+
+	/* software the measurements ran with ("" when not given) */
+	char nccl_version[32];
+	char cuda_version[32];
 
 	char **outliers;
 	int noutliers;

@@ -12,6 +12,7 @@ void mt_pins_init(struct mt_pins *p)
 	p->recompute = p->recompute_layers = p->cp_comm = p->dist_opt = MT_UNSET;
 	p->offload_layers = p->sp = MT_UNSET;
 	p->tp_overlap = p->overlap_grad = p->overlap_param = p->fused_ce = p->grad_fp32 = MT_UNSET;
+	p->bucket = MT_UNSET;
 }
 
 void mt_job_init(struct mt_job *j)

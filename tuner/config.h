@@ -32,7 +32,10 @@ struct mt_pins {
 	int recompute, recompute_layers, cp_comm, dist_opt, offload_layers, sp;
 	/* settings that are on by default rather than searched */
 	int tp_overlap, overlap_grad, overlap_param, fused_ce, grad_fp32;
+	int bucket;               /* DDP bucket size in parameters */
 };
+
+enum mt_dispatcher { MT_DISPATCH_ALLTOALL, MT_DISPATCH_FLEX };
 
 struct mt_job {
 	int gpus;
@@ -41,6 +44,7 @@ struct mt_job {
 	int precision;            /* enum mt_precision */
 	int fp8_recipe;           /* enum mt_fp8_recipe: delayed or current (tensorwise) scaling */
 	int attn_impl;            /* enum mt_attn_impl (flash unless pinned) */
+	int moe_dispatcher;       /* enum mt_dispatcher: alltoall, or flex (DeepEP) */
 	double mem_headroom;      /* fraction of GPU memory kept free, default 0.05 */
 	int top_k;
 	struct mt_pins pins;

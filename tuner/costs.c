@@ -53,7 +53,7 @@ static struct lin linear(const struct mt_ctx *x, int dt, double M, double N, dou
 	return l;
 }
 
-static double attn_rate(const struct mt_ctx *x, int impl, int hd, int seq, int bwd)
+double mt_attn_rate(const struct mt_ctx *x, int impl, int hd, int seq, int bwd)
 {
 	const struct mt_cluster *c = x->cluster;
 	double r = mt_attn_tflops(c, impl, hd, seq, bwd);
@@ -92,7 +92,7 @@ static double exposed_overlap(double comm, double gemm, int overlap)
 }
 
 void mt_costs_compute(const struct mt_ctx *x, int tp, int cp, int mbs, int ep, int etp, int sp,
-		      int cp_comm, int tp_overlap, int fused_ce, struct mt_costs *o)
+		      int cp_comm, int cp_a2a, int tp_overlap, int fused_ce, struct mt_costs *o)
 {
 	const struct mt_model *m = x->model;
 	const struct mt_job *j = x->job;
@@ -104,6 +104,7 @@ void mt_costs_compute(const struct mt_ctx *x, int tp, int cp, int mbs, int ep, i
 	const double fp8_cast = j->precision != MT_PREC_FP8 ? 0.0
 				: j->fp8_recipe == MT_FP8_TENSORWISE ? 5.0 : 3.0;
 	double T, Tm, q_el, kv_el, dqk, dv, gm, V, hd;
+	int inner_a2a;
 	double attn_lin_f = 0, attn_lin_b = 0, attn_lin_flops = 0, mlp_f, mlp_b, mlp_flops;
 	double core_flops, attn_f, attn_b, e_sp, e_tp, bytes, S, ag, ag8, rs, ar;
 	double tp_pair_f, tp_pair_b, comm_f, comm_b, exp_f, exp_b, slow;
@@ -137,6 +138,7 @@ void mt_costs_compute(const struct mt_ctx *x, int tp, int cp, int mbs, int ep, i
 		kv_el = (double)m->kv_heads * m->head_dim;
 	}
 	hd = dqk;
+	inner_a2a = cp_a2a > 0 ? cp_a2a : mt_group_per_domain(x->cluster, cp, tp);
 
 	/* ---- attention projections (4.1) */
 	if (m->mla) {
@@ -172,13 +174,13 @@ void mt_costs_compute(const struct mt_ctx *x, int tp, int cp, int mbs, int ep, i
 		/* the attention kernel sees the chunk a rank holds: the whole
 		 * sequence after Ulysses' a2a, s/CP for a ring, s*inner/CP for both */
 		double seq_eff = (cp_comm == MT_CP_A2A || cp == 1) ? s
-			       : cp_comm == MT_CP_A2A_P2P ? s * mt_group_per_domain(x->cluster, cp, tp) / cp
+			       : cp_comm == MT_CP_A2A_P2P ? s * inner_a2a / cp
 							   : s / cp;
 		double causal = impl == MT_ATTN_FLASH ? 0.5 : 1.0;
 
 		core_flops = 2 * mbs * (s / cp) * s * (a / t) * (dqk + dv) * causal;
-		attn_f = core_flops / (attn_rate(x, impl, (int)hd, (int)seq_eff, 0) * 1e12);
-		attn_b = 2 * core_flops / (attn_rate(x, impl, (int)hd, (int)seq_eff, 1) * 1e12);
+		attn_f = core_flops / (mt_attn_rate(x, impl, (int)hd, (int)seq_eff, 0) * 1e12);
+		attn_b = 2 * core_flops / (mt_attn_rate(x, impl, (int)hd, (int)seq_eff, 1) * 1e12);
 	}
 
 	/* ---- dense MLP */
@@ -285,7 +287,7 @@ void mt_costs_compute(const struct mt_ctx *x, int tp, int cp, int mbs, int ep, i
 			int inner = cp_comm == MT_CP_P2P ? 1 : cp, outer = 1;
 
 			if (cp_comm == MT_CP_A2A_P2P) {
-				inner = mt_group_per_domain(x->cluster, cp, tp);
+				inner = inner_a2a;
 				outer = cp / inner;
 			}
 			if (cp_comm == MT_CP_P2P || (cp_comm == MT_CP_A2A_P2P && outer > 1)) {

@@ -3,6 +3,7 @@
 #include "flags.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include "cluster.h"
 
@@ -57,9 +58,12 @@ int mt_megatron_args(const struct mt_model *m, const struct mt_job *j, const str
 	if (m->experts) {
 		n = add(o, n, "expert-model-parallel-size", "%lld", c->ep);
 		n = add(o, n, "expert-tensor-parallel-size", "%lld", c->etp);
-		n = adds(o, n, "moe-token-dispatcher-type", "alltoall");
-		n = add(o, n, "moe-grouped-gemm", NULL, 0);
-		n = add(o, n, "moe-permute-fusion", NULL, 0);
+		if (j->moe_dispatcher == MT_DISPATCH_FLEX) {
+			n = adds(o, n, "moe-token-dispatcher-type", "flex");
+			n = adds(o, n, "moe-flex-dispatcher-backend", "deepep");
+		} else {
+			n = adds(o, n, "moe-token-dispatcher-type", "alltoall");
+		}
 	}
 	if (c->sp)
 		n = add(o, n, "sequence-parallel", NULL, 0);
@@ -135,9 +139,10 @@ int mt_bridge_overrides(const struct mt_model *m, const struct mt_job *j,
 		n = add(o, n, "model.expert_tensor_parallel_size", "%lld", c->etp);
 	}
 	if (m->experts) {
-		n = adds(o, n, "model.moe_token_dispatcher_type", "alltoall");
-		n = adds(o, n, "model.moe_grouped_gemm", "true");
-		n = adds(o, n, "model.moe_permute_fusion", "true");
+		n = adds(o, n, "model.moe_token_dispatcher_type",
+			 j->moe_dispatcher == MT_DISPATCH_FLEX ? "flex" : "alltoall");
+		if (j->moe_dispatcher == MT_DISPATCH_FLEX)
+			n = adds(o, n, "model.moe_flex_dispatcher_backend", "deepep");
 	}
 	n = adds(o, n, "model.sequence_parallel", c->sp ? "true" : "false");
 	n = add(o, n, "train.micro_batch_size", "%lld", c->mbs);
@@ -172,19 +177,21 @@ int mt_bridge_overrides(const struct mt_model *m, const struct mt_job *j,
 	return n;
 }
 
-int mt_env_vars(const struct mt_model *m, const struct mt_job *j, const struct mt_config *c,
-		struct mt_kv *o)
+int mt_kv_merge(struct mt_kv *o, int n, const struct mt_kv *add, int nadd)
 {
-	int n = 0;
+	int i, k;
 
-	(void)m;
-	(void)j;
-	/* Megatron-LM needs one hardware queue so that TP/SP communication is
-	 * issued before the GEMM that depends on it */
-	if (c->tp > 1 || c->cp > 1)
-		n = adds(o, n, "CUDA_DEVICE_MAX_CONNECTIONS", "1");
-	n = adds(o, n, "TORCH_NCCL_AVOID_RECORD_STREAMS", "1");
-	n = adds(o, n, "PYTORCH_CUDA_ALLOC_CONF", "expandable_segments:True");
+	for (i = 0; i < nadd; i++) {
+		for (k = 0; k < n; k++)
+			if (!strcmp(o[k].key, add[i].key))
+				break;
+		if (k == n) {
+			if (n >= MT_FLAGS_MAX)
+				continue;
+			n++;
+		}
+		o[k] = add[i];
+	}
 	return n;
 }
 

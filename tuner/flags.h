@@ -16,19 +16,23 @@
 
 /* One item of a list: a flag ("--sequence-parallel") or key and value. */
 struct mt_kv {
-	char key[64];
-	char val[64]; /* "" for a bare flag */
+	char key[96];
+	char val[96]; /* "" for a bare flag */
 };
 
-#define MT_FLAGS_MAX 48
+#define MT_FLAGS_MAX 96
 
 /* Fill `out` (MT_FLAGS_MAX entries) and return the count. */
 int mt_megatron_args(const struct mt_model *m, const struct mt_job *j, const struct mt_config *c,
 		     struct mt_kv *out);
 int mt_bridge_overrides(const struct mt_model *m, const struct mt_job *j,
 			const struct mt_config *c, struct mt_kv *out);
-int mt_env_vars(const struct mt_model *m, const struct mt_job *j, const struct mt_config *c,
-		struct mt_kv *out);
+
+/* Add `add` to a list of n items (capacity MT_FLAGS_MAX): an item with a key
+ * already there replaces its value, others are appended.  Returns the count.
+ * The set rules' ARG, BRIDGE and ENV effects join the lists this way;
+ * environment variables come from rules only. */
+int mt_kv_merge(struct mt_kv *o, int n, const struct mt_kv *add, int nadd);
 
 /* Render: Megatron args as "--key value", overrides as "key=value", env as
  * "KEY=value". */

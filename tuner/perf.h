@@ -3,7 +3,8 @@
  * evaluate millions of candidates without repeating work.
  *
  *   level A  mt_costs_compute()   everything that depends on the shape of one
- *            layer: TP, CP, micro-batch, EP, ETP, SP, CP comm type.  GEMM,
+ *            layer: TP, CP, micro-batch, EP, ETP, SP, CP comm type (and a2a+p2p's
+ *            inner group size, 0 for the NVLink-domain default).  GEMM,
  *            attention and collective look-ups in the profile happen here.
  *   level B  mt_plan_compute()    the pipeline: PP, VPP, the layer split, DP and
  *            the number of micro-batches; DP communication look-ups.
@@ -115,7 +116,11 @@ int mt_group_per_domain(const struct mt_cluster *c, int n, int stride);
 
 /* Level A.  Fills *out; out->valid is 0 when the shape cannot run. */
 void mt_costs_compute(const struct mt_ctx *x, int tp, int cp, int mbs, int ep, int etp, int sp,
-		      int cp_comm, int tp_overlap, int fused_ce, struct mt_costs *out);
+		      int cp_comm, int cp_a2a, int tp_overlap, int fused_ce, struct mt_costs *out);
+
+/* Attention TFLOP/s of the profile for the job's kernel, with the fallbacks
+ * and the causal correction of docs/MODEL.md 4.2. */
+double mt_attn_rate(const struct mt_ctx *x, int impl, int hd, int seq, int bwd);
 
 /* Level B.  Returns 0 and fills *out, or -1 when the layers cannot be split
  * over pp x vpp (no even, accounted or first/last split exists). */

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../rules/engine.h"
 #include "perf.h"
 
 static const char *const prune_ids[MT_PRUNE_N] = {
@@ -82,13 +83,12 @@ static int cp_reason(const struct mt_model *m, const struct mt_job *j, int tp, i
 	return -1;
 }
 
-/* a2a+p2p: Ulysses inside the NVLink domain, a ring across; the inner size
- * must divide CP (Megatron checks the product of
- * --hierarchical-context-parallel-sizes) and the heads. */
-static int cp_a2a_p2p_ok(const struct mt_model *m, const struct mt_cluster *c, int tp, int cp)
+/* a2a+p2p: Ulysses over an inner group (by default the CP ranks inside one
+ * NVLink domain), a ring across; the inner size must divide CP (Megatron
+ * checks the product of --hierarchical-context-parallel-sizes) and the
+ * heads. */
+static int a2a_p2p_ok(const struct mt_model *m, int tp, int cp, int inner)
 {
-	int inner = mt_group_per_domain(c, cp, tp);
-
 	return inner > 1 && inner < cp && cp % inner == 0 && (m->heads / tp) % inner == 0 &&
 	       (m->mla || (m->kv_heads / tp) % inner == 0);
 }
@@ -238,8 +238,10 @@ struct srch {
 	const struct mt_job *j;
 	struct mt_ctx x;
 	struct mt_search_result *res;
+	struct mt_rules_run *r;  /* NULL: the model alone */
 	double cap;
 	int k;
+	int want_mem, want_time; /* constraints read memory or time facts */
 };
 
 /* Micro-batch sizes and expert-TP sizes searched unless pinned. */
@@ -271,11 +273,43 @@ static int divisors(long n, int *out, int max)
 	return divisors_upto(n, n, out, max);
 }
 
+/* ---- rule hooks: all no-ops without rules */
+
+static void fact(struct srch *s, int f, double v)
+{
+	if (s->r)
+		mt_rules_fact(s->r, f, v);
+}
+
+/* 1 when a constraint prunes the partial candidate here (counted by rule). */
+static int ruled_out(struct srch *s, int stage)
+{
+	return s->r && mt_rules_check(s->r, stage) >= 0;
+}
+
+/* The value of a settable knob: the pin, else a set rule's choice.  Returns
+ * 1 with *v when fixed, 0 when the search enumerates it. */
+static int fixed(struct srch *s, int f, int pin, int *v)
+{
+	double d;
+
+	if (pin != MT_UNSET) {
+		*v = pin;
+		return 1;
+	}
+	if (s->r && mt_rules_choose(s->r, f, &d)) {
+		*v = (int)d;
+		return 1;
+	}
+	return 0;
+}
+
 static void keep(struct srch *s, const struct mt_eval *e)
 {
 	struct mt_search_result *r = s->res;
 	int i;
 
+	r->feasible++;
 	if (r->ntop == s->k && e->time.step >= r->top[r->ntop - 1].time.step)
 		return;
 	i = r->ntop < s->k ? r->ntop++ : r->ntop - 1;
@@ -306,11 +340,24 @@ static void finish(struct srch *s, const struct mt_costs *a, const struct mt_pla
 {
 	struct mt_eval e;
 
+	if (s->r) {
+		fact(s, MT_F_CFG_RC_LAYERS, cfg->recompute == MT_RC_FULL ? cfg->recompute_layers : 0);
+		fact(s, MT_F_CFG_OFFLOAD, cfg->offload_layers);
+		if (ruled_out(s, MT_ST_LAYERS))
+			return;
+		if (s->want_mem) {
+			mt_rules_memory_facts(s->r, mem);
+			if (ruled_out(s, MT_ST_MEMORY))
+				return;
+		}
+	}
 	e.cfg = *cfg;
 	e.mem = *mem;
 	e.feasible = mem->total <= s->cap;
 	if (!e.feasible) {
 		s->res->pruned[MT_PRUNE_MEMORY]++;
+		if (s->r)
+			mt_rules_observe(s->r, &e, 0);
 		/* time it only if it is the closest miss so far */
 		if (!s->res->has_closest || mem->total < s->res->closest.mem.total) {
 			mt_timing(&s->x, a, b, cfg, &e.time, &e.tput);
@@ -320,6 +367,16 @@ static void finish(struct srch *s, const struct mt_costs *a, const struct mt_pla
 	}
 	mt_timing(&s->x, a, b, cfg, &e.time, &e.tput);
 	s->res->timed++;
+	if (s->r) {
+		if (s->want_time) {
+			if (!s->want_mem)
+				mt_rules_memory_facts(s->r, mem);
+			mt_rules_time_facts(s->r, &e.time, &e.tput);
+			if (ruled_out(s, MT_ST_TIME))
+				return;
+		}
+		mt_rules_observe(s->r, &e, 1);
+	}
 	keep(s, &e);
 }
 
@@ -332,12 +389,16 @@ static void level_c(struct srch *s, const struct mt_costs *a, const struct mt_pl
 	const struct mt_pins *p = &s->j->pins;
 	const int L = s->m->layers;
 	struct mt_mem mem;
-	int d, rc, chunk = b->chunk_layers_max;
+	int d, rc, chunk = b->chunk_layers_max, dset, dval = 0;
 
+	dset = fixed(s, MT_F_CFG_DIST_OPT, p->dist_opt, &dval);
 	for (d = 1; d >= 0; d--) {
-		if (p->dist_opt != MT_UNSET && p->dist_opt != d)
+		if (dset && dval != d)
 			continue;
 		cfg->dist_opt = d;
+		fact(s, MT_F_CFG_DIST_OPT, d);
+		if (ruled_out(s, MT_ST_DIST_OPT))
+			continue;
 		for (rc = 0; rc < MT_RC_N; rc++) {
 			int can_offload = cfg->pp == 1 && rc == MT_RC_NONE && L > 1;
 
@@ -346,6 +407,9 @@ static void level_c(struct srch *s, const struct mt_costs *a, const struct mt_pl
 			cfg->recompute = rc;
 			cfg->recompute_layers = 0;
 			cfg->offload_layers = 0;
+			fact(s, MT_F_CFG_RECOMPUTE, rc);
+			if (ruled_out(s, MT_ST_RECOMPUTE))
+				continue;
 			if (p->offload_layers != MT_UNSET && p->offload_layers > 0) {
 				if (!can_offload || p->offload_layers >= L) {
 					s->res->pruned[MT_PRUNE_OFFLOAD]++;
@@ -436,6 +500,23 @@ static int split_ok(struct split_cache *sc, struct srch *s, const struct mt_cost
 	return 1;
 }
 
+/* The DP settings of one pipeline layout: pins, else set rules, else the
+ * defaults (overlaps on, FP32 reduction, Megatron's bucket size). */
+static void dp_settings(struct srch *s, struct mt_config *cfg)
+{
+	const struct mt_pins *p = &s->j->pins;
+	int v;
+
+	cfg->overlap_grad = fixed(s, MT_F_CFG_OVERLAP_GRAD, p->overlap_grad, &v) ? v : 1;
+	cfg->overlap_param = fixed(s, MT_F_CFG_OVERLAP_PARAM, p->overlap_param, &v) ? v : cfg->overlap_grad;
+	if (cfg->overlap_param && !cfg->overlap_grad) /* Megatron needs both */
+		cfg->overlap_param = 0;
+	cfg->grad_fp32 = fixed(s, MT_F_CFG_GRAD_FP32, p->grad_fp32, &v) ? v : 1;
+	fact(s, MT_F_CFG_OVERLAP_GRAD, cfg->overlap_grad);
+	fact(s, MT_F_CFG_OVERLAP_PARAM, cfg->overlap_param);
+	fact(s, MT_F_CFG_GRAD_FP32, cfg->grad_fp32);
+}
+
 /* Level B loop: PP and VPP for one layer shape (DP and micro-batches follow). */
 static void search_pipeline(struct srch *s, struct split_cache *sc, const struct mt_costs *a,
 			    struct mt_plan *plan, struct mt_config *cfg)
@@ -444,7 +525,7 @@ static void search_pipeline(struct srch *s, struct split_cache *sc, const struct
 	const struct mt_job *j = s->j;
 	const struct mt_pins *p = &j->pins;
 	struct mt_search_result *res = s->res;
-	int pps[64], npp, ip, vpp;
+	int pps[64], npp, ip, vpp, v;
 
 	npp = divisors(j->gpus / (a->tp * a->cp), pps, 64);
 	for (ip = 0; ip < npp; ip++) {
@@ -466,6 +547,11 @@ static void search_pipeline(struct srch *s, struct split_cache *sc, const struct
 			continue;
 		}
 		mb = j->gbs / (dp * a->mbs);
+		if (s->r) {
+			mt_rules_pp_facts(s->r, a->tp, a->cp, pp, (int)dp, (int)mb);
+			if (ruled_out(s, MT_ST_PP))
+				continue;
+		}
 		for (vpp = 1; vpp <= m->layers / pp; vpp++) {
 			if (p->vpp != MT_UNSET && p->vpp != vpp)
 				continue;
@@ -473,26 +559,77 @@ static void search_pipeline(struct srch *s, struct split_cache *sc, const struct
 				res->pruned[MT_PRUNE_VPP]++;
 				continue;
 			}
-			if (!split_ok(sc, s, a, pp, vpp, (int)dp, (int)mb, cfg, plan)) {
-				res->pruned[MT_PRUNE_PP_LAYERS]++;
-				continue;
+			if (s->r) {
+				mt_rules_vpp_facts(s->r, vpp);
+				if (ruled_out(s, MT_ST_VPP))
+					continue;
 			}
 			cfg->pp = pp;
 			cfg->vpp = vpp;
 			cfg->dp = (int)dp;
-			cfg->edp = plan->edp;
 			cfg->num_mb = (int)mb;
+			dp_settings(s, cfg);
+			if (ruled_out(s, MT_ST_OVERLAP))
+				continue;
+			cfg->bucket_params = fixed(s, MT_F_CFG_BUCKET, p->bucket, &v) ? v : 0;
+			fact(s, MT_F_CFG_BUCKET, (double)cfg->bucket_params);
+			if (ruled_out(s, MT_ST_BUCKET)) {
+				cfg->bucket_params = 0;
+				continue;
+			}
+			if (!split_ok(sc, s, a, pp, vpp, (int)dp, (int)mb, cfg, plan)) {
+				res->pruned[MT_PRUNE_PP_LAYERS]++;
+				cfg->bucket_params = 0;
+				continue;
+			}
+			cfg->edp = plan->edp;
 			cfg->split = plan->split;
 			cfg->first_layers = plan->first_layers;
 			cfg->last_layers = plan->last_layers;
 			cfg->bucket_params = plan->bucket_params;
+			if (s->r) {
+				mt_rules_plan_facts(s->r, a, plan, cfg);
+				if (ruled_out(s, MT_ST_PLAN)) {
+					cfg->bucket_params = 0;
+					continue;
+				}
+			}
 			level_c(s, a, plan, cfg);
 			cfg->bucket_params = 0;
 		}
 	}
 }
 
-/* Level A loop: the knobs that change a layer's shape. */
+/* The layer shape is complete: its costs, then the pipelines over it. */
+static void search_mbs(struct srch *s, struct split_cache *sc, struct mt_costs *a,
+		       struct mt_plan *plan, struct mt_config *cfg, int mbs)
+{
+	const struct mt_pins *p = &s->j->pins;
+	int v;
+
+	cfg->mbs = mbs;
+	fact(s, MT_F_CFG_MBS, mbs);
+	if (ruled_out(s, MT_ST_MBS))
+		return;
+	cfg->tp_overlap = fixed(s, MT_F_CFG_TP_OVERLAP, p->tp_overlap, &v) ? v : 1;
+	cfg->fused_ce = fixed(s, MT_F_CFG_FUSED_CE, p->fused_ce, &v) ? v : 1;
+	fact(s, MT_F_CFG_TP_OVERLAP, cfg->tp_overlap);
+	fact(s, MT_F_CFG_FUSED_CE, cfg->fused_ce);
+	if (ruled_out(s, MT_ST_FUSION))
+		return;
+	mt_costs_compute(&s->x, cfg->tp, cfg->cp, mbs, cfg->ep, cfg->etp, cfg->sp, cfg->cp_comm,
+			 cfg->cp_a2a, cfg->tp_overlap, cfg->fused_ce, a);
+	if (s->r) {
+		mt_rules_shape_facts(s->r, &s->x, a);
+		if (ruled_out(s, MT_ST_SHAPE))
+			return;
+	}
+	search_pipeline(s, sc, a, plan, cfg);
+}
+
+/* Level A loop: the knobs that change a layer's shape, in the order the
+ * rules' stages follow (facts.h): TP, CP, the a2a group, CP comm type, SP,
+ * EP, ETP, micro-batch. */
 static void search_shapes(struct srch *s, struct split_cache *sc, struct mt_costs *a,
 			  struct mt_plan *plan, struct mt_config *cfg)
 {
@@ -502,7 +639,8 @@ static void search_shapes(struct srch *s, struct split_cache *sc, struct mt_cost
 	const struct mt_pins *p = &j->pins;
 	struct mt_search_result *res = s->res;
 	int tps[64], cps[64], eps[64], etps[16], mbss[64];
-	int ntp, ncp, nep, netp, nmbs, it, ic, ie, iet, imb, sp, cc, r;
+	int ntp, ncp, nep, netp, nmbs, it, ic, ie, iet, imb, sp, cc, r, v;
+	int sp_set, sp_val = 0, cc_set, cc_val = 0, etp_set, etp_val = 1;
 
 	/* a pinned knob is searched at its value only, even outside the
 	 * default ranges */
@@ -523,60 +661,82 @@ static void search_shapes(struct srch *s, struct split_cache *sc, struct mt_cost
 			res->pruned[r]++;
 			continue;
 		}
+		cfg->tp = tp;
+		fact(s, MT_F_CFG_TP, tp);
+		if (ruled_out(s, MT_ST_TP))
+			continue;
 		ncp = divisors(j->gpus / tp, cps, 64);
-		for (sp = (tp > 1); sp >= 0; sp--) {
-			if (p->sp != MT_UNSET && p->sp != sp && tp > 1)
-				continue;
-			if (m->experts && tp > 1 && !sp) {
-				res->pruned[MT_PRUNE_MOE_SP]++;
-				continue;
-			}
-			for (ic = 0; ic < ncp; ic++) {
-				int cp = cps[ic];
+		for (ic = 0; ic < ncp; ic++) {
+			int cp = cps[ic];
 
-				if (p->cp != MT_UNSET && p->cp != cp)
+			if (p->cp != MT_UNSET && p->cp != cp)
+				continue;
+			cfg->cp = cp;
+			if (s->r) {
+				mt_rules_cp_facts(s->r, &s->x, tp, cp);
+				if (ruled_out(s, MT_ST_CP))
 					continue;
-				for (cc = 0; cc < (cp > 1 ? MT_CP_N : 1); cc++) {
-					if (p->cp_comm != MT_UNSET && cp > 1 && p->cp_comm != cc)
+			}
+			/* the inner a2a group of a2a+p2p: a rule, else the NVLink domain */
+			cfg->cp_a2a = cp > 1 && fixed(s, MT_F_CFG_CP_A2A, MT_UNSET, &v)
+					      ? v : mt_group_per_domain(c, cp, tp);
+			if (s->r) {
+				mt_rules_cp_a2a_facts(s->r, tp, cp, cfg->cp_a2a);
+				if (ruled_out(s, MT_ST_CP_A2A))
+					continue;
+			}
+			cc_set = cp > 1 ? fixed(s, MT_F_CFG_CP_COMM, p->cp_comm, &cc_val) : (cc_val = MT_CP_P2P, 1);
+			for (cc = 0; cc < (cp > 1 ? MT_CP_N : 1); cc++) {
+				if (cc_set && cp > 1 && cc != cc_val)
+					continue;
+				if ((r = cp_reason(m, j, tp, cp, cc)) >= 0 ||
+				    (cc == MT_CP_A2A_P2P && !a2a_p2p_ok(m, tp, cp, cfg->cp_a2a) &&
+				     (r = MT_PRUNE_CP_HEADS) >= 0)) {
+					res->pruned[r]++;
+					continue;
+				}
+				cfg->cp_comm = cp > 1 ? cc : MT_CP_P2P;
+				fact(s, MT_F_CFG_CP_COMM, cfg->cp_comm);
+				if (ruled_out(s, MT_ST_CP_COMM))
+					continue;
+				sp_set = tp > 1 ? fixed(s, MT_F_CFG_SP, p->sp, &sp_val) : (sp_val = 0, 1);
+				for (sp = (tp > 1); sp >= 0; sp--) {
+					if (sp_set && sp != sp_val)
 						continue;
-					if ((r = cp_reason(m, j, tp, cp, cc)) >= 0 ||
-					    (cc == MT_CP_A2A_P2P && !cp_a2a_p2p_ok(m, c, tp, cp) &&
-					     (r = MT_PRUNE_CP_HEADS) >= 0) ||
-					    (sp && (j->seq / cp) % tp && (r = MT_PRUNE_SP_SEQ) >= 0)) {
-						res->pruned[r]++;
+					if (m->experts && tp > 1 && !sp) {
+						res->pruned[MT_PRUNE_MOE_SP]++;
 						continue;
 					}
+					if (sp && (j->seq / cp) % tp) {
+						res->pruned[MT_PRUNE_SP_SEQ]++;
+						continue;
+					}
+					cfg->sp = sp;
+					fact(s, MT_F_CFG_SP, sp);
+					if (ruled_out(s, MT_ST_SP))
+						continue;
 					for (ie = 0; ie < nep; ie++) {
-						for (iet = 0; iet < netp; iet++) {
-							int ep = eps[ie], etp = etps[iet];
+						int ep = eps[ie];
 
-							if ((p->ep != MT_UNSET && p->ep != ep) ||
-							    (p->etp != MT_UNSET && p->etp != etp))
-								continue;
+						cfg->ep = ep;
+						fact(s, MT_F_CFG_EP, ep);
+						if (ruled_out(s, MT_ST_EP))
+							continue;
+						etp_set = m->experts ? fixed(s, MT_F_CFG_ETP, p->etp, &etp_val)
+								     : (etp_val = 1, 1);
+						for (iet = 0; iet < (etp_set ? 1 : netp); iet++) {
+							int etp = etp_set ? etp_val : etps[iet];
+
 							if ((r = ep_reason(m, ep, etp)) >= 0) {
 								res->pruned[r]++;
 								continue;
 							}
-							for (imb = 0; imb < nmbs; imb++) {
-								int mbs = mbss[imb];
-
-								if (p->mbs != MT_UNSET && p->mbs != mbs)
-									continue;
-								mt_costs_compute(&s->x, tp, cp, mbs, ep, etp, sp,
-										 cc, cfg->tp_overlap,
-										 cfg->fused_ce, a);
-								cfg->tp = tp;
-								cfg->cp = cp;
-								cfg->ep = ep;
-								cfg->etp = etp;
-								cfg->mbs = mbs;
-								cfg->sp = sp;
-								cfg->cp_comm = cp > 1 ? cc : MT_CP_P2P;
-								cfg->cp_a2a = cc == MT_CP_A2A_P2P
-										      ? mt_group_per_domain(c, cp, tp)
-										      : 0;
-								search_pipeline(s, sc, a, plan, cfg);
-							}
+							cfg->etp = etp;
+							fact(s, MT_F_CFG_ETP, etp);
+							if (ruled_out(s, MT_ST_ETP))
+								continue;
+							for (imb = 0; imb < nmbs; imb++)
+								search_mbs(s, sc, a, plan, cfg, mbss[imb]);
 						}
 					}
 				}
@@ -585,14 +745,73 @@ static void search_shapes(struct srch *s, struct split_cache *sc, struct mt_cost
 	}
 }
 
+static void run_search(struct srch *s, struct split_cache *sc, struct mt_costs *a,
+		       struct mt_plan *plan)
+{
+	struct mt_config cfg;
+
+	memset(sc->ok, -1, (size_t)(sc->maxpp + 1) * (size_t)(sc->maxv + 1));
+	memset(&cfg, 0, sizeof(cfg));
+	mt_config_settings(s->j, &cfg);
+	search_shapes(s, sc, a, plan, &cfg);
+}
+
+/* The constraint rules left nothing that fits.  Search again with each
+ * constraint that pruned something turned off in turn, and keep the best
+ * result; when none suffices alone, without any constraint.  Set rules stay.
+ * The candidates then list the constraints they break. */
+static void relax(struct srch *s, struct split_cache *sc, struct mt_costs *a, struct mt_plan *plan)
+{
+	const struct mt_ruleset *rs = mt_rules_set(s->r);
+	struct mt_search_result *res = s->res, *best = NULL, *trial;
+	long long evaluated = res->evaluated;
+	int i, which = MT_RELAX_ALL;
+
+	mt_rules_freeze(s->r);
+	trial = malloc(sizeof(*trial));
+	best = malloc(sizeof(*best));
+	if (!trial || !best)
+		goto all; /* one pass without constraints needs no extra memory */
+	best->ntop = 0;
+	for (i = 0; i < rs->n; i++) {
+		if (rs->rules[i].kind != MT_RK_CONSTRAINT || !mt_rules_pruned(s->r, i))
+			continue;
+		memset(trial, 0, sizeof(*trial));
+		trial->capacity_bytes = s->cap;
+		s->res = trial;
+		mt_rules_relax(s->r, i);
+		run_search(s, sc, a, plan);
+		evaluated += trial->evaluated;
+		if (trial->ntop && (!best->ntop || trial->top[0].time.step < best->top[0].time.step)) {
+			*best = *trial;
+			which = i;
+		}
+	}
+	s->res = res;
+all:
+	/* once more, the chosen way, so that best() and least_mem() describe
+	 * the candidates of this search only */
+	memset(res, 0, sizeof(*res));
+	res->capacity_bytes = s->cap;
+	mt_rules_relax(s->r, which);
+	mt_rules_observe_reset(s->r);
+	if (which == MT_RELAX_ALL)
+		s->want_mem = s->want_time = 0;
+	run_search(s, sc, a, plan);
+	res->relaxed_rule = which;
+	res->relaxed = 1;
+	res->strict_evaluated = evaluated;
+	free(trial);
+	free(best);
+}
+
 int mt_search(const struct mt_model *m, const struct mt_cluster *c, const struct mt_job *j,
-	      struct mt_search_result *res, struct mt_error *err)
+	      struct mt_rules_run *rules, struct mt_search_result *res, struct mt_error *err)
 {
 	struct srch s;
 	struct split_cache sc;
 	struct mt_costs *a = NULL;
 	struct mt_plan *plan = NULL;
-	struct mt_config cfg;
 	struct timespec t0, t1;
 	int rc;
 
@@ -606,10 +825,16 @@ int mt_search(const struct mt_model *m, const struct mt_cluster *c, const struct
 	s.c = c;
 	s.j = j;
 	s.res = res;
+	s.r = rules;
 	s.k = j->top_k < 1 ? 1 : (j->top_k > MT_TOP_MAX ? MT_TOP_MAX : j->top_k);
 	s.cap = c->memory_bytes * (1 - j->mem_headroom);
 	res->capacity_bytes = s.cap;
 	mt_ctx_init(&s.x, m, c, j);
+	if (rules) {
+		mt_rules_relax(rules, MT_RELAX_NONE);
+		s.want_mem = mt_rules_wants(rules, MT_ST_MEMORY);
+		s.want_time = mt_rules_wants(rules, MT_ST_TIME);
+	}
 
 	/* the only allocations of a search, whatever the size of the space */
 	sc.maxpp = m->layers < MT_MAX_PP ? m->layers : MT_MAX_PP;
@@ -621,10 +846,9 @@ int mt_search(const struct mt_model *m, const struct mt_cluster *c, const struct
 		rc = mt_error_set(err, MT_ENOMEM, "out of memory");
 		goto out;
 	}
-	memset(sc.ok, -1, (size_t)(sc.maxpp + 1) * (size_t)(sc.maxv + 1));
-	memset(&cfg, 0, sizeof(cfg));
-	mt_config_settings(j, &cfg);
-	search_shapes(&s, &sc, a, plan, &cfg);
+	run_search(&s, &sc, a, plan);
+	if (rules && !res->ntop)
+		relax(&s, &sc, a, plan);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	res->seconds = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
 out:
@@ -636,8 +860,62 @@ out:
 
 /* ---------------------------------------------------------------- one config */
 
+/* Knobs the user did not give take what the set rules choose, stage by stage,
+ * as the search would. */
+static void apply_set_rules(struct mt_rules_run *r, const struct mt_ctx *x,
+			    const struct mt_job *j, struct mt_config *cfg)
+{
+	const struct mt_pins *p = &j->pins;
+	double v;
+
+	mt_rules_fact(r, MT_F_CFG_TP, cfg->tp);
+	mt_rules_cp_facts(r, x, cfg->tp, cfg->cp);
+	if (cfg->cp > 1 && mt_rules_choose(r, MT_F_CFG_CP_A2A, &v))
+		cfg->cp_a2a = (int)v;
+	mt_rules_cp_a2a_facts(r, cfg->tp, cfg->cp,
+			      cfg->cp_a2a > 0 ? cfg->cp_a2a : mt_group_per_domain(x->cluster, cfg->cp, cfg->tp));
+	if (cfg->cp > 1 && p->cp_comm == MT_UNSET && mt_rules_choose(r, MT_F_CFG_CP_COMM, &v))
+		cfg->cp_comm = (int)v;
+	mt_rules_fact(r, MT_F_CFG_CP_COMM, cfg->cp_comm);
+	if (cfg->tp > 1 && p->sp == MT_UNSET && mt_rules_choose(r, MT_F_CFG_SP, &v))
+		cfg->sp = (int)v;
+	mt_rules_fact(r, MT_F_CFG_SP, cfg->sp);
+	mt_rules_fact(r, MT_F_CFG_EP, cfg->ep);
+	if (x->model->experts && p->etp == MT_UNSET && mt_rules_choose(r, MT_F_CFG_ETP, &v))
+		cfg->etp = (int)v;
+	mt_rules_fact(r, MT_F_CFG_ETP, cfg->etp);
+	mt_rules_fact(r, MT_F_CFG_MBS, cfg->mbs);
+	if (p->tp_overlap == MT_UNSET && mt_rules_choose(r, MT_F_CFG_TP_OVERLAP, &v))
+		cfg->tp_overlap = (int)v;
+	if (p->fused_ce == MT_UNSET && mt_rules_choose(r, MT_F_CFG_FUSED_CE, &v))
+		cfg->fused_ce = (int)v;
+	mt_rules_fact(r, MT_F_CFG_TP_OVERLAP, cfg->tp_overlap);
+	mt_rules_fact(r, MT_F_CFG_FUSED_CE, cfg->fused_ce);
+	/* the shape's facts are not needed by any knob chosen later but the
+	 * pipeline ones; fill what the stages need */
+	mt_rules_pp_facts(r, cfg->tp, cfg->cp, cfg->pp, cfg->dp, cfg->num_mb);
+	mt_rules_vpp_facts(r, cfg->vpp);
+	if (p->overlap_grad == MT_UNSET && mt_rules_choose(r, MT_F_CFG_OVERLAP_GRAD, &v))
+		cfg->overlap_grad = (int)v;
+	if (p->overlap_param == MT_UNSET && mt_rules_choose(r, MT_F_CFG_OVERLAP_PARAM, &v))
+		cfg->overlap_param = (int)v;
+	if (cfg->overlap_param && !cfg->overlap_grad)
+		cfg->overlap_param = 0;
+	if (p->grad_fp32 == MT_UNSET && mt_rules_choose(r, MT_F_CFG_GRAD_FP32, &v))
+		cfg->grad_fp32 = (int)v;
+	mt_rules_fact(r, MT_F_CFG_OVERLAP_GRAD, cfg->overlap_grad);
+	mt_rules_fact(r, MT_F_CFG_OVERLAP_PARAM, cfg->overlap_param);
+	mt_rules_fact(r, MT_F_CFG_GRAD_FP32, cfg->grad_fp32);
+	if (p->bucket == MT_UNSET && mt_rules_choose(r, MT_F_CFG_BUCKET, &v))
+		cfg->bucket_params = (int64_t)v;
+	mt_rules_fact(r, MT_F_CFG_BUCKET, (double)cfg->bucket_params);
+	if (p->dist_opt == MT_UNSET && mt_rules_choose(r, MT_F_CFG_DIST_OPT, &v))
+		cfg->dist_opt = (int)v;
+}
+
 int mt_evaluate(const struct mt_model *m, const struct mt_cluster *c, const struct mt_job *j,
-		struct mt_config *cfg, struct mt_eval *out, struct mt_error *err)
+		struct mt_rules_run *rules, struct mt_config *cfg, struct mt_eval *out,
+		struct mt_error *err)
 {
 	struct mt_ctx x;
 	struct mt_costs *a;
@@ -661,15 +939,24 @@ int mt_evaluate(const struct mt_model *m, const struct mt_cluster *c, const stru
 				    "DP x micro-batch = %ld x %d does not divide the global batch %lld",
 				    dp, cfg->mbs, (long long)j->gbs);
 	mb = j->gbs / (dp * cfg->mbs);
+	cfg->dp = (int)dp;
+	cfg->num_mb = (int)mb;
+	if (cfg->tp == 1)
+		cfg->sp = 0;
+	mt_ctx_init(&x, m, c, j);
+	if (rules)
+		apply_set_rules(rules, &x, j, cfg);
 	if ((r = tp_reason(m, cfg->tp)) >= 0 || (r = cp_reason(m, j, cfg->tp, cfg->cp, cfg->cp_comm)) >= 0 ||
 	    (r = ep_reason(m, cfg->ep, cfg->etp)) >= 0)
 		return mt_error_set(err, MT_EINVAL, "this configuration cannot run: %s",
 				    mt_prune_text(r));
-	if (cfg->cp > 1 && cfg->cp_comm == MT_CP_A2A_P2P && !cp_a2a_p2p_ok(m, c, cfg->tp, cfg->cp))
+	if (cfg->cp_a2a <= 0)
+		cfg->cp_a2a = mt_group_per_domain(c, cfg->cp, cfg->tp);
+	if (cfg->cp > 1 && cfg->cp_comm == MT_CP_A2A_P2P && !a2a_p2p_ok(m, cfg->tp, cfg->cp, cfg->cp_a2a))
 		return mt_error_set(err, MT_EINVAL,
-				    "--cp-comm a2a+p2p: the a2a group inside the NVLink domain (%d "
-				    "GPUs) must be more than 1, less than CP %d and divide it and the "
-				    "heads per TP rank", mt_group_per_domain(c, cfg->cp, cfg->tp), cfg->cp);
+				    "--cp-comm a2a+p2p: the a2a group (%d GPUs) must be more than 1, "
+				    "less than CP %d and divide it and the heads per TP rank",
+				    cfg->cp_a2a, cfg->cp);
 	if ((j->gpus / cfg->pp) % ((long)cfg->ep * cfg->etp))
 		return mt_error_set(err, MT_EINVAL, "this configuration cannot run: %s",
 				    mt_prune_text(MT_PRUNE_EP_GPUS));
@@ -680,8 +967,6 @@ int mt_evaluate(const struct mt_model *m, const struct mt_cluster *c, const stru
 		return mt_error_set(err, MT_EINVAL,
 				    "--vpp %d: interleaving needs --pp > 1 and the %ld micro-batches "
 				    "divisible by PP %d", cfg->vpp, mb, cfg->pp);
-	if (cfg->tp == 1)
-		cfg->sp = 0;
 	if (cfg->sp && (j->seq / cfg->cp) % cfg->tp)
 		return mt_error_set(err, MT_EINVAL, "this configuration cannot run: %s",
 				    mt_prune_text(MT_PRUNE_SP_SEQ));
@@ -691,10 +976,8 @@ int mt_evaluate(const struct mt_model *m, const struct mt_cluster *c, const stru
 				    "--offload-layers %d: Megatron-Core offloads activations only "
 				    "with PP 1, no recomputation and fewer than the %d layers",
 				    cfg->offload_layers, m->layers);
-	cfg->cp_a2a = cfg->cp > 1 && cfg->cp_comm == MT_CP_A2A_P2P ? mt_group_per_domain(c, cfg->cp, cfg->tp) : 0;
-	cfg->dp = (int)dp;
-	cfg->num_mb = (int)mb;
-	mt_ctx_init(&x, m, c, j);
+	if (cfg->cp == 1)
+		cfg->cp_a2a = 0;
 	a = malloc(sizeof(*a));
 	plan = malloc(sizeof(*plan));
 	if (!a || !plan) {
@@ -702,7 +985,7 @@ int mt_evaluate(const struct mt_model *m, const struct mt_cluster *c, const stru
 		goto out;
 	}
 	mt_costs_compute(&x, cfg->tp, cfg->cp, cfg->mbs, cfg->ep, cfg->etp, cfg->sp, cfg->cp_comm,
-			 cfg->tp_overlap, cfg->fused_ce, a);
+			 cfg->cp_a2a, cfg->tp_overlap, cfg->fused_ce, a);
 	if (mt_plan_compute(&x, a, cfg->pp, cfg->vpp, (int)dp, (int)mb, cfg, plan)) {
 		rc = mt_error_set(err, MT_EINVAL,
 				  "the %d layers of model '%s' cannot be split over PP %d x VPP %d",

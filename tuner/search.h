@@ -10,6 +10,10 @@
  *
  * Work is shared across levels (perf.h), so an evaluation is arithmetic only
  * and allocates nothing; the search allocates its caches once, up front.
+ *
+ * With a rules run (rules/engine.h), set rules choose the knobs they cover
+ * (pins still win), constraint rules prune as soon as their facts are known,
+ * and every evaluated candidate is recorded for best() and least_mem().
  */
 #ifndef MT_SEARCH_H
 #define MT_SEARCH_H
@@ -54,27 +58,39 @@ struct mt_search_result {
 	long long pruned[MT_PRUNE_N];
 	double seconds;
 	double capacity_bytes;        /* usable GPU memory */
+	long long feasible;           /* candidates that fit (and passed the rules) */
 	/* when nothing fits: the candidate with the least memory */
 	struct mt_eval closest;
 	int has_closest;
+	/* the constraint rules left nothing that fits: this is the search with
+	 * one of them off (relaxed_rule, its index in the rule set) or all of
+	 * them (MT_RELAX_ALL, rules/engine.h); each candidate lists the rules
+	 * it breaks */
+	int relaxed;
+	int relaxed_rule;
+	long long strict_evaluated;   /* evaluations of the other passes */
 };
+
+struct mt_rules_run;
 
 /* Search the space of `job`.  Returns MT_OK (even when nothing is feasible:
  * res->ntop is then 0), or an error for an impossible request (bad GPU
  * count, pins that cannot hold) with a message naming the cause. */
 int mt_search(const struct mt_model *m, const struct mt_cluster *c, const struct mt_job *job,
-	      struct mt_search_result *res, struct mt_error *err);
+	      struct mt_rules_run *rules, struct mt_search_result *res, struct mt_error *err);
 
 /* Check a request before searching: GPUs, batch, sequence, precision and
  * pins against the model and cluster.  Used by mt_search(). */
 int mt_job_check(const struct mt_model *m, const struct mt_cluster *c, const struct mt_job *job,
 		 struct mt_error *err);
 
-/* Evaluate one configuration with every knob set (estimate).  Fills the
- * settings the configuration leaves at their defaults.  Returns MT_EINVAL with
- * the reason when it cannot run. */
+/* Evaluate one configuration with every knob set (estimate).  Knobs the job
+ * does not pin take the value a set rule gives (when `rules` is not NULL),
+ * else the value in cfg.  Returns MT_EINVAL with the reason when it cannot
+ * run. */
 int mt_evaluate(const struct mt_model *m, const struct mt_cluster *c, const struct mt_job *job,
-		struct mt_config *cfg, struct mt_eval *out, struct mt_error *err);
+		struct mt_rules_run *rules, struct mt_config *cfg, struct mt_eval *out,
+		struct mt_error *err);
 
 /* Apply the job's settings pins (or defaults) to a configuration. */
 void mt_config_settings(const struct mt_job *job, struct mt_config *cfg);

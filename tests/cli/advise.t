@@ -65,7 +65,7 @@ a megatune model JSON | 0 | sc21-gpt-18.4b \(18.4 B parameters\) | advise --mode
 nothing fits says how many GPUs | 1 | need at least 96 GPUs of 75.7 GiB | advise --model llama3.1-405b --gpus 8 --seq 8192 --gbs 64
 global batch too large | 2 | --gbs: expected a global batch size between 1 and 16777216 | advise --model llama3-8b --gpus 8 --seq 4096 --gbs 17179869184
 pinned sizes not dividing the GPUs | 2 | --tp x --cp x --pp = 128 does not divide --gpus 64 | advise --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --tp 8 --cp 2 --pp 8
-a2a+p2p group not dividing CP | 2 | a2a\+p2p: the a2a group inside the NVLink domain \(4 GPUs\) must be | estimate --model llama3-8b --gpus 48 --seq 12288 --gbs 8 --tp 2 --cp 6 --cp-comm a2a+p2p
+a2a+p2p group not dividing CP | 2 | a2a\+p2p: the a2a group \(4 GPUs\) must be more than 1, less than CP 6 | estimate --model llama3-8b --gpus 48 --seq 12288 --gbs 8 --tp 2 --cp 6 --cp-comm a2a+p2p
 param gather without grad overlap | 2 | --overlap-param-gather on needs --overlap-grad-reduce on | advise --model llama3-8b --gpus 8 --seq 4096 --gbs 64 --overlap-grad-reduce off --overlap-param-gather on
 no param gather overlap without grad overlap | 0 | !--overlap-param-gather | advise --model llama3-8b --gpus 8 --seq 4096 --gbs 64 --tp 2 --dist-opt on --overlap-grad-reduce off --format megatron
 unfused attention with CP | 2 | context parallelism needs fused attention | advise --model llama3-8b --gpus 8 --seq 4096 --gbs 64 --cp 2 --attention unfused

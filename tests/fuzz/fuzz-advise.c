@@ -39,7 +39,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	j.gpus = size % 2 ? 8 : 16;
 	j.seq = 512 << (size % 4);
 	j.gbs = 64;
-	if (!mt_search(&m, h100, &j, r, &err)) {
+	if (!mt_search(&m, h100, &j, NULL, r, &err)) {
 		for (i = 0; i < r->ntop; i++) {
 			const struct mt_eval *e = &r->top[i];
 			if (!(e->time.step > 0 && isfinite(e->time.step) && e->mem.total > 0 &&

@@ -8,12 +8,17 @@
 
 #include "../../lib/jsonr.h"
 #include "../../reports/advice.h"
+#include "../../rules/engine.h"
 #include "../../tuner/flags.h"
 
 static struct mt_cluster *h100;
 static struct mt_model model;
 static struct mt_job job;
 static struct mt_search_result *res;
+static struct mt_ruleset *rs;
+static struct mt_rules_run *run;
+static struct mt_explain ex[3];
+static struct mt_advice_rules ar;
 
 static int setup(void **state)
 {
@@ -28,12 +33,29 @@ static int setup(void **state)
 	job.gbs = 256;
 	job.top_k = 3;
 	res = calloc(1, sizeof(*res));
-	return res ? mt_search(&model, h100, &job, res, &err) : -1;
+	rs = mt_ruleset_new();
+	if (!res || !rs || mt_ruleset_add_bundled(rs) || mt_ruleset_finish(rs) ||
+	    mt_rules_start(rs, &model, h100, &job, &run, &err) ||
+	    mt_search(&model, h100, &job, run, res, &err) || res->ntop != 3)
+		return -1;
+	for (int i = 0; i < res->ntop; i++)
+		if (mt_rules_explain(run, &res->top[i], i + 1, (int)res->feasible, res->top[0].time.step,
+				     &ex[i]))
+			return -1;
+	ar.set = rs;
+	ar.run = run;
+	ar.ex = ex;
+	ar.nex = res->ntop;
+	return 0;
 }
 
 static int teardown(void **state)
 {
 	(void)state;
+	for (int i = 0; i < 3; i++)
+		mt_explain_free(&ex[i]);
+	mt_rules_end(run);
+	mt_ruleset_free(rs);
 	free(res);
 	mt_cluster_free(h100);
 	return 0;
@@ -45,7 +67,7 @@ static cJSON *advice_doc(const struct mt_model *m)
 	struct mt_error err = MT_ERROR_INIT;
 	cJSON *root = NULL;
 
-	mt_advice_json(&sb, m, h100, &job, res);
+	mt_advice_json(&sb, m, h100, &job, res, &ar);
 	assert_false(sb.failed);
 	if (mt_json_parse("advice", sb.buf, sb.len, &root, &err))
 		fail_msg("advice JSON does not parse: %s", err.msg);
@@ -98,7 +120,25 @@ static void advice_has_the_documented_fields(void **state)
 		assert_int_equal(get(c, "rank")->valueint, ++n);
 		assert_true(cJSON_IsArray(get(c, "megatron_args")));
 		assert_true(cJSON_IsObject(get(c, "env")));
+		/* every fired rule says what it is, what it did, why and where from */
+		assert_true(cJSON_GetArraySize(get(c, "rules")) > 5);
+		{
+			const cJSON *r;
+			cJSON_ArrayForEach(r, get(c, "rules")) {
+				assert_true(cJSON_IsString(get(r, "id")));
+				assert_true(cJSON_IsString(get(r, "kind")));
+				assert_true(cJSON_IsString(get(r, "status")));
+				assert_true(strlen(get(r, "message")->valuestring) > 10);
+				assert_true(cJSON_IsObject(get(r, "evidence")));
+				assert_true(cJSON_GetArraySize(get(r, "cite")) >= 1);
+				assert_non_null(strstr(get(r, "source")->valuestring, ".rules:"));
+			}
+		}
+		/* the environment comes from cited rules */
+		assert_string_equal(get(get(c, "env"), "CUDA_DEVICE_MAX_CONNECTIONS")->valuestring, "1");
 	}
+	assert_true(get(root, "rules.enabled")->type == cJSON_True);
+	assert_true(cJSON_IsNumber(get(root, "pruned.tp-nvlink")));
 	assert_int_equal(n, res->ntop);
 	/* the numbers are the search's */
 	c = cJSON_GetArrayItem(cands, 0);
@@ -179,10 +219,24 @@ static void flags_say_what_the_config_is(void **state)
 	assert_true(has(kv, n, "mixed_precision", "bf16_mixed"));
 	/* what the model assumed for MoE and attention, said to Bridge as well */
 	assert_true(has(kv, n, "model.moe_token_dispatcher_type", "alltoall"));
-	assert_true(has(kv, n, "model.moe_grouped_gemm", "true"));
 	assert_true(has(kv, n, "model.attention_backend", "fused"));
-	n = mt_env_vars(&model, &job, &c, kv);
+	/* grouped GEMM comes from a rule, merged into the candidate's lists */
+	assert_false(has(kv, n, "model.moe_grouped_gemm", NULL));
+	n = mt_candidate_bridge(&model, &job, &res->top[0].cfg, &ex[0], kv);
+	assert_int_equal(has(kv, n, "model.moe_grouped_gemm", "true"),
+			 model.experts / res->top[0].cfg.ep > 1);
+	n = mt_candidate_args(&model, &job, &res->top[0].cfg, &ex[0], kv);
+	assert_int_equal(has(kv, n, "moe-grouped-gemm", ""), model.experts / res->top[0].cfg.ep > 1);
+	assert_true(has(kv, n, "manual-gc-interval", "100"));
+	n = mt_candidate_env(&ex[0], kv);
 	assert_true(has(kv, n, "CUDA_DEVICE_MAX_CONNECTIONS", "1"));
+	assert_true(has(kv, n, "TORCH_NCCL_AVOID_RECORD_STREAMS", "1"));
+	/* the flex dispatcher is a job setting */
+	job.moe_dispatcher = MT_DISPATCH_FLEX;
+	n = mt_megatron_args(&model, &job, &c, kv);
+	job.moe_dispatcher = MT_DISPATCH_ALLTOALL;
+	assert_true(has(kv, n, "moe-token-dispatcher-type", "flex"));
+	assert_true(has(kv, n, "moe-flex-dispatcher-backend", "deepep"));
 	/* no overlap of TP traffic without sequence parallelism */
 	c.sp = 0;
 	n = mt_megatron_args(&model, &job, &c, kv);
@@ -195,11 +249,23 @@ static void text_output_shows_the_ranking_and_flags(void **state)
 	struct sbuf sb = SBUF_INIT;
 
 	(void)state;
-	mt_advice_text(&sb, &model, h100, &job, res);
+	mt_advice_text(&sb, &model, h100, &job, res, &ar);
 	assert_non_null(strstr(sb.buf, "mixtral-8x7b (46.7 B parameters, 12.9 B active)"));
 	assert_non_null(strstr(sb.buf, "tokens/s"));
 	assert_non_null(strstr(sb.buf, "--tensor-model-parallel-size"));
 	assert_non_null(strstr(sb.buf, "best: TP"));
+	/* under the best candidate: why TP, PP, CP and EP are what they are */
+	assert_non_null(strstr(sb.buf, "why-tp"));
+	assert_non_null(strstr(sb.buf, "why-pp"));
+	assert_non_null(strstr(sb.buf, "why-cp"));
+	assert_non_null(strstr(sb.buf, "why-ep"));
+	assert_non_null(strstr(sb.buf, "CUDA_DEVICE_MAX_CONNECTIONS=1"));
+	sbuf_release(&sb);
+	/* without rules it says so, and the rules' flags are gone */
+	mt_advice_text(&sb, &model, h100, &job, res, NULL);
+	assert_non_null(strstr(sb.buf, "rules: off"));
+	assert_null(strstr(sb.buf, "why-tp"));
+	assert_null(strstr(sb.buf, "CUDA_DEVICE_MAX_CONNECTIONS"));
 	sbuf_release(&sb);
 }
 

@@ -168,7 +168,7 @@ static void run_row(const cJSON *r)
 
 	res = calloc(1, sizeof(*res));
 	assert_non_null(res);
-	assert_int_equal(mt_search(&m, c, &j, res, &err), 0);
+	assert_int_equal(mt_search(&m, c, &j, NULL, res, &err), 0);
 	if (!res->ntop)
 		fail_msg("%s: nothing feasible", out->label);
 	{

@@ -60,7 +60,7 @@ static struct mt_search_result *run(const char *model, struct mt_job *j, struct 
 
 	assert_non_null(r);
 	assert_int_equal(mt_model_load(model, m, &err), 0);
-	if (mt_search(m, h100, j, r, &err))
+	if (mt_search(m, h100, j, NULL, r, &err))
 		fail_msg("%s", err.msg);
 	return r;
 }
@@ -220,12 +220,12 @@ static void impossible_requests(void **state)
 	assert_int_equal(mt_model_load("llama3-8b", &m, &err), 0);
 	job(&j, 8, 4096, 64);
 	j.pins.tp = 64;
-	assert_int_equal(mt_search(&m, h100, &j, r, &err), MT_EINVAL);
+	assert_int_equal(mt_search(&m, h100, &j, NULL, r, &err), MT_EINVAL);
 	job(&j, 12, 4096, 64);
-	assert_int_equal(mt_search(&m, h100, &j, r, &err), MT_EINVAL);
+	assert_int_equal(mt_search(&m, h100, &j, NULL, r, &err), MT_EINVAL);
 	assert_non_null(strstr(err.msg, "whole nodes"));
 	job(&j, 8, 4096, 0);
-	assert_int_equal(mt_search(&m, h100, &j, r, &err), MT_EUSAGE);
+	assert_int_equal(mt_search(&m, h100, &j, NULL, r, &err), MT_EUSAGE);
 	free(r);
 }
 
@@ -260,7 +260,7 @@ static void evaluation_does_not_allocate(void **state)
 	cfg.mbs = 1;
 	cfg.dp = 64;
 	cfg.num_mb = 128;
-	mt_costs_compute(&x, 1, 1, 1, 64, 1, 0, MT_CP_P2P, 1, 1, a);
+	mt_costs_compute(&x, 1, 1, 1, 64, 1, 0, MT_CP_P2P, 0, 1, 1, a);
 	assert_int_equal(mt_plan_compute(&x, a, 16, 1, 64, 128, &cfg, p), 0);
 	before = allocations;
 	for (i = 0; i < 1000; i++) {

@@ -59,7 +59,7 @@ static struct mt_eval eval(struct run r)
 	c.sp = r.tp > 1;
 	c.recompute = r.recompute;
 	c.dist_opt = r.dist_opt;
-	if (mt_evaluate(&m, h100, &j, &c, &e, &err))
+	if (mt_evaluate(&m, h100, &j, NULL, &c, &e, &err))
 		fail_msg("%s", err.msg);
 	return e;
 }

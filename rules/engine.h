@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: MIT */
+/* engine: rules applied to one job — during the search, to the ranked
+ * candidates, and to the findings of a profile analysis.
+ *
+ * A run (mt_rules_start) holds the fact values of the candidate the search is
+ * looking at.  The search writes each knob's fact as it fixes the knob
+ * (mt_rules_fact), fills the derived facts of each level (mt_rules_*_facts),
+ * asks set rules for a knob's value (mt_rules_choose), and asks whether a
+ * constraint prunes the partial candidate (mt_rules_check).  None of these
+ * allocate.  After the search, mt_rules_explain() evaluates every rule on one
+ * ranked candidate and returns the rules that fired with their messages,
+ * evidence and effects.
+ */
+#ifndef MT_ENGINE_H
+#define MT_ENGINE_H
+
+#include "../lib/err.h"
+#include "../tuner/cluster.h"
+#include "../tuner/config.h"
+#include "../tuner/flags.h"
+#include "../tuner/model.h"
+#include "../tuner/perf.h"
+#include "ruleset.h"
+
+struct mt_rules_run;
+
+/* Set up a run of `rs` (finished, without problems) for a job.  The model,
+ * cluster and job must outlive the run. */
+int mt_rules_start(const struct mt_ruleset *rs, const struct mt_model *m,
+		   const struct mt_cluster *c, const struct mt_job *j, struct mt_rules_run **out,
+		   struct mt_error *err);
+void mt_rules_end(struct mt_rules_run *r);
+
+/* ---- search hooks */
+
+void mt_rules_fact(struct mt_rules_run *r, int fact, double v);
+/* 1 when some constraint is evaluated at this stage. */
+int mt_rules_wants(const struct mt_rules_run *r, int stage);
+/* The first constraint of this stage that prunes the candidate (its index in
+ * the rule set, counted), or -1. */
+int mt_rules_check(struct mt_rules_run *r, int stage);
+/* When a set rule fixes knob `fact` (a settable config fact) for the current
+ * candidate: 1 and *v.  A pinned knob is never asked about. */
+int mt_rules_choose(struct mt_rules_run *r, int fact, double *v);
+/* When the constraints leave nothing that fits, the search runs again with
+ * one of them off (its index), or all of them (MT_RELAX_ALL); MT_RELAX_NONE
+ * turns them all back on.  mt_rules_freeze() first keeps the pruned counts of
+ * the search with every constraint, which mt_rules_pruned() reports from then
+ * on. */
+enum { MT_RELAX_NONE = -1, MT_RELAX_ALL = -2 };
+void mt_rules_relax(struct mt_rules_run *r, int rule);
+int mt_rules_relaxed(const struct mt_rules_run *r);
+void mt_rules_freeze(struct mt_rules_run *r);
+
+void mt_rules_cp_facts(struct mt_rules_run *r, const struct mt_ctx *x, int tp, int cp);
+void mt_rules_cp_a2a_facts(struct mt_rules_run *r, int tp, int cp, int inner);
+void mt_rules_shape_facts(struct mt_rules_run *r, const struct mt_ctx *x, const struct mt_costs *a);
+void mt_rules_pp_facts(struct mt_rules_run *r, int tp, int cp, int pp, int dp, int num_mb);
+void mt_rules_vpp_facts(struct mt_rules_run *r, int vpp);
+void mt_rules_plan_facts(struct mt_rules_run *r, const struct mt_costs *a, const struct mt_plan *b,
+			 const struct mt_config *cfg);
+void mt_rules_memory_facts(struct mt_rules_run *r, const struct mt_mem *mem);
+void mt_rules_time_facts(struct mt_rules_run *r, const struct mt_time *t, const struct mt_tput *tp);
+/* Record an evaluated candidate for best() and least_mem(). */
+void mt_rules_observe(struct mt_rules_run *r, const struct mt_eval *e, int timed);
+/* Forget what was observed (a new pass of the search). */
+void mt_rules_observe_reset(struct mt_rules_run *r);
+/* 1 when some rule reads best() or least_mem() (observe is needed). */
+int mt_rules_observing(const struct mt_rules_run *r);
+
+/* Candidates pruned by rule i of the set during this run. */
+long long mt_rules_pruned(const struct mt_rules_run *r, int i);
+const struct mt_ruleset *mt_rules_set(const struct mt_rules_run *r);
+
+/* ---- explanations */
+
+enum mt_fire_status {
+	MT_FIRE_APPLIED,    /* a set rule's knob or flags are in the candidate */
+	MT_FIRE_NOTE,       /* an advise or diagnose message */
+	MT_FIRE_VIOLATED,   /* a constraint the candidate breaks (pinned, or constraints relaxed) */
+	MT_FIRE_OVERRIDDEN, /* a set rule a pin overrode */
+};
+const char *mt_fire_status_name(int s);
+
+struct mt_evidence {
+	int fact;
+	double n;
+	const char *s;     /* string facts: points into the model or cluster */
+};
+
+struct mt_fired {
+	const struct mt_rule *rule;
+	int status;
+	char *message;
+	char *effect;      /* "config.sp = on", "--manual-gc", "NCCL_NVLS_ENABLE=0"; or NULL */
+	struct mt_evidence *ev;
+	int nev;
+};
+
+#define MT_RULE_KV_MAX 48
+
+struct mt_explain {
+	struct mt_fired *v;
+	int n, cap;
+	struct mt_kv args[MT_RULE_KV_MAX], bridge[MT_RULE_KV_MAX], env[MT_RULE_KV_MAX];
+	int nargs, nbridge, nenv;
+	int failed;        /* out of memory while building it */
+};
+
+void mt_explain_free(struct mt_explain *x);
+
+/* Evaluate every rule on one ranked candidate (rank 1 = best; 0 for
+ * estimate).  Fills *out (free with mt_explain_free). */
+int mt_rules_explain(struct mt_rules_run *r, const struct mt_eval *e, int rank, int feasible,
+		     double best_step, struct mt_explain *out);
+
+/* ---- findings */
+
+/* Evaluate rules on facts given by a file (megatune.facts/1): `given[f]` is
+ * 1 for the facts present.  A rule is evaluated when every fact of its WHEN
+ * is given; *skipped counts the others.  The cluster may be NULL (curve
+ * functions are then n/a). */
+int mt_rules_on_facts(const struct mt_ruleset *rs, const struct mt_val *facts,
+		      const unsigned char *given, const struct mt_cluster *c,
+		      struct mt_explain *out, int *skipped);
+
+/* Read a megatune.facts/1 document. */
+int mt_facts_read(const char *path, struct mt_val *facts, unsigned char *given, char **strings,
+		  struct mt_error *err);
+
+#endif

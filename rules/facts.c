@@ -1,0 +1,148 @@
+/* SPDX-License-Identifier: MIT */
+/* facts: the table of names (facts.def) and look-ups in it. */
+#include "facts.h"
+
+#include <string.h>
+
+#include "../tuner/cluster.h"
+
+static const char *const ENUM_PRECISION[] = { "bf16", "fp8", NULL };
+static const char *const ENUM_FP8_RECIPE[] = { "delayed", "tensorwise", NULL };
+static const char *const ENUM_ATTENTION[] = { "flash", "unfused", NULL };
+static const char *const ENUM_DISPATCHER[] = { "alltoall", "flex", NULL };
+static const char *const ENUM_CP_COMM[] = { "p2p", "all_gather", "a2a", "a2a+p2p", NULL };
+static const char *const ENUM_SPLIT[] = { "even", "account", "account_loss", "first_last", NULL };
+static const char *const ENUM_RECOMPUTE[] = { "none", "selective", "full", NULL };
+
+#define NUM MT_FT_NUM, NULL
+#define BOOL MT_FT_BOOL, NULL
+#define STR MT_FT_STR, NULL
+#define ENUM(t) MT_FT_ENUM, t
+
+#define TYPE_NUM NUM
+#define TYPE_BOOL BOOL
+#define TYPE_STR STR
+#define TYPE_ENUM_PRECISION ENUM(ENUM_PRECISION)
+#define TYPE_ENUM_FP8_RECIPE ENUM(ENUM_FP8_RECIPE)
+#define TYPE_ENUM_ATTENTION ENUM(ENUM_ATTENTION)
+#define TYPE_ENUM_DISPATCHER ENUM(ENUM_DISPATCHER)
+#define TYPE_ENUM_CP_COMM ENUM(ENUM_CP_COMM)
+#define TYPE_ENUM_SPLIT ENUM(ENUM_SPLIT)
+#define TYPE_ENUM_RECOMPUTE ENUM(ENUM_RECOMPUTE)
+
+const struct mt_fact_info mt_facts[MT_F_N] = {
+#define X(id, name, type, stage, knobs, unit, desc) \
+	{ name, TYPE_##type, MT_ST_##stage, (unsigned)(knobs), unit, desc },
+#include "facts.def"
+#undef X
+};
+
+static const char *const stage_names[MT_ST_N] = {
+	"static", "tp", "cp", "cp_a2a", "cp_comm", "sp", "ep", "etp", "mbs", "fusion", "shape",
+	"pp", "vpp", "overlap", "bucket", "plan", "dist_opt", "recompute", "layers", "memory",
+	"time", "search", "finding",
+};
+
+const char *mt_stage_name(int s) { return s >= 0 && s < MT_ST_N ? stage_names[s] : "?"; }
+
+int mt_fact_find(const char *name, size_t n)
+{
+	int i;
+
+	for (i = 0; i < MT_F_N; i++)
+		if (strlen(mt_facts[i].name) == n && !memcmp(mt_facts[i].name, name, n))
+			return i;
+	return -1;
+}
+
+int mt_fact_enum(int fact, const char *value)
+{
+	const char *const *e;
+	int i;
+
+	if (fact < 0 || fact >= MT_F_N || mt_facts[fact].type != MT_FT_ENUM)
+		return -1;
+	e = mt_facts[fact].enums;
+	for (i = 0; e[i]; i++)
+		if (!strcmp(e[i], value))
+			return i;
+	return -1;
+}
+
+/* Levenshtein distance, bounded to short names. */
+static int distance(const char *a, size_t na, const char *b)
+{
+	int d[64], prev, cur, i, j, nb = (int)strlen(b);
+
+	if (na >= 63 || nb >= 63)
+		return 99;
+	for (j = 0; j <= nb; j++)
+		d[j] = j;
+	for (i = 1; i <= (int)na; i++) {
+		prev = d[0];
+		d[0] = i;
+		for (j = 1; j <= nb; j++) {
+			int best = prev + (a[i - 1] != b[j - 1]);
+			if (d[j] + 1 < best)
+				best = d[j] + 1;
+			if (d[j - 1] + 1 < best)
+				best = d[j - 1] + 1;
+			cur = d[j];
+			d[j] = best;
+			prev = cur;
+		}
+	}
+	return d[nb];
+}
+
+const char *mt_fact_suggest(const char *name, size_t n)
+{
+	int i, best = 4, d;
+	const char *sug = NULL;
+	const char *dot = memchr(name, '.', n);
+
+	for (i = 0; i < MT_F_N; i++) {
+		d = distance(name, n, mt_facts[i].name);
+		if (d < best) {
+			best = d;
+			sug = mt_facts[i].name;
+		}
+	}
+	if (sug || !dot)
+		return sug;
+	/* the same last part under another prefix: cp_comm -> config.cp_comm */
+	for (i = 0; i < MT_F_N; i++) {
+		const char *fd = strchr(mt_facts[i].name, '.');
+		if (fd && !strncmp(fd, dot, n - (size_t)(dot - name)) &&
+		    strlen(fd) == n - (size_t)(dot - name))
+			return mt_facts[i].name;
+	}
+	return NULL;
+}
+
+unsigned mt_pinned_knobs(const struct mt_job *j)
+{
+	const struct mt_pins *p = &j->pins;
+	unsigned k = 0;
+
+	if (p->tp != MT_UNSET) k |= K_TP;
+	if (p->cp != MT_UNSET) k |= K_CP;
+	if (p->cp_comm != MT_UNSET) k |= K_CP_COMM;
+	if (p->sp != MT_UNSET) k |= K_SP;
+	if (p->ep != MT_UNSET) k |= K_EP;
+	if (p->etp != MT_UNSET) k |= K_ETP;
+	if (p->mbs != MT_UNSET) k |= K_MBS;
+	if (p->tp_overlap != MT_UNSET) k |= K_TP_OVERLAP;
+	if (p->fused_ce != MT_UNSET) k |= K_FUSED_CE;
+	if (p->pp != MT_UNSET) k |= K_PP;
+	if (p->vpp != MT_UNSET) k |= K_VPP;
+	if (p->overlap_grad != MT_UNSET) k |= K_OVERLAP_GRAD;
+	if (p->overlap_param != MT_UNSET) k |= K_OVERLAP_PARAM;
+	if (p->grad_fp32 != MT_UNSET) k |= K_GRAD_FP32;
+	if (p->bucket != MT_UNSET) k |= K_BUCKET;
+	if (p->dist_opt != MT_UNSET) k |= K_DIST_OPT;
+	if (p->recompute != MT_UNSET) k |= K_RECOMPUTE;
+	if (p->recompute_layers != MT_UNSET) k |= K_RC_LAYERS;
+	if (p->offload_layers != MT_UNSET) k |= K_OFFLOAD;
+	return k;
+}

@@ -1,0 +1,1079 @@
+/* SPDX-License-Identifier: MIT */
+/* ruleset: the rule-file parser, its checks, and the generated reference. */
+#include "ruleset.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "../lib/bundled.h"
+#include "../lib/fsutil.h"
+#include "../lib/sbuf.h"
+#include "../tuner/search.h"
+
+#define RULE_FILE_MAX (4u << 20)
+
+static const char *const kind_names[MT_RK_N] = { "constraint", "set", "advise", "diagnose" };
+
+const char *mt_rule_kind_name(int k) { return k >= 0 && k < MT_RK_N ? kind_names[k] : "?"; }
+
+static const int settable[] = {
+	MT_F_CFG_CP_A2A, MT_F_CFG_CP_COMM, MT_F_CFG_SP, MT_F_CFG_ETP, MT_F_CFG_TP_OVERLAP,
+	MT_F_CFG_FUSED_CE, MT_F_CFG_OVERLAP_GRAD, MT_F_CFG_OVERLAP_PARAM, MT_F_CFG_GRAD_FP32,
+	MT_F_CFG_BUCKET, MT_F_CFG_DIST_OPT,
+};
+
+int mt_rule_settable(int fact)
+{
+	unsigned i;
+
+	for (i = 0; i < sizeof(settable) / sizeof(settable[0]); i++)
+		if (settable[i] == fact)
+			return 1;
+	return 0;
+}
+
+/* ---------------------------------------------------------------- memory */
+
+static char *dupn(const char *s, size_t n)
+{
+	char *p = malloc(n + 1);
+
+	if (p) {
+		memcpy(p, s, n);
+		p[n] = '\0';
+	}
+	return p;
+}
+
+static int grow(void **p, int *cap, int need, size_t elem)
+{
+	void *q;
+	int c;
+
+	if (need <= *cap)
+		return 0;
+	c = *cap ? *cap * 2 : 16;
+	while (c < need)
+		c *= 2;
+	q = realloc(*p, (size_t)c * elem);
+	if (!q)
+		return -1;
+	*p = q;
+	*cap = c;
+	return 0;
+}
+
+static void rule_clear(struct mt_rule *r)
+{
+	int i;
+
+	free(r->title);
+	mt_expr_free(r->when);
+	free(r->when_src);
+	for (i = 0; i < r->nsets; i++) {
+		mt_expr_free(r->sets[i].e);
+		free(r->sets[i].src);
+	}
+	free(r->sets);
+	for (i = 0; i < r->nouts; i++) {
+		mt_tmpl_free(r->outs[i].val);
+		free(r->outs[i].src);
+	}
+	free(r->outs);
+	for (i = 0; i < r->nsays; i++) {
+		mt_expr_free(r->says[i].cond);
+		mt_tmpl_free(r->says[i].t);
+		free(r->says[i].src);
+	}
+	free(r->says);
+	for (i = 0; i < r->ncites; i++)
+		free(r->cites[i]);
+	free(r->cites);
+	memset(r, 0, sizeof(*r));
+}
+
+struct mt_ruleset *mt_ruleset_new(void)
+{
+	return calloc(1, sizeof(struct mt_ruleset));
+}
+
+void mt_ruleset_free(struct mt_ruleset *rs)
+{
+	int i;
+
+	if (!rs)
+		return;
+	for (i = 0; i < rs->n; i++)
+		rule_clear(&rs->rules[i]);
+	free(rs->rules);
+	for (i = 0; i < rs->nfiles; i++)
+		free(rs->files[i]);
+	free(rs->files);
+	free(rs->problems);
+	free(rs->disables);
+	free(rs);
+}
+
+static int problem(struct mt_ruleset *rs, char *file, int line, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static int problem(struct mt_ruleset *rs, char *file, int line, const char *fmt, ...)
+{
+	va_list ap;
+	struct mt_problem *p;
+
+	if (grow((void **)&rs->problems, &rs->problems_cap, rs->nproblems + 1, sizeof(*p)))
+		return MT_ENOMEM;
+	p = &rs->problems[rs->nproblems++];
+	p->file = file;
+	p->line = line;
+	va_start(ap, fmt);
+	vsnprintf(p->msg, sizeof(p->msg), fmt, ap);
+	va_end(ap);
+	return 0;
+}
+
+/* ---------------------------------------------------------------- parsing */
+
+struct pstate {
+	struct mt_ruleset *rs;
+	char *file;
+	int user;
+	struct mt_rule cur;
+	int open;       /* a rule is being read */
+	int bad;        /* it has a problem */
+	int start_line;
+	int problems;
+	int nomem;
+	int seen_title, seen_kind, seen_when;
+};
+
+static void perr(struct pstate *ps, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static void perr(struct pstate *ps, int line, const char *fmt, ...)
+{
+	char msg[300];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (problem(ps->rs, ps->file, line, "%s", msg))
+		ps->nomem = 1;
+	ps->problems++;
+	if (ps->open)
+		ps->bad = 1;
+}
+
+static void add_evidence(struct mt_rule *r, int f)
+{
+	int i;
+
+	for (i = 0; i < r->nevidence; i++)
+		if (r->evidence[i] == f)
+			return;
+	if (r->nevidence < MT_RULE_EVIDENCE_MAX)
+		r->evidence[r->nevidence++] = f;
+}
+
+static void evidence_cb(int f, void *ctx)
+{
+	add_evidence(ctx, f);
+}
+
+static void evidence_expr(struct mt_rule *r, const struct mt_expr *e)
+{
+	const int *f;
+	int n, i;
+
+	if (!e)
+		return;
+	f = mt_expr_facts(e, &n);
+	for (i = 0; i < n; i++)
+		add_evidence(r, f[i]);
+}
+
+static int uses_finding(const struct mt_expr *e)
+{
+	const int *f;
+	int n, i;
+
+	if (!e)
+		return 0;
+	f = mt_expr_facts(e, &n);
+	for (i = 0; i < n; i++)
+		if (mt_facts[f[i]].stage == MT_ST_FINDING)
+			return 1;
+	return 0;
+}
+
+static int builtin_id(const char *id)
+{
+	int i;
+
+	for (i = 0; i < MT_PRUNE_N; i++)
+		if (!strcmp(mt_prune_id(i), id))
+			return 1;
+	return 0;
+}
+
+/* Validate the rule being read and keep it, or drop it. */
+static void close_rule(struct pstate *ps)
+{
+	struct mt_rule *r = &ps->cur;
+	struct mt_ruleset *rs = ps->rs;
+	int line = ps->start_line, i, stage;
+
+	if (!ps->open)
+		return;
+	if (!ps->bad) {
+		if (!r->title)
+			perr(ps, line, "rule '%s': missing TITLE", r->id);
+		if (!ps->seen_kind)
+			perr(ps, line, "rule '%s': missing KIND (constraint, set, advise or diagnose)",
+			     r->id);
+		if (!r->when)
+			perr(ps, line, "rule '%s': missing WHEN", r->id);
+		if (!r->ncites)
+			perr(ps, line, "rule '%s': missing CITE (every rule names its source)", r->id);
+		if (!r->nsays)
+			perr(ps, line, "rule '%s': missing SAY (every rule explains itself)", r->id);
+	}
+	if (!ps->bad) {
+		int effects = r->nsets + r->nouts;
+
+		if (r->kind == MT_RK_CONSTRAINT && effects)
+			perr(ps, line, "rule '%s': a constraint prunes; SET, ARG, BRIDGE and ENV belong "
+			     "to set rules", r->id);
+		if (r->kind == MT_RK_SET && !effects)
+			perr(ps, line, "rule '%s': a set rule needs a SET, ARG, BRIDGE or ENV", r->id);
+		if ((r->kind == MT_RK_ADVISE || r->kind == MT_RK_DIAGNOSE) && effects)
+			perr(ps, line, "rule '%s': an %s rule changes nothing; use KIND set for SET, "
+			     "ARG, BRIDGE or ENV", r->id, mt_rule_kind_name(r->kind));
+	}
+	if (!ps->bad) {
+		/* when the rule is evaluated */
+		stage = mt_expr_stage(r->when);
+		if (r->kind == MT_RK_SET && r->nsets) {
+			int ks = mt_facts[r->sets[0].fact].stage;
+			for (i = 0; i < r->nsets; i++) {
+				int fs = mt_facts[r->sets[i].fact].stage;
+				if (fs != ks)
+					perr(ps, line, "rule '%s': %s and %s are chosen at different points "
+					     "of the search; set them in two rules", r->id,
+					     mt_facts[r->sets[0].fact].name, mt_facts[r->sets[i].fact].name);
+				else if (mt_expr_stage(r->sets[i].e) >= ks)
+					perr(ps, line, "rule '%s': SET %s reads facts the search knows only "
+					     "after it chooses %s (at '%s' or later)", r->id,
+					     mt_facts[r->sets[i].fact].name, mt_facts[r->sets[i].fact].name,
+					     mt_stage_name(mt_expr_stage(r->sets[i].e)));
+			}
+			if (!ps->bad && stage >= ks)
+				perr(ps, line, "rule '%s': WHEN reads facts the search knows only after it "
+				     "chooses %s (at '%s')", r->id, mt_facts[r->sets[0].fact].name,
+				     mt_stage_name(stage));
+			stage = ks;
+		} else if (r->kind == MT_RK_SET) {
+			for (i = 0; i < r->nouts; i++)
+				if (r->outs[i].val && mt_tmpl_stage(r->outs[i].val) > stage)
+					stage = mt_tmpl_stage(r->outs[i].val);
+		}
+		if (!ps->bad && (r->kind == MT_RK_CONSTRAINT || r->kind == MT_RK_SET) &&
+		    stage > MT_ST_TIME)
+			perr(ps, line, "rule '%s': a %s rule cannot read search.*, best(), least_mem() "
+			     "or finding.* (they exist only after the search)", r->id,
+			     mt_rule_kind_name(r->kind));
+		if (!ps->bad && r->kind == MT_RK_ADVISE && uses_finding(r->when))
+			perr(ps, line, "rule '%s': finding.* facts belong to diagnose rules", r->id);
+		if (!ps->bad && r->kind == MT_RK_DIAGNOSE && !uses_finding(r->when))
+			perr(ps, line, "rule '%s': a diagnose rule's WHEN reads finding.* facts", r->id);
+		r->stage = stage;
+		r->knobs = mt_expr_knobs(r->when);
+	}
+	if (ps->bad || ps->nomem) {
+		rule_clear(r);
+	} else {
+		evidence_expr(r, r->when);
+		for (i = 0; i < r->nsets; i++)
+			evidence_expr(r, r->sets[i].e);
+		for (i = 0; i < r->nsays; i++) {
+			evidence_expr(r, r->says[i].cond);
+			mt_tmpl_each_fact(r->says[i].t, evidence_cb, r);
+		}
+		for (i = 0; i < r->nouts; i++)
+			if (r->outs[i].val)
+				mt_tmpl_each_fact(r->outs[i].val, evidence_cb, r);
+		r->file = ps->file;
+		r->line = ps->start_line;
+		r->user = ps->user;
+		if (grow((void **)&rs->rules, &rs->cap, rs->n + 1, sizeof(*r))) {
+			ps->nomem = 1;
+			rule_clear(r);
+		} else {
+			rs->rules[rs->n++] = *r;
+			memset(r, 0, sizeof(*r));
+		}
+	}
+	ps->open = 0;
+	ps->bad = 0;
+}
+
+static const char *skip(const char *s)
+{
+	while (*s == ' ' || *s == '\t')
+		s++;
+	return s;
+}
+
+static size_t trimmed_len(const char *s)
+{
+	size_t n = strlen(s);
+
+	while (n && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+		n--;
+	return n;
+}
+
+static struct mt_expr *compile_at(struct pstate *ps, int line, const char *what, const char *src,
+				  size_t n, int col0)
+{
+	struct mt_cerr ce;
+	struct mt_expr *e = mt_expr_compile(src, n, &ce);
+
+	if (!e)
+		perr(ps, line, "%s: %s (column %d)", what, ce.msg, col0 + ce.col + 1);
+	return e;
+}
+
+static struct mt_tmpl *tmpl_at(struct pstate *ps, int line, const char *what, const char *src,
+			       size_t n, int col0)
+{
+	struct mt_cerr ce;
+	struct mt_tmpl *t = mt_tmpl_compile(src, n, &ce);
+
+	if (!t)
+		perr(ps, line, "%s: %s (column %d)", what, ce.msg, col0 + ce.col + 1);
+	return t;
+}
+
+static int valid_id(const char *s, size_t n)
+{
+	size_t i;
+
+	if (!n || n >= 48 || !(islower((unsigned char)s[0]) || isdigit((unsigned char)s[0])))
+		return 0;
+	for (i = 0; i < n; i++)
+		if (!(islower((unsigned char)s[i]) || isdigit((unsigned char)s[i]) || s[i] == '-'))
+			return 0;
+	return 1;
+}
+
+/* "key = value": split at the first '='. */
+static int split_assign(const char *rest, const char **key, size_t *klen, const char **val)
+{
+	const char *eq = strchr(rest, '=');
+
+	if (!eq)
+		return -1;
+	*key = rest;
+	*klen = (size_t)(eq - rest);
+	while (*klen && (rest[*klen - 1] == ' ' || rest[*klen - 1] == '\t'))
+		(*klen)--;
+	*val = skip(eq + 1);
+	return 0;
+}
+
+static int key_ok(const char *k, size_t n, int env)
+{
+	size_t i;
+
+	if (!n || n >= 96)
+		return 0;
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)k[i];
+		if (env ? !(isupper(c) || c == '_' || (i && isdigit(c)))
+			: !(isalnum(c) || c == '_' || c == '.' || c == '-'))
+			return 0;
+	}
+	return 1;
+}
+
+static void directive(struct pstate *ps, int line, const char *kw, size_t kwl, const char *rest,
+		      int col)
+{
+	struct mt_rule *r = &ps->cur;
+	size_t rl = trimmed_len(rest);
+
+#define IS(s) (kwl == strlen(s) && !memcmp(kw, s, kwl))
+	if (IS("RULE")) {
+		close_rule(ps);
+		memset(r, 0, sizeof(*r));
+		ps->open = 1;
+		ps->bad = 0;
+		ps->start_line = line;
+		ps->seen_title = ps->seen_kind = ps->seen_when = 0;
+		if (!valid_id(rest, rl)) {
+			snprintf(r->id, sizeof(r->id), "%.*s", (int)(rl > 40 ? 40 : rl), rest);
+			perr(ps, line, "RULE '%.*s': an id is lower-case letters, digits and '-' (at most "
+			     "47), starting with a letter or digit", (int)(rl > 40 ? 40 : rl), rest);
+			return;
+		}
+		memcpy(r->id, rest, rl);
+		r->id[rl] = '\0';
+		if (builtin_id(r->id))
+			perr(ps, line, "RULE '%s': the id is taken by a built-in pruning reason", r->id);
+		return;
+	}
+	if (IS("DISABLE")) {
+		struct mt_ruleset *rs = ps->rs;
+		if (!valid_id(rest, rl)) {
+			perr(ps, line, "DISABLE: expected a rule id, got '%.*s'", (int)rl, rest);
+			return;
+		}
+		if (grow((void **)&rs->disables, &rs->disables_cap, rs->ndisables + 1,
+			 sizeof(*rs->disables))) {
+			ps->nomem = 1;
+			return;
+		}
+		snprintf(rs->disables[rs->ndisables].id, sizeof(rs->disables[0].id), "%.*s", (int)rl, rest);
+		rs->disables[rs->ndisables].file = ps->file;
+		rs->disables[rs->ndisables].line = line;
+		rs->ndisables++;
+		return;
+	}
+	if (!ps->open) {
+		perr(ps, line, "%.*s outside a rule (a rule starts with RULE id)", (int)kwl, kw);
+		return;
+	}
+	if (ps->bad)
+		return;
+	if (IS("TITLE")) {
+		if (r->title)
+			perr(ps, line, "rule '%s': a second TITLE", r->id);
+		else if (!rl)
+			perr(ps, line, "rule '%s': TITLE is empty", r->id);
+		else if (!(r->title = dupn(rest, rl)))
+			ps->nomem = 1;
+	} else if (IS("KIND")) {
+		int k;
+		for (k = 0; k < MT_RK_N; k++)
+			if (strlen(kind_names[k]) == rl && !memcmp(kind_names[k], rest, rl))
+				break;
+		if (ps->seen_kind)
+			perr(ps, line, "rule '%s': a second KIND", r->id);
+		else if (k == MT_RK_N)
+			perr(ps, line, "rule '%s': KIND '%.*s': expected constraint, set, advise or "
+			     "diagnose", r->id, (int)rl, rest);
+		r->kind = k;
+		ps->seen_kind = 1;
+	} else if (IS("WHEN")) {
+		if (r->when) {
+			perr(ps, line, "rule '%s': a second WHEN (join conditions with &&)", r->id);
+			return;
+		}
+		r->when = compile_at(ps, line, "WHEN", rest, rl, col);
+		if (r->when && !(r->when_src = dupn(rest, rl)))
+			ps->nomem = 1;
+		if (r->when && mt_expr_type(r->when) == MT_VT_STR)
+			perr(ps, line, "rule '%s': WHEN is a string, not a condition", r->id);
+	} else if (IS("SET")) {
+		const char *key, *val;
+		size_t kl;
+		int f;
+		struct mt_rule_set *s;
+		if (split_assign(rest, &key, &kl, &val)) {
+			perr(ps, line, "rule '%s': SET: expected 'SET config.knob = expression'", r->id);
+			return;
+		}
+		f = mt_fact_find(key, kl);
+		if (f < 0 || !mt_rule_settable(f)) {
+			perr(ps, line, "rule '%s': SET %.*s: rules may set config.sp, config.cp_comm, "
+			     "config.cp_a2a, config.etp, config.tp_overlap, config.fused_ce, "
+			     "config.overlap_grad, config.overlap_param, config.grad_fp32, "
+			     "config.bucket_params or config.dist_opt (the others are searched: "
+			     "prune them with a constraint)", r->id, (int)kl, key);
+			return;
+		}
+		if (grow((void **)&r->sets, &(int){ r->nsets }, r->nsets + 1, sizeof(*s))) {
+			ps->nomem = 1;
+			return;
+		}
+		s = &r->sets[r->nsets];
+		memset(s, 0, sizeof(*s));
+		s->fact = f;
+		s->e = compile_at(ps, line, "SET", val, trimmed_len(val), col + (int)(val - rest));
+		if (!s->e)
+			return;
+		r->nsets++;
+		if (!(s->src = dupn(rest, rl)))
+			ps->nomem = 1;
+		if (mt_facts[f].type == MT_FT_ENUM) {
+			struct mt_cerr ce;
+			if (mt_expr_check_enum(s->e, f, &ce))
+				perr(ps, line, "rule '%s': SET: %s", r->id, ce.msg);
+		} else if (mt_expr_type(s->e) == MT_VT_STR) {
+			perr(ps, line, "rule '%s': SET %s needs a number, got a string", r->id,
+			     mt_facts[f].name);
+		}
+	} else if (IS("ARG") || IS("BRIDGE") || IS("ENV")) {
+		struct mt_rule_out *o;
+		const char *key, *val = NULL;
+		size_t kl;
+		int kind = IS("ARG") ? MT_OUT_ARG : IS("BRIDGE") ? MT_OUT_BRIDGE : MT_OUT_ENV;
+		if (kind == MT_OUT_ARG) {
+			if (strncmp(rest, "--", 2)) {
+				perr(ps, line, "rule '%s': ARG: expected '--flag [value]', got '%.*s'",
+				     r->id, (int)rl, rest);
+				return;
+			}
+			key = rest + 2;
+			kl = strcspn(key, " \t");
+			val = skip(key + kl);
+			if (!*val)
+				val = NULL;
+		} else if (split_assign(rest, &key, &kl, &val)) {
+			perr(ps, line, "rule '%s': %.*s: expected 'NAME = value'", r->id, (int)kwl, kw);
+			return;
+		}
+		if (!key_ok(key, kl, kind == MT_OUT_ENV)) {
+			perr(ps, line, "rule '%s': %.*s: bad name '%.*s'%s", r->id, (int)kwl, kw, (int)kl,
+			     key, kind == MT_OUT_ENV ? " (upper-case letters, digits and '_')" : "");
+			return;
+		}
+		if (grow((void **)&r->outs, &(int){ r->nouts }, r->nouts + 1, sizeof(*o))) {
+			ps->nomem = 1;
+			return;
+		}
+		o = &r->outs[r->nouts];
+		memset(o, 0, sizeof(*o));
+		o->kind = kind;
+		memcpy(o->key, key, kl);
+		o->key[kl] = '\0';
+		if (val && *val) {
+			o->val = tmpl_at(ps, line, "value", val, trimmed_len(val), col + (int)(val - rest));
+			if (!o->val)
+				return;
+		} else if (kind != MT_OUT_ARG) {
+			perr(ps, line, "rule '%s': %.*s %s: the value is empty", r->id, (int)kwl, kw, o->key);
+			return;
+		}
+		r->nouts++;
+		if (!(o->src = dupn(rest, rl)))
+			ps->nomem = 1;
+	} else if (IS("SAY")) {
+		struct mt_say *s;
+		const char *text = rest;
+		struct mt_expr *cond = NULL;
+		if (*rest == '[') {
+			const char *p = rest + 1;
+			int instr = 0;
+			for (; *p && (instr || *p != ']'); p++)
+				if (*p == '"' && (p == rest + 1 || p[-1] != '\\'))
+					instr = !instr;
+			if (!*p) {
+				perr(ps, line, "rule '%s': SAY [condition]: missing ']'", r->id);
+				return;
+			}
+			cond = compile_at(ps, line, "SAY condition", rest + 1, (size_t)(p - rest - 1), col + 1);
+			if (!cond)
+				return;
+			text = skip(p + 1);
+		}
+		if (!*text) {
+			mt_expr_free(cond);
+			perr(ps, line, "rule '%s': SAY is empty", r->id);
+			return;
+		}
+		if (grow((void **)&r->says, &(int){ r->nsays }, r->nsays + 1, sizeof(*s))) {
+			mt_expr_free(cond);
+			ps->nomem = 1;
+			return;
+		}
+		s = &r->says[r->nsays];
+		memset(s, 0, sizeof(*s));
+		s->cond = cond;
+		s->t = tmpl_at(ps, line, "SAY", text, trimmed_len(text), col + (int)(text - rest));
+		if (!s->t) {
+			mt_expr_free(cond);
+			s->cond = NULL;
+			return;
+		}
+		r->nsays++;
+		if (!(s->src = dupn(rest, rl)))
+			ps->nomem = 1;
+	} else if (IS("CITE")) {
+		char **c;
+		if (!rl) {
+			perr(ps, line, "rule '%s': CITE is empty", r->id);
+			return;
+		}
+		c = realloc(r->cites, (size_t)(r->ncites + 1) * sizeof(*c));
+		if (!c) {
+			ps->nomem = 1;
+			return;
+		}
+		r->cites = c;
+		if (!(r->cites[r->ncites] = dupn(rest, rl)))
+			ps->nomem = 1;
+		else
+			r->ncites++;
+	} else {
+		perr(ps, line, "unknown directive '%.*s'; expected RULE, TITLE, KIND, WHEN, SET, ARG, "
+		     "BRIDGE, ENV, SAY, CITE or DISABLE", (int)kwl, kw);
+	}
+#undef IS
+}
+
+/* The arrays of a rule grow one element at a time through grow(), which needs
+ * a capacity: the count itself is used (every append reallocates), which is
+ * fine for the handful of entries a rule has. */
+
+static char *keep_file(struct mt_ruleset *rs, const char *file)
+{
+	char *f;
+
+	if (grow((void **)&rs->files, &rs->files_cap, rs->nfiles + 1, sizeof(*rs->files)))
+		return NULL;
+	f = dupn(file, strlen(file));
+	if (f)
+		rs->files[rs->nfiles++] = f;
+	return f;
+}
+
+int mt_ruleset_add_text(struct mt_ruleset *rs, const char *file, const char *text, size_t len,
+			int user)
+{
+	struct pstate ps;
+	struct sbuf logical = SBUF_INIT;
+	size_t i = 0;
+	int line = 0;
+
+	memset(&ps, 0, sizeof(ps));
+	ps.rs = rs;
+	ps.user = user;
+	ps.file = keep_file(rs, file);
+	if (!ps.file)
+		return MT_ENOMEM;
+	if (memchr(text, '\0', len)) {
+		problem(rs, ps.file, 1, "not a text file (it contains NUL bytes)");
+		return 1;
+	}
+	while (i < len && !ps.nomem) {
+		int first;
+		const char *s, *kw;
+		size_t kwl;
+
+		/* one logical line: physical lines joined at a trailing backslash */
+		sbuf_reset(&logical);
+		first = line + 1;
+		for (;;) {
+			size_t e = i;
+			size_t n;
+			while (e < len && text[e] != '\n')
+				e++;
+			n = e - i;
+			line++;
+			if (n && text[i + n - 1] == '\r')
+				n--;
+			if (n && text[i + n - 1] == '\\') {
+				sbuf_add(&logical, text + i, n - 1);
+				sbuf_addc(&logical, ' ');
+				i = e + 1;
+				if (i < len)
+					continue;
+			} else {
+				sbuf_add(&logical, text + i, n);
+				i = e + 1;
+			}
+			break;
+		}
+		if (logical.failed) {
+			ps.nomem = 1;
+			break;
+		}
+		s = skip(logical.buf);
+		if (!*s || *s == '#')
+			continue;
+		kw = s;
+		kwl = 0;
+		while (isupper((unsigned char)kw[kwl]))
+			kwl++;
+		if (!kwl || (kw[kwl] && kw[kwl] != ' ' && kw[kwl] != '\t')) {
+			perr(&ps, first, "expected a directive (RULE, TITLE, KIND, WHEN, SET, ARG, BRIDGE, "
+			     "ENV, SAY, CITE, DISABLE) at the start of the line, got '%.20s'", s);
+			continue;
+		}
+		directive(&ps, first, kw, kwl, skip(kw + kwl), (int)(skip(kw + kwl) - logical.buf));
+	}
+	if (!ps.nomem)
+		close_rule(&ps);
+	else
+		rule_clear(&ps.cur);
+	sbuf_release(&logical);
+	if (ps.nomem)
+		return MT_ENOMEM;
+	rs->finished = 0;
+	return ps.problems;
+}
+
+static int ends_with(const char *s, const char *suf)
+{
+	size_t n = strlen(s), k = strlen(suf);
+	return n >= k && !strcmp(s + n - k, suf);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int add_file(struct mt_ruleset *rs, const char *path, int user)
+{
+	struct mt_error err = MT_ERROR_INIT;
+	char *data;
+	size_t len;
+	int rc;
+
+	if (mt_read_file(path, RULE_FILE_MAX, &data, &len, &err)) {
+		char *f = keep_file(rs, path);
+		if (!f)
+			return MT_ENOMEM;
+		problem(rs, f, 0, "%s", err.msg);
+		return 1;
+	}
+	rc = mt_ruleset_add_text(rs, path, data, len, user);
+	free(data);
+	return rc;
+}
+
+int mt_ruleset_add_path(struct mt_ruleset *rs, const char *path, int user)
+{
+	struct stat st;
+	DIR *d;
+	struct dirent *de;
+	char **names = NULL;
+	int n = 0, cap = 0, i, total = 0, rc;
+
+	if (stat(path, &st) || !S_ISDIR(st.st_mode))
+		return add_file(rs, path, user);
+	d = opendir(path);
+	if (!d)
+		return add_file(rs, path, user);
+	while ((de = readdir(d))) {
+		char *full;
+		size_t len;
+		if (de->d_name[0] == '.' || !ends_with(de->d_name, ".rules"))
+			continue;
+		len = strlen(path) + strlen(de->d_name) + 2;
+		full = malloc(len);
+		if (!full || grow((void **)&names, &cap, n + 1, sizeof(*names))) {
+			free(full);
+			total = MT_ENOMEM;
+			break;
+		}
+		snprintf(full, len, "%s%s%s", path, ends_with(path, "/") ? "" : "/", de->d_name);
+		names[n++] = full;
+	}
+	closedir(d);
+	if (total == 0 && n == 0) {
+		char *f = keep_file(rs, path);
+		if (!f)
+			total = MT_ENOMEM;
+		else {
+			problem(rs, f, 0, "no *.rules file in this folder");
+			total = 1;
+		}
+	}
+	if (total >= 0) {
+		qsort(names, (size_t)n, sizeof(*names), cmp_str);
+		for (i = 0; i < n; i++) {
+			rc = add_file(rs, names[i], user);
+			if (rc < 0) {
+				total = rc;
+				break;
+			}
+			total += rc;
+		}
+	}
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	return total;
+}
+
+int mt_ruleset_add_bundled(struct mt_ruleset *rs)
+{
+	const struct mt_bundled *b;
+	int total = 0, rc;
+
+	for (b = mt_bundled_files; b->name; b++) {
+		if (strcmp(b->kind, "rules"))
+			continue;
+		rc = mt_ruleset_add_text(rs, b->path, b->data, b->len, 0);
+		if (rc < 0)
+			return rc;
+		total += rc;
+	}
+	return total;
+}
+
+int mt_ruleset_finish(struct mt_ruleset *rs)
+{
+	int i, j, keep = 0;
+
+	/* duplicate ids: the later definition is the problem */
+	for (i = 0; i < rs->n; i++) {
+		for (j = 0; j < i; j++)
+			if (!rs->rules[j].disabled && !strcmp(rs->rules[i].id, rs->rules[j].id))
+				break;
+		if (j < i) {
+			problem(rs, rs->rules[i].file, rs->rules[i].line,
+				"duplicate rule id '%s', also defined at %s:%d (to replace a rule, "
+				"DISABLE it and give yours another id)", rs->rules[i].id,
+				rs->rules[j].file, rs->rules[j].line);
+			rs->rules[i].disabled = 2; /* dropped below */
+		}
+	}
+	for (i = 0; i < rs->ndisables; i++) {
+		int found = 0;
+		for (j = 0; j < rs->n; j++)
+			if (rs->rules[j].disabled != 2 && !strcmp(rs->rules[j].id, rs->disables[i].id)) {
+				rs->rules[j].disabled = 1;
+				found = 1;
+			}
+		if (!found)
+			problem(rs, rs->disables[i].file, rs->disables[i].line,
+				"DISABLE %s: no such rule", rs->disables[i].id);
+	}
+	for (i = 0; i < rs->n; i++) {
+		if (rs->rules[i].disabled == 2) {
+			rule_clear(&rs->rules[i]);
+			continue;
+		}
+		rs->rules[keep++] = rs->rules[i];
+	}
+	rs->n = keep;
+	rs->finished = 1;
+	return rs->nproblems;
+}
+
+int mt_ruleset_error(const struct mt_ruleset *rs, struct mt_error *err)
+{
+	const struct mt_problem *p;
+
+	if (!rs->nproblems)
+		return MT_OK;
+	p = &rs->problems[0];
+	if (p->line > 0)
+		return mt_error_set(err, MT_EINVAL, "%s:%d: %s%s", p->file, p->line, p->msg,
+				    rs->nproblems > 1 ? " (and more: megatune rules lint lists them)" : "");
+	return mt_error_set(err, MT_EINVAL, "%s: %s", p->file, p->msg);
+}
+
+const struct mt_rule *mt_ruleset_find(const struct mt_ruleset *rs, const char *id)
+{
+	int i;
+
+	for (i = 0; i < rs->n; i++)
+		if (!strcmp(rs->rules[i].id, id))
+			return &rs->rules[i];
+	return NULL;
+}
+
+/* ---------------------------------------------------------------- text */
+
+static void md_escape(struct sbuf *sb, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '|')
+			sbuf_adds(sb, "\\|");
+		else
+			sbuf_addc(sb, *s);
+	}
+}
+
+static const char *out_name(int k)
+{
+	return k == MT_OUT_ARG ? "ARG" : k == MT_OUT_BRIDGE ? "BRIDGE" : "ENV";
+}
+
+void mt_rule_show(const struct mt_rule *r, struct sbuf *sb)
+{
+	int i;
+
+	sbuf_addf(sb, "%s: %s\n", r->id, r->title);
+	sbuf_addf(sb, "  kind      %s%s\n", mt_rule_kind_name(r->kind), r->disabled ? " (disabled)" : "");
+	sbuf_addf(sb, "  source    %s:%d\n", r->file, r->line);
+	sbuf_addf(sb, "  when      %s\n", r->when_src);
+	sbuf_addf(sb, "  evaluated %s%s\n",
+		  r->kind == MT_RK_CONSTRAINT ? "in the search, once the search knows '"
+		  : r->kind == MT_RK_SET && r->nsets ? "in the search, when it chooses '"
+		  : r->kind == MT_RK_DIAGNOSE ? "on profile findings ('"
+					      : "on each ranked candidate ('",
+		  mt_stage_name(r->stage));
+	sbuf_adds(sb, r->kind == MT_RK_DIAGNOSE || (r->kind != MT_RK_CONSTRAINT &&
+						    !(r->kind == MT_RK_SET && r->nsets)) ? "')\n" : "'\n");
+	for (i = 0; i < r->nsets; i++)
+		sbuf_addf(sb, "  set       %s\n", r->sets[i].src);
+	for (i = 0; i < r->nouts; i++)
+		sbuf_addf(sb, "  %-9s %s%s\n", r->outs[i].kind == MT_OUT_ARG ? "arg"
+				 : r->outs[i].kind == MT_OUT_BRIDGE ? "bridge" : "env",
+			  r->outs[i].kind == MT_OUT_ARG ? "--" : "", r->outs[i].src);
+	for (i = 0; i < r->nsays; i++)
+		sbuf_addf(sb, "  says      %s\n", r->says[i].src);
+	for (i = 0; i < r->ncites; i++)
+		sbuf_addf(sb, "  cites     %s\n", r->cites[i]);
+	sbuf_adds(sb, "  facts    ");
+	for (i = 0; i < r->nevidence; i++)
+		sbuf_addf(sb, " %s", mt_facts[r->evidence[i]].name);
+	sbuf_addc(sb, '\n');
+}
+
+static const char doc_head[] =
+	"# megatune rules\n"
+	"\n"
+	"<!-- generated by `megatune rules doc` from rules/defs/*.rules and rules/facts.def;\n"
+	"     do not edit: `make docs` rewrites it and `make test` checks it is current -->\n"
+	"\n"
+	"The tuning guidance megatune applies is data: rule files under `rules/defs/`, compiled\n"
+	"into the binary, plus any a user adds with `--rules DIR|FILE`. Each rule states its\n"
+	"condition, its effect, the message it prints with the numbers it used, and its source.\n"
+	"`megatune rules list`, `megatune rules show ID`, `megatune rules lint [FILE...]` and\n"
+	"`megatune rules check --facts FILE` work on them; `--no-rules` runs the model alone.\n"
+	"\n"
+	"## Kinds\n"
+	"\n"
+	"| kind | evaluated | effect |\n"
+	"|---|---|---|\n"
+	"| `constraint` | during the search, as soon as the search knows every fact of its `WHEN` | a candidate for which `WHEN` holds is pruned, counted under the rule's id in `pruned`. A constraint whose knobs the user pinned does not prune: the candidate is kept and the rule is listed as violated. |\n"
+	"| `set` | with `SET`: when the search chooses that knob; otherwise on each ranked candidate | `SET config.knob = expr` fixes the knob (the search no longer enumerates it; the model predicts the effect). The first `set` rule whose `WHEN` holds wins; a pin wins over every rule. `ARG`, `BRIDGE` and `ENV` add Megatron-LM arguments, Megatron-Bridge overrides and environment variables to the candidate's output. |\n"
+	"| `advise` | on each ranked candidate, with every fact and `best()` / `least_mem()` | a message, no change |\n"
+	"| `diagnose` | on the findings of a profile analysis (`finding.*`) | a message naming the fix |\n"
+	"\n"
+	"When constraints leave no candidate that fits, advise says so and ranks the candidates\n"
+	"without them, each listing the constraints it breaks.\n"
+	"\n"
+	"## The rule file format\n"
+	"\n"
+	"One directive per line; `#` starts a comment line; a trailing `\\` continues a line.\n"
+	"\n"
+	"| directive | meaning |\n"
+	"|---|---|\n"
+	"| `RULE id` | starts a rule; ids are lower-case letters, digits and `-`, unique across all files |\n"
+	"| `TITLE text` | one line |\n"
+	"| `KIND k` | `constraint`, `set`, `advise` or `diagnose` |\n"
+	"| `WHEN expr` | the condition |\n"
+	"| `SET config.knob = expr` | (set) the value of a knob; see *Knobs a rule may set* |\n"
+	"| `ARG --flag [value]` | (set) a Megatron-LM argument; the value is a template |\n"
+	"| `BRIDGE key = value` | (set) a Megatron-Bridge override |\n"
+	"| `ENV NAME = value` | (set) an environment variable |\n"
+	"| `SAY [cond] text` | the message, a template; several `SAY` lines are joined; `[cond]` keeps a sentence only when `cond` holds |\n"
+	"| `CITE text` | the source: document and section (at least one) |\n"
+	"| `DISABLE id` | (outside a rule) turns off a rule of any file, for example to replace a bundled rule |\n"
+	"\n"
+	"## Expressions\n"
+	"\n"
+	"Numbers (`8192`, `1e6`, `40M` = 40e6, `4Gi` = 4 x 2^30; suffixes K M G T and Ki Mi Gi Ti),\n"
+	"strings in double quotes, `true`/`false`/`on`/`off`, `nan`, `inf`, the dotted fact names\n"
+	"below, `+ - * / % ^`, `== != < <= > >=`, `&& || !` (also `and or not`), and functions:\n"
+	"\n"
+	"| function | value |\n"
+	"|---|---|\n"
+	"| `min(a, ...)`, `max(a, ...)`, `abs`, `ceil`, `floor`, `round`, `log2`, `sqrt`, `pow(a, b)` | arithmetic |\n"
+	"| `divides(a, b)` | 1 when `b` is a whole multiple of `a` |\n"
+	"| `if(c, a, b)` | `a` when `c` holds, else `b` (only one side is evaluated) |\n"
+	"| `has(x)` | 1 unless `x` is n/a (NaN) |\n"
+	"| `version(\"2.26\")` | a version as a number, major x 10000 + minor x 100 + patch, to compare with `cluster.nccl` |\n"
+	"| `busbw(op, ranks, per_domain, bytes)` | the profile's measured bus bandwidth (GB/s) of a collective at a size, interpolated (docs/MODEL.md 3.3) |\n"
+	"| `coll_time(op, ranks, per_domain, bytes)` | the time (s) of that collective |\n"
+	"| `plateau(op, ranks, per_domain)` | the best measured bus bandwidth between 1 KiB and 16 GiB |\n"
+	"| `knee(op, ranks, per_domain, frac)` | the smallest size (bytes) at which the bus bandwidth reaches `frac` of the plateau |\n"
+	"| `gemm_tflops(dtype, m, n, k)` | the profile's GEMM rate at that shape |\n"
+	"| `offload_gbps(\"h2d\"\\|\"d2h\"\\|\"bidir\")` | host<->device copy bandwidth |\n"
+	"| `per_domain(n, stride)` | members of a group of `n` ranks at `stride` that share an NVLink domain |\n"
+	"| `best(knob, value, ...)` | (advise) the least step time among the feasible candidates with those knob values; knobs `tp`, `pp`, `cp`, `ep`, `etp` combine, `vpp`, `mbs`, `recompute`, `dist_opt`, `sp`, `cp_comm` stand alone; n/a when none |\n"
+	"| `least_mem(knob, value, ...)` | (advise) the least memory (bytes) among the candidates with those knob values, fitting or not |\n"
+	"\n"
+	"Collective names: `all_reduce`, `all_gather`, `reduce_scatter`, `alltoall`, `sendrecv`,\n"
+	"`broadcast`. A fact the profile lacks is n/a (NaN): every comparison with it is false.\n"
+	"An enumeration fact compared with a string (`config.cp_comm == \"a2a\"`) checks the value\n"
+	"when the rule is loaded.\n"
+	"\n"
+	"Templates (`SAY`, `ARG`, `BRIDGE`, `ENV` values) are text with `{expr}` or `{expr:format}`;\n"
+	"formats: `pct` (0.25 -> 25.0%), `gib`, `bytes` (KiB/MiB/GiB), `params` (40M, 1.2B), `s`\n"
+	"(s/ms/us), `ms`, `us`, `gbps`, `tflops`, `x` (1.27x), `int`, `on` (on/off), `vs` (a\n"
+	"relative difference: 0.031 -> 3.1% slower, -0.02 -> 2.0% faster), `.N` (N decimals). A\n"
+	"bare boolean or enumeration fact prints its name. `{{` and `}}` are braces.\n"
+	"\n"
+	"## Stages\n"
+	"\n"
+	"The search fixes the knobs in this order; a fact is known from its stage on, and a rule is\n"
+	"evaluated at the latest stage among its facts: static, tp, cp, cp_a2a, cp_comm, sp, ep, etp,\n"
+	"mbs, fusion, shape, pp, vpp, overlap, bucket, plan, dist_opt, recompute, layers, memory, time,\n"
+	"then search (ranked candidates) and finding (profile analyses). A `SET` may only read facts of\n"
+	"stages before its knob's.\n"
+	"\n"
+	"## Knobs a rule may set\n"
+	"\n";
+
+void mt_ruleset_doc(const struct mt_ruleset *rs, struct sbuf *sb)
+{
+	unsigned u;
+	int i, k;
+	const char *prev_file = NULL;
+
+	sbuf_adds(sb, doc_head);
+	for (u = 0; u < sizeof(settable) / sizeof(settable[0]); u++)
+		sbuf_addf(sb, "%s`%s` (%s)", u ? ", " : "", mt_facts[settable[u]].name,
+			  mt_stage_name(mt_facts[settable[u]].stage));
+	sbuf_adds(sb, ".\n\n## Facts\n\n| name | unit | known at | meaning |\n|---|---|---|---|\n");
+	for (i = 0; i < MT_F_N; i++) {
+		const struct mt_fact_info *f = &mt_facts[i];
+		sbuf_addf(sb, "| `%s` | %s | %s | ", f->name,
+			  f->type == MT_FT_BOOL ? "on/off" : f->type == MT_FT_STR ? "text"
+			  : f->type == MT_FT_ENUM ? "name" : f->unit[0] ? f->unit : "",
+			  mt_stage_name(f->stage));
+		md_escape(sb, f->desc);
+		if (f->type == MT_FT_ENUM) {
+			const char *const *e;
+			sbuf_adds(sb, " (");
+			for (e = f->enums; *e; e++)
+				sbuf_addf(sb, "%s`%s`", e == f->enums ? "" : ", ", *e);
+			sbuf_adds(sb, ")");
+		}
+		sbuf_adds(sb, " |\n");
+	}
+	sbuf_addf(sb, "\n## The rules (%d)\n", rs->n);
+	for (k = 0; k < rs->n; k++) {
+		const struct mt_rule *r = &rs->rules[k];
+		if (!prev_file || strcmp(prev_file, r->file)) {
+			const char *base = strrchr(r->file, '/');
+			sbuf_addf(sb, "\n### %s\n", base ? base + 1 : r->file);
+			prev_file = r->file;
+		}
+		sbuf_addf(sb, "\n#### `%s`: %s\n\n", r->id, r->title);
+		sbuf_addf(sb, "- kind: %s (stage %s), %s:%d\n", mt_rule_kind_name(r->kind),
+			  mt_stage_name(r->stage), r->file, r->line);
+		sbuf_addf(sb, "- when: `%s`\n", r->when_src);
+		for (i = 0; i < r->nsets; i++)
+			sbuf_addf(sb, "- set: `%s`\n", r->sets[i].src);
+		for (i = 0; i < r->nouts; i++)
+			sbuf_addf(sb, "- %s: `%s%s`\n", out_name(r->outs[i].kind),
+				  r->outs[i].kind == MT_OUT_ARG ? "--" : "", r->outs[i].src);
+		for (i = 0; i < r->nsays; i++) {
+			sbuf_adds(sb, "- says: ");
+			md_escape(sb, r->says[i].src);
+			sbuf_addc(sb, '\n');
+		}
+		for (i = 0; i < r->ncites; i++) {
+			sbuf_adds(sb, "- source: ");
+			md_escape(sb, r->cites[i]);
+			sbuf_addc(sb, '\n');
+		}
+	}
+}
