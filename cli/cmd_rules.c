@@ -13,7 +13,7 @@
 #include "cli.h"
 
 static const char rules_usage[] =
-	"usage: megatune rules list  [--rules PATH]... [--kind K]\n"
+	"usage: megatune rules list  [--rules PATH]... [--kind K] [--ids]\n"
 	"       megatune rules show  ID [--rules PATH]...\n"
 	"       megatune rules lint  [FILE|DIR...]\n"
 	"       megatune rules check --facts FILE [--rules PATH]... [--cluster NAME|FILE] [--json]\n"
@@ -23,7 +23,8 @@ static const char rules_usage[] =
 	"The tuning guidance advise applies, as rules: the bundled ones (rules/defs/)\n"
 	"and any added with --rules (a .rules file or a folder of them).\n"
 	"\n"
-	"  list    every rule: id, kind, the stage it is evaluated at, title\n"
+	"  list    every rule: id, kind, the stage it is evaluated at, title (--ids: the\n"
+	"          ids alone, one per line)\n"
 	"  show    one rule: condition, effects, message, citation, the facts it reads\n"
 	"  lint    check rule files (with the bundled ones): syntax, unknown names,\n"
 	"          missing citation, duplicate ids; every problem as FILE:LINE: reason\n"
@@ -75,7 +76,7 @@ struct ropts {
 	const char *paths[16];
 	int npaths;
 	const char *kind, *facts, *cluster, *out;
-	int json;
+	int json, ids;
 	char **rest;
 	int nrest;
 };
@@ -88,6 +89,7 @@ static int parse(int argc, char **argv, struct ropts *o)
 		{ "facts", required_argument, NULL, 'f' },
 		{ "cluster", required_argument, NULL, 'c' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "ids", no_argument, NULL, 'i' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -111,6 +113,7 @@ static int parse(int argc, char **argv, struct ropts *o)
 		case 'f': o->facts = optarg; break;
 		case 'c': o->cluster = optarg; break;
 		case 'j': o->json = 1; break;
+		case 'i': o->ids = 1; break;
 		case 'o': o->out = optarg; break;
 		default:
 			if (optopt)
@@ -158,16 +161,22 @@ static int cmd_list(const struct ropts *o)
 		const struct mt_rule *r = &rs->rules[i];
 		if (k >= 0 && r->kind != k)
 			continue;
+		if (o->ids) {
+			printf("%s\n", r->id);
+			continue;
+		}
 		mt_table_cell(&t, "%s", r->id);
 		mt_table_cell(&t, "%s%s", mt_rule_kind_name(r->kind), r->disabled ? " (off)" : "");
 		mt_table_cell(&t, "%s", mt_stage_name(r->stage));
 		mt_table_cell(&t, "%s", r->title);
 		shown++;
 	}
-	mt_table_render(&t, &sb, "", MT_TABLE_RULE);
+	if (!o->ids) {
+		mt_table_render(&t, &sb, "", MT_TABLE_RULE);
+		sbuf_addf(&sb, "%d rules\n", shown);
+		fputs(sb.buf, stdout);
+	}
 	mt_table_release(&t);
-	sbuf_addf(&sb, "%d rules\n", shown);
-	fputs(sb.buf, stdout);
 	sbuf_release(&sb);
 	mt_ruleset_free(rs);
 	return 0;

@@ -267,6 +267,8 @@ static void static_facts(struct mt_rules_run *r)
 	F(MODEL_GQA) = !m->mla && m->kv_heads < m->heads;
 	F(MODEL_ROPE) = !m->learned_pos && !m->no_pos;
 	F(MODEL_GATED) = m->gated != 0;
+	F(MODEL_LINEAR_BIAS) = m->linear_bias != 0;
+	F(MODEL_DROPOUT) = m->dropout;
 	F(MODEL_PARAMS) = (double)m->params_total;
 	F(MODEL_ACTIVE_PARAMS) = (double)m->params_active;
 	layer_params = (double)(m->params_total - m->params_embedding) / m->layers;

@@ -90,6 +90,54 @@ for f in tests/cli/*.t; do
 	run_cli "$f"
 done
 
+# --- rule tests: "rule | fires|quiet | arguments" (tests/rules/*.t); a rule fires
+# when the JSON output lists it for the best candidate, or counts candidates it
+# pruned.  Then: every bundled rule must have a case of each kind.
+run_fire() { # file
+	while IFS= read -r line; do
+		case $line in ''|'#'*) continue ;; esac
+		rule=$(printf '%s' "$line" | cut -d'|' -f1 | tr -d ' ')
+		want=$(printf '%s' "$line" | cut -d'|' -f2 | tr -d ' ')
+		args=$(printf '%s' "$line" | cut -d'|' -f3- | sed 's/^ *//')
+		out="$tmp/fire.out"
+		case $args in
+		advise*|estimate*) extra="--format json --top 1" ;;
+		*) extra="--json" ;;
+		esac
+		(cd "$tmp/work" && eval "set -- $args $extra" && "$MEGATUNE" "$@") >"$out" 2>&1 </dev/null
+		rc=$?
+		if grep -Eq "\"id\": \"$rule\"|\"$rule\": [1-9]" "$out"; then got=fires; else got=quiet; fi
+		name="$rule $want: $args"
+		if [ "$rc" -ne 0 ] && [ "$rc" -ne 1 ]; then
+			report fail "rules: $name" "exit status $rc
+$(head -5 "$out")"
+		elif [ "$got" = "$want" ]; then
+			report ok "rules: $name"
+			echo "$rule $want" >>"$tmp/fire-seen"
+		else
+			report fail "rules: $name" "the rule is $got"
+		fi
+	done <"$1"
+}
+: >"$tmp/fire-seen"
+for f in tests/rules/*.t; do
+	[ -f "$f" ] || continue
+	case $(basename "$f") in *"$PATTERN"*) ;; *) continue ;; esac
+	[ -x "$MEGATUNE" ] || { report skip "$(basename "$f")" "no $MEGATUNE"; continue; }
+	run_fire "$f"
+	missing=""
+	for id in $("$MEGATUNE" rules list --ids); do
+		for kind in fires quiet; do
+			grep -qx "$id $kind" "$tmp/fire-seen" || missing="$missing $id($kind)"
+		done
+	done
+	if [ -z "$missing" ]; then
+		report ok "rules: every bundled rule has a passing case where it fires and one where it does not"
+	else
+		report fail "rules: every bundled rule has a passing case where it fires and one where it does not" "missing:$missing"
+	fi
+done
+
 # --- shell tests: tests/cli/*.sh exit 0 (pass), 77 (skip) or other (fail)
 for f in tests/cli/*.sh; do
 	[ -f "$f" ] || continue
