@@ -97,9 +97,11 @@ static int distance(const char *a, size_t na, const char *b)
 
 const char *mt_fact_suggest(const char *name, size_t n)
 {
-	int i, best = 4, d;
+	int i, best = n > 12 ? (int)n / 4 + 1 : 4, d;
 	const char *sug = NULL;
 	const char *dot = memchr(name, '.', n);
+	const char *last = dot ? dot + 1 : name;
+	size_t nl = n - (size_t)(last - name);
 
 	for (i = 0; i < MT_F_N; i++) {
 		d = distance(name, n, mt_facts[i].name);
@@ -108,13 +110,12 @@ const char *mt_fact_suggest(const char *name, size_t n)
 			sug = mt_facts[i].name;
 		}
 	}
-	if (sug || !dot)
+	if (sug)
 		return sug;
 	/* the same last part under another prefix: cp_comm -> config.cp_comm */
 	for (i = 0; i < MT_F_N; i++) {
 		const char *fd = strchr(mt_facts[i].name, '.');
-		if (fd && !strncmp(fd, dot, n - (size_t)(dot - name)) &&
-		    strlen(fd) == n - (size_t)(dot - name))
+		if (fd && strlen(fd + 1) == nl && !strncmp(fd + 1, last, nl))
 			return mt_facts[i].name;
 	}
 	return NULL;

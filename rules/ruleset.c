@@ -446,6 +446,12 @@ static void directive(struct pstate *ps, int line, const char *kw, size_t kwl, c
 		rs->ndisables++;
 		return;
 	}
+	if (!(IS("TITLE") || IS("KIND") || IS("WHEN") || IS("SET") || IS("ARG") || IS("BRIDGE") ||
+	      IS("ENV") || IS("SAY") || IS("CITE"))) {
+		perr(ps, line, "unknown directive '%.*s'; expected RULE, TITLE, KIND, WHEN, SET, ARG, "
+		     "BRIDGE, ENV, SAY, CITE or DISABLE", (int)kwl, kw);
+		return;
+	}
 	if (!ps->open) {
 		perr(ps, line, "%.*s outside a rule (a rule starts with RULE id)", (int)kwl, kw);
 		return;
@@ -680,8 +686,19 @@ int mt_ruleset_add_text(struct mt_ruleset *rs, const char *file, const char *tex
 			line++;
 			if (n && text[i + n - 1] == '\r')
 				n--;
+			/* a continuation starts after its indentation */
+			if (logical.len) {
+				while (n && (text[i] == ' ' || text[i] == '\t')) {
+					i++;
+					n--;
+				}
+			}
 			if (n && text[i + n - 1] == '\\') {
-				sbuf_add(&logical, text + i, n - 1);
+				/* joined with exactly one space */
+				size_t k = n - 1;
+				while (k && (text[i + k - 1] == ' ' || text[i + k - 1] == '\t'))
+					k--;
+				sbuf_add(&logical, text + i, k);
 				sbuf_addc(&logical, ' ');
 				i = e + 1;
 				if (i < len)
@@ -826,17 +843,19 @@ int mt_ruleset_finish(struct mt_ruleset *rs)
 {
 	int i, j, keep = 0;
 
-	/* duplicate ids: the later definition is the problem */
+	/* duplicate ids: reported at the user's file when one of the two is
+	 * bundled, else at the later one, which is dropped */
 	for (i = 0; i < rs->n; i++) {
 		for (j = 0; j < i; j++)
 			if (!rs->rules[j].disabled && !strcmp(rs->rules[i].id, rs->rules[j].id))
 				break;
 		if (j < i) {
-			problem(rs, rs->rules[i].file, rs->rules[i].line,
+			int bad = rs->rules[j].user && !rs->rules[i].user ? j : i, other = bad == i ? j : i;
+			problem(rs, rs->rules[bad].file, rs->rules[bad].line,
 				"duplicate rule id '%s', also defined at %s:%d (to replace a rule, "
-				"DISABLE it and give yours another id)", rs->rules[i].id,
-				rs->rules[j].file, rs->rules[j].line);
-			rs->rules[i].disabled = 2; /* dropped below */
+				"DISABLE it and give yours another id)", rs->rules[bad].id,
+				rs->rules[other].file, rs->rules[other].line);
+			rs->rules[bad].disabled = 2; /* dropped below */
 		}
 	}
 	for (i = 0; i < rs->ndisables; i++) {

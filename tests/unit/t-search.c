@@ -6,6 +6,7 @@
 
 #include "testutil.h"
 
+#include "../../rules/engine.h"
 #include "../../tuner/perf.h"
 #include "../../tuner/search.h"
 
@@ -299,6 +300,44 @@ static void search_allocations_do_not_grow_with_the_space(void **state)
 	assert_true(large <= small + 8);
 }
 
+/* With the bundled rules the search still allocates a fixed amount: the rule
+ * engine's tables are allocated when its run starts, and evaluating rules
+ * allocates nothing. */
+static void search_with_rules_allocates_a_fixed_amount(void **state)
+{
+	struct mt_error err = MT_ERROR_INIT;
+	struct mt_ruleset *rs = mt_ruleset_new();
+	struct mt_rules_run *rr;
+	struct mt_search_result *r = calloc(1, sizeof(*r));
+	struct mt_model m;
+	struct mt_job j;
+	long n[2];
+	long long evaluated[2];
+	int k;
+
+	(void)state;
+	assert_non_null(rs);
+	assert_int_equal(mt_ruleset_add_bundled(rs), 0);
+	assert_int_equal(mt_ruleset_finish(rs), 0);
+	for (k = 0; k < 2; k++) {
+		assert_int_equal(mt_model_load(k ? "qwen3-235b-a22b" : "llama3-8b", &m, &err), 0);
+		job(&j, k ? 256 : 8, k ? 4096 : 8192, k ? 2048 : 64);
+		assert_int_equal(mt_rules_start(rs, &m, h100, &j, &rr, &err), 0);
+		allocations = 0;
+		assert_int_equal(mt_search(&m, h100, &j, rr, r, &err), 0);
+		n[k] = allocations;
+		evaluated[k] = r->evaluated;
+		assert_false(r->relaxed);
+		assert_true(r->ntop > 0);
+		mt_rules_end(rr);
+	}
+	assert_true(evaluated[1] > 3 * evaluated[0]);
+	assert_int_equal(n[0], n[1]);
+	assert_true(n[1] <= 8);
+	free(r);
+	mt_ruleset_free(rs);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -310,6 +349,7 @@ int main(void)
 		cmocka_unit_test(impossible_requests),
 		cmocka_unit_test(evaluation_does_not_allocate),
 		cmocka_unit_test(search_allocations_do_not_grow_with_the_space),
+		cmocka_unit_test(search_with_rules_allocates_a_fixed_amount),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
