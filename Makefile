@@ -41,7 +41,7 @@ BENCH_SRC  = $(wildcard bench/*.c)
 BENCH_BIN  = $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 FUZZ_SRC   = $(wildcard tests/fuzz/fuzz-*.c)
 
-.PHONY: all test check demo bench clean deps unit fuzz
+.PHONY: all test check demo bench clean deps unit fuzz docs
 
 all: $(BUILD)/megatune
 
@@ -101,6 +101,10 @@ check: deps
 
 demo: deps all
 	$(BUILD)/megatune advise --model llama3-70b --cluster dgx-h100 --gpus 64 --seq 8192 --gbs 128
+
+# docs/RULES.md is generated from the rule files and the fact table
+docs: all
+	$(BUILD)/megatune rules doc -o docs/RULES.md
 
 bench: deps all $(BENCH_BIN)
 	@for b in $(BENCH_BIN); do $$b $(BUILD)/megatune || exit 1; done

@@ -531,6 +531,19 @@ static int group_of(const struct mt_fired *f)
 	return G_ADVICE;
 }
 
+/* The explanations in the order a reader asks: TP, PP, CP, EP, bucket, then
+ * any other why-* rule (a site's own). */
+static int why_order(const struct mt_fired *f)
+{
+	static const char *const order[] = { "why-tp", "why-pp", "why-cp", "why-ep", "why-bucket" };
+	unsigned i;
+
+	for (i = 0; i < sizeof(order) / sizeof(order[0]); i++)
+		if (!strcmp(f->rule->id, order[i]))
+			return (int)i;
+	return (int)i;
+}
+
 static void rules_lines(struct sbuf *sb, const struct mt_explain *ex, const char *ind)
 {
 	static const char *const heads[G_N] = {
@@ -551,13 +564,16 @@ static void rules_lines(struct sbuf *sb, const struct mt_explain *ex, const char
 	if (w > 26)
 		w = 26;
 	for (g = 0; g < G_N; g++) {
+		int pass, passes = g == G_WHY ? 6 : 1;
+
 		any = 0;
+		for (pass = 0; pass < passes; pass++)
 		for (i = 0; i < ex->n; i++) {
 			const struct mt_fired *f = &ex->v[i];
 			struct sbuf line = SBUF_INIT;
 			size_t n;
 
-			if (group_of(f) != g)
+			if (group_of(f) != g || (g == G_WHY && why_order(f) != pass))
 				continue;
 			if (!any)
 				sbuf_addf(sb, "%s%s", ind, heads[g]);

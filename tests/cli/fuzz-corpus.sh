@@ -1,12 +1,14 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # The fuzz targets, built with a plain main(), run over the seed corpus and
-# every prefix of it: bundled models and profiles and the bad-input fixtures.
+# every prefix of it: bundled models, profiles and rules, and the bad-input
+# fixtures.
 set -eu
 B=${BUILD:-build}
-for t in fuzz-model fuzz-profile fuzz-advise; do
+for t in fuzz-model fuzz-profile fuzz-advise fuzz-rules; do
 	[ -x "$B/tests/$t" ] || { echo "missing $B/tests/$t"; exit 1; }
 done
 "$B/tests/fuzz-model" models/*.json tests/fixtures/models/*.json tests/fixtures/bad/*.json
 "$B/tests/fuzz-profile" profiles/*.json tests/fixtures/bad/*.json
 "$B/tests/fuzz-advise" models/llama3-8b.json models/qwen3-30b-a3b.json tests/fixtures/models/sc21-gpt-1.7b.json
+"$B/tests/fuzz-rules" rules/defs/*.rules tests/fixtures/rules/*.rules tests/fixtures/bad/*.rules
