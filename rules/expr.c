@@ -43,7 +43,7 @@ struct ins {
 enum fn {
 	FN_MIN, FN_MAX, FN_ABS, FN_CEIL, FN_FLOOR, FN_ROUND, FN_LOG2, FN_SQRT, FN_POW,
 	FN_DIVIDES, FN_IF, FN_HAS, FN_VERSION, FN_BUSBW, FN_COLL_TIME, FN_PLATEAU, FN_KNEE,
-	FN_GEMM, FN_OFFLOAD, FN_PER_DOMAIN, FN_BEST, FN_LEAST_MEM, FN_N
+	FN_GEMM, FN_OFFLOAD, FN_PER_DOMAIN, FN_BEST, FN_LEAST_MEM, FN_PROVENANCE, FN_N
 };
 
 /* argument kinds: n number, s string (checked when a literal) */
@@ -78,12 +78,13 @@ static const struct fninfo fns[FN_N] = {
 	[FN_PER_DOMAIN] = { "per_domain", 2, 2, "nn", 0, MT_ST_STATIC },
 	[FN_BEST] = { "best", 2, 10, "", 0, MT_ST_SEARCH },
 	[FN_LEAST_MEM] = { "least_mem", 2, 10, "", 0, MT_ST_SEARCH },
+	[FN_PROVENANCE] = { "provenance", 3, 3, "snn", 0, MT_ST_STATIC },
 };
 
 const char *const mt_expr_functions[] = {
 	"min", "max", "abs", "ceil", "floor", "round", "log2", "sqrt", "pow", "divides", "if",
 	"has", "version", "busbw", "coll_time", "plateau", "knee", "gemm_tflops", "offload_gbps",
-	"per_domain", "best", "least_mem", NULL,
+	"per_domain", "best", "least_mem", "provenance", NULL,
 };
 
 static const char *const best_knobs[MT_BK_N] = {
@@ -465,7 +466,7 @@ static struct desc parse_call(struct cc *c, int f, size_t at)
 			fail(c, at, "version(\"%s\"): expected a version like \"2.26\" or \"2.21.5\"", s);
 		break;
 	}
-	case FN_BUSBW: case FN_COLL_TIME: case FN_PLATEAU: case FN_KNEE: {
+	case FN_BUSBW: case FN_COLL_TIME: case FN_PLATEAU: case FN_KNEE: case FN_PROVENANCE: {
 		const char *s = lit(c, args[0].str_ins);
 		if (s && !coll_ok(s))
 			fail(c, at, "%s(\"%s\"): unknown collective; expected all_reduce, all_gather, "
@@ -544,6 +545,8 @@ static struct desc parse_call(struct cc *c, int f, size_t at)
 		for (i = 0; i < argc; i++)
 			need_num(c, args[i], at, fi->name);
 	}
+	if (f == FN_PROVENANCE)
+		d.type = MT_VT_STR;
 	return d;
 }
 
@@ -1097,6 +1100,19 @@ static double call(struct mt_expr *e, const struct ins *in, const struct mt_val 
 	return r;
 }
 
+/* provenance(op, ranks, per_domain): where that curve comes from, in words */
+static const char *provenance(const struct mt_val *a, const struct mt_env *env)
+{
+	int op;
+
+	if (!env->cluster || !a[0].s || !(a[1].n >= 1) || !(a[2].n >= 1))
+		return NULL;
+	op = mt_coll_parse(a[0].s);
+	if (op < 0)
+		return NULL;
+	return mt_coll_provenance(env->cluster, op, (int)a[1].n, (int)a[2].n);
+}
+
 static int veq(struct mt_val x, struct mt_val y)
 {
 	if (x.s || y.s)
@@ -1145,6 +1161,12 @@ struct mt_val mt_expr_eval(struct mt_expr *e, const struct mt_env *env)
 			int argc = in->b;
 			double r;
 			sp -= argc;
+			if (in->a == FN_PROVENANCE) {
+				st[sp].s = provenance(st + sp, env);
+				st[sp].n = st[sp].s ? 0 : NAN;
+				sp++;
+				break;
+			}
 			r = call(e, in, st + sp, env);
 			st[sp++] = num(r);
 			break;

@@ -11,6 +11,8 @@
  *                plateau(op, ranks, per_domain)  knee(op, ranks, per_domain, frac)
  *                gemm_tflops(dtype, m, n, k)  offload_gbps(dir)  per_domain(n, stride)
  *                best(knob, value, ...)  least_mem(knob, value, ...)
+ *                provenance(op, ranks, per_domain): "measured", "published
+ *                measurement", "derived, not measured", ... (a string)
  *
  * An enumeration fact compared with a string literal compiles to a number
  * comparison, and an unknown value is a compile error (config.cp_comm ==

@@ -806,7 +806,7 @@ int mt_ruleset_add_path(struct mt_ruleset *rs, const char *path, int user)
 			total = 1;
 		}
 	}
-	if (total >= 0) {
+	if (total >= 0 && n > 0) {
 		qsort(names, (size_t)n, sizeof(*names), cmp_str);
 		for (i = 0; i < n; i++) {
 			rc = add_file(rs, names[i], user);
@@ -1040,6 +1040,7 @@ static const char doc_head[] =
 	"| `gemm_tflops(dtype, m, n, k)` | the profile's GEMM rate at that shape |\n"
 	"| `offload_gbps(\"h2d\"\\|\"d2h\"\\|\"bidir\")` | host<->device copy bandwidth |\n"
 	"| `per_domain(n, stride)` | members of a group of `n` ranks at `stride` that share an NVLink domain |\n"
+	"| `provenance(op, ranks, per_domain)` | where the profile's curve for that collective comes from, in words: `measured`, `published measurement`, `derived, not measured` (a string) |\n"
 	"| `best(knob, value, ...)` | (advise) the least step time among the feasible candidates with those knob values; knobs `tp`, `pp`, `cp`, `ep`, `etp` combine, `vpp`, `mbs`, `recompute`, `dist_opt`, `sp`, `cp_comm` stand alone; n/a when none |\n"
 	"| `least_mem(knob, value, ...)` | (advise) the least memory (bytes) among the candidates with those knob values, fitting or not |\n"
 	"\n"

@@ -1022,6 +1022,36 @@ double mt_coll_busbw(const struct mt_cluster *c, int op, int nranks, int per_dom
 	return curve_busbw(cv, bytes);
 }
 
+const char *mt_coll_provenance(const struct mt_cluster *c, int op, int nranks, int per_domain)
+{
+	const struct mt_coll_curve *cv;
+	const struct mt_source *src;
+	int span, sub = 0;
+
+	if (nranks <= 1)
+		return "no communication";
+	if (per_domain < 1)
+		per_domain = 1;
+	if (per_domain > nranks)
+		per_domain = nranks;
+	span = (per_domain == nranks && nranks <= c->nvlink_domain) ? MT_SPAN_NVLINK
+								     : MT_SPAN_NETWORK;
+	cv = find_curve(c, op, span, nranks, per_domain);
+	if (!cv) {
+		cv = find_curve_any(c, op, span, nranks, per_domain);
+		sub = cv != NULL;
+	}
+	if (!cv)
+		return span == MT_SPAN_NETWORK ? "estimated from the NIC line rate"
+					       : "estimated from the NVLink line rate";
+	src = mt_cluster_source(c, cv->src);
+	if (src && (!strcmp(src->kind, "measured") || !strcmp(src->kind, "imported")))
+		return sub ? "measured, from another collective's curve" : "measured";
+	if (src && !strcmp(src->kind, "published"))
+		return sub ? "published, from another collective's curve" : "published measurement";
+	return sub ? "derived, from another collective's curve" : "derived, not measured";
+}
+
 double mt_coll_time(const struct mt_cluster *c, int op, int nranks, int per_domain,
 		    double bytes)
 {

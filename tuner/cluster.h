@@ -182,6 +182,12 @@ double mt_coll_time(const struct mt_cluster *c, int op, int nranks, int per_doma
 double mt_coll_busbw(const struct mt_cluster *c, int op, int nranks, int per_domain,
 		     double bytes);
 
+/* Where the curve mt_coll_busbw() uses comes from, in words: "measured",
+ * "published measurement", "derived, not measured", "... from another
+ * collective's curve" when the profile lacks this one, or a line-rate
+ * estimate.  A static string. */
+const char *mt_coll_provenance(const struct mt_cluster *c, int op, int nranks, int per_domain);
+
 /* Host<->device copy bandwidth (GB/s), pinned NUMA-local memory. */
 double mt_offload_gbps(const struct mt_cluster *c, int dir);
 

@@ -194,6 +194,10 @@ static void curves_of_the_profile(void **state)
 	assert_true(num("coll_time(\"all_gather\", 1, 1, 1Gi)") == 0);
 	assert_true(num("gemm_tflops(\"bf16\", 8192, 8192, 8192)") > 500);
 	assert_true(num("offload_gbps(\"h2d\")") > 10);
+	/* where a curve comes from: 8-GPU NVLink all-reduce published, 4-GPU derived */
+	assert_string_equal(eval("provenance(\"all_reduce\", 8, 8)").s, "published measurement");
+	assert_string_equal(eval("provenance(\"reduce_scatter\", 8, 8)").s, "measured");
+	assert_string_equal(eval("provenance(\"reduce_scatter\", 4, 4)").s, "derived, not measured");
 	/* without a cluster the look-ups are n/a */
 	env.cluster = NULL;
 	assert_true(isnan(num("busbw(\"all_reduce\", 8, 8, 1Mi)")));
