@@ -138,7 +138,7 @@ static void json_head(struct jw *w, const struct mt_model *m, const struct mt_cl
 
 static void json_kv_array(struct jw *w, const char *key, const struct mt_kv *kv, int n, int args)
 {
-	char buf[200];
+	char buf[400];
 	int i;
 
 	jw_arr(w, key);
@@ -154,7 +154,7 @@ static void json_kv_array(struct jw *w, const char *key, const struct mt_kv *kv,
 					jw_str(w, NULL, tok);
 			}
 		} else {
-			snprintf(buf, sizeof(buf), "%.95s=%.95s", kv[i].key, kv[i].val);
+			snprintf(buf, sizeof(buf), "%.95s=%.255s", kv[i].key, kv[i].val);
 			jw_str(w, NULL, buf);
 		}
 	}
@@ -315,6 +315,8 @@ static void json_candidate(struct jw *w, const struct mt_model *m, const struct 
 
 	json_rules(w, ex);
 
+	if (ex && ex->dropped)
+		jw_int(w, "rule_flags_dropped", ex->dropped);
 	n = mt_candidate_args(m, j, c, ex, kv);
 	json_kv_array(w, "megatron_args", kv, n, 1);
 	n = mt_candidate_bridge(m, j, c, ex, kv);
@@ -486,6 +488,9 @@ static void flags_lines(struct sbuf *sb, const struct mt_model *m, const struct 
 		mt_kv_render(sb, kv, n, MT_KV_ASSIGN, " \\\n    ");
 	}
 	sbuf_addc(sb, '\n');
+	if (ex && ex->dropped)
+		sbuf_addf(sb, "  (%d more flags from rules left out: at most %d of each kind)\n",
+			  ex->dropped, MT_RULE_KV_MAX);
 }
 
 /* Append `text` wrapped at `width` columns; continuation lines start with

@@ -57,6 +57,7 @@ struct mt_rules_run {
 	int relaxed_one;        /* the one constraint relaxed, or -1 */
 	int observing;
 	struct best best;
+	signed char vsplit[MT_MAX_PP + 1];  /* per PP: -1 unknown, 1 some VPP > 1 splits */
 	double nccl_code;
 };
 
@@ -158,9 +159,9 @@ static double best_fn(void *ctx, int what, const int *knob, const double *val, i
 	if (!r->observing || n < 1)
 		return NAN;
 	if (knob[0] > MT_BK_ETP) {
-		x = (int)val[0];
-		if (val[0] != x || x < 0)
+		if (!(val[0] >= 0 && val[0] < SMALL_MAX) || val[0] != floor(val[0]))
 			return NAN;
+		x = (int)val[0];
 		switch (knob[0]) {
 		case MT_BK_VPP: p = x < SMALL_MAX ? &b->vpp[x] : NULL; break;
 		case MT_BK_MBS: p = x < SMALL_MAX ? &b->mbs[x] : NULL; break;
@@ -238,6 +239,8 @@ static int gemm_measured(const struct mt_cluster *c, int dt)
 #define F(id) r->facts[MT_F_##id].n
 #define S(id) r->facts[MT_F_##id].s
 
+static void cluster_facts(struct mt_val *f, const struct mt_cluster *c);
+
 static void static_facts(struct mt_rules_run *r)
 {
 	const struct mt_model *m = r->m;
@@ -287,6 +290,17 @@ static void static_facts(struct mt_rules_run *r)
 	F(JOB_MOE_DISPATCHER) = j->moe_dispatcher;
 	F(JOB_MEM_HEADROOM) = j->mem_headroom;
 
+	cluster_facts(r->facts, c);
+	F(MEM_CAPACITY) = c->memory_bytes * (1 - j->mem_headroom);
+}
+
+#undef F
+#undef S
+#define F(id) f[MT_F_##id].n
+#define S(id) f[MT_F_##id].s
+
+static void cluster_facts(struct mt_val *f, const struct mt_cluster *c)
+{
 	S(CLUSTER_NAME) = c->name;
 	S(CLUSTER_GPU) = c->gpu_name;
 	F(CLUSTER_CC) = nz(c->compute_capability);
@@ -307,14 +321,17 @@ static void static_facts(struct mt_rules_run *r)
 	F(CLUSTER_OPT_GPPS) = nz(c->optimizer_gparams_per_s);
 	F(CLUSTER_NCCL) = version_of(c->nccl_version);
 	F(CLUSTER_GEMM_MEASURED) = gemm_measured(c, MT_DT_BF16) && gemm_measured(c, MT_DT_FP8);
-	F(MEM_CAPACITY) = c->memory_bytes * (1 - j->mem_headroom);
 }
+
+#undef F
+#undef S
+#define F(id) r->facts[MT_F_##id].n
+#define S(id) r->facts[MT_F_##id].s
 
 static int uses_search_fn(const struct mt_rule *rl)
 {
-	/* best() and least_mem() put a rule at the search stage; so do the
-	 * search.* facts, which cost nothing to observe for */
-	return rl->stage == MT_ST_SEARCH;
+	/* best() and least_mem(), in its condition or anywhere in its messages */
+	return rl->uses_best;
 }
 
 int mt_rules_start(const struct mt_ruleset *rs, const struct mt_model *m,
@@ -333,6 +350,7 @@ int mt_rules_start(const struct mt_ruleset *rs, const struct mt_model *m,
 	r->c = c;
 	r->j = j;
 	r->pinned = mt_pinned_knobs(j);
+	memset(r->vsplit, -1, sizeof(r->vsplit));
 	r->env.facts = r->facts;
 	r->env.cluster = c;
 	r->env.best = best_fn;
@@ -484,7 +502,8 @@ static int knob_value(int fact, struct mt_val v, double *out)
 	double x = v.n;
 
 	if (mt_facts[fact].type == MT_FT_ENUM) {
-		int idx = v.s ? mt_fact_enum(fact, v.s) : (x == floor(x) ? (int)x : -1);
+		int idx = v.s ? mt_fact_enum(fact, v.s)
+			      : (isfinite(x) && x >= 0 && x < 64 && x == floor(x) ? (int)x : -1);
 		const char *const *e = mt_facts[fact].enums;
 		int n = 0;
 		while (e[n])
@@ -638,6 +657,17 @@ void mt_rules_shape_facts(struct mt_rules_run *r, const struct mt_ctx *x, const 
 
 void mt_rules_pp_facts(struct mt_rules_run *r, int tp, int cp, int pp, int dp, int num_mb)
 {
+	int L = r->m->layers, v;
+
+	if (pp >= 1 && pp <= MT_MAX_PP && r->vsplit[pp] < 0) {
+		r->vsplit[pp] = 0;
+		for (v = 2; pp > 1 && v <= L / pp; v++)
+			if (mt_split_exists(L, pp, v)) {
+				r->vsplit[pp] = 1;
+				break;
+			}
+	}
+	F(PIPE_INTERLEAVABLE) = pp > 1 && pp <= MT_MAX_PP && r->vsplit[pp] == 1 && num_mb % pp == 0;
 	F(CFG_PP) = pp;
 	F(CFG_DP) = dp;
 	F(CFG_NUM_MB) = num_mb;
@@ -735,7 +765,7 @@ static int kv_put(struct mt_kv *kv, int *n, const char *key, const char *val)
 		if (!strcmp(kv[i].key, key))
 			return 0; /* the first rule to set a name wins */
 	if (*n >= MT_RULE_KV_MAX)
-		return -1;
+		return 1; /* dropped, counted by the caller */
 	snprintf(kv[*n].key, sizeof(kv[*n].key), "%s", key);
 	snprintf(kv[*n].val, sizeof(kv[*n].val), "%s", val);
 	(*n)++;
@@ -838,7 +868,7 @@ static void fmt_fact(struct sbuf *sb, int fact, double v)
 
 /* Evaluate every rule with the facts as they are; `search` is 1 for a
  * candidate of the search (set rules are checked against its knobs). */
-static int explain_all(const struct mt_ruleset *rs, const struct mt_val *facts,
+static int explain_all(const struct mt_ruleset *rs, struct mt_val *facts,
 		       const struct mt_env *env, const struct mt_job *j, int search,
 		       const unsigned char *given, struct mt_explain *x, int *skipped)
 {
@@ -855,11 +885,10 @@ static int explain_all(const struct mt_ruleset *rs, const struct mt_val *facts,
 		if (rl->disabled)
 			continue;
 		if (given) {
-			const int *wf;
-			int n, k, all = 1;
-			wf = mt_expr_facts(rl->when, &n);
-			for (k = 0; k < n && all; k++)
-				all = given[wf[k]];
+			/* every fact it reads: condition, values, messages */
+			int k, all = 1;
+			for (k = 0; k < rl->nevidence && all; k++)
+				all = given[rl->evidence[k]];
 			if (!all) {
 				(*skipped)++;
 				continue;
@@ -876,23 +905,24 @@ static int explain_all(const struct mt_ruleset *rs, const struct mt_val *facts,
 			for (s = 0; s < rl->nsets; s++) {
 				int fact = rl->sets[s].fact;
 				double v, have = facts[fact].n, pin;
-				if (decided[fact])
-					break; /* an earlier rule chose this knob */
-				if (knob_value(fact, mt_expr_eval(rl->sets[s].e, env), &v))
-					break;
+				if (decided[fact] || knob_value(fact, mt_expr_eval(rl->sets[s].e, env), &v))
+					continue; /* an earlier rule chose this knob, or no value */
 				decided[fact] = 1;
 				if (eff.len)
 					sbuf_adds(&eff, ", ");
 				sbuf_addf(&eff, "%s = ", mt_facts[fact].name);
 				fmt_fact(&eff, fact, v);
-				if (search && v != have) {
+				if (v != have && (search || given[fact])) {
+					/* a pin, or (facts of a run) what the run used */
 					status = MT_FIRE_OVERRIDDEN;
-					sbuf_adds(&eff, pin_of(j, fact, &pin) ? " (pinned to " : " (not applied: ");
+					sbuf_adds(&eff, !search ? " (the run has " : pin_of(j, fact, &pin)
+						  ? " (pinned to " : " (not applied: ");
 					fmt_fact(&eff, fact, have);
 					sbuf_adds(&eff, ")");
 				}
 			}
-			if (s < rl->nsets) {
+			if (rl->nsets && !eff.len) {
+				/* earlier rules chose every knob it sets */
 				sbuf_release(&eff);
 				continue;
 			}
@@ -914,7 +944,9 @@ static int explain_all(const struct mt_ruleset *rs, const struct mt_val *facts,
 					sbuf_addf(&eff, "%s=%s", o->key, val.buf);
 					rc = kv_put(x->env, &x->nenv, o->key, val.buf);
 				}
-				if (rc || val.failed)
+				if (rc > 0)
+					x->dropped++;
+				if (val.failed)
 					x->failed = 1;
 				sbuf_release(&val);
 			}
@@ -988,14 +1020,43 @@ int mt_rules_on_facts(const struct mt_ruleset *rs, const struct mt_val *facts,
 {
 	struct mt_env env;
 	struct mt_job j;
+	struct mt_val *f = malloc(MT_F_N * sizeof(*f));
+	unsigned char *g = malloc(MT_F_N);
+	int i, rc;
 
 	memset(out, 0, sizeof(*out));
+	*skipped = 0;
+	if (!f || !g) {
+		free(f);
+		free(g);
+		return MT_ENOMEM;
+	}
+	/* a copy: set rules write what they set into it */
+	memcpy(f, facts, MT_F_N * sizeof(*f));
+	memcpy(g, given, MT_F_N);
+	if (c) { /* the cluster's facts, where the file does not give them */
+		struct mt_val cf[MT_F_N];
+		for (i = 0; i < MT_F_N; i++) {
+			cf[i].n = NAN;
+			cf[i].s = NULL;
+		}
+		cluster_facts(cf, c);
+		for (i = 0; i < MT_F_N; i++)
+			if (!g[i] && !strncmp(mt_facts[i].name, "cluster.", 8)) {
+				f[i] = cf[i];
+				g[i] = 1;
+			}
+	}
 	memset(&env, 0, sizeof(env));
-	env.facts = facts;
+	env.facts = f;
 	env.cluster = c;
 	mt_job_init(&j);
-	*skipped = 0;
-	return explain_all(rs, facts, &env, &j, 0, given, out, skipped);
+	rc = explain_all(rs, f, &env, &j, 0, g, out, skipped);
+	/* evidence keeps values, not pointers into f (strings point into the
+	 * file's or the cluster's, which outlive this) */
+	free(f);
+	free(g);
+	return rc;
 }
 
 /* ---------------------------------------------------------------- facts files */

@@ -97,13 +97,14 @@ struct mt_fired {
 	int nev;
 };
 
-#define MT_RULE_KV_MAX 48
+#define MT_RULE_KV_MAX 64
 
 struct mt_explain {
 	struct mt_fired *v;
 	int n, cap;
 	struct mt_kv args[MT_RULE_KV_MAX], bridge[MT_RULE_KV_MAX], env[MT_RULE_KV_MAX];
 	int nargs, nbridge, nenv;
+	int dropped;       /* flags beyond MT_RULE_KV_MAX per list, left out */
 	int failed;        /* out of memory while building it */
 };
 
@@ -117,9 +118,10 @@ int mt_rules_explain(struct mt_rules_run *r, const struct mt_eval *e, int rank, 
 /* ---- findings */
 
 /* Evaluate rules on facts given by a file (megatune.facts/1): `given[f]` is
- * 1 for the facts present.  A rule is evaluated when every fact of its WHEN
- * is given; *skipped counts the others.  The cluster may be NULL (curve
- * functions are then n/a). */
+ * 1 for the facts present.  A rule is evaluated when every fact it reads is
+ * given (the cluster's facts come from `c` where the file lacks them);
+ * *skipped counts the others.  The cluster may be NULL (curve functions are
+ * then n/a). */
 int mt_rules_on_facts(const struct mt_ruleset *rs, const struct mt_val *facts,
 		      const unsigned char *given, const struct mt_cluster *c,
 		      struct mt_explain *out, int *skipped);

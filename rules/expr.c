@@ -105,6 +105,7 @@ struct cache {
 	int used, next;
 	double key[CACHE_WAYS][4];
 	const char *skey[CACHE_WAYS];
+	const struct mt_cluster *cl[CACHE_WAYS];
 	double val[CACHE_WAYS];
 };
 
@@ -115,8 +116,9 @@ struct mt_expr {
 	unsigned knobs;
 	int type;
 	int bare;           /* the fact it is exactly, or -1 */
-	int facts[32];
+	int facts[64];
 	int nfacts;
+	int uses_best;      /* calls best() or least_mem() */
 	struct cache *caches;
 	int ncache;
 	char *pool;         /* string literals */
@@ -139,8 +141,10 @@ struct cc {
 	struct mt_expr *e;
 	struct mt_cerr *ce;
 	int failed;
-	int nstr;           /* string literal offsets are fixed up at the end */
+	int depth;          /* nesting of the recursive descent */
 };
+
+#define NEST_MAX 200
 
 static void fail(struct cc *c, size_t at, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
@@ -227,8 +231,9 @@ static void expect(struct cc *c, const char *tok)
 	}
 }
 
-static void add_fact(struct mt_expr *e, int f)
+static void add_fact(struct cc *c, int f)
 {
+	struct mt_expr *e = c->e;
 	int i;
 
 	if (mt_facts[f].stage > e->stage)
@@ -237,7 +242,10 @@ static void add_fact(struct mt_expr *e, int f)
 	for (i = 0; i < e->nfacts; i++)
 		if (e->facts[i] == f)
 			return;
-	if (e->nfacts < (int)(sizeof(e->facts) / sizeof(e->facts[0])))
+	if (e->nfacts == (int)(sizeof(e->facts) / sizeof(e->facts[0])))
+		fail(c, c->i, "an expression reads at most %d different facts",
+		     (int)(sizeof(e->facts) / sizeof(e->facts[0])));
+	else
 		e->facts[e->nfacts++] = f;
 }
 
@@ -401,6 +409,8 @@ static struct desc parse_call(struct cc *c, int f, size_t at)
 
 	if (fi->stage > c->e->stage)
 		c->e->stage = fi->stage;
+	if (f == FN_BEST || f == FN_LEAST_MEM)
+		c->e->uses_best = 1;
 	if (f == FN_IF) {
 		/* lazy: cond JF else; a JMP end; else: b */
 		int jf, jmp;
@@ -520,7 +530,7 @@ static struct desc parse_call(struct cc *c, int f, size_t at)
 				c->e->code[args[i + 1].str_ins].n = idx;
 			}
 		}
-		if (argc > 2) {
+		if (argc > 2 && !c->failed) {
 			/* (tp, pp, cp, ep, etp) combine; the others stand alone */
 			for (i = 0; i < argc; i += 2) {
 				int b = (int)c->e->code[args[i].str_ins].n;
@@ -533,6 +543,9 @@ static struct desc parse_call(struct cc *c, int f, size_t at)
 	default:
 		break;
 	}
+	for (i = 0; i < argc && !c->failed; i++)
+		if (args[i].str_ins >= 0 && c->e->code[args[i].str_ins].op == OP_STR)
+			c->e->code[args[i].str_ins].b = 1; /* an argument, not a result */
 	ins = emit(c, OP_CALL, f, 0);
 	if (ins >= 0) {
 		c->e->code[ins].b = argc;
@@ -626,7 +639,7 @@ static struct desc parse_primary(struct cc *c)
 			struct desc d = d_of(mt_facts[f].type == MT_FT_STR ? MT_VT_STR : MT_VT_NUM);
 			emit(c, OP_FACT, f, 0);
 			push(c, 1);
-			add_fact(c->e, f);
+			add_fact(c, f);
 			if (mt_facts[f].type == MT_FT_ENUM)
 				d.efact = f;
 			if (mt_facts[f].type == MT_FT_BOOL)
@@ -648,7 +661,13 @@ static struct desc parse_power(struct cc *c)
 	skip_ws(c);
 	at = c->i;
 	if (accept(c, "^")) {
-		struct desc r = parse_unary(c);
+		struct desc r;
+		if (++c->depth > NEST_MAX) {
+			fail(c, at, "expression nested more than %d deep", NEST_MAX);
+			return d_of(MT_VT_NUM);
+		}
+		r = parse_unary(c);
+		c->depth--;
 		need_num(c, d, at, "'^'");
 		need_num(c, r, at, "'^'");
 		emit(c, OP_POW, 0, 0);
@@ -665,7 +684,13 @@ static struct desc parse_unary(struct cc *c)
 	skip_ws(c);
 	at = c->i;
 	if (accept(c, "-")) {
-		struct desc d = parse_unary(c);
+		struct desc d;
+		if (++c->depth > NEST_MAX) {
+			fail(c, at, "expression nested more than %d deep", NEST_MAX);
+			return d_of(MT_VT_NUM);
+		}
+		d = parse_unary(c);
+		c->depth--;
 		need_num(c, d, at, "'-'");
 		emit(c, OP_NEG, 0, 0);
 		return d_of(MT_VT_NUM);
@@ -777,6 +802,12 @@ static struct desc parse_cmp(struct cc *c)
 		if (d.type != MT_VT_ANY && r.type != MT_VT_ANY && d.type != r.type)
 			fail(c, at, "'%s' compares %s with %s", ops[i].tok, type_name(d.type),
 			     type_name(r.type));
+		if (!c->failed) { /* compared, not a result */
+			if (d.str_ins >= 0 && c->e->code[d.str_ins].op == OP_STR)
+				c->e->code[d.str_ins].b = 1;
+			if (r.str_ins >= 0 && c->e->code[r.str_ins].op == OP_STR)
+				c->e->code[r.str_ins].b = 1;
+		}
 		if (ops[i].op != OP_EQ && ops[i].op != OP_NE &&
 		    (d.type == MT_VT_STR || r.type == MT_VT_STR))
 			fail(c, at, "'%s' needs numbers", ops[i].tok);
@@ -796,14 +827,24 @@ static struct desc parse_not(struct cc *c)
 
 	skip_ws(c);
 	at = c->i;
+	if (c->depth > NEST_MAX) {
+		fail(c, at, "expression nested more than %d deep", NEST_MAX);
+		return d_of(MT_VT_NUM);
+	}
 	if ((c->i + 1 >= c->n || c->s[c->i + 1] != '=') && accept(c, "!")) {
-		struct desc d = parse_not(c);
+		struct desc d;
+		c->depth++;
+		d = parse_not(c);
+		c->depth--;
 		need_num(c, d, at, "'!'");
 		emit(c, OP_NOT, 0, 0);
 		return d_of(MT_VT_NUM);
 	}
 	if (accept(c, "not")) {
-		struct desc d = parse_not(c);
+		struct desc d;
+		c->depth++;
+		d = parse_not(c);
+		c->depth--;
 		need_num(c, d, at, "'not'");
 		emit(c, OP_NOT, 0, 0);
 		return d_of(MT_VT_NUM);
@@ -834,7 +875,25 @@ static struct desc parse_and(struct cc *c)
 	}
 }
 
+static struct desc parse_expr_nested(struct cc *c);
+
+/* Every path that recurses goes through here: a bound on the nesting keeps
+ * a hostile rule file from exhausting the C stack. */
 static struct desc parse_expr(struct cc *c)
+{
+	struct desc d;
+
+	if (++c->depth > NEST_MAX) {
+		fail(c, c->i, "expression nested more than %d deep", NEST_MAX);
+		c->depth--;
+		return d_of(MT_VT_NUM);
+	}
+	d = parse_expr_nested(c);
+	c->depth--;
+	return d;
+}
+
+static struct desc parse_expr_nested(struct cc *c)
 {
 	struct desc d = parse_and(c);
 
@@ -914,6 +973,7 @@ int mt_expr_stage(const struct mt_expr *e) { return e->stage; }
 unsigned mt_expr_knobs(const struct mt_expr *e) { return e->knobs; }
 int mt_expr_type(const struct mt_expr *e) { return e->type; }
 int mt_expr_bare_fact(const struct mt_expr *e) { return e->bare; }
+int mt_expr_uses_best(const struct mt_expr *e) { return e->uses_best; }
 
 const int *mt_expr_facts(const struct mt_expr *e, int *n)
 {
@@ -927,7 +987,7 @@ int mt_expr_check_enum(const struct mt_expr *e, int fact, struct mt_cerr *ce)
 
 	for (i = 0; i < e->n; i++) {
 		const char *s;
-		if (e->code[i].op != OP_STR)
+		if (e->code[i].op != OP_STR || e->code[i].b)
 			continue;
 		s = e->pool + e->code[i].a;
 		if (mt_fact_enum(fact, s) < 0) {
@@ -1061,7 +1121,7 @@ static double call(struct mt_expr *e, const struct ins *in, const struct mt_val 
 			return NAN;
 	if (cache) {
 		for (i = 0; i < cache->used; i++) {
-			int j, same = cache->skey[i] == a[0].s;
+			int j, same = cache->skey[i] == a[0].s && cache->cl[i] == cl;
 			for (j = 1; j < argc && same; j++)
 				same = cache->key[i][j] == a[j].n;
 			if (same)
@@ -1093,6 +1153,7 @@ static double call(struct mt_expr *e, const struct ins *in, const struct mt_val 
 	if (cache) {
 		int slot = cache->used < CACHE_WAYS ? cache->used++ : (cache->next++ % CACHE_WAYS);
 		cache->skey[slot] = a[0].s;
+		cache->cl[slot] = cl;
 		for (i = 1; i < argc; i++)
 			cache->key[slot][i] = a[i].n;
 		cache->val[slot] = r;
@@ -1203,7 +1264,7 @@ int mt_expr_true(struct mt_expr *e, const struct mt_env *env)
 
 enum fmt {
 	FMT_AUTO, FMT_PCT, FMT_GIB, FMT_BYTES, FMT_PARAMS, FMT_S, FMT_MS, FMT_US, FMT_GBPS,
-	FMT_TFLOPS, FMT_X, FMT_INT, FMT_FIXED, FMT_ON, FMT_VS
+	FMT_TFLOPS, FMT_X, FMT_INT, FMT_FIXED, FMT_ON, FMT_VS, FMT_VER
 };
 
 struct part {
@@ -1217,6 +1278,7 @@ struct mt_tmpl {
 	int n;
 	int stage;
 	unsigned knobs;
+	int uses_best;
 };
 
 void mt_tmpl_free(struct mt_tmpl *t)
@@ -1239,7 +1301,7 @@ static int parse_fmt(const char *s, size_t n, int *fmt, int *prec)
 		{ "pct", FMT_PCT }, { "gib", FMT_GIB }, { "bytes", FMT_BYTES },
 		{ "params", FMT_PARAMS }, { "s", FMT_S }, { "ms", FMT_MS }, { "us", FMT_US },
 		{ "gbps", FMT_GBPS }, { "tflops", FMT_TFLOPS }, { "x", FMT_X }, { "int", FMT_INT },
-		{ "on", FMT_ON }, { "vs", FMT_VS },
+		{ "on", FMT_ON }, { "vs", FMT_VS }, { "ver", FMT_VER },
 	};
 	unsigned i;
 
@@ -1284,9 +1346,11 @@ struct mt_tmpl *mt_tmpl_compile(const char *src, size_t n, struct mt_cerr *ce)
 		if (i == n || (src[i] == '{' && !(i + 1 < n && src[i + 1] == '{'))) {
 			int k;
 			if (text.len) {
-				if ((k = add_part(t, &cap)) < 0)
+				if (text.failed || (k = add_part(t, &cap)) < 0)
 					goto nomem;
 				t->parts[k].text = sbuf_detach(&text, NULL);
+				if (!t->parts[k].text)
+					goto nomem;
 			}
 			if (i == n)
 				break;
@@ -1334,7 +1398,7 @@ struct mt_tmpl *mt_tmpl_compile(const char *src, size_t n, struct mt_cerr *ce)
 							snprintf(ce->msg, sizeof(ce->msg),
 								 "unknown format '%.*s'; expected pct, gib, "
 								 "bytes, params, s, ms, us, gbps, tflops, x, "
-								 "int, on, vs or .N", (int)(j - colon - 1),
+								 "int, on, vs, ver or .N", (int)(j - colon - 1),
 								 src + colon + 1);
 						}
 						goto fail;
@@ -1350,6 +1414,7 @@ struct mt_tmpl *mt_tmpl_compile(const char *src, size_t n, struct mt_cerr *ce)
 				}
 				if (mt_expr_stage(t->parts[k].e) > t->stage)
 					t->stage = mt_expr_stage(t->parts[k].e);
+				t->uses_best |= mt_expr_uses_best(t->parts[k].e);
 				t->knobs |= mt_expr_knobs(t->parts[k].e);
 				i = j + 1;
 			}
@@ -1381,6 +1446,7 @@ fail:
 }
 
 int mt_tmpl_stage(const struct mt_tmpl *t) { return t->stage; }
+int mt_tmpl_uses_best(const struct mt_tmpl *t) { return t->uses_best; }
 unsigned mt_tmpl_knobs(const struct mt_tmpl *t) { return t->knobs; }
 
 void mt_tmpl_each_fact(const struct mt_tmpl *t, void (*fn)(int fact, void *ctx), void *ctx)
@@ -1457,6 +1523,15 @@ static void fmt_num(struct sbuf *sb, double x, int fmt, int prec)
 	case FMT_INT: sbuf_addf(sb, "%.0f", x); break;
 	case FMT_FIXED: sbuf_addf(sb, "%.*f", prec, x); break;
 	case FMT_ON: sbuf_adds(sb, x != 0 ? "on" : "off"); break;
+	case FMT_VER: /* a version code: 22105 -> "2.21.5" */
+		if (x < 0 || x >= 1e9) {
+			sbuf_addf(sb, "%.0f", x);
+			break;
+		}
+		sbuf_addf(sb, "%ld.%ld", (long)x / 10000, (long)x / 100 % 100);
+		if ((long)x % 100)
+			sbuf_addf(sb, ".%ld", (long)x % 100);
+		break;
 	case FMT_VS: /* a relative difference: 0.031 -> "3.1% slower" */
 		if (x >= 0.0005)
 			sbuf_addf(sb, "%.1f%% slower", 100 * x);
@@ -1516,7 +1591,7 @@ void mt_tmpl_render(struct mt_tmpl *t, const struct mt_env *env, struct sbuf *sb
 		struct part *p = &t->parts[i];
 		if (p->text)
 			sbuf_adds(sb, p->text);
-		else
+		else if (p->e)
 			fmt_val(sb, mt_expr_eval(p->e, env), p->fmt, p->prec, mt_expr_bare_fact(p->e));
 	}
 }

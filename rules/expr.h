@@ -22,7 +22,8 @@
  *
  * Templates are message text with {expr} or {expr:format} holes; formats:
  * pct, gib, bytes, params, s, ms, us, gbps, tflops, x, int, .N (N decimals),
- * on (on/off), vs (a relative difference: 0.031 is "3.1% slower").  A hole that is exactly a boolean or enumeration fact prints
+ * on (on/off), vs (a relative difference: 0.031 is "3.1% slower"), ver (a
+ * version code: 22105 is "2.21.5").  A hole that is exactly a boolean or enumeration fact prints
  * its name.  {{ and }} are literal braces.
  */
 #ifndef MT_EXPR_H
@@ -79,14 +80,18 @@ int mt_expr_type(const struct mt_expr *e);      /* enum mt_vt */
 const int *mt_expr_facts(const struct mt_expr *e, int *n);
 /* The fact it is exactly (a bare name), or -1. */
 int mt_expr_bare_fact(const struct mt_expr *e);
-/* Check that every string literal of `e` names a value of enumeration fact
- * `fact` (for SET on an enumeration knob).  0, or -1 with ce filled. */
+/* 1 when it calls best() or least_mem(). */
+int mt_expr_uses_best(const struct mt_expr *e);
+/* Check that every string literal `e` may produce (not those passed to a
+ * function or compared) names a value of enumeration fact `fact` (for SET on
+ * an enumeration knob).  0, or -1 with ce filled. */
 int mt_expr_check_enum(const struct mt_expr *e, int fact, struct mt_cerr *ce);
 
 struct mt_tmpl *mt_tmpl_compile(const char *src, size_t n, struct mt_cerr *ce);
 void mt_tmpl_free(struct mt_tmpl *t);
 void mt_tmpl_render(struct mt_tmpl *t, const struct mt_env *env, struct sbuf *sb);
 int mt_tmpl_stage(const struct mt_tmpl *t);
+int mt_tmpl_uses_best(const struct mt_tmpl *t);
 unsigned mt_tmpl_knobs(const struct mt_tmpl *t);
 /* Call fn(fact, ctx) for every fact the template reads. */
 void mt_tmpl_each_fact(const struct mt_tmpl *t, void (*fn)(int fact, void *ctx), void *ctx);

@@ -293,7 +293,19 @@ static void close_rule(struct pstate *ps)
 		if (!ps->bad && r->kind == MT_RK_DIAGNOSE && !uses_finding(r->when))
 			perr(ps, line, "rule '%s': a diagnose rule's WHEN reads finding.* facts", r->id);
 		r->stage = stage;
-		r->knobs = mt_expr_knobs(r->when);
+		/* the knobs it names: config.* facts of one knob each (config.dp and
+		 * the like follow from several and do not count) */
+		{
+			const int *wf;
+			int nf, k;
+			r->knobs = 0;
+			wf = mt_expr_facts(r->when, &nf);
+			for (k = 0; k < nf; k++) {
+				unsigned kb = mt_facts[wf[k]].knobs;
+				if (!strncmp(mt_facts[wf[k]].name, "config.", 7) && kb && !(kb & (kb - 1)))
+					r->knobs |= kb;
+			}
+		}
 	}
 	if (ps->bad || ps->nomem) {
 		rule_clear(r);
@@ -311,6 +323,14 @@ static void close_rule(struct pstate *ps)
 		r->file = ps->file;
 		r->line = ps->start_line;
 		r->user = ps->user;
+		r->uses_best = mt_expr_uses_best(r->when);
+		for (i = 0; i < r->nsets; i++)
+			r->uses_best |= mt_expr_uses_best(r->sets[i].e);
+		for (i = 0; i < r->nsays; i++)
+			r->uses_best |= (r->says[i].cond && mt_expr_uses_best(r->says[i].cond)) ||
+					mt_tmpl_uses_best(r->says[i].t);
+		for (i = 0; i < r->nouts; i++)
+			r->uses_best |= r->outs[i].val && mt_tmpl_uses_best(r->outs[i].val);
 		if (grow((void **)&rs->rules, &rs->cap, rs->n + 1, sizeof(*r))) {
 			ps->nomem = 1;
 			rule_clear(r);
@@ -686,6 +706,16 @@ int mt_ruleset_add_text(struct mt_ruleset *rs, const char *file, const char *tex
 			line++;
 			if (n && text[i + n - 1] == '\r')
 				n--;
+			/* a comment line ends where it ends, backslash or not */
+			if (!logical.len) {
+				size_t k = 0;
+				while (k < n && (text[i + k] == ' ' || text[i + k] == '\t'))
+					k++;
+				if (k < n && text[i + k] == '#') {
+					i = e + 1;
+					break;
+				}
+			}
 			/* a continuation starts after its indentation */
 			if (logical.len) {
 				while (n && (text[i] == ' ' || text[i] == '\t')) {
@@ -1052,7 +1082,8 @@ static const char doc_head[] =
 	"Templates (`SAY`, `ARG`, `BRIDGE`, `ENV` values) are text with `{expr}` or `{expr:format}`;\n"
 	"formats: `pct` (0.25 -> 25.0%), `gib`, `bytes` (KiB/MiB/GiB), `params` (40M, 1.2B), `s`\n"
 	"(s/ms/us), `ms`, `us`, `gbps`, `tflops`, `x` (1.27x), `int`, `on` (on/off), `vs` (a\n"
-	"relative difference: 0.031 -> 3.1% slower, -0.02 -> 2.0% faster), `.N` (N decimals). A\n"
+	"relative difference: 0.031 -> 3.1% slower, -0.02 -> 2.0% faster), `ver` (a version:\n"
+	"22105 -> 2.21.5), `.N` (N decimals). A\n"
 	"bare boolean or enumeration fact prints its name. `{{` and `}}` are braces.\n"
 	"\n"
 	"## Stages\n"

@@ -73,7 +73,9 @@ struct mt_rule {
 	char *file;             /* shared with the rule set's file list */
 	int line;
 	int stage;              /* when the search evaluates it */
-	unsigned knobs;         /* knobs its condition depends on */
+	unsigned knobs;         /* the knobs its condition names (K_*): when the user pinned
+				 * them all, a constraint does not prune */
+	int uses_best;          /* calls best() or least_mem() somewhere */
 	int evidence[MT_RULE_EVIDENCE_MAX]; /* facts it reads, in order of first use */
 	int nevidence;
 	int user;               /* from a --rules file, not bundled */

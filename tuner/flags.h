@@ -17,7 +17,7 @@
 /* One item of a list: a flag ("--sequence-parallel") or key and value. */
 struct mt_kv {
 	char key[96];
-	char val[96]; /* "" for a bare flag */
+	char val[256]; /* "" for a bare flag */
 };
 
 #define MT_FLAGS_MAX 96

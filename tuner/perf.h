@@ -133,6 +133,9 @@ void mt_memory(const struct mt_ctx *x, const struct mt_costs *a, const struct mt
 void mt_timing(const struct mt_ctx *x, const struct mt_costs *a, const struct mt_plan *b,
 	       const struct mt_config *cfg, struct mt_time *time, struct mt_tput *tput);
 
+/* 1 when L layers split over pp x vpp model chunks (docs/MODEL.md 4.6). */
+int mt_split_exists(int L, int pp, int vpp);
+
 /* In-flight micro-batches (1F1B) or model chunks (interleaved) on stage i. */
 int mt_inflight(int pp, int vpp, int num_mb, int stage);
 

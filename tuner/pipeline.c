@@ -126,6 +126,14 @@ static double stage_params(const struct mt_ctx *x, const struct mt_costs *a, con
 	return d;
 }
 
+int mt_split_exists(int L, int pp, int vpp)
+{
+	int split, first, last;
+
+	return pp >= 1 && vpp >= 1 && pp <= MT_MAX_PP && pp * vpp <= L &&
+	       !choose_split(L, pp, vpp, &split, &first, &last);
+}
+
 /* Time of the bucketed gradient reduction (or parameter gather) of P
  * parameters of `bytes_per` bytes over a group, and of its largest bucket. */
 static void bucketed(const struct mt_ctx *x, int op, int n, int stride, double P, double bucket,

@@ -753,6 +753,9 @@ static void run_search(struct srch *s, struct split_cache *sc, struct mt_costs *
 	memset(sc->ok, -1, (size_t)(sc->maxpp + 1) * (size_t)(sc->maxv + 1));
 	memset(&cfg, 0, sizeof(cfg));
 	mt_config_settings(s->j, &cfg);
+	/* a constraint on the model, job or cluster alone rules out everything */
+	if (ruled_out(s, MT_ST_STATIC))
+		return;
 	search_shapes(s, sc, a, plan, &cfg);
 }
 
@@ -763,15 +766,21 @@ static void run_search(struct srch *s, struct split_cache *sc, struct mt_costs *
 static void relax(struct srch *s, struct split_cache *sc, struct mt_costs *a, struct mt_plan *plan)
 {
 	const struct mt_ruleset *rs = mt_rules_set(s->r);
-	struct mt_search_result *res = s->res, *best = NULL, *trial;
+	struct mt_search_result *res = s->res, *best = NULL, *trial = NULL, *strict = NULL;
 	long long evaluated = res->evaluated;
-	int i, which = MT_RELAX_ALL;
+	int i, which = MT_RELAX_NONE, pruned = 0, want_mem = s->want_mem, want_time = s->want_time;
 
 	mt_rules_freeze(s->r);
+	for (i = 0; i < rs->n; i++)
+		pruned |= rs->rules[i].kind == MT_RK_CONSTRAINT && mt_rules_pruned(s->r, i) > 0;
+	if (!pruned)
+		return; /* memory alone rules everything out: nothing to relax */
 	trial = malloc(sizeof(*trial));
 	best = malloc(sizeof(*best));
-	if (!trial || !best)
-		goto all; /* one pass without constraints needs no extra memory */
+	strict = malloc(sizeof(*strict));
+	if (!trial || !best || !strict)
+		goto out; /* keep the strict result */
+	*strict = *res;
 	best->ntop = 0;
 	for (i = 0; i < rs->n; i++) {
 		if (rs->rules[i].kind != MT_RK_CONSTRAINT || !mt_rules_pruned(s->r, i))
@@ -787,10 +796,11 @@ static void relax(struct srch *s, struct split_cache *sc, struct mt_costs *a, st
 			which = i;
 		}
 	}
-	s->res = res;
-all:
+	if (which == MT_RELAX_NONE)
+		which = MT_RELAX_ALL;
 	/* once more, the chosen way, so that best() and least_mem() describe
 	 * the candidates of this search only */
+	s->res = res;
 	memset(res, 0, sizeof(*res));
 	res->capacity_bytes = s->cap;
 	mt_rules_relax(s->r, which);
@@ -798,11 +808,22 @@ all:
 	if (which == MT_RELAX_ALL)
 		s->want_mem = s->want_time = 0;
 	run_search(s, sc, a, plan);
-	res->relaxed_rule = which;
+	s->want_mem = want_mem;
+	s->want_time = want_time;
+	if (!res->ntop) {
+		/* nothing fits even so: the strict search's answer stands */
+		*res = *strict;
+		mt_rules_relax(s->r, MT_RELAX_NONE);
+		goto out;
+	}
 	res->relaxed = 1;
+	res->relaxed_rule = which;
 	res->strict_evaluated = evaluated;
+out:
+	s->res = res;
 	free(trial);
 	free(best);
+	free(strict);
 }
 
 int mt_search(const struct mt_model *m, const struct mt_cluster *c, const struct mt_job *j,
@@ -861,9 +882,9 @@ out:
 /* ---------------------------------------------------------------- one config */
 
 /* Knobs the user did not give take what the set rules choose, stage by stage,
- * as the search would. */
-static void apply_set_rules(struct mt_rules_run *r, const struct mt_ctx *x,
-			    const struct mt_job *j, struct mt_config *cfg)
+ * as the search would: first the knobs of the layer's shape ... */
+static void rules_before_costs(struct mt_rules_run *r, const struct mt_ctx *x,
+			       const struct mt_job *j, struct mt_config *cfg)
 {
 	const struct mt_pins *p = &j->pins;
 	double v;
@@ -891,8 +912,16 @@ static void apply_set_rules(struct mt_rules_run *r, const struct mt_ctx *x,
 		cfg->fused_ce = (int)v;
 	mt_rules_fact(r, MT_F_CFG_TP_OVERLAP, cfg->tp_overlap);
 	mt_rules_fact(r, MT_F_CFG_FUSED_CE, cfg->fused_ce);
-	/* the shape's facts are not needed by any knob chosen later but the
-	 * pipeline ones; fill what the stages need */
+}
+
+/* ... then, with the layer's costs known, the pipeline's DP settings ... */
+static void rules_before_plan(struct mt_rules_run *r, const struct mt_ctx *x,
+			      const struct mt_job *j, const struct mt_costs *a, struct mt_config *cfg)
+{
+	const struct mt_pins *p = &j->pins;
+	double v;
+
+	mt_rules_shape_facts(r, x, a);
 	mt_rules_pp_facts(r, cfg->tp, cfg->cp, cfg->pp, cfg->dp, cfg->num_mb);
 	mt_rules_vpp_facts(r, cfg->vpp);
 	if (p->overlap_grad == MT_UNSET && mt_rules_choose(r, MT_F_CFG_OVERLAP_GRAD, &v))
@@ -909,7 +938,17 @@ static void apply_set_rules(struct mt_rules_run *r, const struct mt_ctx *x,
 	if (p->bucket == MT_UNSET && mt_rules_choose(r, MT_F_CFG_BUCKET, &v))
 		cfg->bucket_params = (int64_t)v;
 	mt_rules_fact(r, MT_F_CFG_BUCKET, (double)cfg->bucket_params);
-	if (p->dist_opt == MT_UNSET && mt_rules_choose(r, MT_F_CFG_DIST_OPT, &v))
+}
+
+/* ... and, with the plan, the optimizer. */
+static void rules_after_plan(struct mt_rules_run *r, const struct mt_job *j,
+			     const struct mt_costs *a, const struct mt_plan *plan,
+			     struct mt_config *cfg)
+{
+	double v;
+
+	mt_rules_plan_facts(r, a, plan, cfg);
+	if (j->pins.dist_opt == MT_UNSET && mt_rules_choose(r, MT_F_CFG_DIST_OPT, &v))
 		cfg->dist_opt = (int)v;
 }
 
@@ -945,7 +984,7 @@ int mt_evaluate(const struct mt_model *m, const struct mt_cluster *c, const stru
 		cfg->sp = 0;
 	mt_ctx_init(&x, m, c, j);
 	if (rules)
-		apply_set_rules(rules, &x, j, cfg);
+		rules_before_costs(rules, &x, j, cfg);
 	if ((r = tp_reason(m, cfg->tp)) >= 0 || (r = cp_reason(m, j, cfg->tp, cfg->cp, cfg->cp_comm)) >= 0 ||
 	    (r = ep_reason(m, cfg->ep, cfg->etp)) >= 0)
 		return mt_error_set(err, MT_EINVAL, "this configuration cannot run: %s",
@@ -986,12 +1025,16 @@ int mt_evaluate(const struct mt_model *m, const struct mt_cluster *c, const stru
 	}
 	mt_costs_compute(&x, cfg->tp, cfg->cp, cfg->mbs, cfg->ep, cfg->etp, cfg->sp, cfg->cp_comm,
 			 cfg->cp_a2a, cfg->tp_overlap, cfg->fused_ce, a);
+	if (rules)
+		rules_before_plan(rules, &x, j, a, cfg);
 	if (mt_plan_compute(&x, a, cfg->pp, cfg->vpp, (int)dp, (int)mb, cfg, plan)) {
 		rc = mt_error_set(err, MT_EINVAL,
 				  "the %d layers of model '%s' cannot be split over PP %d x VPP %d",
 				  m->layers, m->name, cfg->pp, cfg->vpp);
 		goto out;
 	}
+	if (rules)
+		rules_after_plan(rules, j, a, plan, cfg);
 	cfg->edp = plan->edp;
 	cfg->split = plan->split;
 	cfg->first_layers = plan->first_layers;

@@ -27,6 +27,8 @@ check findings | 0 | \[diag-idle-gpu\] Idle GPU: the host does not keep up | rul
 check says what it did not evaluate | 0 | [0-9]+ facts; [0-9]+ rules evaluated, [0-9]+ not | rules check --facts tests/fixtures/findings/tracelens-bert-h100.json
 check a quiet run | 0 | no rule fired | rules check --facts tests/fixtures/findings/tracelens-qwen-h100.json
 check as JSON | 0 | "schema": "megatune.rulecheck/1" | rules check --facts tests/fixtures/findings/dlrm-8rank.json --json
+check with a cluster: its facts fill in | 0 | \[tp-nvlink\] VIOLATED: Keep TP inside the NVLink domain | rules check --facts tests/fixtures/rules/run-tp16.json --cluster dgx-h100
+check without a cluster: the rule is not evaluated | 0 | !tp-nvlink | rules check --facts tests/fixtures/rules/run-tp16.json
 check needs facts | 2 | --facts FILE is required | rules check
 check an unknown fact | 2 | facts-unknown.json: field 'facts.finding.idle_fraction': unknown fact \(did you mean 'finding.idle_frac'\?\) | rules check --facts tests/fixtures/bad/facts-unknown.json
 check a wrong value | 2 | field 'facts.config.cp_comm': "ring" is not one of its values | rules check --facts tests/fixtures/bad/facts-type.json
@@ -51,9 +53,14 @@ a missing rule file | 2 | cannot read 'nope.rules' | advise --model llama3-70b -
 estimate lists the broken constraints | 0 | tp-nvlink +TP 16 would span 2 NVLink domains | estimate --model gpt3-175b --gpus 64 --seq 2048 --gbs 64 --tp 16 --pp 4
 estimate: a pin overrides a set rule | 1 | sp-with-tp +\(overridden\) \[config.sp = on \(pinned to off\)\] | estimate --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --tp 4 --pp 4 --sequence-parallel off
 estimate: set rules fill what is not pinned | 0 | \[config.bucket_params = [0-9.]+M\] | estimate --model llama3-8b --gpus 64 --seq 4096 --gbs 512
-nothing fits the constraints: one is relaxed | 0 | NOTE: no candidate that fits satisfies every constraint rule; ranked without rule pp-vpp | advise --model deepseek-v3 --gpus 1024 --seq 4096 --gbs 8192
+nothing fits the constraints: one is relaxed | 0 | NOTE: no candidate that fits satisfies every constraint rule; ranked without rule site-no-pipeline | advise --model llama3.1-405b --gpus 128 --seq 8192 --gbs 128 --rules tests/fixtures/rules/site-no-pp.rules
+a relaxed rule is marked under the best | 0 | site-no-pipeline +PP [0-9]+: our launcher | advise --model llama3.1-405b --gpus 128 --seq 8192 --gbs 128 --rules tests/fixtures/rules/site-no-pp.rules
 the flex dispatcher may cross NVLink domains | 0 | --moe-token-dispatcher-type flex | advise --model deepseek-v3 --gpus 1024 --seq 4096 --gbs 8192 --moe-dispatcher flex
 a bad dispatcher | 2 | --moe-dispatcher: expected alltoall or flex, got 'deepep' | advise --model deepseek-v3 --gpus 1024 --seq 4096 --gbs 8192 --moe-dispatcher deepep
 environment from rules | 0 | ^CUDA_DEVICE_MAX_CONNECTIONS=1$ | advise --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --format env
 no environment without rules | 0 | !CUDA_DEVICE_MAX_CONNECTIONS | advise --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --format env --no-rules
+NCCL versions read as versions | 0 | with NCCL 2\.21\.5 \(before 2\.26\) | estimate --model llama3-8b --cluster tests/fixtures/rules/gb200-nccl2.21.json --gpus 8 --seq 8192 --gbs 64 --tp 2 --offload-layers 8 --format json
+memory alone: no relaxation is claimed | 1 | !NOTE | advise --model llama3.1-405b --gpus 8 --seq 8192 --gbs 64 --tp 8 --pp 1 --cp 1
+a pinned pipeline is not pruned by pp-vpp | 0 | pp-vpp +PP 4 without interleaving | advise --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --pp 4 --vpp 1
+a pinned offload is not pruned by offload-bandwidth | 0 | offload-bandwidth +Copying one layer | advise --model llama3-8b --gpus 8 --seq 8192 --gbs 64 --offload-layers 8 --tp 2
 a pinned bucket | 0 | --ddp-bucket-size 123000000 | estimate --model llama3-8b --gpus 64 --seq 4096 --gbs 512 --bucket-size 123000000

@@ -540,6 +540,92 @@ static void findings_drive_the_diagnose_rules(void **state)
 	mt_ruleset_free(rs);
 }
 
+static void review_cases(void **state)
+{
+	static const char site_static[] =
+		"RULE site-small-jobs\n"
+		"TITLE Jobs of at most 32 GPUs here\n"
+		"KIND constraint\n"
+		"WHEN job.gpus > 32\n"
+		"SAY {job.gpus} GPUs is above the limit\n"
+		"CITE site policy\n";
+	static const char site_estimate[] =
+		"# a comment ending in a backslash does not swallow the next line \\\n"
+		"RULE site-no-dist-opt\n"
+		"TITLE No distributed optimizer for small shards\n"
+		"KIND set\n"
+		"WHEN dp.params < 100G\n"
+		"SET config.dist_opt = off\n"
+		"SAY site policy\n"
+		"CITE site policy\n"
+		"RULE site-cp-comm\n"
+		"TITLE Literals passed to functions are not values of the knob\n"
+		"KIND set\n"
+		"WHEN config.cp > 1\n"
+		"SET config.cp_comm = if(busbw(\"sendrecv\", config.cp, cp.per_domain, 64Mi) > 1, \"p2p\", \"all_gather\")\n"
+		"SAY site policy\n"
+		"CITE site policy\n";
+	struct mt_error err = MT_ERROR_INIT;
+	struct mt_ruleset *rs;
+	struct mt_rules_run *run;
+	struct mt_search_result *r;
+	struct mt_explain x;
+	struct mt_config cfg;
+	struct mt_eval e;
+	struct mt_model m;
+	struct mt_job j;
+
+	(void)state;
+	/* a constraint on static facts prunes everything, then is relaxed */
+	job(&j, 64, 8192, 128);
+	r = search(site_static, "llama3-70b", &j, &rs, &run, &m);
+	assert_true(mt_rules_pruned(run, rule_index(rs, "site-small-jobs")) > 0);
+	assert_true(r->relaxed);
+	assert_int_equal(r->relaxed_rule, rule_index(rs, "site-small-jobs"));
+	mt_rules_end(run);
+	mt_ruleset_free(rs);
+	free(r);
+	/* memory alone: nothing to relax, no claim that rules were relaxed */
+	job(&j, 8, 8192, 64);
+	j.pins.tp = 8;
+	j.pins.pp = 1;
+	j.pins.cp = 1;
+	r = search(NULL, "llama3.1-405b", &j, &rs, &run, &m);
+	assert_int_equal(r->ntop, 0);
+	assert_false(r->relaxed);
+	assert_true(r->has_closest);
+	mt_rules_end(run);
+	mt_ruleset_free(rs);
+	free(r);
+	/* pinned knobs waive the constraints that name them, derived facts aside */
+	job(&j, 64, 8192, 128);
+	j.pins.pp = 4;
+	j.pins.vpp = 1;
+	r = search(NULL, "llama3-70b", &j, &rs, &run, &m);
+	assert_false(r->relaxed);
+	assert_int_equal(mt_rules_pruned(run, rule_index(rs, "pp-vpp")), 0);
+	assert_true(r->ntop > 0 && r->top[0].cfg.vpp == 1);
+	mt_rules_end(run);
+	mt_ruleset_free(rs);
+	free(r);
+	/* estimate applies set rules that read the layer's costs and the plan */
+	job(&j, 8, 4096, 64);
+	r = search(site_estimate, "llama3-8b", &j, &rs, &run, &m);
+	free(r);
+	memset(&cfg, 0, sizeof(cfg));
+	mt_config_settings(&j, &cfg);
+	cfg.tp = cfg.pp = cfg.vpp = cfg.cp = cfg.ep = cfg.etp = cfg.mbs = 1;
+	cfg.dist_opt = 1;
+	assert_int_equal(mt_evaluate(&m, h100, &j, run, &cfg, &e, &err), 0);
+	assert_int_equal(e.cfg.dist_opt, 0);
+	assert_int_equal(mt_rules_explain(run, &e, 0, -1, 0, &x), 0);
+	assert_int_equal(fired(&x, "site-no-dist-opt")->status, MT_FIRE_APPLIED);
+	assert_null(fired(&x, "dist-opt")); /* the user's rule decided the knob */
+	mt_explain_free(&x);
+	mt_rules_end(run);
+	mt_ruleset_free(rs);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -553,6 +639,7 @@ int main(void)
 		cmocka_unit_test(when_constraints_leave_nothing_one_is_relaxed),
 		cmocka_unit_test(explanations_say_why_with_numbers),
 		cmocka_unit_test(findings_drive_the_diagnose_rules),
+		cmocka_unit_test(review_cases),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
