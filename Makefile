@@ -41,13 +41,18 @@ BENCH_SRC  = $(wildcard bench/*.c)
 BENCH_BIN  = $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 FUZZ_SRC   = $(wildcard tests/fuzz/fuzz-*.c)
 
-.PHONY: all test check demo bench clean deps unit fuzz docs
+.PHONY: all test check demo bench clean deps deps-test unit fuzz docs
 
 all: $(BUILD)/megatune
 
 deps:
 ifneq ($(NO_DEPS),1)
 	@scripts/install-deps.sh
+endif
+
+deps-test:
+ifneq ($(NO_DEPS),1)
+	@scripts/install-deps.sh --test
 endif
 
 $(BUILD)/%.o: %.c
@@ -93,10 +98,10 @@ $(BUILD)/tests/fuzz-%: tests/fuzz/fuzz-%.c tests/fuzz/driver.c $(BUILD)/libmegat
 
 unit: $(UNIT_BIN) $(FUZZ_BIN)
 
-test: deps all unit
+test: deps-test all unit
 	@BUILD=$(BUILD) tests/run.sh
 
-check: deps
+check: deps-test
 	$(MAKE) BUILD=build-check WERROR=1 SANITIZE=address,undefined NO_DEPS=1 test
 
 demo: deps all

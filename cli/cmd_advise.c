@@ -9,7 +9,9 @@
 
 #include "../lib/fsutil.h"
 #include "../lib/sbuf.h"
+#include "../lib/jsonr.h"
 #include "../reports/advice.h"
+#include "../reports/html.h"
 #include "../rules/engine.h"
 #include "../tuner/flags.h"
 #include "../tuner/search.h"
@@ -69,6 +71,8 @@ static const char advise_usage[] =
 	"output:\n"
 	"  --top K               candidates to keep (default 5, at most 64)\n"
 	"  --json FILE           write megatune.advice/1 JSON ('-' for stdout)\n"
+	"  --report FILE         write the HTML report (summary, cluster curves,\n"
+	"                        candidates, memory, time, rules, configuration)\n"
 	"  --format F            text (default), json, megatron, bridge or env: what to\n"
 	"                        print on stdout (megatron/bridge/env: the best candidate's\n"
 	"                        Megatron-LM flags, Megatron-Bridge overrides, variables)\n"
@@ -86,7 +90,7 @@ enum {
 	O_HEADROOM, O_TP, O_PP, O_VPP, O_CP, O_EP, O_ETP, O_MBS, O_RECOMPUTE, O_RC_LAYERS,
 	O_CP_COMM, O_DIST_OPT, O_OFFLOAD, O_SP, O_TP_OVERLAP, O_OVERLAP_GRAD, O_OVERLAP_PARAM,
 	O_CE_FUSION, O_GRAD_REDUCE, O_TOP, O_JSON, O_FORMAT, O_RULES, O_NO_RULES, O_DISPATCHER,
-	O_BUCKET,
+	O_BUCKET, O_REPORT,
 };
 
 static const struct option long_opts[] = {
@@ -124,6 +128,7 @@ static const struct option long_opts[] = {
 	{ "no-rules", no_argument, NULL, O_NO_RULES },
 	{ "moe-dispatcher", required_argument, NULL, O_DISPATCHER },
 	{ "bucket-size", required_argument, NULL, O_BUCKET },
+	{ "report", required_argument, NULL, O_REPORT },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -133,7 +138,7 @@ enum out_format { F_TEXT, F_JSON, F_MEGATRON, F_BRIDGE, F_ENV };
 #define MAX_RULE_PATHS 16
 
 struct args {
-	const char *model, *cluster, *json;
+	const char *model, *cluster, *json, *report;
 	int format;
 	struct mt_job job;
 	const char *rule_paths[MAX_RULE_PATHS];
@@ -224,6 +229,7 @@ static int parse_args(const char *cmd, int argc, char **argv, struct args *a)
 			break;
 		case O_CLUSTER: a->cluster = arg; break;
 		case O_JSON: a->json = arg; break;
+		case O_REPORT: a->report = arg; break;
 		case O_GPUS:
 			if (parse_long(arg, 1, 1 << 24, &v))
 				return bad(cmd, name, "a positive number of GPUs", arg);
@@ -408,6 +414,33 @@ static int load_inputs(const char *cmd, struct args *a, struct mt_model *m,
 	return -1;
 }
 
+/* The HTML report of an advice document (the JSON in sb) with the cluster's
+ * profile. */
+static int write_report(const char *cmd, const struct args *a, const struct sbuf *json)
+{
+	struct mt_error err = MT_ERROR_INIT;
+	struct mt_report_in in;
+	cJSON *adv = NULL, *prof = NULL;
+	int rc = 0;
+
+	memset(&in, 0, sizeof(in));
+	if (mt_json_parse("advice", json->buf, json->len, &adv, &err) ||
+	    cli_profile_json(a->cluster, &prof, &err)) {
+		rc = cli_fail(cmd, &err);
+		goto out;
+	}
+	in.advice = adv;
+	in.advice_file = "this search";
+	in.profile = prof;
+	in.profile_file = a->cluster;
+	if (cli_write_report(a->report, &in, &err))
+		rc = cli_fail(cmd, &err);
+out:
+	cJSON_Delete(adv);
+	cJSON_Delete(prof);
+	return rc;
+}
+
 /* Explain the ranked candidates: the rules that fired for each. */
 static int explain(struct mt_rules_run *run, const struct mt_search_result *res,
 		   struct mt_explain *ex, struct mt_error *err)
@@ -466,9 +499,11 @@ int cmd_advise(int argc, char **argv)
 		ar.ex = ex;
 		ar.nex = res->ntop;
 	}
-	if (a.json || a.format == F_JSON) {
+	if (a.json || a.format == F_JSON || a.report) {
 		mt_advice_json(&sb, &m, c, &a.job, res, &ar);
 		if (a.json && (rc = emit("advise", a.json, &sb)))
+			goto out;
+		if (a.report && (rc = write_report("advise", &a, &sb)))
 			goto out;
 		if (a.format == F_JSON && (rc = emit("advise", "-", &sb)))
 			goto out;
@@ -564,9 +599,11 @@ int cmd_estimate(int argc, char **argv)
 		ar.ex = &ex;
 		ar.nex = 1;
 	}
-	if (a.json || a.format == F_JSON) {
+	if (a.json || a.format == F_JSON || a.report) {
 		mt_estimate_json(&sb, &m, c, &a.job, &e, &ar);
 		if (a.json && (rc = emit("estimate", a.json, &sb)))
+			goto out;
+		if (a.report && (rc = write_report("estimate", &a, &sb)))
 			goto out;
 		if (a.format == F_JSON && (rc = emit("estimate", "-", &sb)))
 			goto out;

@@ -17,6 +17,7 @@ static const char usage[] =
 	"  advise     search every parallel configuration and rank the best\n"
 	"  estimate   break down memory and time of one configuration\n"
 	"  rules      list, show, lint and check the tuning rules\n"
+	"  report     the HTML report of an advice, a profile, an analysis, a comparison\n"
 	"\n"
 	"Run 'megatune <command> --help' for the options of a command.\n"
 	"\n"
@@ -52,6 +53,8 @@ int main(int argc, char **argv)
 		return cmd_estimate(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "rules"))
 		return cmd_rules(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "report"))
+		return cmd_report(argc - 1, argv + 1);
 	fprintf(stderr, "megatune: error: unknown command '%s'\n\n%s", argv[1], usage);
 	return 2;
 }

@@ -1,11 +1,15 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# Install the Debian packages megatune needs to build and test, when missing.
-# Quick when everything is present: it checks with dpkg first and only then
-# runs apt-get update and apt-get install.
+# Install the Debian packages megatune needs to build, when missing; with
+# --test, also those the test suite needs (cmocka, and Chromium with a font
+# for the HTML report's browser test).  Quick when everything is present: it
+# checks with dpkg first and only then runs apt-get update and apt-get install.
 set -eu
 
 PKGS="build-essential libcjson-dev libcmocka-dev"
+if [ "${1:-}" = "--test" ]; then
+	PKGS="$PKGS chromium fonts-dejavu-core"
+fi
 
 missing=""
 for p in $PKGS; do

@@ -4,7 +4,7 @@
 
 usage: tools/findings-ref.py [--workload TEXT] [--comm-pattern REGEX]...
                              [--one-host {auto,yes,no}] [--data-root DIR]
-                             TRACE [TRACE...]
+                             [--analysis] TRACE [TRACE...]
 
 Every TRACE is the trace of one rank of ONE job (.json or .json.gz).  The
 script prints a JSON document (schema "megatune.facts/1") with the facts the
@@ -56,6 +56,16 @@ When a TraceLens gpu_timeline.csv lies next to the trace
 (<trace stem>_perf_report_csvs/), the TraceLens-basis numbers (all linked
 events, memset counted as computation) are recomputed and compared with it;
 the comparison goes into "method".
+
+With --analysis the script prints instead a "megatune.analysis/1" document:
+per rank (rank from distributedInfo, else the trace's index on the command
+line), over the same window, in microseconds rounded to 3 decimals:
+total_us (window), busy_us (union of kernel/memcpy/memset), idle_us (total -
+busy), computation_us (union of non-communication kernels), comm_us (union of
+communication kernels), exposed_comm_us (communication with no computation
+kernel running), exposed_memcpy_us (memcpy/memset with no kernel of either
+class running) and overlap_pct = 100 * (comm - exposed_comm) / comm (0 when
+there is no communication), HTA's communication/computation overlap.
 """
 import argparse
 import csv
@@ -68,6 +78,7 @@ import sys
 from decimal import Decimal
 
 SCHEMA = 'megatune.facts/1'
+ANALYSIS_SCHEMA = 'megatune.analysis/1'
 
 KERNEL_CATS = ('kernel', 'Kernel')
 MEMCPY_CATS = ('gpu_memcpy', 'Memcpy')
@@ -232,13 +243,14 @@ def analyze_rank(path, clf):
         return any(s <= t <= e for s, e in
                    a2a_ranges.get((launch.get('pid'), launch.get('tid')), ()))
 
-    iv = {'all': [], 'kernel': [], 'comp': [], 'comm': [], 'dp': [], 'ep': []}
+    iv = {'all': [], 'kernel': [], 'comp': [], 'comm': [], 'dp': [], 'ep': [], 'mem': []}
     kdur = []
     for g in chosen:
         s = ns(g['ts'])
         e = s + ns(g.get('dur', 0))
         iv['all'].append((s, e))
         if g.get('cat') not in KERNEL_CATS:
+            iv['mem'].append((s, e))    # memcpy / memset
             continue
         iv['kernel'].append((s, e))
         kdur.append(e - s)
@@ -282,6 +294,9 @@ def analyze_rank(path, clf):
         'busy_ns': length(u['all']),
         'kernel_busy_ns': length(u['kernel']),
         'comp_ns': length(u['comp']),
+        'comm_ns': length(u['comm']),
+        # memcpy/memset with no kernel (computation or communication) running
+        'exposed_mem_ns': minus_length(u['mem'], u['kernel']),
         'exposed_ns': {k: minus_length(u[k], u['comp']) for k in ('comm', 'dp', 'ep')},
         'present': {k: bool(iv[k]) for k in ('comm', 'dp', 'ep')},
         'kernel_durs': kdur,
@@ -374,6 +389,55 @@ def one_host_evidence(ranks):
             f'own ({", ".join(dl)})')
 
 
+def source_text(ranks, args):
+    rel = [data_relpath(r['path'], args.data_root) for r in ranks]
+    source = ', '.join(rel)
+    if args.workload:
+        source += ': ' + args.workload
+    return source
+
+
+def us(t_ns):
+    return round(t_ns / 1e3, 3)
+
+
+def print_analysis(ranks, args):
+    """Per-rank time breakdown, schema megatune.analysis/1."""
+    rows = []
+    for k, r in enumerate(ranks):
+        comm = r['comm_ns']
+        exposed = r['exposed_ns']['comm']
+        rows.append({
+            'rank': r['rank'] if r['rank'] is not None else k,
+            'total_us': us(r['window_ns']),
+            'busy_us': us(r['busy_ns']),
+            'idle_us': us(r['window_ns'] - r['busy_ns']),
+            'computation_us': us(r['comp_ns']),
+            'comm_us': us(comm),
+            'exposed_comm_us': us(exposed),
+            'exposed_memcpy_us': us(r['exposed_mem_ns']),
+            'overlap_pct': round(100 * (comm - exposed) / comm, 3) if comm else 0,
+        })
+    stepped = any(r['step_names'] for r in ranks)
+    comm_def = 'kernels whose name contains "nccl" (any case) or "dpsk::ep::"'
+    if args.comm_pattern:
+        comm_def += ' or matches ' + ', '.join(repr(p) for p in args.comm_pattern)
+    method = ('Per rank, in integer ns over the window (first start to last end of the GPU '
+              'kernel/memcpy/memset events '
+              + ('launched inside the ProfilerStep annotations' if stepped else 'in the trace')
+              + '), reported in us: total = window, busy = union of all kernel/memcpy/memset '
+              'intervals, idle = total - busy, computation = union of non-communication kernels, '
+              f'comm = union of communication kernels ({comm_def}). '
+              'exposed_comm = comm time with no computation kernel running, exposed_memcpy = '
+              'memcpy/memset time with no computation or communication kernel running, '
+              'overlap_pct = 100 * (comm - exposed_comm) / comm (HTA communication/computation '
+              'overlap; 0 without communication).')
+    out = {'schema': ANALYSIS_SCHEMA, 'source': source_text(ranks, args), 'method': method,
+           'ranks': rows, 'findings': []}
+    json.dump(out, sys.stdout, indent=2, ensure_ascii=False)
+    sys.stdout.write('\n')
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('traces', nargs='+', help='one Kineto trace per rank of one job')
@@ -385,11 +449,16 @@ def main():
                          'auto: judged from distributedInfo, deviceProperties and devices')
     ap.add_argument('--data-root', default=None,
                     help='folder the source paths are given relative to')
+    ap.add_argument('--analysis', action='store_true',
+                    help='print per-rank time breakdown (megatune.analysis/1) instead of facts')
     args = ap.parse_args()
 
     clf = Classifier(args.comm_pattern)
     ranks = [analyze_rank(p, clf) for p in args.traces]
     n = len(ranks)
+    if args.analysis:
+        print_analysis(ranks, args)
+        return
 
     # Pooled over ranks: sum of measured time / sum of the windows.
     window = sum(r['window_ns'] for r in ranks)
@@ -490,11 +559,8 @@ def main():
                        f'{mine["idle_pct_all_events"]:.2f}%)')
         method += '.'
 
-    rel = [data_relpath(r['path'], args.data_root) for r in ranks]
-    source = ', '.join(rel)
-    if args.workload:
-        source += ': ' + args.workload
-    out = {'schema': SCHEMA, 'source': source, 'method': method, 'facts': facts}
+    out = {'schema': SCHEMA, 'source': source_text(ranks, args), 'method': method,
+           'facts': facts}
     json.dump(out, sys.stdout, indent=2, ensure_ascii=False)
     sys.stdout.write('\n')
 

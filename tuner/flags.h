@@ -5,7 +5,7 @@
  * Each writer appends to an sbuf; `sep` separates items (" \\\n  " for a
  * shell command, "\n" for one per line).  Option names are those of
  * Megatron-LM's arguments.py and Megatron-Bridge's ConfigContainer
- * (docs/FORMATS.md section 6 lists them).
+ * (docs/FORMATS.md section 7 lists them).
  */
 #ifndef MT_FLAGS_H
 #define MT_FLAGS_H

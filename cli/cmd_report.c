@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: MIT */
+/* report: the HTML tuning report from the documents the other commands write. */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../lib/bundled.h"
+#include "../lib/fsutil.h"
+#include "../lib/jsonr.h"
+#include "../reports/html.h"
+#include "cli.h"
+
+static const char report_usage[] =
+	"usage: megatune report [--advice FILE] [--profile FILE|NAME] [--analysis FILE]\n"
+	"                       [--compare FILE] -o report.html\n"
+	"\n"
+	"One self-contained HTML page (inline CSS, SVG charts and a few lines of\n"
+	"JavaScript; it fetches nothing) from what the other commands write:\n"
+	"  --advice FILE     megatune.advice/1 (advise --json): summary, candidates,\n"
+	"                    memory, time, the rules that fired, configuration\n"
+	"  --profile FILE    megatune.profile/1, or a bundled profile name: the\n"
+	"                    cluster, its GEMM and collective curves, with provenance\n"
+	"  --analysis FILE   megatune.analysis/1: per-rank time and profile findings\n"
+	"  --compare FILE    megatune.comparison/1: regression verdicts\n"
+	"  -o, --output FILE the page ('-' for standard output)\n"
+	"Each section appears when its input is given.  `megatune advise ... --report\n"
+	"FILE` writes the same page for a search, with its cluster.\n"
+	"\n"
+	"exit codes: 0 success; 2 bad usage or a bad input file.\n";
+
+int cli_profile_json(const char *spec, cJSON **out, struct mt_error *err)
+{
+	const struct mt_bundled *b;
+
+	*out = NULL;
+	if (!mt_is_path(spec) && (b = mt_bundled_find("profile", spec)))
+		return mt_json_parse(b->path, b->data, b->len, out, err);
+	return mt_json_load(spec, out, err);
+}
+
+int cli_write_report(const char *path, const struct mt_report_in *in, struct mt_error *err)
+{
+	struct sbuf sb = SBUF_INIT;
+	int rc;
+
+	if ((rc = mt_report_check(in, err)))
+		return rc;
+	mt_report_html(&sb, in);
+	if (sb.failed) {
+		sbuf_release(&sb);
+		return mt_error_set(err, MT_ENOMEM, "out of memory");
+	}
+	rc = mt_write_atomic(path, sb.buf, sb.len, err);
+	sbuf_release(&sb);
+	return rc;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "advice", required_argument, NULL, 'a' },
+		{ "profile", required_argument, NULL, 'p' },
+		{ "analysis", required_argument, NULL, 'n' },
+		{ "compare", required_argument, NULL, 'c' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct mt_error err = MT_ERROR_INIT;
+	struct mt_report_in in;
+	cJSON *docs[4] = { NULL, NULL, NULL, NULL };
+	const char *out = NULL;
+	int c, rc = 0, i;
+
+	memset(&in, 0, sizeof(in));
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			fputs(report_usage, stdout);
+			return 0;
+		case 'a': in.advice_file = optarg; break;
+		case 'p': in.profile_file = optarg; break;
+		case 'n': in.analysis_file = optarg; break;
+		case 'c': in.compare_file = optarg; break;
+		case 'o': out = optarg; break;
+		default:
+			fprintf(stderr, "megatune report: error: %s '%s'\nrun 'megatune report --help' "
+				"for the options\n", optopt ? "option needs a value:" : "unknown option",
+				argv[optind - 1]);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "megatune report: error: unexpected argument '%s'\n", argv[optind]);
+		return 2;
+	}
+	if (!out) {
+		fprintf(stderr, "megatune report: error: missing -o FILE (the page to write)\n");
+		return 2;
+	}
+	if ((in.advice_file && mt_json_load(in.advice_file, &docs[0], &err)) ||
+	    (in.profile_file && cli_profile_json(in.profile_file, &docs[1], &err)) ||
+	    (in.analysis_file && mt_json_load(in.analysis_file, &docs[2], &err)) ||
+	    (in.compare_file && mt_json_load(in.compare_file, &docs[3], &err))) {
+		rc = cli_fail("report", &err);
+		goto out;
+	}
+	in.advice = docs[0];
+	in.profile = docs[1];
+	in.analysis = docs[2];
+	in.compare = docs[3];
+	if (cli_write_report(out, &in, &err))
+		rc = cli_fail("report", &err);
+out:
+	for (i = 0; i < 4; i++)
+		cJSON_Delete(docs[i]);
+	return rc;
+}

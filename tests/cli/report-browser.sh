@@ -1,0 +1,77 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# The HTML report in headless Chromium: reports of the bundled examples load
+# with no console message, every section of their inputs is in the DOM, the
+# page's script ran (the sortable headers), and a screenshot is produced; a
+# hostile model name injects nothing.  Chromium comes from Debian's package
+# (scripts/install-deps.sh --test installs it).
+set -u
+CHROME=$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)
+if [ -z "$CHROME" ]; then
+	echo "chromium is not installed: run scripts/install-deps.sh --test"
+	exit 1
+fi
+t=${TMPDIR:-/tmp}/report-browser.$$
+mkdir -p "$t"
+trap 'rm -rf "$t"' EXIT
+fail=0
+bad() { echo "FAIL: $*"; fail=1; }
+
+run() { # name args...: write $t/$name.html
+	name=$1
+	shift
+	"$MEGATUNE" "$@" >"$t/$name.out" 2>&1 || [ $? -eq 1 ] || bad "$name: megatune $* failed: $(tail -3 "$t/$name.out")"
+}
+run llama advise --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --json "$t/advice.json" --report "$t/llama.html"
+run full report --advice "$t/advice.json" --profile dgx-h100 \
+	--analysis tests/fixtures/report/analysis-dlrm-8rank.json \
+	--compare tests/fixtures/report/comparison-efa-tuner.json -o "$t/full.html"
+run deepseek advise --model deepseek-v3 --gpus 1024 --seq 4096 --gbs 8192 --report "$t/deepseek.html"
+run xss advise --model tests/fixtures/report/model-xss.json --gpus 8 --seq 4096 --gbs 64 --report "$t/xss.html"
+
+chrome() { # html out-prefix extra-args...: DOM to .dom, console to .log
+	html=$1
+	out=$2
+	shift 2
+	timeout 90 "$CHROME" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+		--disable-background-networking --disable-component-update --disable-sync \
+		--disable-dev-shm-usage --user-data-dir="$t/profile-$$-$(basename "$out")" \
+		--enable-logging=stderr --v=0 "$@" "file://$html" >"$out.dom" 2>"$out.log"
+}
+
+check() { # name sections...
+	name=$1
+	shift
+	f="$t/$name.html"
+	[ -s "$f" ] || { bad "$name: no report written"; return; }
+	chrome "$f" "$t/$name" --dump-dom || bad "$name: chromium failed: $(tail -3 "$t/$name.log")"
+	for s in "$@"; do
+		grep -q "<section id=\"$s\">" "$t/$name.dom" || bad "$name: section '$s' not in the DOM"
+	done
+	# the page's script ran: it marks the sortable headers
+	grep -q 'class="n sort"' "$t/$name.dom" || bad "$name: the page's script did not run"
+	if grep -E 'CONSOLE|Uncaught|Refused to' "$t/$name.log" >/dev/null; then
+		bad "$name: console messages: $(grep -E 'CONSOLE|Uncaught|Refused to' "$t/$name.log" | head -3)"
+	fi
+	chrome "$f" "$t/$name-shot" --hide-scrollbars --window-size=1280,3000 --screenshot="$t/$name.png" ||
+		bad "$name: no screenshot: $(tail -3 "$t/$name-shot.log")"
+	if [ -s "$t/$name.png" ]; then
+		[ "$(head -c 8 "$t/$name.png" | od -An -tx1 | tr -d ' \n')" = "89504e470d0a1a0a" ] ||
+			bad "$name: the screenshot is not a PNG"
+		[ "$(wc -c <"$t/$name.png")" -gt 20000 ] || bad "$name: the screenshot is nearly empty"
+	else
+		bad "$name: no screenshot"
+	fi
+	echo "$name: $(wc -c <"$f") bytes, sections: $*"
+}
+
+check llama summary cluster candidates memory time why configuration
+check full summary cluster candidates memory time why configuration findings regressions
+check deepseek summary cluster candidates memory time why configuration
+check xss summary candidates why configuration
+# nothing injected: our one script element, no image
+n=$(grep -o '<script' "$t/xss.dom" | wc -l)
+[ "$n" -eq 1 ] || bad "xss: $n script elements in the DOM, expected 1"
+grep -q '<img' "$t/xss.dom" && bad "xss: an injected <img> is in the DOM"
+grep -q '&lt;script&gt;alert(1)&lt;/script&gt;' "$t/xss.dom" || bad "xss: the name is not shown as text"
+exit $fail

@@ -1,0 +1,17 @@
+# megatune report, and advise --report.
+# name | exit status | ERE the output must match (!ERE: must not) | arguments
+a profile alone | 0 | <section id="cluster"> | report --profile dgx-h100 -o -
+a profile alone has no summary | 0 | !<section id="summary"> | report --profile dgx-h100 -o -
+an analysis | 0 | <section id="findings"> | report --analysis tests/fixtures/report/analysis-dlrm-8rank.json -o -
+its findings with rule ids | 0 | diag-exposed-ep | report --analysis tests/fixtures/report/analysis-dlrm-8rank.json -o -
+a comparison | 0 | all_reduce time, 16 ranks, 64 KiB | report --compare tests/fixtures/report/comparison-efa-tuner.json -o -
+a regression is marked | 0 | class="verdict-regressed" | report --compare tests/fixtures/report/comparison-efa-tuner.json -o -
+advise writes the report | 0 | best: TP4 | advise --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --report report-test.html
+estimate writes the report | 0 | verdict: fits | estimate --model llama3-8b --gpus 8 --seq 4096 --gbs 64 --report report-test2.html
+nothing to report | 2 | nothing to report: give --advice, --profile, --analysis or --compare | report -o x.html
+no output named | 2 | missing -o FILE | report --profile dgx-h100
+the wrong kind of document | 2 | h100-1numa-nccl2.27.json: field 'schema': --advice expects "megatune.advice/1", got "megatune.profile/1" | report --advice tests/fixtures/rules/h100-1numa-nccl2.27.json -o x.html
+a missing file | 2 | cannot read 'nope.json' | report --advice nope.json -o x.html
+a truncated file | 2 | truncated | report --profile tests/fixtures/bad/profile-truncated.json -o x.html
+an unknown option | 2 | unknown option '--colour' | report --colour -o x.html
+help | 0 | usage: megatune report | report --help
