@@ -186,6 +186,8 @@ static const char css[] =
 	"footer{max-width:1180px;margin:0 auto;padding:0 28px 30px;color:var(--mute);font-size:12.5px}"
 	"@media print{header{background:none;color:#000;padding:0}header p,nav a{color:#333}"
 	"nav,.copy{display:none}section{break-inside:auto;break-before:auto}"
+	"h2,h3{break-after:avoid}.grid2{grid-template-columns:1fr 1fr}"
+	".scroll{overflow:visible}table.cands{font-size:9.5px}table.cands th,table.cands td{padding:2px 3px}"
 	".chart,.rule,table{break-inside:avoid}main{max-width:none;padding:0}"
 	"body{font-size:12px}}";
 
@@ -552,6 +554,55 @@ static void collective_charts(struct sbuf *sb, const cJSON *prof)
 	sbuf_adds(sb, "</div>");
 }
 
+/* Host<->device bandwidths as bars against the host link's line rate. */
+static void offload_chart(struct sbuf *sb, const cJSON *prof)
+{
+	static const char *const segs[] = { "GB/s" };
+	static const int colors[] = { 4 };
+	const cJSON *e;
+	char *labels[32];
+	double v[32];
+	int n = 0, i;
+	struct svg_stacked s;
+
+	cJSON_ArrayForEach(e, jget(prof, "offload")) {
+		struct sbuf lb = SBUF_INIT;
+		const cJSON *nl = jget(e, "numa_local");
+		if (n == 32)
+			break;
+		sbuf_adds(&lb, jstr(e, "direction") ? jstr(e, "direction") : "?");
+		sbuf_addc(&lb, ' ');
+		sbuf_adds(&lb, jstr(e, "memory") ? jstr(e, "memory") : "");
+		if (nl && cJSON_IsFalse(nl))
+			sbuf_adds(&lb, ", remote NUMA");
+		if (jtrue(e, "under_load"))
+			sbuf_adds(&lb, ", under load");
+		labels[n] = sbuf_detach(&lb, NULL);
+		v[n] = jnum(e, "gbps");
+		if (!isfinite(v[n]))
+			v[n] = 0;
+		n++;
+	}
+	memset(&s, 0, sizeof(s));
+	s.title = "Host\xe2\x86\x94" "device copy bandwidth";
+	s.unit = "GB/s";
+	s.bars = (const char *const *)labels;
+	s.segments = segs;
+	s.colors = colors;
+	s.values = v;
+	s.nbar = n;
+	s.nseg = 1;
+	s.limit = jnum(prof, "node.pcie_gbps");
+	if (!(s.limit > 0))
+		s.limit = 0;
+	s.limit_label = "host link line rate";
+	sbuf_adds(sb, "<h3>Host&#8596;device copies</h3><div class=\"single\">");
+	svg_stacked_bars(sb, &s);
+	sbuf_adds(sb, "</div>");
+	for (i = 0; i < n; i++)
+		free(labels[i]);
+}
+
 static void cluster(struct sbuf *sb, const cJSON *prof)
 {
 	const cJSON *e;
@@ -622,7 +673,8 @@ static void cluster(struct sbuf *sb, const cJSON *prof)
 		sbuf_adds(sb, "</tbody></table>");
 	}
 	if (cJSON_GetArraySize(jget(prof, "offload"))) {
-		sbuf_adds(sb, "<h3>Host&#8596;device copies</h3><table><thead><tr><th>direction</th>"
+		offload_chart(sb, prof);
+		sbuf_adds(sb, "<table><thead><tr><th>direction</th>"
 			      "<th>memory</th><th>NUMA-local</th><th>under load</th>"
 			      "<th class=\"n\">GB/s</th><th>source</th></tr></thead><tbody>");
 		cJSON_ArrayForEach(e, jget(prof, "offload")) {
@@ -778,7 +830,12 @@ static void memory(struct sbuf *sb, const cJSON *adv)
 	s.nbar = nbar;
 	s.nseg = 6;
 	s.limit = jnum(adv, "search.capacity_bytes") / GIB;
-	s.limit_label = "usable memory";
+	{
+		static char lim[96];
+		snprintf(lim, sizeof(lim), "usable: %.1f GiB less %.0f%% headroom",
+			 jnum(adv, "cluster.memory_bytes") / GIB, 100 * jnum(adv, "job.mem_headroom"));
+		s.limit_label = lim;
+	}
 	s.width = 900;
 	sbuf_adds(sb, "<div class=\"wide\">");
 	svg_stacked_bars(sb, &s);

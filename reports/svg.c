@@ -361,7 +361,7 @@ void svg_stacked_bars(struct sbuf *sb, const struct svg_stacked *s)
 		max = 1;
 	max *= 1.04;
 	top = s->title ? 30 : 10;
-	rows = legend_rows(s->segments, s->nseg, W - 20);
+	rows = s->nseg > 1 ? legend_rows(s->segments, s->nseg, W - 20) : 0;
 	H = top + s->nbar * rowh + 30 + rows * 16 + 8;
 	sbuf_addf(sb, "<svg class=\"chart\" viewBox=\"0 0 %.0f %.0f\" role=\"img\">", W, H);
 	if (s->title) {
@@ -424,6 +424,7 @@ void svg_stacked_bars(struct sbuf *sb, const struct svg_stacked *s)
 		svg_escape(sb, s->limit_label);
 		sbuf_adds(sb, "</text>");
 	}
-	legend(sb, s->segments, s->colors, NULL, s->nseg, 10, top + s->nbar * rowh + 48, W - 20, 1);
+	if (s->nseg > 1)
+		legend(sb, s->segments, s->colors, NULL, s->nseg, 10, top + s->nbar * rowh + 48, W - 20, 1);
 	sbuf_adds(sb, "</svg>");
 }
