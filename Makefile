@@ -87,7 +87,7 @@ $(BUILD)/tests/t-%: tests/unit/t-%.c tests/unit/testutil.h $(BUILD)/libmegatune.
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) $(TEST_LDFLAGS) $< $(BUILD)/libmegatune.a $(LDLIBS) -lcmocka -o $@
 
-$(BUILD)/bench/%: bench/%.c $(BUILD)/libmegatune.a
+$(BUILD)/bench/%: bench/%.c bench/bench.h $(BUILD)/libmegatune.a
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) $< $(BUILD)/libmegatune.a $(LDLIBS) -o $@
 

@@ -10,8 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "bench.h"
 #include "../lib/bundled.h"
 #include "../lib/jsonr.h"
 #include "../reports/advice.h"
@@ -19,21 +19,6 @@
 #include "../rules/engine.h"
 
 #define REPS 11
-
-static double now(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static int cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
 
 int main(void)
 {
@@ -77,7 +62,7 @@ int main(void)
 	for (k = 0; k < REPS; k++) {
 		struct mt_report_in in;
 		cJSON *adv = NULL, *prof = NULL;
-		double t0 = now();
+		double t0 = bench_now();
 
 		sbuf_reset(&html);
 		memset(&in, 0, sizeof(in));
@@ -91,15 +76,14 @@ int main(void)
 		if (mt_report_check(&in, &err))
 			return 1;
 		mt_report_html(&html, &in);
-		secs[k] = now() - t0;
+		secs[k] = bench_now() - t0;
 		cJSON_Delete(adv);
 		cJSON_Delete(prof);
 	}
-	qsort(secs, REPS, sizeof(double), cmp);
 	printf("# HTML report: DeepSeek-V3 on 1024 H100, dgx-h100 profile (%d curves), %d candidates "
 	       "with their rules (median of %d)\n", c->ncoll, r->ntop, REPS);
 	printf("  parse + render %.1f ms (target < 200 ms), %.2f MB (target < 2 MB); advice JSON %.2f MB\n",
-	       1e3 * secs[REPS / 2], html.len / 1e6, json.len / 1e6);
+	       1e3 * bench_median(secs, REPS), html.len / 1e6, json.len / 1e6);
 	for (i = 0; i < r->ntop; i++)
 		mt_explain_free(&ex[i]);
 	free(ex);

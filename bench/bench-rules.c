@@ -21,20 +21,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "bench.h"
 #include "../rules/engine.h"
 #include "../tuner/perf.h"
 #include "../tuner/search.h"
 
 #define REPS 5
-
-static int cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
 
 struct job_def {
 	const char *model;
@@ -68,20 +61,17 @@ static struct run measure(const struct mt_model *m, const struct mt_cluster *c,
 	for (k = 0; k < REPS; k++) {
 		struct mt_error err = MT_ERROR_INIT;
 		struct mt_rules_run *run = NULL;
-		struct timespec t0, t1;
+		double t0 = bench_now();
 
-		clock_gettime(CLOCK_MONOTONIC, &t0);
 		if ((rs && mt_rules_start(rs, m, c, j, &run, &err)) ||
 		    mt_search(m, c, j, run, r, &err)) {
 			fprintf(stderr, "bench-rules: %s\n", err.msg);
 			exit(1);
 		}
-		clock_gettime(CLOCK_MONOTONIC, &t1);
+		secs[k] = bench_now() - t0;
 		mt_rules_end(run);
-		secs[k] = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
 	}
-	qsort(secs, REPS, sizeof(double), cmp);
-	out.seconds = secs[REPS / 2];
+	out.seconds = bench_median(secs, REPS);
 	out.evaluated = r->evaluated + r->strict_evaluated;
 	out.step = r->ntop ? r->top[0].time.step : 0;
 	out.relaxed = r->relaxed;
@@ -111,14 +101,6 @@ static int count_constraints(const struct mt_ruleset *rs)
 	for (i = 0; i < rs->n; i++)
 		n += rs->rules[i].kind == MT_RK_CONSTRAINT;
 	return n;
-}
-
-static double now(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
 /* Every constraint of every stage evaluated on the facts of one candidate
@@ -157,24 +139,24 @@ static void per_candidate(const struct mt_cluster *c, const struct mt_ruleset *r
 	if (mt_rules_explain(run, &r->top[0], 1, (int)r->feasible, r->top[0].time.step, &x))
 		exit(1);
 	mt_explain_free(&x);
-	t0 = now();
+	t0 = bench_now();
 	do {
 		for (i = 0; i < 100000; i++)
 			for (s = 0; s <= MT_ST_TIME; s++)
 				pruned += mt_rules_check(run, s) >= 0;
 		n += i;
-		dt = now() - t0;
+		dt = bench_now() - t0;
 	} while (dt < 0.5);
 	rules_ns = 1e9 * dt / n;
 	/* what every level-C candidate pays: the constraints from dist_opt on */
 	n = 0;
-	t0 = now();
+	t0 = bench_now();
 	do {
 		for (i = 0; i < 100000; i++)
 			for (s = MT_ST_DIST_OPT; s <= MT_ST_TIME; s++)
 				pruned += mt_rules_check(run, s) >= 0;
 		n += i;
-		dt = now() - t0;
+		dt = bench_now() - t0;
 	} while (dt < 0.5);
 	level_c_ns = 1e9 * dt / n;
 	mt_ctx_init(&ctx, &m, c, &j);
@@ -183,7 +165,7 @@ static void per_candidate(const struct mt_cluster *c, const struct mt_ruleset *r
 	if (mt_plan_compute(&ctx, a, cfg->pp, cfg->vpp, cfg->dp, cfg->num_mb, cfg, p))
 		exit(1);
 	n = 0;
-	t0 = now();
+	t0 = bench_now();
 	do {
 		for (i = 0; i < 100000; i++) {
 			mt_memory(&ctx, a, p, cfg, &mem);
@@ -191,20 +173,20 @@ static void per_candidate(const struct mt_cluster *c, const struct mt_ruleset *r
 			sink += mem.total + t.step;
 		}
 		n += i;
-		dt = now() - t0;
+		dt = bench_now() - t0;
 	} while (dt < 0.5);
 	model_ns = 1e9 * dt / n;
 	printf("# per candidate: the constraints every level-C candidate pays %.0f ns; all %d constraints "
 	       "of all stages %.0f ns (an upper bound); the model's memory + time %.0f ns%s\n",
 	       level_c_ns, count_constraints(rs), rules_ns, model_ns, pruned || sink < 0 ? " (!)" : "");
-	t0 = now();
+	t0 = bench_now();
 	for (k = 0; k < r->ntop; k++) {
 		if (mt_rules_explain(run, &r->top[k], k + 1, (int)r->feasible, r->top[0].time.step, &x))
 			exit(1);
 		mt_explain_free(&x);
 	}
 	printf("# explaining the top %d (every rule, messages and evidence): %.2f ms\n", r->ntop,
-	       1e3 * (now() - t0));
+	       1e3 * (bench_now() - t0));
 	mt_rules_end(run);
 	free(a);
 	free(p);

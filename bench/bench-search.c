@@ -16,28 +16,13 @@
 #include <sys/resource.h>
 #include <sys/time.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "bench.h"
 #include "../tuner/perf.h"
 #include "../tuner/search.h"
 
 #define REPS 5
-
-static double now(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static int cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
 
 struct job_def {
 	const char *model;
@@ -62,7 +47,7 @@ static void search_rate(const struct mt_cluster *c)
 		struct mt_search_result *r = calloc(1, sizeof(*r));
 		struct mt_model m;
 		struct mt_job j;
-		double secs[REPS];
+		double secs[REPS], med;
 		int k;
 
 		if (!r || mt_model_load(jobs[i].model, &m, &err)) {
@@ -80,9 +65,9 @@ static void search_rate(const struct mt_cluster *c)
 			}
 			secs[k] = r->seconds;
 		}
-		qsort(secs, REPS, sizeof(double), cmp);
+		med = bench_median(secs, REPS);
 		printf("  %-16s %6d %12lld %10.3f %14.0f\n", jobs[i].model, j.gpus, r->evaluated,
-		       secs[REPS / 2], r->evaluated / secs[REPS / 2]);
+		       med, r->evaluated / med);
 		free(r);
 	}
 }
@@ -120,7 +105,7 @@ static void model_rate(const struct mt_cluster *c)
 	mt_costs_compute(&x, 1, 1, 1, 64, 1, 0, MT_CP_P2P, 0, 1, 1, a);
 	if (mt_plan_compute(&x, a, 16, 1, 64, 128, &cfg, p))
 		exit(1);
-	t0 = now();
+	t0 = bench_now();
 	do {
 		for (i = 0; i < 100000; i++) {
 			cfg.recompute = (int)(i % 3);
@@ -131,7 +116,7 @@ static void model_rate(const struct mt_cluster *c)
 			sink += mem.total + t.step;
 		}
 		n += i;
-		dt = now() - t0;
+		dt = bench_now() - t0;
 	} while (dt < 1.0);
 	printf("# model alone (memory + time of one candidate, DeepSeek-V3 PP16 EP64)\n");
 	printf("  %.0f evaluations/s, %.0f ns each%s\n", n / dt, 1e9 * dt / n, sink < 0 ? "!" : "");
@@ -154,7 +139,7 @@ static void command_time(const char *exe)
 		for (k = 0; k < REPS; k++) {
 			char g[16], s[16], b[16];
 			struct rusage ru;
-			double t0 = now();
+			double t0 = bench_now();
 			int status;
 			pid_t pid;
 
@@ -175,14 +160,13 @@ static void command_time(const char *exe)
 				fprintf(stderr, "bench-search: '%s advise' failed\n", exe);
 				exit(1);
 			}
-			secs[k] = now() - t0;
+			secs[k] = bench_now() - t0;
 			/* the largest resident set of any child waited for so far */
 			if (!getrusage(RUSAGE_CHILDREN, &ru) && ru.ru_maxrss > rss)
 				rss = ru.ru_maxrss;
 		}
-		qsort(secs, REPS, sizeof(double), cmp);
-		printf("  %-16s %6d %10.3f %12.1f\n", jobs[i].model, jobs[i].gpus, secs[REPS / 2],
-		       rss / 1024.0);
+		printf("  %-16s %6d %10.3f %12.1f\n", jobs[i].model, jobs[i].gpus,
+		       bench_median(secs, REPS), rss / 1024.0);
 	}
 }
 

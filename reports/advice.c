@@ -517,41 +517,37 @@ static void wrap(struct sbuf *sb, const char *text, size_t col, size_t ind, size
 	}
 }
 
-/* The rules that fired for a candidate, in groups: constraints it breaks,
- * the explanations (why-* rules), the knobs set rules chose, the other
- * advice, and the set rules that only add flags (their messages are in the
- * JSON; the flags follow). */
-enum { G_VIOLATED, G_WHY, G_CHOSEN, G_ADVICE, G_FLAGS, G_N };
+enum mt_rule_group mt_rule_group(const char *id, int violated, int is_set, int sets_knob)
+{
+	if (violated)
+		return MT_RG_VIOLATED;
+	if (id && !strncmp(id, "why-", 4))
+		return MT_RG_WHY;
+	if (is_set)
+		return sets_knob ? MT_RG_CHOSEN : MT_RG_FLAGS;
+	return MT_RG_ADVICE;
+}
+
+int mt_why_rank(const char *id)
+{
+	static const char *const order[] = { "why-tp", "why-pp", "why-cp", "why-ep", "why-bucket" };
+	int i;
+
+	for (i = 0; id && i < MT_WHY_RANKS - 1; i++)
+		if (!strcmp(id, order[i]))
+			return i;
+	return MT_WHY_RANKS - 1;
+}
 
 static int group_of(const struct mt_fired *f)
 {
-	const struct mt_rule *r = f->rule;
-
-	if (f->status == MT_FIRE_VIOLATED)
-		return G_VIOLATED;
-	if (!strncmp(r->id, "why-", 4))
-		return G_WHY;
-	if (r->kind == MT_RK_SET)
-		return r->nsets ? G_CHOSEN : G_FLAGS;
-	return G_ADVICE;
-}
-
-/* The explanations in the order a reader asks: TP, PP, CP, EP, bucket, then
- * any other why-* rule (a site's own). */
-static int why_order(const struct mt_fired *f)
-{
-	static const char *const order[] = { "why-tp", "why-pp", "why-cp", "why-ep", "why-bucket" };
-	unsigned i;
-
-	for (i = 0; i < sizeof(order) / sizeof(order[0]); i++)
-		if (!strcmp(f->rule->id, order[i]))
-			return (int)i;
-	return (int)i;
+	return mt_rule_group(f->rule->id, f->status == MT_FIRE_VIOLATED,
+			     f->rule->kind == MT_RK_SET, f->rule->nsets > 0);
 }
 
 static void rules_lines(struct sbuf *sb, const struct mt_explain *ex, const char *ind)
 {
-	static const char *const heads[G_N] = {
+	static const char *const heads[MT_RG_N] = {
 		"constraint rules this candidate breaks:",
 		"why (megatune rules show ID for a rule's condition and source):",
 		"chosen by rules:",
@@ -564,12 +560,12 @@ static void rules_lines(struct sbuf *sb, const struct mt_explain *ex, const char
 	if (!ex || !ex->n)
 		return;
 	for (i = 0; i < ex->n; i++)
-		if (group_of(&ex->v[i]) != G_FLAGS && strlen(ex->v[i].rule->id) > w)
+		if (group_of(&ex->v[i]) != MT_RG_FLAGS && strlen(ex->v[i].rule->id) > w)
 			w = strlen(ex->v[i].rule->id);
 	if (w > 26)
 		w = 26;
-	for (g = 0; g < G_N; g++) {
-		int pass, passes = g == G_WHY ? 6 : 1;
+	for (g = 0; g < MT_RG_N; g++) {
+		int pass, passes = g == MT_RG_WHY ? MT_WHY_RANKS : 1;
 
 		any = 0;
 		for (pass = 0; pass < passes; pass++)
@@ -578,11 +574,11 @@ static void rules_lines(struct sbuf *sb, const struct mt_explain *ex, const char
 			struct sbuf line = SBUF_INIT;
 			size_t n;
 
-			if (group_of(f) != g || (g == G_WHY && why_order(f) != pass))
+			if (group_of(f) != g || (g == MT_RG_WHY && mt_why_rank(f->rule->id) != pass))
 				continue;
 			if (!any)
 				sbuf_addf(sb, "%s%s", ind, heads[g]);
-			if (g == G_FLAGS) {
+			if (g == MT_RG_FLAGS) {
 				size_t col = 0;
 				while (col < sb->len && sb->buf[sb->len - col - 1] != '\n')
 					col++;
@@ -602,7 +598,7 @@ static void rules_lines(struct sbuf *sb, const struct mt_explain *ex, const char
 			sbuf_pad(sb, ' ', n < w ? w - n + 2 : 2);
 			if (f->status == MT_FIRE_OVERRIDDEN)
 				sbuf_adds(&line, "(overridden) ");
-			if (f->effect && g != G_FLAGS)
+			if (f->effect)
 				sbuf_addf(&line, "[%s] ", f->effect);
 			sbuf_adds(&line, f->message);
 			wrap(sb, line.buf, in + 2 + (n < w ? w : n) + 2, in + 4, 110);

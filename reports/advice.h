@@ -61,6 +61,20 @@ int mt_candidate_bridge(const struct mt_model *m, const struct mt_job *j,
 			const struct mt_config *c, const struct mt_explain *ex, struct mt_kv *out);
 int mt_candidate_env(const struct mt_explain *ex, struct mt_kv *out);
 
+/* Where a fired rule goes when the advice is shown, in the order of the
+ * groups: constraints the candidate breaks, the explanations (why-* rules),
+ * the set rules that chose a knob, the other advice, and the set rules that
+ * only add flags or variables.  Shared by the terminal text and the report. */
+enum mt_rule_group {
+	MT_RG_VIOLATED, MT_RG_WHY, MT_RG_CHOSEN, MT_RG_ADVICE, MT_RG_FLAGS, MT_RG_N
+};
+enum mt_rule_group mt_rule_group(const char *id, int violated, int is_set, int sets_knob);
+
+/* Rank of a why-* rule in the order a reader asks: TP, PP, CP, EP, bucket,
+ * then any other (a site's own), ranks 0 .. MT_WHY_RANKS - 1. */
+#define MT_WHY_RANKS 6
+int mt_why_rank(const char *id);
+
 /* One configuration as a compact label: "TP8 PP4 VPP5 CP1 DP2 MBS1". */
 const char *mt_config_label(char *buf, size_t cap, const struct mt_model *m,
 			    const struct mt_config *cfg);

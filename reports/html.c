@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../lib/version.h"
+#include "advice.h"
 #include "svg.h"
 
 #define GIB 1073741824.0
@@ -111,12 +112,22 @@ static void label(struct sbuf *sb, const cJSON *cand)
 	num(sb, jnum(c, "mbs"), "%.0f");
 }
 
-static char *label_str(const cJSON *cand)
+/* "#1 TP4 PP2 ..." for a bar of a chart; the caller frees it. */
+static char *bar_label(const cJSON *cand)
 {
 	struct sbuf sb = SBUF_INIT;
 
+	sbuf_addf(&sb, "#%.0f ", jnum(cand, "rank"));
 	label(&sb, cand);
 	return sbuf_detach(&sb, NULL);
+}
+
+/* Stacked bars in a <div> of the class that sets their width. */
+static void bars(struct sbuf *sb, const char *cls, const struct svg_stacked *s)
+{
+	sbuf_addf(sb, "<div class=\"%s\">", cls);
+	svg_stacked_bars(sb, s);
+	sbuf_adds(sb, "</div>");
 }
 
 static void section(struct sbuf *sb, const char *id, const char *title, const char *lead)
@@ -416,61 +427,36 @@ static void gemm_chart(struct sbuf *sb, const cJSON *prof)
 	static const char *const dts[] = { "fp8", "bf16", "fp16", "tf32", "fp32" };
 	struct svg_series s[5];
 	struct svg_refline refs[5];
-	double *xy[5];
-	double xs[5][256], ys[5][256];
+	char reflabels[5][48];
+	double xy[2 * 256], xs[5][256], ys[5][256];
 	int ns = 0, nr = 0, i, k;
 
 	for (i = 0; i < 5; i++) {
 		double pk;
 		char key[48];
-		int n;
-		xy[i] = malloc(2 * 256 * sizeof(double));
-		if (!xy[i])
+		int n = gemm_points(prof, dts[i], xy, 256);
+
+		if (!n)
 			continue;
-		n = gemm_points(prof, dts[i], xy[i], 256);
-		if (n) {
-			for (k = 0; k < n; k++) {
-				xs[ns][k] = xy[i][2 * k];
-				ys[ns][k] = xy[i][2 * k + 1];
-			}
-			s[ns].name = dts[i];
-			s[ns].x = xs[ns];
-			s[ns].y = ys[ns];
-			s[ns].n = n;
-			s[ns].color = i;
-			s[ns].dashed = 0;
-			s[ns].markers = 1;
-			ns++;
-			snprintf(key, sizeof(key), "gpu.peak_tflops.%s", dts[i]);
-			pk = jnum(prof, key);
-			if (pk > 0) {
-				refs[nr].label = dts[i];
-				refs[nr].y = pk;
-				refs[nr].color = i;
-				nr++;
-			}
+		for (k = 0; k < n; k++) {
+			xs[ns][k] = xy[2 * k];
+			ys[ns][k] = xy[2 * k + 1];
 		}
-		free(xy[i]);
-	}
-	{
-		static char reflabels[5][48];
-		struct svg_line_chart c;
-		for (i = 0; i < nr; i++) {
-			snprintf(reflabels[i], sizeof(reflabels[i]), "%s datasheet peak", refs[i].label);
-			refs[i].label = reflabels[i];
+		s[ns] = (struct svg_series){ .name = dts[i], .x = xs[ns], .y = ys[ns], .n = n,
+					     .color = i, .markers = 1 };
+		ns++;
+		snprintf(key, sizeof(key), "gpu.peak_tflops.%s", dts[i]);
+		pk = jnum(prof, key);
+		if (pk > 0) {
+			snprintf(reflabels[nr], sizeof(reflabels[nr]), "%s datasheet peak", dts[i]);
+			refs[nr] = (struct svg_refline){ .label = reflabels[nr], .y = pk, .color = i };
+			nr++;
 		}
-		memset(&c, 0, sizeof(c));
-		c.title = "GEMM rate against size";
-		c.xlabel = "size: cube root of m x n x k (log)";
-		c.ylabel = "TFLOP/s";
-		c.yunit = "TFLOP/s";
-		c.logx = 1;
-		c.series = s;
-		c.nseries = ns;
-		c.refs = refs;
-		c.nrefs = nr;
-		svg_line_chart(sb, &c);
 	}
+	svg_line_chart(sb, &(struct svg_line_chart){
+		.title = "GEMM rate against size", .xlabel = "size: cube root of m x n x k (log)",
+		.ylabel = "TFLOP/s", .yunit = "TFLOP/s", .logx = 1,
+		.series = s, .nseries = ns, .refs = refs, .nrefs = nr });
 }
 
 /* One chart per collective operation: bus bandwidth against message size,
@@ -533,23 +519,12 @@ static void collective_charts(struct sbuf *sb, const cJSON *prof)
 			nr++;
 		}
 		snprintf(title, sizeof(title), "%s bus bandwidth", ops[o]);
-		{
-			struct svg_line_chart c;
-			memset(&c, 0, sizeof(c));
-			c.title = title;
-			c.xlabel = "message size (bytes, log)";
-			c.ylabel = "bus bandwidth (GB/s, log)";
-			c.yunit = "GB/s";
-			c.logx = c.logy = 1;
-			c.xbytes = 1;
-			c.series = s;
-			c.nseries = ns;
-			c.refs = refs;
-			c.nrefs = nr;
-			sbuf_adds(sb, "<div>");
-			svg_line_chart(sb, &c);
-			sbuf_adds(sb, "</div>");
-		}
+		sbuf_adds(sb, "<div>");
+		svg_line_chart(sb, &(struct svg_line_chart){
+			.title = title, .xlabel = "message size (bytes, log)",
+			.ylabel = "bus bandwidth (GB/s, log)", .yunit = "GB/s", .logx = 1, .logy = 1,
+			.xbytes = 1, .series = s, .nseries = ns, .refs = refs, .nrefs = nr });
+		sbuf_adds(sb, "</div>");
 	}
 	sbuf_adds(sb, "</div>");
 }
@@ -563,7 +538,7 @@ static void offload_chart(struct sbuf *sb, const cJSON *prof)
 	char *labels[32];
 	double v[32];
 	int n = 0, i;
-	struct svg_stacked s;
+	double line;
 
 	cJSON_ArrayForEach(e, jget(prof, "offload")) {
 		struct sbuf lb = SBUF_INIT;
@@ -583,22 +558,13 @@ static void offload_chart(struct sbuf *sb, const cJSON *prof)
 			v[n] = 0;
 		n++;
 	}
-	memset(&s, 0, sizeof(s));
-	s.title = "Host\xe2\x86\x94" "device copy bandwidth";
-	s.unit = "GB/s";
-	s.bars = (const char *const *)labels;
-	s.segments = segs;
-	s.colors = colors;
-	s.values = v;
-	s.nbar = n;
-	s.nseg = 1;
-	s.limit = jnum(prof, "node.pcie_gbps");
-	if (!(s.limit > 0))
-		s.limit = 0;
-	s.limit_label = "host link line rate";
-	sbuf_adds(sb, "<h3>Host&#8596;device copies</h3><div class=\"single\">");
-	svg_stacked_bars(sb, &s);
-	sbuf_adds(sb, "</div>");
+	line = jnum(prof, "node.pcie_gbps");
+	sbuf_adds(sb, "<h3>Host&#8596;device copies</h3>");
+	bars(sb, "single", &(struct svg_stacked){
+		.title = "Host\xe2\x86\x94" "device copy bandwidth", .unit = "GB/s",
+		.bars = (const char *const *)labels, .segments = segs, .colors = colors,
+		.values = v, .nbar = n, .nseg = 1, .limit = line > 0 ? line : 0,
+		.limit_label = "host link line rate" });
 	for (i = 0; i < n; i++)
 		free(labels[i]);
 }
@@ -784,8 +750,7 @@ static void memory(struct sbuf *sb, const cJSON *adv)
 	const cJSON *c;
 	int nbar = 0, i, nc = cJSON_GetArraySize(jget(adv, "candidates"));
 	double *v;
-	char **labels;
-	struct svg_stacked s;
+	char **labels, lim[96];
 
 	section(sb, "memory", "Memory", "Per GPU, on the most loaded pipeline stage, against the "
 		"usable memory (GiB).");
@@ -804,11 +769,8 @@ static void memory(struct sbuf *sb, const cJSON *adv)
 	cJSON_ArrayForEach(c, jget(adv, "candidates")) {
 		const cJSON *m = jget(c, "memory");
 		double *r = v + nbar * 6;
-		char *l = label_str(c);
-		struct sbuf t = SBUF_INIT;
-		sbuf_addf(&t, "#%.0f %s", jnum(c, "rank"), l ? l : "");
-		free(l);
-		labels[nbar] = sbuf_detach(&t, NULL);
+
+		labels[nbar] = bar_label(c);
 		r[0] = jnum(m, "weights_bytes") / GIB;
 		r[1] = jnum(m, "grads_bytes") / GIB;
 		r[2] = jnum(m, "optimizer_bytes") / GIB;
@@ -821,25 +783,13 @@ static void memory(struct sbuf *sb, const cJSON *adv)
 				r[i] = 0;
 		nbar++;
 	}
-	memset(&s, 0, sizeof(s));
-	s.unit = "GiB";
-	s.bars = (const char *const *)labels;
-	s.segments = segs;
-	s.colors = colors;
-	s.values = v;
-	s.nbar = nbar;
-	s.nseg = 6;
-	s.limit = jnum(adv, "search.capacity_bytes") / GIB;
-	{
-		static char lim[96];
-		snprintf(lim, sizeof(lim), "usable: %.1f GiB less %.0f%% headroom",
-			 jnum(adv, "cluster.memory_bytes") / GIB, 100 * jnum(adv, "job.mem_headroom"));
-		s.limit_label = lim;
-	}
-	s.width = 900;
-	sbuf_adds(sb, "<div class=\"wide\">");
-	svg_stacked_bars(sb, &s);
-	sbuf_adds(sb, "</div>");
+	snprintf(lim, sizeof(lim), "usable: %.1f GiB less %.0f%% headroom",
+		 jnum(adv, "cluster.memory_bytes") / GIB, 100 * jnum(adv, "job.mem_headroom"));
+	bars(sb, "wide", &(struct svg_stacked){
+		.unit = "GiB", .bars = (const char *const *)labels, .segments = segs,
+		.colors = colors, .values = v, .nbar = nbar, .nseg = 6,
+		.limit = jnum(adv, "search.capacity_bytes") / GIB, .limit_label = lim,
+		.width = 900 });
 	for (i = 0; i < nbar; i++)
 		free(labels[i]);
 	free(labels);
@@ -868,20 +818,13 @@ static void timebars(struct sbuf *sb, const cJSON *adv)
 		"hidden behind it (seconds).");
 	cJSON_ArrayForEach(c, jget(adv, "candidates")) {
 		const cJSON *t = jget(c, "time");
-		struct sbuf lb = SBUF_INIT;
-		char *l;
+
 		if (nbar == TOP)
 			break;
-		l = label_str(c);
-		sbuf_addf(&lb, "#%.0f %s", jnum(c, "rank"), l ? l : "");
-		free(l);
-		labels[nbar] = sbuf_detach(&lb, NULL);
+		labels[nbar] = bar_label(c);
 		v[nbar * NS] = jnum(t, "compute_s") - jnum(t, "recompute_s");
-		for (k = 1; k < NS; k++) {
-			char key[48];
-			snprintf(key, sizeof(key), "%s", keys[k]);
-			v[nbar * NS + k] = jnum(t, key);
-		}
+		for (k = 1; k < NS; k++)
+			v[nbar * NS + k] = jnum(t, keys[k]);
 		for (k = 0; k < NS; k++)
 			if (!isfinite(v[nbar * NS + k]))
 				v[nbar * NS + k] = 0;
@@ -891,18 +834,10 @@ static void timebars(struct sbuf *sb, const cJSON *adv)
 		sbuf_adds(sb, "<p class=\"none\">no candidate fits</p></section>");
 		return;
 	}
-	memset(&s, 0, sizeof(s));
-	s.unit = "s";
-	s.bars = (const char *const *)labels;
-	s.segments = segs;
-	s.colors = colors;
-	s.values = v;
-	s.nbar = nbar;
-	s.nseg = NS;
-	s.width = 900;
-	sbuf_adds(sb, "<div class=\"wide\">");
-	svg_stacked_bars(sb, &s);
-	sbuf_adds(sb, "</div>");
+	s = (struct svg_stacked){ .unit = "s", .bars = (const char *const *)labels,
+				  .segments = segs, .colors = colors, .values = v, .nbar = nbar,
+				  .nseg = NS, .width = 900 };
+	bars(sb, "wide", &s);
 	/* the part that is not compute, on its own scale */
 	{
 		double rest[TOP * (NS - 1)];
@@ -914,9 +849,7 @@ static void timebars(struct sbuf *sb, const cJSON *adv)
 		s.colors = colors + 1;
 		s.values = rest;
 		s.nseg = NS - 1;
-		sbuf_adds(sb, "<div class=\"wide\">");
-		svg_stacked_bars(sb, &s);
-		sbuf_adds(sb, "</div>");
+		bars(sb, "wide", &s);
 	}
 	for (i = 0; i < nbar; i++)
 		free(labels[i]);
@@ -986,36 +919,67 @@ static void evidence(struct sbuf *sb, const cJSON *ev)
 	sbuf_adds(sb, "</tbody></table></details>");
 }
 
-static int rule_group(const cJSON *r)
+/* The group of a fired rule as the terminal shows it (reports/advice.h): a
+ * set rule chose a knob when its effect names the configuration. */
+/* A fired rule (advice) or a finding (analysis) as a card: title and id,
+ * status when it is not plain, effect, message, evidence, sources. */
+static void rule_card(struct sbuf *sb, const cJSON *r)
 {
-	const char *st = jstr(r, "status"), *id = jstr(r, "id"), *kind = jstr(r, "kind");
+	const char *st = jstr(r, "status"), *src = jstr(r, "source");
+	const cJSON *ci;
 
-	if (st && !strcmp(st, "violated"))
-		return 0;
-	if (id && !strncmp(id, "why-", 4))
-		return 1;
-	if (kind && !strcmp(kind, "set"))
-		return 2;
-	return 3;
+	sbuf_addf(sb, "<div class=\"rule %s\"><h4>",
+		  !st ? "" : !strcmp(st, "violated") ? "violated"
+		  : !strcmp(st, "overridden") ? "overridden" : "");
+	esc(sb, jstr(r, "title") ? jstr(r, "title") : jstr(r, "id"));
+	sbuf_adds(sb, " <span class=\"tag\">");
+	esc(sb, jstr(r, "id"));
+	sbuf_adds(sb, "</span>");
+	if (st && strcmp(st, "note") && strcmp(st, "applied")) {
+		sbuf_addf(sb, "<span class=\"tag %s\">", !strcmp(st, "violated") ? "bad" : "warn");
+		esc(sb, st);
+		sbuf_adds(sb, "</span>");
+	}
+	sbuf_adds(sb, "</h4>");
+	if (jstr(r, "effect")) {
+		sbuf_adds(sb, "<div class=\"eff\">");
+		esc(sb, jstr(r, "effect"));
+		sbuf_adds(sb, "</div>");
+	}
+	sbuf_adds(sb, "<div>");
+	esc(sb, jstr(r, "message"));
+	sbuf_adds(sb, "</div>");
+	evidence(sb, jget(r, "evidence"));
+	if (cJSON_GetArraySize(jget(r, "cite")) || src) {
+		sbuf_adds(sb, "<div class=\"cite\">");
+		cJSON_ArrayForEach(ci, jget(r, "cite")) {
+			sbuf_adds(sb, "source: ");
+			esc(sb, cJSON_IsString(ci) ? ci->valuestring : NULL);
+			sbuf_adds(sb, "<br>");
+		}
+		if (src) {
+			sbuf_adds(sb, "rule: ");
+			esc(sb, src);
+		}
+		sbuf_adds(sb, "</div>");
+	}
+	sbuf_adds(sb, "</div>");
 }
 
-/* The explanations in the order a reader asks: TP, PP, CP, EP, bucket. */
-static int why_rank(const cJSON *r)
+static int rule_group(const cJSON *r)
 {
-	static const char *const order[] = { "why-tp", "why-pp", "why-cp", "why-ep", "why-bucket" };
-	const char *id = jstr(r, "id");
-	unsigned i;
+	const char *st = jstr(r, "status"), *kind = jstr(r, "kind"), *eff = jstr(r, "effect");
 
-	for (i = 0; id && i < sizeof(order) / sizeof(order[0]); i++)
-		if (!strcmp(id, order[i]))
-			return (int)i;
-	return (int)i;
+	return mt_rule_group(jstr(r, "id"), st && !strcmp(st, "violated"),
+			     kind && !strcmp(kind, "set"), eff && !strncmp(eff, "config.", 7));
 }
 
 static void why(struct sbuf *sb, const cJSON *adv)
 {
-	static const char *const heads[] = { "Constraints the recommendation breaks",
-					     "Why this configuration", "Chosen by rules", "Advice" };
+	static const char *const heads[MT_RG_N] = {
+		"Constraints the recommendation breaks", "Why this configuration", "Chosen by rules",
+		"Advice", "Flags and variables from rules"
+	};
 	const cJSON *best = cJSON_GetArrayItem(jget(adv, "candidates"), 0), *r;
 	int g, any;
 
@@ -1030,48 +994,17 @@ static void why(struct sbuf *sb, const cJSON *adv)
 		sbuf_adds(sb, "<p class=\"none\">no candidate fits</p></section>");
 		return;
 	}
-	for (g = 0; g < 4; g++) {
-		int pass, passes = g == 1 ? 6 : 1;
+	for (g = 0; g < MT_RG_N; g++) {
+		int pass, passes = g == MT_RG_WHY ? MT_WHY_RANKS : 1;
 		any = 0;
 		for (pass = 0; pass < passes; pass++)
 		cJSON_ArrayForEach(r, jget(best, "rules")) {
-			const cJSON *ci;
-			const char *st = jstr(r, "status");
-			if (rule_group(r) != g || (g == 1 && why_rank(r) != pass))
+			if (rule_group(r) != g || (g == MT_RG_WHY && mt_why_rank(jstr(r, "id")) != pass))
 				continue;
 			if (!any)
 				sbuf_addf(sb, "<h3>%s</h3>", heads[g]);
 			any = 1;
-			sbuf_addf(sb, "<div class=\"rule %s\"><h4>", st ? (!strcmp(st, "violated") ? "violated"
-					: !strcmp(st, "overridden") ? "overridden" : "") : "");
-			esc(sb, jstr(r, "title"));
-			sbuf_adds(sb, " <span class=\"tag\">");
-			esc(sb, jstr(r, "id"));
-			sbuf_adds(sb, "</span>");
-			if (st && strcmp(st, "note") && strcmp(st, "applied")) {
-				sbuf_addf(sb, "<span class=\"tag %s\">", !strcmp(st, "violated") ? "bad" : "warn");
-				esc(sb, st);
-				sbuf_adds(sb, "</span>");
-			}
-			sbuf_adds(sb, "</h4>");
-			if (jstr(r, "effect")) {
-				sbuf_adds(sb, "<div class=\"eff\">");
-				esc(sb, jstr(r, "effect"));
-				sbuf_adds(sb, "</div>");
-			}
-			sbuf_adds(sb, "<div>");
-			esc(sb, jstr(r, "message"));
-			sbuf_adds(sb, "</div>");
-			evidence(sb, jget(r, "evidence"));
-			sbuf_adds(sb, "<div class=\"cite\">");
-			cJSON_ArrayForEach(ci, jget(r, "cite")) {
-				sbuf_adds(sb, "source: ");
-				esc(sb, cJSON_IsString(ci) ? ci->valuestring : NULL);
-				sbuf_adds(sb, "<br>");
-			}
-			sbuf_adds(sb, "rule: ");
-			esc(sb, jstr(r, "source"));
-			sbuf_adds(sb, "</div></div>");
+			rule_card(sb, r);
 		}
 	}
 	sbuf_adds(sb, "</section>");
@@ -1187,21 +1120,10 @@ static void findings(struct sbuf *sb, const cJSON *an)
 		}
 	}
 	sbuf_adds(sb, "</tbody></table></div>");
-	if (n) {
-		struct svg_stacked s;
-		memset(&s, 0, sizeof(s));
-		s.unit = "ms";
-		s.bars = (const char *const *)labels;
-		s.segments = segs;
-		s.colors = colors;
-		s.values = v;
-		s.nbar = n;
-		s.nseg = 4;
-		s.width = 900;
-		sbuf_adds(sb, "<div class=\"wide\">");
-		svg_stacked_bars(sb, &s);
-		sbuf_adds(sb, "</div>");
-	}
+	if (n)
+		bars(sb, "wide", &(struct svg_stacked){
+			.unit = "ms", .bars = (const char *const *)labels, .segments = segs,
+			.colors = colors, .values = v, .nbar = n, .nseg = 4, .width = 900 });
 	for (i = 0; i < n; i++)
 		free(labels[i]);
 	free(labels);
@@ -1209,26 +1131,8 @@ static void findings(struct sbuf *sb, const cJSON *an)
 	sbuf_adds(sb, "<h3>Findings</h3>");
 	if (!cJSON_GetArraySize(jget(an, "findings")))
 		sbuf_adds(sb, "<p class=\"none\">none</p>");
-	cJSON_ArrayForEach(f, jget(an, "findings")) {
-		const cJSON *ci;
-		sbuf_adds(sb, "<div class=\"rule\"><h4>");
-		esc(sb, jstr(f, "title") ? jstr(f, "title") : jstr(f, "id"));
-		sbuf_adds(sb, " <span class=\"tag\">");
-		esc(sb, jstr(f, "id"));
-		sbuf_adds(sb, "</span></h4><div>");
-		esc(sb, jstr(f, "message"));
-		sbuf_adds(sb, "</div>");
-		if (cJSON_GetArraySize(jget(f, "cite"))) {
-			sbuf_adds(sb, "<div class=\"cite\">");
-			cJSON_ArrayForEach(ci, jget(f, "cite")) {
-				sbuf_adds(sb, "source: ");
-				esc(sb, cJSON_IsString(ci) ? ci->valuestring : NULL);
-				sbuf_adds(sb, "<br>");
-			}
-			sbuf_adds(sb, "</div>");
-		}
-		sbuf_adds(sb, "</div>");
-	}
+	cJSON_ArrayForEach(f, jget(an, "findings"))
+		rule_card(sb, f);
 	sbuf_adds(sb, "</section>");
 }
 

@@ -328,12 +328,6 @@ static void cluster_facts(struct mt_val *f, const struct mt_cluster *c)
 #define F(id) r->facts[MT_F_##id].n
 #define S(id) r->facts[MT_F_##id].s
 
-static int uses_search_fn(const struct mt_rule *rl)
-{
-	/* best() and least_mem(), in its condition or anywhere in its messages */
-	return rl->uses_best;
-}
-
 int mt_rules_start(const struct mt_ruleset *rs, const struct mt_model *m,
 		   const struct mt_cluster *c, const struct mt_job *j, struct mt_rules_run **out,
 		   struct mt_error *err)
@@ -361,7 +355,7 @@ int mt_rules_start(const struct mt_ruleset *rs, const struct mt_model *m,
 		const struct mt_rule *rl = &rs->rules[i];
 		if (rl->disabled)
 			continue;
-		if (uses_search_fn(rl))
+		if (rl->uses_best)   /* best() or least_mem(): the search must be watched */
 			r->observing = 1;
 		if (rl->kind == MT_RK_CONSTRAINT) {
 			/* a constraint on pinned knobs only does not prune */

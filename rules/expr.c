@@ -698,55 +698,31 @@ static struct desc parse_unary(struct cc *c)
 	return parse_power(c);
 }
 
-static struct desc parse_prod(struct cc *c)
+/* The binary arithmetic operators, left-associative, loosest level first:
+ * level 0 is + and -, level 1 is *, / and %, whose operands are unary. */
+static struct desc parse_arith(struct cc *c, int level)
 {
-	struct desc d = parse_unary(c);
+	static const struct { const char *tok; int op; } ops[2][4] = {
+		{ { "+", OP_ADD }, { "-", OP_SUB } },
+		{ { "*", OP_MUL }, { "/", OP_DIV }, { "%", OP_MOD } },
+	};
+	struct desc d = level ? parse_unary(c) : parse_arith(c, 1);
 
 	for (;;) {
-		int op;
+		int i;
 		size_t at;
 		struct desc r;
 
 		skip_ws(c);
 		at = c->i;
-		if (accept(c, "*"))
-			op = OP_MUL;
-		else if (accept(c, "/"))
-			op = OP_DIV;
-		else if (accept(c, "%"))
-			op = OP_MOD;
-		else
+		for (i = 0; ops[level][i].tok && !accept(c, ops[level][i].tok); i++)
+			;
+		if (!ops[level][i].tok)
 			return d;
-		r = parse_unary(c);
+		r = level ? parse_unary(c) : parse_arith(c, 1);
 		need_num(c, d, at, "arithmetic");
 		need_num(c, r, at, "arithmetic");
-		emit(c, op, 0, 0);
-		push(c, -1);
-		d = d_of(MT_VT_NUM);
-	}
-}
-
-static struct desc parse_sum(struct cc *c)
-{
-	struct desc d = parse_prod(c);
-
-	for (;;) {
-		int op;
-		size_t at;
-		struct desc r;
-
-		skip_ws(c);
-		at = c->i;
-		if (accept(c, "+"))
-			op = OP_ADD;
-		else if (accept(c, "-"))
-			op = OP_SUB;
-		else
-			return d;
-		r = parse_prod(c);
-		need_num(c, d, at, "arithmetic");
-		need_num(c, r, at, "arithmetic");
-		emit(c, op, 0, 0);
+		emit(c, ops[level][i].op, 0, 0);
 		push(c, -1);
 		d = d_of(MT_VT_NUM);
 	}
@@ -782,7 +758,7 @@ static struct desc parse_cmp(struct cc *c)
 		{ "==", OP_EQ }, { "!=", OP_NE }, { "<=", OP_LE }, { ">=", OP_GE },
 		{ "<", OP_LT }, { ">", OP_GT },
 	};
-	struct desc d = parse_sum(c), r;
+	struct desc d = parse_arith(c, 0), r;
 	size_t at;
 	unsigned i;
 
@@ -791,7 +767,7 @@ static struct desc parse_cmp(struct cc *c)
 	for (i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
 		if (!accept(c, ops[i].tok))
 			continue;
-		r = parse_sum(c);
+		r = parse_arith(c, 0);
 		if (d.efact >= 0 && r.str_ins >= 0) {
 			enum_literal(c, d.efact, r.str_ins, at);
 			r.type = MT_VT_NUM;
@@ -831,51 +807,46 @@ static struct desc parse_not(struct cc *c)
 		fail(c, at, "expression nested more than %d deep", NEST_MAX);
 		return d_of(MT_VT_NUM);
 	}
-	if ((c->i + 1 >= c->n || c->s[c->i + 1] != '=') && accept(c, "!")) {
+	if (((c->i + 1 >= c->n || c->s[c->i + 1] != '=') && accept(c, "!")) || accept(c, "not")) {
+		const char *op = c->s[at] == '!' ? "'!'" : "'not'";
 		struct desc d;
 		c->depth++;
 		d = parse_not(c);
 		c->depth--;
-		need_num(c, d, at, "'!'");
-		emit(c, OP_NOT, 0, 0);
-		return d_of(MT_VT_NUM);
-	}
-	if (accept(c, "not")) {
-		struct desc d;
-		c->depth++;
-		d = parse_not(c);
-		c->depth--;
-		need_num(c, d, at, "'not'");
+		need_num(c, d, at, op);
 		emit(c, OP_NOT, 0, 0);
 		return d_of(MT_VT_NUM);
 	}
 	return parse_cmp(c);
 }
 
-static struct desc parse_and(struct cc *c)
+/* || (or) at level 0 and && (and) at level 1, left-associative: the jump
+ * skips the right side once the left decides. */
+static struct desc parse_logic(struct cc *c, int level)
 {
-	struct desc d = parse_not(c);
+	static const struct { const char *sym, *word, *name; int op; } ops[2] = {
+		{ "||", "or", "'||'", OP_OR }, { "&&", "and", "'&&'", OP_AND },
+	};
+	struct desc d = level ? parse_not(c) : parse_logic(c, 1);
 
 	for (;;) {
 		int j;
 		size_t at;
 		skip_ws(c);
 		at = c->i;
-		if (!accept(c, "&&") && !accept(c, "and"))
+		if (!accept(c, ops[level].sym) && !accept(c, ops[level].word))
 			return d;
-		need_num(c, d, at, "'&&'");
-		j = emit(c, OP_AND, 0, 0);
+		need_num(c, d, at, ops[level].name);
+		j = emit(c, ops[level].op, 0, 0);
 		push(c, -1);
-		d = parse_not(c);
-		need_num(c, d, at, "'&&'");
+		d = level ? parse_not(c) : parse_logic(c, 1);
+		need_num(c, d, at, ops[level].name);
 		emit(c, OP_BOOL, 0, 0);
 		if (j >= 0)
 			c->e->code[j].a = c->e->n;
 		d = d_of(MT_VT_NUM);
 	}
 }
-
-static struct desc parse_expr_nested(struct cc *c);
 
 /* Every path that recurses goes through here: a bound on the nesting keeps
  * a hostile rule file from exhausting the C stack. */
@@ -888,32 +859,9 @@ static struct desc parse_expr(struct cc *c)
 		c->depth--;
 		return d_of(MT_VT_NUM);
 	}
-	d = parse_expr_nested(c);
+	d = parse_logic(c, 0);
 	c->depth--;
 	return d;
-}
-
-static struct desc parse_expr_nested(struct cc *c)
-{
-	struct desc d = parse_and(c);
-
-	for (;;) {
-		int j;
-		size_t at;
-		skip_ws(c);
-		at = c->i;
-		if (!accept(c, "||") && !accept(c, "or"))
-			return d;
-		need_num(c, d, at, "'||'");
-		j = emit(c, OP_OR, 0, 0);
-		push(c, -1);
-		d = parse_and(c);
-		need_num(c, d, at, "'||'");
-		emit(c, OP_BOOL, 0, 0);
-		if (j >= 0)
-			c->e->code[j].a = c->e->n;
-		d = d_of(MT_VT_NUM);
-	}
 }
 
 void mt_expr_free(struct mt_expr *e)

@@ -68,6 +68,18 @@ static int grow(void **p, int *cap, int need, size_t elem)
 	return 0;
 }
 
+/* Room for one more element at the end of a rule's short arrays (sets, outs,
+ * says; a handful each): 0, or -1 out of memory with *p unchanged. */
+static int grow_one(void **p, int n, size_t elem)
+{
+	void *q = realloc(*p, (size_t)(n + 1) * elem);
+
+	if (!q)
+		return -1;
+	*p = q;
+	return 0;
+}
+
 static void rule_clear(struct mt_rule *r)
 {
 	int i;
@@ -525,7 +537,7 @@ static void directive(struct pstate *ps, int line, const char *kw, size_t kwl, c
 			     "prune them with a constraint)", r->id, (int)kl, key);
 			return;
 		}
-		if (grow((void **)&r->sets, &(int){ r->nsets }, r->nsets + 1, sizeof(*s))) {
+		if (grow_one((void **)&r->sets, r->nsets, sizeof(*s))) {
 			ps->nomem = 1;
 			return;
 		}
@@ -571,7 +583,7 @@ static void directive(struct pstate *ps, int line, const char *kw, size_t kwl, c
 			     key, kind == MT_OUT_ENV ? " (upper-case letters, digits and '_')" : "");
 			return;
 		}
-		if (grow((void **)&r->outs, &(int){ r->nouts }, r->nouts + 1, sizeof(*o))) {
+		if (grow_one((void **)&r->outs, r->nouts, sizeof(*o))) {
 			ps->nomem = 1;
 			return;
 		}
@@ -615,7 +627,7 @@ static void directive(struct pstate *ps, int line, const char *kw, size_t kwl, c
 			perr(ps, line, "rule '%s': SAY is empty", r->id);
 			return;
 		}
-		if (grow((void **)&r->says, &(int){ r->nsays }, r->nsays + 1, sizeof(*s))) {
+		if (grow_one((void **)&r->says, r->nsays, sizeof(*s))) {
 			mt_expr_free(cond);
 			ps->nomem = 1;
 			return;
@@ -654,10 +666,6 @@ static void directive(struct pstate *ps, int line, const char *kw, size_t kwl, c
 	}
 #undef IS
 }
-
-/* The arrays of a rule grow one element at a time through grow(), which needs
- * a capacity: the count itself is used (every append reallocates), which is
- * fine for the handful of entries a rule has. */
 
 static char *keep_file(struct mt_ruleset *rs, const char *file)
 {

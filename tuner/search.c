@@ -275,10 +275,15 @@ static int divisors(long n, int *out, int max)
 
 /* ---- rule hooks: all no-ops without rules */
 
+static void rfact(struct mt_rules_run *r, int f, double v)
+{
+	if (r)
+		mt_rules_fact(r, f, v);
+}
+
 static void fact(struct srch *s, int f, double v)
 {
-	if (s->r)
-		mt_rules_fact(s->r, f, v);
+	rfact(s->r, f, v);
 }
 
 /* 1 when a constraint prunes the partial candidate here (counted by rule). */
@@ -289,7 +294,7 @@ static int ruled_out(struct srch *s, int stage)
 
 /* The value of a settable knob: the pin, else a set rule's choice.  Returns
  * 1 with *v when fixed, 0 when the search enumerates it. */
-static int fixed(struct srch *s, int f, int pin, int *v)
+static int fixed(struct mt_rules_run *r, int f, int pin, int *v)
 {
 	double d;
 
@@ -297,11 +302,49 @@ static int fixed(struct srch *s, int f, int pin, int *v)
 		*v = pin;
 		return 1;
 	}
-	if (s->r && mt_rules_choose(s->r, f, &d)) {
+	if (r && mt_rules_choose(r, f, &d)) {
 		*v = (int)d;
 		return 1;
 	}
 	return 0;
+}
+
+/* A setting the search does not enumerate: the pin, a set rule, or dflt. */
+static int knob(struct mt_rules_run *r, int f, int pin, int dflt)
+{
+	int v;
+
+	return fixed(r, f, pin, &v) ? v : dflt;
+}
+
+/* The settings of the search and of estimate alike, at their stages (the
+ * defaults are mt_config_settings()'s): TP overlap and CE fusion ... */
+static void fusion_settings(struct mt_rules_run *r, const struct mt_pins *p, struct mt_config *cfg)
+{
+	cfg->tp_overlap = knob(r, MT_F_CFG_TP_OVERLAP, p->tp_overlap, 1);
+	cfg->fused_ce = knob(r, MT_F_CFG_FUSED_CE, p->fused_ce, 1);
+	rfact(r, MT_F_CFG_TP_OVERLAP, cfg->tp_overlap);
+	rfact(r, MT_F_CFG_FUSED_CE, cfg->fused_ce);
+}
+
+/* ... the DP overlaps and gradient precision ... */
+static void dp_settings(struct mt_rules_run *r, const struct mt_pins *p, struct mt_config *cfg)
+{
+	cfg->overlap_grad = knob(r, MT_F_CFG_OVERLAP_GRAD, p->overlap_grad, 1);
+	cfg->overlap_param = knob(r, MT_F_CFG_OVERLAP_PARAM, p->overlap_param, cfg->overlap_grad);
+	if (cfg->overlap_param && !cfg->overlap_grad) /* Megatron needs both */
+		cfg->overlap_param = 0;
+	cfg->grad_fp32 = knob(r, MT_F_CFG_GRAD_FP32, p->grad_fp32, 1);
+	rfact(r, MT_F_CFG_OVERLAP_GRAD, cfg->overlap_grad);
+	rfact(r, MT_F_CFG_OVERLAP_PARAM, cfg->overlap_param);
+	rfact(r, MT_F_CFG_GRAD_FP32, cfg->grad_fp32);
+}
+
+/* ... and the DDP bucket (0: Megatron's default, set by the plan). */
+static void bucket_setting(struct mt_rules_run *r, const struct mt_pins *p, struct mt_config *cfg)
+{
+	cfg->bucket_params = knob(r, MT_F_CFG_BUCKET, p->bucket, 0);
+	rfact(r, MT_F_CFG_BUCKET, (double)cfg->bucket_params);
 }
 
 static void keep(struct srch *s, const struct mt_eval *e)
@@ -391,7 +434,7 @@ static void level_c(struct srch *s, const struct mt_costs *a, const struct mt_pl
 	struct mt_mem mem;
 	int d, rc, chunk = b->chunk_layers_max, dset, dval = 0;
 
-	dset = fixed(s, MT_F_CFG_DIST_OPT, p->dist_opt, &dval);
+	dset = fixed(s->r, MT_F_CFG_DIST_OPT, p->dist_opt, &dval);
 	for (d = 1; d >= 0; d--) {
 		if (dset && dval != d)
 			continue;
@@ -500,23 +543,6 @@ static int split_ok(struct split_cache *sc, struct srch *s, const struct mt_cost
 	return 1;
 }
 
-/* The DP settings of one pipeline layout: pins, else set rules, else the
- * defaults (overlaps on, FP32 reduction, Megatron's bucket size). */
-static void dp_settings(struct srch *s, struct mt_config *cfg)
-{
-	const struct mt_pins *p = &s->j->pins;
-	int v;
-
-	cfg->overlap_grad = fixed(s, MT_F_CFG_OVERLAP_GRAD, p->overlap_grad, &v) ? v : 1;
-	cfg->overlap_param = fixed(s, MT_F_CFG_OVERLAP_PARAM, p->overlap_param, &v) ? v : cfg->overlap_grad;
-	if (cfg->overlap_param && !cfg->overlap_grad) /* Megatron needs both */
-		cfg->overlap_param = 0;
-	cfg->grad_fp32 = fixed(s, MT_F_CFG_GRAD_FP32, p->grad_fp32, &v) ? v : 1;
-	fact(s, MT_F_CFG_OVERLAP_GRAD, cfg->overlap_grad);
-	fact(s, MT_F_CFG_OVERLAP_PARAM, cfg->overlap_param);
-	fact(s, MT_F_CFG_GRAD_FP32, cfg->grad_fp32);
-}
-
 /* Level B loop: PP and VPP for one layer shape (DP and micro-batches follow). */
 static void search_pipeline(struct srch *s, struct split_cache *sc, const struct mt_costs *a,
 			    struct mt_plan *plan, struct mt_config *cfg)
@@ -525,7 +551,7 @@ static void search_pipeline(struct srch *s, struct split_cache *sc, const struct
 	const struct mt_job *j = s->j;
 	const struct mt_pins *p = &j->pins;
 	struct mt_search_result *res = s->res;
-	int pps[64], npp, ip, vpp, v;
+	int pps[64], npp, ip, vpp;
 
 	npp = divisors(j->gpus / (a->tp * a->cp), pps, 64);
 	for (ip = 0; ip < npp; ip++) {
@@ -568,11 +594,10 @@ static void search_pipeline(struct srch *s, struct split_cache *sc, const struct
 			cfg->vpp = vpp;
 			cfg->dp = (int)dp;
 			cfg->num_mb = (int)mb;
-			dp_settings(s, cfg);
+			dp_settings(s->r, p, cfg);
 			if (ruled_out(s, MT_ST_OVERLAP))
 				continue;
-			cfg->bucket_params = fixed(s, MT_F_CFG_BUCKET, p->bucket, &v) ? v : 0;
-			fact(s, MT_F_CFG_BUCKET, (double)cfg->bucket_params);
+			bucket_setting(s->r, p, cfg);
 			if (ruled_out(s, MT_ST_BUCKET)) {
 				cfg->bucket_params = 0;
 				continue;
@@ -605,16 +630,12 @@ static void search_mbs(struct srch *s, struct split_cache *sc, struct mt_costs *
 		       struct mt_plan *plan, struct mt_config *cfg, int mbs)
 {
 	const struct mt_pins *p = &s->j->pins;
-	int v;
 
 	cfg->mbs = mbs;
 	fact(s, MT_F_CFG_MBS, mbs);
 	if (ruled_out(s, MT_ST_MBS))
 		return;
-	cfg->tp_overlap = fixed(s, MT_F_CFG_TP_OVERLAP, p->tp_overlap, &v) ? v : 1;
-	cfg->fused_ce = fixed(s, MT_F_CFG_FUSED_CE, p->fused_ce, &v) ? v : 1;
-	fact(s, MT_F_CFG_TP_OVERLAP, cfg->tp_overlap);
-	fact(s, MT_F_CFG_FUSED_CE, cfg->fused_ce);
+	fusion_settings(s->r, p, cfg);
 	if (ruled_out(s, MT_ST_FUSION))
 		return;
 	mt_costs_compute(&s->x, cfg->tp, cfg->cp, mbs, cfg->ep, cfg->etp, cfg->sp, cfg->cp_comm,
@@ -678,14 +699,14 @@ static void search_shapes(struct srch *s, struct split_cache *sc, struct mt_cost
 					continue;
 			}
 			/* the inner a2a group of a2a+p2p: a rule, else the NVLink domain */
-			cfg->cp_a2a = cp > 1 && fixed(s, MT_F_CFG_CP_A2A, MT_UNSET, &v)
+			cfg->cp_a2a = cp > 1 && fixed(s->r, MT_F_CFG_CP_A2A, MT_UNSET, &v)
 					      ? v : mt_group_per_domain(c, cp, tp);
 			if (s->r) {
 				mt_rules_cp_a2a_facts(s->r, tp, cp, cfg->cp_a2a);
 				if (ruled_out(s, MT_ST_CP_A2A))
 					continue;
 			}
-			cc_set = cp > 1 ? fixed(s, MT_F_CFG_CP_COMM, p->cp_comm, &cc_val) : (cc_val = MT_CP_P2P, 1);
+			cc_set = cp > 1 ? fixed(s->r, MT_F_CFG_CP_COMM, p->cp_comm, &cc_val) : (cc_val = MT_CP_P2P, 1);
 			for (cc = 0; cc < (cp > 1 ? MT_CP_N : 1); cc++) {
 				if (cc_set && cp > 1 && cc != cc_val)
 					continue;
@@ -699,7 +720,7 @@ static void search_shapes(struct srch *s, struct split_cache *sc, struct mt_cost
 				fact(s, MT_F_CFG_CP_COMM, cfg->cp_comm);
 				if (ruled_out(s, MT_ST_CP_COMM))
 					continue;
-				sp_set = tp > 1 ? fixed(s, MT_F_CFG_SP, p->sp, &sp_val) : (sp_val = 0, 1);
+				sp_set = tp > 1 ? fixed(s->r, MT_F_CFG_SP, p->sp, &sp_val) : (sp_val = 0, 1);
 				for (sp = (tp > 1); sp >= 0; sp--) {
 					if (sp_set && sp != sp_val)
 						continue;
@@ -722,7 +743,7 @@ static void search_shapes(struct srch *s, struct split_cache *sc, struct mt_cost
 						fact(s, MT_F_CFG_EP, ep);
 						if (ruled_out(s, MT_ST_EP))
 							continue;
-						etp_set = m->experts ? fixed(s, MT_F_CFG_ETP, p->etp, &etp_val)
+						etp_set = m->experts ? fixed(s->r, MT_F_CFG_ETP, p->etp, &etp_val)
 								     : (etp_val = 1, 1);
 						for (iet = 0; iet < (etp_set ? 1 : netp); iet++) {
 							int etp = etp_set ? etp_val : etps[iet];
@@ -906,38 +927,18 @@ static void rules_before_costs(struct mt_rules_run *r, const struct mt_ctx *x,
 		cfg->etp = (int)v;
 	mt_rules_fact(r, MT_F_CFG_ETP, cfg->etp);
 	mt_rules_fact(r, MT_F_CFG_MBS, cfg->mbs);
-	if (p->tp_overlap == MT_UNSET && mt_rules_choose(r, MT_F_CFG_TP_OVERLAP, &v))
-		cfg->tp_overlap = (int)v;
-	if (p->fused_ce == MT_UNSET && mt_rules_choose(r, MT_F_CFG_FUSED_CE, &v))
-		cfg->fused_ce = (int)v;
-	mt_rules_fact(r, MT_F_CFG_TP_OVERLAP, cfg->tp_overlap);
-	mt_rules_fact(r, MT_F_CFG_FUSED_CE, cfg->fused_ce);
+	fusion_settings(r, p, cfg);
 }
 
 /* ... then, with the layer's costs known, the pipeline's DP settings ... */
 static void rules_before_plan(struct mt_rules_run *r, const struct mt_ctx *x,
 			      const struct mt_job *j, const struct mt_costs *a, struct mt_config *cfg)
 {
-	const struct mt_pins *p = &j->pins;
-	double v;
-
 	mt_rules_shape_facts(r, x, a);
 	mt_rules_pp_facts(r, cfg->tp, cfg->cp, cfg->pp, cfg->dp, cfg->num_mb);
 	mt_rules_vpp_facts(r, cfg->vpp);
-	if (p->overlap_grad == MT_UNSET && mt_rules_choose(r, MT_F_CFG_OVERLAP_GRAD, &v))
-		cfg->overlap_grad = (int)v;
-	if (p->overlap_param == MT_UNSET && mt_rules_choose(r, MT_F_CFG_OVERLAP_PARAM, &v))
-		cfg->overlap_param = (int)v;
-	if (cfg->overlap_param && !cfg->overlap_grad)
-		cfg->overlap_param = 0;
-	if (p->grad_fp32 == MT_UNSET && mt_rules_choose(r, MT_F_CFG_GRAD_FP32, &v))
-		cfg->grad_fp32 = (int)v;
-	mt_rules_fact(r, MT_F_CFG_OVERLAP_GRAD, cfg->overlap_grad);
-	mt_rules_fact(r, MT_F_CFG_OVERLAP_PARAM, cfg->overlap_param);
-	mt_rules_fact(r, MT_F_CFG_GRAD_FP32, cfg->grad_fp32);
-	if (p->bucket == MT_UNSET && mt_rules_choose(r, MT_F_CFG_BUCKET, &v))
-		cfg->bucket_params = (int64_t)v;
-	mt_rules_fact(r, MT_F_CFG_BUCKET, (double)cfg->bucket_params);
+	dp_settings(r, &j->pins, cfg);
+	bucket_setting(r, &j->pins, cfg);
 }
 
 /* ... and, with the plan, the optimizer. */
@@ -945,11 +946,8 @@ static void rules_after_plan(struct mt_rules_run *r, const struct mt_job *j,
 			     const struct mt_costs *a, const struct mt_plan *plan,
 			     struct mt_config *cfg)
 {
-	double v;
-
 	mt_rules_plan_facts(r, a, plan, cfg);
-	if (j->pins.dist_opt == MT_UNSET && mt_rules_choose(r, MT_F_CFG_DIST_OPT, &v))
-		cfg->dist_opt = (int)v;
+	cfg->dist_opt = knob(r, MT_F_CFG_DIST_OPT, j->pins.dist_opt, cfg->dist_opt);
 }
 
 int mt_evaluate(const struct mt_model *m, const struct mt_cluster *c, const struct mt_job *j,

@@ -99,6 +99,9 @@ static void arithmetic_and_precedence(void **state)
 	assert_true(num("2 ^ 3 ^ 2") == 512);     /* right-associative */
 	assert_true(num("-2 ^ 2") == -4);
 	assert_true(num("7 % 4") == 3);
+	assert_true(num("10 - 3 - 2") == 5);      /* left-associative */
+	assert_true(num("24 / 4 / 2") == 3);
+	assert_true(num("2 * 9 % 4 - 1 + 3") == 4);
 	assert_true(num("10 / 4") == 2.5);
 	assert_true(isnan(num("1 / 0")));          /* n/a, not inf */
 	assert_true(num("40M") == 40e6);
@@ -116,6 +119,9 @@ static void comparisons_and_logic(void **state)
 	assert_true(num("config.tp > 8 || config.cp > 4") == 0);
 	assert_true(num("not (config.tp > 8)") == 1);
 	assert_true(num("config.tp <= 4 and config.sp") == 1);
+	assert_true(num("1 || 0 && 0") == 1);     /* && binds tighter than || */
+	assert_true(num("(1 || 0) && 0") == 0);
+	assert_true(num("0 or 1 and 1 or 0") == 1);
 	assert_true(num("on") == 1 && num("off") == 0 && num("true") == 1);
 	/* n/a compares false both ways, and has() tells it apart */
 	assert_true(num("cluster.cc > 9") == 0);
@@ -217,6 +223,10 @@ static void compile_errors_say_what_and_where(void **state)
 	assert_int_equal(col, 17);
 	assert_non_null(strstr(error_of("config.tp >", &col), "expected a value at the end"));
 	assert_non_null(strstr(error_of("(config.tp > 1", NULL), "expected ')'"));
+	assert_non_null(strstr(error_of("!model.name", NULL), "'!' needs a number"));
+	assert_non_null(strstr(error_of("not model.name", NULL), "'not' needs a number"));
+	assert_non_null(strstr(error_of("1 and model.name", NULL), "'&&' needs a number"));
+	assert_non_null(strstr(error_of("model.name or 1", NULL), "'||' needs a number"));
 	assert_non_null(strstr(error_of("config.tp > 1)", NULL), "unexpected ')'"));
 	assert_non_null(strstr(error_of("frobnicate(1)", NULL), "unknown function 'frobnicate'"));
 	assert_non_null(strstr(error_of("min()", NULL), "min() takes 1 to 8 arguments, got 0"));

@@ -124,6 +124,19 @@ static void every_section_for_its_input(void **state)
 	assert_non_null(strstr(html, "usable memory"));
 	assert_non_null(strstr(html, "What is not compute"));
 	assert_non_null(strstr(html, "Why this TP size"));
+	{	/* the rules in the terminal's groups and order (reports/advice.h) */
+		const char *why = strstr(html, "<h3>Why this configuration</h3>");
+		const char *chosen = strstr(html, "<h3>Chosen by rules</h3>");
+		const char *flags = strstr(html, "<h3>Flags and variables from rules</h3>");
+		const char *tp = strstr(html, "<span class=\"tag\">why-tp</span>");
+		const char *pp = strstr(html, "<span class=\"tag\">why-pp</span>");
+		const char *dist = strstr(html, "<span class=\"tag\">dist-opt</span>");
+		const char *gc = strstr(html, "<span class=\"tag\">manual-gc</span>");
+
+		assert_true(why && chosen && flags && tp && pp && dist && gc);
+		assert_true(why < tp && tp < pp && pp < chosen);
+		assert_true(chosen < dist && dist < flags && flags < gc);
+	}
 	assert_non_null(strstr(html, "--tensor-model-parallel-size 4"));
 	assert_non_null(strstr(html, "export CUDA_DEVICE_MAX_CONNECTIONS=1"));
 	assert_non_null(strstr(html, "rank 7"));                  /* the 8 DLRM ranks */
