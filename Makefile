@@ -19,7 +19,7 @@ WARN    = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
           -Wformat=2 -Wwrite-strings -Wno-format-nonliteral
 CFLAGS  ?= -O2 -g
 ALL_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L $(WARN) $(CFLAGS) -MMD -MP
-LDLIBS  = -lcjson -lm
+LDLIBS  = -lcjson -lyajl -lz -lm
 
 ifeq ($(WERROR),1)
 ALL_CFLAGS += -Werror
@@ -29,7 +29,8 @@ ALL_CFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recov
 LDFLAGS += -fsanitize=$(SANITIZE)
 endif
 
-LIB_SRC    = $(wildcard lib/*.c) $(wildcard tuner/*.c) $(wildcard rules/*.c) $(wildcard reports/*.c)
+LIB_SRC    = $(wildcard lib/*.c) $(wildcard tuner/*.c) $(wildcard rules/*.c) $(wildcard reports/*.c) \
+             $(filter-out profiler/inject.c,$(wildcard profiler/*.c))
 CLI_SRC    = $(wildcard cli/*.c)
 DATA       = $(sort $(wildcard models/*.json)) $(sort $(wildcard profiles/*.json)) \
              $(sort $(wildcard rules/defs/*.rules))

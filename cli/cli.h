@@ -11,6 +11,8 @@ int cmd_advise(int argc, char **argv);
 int cmd_estimate(int argc, char **argv);
 int cmd_rules(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_analyze(int argc, char **argv);
+int cmd_profile(int argc, char **argv);
 
 #include <cjson/cJSON.h>
 struct mt_report_in;

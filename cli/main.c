@@ -18,6 +18,8 @@ static const char usage[] =
 	"  estimate   break down memory and time of one configuration\n"
 	"  rules      list, show, lint and check the tuning rules\n"
 	"  report     the HTML report of an advice, a profile, an analysis, a comparison\n"
+	"  profile    run a command under the CUPTI tracer (one trace per process)\n"
+	"  analyze    per-rank time breakdown, overlap, idle and stragglers of traces\n"
 	"\n"
 	"Run 'megatune <command> --help' for the options of a command.\n"
 	"\n"
@@ -55,6 +57,10 @@ int main(int argc, char **argv)
 		return cmd_rules(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "report"))
 		return cmd_report(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "analyze") || !strcmp(argv[1], "analyse"))
+		return cmd_analyze(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "profile"))
+		return cmd_profile(argc - 1, argv + 1);
 	fprintf(stderr, "megatune: error: unknown command '%s'\n\n%s", argv[1], usage);
 	return 2;
 }

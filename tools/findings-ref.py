@@ -32,8 +32,12 @@ How the numbers are measured (per rank, then pooled over ranks):
   all traffic is DeepEP / --comm-pattern kernels, NCCL AllToAll kernels, and
   NCCL SendRecv kernels launched under an all_to_all annotation (or whose
   "Collective name" argument says all_to_all).
+* Memsets count as computation (TraceLens's gpu_timeline), memcpys as
+  memory copies.
 * "exposed" = time when a kernel of that class runs and no compute (non-
   communication) kernel runs, as a fraction of the window.
+* median_kernel_us: the median over ranks of each rank's median kernel
+  duration.
 * Several ranks: slowest_rank is the rank with the largest compute-only busy
   time (union of its non-communication kernel intervals in the window), and
   slowest_rank_ratio that time over the median rank's.  Communication kernels
@@ -249,11 +253,12 @@ def analyze_rank(path, clf):
         s = ns(g['ts'])
         e = s + ns(g.get('dur', 0))
         iv['all'].append((s, e))
-        if g.get('cat') not in KERNEL_CATS:
-            iv['mem'].append((s, e))    # memcpy / memset
+        if g.get('cat') in MEMCPY_CATS:
+            iv['mem'].append((s, e))    # memcpy
             continue
-        iv['kernel'].append((s, e))
-        kdur.append(e - s)
+        iv['kernel'].append((s, e))     # kernels and memsets (TraceLens)
+        if g.get('cat') in KERNEL_CATS:
+            kdur.append(e - s)
         name = str(g.get('name', ''))
         if not clf.is_comm(name):
             iv['comp'].append((s, e))
@@ -426,10 +431,12 @@ def print_analysis(ranks, args):
               'kernel/memcpy/memset events '
               + ('launched inside the ProfilerStep annotations' if stepped else 'in the trace')
               + '), reported in us: total = window, busy = union of all kernel/memcpy/memset '
-              'intervals, idle = total - busy, computation = union of non-communication kernels, '
+              'intervals, idle = total - busy, computation = union of non-communication kernels and '
+              'memsets, '
               f'comm = union of communication kernels ({comm_def}). '
               'exposed_comm = comm time with no computation kernel running, exposed_memcpy = '
-              'memcpy/memset time with no computation or communication kernel running, '
+              'memcpy time with no kernel or memset running (memsets count as computation, as '
+              'TraceLens counts them), '
               'overlap_pct = 100 * (comm - exposed_comm) / comm (HTA communication/computation '
               'overlap; 0 without communication).')
     out = {'schema': ANALYSIS_SCHEMA, 'source': source_text(ranks, args), 'method': method,
@@ -475,9 +482,9 @@ def main():
         if any(r['present'][kind] for r in ranks):
             facts['finding.' + key] = round(
                 sum(r['exposed_ns'][kind] for r in ranks) / window, 5)
-    kd = [d for r in ranks for d in r['kernel_durs']]
-    if kd:
-        facts['finding.median_kernel_us'] = round(statistics.median(kd) / 1e3, 3)
+    meds = [statistics.median(r['kernel_durs']) for r in ranks if r['kernel_durs']]
+    if meds:
+        facts['finding.median_kernel_us'] = round(statistics.median(meds) / 1e3, 3)
     def rank_id(k):
         return ranks[k]['rank'] if ranks[k]['rank'] is not None else k
 
@@ -519,8 +526,9 @@ def main():
               '(first start to last end of the GPU kernel/memcpy/memset events in it'
               + (', pooled over ranks: summed times / summed windows' if n > 1 else '')
               + '); compute = non-communication kernels, idle = no kernel/memcpy/memset, '
-              'exposed = that comm class running with no compute kernel; median over kernels'
-              + (' of all ranks' if n > 1 else '')
+              'exposed = that comm class running with no compute kernel; memsets count as compute '
+              '(TraceLens); median kernel duration'
+              + (' = median of the ranks\' medians' if n > 1 else '')
               + ('; slowest rank by union of its compute (non-communication) kernel '
                  'intervals vs the median rank' if n > 1 else '') + '. ')
     if names:

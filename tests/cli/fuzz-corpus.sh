@@ -5,7 +5,7 @@
 # fixtures.
 set -eu
 B=${BUILD:-build}
-for t in fuzz-model fuzz-profile fuzz-advise fuzz-rules fuzz-report; do
+for t in fuzz-model fuzz-profile fuzz-advise fuzz-rules fuzz-report fuzz-trace; do
 	[ -x "$B/tests/$t" ] || { echo "missing $B/tests/$t"; exit 1; }
 done
 "$B/tests/fuzz-model" models/*.json tests/fixtures/models/*.json tests/fixtures/bad/*.json
@@ -13,3 +13,4 @@ done
 "$B/tests/fuzz-advise" models/llama3-8b.json models/qwen3-30b-a3b.json tests/fixtures/models/sc21-gpt-1.7b.json
 "$B/tests/fuzz-rules" rules/defs/*.rules tests/fixtures/rules/*.rules tests/fixtures/bad/*.rules
 "$B/tests/fuzz-report" tests/fixtures/report/*.json profiles/dgx-h100.json tests/fixtures/findings/dlrm-8rank.json
+"$B/tests/fuzz-trace" tests/fixtures/traces/small/* tests/fixtures/bad/trace-*.json

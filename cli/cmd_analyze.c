@@ -1,0 +1,568 @@
+/* SPDX-License-Identifier: MIT */
+/* analyze: per-rank time breakdown of GPU traces, stragglers, and findings. */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../lib/fsutil.h"
+#include "../lib/jsonw.h"
+#include "../lib/table.h"
+#include "../profiler/analyze.h"
+#include "../rules/engine.h"
+#include "../rules/facts.h"
+#include "../rules/ruleset.h"
+#include "../tuner/cluster.h"
+#include "cli.h"
+
+static const char analyze_usage[] =
+	"usage: megatune analyze TRACE... [--json FILE] [--facts FILE] [--linked-only]\n"
+	"                        [--window all|steps|hta] [--comm-pattern REGEX]...\n"
+	"                        [--step-range PREFIX]... [--rules PATH]... [--no-rules]\n"
+	"                        [--cluster NAME|FILE] [--quiet]\n"
+	"\n"
+	"Reads one trace per rank of one job: PyTorch profiler (Kineto) Chrome traces\n"
+	"(.json or .json.gz) or megatune.trace/1 files written by `megatune profile`,\n"
+	"streamed (a trace is never loaded whole).  Prints per rank the time breakdown\n"
+	"(computation, communication by kind, memory copies, idle split into host-wait\n"
+	"and launch gaps), the communication/computation overlap (HTA's definition),\n"
+	"exposed communication, kernel categories and iteration times; across ranks\n"
+	"the slowest rank, the stragglers and the start skew; then the findings of the\n"
+	"diagnose rules.\n"
+	"\n"
+	"  --json FILE          write megatune.analysis/1 ('-': standard output)\n"
+	"  --facts FILE         write the findings as megatune.facts/1 (for rules check)\n"
+	"  --linked-only        count only GPU events linked to a CPU launch call, as\n"
+	"                       TraceLens does (default: every GPU event counts)\n"
+	"  --window W           all (default): the whole trace; steps: events launched\n"
+	"                       inside the ProfilerStep ranges; hta: from the first step\n"
+	"                       to the start of the last (Holistic Trace Analysis)\n"
+	"  --comm-pattern RE    also count kernels matching this extended regular\n"
+	"                       expression as communication (NCCL, RCCL, DeepEP\n"
+	"                       dpsk::ep:: and NVSHMEM are recognised already)\n"
+	"  --step-range PREFIX  CPU or NVTX ranges starting with PREFIX are iterations\n"
+	"                       (ProfilerStep#N always is)\n"
+	"  --rules PATH         more rule files (the bundled diagnose rules always run\n"
+	"                       unless --no-rules)\n"
+	"  --cluster NAME|FILE  a cluster profile for rules that read cluster facts\n"
+	"  --quiet              no text summary (with --json or --facts)\n"
+	"\n"
+	"exit codes: 0 success; 2 bad usage or a bad trace (unreadable, empty,\n"
+	"truncated, not JSON, no GPU work).\n";
+
+static int usage_error(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "megatune analyze: error: ");
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\n(see megatune analyze --help)\n");
+	return 2;
+}
+
+struct aopts {
+	struct mt_analyze_opts ao;
+	const char *json, *facts, *cluster;
+	const char *rules[16];
+	int nrules, no_rules, quiet;
+	const char *steps[17];
+	int nsteps;
+};
+
+static double ms(int64_t ns)
+{
+	return (double)ns / 1e6;
+}
+
+static double us(int64_t ns)
+{
+	return round((double)ns) / 1e3;
+}
+
+static void text_summary(struct sbuf *sb, const struct mt_rank_stats *r, int n,
+			 const struct mt_job_stats *j, const struct mt_explain *ex,
+			 const struct aopts *o)
+{
+	struct mt_table t;
+	size_t cat_count[MT_KC_N] = { 0 };
+	int64_t cat_time[MT_KC_N] = { 0 }, ktime = 0;
+	int64_t coll_t[MT_TC_N] = { 0 }, coll_x[MT_TC_N] = { 0 }, cus_t = 0, cus_x = 0;
+	size_t coll_k[MT_TC_N] = { 0 }, cus_k = 0, left = 0;
+	int i, k, any_comm = 0;
+
+	sbuf_addf(sb, "megatune analyze: %d rank%s; %s%s\n", n, n == 1 ? "" : "s",
+		  o->ao.linked_only ? "GPU events linked to a launch call" : "every GPU event",
+		  o->ao.window == MT_WIN_STEPS ? ", inside the ProfilerStep window" :
+		  o->ao.window == MT_WIN_HTA ? ", HTA's step window" : "");
+	mt_table_init(&t);
+	mt_table_col(&t, 0, "rank", "", 0);
+	mt_table_col(&t, 1, "total", "ms", 0);
+	mt_table_col(&t, 2, "busy", "ms", 0);
+	mt_table_col(&t, 3, "compute", "ms", 0);
+	mt_table_col(&t, 4, "comm", "ms", 0);
+	mt_table_col(&t, 5, "exposed", "ms", 0);
+	mt_table_col(&t, 6, "overlap", "%", 0);
+	mt_table_col(&t, 7, "memcpy", "ms", 0);
+	mt_table_col(&t, 8, "exp.copy", "ms", 0);
+	mt_table_col(&t, 9, "idle", "ms", 0);
+	mt_table_col(&t, 10, "host-wait", "ms", 0);
+	mt_table_col(&t, 11, "launch", "ms", 0);
+	mt_table_col(&t, 12, "kernels", "", 0);
+	mt_table_col(&t, 13, "streams", "", 0);
+	mt_table_col(&t, 14, "step", "ms", 0);
+	for (i = 0; i < n; i++) {
+		const struct mt_rank_stats *x = &r[i];
+		mt_table_cell(&t, "%lld", (long long)x->rank);
+		mt_table_cell(&t, "%.3f", ms(x->total));
+		mt_table_cell(&t, "%.3f", ms(x->busy));
+		mt_table_cell(&t, "%.3f", ms(x->comp));
+		mt_table_cell(&t, "%.3f", ms(x->comm));
+		mt_table_cell(&t, "%.3f", ms(x->exposed_comm));
+		mt_table_cell(&t, "%.1f", x->overlap_pct);
+		mt_table_cell(&t, "%.3f", ms(x->memcpy));
+		mt_table_cell(&t, "%.3f", ms(x->exposed_memcpy));
+		mt_table_cell(&t, "%.3f", ms(x->idle));
+		mt_table_cell(&t, "%.3f", ms(x->idle_host_wait));
+		mt_table_cell(&t, "%.3f", ms(x->idle_launch));
+		mt_table_cell(&t, "%zu", x->nkernels);
+		mt_table_cell(&t, "%zu", x->nstreams);
+		if (x->has_steps)
+			mt_table_cell(&t, "%.3f", ms(x->step_mean));
+		else
+			mt_table_cell(&t, "-");
+		for (k = 0; k < MT_KC_N; k++) {
+			cat_count[k] += x->cat_count[k];
+			cat_time[k] += x->cat_time[k];
+			if (k != MT_KC_MEMCPY)
+				ktime += x->cat_time[k];
+		}
+		for (k = 0; k < MT_TC_N; k++) {
+			coll_t[k] += x->coll_time[k];
+			coll_x[k] += x->coll_exposed[k];
+			coll_k[k] += x->coll_kernels[k];
+		}
+		cus_t += x->custom_comm;
+		cus_x += x->custom_exposed;
+		cus_k += x->custom_kernels;
+		any_comm |= x->ncomm > 0;
+		left += x->nleft_out;
+	}
+	sbuf_addc(sb, '\n');
+	mt_table_render(&t, sb, "", MT_TABLE_HASH);
+	mt_table_release(&t);
+	if (left)
+		sbuf_addf(sb, "(%zu GPU events left out: unlinked or outside the window)\n", left);
+
+	if (any_comm) {
+		sbuf_addf(sb, "\nCommunication by kind%s (union per rank, summed):\n",
+			  n > 1 ? ", all ranks" : "");
+		mt_table_init(&t);
+		mt_table_col(&t, 0, "kind", "", 1);
+		mt_table_col(&t, 1, "kernels", "", 0);
+		mt_table_col(&t, 2, "time", "ms", 0);
+		mt_table_col(&t, 3, "exposed", "ms", 0);
+		for (k = 0; k < MT_TC_N; k++) {
+			if (!coll_k[k])
+				continue;
+			mt_table_cell(&t, "%s", mt_tcoll_name(k));
+			mt_table_cell(&t, "%zu", coll_k[k]);
+			mt_table_cell(&t, "%.3f", ms(coll_t[k]));
+			mt_table_cell(&t, "%.3f", ms(coll_x[k]));
+		}
+		if (cus_k) {
+			mt_table_cell(&t, "custom (DeepEP, NVSHMEM, patterns)");
+			mt_table_cell(&t, "%zu", cus_k);
+			mt_table_cell(&t, "%.3f", ms(cus_t));
+			mt_table_cell(&t, "%.3f", ms(cus_x));
+		}
+		mt_table_render(&t, sb, "  ", MT_TABLE_HASH);
+		mt_table_release(&t);
+	}
+
+	sbuf_addf(sb, "\nKernel categories%s (sum of durations):\n", n > 1 ? ", all ranks" : "");
+	mt_table_init(&t);
+	mt_table_col(&t, 0, "category", "", 1);
+	mt_table_col(&t, 1, "count", "", 0);
+	mt_table_col(&t, 2, "time", "ms", 0);
+	mt_table_col(&t, 3, "share", "%", 0);
+	for (k = 0; k < MT_KC_N; k++) {
+		if (!cat_count[k])
+			continue;
+		mt_table_cell(&t, "%s", mt_kcat_name(k));
+		mt_table_cell(&t, "%zu", cat_count[k]);
+		mt_table_cell(&t, "%.3f", ms(cat_time[k]));
+		if (k == MT_KC_MEMCPY)
+			mt_table_cell(&t, "-");
+		else
+			mt_table_cell(&t, "%.1f", ktime ? 100.0 * (double)cat_time[k] / (double)ktime : 0);
+	}
+	mt_table_render(&t, sb, "  ", MT_TABLE_HASH);
+	mt_table_release(&t);
+
+	if (n > 1) {
+		sbuf_addf(sb, "\nAcross ranks: slowest rank %lld, computation %.3fx the median",
+			  (long long)r[j->slowest].rank, j->slowest_ratio);
+		if (j->nstragglers) {
+			sbuf_adds(sb, "; stragglers (> 5% above the median):");
+			for (i = 0; i < j->nstragglers; i++)
+				sbuf_addf(sb, " %lld", (long long)r[j->stragglers[i]].rank);
+		} else {
+			sbuf_adds(sb, "; no straggler (> 5% above the median)");
+		}
+		sbuf_addf(sb, "; idle from %.3f to %.3f ms.\n", ms(j->idle_min), ms(j->idle_max));
+		if (j->start_skew >= 0)
+			sbuf_addf(sb, "Start skew of ProfilerStep#%lld: %.3f ms; rank %lld starts first "
+				  "and waits for its peers (ranks on one clock: %s).\n",
+				  (long long)j->skew_step, ms(j->start_skew),
+				  (long long)r[j->wait_rank].rank, j->clock_evidence);
+		else
+			sbuf_adds(sb, "No start skew: the ranks are not shown to share one clock, or no "
+				  "step is present in every rank.\n");
+	}
+	for (i = 0; i < n; i++)
+		if (r[i].no_comm_multi_stream)
+			sbuf_addf(sb, "\nwarning: %s: GPU work on %zu streams and no kernel recognised as "
+				  "communication; if this job communicates, name its kernels with "
+				  "--comm-pattern.\n", r[i].path, r[i].nstreams);
+	if (ex) {
+		sbuf_addf(sb, "\nFindings (%d):\n", ex->n);
+		if (!ex->n)
+			sbuf_adds(sb, "  none: no diagnose rule fired\n");
+		for (i = 0; i < ex->n; i++)
+			sbuf_addf(sb, "[%s] %s\n  %s\n  source: %s\n", ex->v[i].rule->id,
+				  ex->v[i].rule->title, ex->v[i].message, ex->v[i].rule->cites[0]);
+	}
+}
+
+static void json_doc(struct sbuf *sb, const struct mt_rank_stats *r, int n,
+		     const struct mt_job_stats *j, const struct mt_explain *ex,
+		     const struct mt_val *facts, const unsigned char *given, const struct aopts *o)
+{
+	struct jw w;
+	struct sbuf tmp = SBUF_INIT;
+	int i, k;
+
+	jw_init(&w, sb, 1);
+	jw_obj(&w, NULL);
+	jw_str(&w, "schema", "megatune.analysis/1");
+	for (i = 0; i < n; i++)
+		sbuf_addf(&tmp, "%s%s", i ? ", " : "", r[i].path);
+	jw_str(&w, "source", tmp.buf);
+	sbuf_release(&tmp);
+	mt_analyze_method(&o->ao, &tmp);
+	jw_str(&w, "method", tmp.buf);
+	sbuf_release(&tmp);
+	jw_obj(&w, "options");
+	jw_bool(&w, "linked_only", o->ao.linked_only);
+	jw_str(&w, "window", o->ao.window == MT_WIN_STEPS ? "steps" :
+			     o->ao.window == MT_WIN_HTA ? "hta" : "all");
+	jw_arr(&w, "comm_patterns");
+	for (k = 0; k < o->ao.ncomm_patterns; k++)
+		jw_str(&w, NULL, o->ao.comm_patterns[k]);
+	jw_end(&w);
+	jw_end(&w);
+	jw_arr(&w, "ranks");
+	for (i = 0; i < n; i++) {
+		const struct mt_rank_stats *x = &r[i];
+		jw_obj(&w, NULL);
+		jw_int(&w, "rank", x->rank);
+		jw_str(&w, "trace", x->path);
+		if (x->gpu_name[0])
+			jw_str(&w, "gpu", x->gpu_name);
+		jw_fix(&w, "total_us", us(x->total), 3);
+		jw_fix(&w, "busy_us", us(x->busy), 3);
+		jw_fix(&w, "idle_us", us(x->idle), 3);
+		jw_fix(&w, "idle_host_wait_us", us(x->idle_host_wait), 3);
+		jw_fix(&w, "idle_launch_us", us(x->idle_launch), 3);
+		jw_fix(&w, "idle_unattributed_us", us(x->idle_unattributed), 3);
+		jw_fix(&w, "computation_us", us(x->comp), 3);
+		jw_fix(&w, "comm_us", us(x->comm), 3);
+		jw_fix(&w, "exposed_comm_us", us(x->exposed_comm), 3);
+		jw_fix(&w, "memcpy_us", us(x->memcpy), 3);
+		jw_fix(&w, "exposed_memcpy_us", us(x->exposed_memcpy), 3);
+		jw_fix(&w, "overlap_pct", x->overlap_pct, 3);
+		jw_obj(&w, "comm_by_kind");
+		for (k = 0; k < MT_TC_N; k++) {
+			if (!x->coll_kernels[k])
+				continue;
+			jw_obj(&w, mt_tcoll_name(k));
+			jw_int(&w, "kernels", (int64_t)x->coll_kernels[k]);
+			jw_fix(&w, "time_us", us(x->coll_time[k]), 3);
+			jw_fix(&w, "exposed_us", us(x->coll_exposed[k]), 3);
+			jw_end(&w);
+		}
+		if (x->custom_kernels) {
+			jw_obj(&w, "custom");
+			jw_int(&w, "kernels", (int64_t)x->custom_kernels);
+			jw_fix(&w, "time_us", us(x->custom_comm), 3);
+			jw_fix(&w, "exposed_us", us(x->custom_exposed), 3);
+			jw_end(&w);
+		}
+		jw_end(&w);
+		jw_obj(&w, "categories");
+		for (k = 0; k < MT_KC_N; k++) {
+			if (!x->cat_count[k])
+				continue;
+			jw_obj(&w, mt_kcat_name(k));
+			jw_int(&w, "count", (int64_t)x->cat_count[k]);
+			jw_fix(&w, "time_us", us(x->cat_time[k]), 3);
+			jw_end(&w);
+		}
+		jw_end(&w);
+		jw_obj(&w, "events");
+		jw_int(&w, "gpu_events", (int64_t)x->nevents);
+		jw_int(&w, "kernels", (int64_t)x->nkernels);
+		jw_int(&w, "memcpy", (int64_t)x->nmemcpy);
+		jw_int(&w, "memset", (int64_t)x->nmemset);
+		jw_int(&w, "comm_kernels", (int64_t)x->ncomm);
+		jw_int(&w, "left_out", (int64_t)x->nleft_out);
+		jw_int(&w, "unlinked_left_out", (int64_t)x->nunlinked);
+		jw_int(&w, "streams", (int64_t)x->nstreams);
+		jw_int(&w, "devices", (int64_t)x->ndevices);
+		jw_end(&w);
+		jw_fix(&w, "median_kernel_us", x->median_kernel / 1e3, 4);
+		jw_obj(&w, "iterations");
+		jw_int(&w, "count", (int64_t)x->nsteps);
+		if (x->has_steps) {
+			jw_fix(&w, "mean_us", us(x->step_mean), 3);
+			jw_fix(&w, "min_us", us(x->step_min), 3);
+			jw_fix(&w, "max_us", us(x->step_max), 3);
+		}
+		jw_end(&w);
+		jw_end(&w);
+	}
+	jw_end(&w);
+	jw_obj(&w, "job");
+	jw_int(&w, "ranks", n);
+	if (n > 1) {
+		jw_int(&w, "slowest_rank", r[j->slowest].rank);
+		jw_num(&w, "slowest_rank_ratio", j->slowest_ratio, 5);
+		jw_arr(&w, "stragglers");
+		for (i = 0; i < j->nstragglers; i++)
+			jw_int(&w, NULL, r[j->stragglers[i]].rank);
+		jw_end(&w);
+		jw_bool(&w, "one_clock", j->one_clock);
+		if (j->start_skew >= 0) {
+			jw_fix(&w, "start_skew_us", us(j->start_skew), 3);
+			jw_int(&w, "wait_rank", r[j->wait_rank].rank);
+			jw_int(&w, "skew_step", j->skew_step);
+		}
+	}
+	if (!isnan(j->step_mean_s))
+		jw_num(&w, "step_mean_s", j->step_mean_s, 6);
+	jw_end(&w);
+	jw_obj(&w, "facts");
+	for (k = 0; k < MT_F_N; k++)
+		if (given[k])
+			jw_num(&w, mt_facts[k].name, facts[k].n, 6);
+	jw_end(&w);
+	jw_arr(&w, "findings");
+	for (i = 0; ex && i < ex->n; i++) {
+		const struct mt_fired *f = &ex->v[i];
+		jw_obj(&w, NULL);
+		jw_str(&w, "id", f->rule->id);
+		jw_str(&w, "title", f->rule->title);
+		jw_str(&w, "message", f->message);
+		jw_arr(&w, "cite");
+		for (k = 0; k < f->rule->ncites; k++)
+			jw_str(&w, NULL, f->rule->cites[k]);
+		jw_end(&w);
+		jw_end(&w);
+	}
+	jw_end(&w);
+	jw_arr(&w, "warnings");
+	for (i = 0; i < n; i++) {
+		if (!r[i].no_comm_multi_stream)
+			continue;
+		sbuf_addf(&tmp, "%s: GPU work on %zu streams and no kernel recognised as "
+			  "communication", r[i].path, r[i].nstreams);
+		jw_str(&w, NULL, tmp.buf);
+		sbuf_release(&tmp);
+	}
+	jw_end(&w);
+	jw_end(&w);
+	sbuf_addc(sb, '\n');
+}
+
+static void facts_doc(struct sbuf *sb, const struct mt_rank_stats *r, int n,
+		      const struct mt_val *facts, const unsigned char *given, const struct aopts *o)
+{
+	struct jw w;
+	struct sbuf tmp = SBUF_INIT;
+	int i, k;
+
+	jw_init(&w, sb, 1);
+	jw_obj(&w, NULL);
+	jw_str(&w, "schema", "megatune.facts/1");
+	for (i = 0; i < n; i++)
+		sbuf_addf(&tmp, "%s%s", i ? ", " : "", r[i].path);
+	jw_str(&w, "source", tmp.buf);
+	sbuf_release(&tmp);
+	mt_analyze_method(&o->ao, &tmp);
+	sbuf_adds(&tmp, " Fractions are pooled over ranks: summed times over summed windows; "
+		  "median_kernel_us is the median of the ranks' medians.");
+	jw_str(&w, "method", tmp.buf);
+	sbuf_release(&tmp);
+	jw_obj(&w, "facts");
+	for (k = 0; k < MT_F_N; k++)
+		if (given[k])
+			jw_num(&w, mt_facts[k].name, facts[k].n, 6);
+	jw_end(&w);
+	jw_end(&w);
+	sbuf_addc(sb, '\n');
+}
+
+static int parse(int argc, char **argv, struct aopts *o, int *first)
+{
+	static const struct option opts[] = {
+		{ "json", required_argument, NULL, 'j' },
+		{ "facts", required_argument, NULL, 'f' },
+		{ "linked-only", no_argument, NULL, 'l' },
+		{ "window", required_argument, NULL, 'w' },
+		{ "comm-pattern", required_argument, NULL, 'c' },
+		{ "step-range", required_argument, NULL, 's' },
+		{ "rules", required_argument, NULL, 'r' },
+		{ "no-rules", no_argument, NULL, 'n' },
+		{ "cluster", required_argument, NULL, 'k' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+hq", opts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			fputs(analyze_usage, stdout);
+			return 0;
+		case 'j': o->json = optarg; break;
+		case 'f': o->facts = optarg; break;
+		case 'l': o->ao.linked_only = 1; break;
+		case 'w':
+			if (!strcmp(optarg, "all"))
+				o->ao.window = MT_WIN_ALL;
+			else if (!strcmp(optarg, "steps"))
+				o->ao.window = MT_WIN_STEPS;
+			else if (!strcmp(optarg, "hta"))
+				o->ao.window = MT_WIN_HTA;
+			else
+				return usage_error("--window: expected all, steps or hta, got '%s'", optarg);
+			break;
+		case 'c':
+			if (o->ao.ncomm_patterns == MT_MAX_COMM_PATTERNS)
+				return usage_error("--comm-pattern: at most 16 patterns%s", "");
+			o->ao.comm_patterns[o->ao.ncomm_patterns++] = optarg;
+			break;
+		case 's':
+			if (o->nsteps == 16)
+				return usage_error("--step-range: at most 16 prefixes%s", "");
+			o->steps[o->nsteps++] = optarg;
+			break;
+		case 'r':
+			if (o->nrules == 16)
+				return usage_error("--rules: at most 16 paths%s", "");
+			o->rules[o->nrules++] = optarg;
+			break;
+		case 'n': o->no_rules = 1; break;
+		case 'k': o->cluster = optarg; break;
+		case 'q': o->quiet = 1; break;
+		default:
+			return usage_error("unknown or incomplete option '%s'", argv[optind - 1]);
+		}
+	}
+	*first = optind;
+	return -1;
+}
+
+int cmd_analyze(int argc, char **argv)
+{
+	struct aopts o;
+	struct mt_error err = MT_ERROR_INIT;
+	struct mt_rank_stats *stats = NULL;
+	struct mt_job_stats job;
+	struct mt_val *facts = NULL;
+	unsigned char given[MT_F_N];
+	struct mt_explain ex;
+	struct mt_ruleset *rs = NULL;
+	struct mt_cluster *cl = NULL;
+	struct mt_trace_opts to;
+	struct sbuf sb = SBUF_INIT;
+	int first, n, i, rc;
+
+	memset(&ex, 0, sizeof(ex));
+	if ((rc = parse(argc, argv, &o, &first)) >= 0)
+		return rc;
+	n = argc - first;
+	if (n < 1)
+		return usage_error("give at least one trace file%s", "");
+	for (i = first; i < argc; i++)
+		if (argv[i][0] == '-' && argv[i][1])
+			return usage_error("options go before the traces: '%s'", argv[i]);
+	if (n > 1024)
+		return usage_error("at most 1024 traces%s", "");
+	o.steps[o.nsteps] = NULL;
+	to.step_prefixes = o.steps;
+	stats = calloc((size_t)n, sizeof(*stats));
+	facts = calloc(MT_F_N, sizeof(*facts));
+	if (!stats || !facts) {
+		rc = mt_error_set(&err, MT_ENOMEM, "out of memory");
+		goto fail;
+	}
+	/* Load the rules and the cluster first: a bad rule file fails fast. */
+	if (o.cluster && (rc = mt_cluster_load(o.cluster, &cl, &err)))
+		goto fail;
+	if ((!o.no_rules || o.nrules) &&
+	    (rc = cli_load_rules(o.rules, o.nrules, !o.no_rules, &rs, &err)))
+		goto fail;
+	/* One trace at a time: only its statistics are kept. */
+	for (i = 0; i < n; i++) {
+		struct mt_trace *t = NULL;
+		if ((rc = mt_trace_read(argv[first + i], &to, &t, &err)))
+			goto fail;
+		rc = mt_analyze_rank(t, i, &o.ao, &stats[i], &err);
+		mt_trace_free(t);
+		if (rc)
+			goto fail;
+	}
+	mt_analyze_job(stats, n, &job);
+	mt_analyze_facts(stats, n, &job, facts, given);
+	if (rs && mt_rules_on_facts(rs, facts, given, cl, &ex, &i)) {
+		rc = mt_error_set(&err, MT_ENOMEM, "out of memory");
+		goto fail;
+	}
+	if (o.json) {
+		json_doc(&sb, stats, n, &job, rs ? &ex : NULL, facts, given, &o);
+		if (sb.failed || (rc = mt_write_atomic(o.json, sb.buf, sb.len, &err)))
+			goto fail_sb;
+		sbuf_release(&sb);
+	}
+	if (o.facts) {
+		facts_doc(&sb, stats, n, facts, given, &o);
+		if (sb.failed || (rc = mt_write_atomic(o.facts, sb.buf, sb.len, &err)))
+			goto fail_sb;
+		sbuf_release(&sb);
+	}
+	if (!o.quiet && !(o.json && !strcmp(o.json, "-")) && !(o.facts && !strcmp(o.facts, "-"))) {
+		text_summary(&sb, stats, n, &job, rs ? &ex : NULL, &o);
+		if (sb.failed)
+			goto fail_sb;
+		fputs(sb.buf, stdout);
+	}
+	rc = 0;
+	goto out;
+fail_sb:
+	if (sb.failed)
+		rc = mt_error_set(&err, MT_ENOMEM, "out of memory");
+fail:
+	rc = cli_fail("analyze", &err);
+out:
+	sbuf_release(&sb);
+	mt_explain_free(&ex);
+	mt_ruleset_free(rs);
+	mt_cluster_free(cl);
+	free(stats);
+	free(facts);
+	return rc;
+}

@@ -1,0 +1,269 @@
+/* SPDX-License-Identifier: MIT */
+/* profile: run a command with the CUPTI tracer injected, then list (and
+ * optionally convert) the traces it wrote. */
+#define _GNU_SOURCE 1
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../profiler/trace.h"
+#include "cli.h"
+
+static const char profile_usage[] =
+	"usage: megatune profile -o DIR [--chrome] [--flush-ms N] [--lib PATH] [--no-nvtx]\n"
+	"                        -- COMMAND [ARGS...]\n"
+	"\n"
+	"Runs COMMAND (any CUDA program, PyTorch included, unmodified) with the\n"
+	"CUPTI tracer libmegatune_trace.so injected through CUDA_INJECTION64_PATH, and\n"
+	"NVTX ranges captured through NVTX_INJECTION64_PATH.  Every process that\n"
+	"starts CUDA writes DIR/megatune-trace.rank<RANK>.jsonl (or .local<LOCAL_RANK>\n"
+	"or .pid<PID> when RANK is unset): kernels, memcpys, memsets, synchronisation,\n"
+	"CUDA API calls and NVTX ranges, streamed with bounded memory, flushed every\n"
+	"second, on exit and on SIGTERM.  Analyse them with `megatune analyze DIR/*.jsonl`.\n"
+	"Under torchrun, srun or mpirun, put `megatune profile -o DIR --` before the\n"
+	"launcher: the environment reaches every worker.\n"
+	"\n"
+	"  -o, --output DIR   where the traces go (created)\n"
+	"  --chrome           also write each trace as Chrome trace JSON (.json), to open\n"
+	"                     in Perfetto (ui.perfetto.dev) or chrome://tracing\n"
+	"  --flush-ms N       flush period (default 1000)\n"
+	"  --lib PATH         the tracer library (default: next to this binary, or\n"
+	"                     $MEGATUNE_TRACE_LIB)\n"
+	"  --no-nvtx          do not capture NVTX ranges\n"
+	"\n"
+	"exit codes: the command's own exit status (128+N when killed by signal N);\n"
+	"2 bad usage; 77 the tracer library is not built here (no CUDA toolkit).\n";
+
+static int usage_error(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "megatune profile: error: ");
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\n(see megatune profile --help)\n");
+	return 2;
+}
+
+static volatile sig_atomic_t child_pid;
+
+static void forward(int sig)
+{
+	if (child_pid > 0)
+		kill((pid_t)child_pid, sig);
+}
+
+/* The tracer library: --lib, $MEGATUNE_TRACE_LIB, or next to this binary. */
+static int find_lib(const char *given, char *out, size_t len)
+{
+	char exe[PATH_MAX];
+	ssize_t n;
+	char *slash;
+
+	if (!given)
+		given = getenv("MEGATUNE_TRACE_LIB");
+	if (given) {
+		if (!realpath(given, out))
+			return -1;
+		return 0;
+	}
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return -1;
+	exe[n] = '\0';
+	slash = strrchr(exe, '/');
+	if (!slash)
+		return -1;
+	*slash = '\0';
+	if ((size_t)snprintf(out, len, "%s/libmegatune_trace.so", exe) >= len)
+		return -1;
+	return access(out, R_OK);
+}
+
+/* libcupti next to the CUDA toolkit the tracer was built with. */
+static const char *cupti_path(void)
+{
+	static const char *const cand[] = {
+		"/usr/local/cuda/lib64/libcupti.so.13", "/usr/local/cuda/lib64/libcupti.so",
+		"/usr/local/cuda/extras/CUPTI/lib64/libcupti.so",
+	};
+	const char *e = getenv("MEGATUNE_CUPTI_PATH");
+	size_t i;
+
+	if (e)
+		return e;
+	for (i = 0; i < sizeof(cand) / sizeof(cand[0]); i++)
+		if (!access(cand[i], R_OK))
+			return cand[i];
+	return NULL;
+}
+
+static int mkdirs(const char *dir)
+{
+	char buf[PATH_MAX];
+	size_t i, n = strlen(dir);
+
+	if (n >= sizeof(buf))
+		return -1;
+	memcpy(buf, dir, n + 1);
+	for (i = 1; i <= n; i++) {
+		if (buf[i] == '/' || buf[i] == '\0') {
+			char c = buf[i];
+			buf[i] = '\0';
+			if (mkdir(buf, 0777) && errno != EEXIST)
+				return -1;
+			buf[i] = c;
+		}
+	}
+	return 0;
+}
+
+static int summarise(const char *dir, int chrome)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int found = 0, rc = 0;
+
+	if (!d)
+		return 0;
+	while ((e = readdir(d))) {
+		char path[PATH_MAX + 512], out[PATH_MAX + 512];
+		struct mt_error err = MT_ERROR_INIT;
+		struct mt_trace *t = NULL;
+		size_t n = strlen(e->d_name);
+
+		if (strncmp(e->d_name, "megatune-trace.", 15) || n < 6 ||
+		    strcmp(e->d_name + n - 6, ".jsonl"))
+			continue;
+		found++;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		if (mt_trace_read(path, NULL, &t, &err)) {
+			fprintf(stderr, "megatune profile: warning: %s\n", err.msg);
+			continue;
+		}
+		printf("%s: %zu kernel/memcpy/memset, %zu API calls, %zu NVTX ranges%s%s\n", path,
+		       t->ngpu, t->nlaunch, t->nnvtx,
+		       t->dropped ? " (records dropped: see the end record)" : "",
+		       t->has_end ? "" : " (no end record: the process did not exit cleanly)");
+		if (chrome) {
+			char tmp[PATH_MAX + 560];
+			FILE *f;
+			snprintf(out, sizeof(out), "%.*s.json", (int)(strlen(path) - 6), path);
+			snprintf(tmp, sizeof(tmp), "%s.tmp.%d", out, (int)getpid());
+			f = fopen(tmp, "w");
+			if (!f || mt_trace_write_chrome(t, f) || fclose(f) || rename(tmp, out)) {
+				fprintf(stderr, "megatune profile: error: cannot write %s: %s\n", out,
+					strerror(errno));
+				remove(tmp);
+				rc = 2;
+			} else {
+				printf("  Chrome trace: %s\n", out);
+			}
+		}
+		mt_trace_free(t);
+	}
+	closedir(d);
+	if (!found)
+		printf("megatune profile: no trace in %s: the command started no CUDA context "
+		       "(no CUDA call, or no GPU/driver here)\n", dir);
+	return rc;
+}
+
+int cmd_profile(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "chrome", no_argument, NULL, 'c' },
+		{ "flush-ms", required_argument, NULL, 'f' },
+		{ "lib", required_argument, NULL, 'l' },
+		{ "no-nvtx", no_argument, NULL, 'n' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *dir = NULL, *lib = NULL, *flush = NULL;
+	char libpath[PATH_MAX], absdir[PATH_MAX];
+	int c, chrome = 0, nvtx = 1, status, rc;
+	struct sigaction sa, old_int, old_term;
+	pid_t pid;
+
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+ho:", opts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			fputs(profile_usage, stdout);
+			return 0;
+		case 'o': dir = optarg; break;
+		case 'c': chrome = 1; break;
+		case 'f': {
+			char *end;
+			long v = strtol(optarg, &end, 10);
+			if (*end || v < 10 || v > 3600000)
+				return usage_error("--flush-ms: expected 10..3600000, got '%s'", optarg);
+			flush = optarg;
+			break;
+		}
+		case 'l': lib = optarg; break;
+		case 'n': nvtx = 0; break;
+		default:
+			return usage_error("unknown or incomplete option '%s'", argv[optind - 1]);
+		}
+	}
+	if (!dir)
+		return usage_error("-o DIR is required%s", "");
+	if (optind >= argc)
+		return usage_error("give the command to run after --%s", "");
+	if (find_lib(lib, libpath, sizeof(libpath))) {
+		fprintf(stderr, "megatune profile: %s: the tracer library libmegatune_trace.so is not "
+			"here (it is built by make where the CUDA toolkit's CUPTI headers are)\n",
+			lib ? lib : "next to megatune");
+		return 77;
+	}
+	if (mkdirs(dir) || !realpath(dir, absdir)) {
+		fprintf(stderr, "megatune profile: error: cannot create %s: %s\n", dir, strerror(errno));
+		return 2;
+	}
+	setenv("CUDA_INJECTION64_PATH", libpath, 1);
+	setenv("MEGATUNE_TRACE_DIR", absdir, 1);
+	if (flush)
+		setenv("MEGATUNE_TRACE_FLUSH_MS", flush, 1);
+	if (nvtx && cupti_path())
+		setenv("NVTX_INJECTION64_PATH", cupti_path(), 1);
+
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		fprintf(stderr, "megatune profile: error: fork: %s\n", strerror(errno));
+		return 2;
+	}
+	if (pid == 0) {
+		execvp(argv[optind], argv + optind);
+		fprintf(stderr, "megatune profile: error: cannot run %s: %s\n", argv[optind],
+			strerror(errno));
+		_exit(127);
+	}
+	child_pid = pid;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = forward;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	while (waitpid(pid, &status, 0) < 0) {
+		if (errno != EINTR) {
+			fprintf(stderr, "megatune profile: error: waitpid: %s\n", strerror(errno));
+			return 2;
+		}
+	}
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	rc = WIFEXITED(status) ? WEXITSTATUS(status) : WIFSIGNALED(status) ? 128 + WTERMSIG(status) : 2;
+	if (summarise(absdir, chrome) && !rc)
+		rc = 2;
+	return rc;
+}

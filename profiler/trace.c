@@ -1,0 +1,1099 @@
+/* SPDX-License-Identifier: MIT */
+/* trace: streaming reader of Kineto Chrome traces and megatune.trace/1 files.
+ *
+ * yajl calls us back for every token; a small stack of contexts (one per
+ * nesting level) says what the current container is (the top object, the
+ * traceEvents array, an event, its args, distributedInfo, deviceProperties,
+ * or something we skip), and the fields of the event being read accumulate
+ * in `struct acc` until its closing brace, when the event is kept or dropped.
+ */
+#include "trace.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <yajl/yajl_parse.h>
+#include <zlib.h>
+
+#define CHUNK (256u * 1024u)
+#define MAXDEPTH 128
+#define NAME_MAX_LEN 2048
+
+enum ctx { C_SKIP, C_TOP, C_EVENTS, C_EVENT, C_ARGS, C_DINFO, C_DPROPS, C_DPROP };
+
+/* Keys we read; everything else is K_OTHER. */
+enum key {
+	K_OTHER, K_TRACEEVENTS, K_DINFO, K_DPROPS, K_BASETIME, K_SCHEMA,
+	K_PH, K_CAT, K_NAME, K_PID, K_TID, K_TS, K_DUR, K_ARGS,
+	K_CORR, K_DEVICE, K_STREAM, K_COLL, K_RANK, K_WORLD, K_NUMSMS,
+	K_T, K_START, K_END, K_DEV, K_DROPPED,
+};
+
+enum cat {
+	CAT_OTHER, CAT_KERNEL, CAT_MEMCPY, CAT_MEMSET, CAT_LAUNCH, CAT_ANNOT, CAT_GPU_ANNOT,
+	CAT_SYNC,
+};
+
+struct acc {
+	char ph;
+	int cat;           /* enum cat (Kineto) */
+	int t;             /* megatune record type: enum cat, or -1 none */
+	int is_header, is_end;
+	char name[NAME_MAX_LEN];
+	size_t namelen;
+	int has_ts, has_dur, has_start, has_end;
+	int64_t ts, dur, start, end;
+	int64_t pid, tid;
+	int64_t corr, device, stream, rank, world;
+	int64_t dev_plain;  /* megatune "dev" */
+	int coll;
+};
+
+struct parser {
+	struct mt_trace *t;
+	const struct mt_trace_opts *o;
+	struct mt_error *err;
+	int depth;
+	unsigned char ctx[MAXDEPTH];
+	unsigned char key[MAXDEPTH];
+	int ntop;          /* top-level values seen */
+	int scalar_top;    /* a top-level value was not an object or array */
+	int oom;
+	int skipping_event; /* the current event cannot matter (fast path) */
+	struct acc a;
+	uint64_t props_hash;
+};
+
+/* ------------------------------------------------------------------ strings */
+
+static uint32_t fnv(const char *s, size_t n)
+{
+	uint32_t h = 2166136261u;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 16777619u;
+	return h;
+}
+
+static int rehash(struct mt_trace *t, uint32_t cap)
+{
+	uint32_t *nh = calloc(cap, sizeof(*nh));
+	uint32_t i;
+
+	if (!nh)
+		return -1;
+	for (i = 0; i < t->nstr; i++) {
+		const char *s = t->strs + t->str_off[i];
+		uint32_t j = fnv(s, strlen(s)) & (cap - 1);
+		while (nh[j])
+			j = (j + 1) & (cap - 1);
+		nh[j] = i + 1;
+	}
+	free(t->hash);
+	t->hash = nh;
+	t->hashcap = cap;
+	return 0;
+}
+
+/* Intern s[0..n); returns the id or UINT32_MAX when out of memory. */
+static uint32_t intern(struct mt_trace *t, const char *s, size_t n)
+{
+	uint32_t h = fnv(s, n), j;
+
+	if (t->nstr * 2 + 2 >= t->hashcap && rehash(t, t->hashcap ? t->hashcap * 2 : 1024))
+		return UINT32_MAX;
+	for (j = h & (t->hashcap - 1); t->hash[j]; j = (j + 1) & (t->hashcap - 1)) {
+		const char *o = t->strs + t->str_off[t->hash[j] - 1];
+		if (!strncmp(o, s, n) && o[n] == '\0')
+			return t->hash[j] - 1;
+	}
+	if (t->nstrs_bytes + n + 1 > t->capstrs) {
+		size_t cap = t->capstrs ? t->capstrs * 2 : 65536;
+		char *p;
+		while (cap < t->nstrs_bytes + n + 1)
+			cap *= 2;
+		if (cap > UINT32_MAX || !(p = realloc(t->strs, cap)))
+			return UINT32_MAX;
+		t->strs = p;
+		t->capstrs = cap;
+	}
+	if (t->nstr == t->capstr_off) {
+		uint32_t cap = t->capstr_off ? t->capstr_off * 2 : 1024;
+		uint32_t *p = realloc(t->str_off, (size_t)cap * sizeof(*p));
+		if (!p)
+			return UINT32_MAX;
+		t->str_off = p;
+		t->capstr_off = cap;
+	}
+	memcpy(t->strs + t->nstrs_bytes, s, n);
+	t->strs[t->nstrs_bytes + n] = '\0';
+	t->str_off[t->nstr] = (uint32_t)t->nstrs_bytes;
+	t->nstrs_bytes += n + 1;
+	t->hash[j] = t->nstr + 1;
+	return t->nstr++;
+}
+
+/* Grow a vector of `size`-byte items to hold one more; 0 or -1. */
+static int grow(void **v, size_t *cap, size_t n, size_t size)
+{
+	void *p;
+	size_t nc;
+
+	if (n < *cap)
+		return 0;
+	nc = *cap ? *cap * 2 : 1024;
+	p = realloc(*v, nc * size);
+	if (!p)
+		return -1;
+	*v = p;
+	*cap = nc;
+	return 0;
+}
+
+#define PUSH(p, vec, n, cap) \
+	(grow((void **)&(p)->t->vec, &(p)->t->cap, (p)->t->n, sizeof(*(p)->t->vec)) ? \
+		 ((p)->oom = 1, (void *)0) : (void *)&(p)->t->vec[(p)->t->n++])
+
+/* ------------------------------------------------------------------ numbers */
+
+int mt_us_to_ns(const char *s, size_t n, int64_t *ns)
+{
+	size_t i = 0;
+	int neg = 0, digits = 0;
+	int64_t ip = 0, frac = 0;
+	int nf = 0, round_digit = -1, sticky = 0;
+
+	if (i < n && (s[i] == '-' || s[i] == '+'))
+		neg = s[i++] == '-';
+	for (; i < n && s[i] >= '0' && s[i] <= '9'; i++, digits++) {
+		if (ip > (INT64_MAX / 1000 - 9) / 10)
+			return -1;
+		ip = ip * 10 + (s[i] - '0');
+	}
+	if (i < n && s[i] == '.') {
+		for (i++; i < n && s[i] >= '0' && s[i] <= '9'; i++, digits++) {
+			if (nf < 3) {
+				frac = frac * 10 + (s[i] - '0');
+				nf++;
+			} else if (round_digit < 0) {
+				round_digit = s[i] - '0';
+			} else if (s[i] != '0') {
+				sticky = 1;
+			}
+		}
+	}
+	if (!digits)
+		return -1;
+	if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+		char buf[64];
+		double d;
+		char *end;
+		if (n >= sizeof(buf))
+			return -1;
+		memcpy(buf, s, n);
+		buf[n] = '\0';
+		errno = 0;
+		d = strtod(buf, &end);
+		if (*end || errno || d * 1000.0 > 9.2e18 || d * 1000.0 < -9.2e18)
+			return -1;
+		*ns = (int64_t)(d * 1000.0 + (d >= 0 ? 0.5 : -0.5));
+		return 0;
+	}
+	if (i != n)
+		return -1;
+	while (nf < 3) {
+		frac *= 10;
+		nf++;
+	}
+	{
+		int64_t v = ip * 1000 + frac;
+		if (round_digit > 5 || (round_digit == 5 && (sticky || (v & 1))))
+			v++;
+		*ns = neg ? -v : v;
+	}
+	return 0;
+}
+
+static int parse_int(const char *s, size_t n, int64_t *v)
+{
+	int64_t ns;
+
+	if (mt_us_to_ns(s, n, &ns))
+		return -1;
+	*v = ns / 1000;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ names */
+
+static enum key key_of(int ctx, const unsigned char *k, size_t n)
+{
+#define IS(lit) (n == sizeof(lit) - 1 && !memcmp(k, lit, n))
+	switch (ctx) {
+	case C_EVENT:
+	case C_TOP:
+		if (n <= 4) {
+			if (IS("ph")) return K_PH;
+			if (IS("cat")) return K_CAT;
+			if (IS("name")) return K_NAME;
+			if (IS("pid")) return K_PID;
+			if (IS("tid")) return K_TID;
+			if (IS("ts")) return K_TS;
+			if (IS("dur")) return K_DUR;
+			if (IS("args")) return K_ARGS;
+			if (IS("t")) return K_T;
+			if (IS("end")) return K_END;
+			if (IS("dev")) return K_DEV;
+			if (IS("corr")) return K_CORR;
+			if (IS("rank")) return K_RANK;
+			return K_OTHER;
+		}
+		if (IS("start")) return K_START;
+		if (IS("stream")) return K_STREAM;
+		if (ctx == C_EVENT)
+			return K_OTHER;
+		if (IS("traceEvents")) return K_TRACEEVENTS;
+		if (IS("distributedInfo")) return K_DINFO;
+		if (IS("deviceProperties")) return K_DPROPS;
+		if (IS("baseTimeNanoseconds")) return K_BASETIME;
+		if (IS("schema")) return K_SCHEMA;
+		if (IS("world_size")) return K_WORLD;
+		if (IS("dropped")) return K_DROPPED;
+		if (IS("gpu")) return K_DEVICE;
+		return K_OTHER;
+	case C_ARGS:
+		if (IS("correlation")) return K_CORR;
+		if (IS("device")) return K_DEVICE;
+		if (IS("stream")) return K_STREAM;
+		if (IS("Collective name")) return K_COLL;
+		return K_OTHER;
+	case C_DINFO:
+		if (IS("rank")) return K_RANK;
+		if (IS("world_size")) return K_WORLD;
+		return K_OTHER;
+	case C_DPROP:
+		if (IS("name")) return K_NAME;
+		if (IS("numSms")) return K_NUMSMS;
+		return K_OTHER;
+	default:
+		return K_OTHER;
+	}
+#undef IS
+}
+
+static int cat_of(const unsigned char *s, size_t n)
+{
+#define IS(lit) (n == sizeof(lit) - 1 && !memcmp(s, lit, n))
+	if (IS("kernel") || IS("Kernel")) return CAT_KERNEL;
+	if (IS("gpu_memcpy") || IS("Memcpy") || IS("memcpy")) return CAT_MEMCPY;
+	if (IS("gpu_memset") || IS("Memset") || IS("memset")) return CAT_MEMSET;
+	if (IS("cuda_runtime") || IS("cuda_driver") || IS("Runtime") || IS("runtime") ||
+	    IS("driver"))
+		return CAT_LAUNCH;
+	if (IS("user_annotation") || IS("cpu_op") || IS("nvtx") || IS("Operator"))
+		return CAT_ANNOT;
+	if (IS("gpu_user_annotation")) return CAT_GPU_ANNOT;
+	if (IS("cuda_sync") || IS("sync")) return CAT_SYNC;
+	return CAT_OTHER;
+#undef IS
+}
+
+static int ci_contains(const char *s, size_t n, const char *needle)
+{
+	size_t m = strlen(needle), i, j;
+
+	for (i = 0; i + m <= n; i++) {
+		for (j = 0; j < m; j++) {
+			char c = s[i + j];
+			if (c >= 'A' && c <= 'Z')
+				c = (char)(c - 'A' + 'a');
+			if (c != needle[j])
+				break;
+		}
+		if (j == m)
+			return 1;
+	}
+	return 0;
+}
+
+/* all_to_all, alltoall, AllToAll, all_toall ... */
+static int is_a2a(const char *s, size_t n)
+{
+	return ci_contains(s, n, "alltoall") || ci_contains(s, n, "all_to_all") ||
+	       ci_contains(s, n, "all_toall") || ci_contains(s, n, "allto_all");
+}
+
+static int coll_of(const char *s, size_t n)
+{
+	if (ci_contains(s, n, "allreduce") || ci_contains(s, n, "all_reduce"))
+		return MT_TC_ALLREDUCE;
+	if (ci_contains(s, n, "reducescatter") || ci_contains(s, n, "reduce_scatter"))
+		return MT_TC_REDUCESCATTER;
+	if (ci_contains(s, n, "allgather") || ci_contains(s, n, "all_gather"))
+		return MT_TC_ALLGATHER;
+	if (is_a2a(s, n))
+		return MT_TC_ALLTOALL;
+	if (ci_contains(s, n, "sendrecv") || ci_contains(s, n, "send_recv") ||
+	    ci_contains(s, n, "send") || ci_contains(s, n, "recv"))
+		return MT_TC_SENDRECV;
+	if (ci_contains(s, n, "broadcast") || ci_contains(s, n, "bcast"))
+		return MT_TC_BROADCAST;
+	if (ci_contains(s, n, "reduce"))
+		return MT_TC_REDUCE;
+	return MT_TC_OTHER;
+}
+
+const char *mt_tcoll_name(enum mt_tcoll c)
+{
+	static const char *const n[MT_TC_N] = {
+		"other", "all_reduce", "all_gather", "reduce_scatter", "all_to_all", "send_recv",
+		"broadcast", "reduce",
+	};
+	return (unsigned)c < MT_TC_N ? n[c] : "other";
+}
+
+/* ------------------------------------------------------------------ events */
+
+static void acc_reset(struct acc *a)
+{
+	a->ph = 0;
+	a->cat = CAT_OTHER;
+	a->t = -1;
+	a->is_header = a->is_end = 0;
+	a->namelen = 0;
+	a->name[0] = '\0';
+	a->has_ts = a->has_dur = a->has_start = a->has_end = 0;
+	a->ts = a->dur = a->start = a->end = 0;
+	a->pid = a->tid = -1;
+	a->corr = -1;
+	a->device = a->stream = a->dev_plain = -1;
+	a->rank = a->world = -1;
+	a->coll = MT_TC_OTHER;
+}
+
+/* "ProfilerStep#12" -> 12; an iteration prefix -> trailing number or 0. */
+static int step_number(const struct parser *p, const char *s, size_t n, int64_t *num)
+{
+	static const char ps[] = "ProfilerStep#";
+	size_t k;
+
+	if (n > sizeof(ps) - 1 && !memcmp(s, ps, sizeof(ps) - 1)) {
+		int64_t v = 0;
+		for (k = sizeof(ps) - 1; k < n; k++) {
+			if (s[k] < '0' || s[k] > '9' || v > INT64_MAX / 10 - 10)
+				return 0;
+			v = v * 10 + (s[k] - '0');
+		}
+		*num = v;
+		return 1;
+	}
+	if (p->o && p->o->step_prefixes) {
+		const char *const *pre;
+		for (pre = p->o->step_prefixes; *pre; pre++) {
+			size_t m = strlen(*pre);
+			if (m && n >= m && !memcmp(s, *pre, m)) {
+				int64_t v = 0;
+				k = n;
+				while (k > m && s[k - 1] >= '0' && s[k - 1] <= '9')
+					k--;
+				for (; k < n && v < INT64_MAX / 10 - 10; k++)
+					v = v * 10 + (s[k] - '0');
+				*num = v;
+				return 1;
+			}
+		}
+	}
+	return 0;
+}
+
+static void finish_event(struct parser *p)
+{
+	struct acc *a = &p->a;
+	struct mt_trace *t = p->t;
+	int cat = a->t >= 0 ? a->t : a->cat;
+	int64_t start, end;
+
+	if (a->t >= 0) {            /* megatune.trace/1: integer ns */
+		if (!a->has_start)
+			return;
+		start = a->start;
+		end = a->has_end ? a->end : a->start;
+		if (a->dev_plain >= 0)
+			a->device = a->dev_plain;
+	} else {
+		if (a->ph != 'X' || !a->has_ts)
+			return;
+		start = a->ts;
+		end = a->ts + (a->has_dur ? a->dur : 0);
+		if (a->device < 0 && a->pid >= 0)
+			a->device = a->pid;
+		if (a->stream < 0)
+			a->stream = a->tid;
+	}
+	if (end < start)
+		end = start;
+	switch (cat) {
+	case CAT_KERNEL:
+	case CAT_MEMCPY:
+	case CAT_MEMSET: {
+		struct mt_gpu_ev *g;
+		uint32_t id = intern(t, a->name, a->namelen);
+		if (id == UINT32_MAX || !(g = PUSH(p, gpu, ngpu, capgpu))) {
+			p->oom = 1;
+			return;
+		}
+		g->start = start;
+		g->end = end;
+		g->corr = a->corr;
+		g->name = id;
+		g->stream = (int32_t)(a->stream >= INT32_MIN && a->stream <= INT32_MAX ? a->stream : -1);
+		g->device = (int16_t)(a->device >= 0 && a->device < INT16_MAX ? a->device : -1);
+		g->kind = cat == CAT_KERNEL ? MT_GK_KERNEL : cat == CAT_MEMCPY ? MT_GK_MEMCPY : MT_GK_MEMSET;
+		g->coll = (uint8_t)a->coll;
+		break;
+	}
+	case CAT_LAUNCH: {
+		struct mt_launch *l;
+		uint32_t id;
+		if (a->corr < 0)
+			return;
+		if ((id = intern(t, a->name, a->namelen)) == UINT32_MAX ||
+		    !(l = PUSH(p, launch, nlaunch, caplaunch))) {
+			p->oom = 1;
+			return;
+		}
+		l->corr = a->corr;
+		l->ts = start;
+		l->end = end;
+		l->name = id;
+		l->driver = a->name[0] == 'c' && a->name[1] == 'u' && a->name[2] != 'd';
+		l->pid = a->pid;
+		l->tid = a->tid;
+		break;
+	}
+	case CAT_ANNOT: {
+		int64_t num = -1;
+		int step = step_number(p, a->name, a->namelen, &num);
+		int a2a = !step && is_a2a(a->name, a->namelen);
+		struct mt_range *r;
+		uint32_t id;
+		if (!step && !a2a && a->t < 0)
+			return;
+		if ((id = intern(t, a->name, a->namelen)) == UINT32_MAX) {
+			p->oom = 1;
+			return;
+		}
+		if (a->t >= 0) {       /* megatune format: keep every NVTX range */
+			if (!(r = PUSH(p, nvtx, nnvtx, capnvtx)))
+				return;
+			r->ts = start;
+			r->end = end;
+			r->pid = a->pid;
+			r->tid = a->tid;
+			r->num = num;
+			r->name = id;
+			if (!step && !a2a)
+				return;
+		}
+		r = step ? PUSH(p, step, nstep, capstep) : PUSH(p, a2a, na2a, capa2a);
+		if (!r)
+			return;
+		r->ts = start;
+		r->end = end;
+		r->pid = a->pid;
+		r->tid = a->tid;
+		r->num = num;
+		r->name = id;
+		break;
+	}
+	case CAT_GPU_ANNOT: {
+		struct mt_gpu_annot *g;
+		uint32_t id = intern(t, a->name, a->namelen);
+		if (id == UINT32_MAX || !(g = PUSH(p, annot, nannot, capannot))) {
+			p->oom = 1;
+			return;
+		}
+		g->start = start;
+		g->end = end;
+		g->name = id;
+		g->stream = (int32_t)(a->stream >= INT32_MIN && a->stream <= INT32_MAX ? a->stream : -1);
+		g->device = (int16_t)(a->device >= 0 && a->device < INT16_MAX ? a->device : -1);
+		break;
+	}
+	case CAT_SYNC:
+		t->nsync++;
+		break;
+	default:
+		break;
+	}
+}
+
+/* ------------------------------------------------------------------ callbacks */
+
+#define P ((struct parser *)ctx)
+
+static int cur(const struct parser *p)
+{
+	return p->ctx[p->depth];
+}
+
+static int cur_key(const struct parser *p)
+{
+	return p->key[p->depth];
+}
+
+static int open_container(struct parser *p, int is_map)
+{
+	int parent = cur(p), k = cur_key(p), c = C_SKIP;
+
+	if (p->depth + 1 >= MAXDEPTH)
+		return 0;
+	if (p->depth == 0) {
+		p->ntop++;
+		c = is_map ? C_TOP : C_EVENTS;    /* a bare array of events */
+	} else if (parent == C_TOP && k == K_TRACEEVENTS && !is_map) {
+		c = C_EVENTS;
+	} else if (parent == C_EVENTS && is_map) {
+		c = C_EVENT;
+	} else if (parent == C_EVENT && k == K_ARGS && is_map) {
+		c = C_ARGS;
+	} else if (parent == C_TOP && k == K_DINFO && is_map) {
+		c = C_DINFO;
+	} else if (parent == C_TOP && k == K_DPROPS && !is_map) {
+		c = C_DPROPS;
+		p->t->ndevice_props = 0;
+	} else if (parent == C_DPROPS && is_map) {
+		c = C_DPROP;
+		p->t->ndevice_props++;
+	} else if (parent == C_DPROP) {
+		c = C_DPROP;       /* nested values still feed the hash */
+	}
+	p->depth++;
+	p->ctx[p->depth] = (unsigned char)c;
+	p->key[p->depth] = K_OTHER;
+	if (c == C_EVENT || c == C_TOP)
+		acc_reset(&p->a);
+	return 1;
+}
+
+static int close_container(struct parser *p)
+{
+	int c = cur(p);
+
+	if (c == C_EVENT) {
+		finish_event(p);
+	} else if (c == C_TOP) {
+		if (p->a.is_header) {
+			if (p->a.rank >= 0)
+				p->t->rank = p->a.rank;
+			if (p->a.world >= 0)
+				p->t->world_size = p->a.world;
+			p->t->format = MT_TRACE_MEGATUNE;
+		} else if (p->a.is_end) {
+			p->t->has_end = 1;
+		} else if (p->a.t >= 0) {
+			p->t->format = MT_TRACE_MEGATUNE;
+			finish_event(p);
+		}
+	} else if (c == C_DPROPS) {
+		p->t->device_props_hash = p->props_hash;
+	}
+	if (p->depth <= 0)
+		return 0;
+	p->depth--;
+	return !p->oom;
+}
+
+static int cb_start_map(void *ctx) { return open_container(P, 1); }
+static int cb_end_map(void *ctx) { return close_container(P); }
+static int cb_start_array(void *ctx) { return open_container(P, 0); }
+static int cb_end_array(void *ctx) { return close_container(P); }
+
+static int cb_key(void *ctx, const unsigned char *k, size_t n)
+{
+	struct parser *p = P;
+	int c = cur(p);
+
+	if (c == C_SKIP || c == C_EVENTS || c == C_DPROPS)
+		return 1;
+	if (c == C_DPROP) {
+		p->props_hash = (p->props_hash ^ fnv((const char *)k, n)) * 1099511628211ull;
+		if (p->depth >= 1 && p->ctx[p->depth - 1] != C_DPROPS) {
+			p->key[p->depth] = K_OTHER;
+			return 1;
+		}
+	}
+	p->key[p->depth] = (unsigned char)key_of(c, k, n);
+	return 1;
+}
+
+static void hash_value(struct parser *p, const char *s, size_t n)
+{
+	if (p->depth == 0)
+		p->scalar_top = 1;
+	if (cur(p) == C_DPROP)
+		p->props_hash = (p->props_hash ^ fnv(s, n)) * 1099511628211ull;
+}
+
+static int cb_string(void *ctx, const unsigned char *s, size_t n)
+{
+	struct parser *p = P;
+	struct acc *a = &p->a;
+	int c = cur(p), k = cur_key(p);
+	const char *cs = (const char *)s;
+
+	hash_value(p, cs, n);
+	if (c == C_EVENT || c == C_TOP) {
+		switch (k) {
+		case K_PH:
+			a->ph = n ? cs[0] : 0;
+			break;
+		case K_CAT:
+			a->cat = cat_of(s, n);
+			break;
+		case K_T:
+			if (n == 3 && !memcmp(s, "end", 3))
+				a->is_end = 1;
+			else if (n == 4 && !memcmp(s, "nvtx", 4))
+				a->t = CAT_ANNOT;
+			else
+				a->t = cat_of(s, n);
+			break;
+		case K_NAME:
+			a->namelen = n < NAME_MAX_LEN - 1 ? n : NAME_MAX_LEN - 1;
+			memcpy(a->name, s, a->namelen);
+			a->name[a->namelen] = '\0';
+			break;
+		case K_SCHEMA:
+			if (c == C_TOP && n == 16 && !memcmp(s, "megatune.trace/1", 16))
+				a->is_header = 1;
+			break;
+		case K_PID:
+			/* string pids ("Spans") are not devices */
+			a->pid = -2;
+			break;
+		case K_TID: {
+			/* "stream 7" -> 7 */
+			size_t i = n;
+			int64_t v = 0, m = 1;
+			while (i > 0 && cs[i - 1] >= '0' && cs[i - 1] <= '9' && m < 1000000000000LL) {
+				v += (cs[i - 1] - '0') * m;
+				m *= 10;
+				i--;
+			}
+			a->tid = i < n ? v : -2;
+			break;
+		}
+		case K_DEVICE:
+			if (c == C_TOP && !p->t->gpu_name && !(p->t->gpu_name = strndup(cs, n)))
+				p->oom = 1;
+			break;
+		default:
+			break;
+		}
+	} else if (c == C_ARGS && k == K_COLL) {
+		a->coll = coll_of(cs, n);
+	} else if (c == C_DPROP && k == K_NAME && p->t->ndevice_props == 1 && !p->t->gpu_name) {
+		if (!(p->t->gpu_name = strndup(cs, n)))
+			p->oom = 1;
+	}
+	return !p->oom;
+}
+
+static int cb_number(void *ctx, const char *s, size_t n)
+{
+	struct parser *p = P;
+	struct acc *a = &p->a;
+	int c = cur(p), k = cur_key(p);
+	int64_t v;
+
+	hash_value(p, s, n);
+	if (c == C_EVENT || c == C_TOP) {
+		switch (k) {
+		case K_TS:
+			a->has_ts = !mt_us_to_ns(s, n, &a->ts);
+			break;
+		case K_DUR:
+			a->has_dur = !mt_us_to_ns(s, n, &a->dur);
+			break;
+		case K_START:
+			a->has_start = !parse_int(s, n, &a->start);
+			break;
+		case K_END:
+			a->has_end = !parse_int(s, n, &a->end);
+			break;
+		case K_PID:
+			if (!parse_int(s, n, &v))
+				a->pid = v;
+			break;
+		case K_TID:
+			if (!parse_int(s, n, &v))
+				a->tid = v;
+			break;
+		case K_CORR:
+			if (!parse_int(s, n, &v))
+				a->corr = v;
+			break;
+		case K_DEV:
+			if (!parse_int(s, n, &v))
+				a->dev_plain = v;
+			break;
+		case K_STREAM:
+			if (!parse_int(s, n, &v))
+				a->stream = v;
+			break;
+		case K_RANK:
+			if (!parse_int(s, n, &v))
+				a->rank = v;
+			break;
+		case K_WORLD:
+			if (!parse_int(s, n, &v))
+				a->world = v;
+			break;
+		case K_BASETIME:
+			if (c == C_TOP && !parse_int(s, n, &v))
+				p->t->base_ns = v;
+			break;
+		case K_DROPPED:
+			if (!parse_int(s, n, &v))
+				p->t->dropped += v;
+			break;
+		default:
+			break;
+		}
+	} else if (c == C_ARGS) {
+		if (!parse_int(s, n, &v)) {
+			if (k == K_CORR)
+				a->corr = v;
+			else if (k == K_DEVICE)
+				a->device = v;
+			else if (k == K_STREAM)
+				a->stream = v;
+		}
+	} else if (c == C_DINFO) {
+		if (!parse_int(s, n, &v)) {
+			if (k == K_RANK)
+				p->t->rank = v;
+			else if (k == K_WORLD)
+				p->t->world_size = v;
+		}
+	}
+	return 1;
+}
+
+static int cb_null(void *ctx)
+{
+	hash_value(P, "null", 4);
+	return 1;
+}
+
+static int cb_bool(void *ctx, int b)
+{
+	hash_value(P, b ? "true" : "false", b ? 4 : 5);
+	return 1;
+}
+
+#undef P
+
+static const yajl_callbacks callbacks = {
+	cb_null, cb_bool, NULL, NULL, cb_number, cb_string,
+	cb_start_map, cb_key, cb_end_map, cb_start_array, cb_end_array,
+};
+
+/* ------------------------------------------------------------------ driver */
+
+static int cmp_launch(const void *a, const void *b)
+{
+	const struct mt_launch *x = a, *y = b;
+
+	if (x->corr != y->corr)
+		return x->corr < y->corr ? -1 : 1;
+	return x->ts < y->ts ? -1 : x->ts > y->ts;
+}
+
+const struct mt_launch *mt_trace_launch(const struct mt_trace *t, int64_t corr)
+{
+	size_t lo = 0, hi = t->nlaunch;
+
+	if (corr < 0)
+		return NULL;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (t->launch[mid].corr < corr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < t->nlaunch && t->launch[lo].corr == corr ? &t->launch[lo] : NULL;
+}
+
+void mt_trace_free(struct mt_trace *t)
+{
+	if (!t)
+		return;
+	free(t->path);
+	free(t->gpu_name);
+	free(t->gpu);
+	free(t->launch);
+	free(t->step);
+	free(t->a2a);
+	free(t->annot);
+	free(t->nvtx);
+	free(t->strs);
+	free(t->str_off);
+	free(t->hash);
+	free(t);
+}
+
+struct source {
+	gzFile gz;
+	const unsigned char *mem;
+	size_t memlen, mempos;
+};
+
+/* Read up to n bytes; returns the count, 0 at the end, -1 on error. */
+static long src_read(struct source *s, unsigned char *buf, unsigned n, const char **why)
+{
+	if (s->gz) {
+		int r = gzread(s->gz, buf, n);
+		if (r < 0) {
+			int e;
+			*why = gzerror(s->gz, &e);
+			return -1;
+		}
+		if (r == 0) {
+			int e;
+			const char *m = gzerror(s->gz, &e);
+			if (e != Z_OK && e != Z_STREAM_END) {
+				*why = m;
+				return -1;
+			}
+		}
+		return r;
+	}
+	if (s->mempos >= s->memlen)
+		return 0;
+	if (n > s->memlen - s->mempos)
+		n = (unsigned)(s->memlen - s->mempos);
+	memcpy(buf, s->mem + s->mempos, n);
+	s->mempos += n;
+	return n;
+}
+
+static int parse_source(const char *name, struct source *src, const struct mt_trace_opts *o,
+			struct mt_trace **out, struct mt_error *err)
+{
+	struct parser *p = NULL;
+	struct mt_trace *t = NULL;
+	yajl_handle h = NULL;
+	unsigned char *buf = NULL;
+	uint64_t off = 0;
+	long scan;
+	int rc = 0, seen = 0;
+
+	*out = NULL;
+	p = calloc(1, sizeof(*p));
+	t = calloc(1, sizeof(*t));
+	buf = malloc(CHUNK);
+	if (!p || !t || !buf || !(t->path = strdup(name))) {
+		rc = mt_error_set(err, MT_ENOMEM, "%s: out of memory", name);
+		goto out;
+	}
+	t->rank = t->world_size = -1;
+	p->t = t;
+	p->o = o;
+	p->err = err;
+	p->props_hash = 1469598103934665603ull;
+	acc_reset(&p->a);
+	h = yajl_alloc(&callbacks, NULL, p);
+	if (!h) {
+		rc = mt_error_set(err, MT_ENOMEM, "%s: out of memory", name);
+		goto out;
+	}
+	yajl_config(h, yajl_allow_multiple_values, 1);
+	for (;;) {
+		const char *why = NULL;
+		long n = src_read(src, buf, CHUNK, &why);
+		yajl_status st;
+
+		if (n < 0) {
+			const char *z = why ? why : "read error";
+			size_t pl = strlen(name);
+			/* zlib prefixes its message with the path */
+			if (!strncmp(z, name, pl) && z[pl] == ':' && z[pl + 1] == ' ')
+				z += pl + 2;
+			if (!strcmp(z, "unexpected end of file"))
+				rc = mt_error_set(err, MT_EPARSE, "%s: truncated: the gzip stream ends early "
+						  "after %llu uncompressed bytes (an interrupted copy?)",
+						  name, (unsigned long long)off);
+			else
+				rc = mt_error_set(err, MT_EPARSE, "%s: cannot read after byte %llu: %s",
+						  name, (unsigned long long)off, z);
+			goto out;
+		}
+		for (scan = 0; !seen && scan < n; scan++)
+			seen = !(buf[scan] == ' ' || buf[scan] == '\n' || buf[scan] == '\r' ||
+				 buf[scan] == '\t');
+		st = n ? yajl_parse(h, buf, (size_t)n) : yajl_complete_parse(h);
+		if (st != yajl_status_ok) {
+			size_t used = n ? yajl_get_bytes_consumed(h) : 0;
+			if (p->oom) {
+				rc = mt_error_set(err, MT_ENOMEM, "%s: out of memory", name);
+			} else if (!n && !seen) {
+				rc = mt_error_set(err, MT_EPARSE, "%s: empty: no JSON value in the file "
+						  "(expected a Kineto/Chrome trace or megatune.trace/1 lines)",
+						  name);
+			} else if (!n) {
+				rc = mt_error_set(err, MT_EPARSE, "%s: truncated: the JSON ends inside a value "
+						  "after %llu bytes (an interrupted write?)", name,
+						  (unsigned long long)off);
+			} else {
+				unsigned char *m = yajl_get_error(h, 0, buf, (size_t)n);
+				char msg[200];
+				size_t k;
+				snprintf(msg, sizeof(msg), "%s", m ? (const char *)m : "parse error");
+				for (k = 0; msg[k]; k++)
+					if (msg[k] == '\n')
+						msg[k] = ' ';
+				while (k > 0 && msg[k - 1] == ' ')
+					msg[--k] = '\0';
+				if (m)
+					yajl_free_error(h, m);
+				rc = mt_error_set(err, MT_EPARSE, "%s: not valid JSON at byte %llu: %s "
+						  "(expected a Kineto/Chrome trace or megatune.trace/1 lines)",
+						  name, (unsigned long long)(off + used - (used > 0)), msg);
+			}
+			goto out;
+		}
+		if (!n)
+			break;
+		off += (uint64_t)n;
+	}
+	t->bytes = off;
+	if (p->scalar_top) {
+		rc = mt_error_set(err, MT_EPARSE, "%s: a top-level value is not an object or array "
+				  "(expected a Kineto/Chrome trace or megatune.trace/1 lines)", name);
+		goto out;
+	}
+	if (!p->ntop) {
+		rc = mt_error_set(err, MT_EPARSE, "%s: empty: no JSON value in the file (expected a "
+				  "Kineto/Chrome trace or megatune.trace/1 lines)", name);
+		goto out;
+	}
+	if (!t->format)
+		t->format = MT_TRACE_KINETO;
+	if (t->nlaunch)
+		qsort(t->launch, t->nlaunch, sizeof(*t->launch), cmp_launch);
+	*out = t;
+	t = NULL;
+out:
+	if (h)
+		yajl_free(h);
+	mt_trace_free(t);
+	free(buf);
+	free(p);
+	return rc;
+}
+
+int mt_trace_read(const char *path, const struct mt_trace_opts *o, struct mt_trace **out,
+		  struct mt_error *err)
+{
+	struct source src = { 0 };
+	int rc;
+
+	src.gz = gzopen(path, "rb");
+	if (!src.gz)
+		return mt_error_set(err, MT_EIO, "%s: cannot open: %s", path,
+				    errno ? strerror(errno) : "out of memory");
+	gzbuffer(src.gz, CHUNK);
+	rc = parse_source(path, &src, o, out, err);
+	gzclose(src.gz);
+	return rc;
+}
+
+int mt_trace_read_mem(const char *name, const void *data, size_t len,
+		      const struct mt_trace_opts *o, struct mt_trace **out, struct mt_error *err)
+{
+	struct source src = { 0 };
+
+	src.mem = data;
+	src.memlen = len;
+	return parse_source(name, &src, o, out, err);
+}
+
+/* ------------------------------------------------------------------ Chrome */
+
+static void put_us(FILE *f, const char *key, int64_t ns)
+{
+	int64_t a = ns < 0 ? -ns : ns;
+	fprintf(f, ",\"%s\":%s%lld.%03lld", key, ns < 0 ? "-" : "", (long long)(a / 1000),
+		(long long)(a % 1000));
+}
+
+static void put_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+int mt_trace_write_chrome(const struct mt_trace *t, FILE *f)
+{
+	static const char *const gcat[] = { "kernel", "gpu_memcpy", "gpu_memset" };
+	size_t i;
+	int first = 1;
+
+	fputs("{\"schemaVersion\":1,\"displayTimeUnit\":\"ns\"", f);
+	if (t->rank >= 0)
+		fprintf(f, ",\"distributedInfo\":{\"rank\":%lld,\"world_size\":%lld}",
+			(long long)t->rank, (long long)t->world_size);
+	fputs(",\"traceEvents\":[\n", f);
+	for (i = 0; i < t->ngpu; i++) {
+		const struct mt_gpu_ev *g = &t->gpu[i];
+		fprintf(f, "%s{\"ph\":\"X\",\"cat\":\"%s\",\"name\":", first ? "" : ",\n",
+			gcat[g->kind < 3 ? g->kind : 0]);
+		first = 0;
+		put_str(f, mt_trace_str(t, g->name));
+		fprintf(f, ",\"pid\":%d,\"tid\":%d", g->device, g->stream);
+		put_us(f, "ts", g->start);
+		put_us(f, "dur", g->end - g->start);
+		fprintf(f, ",\"args\":{\"device\":%d,\"stream\":%d,\"correlation\":%lld}}",
+			g->device, g->stream, (long long)g->corr);
+	}
+	for (i = 0; i < t->nlaunch; i++) {
+		const struct mt_launch *l = &t->launch[i];
+		fprintf(f, "%s{\"ph\":\"X\",\"cat\":\"%s\",\"name\":", first ? "" : ",\n",
+			l->driver ? "cuda_driver" : "cuda_runtime");
+		first = 0;
+		put_str(f, mt_trace_str(t, l->name));
+		fprintf(f, ",\"pid\":%lld,\"tid\":%lld", (long long)(l->pid < 0 ? 0 : l->pid),
+			(long long)l->tid);
+		put_us(f, "ts", l->ts);
+		put_us(f, "dur", l->end - l->ts);
+		fprintf(f, ",\"args\":{\"correlation\":%lld}}", (long long)l->corr);
+	}
+	for (i = 0; i < t->nnvtx; i++) {
+		const struct mt_range *r = &t->nvtx[i];
+		fprintf(f, "%s{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":", first ? "" : ",\n");
+		first = 0;
+		put_str(f, mt_trace_str(t, r->name));
+		fprintf(f, ",\"pid\":%lld,\"tid\":%lld", (long long)(r->pid < 0 ? 0 : r->pid),
+			(long long)r->tid);
+		put_us(f, "ts", r->ts);
+		put_us(f, "dur", r->end - r->ts);
+		fputc('}', f);
+	}
+	fputs("\n]}\n", f);
+	return ferror(f) ? -1 : 0;
+}

@@ -1,0 +1,38 @@
+# megatune analyze and megatune profile: "name | exit | ERE pattern | arguments"
+help                     | 0 | --linked-only                                  | analyze --help
+no trace                 | 2 | give at least one trace                        | analyze
+bad window               | 2 | --window: expected all, steps or hta           | analyze --window x tests/fixtures/traces/small/megatune-mini.jsonl
+bad pattern              | 2 | --comm-pattern '\(\[': not a valid             | analyze --comm-pattern '([' tests/fixtures/traces/small/megatune-mini.jsonl
+option after traces      | 2 | options go before the traces                   | analyze tests/fixtures/traces/small/megatune-mini.jsonl --json x
+missing file             | 2 | nope.json: cannot open                         | analyze nope.json
+empty trace              | 2 | trace-empty.json: empty                        | analyze tests/fixtures/bad/trace-empty.json
+truncated trace          | 2 | trace-truncated.json: truncated                | analyze tests/fixtures/bad/trace-truncated.json
+truncated gzip           | 2 | trace-truncated.json.gz: truncated: the gzip   | analyze tests/fixtures/bad/trace-truncated.json.gz
+not JSON                 | 2 | trace-not-json.json: not valid JSON at byte 0  | analyze tests/fixtures/bad/trace-not-json.json
+no GPU work              | 2 | trace-no-gpu.json: no GPU kernel               | analyze tests/fixtures/bad/trace-no-gpu.json
+a directory              | 2 | tests/fixtures/bad: cannot read                | analyze tests/fixtures/bad
+megatune format          | 0 | reduce_scatter +1 +0\.028 +0\.005              | analyze tests/fixtures/traces/small/megatune-mini.jsonl
+iteration from NVTX      | 0 | 0\.060 +0\.038 .* 0\.070$                      | analyze --step-range iteration tests/fixtures/traces/small/megatune-mini.jsonl
+json schema              | 0 | "schema": "megatune.analysis/1"                | analyze --json - tests/fixtures/traces/small/megatune-mini.jsonl
+json overlap             | 0 | "overlap_pct": 82\.143                          | analyze --json - tests/fixtures/traces/small/megatune-mini.jsonl
+json idle split          | 0 | "idle_host_wait_us": 20\.000                   | analyze --json - tests/fixtures/traces/small/megatune-mini.jsonl
+facts out                | 0 | "finding.idle_frac": 0\.366667                 | analyze --facts - tests/fixtures/traces/small/megatune-mini.jsonl
+finding with rule id     | 0 | \[diag-idle-gpu\]                              | analyze tests/fixtures/traces/small/megatune-mini.jsonl
+no rules                 | 0 | !Findings                                      | analyze --no-rules tests/fixtures/traces/small/megatune-mini.jsonl
+bad rule file            | 2 | broken.rules:[0-9]+:                           | analyze --rules tests/fixtures/bad/broken.rules tests/fixtures/traces/small/megatune-mini.jsonl
+TraceLens Qwen linked    | 0 | 34\.892 +31\.905 +31\.903 +0\.000 +0\.000 +0\.0 +0\.002 +0\.002 +2\.987 | analyze --linked-only tests/fixtures/traces/tracelens_h100/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz
+Qwen every event         | 0 | "kernels": 1465                                | analyze --json - tests/fixtures/traces/tracelens_h100/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz
+HTA window 4876          | 0 | "gpu_events": 4876                             | analyze --window hta --json - tests/fixtures/traces/hta/rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz
+DLRM slowest rank        | 0 | slowest rank 4, computation 1\.074x            | analyze --window steps tests/fixtures/traces/param_dlrm_kineto/worker0_step_12.1694128201545.pt.trace.json.gz tests/fixtures/traces/param_dlrm_kineto/worker1_step_12.1694128201556.pt.trace.json.gz tests/fixtures/traces/param_dlrm_kineto/worker2_step_12.1694128201554.pt.trace.json.gz tests/fixtures/traces/param_dlrm_kineto/worker3_step_12.1694128201557.pt.trace.json.gz tests/fixtures/traces/param_dlrm_kineto/worker4_step_12.1694128201547.pt.trace.json.gz tests/fixtures/traces/param_dlrm_kineto/worker5_step_12.1694128201549.pt.trace.json.gz tests/fixtures/traces/param_dlrm_kineto/worker6_step_12.1694128201553.pt.trace.json.gz tests/fixtures/traces/param_dlrm_kineto/worker7_step_12.1694128201553.pt.trace.json.gz
+DLRM start skew          | 0 | Start skew of ProfilerStep#10: 7\.513 ms; rank 1 | analyze tests/fixtures/traces/param_dlrm_kineto/worker0_step_12.1694128201545.pt.trace.json.gz tests/fixtures/traces/param_dlrm_kineto/worker1_step_12.1694128201556.pt.trace.json.gz tests/fixtures/traces/param_dlrm_kineto/worker2_step_12.1694128201554.pt.trace.json.gz tests/fixtures/traces/param_dlrm_kineto/worker3_step_12.1694128201557.pt.trace.json.gz tests/fixtures/traces/param_dlrm_kineto/worker4_step_12.1694128201547.pt.trace.json.gz tests/fixtures/traces/param_dlrm_kineto/worker5_step_12.1694128201549.pt.trace.json.gz tests/fixtures/traces/param_dlrm_kineto/worker6_step_12.1694128201553.pt.trace.json.gz tests/fixtures/traces/param_dlrm_kineto/worker7_step_12.1694128201553.pt.trace.json.gz
+DeepSeek DeepEP comm     | 0 | custom \(DeepEP, NVSHMEM, patterns\) +36       | analyze tests/fixtures/traces/deepseek_profile_data/train.json.gz
+DeepSeek EP fact         | 0 | "finding.ep_exposed_frac": 0\.03              | analyze --json - tests/fixtures/traces/deepseek_profile_data/train.json.gz
+no comm on 2 streams     | 0 | warning: .*GPU work on 2 streams and no kernel recognised as communication | analyze --no-rules tests/fixtures/traces/small/custom-comm.json
+comm pattern             | 0 | custom \(DeepEP, NVSHMEM, patterns\) +1 +0\.060 +0\.030 | analyze --no-rules --comm-pattern '^my_team::a2a' tests/fixtures/traces/small/custom-comm.json
+Kineto mini (real events)| 0 | all_to_all +1 +2\.146 +2\.121                  | analyze --no-rules tests/fixtures/traces/small/dlrm-worker0-mini.json
+profile help             | 0 | CUDA_INJECTION64_PATH                          | profile --help
+profile no dir           | 2 | -o DIR is required                             | profile -- true
+profile no command       | 2 | give the command to run                        | profile -o pdir
+profile exit status      | 3 | !error                                         | profile -o pdir -- sh -c 'exit 3'
+profile missing command  | 127 | cannot run no-such-cmd                       | profile -o pdir -- no-such-cmd
+profile missing lib      | 77 | libmegatune_trace.so is not here              | profile --lib /nonexistent.so -o pdir -- true
