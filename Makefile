@@ -44,7 +44,10 @@ FUZZ_SRC   = $(wildcard tests/fuzz/fuzz-*.c)
 
 .PHONY: all test check demo bench clean deps deps-test unit fuzz docs
 
-all: $(BUILD)/megatune
+# the CUPTI tracer and its GPU check (built where the CUDA toolkit is)
+include profiler/inject.mk
+
+all: $(BUILD)/megatune $(TRACE_LIB) $(GPU_TEST_BIN)
 
 deps:
 ifneq ($(NO_DEPS),1)

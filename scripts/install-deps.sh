@@ -1,14 +1,14 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # Install the Debian packages megatune needs to build, when missing; with
-# --test, also those the test suite needs (cmocka, and Chromium with a font
-# for the HTML report's browser test).  Quick when everything is present: it
+# --test, also those the test suite needs (Chromium with a font for the HTML
+# report's browser test, python3 for the tracer test's format check).  Quick when everything is present: it
 # checks with dpkg first and only then runs apt-get update and apt-get install.
 set -eu
 
 PKGS="build-essential libcjson-dev libyajl-dev zlib1g-dev libcmocka-dev"
 if [ "${1:-}" = "--test" ]; then
-	PKGS="$PKGS chromium fonts-dejavu-core"
+	PKGS="$PKGS chromium fonts-dejavu-core python3"
 fi
 
 missing=""

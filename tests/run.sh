@@ -138,8 +138,9 @@ for f in tests/rules/*.t; do
 	fi
 done
 
-# --- shell tests: tests/cli/*.sh exit 0 (pass), 77 (skip) or other (fail)
-for f in tests/cli/*.sh; do
+# --- shell tests: tests/cli/*.sh, and tests/gpu/*.sh (which need a GPU), exit 0
+# (pass), 77 (skip, with the reason) or other (fail)
+for f in tests/cli/*.sh tests/gpu/*.sh; do
 	[ -f "$f" ] || continue
 	case $(basename "$f") in *"$PATTERN"*) ;; *) continue ;; esac
 	out="$tmp/sh.out"

@@ -1,0 +1,1264 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * libmegatune_trace.so: a CUPTI injection library that traces an unmodified CUDA
+ * process (PyTorch, Megatron) into a JSON Lines file.
+ *
+ * USE
+ *   CUDA_INJECTION64_PATH=/abs/path/libmegatune_trace.so \
+ *   NVTX_INJECTION64_PATH=/abs/path/libcupti.so.13 \   (optional: NVTX ranges; must be
+ *                                                        the libcupti this library loads)
+ *   MEGATUNE_TRACE_DIR=/some/dir  torchrun ... train.py
+ *
+ * CONTRACT
+ *   - The only exported symbol is `int InitializeInjection(void)`. The CUDA driver calls
+ *     it once, during cuInit. It always returns 1 and never exits, aborts or raises.
+ *   - Body runs once (pthread_once). cuptiGetVersion() must equal the CUPTI_API_VERSION
+ *     this file was compiled against (record layouts change between releases); on a
+ *     mismatch, or when any CUPTI set-up call fails (no driver, driver older than R580,
+ *     another CUPTI client such as nsys), exactly one line starting "megatune-trace: "
+ *     goes to stderr, no file is created, no thread is started, and the process runs on
+ *     untraced.
+ *   - Output file: $MEGATUNE_TRACE_DIR (default ".", created if missing) /
+ *     megatune-trace.rank<RANK>.jsonl if RANK is a non-negative integer, else
+ *     megatune-trace.local<LOCAL_RANK>.jsonl if LOCAL_RANK is, else
+ *     megatune-trace.pid<PID>.jsonl. Opened O_CREAT|O_TRUNC and written as a stream:
+ *     lines are appended as CUPTI hands over buffers, so a killed process leaves a
+ *     valid prefix (the last line may be cut short; readers must tolerate that).
+ *   - A flusher thread calls cuptiActivityFlushAll(0) every MEGATUNE_TRACE_FLUSH_MS
+ *     (default 1000, 10..3600000). At exit (atexit) the kinds are disabled, CUPTI is
+ *     flushed with CUPTI_ACTIVITY_FLAG_FLUSH_FORCED and the end record is written.
+ *   - SIGTERM (unless it was ignored at start): the handler only writes a byte to a
+ *     self-pipe; the flusher thread does the full flush and end record, restores the
+ *     previous disposition and sends SIGTERM to the process again, so a default
+ *     disposition still kills the process (status 143) and a previous handler still
+ *     runs (tracing has then ended). A second SIGTERM
+ *     while the first is being handled goes straight to the previous disposition.
+ *     SIGKILL and os._exit() skip all this: the file then ends without an end record.
+ *   - A child forked from a traced process does not trace and writes nothing.
+ *   - MEGATUNE_TRACE_API: "launch" (default) records only the runtime/driver calls that
+ *     launch work, copy, set, allocate, free or synchronise (names starting cudaLaunch,
+ *     cudaMemcpy, cudaMemset, cudaMalloc, cudaFree, cudaHostAlloc, cudaGraphLaunch,
+ *     cudaStreamSynchronize, cudaDeviceSynchronize, cudaEventSynchronize,
+ *     cudaStreamWaitEvent and their cu* driver counterparts); "all" records every call;
+ *     "none" records no API calls.
+ *   - Memory is bounded: at most 64 CUPTI buffers of 4 MiB outstanding (CUPTI counts
+ *     the records it then loses as dropped), a 1 MiB output buffer, at most 65536 open
+ *     NVTX ranges (names cut to 511 bytes), a 1024-entry demangling cache.
+ *
+ * FORMAT megatune.trace/1: JSON Lines, one object per line, UTF-8 (invalid bytes become
+ * U+FFFD), strings JSON-escaped. Times are CUPTI timestamps in ns (integers; by default
+ * CLOCK_REALTIME-based, GPU times interpolated onto it); start == end == 0 means CUPTI
+ * could not time the record. Unknown fields must be ignored by readers.
+ *
+ *   first line:
+ *   {"schema":"megatune.trace/1","pid":1234,"rank":0,"local_rank":0,"world_size":8,
+ *    "host":"node1","cupti_version":130001,"clock":"cupti"}
+ *     rank, local_rank, world_size: from RANK, LOCAL_RANK, WORLD_SIZE; omitted when unset
+ *     or not a non-negative integer. cupti_version: cuptiGetVersion() at run time.
+ *
+ *   GPU records (dev: CUDA device ordinal; ctx: CUPTI context id; stream: CUPTI stream
+ *   id; corr: correlation id, equal to the corr of the runtime/driver record that issued
+ *   the work):
+ *   {"t":"kernel","name":"void at::native::foo<float>(...)","dev":0,"ctx":1,"stream":7,
+ *    "start":123,"end":456,"corr":42,"grid":[x,y,z],"block":[x,y,z]}
+ *     name: demangled with __cxa_demangle, or as CUPTI gave it when that fails (C names,
+ *     e.g. ncclDevKernel_AllReduce_Sum_f32_RING_LL).
+ *   {"t":"memcpy","name":"Memcpy HtoD (Pageable -> Device)","dev":0,"stream":7,
+ *    "start":..,"end":..,"corr":..,"bytes":N}
+ *     name as PyTorch Kineto builds it: "Memcpy <K> (<src> -> <dst>)", K one of HtoD DtoH
+ *     HtoA AtoH AtoA AtoD DtoA DtoD HtoH PtoP <unknown>, src/dst one of Unknown Pageable
+ *     Pinned Device Array Managed "Device Static" "Managed Static" Unrecognized.
+ *     Peer-to-peer copies (CUPTI MEMCPY2) are "Memcpy PtoP (Device -> Device)".
+ *   {"t":"memset","name":"Memset (Device)","dev":0,"stream":7,"start":..,"end":..,
+ *    "corr":..,"bytes":N}
+ *   {"t":"sync","name":"Stream Sync","dev":0,"stream":7,"start":..,"end":..,"corr":..}
+ *     name: "Event Sync", "Stream Wait Event", "Stream Sync", "Context Sync" or
+ *     "Unknown Sync". dev omitted when the context's device is not known yet; stream
+ *     omitted when not applicable (context and event synchronisation).
+ *
+ *   CPU records (tid: CUPTI's thread id of the calling thread):
+ *   {"t":"runtime","name":"cudaLaunchKernel_v7000","tid":N,"start":..,"end":..,"corr":..}
+ *   {"t":"driver","name":"cuLaunchKernel","tid":N,"start":..,"end":..,"corr":..}
+ *     name: cuptiGetCallbackName(), or "cbid:<n>" when CUPTI has none.
+ *   {"t":"nvtx","name":"fwd","domain":"x","tid":N,"start":..,"end":..}
+ *     one line per NVTX range, written when the range ends (START/END records paired by
+ *     id; tid is the thread that started it); a mark (nvtxMark) has start == end.
+ *     domain omitted for the default domain.
+ *
+ *   last line (only when the process exits normally or by SIGTERM):
+ *   {"t":"end","records":N,"dropped":N}
+ *     records: record lines written (header and end excluded). dropped: records CUPTI
+ *     reports dropped plus ours (NVTX ranges evicted from the full pending table, ends
+ *     without a start, ranges still open at exit, records lost to a write error).
+ */
+
+#include <cupti.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <time.h>
+#include <unistd.h>
+
+/* libstdc++ (linked with -lstdc++) */
+char *__cxa_demangle(const char *mangled, char *out, size_t *len, int *status);
+
+__attribute__((visibility("default"))) int InitializeInjection(void);
+
+#define SCHEMA "megatune.trace/1"
+#define LOG_PREFIX "megatune-trace: "
+#define CUPTI_BUF_SIZE ((size_t)4 << 20)
+#define CUPTI_BUF_MAX 64
+#define DEVICE_BUF_SIZE ((size_t)2 << 20)
+#define OUT_BUF_SIZE ((size_t)1 << 20)
+#define NVTX_MAX 65536
+#define NVTX_HASH (NVTX_MAX * 2)
+#define NVTX_NAME_MAX 511
+#define DEMANGLE_SLOTS 1024
+#define CTX_MAX 256
+
+/* ---- state ------------------------------------------------------------------------ */
+
+static pthread_once_t g_once = PTHREAD_ONCE_INIT;
+static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;        /* output and tables */
+static pthread_mutex_t g_finish_lock = PTHREAD_MUTEX_INITIALIZER; /* finish_trace */
+
+static int g_fd = -1;
+static char g_path[PATH_MAX];
+static char *g_out;
+static size_t g_out_len;
+static int g_write_failed;
+static uint64_t g_records, g_dropped;
+static atomic_int g_buffers;  /* CUPTI buffers handed out, not yet returned */
+/* lock-free atomics, so the SIGTERM handler may read them too */
+static atomic_int g_finished;     /* end record written (or tracing abandoned) */
+static atomic_int g_term_pending; /* SIGTERM seen, the flusher is finishing */
+static atomic_int g_forked;       /* this is a child forked from the traced process */
+_Static_assert(ATOMIC_INT_LOCK_FREE == 2, "the SIGTERM handler needs lock-free atomic_int");
+
+static int g_pipe[2] = {-1, -1};
+static pthread_t g_flusher;
+static int g_flusher_started;
+static atomic_int g_quit;
+static int g_flush_ms = 1000;
+static struct sigaction g_prev_term;
+static int g_term_installed;
+
+static CUpti_ActivityKind g_kinds[16];
+static int g_nkinds;
+
+struct ctxdev {
+	uint32_t ctx, dev;
+};
+static struct ctxdev g_ctx[CTX_MAX];
+static int g_nctx;
+
+struct demangled {
+	uint64_t hash;
+	char *mangled, *pretty;
+};
+static struct demangled g_dm[DEMANGLE_SLOTS];
+
+struct nvtx_open {
+	uint32_t id, tid;
+	uint64_t start;
+	char *name, *domain;
+	int32_t prev, next; /* insertion order, oldest first */
+};
+static struct nvtx_open *g_nv;
+static int32_t *g_nv_hash; /* NVTX_HASH slots: index into g_nv or -1 */
+static int32_t g_nv_free = -1, g_nv_head = -1, g_nv_tail = -1, g_nv_count;
+
+/* ---- small helpers ------------------------------------------------------------------ */
+
+__attribute__((format(printf, 1, 2))) static void log_line(const char *fmt, ...)
+{
+	char line[1024];
+	size_t n = strlen(LOG_PREFIX);
+	memcpy(line, LOG_PREFIX, n);
+	va_list ap;
+	va_start(ap, fmt);
+	int k = vsnprintf(line + n, sizeof line - n - 1, fmt, ap);
+	va_end(ap);
+	if (k < 0)
+		k = 0;
+	n += (size_t)k < sizeof line - n - 1 ? (size_t)k : sizeof line - n - 2;
+	line[n++] = '\n';
+	size_t off = 0;
+	while (off < n) {
+		ssize_t w = write(STDERR_FILENO, line + off, n - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return;
+		off += (size_t)w;
+	}
+}
+
+static const char *cupti_err(CUptiResult r)
+{
+	const char *s = NULL;
+	if (cuptiGetResultString(r, &s) != CUPTI_SUCCESS || s == NULL)
+		return "unknown CUPTI error";
+	return s;
+}
+
+/* strict non-negative integer from the environment; -1 when unset or malformed */
+static long env_nonneg(const char *name)
+{
+	const char *s = getenv(name);
+	if (s == NULL || *s == '\0')
+		return -1;
+	char *end;
+	errno = 0;
+	long v = strtol(s, &end, 10);
+	if (errno != 0 || *end != '\0' || v < 0 || v > INT_MAX)
+		return -1;
+	return v;
+}
+
+static int mkdir_p(const char *dir)
+{
+	char tmp[PATH_MAX];
+	size_t n = strlen(dir);
+	if (n == 0 || n >= sizeof tmp) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	memcpy(tmp, dir, n + 1);
+	for (char *p = tmp + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(tmp, 0777) != 0 && errno != EEXIST)
+			return -1;
+		*p = '/';
+	}
+	if (mkdir(tmp, 0777) != 0 && errno != EEXIST)
+		return -1;
+	return 0;
+}
+
+/* ---- output (caller holds g_lock) ---------------------------------------------------- */
+
+static void out_flush(void)
+{
+	size_t off = 0;
+	while (off < g_out_len && g_fd >= 0 && !g_write_failed) {
+		ssize_t w = write(g_fd, g_out + off, g_out_len - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			g_write_failed = 1;
+			log_line("writing %s failed: %s; the trace stops here", g_path,
+				 w < 0 ? strerror(errno) : "no progress");
+			break;
+		}
+		off += (size_t)w;
+	}
+	g_out_len = 0;
+}
+
+static void out_raw(const char *s, size_t n)
+{
+	while (n > 0) {
+		if (g_out_len == OUT_BUF_SIZE)
+			out_flush();
+		size_t room = OUT_BUF_SIZE - g_out_len;
+		size_t k = n < room ? n : room;
+		memcpy(g_out + g_out_len, s, k);
+		g_out_len += k;
+		s += k;
+		n -= k;
+	}
+}
+
+static void out_s(const char *s) { out_raw(s, strlen(s)); }
+
+static void out_u64(uint64_t v)
+{
+	char b[24];
+	int n = snprintf(b, sizeof b, "%" PRIu64, v);
+	if (n > 0)
+		out_raw(b, (size_t)n);
+}
+
+static void out_i64(int64_t v)
+{
+	char b[24];
+	int n = snprintf(b, sizeof b, "%" PRId64, v);
+	if (n > 0)
+		out_raw(b, (size_t)n);
+}
+
+/* length of a valid UTF-8 sequence at s (0 when invalid) */
+static size_t utf8_len(const unsigned char *s)
+{
+	unsigned c = s[0];
+	size_t n;
+	unsigned min;
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		n = 2, min = 0x80;
+	else if (c >= 0xe0 && c <= 0xef)
+		n = 3, min = 0x800;
+	else if (c >= 0xf0 && c <= 0xf4)
+		n = 4, min = 0x10000;
+	else
+		return 0;
+	unsigned cp = c & (0x3fu >> (n - 1));
+	for (size_t i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[i] & 0x3fu);
+	}
+	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return n;
+}
+
+/* a JSON string, quoted */
+static void out_json(const char *str)
+{
+	const unsigned char *s = (const unsigned char *)(str ? str : "");
+	out_raw("\"", 1);
+	while (*s) {
+		const unsigned char *run = s;
+		while (*s >= 0x20 && *s < 0x80 && *s != '"' && *s != '\\')
+			s++;
+		if (s > run)
+			out_raw((const char *)run, (size_t)(s - run));
+		if (*s == '\0')
+			break;
+		char esc[8];
+		if (*s == '"' || *s == '\\') {
+			esc[0] = '\\', esc[1] = (char)*s;
+			out_raw(esc, 2);
+			s++;
+		} else if (*s < 0x20) {
+			const char *named = *s == '\n' ? "\\n" : *s == '\t' ? "\\t" : *s == '\r' ? "\\r" : NULL;
+			if (named) {
+				out_s(named);
+			} else {
+				snprintf(esc, sizeof esc, "\\u%04x", *s);
+				out_raw(esc, 6);
+			}
+			s++;
+		} else {
+			size_t n = utf8_len(s);
+			if (n == 0) {
+				out_s("\\ufffd");
+				s++;
+			} else {
+				out_raw((const char *)s, n);
+				s += n;
+			}
+		}
+	}
+	out_raw("\"", 1);
+}
+
+/* ,"key":value */
+static void kv_u64(const char *key, uint64_t v)
+{
+	out_raw(",\"", 2);
+	out_s(key);
+	out_raw("\":", 2);
+	out_u64(v);
+}
+
+static void kv_str(const char *key, const char *v)
+{
+	out_raw(",\"", 2);
+	out_s(key);
+	out_raw("\":", 2);
+	out_json(v);
+}
+
+static void kv_dim3(const char *key, int32_t x, int32_t y, int32_t z)
+{
+	out_raw(",\"", 2);
+	out_s(key);
+	out_raw("\":[", 3);
+	out_i64(x);
+	out_raw(",", 1);
+	out_i64(y);
+	out_raw(",", 1);
+	out_i64(z);
+	out_raw("]", 1);
+}
+
+static void line_begin(const char *type, const char *name)
+{
+	out_s("{\"t\":");
+	out_json(type);
+	kv_str("name", name);
+}
+
+static void line_end(void)
+{
+	out_raw("}\n", 2);
+	g_records++;
+}
+
+/* ---- names --------------------------------------------------------------------------- */
+
+static uint64_t fnv1a(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
+static const char *demangle(const char *name)
+{
+	if (name == NULL)
+		return "";
+	uint64_t h = fnv1a(name);
+	struct demangled *e = &g_dm[h % DEMANGLE_SLOTS];
+	if (e->mangled && e->hash == h && strcmp(e->mangled, name) == 0)
+		return e->pretty ? e->pretty : e->mangled;
+	int status = -1;
+	char *pretty = name[0] == '_' ? __cxa_demangle(name, NULL, NULL, &status) : NULL;
+	if (status != 0) {
+		free(pretty);
+		pretty = NULL;
+	}
+	char *copy = strdup(name);
+	if (copy == NULL) { /* out of memory: do not cache */
+		free(pretty);
+		return name;
+	}
+	free(e->mangled);
+	free(e->pretty);
+	e->hash = h;
+	e->mangled = copy;
+	e->pretty = pretty;
+	return pretty ? pretty : copy;
+}
+
+static const char *memcpy_kind_str(unsigned k)
+{
+	switch (k) {
+	case CUPTI_ACTIVITY_MEMCPY_KIND_HTOD: return "HtoD";
+	case CUPTI_ACTIVITY_MEMCPY_KIND_DTOH: return "DtoH";
+	case CUPTI_ACTIVITY_MEMCPY_KIND_HTOA: return "HtoA";
+	case CUPTI_ACTIVITY_MEMCPY_KIND_ATOH: return "AtoH";
+	case CUPTI_ACTIVITY_MEMCPY_KIND_ATOA: return "AtoA";
+	case CUPTI_ACTIVITY_MEMCPY_KIND_ATOD: return "AtoD";
+	case CUPTI_ACTIVITY_MEMCPY_KIND_DTOA: return "DtoA";
+	case CUPTI_ACTIVITY_MEMCPY_KIND_DTOD: return "DtoD";
+	case CUPTI_ACTIVITY_MEMCPY_KIND_HTOH: return "HtoH";
+	case CUPTI_ACTIVITY_MEMCPY_KIND_PTOP: return "PtoP";
+	default: return "<unknown>";
+	}
+}
+
+static const char *mem_kind_str(unsigned k)
+{
+	switch (k) {
+	case CUPTI_ACTIVITY_MEMORY_KIND_UNKNOWN: return "Unknown";
+	case CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE: return "Pageable";
+	case CUPTI_ACTIVITY_MEMORY_KIND_PINNED: return "Pinned";
+	case CUPTI_ACTIVITY_MEMORY_KIND_DEVICE: return "Device";
+	case CUPTI_ACTIVITY_MEMORY_KIND_ARRAY: return "Array";
+	case CUPTI_ACTIVITY_MEMORY_KIND_MANAGED: return "Managed";
+	case CUPTI_ACTIVITY_MEMORY_KIND_DEVICE_STATIC: return "Device Static";
+	case CUPTI_ACTIVITY_MEMORY_KIND_MANAGED_STATIC: return "Managed Static";
+	default: return "Unrecognized";
+	}
+}
+
+static const char *sync_str(unsigned t)
+{
+	switch (t) {
+	case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE: return "Event Sync";
+	case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT: return "Stream Wait Event";
+	case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE: return "Stream Sync";
+	case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE: return "Context Sync";
+	default: return "Unknown Sync";
+	}
+}
+
+/* context id -> device ordinal, learned from the records that carry both */
+static void ctx_learn(uint32_t ctx, uint32_t dev)
+{
+	for (int i = 0; i < g_nctx; i++)
+		if (g_ctx[i].ctx == ctx) {
+			g_ctx[i].dev = dev;
+			return;
+		}
+	if (g_nctx < CTX_MAX)
+		g_ctx[g_nctx++] = (struct ctxdev){ctx, dev};
+}
+
+static int ctx_dev(uint32_t ctx, uint32_t *dev)
+{
+	for (int i = 0; i < g_nctx; i++)
+		if (g_ctx[i].ctx == ctx) {
+			*dev = g_ctx[i].dev;
+			return 1;
+		}
+	return 0;
+}
+
+/* ---- NVTX ranges: pending START records, bounded, oldest evicted ------------------- */
+
+static uint32_t nv_slot(uint32_t id) { return (id * 2654435761u) & (NVTX_HASH - 1); }
+
+static int nv_init(void)
+{
+	if (g_nv)
+		return 0;
+	g_nv = calloc(NVTX_MAX, sizeof *g_nv);
+	g_nv_hash = malloc(NVTX_HASH * sizeof *g_nv_hash);
+	if (g_nv == NULL || g_nv_hash == NULL) {
+		free(g_nv);
+		free(g_nv_hash);
+		g_nv = NULL;
+		g_nv_hash = NULL;
+		return -1;
+	}
+	for (int32_t i = 0; i < NVTX_HASH; i++)
+		g_nv_hash[i] = -1;
+	for (int32_t i = 0; i < NVTX_MAX; i++)
+		g_nv[i].next = i + 1 < NVTX_MAX ? i + 1 : -1;
+	g_nv_free = 0;
+	return 0;
+}
+
+/* hash slot holding id, or -1 */
+static int32_t nv_find(uint32_t id)
+{
+	for (uint32_t i = nv_slot(id);; i = (i + 1) & (NVTX_HASH - 1)) {
+		int32_t e = g_nv_hash[i];
+		if (e < 0)
+			return -1;
+		if (g_nv[e].id == id)
+			return (int32_t)i;
+	}
+}
+
+/* remove the entry at hash slot s (its strings stay with the caller) */
+static void nv_remove(int32_t s)
+{
+	int32_t e = g_nv_hash[s];
+	struct nvtx_open *o = &g_nv[e];
+	if (o->prev >= 0)
+		g_nv[o->prev].next = o->next;
+	else
+		g_nv_head = o->next;
+	if (o->next >= 0)
+		g_nv[o->next].prev = o->prev;
+	else
+		g_nv_tail = o->prev;
+	o->next = g_nv_free;
+	g_nv_free = e;
+	g_nv_count--;
+	/* linear probing: shift later entries of the cluster back */
+	uint32_t i = (uint32_t)s, j = i;
+	g_nv_hash[i] = -1;
+	for (;;) {
+		j = (j + 1) & (NVTX_HASH - 1);
+		if (g_nv_hash[j] < 0)
+			break;
+		uint32_t k = nv_slot(g_nv[g_nv_hash[j]].id);
+		int stays = i <= j ? (i < k && k <= j) : (i < k || k <= j);
+		if (!stays) {
+			g_nv_hash[i] = g_nv_hash[j];
+			g_nv_hash[j] = -1;
+			i = j;
+		}
+	}
+}
+
+static void nv_drop_slot(int32_t s)
+{
+	struct nvtx_open *o = &g_nv[g_nv_hash[s]];
+	free(o->name);
+	free(o->domain);
+	o->name = o->domain = NULL;
+	nv_remove(s);
+	g_dropped++;
+}
+
+static char *copy_name(const char *s, size_t max)
+{
+	if (s == NULL)
+		return NULL;
+	size_t n = strnlen(s, max + 1);
+	if (n > max) { /* cut, but not inside a UTF-8 sequence */
+		n = max;
+		while (n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80)
+			n--;
+	}
+	char *c = malloc(n + 1);
+	if (c) {
+		memcpy(c, s, n);
+		c[n] = '\0';
+	}
+	return c;
+}
+
+static void nvtx_line(const char *name, const char *domain, uint32_t tid, uint64_t start,
+		      uint64_t end)
+{
+	line_begin("nvtx", name);
+	if (domain)
+		kv_str("domain", domain);
+	kv_u64("tid", tid);
+	kv_u64("start", start);
+	kv_u64("end", end);
+	line_end();
+}
+
+static void on_marker(const CUpti_ActivityMarker2 *m)
+{
+	uint32_t tid = m->objectId.pt.threadId;
+	if (m->flags & CUPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS) {
+		nvtx_line(m->name, m->domain, tid, m->timestamp, m->timestamp);
+		return;
+	}
+	if (!(m->flags & (CUPTI_ACTIVITY_FLAG_MARKER_START | CUPTI_ACTIVITY_FLAG_MARKER_END)))
+		return; /* nvtxSync and other marker kinds */
+	if (nv_init() != 0) {
+		g_dropped++;
+		return;
+	}
+	int32_t s = nv_find(m->id);
+	if (m->flags & CUPTI_ACTIVITY_FLAG_MARKER_END) {
+		if (s < 0) {
+			g_dropped++;
+			return;
+		}
+		struct nvtx_open *o = &g_nv[g_nv_hash[s]];
+		nvtx_line(o->name, o->domain, o->tid, o->start, m->timestamp);
+		free(o->name);
+		free(o->domain);
+		o->name = o->domain = NULL;
+		nv_remove(s);
+		return;
+	}
+	if (s >= 0) /* a START reusing an open id: the old one never ends */
+		nv_drop_slot(s);
+	if (g_nv_count == NVTX_MAX)
+		nv_drop_slot(nv_find(g_nv[g_nv_head].id));
+	char *name = copy_name(m->name ? m->name : "", NVTX_NAME_MAX);
+	char *domain = m->domain ? copy_name(m->domain, NVTX_NAME_MAX) : NULL;
+	if (name == NULL || (m->domain && domain == NULL)) {
+		free(name);
+		free(domain);
+		g_dropped++;
+		return;
+	}
+	int32_t e = g_nv_free;
+	struct nvtx_open *o = &g_nv[e];
+	g_nv_free = o->next;
+	*o = (struct nvtx_open){m->id, tid, m->timestamp, name, domain, g_nv_tail, -1};
+	if (g_nv_tail >= 0)
+		g_nv[g_nv_tail].next = e;
+	else
+		g_nv_head = e;
+	g_nv_tail = e;
+	g_nv_count++;
+	uint32_t i = nv_slot(m->id);
+	while (g_nv_hash[i] >= 0)
+		i = (i + 1) & (NVTX_HASH - 1);
+	g_nv_hash[i] = e;
+}
+
+static void nv_free_all(void)
+{
+	if (g_nv == NULL)
+		return;
+	g_dropped += (uint64_t)g_nv_count; /* ranges still open */
+	for (int32_t i = 0; i < NVTX_MAX; i++) {
+		free(g_nv[i].name);
+		free(g_nv[i].domain);
+	}
+	free(g_nv);
+	free(g_nv_hash);
+	g_nv = NULL;
+	g_nv_hash = NULL;
+	g_nv_count = 0;
+}
+
+/* ---- record decoding (caller holds g_lock) ---------------------------------------- */
+
+static void on_record(const CUpti_Activity *rec)
+{
+	char name[96];
+	switch (rec->kind) {
+	case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
+	case CUPTI_ACTIVITY_KIND_KERNEL: {
+		const CUpti_ActivityKernel10 *k = (const CUpti_ActivityKernel10 *)rec;
+		ctx_learn(k->contextId, k->deviceId);
+		line_begin("kernel", demangle(k->name));
+		kv_u64("dev", k->deviceId);
+		kv_u64("ctx", k->contextId);
+		kv_u64("stream", k->streamId);
+		kv_u64("start", k->start);
+		kv_u64("end", k->end);
+		kv_u64("corr", k->correlationId);
+		kv_dim3("grid", k->gridX, k->gridY, k->gridZ);
+		kv_dim3("block", k->blockX, k->blockY, k->blockZ);
+		line_end();
+		break;
+	}
+	case CUPTI_ACTIVITY_KIND_MEMCPY: {
+		const CUpti_ActivityMemcpy6 *c = (const CUpti_ActivityMemcpy6 *)rec;
+		ctx_learn(c->contextId, c->deviceId);
+		snprintf(name, sizeof name, "Memcpy %s (%s -> %s)", memcpy_kind_str(c->copyKind),
+			 mem_kind_str(c->srcKind), mem_kind_str(c->dstKind));
+		line_begin("memcpy", name);
+		kv_u64("dev", c->deviceId);
+		kv_u64("stream", c->streamId);
+		kv_u64("start", c->start);
+		kv_u64("end", c->end);
+		kv_u64("corr", c->correlationId);
+		kv_u64("bytes", c->bytes);
+		line_end();
+		break;
+	}
+	case CUPTI_ACTIVITY_KIND_MEMCPY2: {
+		const CUpti_ActivityMemcpyPtoP4 *c = (const CUpti_ActivityMemcpyPtoP4 *)rec;
+		ctx_learn(c->contextId, c->deviceId);
+		line_begin("memcpy", "Memcpy PtoP (Device -> Device)");
+		kv_u64("dev", c->deviceId);
+		kv_u64("stream", c->streamId);
+		kv_u64("start", c->start);
+		kv_u64("end", c->end);
+		kv_u64("corr", c->correlationId);
+		kv_u64("bytes", c->bytes);
+		line_end();
+		break;
+	}
+	case CUPTI_ACTIVITY_KIND_MEMSET: {
+		const CUpti_ActivityMemset4 *m = (const CUpti_ActivityMemset4 *)rec;
+		ctx_learn(m->contextId, m->deviceId);
+		snprintf(name, sizeof name, "Memset (%s)", mem_kind_str(m->memoryKind));
+		line_begin("memset", name);
+		kv_u64("dev", m->deviceId);
+		kv_u64("stream", m->streamId);
+		kv_u64("start", m->start);
+		kv_u64("end", m->end);
+		kv_u64("corr", m->correlationId);
+		kv_u64("bytes", m->bytes);
+		line_end();
+		break;
+	}
+	case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: {
+		const CUpti_ActivitySynchronization2 *s = (const CUpti_ActivitySynchronization2 *)rec;
+		uint32_t dev;
+		line_begin("sync", sync_str(s->type));
+		if (s->contextId != CUPTI_SYNCHRONIZATION_INVALID_VALUE && ctx_dev(s->contextId, &dev))
+			kv_u64("dev", dev);
+		if (s->streamId != CUPTI_SYNCHRONIZATION_INVALID_VALUE)
+			kv_u64("stream", s->streamId);
+		kv_u64("start", s->start);
+		kv_u64("end", s->end);
+		kv_u64("corr", s->correlationId);
+		line_end();
+		break;
+	}
+	case CUPTI_ACTIVITY_KIND_RUNTIME:
+	case CUPTI_ACTIVITY_KIND_DRIVER: {
+		const CUpti_ActivityAPI *a = (const CUpti_ActivityAPI *)rec;
+		int rt = rec->kind == CUPTI_ACTIVITY_KIND_RUNTIME;
+		const char *api = NULL;
+		if (cuptiGetCallbackName(rt ? CUPTI_CB_DOMAIN_RUNTIME_API : CUPTI_CB_DOMAIN_DRIVER_API,
+					 a->cbid, &api) != CUPTI_SUCCESS ||
+		    api == NULL) {
+			snprintf(name, sizeof name, "cbid:%" PRIu32, (uint32_t)a->cbid);
+			api = name;
+		}
+		line_begin(rt ? "runtime" : "driver", api);
+		kv_u64("tid", a->threadId);
+		kv_u64("start", a->start);
+		kv_u64("end", a->end);
+		kv_u64("corr", a->correlationId);
+		line_end();
+		break;
+	}
+	case CUPTI_ACTIVITY_KIND_MARKER:
+		on_marker((const CUpti_ActivityMarker2 *)rec);
+		break;
+	case CUPTI_ACTIVITY_KIND_CONTEXT: {
+		const CUpti_ActivityContext3 *c = (const CUpti_ActivityContext3 *)rec;
+		ctx_learn(c->contextId, c->deviceId);
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+/* ---- CUPTI buffer callbacks -------------------------------------------------------- */
+
+static void CUPTIAPI buffer_requested(uint8_t **buf, size_t *size, size_t *max_records)
+{
+	*buf = NULL;
+	*size = 0;
+	*max_records = 0;
+	if (g_forked)
+		return;
+	if (atomic_fetch_add(&g_buffers, 1) >= CUPTI_BUF_MAX) {
+		atomic_fetch_sub(&g_buffers, 1); /* CUPTI counts what it loses as dropped */
+		return;
+	}
+	void *p = NULL;
+	if (posix_memalign(&p, 8, CUPTI_BUF_SIZE) != 0) {
+		atomic_fetch_sub(&g_buffers, 1);
+		return;
+	}
+	*buf = p;
+	*size = CUPTI_BUF_SIZE;
+}
+
+static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *buf, size_t size,
+				      size_t valid)
+{
+	(void)size;
+	if (buf == NULL)
+		return;
+	if (!g_forked && pthread_mutex_lock(&g_lock) == 0) {
+		if (!atomic_load(&g_finished) && g_fd >= 0) {
+			CUpti_Activity *rec = NULL;
+			uint64_t before = g_records;
+			for (;;) {
+				CUptiResult r = cuptiActivityGetNextRecord(buf, valid, &rec);
+				if (r != CUPTI_SUCCESS)
+					break; /* CUPTI_ERROR_MAX_LIMIT_REACHED: end of buffer */
+				on_record(rec);
+			}
+			size_t nd = 0;
+			if (cuptiActivityGetNumDroppedRecords(ctx, stream, &nd) == CUPTI_SUCCESS)
+				g_dropped += nd;
+			if (g_write_failed)
+				g_dropped += g_records - before;
+			out_flush();
+		}
+		pthread_mutex_unlock(&g_lock);
+	}
+	free(buf);
+	atomic_fetch_sub(&g_buffers, 1);
+}
+
+/* ---- finishing --------------------------------------------------------------------- */
+
+static void finish_trace(void)
+{
+	if (pthread_mutex_lock(&g_finish_lock) != 0)
+		return;
+	if (!atomic_load(&g_finished) && !g_forked) {
+		for (int i = 0; i < g_nkinds; i++)
+			(void)cuptiActivityDisable(g_kinds[i]); /* best effort */
+		CUptiResult r = cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+		if (r != CUPTI_SUCCESS)
+			log_line("final flush failed: %s; the trace may miss its last records",
+				 cupti_err(r));
+		if (pthread_mutex_lock(&g_lock) == 0) {
+			nv_free_all();
+			out_s("{\"t\":\"end\"");
+			kv_u64("records", g_records);
+			kv_u64("dropped", g_dropped);
+			out_raw("}\n", 2);
+			out_flush();
+			if (g_fd >= 0 && close(g_fd) != 0)
+				log_line("closing %s failed: %s", g_path, strerror(errno));
+			g_fd = -1;
+			for (int i = 0; i < DEMANGLE_SLOTS; i++) {
+				free(g_dm[i].mangled);
+				free(g_dm[i].pretty);
+				g_dm[i].mangled = g_dm[i].pretty = NULL;
+			}
+			atomic_store(&g_finished, 1);
+			pthread_mutex_unlock(&g_lock);
+		}
+	}
+	pthread_mutex_unlock(&g_finish_lock);
+}
+
+static void restore_sigterm(void)
+{
+	if (!g_term_installed)
+		return;
+	g_term_installed = 0;
+	if (sigaction(SIGTERM, &g_prev_term, NULL) != 0)
+		log_line("restoring the SIGTERM handler failed: %s", strerror(errno));
+}
+
+static void on_sigterm(int sig)
+{
+	int saved = errno;
+	if (atomic_load(&g_forked) || atomic_load(&g_finished) || atomic_load(&g_term_pending)) {
+		/* not ours to handle (any more): the previous disposition decides */
+		(void)sigaction(SIGTERM, &g_prev_term, NULL);
+		(void)raise(sig);
+	} else {
+		atomic_store(&g_term_pending, 1);
+		ssize_t w = write(g_pipe[1], "T", 1);
+		(void)w; /* a full pipe already holds a wake-up */
+	}
+	errno = saved;
+}
+
+static void *flusher_main(void *arg)
+{
+	(void)arg;
+	int warned = 0;
+	while (!atomic_load(&g_quit)) {
+		struct pollfd p = {.fd = g_pipe[0], .events = POLLIN};
+		int n = poll(&p, 1, g_flush_ms);
+		if (n < 0) {
+			if (errno != EINTR) { /* should not happen; fall back to sleeping */
+				struct timespec ts = {g_flush_ms / 1000, (long)(g_flush_ms % 1000) * 1000000L};
+				(void)nanosleep(&ts, NULL);
+			}
+			continue;
+		}
+		if (n == 0) {
+			CUptiResult r = cuptiActivityFlushAll(0);
+			if (r != CUPTI_SUCCESS && !warned) {
+				warned = 1;
+				log_line("periodic flush failed: %s", cupti_err(r));
+			}
+			continue;
+		}
+		char b[64];
+		int term = 0;
+		ssize_t k = read(g_pipe[0], b, sizeof b);
+		for (ssize_t i = 0; i < k; i++)
+			term |= b[i] == 'T';
+		if (term || atomic_load(&g_term_pending)) {
+			finish_trace();
+			/* hand SIGTERM back to the disposition it had before us, process-directed
+			 * as it came (this thread blocks it), so a previous handler interrupts the
+			 * thread it would have interrupted */
+			restore_sigterm();
+			if (kill(getpid(), SIGTERM) != 0)
+				log_line("re-raising SIGTERM failed: %s", strerror(errno));
+			break;
+		}
+	}
+	return NULL;
+}
+
+static void at_exit(void)
+{
+	if (g_forked)
+		return;
+	if (g_flusher_started && !pthread_equal(pthread_self(), g_flusher)) {
+		atomic_store(&g_quit, 1);
+		ssize_t w;
+		do
+			w = write(g_pipe[1], "Q", 1);
+		while (w < 0 && errno == EINTR);
+		/* poll times out within g_flush_ms even when the byte did not fit */
+		if (pthread_join(g_flusher, NULL) == 0)
+			g_flusher_started = 0;
+	}
+	finish_trace();
+	struct sigaction cur;
+	if (g_term_installed && sigaction(SIGTERM, NULL, &cur) == 0 && cur.sa_handler == on_sigterm)
+		restore_sigterm();
+}
+
+static void at_fork_child(void)
+{
+	atomic_store(&g_forked, 1);
+	struct sigaction cur;
+	if (g_term_installed && sigaction(SIGTERM, NULL, &cur) == 0 && cur.sa_handler == on_sigterm)
+		(void)sigaction(SIGTERM, &g_prev_term, NULL);
+	g_term_installed = 0;
+	g_flusher_started = 0;
+	if (g_fd >= 0)
+		(void)close(g_fd);
+	g_fd = -1;
+	for (int i = 0; i < 2; i++)
+		if (g_pipe[i] >= 0)
+			(void)close(g_pipe[i]);
+	g_pipe[0] = g_pipe[1] = -1;
+}
+
+/* ---- set-up ------------------------------------------------------------------------- */
+
+static const char *const RUNTIME_PREFIXES[] = {
+	"cudaLaunch", "cudaMemcpy", "cudaMemset", "cudaMalloc", "cudaFree", "cudaHostAlloc",
+	"cudaGraphLaunch", "cudaStreamSynchronize", "cudaDeviceSynchronize",
+	"cudaEventSynchronize", "cudaStreamWaitEvent", NULL};
+static const char *const DRIVER_PREFIXES[] = {
+	"cuLaunch", "cuMemcpy", "cuMemset", "cuMemAlloc", "cuMemFree", "cuMemHostAlloc",
+	"cuGraphLaunch", "cuStreamSynchronize", "cuCtxSynchronize", "cuEventSynchronize",
+	"cuStreamWaitEvent", NULL};
+
+static int has_prefix(const char *s, const char *const *prefixes)
+{
+	for (; *prefixes; prefixes++)
+		if (strncmp(s, *prefixes, strlen(*prefixes)) == 0)
+			return 1;
+	return 0;
+}
+
+/* enable the launch/copy/set/alloc/sync calls of one API domain */
+static CUptiResult enable_api_subset(int runtime, const char **what)
+{
+	CUpti_CallbackDomain dom = runtime ? CUPTI_CB_DOMAIN_RUNTIME_API : CUPTI_CB_DOMAIN_DRIVER_API;
+	uint32_t n = runtime ? CUPTI_RUNTIME_TRACE_CBID_SIZE : CUPTI_DRIVER_TRACE_CBID_SIZE;
+	for (uint32_t cbid = 1; cbid < n; cbid++) {
+		const char *name = NULL;
+		if (cuptiGetCallbackName(dom, cbid, &name) != CUPTI_SUCCESS || name == NULL ||
+		    !has_prefix(name, runtime ? RUNTIME_PREFIXES : DRIVER_PREFIXES))
+			continue;
+		CUptiResult r = runtime ? cuptiActivityEnableRuntimeApi(cbid, 1)
+					: cuptiActivityEnableDriverApi(cbid, 1);
+		if (r != CUPTI_SUCCESS) {
+			*what = runtime ? "cuptiActivityEnableRuntimeApi" : "cuptiActivityEnableDriverApi";
+			return r;
+		}
+	}
+	return CUPTI_SUCCESS;
+}
+
+static void write_header(uint32_t version)
+{
+	char host[256];
+	if (gethostname(host, sizeof host) != 0)
+		strcpy(host, "unknown");
+	host[sizeof host - 1] = '\0';
+	out_s("{\"schema\":\"" SCHEMA "\"");
+	kv_u64("pid", (uint64_t)getpid());
+	static const char *const envs[][2] = {
+		{"RANK", "rank"}, {"LOCAL_RANK", "local_rank"}, {"WORLD_SIZE", "world_size"}};
+	for (size_t i = 0; i < sizeof envs / sizeof envs[0]; i++) {
+		long v = env_nonneg(envs[i][0]);
+		if (v >= 0)
+			kv_u64(envs[i][1], (uint64_t)v);
+	}
+	kv_str("host", host);
+	kv_u64("cupti_version", version);
+	out_s(",\"clock\":\"cupti\"}\n");
+}
+
+static int open_output(void)
+{
+	const char *dir = getenv("MEGATUNE_TRACE_DIR");
+	if (dir == NULL || *dir == '\0')
+		dir = ".";
+	long rank = env_nonneg("RANK"), local = env_nonneg("LOCAL_RANK");
+	int n;
+	if (rank >= 0)
+		n = snprintf(g_path, sizeof g_path, "%s/megatune-trace.rank%ld.jsonl", dir, rank);
+	else if (local >= 0)
+		n = snprintf(g_path, sizeof g_path, "%s/megatune-trace.local%ld.jsonl", dir, local);
+	else
+		n = snprintf(g_path, sizeof g_path, "%s/megatune-trace.pid%ld.jsonl", dir,
+			     (long)getpid());
+	if (n < 0 || (size_t)n >= sizeof g_path) {
+		log_line("tracing disabled: output path under %s is too long", dir);
+		return -1;
+	}
+	if (mkdir_p(dir) != 0) {
+		log_line("tracing disabled: cannot create %s: %s", dir, strerror(errno));
+		return -1;
+	}
+	g_fd = open(g_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (g_fd < 0) {
+		log_line("tracing disabled: cannot open %s: %s", g_path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static void disable_all(void)
+{
+	for (int i = 0; i < g_nkinds; i++)
+		(void)cuptiActivityDisable(g_kinds[i]); /* best effort while backing out */
+	g_nkinds = 0;
+}
+
+/* start the flusher thread with every signal blocked in it */
+static int start_flusher(void)
+{
+	if (pipe(g_pipe) != 0)
+		return errno;
+	for (int i = 0; i < 2; i++) {
+		int fl = fcntl(g_pipe[i], F_GETFL);
+		if (fl < 0 || fcntl(g_pipe[i], F_SETFL, fl | O_NONBLOCK) != 0 ||
+		    fcntl(g_pipe[i], F_SETFD, FD_CLOEXEC) != 0)
+			goto fail;
+	}
+	sigset_t all, old;
+	sigfillset(&all);
+	if (pthread_sigmask(SIG_SETMASK, &all, &old) != 0)
+		goto fail;
+	int rc = pthread_create(&g_flusher, NULL, flusher_main, NULL);
+	if (pthread_sigmask(SIG_SETMASK, &old, NULL) != 0 && rc == 0)
+		log_line("restoring the signal mask failed");
+	if (rc != 0) {
+		errno = rc;
+		goto fail;
+	}
+	g_flusher_started = 1;
+	(void)pthread_setname_np(g_flusher, "megatune-trace"); /* cosmetic */
+	return 0;
+fail:;
+	int e = errno;
+	for (int i = 0; i < 2; i++) {
+		if (g_pipe[i] >= 0)
+			(void)close(g_pipe[i]);
+		g_pipe[i] = -1;
+	}
+	return e ? e : EINVAL;
+}
+
+static void install_sigterm(void)
+{
+	if (sigaction(SIGTERM, NULL, &g_prev_term) != 0) {
+		log_line("no SIGTERM flush: %s", strerror(errno));
+		return;
+	}
+	if (!(g_prev_term.sa_flags & SA_SIGINFO) && g_prev_term.sa_handler == SIG_IGN)
+		return; /* the process ignores SIGTERM: keep it that way */
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_sigterm;
+	sa.sa_flags = SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGTERM, &sa, NULL) != 0) {
+		log_line("no SIGTERM flush: %s", strerror(errno));
+		return;
+	}
+	g_term_installed = 1;
+}
+
+static void setup(void)
+{
+	uint32_t version = 0;
+	CUptiResult r = cuptiGetVersion(&version), e;
+	if (r != CUPTI_SUCCESS) {
+		log_line("tracing disabled: cuptiGetVersion: %s", cupti_err(r));
+		return;
+	}
+	if (version != CUPTI_API_VERSION) {
+		log_line("tracing disabled: libcupti API version %" PRIu32
+			 " differs from %d, the version this library was built for",
+			 version, CUPTI_API_VERSION);
+		return;
+	}
+	long ms = -1;
+	const char *fs = getenv("MEGATUNE_TRACE_FLUSH_MS");
+	if (fs && *fs) {
+		char *end;
+		errno = 0;
+		ms = strtol(fs, &end, 10);
+		if (errno || *end || ms < 10 || ms > 3600000)
+			ms = -1;
+	}
+	g_flush_ms = ms > 0 ? (int)ms : 1000;
+
+	const char *what = "cuptiActivitySetAttribute(DEVICE_BUFFER_SIZE)";
+	size_t dev_buf = DEVICE_BUF_SIZE, attr_size = sizeof dev_buf;
+	r = cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE, &attr_size, &dev_buf);
+	if (r == CUPTI_SUCCESS) {
+		what = "cuptiActivityRegisterCallbacks";
+		r = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
+	}
+	if (r != CUPTI_SUCCESS) {
+		log_line("tracing disabled: %s: %s", what, cupti_err(r));
+		return;
+	}
+	if (pthread_mutex_lock(&g_lock) != 0) {
+		log_line("tracing disabled: mutex");
+		return;
+	}
+	g_out = malloc(OUT_BUF_SIZE);
+	if (g_out == NULL) {
+		pthread_mutex_unlock(&g_lock);
+		log_line("tracing disabled: out of memory");
+		return;
+	}
+	if (open_output() != 0) {
+		free(g_out);
+		g_out = NULL;
+		pthread_mutex_unlock(&g_lock);
+		return;
+	}
+	write_header(version);
+	pthread_mutex_unlock(&g_lock);
+
+	static const CUpti_ActivityKind kinds[] = {
+		CUPTI_ACTIVITY_KIND_CONTEXT, CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
+		CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMCPY2, CUPTI_ACTIVITY_KIND_MEMSET,
+		CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, CUPTI_ACTIVITY_KIND_MARKER};
+	for (size_t i = 0; i < sizeof kinds / sizeof kinds[0] && r == CUPTI_SUCCESS; i++) {
+		what = "cuptiActivityEnable";
+		r = cuptiActivityEnable(kinds[i]);
+		if (r == CUPTI_SUCCESS)
+			g_kinds[g_nkinds++] = kinds[i];
+	}
+	/* no records for event/stream queries that find work still pending (polling loops
+	 * such as NCCL's watchdog would flood the trace); only a filter, so not fatal */
+	if (r == CUPTI_SUCCESS && (e = cuptiActivityEnableAllSyncRecords(0)) != CUPTI_SUCCESS)
+		log_line("cuptiActivityEnableAllSyncRecords: %s; pending queries are traced too",
+			 cupti_err(e));
+	const char *api = getenv("MEGATUNE_TRACE_API");
+	int all = api && strcmp(api, "all") == 0, none = api && strcmp(api, "none") == 0;
+	for (int rt = 1; rt >= 0 && r == CUPTI_SUCCESS && !none; rt--) {
+		CUpti_ActivityKind kind = rt ? CUPTI_ACTIVITY_KIND_RUNTIME : CUPTI_ACTIVITY_KIND_DRIVER;
+		if (all) {
+			what = "cuptiActivityEnable";
+			r = cuptiActivityEnable(kind);
+		} else {
+			r = enable_api_subset(rt, &what);
+		}
+		/* recorded even after a partial subset, so that disabling covers it */
+		g_kinds[g_nkinds++] = kind;
+	}
+	if (r != CUPTI_SUCCESS) {
+		disable_all();
+		log_line("tracing disabled: %s: %s", what, cupti_err(r));
+		if (pthread_mutex_lock(&g_lock) == 0) {
+			if (close(g_fd) != 0 || unlink(g_path) != 0)
+				log_line("removing %s failed: %s", g_path, strerror(errno));
+			g_fd = -1;
+			g_out_len = 0;
+			atomic_store(&g_finished, 1);
+			pthread_mutex_unlock(&g_lock);
+		}
+		return;
+	}
+
+	int err = start_flusher();
+	if (err != 0)
+		log_line("no flusher thread (%s): records reach %s only when buffers fill and at exit",
+			 strerror(err), g_path);
+	else
+		install_sigterm();
+	if ((err = pthread_atfork(NULL, NULL, at_fork_child)) != 0)
+		log_line("pthread_atfork failed: %s", strerror(err));
+	if (atexit(at_exit) != 0)
+		log_line("atexit failed: the trace will have no end record");
+}
+
+int InitializeInjection(void)
+{
+	int rc = pthread_once(&g_once, setup);
+	if (rc != 0)
+		log_line("tracing disabled: pthread_once: %s", strerror(rc));
+	return 1;
+}
