@@ -45,6 +45,7 @@ FUZZ_SRC   = $(wildcard tests/fuzz/fuzz-*.c)
 .PHONY: all test check demo bench clean deps deps-test unit fuzz docs
 
 # the CUPTI tracer and its GPU check (built where the CUDA toolkit is)
+.DEFAULT_GOAL := all
 include profiler/inject.mk
 
 all: $(BUILD)/megatune $(TRACE_LIB) $(GPU_TEST_BIN)

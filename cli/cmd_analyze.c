@@ -219,6 +219,9 @@ static void text_summary(struct sbuf *sb, const struct mt_rank_stats *r, int n,
 				  "step is present in every rank.\n");
 	}
 	for (i = 0; i < n; i++)
+		if (r[i].note[0])
+			sbuf_addf(sb, "\nwarning: %s: %s.\n", r[i].path, r[i].note);
+	for (i = 0; i < n; i++)
 		if (r[i].no_comm_multi_stream)
 			sbuf_addf(sb, "\nwarning: %s: GPU work on %zu streams and no kernel recognised as "
 				  "communication; if this job communicates, name its kernels with "
@@ -371,6 +374,11 @@ static void json_doc(struct sbuf *sb, const struct mt_rank_stats *r, int n,
 	jw_end(&w);
 	jw_arr(&w, "warnings");
 	for (i = 0; i < n; i++) {
+		if (r[i].note[0]) {
+			sbuf_addf(&tmp, "%s: %s", r[i].path, r[i].note);
+			jw_str(&w, NULL, tmp.buf);
+			sbuf_release(&tmp);
+		}
 		if (!r[i].no_comm_multi_stream)
 			continue;
 		sbuf_addf(&tmp, "%s: GPU work on %zu streams and no kernel recognised as "

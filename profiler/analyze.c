@@ -340,6 +340,12 @@ int mt_analyze_rank(const struct mt_trace *t, int index, const struct mt_analyze
 	r->ndevice_props = t->ndevice_props;
 	r->device_props_hash = t->device_props_hash;
 	r->device = -1;
+	if (t->format == MT_TRACE_MEGATUNE && (!t->has_end || t->dropped))
+		snprintf(r->note, sizeof(r->note), "%s%s%s", !t->has_end ?
+			 "no end record: the traced process did not exit cleanly" : "",
+			 t->cut_short ? " (its last line was cut short and is left out)" : "",
+			 t->dropped ? "the tracer dropped records (see its end record): the figures "
+				      "undercount" : "");
 
 	for (k = 0; k < o->ncomm_patterns; k++) {
 		int e = regcomp(&c.re[k], o->comm_patterns[k], REG_EXTENDED | REG_NOSUB);
@@ -508,8 +514,12 @@ int mt_analyze_rank(const struct mt_trace *t, int index, const struct mt_analyze
 	r->ndevices = devs.n;
 	if (devs.n == 1)
 		r->device = (int)(int16_t)(devs.v[0] >> 32);
-	r->t0 = m[L_ALL].v[0].s;
-	r->t1 = m[L_ALL].v[m[L_ALL].n - 1].e;
+	if (m[L_ALL].n) {
+		r->t0 = m[L_ALL].v[0].s;
+		r->t1 = m[L_ALL].v[m[L_ALL].n - 1].e;
+	} else {                /* only zero-length events (untimed records) */
+		r->t0 = r->t1 = ev[0].s;
+	}
 	r->total = r->t1 - r->t0;
 	r->busy = mlen(&m[L_ALL]);
 	r->idle = r->total - r->busy;

@@ -81,6 +81,7 @@ struct mt_rank_stats {
 	int has_steps;
 
 	int no_comm_multi_stream; /* work on >= 2 streams and no communication recognised */
+	char note[192];            /* about the trace itself (megatune format: killed, drops) */
 
 	/* for the job-level checks (the trace itself may be freed by then) */
 	int64_t step_num[32], step_start[32]; /* earliest CPU start of each step number */

@@ -244,6 +244,9 @@ static enum key key_of(int ctx, const unsigned char *k, size_t n)
 			if (IS("ts")) return K_TS;
 			if (IS("dur")) return K_DUR;
 			if (IS("args")) return K_ARGS;
+			if (ctx == C_EVENT)
+				return K_OTHER;
+			/* megatune.trace/1 lines are top-level objects */
 			if (IS("t")) return K_T;
 			if (IS("end")) return K_END;
 			if (IS("dev")) return K_DEV;
@@ -251,10 +254,10 @@ static enum key key_of(int ctx, const unsigned char *k, size_t n)
 			if (IS("rank")) return K_RANK;
 			return K_OTHER;
 		}
-		if (IS("start")) return K_START;
 		if (IS("stream")) return K_STREAM;
 		if (ctx == C_EVENT)
 			return K_OTHER;
+		if (IS("start")) return K_START;
 		if (IS("traceEvents")) return K_TRACEEVENTS;
 		if (IS("distributedInfo")) return K_DINFO;
 		if (IS("deviceProperties")) return K_DPROPS;
@@ -946,6 +949,10 @@ static int parse_source(const char *name, struct source *src, const struct mt_tr
 				rc = mt_error_set(err, MT_EPARSE, "%s: empty: no JSON value in the file "
 						  "(expected a Kineto/Chrome trace or megatune.trace/1 lines)",
 						  name);
+			} else if (!n && t->format == MT_TRACE_MEGATUNE && !t->has_end) {
+				/* a traced process killed while writing: keep every whole line */
+				t->cut_short = 1;
+				break;
 			} else if (!n) {
 				rc = mt_error_set(err, MT_EPARSE, "%s: truncated: the JSON ends inside a value "
 						  "after %llu bytes (an interrupted write?)", name,

@@ -81,6 +81,7 @@ struct mt_trace {
 	uint64_t device_props_hash; /* hash of the whole deviceProperties listing */
 	int64_t dropped;          /* records the tracer says it dropped (megatune format) */
 	int has_end;              /* megatune format: the end record was written */
+	int cut_short;            /* megatune format: the last line was cut short (kept the rest) */
 	uint64_t bytes;           /* uncompressed bytes parsed */
 
 	struct mt_gpu_ev *gpu;   size_t ngpu, capgpu;

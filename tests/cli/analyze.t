@@ -36,3 +36,6 @@ profile no command       | 2 | give the command to run                        | 
 profile exit status      | 3 | !error                                         | profile -o pdir -- sh -c 'exit 3'
 profile missing command  | 127 | cannot run no-such-cmd                       | profile -o pdir -- no-such-cmd
 profile missing lib      | 77 | libmegatune_trace.so is not here              | profile --lib /nonexistent.so -o pdir -- true
+killed tracer (cut line) | 0 | warning: .*no end record: the traced process did not exit cleanly \(its last line was cut short | analyze --no-rules tests/fixtures/traces/small/megatune-killed.jsonl
+Kineto event with t key  | 0 | "gpu_events": 1                               | analyze --json - tests/fixtures/traces/small/kineto-t-key.json
+zero-length events       | 0 | "total_us": 0\.000                            | analyze --json - tests/fixtures/traces/small/zero-length.jsonl
