@@ -249,10 +249,14 @@ int cmd_profile(int argc, char **argv)
 		_exit(127);
 	}
 	child_pid = pid;
+	/* Ctrl-C reaches the whole process group, the command included: ignore it
+	 * here and let the command decide; a SIGTERM sent to megatune alone (a
+	 * scheduler's) is passed on, so the tracer flushes before the end. */
 	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = forward;
 	sigemptyset(&sa.sa_mask);
+	sa.sa_handler = SIG_IGN;
 	sigaction(SIGINT, &sa, &old_int);
+	sa.sa_handler = forward;
 	sigaction(SIGTERM, &sa, &old_term);
 	while (waitpid(pid, &status, 0) < 0) {
 		if (errno != EINTR) {

@@ -39,3 +39,4 @@ profile missing lib      | 77 | libmegatune_trace.so is not here              | 
 killed tracer (cut line) | 0 | warning: .*no end record: the traced process did not exit cleanly \(its last line was cut short | analyze --no-rules tests/fixtures/traces/small/megatune-killed.jsonl
 Kineto event with t key  | 0 | "gpu_events": 1                               | analyze --json - tests/fixtures/traces/small/kineto-t-key.json
 zero-length events       | 0 | "total_us": 0\.000                            | analyze --json - tests/fixtures/traces/small/zero-length.jsonl
+profile forwards SIGTERM | 7 | !error                                         | profile -o pdir -- sh -c 'trap "exit 7" TERM; kill -TERM $PPID; sleep 5 & wait'
