@@ -75,7 +75,7 @@ static double ms(int64_t ns)
 
 static double us(int64_t ns)
 {
-	return round((double)ns) / 1e3;
+	return (double)ns / 1e3;
 }
 
 static void text_summary(struct sbuf *sb, const struct mt_rank_stats *r, int n,
@@ -230,10 +230,42 @@ static void text_summary(struct sbuf *sb, const struct mt_rank_stats *r, int n,
 		sbuf_addf(sb, "\nFindings (%d):\n", ex->n);
 		if (!ex->n)
 			sbuf_adds(sb, "  none: no diagnose rule fired\n");
-		for (i = 0; i < ex->n; i++)
-			sbuf_addf(sb, "[%s] %s\n  %s\n  source: %s\n", ex->v[i].rule->id,
-				  ex->v[i].rule->title, ex->v[i].message, ex->v[i].rule->cites[0]);
+		cli_fired_text(sb, ex);
 	}
+}
+
+#define FACTS_METHOD " Fractions are pooled over ranks: summed times over summed windows; " \
+	"median_kernel_us is the median of the ranks' medians."
+
+/* Open the document: schema, source (the traces), method. */
+static void doc_head(struct jw *w, struct sbuf *sb, const char *schema,
+		     const struct mt_rank_stats *r, int n, const struct aopts *o, const char *more)
+{
+	struct sbuf tmp = SBUF_INIT;
+	int i;
+
+	jw_init(w, sb, 1);
+	jw_obj(w, NULL);
+	jw_str(w, "schema", schema);
+	for (i = 0; i < n; i++)
+		sbuf_addf(&tmp, "%s%s", i ? ", " : "", r[i].path);
+	jw_str(w, "source", tmp.buf);
+	sbuf_release(&tmp);
+	mt_analyze_method(&o->ao, &tmp);
+	sbuf_adds(&tmp, more);
+	jw_str(w, "method", tmp.buf);
+	sbuf_release(&tmp);
+}
+
+static void facts_obj(struct jw *w, const struct mt_val *facts, const unsigned char *given)
+{
+	int k;
+
+	jw_obj(w, "facts");
+	for (k = 0; k < MT_F_N; k++)
+		if (given[k])
+			jw_num(w, mt_facts[k].name, facts[k].n, 6);
+	jw_end(w);
 }
 
 static void json_doc(struct sbuf *sb, const struct mt_rank_stats *r, int n,
@@ -244,16 +276,7 @@ static void json_doc(struct sbuf *sb, const struct mt_rank_stats *r, int n,
 	struct sbuf tmp = SBUF_INIT;
 	int i, k;
 
-	jw_init(&w, sb, 1);
-	jw_obj(&w, NULL);
-	jw_str(&w, "schema", "megatune.analysis/1");
-	for (i = 0; i < n; i++)
-		sbuf_addf(&tmp, "%s%s", i ? ", " : "", r[i].path);
-	jw_str(&w, "source", tmp.buf);
-	sbuf_release(&tmp);
-	mt_analyze_method(&o->ao, &tmp);
-	jw_str(&w, "method", tmp.buf);
-	sbuf_release(&tmp);
+	doc_head(&w, sb, "megatune.analysis/1", r, n, o, "");
 	jw_obj(&w, "options");
 	jw_bool(&w, "linked_only", o->ao.linked_only);
 	jw_str(&w, "window", o->ao.window == MT_WIN_STEPS ? "steps" :
@@ -353,25 +376,8 @@ static void json_doc(struct sbuf *sb, const struct mt_rank_stats *r, int n,
 	if (!isnan(j->step_mean_s))
 		jw_num(&w, "step_mean_s", j->step_mean_s, 6);
 	jw_end(&w);
-	jw_obj(&w, "facts");
-	for (k = 0; k < MT_F_N; k++)
-		if (given[k])
-			jw_num(&w, mt_facts[k].name, facts[k].n, 6);
-	jw_end(&w);
-	jw_arr(&w, "findings");
-	for (i = 0; ex && i < ex->n; i++) {
-		const struct mt_fired *f = &ex->v[i];
-		jw_obj(&w, NULL);
-		jw_str(&w, "id", f->rule->id);
-		jw_str(&w, "title", f->rule->title);
-		jw_str(&w, "message", f->message);
-		jw_arr(&w, "cite");
-		for (k = 0; k < f->rule->ncites; k++)
-			jw_str(&w, NULL, f->rule->cites[k]);
-		jw_end(&w);
-		jw_end(&w);
-	}
-	jw_end(&w);
+	facts_obj(&w, facts, given);
+	cli_fired_json(&w, "findings", ex);
 	jw_arr(&w, "warnings");
 	for (i = 0; i < n; i++) {
 		if (r[i].note[0]) {
@@ -395,26 +401,9 @@ static void facts_doc(struct sbuf *sb, const struct mt_rank_stats *r, int n,
 		      const struct mt_val *facts, const unsigned char *given, const struct aopts *o)
 {
 	struct jw w;
-	struct sbuf tmp = SBUF_INIT;
-	int i, k;
 
-	jw_init(&w, sb, 1);
-	jw_obj(&w, NULL);
-	jw_str(&w, "schema", "megatune.facts/1");
-	for (i = 0; i < n; i++)
-		sbuf_addf(&tmp, "%s%s", i ? ", " : "", r[i].path);
-	jw_str(&w, "source", tmp.buf);
-	sbuf_release(&tmp);
-	mt_analyze_method(&o->ao, &tmp);
-	sbuf_adds(&tmp, " Fractions are pooled over ranks: summed times over summed windows; "
-		  "median_kernel_us is the median of the ranks' medians.");
-	jw_str(&w, "method", tmp.buf);
-	sbuf_release(&tmp);
-	jw_obj(&w, "facts");
-	for (k = 0; k < MT_F_N; k++)
-		if (given[k])
-			jw_num(&w, mt_facts[k].name, facts[k].n, 6);
-	jw_end(&w);
+	doc_head(&w, sb, "megatune.facts/1", r, n, o, FACTS_METHOD);
+	facts_obj(&w, facts, given);
 	jw_end(&w);
 	sbuf_addc(sb, '\n');
 }

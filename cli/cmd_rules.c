@@ -291,6 +291,39 @@ static int cmd_doc(const struct ropts *o)
 	return rc ? cli_fail("rules", &err) : 0;
 }
 
+void cli_fired_text(struct sbuf *sb, const struct mt_explain *ex)
+{
+	int i;
+
+	for (i = 0; i < ex->n; i++) {
+		const struct mt_fired *f = &ex->v[i];
+		sbuf_addf(sb, "[%s] %s%s\n  %s\n  source: %s\n", f->rule->id,
+			  f->status == MT_FIRE_VIOLATED ? "VIOLATED: " : "", f->rule->title,
+			  f->message, f->rule->cites[0]);
+	}
+}
+
+void cli_fired_json(struct jw *w, const char *key, const struct mt_explain *ex)
+{
+	int i, k;
+
+	jw_arr(w, key);
+	for (i = 0; ex && i < ex->n; i++) {
+		const struct mt_fired *f = &ex->v[i];
+		jw_obj(w, NULL);
+		jw_str(w, "id", f->rule->id);
+		jw_str(w, "kind", mt_rule_kind_name(f->rule->kind));
+		jw_str(w, "title", f->rule->title);
+		jw_str(w, "message", f->message);
+		jw_arr(w, "cite");
+		for (k = 0; k < f->rule->ncites; k++)
+			jw_str(w, NULL, f->rule->cites[k]);
+		jw_end(w);
+		jw_end(w);
+	}
+	jw_end(w);
+}
+
 static int cmd_check(const struct ropts *o)
 {
 	struct mt_error err = MT_ERROR_INIT;
@@ -328,7 +361,6 @@ static int cmd_check(const struct ropts *o)
 		ngiven += given[i];
 	if (o->json) {
 		struct jw w;
-		int k;
 
 		jw_init(&w, &sb, 1);
 		jw_obj(&w, NULL);
@@ -336,33 +368,14 @@ static int cmd_check(const struct ropts *o)
 		jw_str(&w, "facts_file", o->facts);
 		jw_int(&w, "facts_given", ngiven);
 		jw_int(&w, "rules_not_evaluated", skipped);
-		jw_arr(&w, "fired");
-		for (i = 0; i < ex.n; i++) {
-			const struct mt_fired *f = &ex.v[i];
-			jw_obj(&w, NULL);
-			jw_str(&w, "id", f->rule->id);
-			jw_str(&w, "kind", mt_rule_kind_name(f->rule->kind));
-			jw_str(&w, "message", f->message);
-			jw_arr(&w, "cite");
-			for (k = 0; k < f->rule->ncites; k++)
-				jw_str(&w, NULL, f->rule->cites[k]);
-			jw_end(&w);
-			jw_end(&w);
-		}
-		jw_end(&w);
+		cli_fired_json(&w, "fired", &ex);
 		jw_end(&w);
 	} else {
 		sbuf_addf(&sb, "%s: %d facts; %d rules evaluated, %d not (they read facts the file "
 			       "does not give)\n", o->facts, ngiven, rs->n - skipped, skipped);
 		if (!ex.n)
 			sbuf_adds(&sb, "no rule fired\n");
-		for (i = 0; i < ex.n; i++) {
-			const struct mt_fired *f = &ex.v[i];
-			sbuf_addf(&sb, "[%s] %s%s\n  %s\n", f->rule->id,
-				  f->status == MT_FIRE_VIOLATED ? "VIOLATED: " : "", f->rule->title,
-				  f->message);
-			sbuf_addf(&sb, "  source: %s\n", f->rule->cites[0]);
-		}
+		cli_fired_text(&sb, &ex);
 	}
 	rc = sb.failed ? 2 : 0;
 	if (!rc)

@@ -19,31 +19,12 @@ const char *mt_kcat_name(enum mt_kcat c)
 	return (unsigned)c < MT_KC_N ? n[c] : "other";
 }
 
-static int ci_has(const char *s, const char *needle)
-{
-	size_t m = strlen(needle);
-
-	for (; *s; s++) {
-		size_t j;
-		for (j = 0; j < m; j++) {
-			char c = s[j];
-			if (!c)
-				return 0;
-			if (c >= 'A' && c <= 'Z')
-				c = (char)(c - 'A' + 'a');
-			if (c != needle[j])
-				break;
-		}
-		if (j == m)
-			return 1;
-	}
-	return 0;
-}
-
 static int ci_any(const char *s, const char *const *list)
 {
+	size_t n = strlen(s);
+
 	for (; *list; list++)
-		if (ci_has(s, *list))
+		if (mt_ci_contains(s, n, *list))
 			return 1;
 	return 0;
 }
@@ -75,28 +56,6 @@ static enum mt_kcat kernel_category(const char *n)
 	if (ci_any(n, elw))
 		return MT_KC_ELEMENTWISE;
 	return MT_KC_OTHER;
-}
-
-/* Collective from a kernel name: "ncclDevKernel_AllGather_RING_LL",
- * "ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t", DeepEP dispatch/combine. */
-static enum mt_tcoll name_coll(const char *n)
-{
-	if (ci_has(n, "allreduce") || ci_has(n, "all_reduce") || ci_has(n, "cross_device_reduce"))
-		return MT_TC_ALLREDUCE;
-	if (ci_has(n, "reducescatter") || ci_has(n, "reduce_scatter"))
-		return MT_TC_REDUCESCATTER;
-	if (ci_has(n, "allgather") || ci_has(n, "all_gather"))
-		return MT_TC_ALLGATHER;
-	if (ci_has(n, "alltoall") || ci_has(n, "all_to_all"))
-		return MT_TC_ALLTOALL;
-	if (ci_has(n, "sendrecv") || ci_has(n, "send_recv") || ci_has(n, "_send") ||
-	    ci_has(n, "_recv"))
-		return MT_TC_SENDRECV;
-	if (ci_has(n, "broadcast"))
-		return MT_TC_BROADCAST;
-	if (ci_has(n, "_reduce"))
-		return MT_TC_REDUCE;
-	return MT_TC_OTHER;
 }
 
 /* ------------------------------------------------------------ intervals */
@@ -266,7 +225,7 @@ static void classify(struct classifier *c, const struct mt_trace *t, uint32_t id
 		if (!regexec(&c->re[k], n, 0, NULL, 0))
 			comm = 2;
 	c->comm[id] = (uint8_t)comm;
-	c->cls[id] = (uint8_t)((comm ? MT_KC_COMM : kernel_category(n)) | (name_coll(n) << 4));
+	c->cls[id] = (uint8_t)((comm ? MT_KC_COMM : kernel_category(n)) | (mt_tcoll_of(n, strlen(n)) << 4));
 }
 
 /* Launched (by the call at pid/tid/ts) inside an all_to_all annotation? */

@@ -65,7 +65,7 @@ struct mt_rank_stats {
 	size_t coll_kernels[MT_TC_N];
 	int64_t custom_comm, custom_exposed; /* DeepEP / NVSHMEM / --comm-pattern kernels */
 	size_t custom_kernels;
-	int64_t tp_comm, ep_comm, dp_comm;   /* exposed time by parallelism kind (for facts) */
+	int64_t ep_comm, dp_comm;  /* exposed expert (all-to-all) and data-parallel time (facts) */
 	int dp_present, ep_present;
 	double overlap_pct;
 

@@ -699,6 +699,19 @@ static void nv_free_all(void)
 
 /* ---- record decoding (caller holds g_lock) ---------------------------------------- */
 
+/* The fields every copy and set record carries, then its byte count, and the line's end. */
+static void copy_fields(uint32_t dev, uint32_t stream, uint64_t start, uint64_t end,
+			uint32_t corr, uint64_t bytes)
+{
+	kv_u64("dev", dev);
+	kv_u64("stream", stream);
+	kv_u64("start", start);
+	kv_u64("end", end);
+	kv_u64("corr", corr);
+	kv_u64("bytes", bytes);
+	line_end();
+}
+
 static void on_record(const CUpti_Activity *rec)
 {
 	char name[96];
@@ -725,26 +738,16 @@ static void on_record(const CUpti_Activity *rec)
 		snprintf(name, sizeof name, "Memcpy %s (%s -> %s)", memcpy_kind_str(c->copyKind),
 			 mem_kind_str(c->srcKind), mem_kind_str(c->dstKind));
 		line_begin("memcpy", name);
-		kv_u64("dev", c->deviceId);
-		kv_u64("stream", c->streamId);
-		kv_u64("start", c->start);
-		kv_u64("end", c->end);
-		kv_u64("corr", c->correlationId);
-		kv_u64("bytes", c->bytes);
-		line_end();
+		copy_fields(c->deviceId, c->streamId, c->start, c->end, c->correlationId,
+			    c->bytes);
 		break;
 	}
 	case CUPTI_ACTIVITY_KIND_MEMCPY2: {
 		const CUpti_ActivityMemcpyPtoP4 *c = (const CUpti_ActivityMemcpyPtoP4 *)rec;
 		ctx_learn(c->contextId, c->deviceId);
 		line_begin("memcpy", "Memcpy PtoP (Device -> Device)");
-		kv_u64("dev", c->deviceId);
-		kv_u64("stream", c->streamId);
-		kv_u64("start", c->start);
-		kv_u64("end", c->end);
-		kv_u64("corr", c->correlationId);
-		kv_u64("bytes", c->bytes);
-		line_end();
+		copy_fields(c->deviceId, c->streamId, c->start, c->end, c->correlationId,
+			    c->bytes);
 		break;
 	}
 	case CUPTI_ACTIVITY_KIND_MEMSET: {
@@ -752,13 +755,8 @@ static void on_record(const CUpti_Activity *rec)
 		ctx_learn(m->contextId, m->deviceId);
 		snprintf(name, sizeof name, "Memset (%s)", mem_kind_str(m->memoryKind));
 		line_begin("memset", name);
-		kv_u64("dev", m->deviceId);
-		kv_u64("stream", m->streamId);
-		kv_u64("start", m->start);
-		kv_u64("end", m->end);
-		kv_u64("corr", m->correlationId);
-		kv_u64("bytes", m->bytes);
-		line_end();
+		copy_fields(m->deviceId, m->streamId, m->start, m->end, m->correlationId,
+			    m->bytes);
 		break;
 	}
 	case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: {

@@ -54,14 +54,12 @@ struct acc {
 struct parser {
 	struct mt_trace *t;
 	const struct mt_trace_opts *o;
-	struct mt_error *err;
 	int depth;
 	unsigned char ctx[MAXDEPTH];
 	unsigned char key[MAXDEPTH];
 	int ntop;          /* top-level values seen */
 	int scalar_top;    /* a top-level value was not an object or array */
 	int oom;
-	int skipping_event; /* the current event cannot matter (fast path) */
 	struct acc a;
 	uint64_t props_hash;
 };
@@ -304,7 +302,7 @@ static int cat_of(const unsigned char *s, size_t n)
 #undef IS
 }
 
-static int ci_contains(const char *s, size_t n, const char *needle)
+int mt_ci_contains(const char *s, size_t n, const char *needle)
 {
 	size_t m = strlen(needle), i, j;
 
@@ -325,26 +323,26 @@ static int ci_contains(const char *s, size_t n, const char *needle)
 /* all_to_all, alltoall, AllToAll, all_toall ... */
 static int is_a2a(const char *s, size_t n)
 {
-	return ci_contains(s, n, "alltoall") || ci_contains(s, n, "all_to_all") ||
-	       ci_contains(s, n, "all_toall") || ci_contains(s, n, "allto_all");
+	return mt_ci_contains(s, n, "alltoall") || mt_ci_contains(s, n, "all_to_all") ||
+	       mt_ci_contains(s, n, "all_toall") || mt_ci_contains(s, n, "allto_all");
 }
 
-static int coll_of(const char *s, size_t n)
+enum mt_tcoll mt_tcoll_of(const char *s, size_t n)
 {
-	if (ci_contains(s, n, "allreduce") || ci_contains(s, n, "all_reduce"))
+	if (mt_ci_contains(s, n, "allreduce") || mt_ci_contains(s, n, "all_reduce") ||
+	    mt_ci_contains(s, n, "cross_device_reduce"))
 		return MT_TC_ALLREDUCE;
-	if (ci_contains(s, n, "reducescatter") || ci_contains(s, n, "reduce_scatter"))
+	if (mt_ci_contains(s, n, "reducescatter") || mt_ci_contains(s, n, "reduce_scatter"))
 		return MT_TC_REDUCESCATTER;
-	if (ci_contains(s, n, "allgather") || ci_contains(s, n, "all_gather"))
+	if (mt_ci_contains(s, n, "allgather") || mt_ci_contains(s, n, "all_gather"))
 		return MT_TC_ALLGATHER;
 	if (is_a2a(s, n))
 		return MT_TC_ALLTOALL;
-	if (ci_contains(s, n, "sendrecv") || ci_contains(s, n, "send_recv") ||
-	    ci_contains(s, n, "send") || ci_contains(s, n, "recv"))
+	if (mt_ci_contains(s, n, "send") || mt_ci_contains(s, n, "recv"))
 		return MT_TC_SENDRECV;
-	if (ci_contains(s, n, "broadcast") || ci_contains(s, n, "bcast"))
+	if (mt_ci_contains(s, n, "broadcast") || mt_ci_contains(s, n, "bcast"))
 		return MT_TC_BROADCAST;
-	if (ci_contains(s, n, "reduce"))
+	if (mt_ci_contains(s, n, "reduce"))
 		return MT_TC_REDUCE;
 	return MT_TC_OTHER;
 }
@@ -698,7 +696,7 @@ static int cb_string(void *ctx, const unsigned char *s, size_t n)
 			break;
 		}
 	} else if (c == C_ARGS && k == K_COLL) {
-		a->coll = coll_of(cs, n);
+		a->coll = mt_tcoll_of(cs, n);
 	} else if (c == C_DPROP && k == K_NAME && p->t->ndevice_props == 1 && !p->t->gpu_name) {
 		if (!(p->t->gpu_name = strndup(cs, n)))
 			p->oom = 1;
@@ -706,67 +704,46 @@ static int cb_string(void *ctx, const unsigned char *s, size_t n)
 	return !p->oom;
 }
 
+/* Where an integer field of an event (or megatune line) goes, or NULL. */
+static int64_t *int_slot(struct acc *a, int k)
+{
+	switch (k) {
+	case K_PID: return &a->pid;
+	case K_TID: return &a->tid;
+	case K_CORR: return &a->corr;
+	case K_DEV: return &a->dev_plain;
+	case K_STREAM: return &a->stream;
+	case K_RANK: return &a->rank;
+	case K_WORLD: return &a->world;
+	default: return NULL;
+	}
+}
+
 static int cb_number(void *ctx, const char *s, size_t n)
 {
 	struct parser *p = P;
 	struct acc *a = &p->a;
 	int c = cur(p), k = cur_key(p);
-	int64_t v;
+	int64_t v, *slot;
 
 	hash_value(p, s, n);
 	if (c == C_EVENT || c == C_TOP) {
-		switch (k) {
-		case K_TS:
+		if (k == K_TS)
 			a->has_ts = !mt_us_to_ns(s, n, &a->ts);
-			break;
-		case K_DUR:
+		else if (k == K_DUR)
 			a->has_dur = !mt_us_to_ns(s, n, &a->dur);
-			break;
-		case K_START:
+		else if (k == K_START)
 			a->has_start = !parse_int(s, n, &a->start);
-			break;
-		case K_END:
+		else if (k == K_END)
 			a->has_end = !parse_int(s, n, &a->end);
-			break;
-		case K_PID:
-			if (!parse_int(s, n, &v))
-				a->pid = v;
-			break;
-		case K_TID:
-			if (!parse_int(s, n, &v))
-				a->tid = v;
-			break;
-		case K_CORR:
-			if (!parse_int(s, n, &v))
-				a->corr = v;
-			break;
-		case K_DEV:
-			if (!parse_int(s, n, &v))
-				a->dev_plain = v;
-			break;
-		case K_STREAM:
-			if (!parse_int(s, n, &v))
-				a->stream = v;
-			break;
-		case K_RANK:
-			if (!parse_int(s, n, &v))
-				a->rank = v;
-			break;
-		case K_WORLD:
-			if (!parse_int(s, n, &v))
-				a->world = v;
-			break;
-		case K_BASETIME:
-			if (c == C_TOP && !parse_int(s, n, &v))
-				p->t->base_ns = v;
-			break;
-		case K_DROPPED:
-			if (!parse_int(s, n, &v))
-				p->t->dropped += v;
-			break;
-		default:
-			break;
-		}
+		else if (parse_int(s, n, &v))
+			;
+		else if ((slot = int_slot(a, k)))
+			*slot = v;
+		else if (k == K_BASETIME && c == C_TOP)
+			p->t->base_ns = v;
+		else if (k == K_DROPPED)
+			p->t->dropped += v;
 	} else if (c == C_ARGS) {
 		if (!parse_int(s, n, &v)) {
 			if (k == K_CORR)
@@ -908,7 +885,6 @@ static int parse_source(const char *name, struct source *src, const struct mt_tr
 	t->rank = t->world_size = -1;
 	p->t = t;
 	p->o = o;
-	p->err = err;
 	p->props_hash = 1469598103934665603ull;
 	acc_reset(&p->a);
 	h = yajl_alloc(&callbacks, NULL, p);

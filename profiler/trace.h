@@ -133,4 +133,11 @@ int mt_us_to_ns(const char *s, size_t n, int64_t *ns);
 
 const char *mt_tcoll_name(enum mt_tcoll c);
 
+/* The collective a kernel name or a "Collective name" argument names
+ * ("ncclDevKernel_AllGather_RING_LL", "reduce_scatter", "all_to_allv", ...). */
+enum mt_tcoll mt_tcoll_of(const char *s, size_t n);
+
+/* 1 when s[0..n) contains the lower-case `needle`, ignoring ASCII case. */
+int mt_ci_contains(const char *s, size_t n, const char *needle);
+
 #endif
