@@ -13,13 +13,23 @@
 
 CC      ?= cc
 BUILD   ?= build
+CUDA_HOME ?= /usr/local/cuda
 PYTHON  ?= python3
 
 WARN    = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
           -Wformat=2 -Wwrite-strings -Wno-format-nonliteral
 CFLAGS  ?= -O2 -g
 ALL_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L $(WARN) $(CFLAGS) -MMD -MP
-LDLIBS  = -lcjson -lyajl -lz -lm
+# OpenMPI (multi-process probes), OpenBLAS (CPU GEMM backend), PAPI (host
+# counters); the CUDA backends are a separate library loaded at run time
+# (probes/cuda.mk), so megatune links none of the CUDA libraries.  Recursive
+# (=) so that pkg-config runs after `make deps` installed the packages.
+MPI_CFLAGS  = $(shell pkg-config --cflags ompi-c 2>/dev/null)
+MPI_LIBS    = $(shell pkg-config --libs ompi-c 2>/dev/null || echo -lmpi)
+BLAS_CFLAGS = $(shell pkg-config --cflags openblas 2>/dev/null)
+BLAS_LIBS   = $(shell pkg-config --libs openblas 2>/dev/null || echo -lopenblas)
+ALL_CFLAGS += $(MPI_CFLAGS) $(BLAS_CFLAGS) -isystem $(CUDA_HOME)/include $(if $(wildcard $(CUDA_HOME)/include/nvtx3/nvToolsExt.h),-DMT_HAVE_NVTX=1)
+LDLIBS  = -lcjson -lyajl -lz $(MPI_LIBS) $(BLAS_LIBS) -lpapi -ldl -lpthread -lm
 
 ifeq ($(WERROR),1)
 ALL_CFLAGS += -Werror
@@ -30,7 +40,7 @@ LDFLAGS += -fsanitize=$(SANITIZE)
 endif
 
 LIB_SRC    = $(wildcard lib/*.c) $(wildcard tuner/*.c) $(wildcard rules/*.c) $(wildcard reports/*.c) \
-             $(filter-out profiler/inject.c,$(wildcard profiler/*.c))
+             $(filter-out profiler/inject.c,$(wildcard profiler/*.c)) $(wildcard probes/*.c)
 CLI_SRC    = $(wildcard cli/*.c)
 DATA       = $(sort $(wildcard models/*.json)) $(sort $(wildcard profiles/*.json)) \
              $(sort $(wildcard rules/defs/*.rules))
@@ -46,9 +56,18 @@ FUZZ_SRC   = $(wildcard tests/fuzz/fuzz-*.c)
 
 # the CUPTI tracer and its GPU check (built where the CUDA toolkit is)
 .DEFAULT_GOAL := all
-include profiler/inject.mk
 
-all: $(BUILD)/megatune $(TRACE_LIB) $(GPU_TEST_BIN)
+include profiler/inject.mk
+include probes/cuda.mk
+
+PROBE_NAMES = gemm attention collective offload host topology
+PROBE_BIN   = $(PROBE_NAMES:%=$(BUILD)/probe-%)
+
+all: $(BUILD)/megatune $(PROBE_BIN) $(TRACE_LIB) $(GPU_TEST_BIN) $(CUDA_LIB) $(CUDA_TEST_BIN)
+
+# build/probe-<name>: megatune under another name runs `megatune probe <name>`
+$(BUILD)/probe-%: $(BUILD)/megatune
+	ln -f $< $@
 
 deps:
 ifneq ($(NO_DEPS),1)

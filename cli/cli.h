@@ -13,6 +13,11 @@ int cmd_rules(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_analyze(int argc, char **argv);
 int cmd_profile(int argc, char **argv);
+int cmd_calibrate(int argc, char **argv);
+/* argv[0] is the probe's name ("gemm"), or the options start at argv[1]
+ * when no name was given (then it prints the list) */
+int cmd_probe(int argc, char **argv);
+int cmd_import(int argc, char **argv);
 
 #include <cjson/cJSON.h>
 struct mt_report_in;

@@ -18,6 +18,9 @@ static const char usage[] =
 	"  estimate   break down memory and time of one configuration\n"
 	"  rules      list, show, lint and check the tuning rules\n"
 	"  report     the HTML report of an advice, a profile, an analysis, a comparison\n"
+	"  calibrate  run the probes and write a cluster profile (mpirun/srun for many nodes)\n"
+	"  probe      run one probe (gemm, attention, collective, offload, host, topology)\n"
+	"  import     turn nccl-tests or nvbandwidth output into a cluster profile\n"
 	"  profile    run a command under the CUPTI tracer (one trace per process)\n"
 	"  analyze    per-rank time breakdown, overlap, idle and stragglers of traces\n"
 	"\n"
@@ -37,6 +40,13 @@ int cli_fail(const char *cmd, const struct mt_error *err)
 
 int main(int argc, char **argv)
 {
+	/* build/probe-<name> is this program under another name */
+	const char *base = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
+
+	if (!strncmp(base, "probe-", 6)) {
+		argv[0] = (char *)base + 6;
+		return cmd_probe(argc, argv);
+	}
 	if (argc < 2) {
 		fputs(usage, stderr);
 		return 2;
@@ -59,6 +69,15 @@ int main(int argc, char **argv)
 		return cmd_report(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "analyze") || !strcmp(argv[1], "analyse"))
 		return cmd_analyze(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "calibrate"))
+		return cmd_calibrate(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "probe")) {
+		if (argc < 3 || argv[2][0] == '-')
+			return cmd_probe(argc - 1, argv + 1);
+		return cmd_probe(argc - 2, argv + 2);
+	}
+	if (!strcmp(argv[1], "import"))
+		return cmd_import(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "profile"))
 		return cmd_profile(argc - 1, argv + 1);
 	fprintf(stderr, "megatune: error: unknown command '%s'\n\n%s", argv[1], usage);

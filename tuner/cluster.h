@@ -17,6 +17,7 @@
 #include <cjson/cJSON.h>
 
 #include "../lib/err.h"
+#include "../lib/stats.h"
 
 enum mt_dtype { MT_DT_BF16, MT_DT_FP16, MT_DT_FP8, MT_DT_TF32, MT_DT_FP32, MT_DT_N };
 
@@ -40,12 +41,6 @@ enum mt_attn_impl { MT_ATTN_FLASH, MT_ATTN_UNFUSED, MT_ATTN_IMPL_N };
 
 enum mt_offload_dir { MT_OFF_H2D, MT_OFF_D2H, MT_OFF_BIDIR, MT_OFF_N };
 
-/* Repeat statistics of one measurement; `n` == 0 when the source gave a single
- * summary figure. */
-struct mt_stats {
-	int n;
-	double median, min, max, p95, cv;
-};
 
 struct mt_source {
 	char id[48];

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: MIT */
+/* stats: repeat statistics of one measurement (n, median, min, max, p95, cv).
+ *
+ * The probes time a case several times; what is kept and written is this
+ * summary, never the mean alone.  Percentiles use linear interpolation between
+ * closest ranks (numpy's default, "type 7"); cv is the sample standard
+ * deviation over the mean.
+ */
+#ifndef MT_STATS_H
+#define MT_STATS_H
+
+/* `n` == 0 when the source gave a single summary figure. */
+struct mt_stats {
+	int n;
+	double median, min, max, p95, cv;
+};
+
+/* Summarise `n` samples (n >= 1).  Sorts `x` in place; allocates nothing. */
+void mt_stats_compute(double *x, int n, struct mt_stats *out);
+
+/* The q-quantile (0..1) of sorted samples, linear interpolation. */
+double mt_quantile_sorted(const double *x, int n, double q);
+
+/* The same statistics with every value scaled by `f` (> 0). */
+void mt_stats_scale(const struct mt_stats *in, double f, struct mt_stats *out);
+
+/* Statistics of the rates f / x over sorted times x (as mt_stats_compute()
+ * leaves them): min and max swap, and p95 is the rate reached by 95% of the
+ * samples (f over the 95th percentile of the times). */
+void mt_stats_invert(const double *sorted, int n, double f, struct mt_stats *out);
+
+#endif

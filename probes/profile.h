@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: MIT */
+/* profile: build and write a `megatune.profile/1` document (docs/FORMATS.md
+ * section 2) from measurements, for `megatune calibrate` and `megatune import`.
+ *
+ * The document is a cJSON tree owned by the caller (cJSON_Delete).  It starts
+ * from a base: a bundled profile or a file (whose GPU, node and curves stand
+ * until a measurement replaces them) or an empty skeleton.  Every added record
+ * names a source added with mt_profile_add_source().  mt_profile_write()
+ * validates the document with the same reader `megatune advise` uses
+ * (tuner/cluster.h) and only then writes it atomically, so a failed import or
+ * calibration never leaves a bad file nor replaces a good one.
+ */
+#ifndef MT_PROFILE_H
+#define MT_PROFILE_H
+
+#include <cjson/cJSON.h>
+
+#include "../lib/err.h"
+#include "../lib/stats.h"
+
+/* The base: `spec` a bundled name ("dgx-h100") or a path; NULL gives a
+ * skeleton with schema, name and empty arrays (gpu and node must then be set
+ * by the caller).  `name` replaces the base's name when not NULL. */
+int mt_profile_new(const char *spec, const char *name, cJSON **doc, struct mt_error *err);
+
+/* Add a provenance record (kind: measured, imported, spec, published,
+ * derived).  An id already present is replaced. */
+int mt_profile_add_source(cJSON *doc, const char *id, const char *kind, const char *citation);
+
+/* The collective curve (op, span, ranks, per_node) from source `src`:
+ * an existing curve with the same op, span, ranks and per_node is emptied and
+ * reused (a measurement replaces what the base had), else a new one is
+ * appended.  op is an mt_coll_name() ("all_reduce", ...), span "nvlink" or
+ * "network".  Returns the curve object (owned by doc). */
+cJSON *mt_profile_coll_curve(cJSON *doc, const char *op, const char *span, int ranks,
+			     int per_node, const char *src);
+/* Add a point (bytes as nccl-tests counts them) to a curve; a point of the
+ * same size is replaced.  time_us <= 0 leaves it out; st may be NULL. */
+void mt_profile_coll_point(cJSON *curve, double bytes, double busbw_gbps, double time_us,
+			   const struct mt_stats *st);
+
+/* Sections written by calibrate; each replaces an equal record of the base
+ * (same dtype and shape, same head_dim/seq/causal, same direction/memory...). */
+void mt_profile_gemm(cJSON *doc, const char *dtype, double m, double n, double k, double tflops,
+		     const struct mt_stats *st, const char *src);
+void mt_profile_attention(cJSON *doc, const char *dtype, int head_dim, int seq, int causal,
+			  double fwd_tflops, double bwd_tflops, const char *src);
+void mt_profile_offload(cJSON *doc, const char *direction, int pinned, int numa_local,
+			int under_load, double gbps, const struct mt_stats *st, const char *src);
+/* Set one host field ("launch_overhead_us", "optimizer_gparams_per_s") */
+void mt_profile_host(cJSON *doc, const char *key, double value, const char *src);
+void mt_profile_memory_bandwidth(cJSON *doc, const char *kernel, double gbps, const char *src);
+/* software.nccl / software.cuda ("2.28.9", "13.0"); NULL leaves it */
+void mt_profile_software(cJSON *doc, const char *nccl, const char *cuda);
+/* Name a slow GPU or link: {"what": what, "metric": metric, "value": v,
+ * "median": med, "below_pct": pct} */
+void mt_profile_outlier(cJSON *doc, const char *what, const char *metric, double value,
+			double median, double below_pct);
+
+/* Validate (tuner/cluster.c) and write atomically ("-": stdout).  Nothing is
+ * written when validation fails; the message names `path` and the field. */
+int mt_profile_write(const cJSON *doc, const char *path, struct mt_error *err);
+
+#endif
