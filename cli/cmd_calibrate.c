@@ -1,9 +1,416 @@
 /* SPDX-License-Identifier: MIT */
+/* calibrate: run the probes, append every result as it comes, write the
+ * cluster profile, name the outliers. */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../probes/calibrate.h"
+#include "../probes/gpu.h"
+#include "../probes/mpi.h"
+#include "../probes/probe.h"
+#include "../probes/profile.h"
+#include "../probes/topology.h"
 #include "cli.h"
+#include "probe_opts.h"
+
+static const char calibrate_usage[] =
+	"usage: megatune calibrate -o PROFILE.json [--probes LIST] [--quick|--full]\n"
+	"                          [--backend cuda|cpu] [--resume|--fresh] [--margin PCT]\n"
+	"                          [--results FILE] [--name NAME] [probe options]\n"
+	"       mpirun -np N megatune calibrate ...   (or srun: one rank per GPU)\n"
+	"\n"
+	"Runs the probes (default: topology,gemm,attention,collective,offload,host),\n"
+	"shows progress, and writes a megatune.profile/1 that `megatune advise\n"
+	"--cluster PROFILE.json` reads.  Every result is appended to the results file\n"
+	"(PROFILE.json.results.jsonl, megatune.result/1) as it is measured, so an\n"
+	"interrupted pass keeps what it measured and --resume continues it.  A GPU or\n"
+	"link more than --margin percent below the median of its peers is named on\n"
+	"screen and in the profile's `outliers`.\n"
+	"\n"
+	"  -o, --output FILE    the profile to write (written whole at the end, never\n"
+	"                       over a good file on failure)\n"
+	"  --probes LIST        which probes, comma-separated\n"
+	"  --resume             continue an interrupted pass from its results file\n"
+	"  --fresh              start over, replacing an earlier results file\n"
+	"  --results FILE       the results file (default PROFILE.json.results.jsonl)\n"
+	"  --margin PCT         outlier margin below the median of peers (default 10)\n"
+	"  --name NAME          the profile's name (default: calibrated-<host>)\n"
+	PROBE_OPTS_HELP
+	"\n"
+	"exit codes: 0 success; 1 a result failed verification (the profile is still\n"
+	"written from the verified ones); 2 bad usage or a bad results file; 77 the\n"
+	"backend does not apply here (no GPU: use --backend cpu); 130 interrupted\n"
+	"(--resume continues).\n";
+
+static volatile sig_atomic_t g_stop;
+static int g_stop_after = -1; /* tests: stop as if interrupted after N results */
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	g_stop = 1;
+}
+
+struct csink {
+	struct mt_sink s;
+	FILE *results;
+	int emitted, header;
+	const cJSON *done;  /* --resume: records already measured */
+	double t0;
+};
+
+static void c_emit(struct mt_sink *s, const struct mt_measurement *m)
+{
+	struct csink *cs = (struct csink *)s;
+
+	mt_result_record(cs->results, m);
+	if (m->verified < 0)
+		fprintf(stderr, "  %s %s: %s\n", m->probe->name, m->c.label, m->note);
+	if (g_stop_after >= 0 && ++cs->emitted >= g_stop_after)
+		g_stop = 1;
+}
+
+static void c_progress(struct mt_sink *s, const struct mt_probe *p, int done, int total,
+		       const char *label)
+{
+	struct csink *cs = (struct csink *)s;
+
+	if (!isatty(2) && done < total)
+		return;
+	fprintf(stderr, "\r%-11s [%3d/%3d] %6.1f s  %-40.40s%s", p->name, done, total,
+		mt_now() - cs->t0, label, done == total ? "\n" : "");
+	fflush(stderr);
+}
+
+static void c_skip(struct mt_sink *s, const struct mt_probe *p, const char *why)
+{
+	(void)s;
+	fprintf(stderr, "%-11s skipped: %s\n", p->name, why);
+}
+
+static int skip_case(void *user, const struct mt_probe *p, const struct mt_case *c)
+{
+	struct csink *cs = user;
+
+	if (g_stop)
+		return 1;
+	return cs->done && mt_results_has(cs->done, p->name, c->label);
+}
+
+/* Cut a results file after its last whole line (a killed run's last line
+ * is incomplete); 0 or -1 with errno. */
+static int drop_cut_line(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	long pos = 0, last = 0;
+	int ch;
+
+	if (!f)
+		return -1;
+	while ((ch = getc(f)) != EOF) {
+		pos++;
+		if (ch == '\n')
+			last = pos;
+	}
+	fclose(f);
+	return truncate(path, last);
+}
+
+static int has(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+	const char *p = list;
+
+	while ((p = strstr(p, name))) {
+		if ((p == list || p[-1] == ',') && (p[n] == 0 || p[n] == ','))
+			return 1;
+		p += n;
+	}
+	return 0;
+}
+
 int cmd_calibrate(int argc, char **argv)
 {
-	(void)argc; (void)argv;
-	fputs("megatune calibrate: not built yet\n", stderr);
-	return 2;
+	static const struct option longopts[] = {
+		PROBE_LONGOPTS,
+		{ "output", required_argument, NULL, 'o' },
+		{ "probes", required_argument, NULL, 'p' },
+		{ "resume", no_argument, NULL, 'r' },
+		{ "fresh", no_argument, NULL, 'f' },
+		{ "results", required_argument, NULL, 'R' },
+		{ "margin", required_argument, NULL, 'm' },
+		{ "name", required_argument, NULL, 'n' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char *out = NULL, *probes = "topology,gemm,attention,collective,offload,host";
+	const char *results = NULL, *name = NULL, *env;
+	char resbuf[4096], namebuf[128], when[32], nccl[32] = "", cuda[32] = "", drv[32] = "";
+	int c, resume = 0, fresh = 0, rc, failed = 0, i, code = 0, nhosts = 0, truncated = 0;
+	int full_argc = argc, ran = 0;
+	char **full_argv = argv;
+	double margin = 10;
+	struct mt_probe_opts o;
+	struct mt_world w;
+	struct mt_error err = MT_ERROR_INIT;
+	struct mt_host_info *hosts = NULL;
+	struct mt_topo *topo = NULL;
+	struct csink cs;
+	cJSON *head = NULL, *records = NULL, *doc = NULL;
+	const struct mt_probe *p;
+	time_t now = time(NULL);
+
+	probe_opts_init(&o);
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o': out = optarg; break;
+		case 'p': probes = optarg; break;
+		case 'r': resume = 1; break;
+		case 'f': fresh = 1; break;
+		case 'R': results = optarg; break;
+		case 'n': name = optarg; break;
+		case 'm': {
+			char *end;
+			margin = strtod(optarg, &end);
+			if (end == optarg || *end || !(margin > 0) || margin >= 100) {
+				fprintf(stderr, "megatune calibrate: error: --margin '%s': expected a "
+					"percentage between 0 and 100\n", optarg);
+				return 2;
+			}
+			break;
+		}
+		case 'h': fputs(calibrate_usage, stdout); return 0;
+		default:
+			if ((rc = probe_opt(c, optarg, &o, "calibrate")))
+				return rc;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "megatune calibrate: error: unexpected argument '%s'\n", argv[optind]);
+		return 2;
+	}
+	if (!out) {
+		fprintf(stderr, "megatune calibrate: error: -o PROFILE.json is required\n");
+		return 2;
+	}
+	if (resume && fresh) {
+		fprintf(stderr, "megatune calibrate: error: --resume and --fresh exclude each other\n");
+		return 2;
+	}
+	{
+		char list[256];
+		char *tok, *save;
+		snprintf(list, sizeof(list), "%s", probes);
+		for (tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+			if (!mt_probe_find(tok)) {
+				fprintf(stderr, "megatune calibrate: error: --probes: unknown probe '%s' "
+					"(expected gemm, attention, collective, offload, host, topology)\n",
+					tok);
+				return 2;
+			}
+	}
+	if (!results) {
+		snprintf(resbuf, sizeof(resbuf), "%s.results.jsonl", out);
+		results = resbuf;
+	}
+	if ((env = getenv("MEGATUNE_CALIBRATE_STOP_AFTER")))
+		g_stop_after = atoi(env);
+	strftime(when, sizeof(when), "%Y-%m-%d", gmtime(&now));
+
+	if ((rc = mt_world_init(&w, &full_argc, &full_argv, &err)))
+		return cli_fail("calibrate", &err);
+	memset(&cs, 0, sizeof(cs));
+	cs.s.emit = c_emit;
+	cs.s.progress = c_progress;
+	cs.s.skip = c_skip;
+	cs.t0 = mt_now();
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+
+	/* rank 0 owns the results file */
+	if (w.rank == 0) {
+		int exists = access(results, F_OK) == 0;
+
+		if (resume) {
+			if (!exists) {
+				fprintf(stderr, "megatune calibrate: error: --resume: %s does not exist "
+					"(nothing to resume)\n", results);
+				code = 2;
+			} else if ((rc = mt_results_read(results, &head, &records, &truncated, &err))) {
+				code = cli_fail("calibrate", &err);
+			} else {
+				const char *b = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(head, "backend"));
+				const cJSON *wd = cJSON_GetObjectItemCaseSensitive(head, "world");
+				int ranks = (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(wd, "ranks"));
+
+				if (!b || strcmp(b, o.backend == MT_BACKEND_CUDA ? "cuda" : "cpu")) {
+					fprintf(stderr, "megatune calibrate: error: %s: field 'backend': the "
+						"pass was started with --backend %s; resume it with the same\n",
+						results, b ? b : "?");
+					code = 2;
+				} else if (ranks != w.size) {
+					fprintf(stderr, "megatune calibrate: error: %s: field 'world.ranks': "
+						"the pass was started on %d ranks, this run has %d\n",
+						results, ranks, w.size);
+					code = 2;
+				} else {
+					if (truncated)
+						fprintf(stderr, "megatune calibrate: %s: dropped a last line cut "
+							"short\n", results);
+					fprintf(stderr, "resuming: %d results already in %s\n",
+						cJSON_GetArraySize(records), results);
+					cs.done = records;
+				}
+			}
+			if (!code && truncated && drop_cut_line(results)) {
+				fprintf(stderr, "megatune calibrate: error: %s: cannot drop the cut "
+					"line: %s\n", results, strerror(errno));
+				code = 2;
+			}
+			if (!code)
+				cs.results = fopen(results, "a");
+		} else if (exists && !fresh) {
+			fprintf(stderr, "megatune calibrate: error: %s exists (an earlier pass): "
+				"--resume continues it, --fresh starts over\n", results);
+			code = 2;
+		} else {
+			cs.results = fopen(results, "w");
+			if (cs.results)
+				mt_result_head(cs.results, argc + 1, argv - 1, &o, &w);
+		}
+		if (!code && !cs.results) {
+			fprintf(stderr, "megatune calibrate: error: %s: cannot write: %s\n", results,
+				strerror(errno));
+			code = 2;
+		}
+	}
+	if (w.mpi)
+		mt_world_bcast(&w, &code, (int)sizeof(code));
+	if (code)
+		goto done;
+
+	/* the backend must exist at all */
+	if (o.backend == MT_BACKEND_CUDA && mt_cuda_load(NULL, NULL, &err)) {
+		if (w.rank == 0)
+			fprintf(stderr, "megatune calibrate: not applicable here: %s\n(--backend cpu "
+				"calibrates with the CPU backends)\n", err.msg);
+		code = 77;
+		goto done;
+	}
+	if ((rc = mt_hosts_gather(&w, &hosts, &nhosts, &err))) {
+		code = cli_fail("calibrate", &err);
+		goto done;
+	}
+	if (o.backend == MT_BACKEND_CUDA) {
+		topo = calloc(1, sizeof(*topo));
+		if (topo && mt_gpu_topology(topo, &err)) {
+			free(topo);
+			topo = NULL;
+		}
+		mt_cuda_versions(nccl, cuda, drv, sizeof(nccl));
+	}
+	if (w.rank == 0)
+		fprintf(stderr, "calibrating %d host%s, %d rank%s, backend %s, %s sweep\n", w.nnodes,
+			w.nnodes == 1 ? "" : "s", w.size, w.size == 1 ? "" : "s",
+			o.backend == MT_BACKEND_CUDA ? "cuda" : "cpu",
+			o.depth == MT_DEPTH_QUICK ? "quick" : o.depth == MT_DEPTH_FULL ? "full" :
+			o.depth == MT_DEPTH_SMOKE ? "smoke" : "normal");
+	for (i = 0; (p = mt_probe_at(i)); i++) {
+		if (!has(probes, p->name) || p->kind == MT_PROBE_INFO)
+			continue;
+		rc = mt_probe_run(p, &o, &w, &cs.s, skip_case, &cs, &failed, &err);
+		if (rc == MT_EUNSUPPORTED) {
+			if (w.rank == 0)
+				c_skip(&cs.s, p, err.msg);
+		} else if (rc) {
+			if (w.rank == 0)
+				fprintf(stderr, "megatune calibrate: %s: %s\n", p->name, err.msg);
+			failed++;
+		} else {
+			ran++;
+		}
+		if (g_stop)
+			break;
+	}
+	if (w.rank == 0 && cs.results) {
+		fclose(cs.results);
+		cs.results = NULL;
+	}
+	if (g_stop) {
+		if (w.rank == 0)
+			fprintf(stderr, "\ninterrupted: the results so far are in %s; run the same "
+				"command with --resume to continue\n", results);
+		code = 130;
+		goto done;
+	}
+	if (w.rank == 0) {
+		struct mt_calib_info info;
+		struct mt_outlier outl[32];
+		int n, k;
+
+		cJSON_Delete(head);
+		cJSON_Delete(records);
+		head = records = NULL;
+		cs.done = NULL;
+		if ((rc = mt_results_read(results, &head, &records, &truncated, &err))) {
+			code = cli_fail("calibrate", &err);
+			goto done;
+		}
+		if (!name) {
+			snprintf(namebuf, sizeof(namebuf), "calibrated-%s", w.host);
+			name = namebuf;
+		}
+		memset(&info, 0, sizeof(info));
+		info.backend = o.backend;
+		info.hosts = hosts;
+		info.nhosts = nhosts;
+		info.ranks = w.size;
+		info.ranks_per_node = w.local_size;
+		info.topo = topo;
+		info.name = name;
+		info.nccl = nccl[0] ? nccl : NULL;
+		info.cuda = cuda[0] ? cuda : NULL;
+		info.margin_pct = margin;
+		info.when = when;
+		n = mt_find_outliers(records, margin, outl, 32);
+		for (k = 0; k < n && k < 32; k++)
+			fprintf(stderr, "outlier: %s: %s %.4g, %.1f%% below the median %.4g of its "
+				"peers\n", outl[k].what, outl[k].metric, outl[k].value,
+				outl[k].below_pct, outl[k].median);
+		if (n > 32)
+			fprintf(stderr, "outlier: ... and %d more (see %s)\n", n - 32, out);
+		if ((rc = mt_calibrate_profile(records, &info, &doc, &err)) ||
+		    (rc = mt_profile_write(doc, out, &err))) {
+			code = cli_fail("calibrate", &err);
+		} else {
+			fprintf(stderr, "wrote %s (%d results, %d outlier%s); results in %s\n", out,
+				cJSON_GetArraySize(records), n, n == 1 ? "" : "s", results);
+			if (failed) {
+				fprintf(stderr, "megatune calibrate: %d result%s failed verification or "
+					"errored; the profile uses the verified ones\n", failed,
+					failed == 1 ? "" : "s");
+				code = 1;
+			}
+		}
+	}
+	(void)ran;
+	if (w.mpi)
+		mt_world_bcast(&w, &code, (int)sizeof(code));
+done:
+	if (cs.results)
+		fclose(cs.results);
+	cJSON_Delete(head);
+	cJSON_Delete(records);
+	cJSON_Delete(doc);
+	free(hosts);
+	free(topo);
+	mt_world_finalize(&w);
+	return code;
 }

@@ -1,9 +1,254 @@
 /* SPDX-License-Identifier: MIT */
+/* probe: run one probe and print its table (and megatune.result/1 JSON Lines). */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../probes/mpi.h"
+#include "../probes/probe.h"
+#include "../probes/topology.h"
+#include "../tuner/cluster.h"
 #include "cli.h"
+#include "probe_opts.h"
+
+static const char probe_usage[] =
+	"usage: megatune probe NAME [--backend cuda|cpu] [--quick|--full|--smoke]\n"
+	"                      [--json FILE] [probe options]\n"
+	"       build/probe-NAME [options]       (the same program under another name)\n"
+	"\n"
+	"Measures one thing about this machine, verified, with repeat statistics\n"
+	"(n, median, min, max, p95, cv).  Under mpirun or srun every rank takes part:\n"
+	"per-GPU probes run on every rank at once (one GPU per rank by local rank) and\n"
+	"rank 0 prints every rank's row; collectives run on the parallel groups a job\n"
+	"uses (inside a node: 2, 4, 8 ranks; across nodes: rails and the whole world).\n"
+	"\n"
+	"probes:\n"
+	"%s"
+	"\n"
+	PROBE_OPTS_HELP
+	"  --json FILE          also write megatune.result/1 JSON Lines ('-': stdout,\n"
+	"                       then no table)\n"
+	"  --quiet              no table\n"
+	"\n"
+	"exit codes: 0 success; 1 a result failed verification; 2 bad usage;\n"
+	"77 the probe does not apply here (no GPU, one rank for a collective), with\n"
+	"the reason.\n";
+
+static void print_usage(FILE *f)
+{
+	char list[1024] = "";
+	const struct mt_probe *p;
+	int i;
+
+	for (i = 0; (p = mt_probe_at(i)); i++) {
+		size_t l = strlen(list);
+		snprintf(list + l, sizeof(list) - l, "  %-11s %s\n", p->name, p->summary);
+	}
+	fprintf(f, probe_usage, list);
+}
+
+struct psink {
+	struct mt_sink s;
+	FILE *table, *json;
+	int header;
+};
+
+static void p_emit(struct mt_sink *s, const struct mt_measurement *m)
+{
+	struct psink *ps = (struct psink *)s;
+
+	if (ps->table) {
+		if (!ps->header++)
+			mt_table_header(ps->table, m->probe);
+		mt_table_row(ps->table, m);
+		fflush(ps->table);
+	}
+	if (ps->json)
+		mt_result_record(ps->json, m);
+}
+
+static void topology_text(FILE *f, const struct mt_world *w, const struct mt_host_info *h, int nh,
+			  const struct mt_topo *t, const char *why)
+{
+	int i, j;
+
+	fprintf(f, "# hosts %d, ranks %d (%d per host)\n", nh, w->size, w->local_size);
+	for (i = 0; i < nh; i++)
+		fprintf(f, "host %-20s %s, %d CPUs, %d NUMA node%s, %.1f GiB\n", h[i].host,
+			h[i].cpu_model, h[i].cores, h[i].numa_nodes, h[i].numa_nodes == 1 ? "" : "s",
+			h[i].mem_bytes / (1024.0 * 1024 * 1024));
+	if (!t) {
+		fprintf(f, "gpus: none (%s)\n", why);
+		return;
+	}
+	fprintf(f, "gpus: %d on %s, NVLink domain %d, topology from %s\n", t->ngpus, w->host,
+		t->nvlink_domain, t->nvml ? "NVML" : "CUDA only");
+	if (!t->nvml && t->nvml_reason[0])
+		fprintf(f, "  (NVML: %s)\n", t->nvml_reason);
+	for (i = 0; i < t->ngpus; i++) {
+		const struct mt_topo_gpu *g = &t->gpu[i];
+
+		fprintf(f, "gpu %d %s  %s  sm_%d%d  %d SMs  %.1f GiB  %d/%d MHz  NVLink %d links "
+			"%d peers  PCIe gen%d x%d  NUMA %d  CPUs %s\n", g->index, g->name, g->pci_bus_id,
+			g->cc_major, g->cc_minor, g->sm_count, g->memory_bytes / (1024.0 * 1024 * 1024),
+			g->sm_clock_mhz, g->mem_clock_mhz, g->nvlinks, g->nvlink_peers, g->pcie_gen,
+			g->pcie_width, g->numa_node, g->cpu_affinity[0] ? g->cpu_affinity : "?");
+		fprintf(f, "  p2p:");
+		for (j = 0; j < t->ngpus; j++)
+			fprintf(f, " %c", j == i ? 'X' : g->p2p[j] ? '1' : '0');
+		fprintf(f, "\n");
+	}
+}
+
+static int run_topology(const struct mt_probe_opts *o, const struct mt_world *w, FILE *table,
+			FILE *json)
+{
+	struct mt_host_info *hosts = NULL;
+	struct mt_topo *t = calloc(1, sizeof(*t));
+	struct mt_error err = MT_ERROR_INIT, gerr = MT_ERROR_INIT;
+	int nh = 0, rc, grc = MT_EUNSUPPORTED;
+
+	if (!t)
+		return 2;
+	if ((rc = mt_hosts_gather(w, &hosts, &nh, &err))) {
+		free(t);
+		return cli_fail("probe", &err);
+	}
+	if (o->backend == MT_BACKEND_CUDA)
+		grc = mt_gpu_topology(t, &gerr);
+	else
+		snprintf(gerr.msg, sizeof(gerr.msg), "the CPU backend looks at hosts only");
+	if (w->rank == 0) {
+		if (table)
+			topology_text(table, w, hosts, nh, grc ? NULL : t, gerr.msg);
+		if (json) {
+			int i;
+
+			for (i = 0; i < nh; i++)
+				fprintf(json, "{\"probe\": \"topology\", \"kind\": \"host\", \"host\": \"%s\", "
+					"\"cpu\": \"%s\", \"cpus\": %d, \"numa_nodes\": %d, "
+					"\"memory_bytes\": %.0f, \"ranks\": %d}\n", hosts[i].host,
+					hosts[i].cpu_model, hosts[i].cores, hosts[i].numa_nodes,
+					hosts[i].mem_bytes, hosts[i].ranks);
+			for (i = 0; !grc && i < t->ngpus; i++)
+				fprintf(json, "{\"probe\": \"topology\", \"kind\": \"gpu\", \"host\": \"%s\", "
+					"\"index\": %d, \"name\": \"%s\", \"pci_bus_id\": \"%s\", "
+					"\"memory_bytes\": %.0f, \"sm_count\": %d, \"compute_capability\": "
+					"%d.%d, \"nvlinks\": %d, \"nvlink_peers\": %d, \"nvlink_domain\": %d, "
+					"\"pcie_gen\": %d, \"pcie_width\": %d, \"numa_node\": %d, "
+					"\"cpu_affinity\": \"%s\", \"nvml\": %s}\n", w->host, t->gpu[i].index,
+					t->gpu[i].name, t->gpu[i].pci_bus_id, t->gpu[i].memory_bytes,
+					t->gpu[i].sm_count, t->gpu[i].cc_major, t->gpu[i].cc_minor,
+					t->gpu[i].nvlinks, t->gpu[i].nvlink_peers, t->nvlink_domain,
+					t->gpu[i].pcie_gen, t->gpu[i].pcie_width, t->gpu[i].numa_node,
+					t->gpu[i].cpu_affinity, t->nvml ? "true" : "false");
+		}
+	}
+	free(hosts);
+	free(t);
+	if (o->backend == MT_BACKEND_CUDA && grc) {
+		if (w->rank == 0)
+			fprintf(stderr, "megatune probe topology: %s\n", gerr.msg);
+		return mt_exit_code(grc);
+	}
+	return 0;
+}
+
 int cmd_probe(int argc, char **argv)
 {
-	(void)argc; (void)argv;
-	fputs("megatune probe: not built yet\n", stderr);
-	return 2;
+	struct mt_probe_opts o;
+	struct mt_world w;
+	struct mt_error err = MT_ERROR_INIT;
+	const struct mt_probe *p;
+	const char *json = NULL;
+	struct psink ps;
+	FILE *jf = NULL;
+	int c, quiet = 0, failed = 0, rc, idx, code;
+	char **full_argv = argv, tmp[4096];
+	int full_argc = argc;
+	static const struct option longopts[] = {
+		PROBE_LONGOPTS,
+		{ "json", required_argument, NULL, 'j' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+
+	if (!strcmp(argv[0], "probe") || !strcmp(argv[0], "--help") || !strcmp(argv[0], "-h")) {
+		int help = !strcmp(argv[0], "--help") || !strcmp(argv[0], "-h") ||
+			   (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")));
+		print_usage(help ? stdout : stderr);
+		if (!help)
+			fprintf(stderr, "megatune probe: error: name a probe\n");
+		return help ? 0 : 2;
+	}
+	p = mt_probe_find(argv[0]);
+	if (!p) {
+		fprintf(stderr, "megatune probe: error: unknown probe '%s' (expected one of gemm, "
+			"attention, collective, offload, host, topology)\n", argv[0]);
+		return 2;
+	}
+	probe_opts_init(&o);
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "j:qh", longopts, &idx)) != -1) {
+		if (c == 'j')
+			json = optarg;
+		else if (c == 'q')
+			quiet = 1;
+		else if (c == 'h') {
+			print_usage(stdout);
+			return 0;
+		} else if ((rc = probe_opt(c, optarg, &o, "probe")))
+			return rc;
+	}
+	if (optind < argc) {
+		fprintf(stderr, "megatune probe: error: unexpected argument '%s'\n", argv[optind]);
+		return 2;
+	}
+	if ((rc = mt_world_init(&w, &full_argc, &full_argv, &err)))
+		return cli_fail("probe", &err);
+	memset(&ps, 0, sizeof(ps));
+	ps.s.emit = p_emit;
+	if (w.rank == 0 && json) {
+		snprintf(tmp, sizeof(tmp), "%s.tmp", json);
+		jf = !strcmp(json, "-") ? stdout : fopen(tmp, "w");
+		if (!jf) {
+			fprintf(stderr, "megatune probe: error: %s: cannot write: %s\n", json,
+				strerror(errno));
+			mt_world_abort(&w, 2);
+		}
+		mt_result_head(jf, argc, argv, &o, &w);
+	}
+	ps.json = jf;
+	ps.table = w.rank == 0 && !quiet && jf != stdout ? stdout : NULL;
+	if (p->kind == MT_PROBE_INFO) {
+		code = run_topology(&o, &w, ps.table, jf);
+	} else {
+		rc = mt_probe_run(p, &o, &w, &ps.s, NULL, NULL, &failed, &err);
+		if (rc) {
+			if (w.rank == 0)
+				fprintf(stderr, "megatune probe %s: %s: %s\n", p->name,
+					rc == MT_EUNSUPPORTED ? "not applicable here" : "error", err.msg);
+			code = mt_exit_code(rc);
+		} else {
+			code = failed ? 1 : 0;
+			if (failed && w.rank == 0)
+				fprintf(stderr, "megatune probe %s: %d result%s failed verification\n",
+					p->name, failed, failed == 1 ? "" : "s");
+		}
+	}
+	if (jf && jf != stdout) {
+		/* written next to the target and renamed: a failed run leaves the
+		 * previous file as it was */
+		if (fclose(jf) || rename(tmp, json)) {
+			fprintf(stderr, "megatune probe: error: %s: cannot write: %s\n", json,
+				strerror(errno));
+			code = 2;
+		}
+	}
+	mt_world_finalize(&w);
+	return code;
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* gpu: the boundary between the C harness and the CUDA backends.
  *
- * All CUDA code (probes/*.cu) is built by nvcc into one shared library,
+ * All CUDA code (the .cu files under probes/cuda/) is built by nvcc into one shared library,
  * build/libmegatune_cuda.so, linked against the CUDA runtime, cuBLASLt, cuDNN
  * and NCCL, never against libcuda or its stub.  megatune itself does not link
  * any of them: mt_cuda_load() dlopens the library at run time (next to the
@@ -11,7 +11,7 @@
  *
  * The library exports one symbol, mt_cuda_api(), returning a static table.
  * Its probe ops follow probes/probe.h with `plan` left NULL: the cases are
- * planned in C (probes/plan.c), the same for both backends.  Code in the
+ * planned in C (probes/gemm.c, attention.c, offload.c, host.c, collective.c), the same for both backends.  Code in the
  * library fills `struct mt_error` directly (code and msg) and calls nothing in
  * megatune.
  */
@@ -90,6 +90,15 @@ const struct mt_cuda_api *mt_cuda_api(void);
 /* C side (probes/gpu.c): load the library once.  MT_OK and *api, or
  * MT_EUNSUPPORTED with the reason (library missing, no driver, no GPU). */
 int mt_cuda_load(const struct mt_cuda_api **api, struct mt_cuda_env *env, struct mt_error *err);
+
+/* Driver, CUDA runtime and NCCL versions as strings ("" without the
+ * library or a driver), each buffer `n` bytes (probes/result.c). */
+void mt_cuda_versions(char *nccl, char *cuda, char *driver, size_t n);
+
+/* The CUDA ops tables of the registry: C plans (probes/plan functions) with
+ * everything else forwarded to the library. */
+extern const struct mt_probe_ops mt_gemm_cuda, mt_attention_cuda, mt_collective_cuda,
+	mt_offload_cuda;
 
 #ifdef __cplusplus
 }

@@ -621,10 +621,12 @@ static int prepare_gemm(struct mt_cluster *c, const char *file, struct mt_error 
 	}
 	/* A dtype the GPU has but the profile did not measure is derived from a
 	 * measured one by the ratio of dense peaks (docs/MODEL.md 3.1). */
-	if (!c->gcurve[MT_DT_BF16].n && !c->gcurve[MT_DT_FP16].n && !c->gcurve[MT_DT_FP8].n)
+	/* A CPU-backend profile measures fp32 only (docs/FORMATS.md section 2) */
+	if (!c->gcurve[MT_DT_BF16].n && !c->gcurve[MT_DT_FP16].n && !c->gcurve[MT_DT_FP8].n &&
+	    !(c->gcurve[MT_DT_FP32].n && c->peak_tflops[MT_DT_FP32] > 0))
 		return mt_error_set(err, MT_EINVAL,
 				    "%s: field 'gemm': expected at least one bf16, fp16 or fp8 "
-				    "measurement", file);
+				    "measurement (fp32 alone only with gpu.peak_tflops.fp32)", file);
 	for (dt = 0; dt < MT_DT_N; dt++) {
 		static const int order[] = { MT_DT_BF16, MT_DT_FP16, MT_DT_FP8, MT_DT_TF32, MT_DT_FP32 };
 		struct mt_gemm_curve *g = &c->gcurve[dt];

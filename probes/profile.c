@@ -1,0 +1,369 @@
+/* SPDX-License-Identifier: MIT */
+#include "profile.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../lib/bundled.h"
+#include "../lib/fsutil.h"
+#include "../lib/jsonr.h"
+#include "../tuner/cluster.h"
+
+int mt_profile_new(const char *spec, const char *name, cJSON **doc, struct mt_error *err)
+{
+	static const char *const arrays[] = { "sources", "gemm", "attention", "collectives",
+					      "offload" };
+	const struct mt_bundled *b;
+	cJSON *d = NULL;
+	size_t i;
+	int rc;
+
+	*doc = NULL;
+	if (spec) {
+		if (!mt_is_path(spec) && (b = mt_bundled_find("profile", spec)))
+			rc = mt_json_parse(b->path, b->data, b->len, &d, err);
+		else
+			rc = mt_json_load(spec, &d, err);
+		if (rc)
+			return rc;
+		if (!cJSON_IsObject(d)) {
+			cJSON_Delete(d);
+			return mt_error_set(err, MT_EINVAL,
+					    "%s: expected a megatune.profile/1 object at the top level",
+					    spec);
+		}
+	} else {
+		d = cJSON_CreateObject();
+		if (!d)
+			return mt_error_set(err, MT_ENOMEM, "out of memory");
+	}
+	cJSON_DeleteItemFromObjectCaseSensitive(d, "schema");
+	cJSON_AddStringToObject(d, "schema", "megatune.profile/1");
+	if (name || !cJSON_GetObjectItemCaseSensitive(d, "name")) {
+		cJSON_DeleteItemFromObjectCaseSensitive(d, "name");
+		cJSON_AddStringToObject(d, "name", name ? name : "calibrated");
+	}
+	for (i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++)
+		if (!cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(d, arrays[i]))) {
+			cJSON_DeleteItemFromObjectCaseSensitive(d, arrays[i]);
+			cJSON_AddItemToObject(d, arrays[i], cJSON_CreateArray());
+		}
+	*doc = d;
+	return MT_OK;
+}
+
+static cJSON *arr(cJSON *doc, const char *key)
+{
+	cJSON *a = cJSON_GetObjectItemCaseSensitive(doc, key);
+
+	if (!cJSON_IsArray(a)) {
+		cJSON_DeleteItemFromObjectCaseSensitive(doc, key);
+		a = cJSON_AddArrayToObject(doc, key);
+	}
+	return a;
+}
+
+static const char *sget(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	return cJSON_IsString(v) ? v->valuestring : "";
+}
+
+static double nget(const cJSON *o, const char *key, double dflt)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	return cJSON_IsNumber(v) ? v->valuedouble : dflt;
+}
+
+static int bget(const cJSON *o, const char *key, int dflt)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	return cJSON_IsBool(v) ? cJSON_IsTrue(v) : dflt;
+}
+
+/* Replace the element of `a` for which `same` holds, else append. */
+static void put(cJSON *a, cJSON *item, int (*same)(const cJSON *x, const cJSON *y))
+{
+	cJSON *e;
+	int i = 0;
+
+	cJSON_ArrayForEach(e, a) {
+		if (same(e, item)) {
+			cJSON_ReplaceItemInArray(a, i, item);
+			return;
+		}
+		i++;
+	}
+	cJSON_AddItemToArray(a, item);
+}
+
+static int same_id(const cJSON *x, const cJSON *y)
+{
+	return !strcmp(sget(x, "id"), sget(y, "id"));
+}
+
+int mt_profile_add_source(cJSON *doc, const char *id, const char *kind, const char *citation)
+{
+	cJSON *s = cJSON_CreateObject();
+
+	if (!s)
+		return MT_ENOMEM;
+	cJSON_AddStringToObject(s, "id", id);
+	cJSON_AddStringToObject(s, "kind", kind);
+	cJSON_AddStringToObject(s, "citation", citation);
+	put(arr(doc, "sources"), s, same_id);
+	return MT_OK;
+}
+
+static void add_stats(cJSON *o, const struct mt_stats *st)
+{
+	cJSON *s;
+
+	if (!st || st->n <= 0)
+		return;
+	s = cJSON_AddObjectToObject(o, "stats");
+	cJSON_AddNumberToObject(s, "n", st->n);
+	cJSON_AddNumberToObject(s, "median", st->median);
+	cJSON_AddNumberToObject(s, "min", st->min);
+	cJSON_AddNumberToObject(s, "max", st->max);
+	cJSON_AddNumberToObject(s, "p95", st->p95);
+	cJSON_AddNumberToObject(s, "cv", st->cv);
+}
+
+/* Round to `sig` significant digits so that the file reads like a
+ * measurement, not like a binary fraction. */
+static double sig(double v, int digits)
+{
+	double m;
+
+	if (v == 0 || !isfinite(v))
+		return v;
+	m = pow(10, digits - 1 - (int)floor(log10(fabs(v))));
+	return round(v * m) / m;
+}
+
+static void round_stats(struct mt_stats *o, const struct mt_stats *st)
+{
+	*o = *st;
+	o->median = sig(st->median, 6);
+	o->min = sig(st->min, 6);
+	o->max = sig(st->max, 6);
+	o->p95 = sig(st->p95, 6);
+	o->cv = sig(st->cv, 3);
+}
+
+cJSON *mt_profile_coll_curve(cJSON *doc, const char *op, const char *span, int ranks,
+			     int per_node, const char *src)
+{
+	cJSON *a = arr(doc, "collectives"), *c;
+
+	cJSON_ArrayForEach(c, a) {
+		if (!strcmp(sget(c, "op"), op) && !strcmp(sget(c, "span"), span) &&
+		    (int)nget(c, "ranks", 0) == ranks &&
+		    (int)nget(c, "ranks_per_node", ranks) == per_node) {
+			cJSON_DeleteItemFromObjectCaseSensitive(c, "points");
+			cJSON_DeleteItemFromObjectCaseSensitive(c, "source");
+			cJSON_AddStringToObject(c, "source", src);
+			cJSON_AddArrayToObject(c, "points");
+			return c;
+		}
+	}
+	c = cJSON_CreateObject();
+	cJSON_AddStringToObject(c, "op", op);
+	cJSON_AddStringToObject(c, "span", span);
+	cJSON_AddNumberToObject(c, "ranks", ranks);
+	cJSON_AddNumberToObject(c, "ranks_per_node", per_node);
+	cJSON_AddStringToObject(c, "source", src);
+	cJSON_AddArrayToObject(c, "points");
+	cJSON_AddItemToArray(a, c);
+	return c;
+}
+
+static int same_bytes(const cJSON *x, const cJSON *y)
+{
+	return nget(x, "bytes", -1) == nget(y, "bytes", -2);
+}
+
+void mt_profile_coll_point(cJSON *curve, double bytes, double busbw_gbps, double time_us,
+			   const struct mt_stats *st)
+{
+	cJSON *p = cJSON_CreateObject();
+	struct mt_stats r;
+
+	cJSON_AddNumberToObject(p, "bytes", bytes);
+	cJSON_AddNumberToObject(p, "busbw_gbps", sig(busbw_gbps, 6));
+	if (time_us > 0)
+		cJSON_AddNumberToObject(p, "time_us", sig(time_us, 6));
+	if (st) {
+		round_stats(&r, st);
+		add_stats(p, &r);
+	}
+	put(arr(curve, "points"), p, same_bytes);
+}
+
+static int same_gemm(const cJSON *x, const cJSON *y)
+{
+	return !strcmp(sget(x, "dtype"), sget(y, "dtype")) && nget(x, "m", 0) == nget(y, "m", 0) &&
+	       nget(x, "n", 0) == nget(y, "n", 0) && nget(x, "k", 0) == nget(y, "k", 0);
+}
+
+void mt_profile_gemm(cJSON *doc, const char *dtype, double m, double n, double k, double tflops,
+		     const struct mt_stats *st, const char *src)
+{
+	cJSON *g = cJSON_CreateObject();
+	struct mt_stats r;
+
+	cJSON_AddStringToObject(g, "dtype", dtype);
+	cJSON_AddNumberToObject(g, "m", m);
+	cJSON_AddNumberToObject(g, "n", n);
+	cJSON_AddNumberToObject(g, "k", k);
+	cJSON_AddNumberToObject(g, "tflops", sig(tflops, 6));
+	if (st) {
+		round_stats(&r, st);
+		add_stats(g, &r);
+	}
+	cJSON_AddStringToObject(g, "source", src);
+	put(arr(doc, "gemm"), g, same_gemm);
+}
+
+static int same_attn(const cJSON *x, const cJSON *y)
+{
+	return !strcmp(sget(x, "dtype"), sget(y, "dtype")) &&
+	       nget(x, "head_dim", 0) == nget(y, "head_dim", 0) &&
+	       nget(x, "seq", 0) == nget(y, "seq", 0) &&
+	       bget(x, "causal", 0) == bget(y, "causal", 0) &&
+	       !strcmp(sget(x, "impl")[0] ? sget(x, "impl") : "flash",
+		       sget(y, "impl")[0] ? sget(y, "impl") : "flash");
+}
+
+void mt_profile_attention(cJSON *doc, const char *dtype, int head_dim, int seq, int causal,
+			  double fwd_tflops, double bwd_tflops, const char *src)
+{
+	cJSON *a = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(a, "impl", "flash");
+	cJSON_AddStringToObject(a, "dtype", dtype);
+	cJSON_AddNumberToObject(a, "head_dim", head_dim);
+	cJSON_AddNumberToObject(a, "seq", seq);
+	cJSON_AddBoolToObject(a, "causal", causal);
+	cJSON_AddNumberToObject(a, "fwd_tflops", sig(fwd_tflops, 6));
+	cJSON_AddNumberToObject(a, "bwd_tflops", sig(bwd_tflops, 6));
+	cJSON_AddStringToObject(a, "source", src);
+	put(arr(doc, "attention"), a, same_attn);
+}
+
+static int same_off(const cJSON *x, const cJSON *y)
+{
+	return !strcmp(sget(x, "direction"), sget(y, "direction")) &&
+	       !strcmp(sget(x, "memory"), sget(y, "memory")) &&
+	       bget(x, "numa_local", 1) == bget(y, "numa_local", 1) &&
+	       bget(x, "under_load", 0) == bget(y, "under_load", 0);
+}
+
+void mt_profile_offload(cJSON *doc, const char *direction, int pinned, int numa_local,
+			int under_load, double gbps, const struct mt_stats *st, const char *src)
+{
+	cJSON *o = cJSON_CreateObject();
+	struct mt_stats r;
+
+	cJSON_AddStringToObject(o, "direction", direction);
+	cJSON_AddStringToObject(o, "memory", pinned ? "pinned" : "pageable");
+	cJSON_AddBoolToObject(o, "numa_local", numa_local);
+	cJSON_AddBoolToObject(o, "under_load", under_load);
+	cJSON_AddNumberToObject(o, "gbps", sig(gbps, 6));
+	if (st) {
+		round_stats(&r, st);
+		add_stats(o, &r);
+	}
+	cJSON_AddStringToObject(o, "source", src);
+	put(arr(doc, "offload"), o, same_off);
+}
+
+static cJSON *obj(cJSON *doc, const char *key)
+{
+	cJSON *o = cJSON_GetObjectItemCaseSensitive(doc, key);
+
+	if (!cJSON_IsObject(o)) {
+		cJSON_DeleteItemFromObjectCaseSensitive(doc, key);
+		o = cJSON_AddObjectToObject(doc, key);
+	}
+	return o;
+}
+
+void mt_profile_host(cJSON *doc, const char *key, double value, const char *src)
+{
+	cJSON *h = obj(doc, "host");
+
+	cJSON_DeleteItemFromObjectCaseSensitive(h, key);
+	cJSON_AddNumberToObject(h, key, sig(value, 6));
+	cJSON_DeleteItemFromObjectCaseSensitive(h, "source");
+	cJSON_AddStringToObject(h, "source", src);
+}
+
+void mt_profile_memory_bandwidth(cJSON *doc, const char *kernel, double gbps, const char *src)
+{
+	cJSON *m;
+
+	cJSON_DeleteItemFromObjectCaseSensitive(doc, "memory_bandwidth");
+	m = cJSON_AddObjectToObject(doc, "memory_bandwidth");
+	cJSON_AddStringToObject(m, "kernel", kernel);
+	cJSON_AddNumberToObject(m, "gbps", sig(gbps, 6));
+	cJSON_AddStringToObject(m, "source", src);
+}
+
+void mt_profile_software(cJSON *doc, const char *nccl, const char *cuda)
+{
+	cJSON *s = obj(doc, "software");
+
+	if (nccl) {
+		cJSON_DeleteItemFromObjectCaseSensitive(s, "nccl");
+		cJSON_AddStringToObject(s, "nccl", nccl);
+	}
+	if (cuda) {
+		cJSON_DeleteItemFromObjectCaseSensitive(s, "cuda");
+		cJSON_AddStringToObject(s, "cuda", cuda);
+	}
+}
+
+void mt_profile_outlier(cJSON *doc, const char *what, const char *metric, double value,
+			double median, double below_pct)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(o, "what", what);
+	cJSON_AddStringToObject(o, "metric", metric);
+	cJSON_AddNumberToObject(o, "value", sig(value, 6));
+	cJSON_AddNumberToObject(o, "median", sig(median, 6));
+	cJSON_AddNumberToObject(o, "below_pct", sig(below_pct, 3));
+	cJSON_AddItemToArray(arr(doc, "outliers"), o);
+}
+
+int mt_profile_write(const cJSON *doc, const char *path, struct mt_error *err)
+{
+	struct mt_cluster *c = NULL;
+	char *text;
+	int rc;
+
+	if ((rc = mt_cluster_from_json(doc, path, &c, err)))
+		return mt_error_prefix(err, "not writing %s, the profile would be invalid: ",
+				       path);
+	mt_cluster_free(c);
+	text = cJSON_Print(doc);
+	if (!text)
+		return mt_error_set(err, MT_ENOMEM, "out of memory");
+	{
+		size_t n = strlen(text);
+		char *t = realloc(text, n + 2);
+		if (!t) {
+			cJSON_free(text);
+			return mt_error_set(err, MT_ENOMEM, "out of memory");
+		}
+		text = t;
+		text[n] = '\n';
+		text[n + 1] = 0;
+		rc = mt_write_atomic(path, text, n + 1, err);
+	}
+	free(text);
+	return rc;
+}

@@ -1,0 +1,223 @@
+/* SPDX-License-Identifier: MIT */
+/* result: `megatune.result/1` JSON Lines and the fixed-width table. */
+#include <stdio.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+
+#include "../lib/jsonw.h"
+#include "../lib/sbuf.h"
+#include "../lib/version.h"
+#include "../tuner/cluster.h"
+#include "gpu.h"
+#include "probe.h"
+
+static const char *backend_name(int b)
+{
+	return b == MT_BACKEND_CUDA ? "cuda" : "cpu";
+}
+
+static const char *depth_name(int d)
+{
+	static const char *const n[] = { "quick", "normal", "full", "smoke" };
+	return d >= 0 && d <= MT_DEPTH_SMOKE ? n[d] : "?";
+}
+
+static void version(char *buf, size_t n, int v, int div_major, int div_minor)
+{
+	if (v <= 0)
+		buf[0] = 0;
+	else
+		snprintf(buf, n, "%d.%d.%d", v / div_major, v % div_major / div_minor,
+			 v % div_minor);
+}
+
+void mt_cuda_versions(char *nccl, char *cuda, char *driver, size_t n)
+{
+	struct mt_cuda_env env;
+
+	nccl[0] = cuda[0] = driver[0] = 0;
+	if (mt_cuda_load(NULL, &env, NULL))
+		return;
+	/* NCCL codes are major*10000 + minor*100 + patch since 2.9 */
+	version(nccl, n, env.nccl_version, 10000, 100);
+	snprintf(cuda, n, "%d.%d", env.runtime_version / 1000, env.runtime_version % 1000 / 10);
+	snprintf(driver, n, "%d.%d", env.driver_version / 1000, env.driver_version % 1000 / 10);
+}
+
+void mt_result_head(FILE *f, int argc, char **argv, const struct mt_probe_opts *opts,
+		    const struct mt_world *world)
+{
+	struct sbuf sb = SBUF_INIT;
+	struct utsname u;
+	struct jw w;
+	char nccl[32], cuda[32], driver[32], when[32];
+	time_t now = time(NULL);
+	int i;
+
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+	jw_init(&w, &sb, 0);
+	jw_obj(&w, NULL);
+	jw_str(&w, "schema", "megatune.result/1");
+	jw_str(&w, "kind", "run");
+	jw_str(&w, "megatune", MEGATUNE_VERSION);
+	jw_str(&w, "started", when);
+	jw_arr(&w, "argv");
+	for (i = 0; i < argc; i++)
+		jw_str(&w, NULL, argv[i]);
+	jw_end(&w);
+	jw_str(&w, "host", world->host);
+	if (!uname(&u)) {
+		char os[200];
+
+		snprintf(os, sizeof(os), "%s %s %s", u.sysname, u.release, u.machine);
+		jw_str(&w, "os", os);
+	}
+	jw_str(&w, "backend", backend_name(opts->backend));
+	jw_str(&w, "depth", depth_name(opts->depth));
+	jw_obj(&w, "world");
+	jw_int(&w, "ranks", world->size);
+	jw_int(&w, "nodes", world->nnodes);
+	jw_int(&w, "ranks_per_node", world->local_size);
+	jw_bool(&w, "mpi", world->mpi);
+	jw_end(&w);
+	if (opts->backend == MT_BACKEND_CUDA) {
+		mt_cuda_versions(nccl, cuda, driver, sizeof(nccl));
+		jw_obj(&w, "versions");
+		jw_str(&w, "driver", driver);
+		jw_str(&w, "cuda", cuda);
+		jw_str(&w, "nccl", nccl);
+		jw_end(&w);
+	}
+	jw_end(&w);
+	fprintf(f, "%.*s\n", (int)sb.len, sb.buf);
+	fflush(f);
+	sbuf_release(&sb);
+}
+
+static void stats(struct jw *w, const char *key, const struct mt_stats *s)
+{
+	jw_obj(w, key);
+	jw_int(w, "n", s->n);
+	jw_num(w, "median", s->median, 6);
+	jw_num(w, "min", s->min, 6);
+	jw_num(w, "max", s->max, 6);
+	jw_num(w, "p95", s->p95, 6);
+	jw_num(w, "cv", s->cv, 3);
+	jw_end(w);
+}
+
+void mt_result_record(FILE *f, const struct mt_measurement *m)
+{
+	const struct mt_case *c = &m->c;
+	struct sbuf sb = SBUF_INIT;
+	struct jw w;
+
+	jw_init(&w, &sb, 0);
+	jw_obj(&w, NULL);
+	jw_str(&w, "probe", m->probe->name);
+	jw_str(&w, "backend", backend_name(m->backend));
+	jw_str(&w, "label", c->label);
+	jw_str(&w, "origin", c->origin);
+	jw_int(&w, "rank", m->rank);
+	jw_str(&w, "host", m->host);
+	jw_int(&w, "device", m->device);
+	jw_obj(&w, "case");
+	if (!strcmp(m->probe->name, "gemm")) {
+		jw_str(&w, "dtype", mt_dtype_name(c->dtype));
+		jw_int(&w, "m", c->m);
+		jw_int(&w, "n", c->n);
+		jw_int(&w, "k", c->k);
+	} else if (!strcmp(m->probe->name, "attention")) {
+		jw_str(&w, "dtype", mt_dtype_name(c->dtype));
+		jw_int(&w, "batch", c->batch);
+		jw_int(&w, "heads", c->heads);
+		jw_int(&w, "kv_heads", c->kv_heads);
+		jw_int(&w, "head_dim", c->head_dim);
+		jw_int(&w, "seq", c->seq);
+		jw_bool(&w, "causal", c->causal);
+		jw_str(&w, "direction", c->bwd ? "bwd" : "fwd");
+	} else if (!strcmp(m->probe->name, "collective")) {
+		jw_str(&w, "op", mt_coll_name(c->op));
+		jw_str(&w, "span", mt_span_name(c->span));
+		jw_int(&w, "ranks", c->ranks);
+		jw_int(&w, "ranks_per_node", c->per_node);
+		jw_int(&w, "bytes", (int64_t)c->bytes);
+	} else if (!strcmp(m->probe->name, "offload")) {
+		static const char *const dirs[] = { "h2d", "d2h", "bidirectional" };
+		jw_str(&w, "direction", c->dir >= 0 && c->dir < 3 ? dirs[c->dir] : "?");
+		jw_str(&w, "memory", c->pinned ? "pinned" : "pageable");
+		jw_bool(&w, "numa_local", c->numa_local);
+		jw_bool(&w, "under_load", c->under_load);
+		jw_int(&w, "bytes", (int64_t)c->bytes);
+	} else {
+		jw_str(&w, "metric", c->metric);
+		if (c->m)
+			jw_int(&w, "params", c->m);
+		if (c->bytes > 0)
+			jw_int(&w, "bytes", (int64_t)c->bytes);
+	}
+	jw_int(&w, "inner", c->inner);
+	jw_end(&w);
+	if (m->time_us.n > 0) {
+		stats(&w, "time_us", &m->time_us);
+		if (m->tflops > 0)
+			jw_num(&w, "tflops", m->tflops, 6);
+		if (m->gbps > 0)
+			jw_num(&w, c->busbw_factor > 0 ? "algbw_gbps" : "gbps", m->gbps, 6);
+		if (m->busbw_gbps > 0)
+			jw_num(&w, "busbw_gbps", m->busbw_gbps, 6);
+		if (m->rate.n > 0)
+			stats(&w, "rate", &m->rate);
+	}
+	jw_str(&w, "verified", m->verified > 0 ? "yes" : m->verified < 0 ? "FAILED" : "no");
+	if (m->note[0]) {
+		if (m->verified < 0 || m->time_us.n == 0) {
+			jw_str(&w, "error", m->note);
+		} else {
+			/* extra: JSON members from the probe, kept as they are */
+			sbuf_adds(&sb, ", \"extra\": {");
+			sbuf_adds(&sb, m->note);
+			sbuf_adds(&sb, "}");
+		}
+	}
+	jw_end(&w);
+	fprintf(f, "%.*s\n", (int)sb.len, sb.buf);
+	fflush(f);
+	sbuf_release(&sb);
+}
+
+/* ---------------------------------------------------------------- table */
+
+void mt_table_header(FILE *f, const struct mt_probe *p)
+{
+	fprintf(f, "# %-36s %5s %-14s %10s %10s %10s %10s %6s %11s  %s\n", "case", "rank",
+		"host", "median", "min", "max", "p95", "cv%",
+		p->kind == MT_PROBE_COLLECTIVE ? "algbw" : "rate", p->kind == MT_PROBE_COLLECTIVE ? "busbw  check" : "check");
+	fprintf(f, "# %-36s %5s %-14s %10s %10s %10s %10s %6s %11s  %s\n", "", "", "", "(us)",
+		"(us)", "(us)", "(us)", "", p->kind == MT_PROBE_COLLECTIVE ? "(GB/s)" : "", p->kind == MT_PROBE_COLLECTIVE ? "(GB/s)" : "");
+}
+
+void mt_table_row(FILE *f, const struct mt_measurement *m)
+{
+	const struct mt_case *c = &m->c;
+	char rank[16], rate[32];
+
+	snprintf(rank, sizeof(rank), m->rank < 0 ? "all" : "%d", m->rank);
+	if (m->time_us.n == 0) {
+		fprintf(f, "  %-36s %5s %-14.14s %s\n", c->label, rank, m->host, m->note);
+		return;
+	}
+	if (m->busbw_gbps > 0)
+		snprintf(rate, sizeof(rate), "%11.2f  %7.2f", m->gbps, m->busbw_gbps);
+	else if (m->tflops > 0)
+		snprintf(rate, sizeof(rate), "%7.2f TF/s", m->tflops);
+	else if (m->gbps > 0)
+		snprintf(rate, sizeof(rate), "%7.2f GB/s", m->gbps);
+	else
+		snprintf(rate, sizeof(rate), "%11s", "");
+	fprintf(f, "  %-36s %5s %-14.14s %10.2f %10.2f %10.2f %10.2f %6.1f %s  %s\n", c->label,
+		rank, m->host, m->time_us.median, m->time_us.min, m->time_us.max, m->time_us.p95,
+		m->time_us.cv * 100, rate,
+		m->verified > 0 ? "ok" : m->verified < 0 ? "FAILED" : "-");
+}
