@@ -1,0 +1,542 @@
+/* SPDX-License-Identifier: MIT */
+/* gemm: dense GEMM throughput with cuBLASLt (the CUDA backend of the gemm probe).
+ *
+ * Case: D[m x n] = A[m x k] * B[k x n] in `case->dtype` (enum mt_dtype):
+ *   bf16  A, B, C, D bf16, compute 32F
+ *   fp16  A, B, C, D fp16, compute 32F
+ *   fp8   A, B e4m3 with per-tensor scales (device floats 0.5 and 0.25),
+ *         C, D bf16, compute 32F, fast accumulation on (what Transformer
+ *         Engine uses for forward GEMMs)
+ *   tf32  fp32 data, CUBLAS_COMPUTE_32F_FAST_TF32
+ *   fp32  fp32 data, CUBLAS_COMPUTE_32F
+ * Layout "TN" in cuBLASLt's column-major terms (required for fp8 on Hopper,
+ * the layout of a Linear layer's forward): A stored k x m (lda = k) and
+ * transposed, B stored k x n (ldb = k), D m x n (ldd = m); beta = 0.
+ *
+ * Method.  setup() fills A and B with hashed random values on the device
+ * (never zeros: zero data flatters power and clocks), asks the heuristics for
+ * up to 8 algorithms with a 32 MiB workspace, times each (1 warm-up call and
+ * 3 timed calls) and keeps the fastest.  It raises case->inner so that one
+ * sample lasts about 10 ms (at most MTC_GATED_MAX_OPS calls).  run() holds the
+ * stream with the spin gate, records the start event, queues `inner` calls,
+ * records the stop event and releases the gate: the time is the GPU's alone.
+ * verify() recomputes 256 sampled elements of D (two corners and hashed
+ * positions) in double precision on the device from the same inputs and
+ * checks |D - ref| <= rel * |ref| + acc * sum|a*b| with rel and acc suited to
+ * the dtype (output rounding, accumulation and input conversion).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cublasLt.h>
+
+#include "mtc.h"
+
+#define GEMM_MAX_ALGOS 8
+#define GEMM_WORKSPACE (32u << 20)
+#define GEMM_SAMPLES 256
+#define GEMM_TARGET_S 0.010
+
+enum { DT_BF16, DT_FP16, DT_FP8, DT_TF32, DT_FP32, DT_N };  /* enum mt_dtype */
+static const char *const dt_names[DT_N] = { "bf16", "fp16", "fp8", "tf32", "fp32" };
+
+struct gemm_state {
+	int dev, dtype, fast_accum;
+	long long m, n, k;
+	cublasLtHandle_t lt;
+	cublasLtMatmulDesc_t op;
+	cublasLtMatrixLayout_t la, lb, lc, ld;
+	cublasLtMatmulPreference_t pref;
+	void *a, *b, *d, *ws;
+	float *scales;           /* device: [0] A scale, [1] B scale (fp8) */
+	float *vdev;             /* device: 3 floats per verification sample */
+	cudaStream_t s;
+	cudaEvent_t e0, e1;
+	struct mtc_gate gate;
+	int have_e0, have_e1, have_s;
+	float alpha, beta;
+	cublasLtMatmulHeuristicResult_t res[GEMM_MAX_ALGOS];
+	float algo_us[GEMM_MAX_ALGOS];
+	int nres, best;
+	double verify_worst;
+	int verify_bad;
+	int nogate;              /* a gated trial blocked the host: time without the gate */
+};
+
+static int lt_fail(struct mt_error *err, const char *call, cublasStatus_t st)
+{
+	int code = st == CUBLAS_STATUS_NOT_SUPPORTED ? MT_EUNSUPPORTED :
+		   st == CUBLAS_STATUS_ALLOC_FAILED ? MT_ENOMEM : MT_EINVAL;
+
+	return mtc_fail(err, code, "%s: %s (%s)", call, cublasLtGetStatusName(st),
+			cublasLtGetStatusString(st));
+}
+
+#define LT_CK(call)                                                   \
+	do {                                                          \
+		cublasStatus_t st_ = (call);                          \
+		if (st_ != CUBLAS_STATUS_SUCCESS) {                   \
+			rc = lt_fail(err, #call, st_);                \
+			goto fail;                                    \
+		}                                                     \
+	} while (0)
+
+/* ------------------------------------------------------------ reference */
+
+__device__ __forceinline__ long long gemm_pick(int s, int first, long long dim, uint64_t seed)
+{
+	if (s == 0)
+		return 0;
+	if (s == 1)
+		return dim - 1;
+	return (long long)(mtc_mix64(seed ^ ((uint64_t)s * 2 + (uint64_t)first)) % (uint64_t)dim);
+}
+
+/* One warp per sample: ref = scale * sum_p A(i,p) B(p,j) and sum |a*b| in
+ * double; out[3s] = ref, out[3s+1] = sum of magnitudes, out[3s+2] = D(i,j). */
+template <typename TA, typename TD>
+__global__ void gemm_ref_kernel(const TA *a, const TA *b, const TD *d, long long m, long long n,
+				long long k, double scale, uint64_t seed, float *out)
+{
+	int s = blockIdx.x, lane = threadIdx.x;
+	long long i = gemm_pick(s, 0, m, seed), j = gemm_pick(s, 1, n, seed), p;
+	double acc = 0, mag = 0;
+
+	for (p = lane; p < k; p += 32) {
+		double x = (double)mtc_ld(a, (size_t)i * (size_t)k + (size_t)p) *
+			   (double)mtc_ld(b, (size_t)j * (size_t)k + (size_t)p);
+
+		acc += x;
+		mag += fabs(x);
+	}
+	for (int o = 16; o > 0; o >>= 1) {
+		acc += __shfl_xor_sync(0xffffffffu, acc, o);
+		mag += __shfl_xor_sync(0xffffffffu, mag, o);
+	}
+	if (lane == 0) {
+		out[3 * s] = (float)(acc * scale);
+		out[3 * s + 1] = (float)(mag * fabs(scale));
+		out[3 * s + 2] = mtc_ld(d, (size_t)j * (size_t)m + (size_t)i);
+	}
+}
+
+/* ------------------------------------------------------------ ops */
+
+static int gemm_applicable(const struct mt_probe_ctx *ctx, struct mt_error *err)
+{
+	return mtc_device_check(ctx->device, err);
+}
+
+static void gemm_teardown(void *state)
+{
+	struct gemm_state *s = (struct gemm_state *)state;
+
+	if (!s)
+		return;
+	if (s->have_s)
+		cudaStreamSynchronize(s->s);
+	if (s->pref)
+		cublasLtMatmulPreferenceDestroy(s->pref);
+	if (s->la)
+		cublasLtMatrixLayoutDestroy(s->la);
+	if (s->lb)
+		cublasLtMatrixLayoutDestroy(s->lb);
+	if (s->lc)
+		cublasLtMatrixLayoutDestroy(s->lc);
+	if (s->ld)
+		cublasLtMatrixLayoutDestroy(s->ld);
+	if (s->op)
+		cublasLtMatmulDescDestroy(s->op);
+	if (s->lt)
+		cublasLtDestroy(s->lt);
+	cudaFree(s->a);
+	cudaFree(s->b);
+	cudaFree(s->d);
+	cudaFree(s->ws);
+	cudaFree(s->scales);
+	cudaFree(s->vdev);
+	if (s->have_e0)
+		cudaEventDestroy(s->e0);
+	if (s->have_e1)
+		cudaEventDestroy(s->e1);
+	if (s->have_s)
+		cudaStreamDestroy(s->s);
+	mtc_gate_free(&s->gate);
+	free(s);
+}
+
+static cublasStatus_t gemm_call(struct gemm_state *s, const cublasLtMatmulAlgo_t *algo)
+{
+	return cublasLtMatmul(s->lt, s->op, &s->alpha, s->a, s->la, s->b, s->lb, &s->beta, s->d,
+			      s->lc, s->d, s->ld, algo, s->ws, GEMM_WORKSPACE, s->s);
+}
+
+/* Time every heuristic result briefly; keep the fastest in s->best. */
+static int gemm_autotune(struct gemm_state *s, double *best_s, struct mt_error *err)
+{
+	cublasStatus_t st, last = CUBLAS_STATUS_SUCCESS;
+	cudaError_t e;
+	float ms, best_ms = -1;
+	int i, r, rc;
+
+	s->best = -1;
+	for (i = 0; i < s->nres; i++) {
+		s->algo_us[i] = -1;
+		st = gemm_call(s, &s->res[i].algo);
+		if (st != CUBLAS_STATUS_SUCCESS) {
+			last = st;
+			continue;
+		}
+		e = cudaEventRecord(s->e0, s->s);
+		for (r = 0; r < 3 && e == cudaSuccess && st == CUBLAS_STATUS_SUCCESS; r++)
+			st = gemm_call(s, &s->res[i].algo);
+		if (e == cudaSuccess)
+			e = cudaEventRecord(s->e1, s->s);
+		if (e == cudaSuccess)
+			e = cudaEventSynchronize(s->e1);
+		if (e != cudaSuccess)
+			return mtc_cuda_fail(err, "timing cuBLASLt algorithms", e);
+		if (st != CUBLAS_STATUS_SUCCESS) {
+			last = st;
+			continue;
+		}
+		e = cudaEventElapsedTime(&ms, s->e0, s->e1);
+		if (e != cudaSuccess)
+			return mtc_cuda_fail(err, "cudaEventElapsedTime", e);
+		s->algo_us[i] = ms * 1000.0f / 3.0f;
+		if (best_ms < 0 || ms < best_ms) {
+			best_ms = ms;
+			s->best = i;
+		}
+	}
+	if (s->best < 0) {
+		rc = lt_fail(err, "cublasLtMatmul (every heuristic algorithm)", last);
+		return rc;
+	}
+	*best_s = best_ms / 3.0 / 1e3;
+	return MT_OK;
+}
+
+static int gemm_setup(const struct mt_probe_ctx *ctx, struct mt_case *c, void **state,
+		      struct mt_error *err)
+{
+	struct gemm_state *s;
+	cudaDataType_t ab, cd;
+	cublasComputeType_t comp = CUBLAS_COMPUTE_32F;
+	cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
+	size_t ws = GEMM_WORKSPACE, esz_ab, esz_cd;
+	float host_scales[2] = { 0.5f, 0.25f };
+	double best_s = 0;
+	int rc = MT_OK, kind_ab, major = 0, minor = 0;
+	int8_t fast = 1;
+
+	*state = NULL;
+	if (c->dtype < 0 || c->dtype >= DT_N)
+		return mtc_fail(err, MT_EINVAL, "gemm case %s: unknown dtype %d", c->label, c->dtype);
+	if (c->m <= 0 || c->n <= 0 || c->k <= 0)
+		return mtc_fail(err, MT_EINVAL, "gemm case %s: m, n, k must be positive (%lld %lld %lld)",
+				c->label, c->m, c->n, c->k);
+	rc = mtc_device_check(ctx->device, err);
+	if (rc)
+		return rc;
+	s = (struct gemm_state *)calloc(1, sizeof(*s));
+	if (!s)
+		return mtc_fail(err, MT_ENOMEM, "gemm: out of memory");
+	mtc_nvtx_push("gemm", c->label);
+	s->dev = ctx->device;
+	s->dtype = c->dtype;
+	s->m = c->m;
+	s->n = c->n;
+	s->k = c->k;
+	s->alpha = 1.0f;
+	s->beta = 0.0f;
+	s->best = -1;
+	s->verify_worst = -1;
+
+	switch (c->dtype) {
+	case DT_BF16:
+		ab = cd = CUDA_R_16BF;
+		kind_ab = MTC_BF16;
+		break;
+	case DT_FP16:
+		ab = cd = CUDA_R_16F;
+		kind_ab = MTC_F16;
+		break;
+	case DT_FP8:
+		ab = CUDA_R_8F_E4M3;
+		cd = CUDA_R_16BF;
+		kind_ab = MTC_E4M3;
+		s->fast_accum = 1;
+		break;
+	case DT_TF32:
+		ab = cd = CUDA_R_32F;
+		kind_ab = MTC_F32;
+		comp = CUBLAS_COMPUTE_32F_FAST_TF32;
+		break;
+	default:
+		ab = cd = CUDA_R_32F;
+		kind_ab = MTC_F32;
+		break;
+	}
+	esz_ab = mtc_elt_size(kind_ab);
+	esz_cd = cd == CUDA_R_32F ? 4 : 2;
+
+	MTC_CK(cudaStreamCreateWithFlags(&s->s, cudaStreamNonBlocking));
+	s->have_s = 1;
+	MTC_CK(cudaEventCreate(&s->e0));
+	s->have_e0 = 1;
+	MTC_CK(cudaEventCreate(&s->e1));
+	s->have_e1 = 1;
+	rc = mtc_gate_init(&s->gate, err);
+	if (rc)
+		goto fail;
+	MTC_CK(cudaMalloc(&s->a, (size_t)s->m * (size_t)s->k * esz_ab));
+	MTC_CK(cudaMalloc(&s->b, (size_t)s->k * (size_t)s->n * esz_ab));
+	MTC_CK(cudaMalloc(&s->d, (size_t)s->m * (size_t)s->n * esz_cd));
+	MTC_CK(cudaMalloc(&s->ws, ws));
+	MTC_CK(cudaMalloc((void **)&s->scales, sizeof(host_scales)));
+	MTC_CK(cudaMalloc((void **)&s->vdev, 3 * GEMM_SAMPLES * sizeof(float)));
+	MTC_CK(cudaMemcpyAsync(s->scales, host_scales, sizeof(host_scales), cudaMemcpyHostToDevice, s->s));
+	rc = mtc_fill(s->a, (size_t)s->m * (size_t)s->k, kind_ab, 0x6a + (uint64_t)c->dtype, 1.0f, s->s, err);
+	if (!rc)
+		rc = mtc_fill(s->b, (size_t)s->k * (size_t)s->n, kind_ab, 0x6b + (uint64_t)c->dtype, 1.0f, s->s, err);
+	if (rc)
+		goto fail;
+	MTC_CK(cudaMemsetAsync(s->d, 0, (size_t)s->m * (size_t)s->n * esz_cd, s->s));
+
+	LT_CK(cublasLtCreate(&s->lt));
+	LT_CK(cublasLtMatmulDescCreate(&s->op, comp, CUDA_R_32F));
+	LT_CK(cublasLtMatmulDescSetAttribute(s->op, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof(ta)));
+	LT_CK(cublasLtMatmulDescSetAttribute(s->op, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof(tb)));
+	if (c->dtype == DT_FP8) {
+		const float *sa = s->scales, *sb = s->scales + 1;
+
+		LT_CK(cublasLtMatmulDescSetAttribute(s->op, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &sa, sizeof(sa)));
+		LT_CK(cublasLtMatmulDescSetAttribute(s->op, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &sb, sizeof(sb)));
+		LT_CK(cublasLtMatmulDescSetAttribute(s->op, CUBLASLT_MATMUL_DESC_FAST_ACCUM, &fast, sizeof(fast)));
+	}
+	LT_CK(cublasLtMatrixLayoutCreate(&s->la, ab, (uint64_t)s->k, (uint64_t)s->m, s->k));
+	LT_CK(cublasLtMatrixLayoutCreate(&s->lb, ab, (uint64_t)s->k, (uint64_t)s->n, s->k));
+	LT_CK(cublasLtMatrixLayoutCreate(&s->lc, cd, (uint64_t)s->m, (uint64_t)s->n, s->m));
+	LT_CK(cublasLtMatrixLayoutCreate(&s->ld, cd, (uint64_t)s->m, (uint64_t)s->n, s->m));
+	LT_CK(cublasLtMatmulPreferenceCreate(&s->pref));
+	LT_CK(cublasLtMatmulPreferenceSetAttribute(s->pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws,
+						   sizeof(ws)));
+	LT_CK(cublasLtMatmulAlgoGetHeuristic(s->lt, s->op, s->la, s->lb, s->lc, s->ld, s->pref,
+					     GEMM_MAX_ALGOS, s->res, &s->nres));
+	if (s->nres <= 0) {
+		cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, s->dev);
+		cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, s->dev);
+		rc = mtc_fail(err, MT_EUNSUPPORTED,
+			      "cuBLASLt has no algorithm for a %s TN GEMM m=%lld n=%lld k=%lld on this GPU "
+			      "(sm_%d%d)%s", dt_names[c->dtype], s->m, s->n, s->k, major, minor,
+			      c->dtype == DT_FP8 ? "; fp8 needs sm_89 or newer and m, n, k multiples of 16" : "");
+		goto fail;
+	}
+	rc = gemm_autotune(s, &best_s, err);
+	if (rc)
+		goto fail;
+	c->inner = mtc_pick_inner(c->inner, best_s, GEMM_TARGET_S, MTC_GATED_MAX_OPS);
+	/* a gated trial: should the library ever wait for the stream inside a
+	 * call, the gate would hold it until its timeout; time without it then */
+	rc = mtc_gate_hold(&s->gate, s->s, err);
+	if (rc)
+		goto fail;
+	{
+		double t0 = mtc_now(), queued;
+
+		gemm_call(s, &s->res[s->best].algo);
+		gemm_call(s, &s->res[s->best].algo);
+		queued = mtc_now() - t0;
+		mtc_gate_release(&s->gate);
+		MTC_CK(cudaStreamSynchronize(s->s));
+		s->nogate = mtc_gate_timed_out(&s->gate) || queued > 1.0;
+	}
+	mtc_nvtx_pop();
+	*state = s;
+	return MT_OK;
+fail:
+	mtc_nvtx_pop();
+	gemm_teardown(s);
+	return rc;
+}
+
+static int gemm_run(void *state, const struct mt_case *c, double *seconds, struct mt_error *err)
+{
+	struct gemm_state *s = (struct gemm_state *)state;
+	cublasStatus_t st = CUBLAS_STATUS_SUCCESS;
+	cudaError_t e;
+	float ms = 0;
+	int i, rc = MT_OK, inner = c->inner > 0 ? c->inner : 1;
+
+	*seconds = 0;
+	if (inner > MTC_GATED_MAX_OPS)
+		return mtc_fail(err, MT_EINVAL, "gemm %s: inner %d exceeds %d operations per gated sample",
+				c->label, inner, MTC_GATED_MAX_OPS);
+	mtc_nvtx_push("gemm", c->label);
+	if (!s->nogate)
+		rc = mtc_gate_hold(&s->gate, s->s, err);
+	if (rc)
+		goto out;
+	e = cudaEventRecord(s->e0, s->s);
+	for (i = 0; i < inner && e == cudaSuccess && st == CUBLAS_STATUS_SUCCESS; i++)
+		st = gemm_call(s, &s->res[s->best].algo);
+	if (e == cudaSuccess)
+		e = cudaEventRecord(s->e1, s->s);
+	mtc_gate_release(&s->gate);
+	if (e != cudaSuccess) {
+		cudaStreamSynchronize(s->s);
+		rc = mtc_cuda_fail(err, "cudaEventRecord", e);
+		goto out;
+	}
+	e = cudaEventSynchronize(s->e1);
+	if (e != cudaSuccess) {
+		rc = mtc_cuda_fail(err, "cudaEventSynchronize (gemm sample)", e);
+		goto out;
+	}
+	if (st != CUBLAS_STATUS_SUCCESS) {
+		rc = lt_fail(err, "cublasLtMatmul", st);
+		goto out;
+	}
+	if (!s->nogate && mtc_gate_timed_out(&s->gate)) {
+		rc = mtc_fail(err, MT_EINVAL, "gemm %s: the spin gate timed out before %d operations were "
+			      "queued; the sample is not valid", c->label, inner);
+		goto out;
+	}
+	e = cudaEventElapsedTime(&ms, s->e0, s->e1);
+	if (e != cudaSuccess) {
+		rc = mtc_cuda_fail(err, "cudaEventElapsedTime", e);
+		goto out;
+	}
+	*seconds = ms / 1e3;
+out:
+	mtc_nvtx_pop();
+	return rc;
+}
+
+static int gemm_verify(void *state, const struct mt_case *c, struct mt_error *err)
+{
+	struct gemm_state *s = (struct gemm_state *)state;
+	float out[3 * GEMM_SAMPLES];
+	double rel, acc, scale = s->dtype == DT_FP8 ? 0.5 * 0.25 : 1.0, worst = 0, ratio;
+	int i, bad = 0, first = -1;
+	uint64_t seed = 0x5eed + (uint64_t)s->m * 31 + (uint64_t)s->n;
+	cudaError_t e;
+
+	switch (s->dtype) {
+	case DT_BF16:
+		rel = 1.0 / 128;
+		acc = 1.0 / 4096;
+		gemm_ref_kernel<<<GEMM_SAMPLES, 32, 0, s->s>>>((const __nv_bfloat16 *)s->a,
+			(const __nv_bfloat16 *)s->b, (const __nv_bfloat16 *)s->d, s->m, s->n, s->k, scale,
+			seed, s->vdev);
+		break;
+	case DT_FP16:
+		rel = 1.0 / 1024;
+		acc = 1.0 / 4096;
+		gemm_ref_kernel<<<GEMM_SAMPLES, 32, 0, s->s>>>((const __half *)s->a, (const __half *)s->b,
+			(const __half *)s->d, s->m, s->n, s->k, scale, seed, s->vdev);
+		break;
+	case DT_FP8:
+		rel = 1.0 / 128;
+		acc = 1.0 / 512;
+		gemm_ref_kernel<<<GEMM_SAMPLES, 32, 0, s->s>>>((const __nv_fp8_e4m3 *)s->a,
+			(const __nv_fp8_e4m3 *)s->b, (const __nv_bfloat16 *)s->d, s->m, s->n, s->k, scale,
+			seed, s->vdev);
+		break;
+	case DT_TF32:
+		rel = 1e-6;
+		acc = 1.0 / 512;
+		gemm_ref_kernel<<<GEMM_SAMPLES, 32, 0, s->s>>>((const float *)s->a, (const float *)s->b,
+			(const float *)s->d, s->m, s->n, s->k, scale, seed, s->vdev);
+		break;
+	default:
+		rel = 1e-5;
+		acc = 1.0 / 65536;
+		gemm_ref_kernel<<<GEMM_SAMPLES, 32, 0, s->s>>>((const float *)s->a, (const float *)s->b,
+			(const float *)s->d, s->m, s->n, s->k, scale, seed, s->vdev);
+		break;
+	}
+	e = cudaGetLastError();
+	if (e != cudaSuccess)
+		return mtc_cuda_fail(err, "gemm reference kernel launch", e);
+	e = cudaMemcpyAsync(out, s->vdev, sizeof(out), cudaMemcpyDeviceToHost, s->s);
+	if (e == cudaSuccess)
+		e = cudaStreamSynchronize(s->s);
+	if (e != cudaSuccess)
+		return mtc_cuda_fail(err, "gemm verification", e);
+	for (i = 0; i < GEMM_SAMPLES; i++) {
+		double ref = out[3 * i], mag = out[3 * i + 1], got = out[3 * i + 2];
+		double tol = rel * fabs(ref) + acc * mag + 1e-6;
+
+		ratio = fabs(got - ref) / tol;
+		if (!isfinite(ratio))   /* NaN or Inf in D: wrong, and JSON-safe */
+			ratio = 1e9;
+		if (ratio > 1.0) {
+			bad++;
+			if (first < 0)
+				first = i;
+		}
+		if (ratio > worst)
+			worst = ratio;
+	}
+	s->verify_worst = worst;
+	s->verify_bad = bad;
+	if (bad)
+		return mtc_fail(err, MT_EINVAL,
+				"gemm %s: %d of %d sampled elements of D are wrong (first: got %g, expected %g "
+				"within %g)", c->label, bad, GEMM_SAMPLES, (double)out[3 * first + 2],
+				(double)out[3 * first],
+				rel * fabs(out[3 * first]) + acc * out[3 * first + 1] + 1e-6);
+	return MT_OK;
+}
+
+/* Most useful first: a short buffer keeps the leading members. */
+static void gemm_extra(void *state, const struct mt_case *c, char *buf, size_t n)
+{
+	struct gemm_state *s = (struct gemm_state *)state;
+	const cublasLtMatmulAlgo_t *algo;
+	int id = -1, splitk = 1;
+	uint32_t tile = 0, stages = 0;
+	size_t pos = 0, w;
+
+	(void)c;
+	if (!n)
+		return;
+	buf[0] = 0;
+	if (!s || s->best < 0)
+		return;
+	algo = &s->res[s->best].algo;
+	cublasLtMatmulAlgoConfigGetAttribute(algo, CUBLASLT_ALGO_CONFIG_ID, &id, sizeof(id), &w);
+	cublasLtMatmulAlgoConfigGetAttribute(algo, CUBLASLT_ALGO_CONFIG_TILE_ID, &tile, sizeof(tile), &w);
+	cublasLtMatmulAlgoConfigGetAttribute(algo, CUBLASLT_ALGO_CONFIG_STAGES_ID, &stages, sizeof(stages), &w);
+	cublasLtMatmulAlgoConfigGetAttribute(algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM, &splitk, sizeof(splitk), &w);
+	mtc_member(buf, n, &pos, "\"algo_index\": %d", s->best);
+	mtc_member(buf, n, &pos, "\"algos_tried\": %d", s->nres);
+	mtc_member(buf, n, &pos, "\"workspace_bytes\": %u", GEMM_WORKSPACE);
+	mtc_member(buf, n, &pos, "\"fast_accum\": %s", s->fast_accum ? "true" : "false");
+	if (s->nogate)
+		mtc_member(buf, n, &pos, "\"gated\": false");
+	if (s->verify_worst >= 0)
+		mtc_member(buf, n, &pos, "\"verify_worst\": %.3g", s->verify_worst);
+	mtc_member(buf, n, &pos, "\"algo_id\": %d", id);
+	mtc_member(buf, n, &pos, "\"tile_id\": %u", (unsigned)tile);
+	mtc_member(buf, n, &pos, "\"stages_id\": %u", (unsigned)stages);
+	mtc_member(buf, n, &pos, "\"splitk\": %d", splitk);
+	mtc_member(buf, n, &pos, "\"algo_workspace_bytes\": %zu", s->res[s->best].workspaceSize);
+	mtc_member(buf, n, &pos, "\"compute\": \"%s\"", s->dtype == DT_TF32 ? "32F_FAST_TF32" : "32F");
+}
+
+const struct mt_probe_ops mtc_gemm_ops = {
+	gemm_applicable,
+	NULL,          /* open */
+	NULL,          /* close */
+	NULL,          /* plan: probes/plan.c */
+	gemm_setup,
+	gemm_run,
+	gemm_verify,
+	gemm_teardown,
+	gemm_extra,
+};
