@@ -65,6 +65,20 @@ static void copys(char *dst, size_t cap, const char *src)
 	copy(dst, cap, src, strlen(src));
 }
 
+/* atoi without its undefined overflow: clamped to +-1e9 */
+static int toint(const char *s)
+{
+	long v = strtol(s, NULL, 10);
+
+	return v > 1000000000L ? 1000000000 : v < -1000000000L ? -1000000000 : (int)v;
+}
+
+/* a double as an int, clamped; NaN gives 0 */
+static int dtoi(double v)
+{
+	return v != v ? 0 : v > 1e9 ? 1000000000 : v < -1e9 ? -1000000000 : (int)v;
+}
+
 static const char *skipws(const char *s)
 {
 	while (*s == ' ' || *s == '\t')
@@ -205,7 +219,7 @@ static double half_unit(const char *s)
 	if (dot)
 		dec = (int)((e ? e : p) - dot - 1);
 	if (e)
-		ex = atoi(e + 1);
+		ex = toint(e + 1);
 	if (ex - dec < -300 || ex - dec > 300)
 		return 0;
 	return 0.5 * pow(10, ex - dec);
@@ -610,7 +624,7 @@ static int device_line(struct ntp *s, const char *p)
 	if (s->cur < 0 && (rc = start_test(s)))
 		return rc;
 	t = cur(s);
-	rank = atoi(tk.p[1]);
+	rank = toint(tk.p[1]);
 	/* a second list for the same test (one that never ran, then its retry):
 	 * the last one counts */
 	if (rank == 0 && t->ndev) {
@@ -852,64 +866,75 @@ static int data_row(struct ntp *s, const struct toks *tk)
 	return MT_OK;
 }
 
+/* "all_reduce_perf", "./build/sendrecv_perf_mpi" */
+static int is_test_binary(const char *path)
+{
+	const char *b = base_name(path), *p = strstr(b, "_perf");
+
+	return p && p > b && (!strcmp(p, "_perf") || !strcmp(p, "_perf_mpi"));
+}
+
+/* The value of option token i: after '=' in it (val), else the next token
+ * when that is a whole number; 0 when neither. */
+static int opt_value(const char *val, const struct toks *tk, int i)
+{
+	if (val)
+		return toint(val);
+	if (i + 1 < tk->n && i + 1 < MAXTOK && all_digits(tk->p[i + 1], tk->len[i + 1]))
+		return toint(tk->p[i + 1]);
+	return 0;
+}
+
 /* A command line naming an nccl-tests binary: the test name and the rank
- * count it implies (mpirun -np, -g, -t). */
+ * count it implies (mpirun -np / srun -n, processes per node, -g, -t). */
 static void command_line(struct ntp *s, const struct toks *tk)
 {
 	int i, perf = -1, np = 0, g = 0, th = 0, ppn = 0, mpi = 0;
 
-	for (i = 0; i < tk->n && i < MAXTOK; i++) {
-		char name[64];
-		const char *b;
+	for (i = 0; i < tk->n && i < MAXTOK && perf < 0; i++) {
+		char name[256];
 		tok_copy(name, sizeof(name), tk, i);
-		b = base_name(name);
-		if (op_of_test(b) != -1 && (strstr(b, "_perf") && (!strcmp(strstr(b, "_perf"), "_perf") ||
-								  !strcmp(strstr(b, "_perf"), "_perf_mpi")))) {
+		if (is_test_binary(name))
 			perf = i;
-			break;
-		}
 	}
 	if (perf < 0)
 		return;
 	for (i = 0; i < tk->n && i < MAXTOK; i++) {
-		char a[64], *v = NULL;
+		char a[64], *v;
 		const char *b;
-		int next = i + 1 < tk->n && i + 1 < MAXTOK;
 		tok_copy(a, sizeof(a), tk, i);
 		b = base_name(a);
-		if (i < perf && (!strcmp(b, "mpirun") || !strcmp(b, "mpiexec") || !strcmp(b, "srun") ||
-				 !strcmp(b, "orterun")))
-			mpi = 1;
 		if ((v = strchr(a, '=')))
 			*v++ = 0;
-#define VAL() (v ? atoi(v) : next && all_digits(tk->p[i + 1], tk->len[i + 1]) ? atoi(tk->p[i + 1]) : 0)
 		if (i < perf) {
-			if (!strcmp(a, "-np") || !strcmp(a, "--np") || !strcmp(a, "-n") ||
-			    !strcmp(a, "--ntasks"))
-				np = VAL();
+			if (!strcmp(b, "mpirun") || !strcmp(b, "mpiexec") || !strcmp(b, "srun") ||
+			    !strcmp(b, "orterun"))
+				mpi = 1;
+			else if (!strcmp(a, "-np") || !strcmp(a, "--np") || !strcmp(a, "-n") ||
+				 !strcmp(a, "--ntasks"))
+				np = opt_value(v, tk, i);
 			else if (!strcmp(a, "-npernode") || !strcmp(a, "--npernode") ||
 				 !strcmp(a, "-ppn") || !strcmp(a, "--ntasks-per-node"))
-				ppn = VAL();
-			else if (!strcmp(a, "--map-by") && next) {
+				ppn = opt_value(v, tk, i);
+			else if (!strcmp(a, "--map-by") && i + 1 < tk->n && i + 1 < MAXTOK) {
 				char mb[64];
 				tok_copy(mb, sizeof(mb), tk, i + 1);
 				if (starts(mb, "ppr:"))
-					ppn = atoi(mb + 4);
+					ppn = toint(mb + 4);
 			}
 		} else if (i > perf) {
 			if (!strcmp(a, "-g") || !strcmp(a, "--ngpus"))
-				g = VAL();
+				g = opt_value(v, tk, i);
 			else if (!strcmp(a, "-t") || !strcmp(a, "--nthreads"))
-				th = VAL();
+				th = opt_value(v, tk, i);
 			else if (starts(a, "-g") && all_digits(a + 2, (int)strlen(a + 2)))
-				g = atoi(a + 2);
+				g = toint(a + 2);
 			else if (starts(a, "-t") && all_digits(a + 2, (int)strlen(a + 2)))
-				th = atoi(a + 2);
+				th = toint(a + 2);
 		}
-#undef VAL
 	}
 	{
-		char name[64];
+		char name[256];
 		tok_copy(name, sizeof(name), tk, perf);
 		copys(s->cmd.name, sizeof(s->cmd.name), base_name(name));
 	}
@@ -992,7 +1017,7 @@ static int footer_line(struct ntp *s, const char *p)
 	if (starts(p, "Out of bounds values")) {
 		if (tk.n >= 1 && tk.n <= MAXTOK && all_digits(tk.p[0], tk.len[0])) {
 			t->has_oob = 1;
-			t->oob = atoi(tk.p[0]);
+			t->oob = toint(tk.p[0]);
 			t->oob_ok = tk.n < 2 || tok_is(&tk, 1, "OK");
 		}
 		return MT_OK;
@@ -1026,7 +1051,7 @@ static int comment(struct ntp *s, const char *p)
 		if (tk.n >= 1 && tk.n <= MAXTOK)
 			tok_copy(t->nt_version, sizeof(t->nt_version), &tk, 0);
 		if (lib)
-			nccl_code(atoi(lib + 13), t->nccl, sizeof(t->nccl));
+			nccl_code(toint(lib + 13), t->nccl, sizeof(t->nccl));
 		return MT_OK;
 	}
 	if (starts(p, "Collective test starting:")) {
@@ -1053,8 +1078,8 @@ static int comment(struct ntp *s, const char *p)
 		t = cur(s);
 		tokenize(p, &tk);
 		if (tk.n >= 4 && tk.n <= MAXTOK && tok_is(&tk, 2, "nGpus")) {
-			t->nthread = all_digits(tk.p[1], tk.len[1]) ? atoi(tk.p[1]) : 0;
-			t->ngpus = all_digits(tk.p[3], tk.len[3]) ? atoi(tk.p[3]) : 0;
+			t->nthread = all_digits(tk.p[1], tk.len[1]) ? toint(tk.p[1]) : 0;
+			t->ngpus = all_digits(tk.p[3], tk.len[3]) ? toint(tk.p[3]) : 0;
 			if (t->nthread > 4096 || t->ngpus > 4096)
 				t->nthread = t->ngpus = 0;
 		}
@@ -1260,7 +1285,7 @@ static void check_test(struct mt_import *im, struct mt_nt_test *t)
 	t->peak_oop = t->peak_ip = 0;
 	for (i = 0; i < t->nrows; i++) {
 		const struct mt_nt_row *r = &t->rows[i];
-		int bad = 0;
+		int bad = 0, wrong = 0;
 		for (h = 0; h < 2; h++) {
 			const struct mt_nt_half *x = &r->h[h];
 			double lo, hi;
@@ -1291,9 +1316,10 @@ static void check_test(struct mt_import *im, struct mt_nt_test *t)
 				}
 			}
 			if (t->layout != MT_NT_OLD && t->layout != MT_NT_VERY_OLD && isfinite(x->wrong.v) &&
-			    x->wrong.v > 0 && h == 0)
-				t->wrong_rows++;
+			    x->wrong.v > 0)
+				wrong = 1;
 		}
+		t->wrong_rows += wrong;
 		if (t->op >= 0 && t->ranks > 0)
 			t->rows_checked++;
 		t->rows_bad += bad;
@@ -1712,9 +1738,9 @@ static int parse_nt_json(struct mt_import *im, const cJSON *root, const struct m
 		return mt_error_set(err, MT_ENOMEM, "%s: out of memory", im->path);
 	t->layout = MT_NT_JSON;
 	if (cJSON_IsNumber(v = jget(root, "version")))
-		im->json_version = (int)v->valuedouble;
+		im->json_version = dtoi(v->valuedouble);
 	if (cJSON_IsNumber(v = jget(root, "nccl_version")))
-		nccl_code((int)v->valuedouble, t->nccl, sizeof(t->nccl));
+		nccl_code(dtoi(v->valuedouble), t->nccl, sizeof(t->nccl));
 	/* the command line: the test and its -g / -t */
 	v = jget(root, "args");
 	if (cJSON_IsArray(v)) {
@@ -1722,7 +1748,7 @@ static int parse_nt_json(struct mt_import *im, const cJSON *root, const struct m
 		cJSON_ArrayForEach(e, v) {
 			const cJSON *nx = e->next;
 			const char *a = cJSON_IsString(e) ? e->valuestring : "";
-			int val = nx && cJSON_IsString(nx) ? atoi(nx->valuestring) : 0;
+			int val = nx && cJSON_IsString(nx) ? toint(nx->valuestring) : 0;
 			if (k++ == 0 && op_of_test(a) != -1) {
 				copys(t->name, sizeof(t->name), base_name(a));
 				copys(t->op_from, sizeof(t->op_from), "JSON args");
@@ -1796,7 +1822,7 @@ static int parse_nt_json(struct mt_import *im, const cJSON *root, const struct m
 		rt = jget(e, "root");
 		if (cJSON_IsString(rt) || cJSON_IsNumber(rt)) {
 			r->has_root = 1;
-			r->root = cJSON_IsNumber(rt) ? (int)rt->valuedouble : atoi(rt->valuestring);
+			r->root = cJSON_IsNumber(rt) ? dtoi(rt->valuedouble) : toint(rt->valuestring);
 		}
 		{
 			char w2[96];
@@ -2031,7 +2057,7 @@ static int parse_nvb_text(struct mt_import *im, const char *text, size_t len,
 			markers++;
 			if (!im->host[0] && single[0])
 				copys(im->host, sizeof(im->host), single);
-			if (set_gpu(im, atoi(tk.p[1]), tk.p[2])) {
+			if (set_gpu(im, toint(tk.p[1]), tk.p[2])) {
 				rc = mt_error_set(err, MT_ENOMEM, "%s: out of memory", im->path);
 				goto out;
 			}
@@ -2046,7 +2072,7 @@ static int parse_nvb_text(struct mt_import *im, const char *text, size_t len,
 			if (open && close && !im->host[0])
 				copy(im->host, sizeof(im->host), open + 1, (size_t)(close - open - 1));
 			if (colon && tk.n >= 2 && all_digits(tk.p[1], tk.len[1]) &&
-			    set_gpu(im, atoi(tk.p[1]), colon + 1)) {
+			    set_gpu(im, toint(tk.p[1]), colon + 1)) {
 				rc = mt_error_set(err, MT_ENOMEM, "%s: out of memory", im->path);
 				goto out;
 			}
@@ -2218,7 +2244,7 @@ static int parse_nvb_json(struct mt_import *im, const cJSON *root, const struct 
 					     hc ? (size_t)(hc - h - 4) : strlen(h + 4));
 				h[1] = 0;
 			}
-			if (set_gpu(im, atoi(s), name))
+			if (set_gpu(im, toint(s), name))
 				return mt_error_set(err, MT_ENOMEM, "%s: out of memory", im->path);
 		}
 	tc = jget(nb, "testcases");
@@ -2585,8 +2611,8 @@ static int add_nt(cJSON *doc, struct mt_import *im, struct mt_import *const *ims
 		cJSON_ArrayForEach(e, jget(doc, "collectives")) {
 			if (!strcmp(sget(e, "op"), mt_coll_name(t->op)) &&
 			    !strcmp(sget(e, "span"), mt_span_name(span)) &&
-			    (int)nget(e, "ranks", 0) == t->ranks &&
-			    (int)nget(e, "ranks_per_node", t->ranks) == per_node) {
+			    dtoi(nget(e, "ranks", 0)) == t->ranks &&
+			    dtoi(nget(e, "ranks_per_node", t->ranks)) == per_node) {
 				const char *src = sget(e, "source");
 				int j, ours = 0;
 				for (j = 0; j < nims; j++)
@@ -2813,7 +2839,7 @@ int mt_import_build(cJSON *doc, struct mt_import *const *ims, int n,
 {
 	static const struct mt_import_build_opts dflt = { -1 };
 	const cJSON *node = jget(doc, "node"), *gpu = jget(doc, "gpu");
-	int domain = (int)nget(node, "nvlink_domain", 8), gpn = (int)nget(node, "gpus_per_node", 8);
+	int domain = dtoi(nget(node, "nvlink_domain", 8)), gpn = dtoi(nget(node, "gpus_per_node", 8));
 	const char *base_gpu = sget(gpu, "name"), *first_gpu = NULL;
 	const char *nccl = NULL, *cuda = NULL, *nccl_from = NULL;
 	int i, j, total = 0;
