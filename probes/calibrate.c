@@ -518,7 +518,7 @@ int mt_calibrate_profile(const cJSON *records, const struct mt_calib_info *in, c
 			set_num(node, "nics_per_node", 0);
 			set_str(node, "source", src);
 		}
-		if (nvl_bw > 0)
+		if (nvl_bw >= 0.1) /* the reader's floor; a GPU link is far above it */
 			set_num(node, "nvlink_gbps", nvl_bw);
 	} else {
 		/* CPU backend: the CPU stands for the GPU, each rank for a device;
@@ -540,15 +540,20 @@ int mt_calibrate_profile(const cJSON *records, const struct mt_calib_info *in, c
 		mt_profile_add_source(d, "cpu-derived", "derived",
 				      "CPU backend: the peak is the best OpenBLAS FP32 GEMM rate "
 				      "measured; bf16 runs at the FP32 rate (no bf16 GEMM in OpenBLAS "
-				      "here); memory bandwidth is the STREAM triad measured");
+				      "here); memory bandwidth and the intra-node link rate are the "
+				      "STREAM triad measured");
 		set_str(gpu, "source", "cpu-derived");
 		set_num(node, "gpus_per_node", in->ranks_per_node > 0 ? in->ranks_per_node : 1);
 		set_num(node, "nvlink_domain", in->ranks_per_node > 0 ? in->ranks_per_node : 1);
 		if (in->ranks_per_node > 1)
-			set_num(node, "nvlink_gbps", nvl_bw > 0 ? nvl_bw : membw > 0 ? membw : 1);
+			/* shared memory is the CPU's intra-node link: its line rate is
+			 * the triad bandwidth; without it the best all-reduce busbw,
+			 * which small sizes on a loaded machine can put below the
+			 * reader's floor of 0.1 GB/s */
+			set_num(node, "nvlink_gbps", membw > 0 ? membw : nvl_bw > 0.1 ? nvl_bw : 0.1);
 		set_num(node, "nics_per_node", in->nhosts > 1 ? 1 : 0);
 		if (in->nhosts > 1)
-			set_num(node, "nic_gbps", net_bw > 0 ? net_bw : 1);
+			set_num(node, "nic_gbps", net_bw > 0.1 ? net_bw : 0.1);
 		set_num(node, "numa_nodes", h0 ? h0->numa_nodes : 1);
 		set_str(node, "source", "measured");
 		if (membw > 0)

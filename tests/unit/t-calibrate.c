@@ -336,6 +336,25 @@ static void test_profile_from_records(void **state)
 	assert_true(mt_gemm_tflops(c, MT_DT_BF16, 512, 512, 512) > 0);
 	x = cJSON_GetObjectItemCaseSensitive(doc, "sources");
 	assert_int_equal(cJSON_GetArraySize(x), 2);
+	assert_close(c->nvlink_gbps, 12.5, 1e-9);           /* CPU: the triad is the link */
+	mt_cluster_free(c);
+	cJSON_Delete(doc);
+	cJSON_Delete(recs);
+
+	/* a loaded machine: the only all-reduce is below the reader's 0.1 GB/s
+	 * floor and there is no triad; the profile must still be valid */
+	recs = cJSON_Parse("[{\"probe\": \"gemm\", \"label\": \"g\", \"rank\": 0, "
+			   "\"case\": {\"dtype\": \"fp32\", \"m\": 64, \"n\": 64, \"k\": 64}, "
+			   "\"time_us\": {\"n\": 3, \"median\": 5}, \"tflops\": 0.1, "
+			   "\"verified\": \"yes\"}, {\"probe\": \"collective\", \"label\": \"a\", "
+			   "\"rank\": -1, \"case\": {\"op\": \"all_reduce\", \"span\": \"nvlink\", "
+			   "\"ranks\": 2, \"ranks_per_node\": 2, \"bytes\": 1024}, \"time_us\": "
+			   "{\"n\": 3, \"median\": 20}, \"busbw_gbps\": 0.05, \"verified\": \"yes\"}]");
+	assert_non_null(recs);
+	assert_int_equal(mt_calibrate_profile(recs, &in, &doc, &err), 0);
+	if (mt_cluster_from_json(doc, "loaded", &c, &err))
+		fail_msg("%s", err.msg);
+	assert_close(c->nvlink_gbps, 0.1, 1e-9);
 	mt_cluster_free(c);
 	cJSON_Delete(doc);
 	cJSON_Delete(recs);
