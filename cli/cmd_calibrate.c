@@ -88,9 +88,8 @@ static void c_progress(struct mt_sink *s, const struct mt_probe *p, int done, in
 	fflush(stderr);
 }
 
-static void c_skip(struct mt_sink *s, const struct mt_probe *p, const char *why)
+static void c_skip(const struct mt_probe *p, const char *why)
 {
-	(void)s;
 	fprintf(stderr, "%-11s skipped: %s\n", p->name, why);
 }
 
@@ -153,7 +152,7 @@ int cmd_calibrate(int argc, char **argv)
 	const char *results = NULL, *name = NULL, *env;
 	char resbuf[4096], namebuf[128], when[32], nccl[32] = "", cuda[32] = "", drv[32] = "";
 	int c, resume = 0, fresh = 0, rc, failed = 0, i, code = 0, nhosts = 0, truncated = 0;
-	int full_argc = argc, ran = 0;
+	int full_argc = argc;
 	char **full_argv = argv;
 	double margin = 10;
 	struct mt_probe_opts o;
@@ -229,7 +228,6 @@ int cmd_calibrate(int argc, char **argv)
 	memset(&cs, 0, sizeof(cs));
 	cs.s.emit = c_emit;
 	cs.s.progress = c_progress;
-	cs.s.skip = c_skip;
 	cs.t0 = mt_now();
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
@@ -328,13 +326,11 @@ int cmd_calibrate(int argc, char **argv)
 		rc = mt_probe_run(p, &o, &w, &cs.s, skip_case, &cs, &failed, &err);
 		if (rc == MT_EUNSUPPORTED) {
 			if (w.rank == 0)
-				c_skip(&cs.s, p, err.msg);
+				c_skip(p, err.msg);
 		} else if (rc) {
 			if (w.rank == 0)
 				fprintf(stderr, "megatune calibrate: %s: %s\n", p->name, err.msg);
 			failed++;
-		} else {
-			ran++;
 		}
 		if (g_stop)
 			break;
@@ -400,7 +396,6 @@ int cmd_calibrate(int argc, char **argv)
 			}
 		}
 	}
-	(void)ran;
 	if (w.mpi)
 		mt_world_bcast(&w, &code, (int)sizeof(code));
 done:

@@ -8,6 +8,7 @@
 #include "../lib/fsutil.h"
 #include "../lib/jsonr.h"
 #include "../reports/html.h"
+#include "../probes/profile.h"
 #include "cli.h"
 
 static const char report_usage[] =
@@ -30,12 +31,7 @@ static const char report_usage[] =
 
 int cli_profile_json(const char *spec, cJSON **out, struct mt_error *err)
 {
-	const struct mt_bundled *b;
-
-	*out = NULL;
-	if (!mt_is_path(spec) && (b = mt_bundled_find("profile", spec)))
-		return mt_json_parse(b->path, b->data, b->len, out, err);
-	return mt_json_load(spec, out, err);
+	return mt_profile_load_json(spec, out, err);
 }
 
 int cli_write_report(const char *path, const struct mt_report_in *in, struct mt_error *err)

@@ -293,3 +293,21 @@ int mt_jarr(const struct mt_jpos *at, const cJSON *obj, const char *key, int req
 	*out = v;
 	return 1;
 }
+
+const char *mt_jget_str(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	return cJSON_IsString(v) ? v->valuestring : "";
+}
+
+double mt_jget_num(const cJSON *o, const char *key, double dflt)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	return cJSON_IsNumber(v) ? v->valuedouble : dflt;
+}
+
+int mt_jget_bool(const cJSON *o, const char *key, int dflt)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	return cJSON_IsBool(v) ? cJSON_IsTrue(v) : dflt;
+}

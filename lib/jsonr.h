@@ -57,6 +57,13 @@ int mt_jarr(const struct mt_jpos *at, const cJSON *obj, const char *key, int req
 	    const cJSON **out, struct mt_error *err);
 
 /* Format "where.key" (or "key" at top level, "where[i]" for arrays) into buf. */
+/* Lenient reads of documents already validated or written by megatune
+ * itself: the value, or "" / `dflt` when the key is missing or of another
+ * type (case-sensitive keys). */
+const char *mt_jget_str(const cJSON *o, const char *key);
+double mt_jget_num(const cJSON *o, const char *key, double dflt);
+int mt_jget_bool(const cJSON *o, const char *key, int dflt);
+
 const char *mt_jpath(char *buf, size_t cap, const char *where, const char *key);
 const char *mt_jpath_index(char *buf, size_t cap, const char *where, int index);
 

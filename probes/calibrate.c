@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "calibrate.h"
 
+#include "../lib/jsonr.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,29 +86,15 @@ int mt_results_read(const char *path, cJSON **head, cJSON **records, int *trunca
 	return MT_OK;
 }
 
-static const char *sget(const cJSON *o, const char *key)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-	return cJSON_IsString(v) ? v->valuestring : "";
-}
 
-static double nget(const cJSON *o, const char *key, double dflt)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-	return cJSON_IsNumber(v) ? v->valuedouble : dflt;
-}
 
-static int bget(const cJSON *o, const char *key)
-{
-	return cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, key));
-}
 
 int mt_results_has(const cJSON *records, const char *probe, const char *label)
 {
 	const cJSON *r;
 
 	cJSON_ArrayForEach(r, records)
-		if (!strcmp(sget(r, "probe"), probe) && !strcmp(sget(r, "label"), label))
+		if (!strcmp(mt_jget_str(r, "probe"), probe) && !strcmp(mt_jget_str(r, "label"), label))
 			return 1;
 	return 0;
 }
@@ -114,18 +102,18 @@ int mt_results_has(const cJSON *records, const char *probe, const char *label)
 /* The record's main rate: TFLOP/s, busbw or GB/s; 0 when it has none. */
 static double rate_of(const cJSON *r)
 {
-	double v = nget(r, "tflops", 0);
+	double v = mt_jget_num(r, "tflops", 0);
 
 	if (v > 0)
 		return v;
-	if ((v = nget(r, "busbw_gbps", 0)) > 0)
+	if ((v = mt_jget_num(r, "busbw_gbps", 0)) > 0)
 		return v;
-	return nget(r, "gbps", 0);
+	return mt_jget_num(r, "gbps", 0);
 }
 
 static int usable(const cJSON *r)
 {
-	return !strcmp(sget(r, "verified"), "yes") &&
+	return !strcmp(mt_jget_str(r, "verified"), "yes") &&
 	       cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(r, "time_us"));
 }
 
@@ -141,149 +129,182 @@ static double median(double *v, int n)
 	return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+/* ------------------------------------------------------------ grouping */
+
+/* Usable records grouped by (probe, label): one sort, so that a pass over
+ * hundreds of thousands of per-rank records stays O(n log n).  Members of a
+ * group keep file order; groups are in file order of their first member. */
+struct item {
+	const cJSON *r;
+	int i;
+};
+
+struct rgroup {
+	int start, n, first; /* first: the file index of its first member */
+};
+
+struct rgroups {
+	struct item *it;
+	struct rgroup *g;
+	int ng;
+};
+
+static int cmp_item(const void *a, const void *b)
+{
+	const struct item *x = a, *y = b;
+	int c = strcmp(mt_jget_str(x->r, "probe"), mt_jget_str(y->r, "probe"));
+
+	if (!c)
+		c = strcmp(mt_jget_str(x->r, "label"), mt_jget_str(y->r, "label"));
+	return c ? c : (x->i > y->i) - (x->i < y->i);
+}
+
+static int cmp_group_first(const void *a, const void *b)
+{
+	int x = ((const struct rgroup *)a)->first, y = ((const struct rgroup *)b)->first;
+	return (x > y) - (x < y);
+}
+
+static int group_records(const cJSON *records, struct rgroups *out)
+{
+	int n = cJSON_GetArraySize(records), k = 0, i;
+	const cJSON *r;
+
+	memset(out, 0, sizeof(*out));
+	out->it = calloc((size_t)n + 1, sizeof(*out->it));
+	out->g = calloc((size_t)n + 1, sizeof(*out->g));
+	if (!out->it || !out->g) {
+		free(out->it);
+		free(out->g);
+		return MT_ENOMEM;
+	}
+	i = 0;
+	cJSON_ArrayForEach(r, records) {
+		if (usable(r)) {
+			out->it[k].r = r;
+			out->it[k++].i = i;
+		}
+		i++;
+	}
+	qsort(out->it, (size_t)k, sizeof(*out->it), cmp_item);
+	for (i = 0; i < k; i++) {
+		if (i == 0 || strcmp(mt_jget_str(out->it[i].r, "probe"), mt_jget_str(out->it[i - 1].r, "probe")) ||
+		    strcmp(mt_jget_str(out->it[i].r, "label"), mt_jget_str(out->it[i - 1].r, "label"))) {
+			out->g[out->ng].start = i;
+			out->g[out->ng].first = out->it[i].i;
+			out->ng++;
+		}
+		out->g[out->ng - 1].n++;
+	}
+	qsort(out->g, (size_t)out->ng, sizeof(*out->g), cmp_group_first);
+	return MT_OK;
+}
+
+static void groups_free(struct rgroups *gr)
+{
+	free(gr->it);
+	free(gr->g);
+}
+
+static const cJSON *member(const struct rgroups *gr, int g, int j)
+{
+	return gr->it[gr->g[g].start + j].r;
+}
+
 /* ------------------------------------------------------------ outliers */
 
 int mt_find_outliers(const cJSON *records, double margin_pct, struct mt_outlier *out, int max)
 {
-	int n = cJSON_GetArraySize(records), i, j, found = 0;
-	const cJSON **rs = calloc((size_t)n + 1, sizeof(*rs));
-	char *done = calloc((size_t)n + 1, 1);
-	double *v = calloc((size_t)n + 1, sizeof(double));
+	struct rgroups gr;
+	double *v;
+	int g, j, found = 0;
 
-	if (!rs || !done || !v)
-		goto out;
-	i = 0;
-	{
-		const cJSON *r;
-		cJSON_ArrayForEach(r, records)
-			rs[i++] = r;
-	}
-	for (i = 0; i < n; i++) {
+	if (group_records(records, &gr))
+		return 0;
+	v = calloc((size_t)cJSON_GetArraySize(records) + 1, sizeof(double));
+	for (g = 0; v && g < gr.ng; g++) {
+		const cJSON *f = member(&gr, g, 0);
 		int k = 0, hosts2 = 0;
 		double med;
 
-		if (done[i] || nget(rs[i], "rank", -1) < 0 || !usable(rs[i]) || rate_of(rs[i]) <= 0)
-			continue;
-		for (j = i; j < n; j++) {
-			if (done[j] || strcmp(sget(rs[i], "probe"), sget(rs[j], "probe")) ||
-			    strcmp(sget(rs[i], "label"), sget(rs[j], "label")) ||
-			    nget(rs[j], "rank", -1) < 0 || !usable(rs[j]))
+		for (j = 0; j < gr.g[g].n; j++) {
+			const cJSON *r = member(&gr, g, j);
+
+			if (mt_jget_num(r, "rank", -1) < 0 || rate_of(r) <= 0)
 				continue;
-			done[j] = 1;
-			v[k++] = rate_of(rs[j]);
-			hosts2 |= strcmp(sget(rs[i], "host"), sget(rs[j], "host")) != 0;
+			v[k++] = rate_of(r);
+			hosts2 |= strcmp(mt_jget_str(f, "host"), mt_jget_str(r, "host")) != 0;
 		}
 		if (k < 3 && !(k == 2 && hosts2))
 			continue;
 		med = median(v, k);
-		for (j = i; j < n; j++) {
-			double r, below;
+		for (j = 0; j < gr.g[g].n; j++) {
+			const cJSON *r = member(&gr, g, j);
+			double below = 100.0 * (1 - rate_of(r) / med);
 
-			if (strcmp(sget(rs[i], "probe"), sget(rs[j], "probe")) ||
-			    strcmp(sget(rs[i], "label"), sget(rs[j], "label")) ||
-			    nget(rs[j], "rank", -1) < 0 || !usable(rs[j]))
+			if (mt_jget_num(r, "rank", -1) < 0 || rate_of(r) <= 0 || below <= margin_pct)
 				continue;
-			r = rate_of(rs[j]);
-			below = 100.0 * (1 - r / med);
-			if (below > margin_pct) {
-				if (found < max) {
-					struct mt_outlier *o = &out[found];
-					snprintf(o->what, sizeof(o->what), "%s rank %d (%s device %d)",
-						 !strcmp(sget(rs[j], "probe"), "offload") ? "link of" :
-						 !strcmp(sget(rs[j], "backend"), "cpu") ? "CPU" : "GPU",
-						 (int)nget(rs[j], "rank", 0), sget(rs[j], "host"),
-						 (int)nget(rs[j], "device", 0));
-					snprintf(o->metric, sizeof(o->metric), "%s %s", sget(rs[j], "probe"),
-						 sget(rs[j], "label"));
-					o->value = r;
-					o->median = med;
-					o->below_pct = below;
-				}
-				found++;
+			if (found < max) {
+				struct mt_outlier *o = &out[found];
+
+				snprintf(o->what, sizeof(o->what), "%s rank %d (%s device %d)",
+					 !strcmp(mt_jget_str(r, "probe"), "offload") ? "link of" :
+					 !strcmp(mt_jget_str(r, "backend"), "cpu") ? "CPU" : "GPU",
+					 (int)mt_jget_num(r, "rank", 0), mt_jget_str(r, "host"), (int)mt_jget_num(r, "device", 0));
+				snprintf(o->metric, sizeof(o->metric), "%s %s", mt_jget_str(r, "probe"),
+					 mt_jget_str(r, "label"));
+				o->value = rate_of(r);
+				o->median = med;
+				o->below_pct = below;
 			}
+			found++;
 		}
 	}
-out:
-	free(rs);
-	free(done);
 	free(v);
+	groups_free(&gr);
 	return found;
 }
 
 /* ------------------------------------------------------------- profile */
 
-/* Across ranks: the median of the ranks' medians, with the spread kept. */
-struct agg {
-	double rate[1024];
-	double tmed[1024];
-	int n;
-	struct mt_stats st;   /* of the rate */
-};
-
-static void agg_add(struct agg *a, const cJSON *r)
+/* Across the ranks of one group: the median of the ranks' median rates,
+ * with the spread kept (n summed, min and max over all ranks, p95 the
+ * slowest bound, cv the largest); *time_med is the median of the ranks'
+ * median times.  MT_ENOMEM or MT_OK. */
+static int aggregate(const struct rgroups *gr, int g, struct mt_stats *st, double *time_med)
 {
-	const cJSON *st = cJSON_GetObjectItemCaseSensitive(r, "rate");
-	double rt = rate_of(r);
+	int n = gr->g[g].n, j;
+	double *rate = calloc((size_t)n, sizeof(double)), *t = calloc((size_t)n, sizeof(double));
 
-	if (a->n >= 1024)
-		return;
-	if (!a->n) {
-		a->st.min = 1e300;
-		a->st.max = 0;
-		a->st.cv = 0;
+	if (!rate || !t) {
+		free(rate);
+		free(t);
+		return MT_ENOMEM;
 	}
-	a->rate[a->n] = rt;
-	a->tmed[a->n] = nget(cJSON_GetObjectItemCaseSensitive(r, "time_us"), "median", 0);
-	a->n++;
-	a->st.n += (int)nget(st, "n", 1);
-	if (nget(st, "min", rt) < a->st.min)
-		a->st.min = nget(st, "min", rt);
-	if (nget(st, "max", rt) > a->st.max)
-		a->st.max = nget(st, "max", rt);
-	if (nget(st, "cv", 0) > a->st.cv)
-		a->st.cv = nget(st, "cv", 0);
-	a->st.p95 = nget(st, "p95", rt); /* refined below */
-}
+	memset(st, 0, sizeof(*st));
+	st->min = 1e300;
+	for (j = 0; j < n; j++) {
+		const cJSON *r = member(gr, g, j), *s = cJSON_GetObjectItemCaseSensitive(r, "rate");
+		double rt = rate_of(r);
 
-static void agg_done(struct agg *a)
-{
-	double p95s = a->st.p95;
-
-	a->st.median = median(a->rate, a->n);
-	a->st.p95 = a->n == 1 ? p95s : a->st.min; /* several ranks: the slowest bound */
-	median(a->tmed, a->n);
-}
-
-/* Collect records matching `want` and aggregate those with the same key. */
-typedef int (*match_fn)(const cJSON *r, const cJSON *first);
-
-static int same_label(const cJSON *r, const cJSON *f)
-{
-	return !strcmp(sget(r, "probe"), sget(f, "probe")) && !strcmp(sget(r, "label"), sget(f, "label"));
-}
-
-static void aggregate(const cJSON *records, const cJSON *first, struct agg *a)
-{
-	const cJSON *r;
-
-	memset(a, 0, sizeof(*a));
-	cJSON_ArrayForEach(r, records)
-		if (usable(r) && same_label(r, first))
-			agg_add(a, r);
-	agg_done(a);
-}
-
-static int first_of_label(const cJSON *records, const cJSON *r)
-{
-	const cJSON *x;
-
-	cJSON_ArrayForEach(x, records) {
-		if (x == r)
-			return 1;
-		if (usable(x) && same_label(x, r))
-			return 0;
+		rate[j] = rt;
+		t[j] = mt_jget_num(cJSON_GetObjectItemCaseSensitive(r, "time_us"), "median", 0);
+		st->n += (int)mt_jget_num(s, "n", 1);
+		if (mt_jget_num(s, "min", rt) < st->min)
+			st->min = mt_jget_num(s, "min", rt);
+		if (mt_jget_num(s, "max", rt) > st->max)
+			st->max = mt_jget_num(s, "max", rt);
+		if (mt_jget_num(s, "cv", 0) > st->cv)
+			st->cv = mt_jget_num(s, "cv", 0);
+		st->p95 = mt_jget_num(s, "p95", rt);
 	}
-	return 1;
+	st->median = median(rate, n);
+	if (n > 1)
+		st->p95 = st->min; /* several ranks: the slowest bound */
+	*time_med = median(t, n);
+	free(rate);
+	free(t);
+	return MT_OK;
 }
 
 struct gpu_known {
@@ -316,16 +337,6 @@ static void set_str(cJSON *o, const char *key, const char *v)
 	cJSON_AddStringToObject(o, key, v);
 }
 
-static cJSON *obj(cJSON *doc, const char *key)
-{
-	cJSON *o = cJSON_GetObjectItemCaseSensitive(doc, key);
-
-	if (!cJSON_IsObject(o)) {
-		cJSON_DeleteItemFromObjectCaseSensitive(doc, key);
-		o = cJSON_AddObjectToObject(doc, key);
-	}
-	return o;
-}
 
 int mt_calibrate_profile(const cJSON *records, const struct mt_calib_info *in, cJSON **doc,
 			 struct mt_error *err)
@@ -339,7 +350,8 @@ int mt_calibrate_profile(const cJSON *records, const struct mt_calib_info *in, c
 	char cite[768];
 	int rc, dt;
 	struct mt_outlier outl[64];
-	int nout, i;
+	struct rgroups gr;
+	int nout, i, g;
 
 	*doc = NULL;
 	if (in->backend == MT_BACKEND_CUDA && in->topo && in->topo->ngpus > 0)
@@ -369,135 +381,126 @@ int mt_calibrate_profile(const cJSON *records, const struct mt_calib_info *in, c
 
 		if (!usable(r))
 			continue;
-		if (!strcmp(sget(r, "probe"), "gemm") && (dt = mt_dtype_parse(sget(c, "dtype"))) >= 0 &&
-		    nget(r, "tflops", 0) > best[dt])
-			best[dt] = nget(r, "tflops", 0);
+		if (!strcmp(mt_jget_str(r, "probe"), "gemm") && (dt = mt_dtype_parse(mt_jget_str(c, "dtype"))) >= 0 &&
+		    mt_jget_num(r, "tflops", 0) > best[dt])
+			best[dt] = mt_jget_num(r, "tflops", 0);
 	}
 
-	/* measurements */
-	cJSON_ArrayForEach(r, records) {
-		const cJSON *c = cJSON_GetObjectItemCaseSensitive(r, "case");
-		const char *probe = sget(r, "probe");
-		struct agg a;
+	/* measurements, one group (probe and case) at a time */
+	if (group_records(records, &gr)) {
+		cJSON_Delete(d);
+		return mt_error_set(err, MT_ENOMEM, "out of memory");
+	}
+	for (g = 0; g < gr.ng; g++) {
+		const cJSON *c;
+		const char *probe;
+		struct mt_stats st;
+		double tmed;
 
-		if (!usable(r) || !first_of_label(records, r))
-			continue;
+		r = member(&gr, g, 0);
+		c = cJSON_GetObjectItemCaseSensitive(r, "case");
+		probe = mt_jget_str(r, "probe");
 		if (!strcmp(probe, "collective")) {
-			cJSON *cv = mt_profile_coll_curve(d, sget(c, "op"), sget(c, "span"),
-							  (int)nget(c, "ranks", 0),
-							  (int)nget(c, "ranks_per_node", 0), src);
-			const cJSON *x;
-			const cJSON *st = cJSON_GetObjectItemCaseSensitive(r, "rate");
-			struct mt_stats s = { (int)nget(st, "n", 0), nget(st, "median", 0),
-					      nget(st, "min", 0), nget(st, "max", 0),
-					      nget(st, "p95", 0), nget(st, "cv", 0) };
+			/* one record per case (all ranks combined): as measured */
+			cJSON *cv = mt_profile_coll_curve(d, mt_jget_str(c, "op"), mt_jget_str(c, "span"),
+							  (int)mt_jget_num(c, "ranks", 0),
+							  (int)mt_jget_num(c, "ranks_per_node", 0), src);
+			const cJSON *rs = cJSON_GetObjectItemCaseSensitive(r, "rate");
+			struct mt_stats s = { (int)mt_jget_num(rs, "n", 0), mt_jget_num(rs, "median", 0),
+					      mt_jget_num(rs, "min", 0), mt_jget_num(rs, "max", 0),
+					      mt_jget_num(rs, "p95", 0), mt_jget_num(rs, "cv", 0) };
 
-			/* every size of this curve; later records of a size win */
-			(void)x;
-			mt_profile_coll_point(cv, nget(c, "bytes", 0), nget(r, "busbw_gbps", 0),
-					      nget(cJSON_GetObjectItemCaseSensitive(r, "time_us"),
+			mt_profile_coll_point(cv, mt_jget_num(c, "bytes", 0), mt_jget_num(r, "busbw_gbps", 0),
+					      mt_jget_num(cJSON_GetObjectItemCaseSensitive(r, "time_us"),
 						   "median", 0), s.n ? &s : NULL);
-			if (!strcmp(sget(c, "op"), "all_reduce")) {
-				double *bw = !strcmp(sget(c, "span"), "nvlink") ? &nvl_bw : &net_bw;
-				if (nget(r, "busbw_gbps", 0) > *bw)
-					*bw = nget(r, "busbw_gbps", 0);
+			if (!strcmp(mt_jget_str(c, "op"), "all_reduce")) {
+				double *bw = !strcmp(mt_jget_str(c, "span"), "nvlink") ? &nvl_bw : &net_bw;
+				if (mt_jget_num(r, "busbw_gbps", 0) > *bw)
+					*bw = mt_jget_num(r, "busbw_gbps", 0);
 			}
 			continue;
 		}
-		aggregate(records, r, &a);
-		if (!a.n)
-			continue;
+		if (aggregate(&gr, g, &st, &tmed)) {
+			groups_free(&gr);
+			cJSON_Delete(d);
+			return mt_error_set(err, MT_ENOMEM, "out of memory");
+		}
 		if (!strcmp(probe, "gemm")) {
-			mt_profile_gemm(d, sget(c, "dtype"), nget(c, "m", 0), nget(c, "n", 0),
-					nget(c, "k", 0), a.st.median, &a.st, src);
-		} else if (!strcmp(probe, "attention")) {
-			/* the profile keys attention by head_dim, seq and causal: forward
-			 * and backward records of one shape make one entry */
-			const cJSON *x;
-			double fwd = 0, bwd = 0;
+			mt_profile_gemm(d, mt_jget_str(c, "dtype"), mt_jget_num(c, "m", 0), mt_jget_num(c, "n", 0),
+					mt_jget_num(c, "k", 0), st.median, &st, src);
+		} else if (!strcmp(probe, "attention") && !strcmp(mt_jget_str(c, "direction"), "fwd")) {
+			/* the profile keys attention by head_dim, seq and causal: the
+			 * forward case and the backward case of one shape make one entry */
+			double bwd = 0, bt;
+			struct mt_stats bs;
+			int h;
 
-			cJSON_ArrayForEach(x, records) {
-				const cJSON *xc = cJSON_GetObjectItemCaseSensitive(x, "case");
-				struct agg b;
+			for (h = 0; h < gr.ng; h++) {
+				const cJSON *x = member(&gr, h, 0),
+					    *xc = cJSON_GetObjectItemCaseSensitive(x, "case");
 
-				if (!usable(x) || strcmp(sget(x, "probe"), "attention") ||
-				    nget(xc, "head_dim", 0) != nget(c, "head_dim", 0) ||
-				    nget(xc, "seq", 0) != nget(c, "seq", 0) ||
-				    nget(xc, "heads", 0) != nget(c, "heads", 0) ||
-				    nget(xc, "kv_heads", 0) != nget(c, "kv_heads", 0) ||
-				    bget(xc, "causal") != bget(c, "causal") ||
-				    strcmp(sget(xc, "dtype"), sget(c, "dtype")))
+				if (strcmp(mt_jget_str(x, "probe"), "attention") ||
+				    strcmp(mt_jget_str(xc, "direction"), "bwd") ||
+				    mt_jget_num(xc, "head_dim", 0) != mt_jget_num(c, "head_dim", 0) ||
+				    mt_jget_num(xc, "seq", 0) != mt_jget_num(c, "seq", 0) ||
+				    mt_jget_num(xc, "heads", 0) != mt_jget_num(c, "heads", 0) ||
+				    mt_jget_num(xc, "kv_heads", 0) != mt_jget_num(c, "kv_heads", 0) ||
+				    mt_jget_num(xc, "batch", 0) != mt_jget_num(c, "batch", 0) ||
+				    mt_jget_bool(xc, "causal", 0) != mt_jget_bool(c, "causal", 0) ||
+				    strcmp(mt_jget_str(xc, "dtype"), mt_jget_str(c, "dtype")))
 					continue;
-				aggregate(records, x, &b);
-				if (!strcmp(sget(xc, "direction"), "bwd"))
-					bwd = b.st.median;
-				else
-					fwd = b.st.median;
+				if (!aggregate(&gr, h, &bs, &bt))
+					bwd = bs.median;
+				break;
 			}
-			if (fwd > 0 && !strcmp(sget(c, "direction"), "fwd"))
-				mt_profile_attention(d, sget(c, "dtype")[0] ? sget(c, "dtype") : "bf16",
-						     (int)nget(c, "head_dim", 0), (int)nget(c, "seq", 0),
-						     bget(c, "causal"), fwd, bwd > 0 ? bwd : fwd, src);
+			mt_profile_attention(d, mt_jget_str(c, "dtype")[0] ? mt_jget_str(c, "dtype") : "bf16",
+					     (int)mt_jget_num(c, "head_dim", 0), (int)mt_jget_num(c, "seq", 0),
+					     mt_jget_bool(c, "causal", 0), st.median, bwd > 0 ? bwd : st.median, src);
 		} else if (!strcmp(probe, "offload")) {
 			/* the largest copy of each kind: the asymptotic bandwidth */
 			static const char *const dirs[] = { "h2d", "d2h", "bidirectional" };
 			int di, key;
 
-			for (di = 0; di < 3 && strcmp(dirs[di], sget(c, "direction")); di++)
+			for (di = 0; di < 3 && strcmp(dirs[di], mt_jget_str(c, "direction")); di++)
 				;
 			if (di == 3)
 				continue;
-			key = di * 2 + !strcmp(sget(c, "memory"), "pinned");
-			if (bget(c, "under_load"))
+			key = di * 2 + !strcmp(mt_jget_str(c, "memory"), "pinned");
+			if (mt_jget_bool(c, "under_load", 0))
 				key = 6 + (key & 1);
-			if (nget(c, "bytes", 0) < biggest_off[key])
+			if (mt_jget_num(c, "bytes", 0) < biggest_off[key])
 				continue;
-			biggest_off[key] = nget(c, "bytes", 0);
-			mt_profile_offload(d, dirs[di], !strcmp(sget(c, "memory"), "pinned"),
+			biggest_off[key] = mt_jget_num(c, "bytes", 0);
+			mt_profile_offload(d, dirs[di], !strcmp(mt_jget_str(c, "memory"), "pinned"),
 					   !cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(c, "numa_local")),
-					   bget(c, "under_load"), a.st.median, &a.st, src);
+					   mt_jget_bool(c, "under_load", 0), st.median, &st, src);
 		} else if (!strcmp(probe, "host")) {
-			const char *m = sget(c, "metric");
+			const char *m = mt_jget_str(c, "metric");
 
-			if (!strcmp(m, "launch")) {
-				double t[1024];
-				const cJSON *x;
-				int k = 0;
-
-				cJSON_ArrayForEach(x, records)
-					if (usable(x) && same_label(x, r) && k < 1024)
-						t[k++] = nget(cJSON_GetObjectItemCaseSensitive(x, "time_us"),
-							      "median", 0);
-				mt_profile_host(d, "launch_overhead_us", median(t, k), src);
-			} else if (!strcmp(m, "adam") && nget(c, "params", 0) > 0) {
-				double t[1024];
-				const cJSON *x;
-				int k = 0;
-
-				cJSON_ArrayForEach(x, records)
-					if (usable(x) && same_label(x, r) && k < 1024)
-						t[k++] = nget(cJSON_GetObjectItemCaseSensitive(x, "time_us"),
-							      "median", 0);
+			if (!strcmp(m, "launch"))
+				mt_profile_host(d, "launch_overhead_us", tmed, src);
+			else if (!strcmp(m, "adam") && mt_jget_num(c, "params", 0) > 0 && tmed > 0)
 				mt_profile_host(d, "optimizer_gparams_per_s",
-						nget(c, "params", 0) / (median(t, k) * 1e-6) / 1e9, src);
-			} else if (!strcmp(m, "membw")) {
-				if (a.st.median > membw)
-					membw = a.st.median;
-				mt_profile_host(d, "memory_gbps", a.st.median, src);
+						mt_jget_num(c, "params", 0) / (tmed * 1e-6) / 1e9, src);
+			else if (!strcmp(m, "membw")) {
+				if (st.median > membw)
+					membw = st.median;
+				mt_profile_host(d, "memory_gbps", st.median, src);
 			}
 		}
 	}
+	groups_free(&gr);
 
 	/* the device and the node */
-	gpu = obj(d, "gpu");
-	node = obj(d, "node");
+	gpu = mt_profile_object(d, "gpu");
+	node = mt_profile_object(d, "node");
 	if (in->backend == MT_BACKEND_CUDA && in->topo && in->topo->ngpus > 0) {
-		const struct mt_topo_gpu *g = &in->topo->gpu[0];
+		const struct mt_topo_gpu *tg = &in->topo->gpu[0];
 
-		set_str(gpu, "name", g->name);
-		set_num(gpu, "memory_bytes", g->memory_bytes);
-		set_num(gpu, "sm_count", g->sm_count);
-		set_num(gpu, "compute_capability", g->cc_major + g->cc_minor / 10.0);
+		set_str(gpu, "name", tg->name);
+		set_num(gpu, "memory_bytes", tg->memory_bytes);
+		set_num(gpu, "sm_count", tg->sm_count);
+		set_num(gpu, "compute_capability", tg->cc_major + tg->cc_minor / 10.0);
 		if (!base) {
 			cJSON *pk = cJSON_AddObjectToObject(gpu, "peak_tflops");
 			for (dt = 0; dt < MT_DT_N; dt++)
@@ -505,8 +508,8 @@ int mt_calibrate_profile(const cJSON *records, const struct mt_calib_info *in, c
 					cJSON_AddNumberToObject(pk, mt_dtype_name(dt), best[dt]);
 			if (best[MT_DT_BF16] <= 0)
 				cJSON_AddNumberToObject(pk, "bf16", best[MT_DT_FP16] > 0 ? best[MT_DT_FP16] : 1);
-			set_num(gpu, "hbm_gbps", g->mem_clock_mhz * 2e6 * g->mem_bus_width / 8 / 1e9 > 1
-					 ? g->mem_clock_mhz * 2e6 * g->mem_bus_width / 8 / 1e9 : 1000);
+			set_num(gpu, "hbm_gbps", tg->mem_clock_mhz * 2e6 * tg->mem_bus_width / 8 / 1e9 > 1
+					 ? tg->mem_clock_mhz * 2e6 * tg->mem_bus_width / 8 / 1e9 : 1000);
 			mt_profile_add_source(d, "derived-peaks", "derived",
 					      "Unknown GPU: the peak of each type is the best rate "
 					      "measured, HBM bandwidth from the memory clock and bus width");

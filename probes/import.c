@@ -2463,24 +2463,14 @@ static int same_gpu(const char *a, const char *b)
 	return !*a && !*b;
 }
 
-static const char *sget(const cJSON *o, const char *k)
-{
-	const cJSON *v = jget(o, k);
-	return cJSON_IsString(v) ? v->valuestring : "";
-}
 
-static double nget(const cJSON *o, const char *k, double dflt)
-{
-	const cJSON *v = jget(o, k);
-	return cJSON_IsNumber(v) ? v->valuedouble : dflt;
-}
 
 static int source_exists(const cJSON *doc, const char *id)
 {
 	const cJSON *e, *a = jget(doc, "sources");
 
 	cJSON_ArrayForEach(e, a)
-		if (!strcmp(sget(e, "id"), id))
+		if (!strcmp(mt_jget_str(e, "id"), id))
 			return 1;
 	return 0;
 }
@@ -2609,11 +2599,11 @@ static int add_nt(cJSON *doc, struct mt_import *im, struct mt_import *const *ims
 		/* what the profile had for this group */
 		t->replaced[0] = 0;
 		cJSON_ArrayForEach(e, jget(doc, "collectives")) {
-			if (!strcmp(sget(e, "op"), mt_coll_name(t->op)) &&
-			    !strcmp(sget(e, "span"), mt_span_name(span)) &&
-			    dtoi(nget(e, "ranks", 0)) == t->ranks &&
-			    dtoi(nget(e, "ranks_per_node", t->ranks)) == per_node) {
-				const char *src = sget(e, "source");
+			if (!strcmp(mt_jget_str(e, "op"), mt_coll_name(t->op)) &&
+			    !strcmp(mt_jget_str(e, "span"), mt_span_name(span)) &&
+			    dtoi(mt_jget_num(e, "ranks", 0)) == t->ranks &&
+			    dtoi(mt_jget_num(e, "ranks_per_node", t->ranks)) == per_node) {
+				const char *src = mt_jget_str(e, "source");
 				int j, ours = 0;
 				for (j = 0; j < nims; j++)
 					if (ims[j]->source_id[0] && !strcmp(ims[j]->source_id, src))
@@ -2839,8 +2829,8 @@ int mt_import_build(cJSON *doc, struct mt_import *const *ims, int n,
 {
 	static const struct mt_import_build_opts dflt = { -1 };
 	const cJSON *node = jget(doc, "node"), *gpu = jget(doc, "gpu");
-	int domain = dtoi(nget(node, "nvlink_domain", 8)), gpn = dtoi(nget(node, "gpus_per_node", 8));
-	const char *base_gpu = sget(gpu, "name"), *first_gpu = NULL;
+	int domain = dtoi(mt_jget_num(node, "nvlink_domain", 8)), gpn = dtoi(mt_jget_num(node, "gpus_per_node", 8));
+	const char *base_gpu = mt_jget_str(gpu, "name"), *first_gpu = NULL;
 	const char *nccl = NULL, *cuda = NULL, *nccl_from = NULL;
 	int i, j, total = 0;
 
@@ -2876,7 +2866,7 @@ int mt_import_build(cJSON *doc, struct mt_import *const *ims, int n,
 			cJSON *a = cJSON_GetObjectItemCaseSensitive(doc, "sources"), *e;
 			int k = 0;
 			cJSON_ArrayForEach(e, a) {
-				if (!strcmp(sget(e, "id"), im->source_id)) {
+				if (!strcmp(mt_jget_str(e, "id"), im->source_id)) {
 					cJSON_DeleteItemFromArray(a, k);
 					break;
 				}

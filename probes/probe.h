@@ -192,11 +192,10 @@ struct mt_measurement {
 };
 
 /* Where measurements go.  The harness calls `emit` for every measurement of
- * every rank (on rank 0 only, after gathering) and `skip` for a probe that
- * does not apply, with the reason. */
+ * every rank (on rank 0 only, after gathering) and, when set, `progress`
+ * before each case. */
 struct mt_sink {
 	void (*emit)(struct mt_sink *s, const struct mt_measurement *m);
-	void (*skip)(struct mt_sink *s, const struct mt_probe *p, const char *why);
 	void (*progress)(struct mt_sink *s, const struct mt_probe *p, int done, int total,
 			 const char *label);
 	void *user;

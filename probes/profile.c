@@ -10,22 +10,27 @@
 #include "../lib/jsonr.h"
 #include "../tuner/cluster.h"
 
+int mt_profile_load_json(const char *spec, cJSON **out, struct mt_error *err)
+{
+	const struct mt_bundled *b;
+
+	*out = NULL;
+	if (!mt_is_path(spec) && (b = mt_bundled_find("profile", spec)))
+		return mt_json_parse(b->path, b->data, b->len, out, err);
+	return mt_json_load(spec, out, err);
+}
+
 int mt_profile_new(const char *spec, const char *name, cJSON **doc, struct mt_error *err)
 {
 	static const char *const arrays[] = { "sources", "gemm", "attention", "collectives",
 					      "offload" };
-	const struct mt_bundled *b;
 	cJSON *d = NULL;
 	size_t i;
 	int rc;
 
 	*doc = NULL;
 	if (spec) {
-		if (!mt_is_path(spec) && (b = mt_bundled_find("profile", spec)))
-			rc = mt_json_parse(b->path, b->data, b->len, &d, err);
-		else
-			rc = mt_json_load(spec, &d, err);
-		if (rc)
+		if ((rc = mt_profile_load_json(spec, &d, err)))
 			return rc;
 		if (!cJSON_IsObject(d)) {
 			cJSON_Delete(d);
@@ -64,23 +69,8 @@ static cJSON *arr(cJSON *doc, const char *key)
 	return a;
 }
 
-static const char *sget(const cJSON *o, const char *key)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-	return cJSON_IsString(v) ? v->valuestring : "";
-}
 
-static double nget(const cJSON *o, const char *key, double dflt)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-	return cJSON_IsNumber(v) ? v->valuedouble : dflt;
-}
 
-static int bget(const cJSON *o, const char *key, int dflt)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-	return cJSON_IsBool(v) ? cJSON_IsTrue(v) : dflt;
-}
 
 /* Replace the element of `a` for which `same` holds, else append. */
 static void put(cJSON *a, cJSON *item, int (*same)(const cJSON *x, const cJSON *y))
@@ -100,7 +90,7 @@ static void put(cJSON *a, cJSON *item, int (*same)(const cJSON *x, const cJSON *
 
 static int same_id(const cJSON *x, const cJSON *y)
 {
-	return !strcmp(sget(x, "id"), sget(y, "id"));
+	return !strcmp(mt_jget_str(x, "id"), mt_jget_str(y, "id"));
 }
 
 int mt_profile_add_source(cJSON *doc, const char *id, const char *kind, const char *citation)
@@ -159,9 +149,9 @@ cJSON *mt_profile_coll_curve(cJSON *doc, const char *op, const char *span, int r
 	cJSON *a = arr(doc, "collectives"), *c;
 
 	cJSON_ArrayForEach(c, a) {
-		if (!strcmp(sget(c, "op"), op) && !strcmp(sget(c, "span"), span) &&
-		    (int)nget(c, "ranks", 0) == ranks &&
-		    (int)nget(c, "ranks_per_node", ranks) == per_node) {
+		if (!strcmp(mt_jget_str(c, "op"), op) && !strcmp(mt_jget_str(c, "span"), span) &&
+		    (int)mt_jget_num(c, "ranks", 0) == ranks &&
+		    (int)mt_jget_num(c, "ranks_per_node", ranks) == per_node) {
 			cJSON_DeleteItemFromObjectCaseSensitive(c, "points");
 			cJSON_DeleteItemFromObjectCaseSensitive(c, "source");
 			cJSON_AddStringToObject(c, "source", src);
@@ -182,7 +172,7 @@ cJSON *mt_profile_coll_curve(cJSON *doc, const char *op, const char *span, int r
 
 static int same_bytes(const cJSON *x, const cJSON *y)
 {
-	return nget(x, "bytes", -1) == nget(y, "bytes", -2);
+	return mt_jget_num(x, "bytes", -1) == mt_jget_num(y, "bytes", -2);
 }
 
 void mt_profile_coll_point(cJSON *curve, double bytes, double busbw_gbps, double time_us,
@@ -204,8 +194,8 @@ void mt_profile_coll_point(cJSON *curve, double bytes, double busbw_gbps, double
 
 static int same_gemm(const cJSON *x, const cJSON *y)
 {
-	return !strcmp(sget(x, "dtype"), sget(y, "dtype")) && nget(x, "m", 0) == nget(y, "m", 0) &&
-	       nget(x, "n", 0) == nget(y, "n", 0) && nget(x, "k", 0) == nget(y, "k", 0);
+	return !strcmp(mt_jget_str(x, "dtype"), mt_jget_str(y, "dtype")) && mt_jget_num(x, "m", 0) == mt_jget_num(y, "m", 0) &&
+	       mt_jget_num(x, "n", 0) == mt_jget_num(y, "n", 0) && mt_jget_num(x, "k", 0) == mt_jget_num(y, "k", 0);
 }
 
 void mt_profile_gemm(cJSON *doc, const char *dtype, double m, double n, double k, double tflops,
@@ -229,12 +219,12 @@ void mt_profile_gemm(cJSON *doc, const char *dtype, double m, double n, double k
 
 static int same_attn(const cJSON *x, const cJSON *y)
 {
-	return !strcmp(sget(x, "dtype"), sget(y, "dtype")) &&
-	       nget(x, "head_dim", 0) == nget(y, "head_dim", 0) &&
-	       nget(x, "seq", 0) == nget(y, "seq", 0) &&
-	       bget(x, "causal", 0) == bget(y, "causal", 0) &&
-	       !strcmp(sget(x, "impl")[0] ? sget(x, "impl") : "flash",
-		       sget(y, "impl")[0] ? sget(y, "impl") : "flash");
+	return !strcmp(mt_jget_str(x, "dtype"), mt_jget_str(y, "dtype")) &&
+	       mt_jget_num(x, "head_dim", 0) == mt_jget_num(y, "head_dim", 0) &&
+	       mt_jget_num(x, "seq", 0) == mt_jget_num(y, "seq", 0) &&
+	       mt_jget_bool(x, "causal", 0) == mt_jget_bool(y, "causal", 0) &&
+	       !strcmp(mt_jget_str(x, "impl")[0] ? mt_jget_str(x, "impl") : "flash",
+		       mt_jget_str(y, "impl")[0] ? mt_jget_str(y, "impl") : "flash");
 }
 
 void mt_profile_attention(cJSON *doc, const char *dtype, int head_dim, int seq, int causal,
@@ -255,10 +245,10 @@ void mt_profile_attention(cJSON *doc, const char *dtype, int head_dim, int seq, 
 
 static int same_off(const cJSON *x, const cJSON *y)
 {
-	return !strcmp(sget(x, "direction"), sget(y, "direction")) &&
-	       !strcmp(sget(x, "memory"), sget(y, "memory")) &&
-	       bget(x, "numa_local", 1) == bget(y, "numa_local", 1) &&
-	       bget(x, "under_load", 0) == bget(y, "under_load", 0);
+	return !strcmp(mt_jget_str(x, "direction"), mt_jget_str(y, "direction")) &&
+	       !strcmp(mt_jget_str(x, "memory"), mt_jget_str(y, "memory")) &&
+	       mt_jget_bool(x, "numa_local", 1) == mt_jget_bool(y, "numa_local", 1) &&
+	       mt_jget_bool(x, "under_load", 0) == mt_jget_bool(y, "under_load", 0);
 }
 
 void mt_profile_offload(cJSON *doc, const char *direction, int pinned, int numa_local,
@@ -280,7 +270,7 @@ void mt_profile_offload(cJSON *doc, const char *direction, int pinned, int numa_
 	put(arr(doc, "offload"), o, same_off);
 }
 
-static cJSON *obj(cJSON *doc, const char *key)
+cJSON *mt_profile_object(cJSON *doc, const char *key)
 {
 	cJSON *o = cJSON_GetObjectItemCaseSensitive(doc, key);
 
@@ -293,7 +283,7 @@ static cJSON *obj(cJSON *doc, const char *key)
 
 void mt_profile_host(cJSON *doc, const char *key, double value, const char *src)
 {
-	cJSON *h = obj(doc, "host");
+	cJSON *h = mt_profile_object(doc, "host");
 
 	cJSON_DeleteItemFromObjectCaseSensitive(h, key);
 	cJSON_AddNumberToObject(h, key, sig(value, 6));
@@ -314,7 +304,7 @@ void mt_profile_memory_bandwidth(cJSON *doc, const char *kernel, double gbps, co
 
 void mt_profile_software(cJSON *doc, const char *nccl, const char *cuda)
 {
-	cJSON *s = obj(doc, "software");
+	cJSON *s = mt_profile_object(doc, "software");
 
 	if (nccl) {
 		cJSON_DeleteItemFromObjectCaseSensitive(s, "nccl");

@@ -18,6 +18,9 @@
 #include "../lib/err.h"
 #include "../lib/stats.h"
 
+/* A profile's JSON document as it is: a path or a bundled name. */
+int mt_profile_load_json(const char *spec, cJSON **out, struct mt_error *err);
+
 /* The base: `spec` a bundled name ("dgx-h100") or a path; NULL gives a
  * skeleton with schema, name and empty arrays (gpu and node must then be set
  * by the caller).  `name` replaces the base's name when not NULL. */
@@ -47,6 +50,10 @@ void mt_profile_attention(cJSON *doc, const char *dtype, int head_dim, int seq, 
 			  double fwd_tflops, double bwd_tflops, const char *src);
 void mt_profile_offload(cJSON *doc, const char *direction, int pinned, int numa_local,
 			int under_load, double gbps, const struct mt_stats *st, const char *src);
+/* The object member `key` of doc, created (or replacing a non-object) when
+ * missing; owned by doc. */
+cJSON *mt_profile_object(cJSON *doc, const char *key);
+
 /* Set one host field ("launch_overhead_us", "optimizer_gparams_per_s") */
 void mt_profile_host(cJSON *doc, const char *key, double value, const char *src);
 void mt_profile_memory_bandwidth(cJSON *doc, const char *kernel, double gbps, const char *src);

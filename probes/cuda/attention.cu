@@ -1136,7 +1136,6 @@ static int attn_run(void *state, const struct mt_case *c, double *seconds, struc
 	struct attn_state *s = (struct attn_state *)state;
 	struct attn_plan *p = s->bwd ? &s->bwdp : &s->fwd;
 	cudaError_t e;
-	float ms = 0;
 	int i, rc = MT_OK, erc = MT_OK, inner = c->inner > 0 ? c->inner : 1;
 	struct mt_error exec_err;
 
@@ -1171,17 +1170,8 @@ static int attn_run(void *state, const struct mt_case *c, double *seconds, struc
 		rc = erc;
 		goto out;
 	}
-	if (!s->nogate && mtc_gate_timed_out(&s->gate)) {
-		rc = mtc_fail(err, MT_EINVAL, "attention %s: the spin gate timed out before %d operations were "
-			      "queued; the sample is not valid", c->label, inner);
-		goto out;
-	}
-	e = cudaEventElapsedTime(&ms, s->e0, s->e1);
-	if (e != cudaSuccess) {
-		rc = mtc_cuda_fail(err, "cudaEventElapsedTime", e);
-		goto out;
-	}
-	*seconds = ms / 1e3;
+	rc = mtc_gate_elapsed(&s->gate, !s->nogate, s->e0, s->e1, "attention", c->label, inner,
+			      seconds, err);
 out:
 	mtc_nvtx_pop();
 	return rc;

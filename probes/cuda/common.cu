@@ -260,6 +260,23 @@ int mtc_gate_timed_out(const struct mtc_gate *g)
 	return g->host ? g->host[1] != 0 : 0;
 }
 
+int mtc_gate_elapsed(const struct mtc_gate *g, int gated, cudaEvent_t e0, cudaEvent_t e1,
+		     const char *what, const char *label, int inner, double *seconds,
+		     struct mt_error *err)
+{
+	cudaError_t e;
+	float ms = 0;
+
+	if (gated && mtc_gate_timed_out(g))
+		return mtc_fail(err, MT_EINVAL, "%s %s: the spin gate timed out before %d operations "
+				"were queued; the sample is not valid", what, label, inner);
+	e = cudaEventElapsedTime(&ms, e0, e1);
+	if (e != cudaSuccess)
+		return mtc_cuda_fail(err, "cudaEventElapsedTime", e);
+	*seconds = ms / 1e3;
+	return MT_OK;
+}
+
 void mtc_gate_free(struct mtc_gate *g)
 {
 	if (g->host)

@@ -368,7 +368,6 @@ static int gemm_run(void *state, const struct mt_case *c, double *seconds, struc
 	struct gemm_state *s = (struct gemm_state *)state;
 	cublasStatus_t st = CUBLAS_STATUS_SUCCESS;
 	cudaError_t e;
-	float ms = 0;
 	int i, rc = MT_OK, inner = c->inner > 0 ? c->inner : 1;
 
 	*seconds = 0;
@@ -400,17 +399,8 @@ static int gemm_run(void *state, const struct mt_case *c, double *seconds, struc
 		rc = lt_fail(err, "cublasLtMatmul", st);
 		goto out;
 	}
-	if (!s->nogate && mtc_gate_timed_out(&s->gate)) {
-		rc = mtc_fail(err, MT_EINVAL, "gemm %s: the spin gate timed out before %d operations were "
-			      "queued; the sample is not valid", c->label, inner);
-		goto out;
-	}
-	e = cudaEventElapsedTime(&ms, s->e0, s->e1);
-	if (e != cudaSuccess) {
-		rc = mtc_cuda_fail(err, "cudaEventElapsedTime", e);
-		goto out;
-	}
-	*seconds = ms / 1e3;
+	rc = mtc_gate_elapsed(&s->gate, !s->nogate, s->e0, s->e1, "gemm", c->label, inner,
+			      seconds, err);
 out:
 	mtc_nvtx_pop();
 	return rc;

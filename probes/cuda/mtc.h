@@ -144,6 +144,12 @@ int mtc_gate_init(struct mtc_gate *g, struct mt_error *err);
 int mtc_gate_hold(struct mtc_gate *g, cudaStream_t s, struct mt_error *err);
 void mtc_gate_release(struct mtc_gate *g);
 int mtc_gate_timed_out(const struct mtc_gate *g);
+/* The end of a gated sample: an error when the gate timed out before the
+ * `inner` operations were queued (only when `gated`), else the time between
+ * e0 and e1 in *seconds.  `what` and `label` name the case in the message. */
+int mtc_gate_elapsed(const struct mtc_gate *g, int gated, cudaEvent_t e0, cudaEvent_t e1,
+		     const char *what, const char *label, int inner, double *seconds,
+		     struct mt_error *err);
 void mtc_gate_free(struct mtc_gate *g);
 
 /* NVTX ranges "<probe>:<label>" (header-only nvtx3). */

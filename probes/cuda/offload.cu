@@ -412,7 +412,6 @@ static int off_run(void *state, const struct mt_case *c, double *seconds, struct
 	struct off_state *s = (struct off_state *)state;
 	int rc = MT_OK, inner = c->inner > 0 ? c->inner : 1, held = 0, loading = 0;
 	cudaError_t e;
-	float ms = 0;
 
 	*seconds = 0;
 	if (inner > MTC_GATED_MAX_OPS)
@@ -449,13 +448,8 @@ static int off_run(void *state, const struct mt_case *c, double *seconds, struct
 	}
 	MTC_CK(cudaEventSynchronize(s->e1));
 	MTC_CK(cudaStreamSynchronize(s->st[1]));
-	if (s->pinned && mtc_gate_timed_out(&s->gate)) {
-		rc = mtc_fail(err, MT_EINVAL, "offload %s: the spin gate timed out before %d copies were queued; "
-			      "the sample is not valid", c->label, inner);
-		goto fail;
-	}
-	MTC_CK(cudaEventElapsedTime(&ms, s->e0, s->e1));
-	*seconds = ms / 1e3;
+	rc = mtc_gate_elapsed(&s->gate, s->pinned, s->e0, s->e1, "offload", c->label, inner,
+			      seconds, err);
 fail:
 	if (held)
 		mtc_gate_release(&s->gate);

@@ -5,7 +5,8 @@
  * (/sys/bus/pci/devices/<busid>/{numa_node,local_cpulist,current_link_*}) and
  * cudaDeviceCanAccessPeer, with the reason NVML was not used.
  *
- * NVML is loaded with dlopen (there is no header or stub on build machines);
+ * NVML is loaded with dlopen (the driver installs the library; there is no
+ * header package to build against);
  * the few types used are declared here with the layouts of the NVML API
  * (nvml.h): device handles are opaque pointers, nvmlPciInfo_t is
  * {busIdLegacy[16], domain, bus, device, pciDeviceId, pciSubSystemId,
