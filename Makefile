@@ -39,7 +39,8 @@ ALL_CFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recov
 LDFLAGS += -fsanitize=$(SANITIZE)
 endif
 
-LIB_SRC    = $(wildcard lib/*.c) $(wildcard tuner/*.c) $(wildcard rules/*.c) $(wildcard reports/*.c) \
+LIB_SRC    = $(wildcard lib/*.c) $(wildcard tuner/*.c) $(wildcard rules/*.c) $(wildcard advisor/*.c) \
+             $(wildcard reports/*.c) $(wildcard import/*.c) \
              $(filter-out profiler/inject.c,$(wildcard profiler/*.c)) $(wildcard probes/*.c)
 CLI_SRC    = $(wildcard cli/*.c)
 DATA       = $(sort $(wildcard models/*.json)) $(sort $(wildcard profiles/*.json)) \

@@ -153,5 +153,23 @@ for f in tests/cli/*.sh tests/gpu/*.sh; do
 	esac
 done
 
+# --- golden outputs: advise, estimate, analyze, import, rules and report byte for
+# byte as recorded (tests/golden/outputs.cmds); "ok/not ok/skip - NAME" lines
+case outputs in *"$PATTERN"*)
+	if [ -x "$MEGATUNE" ]; then
+		tests/golden/outputs.sh "$MEGATUNE" >"$tmp/golden.out" 2>&1
+		while IFS= read -r line; do
+			case $line in
+			"ok - "*) report ok "${line#ok - }" ;;
+			"skip - "*) n=${line#skip - }; report skip "${n%% \#*}" "${n#* \# }" ;;
+			"not ok - "*) n=${line#not ok - }
+				report fail "$n" "$(sed -n "/^not ok - $n\$/,/^[no]/p" "$tmp/golden.out" | grep '^#' | head -20)" ;;
+			esac
+		done <"$tmp/golden.out"
+	else
+		report skip "outputs" "no $MEGATUNE"
+	fi ;;
+esac
+
 echo "$pass passed, $fail failed, $skip skipped"
 [ $fail -eq 0 ]
