@@ -19,13 +19,6 @@ int cmd_calibrate(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
 int cmd_import(int argc, char **argv);
 
-#include <cjson/cJSON.h>
-struct mt_report_in;
-/* A profile's JSON document: a file, or a bundled profile name. */
-int cli_profile_json(const char *spec, cJSON **out, struct mt_error *err);
-/* Check the inputs and write the HTML report to path ('-': stdout). */
-int cli_write_report(const char *path, const struct mt_report_in *in, struct mt_error *err);
-
 struct mt_ruleset;
 /* Load the rule files at `paths` (user files, evaluated first) and, when
  * `bundled`, the bundled rules; any problem is an error naming FILE:LINE. */

@@ -414,30 +414,29 @@ static int load_inputs(const char *cmd, struct args *a, struct mt_model *m,
 	return -1;
 }
 
-/* The HTML report of an advice document (the JSON in sb) with the cluster's
- * profile. */
-static int write_report(const char *cmd, const struct args *a, const struct sbuf *json)
+/* The HTML report of an advice document (the JSON in sb) with the cluster
+ * the search used. */
+static int write_report(const char *cmd, const struct args *a, const struct mt_cluster *c,
+			const struct sbuf *json)
 {
 	struct mt_error err = MT_ERROR_INIT;
 	struct mt_report_in in;
-	cJSON *adv = NULL, *prof = NULL;
+	cJSON *adv = NULL;
 	int rc = 0;
 
 	memset(&in, 0, sizeof(in));
-	if (mt_json_parse("advice", json->buf, json->len, &adv, &err) ||
-	    cli_profile_json(a->cluster, &prof, &err)) {
+	if (mt_json_parse("advice", json->buf, json->len, &adv, &err)) {
 		rc = cli_fail(cmd, &err);
 		goto out;
 	}
 	in.advice = adv;
 	in.advice_file = "this search";
-	in.profile = prof;
+	in.cluster = c;
 	in.profile_file = a->cluster;
-	if (cli_write_report(a->report, &in, &err))
+	if (mt_report_write(a->report, &in, &err))
 		rc = cli_fail(cmd, &err);
 out:
 	cJSON_Delete(adv);
-	cJSON_Delete(prof);
 	return rc;
 }
 
@@ -503,7 +502,7 @@ int cmd_advise(int argc, char **argv)
 		mt_advice_json(&sb, &m, c, &a.job, res, &ar);
 		if (a.json && (rc = emit("advise", a.json, &sb)))
 			goto out;
-		if (a.report && (rc = write_report("advise", &a, &sb)))
+		if (a.report && (rc = write_report("advise", &a, c, &sb)))
 			goto out;
 		if (a.format == F_JSON && (rc = emit("advise", "-", &sb)))
 			goto out;
@@ -603,7 +602,7 @@ int cmd_estimate(int argc, char **argv)
 		mt_estimate_json(&sb, &m, c, &a.job, &e, &ar);
 		if (a.json && (rc = emit("estimate", a.json, &sb)))
 			goto out;
-		if (a.report && (rc = write_report("estimate", &a, &sb)))
+		if (a.report && (rc = write_report("estimate", &a, c, &sb)))
 			goto out;
 		if (a.format == F_JSON && (rc = emit("estimate", "-", &sb)))
 			goto out;

@@ -14,7 +14,7 @@
 #include "../probes/gpu.h"
 #include "../probes/mpi.h"
 #include "../probes/probe.h"
-#include "../probes/profile.h"
+#include "../tuner/profile.h"
 #include "../probes/topology.h"
 #include "cli.h"
 #include "probe_opts.h"

@@ -12,7 +12,7 @@
 #include "../lib/sbuf.h"
 #include "../lib/table.h"
 #include "../probes/import.h"
-#include "../probes/profile.h"
+#include "../tuner/profile.h"
 #include "../tuner/cluster.h"
 #include "cli.h"
 

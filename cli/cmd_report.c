@@ -4,11 +4,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../lib/bundled.h"
-#include "../lib/fsutil.h"
 #include "../lib/jsonr.h"
 #include "../reports/html.h"
-#include "../probes/profile.h"
+#include "../tuner/cluster.h"
+#include "../tuner/profile.h"
 #include "cli.h"
 
 static const char report_usage[] =
@@ -29,28 +28,6 @@ static const char report_usage[] =
 	"\n"
 	"exit codes: 0 success; 2 bad usage or a bad input file.\n";
 
-int cli_profile_json(const char *spec, cJSON **out, struct mt_error *err)
-{
-	return mt_profile_load_json(spec, out, err);
-}
-
-int cli_write_report(const char *path, const struct mt_report_in *in, struct mt_error *err)
-{
-	struct sbuf sb = SBUF_INIT;
-	int rc;
-
-	if ((rc = mt_report_check(in, err)))
-		return rc;
-	mt_report_html(&sb, in);
-	if (sb.failed) {
-		sbuf_release(&sb);
-		return mt_error_set(err, MT_ENOMEM, "out of memory");
-	}
-	rc = mt_write_atomic(path, sb.buf, sb.len, err);
-	sbuf_release(&sb);
-	return rc;
-}
-
 int cmd_report(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -65,6 +42,7 @@ int cmd_report(int argc, char **argv)
 	struct mt_error err = MT_ERROR_INIT;
 	struct mt_report_in in;
 	cJSON *docs[4] = { NULL, NULL, NULL, NULL };
+	struct mt_cluster *cluster = NULL;
 	const char *out = NULL;
 	int c, rc = 0, i;
 
@@ -97,19 +75,23 @@ int cmd_report(int argc, char **argv)
 		return 2;
 	}
 	if ((in.advice_file && mt_json_load(in.advice_file, &docs[0], &err)) ||
-	    (in.profile_file && cli_profile_json(in.profile_file, &docs[1], &err)) ||
+	    (in.profile_file && mt_profile_load_json(in.profile_file, &docs[1], &err)) ||
 	    (in.analysis_file && mt_json_load(in.analysis_file, &docs[2], &err)) ||
-	    (in.compare_file && mt_json_load(in.compare_file, &docs[3], &err))) {
+	    (in.compare_file && mt_json_load(in.compare_file, &docs[3], &err)) ||
+	    (docs[1] && (mt_report_schema(docs[1], "megatune.profile/1", in.profile_file,
+					  "--profile", &err) ||
+			 mt_profile_cluster(in.profile_file, docs[1], &cluster, &err)))) {
 		rc = cli_fail("report", &err);
 		goto out;
 	}
 	in.advice = docs[0];
-	in.profile = docs[1];
+	in.cluster = cluster;
 	in.analysis = docs[2];
 	in.compare = docs[3];
-	if (cli_write_report(out, &in, &err))
+	if (mt_report_write(out, &in, &err))
 		rc = cli_fail("report", &err);
 out:
+	mt_cluster_free(cluster);
 	for (i = 0; i < 4; i++)
 		cJSON_Delete(docs[i]);
 	return rc;

@@ -10,7 +10,7 @@
 
 #include "../lib/fsutil.h"
 #include "../tuner/cluster.h"
-#include "profile.h"
+#include "../tuner/profile.h"
 
 /* ------------------------------------------------------------- reading */
 

@@ -15,7 +15,7 @@
 #include "../lib/jsonr.h"
 #include "../lib/sbuf.h"
 #include "../tuner/cluster.h"
-#include "profile.h"
+#include "../tuner/profile.h"
 
 #define MAX_FILE_BYTES (512u << 20)
 

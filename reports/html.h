@@ -6,7 +6,10 @@
  * megatune.comparison/1 (docs/FORMATS.md) — each section present when its
  * input is given.  Everything is inline (CSS, SVG charts from svg.h, a few
  * lines of JavaScript for sorting and copying); the page fetches nothing.
- * Every string taken from an input is escaped.
+ * Every string taken from an input is escaped.  The profile comes parsed and
+ * validated (struct mt_cluster, read through tuner/profile.h); the sections
+ * are rendered by html.c (the page, findings, regressions), html_cluster.c
+ * and html_advice.c.
  */
 #ifndef MT_HTML_H
 #define MT_HTML_H
@@ -16,10 +19,18 @@
 #include "../lib/err.h"
 #include "../lib/sbuf.h"
 
+struct mt_cluster;
+
 struct mt_report_in {
-	const cJSON *advice, *profile, *analysis, *compare;  /* any may be NULL */
+	const cJSON *advice, *analysis, *compare;  /* any may be NULL */
+	const struct mt_cluster *cluster;          /* the profile, or NULL */
 	const char *advice_file, *profile_file, *analysis_file, *compare_file;
 };
+
+/* MT_EINVAL naming file and the 'schema' field when doc is not an object of
+ * schema `want`, the document option `opt` ("--profile") expects. */
+int mt_report_schema(const cJSON *doc, const char *want, const char *file, const char *opt,
+		     struct mt_error *err);
 
 /* Check each document's schema; MT_EINVAL naming the file and field when one
  * is not what its option expects, or when no input is given. */
@@ -27,5 +38,8 @@ int mt_report_check(const struct mt_report_in *in, struct mt_error *err);
 
 /* Append the page to sb (call mt_report_check first). */
 void mt_report_html(struct sbuf *sb, const struct mt_report_in *in);
+
+/* Check the inputs and write the page atomically to path ('-': stdout). */
+int mt_report_write(const char *path, const struct mt_report_in *in, struct mt_error *err);
 
 #endif

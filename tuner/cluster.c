@@ -7,10 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../lib/bundled.h"
-#include "../lib/fsutil.h"
 #include "../lib/jsonr.h"
-#include "../lib/sbuf.h"
+#include "profile.h"
 
 #define INT_MAXV 0x7fffffff
 
@@ -41,6 +39,11 @@ int mt_dtype_parse(const char *s) { return parse_in(s, dtype_names, MT_DT_N); }
 const char *mt_coll_name(int op) { return op >= 0 && op < MT_COLL_N ? coll_names[op] : "?"; }
 int mt_coll_parse(const char *s) { return parse_in(s, coll_names, MT_COLL_N); }
 const char *mt_span_name(int span) { return span >= 0 && span < MT_SPAN_N ? span_names[span] : "?"; }
+const char *mt_attn_impl_name(int impl)
+{
+	return impl >= 0 && impl < MT_ATTN_IMPL_N ? impl_names[impl] : "?";
+}
+const char *mt_offload_dir_name(int dir) { return dir >= 0 && dir < MT_OFF_N ? dir_names[dir] : "?"; }
 
 double mt_coll_busbw_factor(int op, int n)
 {
@@ -244,7 +247,8 @@ static int read_node(struct rd *r, const cJSON *root)
 	    (rc = mt_jint32(&na, n, "nics_per_node", 1, 0, 4096, &c->nics_per_node, r->err)) < 0 ||
 	    (rc = mt_jnum(&na, n, "nic_gbps", c->nics_per_node > 0, 0.1, 1e6, &c->nic_gbps, r->err)) < 0 ||
 	    (rc = mt_jnum(&na, n, "pcie_gbps", 0, 0.1, 1e6, &c->pcie_gbps, r->err)) < 0 ||
-	    (rc = mt_jint32(&na, n, "numa_nodes", 0, 1, 1024, &c->numa_nodes, r->err)) < 0 ||
+	    (rc = c->numa_given = mt_jint32(&na, n, "numa_nodes", 0, 1, 1024, &c->numa_nodes,
+					    r->err)) < 0 ||
 	    (rc = source_ref(r, n, "node", 1, -1, &c->node_src)) < 0)
 		return rc;
 	if (c->nvlink_domain % c->gpus_per_node && c->gpus_per_node % c->nvlink_domain)
@@ -271,6 +275,7 @@ static int read_hbm(struct rd *r, const cJSON *root)
 	if ((rc = mt_jnum(&ma, m, "gbps", 1, 1, 1e6, &r->c->hbm_gbps, r->err)) < 0 ||
 	    (rc = source_ref(r, m, "memory_bandwidth", 1, -1, &r->c->hbm_src)) < 0)
 		return rc;
+	r->c->hbm_measured = 1;
 	return MT_OK;
 }
 
@@ -744,32 +749,14 @@ fail:
 
 int mt_cluster_load(const char *spec, struct mt_cluster **out, struct mt_error *err)
 {
-	const struct mt_bundled *b;
+	const char *file;
 	cJSON *root = NULL;
 	int rc;
 
 	*out = NULL;
-	if (mt_is_path(spec)) {
-		rc = mt_json_load(spec, &root, err);
-		if (!rc)
-			rc = mt_cluster_from_json(root, spec, out, err);
-		cJSON_Delete(root);
-		return rc;
-	}
-	b = mt_bundled_find("profile", spec);
-	if (!b) {
-		struct sbuf names = SBUF_INIT;
-
-		mt_bundled_list("profile", &names);
-		rc = mt_error_set(err, MT_EUSAGE,
-				  "unknown cluster '%s': give a profile.json path or one of: %s",
-				  spec, names.buf);
-		sbuf_release(&names);
-		return rc;
-	}
-	rc = mt_json_parse(b->path, b->data, b->len, &root, err);
+	rc = mt_profile_read(spec, &root, &file, err);
 	if (!rc)
-		rc = mt_cluster_from_json(root, b->path, out, err);
+		rc = mt_cluster_from_json(root, file, out, err);
 	cJSON_Delete(root);
 	return rc;
 }

@@ -2,8 +2,8 @@
 /* cluster: a cluster profile (`megatune.profile/1`, docs/FORMATS.md section 2)
  * and the lookups the time model makes in its measured curves.
  *
- * mt_cluster_load() reads and validates a profile (a path or a bundled name)
- * into a heap object the caller frees with mt_cluster_free().  Loading also
+ * mt_cluster_load() reads a profile (a path or a bundled name) through the
+ * document's loader (profile.h) and validates it into a heap object the caller frees with mt_cluster_free().  Loading also
  * prepares the curves (sorted, log-scaled) so that every lookup afterwards is
  * allocation-free and takes a few hundred nanoseconds at most.
  *
@@ -113,10 +113,12 @@ struct mt_cluster {
 	double nic_gbps;             /* per NIC, per direction (GB/s) */
 	double pcie_gbps;
 	int numa_nodes;
+	int numa_given;              /* numa_nodes was in the profile (else 1) */
 	int node_src;
 
 	double hbm_gbps;             /* achievable (STREAM-like) bandwidth */
 	int hbm_src;
+	int hbm_measured;            /* memory_bandwidth given (else 90% of the datasheet) */
 
 	struct mt_gemm_pt *gemm;
 	int ngemm;
@@ -154,6 +156,8 @@ int mt_dtype_parse(const char *s);
 const char *mt_coll_name(int op);
 int mt_coll_parse(const char *s);
 const char *mt_span_name(int span);
+const char *mt_attn_impl_name(int impl);   /* "flash", "unfused" */
+const char *mt_offload_dir_name(int dir);  /* "h2d", "d2h", "bidirectional" */
 
 /* nccl-tests bus-bandwidth factor: busbw = algbw * factor (PERFORMANCE.md). */
 double mt_coll_busbw_factor(int op, int nranks);

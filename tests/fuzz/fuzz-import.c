@@ -6,7 +6,7 @@
 #include <stdlib.h>
 
 #include "../../probes/import.h"
-#include "../../probes/profile.h"
+#include "../../tuner/profile.h"
 #include "../../tuner/cluster.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /* Fuzz target: the HTML report on arbitrary JSON.  Whatever the document, it
  * is rendered as each of the four kinds the report reads (its schema field
- * replaced), and the page is complete and carries no input unescaped. */
+ * replaced; a profile only when it is valid), and the page is complete and carries no input unescaped. */
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "../../lib/jsonr.h"
 #include "../../reports/html.h"
+#include "../../tuner/cluster.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -25,6 +26,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	for (k = 0; k < 4; k++) {
 		struct mt_report_in in;
+		struct mt_cluster *cl = NULL;
 		struct sbuf sb = SBUF_INIT;
 		const char *p;
 		int scripts = 0;
@@ -33,7 +35,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		cJSON_AddStringToObject(root, "schema", schemas[k]);
 		memset(&in, 0, sizeof(in));
 		if (k == 0) in.advice = root, in.advice_file = "a";
-		if (k == 1) in.profile = root, in.profile_file = "p";
+		if (k == 1 && mt_cluster_from_json(root, "p", &cl, &err))
+			continue;
+		if (k == 1) in.cluster = cl, in.profile_file = "p";
 		if (k == 2) in.analysis = root, in.analysis_file = "n";
 		if (k == 3) in.compare = root, in.compare_file = "c";
 		if (mt_report_check(&in, &err))
@@ -48,6 +52,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				__builtin_trap();
 		}
 		sbuf_release(&sb);
+		mt_cluster_free(cl);
 	}
 	cJSON_Delete(root);
 	return 0;

@@ -12,7 +12,7 @@
 
 #include "../../lib/fsutil.h"
 #include "../../probes/import.h"
-#include "../../probes/profile.h"
+#include "../../tuner/profile.h"
 #include "../../tuner/cluster.h"
 
 static struct mt_import *parse_opts(int tool, const char *name, const char *text,

@@ -15,6 +15,7 @@
 #include "../../rules/engine.h"
 
 static cJSON *advice, *profile, *analysis, *compare;
+static struct mt_cluster *cluster;  /* the profile, parsed */
 
 /* The advice document of a real search (Llama 3 70B on 64 H100, rules on). */
 static cJSON *advice_of(const char *model_name)
@@ -71,6 +72,7 @@ static int setup(void **state)
 	(void)state;
 	advice = advice_of(NULL);
 	if (!b || mt_json_parse(b->path, b->data, b->len, &profile, &err) ||
+	    mt_cluster_load("dgx-h100", &cluster, &err) ||
 	    mt_json_load("tests/fixtures/report/analysis-dlrm-8rank.json", &analysis, &err) ||
 	    mt_json_load("tests/fixtures/report/comparison-efa-tuner.json", &compare, &err)) {
 		fprintf(stderr, "%s\n", err.msg);
@@ -84,15 +86,18 @@ static int teardown(void **state)
 	(void)state;
 	cJSON_Delete(advice);
 	cJSON_Delete(profile);
+	mt_cluster_free(cluster);
 	cJSON_Delete(analysis);
 	cJSON_Delete(compare);
 	return 0;
 }
 
-static char *render(const cJSON *a, const cJSON *p, const cJSON *n, const cJSON *c)
+static char *render(const cJSON *a, const struct mt_cluster *p, const cJSON *n, const cJSON *c)
 {
 	struct mt_error err = MT_ERROR_INIT;
-	struct mt_report_in in = { a, p, n, c, "advice.json", "dgx-h100", "analysis.json", "cmp.json" };
+	struct mt_report_in in = { .advice = a, .cluster = p, .analysis = n, .compare = c,
+				   .advice_file = "advice.json", .profile_file = "dgx-h100",
+				   .analysis_file = "analysis.json", .compare_file = "cmp.json" };
 	struct sbuf sb = SBUF_INIT;
 
 	if (mt_report_check(&in, &err))
@@ -109,7 +114,7 @@ static const char *const all_sections[] = {
 
 static void every_section_for_its_input(void **state)
 {
-	char *html = render(advice, profile, analysis, compare);
+	char *html = render(advice, cluster, analysis, compare);
 	size_t i;
 
 	(void)state;
@@ -151,7 +156,7 @@ static void every_section_for_its_input(void **state)
 	assert_null(strstr(html, "https://"));
 	free(html);
 	/* each section only with its input */
-	html = render(NULL, profile, NULL, NULL);
+	html = render(NULL, cluster, NULL, NULL);
 	assert_non_null(strstr(html, "id=\"cluster\""));
 	assert_null(strstr(html, "id=\"summary\""));
 	assert_null(strstr(html, "id=\"why\""));
@@ -166,7 +171,7 @@ static void every_section_for_its_input(void **state)
 static void input_strings_are_escaped(void **state)
 {
 	cJSON *evil = advice_of("<script>alert(1)</script>\"><img src=x onerror=alert(2)>");
-	char *html = render(evil, profile, NULL, NULL);
+	char *html = render(evil, cluster, NULL, NULL);
 	const char *p = html;
 	int scripts = 0;
 

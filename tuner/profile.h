@@ -1,6 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* profile: build and write a `megatune.profile/1` document (docs/FORMATS.md
- * section 2) from measurements, for `megatune calibrate` and `megatune import`.
+/* profile: the owner of the `megatune.profile/1` document (docs/FORMATS.md
+ * section 2).  It alone finds and loads a profile (a path or a bundled name),
+ * builds one from measurements for `megatune calibrate` and `megatune import`,
+ * and writes it; the parsed, validated form is struct mt_cluster (cluster.h),
+ * whose fields are the typed accessors every reader uses (the time model, the
+ * report).
  *
  * The document is a cJSON tree owned by the caller (cJSON_Delete).  It starts
  * from a base: a bundled profile or a file (whose GPU, node and curves stand
@@ -18,8 +22,20 @@
 #include "../lib/err.h"
 #include "../lib/stats.h"
 
-/* A profile's JSON document as it is: a path or a bundled name. */
+struct mt_cluster;
+
+/* A profile's JSON document as it is: a path or a bundled name (a name that
+ * is not bundled is tried as a path). */
 int mt_profile_load_json(const char *spec, cJSON **out, struct mt_error *err);
+
+/* The same for `--cluster`: an unknown name is MT_EUSAGE listing the bundled
+ * ones.  *file is the name messages use (the path, or the bundled file's). */
+int mt_profile_read(const char *spec, cJSON **out, const char **file, struct mt_error *err);
+
+/* Validate doc, loaded from spec, into a cluster (mt_cluster_from_json with
+ * the file name mt_profile_read gives); the caller frees it. */
+int mt_profile_cluster(const char *spec, const cJSON *doc, struct mt_cluster **out,
+		       struct mt_error *err);
 
 /* The base: `spec` a bundled name ("dgx-h100") or a path; NULL gives a
  * skeleton with schema, name and empty arrays (gpu and node must then be set

@@ -8,7 +8,8 @@
 #include "../lib/bundled.h"
 #include "../lib/fsutil.h"
 #include "../lib/jsonr.h"
-#include "../tuner/cluster.h"
+#include "../lib/sbuf.h"
+#include "cluster.h"
 
 int mt_profile_load_json(const char *spec, cJSON **out, struct mt_error *err)
 {
@@ -18,6 +19,38 @@ int mt_profile_load_json(const char *spec, cJSON **out, struct mt_error *err)
 	if (!mt_is_path(spec) && (b = mt_bundled_find("profile", spec)))
 		return mt_json_parse(b->path, b->data, b->len, out, err);
 	return mt_json_load(spec, out, err);
+}
+
+int mt_profile_read(const char *spec, cJSON **out, const char **file, struct mt_error *err)
+{
+	const struct mt_bundled *b;
+	int rc;
+
+	*out = NULL;
+	*file = spec;
+	if (mt_is_path(spec))
+		return mt_json_load(spec, out, err);
+	b = mt_bundled_find("profile", spec);
+	if (!b) {
+		struct sbuf names = SBUF_INIT;
+
+		mt_bundled_list("profile", &names);
+		rc = mt_error_set(err, MT_EUSAGE,
+				  "unknown cluster '%s': give a profile.json path or one of: %s",
+				  spec, names.buf);
+		sbuf_release(&names);
+		return rc;
+	}
+	*file = b->path;
+	return mt_json_parse(b->path, b->data, b->len, out, err);
+}
+
+int mt_profile_cluster(const char *spec, const cJSON *doc, struct mt_cluster **out,
+		       struct mt_error *err)
+{
+	const struct mt_bundled *b = mt_is_path(spec) ? NULL : mt_bundled_find("profile", spec);
+
+	return mt_cluster_from_json(doc, b ? b->path : spec, out, err);
 }
 
 int mt_profile_new(const char *spec, const char *name, cJSON **doc, struct mt_error *err)
