@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../advisor/advice.h"
 #include "../lib/fsutil.h"
 #include "../lib/version.h"
 #include "../tuner/cluster.h"
@@ -234,24 +235,33 @@ int mt_report_check(const struct mt_report_in *in, struct mt_error *err)
 	if (in->compare && (rc = mt_report_schema(in->compare, "megatune.comparison/1", in->compare_file,
 					   "--compare", err)))
 		return rc;
-	if (in->advice && !cJSON_IsArray(jget(in->advice, "candidates")))
-		return mt_error_set(err, MT_EINVAL, "%s: field 'candidates': expected an array",
-				    in->advice_file);
+	if (in->advice) {
+		struct mt_advice_doc doc;
+
+		rc = mt_advice_read(in->advice, in->advice_file, "--advice", &doc, err);
+		mt_advice_doc_free(&doc);
+		return rc;
+	}
 	return MT_OK;
 }
 
 void mt_report_html(struct sbuf *sb, const struct mt_report_in *in)
 {
 	const cJSON *adv = in->advice;
+	struct mt_advice_doc doc;
+	struct mt_error err = MT_ERROR_INIT;
+
+	if (adv && mt_advice_read(adv, in->advice_file, "--advice", &doc, &err))
+		adv = NULL; /* mt_report_check said why */
 
 	sbuf_adds(sb, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
 		      "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">"
 		      "<title>megatune report");
 	if (adv) {
 		sbuf_adds(sb, ": ");
-		esc(sb, jstr(adv, "job.model"));
+		esc(sb, doc.model);
 		sbuf_adds(sb, " on ");
-		esc(sb, jstr(adv, "job.cluster"));
+		esc(sb, doc.cluster);
 	} else if (in->cluster) {
 		sbuf_adds(sb, ": ");
 		esc(sb, in->cluster->name);
@@ -260,11 +270,11 @@ void mt_report_html(struct sbuf *sb, const struct mt_report_in *in)
 	sbuf_adds(sb, css);
 	sbuf_adds(sb, "</style></head><body><header><h1>megatune report</h1><p>");
 	if (adv) {
-		esc(sb, jstr(adv, "job.model"));
+		esc(sb, doc.model);
 		sbuf_adds(sb, " on ");
-		num(sb, jnum(adv, "job.gpus"), "%.0f");
+		num(sb, doc.gpus, "%.0f");
 		sbuf_adds(sb, " GPUs of ");
-		esc(sb, jstr(adv, "job.cluster"));
+		esc(sb, doc.cluster);
 		sbuf_adds(sb, " &#183; ");
 	}
 	sbuf_adds(sb, "megatune " MEGATUNE_VERSION "</p><nav>");
@@ -317,6 +327,8 @@ void mt_report_html(struct sbuf *sb, const struct mt_report_in *in)
 		      "the profile, each with its source.</footer><script>");
 	sbuf_adds(sb, script);
 	sbuf_adds(sb, "</script></body></html>\n");
+	if (adv)
+		mt_advice_doc_free(&doc);
 }
 
 int mt_report_write(const char *path, const struct mt_report_in *in, struct mt_error *err)

@@ -1,0 +1,504 @@
+/* SPDX-License-Identifier: MIT */
+/* advice: the `megatune.advice/1` document, written from a search and read
+ * back (advice.h). */
+#include "advice.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../lib/jsonr.h"
+#include "../lib/jsonw.h"
+#include "../lib/units.h"
+#include "../lib/version.h"
+#include "../rules/engine.h"
+#include "../tuner/flags.h"
+
+int mt_candidate_args(const struct mt_model *m, const struct mt_job *j, const struct mt_config *c,
+		      const struct mt_explain *ex, struct mt_kv *out)
+{
+	int n = mt_megatron_args(m, j, c, out);
+
+	return ex ? mt_kv_merge(out, n, ex->args, ex->nargs) : n;
+}
+
+int mt_candidate_bridge(const struct mt_model *m, const struct mt_job *j,
+			const struct mt_config *c, const struct mt_explain *ex, struct mt_kv *out)
+{
+	int n = mt_bridge_overrides(m, j, c, out);
+
+	return ex ? mt_kv_merge(out, n, ex->bridge, ex->nbridge) : n;
+}
+
+int mt_candidate_env(const struct mt_explain *ex, struct mt_kv *out)
+{
+	return ex ? mt_kv_merge(out, 0, ex->env, ex->nenv) : 0;
+}
+
+const struct mt_explain *mt_advice_explain(const struct mt_advice_rules *ar, int i)
+{
+	return ar && ar->ex && i < ar->nex ? &ar->ex[i] : NULL;
+}
+
+const char *mt_config_label(char *buf, size_t cap, const struct mt_model *m,
+			    const struct mt_config *cfg)
+{
+	int n = snprintf(buf, cap, "TP%d PP%d", cfg->tp, cfg->pp);
+
+	if (cfg->vpp > 1 && n > 0 && (size_t)n < cap)
+		n += snprintf(buf + n, cap - (size_t)n, " VPP%d", cfg->vpp);
+	if (cfg->cp > 1 && n > 0 && (size_t)n < cap)
+		n += snprintf(buf + n, cap - (size_t)n, " CP%d(%s)", cfg->cp,
+			      mt_cp_comm_name(cfg->cp_comm));
+	if (m->experts && n > 0 && (size_t)n < cap)
+		n += snprintf(buf + n, cap - (size_t)n, " EP%d ETP%d", cfg->ep, cfg->etp);
+	if (n > 0 && (size_t)n < cap)
+		snprintf(buf + n, cap - (size_t)n, " DP%d MBS%d", cfg->dp, cfg->mbs);
+	return buf;
+}
+
+/* ---------------------------------------------------------------- JSON */
+
+static void json_pins(struct jw *w, const struct mt_pins *p)
+{
+	jw_obj(w, "pins");
+#define PIN(name, field) if (p->field != MT_UNSET) jw_int(w, name, p->field)
+	PIN("tp", tp);
+	PIN("pp", pp);
+	PIN("vpp", vpp);
+	PIN("cp", cp);
+	PIN("ep", ep);
+	PIN("etp", etp);
+	PIN("mbs", mbs);
+	if (p->recompute != MT_UNSET)
+		jw_str(w, "recompute", mt_recompute_name(p->recompute));
+	PIN("recompute_layers", recompute_layers);
+	if (p->cp_comm != MT_UNSET)
+		jw_str(w, "cp_comm_type", mt_cp_comm_name(p->cp_comm));
+	if (p->dist_opt != MT_UNSET)
+		jw_bool(w, "distributed_optimizer", p->dist_opt);
+	PIN("offload_layers", offload_layers);
+	if (p->sp != MT_UNSET)
+		jw_bool(w, "sequence_parallel", p->sp);
+	if (p->tp_overlap != MT_UNSET)
+		jw_bool(w, "tp_comm_overlap", p->tp_overlap);
+	if (p->overlap_grad != MT_UNSET)
+		jw_bool(w, "overlap_grad_reduce", p->overlap_grad);
+	if (p->overlap_param != MT_UNSET)
+		jw_bool(w, "overlap_param_gather", p->overlap_param);
+	if (p->fused_ce != MT_UNSET)
+		jw_bool(w, "cross_entropy_fusion", p->fused_ce);
+	if (p->grad_fp32 != MT_UNSET)
+		jw_str(w, "grad_reduce_dtype", p->grad_fp32 ? "fp32" : "bf16");
+	PIN("bucket_size_params", bucket);
+#undef PIN
+	jw_end(w);
+}
+
+static void json_head(struct jw *w, const struct mt_model *m, const struct mt_cluster *c,
+		      const struct mt_job *j)
+{
+	jw_str(w, "schema", "megatune.advice/1");
+	jw_str(w, "megatune_version", MEGATUNE_VERSION);
+	jw_obj(w, "job");
+	jw_str(w, "model", m->name);
+	jw_str(w, "model_source", m->source);
+	jw_str(w, "cluster", c->name);
+	jw_str(w, "cluster_source", c->file);
+	jw_int(w, "gpus", j->gpus);
+	jw_int(w, "seq", j->seq);
+	jw_int(w, "gbs", j->gbs);
+	jw_str(w, "precision", mt_precision_name(j->precision));
+	if (j->precision == MT_PREC_FP8)
+		jw_str(w, "fp8_recipe", mt_fp8_recipe_name(j->fp8_recipe));
+	jw_str(w, "attention", j->attn_impl == MT_ATTN_FLASH ? "flash" : "unfused");
+	jw_str(w, "moe_dispatcher", j->moe_dispatcher == MT_DISPATCH_FLEX ? "flex" : "alltoall");
+	jw_num(w, "mem_headroom", j->mem_headroom, 6);
+	json_pins(w, &j->pins);
+	jw_end(w);
+	jw_obj(w, "model");
+	jw_str(w, "arch", m->arch);
+	jw_int(w, "params_total", m->params_total);
+	jw_int(w, "params_active", m->params_active);
+	jw_int(w, "params_mtp", m->params_mtp);
+	jw_int(w, "layers", m->layers);
+	jw_int(w, "hidden", m->hidden);
+	jw_int(w, "heads", m->heads);
+	jw_int(w, "kv_heads", m->kv_heads);
+	jw_int(w, "vocab", m->vocab);
+	jw_int(w, "experts", m->experts);
+	jw_int(w, "moe_layers", m->moe_layers);
+	jw_end(w);
+	jw_obj(w, "cluster");
+	jw_str(w, "gpu", c->gpu_name);
+	jw_num(w, "memory_bytes", c->memory_bytes, 15);
+	jw_int(w, "gpus_per_node", c->gpus_per_node);
+	jw_int(w, "nvlink_domain", c->nvlink_domain);
+	jw_num(w, "peak_tflops", c->peak_tflops[j->precision == MT_PREC_FP8 ? MT_DT_FP8 : MT_DT_BF16], 6);
+	jw_end(w);
+}
+
+static void json_kv_array(struct jw *w, const char *key, const struct mt_kv *kv, int n, int args)
+{
+	char buf[400];
+	int i;
+
+	jw_arr(w, key);
+	for (i = 0; i < n; i++) {
+		if (args) {
+			snprintf(buf, sizeof(buf), "--%.95s", kv[i].key);
+			jw_str(w, NULL, buf);
+			if (kv[i].val[0]) {
+				/* a value with spaces is several argv tokens */
+				char tmp[sizeof(kv[i].val)], *tok, *save = NULL;
+				snprintf(tmp, sizeof(tmp), "%s", kv[i].val);
+				for (tok = strtok_r(tmp, " ", &save); tok; tok = strtok_r(NULL, " ", &save))
+					jw_str(w, NULL, tok);
+			}
+		} else {
+			snprintf(buf, sizeof(buf), "%.95s=%.255s", kv[i].key, kv[i].val);
+			jw_str(w, NULL, buf);
+		}
+	}
+	jw_end(w);
+}
+
+static void json_evidence(struct jw *w, const struct mt_fired *f)
+{
+	int i;
+
+	jw_obj(w, "evidence");
+	for (i = 0; i < f->nev; i++) {
+		const struct mt_evidence *ev = &f->ev[i];
+		const struct mt_fact_info *fi = &mt_facts[ev->fact];
+
+		if (ev->s)
+			jw_str(w, fi->name, ev->s);
+		else if (ev->n != ev->n)
+			jw_null(w, fi->name);
+		else if (fi->type == MT_FT_BOOL)
+			jw_bool(w, fi->name, ev->n != 0);
+		else if (fi->type == MT_FT_ENUM && ev->n >= 0)
+			jw_str(w, fi->name, fi->enums[(int)ev->n]);
+		else
+			jw_num(w, fi->name, ev->n, 8);
+	}
+	jw_end(w);
+}
+
+static void json_rules(struct jw *w, const struct mt_explain *ex)
+{
+	char src[320];
+	int i, k;
+
+	jw_arr(w, "rules");
+	for (i = 0; ex && i < ex->n; i++) {
+		const struct mt_fired *f = &ex->v[i];
+		const struct mt_rule *r = f->rule;
+
+		jw_obj(w, NULL);
+		jw_str(w, "id", r->id);
+		jw_str(w, "kind", mt_rule_kind_name(r->kind));
+		jw_str(w, "status", mt_fire_status_name(f->status));
+		jw_str(w, "title", r->title);
+		if (f->effect)
+			jw_str(w, "effect", f->effect);
+		else
+			jw_null(w, "effect");
+		jw_str(w, "message", f->message);
+		json_evidence(w, f);
+		jw_arr(w, "cite");
+		for (k = 0; k < r->ncites; k++)
+			jw_str(w, NULL, r->cites[k]);
+		jw_end(w);
+		snprintf(src, sizeof(src), "%s:%d", r->file, r->line);
+		jw_str(w, "source", src);
+		jw_end(w);
+	}
+	jw_end(w);
+}
+
+static void json_candidate(struct jw *w, const struct mt_model *m, const struct mt_job *j,
+			   const struct mt_eval *e, int rank, const struct mt_explain *ex)
+{
+	const struct mt_config *c = &e->cfg;
+	const struct mt_mem *mm = &e->mem;
+	const struct mt_time *t = &e->time;
+	struct mt_kv kv[MT_FLAGS_MAX];
+	int n, i;
+
+	jw_obj(w, NULL);
+	jw_int(w, "rank", rank);
+	jw_bool(w, "feasible", e->feasible);
+	jw_obj(w, "config");
+	jw_int(w, "tp", c->tp);
+	jw_int(w, "pp", c->pp);
+	jw_int(w, "vpp", c->vpp);
+	jw_int(w, "cp", c->cp);
+	jw_int(w, "ep", c->ep);
+	jw_int(w, "etp", c->etp);
+	jw_int(w, "dp", c->dp);
+	jw_int(w, "edp", c->edp);
+	jw_int(w, "mbs", c->mbs);
+	jw_int(w, "num_microbatches", c->num_mb);
+	jw_str(w, "recompute", mt_recompute_name(c->recompute));
+	jw_int(w, "recompute_layers", c->recompute == MT_RC_FULL ? c->recompute_layers : 0);
+	jw_bool(w, "sequence_parallel", c->sp);
+	jw_bool(w, "distributed_optimizer", c->dist_opt);
+	jw_str(w, "cp_comm_type", c->cp > 1 ? mt_cp_comm_name(c->cp_comm) : "p2p");
+	jw_int(w, "bucket_size_bytes", c->bucket_params * (c->grad_fp32 ? 4 : 2));
+	jw_int(w, "bucket_size_params", c->bucket_params);
+	jw_int(w, "offload_layers", c->offload_layers);
+	jw_bool(w, "tp_comm_overlap", c->tp_overlap && c->sp);
+	jw_bool(w, "overlap_grad_reduce", c->overlap_grad);
+	jw_bool(w, "overlap_param_gather", c->dist_opt && c->overlap_param);
+	jw_bool(w, "cross_entropy_fusion", c->fused_ce);
+	jw_str(w, "grad_reduce_dtype", c->grad_fp32 ? "fp32" : "bf16");
+	jw_str(w, "pipeline_split", c->split == MT_SPLIT_EVEN ? "even"
+			: c->split == MT_SPLIT_ACCOUNT ? "account_embedding_and_loss"
+			: c->split == MT_SPLIT_ACCOUNT_LOSS ? "account_loss" : "first_last");
+	if (c->split == MT_SPLIT_FIRST_LAST) {
+		jw_int(w, "first_stage_layers", c->first_layers);
+		jw_int(w, "last_stage_layers", c->last_layers);
+	}
+	jw_end(w);
+
+	jw_obj(w, "memory");
+	jw_int(w, "stage", mm->stage);
+	jw_num(w, "total_bytes", mm->total, 15);
+	jw_num(w, "weights_bytes", mm->weights, 15);
+	jw_num(w, "grads_bytes", mm->grads, 15);
+	jw_num(w, "optimizer_bytes", mm->optimizer, 15);
+	jw_num(w, "activations_bytes", mm->activations, 15);
+	jw_num(w, "logits_bytes", mm->logits, 15);
+	jw_num(w, "moe_dispatch_bytes", mm->moe_dispatch, 15);
+	jw_num(w, "transient_bytes", mm->transient, 15);
+	jw_num(w, "nccl_bytes", mm->nccl, 15);
+	jw_num(w, "cuda_context_bytes", mm->cuda_context, 15);
+	jw_num(w, "workspace_bytes", mm->workspace, 15);
+	jw_num(w, "cuda_graphs_bytes", mm->cuda_graphs, 15);
+	jw_num(w, "fragmentation_bytes", mm->fragmentation, 15);
+	jw_end(w);
+
+	jw_obj(w, "time");
+	jw_num(w, "step_s", t->step, 6);
+	jw_num(w, "compute_s", t->compute, 6);
+	jw_num(w, "gemm_s", t->gemm, 6);
+	jw_num(w, "attention_s", t->attention, 6);
+	jw_num(w, "elementwise_s", t->elementwise, 6);
+	jw_num(w, "recompute_s", t->recompute, 6);
+	jw_num(w, "gpu_overhead_s", t->gpu_overhead, 6);
+	jw_num(w, "tp_exposed_s", t->tp_exposed, 6);
+	jw_num(w, "tp_hidden_s", t->tp_hidden, 6);
+	jw_num(w, "cp_exposed_s", t->cp_exposed, 6);
+	jw_num(w, "cp_hidden_s", t->cp_hidden, 6);
+	jw_num(w, "ep_exposed_s", t->ep_exposed, 6);
+	jw_num(w, "ep_hidden_s", t->ep_hidden, 6);
+	jw_num(w, "pp_exposed_s", t->pp_exposed, 6);
+	jw_num(w, "pp_hidden_s", t->pp_hidden, 6);
+	jw_num(w, "dp_exposed_s", t->dp_exposed, 6);
+	jw_num(w, "dp_hidden_s", t->dp_hidden, 6);
+	jw_num(w, "offload_exposed_s", t->offload_exposed, 6);
+	jw_num(w, "offload_hidden_s", t->offload_hidden, 6);
+	jw_num(w, "host_exposed_s", t->host_exposed, 6);
+	jw_num(w, "bubble_s", t->bubble, 6);
+	jw_num(w, "optimizer_s", t->optimizer, 6);
+	jw_num(w, "imbalance_s", t->imbalance, 6);
+	jw_end(w);
+
+	jw_obj(w, "throughput");
+	jw_num(w, "tokens_per_s_per_gpu", e->tput.tokens_per_s_per_gpu, 6);
+	jw_num(w, "model_tflops_per_gpu", e->tput.model_tflops_per_gpu, 6);
+	jw_num(w, "hw_tflops_per_gpu", e->tput.hw_tflops_per_gpu, 6);
+	jw_num(w, "mfu", e->tput.mfu, 6);
+	jw_num(w, "model_flops_per_step", e->tput.model_flops_step, 8);
+	jw_num(w, "hw_flops_per_step", e->tput.hw_flops_step, 8);
+	jw_end(w);
+
+	json_rules(w, ex);
+
+	if (ex && ex->dropped)
+		jw_int(w, "rule_flags_dropped", ex->dropped);
+	n = mt_candidate_args(m, j, c, ex, kv);
+	json_kv_array(w, "megatron_args", kv, n, 1);
+	n = mt_candidate_bridge(m, j, c, ex, kv);
+	json_kv_array(w, "bridge_overrides", kv, n, 0);
+	n = mt_candidate_env(ex, kv);
+	jw_obj(w, "env");
+	for (i = 0; i < n; i++)
+		jw_str(w, kv[i].key, kv[i].val);
+	jw_end(w);
+	jw_end(w);
+}
+
+static void json_rules_head(struct jw *w, const struct mt_advice_rules *ar, int relaxed, int which)
+{
+	const struct mt_ruleset *rs = ar ? ar->set : NULL;
+	int i, users = 0;
+
+	jw_obj(w, "rules");
+	jw_bool(w, "enabled", rs != NULL);
+	if (rs) {
+		jw_int(w, "count", rs->n);
+		jw_arr(w, "user_files");
+		for (i = 0; i < rs->nfiles; i++) {
+			int k, user = 0;
+			for (k = 0; k < rs->n; k++)
+				if (rs->rules[k].file == rs->files[i] && rs->rules[k].user)
+					user = 1;
+			if (user) {
+				jw_str(w, NULL, rs->files[i]);
+				users++;
+			}
+		}
+		jw_end(w);
+		jw_arr(w, "disabled");
+		for (i = 0; i < rs->n; i++)
+			if (rs->rules[i].disabled)
+				jw_str(w, NULL, rs->rules[i].id);
+		jw_end(w);
+	}
+	(void)users;
+	jw_bool(w, "constraints_relaxed", relaxed);
+	if (relaxed)
+		jw_str(w, "relaxed", which >= 0 && rs && which < rs->n ? rs->rules[which].id : "all");
+	jw_end(w);
+}
+
+void mt_advice_json(struct sbuf *sb, const struct mt_model *m, const struct mt_cluster *c,
+		    const struct mt_job *j, const struct mt_search_result *r,
+		    const struct mt_advice_rules *ar)
+{
+	struct jw w;
+	int i;
+
+	jw_init(&w, sb, 1);
+	jw_obj(&w, NULL);
+	json_head(&w, m, c, j);
+	json_rules_head(&w, ar, r->relaxed, r->relaxed_rule);
+	jw_arr(&w, "candidates");
+	for (i = 0; i < r->ntop; i++)
+		json_candidate(&w, m, j, &r->top[i], i + 1, mt_advice_explain(ar, i));
+	jw_end(&w);
+	jw_obj(&w, "pruned");
+	for (i = 0; i < MT_PRUNE_N; i++)
+		jw_int(&w, mt_prune_id(i), r->pruned[i]);
+	if (ar && ar->set && ar->run)
+		for (i = 0; i < ar->set->n; i++)
+			if (ar->set->rules[i].kind == MT_RK_CONSTRAINT && !ar->set->rules[i].disabled)
+				jw_int(&w, ar->set->rules[i].id, mt_rules_pruned(ar->run, i));
+	jw_end(&w);
+	jw_obj(&w, "search");
+	jw_int(&w, "evaluated", r->evaluated);
+	jw_int(&w, "timed", r->timed);
+	jw_int(&w, "feasible", r->feasible);
+	jw_num(&w, "seconds", r->seconds, 6);
+	jw_num(&w, "capacity_bytes", r->capacity_bytes, 15);
+	jw_end(&w);
+	jw_end(&w);
+}
+
+void mt_estimate_json(struct sbuf *sb, const struct mt_model *m, const struct mt_cluster *c,
+		      const struct mt_job *j, const struct mt_eval *e,
+		      const struct mt_advice_rules *ar)
+{
+	struct jw w;
+
+	jw_init(&w, sb, 1);
+	jw_obj(&w, NULL);
+	json_head(&w, m, c, j);
+	json_rules_head(&w, ar, 0, 0);
+	jw_arr(&w, "candidates");
+	json_candidate(&w, m, j, e, 1, mt_advice_explain(ar, 0));
+	jw_end(&w);
+	jw_obj(&w, "pruned");
+	jw_end(&w);
+	jw_obj(&w, "search");
+	jw_int(&w, "evaluated", 1);
+	jw_int(&w, "timed", 1);
+	jw_int(&w, "feasible", e->feasible);
+	jw_num(&w, "seconds", 0, 6);
+	jw_num(&w, "capacity_bytes", c->memory_bytes * (1 - j->mem_headroom), 15);
+	jw_end(&w);
+	jw_end(&w);
+}
+
+
+/* ---------------------------------------------------------------- reading */
+
+static double num_at(const cJSON *o, const char *obj, const char *key)
+{
+	if (obj)
+		o = cJSON_GetObjectItemCaseSensitive(o, obj);
+	return cJSON_IsObject(o) ? mt_jget_num(o, key, NAN) : NAN;
+}
+
+static const char *str_at(const cJSON *o, const char *obj, const char *key)
+{
+	o = cJSON_GetObjectItemCaseSensitive(o, obj);
+	return cJSON_IsObject(o) ? mt_jget_str(o, key) : NULL;
+}
+
+static void read_cand(const cJSON *c, struct mt_advice_cand *a)
+{
+	a->json = c;
+	a->rank = num_at(c, NULL, "rank");
+	a->tp = num_at(c, "config", "tp");
+	a->pp = num_at(c, "config", "pp");
+	a->vpp = num_at(c, "config", "vpp");
+	a->cp = num_at(c, "config", "cp");
+	a->ep = num_at(c, "config", "ep");
+	a->etp = num_at(c, "config", "etp");
+	a->dp = num_at(c, "config", "dp");
+	a->mbs = num_at(c, "config", "mbs");
+	a->cp_comm_type = str_at(c, "config", "cp_comm_type");
+	a->step_s = num_at(c, "time", "step_s");
+	a->peak_bytes = num_at(c, "memory", "total_bytes");
+	a->tokens_per_s_per_gpu = num_at(c, "throughput", "tokens_per_s_per_gpu");
+	a->mfu = num_at(c, "throughput", "mfu");
+}
+
+int mt_advice_read(const cJSON *doc, const char *file, const char *opt,
+		   struct mt_advice_doc *out, struct mt_error *err)
+{
+	const char *s = cJSON_IsObject(doc) ? mt_jget_str(doc, "schema") : NULL;
+	const cJSON *cands, *c;
+	int i = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (!cJSON_IsObject(doc))
+		return mt_error_set(err, MT_EINVAL, "%s: expected a JSON object (%s)", file, opt);
+	if (!s)
+		return mt_error_set(err, MT_EINVAL, "%s: field 'schema': missing; %s expects \"%s\"",
+				    file, opt, "megatune.advice/1");
+	if (strcmp(s, "megatune.advice/1"))
+		return mt_error_set(err, MT_EINVAL, "%s: field 'schema': %s expects \"%s\", got \"%s\"",
+				    file, opt, "megatune.advice/1", s);
+	cands = cJSON_GetObjectItemCaseSensitive(doc, "candidates");
+	if (!cJSON_IsArray(cands))
+		return mt_error_set(err, MT_EINVAL, "%s: field 'candidates': expected an array",
+				    file);
+	out->model = str_at(doc, "job", "model");
+	out->cluster = str_at(doc, "job", "cluster");
+	out->precision = str_at(doc, "job", "precision");
+	out->gpus = num_at(doc, "job", "gpus");
+	out->seq = num_at(doc, "job", "seq");
+	out->gbs = num_at(doc, "job", "gbs");
+	out->ncand = cJSON_GetArraySize(cands);
+	if (!out->ncand)
+		return MT_OK;
+	out->cand = calloc((size_t)out->ncand, sizeof(*out->cand));
+	if (!out->cand)
+		return mt_error_set(err, MT_ENOMEM, "out of memory");
+	cJSON_ArrayForEach(c, cands)
+		read_cand(c, &out->cand[i++]);
+	return MT_OK;
+}
+
+void mt_advice_doc_free(struct mt_advice_doc *d)
+{
+	free(d->cand);
+	d->cand = NULL;
+	d->ncand = 0;
+}

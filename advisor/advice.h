@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: MIT */
+/* advice: the owner of the `megatune.advice/1` document (docs/FORMATS.md
+ * section 3): the writer for a search or an estimate, and a typed reader for
+ * what reads advice files back (the report, validation).
+ *
+ * Writers append to an sbuf the caller owns; every string from an input
+ * (model and cluster names) is escaped.  The reader's strings and candidates
+ * are owned by the struct it fills (mt_advice_doc_free).
+ */
+#ifndef MT_ADVISOR_ADVICE_H
+#define MT_ADVISOR_ADVICE_H
+
+#include <cjson/cJSON.h>
+
+#include "../lib/err.h"
+#include "../lib/sbuf.h"
+#include "../tuner/flags.h"
+#include "../tuner/cluster.h"
+#include "../tuner/config.h"
+#include "../tuner/model.h"
+#include "../tuner/search.h"
+
+struct mt_ruleset;
+struct mt_rules_run;
+struct mt_explain;
+
+/* What the rules contributed: NULL members when rules are off. */
+struct mt_advice_rules {
+	const struct mt_ruleset *set;
+	const struct mt_rules_run *run;   /* counts of candidates pruned per rule */
+	const struct mt_explain *ex;      /* one per candidate, best first */
+	int nex;
+};
+
+/* The whole advice document for a search result (candidates best first). */
+void mt_advice_json(struct sbuf *sb, const struct mt_model *m, const struct mt_cluster *c,
+		    const struct mt_job *j, const struct mt_search_result *r,
+		    const struct mt_advice_rules *rules);
+
+/* An advice document with one candidate (estimate). */
+void mt_estimate_json(struct sbuf *sb, const struct mt_model *m, const struct mt_cluster *c,
+		      const struct mt_job *j, const struct mt_eval *e,
+		      const struct mt_advice_rules *rules);
+
+/* The explanation of candidate i (best first), or NULL. */
+const struct mt_explain *mt_advice_explain(const struct mt_advice_rules *ar, int i);
+
+/* The flags of a candidate: the configuration's own, with the effects of the
+ * set rules that fired for it (ex may be NULL).  Each returns the count. */
+int mt_candidate_args(const struct mt_model *m, const struct mt_job *j, const struct mt_config *c,
+		      const struct mt_explain *ex, struct mt_kv *out);
+int mt_candidate_bridge(const struct mt_model *m, const struct mt_job *j,
+			const struct mt_config *c, const struct mt_explain *ex, struct mt_kv *out);
+int mt_candidate_env(const struct mt_explain *ex, struct mt_kv *out);
+
+/* One configuration as a compact label: "TP8 PP4 VPP5 CP1 DP2 MBS1". */
+const char *mt_config_label(char *buf, size_t cap, const struct mt_model *m,
+			    const struct mt_config *cfg);
+
+/* ---------------------------------------------------------------- reading */
+
+/* One candidate as read; a number the document lacks is NAN. */
+struct mt_advice_cand {
+	double rank;
+	double tp, pp, vpp, cp, ep, etp, dp, mbs;      /* config */
+	const char *cp_comm_type;                      /* NULL when absent */
+	double step_s, peak_bytes, tokens_per_s_per_gpu, mfu;
+	const cJSON *json;                             /* the whole candidate */
+};
+
+/* An advice document as read: the job and the candidates, best first.
+ * Strings point into the document, which must outlive the struct. */
+struct mt_advice_doc {
+	const char *model, *cluster, *precision;       /* NULL when absent */
+	double gpus, seq, gbs;
+	int ncand;
+	struct mt_advice_cand *cand;
+};
+
+/* Check doc is a megatune.advice/1 object with a `candidates` array and read
+ * it.  MT_EINVAL names `file` and the field; the schema message says which
+ * option (`opt`, "--advice") expected the document. */
+int mt_advice_read(const cJSON *doc, const char *file, const char *opt,
+		   struct mt_advice_doc *out, struct mt_error *err);
+void mt_advice_doc_free(struct mt_advice_doc *d);
+
+#endif
