@@ -175,34 +175,87 @@ static void legend(struct sbuf *sb, const char *const *names, const int *colors,
 	}
 }
 
+/* The data range of a chart's series and reference lines into f; 0 when no
+ * point can be plotted. */
+static int line_range(const struct svg_line_chart *c, struct frame *f)
+{
+	int i, k, any = 0;
+
+	f->logx = c->logx;
+	f->logy = c->logy;
+	f->x0 = f->y0 = INFINITY;
+	f->x1 = f->y1 = -INFINITY;
+	for (i = 0; i < c->nseries; i++)
+		for (k = 0; k < c->series[i].n; k++) {
+			double x = c->series[i].x[k], y = c->series[i].y[k];
+			if (!usable(x, f->logx) || !usable(y, f->logy))
+				continue;
+			any = 1;
+			f->x0 = fmin(f->x0, x);
+			f->x1 = fmax(f->x1, x);
+			f->y0 = fmin(f->y0, y);
+			f->y1 = fmax(f->y1, y);
+		}
+	for (i = 0; i < c->nrefs; i++)
+		if (usable(c->refs[i].y, f->logy)) {
+			f->y0 = fmin(f->y0, c->refs[i].y);
+			f->y1 = fmax(f->y1, c->refs[i].y);
+		}
+	return any;
+}
+
+/* Each series as a path, and a point with its values on hover. */
+static void line_series(struct sbuf *sb, const struct svg_line_chart *c, const struct frame *fr)
+{
+	const struct frame f = *fr;
+	int i, k;
+
+	for (i = 0; i < c->nseries; i++) {
+		const struct svg_series *s = &c->series[i];
+		const char *col = svg_palette[(s->color % SVG_COLORS + SVG_COLORS) % SVG_COLORS];
+		int first = 1;
+
+		sbuf_addf(sb, "<path fill=\"none\" stroke=\"%s\" stroke-width=\"2\"%s d=\"", col,
+			  s->dashed ? " stroke-dasharray=\"5 3\"" : "");
+		for (k = 0; k < s->n; k++) {
+			if (!usable(s->x[k], f.logx) || !usable(s->y[k], f.logy))
+				continue;
+			sbuf_addf(sb, "%s%.1f %.1f", first ? "M" : " L", mapx(&f, s->x[k]),
+				  mapy(&f, s->y[k]));
+			first = 0;
+		}
+		sbuf_adds(sb, "\"/>");
+		for (k = 0; k < s->n; k++) {
+			if (!usable(s->x[k], f.logx) || !usable(s->y[k], f.logy))
+				continue;
+			sbuf_addf(sb, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%s\" fill=\"%s\"><title>",
+				  mapx(&f, s->x[k]), mapy(&f, s->y[k]), s->markers ? "2.6" : "4",
+				  s->markers ? col : "transparent");
+			svg_escape(sb, s->name);
+			sbuf_adds(sb, ": ");
+			if (c->xbytes)
+				svg_size(sb, s->x[k]);
+			else
+				svg_num(sb, s->x[k]);
+			if (c->xunit && !c->xbytes)
+				sbuf_addf(sb, " %s", c->xunit);
+			sbuf_adds(sb, " \xe2\x86\x92 ");
+			svg_num(sb, s->y[k]);
+			if (c->yunit)
+				sbuf_addf(sb, " %s", c->yunit);
+			sbuf_adds(sb, "</title></circle>");
+		}
+	}
+}
+
 void svg_line_chart(struct sbuf *sb, const struct svg_line_chart *c)
 {
 	struct frame f;
 	double ticks[64], W = c->width ? c->width : 640, H = c->height ? c->height : 360;
 	const char *names[64];
-	int colors[64], dashed[64], nl = 0, rows, i, k, n, any = 0;
+	int colors[64], dashed[64], nl = 0, rows, i, n;
 
-	f.logx = c->logx;
-	f.logy = c->logy;
-	f.x0 = f.y0 = INFINITY;
-	f.x1 = f.y1 = -INFINITY;
-	for (i = 0; i < c->nseries; i++)
-		for (k = 0; k < c->series[i].n; k++) {
-			double x = c->series[i].x[k], y = c->series[i].y[k];
-			if (!usable(x, f.logx) || !usable(y, f.logy))
-				continue;
-			any = 1;
-			f.x0 = fmin(f.x0, x);
-			f.x1 = fmax(f.x1, x);
-			f.y0 = fmin(f.y0, y);
-			f.y1 = fmax(f.y1, y);
-		}
-	for (i = 0; i < c->nrefs; i++)
-		if (usable(c->refs[i].y, f.logy)) {
-			f.y0 = fmin(f.y0, c->refs[i].y);
-			f.y1 = fmax(f.y1, c->refs[i].y);
-		}
-	if (!any) {
+	if (!line_range(c, &f)) {
 		sbuf_adds(sb, "<p class=\"none\">no data to plot</p>");
 		return;
 	}
@@ -294,43 +347,7 @@ void svg_line_chart(struct sbuf *sb, const struct svg_line_chart *c)
 			sbuf_addf(sb, " %s", c->yunit);
 		sbuf_adds(sb, "</title></line>");
 	}
-	/* series */
-	for (i = 0; i < c->nseries; i++) {
-		const struct svg_series *s = &c->series[i];
-		const char *col = svg_palette[(s->color % SVG_COLORS + SVG_COLORS) % SVG_COLORS];
-		int first = 1;
-
-		sbuf_addf(sb, "<path fill=\"none\" stroke=\"%s\" stroke-width=\"2\"%s d=\"", col,
-			  s->dashed ? " stroke-dasharray=\"5 3\"" : "");
-		for (k = 0; k < s->n; k++) {
-			if (!usable(s->x[k], f.logx) || !usable(s->y[k], f.logy))
-				continue;
-			sbuf_addf(sb, "%s%.1f %.1f", first ? "M" : " L", mapx(&f, s->x[k]),
-				  mapy(&f, s->y[k]));
-			first = 0;
-		}
-		sbuf_adds(sb, "\"/>");
-		for (k = 0; k < s->n; k++) {
-			if (!usable(s->x[k], f.logx) || !usable(s->y[k], f.logy))
-				continue;
-			sbuf_addf(sb, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%s\" fill=\"%s\"><title>",
-				  mapx(&f, s->x[k]), mapy(&f, s->y[k]), s->markers ? "2.6" : "4",
-				  s->markers ? col : "transparent");
-			svg_escape(sb, s->name);
-			sbuf_adds(sb, ": ");
-			if (c->xbytes)
-				svg_size(sb, s->x[k]);
-			else
-				svg_num(sb, s->x[k]);
-			if (c->xunit && !c->xbytes)
-				sbuf_addf(sb, " %s", c->xunit);
-			sbuf_adds(sb, " \xe2\x86\x92 ");
-			svg_num(sb, s->y[k]);
-			if (c->yunit)
-				sbuf_addf(sb, " %s", c->yunit);
-			sbuf_adds(sb, "</title></circle>");
-		}
-	}
+	line_series(sb, c, &f);
 	legend(sb, names, colors, dashed, nl, f.px, H + 4, f.pw, 0);
 	sbuf_adds(sb, "</svg>");
 }
