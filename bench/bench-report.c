@@ -61,16 +61,18 @@ int main(void)
 	mt_advice_json(&json, &m, c, &j, r, &ar);
 	for (k = 0; k < REPS; k++) {
 		struct mt_report_in in;
+		struct mt_cluster *pc = NULL;
 		cJSON *adv = NULL, *prof = NULL;
 		double t0 = bench_now();
 
 		sbuf_reset(&html);
 		memset(&in, 0, sizeof(in));
 		if (mt_json_parse("advice", json.buf, json.len, &adv, &err) ||
-		    mt_json_parse(pb->path, pb->data, pb->len, &prof, &err))
+		    mt_json_parse(pb->path, pb->data, pb->len, &prof, &err) ||
+		    mt_cluster_from_json(prof, pb->path, &pc, &err))
 			return 1;
 		in.advice = adv;
-		in.profile = prof;
+		in.cluster = pc;
 		in.advice_file = "advice.json";
 		in.profile_file = "dgx-h100";
 		if (mt_report_check(&in, &err))
@@ -79,6 +81,7 @@ int main(void)
 		secs[k] = bench_now() - t0;
 		cJSON_Delete(adv);
 		cJSON_Delete(prof);
+		mt_cluster_free(pc);
 	}
 	printf("# HTML report: DeepSeek-V3 on 1024 H100, dgx-h100 profile (%d curves), %d candidates "
 	       "with their rules (median of %d)\n", c->ncoll, r->ntop, REPS);
