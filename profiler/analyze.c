@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../lib/stats.h"
 #include "../rules/facts.h"
 
 const char *mt_kcat_name(enum mt_kcat c)
@@ -151,53 +152,6 @@ static int cmp_ev(const void *a, const void *b)
 	return x->e < y->e ? -1 : x->e > y->e;
 }
 
-/* k-th smallest (0-based) of v[0..n), reordering v. */
-static int64_t select_k(int64_t *v, size_t n, size_t k)
-{
-	size_t lo = 0, hi = n - 1;
-
-	while (lo < hi) {
-		int64_t pivot = v[lo + (hi - lo) / 2];
-		size_t i = lo, j = hi;
-		while (i <= j) {
-			while (v[i] < pivot)
-				i++;
-			while (v[j] > pivot)
-				j--;
-			if (i <= j) {
-				int64_t tmp = v[i];
-				v[i] = v[j];
-				v[j] = tmp;
-				i++;
-				if (j == 0)
-					break;
-				j--;
-			}
-		}
-		if (k <= j)
-			hi = j;
-		else if (k >= i)
-			lo = i;
-		else
-			return v[k];
-	}
-	return v[k];
-}
-
-/* Python's statistics.median: the mean of the two middle values when even. */
-static double median_i64(int64_t *v, size_t n)
-{
-	int64_t a, b;
-
-	if (!n)
-		return 0;
-	a = select_k(v, n, n / 2);
-	if (n % 2)
-		return (double)a;
-	b = select_k(v, n / 2, n / 2 - 1);  /* the lower half now holds the smaller ones */
-	return ((double)a + (double)b) / 2;
-}
-
 /* Per name: bits 0-3 category, 4-6 collective, 7 custom communication; 0xFF unknown. */
 struct classifier {
 	regex_t re[MT_MAX_COMM_PATTERNS];
@@ -282,7 +236,7 @@ int mt_analyze_rank(const struct mt_trace *t, int index, const struct mt_analyze
 	struct classifier c;
 	struct merged m[L_N];
 	struct ev *ev = NULL;
-	int64_t *kd = NULL;
+	double *kd = NULL; /* kernel durations, ns (exact in a double) */
 	size_t nev = 0, nkd = 0, i, *first = NULL;
 	struct pairset streams = { 0 }, devs = { 0 };
 	int64_t lo = INT64_MIN, hi = INT64_MAX;
@@ -435,7 +389,7 @@ int mt_analyze_rank(const struct mt_trace *t, int index, const struct mt_analyze
 		}
 		if (e->kind == MT_GK_KERNEL) {
 			r->nkernels++;
-			kd[nkd++] = e->e - e->s;
+			kd[nkd++] = (double)(e->e - e->s);
 		} else {
 			r->nmemset++;
 		}
@@ -496,7 +450,7 @@ int mt_analyze_rank(const struct mt_trace *t, int index, const struct mt_analyze
 	r->custom_exposed = minus_len(&m[L_CUSTOM], &m[L_COMP]);
 	r->dp_comm = minus_len(&m[L_DP], &m[L_COMP]);
 	r->ep_comm = minus_len(&m[L_EP], &m[L_COMP]);
-	r->median_kernel = nkd ? median_i64(kd, nkd) : 0;
+	r->median_kernel = nkd ? mt_median(kd, nkd) : 0;
 	r->no_comm_multi_stream = !r->ncomm && streams.n >= 2;
 
 	/* Idle gaps, by the launch call of the event that ends each. */
@@ -532,22 +486,6 @@ out:
 }
 
 /* ------------------------------------------------------------ job */
-
-static int cmp_d(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
-static double median_d(const double *v, int n)
-{
-	double tmp[1024];
-	int k = n < 1024 ? n : 1024;
-
-	memcpy(tmp, v, (size_t)k * sizeof(*tmp));
-	qsort(tmp, (size_t)k, sizeof(*tmp), cmp_d);
-	return k % 2 ? tmp[k / 2] : (tmp[k / 2 - 1] + tmp[k / 2]) / 2;
-}
 
 /* One host clock: a complete world (ranks 0..n-1 each once, world_size n),
  * one deviceProperties listing of >= n GPUs in every trace, and each rank on
@@ -602,7 +540,7 @@ void mt_analyze_job(const struct mt_rank_stats *r, int n, struct mt_job_stats *j
 		if (j->slowest < 0 || r[i].comp > r[j->slowest].comp)
 			j->slowest = i;
 	}
-	med = median_d(comp, n);
+	med = mt_median(comp, (size_t)(n < 1024 ? n : 1024));
 	j->slowest_ratio = med > 0 ? (double)r[j->slowest].comp / med : NAN;
 	for (i = 0; i < n; i++)
 		if (med > 0 && (double)r[i].comp > 1.05 * med && j->nstragglers < 64)
@@ -691,7 +629,7 @@ void mt_analyze_facts(const struct mt_rank_stats *r, int n, const struct mt_job_
 		if (ep_present)
 			give(f, g, MT_F_FIND_EP_EXPOSED, ep / win);
 	}
-	give(f, g, MT_F_FIND_KERNEL_US, median_d(med, n < 1024 ? n : 1024) / 1e3);
+	give(f, g, MT_F_FIND_KERNEL_US, mt_median(med, (size_t)(n < 1024 ? n : 1024)) / 1e3);
 	if (n > 1 && j->slowest >= 0) {
 		give(f, g, MT_F_FIND_SLOW_RANK, (double)r[j->slowest].rank);
 		give(f, g, MT_F_FIND_SLOW_RATIO, j->slowest_ratio);
