@@ -810,7 +810,7 @@ static void write_header(uint32_t version)
 {
 	char host[256];
 	if (gethostname(host, sizeof host) != 0)
-		strcpy(host, "unknown");
+		snprintf(host, sizeof host, "%s", "unknown");
 	host[sizeof host - 1] = '\0';
 	out_s("{\"schema\":\"" SCHEMA "\"");
 	kv_u64("pid", (uint64_t)getpid());
