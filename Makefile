@@ -53,7 +53,7 @@ BENCH_SRC  = $(wildcard bench/*.c)
 BENCH_BIN  = $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 FUZZ_SRC   = $(wildcard tests/fuzz/fuzz-*.c)
 
-.PHONY: all test check demo bench clean deps deps-test unit fuzz docs
+.PHONY: all test check headers demo bench clean deps deps-test unit fuzz docs
 
 # the CUPTI tracer and its GPU check (built where the CUDA toolkit is)
 .DEFAULT_GOAL := all
@@ -126,8 +126,19 @@ unit: $(UNIT_BIN) $(FUZZ_BIN)
 test: deps-test all unit
 	@BUILD=$(BUILD) tests/run.sh
 
-check: deps-test
+check: deps-test headers
 	$(MAKE) BUILD=build-check WERROR=1 SANITIZE=address,undefined NO_DEPS=1 test
+
+# Every project header compiles alone: it includes what it uses.  New folders
+# and files are found by the glob; probes/cuda/*.h get the CUDA include path
+# that ALL_CFLAGS carries.
+HEADER_DIRS = lib tuner rules advisor probes import profiler reports cli
+HEADERS = $(sort $(shell find $(HEADER_DIRS) -name '*.h' 2>/dev/null))
+headers: deps-test
+	@fail=0; for h in $(HEADERS); do \
+		printf '#include "%s"\n' "$$h" | $(CC) $(filter-out -MMD -MP,$(ALL_CFLAGS)) -Werror \
+			-I. -fsyntax-only -x c - || { echo "headers: $$h does not compile alone"; fail=1; }; \
+	done; [ $$fail -eq 0 ] && echo "headers: $(words $(HEADERS)) compile alone"
 
 demo: deps all
 	$(BUILD)/megatune advise --model llama3-70b --cluster dgx-h100 --gpus 64 --seq 8192 --gbs 128

@@ -6,6 +6,7 @@
 #define MT_CLI_H
 
 #include "../lib/err.h"
+#include "common.h" /* cli_fail(), cli_usage_error() */
 
 int cmd_advise(int argc, char **argv);
 int cmd_estimate(int argc, char **argv);
@@ -32,9 +33,5 @@ struct mt_explain;
  * JSON array `key` of {id, kind, title, message, cite[]} (ex may be NULL). */
 void cli_fired_text(struct sbuf *sb, const struct mt_explain *ex);
 void cli_fired_json(struct jw *w, const char *key, const struct mt_explain *ex);
-
-/* Print "megatune <cmd>: error: <msg>" to stderr and return the exit code
- * for err->code. */
-int cli_fail(const char *cmd, const struct mt_error *err);
 
 #endif

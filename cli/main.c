@@ -32,12 +32,6 @@ static const char usage[] =
 	"  2   bad usage or bad input (the message names the file and field)\n"
 	"  77  not applicable on this machine\n";
 
-int cli_fail(const char *cmd, const struct mt_error *err)
-{
-	fprintf(stderr, "megatune %s: error: %s\n", cmd, err->msg);
-	return mt_exit_code(err->code);
-}
-
 int main(int argc, char **argv)
 {
 	/* build/probe-<name> is this program under another name */

@@ -294,20 +294,47 @@ int mt_jarr(const struct mt_jpos *at, const cJSON *obj, const char *key, int req
 	return 1;
 }
 
-const char *mt_jget_str(const cJSON *o, const char *key)
+const cJSON *mt_jget(const cJSON *o, const char *path)
 {
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-	return cJSON_IsString(v) ? v->valuestring : "";
+	const cJSON *v;
+
+	for (;;) {
+		size_t n = strcspn(path, ".");
+
+		if (!cJSON_IsObject(o))
+			return NULL;
+		for (v = o->child; v; v = v->next)
+			if (v->string && !strncmp(v->string, path, n) && !v->string[n])
+				break;
+		if (!v || !path[n])
+			return v;
+		o = v;
+		path += n + 1;
+	}
 }
 
-double mt_jget_num(const cJSON *o, const char *key, double dflt)
+const char *mt_jget_strd(const cJSON *o, const char *path, const char *dflt)
 {
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	const cJSON *v = mt_jget(o, path);
+
+	return cJSON_IsString(v) ? v->valuestring : dflt;
+}
+
+const char *mt_jget_str(const cJSON *o, const char *path)
+{
+	return mt_jget_strd(o, path, "");
+}
+
+double mt_jget_num(const cJSON *o, const char *path, double dflt)
+{
+	const cJSON *v = mt_jget(o, path);
+
 	return cJSON_IsNumber(v) ? v->valuedouble : dflt;
 }
 
-int mt_jget_bool(const cJSON *o, const char *key, int dflt)
+int mt_jget_bool(const cJSON *o, const char *path, int dflt)
 {
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	const cJSON *v = mt_jget(o, path);
+
 	return cJSON_IsBool(v) ? cJSON_IsTrue(v) : dflt;
 }

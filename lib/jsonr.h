@@ -56,14 +56,18 @@ int mt_jobj(const struct mt_jpos *at, const cJSON *obj, const char *key, int req
 int mt_jarr(const struct mt_jpos *at, const cJSON *obj, const char *key, int required,
 	    const cJSON **out, struct mt_error *err);
 
-/* Format "where.key" (or "key" at top level, "where[i]" for arrays) into buf. */
 /* Lenient reads of documents already validated or written by megatune
- * itself: the value, or "" / `dflt` when the key is missing or of another
- * type (case-sensitive keys). */
-const char *mt_jget_str(const cJSON *o, const char *key);
-double mt_jget_num(const cJSON *o, const char *key, double dflt);
-int mt_jget_bool(const cJSON *o, const char *key, int dflt);
+ * itself.  `path` is a key or a dotted path of keys through nested objects
+ * ("gpu.name"); a step into anything but an object finds nothing.  Each
+ * returns the value, or "" / `dflt` when it is missing or of another type
+ * (case-sensitive keys). */
+const cJSON *mt_jget(const cJSON *o, const char *path);
+const char *mt_jget_str(const cJSON *o, const char *path);
+const char *mt_jget_strd(const cJSON *o, const char *path, const char *dflt);
+double mt_jget_num(const cJSON *o, const char *path, double dflt);
+int mt_jget_bool(const cJSON *o, const char *path, int dflt);
 
+/* Format "where.key" (or "key" at top level, "where[i]" for arrays) into buf. */
 const char *mt_jpath(char *buf, size_t cap, const char *where, const char *key);
 const char *mt_jpath_index(char *buf, size_t cap, const char *where, int index);
 

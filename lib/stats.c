@@ -10,6 +10,65 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* The k-th smallest (0-based) of v[0..n), reordering v so that v[0..k) hold
+ * values <= v[k] and v(k..n) values >= v[k]. */
+static double select_k(double *v, size_t n, size_t k)
+{
+	size_t lo = 0, hi = n - 1;
+
+	while (lo < hi) {
+		double pivot = v[lo + (hi - lo) / 2];
+		size_t i = lo, j = hi;
+
+		while (i <= j) {
+			while (v[i] < pivot)
+				i++;
+			while (v[j] > pivot)
+				j--;
+			if (i <= j) {
+				double tmp = v[i];
+
+				v[i] = v[j];
+				v[j] = tmp;
+				i++;
+				if (j == 0)
+					break;
+				j--;
+			}
+		}
+		if (k <= j)
+			hi = j;
+		else if (k >= i)
+			lo = i;
+		else
+			return v[k];
+	}
+	return v[k];
+}
+
+double mt_median(double *x, size_t n)
+{
+	double a, b;
+
+	if (!n)
+		return NAN;
+	a = select_k(x, n, n / 2);
+	if (n % 2)
+		return a;
+	b = select_k(x, n / 2, n / 2 - 1); /* the lower half holds the smaller ones */
+	return (a + b) / 2;
+}
+
+double mt_round_sig(double v, int digits)
+{
+	double m;
+
+	if (v == 0 || !isfinite(v))
+		return v;
+	m = pow(10, digits - 1 - (int)floor(log10(fabs(v))));
+	return round(v * m) / m;
+}
+
 double mt_quantile_sorted(const double *x, int n, double q)
 {
 	double pos, frac;

@@ -9,6 +9,8 @@
 #ifndef MT_STATS_H
 #define MT_STATS_H
 
+#include <stddef.h>
+
 /* `n` == 0 when the source gave a single summary figure. */
 struct mt_stats {
 	int n;
@@ -17,6 +19,16 @@ struct mt_stats {
 
 /* Summarise `n` samples (n >= 1).  Sorts `x` in place; allocates nothing. */
 void mt_stats_compute(double *x, int n, struct mt_stats *out);
+
+/* The median of x[0..n): the middle value, or the mean of the two middle
+ * values when n is even ((a + b) / 2, as Python's statistics.median).
+ * Reorders x (a selection, not a full sort: O(n)); allocates nothing.  NAN
+ * when n == 0. */
+double mt_median(double *x, size_t n);
+
+/* `v` rounded to `digits` significant decimal digits (0 and non-finite
+ * values unchanged), so that a file reads like a measurement. */
+double mt_round_sig(double v, int digits);
 
 /* The q-quantile (0..1) of sorted samples, linear interpolation. */
 double mt_quantile_sorted(const double *x, int n, double q);

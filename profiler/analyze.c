@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../lib/stats.h"
 #include "../rules/facts.h"
 
 const char *mt_kcat_name(enum mt_kcat c)
@@ -151,53 +152,6 @@ static int cmp_ev(const void *a, const void *b)
 	return x->e < y->e ? -1 : x->e > y->e;
 }
 
-/* k-th smallest (0-based) of v[0..n), reordering v. */
-static int64_t select_k(int64_t *v, size_t n, size_t k)
-{
-	size_t lo = 0, hi = n - 1;
-
-	while (lo < hi) {
-		int64_t pivot = v[lo + (hi - lo) / 2];
-		size_t i = lo, j = hi;
-		while (i <= j) {
-			while (v[i] < pivot)
-				i++;
-			while (v[j] > pivot)
-				j--;
-			if (i <= j) {
-				int64_t tmp = v[i];
-				v[i] = v[j];
-				v[j] = tmp;
-				i++;
-				if (j == 0)
-					break;
-				j--;
-			}
-		}
-		if (k <= j)
-			hi = j;
-		else if (k >= i)
-			lo = i;
-		else
-			return v[k];
-	}
-	return v[k];
-}
-
-/* Python's statistics.median: the mean of the two middle values when even. */
-static double median_i64(int64_t *v, size_t n)
-{
-	int64_t a, b;
-
-	if (!n)
-		return 0;
-	a = select_k(v, n, n / 2);
-	if (n % 2)
-		return (double)a;
-	b = select_k(v, n / 2, n / 2 - 1);  /* the lower half now holds the smaller ones */
-	return ((double)a + (double)b) / 2;
-}
-
 /* Per name: bits 0-3 category, 4-6 collective, 7 custom communication; 0xFF unknown. */
 struct classifier {
 	regex_t re[MT_MAX_COMM_PATTERNS];
@@ -276,21 +230,10 @@ static int pair_add(struct pairset *p, int device, int stream)
 enum { L_ALL, L_KERN, L_COMP, L_COMM, L_MEMCPY, L_DP, L_EP, L_CUSTOM, L_COLL0,
        L_N = L_COLL0 + MT_TC_N };
 
-int mt_analyze_rank(const struct mt_trace *t, int index, const struct mt_analyze_opts *o,
-		    struct mt_rank_stats *r, struct mt_error *err)
+/* The rank's identity and the note on how its trace ended. */
+static void rank_header(const struct mt_trace *t, int index, struct mt_rank_stats *r)
 {
-	struct classifier c;
-	struct merged m[L_N];
-	struct ev *ev = NULL;
-	int64_t *kd = NULL;
-	size_t nev = 0, nkd = 0, i, *first = NULL;
-	struct pairset streams = { 0 }, devs = { 0 };
-	int64_t lo = INT64_MIN, hi = INT64_MAX;
-	int use_window = 0, rc = 0, k;
-
 	memset(r, 0, sizeof(*r));
-	memset(&c, 0, sizeof(c));
-	memset(m, 0, sizeof(m));
 	snprintf(r->path, sizeof(r->path), "%s", t->path);
 	r->rank = t->rank >= 0 ? t->rank : index;
 	r->rank_from_trace = t->rank >= 0;
@@ -305,127 +248,148 @@ int mt_analyze_rank(const struct mt_trace *t, int index, const struct mt_analyze
 			 t->cut_short ? " (its last line was cut short and is left out)" : "",
 			 t->dropped ? "the tracer dropped records (see its end record): the figures "
 				      "undercount" : "");
+}
+
+static int compile_patterns(struct classifier *c, const struct mt_analyze_opts *o,
+			    struct mt_error *err)
+{
+	int k;
 
 	for (k = 0; k < o->ncomm_patterns; k++) {
-		int e = regcomp(&c.re[k], o->comm_patterns[k], REG_EXTENDED | REG_NOSUB);
+		int e = regcomp(&c->re[k], o->comm_patterns[k], REG_EXTENDED | REG_NOSUB);
 		if (e) {
 			char msg[128];
-			regerror(e, &c.re[k], msg, sizeof(msg));
-			rc = mt_error_set(err, MT_EINVAL, "--comm-pattern '%s': not a valid extended "
-					  "regular expression: %s", o->comm_patterns[k], msg);
-			goto out;
+			regerror(e, &c->re[k], msg, sizeof(msg));
+			return mt_error_set(err, MT_EINVAL, "--comm-pattern '%s': not a valid extended "
+					    "regular expression: %s", o->comm_patterns[k], msg);
 		}
-		c.nre = k + 1;
+		c->nre = k + 1;
 	}
-	c.cls = malloc(t->nstr ? t->nstr : 1);
-	c.comm = malloc(t->nstr ? t->nstr : 1);
-	ev = malloc((t->ngpu ? t->ngpu : 1) * sizeof(*ev));
-	if (!c.cls || !c.comm || !ev)
-		goto oom;
-	memset(c.cls, 0xFF, t->nstr);
+	return 0;
+}
 
-	/* Steps: the window and the iteration times. */
-	if (t->nstep) {
-		int64_t sum = 0, last_start = INT64_MIN, nmin = INT64_MAX, nmax = INT64_MIN;
-		r->has_steps = 1;
-		r->nsteps = t->nstep;
-		r->step_min = INT64_MAX;
-		lo = INT64_MAX;
-		hi = INT64_MIN;
-		for (i = 0; i < t->nstep; i++) {
-			const struct mt_range *s = &t->step[i];
-			int64_t d = s->end - s->ts;
-			int j;
-			sum += d;
-			if (d < r->step_min)
-				r->step_min = d;
-			if (d > r->step_max)
-				r->step_max = d;
-			if (s->ts < lo)
-				lo = s->ts;
-			if (s->end > hi)
-				hi = s->end;
-			if (s->ts > last_start)
-				last_start = s->ts;
-			if (s->num < nmin)
-				nmin = s->num;
-			if (s->num > nmax)
-				nmax = s->num;
-			for (j = 0; j < r->nstep_num && r->step_num[j] != s->num; j++)
-				;
-			if (j == r->nstep_num && j < 32) {
-				r->step_num[j] = s->num;
-				r->step_start[j] = s->ts + t->base_ns;
-				r->nstep_num++;
-			} else if (j < r->nstep_num && s->ts + t->base_ns < r->step_start[j]) {
-				r->step_start[j] = s->ts + t->base_ns;
-			}
+/* Steps: the iteration times, and the window [*lo, *hi] of launches kept.
+ * Whether the window applies. */
+static int read_steps(const struct mt_trace *t, const struct mt_analyze_opts *o,
+		      struct mt_rank_stats *r, int64_t *lo, int64_t *hi)
+{
+	int64_t sum = 0, last_start = INT64_MIN, nmin = INT64_MAX, nmax = INT64_MIN;
+	size_t i;
+
+	if (!t->nstep)
+		return 0;
+	r->has_steps = 1;
+	r->nsteps = t->nstep;
+	r->step_min = INT64_MAX;
+	*lo = INT64_MAX;
+	*hi = INT64_MIN;
+	for (i = 0; i < t->nstep; i++) {
+		const struct mt_range *s = &t->step[i];
+		int64_t d = s->end - s->ts;
+		int j;
+		sum += d;
+		if (d < r->step_min)
+			r->step_min = d;
+		if (d > r->step_max)
+			r->step_max = d;
+		if (s->ts < *lo)
+			*lo = s->ts;
+		if (s->end > *hi)
+			*hi = s->end;
+		if (s->ts > last_start)
+			last_start = s->ts;
+		if (s->num < nmin)
+			nmin = s->num;
+		if (s->num > nmax)
+			nmax = s->num;
+		for (j = 0; j < r->nstep_num && r->step_num[j] != s->num; j++)
+			;
+		if (j == r->nstep_num && j < 32) {
+			r->step_num[j] = s->num;
+			r->step_start[j] = s->ts + t->base_ns;
+			r->nstep_num++;
+		} else if (j < r->nstep_num && s->ts + t->base_ns < r->step_start[j]) {
+			r->step_start[j] = s->ts + t->base_ns;
 		}
-		r->step_mean = sum / (int64_t)t->nstep;
-		if (o->window == MT_WIN_HTA && nmin != nmax)
-			hi = last_start - 1;   /* the last step is taken as incomplete */
-		use_window = o->window != MT_WIN_ALL;
 	}
+	r->step_mean = sum / (int64_t)t->nstep;
+	if (o->window == MT_WIN_HTA && nmin != nmax)
+		*hi = last_start - 1;   /* the last step is taken as incomplete */
+	return o->window != MT_WIN_ALL;
+}
 
-	/* Choose and classify the events. */
+/* What one rank's pass holds; freed by pass_free(). */
+struct pass {
+	struct classifier c;
+	struct merged m[L_N];
+	struct ev *ev;
+	double *kd; /* kernel durations, ns (exact in a double) */
+	size_t nev, nkd, *first;
+	struct pairset streams, devs;
+	int64_t lo, hi;
+	int use_window;
+};
+
+/* Choose and classify the events into p->ev; -1 when out of memory. */
+static int choose_events(const struct mt_trace *t, const struct mt_analyze_opts *o,
+			 struct pass *p, struct mt_rank_stats *r)
+{
+	size_t i;
+
 	for (i = 0; i < t->ngpu; i++) {
 		const struct mt_gpu_ev *g = &t->gpu[i];
 		const struct mt_launch *l = mt_trace_launch(t, g->corr);
 		struct ev *e;
 		unsigned cls;
 
-		if (!l && (o->linked_only || (use_window && t->nlaunch))) {
+		if (!l && (o->linked_only || (p->use_window && t->nlaunch))) {
 			r->nunlinked++;
 			r->nleft_out++;
 			continue;
 		}
-		if (use_window) {
+		if (p->use_window) {
 			int64_t at = l ? l->ts : g->start;
-			if (at < lo || at > hi) {
+			if (at < p->lo || at > p->hi) {
 				r->nleft_out++;
 				continue;
 			}
 		}
-		if (c.cls[g->name] == 0xFF)
-			classify(&c, t, g->name);
-		cls = c.cls[g->name];
-		e = &ev[nev++];
+		if (p->c.cls[g->name] == 0xFF)
+			classify(&p->c, t, g->name);
+		cls = p->c.cls[g->name];
+		e = &p->ev[p->nev++];
 		e->s = g->start;
 		e->e = g->end;
 		e->launch = l ? l->ts : INT64_MIN;
 		e->name = g->name;
 		e->kind = g->kind;
-		e->comm = g->kind == MT_GK_MEMCPY ? 0 : c.comm[g->name];
+		e->comm = g->kind == MT_GK_MEMCPY ? 0 : p->c.comm[g->name];
 		e->coll = (uint8_t)(g->coll != MT_TC_OTHER ? g->coll : (cls >> 4) & 7);
 		if (e->comm && e->coll == MT_TC_SENDRECV && l && t->na2a && under_a2a(t, l))
 			e->coll = MT_TC_ALLTOALL;
 		e->cat = (uint8_t)(g->kind == MT_GK_MEMCPY ? MT_KC_MEMCPY :
 				   e->comm ? MT_KC_COMM :
 				   g->kind == MT_GK_MEMSET ? MT_KC_MEMSET : (cls & 15));
-		if (pair_add(&streams, g->device, g->stream) || pair_add(&devs, g->device, 0))
-			goto oom;
+		if (pair_add(&p->streams, g->device, g->stream) || pair_add(&p->devs, g->device, 0))
+			return -1;
 	}
-	if (!nev) {
-		rc = mt_error_set(err, MT_EINVAL, "%s: no GPU kernel, memcpy or memset events%s "
-				  "(%zu GPU events in the trace, %zu left out)", t->path,
-				  use_window ? " launched inside the ProfilerStep window" :
-				  o->linked_only ? " linked to a CPU launch call" : "",
-				  t->ngpu, r->nleft_out);
-		goto out;
-	}
-	qsort(ev, nev, sizeof(*ev), cmp_ev);
-	kd = malloc(nev * sizeof(*kd));
-	first = malloc(nev * sizeof(*first));
-	if (!kd || !first)
-		goto oom;
+	return 0;
+}
 
-	/* Unions, built in start order. */
-	for (i = 0; i < nev; i++) {
-		const struct ev *e = &ev[i];
+/* The unions of busy intervals by kind, built in start order; -1 when out
+ * of memory. */
+static int build_unions(struct pass *p, struct mt_rank_stats *r)
+{
+	struct merged *m = p->m;
+	size_t i;
+	int k;
+
+	for (i = 0; i < p->nev; i++) {
+		const struct ev *e = &p->ev[i];
 		size_t before = m[L_ALL].n;
 		merge_add(&m[L_ALL], e->s, e->e);
 		if (m[L_ALL].n > before)
-			first[m[L_ALL].n - 1] = i;
+			p->first[m[L_ALL].n - 1] = i;
 		r->cat_count[e->cat]++;
 		r->cat_time[e->cat] += e->e - e->s;
 		if (e->kind == MT_GK_MEMCPY) {
@@ -435,7 +399,7 @@ int mt_analyze_rank(const struct mt_trace *t, int index, const struct mt_analyze
 		}
 		if (e->kind == MT_GK_KERNEL) {
 			r->nkernels++;
-			kd[nkd++] = e->e - e->s;
+			p->kd[p->nkd++] = (double)(e->e - e->s);
 		} else {
 			r->nmemset++;
 		}
@@ -466,18 +430,28 @@ int mt_analyze_rank(const struct mt_trace *t, int index, const struct mt_analyze
 	}
 	for (k = 0; k < L_N; k++)
 		if (m[k].oom)
-			goto oom;
+			return -1;
+	return 0;
+}
 
-	r->nevents = nev;
-	r->nstreams = streams.n;
-	r->ndevices = devs.n;
-	if (devs.n == 1)
-		r->device = (int)(int16_t)(devs.v[0] >> 32);
+/* The figures from the unions, and the idle gaps by the launch call of the
+ * event that ends each. */
+static void figures(struct pass *p, struct mt_rank_stats *r)
+{
+	const struct merged *m = p->m;
+	size_t i;
+	int k;
+
+	r->nevents = p->nev;
+	r->nstreams = p->streams.n;
+	r->ndevices = p->devs.n;
+	if (p->devs.n == 1)
+		r->device = (int)(int16_t)(p->devs.v[0] >> 32);
 	if (m[L_ALL].n) {
 		r->t0 = m[L_ALL].v[0].s;
 		r->t1 = m[L_ALL].v[m[L_ALL].n - 1].e;
 	} else {                /* only zero-length events (untimed records) */
-		r->t0 = r->t1 = ev[0].s;
+		r->t0 = r->t1 = p->ev[0].s;
 	}
 	r->total = r->t1 - r->t0;
 	r->busy = mlen(&m[L_ALL]);
@@ -496,13 +470,12 @@ int mt_analyze_rank(const struct mt_trace *t, int index, const struct mt_analyze
 	r->custom_exposed = minus_len(&m[L_CUSTOM], &m[L_COMP]);
 	r->dp_comm = minus_len(&m[L_DP], &m[L_COMP]);
 	r->ep_comm = minus_len(&m[L_EP], &m[L_COMP]);
-	r->median_kernel = nkd ? median_i64(kd, nkd) : 0;
-	r->no_comm_multi_stream = !r->ncomm && streams.n >= 2;
+	r->median_kernel = p->nkd ? mt_median(p->kd, p->nkd) : 0;
+	r->no_comm_multi_stream = !r->ncomm && p->streams.n >= 2;
 
-	/* Idle gaps, by the launch call of the event that ends each. */
 	for (i = 1; i < m[L_ALL].n; i++) {
 		int64_t g0 = m[L_ALL].v[i - 1].e, g1 = m[L_ALL].v[i].s;
-		int64_t l = ev[first[i]].launch;
+		int64_t l = p->ev[p->first[i]].launch;
 		if (l == INT64_MIN) {
 			r->idle_unattributed += g1 - g0;
 		} else {
@@ -513,40 +486,67 @@ int mt_analyze_rank(const struct mt_trace *t, int index, const struct mt_analyze
 			r->idle_launch += (g1 - g0) - w;
 		}
 	}
+}
+
+static void pass_free(struct pass *p)
+{
+	int k;
+
+	for (k = 0; k < p->c.nre; k++)
+		regfree(&p->c.re[k]);
+	for (k = 0; k < L_N; k++)
+		free(p->m[k].v);
+	free(p->c.cls);
+	free(p->c.comm);
+	free(p->ev);
+	free(p->kd);
+	free(p->first);
+	free(p->streams.v);
+	free(p->devs.v);
+}
+
+int mt_analyze_rank(const struct mt_trace *t, int index, const struct mt_analyze_opts *o,
+		    struct mt_rank_stats *r, struct mt_error *err)
+{
+	struct pass p;
+	int rc = 0;
+
+	memset(&p, 0, sizeof(p));
+	p.lo = INT64_MIN;
+	p.hi = INT64_MAX;
+	rank_header(t, index, r);
+	if ((rc = compile_patterns(&p.c, o, err)) < 0)
+		goto out;
+	p.c.cls = malloc(t->nstr ? t->nstr : 1);
+	p.c.comm = malloc(t->nstr ? t->nstr : 1);
+	p.ev = malloc((t->ngpu ? t->ngpu : 1) * sizeof(*p.ev));
+	if (!p.c.cls || !p.c.comm || !p.ev)
+		goto oom;
+	memset(p.c.cls, 0xFF, t->nstr);
+
+	p.use_window = read_steps(t, o, r, &p.lo, &p.hi);
+	if (choose_events(t, o, &p, r))
+		goto oom;
+	if (!p.nev) {
+		rc = mt_error_set(err, MT_EINVAL, "%s: no GPU kernel, memcpy or memset events%s "
+				  "(%zu GPU events in the trace, %zu left out)", t->path,
+				  p.use_window ? " launched inside the ProfilerStep window" :
+				  o->linked_only ? " linked to a CPU launch call" : "",
+				  t->ngpu, r->nleft_out);
+		goto out;
+	}
+	qsort(p.ev, p.nev, sizeof(*p.ev), cmp_ev);
+	p.kd = malloc(p.nev * sizeof(*p.kd));
+	p.first = malloc(p.nev * sizeof(*p.first));
+	if (!p.kd || !p.first || build_unions(&p, r))
+		goto oom;
+	figures(&p, r);
 	goto out;
 oom:
 	rc = mt_error_set(err, MT_ENOMEM, "%s: out of memory", t->path);
 out:
-	for (k = 0; k < c.nre; k++)
-		regfree(&c.re[k]);
-	for (k = 0; k < L_N; k++)
-		free(m[k].v);
-	free(c.cls);
-	free(c.comm);
-	free(ev);
-	free(kd);
-	free(first);
-	free(streams.v);
-	free(devs.v);
+	pass_free(&p);
 	return rc;
-}
-
-/* ------------------------------------------------------------ job */
-
-static int cmp_d(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
-static double median_d(const double *v, int n)
-{
-	double tmp[1024];
-	int k = n < 1024 ? n : 1024;
-
-	memcpy(tmp, v, (size_t)k * sizeof(*tmp));
-	qsort(tmp, (size_t)k, sizeof(*tmp), cmp_d);
-	return k % 2 ? tmp[k / 2] : (tmp[k / 2 - 1] + tmp[k / 2]) / 2;
 }
 
 /* One host clock: a complete world (ranks 0..n-1 each once, world_size n),
@@ -602,7 +602,7 @@ void mt_analyze_job(const struct mt_rank_stats *r, int n, struct mt_job_stats *j
 		if (j->slowest < 0 || r[i].comp > r[j->slowest].comp)
 			j->slowest = i;
 	}
-	med = median_d(comp, n);
+	med = mt_median(comp, (size_t)(n < 1024 ? n : 1024));
 	j->slowest_ratio = med > 0 ? (double)r[j->slowest].comp / med : NAN;
 	for (i = 0; i < n; i++)
 		if (med > 0 && (double)r[i].comp > 1.05 * med && j->nstragglers < 64)
@@ -691,7 +691,7 @@ void mt_analyze_facts(const struct mt_rank_stats *r, int n, const struct mt_job_
 		if (ep_present)
 			give(f, g, MT_F_FIND_EP_EXPOSED, ep / win);
 	}
-	give(f, g, MT_F_FIND_KERNEL_US, median_d(med, n < 1024 ? n : 1024) / 1e3);
+	give(f, g, MT_F_FIND_KERNEL_US, mt_median(med, (size_t)(n < 1024 ? n : 1024)) / 1e3);
 	if (n > 1 && j->slowest >= 0) {
 		give(f, g, MT_F_FIND_SLOW_RANK, (double)r[j->slowest].rank);
 		give(f, g, MT_F_FIND_SLOW_RATIO, j->slowest_ratio);

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT
  *
  * libmegatune_trace.so: a CUPTI injection library that traces an unmodified CUDA
- * process (PyTorch, Megatron) into a JSON Lines file.
+ * process (PyTorch, Megatron) into a JSON Lines file.  This file holds the CUPTI
+ * side (set-up, callbacks, record decoding, finishing); profiler/inject/out.c the
+ * buffered writer of the trace file.
  *
  * USE
  *   CUDA_INJECTION64_PATH=/abs/path/libmegatune_trace.so \
@@ -112,17 +114,17 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "inject/out.h"
+
 /* libstdc++ (linked with -lstdc++) */
 char *__cxa_demangle(const char *mangled, char *out, size_t *len, int *status);
 
 __attribute__((visibility("default"))) int InitializeInjection(void);
 
 #define SCHEMA "megatune.trace/1"
-#define LOG_PREFIX "megatune-trace: "
 #define CUPTI_BUF_SIZE ((size_t)4 << 20)
 #define CUPTI_BUF_MAX 64
 #define DEVICE_BUF_SIZE ((size_t)2 << 20)
-#define OUT_BUF_SIZE ((size_t)1 << 20)
 #define NVTX_MAX 65536
 #define NVTX_HASH (NVTX_MAX * 2)
 #define NVTX_NAME_MAX 511
@@ -135,12 +137,7 @@ static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;        /* output and tables */
 static pthread_mutex_t g_finish_lock = PTHREAD_MUTEX_INITIALIZER; /* finish_trace */
 
-static int g_fd = -1;
-static char g_path[PATH_MAX];
-static char *g_out;
-static size_t g_out_len;
-static int g_write_failed;
-static uint64_t g_records, g_dropped;
+static uint64_t g_dropped;
 static atomic_int g_buffers;  /* CUPTI buffers handed out, not yet returned */
 /* lock-free atomics, so the SIGTERM handler may read them too */
 static atomic_int g_finished;     /* end record written (or tracing abandoned) */
@@ -183,235 +180,12 @@ static int32_t g_nv_free = -1, g_nv_head = -1, g_nv_tail = -1, g_nv_count;
 
 /* ---- small helpers ------------------------------------------------------------------ */
 
-__attribute__((format(printf, 1, 2))) static void log_line(const char *fmt, ...)
-{
-	char line[1024];
-	size_t n = strlen(LOG_PREFIX);
-	memcpy(line, LOG_PREFIX, n);
-	va_list ap;
-	va_start(ap, fmt);
-	int k = vsnprintf(line + n, sizeof line - n - 1, fmt, ap);
-	va_end(ap);
-	if (k < 0)
-		k = 0;
-	n += (size_t)k < sizeof line - n - 1 ? (size_t)k : sizeof line - n - 2;
-	line[n++] = '\n';
-	size_t off = 0;
-	while (off < n) {
-		ssize_t w = write(STDERR_FILENO, line + off, n - off);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return;
-		off += (size_t)w;
-	}
-}
-
 static const char *cupti_err(CUptiResult r)
 {
 	const char *s = NULL;
 	if (cuptiGetResultString(r, &s) != CUPTI_SUCCESS || s == NULL)
 		return "unknown CUPTI error";
 	return s;
-}
-
-/* strict non-negative integer from the environment; -1 when unset or malformed */
-static long env_nonneg(const char *name)
-{
-	const char *s = getenv(name);
-	if (s == NULL || *s == '\0')
-		return -1;
-	char *end;
-	errno = 0;
-	long v = strtol(s, &end, 10);
-	if (errno != 0 || *end != '\0' || v < 0 || v > INT_MAX)
-		return -1;
-	return v;
-}
-
-static int mkdir_p(const char *dir)
-{
-	char tmp[PATH_MAX];
-	size_t n = strlen(dir);
-	if (n == 0 || n >= sizeof tmp) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	memcpy(tmp, dir, n + 1);
-	for (char *p = tmp + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(tmp, 0777) != 0 && errno != EEXIST)
-			return -1;
-		*p = '/';
-	}
-	if (mkdir(tmp, 0777) != 0 && errno != EEXIST)
-		return -1;
-	return 0;
-}
-
-/* ---- output (caller holds g_lock) ---------------------------------------------------- */
-
-static void out_flush(void)
-{
-	size_t off = 0;
-	while (off < g_out_len && g_fd >= 0 && !g_write_failed) {
-		ssize_t w = write(g_fd, g_out + off, g_out_len - off);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			g_write_failed = 1;
-			log_line("writing %s failed: %s; the trace stops here", g_path,
-				 w < 0 ? strerror(errno) : "no progress");
-			break;
-		}
-		off += (size_t)w;
-	}
-	g_out_len = 0;
-}
-
-static void out_raw(const char *s, size_t n)
-{
-	while (n > 0) {
-		if (g_out_len == OUT_BUF_SIZE)
-			out_flush();
-		size_t room = OUT_BUF_SIZE - g_out_len;
-		size_t k = n < room ? n : room;
-		memcpy(g_out + g_out_len, s, k);
-		g_out_len += k;
-		s += k;
-		n -= k;
-	}
-}
-
-static void out_s(const char *s) { out_raw(s, strlen(s)); }
-
-static void out_u64(uint64_t v)
-{
-	char b[24];
-	int n = snprintf(b, sizeof b, "%" PRIu64, v);
-	if (n > 0)
-		out_raw(b, (size_t)n);
-}
-
-static void out_i64(int64_t v)
-{
-	char b[24];
-	int n = snprintf(b, sizeof b, "%" PRId64, v);
-	if (n > 0)
-		out_raw(b, (size_t)n);
-}
-
-/* length of a valid UTF-8 sequence at s (0 when invalid) */
-static size_t utf8_len(const unsigned char *s)
-{
-	unsigned c = s[0];
-	size_t n;
-	unsigned min;
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf)
-		n = 2, min = 0x80;
-	else if (c >= 0xe0 && c <= 0xef)
-		n = 3, min = 0x800;
-	else if (c >= 0xf0 && c <= 0xf4)
-		n = 4, min = 0x10000;
-	else
-		return 0;
-	unsigned cp = c & (0x3fu >> (n - 1));
-	for (size_t i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (s[i] & 0x3fu);
-	}
-	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return n;
-}
-
-/* a JSON string, quoted */
-static void out_json(const char *str)
-{
-	const unsigned char *s = (const unsigned char *)(str ? str : "");
-	out_raw("\"", 1);
-	while (*s) {
-		const unsigned char *run = s;
-		while (*s >= 0x20 && *s < 0x80 && *s != '"' && *s != '\\')
-			s++;
-		if (s > run)
-			out_raw((const char *)run, (size_t)(s - run));
-		if (*s == '\0')
-			break;
-		char esc[8];
-		if (*s == '"' || *s == '\\') {
-			esc[0] = '\\', esc[1] = (char)*s;
-			out_raw(esc, 2);
-			s++;
-		} else if (*s < 0x20) {
-			const char *named = *s == '\n' ? "\\n" : *s == '\t' ? "\\t" : *s == '\r' ? "\\r" : NULL;
-			if (named) {
-				out_s(named);
-			} else {
-				snprintf(esc, sizeof esc, "\\u%04x", *s);
-				out_raw(esc, 6);
-			}
-			s++;
-		} else {
-			size_t n = utf8_len(s);
-			if (n == 0) {
-				out_s("\\ufffd");
-				s++;
-			} else {
-				out_raw((const char *)s, n);
-				s += n;
-			}
-		}
-	}
-	out_raw("\"", 1);
-}
-
-/* ,"key":value */
-static void kv_u64(const char *key, uint64_t v)
-{
-	out_raw(",\"", 2);
-	out_s(key);
-	out_raw("\":", 2);
-	out_u64(v);
-}
-
-static void kv_str(const char *key, const char *v)
-{
-	out_raw(",\"", 2);
-	out_s(key);
-	out_raw("\":", 2);
-	out_json(v);
-}
-
-static void kv_dim3(const char *key, int32_t x, int32_t y, int32_t z)
-{
-	out_raw(",\"", 2);
-	out_s(key);
-	out_raw("\":[", 3);
-	out_i64(x);
-	out_raw(",", 1);
-	out_i64(y);
-	out_raw(",", 1);
-	out_i64(z);
-	out_raw("]", 1);
-}
-
-static void line_begin(const char *type, const char *name)
-{
-	out_s("{\"t\":");
-	out_json(type);
-	kv_str("name", name);
-}
-
-static void line_end(void)
-{
-	out_raw("}\n", 2);
-	g_records++;
 }
 
 /* ---- names --------------------------------------------------------------------------- */
@@ -1036,7 +810,7 @@ static void write_header(uint32_t version)
 {
 	char host[256];
 	if (gethostname(host, sizeof host) != 0)
-		strcpy(host, "unknown");
+		snprintf(host, sizeof host, "%s", "unknown");
 	host[sizeof host - 1] = '\0';
 	out_s("{\"schema\":\"" SCHEMA "\"");
 	kv_u64("pid", (uint64_t)getpid());

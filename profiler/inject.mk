@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: MIT
-# The CUPTI injection library and its GPU check; included by the top-level Makefile
+# The CUPTI injection library (profiler/inject.c and its trace writer in
+# profiler/inject/) and its GPU check; included by the top-level Makefile
 # (which provides CC, BUILD, WARN, CFLAGS, LDFLAGS, SANITIZE).
 #
 #   TRACE_LIB      $(BUILD)/libmegatune_trace.so when $(CUDA_HOME)/include/cupti.h exists
@@ -16,10 +17,12 @@ TRACE_LIB    := $(if $(wildcard $(CUDA_HOME)/include/cupti.h),$(BUILD)/libmegatu
 GPU_TEST_BIN := $(if $(wildcard $(CUDA_HOME)/bin/nvcc),$(BUILD)/tests/gpu-trace-check)
 
 ifneq ($(TRACE_LIB),)
-$(TRACE_LIB): profiler/inject.c profiler/inject.mk
+TRACE_SRC := profiler/inject.c profiler/inject/out.c
+
+$(TRACE_LIB): $(TRACE_SRC) profiler/inject/out.h profiler/inject.mk
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -D_GNU_SOURCE $(WARN) $(if $(filter 1,$(WERROR)),-Werror) -O2 -g -fPIC -shared -fvisibility=hidden \
-		-isystem $(CUDA_HOME)/include profiler/inject.c \
+		-isystem $(CUDA_HOME)/include $(TRACE_SRC) \
 		-L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcupti -lstdc++ -lpthread -o $@
 endif
 

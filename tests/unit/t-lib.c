@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* lib/: string buffer, JSON writer and reader, tables, atomic writes. */
+/* lib/: string buffer, JSON writer and reader, tables, atomic writes, medians,
+ * versions, statistics in JSON. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -11,7 +12,10 @@
 #include "../../lib/fsutil.h"
 #include "../../lib/jsonr.h"
 #include "../../lib/jsonw.h"
+#include "../../lib/stats.h"
+#include "../../lib/stats_json.h"
 #include "../../lib/table.h"
+#include "../../lib/ver.h"
 
 static void sbuf_grows_and_detaches(void **state)
 {
@@ -149,6 +153,121 @@ static void atomic_write_never_leaves_a_partial_file(void **state)
 	unlink("/tmp/mt-test-big");
 }
 
+static void median_of_odd_even_and_repeated(void **state)
+{
+	double a[] = { 5, 1, 4, 2, 3 }, b[] = { 4, 1, 3, 2 }, c[] = { 7 };
+	double d[] = { 0.1, 0.7, 0.1, 0.7, 0.3, 0.3 };
+	double big[1001];
+	int i;
+
+	(void)state;
+	assert_true(mt_median(a, 5) == 3);
+	assert_true(mt_median(b, 4) == 2.5);
+	assert_true(mt_median(c, 1) == 7);
+	assert_true(mt_median(d, 6) == (0.3 + 0.3) / 2);
+	assert_true(isnan(mt_median(c, 0)));
+	for (i = 0; i < 1001; i++)
+		big[i] = (i * 7919) % 1001; /* a permutation of 0..1000 */
+	assert_true(mt_median(big, 1001) == 500);
+	/* the mean of the two middle values, rounded as (a + b) / 2 */
+	{
+		double e[] = { 0.1, 0.2 };
+		assert_true(mt_median(e, 2) == (0.1 + 0.2) / 2);
+	}
+	assert_true(mt_round_sig(123.456789, 6) == 123.457);
+	assert_true(mt_round_sig(0.0123456, 3) == 0.0123);
+	assert_true(mt_round_sig(0, 3) == 0);
+}
+
+static void version_strict_grammar(void **state)
+{
+	(void)state;
+	assert_int_equal(mt_ver_code("2.21.5"), 22105);
+	assert_int_equal(mt_ver_code("2.26"), 22600);
+	assert_int_equal(mt_ver_code("13.0"), 130000);
+	assert_int_equal(mt_ver_code("12"), 120000);
+	assert_int_equal(mt_ver_code("2.28.9"), 22809);
+	assert_int_equal(mt_ver_code(NULL), -1);
+	assert_int_equal(mt_ver_code(""), -1);
+	assert_int_equal(mt_ver_code("2."), -1);
+	assert_int_equal(mt_ver_code(".2"), -1);
+	assert_int_equal(mt_ver_code("2..1"), -1);
+	assert_int_equal(mt_ver_code("2.21.5.1"), -1);
+	assert_int_equal(mt_ver_code("2.100"), -1);
+	assert_int_equal(mt_ver_code("2.-1"), -1);
+	assert_int_equal(mt_ver_code("2. 1"), -1);
+	assert_int_equal(mt_ver_code(" 2.1"), -1);
+	assert_int_equal(mt_ver_code("2.26.6+cuda12.8"), -1);
+	assert_int_equal(mt_ver_span("2.26.6+cuda12.8"), 6);
+	assert_int_equal(mt_ver_span("12.8 blah"), 4);
+	assert_int_equal(mt_ver_span("2.26."), 4);
+	assert_int_equal(mt_ver_span("v2"), 0);
+	assert_int_equal(mt_ver_span(NULL), 0);
+}
+
+static void json_lenient_getters_follow_paths(void **state)
+{
+	cJSON *root = cJSON_Parse("{\"gpu\": {\"name\": \"H100\", \"sm\": 132, \"ok\": true},"
+				  " \"list\": [1, 2], \"s\": \"x\", \"a.b\": 1}");
+
+	(void)state;
+	assert_non_null(root);
+	assert_string_equal(mt_jget_str(root, "gpu.name"), "H100");
+	assert_string_equal(mt_jget_str(root, "s"), "x");
+	assert_string_equal(mt_jget_str(root, "gpu.sm"), "");
+	assert_null(mt_jget_strd(root, "gpu.none", NULL));
+	assert_null(mt_jget_strd(root, "s.deeper", NULL));
+	assert_true(mt_jget_num(root, "gpu.sm", 0) == 132);
+	assert_true(isnan(mt_jget_num(root, "gpu.name", NAN)));
+	assert_true(mt_jget_num(root, "list", -1) == -1);
+	assert_null(mt_jget(root, "list.0"));
+	assert_null(mt_jget(root, "a.b")); /* a path, not a key with a dot */
+	assert_int_equal(mt_jget_bool(root, "gpu.ok", 0), 1);
+	assert_int_equal(mt_jget_bool(root, "gpu.sm", -1), -1);
+	assert_null(mt_jget(NULL, "gpu"));
+	assert_ptr_equal(mt_jget(root, "gpu"), cJSON_GetObjectItemCaseSensitive(root, "gpu"));
+	cJSON_Delete(root);
+}
+
+static void stats_round_trip_through_json(void **state)
+{
+	struct mt_stats st = { 5, 123.4567891, 100.000001, 150.5, 149.99999, 0.012345 }, back;
+	struct mt_jpos at = { "f.json", "gemm[0]" };
+	struct mt_error err = { 0 };
+	struct sbuf sb = SBUF_INIT;
+	struct jw w;
+	cJSON *o = cJSON_CreateObject(), *doc;
+
+	(void)state;
+	jw_init(&w, &sb, 0);
+	jw_obj(&w, NULL);
+	mt_stats_jw(&w, "stats", &st);
+	jw_end(&w);
+	assert_string_equal(sb.buf, "{\"stats\":{\"n\":5,\"median\":123.457,\"min\":100,"
+				    "\"max\":150.5,\"p95\":150,\"cv\":0.0123}}");
+	doc = cJSON_Parse(sb.buf);
+	assert_int_equal(mt_stats_read(&at, doc, "stats", 1, &back, &err), 1);
+	assert_int_equal(back.n, 5);
+	assert_true(back.median == 123.457 && back.p95 == 150 && back.cv == 0.0123);
+	mt_stats_get(cJSON_GetObjectItemCaseSensitive(doc, "stats"), &back);
+	assert_true(back.min == 100 && back.max == 150.5);
+	assert_int_equal(mt_stats_read(&at, doc, "none", 0, &back, &err), 0);
+	assert_int_equal(back.n, 0);
+	cJSON_Delete(doc);
+
+	assert_non_null(mt_stats_add(o, "stats", &st));
+	assert_true(mt_jget_num(o, "stats.median", 0) == 123.457);
+	assert_true(mt_jget_num(o, "stats.cv", 0) == 0.0123);
+	st.n = 0;
+	assert_null(mt_stats_add(o, "other", &st));
+	doc = cJSON_Parse("{\"stats\": {\"n\": 0, \"median\": 1}}");
+	assert_int_equal(mt_stats_read(&at, doc, "stats", 1, &back, &err), MT_EINVAL);
+	assert_non_null(strstr(err.msg, "f.json: field 'gemm[0].stats.n'"));
+	cJSON_Delete(doc);
+	cJSON_Delete(o);
+	sbuf_release(&sb);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -157,6 +276,10 @@ int main(void)
 		cmocka_unit_test(json_reader_positions_and_types),
 		cmocka_unit_test(table_aligns_columns),
 		cmocka_unit_test(atomic_write_never_leaves_a_partial_file),
+		cmocka_unit_test(median_of_odd_even_and_repeated),
+		cmocka_unit_test(version_strict_grammar),
+		cmocka_unit_test(json_lenient_getters_follow_paths),
+		cmocka_unit_test(stats_round_trip_through_json),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: MIT */
+/* common: what every command file shares, and nothing else: reporting a
+ * usage error and a failed operation in one wording, with the exit codes of
+ * `megatune --help` (cli/main.c).  A command file includes this header and
+ * the declarations of its own command; it never calls another command file.
+ */
+#ifndef MT_CLI_COMMON_H
+#define MT_CLI_COMMON_H
+
+#include "../lib/err.h"
+
+/* The one hint after a usage error, on a line of its own:
+ *     run 'megatune <cmd> --help' for the options
+ * Printed to stderr. */
+void cli_usage_hint(const char *cmd);
+
+/* Print "megatune <cmd>: error: <message>" (printf-style, no trailing
+ * newline needed) and the hint to stderr; return 2, the exit code of bad
+ * usage. */
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Print "megatune <cmd>: error: <msg>" to stderr and return the exit code
+ * for err->code (mt_exit_code()). */
+int cli_fail(const char *cmd, const struct mt_error *err);
+
+#endif
