@@ -11,7 +11,7 @@
 #include "../lib/jsonw.h"
 #include "../lib/sbuf.h"
 #include "../lib/table.h"
-#include "../probes/import.h"
+#include "../import/import.h"
 #include "../probes/profile.h"
 #include "../tuner/cluster.h"
 #include "cli.h"

@@ -11,7 +11,7 @@
 #include "testutil.h"
 
 #include "../../lib/fsutil.h"
-#include "../../probes/import.h"
+#include "../../import/import.h"
 #include "../../probes/profile.h"
 #include "../../tuner/cluster.h"
 
