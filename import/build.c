@@ -211,8 +211,8 @@ static int add_nt(cJSON *doc, struct mt_import *im, struct mt_import *const *ims
 		} else if (!t->hosts) {
 			span = MT_SPAN_NETWORK;
 			imp_warnf(im, "%s: %s: the log does not list the hosts: taken to span the network with "
-			      "%d ranks per node (give --span nvlink if one NVLink domain held them all)",
-			      im->path, name, t->ranks < gpn ? t->ranks : gpn);
+				  "%d ranks per node (give --span nvlink if one NVLink domain held them all)",
+				  im->path, name, t->ranks < gpn ? t->ranks : gpn);
 		} else {
 			span = t->hosts == 1 && t->ranks <= domain ? MT_SPAN_NVLINK : MT_SPAN_NETWORK;
 		}
@@ -239,8 +239,8 @@ static int add_nt(cJSON *doc, struct mt_import *im, struct mt_import *const *ims
 				copys(t->replaced, sizeof(t->replaced), ours ? src : "base profile");
 				if (ours)
 					imp_warnf(im, "%s: %s (%s, %s, %d ranks, %d per node) replaces the same curve "
-					      "imported from %s", im->path, name, mt_coll_name(t->op),
-					      mt_span_name(span), t->ranks, per_node, src);
+						  "imported from %s", im->path, name, mt_coll_name(t->op),
+						  mt_span_name(span), t->ranks, per_node, src);
 			}
 		}
 		curve = NULL;
@@ -274,7 +274,7 @@ static int add_nt(cJSON *doc, struct mt_import *im, struct mt_import *const *ims
 		}
 		if (!curve) {
 			imp_warnf(im, "%s: %s: no row with a size above 0 and a bus bandwidth: no curve",
-			      im->path, name);
+				  im->path, name);
 			continue;
 		}
 		t->span = span;
@@ -421,7 +421,7 @@ static int add_nvb(cJSON *doc, struct mt_import *im)
 						 : k == NVB_BI_H2D ? "bidirectional_h2d" : "bidirectional_d2h");
 				mt_profile_outlier(doc, what, metric, v, med[k], pct);
 				imp_warnf(im, "%s: %s at %.4g GB/s is %.0f%% below the median %.4g GB/s",
-				      im->path, what, v, pct, med[k]);
+					  im->path, what, v, pct, med[k]);
 			}
 	}
 	/* what has no profile field, said once per reason */
@@ -442,7 +442,7 @@ static int add_nvb(cJSON *doc, struct mt_import *im)
 			sbuf_addf(&sb, " and %d more", count - 8);
 		if (count)
 			imp_warnf(im, "%s: not imported, no profile field holds %s: %s", im->path, why_list[w],
-			      sb.failed ? "" : sb.buf);
+				  sb.failed ? "" : sb.buf);
 		sbuf_release(&sb);
 	}
 	for (k = 0; k < NVB_KINDS; k++)

@@ -294,8 +294,8 @@ int imp_nt_finish_test(struct ntp *s, struct mt_nt_test *t)
 				    loc(im, where, lb));
 	if (t->op == -2) {
 		imp_warnf(im, "%s: %s is not one of the collectives a profile holds (all_reduce, "
-		      "all_gather, reduce_scatter, alltoall, sendrecv, broadcast): not imported",
-		      loc(im, where, lb), t->name);
+			  "all_gather, reduce_scatter, alltoall, sendrecv, broadcast): not imported",
+			  loc(im, where, lb), t->name);
 		check_test(im, t);
 		return MT_OK;
 	}
@@ -329,8 +329,8 @@ int imp_nt_finish_test(struct ntp *s, struct mt_nt_test *t)
 		t->hosts = 1;
 		copys(t->ranks_from, sizeof(t->ranks_from), "nThread x nGpus");
 		imp_warnf(im, "%s: no device list: %d ranks taken from 'nThread %d nGpus %d', which "
-		      "assumes a single process (give --ranks if several processes ran)",
-		      loc(im, where, lb), t->ranks, t->nthread, t->ngpus);
+			  "assumes a single process (give --ranks if several processes ran)",
+			  loc(im, where, lb), t->ranks, t->nthread, t->ngpus);
 	}
 	if (!t->ranks && t->nrows)
 		return mt_error_set(s->err, MT_EINVAL, "%s: cannot tell over how many ranks %s ran "
@@ -344,7 +344,7 @@ int imp_nt_finish_test(struct ntp *s, struct mt_nt_test *t)
 		int n2 = ranks_from_ratio(t->op, rlo, rhi);
 		if (n2 && n2 != t->ranks)
 			imp_warnf(im, "%s: busbw/algbw says %d ranks, the %s says %d", loc(im, where, lb), n2,
-			      t->ranks_from, t->ranks);
+				  t->ranks_from, t->ranks);
 	}
 	check_test(im, t);
 	return MT_OK;
@@ -392,7 +392,7 @@ int imp_nt_report_checks(struct mt_import *im, const struct mt_import_opts *o, s
 		}
 		if (!t->has_avg && t->nrows)
 			imp_warnf(im, "%s: %s: no 'Avg bus bandwidth' footer (a truncated log?): the "
-			      "average was not checked", loc(im, t->line, lb), name);
+				  "average was not checked", loc(im, t->line, lb), name);
 	}
 	if (failed && o->strict)
 		return mt_error_set(err, MT_EINFEASIBLE, "%s (--strict)", first);

@@ -243,8 +243,8 @@ static int build_map(struct ntp *s, const struct toks *tk, int from, struct colm
 	t->time_ms = tok_is(tk, from, "bytes");
 	if (unknown)
 		imp_warnf(s->im, "%s:%d: %d column%s of the table header not known to megatune (%s); "
-		      "%s ignored", s->im->path, s->lineno, unknown, unknown > 1 ? "s" : "",
-		      t->columns, unknown > 1 ? "they are" : "it is");
+			  "%s ignored", s->im->path, s->lineno, unknown, unknown > 1 ? "s" : "",
+			  t->columns, unknown > 1 ? "they are" : "it is");
 	return MT_OK;
 }
 
@@ -287,7 +287,7 @@ static int guess_map(struct ntp *s, const struct toks *tk)
 									 : MT_NT_VERY_OLD;
 	s->guessed = 1;
 	imp_warnf(s->im, "%s:%d: a table without its header line: the columns are taken to be "
-	      "'%s' (%d columns)", s->im->path, s->lineno, t->columns, tk->n);
+		  "'%s' (%d columns)", s->im->path, s->lineno, t->columns, tk->n);
 	return 1;
 }
 
@@ -601,7 +601,7 @@ static int nt_line(struct ntp *s, char *line)
 		const char *v = strstr(p, "NCCL version ");
 		if (v && !s->info_nccl[0])
 			imp_nccl_version_text(v + 13, s->info_nccl, sizeof(s->info_nccl), s->info_cuda,
-					  sizeof(s->info_cuda));
+					      sizeof(s->info_cuda));
 		return MT_OK;
 	}
 	if (*p == '#')
@@ -707,7 +707,7 @@ int imp_parse_nt_text(struct mt_import *im, const char *text, size_t len,
 		if (!t->nrows) {
 			if (t->name[0] || t->ndev)
 				imp_warnf(im, "%s:%d: %s printed no result table: skipped", im->path, t->line,
-				      t->name[0] ? t->name : "a test");
+					  t->name[0] ? t->name : "a test");
 			free(t->rows);
 			memmove(t, t + 1, (size_t)(im->nnt - i - 1) * sizeof(*t));
 			im->nnt--;
@@ -724,10 +724,10 @@ int imp_parse_nt_text(struct mt_import *im, const char *text, size_t len,
 			goto out;
 		if (t->mixed_gpus)
 			imp_warnf(im, "%s:%d: the device list names more than one GPU model; '%s' is used",
-			      im->path, t->line, t->gpu);
+				  im->path, t->line, t->gpu);
 		if (t->uneven_hosts)
 			imp_warnf(im, "%s:%d: the hosts hold different numbers of ranks; the profile records "
-			      "the largest (%d per node)", im->path, t->line, t->per_node);
+				  "the largest (%d per node)", im->path, t->line, t->per_node);
 	}
 	rc = imp_nt_report_checks(im, o, err);
 out:

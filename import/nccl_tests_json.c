@@ -98,6 +98,73 @@ static int jbool(const cJSON *v, int dflt)
 	return dflt;
 }
 
+/* The command line of the -J file: the test and its -g / -t. */
+static void json_args(const cJSON *v, struct mt_nt_test *t, struct ntp *s)
+{
+	const cJSON *e;
+	int k = 0;
+
+	if (!cJSON_IsArray(v))
+		return;
+	cJSON_ArrayForEach(e, v) {
+		const cJSON *nx = e->next;
+		const char *a = cJSON_IsString(e) ? e->valuestring : "";
+		int val = nx && cJSON_IsString(nx) ? toint(nx->valuestring) : 0;
+		if (k++ == 0 && imp_op_of_test(a) != -1) {
+			copys(t->name, sizeof(t->name), base_name(a));
+			copys(t->op_from, sizeof(t->op_from), "JSON args");
+		}
+		if ((!strcmp(a, "-g") || !strcmp(a, "--ngpus")) && val > 0 && val < 4096)
+			s->cmd.g = val;
+		if ((!strcmp(a, "-t") || !strcmp(a, "--nthreads")) && val > 0 && val < 4096)
+			s->cmd.t = val;
+	}
+}
+
+/* The "config" object: threads, GPUs per thread, the devices and their
+ * hosts (counted in s, which the caller frees), per-iteration timing. */
+static int json_config(struct mt_import *im, const cJSON *cfg, struct mt_nt_test *t,
+		       struct ntp *s, int *per_iter, struct mt_error *err)
+{
+	const cJSON *devs, *e;
+	double d;
+	int rc, per;
+
+	if (!cJSON_IsObject(cfg))
+		return MT_OK;
+	devs = jget(cfg, "devices");
+	if (jnumber(im, cfg, "config", "nthreads", &d, err) > 0 && d >= 1 && d < 4096)
+		t->nthread = (int)d;
+	if (jnumber(im, cfg, "config", "ngpus", &d, err) > 0 && d >= 1 && d < 4096)
+		t->ngpus = (int)d;
+	*per_iter = jbool(jget(cfg, "per_iter_timing"), 0);
+	if (!cJSON_IsArray(devs) || cJSON_GetArraySize(devs) <= 0)
+		return MT_OK;
+	s->max_rank = -1;
+	cJSON_ArrayForEach(e, devs) {
+		char host[128] = "", info[96] = "";
+		t->ndev++;
+		imp_jstring(e, "hostname", host, sizeof(host));
+		imp_jstring(e, "device_info", info, sizeof(info));
+		if (host[0] && (rc = imp_nt_add_host(s, host, strlen(host))))
+			return rc;
+		if (!t->gpu[0])
+			copys(t->gpu, sizeof(t->gpu), info);
+		else if (info[0] && strcmp(info, t->gpu))
+			t->mixed_gpus = 1;
+	}
+	/* one entry per process: each runs nthreads x ngpus ranks */
+	per = (t->nthread ? t->nthread : 1) * (t->ngpus ? t->ngpus : 1);
+	t->ranks = t->ndev * per;
+	copys(t->ranks_from, sizeof(t->ranks_from), "JSON devices x nthreads x ngpus");
+	if (s->nhosts) {
+		s->cur = 0;
+		imp_nt_close_hosts(s);
+		t->per_node *= per;
+	}
+	return MT_OK;
+}
+
 int imp_parse_nt_json(struct mt_import *im, const cJSON *root, const struct mt_import_opts *o,
 			 struct mt_error *err)
 {
@@ -120,65 +187,14 @@ int imp_parse_nt_json(struct mt_import *im, const cJSON *root, const struct mt_i
 		im->json_version = dtoi(v->valuedouble);
 	if (cJSON_IsNumber(v = jget(root, "nccl_version")))
 		imp_nccl_code(dtoi(v->valuedouble), t->nccl, sizeof(t->nccl));
-	/* the command line: the test and its -g / -t */
-	v = jget(root, "args");
-	if (cJSON_IsArray(v)) {
-		int k = 0;
-		cJSON_ArrayForEach(e, v) {
-			const cJSON *nx = e->next;
-			const char *a = cJSON_IsString(e) ? e->valuestring : "";
-			int val = nx && cJSON_IsString(nx) ? toint(nx->valuestring) : 0;
-			if (k++ == 0 && imp_op_of_test(a) != -1) {
-				copys(t->name, sizeof(t->name), base_name(a));
-				copys(t->op_from, sizeof(t->op_from), "JSON args");
-			}
-			if ((!strcmp(a, "-g") || !strcmp(a, "--ngpus")) && val > 0 && val < 4096)
-				s.cmd.g = val;
-			if ((!strcmp(a, "-t") || !strcmp(a, "--nthreads")) && val > 0 && val < 4096)
-				s.cmd.t = val;
-		}
-	}
-	if (cJSON_IsObject(cfg)) {
-		const cJSON *devs = jget(cfg, "devices");
-		if (jnumber(im, cfg, "config", "nthreads", &d, err) > 0 && d >= 1 && d < 4096)
-			t->nthread = (int)d;
-		if (jnumber(im, cfg, "config", "ngpus", &d, err) > 0 && d >= 1 && d < 4096)
-			t->ngpus = (int)d;
-		per_iter = jbool(jget(cfg, "per_iter_timing"), 0);
-		if (cJSON_IsArray(devs) && cJSON_GetArraySize(devs) > 0) {
-			s.max_rank = -1;
-			cJSON_ArrayForEach(e, devs) {
-				char host[128] = "", info[96] = "";
-				t->ndev++;
-				imp_jstring(e, "hostname", host, sizeof(host));
-				imp_jstring(e, "device_info", info, sizeof(info));
-				if (host[0] && (rc = imp_nt_add_host(&s, host, strlen(host)))) {
-					free(s.hosts);
-					free(s.host_ranks);
-					return rc;
-				}
-				if (!t->gpu[0])
-					copys(t->gpu, sizeof(t->gpu), info);
-				else if (info[0] && strcmp(info, t->gpu))
-					t->mixed_gpus = 1;
-			}
-			/* one entry per process: each runs nthreads x ngpus ranks */
-			{
-				int per = (t->nthread ? t->nthread : 1) * (t->ngpus ? t->ngpus : 1);
-				t->ranks = t->ndev * per;
-				copys(t->ranks_from, sizeof(t->ranks_from), "JSON devices x nthreads x ngpus");
-				if (s.nhosts) {
-					s.cur = 0;
-					imp_nt_close_hosts(&s);
-					t->per_node *= per;
-				}
-			}
-		}
-	}
+	json_args(jget(root, "args"), t, &s);
+	rc = json_config(im, cfg, t, &s, &per_iter, err);
 	free(s.hosts);
 	free(s.host_ranks);
 	s.hosts = NULL;
 	s.host_ranks = NULL;
+	if (rc)
+		return rc;
 	cJSON_ArrayForEach(e, res) {
 		char w[64];
 		struct mt_nt_row *r;
@@ -260,6 +276,6 @@ int imp_parse_nt_json(struct mt_import *im, const cJSON *root, const struct mt_i
 		return rc;
 	if (t->mixed_gpus)
 		imp_warnf(im, "%s: the device list names more than one GPU model; '%s' is used", im->path,
-		      t->gpu);
+			  t->gpu);
 	return imp_nt_report_checks(im, o, err);
 }

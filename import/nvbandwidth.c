@@ -116,25 +116,216 @@ static void nvb_check(struct mt_import *im, const struct mt_import_opts *o, int 
 	(void)o;
 }
 
+/* The state of the text reader between lines. */
+struct nvbp {
+	struct mt_import *im;
+	struct mt_error *err;
+	struct mt_nvb_test *m;  /* the matrix being read, NULL none */
+	char running[96];       /* the test of the last "Running" line */
+	char single[128];       /* the last line of a single word (the host) */
+	int lineno;
+	int state;              /* 0 outside a matrix, 1 its column line next, 2 its rows */
+	int markers;            /* lines only nvbandwidth prints */
+	int nt_lines;           /* lines only nccl-tests prints */
+};
+
+static int nvb_oom(struct nvbp *s)
+{
+	return mt_error_set(s->err, MT_ENOMEM, "%s: out of memory", s->im->path);
+}
+
+/* The lines about the run: versions and devices.  1: one of them (read);
+ * 0: another line; <0: an error. */
+static int nvb_info_line(struct nvbp *s, const char *q, const struct toks *tk)
+{
+	struct mt_import *im = s->im;
+
+	if (starts(q, "nvbandwidth Version:")) {
+		s->markers++;
+		if (tk->n >= 3)
+			tok_copy(im->nvb_version, sizeof(im->nvb_version), tk, 2);
+		return 1;
+	}
+	if (starts(q, "Built from Git version:")) {
+		if (tk->n >= 5)
+			tok_copy(im->nvb_git, sizeof(im->nvb_git), tk, 4);
+		return 1;
+	}
+	if (starts(q, "CUDA Runtime Version:")) {
+		if (tk->n >= 4)
+			tok_copy(im->cuda_runtime, sizeof(im->cuda_runtime), tk, 3);
+		return 1;
+	}
+	if (starts(q, "Driver Version:")) {
+		if (tk->n >= 3)
+			tok_copy(im->driver, sizeof(im->driver), tk, 2);
+		return 1;
+	}
+	if (starts(q, "Device ") && tk->n >= 3 && tk->len[1] >= 2 &&
+	    tk->p[1][tk->len[1] - 1] == ':' && imp_all_digits(tk->p[1], tk->len[1] - 1)) {
+		s->markers++;
+		if (!im->host[0] && s->single[0])
+			copys(im->host, sizeof(im->host), s->single);
+		if (set_gpu(im, toint(tk->p[1]), tk->p[2]))
+			return nvb_oom(s);
+		return 1;
+	}
+	if (starts(q, "Process ") && strstr(q, "device")) {
+		/* multinode: "Process 0 (host): device 0: NAME (pci)" */
+		const char *open = strchr(q, '('), *close = open ? strchr(open, ')') : NULL;
+		const char *dev = strstr(q, "device");
+		const char *colon = dev ? strchr(dev, ':') : NULL;
+		s->markers++;
+		if (open && close && !im->host[0])
+			copy(im->host, sizeof(im->host), open + 1, (size_t)(close - open - 1));
+		if (colon && tk->n >= 2 && imp_all_digits(tk->p[1], tk->len[1]) &&
+		    set_gpu(im, toint(tk->p[1]), colon + 1))
+			return nvb_oom(s);
+		return 1;
+	}
+	return 0;
+}
+
+/* A "SUM test value" or "&&&& PERF test value" line. */
+static int nvb_sum_line(struct nvbp *s, const char *q, const struct toks *tk)
+{
+	struct mt_import *im = s->im;
+	int k = starts(q, "SUM ") ? 1 : 2;
+	char key[96] = "";
+
+	s->markers++;
+	if (tk->n < k + 2)
+		return MT_OK;
+	tok_copy(key, sizeof(key), tk, k);
+	/* the last matrix without its sum, else a SUM line alone */
+	if (!s->m || s->m->has_sum) {
+		if (!(s->m = new_matrix(im, key, s->lineno)))
+			return nvb_oom(s);
+	}
+	copys(s->m->name, sizeof(s->m->name), key);
+	nvb_sum(s->m, tk->p[k + 1], tk->len[k + 1]);
+	if (!s->m->has_sum)
+		return mt_error_set(s->err, MT_EPARSE, "%s:%d: 'SUM %s': expected a number of GB/s, "
+				    "got '%.*s'", im->path, s->lineno, key,
+				    tk->len[k + 1] > 40 ? 40 : tk->len[k + 1], tk->p[k + 1]);
+	s->state = 0;
+	return MT_OK;
+}
+
+/* A row of the current matrix: a label and one value per column. */
+static int nvb_matrix_row(struct nvbp *s, const struct toks *tk)
+{
+	struct mt_nvb_test *m = s->m;
+	int c;
+
+	if (tk->n != m->ncols + 1)
+		return mt_error_set(s->err, MT_EPARSE, "%s:%d: a row of the %s matrix: expected a "
+				    "label and %d value%s, got %d field%s", s->im->path, s->lineno,
+				    m->name, m->ncols, m->ncols == 1 ? "" : "s", tk->n,
+				    tk->n == 1 ? "" : "s");
+	if (matrix_row(m))
+		return nvb_oom(s);
+	for (c = 0; c < m->ncols; c++) {
+		struct mt_imp_num x;
+		int pr = imp_parse_num(tk->p[c + 1], tk->len[c + 1], &x);
+		if (pr < 0)
+			return mt_error_set(s->err, MT_EPARSE, "%s:%d: column %d of the %s matrix: "
+					    "expected a number or N/A, got '%.*s'", s->im->path,
+					    s->lineno, c + 1, m->name,
+					    tk->len[c + 1] > 40 ? 40 : tk->len[c + 1], tk->p[c + 1]);
+		m->v[(m->nrows - 1) * m->ncols + c] = x.v;
+		if (pr == 0)
+			m->sum_half += imp_half_unit(x.s);
+	}
+	return MT_OK;
+}
+
+static int nvb_line(struct nvbp *s, char *buf)
+{
+	struct mt_import *im = s->im;
+	const char *q;
+	struct toks tk;
+	int rc;
+
+	imp_strip_tags(buf);
+	rtrim(buf);
+	q = skipws(buf);
+	if (!*q) {
+		if (s->state == 2)
+			s->state = 0;
+		return MT_OK;
+	}
+	if (*q == '#' && (strstr(q, "busbw") || strstr(q, "nccl-tests") || strstr(q, "Rank ")))
+		s->nt_lines++;
+	imp_tokenize(q, &tk);
+	if (tk.n > MAXTOK)
+		tk.n = MAXTOK;
+	if ((rc = nvb_info_line(s, q, &tk)))
+		return rc < 0 ? rc : MT_OK;
+	if (starts(q, "Running ")) {
+		s->markers++;
+		s->state = 0;
+		tok_copy(s->running, sizeof(s->running), &tk, 1);
+		if (s->running[0] && s->running[strlen(s->running) - 1] == '.')
+			s->running[strlen(s->running) - 1] = 0;
+		s->m = NULL;
+		return MT_OK;
+	}
+	/* a waived test prints no "Running" line: only a status right after
+	 * a Running line belongs to it */
+	if ((starts(q, "Waived") || starts(q, "ERROR") || starts(q, "Error")) && s->running[0] &&
+	    (starts(q, "E") || !s->m)) {
+		if (!s->m || strcmp(s->m->name, s->running)) {
+			if (!(s->m = new_matrix(im, s->running, s->lineno)))
+				return nvb_oom(s);
+		}
+		copy(s->m->status, sizeof(s->m->status), q, strlen(q));
+		s->state = 0;
+		return MT_OK;
+	}
+	if (starts(q, "SUM ") || starts(q, "&&&& PERF "))
+		return nvb_sum_line(s, q, &tk);
+	if (s->state == 0 && (strstr(q, "bandwidth (GB/s)") || strstr(q, "(ns)") ||
+			      starts(q, "memcpy ") || starts(q, "memory latency"))) {
+		s->markers++;
+		if (!(s->m = new_matrix(im, s->running[0] ? s->running : "?", s->lineno)))
+			return nvb_oom(s);
+		copys(s->m->desc, sizeof(s->m->desc), q);
+		s->state = 1;
+		return MT_OK;
+	}
+	if (s->state == 1) {
+		s->m->ncols = tk.n;
+		s->state = 2;
+		return MT_OK;
+	}
+	if (s->state == 2)
+		return nvb_matrix_row(s, &tk);
+	if (tk.n == 1 && !strchr(q, ':'))
+		tok_copy(s->single, sizeof(s->single), &tk, 0);
+	return MT_OK;
+}
+
 int imp_parse_nvb_text(struct mt_import *im, const char *text, size_t len,
-			  const struct mt_import_opts *o, struct mt_error *err)
+		       const struct mt_import_opts *o, struct mt_error *err)
 {
 	const char *p = text, *end = text + len;
-	char *buf = NULL, running[96] = "", single[128] = "", first[MT_ERROR_MSG_MAX] = "";
+	char *buf = NULL, first[MT_ERROR_MSG_MAX] = "";
 	size_t cap = 0;
-	int lineno = 0, state = 0, markers = 0, nt_lines = 0, rc = MT_OK, failed = 0;
-	struct mt_nvb_test *m = NULL;
+	int rc = MT_OK, failed = 0, i;
+	struct nvbp s;
 
+	memset(&s, 0, sizeof(s));
+	s.im = im;
+	s.err = err;
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		size_t l = nl ? (size_t)(nl - p) : (size_t)(end - p);
-		const char *q;
-		struct toks tk;
 
 		if (l + 1 > cap) {
 			char *b = realloc(buf, l + 1);
 			if (!b) {
-				rc = mt_error_set(err, MT_ENOMEM, "%s: out of memory", im->path);
+				rc = nvb_oom(&s);
 				goto out;
 			}
 			buf = b;
@@ -142,174 +333,21 @@ int imp_parse_nvb_text(struct mt_import *im, const char *text, size_t len,
 		}
 		memcpy(buf, p, l);
 		buf[l] = 0;
-		lineno++;
+		s.lineno++;
 		p = nl ? nl + 1 : end;
-		imp_strip_tags(buf);
-		rtrim(buf);
-		q = skipws(buf);
-		if (!*q) {
-			if (state == 2)
-				state = 0;
-			continue;
-		}
-		if (*q == '#' && (strstr(q, "busbw") || strstr(q, "nccl-tests") || strstr(q, "Rank ")))
-			nt_lines++;
-		imp_tokenize(q, &tk);
-		if (tk.n > MAXTOK)
-			tk.n = MAXTOK;
-		if (starts(q, "nvbandwidth Version:")) {
-			markers++;
-			if (tk.n >= 3)
-				tok_copy(im->nvb_version, sizeof(im->nvb_version), &tk, 2);
-			continue;
-		}
-		if (starts(q, "Built from Git version:")) {
-			if (tk.n >= 5)
-				tok_copy(im->nvb_git, sizeof(im->nvb_git), &tk, 4);
-			continue;
-		}
-		if (starts(q, "CUDA Runtime Version:")) {
-			if (tk.n >= 4)
-				tok_copy(im->cuda_runtime, sizeof(im->cuda_runtime), &tk, 3);
-			continue;
-		}
-		if (starts(q, "Driver Version:")) {
-			if (tk.n >= 3)
-				tok_copy(im->driver, sizeof(im->driver), &tk, 2);
-			continue;
-		}
-		if (starts(q, "Device ") && tk.n >= 3 && tk.len[1] >= 2 && tk.p[1][tk.len[1] - 1] == ':' &&
-		    imp_all_digits(tk.p[1], tk.len[1] - 1)) {
-			markers++;
-			if (!im->host[0] && single[0])
-				copys(im->host, sizeof(im->host), single);
-			if (set_gpu(im, toint(tk.p[1]), tk.p[2])) {
-				rc = mt_error_set(err, MT_ENOMEM, "%s: out of memory", im->path);
-				goto out;
-			}
-			continue;
-		}
-		if (starts(q, "Process ") && strstr(q, "device")) {
-			/* multinode: "Process 0 (host): device 0: NAME (pci)" */
-			const char *open = strchr(q, '('), *close = open ? strchr(open, ')') : NULL;
-			const char *dev = strstr(q, "device");
-			const char *colon = dev ? strchr(dev, ':') : NULL;
-			markers++;
-			if (open && close && !im->host[0])
-				copy(im->host, sizeof(im->host), open + 1, (size_t)(close - open - 1));
-			if (colon && tk.n >= 2 && imp_all_digits(tk.p[1], tk.len[1]) &&
-			    set_gpu(im, toint(tk.p[1]), colon + 1)) {
-				rc = mt_error_set(err, MT_ENOMEM, "%s: out of memory", im->path);
-				goto out;
-			}
-			continue;
-		}
-		if (starts(q, "Running ")) {
-			markers++;
-			state = 0;
-			tok_copy(running, sizeof(running), &tk, 1);
-			if (running[0] && running[strlen(running) - 1] == '.')
-				running[strlen(running) - 1] = 0;
-			m = NULL;
-			continue;
-		}
-		/* a waived test prints no "Running" line: only a status right after
-		 * a Running line belongs to it */
-		if ((starts(q, "Waived") || starts(q, "ERROR") || starts(q, "Error")) && running[0] &&
-		    (starts(q, "E") || !m)) {
-			if (!m || strcmp(m->name, running)) {
-				if (!(m = new_matrix(im, running, lineno))) {
-					rc = mt_error_set(err, MT_ENOMEM, "%s: out of memory", im->path);
-					goto out;
-				}
-			}
-			copy(m->status, sizeof(m->status), q, strlen(q));
-			state = 0;
-			continue;
-		}
-		if (starts(q, "SUM ") || starts(q, "&&&& PERF ")) {
-			int k = starts(q, "SUM ") ? 1 : 2;
-			char key[96] = "";
-			markers++;
-			if (tk.n < k + 2)
-				continue;
-			tok_copy(key, sizeof(key), &tk, k);
-			/* the last matrix without its sum, else a SUM line alone */
-			if (!m || m->has_sum) {
-				if (!(m = new_matrix(im, key, lineno))) {
-					rc = mt_error_set(err, MT_ENOMEM, "%s: out of memory", im->path);
-					goto out;
-				}
-			}
-			copys(m->name, sizeof(m->name), key);
-			nvb_sum(m, tk.p[k + 1], tk.len[k + 1]);
-			if (!m->has_sum) {
-				rc = mt_error_set(err, MT_EPARSE, "%s:%d: 'SUM %s': expected a number of GB/s, "
-						  "got '%.*s'", im->path, lineno, key,
-						  tk.len[k + 1] > 40 ? 40 : tk.len[k + 1], tk.p[k + 1]);
-				goto out;
-			}
-			state = 0;
-			continue;
-		}
-		if (state == 0 && (strstr(q, "bandwidth (GB/s)") || strstr(q, "(ns)") ||
-				   starts(q, "memcpy ") || starts(q, "memory latency"))) {
-			markers++;
-			if (!(m = new_matrix(im, running[0] ? running : "?", lineno))) {
-				rc = mt_error_set(err, MT_ENOMEM, "%s: out of memory", im->path);
-				goto out;
-			}
-			copys(m->desc, sizeof(m->desc), q);
-			state = 1;
-			continue;
-		}
-		if (state == 1) {
-			m->ncols = tk.n;
-			state = 2;
-			continue;
-		}
-		if (state == 2) {
-			int c;
-			if (tk.n != m->ncols + 1) {
-				rc = mt_error_set(err, MT_EPARSE, "%s:%d: a row of the %s matrix: expected a "
-						  "label and %d value%s, got %d field%s", im->path, lineno,
-						  m->name, m->ncols, m->ncols == 1 ? "" : "s", tk.n,
-						  tk.n == 1 ? "" : "s");
-				goto out;
-			}
-			if (matrix_row(m)) {
-				rc = mt_error_set(err, MT_ENOMEM, "%s: out of memory", im->path);
-				goto out;
-			}
-			for (c = 0; c < m->ncols; c++) {
-				struct mt_imp_num x;
-				int pr = imp_parse_num(tk.p[c + 1], tk.len[c + 1], &x);
-				if (pr < 0) {
-					rc = mt_error_set(err, MT_EPARSE, "%s:%d: column %d of the %s matrix: "
-							  "expected a number or N/A, got '%.*s'", im->path,
-							  lineno, c + 1, m->name,
-							  tk.len[c + 1] > 40 ? 40 : tk.len[c + 1], tk.p[c + 1]);
-					goto out;
-				}
-				m->v[(m->nrows - 1) * m->ncols + c] = x.v;
-				if (pr == 0)
-					m->sum_half += imp_half_unit(x.s);
-			}
-			continue;
-		}
-		if (tk.n == 1 && !strchr(q, ':'))
-			tok_copy(single, sizeof(single), &tk, 0);
+		if ((rc = nvb_line(&s, buf)))
+			goto out;
 	}
-	if (!markers) {
+	if (!s.markers) {
 		if (!len)
 			rc = mt_error_set(err, MT_EPARSE, "%s: empty file", im->path);
-		else if (nt_lines)
+		else if (s.nt_lines)
 			rc = mt_error_set(err, MT_EPARSE, "%s: this is nccl-tests output, not nvbandwidth: "
 					  "use 'megatune import nccl-tests'", im->path);
 		else
 			rc = mt_error_set(err, MT_EPARSE, "%s: not nvbandwidth output: no 'nvbandwidth "
 					  "Version', 'Running <test>' or bandwidth matrix in %d line%s",
-					  im->path, lineno, lineno == 1 ? "" : "s");
+					  im->path, s.lineno, s.lineno == 1 ? "" : "s");
 		goto out;
 	}
 	if (!im->nnvb) {
@@ -317,15 +355,12 @@ int imp_parse_nvb_text(struct mt_import *im, const char *text, size_t len,
 				  "matrix and no SUM line)", im->path);
 		goto out;
 	}
-	{
-		int i;
-		for (i = 0; i < im->nnvb; i++)
-			if (im->nvb[i].ncols && !im->nvb[i].nrows) {
-				rc = mt_error_set(err, MT_EPARSE, "%s:%d: the %s matrix has a header and no "
-						  "rows", im->path, im->nvb[i].line, im->nvb[i].name);
-				goto out;
-			}
-	}
+	for (i = 0; i < im->nnvb; i++)
+		if (im->nvb[i].ncols && !im->nvb[i].nrows) {
+			rc = mt_error_set(err, MT_EPARSE, "%s:%d: the %s matrix has a header and no "
+					  "rows", im->path, im->nvb[i].line, im->nvb[i].name);
+			goto out;
+		}
 	nvb_check(im, o, &failed, first, sizeof(first));
 	if (failed && o->strict)
 		rc = mt_error_set(err, MT_EINFEASIBLE, "%s (--strict)", first);
