@@ -89,7 +89,8 @@ struct toks {
 
 static inline int tok_is(const struct toks *t, int i, const char *s)
 {
-	return i < t->n && i < MAXTOK && t->len[i] == (int)strlen(s) && !memcmp(t->p[i], s, (size_t)t->len[i]);
+	return i < t->n && i < MAXTOK && t->len[i] == (int)strlen(s) &&
+	       !memcmp(t->p[i], s, (size_t)t->len[i]);
 }
 
 static inline void tok_copy(char *dst, size_t cap, const struct toks *t, int i)
@@ -116,8 +117,9 @@ imp_warnf(struct mt_import *im, const char *fmt, ...);
 
 /* Split s at white space into t (t->n = MAXTOK + 1: too many tokens). */
 void imp_tokenize(const char *s, struct toks *t);
-/* Remove mpirun --tag-output prefixes ("[1,0]<stdout>:") wherever they are
- * and a leading srun --label ("0: ") in place; nonzero when one was found. */
+/* Blank out mpirun --tag-output prefixes ("[1,0]<stdout>:") wherever they
+ * are and a leading srun --label ("0: "), keeping the other characters where
+ * they were; 1 when an mpirun prefix was found. */
 int imp_strip_tags(char *s);
 /* 1 to 20 decimal digits and nothing else. */
 int imp_all_digits(const char *p, int len);
