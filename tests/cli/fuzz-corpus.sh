@@ -5,7 +5,7 @@
 # fixtures.
 set -eu
 B=${BUILD:-build}
-for t in fuzz-model fuzz-profile fuzz-advise fuzz-rules fuzz-report fuzz-trace; do
+for t in fuzz-model fuzz-profile fuzz-advise fuzz-rules fuzz-report fuzz-trace fuzz-import; do
 	[ -x "$B/tests/$t" ] || { echo "missing $B/tests/$t"; exit 1; }
 done
 "$B/tests/fuzz-model" models/*.json tests/fixtures/models/*.json tests/fixtures/bad/*.json
@@ -14,3 +14,5 @@ done
 "$B/tests/fuzz-rules" rules/defs/*.rules tests/fixtures/rules/*.rules tests/fixtures/bad/*.rules
 "$B/tests/fuzz-report" tests/fixtures/report/*.json profiles/dgx-h100.json tests/fixtures/findings/dlrm-8rank.json
 "$B/tests/fuzz-trace" tests/fixtures/traces/small/* tests/fixtures/bad/trace-*.json
+"$B/tests/fuzz-import" tests/fixtures/nccl-tests/*.txt tests/fixtures/nccl-tests/constructed/* \
+	tests/fixtures/nvbandwidth/*.txt tests/fixtures/nvbandwidth/*.json

@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "../../probes/import.h"
+#include "../../import/import.h"
 #include "../../tuner/profile.h"
 #include "../../tuner/cluster.h"
 

@@ -4,14 +4,15 @@
  * in one file, a missing footer, ranks from busbw/algbw, -C/-I/-S columns,
  * errors with their line), the recorded logs of tests/fixtures/nccl-tests
  * (every footer reproduced; the upstream summaries agree), and what the
- * imports add to a profile. */
+ * imports add to a profile; the text and JSON summaries. */
 #include <math.h>
 #include <stdio.h>
 
 #include "testutil.h"
 
 #include "../../lib/fsutil.h"
-#include "../../probes/import.h"
+#include "../../lib/sbuf.h"
+#include "../../import/import.h"
 #include "../../tuner/profile.h"
 #include "../../tuner/cluster.h"
 
@@ -663,6 +664,47 @@ static void logs_become_profile_curves(void **state)
 	mt_import_free(ims[1]);
 }
 
+/* The summaries say what was read and what became of it. */
+static void summaries_text_and_json(void **state)
+{
+	struct mt_import *im = parse_nt("p5.log", p5_like);
+	struct mt_import *const ims[1] = { im };
+	struct mt_import_summary s = { NULL, NULL, NULL, NULL, 0 };
+	char w0[] = "a warning about the import", *gw[1] = { w0 };
+	struct sbuf sb = SBUF_INIT;
+
+	(void)state;
+	mt_import_summary_text(&sb, ims, 1, MT_IMP_NCCL_TESTS, &s);
+	assert_false(sb.failed);
+	assert_non_null(strstr(sb.buf, "megatune import: nccl-tests, 1 file\n"));
+	assert_non_null(strstr(sb.buf, "all_reduce"));
+	assert_non_null(strstr(sb.buf, "checked; nothing written (no -o, and no bundled"));
+	sbuf_release(&sb);
+
+	s.base = "dgx-h100";
+	s.name = "p5";
+	s.written = "-";
+	s.warn = gw;
+	s.nwarn = 1;
+	mt_import_summary_text(&sb, ims, 1, MT_IMP_NCCL_TESTS, &s);
+	assert_non_null(strstr(sb.buf, "wrote standard output: profile 'p5' = dgx-h100 "));
+	sbuf_release(&sb);
+
+	mt_import_summary_json(&sb, ims, 1, MT_IMP_NCCL_TESTS, &s);
+	assert_false(sb.failed);
+	assert_true(!strncmp(sb.buf, "{\n  \"schema\": \"megatune.import/1\",", 34));
+	assert_non_null(strstr(sb.buf, "\"written\": \"-\""));
+	assert_non_null(strstr(sb.buf, "\"a warning about the import\""));
+	assert_int_equal(sb.buf[sb.len - 1], '\n');
+	sbuf_release(&sb);
+
+	s.base = NULL;
+	mt_import_summary_json(&sb, ims, 1, MT_IMP_NCCL_TESTS, &s);
+	assert_non_null(strstr(sb.buf, "\"base\": null"));
+	sbuf_release(&sb);
+	mt_import_free(im);
+}
+
 static void base_profile_from_gpu_name(void **state)
 {
 	(void)state;
@@ -693,6 +735,7 @@ int main(void)
 		cmocka_unit_test(nvbandwidth_text_and_json),
 		cmocka_unit_test(logs_become_profile_curves),
 		cmocka_unit_test(base_profile_from_gpu_name),
+		cmocka_unit_test(summaries_text_and_json),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

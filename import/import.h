@@ -23,8 +23,12 @@
  *    time is the GPU time) contains a value that prints as the footer;
  *  - nvbandwidth: each SUM line equals the sum of its matrix within rounding.
  *
+ * The summaries of what was read (text, and the megatune.import/1 JSON) are
+ * rendered here too, into a string buffer for the command to print.
+ *
  * Library code: nothing here prints or exits.  Warnings are collected as
- * strings in the result for the command to print.
+ * strings in the result for the command to print.  The implementation is in
+ * the files of import/; import/internal.h says which holds what.
  */
 #ifndef MT_IMPORT_H
 #define MT_IMPORT_H
@@ -32,6 +36,8 @@
 #include <cjson/cJSON.h>
 
 #include "../lib/err.h"
+
+struct sbuf;
 
 enum mt_imp_tool { MT_IMP_NCCL_TESTS, MT_IMP_NVBANDWIDTH, MT_IMP_TOOL_N };
 
@@ -204,6 +210,25 @@ struct mt_import_build_opts {
 int mt_import_build(cJSON *doc, struct mt_import *const *ims, int n,
 		    const struct mt_import_build_opts *o, char ***warn, int *nwarn,
 		    struct mt_error *err);
+
+/* What `megatune import` did with the files, for its summaries. */
+struct mt_import_summary {
+	const char *base;     /* the profile the measurements went into; NULL: none built */
+	const char *name;     /* the profile's name (with base) */
+	const char *written;  /* its file, "-" standard output; NULL: not written */
+	char **warn;          /* warnings about the whole import (mt_import_build) */
+	int nwarn;
+};
+
+/* Append the text summary of the `n` files read with `tool` to sb: per file
+ * a line naming the tool and versions and a table of its tests or matrices
+ * and their checks, then what was written. */
+void mt_import_summary_text(struct sbuf *sb, struct mt_import *const *ims, int n, int tool,
+			    const struct mt_import_summary *s);
+/* Append the `megatune.import/1` document (docs/FORMATS.md) of the same to sb,
+ * ending with a newline: every row as printed, the checks, the decisions. */
+void mt_import_summary_json(struct sbuf *sb, struct mt_import *const *ims, int n, int tool,
+			    const struct mt_import_summary *s);
 
 /* Percentage below the median at which a GPU is reported as an outlier. */
 #define MT_IMPORT_OUTLIER_PCT 10.0
