@@ -13,6 +13,7 @@
 
 #include "../lib/jsonr.h"
 #include "../lib/sbuf.h"
+#include "../lib/stats.h"
 #include "../tuner/cluster.h"
 #include "../tuner/profile.h"
 
@@ -66,18 +67,6 @@ static void __attribute__((format(printf, 3, 4))) gwarn(char ***w, int *n, const
 	va_end(ap);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
-static double median(double *x, int n)
-{
-	qsort(x, (size_t)n, sizeof(double), cmp_double);
-	return n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
-}
-
 /* "NVIDIA H100 80GB HBM3" and "H100 80GB HBM3" name the same GPU */
 static int same_gpu(const char *a, const char *b)
 {
@@ -95,7 +84,7 @@ static int same_gpu(const char *a, const char *b)
 
 static int source_exists(const cJSON *doc, const char *id)
 {
-	const cJSON *e, *a = jget(doc, "sources");
+	const cJSON *e, *a = mt_jget(doc, "sources");
 
 	cJSON_ArrayForEach(e, a)
 		if (!strcmp(mt_jget_str(e, "id"), id))
@@ -226,7 +215,7 @@ static int add_nt(cJSON *doc, struct mt_import *im, struct mt_import *const *ims
 			per_node = t->ranks;
 		/* what the profile had for this group */
 		t->replaced[0] = 0;
-		cJSON_ArrayForEach(e, jget(doc, "collectives")) {
+		cJSON_ArrayForEach(e, mt_jget(doc, "collectives")) {
 			if (!strcmp(mt_jget_str(e, "op"), mt_coll_name(t->op)) &&
 			    !strcmp(mt_jget_str(e, "span"), mt_span_name(span)) &&
 			    dtoi(mt_jget_num(e, "ranks", 0)) == t->ranks &&
@@ -370,7 +359,7 @@ static int add_nvb(cJSON *doc, struct mt_import *im)
 			continue;
 		n = nvb_values(im, &im->nvb[pick[k]], x, 4096);
 		if (n)
-			med[k] = median(x, n);
+			med[k] = mt_median(x, (size_t)n);
 		im->nvb[pick[k]].gbps = med[k];
 	}
 	for (k = 0; k < NVB_KINDS; k++) {
@@ -456,7 +445,7 @@ int mt_import_build(cJSON *doc, struct mt_import *const *ims, int n,
 		    struct mt_error *err)
 {
 	static const struct mt_import_build_opts dflt = { -1 };
-	const cJSON *node = jget(doc, "node"), *gpu = jget(doc, "gpu");
+	const cJSON *node = mt_jget(doc, "node"), *gpu = mt_jget(doc, "gpu");
 	int domain = dtoi(mt_jget_num(node, "nvlink_domain", 8)), gpn = dtoi(mt_jget_num(node, "gpus_per_node", 8));
 	const char *base_gpu = mt_jget_str(gpu, "name"), *first_gpu = NULL;
 	const char *nccl = NULL, *cuda = NULL, *nccl_from = NULL;

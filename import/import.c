@@ -144,19 +144,19 @@ int mt_import_parse(int tool, const char *path, const char *text, size_t len,
 		if ((rc = mt_json_parse(path, text, len, &root, err)))
 			goto fail;
 		if (tool == MT_IMP_NCCL_TESTS) {
-			if (jget(root, "nvbandwidth"))
+			if (mt_jget(root, "nvbandwidth"))
 				rc = mt_error_set(err, MT_EINVAL, "%s: this is nvbandwidth JSON, not "
 						  "nccl-tests: use 'megatune import nvbandwidth'", path);
-			else if (!cJSON_IsObject(root) || (!jget(root, "results") && !jget(root, "config")))
+			else if (!cJSON_IsObject(root) || (!mt_jget(root, "results") && !mt_jget(root, "config")))
 				rc = mt_error_set(err, MT_EINVAL, "%s: not an nccl-tests JSON file (-J): "
 						  "expected an object with 'config' and 'results'", path);
 			else
 				rc = imp_parse_nt_json(im, root, o, err);
 		} else {
-			if (jget(root, "results") || jget(root, "config"))
+			if (mt_jget(root, "results") || mt_jget(root, "config"))
 				rc = mt_error_set(err, MT_EINVAL, "%s: this is nccl-tests JSON, not "
 						  "nvbandwidth: use 'megatune import nccl-tests'", path);
-			else if (!jget(root, "nvbandwidth"))
+			else if (!mt_jget(root, "nvbandwidth"))
 				rc = mt_error_set(err, MT_EINVAL, "%s: not an nvbandwidth JSON file (-j): "
 						  "expected an object with 'nvbandwidth'", path);
 			else

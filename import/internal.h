@@ -25,6 +25,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "../lib/jsonr.h"
 #include "import.h"
 
 /* ------------------------------------------------------------------ */
@@ -102,11 +103,6 @@ static inline const char *base_name(const char *path)
 {
 	const char *b = strrchr(path, '/');
 	return b ? b + 1 : path;
-}
-
-static inline const cJSON *jget(const cJSON *o, const char *k)
-{
-	return cJSON_IsObject(o) ? cJSON_GetObjectItemCaseSensitive(o, k) : NULL;
 }
 
 /* Append a formatted warning to the list *w of *n (at most 10,000; a failed

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "../lib/jsonr.h"
+#include "../lib/ver.h"
 #include "../tuner/cluster.h"
 
 void imp_vwarn(char ***w, int *n, const char *fmt, va_list ap)
@@ -220,25 +221,13 @@ void imp_nccl_code(int code, char *out, size_t cap)
 /* "2.26.6+cuda12.8 ..." -> "2.26.6" and "12.8" */
 void imp_nccl_version_text(const char *s, char *nccl, size_t ncap, char *cuda, size_t ccap)
 {
-	size_t n = 0;
+	size_t n = mt_ver_span(s), m;
 
-	while (s[n] && (isdigit((unsigned char)s[n]) || s[n] == '.'))
-		n++;
-	while (n && s[n - 1] == '.')
-		n--;
 	if (!n)
 		return;
 	copy(nccl, ncap, s, n);
-	if (starts(s + n, "+cuda")) {
-		const char *c = s + n + 5;
-		size_t m = 0;
-		while (c[m] && (isdigit((unsigned char)c[m]) || c[m] == '.'))
-			m++;
-		while (m && c[m - 1] == '.')
-			m--;
-		if (m)
-			copy(cuda, ccap, c, m);
-	}
+	if (starts(s + n, "+cuda") && (m = mt_ver_span(s + n + 5)) > 0)
+		copy(cuda, ccap, s + n + 5, m);
 }
 
 /* The collective an nccl-tests binary measures: "all_reduce_perf" ->
@@ -281,7 +270,7 @@ int imp_jtype_error(struct mt_error *err, const char *path, const char *where,
 
 int imp_jstring(const cJSON *o, const char *key, char *out, size_t cap)
 {
-	const cJSON *v = jget(o, key);
+	const cJSON *v = mt_jget(o, key);
 
 	if (!cJSON_IsString(v))
 		return 0;

@@ -201,6 +201,16 @@ static int header_col(const char *p, int len)
 	return C_SKIP;
 }
 
+/* Append " name" (or "name" to an empty list) to the column list when it fits. */
+static void add_column(char *cols, size_t cap, const char *name, size_t len)
+{
+	size_t n = strlen(cols);
+
+	if (n + len + 2 > cap)
+		return;
+	snprintf(cols + n, cap - n, "%s%.*s", n ? " " : "", (int)len, name);
+}
+
 static int build_map(struct ntp *s, const struct toks *tk, int from, struct colmap *m)
 {
 	struct mt_nt_test *t = cur(s);
@@ -231,11 +241,8 @@ static int build_map(struct ntp *s, const struct toks *tk, int from, struct colm
 		m->half[m->n] = half;
 		tok_copy(m->name[m->n], sizeof(m->name[0]), tk, i);
 		m->n++;
-		if (strlen(t->columns) + (size_t)tk->len[i] + 2 < sizeof(t->columns)) {
-			if (t->columns[0])
-				strcat(t->columns, " ");
-			strncat(t->columns, tk->p[i], (size_t)tk->len[i]);
-		}
+		if (strlen(t->columns) + (size_t)tk->len[i] + 2 < sizeof(t->columns))
+			add_column(t->columns, sizeof(t->columns), tk->p[i], (size_t)tk->len[i]);
 	}
 	t->timestamps = m->has_ts;
 	t->layout = has_root && has_redop ? MT_NT_CURRENT : has_redop ? MT_NT_OLD : MT_NT_VERY_OLD;
@@ -279,9 +286,7 @@ static int guess_map(struct ntp *s, const struct toks *tk)
 	t->columns[0] = 0;
 	for (i = 0; i < n; i++) {
 		copys(m->name[i], sizeof(m->name[0]), col_desc[m->col[i]]);
-		if (t->columns[0])
-			strcat(t->columns, " ");
-		strcat(t->columns, m->name[i]);
+		add_column(t->columns, sizeof(t->columns), m->name[i], strlen(m->name[i]));
 	}
 	t->layout = extra == 2 ? MT_NT_CURRENT : extra == 1 && m->col[3] == C_REDOP ? MT_NT_OLD
 									 : MT_NT_VERY_OLD;

@@ -15,7 +15,7 @@
 static int jnumber(struct mt_import *im, const cJSON *o, const char *where, const char *key,
 		   double *out, struct mt_error *err)
 {
-	const cJSON *v = jget(o, key);
+	const cJSON *v = mt_jget(o, key);
 	char w[160];
 
 	*out = NAN;
@@ -132,12 +132,12 @@ static int json_config(struct mt_import *im, const cJSON *cfg, struct mt_nt_test
 
 	if (!cJSON_IsObject(cfg))
 		return MT_OK;
-	devs = jget(cfg, "devices");
+	devs = mt_jget(cfg, "devices");
 	if (jnumber(im, cfg, "config", "nthreads", &d, err) > 0 && d >= 1 && d < 4096)
 		t->nthread = (int)d;
 	if (jnumber(im, cfg, "config", "ngpus", &d, err) > 0 && d >= 1 && d < 4096)
 		t->ngpus = (int)d;
-	*per_iter = jbool(jget(cfg, "per_iter_timing"), 0);
+	*per_iter = jbool(mt_jget(cfg, "per_iter_timing"), 0);
 	if (!cJSON_IsArray(devs) || cJSON_GetArraySize(devs) <= 0)
 		return MT_OK;
 	s->max_rank = -1;
@@ -168,7 +168,7 @@ static int json_config(struct mt_import *im, const cJSON *cfg, struct mt_nt_test
 int imp_parse_nt_json(struct mt_import *im, const cJSON *root, const struct mt_import_opts *o,
 			 struct mt_error *err)
 {
-	const cJSON *cfg = jget(root, "config"), *res = jget(root, "results"), *v, *e;
+	const cJSON *cfg = mt_jget(root, "config"), *res = mt_jget(root, "results"), *v, *e;
 	struct mt_nt_test *t;
 	struct ntp s;
 	double d;
@@ -183,11 +183,11 @@ int imp_parse_nt_json(struct mt_import *im, const cJSON *root, const struct mt_i
 	if (!(t = imp_new_test(im, 0)))
 		return mt_error_set(err, MT_ENOMEM, "%s: out of memory", im->path);
 	t->layout = MT_NT_JSON;
-	if (cJSON_IsNumber(v = jget(root, "version")))
+	if (cJSON_IsNumber(v = mt_jget(root, "version")))
 		im->json_version = dtoi(v->valuedouble);
-	if (cJSON_IsNumber(v = jget(root, "nccl_version")))
+	if (cJSON_IsNumber(v = mt_jget(root, "nccl_version")))
 		imp_nccl_code(dtoi(v->valuedouble), t->nccl, sizeof(t->nccl));
-	json_args(jget(root, "args"), t, &s);
+	json_args(mt_jget(root, "args"), t, &s);
 	rc = json_config(im, cfg, t, &s, &per_iter, err);
 	free(s.hosts);
 	free(s.host_ranks);
@@ -207,14 +207,14 @@ int imp_parse_nt_json(struct mt_import *im, const cJSON *root, const struct mt_i
 		if ((rc = jnumber(im, e, w, "size", &d, err)) < 0)
 			return rc;
 		if (!rc || !(d >= 0) || d != floor(d))
-			return imp_jtype_error(err, im->path, w, "a 'size' in bytes", jget(e, "size"));
+			return imp_jtype_error(err, im->path, w, "a 'size' in bytes", mt_jget(e, "size"));
 		imp_num_set(&r->size, d, "%.0f");
 		if ((rc = jnumber(im, e, w, "count", &d, err)) < 0)
 			return rc;
 		imp_num_set(&r->count, d, "%.0f");
 		imp_jstring(e, "type", r->type, sizeof(r->type));
 		imp_jstring(e, "redop", r->redop, sizeof(r->redop));
-		rt = jget(e, "root");
+		rt = mt_jget(e, "root");
 		if (cJSON_IsString(rt) || cJSON_IsNumber(rt)) {
 			r->has_root = 1;
 			r->root = cJSON_IsNumber(rt) ? dtoi(rt->valuedouble) : toint(rt->valuestring);
@@ -222,17 +222,17 @@ int imp_parse_nt_json(struct mt_import *im, const cJSON *root, const struct mt_i
 		{
 			char w2[96];
 			snprintf(w2, sizeof(w2), "%s.out_of_place", w);
-			if ((rc = json_half(im, jget(e, "out_of_place"), w2, &r->h[0], &t->cputime, err)))
+			if ((rc = json_half(im, mt_jget(e, "out_of_place"), w2, &r->h[0], &t->cputime, err)))
 				return rc;
 			snprintf(w2, sizeof(w2), "%s.in_place", w);
-			if ((rc = json_half(im, jget(e, "in_place"), w2, &r->h[1], &t->cputime, err)))
+			if ((rc = json_half(im, mt_jget(e, "in_place"), w2, &r->h[1], &t->cputime, err)))
 				return rc;
 			snprintf(w2, sizeof(w2), "%s.out_of_place_per_iter", w);
-			if ((rc = json_per_iter(im, jget(e, "out_of_place_per_iter"), w2, &r->h[0], err)) < 0)
+			if ((rc = json_per_iter(im, mt_jget(e, "out_of_place_per_iter"), w2, &r->h[0], err)) < 0)
 				return rc;
 			per_iter |= rc;
 			snprintf(w2, sizeof(w2), "%s.in_place_per_iter", w);
-			if ((rc = json_per_iter(im, jget(e, "in_place_per_iter"), w2, &r->h[1], err)) < 0)
+			if ((rc = json_per_iter(im, mt_jget(e, "in_place_per_iter"), w2, &r->h[1], err)) < 0)
 				return rc;
 		}
 		if (!r->h[0].present && !r->h[1].present)
@@ -247,9 +247,9 @@ int imp_parse_nt_json(struct mt_import *im, const cJSON *root, const struct mt_i
 		 "%s alg_bw bus_bw nwrong", t->cputime ? "cpu_time" : "time",
 		 t->cputime ? "cpu_time" : "time");
 	/* the footer; format version 1 spelt it "average_bus_bandwidith" */
-	v = jget(root, "average_bus_bandwidth");
+	v = mt_jget(root, "average_bus_bandwidth");
 	if (!v)
-		v = jget(root, "average_bus_bandwidith");
+		v = mt_jget(root, "average_bus_bandwidith");
 	if (cJSON_IsObject(v)) {
 		if ((rc = jnumber(im, v, "average_bus_bandwidth", "bandwidth", &d, err)) < 0)
 			return rc;
@@ -260,13 +260,13 @@ int imp_parse_nt_json(struct mt_import *im, const cJSON *root, const struct mt_i
 			imp_num_set(&t->avg, d, "%f");
 		}
 	}
-	v = jget(root, "out_of_bounds");
+	v = mt_jget(root, "out_of_bounds");
 	if (cJSON_IsObject(v) && jnumber(im, v, "out_of_bounds", "count", &d, err) > 0) {
 		t->has_oob = 1;
 		t->oob = d >= 0 && d < 1e9 ? (int)d : 1;
-		t->oob_ok = jbool(jget(v, "okay"), t->oob == 0);
+		t->oob_ok = jbool(mt_jget(v, "okay"), t->oob == 0);
 	}
-	if (cJSON_IsArray(v = jget(root, "errors")))
+	if (cJSON_IsArray(v = mt_jget(root, "errors")))
 		cJSON_ArrayForEach(e, v)
 			if (cJSON_IsString(e) && e->valuestring[0])
 				imp_warnf(im, "%s: nccl-tests reported an error: %.300s", im->path, e->valuestring);

@@ -372,7 +372,7 @@ out:
 int imp_parse_nvb_json(struct mt_import *im, const cJSON *root, const struct mt_import_opts *o,
 			  struct mt_error *err)
 {
-	const cJSON *nb = jget(root, "nvbandwidth"), *tc, *e, *v;
+	const cJSON *nb = mt_jget(root, "nvbandwidth"), *tc, *e, *v;
 	char first[MT_ERROR_MSG_MAX] = "";
 	int i = 0, failed = 0;
 
@@ -381,14 +381,14 @@ int imp_parse_nvb_json(struct mt_import *im, const cJSON *root, const struct mt_
 	imp_jstring(nb, "version", im->nvb_version, sizeof(im->nvb_version));
 	imp_jstring(nb, "git_version", im->nvb_git, sizeof(im->nvb_git));
 	imp_jstring(nb, "Driver Version", im->driver, sizeof(im->driver));
-	if (cJSON_IsNumber(v = jget(nb, "CUDA Runtime Version")))
+	if (cJSON_IsNumber(v = mt_jget(nb, "CUDA Runtime Version")))
 		snprintf(im->cuda_runtime, sizeof(im->cuda_runtime), "%.0f", v->valuedouble);
-	if (cJSON_IsString(v = jget(nb, "error")) && v->valuestring[0])
+	if (cJSON_IsString(v = mt_jget(nb, "error")) && v->valuestring[0])
 		imp_warnf(im, "%s: nvbandwidth reported an error: %.300s", im->path, v->valuestring);
-	if (cJSON_IsString(v = jget(nb, "warning")) && v->valuestring[0])
+	if (cJSON_IsString(v = mt_jget(nb, "warning")) && v->valuestring[0])
 		imp_warnf(im, "%s: nvbandwidth warned: %.300s", im->path, v->valuestring);
 	/* "0: NVIDIA H100 80GB HBM3 (00000000:1b:00): (host)" */
-	if (cJSON_IsArray(v = jget(nb, "GPU Device list")))
+	if (cJSON_IsArray(v = mt_jget(nb, "GPU Device list")))
 		cJSON_ArrayForEach(e, v) {
 			const char *s = cJSON_IsString(e) ? e->valuestring : "";
 			const char *c = strchr(s, ':');
@@ -408,7 +408,7 @@ int imp_parse_nvb_json(struct mt_import *im, const cJSON *root, const struct mt_
 			if (set_gpu(im, toint(s), name))
 				return mt_error_set(err, MT_ENOMEM, "%s: out of memory", im->path);
 		}
-	tc = jget(nb, "testcases");
+	tc = mt_jget(nb, "testcases");
 	if (!cJSON_IsArray(tc))
 		return imp_jtype_error(err, im->path, "nvbandwidth.testcases", "an array of tests", tc);
 	cJSON_ArrayForEach(e, tc) {
@@ -423,11 +423,11 @@ int imp_parse_nvb_json(struct mt_import *im, const cJSON *root, const struct mt_
 			return mt_error_set(err, MT_ENOMEM, "%s: out of memory", im->path);
 		imp_jstring(e, "status", m->status, sizeof(m->status));
 		imp_jstring(e, "bandwidth_description", m->desc, sizeof(m->desc));
-		if (cJSON_IsNumber(v = jget(e, "sum"))) {
+		if (cJSON_IsNumber(v = mt_jget(e, "sum"))) {
 			m->has_sum = 1;
 			imp_num_set(&m->sum, v->valuedouble, "%.10g");
 		}
-		mat = jget(e, "bandwidth_matrix");
+		mat = mt_jget(e, "bandwidth_matrix");
 		if (!mat)
 			continue;
 		if (!cJSON_IsArray(mat))

@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "../lib/jsonr.h"
+#include "../lib/stats_json.h"
+#include "../lib/ver.h"
 #include "profile.h"
 
 #define INT_MAXV 0x7fffffff
@@ -123,24 +125,7 @@ static int source_ref(struct rd *r, const cJSON *o, const char *where, int requi
 
 static int read_stats(struct rd *r, const cJSON *o, const char *where, struct mt_stats *st)
 {
-	struct mt_jpos at = { r->file, where };
-	const cJSON *s = NULL;
-	char w[256];
-	int rc;
-
-	memset(st, 0, sizeof(*st));
-	rc = mt_jobj(&at, o, "stats", 0, &s, r->err);
-	if (rc <= 0)
-		return rc;
-	at.where = mt_jpath(w, sizeof(w), where, "stats");
-	if ((rc = mt_jint32(&at, s, "n", 1, 1, INT_MAXV, &st->n, r->err)) < 0 ||
-	    (rc = mt_jnum(&at, s, "median", 1, 0, 1e300, &st->median, r->err)) < 0 ||
-	    (rc = mt_jnum(&at, s, "min", 0, 0, 1e300, &st->min, r->err)) < 0 ||
-	    (rc = mt_jnum(&at, s, "max", 0, 0, 1e300, &st->max, r->err)) < 0 ||
-	    (rc = mt_jnum(&at, s, "p95", 0, 0, 1e300, &st->p95, r->err)) < 0 ||
-	    (rc = mt_jnum(&at, s, "cv", 0, 0, 1e300, &st->cv, r->err)) < 0)
-		return rc;
-	return 1;
+	return mt_stats_read(&(struct mt_jpos){ r->file, where }, o, "stats", 0, st, r->err);
 }
 
 static int enum_field(struct rd *r, const cJSON *o, const char *where, const char *key,
@@ -502,19 +487,6 @@ static int read_host(struct rd *r, const cJSON *root)
 	return MT_OK;
 }
 
-/* "2.21.5": digits and dots only */
-static int version_ok(const char *v)
-{
-	int digits = 0;
-
-	for (; *v; v++) {
-		if (*v >= '0' && *v <= '9')
-			digits++;
-		else if (*v != '.' || !digits)
-			return 0;
-	}
-	return digits > 0;
-}
 
 static int read_software(struct rd *r, const cJSON *root)
 {
@@ -527,11 +499,11 @@ static int read_software(struct rd *r, const cJSON *root)
 	if ((rc = mt_jstr(&sa, s, "nccl", 0, r->c->nccl_version, sizeof(r->c->nccl_version), r->err)) < 0 ||
 	    (rc = mt_jstr(&sa, s, "cuda", 0, r->c->cuda_version, sizeof(r->c->cuda_version), r->err)) < 0)
 		return rc;
-	if (r->c->nccl_version[0] && !version_ok(r->c->nccl_version))
+	if (r->c->nccl_version[0] && mt_ver_code(r->c->nccl_version) < 0)
 		return mt_error_set(r->err, MT_EINVAL,
 				    "%s: field 'software.nccl': expected a version like \"2.21.5\", "
 				    "got \"%s\"", r->file, r->c->nccl_version);
-	if (r->c->cuda_version[0] && !version_ok(r->c->cuda_version))
+	if (r->c->cuda_version[0] && mt_ver_code(r->c->cuda_version) < 0)
 		return mt_error_set(r->err, MT_EINVAL,
 				    "%s: field 'software.cuda': expected a version like \"12.4\", "
 				    "got \"%s\"", r->file, r->c->cuda_version);

@@ -9,6 +9,7 @@
 #include "../lib/fsutil.h"
 #include "../lib/jsonr.h"
 #include "../lib/sbuf.h"
+#include "../lib/stats_json.h"
 #include "cluster.h"
 
 int mt_profile_load_json(const char *spec, cJSON **out, struct mt_error *err)
@@ -139,43 +140,6 @@ int mt_profile_add_source(cJSON *doc, const char *id, const char *kind, const ch
 	return MT_OK;
 }
 
-static void add_stats(cJSON *o, const struct mt_stats *st)
-{
-	cJSON *s;
-
-	if (!st || st->n <= 0)
-		return;
-	s = cJSON_AddObjectToObject(o, "stats");
-	cJSON_AddNumberToObject(s, "n", st->n);
-	cJSON_AddNumberToObject(s, "median", st->median);
-	cJSON_AddNumberToObject(s, "min", st->min);
-	cJSON_AddNumberToObject(s, "max", st->max);
-	cJSON_AddNumberToObject(s, "p95", st->p95);
-	cJSON_AddNumberToObject(s, "cv", st->cv);
-}
-
-/* Round to `sig` significant digits so that the file reads like a
- * measurement, not like a binary fraction. */
-static double sig(double v, int digits)
-{
-	double m;
-
-	if (v == 0 || !isfinite(v))
-		return v;
-	m = pow(10, digits - 1 - (int)floor(log10(fabs(v))));
-	return round(v * m) / m;
-}
-
-static void round_stats(struct mt_stats *o, const struct mt_stats *st)
-{
-	*o = *st;
-	o->median = sig(st->median, 6);
-	o->min = sig(st->min, 6);
-	o->max = sig(st->max, 6);
-	o->p95 = sig(st->p95, 6);
-	o->cv = sig(st->cv, 3);
-}
-
 cJSON *mt_profile_coll_curve(cJSON *doc, const char *op, const char *span, int ranks,
 			     int per_node, const char *src)
 {
@@ -212,15 +176,13 @@ void mt_profile_coll_point(cJSON *curve, double bytes, double busbw_gbps, double
 			   const struct mt_stats *st)
 {
 	cJSON *p = cJSON_CreateObject();
-	struct mt_stats r;
 
 	cJSON_AddNumberToObject(p, "bytes", bytes);
-	cJSON_AddNumberToObject(p, "busbw_gbps", sig(busbw_gbps, 6));
+	cJSON_AddNumberToObject(p, "busbw_gbps", mt_round_sig(busbw_gbps, 6));
 	if (time_us > 0)
-		cJSON_AddNumberToObject(p, "time_us", sig(time_us, 6));
+		cJSON_AddNumberToObject(p, "time_us", mt_round_sig(time_us, 6));
 	if (st) {
-		round_stats(&r, st);
-		add_stats(p, &r);
+		mt_stats_add(p, "stats", st);
 	}
 	put(arr(curve, "points"), p, same_bytes);
 }
@@ -235,16 +197,14 @@ void mt_profile_gemm(cJSON *doc, const char *dtype, double m, double n, double k
 		     const struct mt_stats *st, const char *src)
 {
 	cJSON *g = cJSON_CreateObject();
-	struct mt_stats r;
 
 	cJSON_AddStringToObject(g, "dtype", dtype);
 	cJSON_AddNumberToObject(g, "m", m);
 	cJSON_AddNumberToObject(g, "n", n);
 	cJSON_AddNumberToObject(g, "k", k);
-	cJSON_AddNumberToObject(g, "tflops", sig(tflops, 6));
+	cJSON_AddNumberToObject(g, "tflops", mt_round_sig(tflops, 6));
 	if (st) {
-		round_stats(&r, st);
-		add_stats(g, &r);
+		mt_stats_add(g, "stats", st);
 	}
 	cJSON_AddStringToObject(g, "source", src);
 	put(arr(doc, "gemm"), g, same_gemm);
@@ -270,8 +230,8 @@ void mt_profile_attention(cJSON *doc, const char *dtype, int head_dim, int seq, 
 	cJSON_AddNumberToObject(a, "head_dim", head_dim);
 	cJSON_AddNumberToObject(a, "seq", seq);
 	cJSON_AddBoolToObject(a, "causal", causal);
-	cJSON_AddNumberToObject(a, "fwd_tflops", sig(fwd_tflops, 6));
-	cJSON_AddNumberToObject(a, "bwd_tflops", sig(bwd_tflops, 6));
+	cJSON_AddNumberToObject(a, "fwd_tflops", mt_round_sig(fwd_tflops, 6));
+	cJSON_AddNumberToObject(a, "bwd_tflops", mt_round_sig(bwd_tflops, 6));
 	cJSON_AddStringToObject(a, "source", src);
 	put(arr(doc, "attention"), a, same_attn);
 }
@@ -288,16 +248,14 @@ void mt_profile_offload(cJSON *doc, const char *direction, int pinned, int numa_
 			int under_load, double gbps, const struct mt_stats *st, const char *src)
 {
 	cJSON *o = cJSON_CreateObject();
-	struct mt_stats r;
 
 	cJSON_AddStringToObject(o, "direction", direction);
 	cJSON_AddStringToObject(o, "memory", pinned ? "pinned" : "pageable");
 	cJSON_AddBoolToObject(o, "numa_local", numa_local);
 	cJSON_AddBoolToObject(o, "under_load", under_load);
-	cJSON_AddNumberToObject(o, "gbps", sig(gbps, 6));
+	cJSON_AddNumberToObject(o, "gbps", mt_round_sig(gbps, 6));
 	if (st) {
-		round_stats(&r, st);
-		add_stats(o, &r);
+		mt_stats_add(o, "stats", st);
 	}
 	cJSON_AddStringToObject(o, "source", src);
 	put(arr(doc, "offload"), o, same_off);
@@ -319,7 +277,7 @@ void mt_profile_host(cJSON *doc, const char *key, double value, const char *src)
 	cJSON *h = mt_profile_object(doc, "host");
 
 	cJSON_DeleteItemFromObjectCaseSensitive(h, key);
-	cJSON_AddNumberToObject(h, key, sig(value, 6));
+	cJSON_AddNumberToObject(h, key, mt_round_sig(value, 6));
 	cJSON_DeleteItemFromObjectCaseSensitive(h, "source");
 	cJSON_AddStringToObject(h, "source", src);
 }
@@ -331,7 +289,7 @@ void mt_profile_memory_bandwidth(cJSON *doc, const char *kernel, double gbps, co
 	cJSON_DeleteItemFromObjectCaseSensitive(doc, "memory_bandwidth");
 	m = cJSON_AddObjectToObject(doc, "memory_bandwidth");
 	cJSON_AddStringToObject(m, "kernel", kernel);
-	cJSON_AddNumberToObject(m, "gbps", sig(gbps, 6));
+	cJSON_AddNumberToObject(m, "gbps", mt_round_sig(gbps, 6));
 	cJSON_AddStringToObject(m, "source", src);
 }
 
@@ -356,9 +314,9 @@ void mt_profile_outlier(cJSON *doc, const char *what, const char *metric, double
 
 	cJSON_AddStringToObject(o, "what", what);
 	cJSON_AddStringToObject(o, "metric", metric);
-	cJSON_AddNumberToObject(o, "value", sig(value, 6));
-	cJSON_AddNumberToObject(o, "median", sig(median, 6));
-	cJSON_AddNumberToObject(o, "below_pct", sig(below_pct, 3));
+	cJSON_AddNumberToObject(o, "value", mt_round_sig(value, 6));
+	cJSON_AddNumberToObject(o, "median", mt_round_sig(median, 6));
+	cJSON_AddNumberToObject(o, "below_pct", mt_round_sig(below_pct, 3));
 	cJSON_AddItemToArray(arr(doc, "outliers"), o);
 }
 
