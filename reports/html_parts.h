@@ -10,6 +10,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "../lib/jsonr.h"
 #include "../lib/sbuf.h"
 #include "svg.h"
 
@@ -19,43 +20,26 @@ struct mt_cluster;
 
 /* ---------------------------------------------------------------- input access */
 
-/* The member at a dotted path ("time.step_s"), or NULL. */
+/* Lenient reads of the documents the report was given (lib/jsonr.h): a
+ * missing or mistyped member reads as NAN, NULL or false. */
 static inline const cJSON *jget(const cJSON *o, const char *path)
 {
-	char key[96];
-	const char *p = path;
-
-	while (o && *p) {
-		size_t n = strcspn(p, ".");
-		if (n >= sizeof(key))
-			return NULL;
-		memcpy(key, p, n);
-		key[n] = '\0';
-		o = cJSON_IsObject(o) ? cJSON_GetObjectItemCaseSensitive(o, key) : NULL;
-		p += n;
-		if (*p == '.')
-			p++;
-	}
-	return o;
+	return mt_jget(o, path);
 }
 
 static inline double jnum(const cJSON *o, const char *path)
 {
-	const cJSON *v = jget(o, path);
-
-	return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+	return mt_jget_num(o, path, NAN);
 }
 
 static inline const char *jstr(const cJSON *o, const char *path)
 {
-	const cJSON *v = jget(o, path);
-
-	return cJSON_IsString(v) ? v->valuestring : NULL;
+	return mt_jget_strd(o, path, NULL);
 }
 
 static inline int jtrue(const cJSON *o, const char *path)
 {
-	return cJSON_IsTrue(jget(o, path));
+	return mt_jget_bool(o, path, 0) == 1;
 }
 
 /* ---------------------------------------------------------------- text helpers */
