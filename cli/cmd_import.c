@@ -14,6 +14,7 @@
 #include "../tuner/profile.h"
 #include "../tuner/cluster.h"
 #include "cli.h"
+#include "common.h"
 
 static const char import_usage[] =
 	"usage: megatune import nccl-tests|nvbandwidth FILE... [-o profile.json]\n"
@@ -63,14 +64,6 @@ static const char import_usage[] =
 	"that is not a number), with the file, the line and what was expected; the\n"
 	"output file is then left as it was.\n";
 
-static int usage_error(const char *fmt, const char *arg)
-{
-	fprintf(stderr, "megatune import: error: ");
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\n(see megatune import --help)\n");
-	return 2;
-}
-
 struct iopts {
 	const char *out, *base, *name;
 	int span, op, ranks, strict, json;
@@ -105,7 +98,8 @@ static int parse(int argc, char **argv, struct iopts *o, int *first)
 		case 'b': o->base = optarg; break;
 		case 'n':
 			if (!optarg[0] || strlen(optarg) > 63)
-				return usage_error("--name: expected a name of 1 to 63 characters, got '%s'",
+				return cli_usage_error("import",
+					"--name: expected a name of 1 to 63 characters, got '%s'",
 						   optarg);
 			o->name = optarg;
 			break;
@@ -115,18 +109,21 @@ static int parse(int argc, char **argv, struct iopts *o, int *first)
 			else if (!strcmp(optarg, "network"))
 				o->span = MT_SPAN_NETWORK;
 			else
-				return usage_error("--span: expected nvlink or network, got '%s'", optarg);
+				return cli_usage_error("import",
+					"--span: expected nvlink or network, got '%s'", optarg);
 			break;
 		case 'p':
 			if ((o->op = mt_coll_parse(optarg)) < 0)
-				return usage_error("--op: expected all_reduce, all_gather, reduce_scatter, "
+				return cli_usage_error("import",
+					"--op: expected all_reduce, all_gather, reduce_scatter, "
 						   "alltoall, sendrecv or broadcast, got '%s'", optarg);
 			break;
 		case 'r': {
 			char *end;
 			long v = strtol(optarg, &end, 10);
 			if (!optarg[0] || *end || v < 2 || v > (1 << 24))
-				return usage_error("--ranks: expected a number of ranks of 2 or more, got '%s'",
+				return cli_usage_error("import",
+					"--ranks: expected a number of ranks of 2 or more, got '%s'",
 						   optarg);
 			o->ranks = (int)v;
 			break;
@@ -135,8 +132,10 @@ static int parse(int argc, char **argv, struct iopts *o, int *first)
 		case 'j': o->json = 1; break;
 		default:
 			if (optopt && strchr("o", optopt))
-				return usage_error("option '%s' needs a value", argv[optind - 1]);
-			return usage_error("unknown or incomplete option '%s'", argv[optind - 1]);
+				return cli_usage_error("import",
+					"option '%s' needs a value", argv[optind - 1]);
+			return cli_usage_error("import",
+				"unknown or incomplete option '%s'", argv[optind - 1]);
 		}
 	}
 	*first = optind;
@@ -176,21 +175,25 @@ int cmd_import(int argc, char **argv)
 	char **gw = NULL, name[64] = "";
 	const char *base = NULL;
 	cJSON *doc = NULL;
-	int first, n = 0, i, j, rc, tool, built = 0, ngw = 0, *nparse_warn = NULL;
+	int first = 0, n = 0, i, j, rc, tool, built = 0, ngw = 0, *nparse_warn = NULL;
 
 	if ((rc = parse(argc, argv, &o, &first)) >= 0)
 		return rc;
 	if (first >= argc)
-		return usage_error("give the tool (nccl-tests or nvbandwidth) and at least one file%s", "");
+		return cli_usage_error("import",
+			"give the tool (nccl-tests or nvbandwidth) and at least one file");
 	if ((tool = mt_import_tool_parse(argv[first])) < 0)
-		return usage_error("expected nccl-tests or nvbandwidth, got '%s'", argv[first]);
+		return cli_usage_error("import",
+				       "expected nccl-tests or nvbandwidth, got '%s'", argv[first]);
 	first++;
 	if (first >= argc)
-		return usage_error("give at least one %s output file", mt_import_tool_name(tool));
+		return cli_usage_error("import",
+			"give at least one %s output file", mt_import_tool_name(tool));
 	if (o.json && o.out && !strcmp(o.out, "-"))
-		return usage_error("--json and -o - would both write to standard output%s", "");
+		return cli_usage_error("import",
+				       "--json and -o - would both write to standard output");
 	if (argc - first > 4096)
-		return usage_error("at most 4096 files%s", "");
+		return cli_usage_error("import", "at most 4096 files");
 	po.op = o.op;
 	po.ranks = o.ranks;
 	po.strict = o.strict;

@@ -17,6 +17,7 @@
 
 #include "../profiler/trace.h"
 #include "cli.h"
+#include "common.h"
 
 static const char profile_usage[] =
 	"usage: megatune profile -o DIR [--chrome] [--flush-ms N] [--lib PATH] [--no-nvtx]\n"
@@ -42,14 +43,6 @@ static const char profile_usage[] =
 	"\n"
 	"exit codes: the command's own exit status (128+N when killed by signal N);\n"
 	"2 bad usage; 77 the tracer library is not built here (no CUDA toolkit).\n";
-
-static int usage_error(const char *fmt, const char *arg)
-{
-	fprintf(stderr, "megatune profile: error: ");
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\n(see megatune profile --help)\n");
-	return 2;
-}
 
 static volatile sig_atomic_t child_pid;
 
@@ -205,20 +198,22 @@ int cmd_profile(int argc, char **argv)
 			char *end;
 			long v = strtol(optarg, &end, 10);
 			if (*end || v < 10 || v > 3600000)
-				return usage_error("--flush-ms: expected 10..3600000, got '%s'", optarg);
+				return cli_usage_error("profile",
+					"--flush-ms: expected 10..3600000, got '%s'", optarg);
 			flush = optarg;
 			break;
 		}
 		case 'l': lib = optarg; break;
 		case 'n': nvtx = 0; break;
 		default:
-			return usage_error("unknown or incomplete option '%s'", argv[optind - 1]);
+			return cli_usage_error("profile",
+				"unknown or incomplete option '%s'", argv[optind - 1]);
 		}
 	}
 	if (!dir)
-		return usage_error("-o DIR is required%s", "");
+		return cli_usage_error("profile", "-o DIR is required");
 	if (optind >= argc)
-		return usage_error("give the command to run after --%s", "");
+		return cli_usage_error("profile", "give the command to run after --");
 	if (find_lib(lib, libpath, sizeof(libpath))) {
 		fprintf(stderr, "megatune profile: %s: the tracer library libmegatune_trace.so is not "
 			"here (it is built by make where the CUDA toolkit's CUPTI headers are)\n",

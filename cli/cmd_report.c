@@ -9,6 +9,7 @@
 #include "../tuner/cluster.h"
 #include "../tuner/profile.h"
 #include "cli.h"
+#include "common.h"
 
 static const char report_usage[] =
 	"usage: megatune report [--advice FILE] [--profile FILE|NAME] [--analysis FILE]\n"
@@ -60,19 +61,15 @@ int cmd_report(int argc, char **argv)
 		case 'c': in.compare_file = optarg; break;
 		case 'o': out = optarg; break;
 		default:
-			fprintf(stderr, "megatune report: error: %s '%s'\nrun 'megatune report --help' "
-				"for the options\n", optopt ? "option needs a value:" : "unknown option",
-				argv[optind - 1]);
-			return 2;
+			return cli_usage_error("report", "%s '%s'", optopt ? "option needs a value:"
+					       : "unknown option", argv[optind - 1]);
 		}
 	}
 	if (optind < argc) {
-		fprintf(stderr, "megatune report: error: unexpected argument '%s'\n", argv[optind]);
-		return 2;
+		return cli_usage_error("report", "unexpected argument '%s'", argv[optind]);
 	}
 	if (!out) {
-		fprintf(stderr, "megatune report: error: missing -o FILE (the page to write)\n");
-		return 2;
+		return cli_usage_error("report", "missing -o FILE (the page to write)");
 	}
 	if ((in.advice_file && mt_json_load(in.advice_file, &docs[0], &err)) ||
 	    (in.profile_file && mt_profile_load_json(in.profile_file, &docs[1], &err)) ||
