@@ -1325,7 +1325,7 @@ static void attn_extra(void *state, const struct mt_case *c, char *buf, size_t n
 		mtc_member(buf, n, &pos, "\"fwd_impl\": \"%s\"", s->fwd.unified ? "unified" : "composite");
 }
 
-const struct mt_probe_ops mtc_attention_ops = {
+extern "C" const struct mt_probe_ops mtc_attention_ops = {
 	attn_applicable,
 	NULL,
 	NULL,

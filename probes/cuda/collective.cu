@@ -741,7 +741,7 @@ static void coll_extra(void *state, const struct mt_case *c, char *buf, size_t n
 	mtc_member(buf, n, &pos, "\"group\": \"%s\"", s->cm->name);
 }
 
-const struct mt_probe_ops mtc_collective_ops = {
+extern "C" const struct mt_probe_ops mtc_collective_ops = {
 	coll_applicable,
 	coll_open,
 	coll_close,

@@ -350,16 +350,29 @@ int mtc_nccl_id(unsigned char id[128], struct mt_error *err)
 	return MT_OK;
 }
 
+/* The probes of the library, one line each: `mtc_<name>_ops`, defined in
+ * <name>.cu as `extern "C" const struct mt_probe_ops`, found by the C side
+ * under the registry's name (probes/gpu.h, mt_cuda_ops()). */
+#define MTC_PROBES(X) \
+	X(gemm)       \
+	X(attention)  \
+	X(collective) \
+	X(offload)    \
+	X(launch)
+
+#define MTC_DECLARE(name) extern "C" const struct mt_probe_ops mtc_##name##_ops;
+#define MTC_ENTRY(name) { #name, &mtc_##name##_ops },
+MTC_PROBES(MTC_DECLARE)
+
+static const struct mt_cuda_probe probes[] = { MTC_PROBES(MTC_ENTRY) };
+
 static const struct mt_cuda_api the_api = {
 	MT_CUDA_ABI,
 	env_fn,
 	mtc_topology,
 	mtc_nccl_id,
-	&mtc_gemm_ops,
-	&mtc_attention_ops,
-	&mtc_collective_ops,
-	&mtc_offload_ops,
-	&mtc_launch_ops,
+	probes,
+	(int)(sizeof(probes) / sizeof(probes[0])),
 };
 
 extern "C" __attribute__((visibility("default"))) const struct mt_cuda_api *mt_cuda_api(void)

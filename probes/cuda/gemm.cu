@@ -519,11 +519,11 @@ static void gemm_extra(void *state, const struct mt_case *c, char *buf, size_t n
 	mtc_member(buf, n, &pos, "\"compute\": \"%s\"", s->dtype == DT_TF32 ? "32F_FAST_TF32" : "32F");
 }
 
-const struct mt_probe_ops mtc_gemm_ops = {
+extern "C" const struct mt_probe_ops mtc_gemm_ops = {
 	gemm_applicable,
 	NULL,          /* open */
 	NULL,          /* close */
-	NULL,          /* plan: probes/plan.c */
+	NULL,          /* plan: in C, probes/gemm.c */
 	gemm_setup,
 	gemm_run,
 	gemm_verify,

@@ -58,7 +58,7 @@ void mtc_member(char *buf, size_t n, size_t *pos, const char *fmt, ...)
 /* ------------------------------------------------------------ device check */
 
 /* The first CUDA call of every entry point: cudaGetDeviceCount, its failure
- * mapped to a reason (CUDA_APIS.md section 9: no driver, a driver older than
+ * mapped to a reason (no driver, a driver older than
  * the runtime, the stub libcuda, no visible device).  MT_OK and *count >= 1,
  * or MT_EUNSUPPORTED with the reason.  `count` may be NULL. */
 int mtc_gpu_check(int *count, struct mt_error *err);
@@ -86,13 +86,8 @@ int mtc_gpu_cpus(int dev, uint64_t *mask, int nwords, int *node, char *why, size
 /* topology() of the api table (topology.c). */
 int mtc_topology(struct mt_topo *t, struct mt_error *err);
 
-/* ------------------------------------------------------------ probe tables */
-
-extern const struct mt_probe_ops mtc_gemm_ops;
-extern const struct mt_probe_ops mtc_attention_ops;
-extern const struct mt_probe_ops mtc_collective_ops;
-extern const struct mt_probe_ops mtc_offload_ops;
-extern const struct mt_probe_ops mtc_launch_ops;
+/* The probe tables: `extern "C" const struct mt_probe_ops mtc_<name>_ops` in
+ * each <name>.cu, listed by one line in common.cu (MTC_PROBES). */
 
 #ifdef __cplusplus
 }

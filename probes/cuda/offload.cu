@@ -515,7 +515,7 @@ static void off_extra(void *state, const struct mt_case *c, char *buf, size_t n)
 		mtc_member(buf, n, &pos, "\"cpus\": \"%s\"", s->cpus);
 }
 
-const struct mt_probe_ops mtc_offload_ops = {
+extern "C" const struct mt_probe_ops mtc_offload_ops = {
 	off_applicable,
 	NULL,
 	NULL,
