@@ -8,12 +8,13 @@
 #include "probe.h"
 
 #define MT_PROBES(X) \
-	X(gemm)      \
+	X(gemm) \
 	X(attention) \
 	X(collective) \
-	X(offload)   \
-	X(host)      \
-	X(topology)
+	X(offload) \
+	X(host) \
+	X(topology) \
+	/* end of the list */
 
 #define DECLARE(name) extern const struct mt_probe mt_probe_##name;
 #define ENTRY(name) &mt_probe_##name,
