@@ -14,6 +14,7 @@
 	X(offload) \
 	X(host) \
 	X(topology) \
+	X(skeleton) \
 	/* end of the list */
 
 #define DECLARE(name) extern const struct mt_probe mt_probe_##name;
