@@ -285,6 +285,40 @@ void mtc_gate_free(struct mtc_gate *g)
 	g->dev = NULL;
 }
 
+int mtc_timer_init(struct mtc_timer *t, struct mt_error *err)
+{
+	cudaError_t e;
+
+	if ((e = cudaStreamCreateWithFlags(&t->st, cudaStreamNonBlocking)) != cudaSuccess)
+		return mtc_cuda_fail(err, "cudaStreamCreateWithFlags(&t->st, cudaStreamNonBlocking)", e);
+	t->have_st = 1;
+	if ((e = cudaEventCreate(&t->e0)) != cudaSuccess)
+		return mtc_cuda_fail(err, "cudaEventCreate(&t->e0)", e);
+	t->have_e0 = 1;
+	if ((e = cudaEventCreate(&t->e1)) != cudaSuccess)
+		return mtc_cuda_fail(err, "cudaEventCreate(&t->e1)", e);
+	t->have_e1 = 1;
+	return mtc_gate_init(&t->gate, err);
+}
+
+void mtc_timer_sync(const struct mtc_timer *t)
+{
+	if (t->have_st)
+		cudaStreamSynchronize(t->st);
+}
+
+void mtc_timer_free(struct mtc_timer *t)
+{
+	if (t->have_e0)
+		cudaEventDestroy(t->e0);
+	if (t->have_e1)
+		cudaEventDestroy(t->e1);
+	if (t->have_st)
+		cudaStreamDestroy(t->st);
+	t->have_st = t->have_e0 = t->have_e1 = 0;
+	mtc_gate_free(&t->gate);
+}
+
 int mtc_pick_inner(int planned, double op_seconds, double target_s, int cap)
 {
 	double want;

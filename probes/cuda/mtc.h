@@ -147,6 +147,21 @@ int mtc_gate_elapsed(const struct mtc_gate *g, int gated, cudaEvent_t e0, cudaEv
 		     struct mt_error *err);
 void mtc_gate_free(struct mtc_gate *g);
 
+/* What a timed case holds: a non-blocking stream, the start and stop events
+ * and a spin gate.  mtc_timer_init() creates them in that order (on failure
+ * the ones made are kept for mtc_timer_free()); mtc_timer_sync() waits for
+ * the stream's work (teardown starts with it, before freeing the buffers the
+ * work uses); mtc_timer_free() destroys what was made.  Zeroed = nothing made. */
+struct mtc_timer {
+	cudaStream_t st;
+	cudaEvent_t e0, e1;
+	int have_st, have_e0, have_e1;
+	struct mtc_gate gate;
+};
+int mtc_timer_init(struct mtc_timer *t, struct mt_error *err);
+void mtc_timer_sync(const struct mtc_timer *t);
+void mtc_timer_free(struct mtc_timer *t);
+
 /* NVTX ranges "<probe>:<label>" (header-only nvtx3). */
 void mtc_nvtx_push(const char *probe, const char *label);
 void mtc_nvtx_pop(void);
