@@ -353,7 +353,7 @@ static int attn_setup(const struct mt_probe_ctx *ctx, struct mt_case *c, void **
 	sq = (size_t)s->b * s->h * s->s;
 	g = s->h / s->hk;
 
-	rc = mtc_timer_init(&s->tm, err);
+	rc = mtc_timer_init(&s->tm, 1, err);
 	if (rc)
 		goto fail;
 	MTC_CK(cudaMalloc(&s->q, s->nq * 2));

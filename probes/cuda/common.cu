@@ -285,7 +285,7 @@ void mtc_gate_free(struct mtc_gate *g)
 	g->dev = NULL;
 }
 
-int mtc_timer_init(struct mtc_timer *t, struct mt_error *err)
+int mtc_timer_init(struct mtc_timer *t, int gate, struct mt_error *err)
 {
 	cudaError_t e;
 
@@ -298,7 +298,7 @@ int mtc_timer_init(struct mtc_timer *t, struct mt_error *err)
 	if ((e = cudaEventCreate(&t->e1)) != cudaSuccess)
 		return mtc_cuda_fail(err, "cudaEventCreate(&t->e1)", e);
 	t->have_e1 = 1;
-	return mtc_gate_init(&t->gate, err);
+	return gate ? mtc_gate_init(&t->gate, err) : MT_OK;
 }
 
 void mtc_timer_sync(const struct mtc_timer *t)

@@ -273,7 +273,7 @@ static int gemm_setup(const struct mt_probe_ctx *ctx, struct mt_case *c, void **
 	esz_ab = mtc_elt_size(kind_ab);
 	esz_cd = cd == CUDA_R_32F ? 4 : 2;
 
-	rc = mtc_timer_init(&s->tm, err);
+	rc = mtc_timer_init(&s->tm, 1, err);
 	if (rc)
 		goto fail;
 	MTC_CK(cudaMalloc(&s->a, (size_t)s->m * (size_t)s->k * esz_ab));

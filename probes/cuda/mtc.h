@@ -148,8 +148,8 @@ int mtc_gate_elapsed(const struct mtc_gate *g, int gated, cudaEvent_t e0, cudaEv
 void mtc_gate_free(struct mtc_gate *g);
 
 /* What a timed case holds: a non-blocking stream, the start and stop events
- * and a spin gate.  mtc_timer_init() creates them in that order (on failure
- * the ones made are kept for mtc_timer_free()); mtc_timer_sync() waits for
+ * and (when `gate`) a spin gate.  mtc_timer_init() creates them in that order
+ * (on failure the ones made are kept for mtc_timer_free()); mtc_timer_sync() waits for
  * the stream's work (teardown starts with it, before freeing the buffers the
  * work uses); mtc_timer_free() destroys what was made.  Zeroed = nothing made. */
 struct mtc_timer {
@@ -158,7 +158,7 @@ struct mtc_timer {
 	int have_st, have_e0, have_e1;
 	struct mtc_gate gate;
 };
-int mtc_timer_init(struct mtc_timer *t, struct mt_error *err);
+int mtc_timer_init(struct mtc_timer *t, int gate, struct mt_error *err);
 void mtc_timer_sync(const struct mtc_timer *t);
 void mtc_timer_free(struct mtc_timer *t);
 
