@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: MIT
 # megatune: a plain GNU Makefile.
 #
-#   make          build build/megatune (and everything buildable here)
+#   make          build build/megatune, build/megatune-probe (calibrate and
+#                 probe, the only program linking MPI, BLAS and PAPI; its
+#                 links build/probe-<name>) and everything buildable here
 #   make test     install missing packages, build, run the whole test suite
 #   make check    the same with warnings as errors, under ASan and UBSan
 #   make demo     install, build, run the advisor on the bundled defaults
@@ -21,15 +23,17 @@ WARN    = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 CFLAGS  ?= -O2 -g
 ALL_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L $(WARN) $(CFLAGS) -MMD -MP
 # OpenMPI (multi-process probes), OpenBLAS (CPU GEMM backend), PAPI (host
-# counters); the CUDA backends are a separate library loaded at run time
-# (probes/cuda.mk), so megatune links none of the CUDA libraries.  Recursive
-# (=) so that pkg-config runs after `make deps` installed the packages.
+# counters): linked into megatune-probe and the probe tests only (PROBE_LIBS);
+# megatune links none of them.  The CUDA backends are a separate library loaded
+# at run time (probes/cuda.mk), so nothing links the CUDA libraries.
+# Recursive (=) so that pkg-config runs after `make deps` installed the packages.
 MPI_CFLAGS  = $(shell pkg-config --cflags ompi-c 2>/dev/null)
 MPI_LIBS    = $(shell pkg-config --libs ompi-c 2>/dev/null || echo -lmpi)
 BLAS_CFLAGS = $(shell pkg-config --cflags openblas 2>/dev/null)
 BLAS_LIBS   = $(shell pkg-config --libs openblas 2>/dev/null || echo -lopenblas)
 ALL_CFLAGS += $(MPI_CFLAGS) $(BLAS_CFLAGS) -isystem $(CUDA_HOME)/include $(if $(wildcard $(CUDA_HOME)/include/nvtx3/nvToolsExt.h),-DMT_HAVE_NVTX=1)
-LDLIBS  = -lcjson -lyajl -lz $(MPI_LIBS) $(BLAS_LIBS) -lpapi -ldl -lpthread -lm
+LDLIBS  = -lcjson -lyajl -lz -ldl -lpthread -lm
+PROBE_LIBS = $(MPI_LIBS) $(BLAS_LIBS) -lpapi
 
 ifeq ($(WERROR),1)
 ALL_CFLAGS += -Werror
@@ -39,14 +43,24 @@ ALL_CFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recov
 LDFLAGS += -fsanitize=$(SANITIZE)
 endif
 
+# libmegatune.a: everything but the probes (megatune, unit tests, benchmarks,
+# fuzzers); libmegatune_probes.a: probes/ (megatune-probe, the probe tests).
+PROBE_LIB_SRC = $(wildcard probes/*.c)
 LIB_SRC    = $(wildcard lib/*.c) $(wildcard tuner/*.c) $(wildcard rules/*.c) $(wildcard advisor/*.c) \
              $(wildcard reports/*.c) $(wildcard import/*.c) \
-             $(filter-out profiler/inject.c,$(wildcard profiler/*.c)) $(wildcard probes/*.c)
-CLI_SRC    = $(wildcard cli/*.c)
+             $(filter-out profiler/inject.c,$(wildcard profiler/*.c))
+PROBE_CLI_SRC = cli/cmd_calibrate.c cli/cmd_probe.c cli/probe_opts.c cli/probe_main.c
+CLI_SRC    = $(filter-out $(PROBE_CLI_SRC),$(wildcard cli/*.c))
 DATA       = $(sort $(wildcard models/*.json)) $(sort $(wildcard profiles/*.json)) \
              $(sort $(wildcard rules/defs/*.rules))
 LIB_OBJ    = $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/bundled.o
 CLI_OBJ    = $(CLI_SRC:%.c=$(BUILD)/%.o)
+PROBE_LIB_OBJ = $(PROBE_LIB_SRC:%.c=$(BUILD)/%.o)
+# megatune-probe: its commands and the shared cli/ helpers (no command, no main)
+PROBE_EXE_OBJ = $(PROBE_CLI_SRC:%.c=$(BUILD)/%.o) \
+             $(filter-out $(BUILD)/cli/cmd_%.o $(BUILD)/cli/main.o,$(CLI_OBJ))
+# unit tests of probes/: linked with libmegatune_probes.a and PROBE_LIBS
+PROBE_TESTS = $(BUILD)/tests/t-calibrate $(BUILD)/tests/t-probes-cpu
 UNIT_SRC   = $(wildcard tests/unit/t-*.c)
 UNIT_BIN   = $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 BENCH_SRC  = $(wildcard bench/*.c)
@@ -61,14 +75,15 @@ FUZZ_SRC   = $(wildcard tests/fuzz/fuzz-*.c)
 include profiler/inject.mk
 include probes/cuda.mk
 
-PROBE_NAMES = gemm attention collective offload host topology
-PROBE_BIN   = $(PROBE_NAMES:%=$(BUILD)/probe-%)
+all: $(BUILD)/megatune $(BUILD)/megatune-probe $(BUILD)/.probe-links $(TRACE_LIB) $(GPU_TEST_BIN) \
+	$(CUDA_LIB) $(CUDA_TEST_BIN)
 
-all: $(BUILD)/megatune $(PROBE_BIN) $(TRACE_LIB) $(GPU_TEST_BIN) $(CUDA_LIB) $(CUDA_TEST_BIN)
-
-# build/probe-<name>: megatune under another name runs `megatune probe <name>`
-$(BUILD)/probe-%: $(BUILD)/megatune
-	ln -f $< $@
+# build/probe-<name>: megatune-probe under another name runs `probe <name>`,
+# one link for each probe of the registry (`probe --list`)
+$(BUILD)/.probe-links: $(BUILD)/megatune-probe
+	@for n in $$($< probe --list); do echo ln -f $< $(BUILD)/probe-$$n; \
+		ln -f $< $(BUILD)/probe-$$n || exit 1; done
+	@touch $@
 
 deps:
 ifneq ($(NO_DEPS),1)
@@ -101,16 +116,29 @@ $(BUILD)/libmegatune.a: $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
+$(BUILD)/libmegatune_probes.a: $(PROBE_LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
 $(BUILD)/megatune: $(CLI_OBJ) $(BUILD)/libmegatune.a
 	$(CC) $(LDFLAGS) $(CLI_OBJ) $(BUILD)/libmegatune.a $(LDLIBS) -o $@
+
+$(BUILD)/megatune-probe: $(PROBE_EXE_OBJ) $(BUILD)/libmegatune_probes.a $(BUILD)/libmegatune.a
+	$(CC) $(LDFLAGS) $(PROBE_EXE_OBJ) $(BUILD)/libmegatune_probes.a $(BUILD)/libmegatune.a \
+		$(LDLIBS) $(PROBE_LIBS) -o $@
 
 # t-search counts allocations: malloc and friends are wrapped at link time
 WRAP_ALLOC = -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc
 $(BUILD)/tests/t-search: TEST_LDFLAGS = $(WRAP_ALLOC)
 
+$(PROBE_TESTS): $(BUILD)/libmegatune_probes.a
+$(PROBE_TESTS): TEST_PROBES = $(BUILD)/libmegatune_probes.a
+$(PROBE_TESTS): TEST_PROBE_LIBS = $(PROBE_LIBS)
+
 $(BUILD)/tests/t-%: tests/unit/t-%.c tests/unit/testutil.h $(BUILD)/libmegatune.a
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS) $(TEST_LDFLAGS) $< $(BUILD)/libmegatune.a $(LDLIBS) -lcmocka -o $@
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) $(TEST_LDFLAGS) $< $(TEST_PROBES) $(BUILD)/libmegatune.a \
+		$(LDLIBS) $(TEST_PROBE_LIBS) -lcmocka -o $@
 
 $(BUILD)/bench/%: bench/%.c bench/bench.h $(BUILD)/libmegatune.a
 	@mkdir -p $(dir $@)

@@ -134,7 +134,17 @@ static int has(const char *list, const char *name)
 	return 0;
 }
 
-int cmd_calibrate(int argc, char **argv)
+/* The options of one pass. */
+struct calib_args {
+	const char *out, *probes, *results, *name;
+	int resume, fresh;
+	double margin;
+	struct mt_probe_opts o;
+	char resbuf[4096];
+};
+
+/* 0, or the exit code after printing the error (or the help: -1). */
+static int parse_args(int argc, char **argv, struct calib_args *a)
 {
 	static const struct option longopts[] = {
 		PROBE_LONGOPTS,
@@ -148,46 +158,32 @@ int cmd_calibrate(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	const char *out = NULL, *probes = "topology,gemm,attention,collective,offload,host";
-	const char *results = NULL, *name = NULL, *env;
-	char resbuf[4096], namebuf[128], when[32], nccl[32] = "", cuda[32] = "", drv[32] = "";
-	int c, resume = 0, fresh = 0, rc, failed = 0, i, code = 0, nhosts = 0, truncated = 0;
-	int full_argc = argc;
-	char **full_argv = argv;
-	double margin = 10;
-	struct mt_probe_opts o;
-	struct mt_world w;
-	struct mt_error err = MT_ERROR_INIT;
-	struct mt_host_info *hosts = NULL;
-	struct mt_topo *topo = NULL;
-	struct csink cs;
-	cJSON *head = NULL, *records = NULL, *doc = NULL;
-	const struct mt_probe *p;
-	time_t now = time(NULL);
+	char list[256], names[256], *tok, *save, *end;
+	int c, rc;
 
-	probe_opts_init(&o);
+	memset(a, 0, sizeof(*a));
+	a->margin = 10;
+	probe_opts_init(&a->o);
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'o': out = optarg; break;
-		case 'p': probes = optarg; break;
-		case 'r': resume = 1; break;
-		case 'f': fresh = 1; break;
-		case 'R': results = optarg; break;
-		case 'n': name = optarg; break;
-		case 'm': {
-			char *end;
-			margin = strtod(optarg, &end);
-			if (end == optarg || *end || !(margin > 0) || margin >= 100) {
+		case 'o': a->out = optarg; break;
+		case 'p': a->probes = optarg; break;
+		case 'r': a->resume = 1; break;
+		case 'f': a->fresh = 1; break;
+		case 'R': a->results = optarg; break;
+		case 'n': a->name = optarg; break;
+		case 'm':
+			a->margin = strtod(optarg, &end);
+			if (end == optarg || *end || !(a->margin > 0) || a->margin >= 100) {
 				fprintf(stderr, "megatune calibrate: error: --margin '%s': expected a "
 					"percentage between 0 and 100\n", optarg);
 				return 2;
 			}
 			break;
-		}
-		case 'h': fputs(calibrate_usage, stdout); return 0;
+		case 'h': fputs(calibrate_usage, stdout); return -1;
 		default:
-			if ((rc = probe_opt(c, optarg, &o, "calibrate")))
+			if ((rc = probe_opt(c, optarg, &a->o, "calibrate")))
 				return rc;
 		}
 	}
@@ -195,146 +191,256 @@ int cmd_calibrate(int argc, char **argv)
 		fprintf(stderr, "megatune calibrate: error: unexpected argument '%s'\n", argv[optind]);
 		return 2;
 	}
-	if (!out) {
+	if (!a->out) {
 		fprintf(stderr, "megatune calibrate: error: -o PROFILE.json is required\n");
 		return 2;
 	}
-	if (resume && fresh) {
+	if (a->resume && a->fresh) {
 		fprintf(stderr, "megatune calibrate: error: --resume and --fresh exclude each other\n");
 		return 2;
 	}
-	{
-		char list[256];
-		char *tok, *save;
-		snprintf(list, sizeof(list), "%s", probes);
-		for (tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
-			if (!mt_probe_find(tok)) {
-				fprintf(stderr, "megatune calibrate: error: --probes: unknown probe '%s' "
-					"(expected gemm, attention, collective, offload, host, topology)\n",
-					tok);
-				return 2;
-			}
+	snprintf(list, sizeof(list), "%s", a->probes ? a->probes : "");
+	mt_probe_names(names, sizeof(names), ", ");
+	for (tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+		if (!mt_probe_find(tok)) {
+			fprintf(stderr, "megatune calibrate: error: --probes: unknown probe '%s' "
+				"(expected %s)\n", tok, names);
+			return 2;
+		}
+	if (!a->results) {
+		snprintf(a->resbuf, sizeof(a->resbuf), "%s.results.jsonl", a->out);
+		a->results = a->resbuf;
 	}
-	if (!results) {
-		snprintf(resbuf, sizeof(resbuf), "%s.results.jsonl", out);
-		results = resbuf;
-	}
-	if ((env = getenv("MEGATUNE_CALIBRATE_STOP_AFTER")))
-		g_stop_after = atoi(env);
-	strftime(when, sizeof(when), "%Y-%m-%d", gmtime(&now));
+	return 0;
+}
 
-	if ((rc = mt_world_init(&w, &full_argc, &full_argv, &err)))
+/* --resume on rank 0: the earlier results, checked against this run; 0 or
+ * the exit code. */
+static int resume_results(const struct calib_args *a, const struct mt_world *w,
+			  struct csink *cs, cJSON **head, cJSON **records)
+{
+	struct mt_error err = MT_ERROR_INIT;
+	const char *b;
+	const cJSON *wd;
+	int truncated = 0, ranks;
+
+	if (access(a->results, F_OK) != 0) {
+		fprintf(stderr, "megatune calibrate: error: --resume: %s does not exist "
+			"(nothing to resume)\n", a->results);
+		return 2;
+	}
+	if (mt_results_read(a->results, head, records, &truncated, &err))
 		return cli_fail("calibrate", &err);
-	memset(&cs, 0, sizeof(cs));
-	cs.s.emit = c_emit;
-	cs.s.progress = c_progress;
-	cs.t0 = mt_now();
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
-
-	/* rank 0 owns the results file */
-	if (w.rank == 0) {
-		int exists = access(results, F_OK) == 0;
-
-		if (resume) {
-			if (!exists) {
-				fprintf(stderr, "megatune calibrate: error: --resume: %s does not exist "
-					"(nothing to resume)\n", results);
-				code = 2;
-			} else if ((rc = mt_results_read(results, &head, &records, &truncated, &err))) {
-				code = cli_fail("calibrate", &err);
-			} else {
-				const char *b = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(head, "backend"));
-				const cJSON *wd = cJSON_GetObjectItemCaseSensitive(head, "world");
-				int ranks = (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(wd, "ranks"));
-
-				if (!b || strcmp(b, o.backend == MT_BACKEND_CUDA ? "cuda" : "cpu")) {
-					fprintf(stderr, "megatune calibrate: error: %s: field 'backend': the "
-						"pass was started with --backend %s; resume it with the same\n",
-						results, b ? b : "?");
-					code = 2;
-				} else if (ranks != w.size) {
-					fprintf(stderr, "megatune calibrate: error: %s: field 'world.ranks': "
-						"the pass was started on %d ranks, this run has %d\n",
-						results, ranks, w.size);
-					code = 2;
-				} else {
-					if (truncated)
-						fprintf(stderr, "megatune calibrate: %s: dropped a last line cut "
-							"short\n", results);
-					fprintf(stderr, "resuming: %d results already in %s\n",
-						cJSON_GetArraySize(records), results);
-					cs.done = records;
-				}
-			}
-			if (!code && truncated && drop_cut_line(results)) {
-				fprintf(stderr, "megatune calibrate: error: %s: cannot drop the cut "
-					"line: %s\n", results, strerror(errno));
-				code = 2;
-			}
-			if (!code)
-				cs.results = fopen(results, "a");
-		} else if (exists && !fresh) {
-			fprintf(stderr, "megatune calibrate: error: %s exists (an earlier pass): "
-				"--resume continues it, --fresh starts over\n", results);
-			code = 2;
-		} else {
-			cs.results = fopen(results, "w");
-			if (cs.results)
-				mt_result_head(cs.results, argc + 1, argv - 1, &o, &w);
-		}
-		if (!code && !cs.results) {
-			fprintf(stderr, "megatune calibrate: error: %s: cannot write: %s\n", results,
-				strerror(errno));
-			code = 2;
-		}
+	b = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(*head, "backend"));
+	wd = cJSON_GetObjectItemCaseSensitive(*head, "world");
+	ranks = (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(wd, "ranks"));
+	if (!b || strcmp(b, a->o.backend == MT_BACKEND_CUDA ? "cuda" : "cpu")) {
+		fprintf(stderr, "megatune calibrate: error: %s: field 'backend': the "
+			"pass was started with --backend %s; resume it with the same\n",
+			a->results, b ? b : "?");
+		return 2;
 	}
-	if (w.mpi)
-		mt_world_bcast(&w, &code, (int)sizeof(code));
-	if (code)
-		goto done;
+	if (ranks != w->size) {
+		fprintf(stderr, "megatune calibrate: error: %s: field 'world.ranks': "
+			"the pass was started on %d ranks, this run has %d\n",
+			a->results, ranks, w->size);
+		return 2;
+	}
+	if (truncated)
+		fprintf(stderr, "megatune calibrate: %s: dropped a last line cut short\n",
+			a->results);
+	fprintf(stderr, "resuming: %d results already in %s\n", cJSON_GetArraySize(*records),
+		a->results);
+	cs->done = *records;
+	if (truncated && drop_cut_line(a->results)) {
+		fprintf(stderr, "megatune calibrate: error: %s: cannot drop the cut "
+			"line: %s\n", a->results, strerror(errno));
+		return 2;
+	}
+	cs->results = fopen(a->results, "a");
+	return 0;
+}
 
-	/* the backend must exist at all */
-	if (o.backend == MT_BACKEND_CUDA && mt_cuda_load(NULL, NULL, &err)) {
-		if (w.rank == 0)
-			fprintf(stderr, "megatune calibrate: not applicable here: %s\n(--backend cpu "
-				"calibrates with the CPU backends)\n", err.msg);
-		code = 77;
-		goto done;
+/* Rank 0 owns the results file: resumed, refused, or started with its head
+ * record.  0 or the exit code. */
+static int open_results(const struct calib_args *a, int argc, char **argv,
+			const struct mt_world *w, struct csink *cs, cJSON **head, cJSON **records)
+{
+	int code = 0;
+
+	if (a->resume) {
+		code = resume_results(a, w, cs, head, records);
+	} else if (access(a->results, F_OK) == 0 && !a->fresh) {
+		fprintf(stderr, "megatune calibrate: error: %s exists (an earlier pass): "
+			"--resume continues it, --fresh starts over\n", a->results);
+		code = 2;
+	} else {
+		cs->results = fopen(a->results, "w");
+		if (cs->results)
+			mt_result_head(cs->results, argc + 1, argv - 1, &a->o, w);
 	}
-	if ((rc = mt_hosts_gather(&w, &hosts, &nhosts, &err))) {
-		code = cli_fail("calibrate", &err);
-		goto done;
+	if (!code && !cs->results) {
+		fprintf(stderr, "megatune calibrate: error: %s: cannot write: %s\n", a->results,
+			strerror(errno));
+		code = 2;
 	}
-	if (o.backend == MT_BACKEND_CUDA) {
-		topo = calloc(1, sizeof(*topo));
-		if (topo && mt_gpu_topology(topo, &err)) {
-			free(topo);
-			topo = NULL;
-		}
-		mt_cuda_versions(nccl, cuda, drv, sizeof(nccl));
-	}
-	if (w.rank == 0)
-		fprintf(stderr, "calibrating %d host%s, %d rank%s, backend %s, %s sweep\n", w.nnodes,
-			w.nnodes == 1 ? "" : "s", w.size, w.size == 1 ? "" : "s",
-			o.backend == MT_BACKEND_CUDA ? "cuda" : "cpu",
-			o.depth == MT_DEPTH_QUICK ? "quick" : o.depth == MT_DEPTH_FULL ? "full" :
-			o.depth == MT_DEPTH_SMOKE ? "smoke" : "normal");
+	return code;
+}
+
+/* Every probe of the list (default: those not hidden) in registry order;
+ * returns the count of failed results and errors. */
+static int run_probes(const struct calib_args *a, const struct mt_world *w, struct csink *cs)
+{
+	struct mt_error err = MT_ERROR_INIT;
+	const struct mt_probe *p;
+	int i, rc, failed = 0;
+
 	for (i = 0; (p = mt_probe_at(i)); i++) {
-		if (!has(probes, p->name) || p->kind == MT_PROBE_INFO)
+		if (a->probes ? !has(a->probes, p->name) : p->hidden)
 			continue;
-		rc = mt_probe_run(p, &o, &w, &cs.s, skip_case, &cs, &failed, &err);
+		if (p->kind == MT_PROBE_INFO)
+			continue;
+		rc = mt_probe_run(p, &a->o, w, &cs->s, skip_case, cs, &failed, &err);
 		if (rc == MT_EUNSUPPORTED) {
-			if (w.rank == 0)
+			if (w->rank == 0)
 				c_skip(p, err.msg);
 		} else if (rc) {
-			if (w.rank == 0)
+			if (w->rank == 0)
 				fprintf(stderr, "megatune calibrate: %s: %s\n", p->name, err.msg);
 			failed++;
 		}
 		if (g_stop)
 			break;
 	}
+	return failed;
+}
+
+/* What calibrate knows beyond the records, gathered on every rank. */
+struct calib_env {
+	struct mt_host_info *hosts;
+	int nhosts;
+	struct mt_topo *topo;
+	char nccl[32], cuda[32], drv[32], when[32], name[128];
+};
+
+/* Rank 0: the outliers on screen, then the profile from the whole results
+ * file.  0, 1 (some result failed) or the exit code. */
+static int write_profile(const struct calib_args *a, const struct mt_world *w,
+			 const struct calib_env *e, int failed)
+{
+	struct mt_error err = MT_ERROR_INIT;
+	struct mt_calib_info info;
+	struct mt_outlier outl[32];
+	cJSON *head = NULL, *records = NULL, *doc = NULL;
+	int n, k, truncated = 0, code = 0;
+
+	if (mt_results_read(a->results, &head, &records, &truncated, &err))
+		return cli_fail("calibrate", &err);
+	memset(&info, 0, sizeof(info));
+	info.backend = a->o.backend;
+	info.hosts = e->hosts;
+	info.nhosts = e->nhosts;
+	info.ranks = w->size;
+	info.ranks_per_node = w->local_size;
+	info.topo = e->topo;
+	info.name = a->name ? a->name : e->name;
+	info.nccl = e->nccl[0] ? e->nccl : NULL;
+	info.cuda = e->cuda[0] ? e->cuda : NULL;
+	info.margin_pct = a->margin;
+	info.when = e->when;
+	n = mt_find_outliers(records, a->margin, outl, 32);
+	for (k = 0; k < n && k < 32; k++)
+		fprintf(stderr, "outlier: %s: %s %.4g, %.1f%% below the median %.4g of its "
+			"peers\n", outl[k].what, outl[k].metric, outl[k].value,
+			outl[k].below_pct, outl[k].median);
+	if (n > 32)
+		fprintf(stderr, "outlier: ... and %d more (see %s)\n", n - 32, a->out);
+	if (mt_calibrate_profile(records, &info, &doc, &err) ||
+	    mt_profile_write(doc, a->out, &err)) {
+		code = cli_fail("calibrate", &err);
+	} else {
+		fprintf(stderr, "wrote %s (%d results, %d outlier%s); results in %s\n", a->out,
+			cJSON_GetArraySize(records), n, n == 1 ? "" : "s", a->results);
+		if (failed) {
+			fprintf(stderr, "megatune calibrate: %d result%s failed verification or "
+				"errored; the profile uses the verified ones\n", failed,
+				failed == 1 ? "" : "s");
+			code = 1;
+		}
+	}
+	cJSON_Delete(head);
+	cJSON_Delete(records);
+	cJSON_Delete(doc);
+	return code;
+}
+
+/* Hosts, GPU topology and versions; 0 or the exit code. */
+static int gather_env(const struct calib_args *a, const struct mt_world *w, struct calib_env *e)
+{
+	struct mt_error err = MT_ERROR_INIT;
+	time_t now = time(NULL);
+
+	strftime(e->when, sizeof(e->when), "%Y-%m-%d", gmtime(&now));
+	snprintf(e->name, sizeof(e->name), "calibrated-%s", w->host);
+	/* the backend must exist at all */
+	if (a->o.backend == MT_BACKEND_CUDA && mt_cuda_load(NULL, NULL, &err)) {
+		if (w->rank == 0)
+			fprintf(stderr, "megatune calibrate: not applicable here: %s\n(--backend cpu "
+				"calibrates with the CPU backends)\n", err.msg);
+		return 77;
+	}
+	if (mt_hosts_gather(w, &e->hosts, &e->nhosts, &err))
+		return cli_fail("calibrate", &err);
+	if (a->o.backend == MT_BACKEND_CUDA) {
+		e->topo = calloc(1, sizeof(*e->topo));
+		if (e->topo && mt_gpu_topology(e->topo, &err)) {
+			free(e->topo);
+			e->topo = NULL;
+		}
+		mt_cuda_versions(e->nccl, e->cuda, e->drv, sizeof(e->nccl));
+	}
+	return 0;
+}
+
+int cmd_calibrate(int argc, char **argv)
+{
+	struct calib_args a;
+	struct calib_env e;
+	struct mt_world w;
+	struct mt_error err = MT_ERROR_INIT;
+	struct csink cs;
+	cJSON *head = NULL, *records = NULL;
+	int full_argc = argc, code = 0, failed;
+	char **full_argv = argv;
+	const char *env;
+
+	if ((code = parse_args(argc, argv, &a)))
+		return code < 0 ? 0 : code;
+	if ((env = getenv("MEGATUNE_CALIBRATE_STOP_AFTER")))
+		g_stop_after = atoi(env);
+	if (mt_world_init(&w, &full_argc, &full_argv, &err))
+		return cli_fail("calibrate", &err);
+	memset(&cs, 0, sizeof(cs));
+	memset(&e, 0, sizeof(e));
+	cs.s.emit = c_emit;
+	cs.s.progress = c_progress;
+	cs.t0 = mt_now();
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+
+	if (w.rank == 0)
+		code = open_results(&a, argc, argv, &w, &cs, &head, &records);
+	if (w.mpi)
+		mt_world_bcast(&w, &code, (int)sizeof(code));
+	if (code || (code = gather_env(&a, &w, &e)))
+		goto done;
+	if (w.rank == 0)
+		fprintf(stderr, "calibrating %d host%s, %d rank%s, backend %s, %s sweep\n", w.nnodes,
+			w.nnodes == 1 ? "" : "s", w.size, w.size == 1 ? "" : "s",
+			a.o.backend == MT_BACKEND_CUDA ? "cuda" : "cpu",
+			a.o.depth == MT_DEPTH_QUICK ? "quick" : a.o.depth == MT_DEPTH_FULL ? "full" :
+			a.o.depth == MT_DEPTH_SMOKE ? "smoke" : "normal");
+	failed = run_probes(&a, &w, &cs);
 	if (w.rank == 0 && cs.results) {
 		fclose(cs.results);
 		cs.results = NULL;
@@ -342,60 +448,13 @@ int cmd_calibrate(int argc, char **argv)
 	if (g_stop) {
 		if (w.rank == 0)
 			fprintf(stderr, "\ninterrupted: the results so far are in %s; run the same "
-				"command with --resume to continue\n", results);
+				"command with --resume to continue\n", a.results);
 		code = 130;
 		goto done;
 	}
-	if (w.rank == 0) {
-		struct mt_calib_info info;
-		struct mt_outlier outl[32];
-		int n, k;
-
-		cJSON_Delete(head);
-		cJSON_Delete(records);
-		head = records = NULL;
-		cs.done = NULL;
-		if ((rc = mt_results_read(results, &head, &records, &truncated, &err))) {
-			code = cli_fail("calibrate", &err);
-			goto done;
-		}
-		if (!name) {
-			snprintf(namebuf, sizeof(namebuf), "calibrated-%s", w.host);
-			name = namebuf;
-		}
-		memset(&info, 0, sizeof(info));
-		info.backend = o.backend;
-		info.hosts = hosts;
-		info.nhosts = nhosts;
-		info.ranks = w.size;
-		info.ranks_per_node = w.local_size;
-		info.topo = topo;
-		info.name = name;
-		info.nccl = nccl[0] ? nccl : NULL;
-		info.cuda = cuda[0] ? cuda : NULL;
-		info.margin_pct = margin;
-		info.when = when;
-		n = mt_find_outliers(records, margin, outl, 32);
-		for (k = 0; k < n && k < 32; k++)
-			fprintf(stderr, "outlier: %s: %s %.4g, %.1f%% below the median %.4g of its "
-				"peers\n", outl[k].what, outl[k].metric, outl[k].value,
-				outl[k].below_pct, outl[k].median);
-		if (n > 32)
-			fprintf(stderr, "outlier: ... and %d more (see %s)\n", n - 32, out);
-		if ((rc = mt_calibrate_profile(records, &info, &doc, &err)) ||
-		    (rc = mt_profile_write(doc, out, &err))) {
-			code = cli_fail("calibrate", &err);
-		} else {
-			fprintf(stderr, "wrote %s (%d results, %d outlier%s); results in %s\n", out,
-				cJSON_GetArraySize(records), n, n == 1 ? "" : "s", results);
-			if (failed) {
-				fprintf(stderr, "megatune calibrate: %d result%s failed verification or "
-					"errored; the profile uses the verified ones\n", failed,
-					failed == 1 ? "" : "s");
-				code = 1;
-			}
-		}
-	}
+	cs.done = NULL;
+	if (w.rank == 0)
+		code = write_profile(&a, &w, &e, failed);
 	if (w.mpi)
 		mt_world_bcast(&w, &code, (int)sizeof(code));
 done:
@@ -403,9 +462,8 @@ done:
 		fclose(cs.results);
 	cJSON_Delete(head);
 	cJSON_Delete(records);
-	cJSON_Delete(doc);
-	free(hosts);
-	free(topo);
+	free(e.hosts);
+	free(e.topo);
 	mt_world_finalize(&w);
 	return code;
 }

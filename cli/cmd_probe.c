@@ -17,6 +17,7 @@
 static const char probe_usage[] =
 	"usage: megatune probe NAME [--backend cuda|cpu] [--quick|--full|--smoke]\n"
 	"                      [--json FILE] [probe options]\n"
+	"       megatune probe --list            (the names, one a line)\n"
 	"       build/probe-NAME [options]       (the same program under another name)\n"
 	"\n"
 	"Measures one thing about this machine, verified, with repeat statistics\n"
@@ -177,6 +178,13 @@ int cmd_probe(int argc, char **argv)
 		{ NULL, 0, NULL, 0 }
 	};
 
+	if (!strcmp(argv[0], "--list") ||
+	    (!strcmp(argv[0], "probe") && argc > 1 && !strcmp(argv[1], "--list"))) {
+		/* every registered probe, hidden ones too: one name a line */
+		for (idx = 0; (p = mt_probe_at(idx)); idx++)
+			printf("%s\n", p->name);
+		return 0;
+	}
 	if (!strcmp(argv[0], "probe") || !strcmp(argv[0], "--help") || !strcmp(argv[0], "-h")) {
 		int help = !strcmp(argv[0], "--help") || !strcmp(argv[0], "-h") ||
 			   (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")));
@@ -187,8 +195,11 @@ int cmd_probe(int argc, char **argv)
 	}
 	p = mt_probe_find(argv[0]);
 	if (!p) {
-		fprintf(stderr, "megatune probe: error: unknown probe '%s' (expected one of gemm, "
-			"attention, collective, offload, host, topology)\n", argv[0]);
+		char names[256];
+
+		mt_probe_names(names, sizeof(names), ", ");
+		fprintf(stderr, "megatune probe: error: unknown probe '%s' (expected one of %s)\n",
+			argv[0], names);
 		return 2;
 	}
 	probe_opts_init(&o);

@@ -1,8 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /* megatune: calibrate GPU clusters, profile training runs, advise on
- * Megatron-LM configurations.  This file dispatches to the subcommands. */
+ * Megatron-LM configurations.  This file dispatches to the subcommands.
+ *
+ * `calibrate` and `probe` run in megatune-probe (cli/probe_main.c), the
+ * executable that links MPI, BLAS and PAPI: this one execs it from its own
+ * folder with the same arguments and environment, and links none of them. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../lib/version.h"
 #include "cli.h"
@@ -32,15 +38,37 @@ static const char usage[] =
 	"  2   bad usage or bad input (the message names the file and field)\n"
 	"  77  not applicable on this machine\n";
 
+/* Exec megatune-probe from this program's folder with argv and the
+ * environment as they are; returns (2) only when that fails. */
+static int run_probe_exe(const char *cmd, char **argv)
+{
+	char exe[4096], path[4096 + 32], *slash;
+	ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	if (len <= 0) {
+		fprintf(stderr, "megatune %s: error: /proc/self/exe: %s (cannot find "
+			"megatune-probe beside this program)\n", cmd, strerror(errno));
+		return 2;
+	}
+	exe[len] = 0;
+	slash = strrchr(exe, '/');
+	if (slash)
+		*slash = 0;
+	snprintf(path, sizeof(path), "%s/megatune-probe", slash ? exe : ".");
+	execv(path, argv);
+	fprintf(stderr, "megatune %s: error: %s: %s (calibrate and probe run in "
+		"megatune-probe, built beside megatune by make)\n", cmd, path, strerror(errno));
+	return 2;
+}
+
 int main(int argc, char **argv)
 {
-	/* build/probe-<name> is this program under another name */
+	/* build/probe-<name> names megatune-probe; a link to megatune under
+	 * such a name goes there too */
 	const char *base = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
 
-	if (!strncmp(base, "probe-", 6)) {
-		argv[0] = (char *)base + 6;
-		return cmd_probe(argc, argv);
-	}
+	if (!strncmp(base, "probe-", 6))
+		return run_probe_exe("probe", argv);
 	if (argc < 2) {
 		fputs(usage, stderr);
 		return 2;
@@ -63,13 +91,8 @@ int main(int argc, char **argv)
 		return cmd_report(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "analyze") || !strcmp(argv[1], "analyse"))
 		return cmd_analyze(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "calibrate"))
-		return cmd_calibrate(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "probe")) {
-		if (argc < 3 || argv[2][0] == '-')
-			return cmd_probe(argc - 1, argv + 1);
-		return cmd_probe(argc - 2, argv + 2);
-	}
+	if (!strcmp(argv[1], "calibrate") || !strcmp(argv[1], "probe"))
+		return run_probe_exe(argv[1], argv);
 	if (!strcmp(argv[1], "import"))
 		return cmd_import(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "profile"))

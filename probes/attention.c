@@ -28,6 +28,11 @@
 
 #include "../tuner/cluster.h"
 #include "../tuner/model.h"
+#include "../lib/jsonr.h"
+#include "../lib/jsonw.h"
+#include "calibrate.h"
+#include "gpu.h"
+#include "../tuner/profile.h"
 
 #define CUDA_TOKENS 16384   /* batch * seq of the CUDA cases */
 #define CPU_MODEL_SEQ 256   /* CPU model cases: sequence length */
@@ -718,4 +723,70 @@ const struct mt_probe_ops mt_attention_cpu = {
 	.verify = attn_verify,
 	.teardown = attn_teardown,
 	.extra = attn_extra,
+};
+
+/* ------------------------------------------------------- record, profile */
+
+static void attention_describe(const struct mt_case *c, struct jw *w)
+{
+	jw_str(w, "dtype", mt_dtype_name(c->dtype));
+	jw_int(w, "batch", c->batch);
+	jw_int(w, "heads", c->heads);
+	jw_int(w, "kv_heads", c->kv_heads);
+	jw_int(w, "head_dim", c->head_dim);
+	jw_int(w, "seq", c->seq);
+	jw_bool(w, "causal", c->causal);
+	jw_str(w, "direction", c->bwd ? "bwd" : "fwd");
+}
+
+/* 1 when the cases are the same shape (direction aside). */
+static int same_shape(const cJSON *x, const cJSON *c)
+{
+	return mt_jget_num(x, "head_dim", 0) == mt_jget_num(c, "head_dim", 0) &&
+	       mt_jget_num(x, "seq", 0) == mt_jget_num(c, "seq", 0) &&
+	       mt_jget_num(x, "heads", 0) == mt_jget_num(c, "heads", 0) &&
+	       mt_jget_num(x, "kv_heads", 0) == mt_jget_num(c, "kv_heads", 0) &&
+	       mt_jget_num(x, "batch", 0) == mt_jget_num(c, "batch", 0) &&
+	       mt_jget_bool(x, "causal", 0) == mt_jget_bool(c, "causal", 0) &&
+	       !strcmp(mt_jget_str(x, "dtype"), mt_jget_str(c, "dtype"));
+}
+
+/* The profile keys attention by head_dim, seq and causal: the forward case
+ * and the backward case of one shape make one entry (written at the
+ * forward case). */
+static int attention_to_profile(struct mt_calib *b, int g, struct mt_error *err)
+{
+	const cJSON *c = mt_calib_case(b, g);
+	double bwd = 0, tmed, bt;
+	struct mt_stats st, bs;
+	int h, rc;
+
+	if (strcmp(mt_jget_str(c, "direction"), "fwd"))
+		return MT_OK;
+	if ((rc = mt_calib_aggregate(b, g, &st, &tmed, err)))
+		return rc;
+	for (h = 0; h < mt_calib_groups(b); h++) {
+		const cJSON *xc = mt_calib_case(b, h);
+
+		if (strcmp(mt_jget_str(mt_calib_record(b, h, 0), "probe"), "attention") ||
+		    strcmp(mt_jget_str(xc, "direction"), "bwd") || !same_shape(xc, c))
+			continue;
+		if (!mt_calib_aggregate(b, h, &bs, &bt, NULL))
+			bwd = bs.median;
+		break;
+	}
+	mt_profile_attention(b->doc, mt_jget_str(c, "dtype")[0] ? mt_jget_str(c, "dtype") : "bf16",
+			     (int)mt_jget_num(c, "head_dim", 0), (int)mt_jget_num(c, "seq", 0),
+			     mt_jget_bool(c, "causal", 0), st.median, bwd > 0 ? bwd : st.median,
+			     b->src);
+	return MT_OK;
+}
+
+const struct mt_probe mt_probe_attention = {
+	.name = "attention",
+	.summary = "fused attention forward and backward (cuDNN SDPA; CPU: BLAS attention)",
+	.kind = MT_PROBE_DEVICE,
+	.ops = { &mt_attention_cpu, &mt_cuda_forward },
+	.describe = attention_describe,
+	.to_profile = attention_to_profile,
 };

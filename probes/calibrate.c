@@ -247,8 +247,10 @@ int mt_find_outliers(const cJSON *records, double margin_pct, struct mt_outlier 
 			if (found < max) {
 				struct mt_outlier *o = &out[found];
 
+				const struct mt_probe *p = mt_probe_find(mt_jget_str(r, "probe"));
+
 				snprintf(o->what, sizeof(o->what), "%s rank %d (%s device %d)",
-					 !strcmp(mt_jget_str(r, "probe"), "offload") ? "link of" :
+					 p && p->outlier_what ? p->outlier_what :
 					 !strcmp(mt_jget_str(r, "backend"), "cpu") ? "CPU" : "GPU",
 					 (int)mt_jget_num(r, "rank", 0), mt_jget_str(r, "host"), (int)mt_jget_num(r, "device", 0));
 				snprintf(o->metric, sizeof(o->metric), "%s %s", mt_jget_str(r, "probe"),
@@ -267,19 +269,37 @@ int mt_find_outliers(const cJSON *records, double margin_pct, struct mt_outlier 
 
 /* ------------------------------------------------------------- profile */
 
-/* Across the ranks of one group: the median of the ranks' median rates,
- * with the spread kept (n summed, min and max over all ranks, p95 the
- * slowest bound, cv the largest); *time_med is the median of the ranks'
- * median times.  MT_ENOMEM or MT_OK. */
-static int aggregate(const struct rgroups *gr, int g, struct mt_stats *st, double *time_med)
+int mt_calib_groups(const struct mt_calib *b)
 {
+	return ((const struct rgroups *)b->groups)->ng;
+}
+
+int mt_calib_size(const struct mt_calib *b, int g)
+{
+	return ((const struct rgroups *)b->groups)->g[g].n;
+}
+
+const cJSON *mt_calib_record(const struct mt_calib *b, int g, int j)
+{
+	return member(b->groups, g, j);
+}
+
+const cJSON *mt_calib_case(const struct mt_calib *b, int g)
+{
+	return cJSON_GetObjectItemCaseSensitive(member(b->groups, g, 0), "case");
+}
+
+int mt_calib_aggregate(const struct mt_calib *b, int g, struct mt_stats *st, double *time_med,
+		       struct mt_error *err)
+{
+	const struct rgroups *gr = b->groups;
 	int n = gr->g[g].n, j;
 	double *rate = calloc((size_t)n, sizeof(double)), *t = calloc((size_t)n, sizeof(double));
 
 	if (!rate || !t) {
 		free(rate);
 		free(t);
-		return MT_ENOMEM;
+		return mt_error_set(err, MT_ENOMEM, "out of memory");
 	}
 	memset(st, 0, sizeof(*st));
 	st->min = 1e300;
@@ -337,26 +357,16 @@ static void set_str(cJSON *o, const char *key, const char *v)
 	cJSON_AddStringToObject(o, key, v);
 }
 
-
-int mt_calibrate_profile(const cJSON *records, const struct mt_calib_info *in, cJSON **doc,
-			 struct mt_error *err)
+/* The document: the bundled profile of a known GPU (or a skeleton), its
+ * name, the measured source and the description. */
+static int profile_start(const struct mt_calib_info *in, const char *base, const char *src,
+			 cJSON **doc, struct mt_error *err)
 {
-	const char *src = "measured";
 	const struct mt_host_info *h0 = in->nhosts > 0 ? &in->hosts[0] : NULL;
-	const char *base = NULL;
-	double best[MT_DT_N] = { 0 }, membw = 0, nvl_bw = 0, net_bw = 0, biggest_off[8] = { 0 };
-	const cJSON *r;
-	cJSON *d, *gpu, *node;
-	char cite[768];
-	int rc, dt;
-	struct mt_outlier outl[64];
-	struct rgroups gr;
-	int nout, i, g;
+	char cite[768], desc[512];
+	int rc;
 
-	*doc = NULL;
-	if (in->backend == MT_BACKEND_CUDA && in->topo && in->topo->ngpus > 0)
-		base = base_for(in->topo->gpu[0].name);
-	if ((rc = mt_profile_new(base, in->name, &d, err)))
+	if ((rc = mt_profile_new(base, in->name, doc, err)))
 		return rc;
 	snprintf(cite, sizeof(cite),
 		 "megatune calibrate --backend %s on %d host%s (%s%s), %d rank%s%s%s; %s",
@@ -364,210 +374,156 @@ int mt_calibrate_profile(const cJSON *records, const struct mt_calib_info *in, c
 		 in->nhosts == 1 ? "" : "s", h0 ? h0->host : "?", in->nhosts > 1 ? ", ..." : "",
 		 in->ranks, in->ranks == 1 ? "" : "s", in->nccl ? ", NCCL " : "",
 		 in->nccl ? in->nccl : "", in->when ? in->when : "");
-	mt_profile_add_source(d, src, "measured", cite);
-	cJSON_DeleteItemFromObjectCaseSensitive(d, "description");
-	{
-		char desc[512];
-		snprintf(desc, sizeof(desc), "Calibrated by megatune calibrate%s%s.",
-			 base ? "; values not measured come from the bundled profile " : "",
-			 base ? base : "");
-		cJSON_AddStringToObject(d, "description", desc);
-	}
-	cJSON_DeleteItemFromObjectCaseSensitive(d, "outliers");
+	mt_profile_add_source(*doc, src, "measured", cite);
+	cJSON_DeleteItemFromObjectCaseSensitive(*doc, "description");
+	snprintf(desc, sizeof(desc), "Calibrated by megatune calibrate%s%s.",
+		 base ? "; values not measured come from the bundled profile " : "",
+		 base ? base : "");
+	cJSON_AddStringToObject(*doc, "description", desc);
+	cJSON_DeleteItemFromObjectCaseSensitive(*doc, "outliers");
+	return MT_OK;
+}
 
-	/* best rates, for the peaks of an unknown device */
-	cJSON_ArrayForEach(r, records) {
-		const cJSON *c = cJSON_GetObjectItemCaseSensitive(r, "case");
+/* Each group of records to its probe's to_profile(), in file order. */
+static int profile_measured(struct mt_calib *b, struct mt_error *err)
+{
+	int g, rc;
 
-		if (!usable(r))
-			continue;
-		if (!strcmp(mt_jget_str(r, "probe"), "gemm") && (dt = mt_dtype_parse(mt_jget_str(c, "dtype"))) >= 0 &&
-		    mt_jget_num(r, "tflops", 0) > best[dt])
-			best[dt] = mt_jget_num(r, "tflops", 0);
+	for (g = 0; g < mt_calib_groups(b); g++) {
+		const struct mt_probe *p = mt_probe_find(mt_jget_str(mt_calib_record(b, g, 0), "probe"));
+
+		if (p && p->to_profile && (rc = p->to_profile(b, g, err)))
+			return rc;
 	}
+	return MT_OK;
+}
+
+/* The GPU and node of the CUDA backend: the bundled profile's when the GPU
+ * is known (`base`), else derived from the best rates and the topology. */
+static void profile_gpu(const struct mt_calib *b, const char *base, cJSON *gpu, cJSON *node)
+{
+	const struct mt_calib_info *in = b->info;
+	const struct mt_topo_gpu *tg = &in->topo->gpu[0];
+	int dt;
+
+	set_str(gpu, "name", tg->name);
+	set_num(gpu, "memory_bytes", tg->memory_bytes);
+	set_num(gpu, "sm_count", tg->sm_count);
+	set_num(gpu, "compute_capability", tg->cc_major + tg->cc_minor / 10.0);
+	if (!base) {
+		cJSON *pk = cJSON_AddObjectToObject(gpu, "peak_tflops");
+		for (dt = 0; dt < MT_DT_N; dt++)
+			if (b->best_tflops[dt] > 0)
+				cJSON_AddNumberToObject(pk, mt_dtype_name(dt), b->best_tflops[dt]);
+		if (b->best_tflops[MT_DT_BF16] <= 0)
+			cJSON_AddNumberToObject(pk, "bf16", b->best_tflops[MT_DT_FP16] > 0
+						? b->best_tflops[MT_DT_FP16] : 1);
+		set_num(gpu, "hbm_gbps", tg->mem_clock_mhz * 2e6 * tg->mem_bus_width / 8 / 1e9 > 1
+				 ? tg->mem_clock_mhz * 2e6 * tg->mem_bus_width / 8 / 1e9 : 1000);
+		mt_profile_add_source(b->doc, "derived-peaks", "derived",
+				      "Unknown GPU: the peak of each type is the best rate "
+				      "measured, HBM bandwidth from the memory clock and bus width");
+		set_str(gpu, "source", "derived-peaks");
+	}
+	set_num(node, "gpus_per_node", in->ranks_per_node > 1 ? in->ranks_per_node : in->topo->ngpus);
+	set_num(node, "nvlink_domain", in->topo->nvlink_domain > 0 ? in->topo->nvlink_domain : 1);
+	if (!base) {
+		set_num(node, "nics_per_node", 0);
+		set_str(node, "source", b->src);
+	}
+	if (b->nvlink_busbw >= 0.1) /* the reader's floor; a GPU link is far above it */
+		set_num(node, "nvlink_gbps", b->nvlink_busbw);
+}
+
+/* CPU backend: the CPU stands for the GPU, each rank for a device; a CPU has
+ * no bf16 units in OpenBLAS, so bf16 runs at the fp32 rate. */
+static void profile_cpu(const struct mt_calib *b, cJSON *gpu, cJSON *node)
+{
+	const struct mt_calib_info *in = b->info;
+	const struct mt_host_info *h0 = in->nhosts > 0 ? &in->hosts[0] : NULL;
+	double peak = b->best_tflops[MT_DT_FP32] > 0 ? b->best_tflops[MT_DT_FP32] : 0.001;
+	double membw = b->membw_gbps, nvl_bw = b->nvlink_busbw, net_bw = b->net_busbw;
+	char name[200];
+	cJSON *pk;
+
+	snprintf(name, sizeof(name), "CPU: %s", h0 ? h0->cpu_model : "unknown");
+	set_str(gpu, "name", name);
+	set_num(gpu, "memory_bytes", h0 && h0->mem_bytes >= 1e9 ? h0->mem_bytes : 1e9);
+	set_num(gpu, "sm_count", h0 ? h0->cores : 1);
+	set_num(gpu, "hbm_gbps", membw > 1 ? membw : 1);
+	cJSON_DeleteItemFromObjectCaseSensitive(gpu, "peak_tflops");
+	pk = cJSON_AddObjectToObject(gpu, "peak_tflops");
+	cJSON_AddNumberToObject(pk, "bf16", peak);
+	cJSON_AddNumberToObject(pk, "fp32", peak);
+	mt_profile_add_source(b->doc, "cpu-derived", "derived",
+			      "CPU backend: the peak is the best OpenBLAS FP32 GEMM rate "
+			      "measured; bf16 runs at the FP32 rate (no bf16 GEMM in OpenBLAS "
+			      "here); memory bandwidth and the intra-node link rate are the "
+			      "STREAM triad measured");
+	set_str(gpu, "source", "cpu-derived");
+	set_num(node, "gpus_per_node", in->ranks_per_node > 0 ? in->ranks_per_node : 1);
+	set_num(node, "nvlink_domain", in->ranks_per_node > 0 ? in->ranks_per_node : 1);
+	if (in->ranks_per_node > 1)
+		/* shared memory is the CPU's intra-node link: its line rate is
+		 * the triad bandwidth; without it the best all-reduce busbw,
+		 * which small sizes on a loaded machine can put below the
+		 * reader's floor of 0.1 GB/s */
+		set_num(node, "nvlink_gbps", membw > 0 ? membw : nvl_bw > 0.1 ? nvl_bw : 0.1);
+	set_num(node, "nics_per_node", in->nhosts > 1 ? 1 : 0);
+	if (in->nhosts > 1)
+		set_num(node, "nic_gbps", net_bw > 0.1 ? net_bw : 0.1);
+	set_num(node, "numa_nodes", h0 ? h0->numa_nodes : 1);
+	set_str(node, "source", "measured");
+	if (membw > 0)
+		mt_profile_memory_bandwidth(b->doc, "stream-triad", membw, b->src);
+}
+
+int mt_calibrate_profile(const cJSON *records, const struct mt_calib_info *in, cJSON **doc,
+			 struct mt_error *err)
+{
+	const char *base = NULL;
+	struct mt_outlier outl[64];
+	struct mt_calib b;
+	struct rgroups gr;
+	cJSON *gpu, *node;
+	int rc, nout, i;
+
+	*doc = NULL;
+	memset(&b, 0, sizeof(b));
+	b.src = "measured";
+	b.info = in;
+	if (in->backend == MT_BACKEND_CUDA && in->topo && in->topo->ngpus > 0)
+		base = base_for(in->topo->gpu[0].name);
+	if ((rc = profile_start(in, base, b.src, &b.doc, err)))
+		return rc;
 
 	/* measurements, one group (probe and case) at a time */
 	if (group_records(records, &gr)) {
-		cJSON_Delete(d);
+		cJSON_Delete(b.doc);
 		return mt_error_set(err, MT_ENOMEM, "out of memory");
 	}
-	for (g = 0; g < gr.ng; g++) {
-		const cJSON *c;
-		const char *probe;
-		struct mt_stats st;
-		double tmed;
-
-		r = member(&gr, g, 0);
-		c = cJSON_GetObjectItemCaseSensitive(r, "case");
-		probe = mt_jget_str(r, "probe");
-		if (!strcmp(probe, "collective")) {
-			/* one record per case (all ranks combined): as measured */
-			cJSON *cv = mt_profile_coll_curve(d, mt_jget_str(c, "op"), mt_jget_str(c, "span"),
-							  (int)mt_jget_num(c, "ranks", 0),
-							  (int)mt_jget_num(c, "ranks_per_node", 0), src);
-			const cJSON *rs = cJSON_GetObjectItemCaseSensitive(r, "rate");
-			struct mt_stats s = { (int)mt_jget_num(rs, "n", 0), mt_jget_num(rs, "median", 0),
-					      mt_jget_num(rs, "min", 0), mt_jget_num(rs, "max", 0),
-					      mt_jget_num(rs, "p95", 0), mt_jget_num(rs, "cv", 0) };
-
-			mt_profile_coll_point(cv, mt_jget_num(c, "bytes", 0), mt_jget_num(r, "busbw_gbps", 0),
-					      mt_jget_num(cJSON_GetObjectItemCaseSensitive(r, "time_us"),
-						   "median", 0), s.n ? &s : NULL);
-			if (!strcmp(mt_jget_str(c, "op"), "all_reduce")) {
-				double *bw = !strcmp(mt_jget_str(c, "span"), "nvlink") ? &nvl_bw : &net_bw;
-				if (mt_jget_num(r, "busbw_gbps", 0) > *bw)
-					*bw = mt_jget_num(r, "busbw_gbps", 0);
-			}
-			continue;
-		}
-		if (aggregate(&gr, g, &st, &tmed)) {
-			groups_free(&gr);
-			cJSON_Delete(d);
-			return mt_error_set(err, MT_ENOMEM, "out of memory");
-		}
-		if (!strcmp(probe, "gemm")) {
-			mt_profile_gemm(d, mt_jget_str(c, "dtype"), mt_jget_num(c, "m", 0), mt_jget_num(c, "n", 0),
-					mt_jget_num(c, "k", 0), st.median, &st, src);
-		} else if (!strcmp(probe, "attention") && !strcmp(mt_jget_str(c, "direction"), "fwd")) {
-			/* the profile keys attention by head_dim, seq and causal: the
-			 * forward case and the backward case of one shape make one entry */
-			double bwd = 0, bt;
-			struct mt_stats bs;
-			int h;
-
-			for (h = 0; h < gr.ng; h++) {
-				const cJSON *x = member(&gr, h, 0),
-					    *xc = cJSON_GetObjectItemCaseSensitive(x, "case");
-
-				if (strcmp(mt_jget_str(x, "probe"), "attention") ||
-				    strcmp(mt_jget_str(xc, "direction"), "bwd") ||
-				    mt_jget_num(xc, "head_dim", 0) != mt_jget_num(c, "head_dim", 0) ||
-				    mt_jget_num(xc, "seq", 0) != mt_jget_num(c, "seq", 0) ||
-				    mt_jget_num(xc, "heads", 0) != mt_jget_num(c, "heads", 0) ||
-				    mt_jget_num(xc, "kv_heads", 0) != mt_jget_num(c, "kv_heads", 0) ||
-				    mt_jget_num(xc, "batch", 0) != mt_jget_num(c, "batch", 0) ||
-				    mt_jget_bool(xc, "causal", 0) != mt_jget_bool(c, "causal", 0) ||
-				    strcmp(mt_jget_str(xc, "dtype"), mt_jget_str(c, "dtype")))
-					continue;
-				if (!aggregate(&gr, h, &bs, &bt))
-					bwd = bs.median;
-				break;
-			}
-			mt_profile_attention(d, mt_jget_str(c, "dtype")[0] ? mt_jget_str(c, "dtype") : "bf16",
-					     (int)mt_jget_num(c, "head_dim", 0), (int)mt_jget_num(c, "seq", 0),
-					     mt_jget_bool(c, "causal", 0), st.median, bwd > 0 ? bwd : st.median, src);
-		} else if (!strcmp(probe, "offload")) {
-			/* the largest copy of each kind: the asymptotic bandwidth */
-			static const char *const dirs[] = { "h2d", "d2h", "bidirectional" };
-			int di, key;
-
-			for (di = 0; di < 3 && strcmp(dirs[di], mt_jget_str(c, "direction")); di++)
-				;
-			if (di == 3)
-				continue;
-			key = di * 2 + !strcmp(mt_jget_str(c, "memory"), "pinned");
-			if (mt_jget_bool(c, "under_load", 0))
-				key = 6 + (key & 1);
-			if (mt_jget_num(c, "bytes", 0) < biggest_off[key])
-				continue;
-			biggest_off[key] = mt_jget_num(c, "bytes", 0);
-			mt_profile_offload(d, dirs[di], !strcmp(mt_jget_str(c, "memory"), "pinned"),
-					   !cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(c, "numa_local")),
-					   mt_jget_bool(c, "under_load", 0), st.median, &st, src);
-		} else if (!strcmp(probe, "host")) {
-			const char *m = mt_jget_str(c, "metric");
-
-			if (!strcmp(m, "launch"))
-				mt_profile_host(d, "launch_overhead_us", tmed, src);
-			else if (!strcmp(m, "adam") && mt_jget_num(c, "params", 0) > 0 && tmed > 0)
-				mt_profile_host(d, "optimizer_gparams_per_s",
-						mt_jget_num(c, "params", 0) / (tmed * 1e-6) / 1e9, src);
-			else if (!strcmp(m, "membw")) {
-				if (st.median > membw)
-					membw = st.median;
-				mt_profile_host(d, "memory_gbps", st.median, src);
-			}
-		}
-	}
+	b.groups = &gr;
+	rc = profile_measured(&b, err);
 	groups_free(&gr);
+	b.groups = NULL;
+	if (rc) {
+		cJSON_Delete(b.doc);
+		return rc;
+	}
 
 	/* the device and the node */
-	gpu = mt_profile_object(d, "gpu");
-	node = mt_profile_object(d, "node");
-	if (in->backend == MT_BACKEND_CUDA && in->topo && in->topo->ngpus > 0) {
-		const struct mt_topo_gpu *tg = &in->topo->gpu[0];
-
-		set_str(gpu, "name", tg->name);
-		set_num(gpu, "memory_bytes", tg->memory_bytes);
-		set_num(gpu, "sm_count", tg->sm_count);
-		set_num(gpu, "compute_capability", tg->cc_major + tg->cc_minor / 10.0);
-		if (!base) {
-			cJSON *pk = cJSON_AddObjectToObject(gpu, "peak_tflops");
-			for (dt = 0; dt < MT_DT_N; dt++)
-				if (best[dt] > 0)
-					cJSON_AddNumberToObject(pk, mt_dtype_name(dt), best[dt]);
-			if (best[MT_DT_BF16] <= 0)
-				cJSON_AddNumberToObject(pk, "bf16", best[MT_DT_FP16] > 0 ? best[MT_DT_FP16] : 1);
-			set_num(gpu, "hbm_gbps", tg->mem_clock_mhz * 2e6 * tg->mem_bus_width / 8 / 1e9 > 1
-					 ? tg->mem_clock_mhz * 2e6 * tg->mem_bus_width / 8 / 1e9 : 1000);
-			mt_profile_add_source(d, "derived-peaks", "derived",
-					      "Unknown GPU: the peak of each type is the best rate "
-					      "measured, HBM bandwidth from the memory clock and bus width");
-			set_str(gpu, "source", "derived-peaks");
-		}
-		set_num(node, "gpus_per_node", in->ranks_per_node > 1 ? in->ranks_per_node : in->topo->ngpus);
-		set_num(node, "nvlink_domain", in->topo->nvlink_domain > 0 ? in->topo->nvlink_domain : 1);
-		if (!base) {
-			set_num(node, "nics_per_node", 0);
-			set_str(node, "source", src);
-		}
-		if (nvl_bw >= 0.1) /* the reader's floor; a GPU link is far above it */
-			set_num(node, "nvlink_gbps", nvl_bw);
-	} else {
-		/* CPU backend: the CPU stands for the GPU, each rank for a device;
-		 * a CPU has no bf16 units in OpenBLAS, so bf16 runs at the fp32 rate */
-		char name[200];
-		double peak = best[MT_DT_FP32] > 0 ? best[MT_DT_FP32] : 0.001;
-
-		snprintf(name, sizeof(name), "CPU: %s", h0 ? h0->cpu_model : "unknown");
-		set_str(gpu, "name", name);
-		set_num(gpu, "memory_bytes", h0 && h0->mem_bytes >= 1e9 ? h0->mem_bytes : 1e9);
-		set_num(gpu, "sm_count", h0 ? h0->cores : 1);
-		set_num(gpu, "hbm_gbps", membw > 1 ? membw : 1);
-		cJSON_DeleteItemFromObjectCaseSensitive(gpu, "peak_tflops");
-		{
-			cJSON *pk = cJSON_AddObjectToObject(gpu, "peak_tflops");
-			cJSON_AddNumberToObject(pk, "bf16", peak);
-			cJSON_AddNumberToObject(pk, "fp32", peak);
-		}
-		mt_profile_add_source(d, "cpu-derived", "derived",
-				      "CPU backend: the peak is the best OpenBLAS FP32 GEMM rate "
-				      "measured; bf16 runs at the FP32 rate (no bf16 GEMM in OpenBLAS "
-				      "here); memory bandwidth and the intra-node link rate are the "
-				      "STREAM triad measured");
-		set_str(gpu, "source", "cpu-derived");
-		set_num(node, "gpus_per_node", in->ranks_per_node > 0 ? in->ranks_per_node : 1);
-		set_num(node, "nvlink_domain", in->ranks_per_node > 0 ? in->ranks_per_node : 1);
-		if (in->ranks_per_node > 1)
-			/* shared memory is the CPU's intra-node link: its line rate is
-			 * the triad bandwidth; without it the best all-reduce busbw,
-			 * which small sizes on a loaded machine can put below the
-			 * reader's floor of 0.1 GB/s */
-			set_num(node, "nvlink_gbps", membw > 0 ? membw : nvl_bw > 0.1 ? nvl_bw : 0.1);
-		set_num(node, "nics_per_node", in->nhosts > 1 ? 1 : 0);
-		if (in->nhosts > 1)
-			set_num(node, "nic_gbps", net_bw > 0.1 ? net_bw : 0.1);
-		set_num(node, "numa_nodes", h0 ? h0->numa_nodes : 1);
-		set_str(node, "source", "measured");
-		if (membw > 0)
-			mt_profile_memory_bandwidth(d, "stream-triad", membw, src);
-	}
-	mt_profile_software(d, in->nccl && *in->nccl ? in->nccl : NULL,
+	gpu = mt_profile_object(b.doc, "gpu");
+	node = mt_profile_object(b.doc, "node");
+	if (in->backend == MT_BACKEND_CUDA && in->topo && in->topo->ngpus > 0)
+		profile_gpu(&b, base, gpu, node);
+	else
+		profile_cpu(&b, gpu, node);
+	mt_profile_software(b.doc, in->nccl && *in->nccl ? in->nccl : NULL,
 			    in->cuda && *in->cuda ? in->cuda : NULL);
 	nout = mt_find_outliers(records, in->margin_pct, outl, 64);
 	for (i = 0; i < nout && i < 64; i++)
-		mt_profile_outlier(d, outl[i].what, outl[i].metric, outl[i].value, outl[i].median,
-				   outl[i].below_pct);
-	*doc = d;
+		mt_profile_outlier(b.doc, outl[i].what, outl[i].metric, outl[i].value,
+				   outl[i].median, outl[i].below_pct);
+	*doc = b.doc;
 	return MT_OK;
 }

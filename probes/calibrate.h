@@ -14,6 +14,8 @@
 #include <cjson/cJSON.h>
 
 #include "../lib/err.h"
+#include "../lib/stats.h"
+#include "../tuner/cluster.h"
 #include "probe.h"
 #include "topology.h"
 
@@ -55,7 +57,37 @@ struct mt_outlier {
  * at most `max` into out (heap by the caller). */
 int mt_find_outliers(const cJSON *records, double margin_pct, struct mt_outlier *out, int max);
 
-/* Build the profile from the records. */
+/* The profile being built, as a probe's to_profile() sees it (probes/probe.h).
+ * The records are grouped by probe and case label (usable ones only:
+ * verified, with times); groups are in file order of their first record,
+ * members in file order.  The figures below start at 0; probes raise them,
+ * and the device and node sections are built from them after the groups. */
+struct mt_calib {
+	cJSON *doc;                   /* the megatune.profile/1 being built */
+	const char *src;              /* the source id of measured values */
+	const struct mt_calib_info *info;
+	double best_tflops[MT_DT_N];  /* best rate per dtype: an unknown device's peaks */
+	double membw_gbps;            /* host memory bandwidth (STREAM triad) */
+	double nvlink_busbw;          /* best all-reduce busbw inside an NVLink domain */
+	double net_busbw;             /* best all-reduce busbw across domains */
+	const void *groups;           /* the grouping (calibrate.c's own) */
+};
+
+int mt_calib_groups(const struct mt_calib *b);            /* how many groups */
+int mt_calib_size(const struct mt_calib *b, int g);       /* records of group g */
+/* Record j of group g (0: the first in file order), and the "case" object
+ * of its first record. */
+const cJSON *mt_calib_record(const struct mt_calib *b, int g, int j);
+const cJSON *mt_calib_case(const struct mt_calib *b, int g);
+/* Across the ranks of group g: the median of the ranks' median rates, with
+ * the spread kept (n summed, min and max over all ranks, p95 the slowest
+ * bound, cv the largest); *time_med the median of the ranks' median times.
+ * MT_OK, or MT_ENOMEM with the reason in err. */
+int mt_calib_aggregate(const struct mt_calib *b, int g, struct mt_stats *st, double *time_med,
+		       struct mt_error *err);
+
+/* Build the profile from the records: each group goes to its probe's
+ * to_profile(), then the device, node, software and outliers sections. */
 int mt_calibrate_profile(const cJSON *records, const struct mt_calib_info *info, cJSON **doc,
 			 struct mt_error *err);
 

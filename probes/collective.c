@@ -7,6 +7,11 @@
 #include <string.h>
 
 #include "../tuner/cluster.h"
+#include "../lib/jsonr.h"
+#include "../lib/jsonw.h"
+#include "calibrate.h"
+#include "gpu.h"
+#include "../tuner/profile.h"
 
 /* ------------------------------------------------------------- layouts */
 
@@ -397,4 +402,52 @@ const struct mt_probe_ops mt_collective_cpu = {
 	.verify = cpu_verify,
 	.teardown = cpu_teardown,
 	.extra = cpu_extra,
+};
+
+/* ------------------------------------------------------- record, profile */
+
+static void collective_describe(const struct mt_case *c, struct jw *w)
+{
+	jw_str(w, "op", mt_coll_name(c->op));
+	jw_str(w, "span", mt_span_name(c->span));
+	jw_int(w, "ranks", c->ranks);
+	jw_int(w, "ranks_per_node", c->per_node);
+	jw_int(w, "bytes", (int64_t)c->bytes);
+}
+
+/* One record per case (all ranks combined): a point of its curve as
+ * measured; the best all-reduce inside and across NVLink domains. */
+static int collective_to_profile(struct mt_calib *b, int g, struct mt_error *err)
+{
+	const cJSON *r = mt_calib_record(b, g, 0), *c = mt_calib_case(b, g);
+	const cJSON *rs = cJSON_GetObjectItemCaseSensitive(r, "rate");
+	cJSON *cv = mt_profile_coll_curve(b->doc, mt_jget_str(c, "op"), mt_jget_str(c, "span"),
+					  (int)mt_jget_num(c, "ranks", 0),
+					  (int)mt_jget_num(c, "ranks_per_node", 0), b->src);
+	struct mt_stats s = { (int)mt_jget_num(rs, "n", 0), mt_jget_num(rs, "median", 0),
+			      mt_jget_num(rs, "min", 0), mt_jget_num(rs, "max", 0),
+			      mt_jget_num(rs, "p95", 0), mt_jget_num(rs, "cv", 0) };
+	double busbw = mt_jget_num(r, "busbw_gbps", 0);
+
+	(void)err;
+	mt_profile_coll_point(cv, mt_jget_num(c, "bytes", 0), busbw,
+			      mt_jget_num(cJSON_GetObjectItemCaseSensitive(r, "time_us"), "median", 0),
+			      s.n ? &s : NULL);
+	if (!strcmp(mt_jget_str(c, "op"), "all_reduce")) {
+		double *bw = !strcmp(mt_jget_str(c, "span"), "nvlink") ? &b->nvlink_busbw
+								      : &b->net_busbw;
+		if (busbw > *bw)
+			*bw = busbw;
+	}
+	return MT_OK;
+}
+
+const struct mt_probe mt_probe_collective = {
+	.name = "collective",
+	.summary = "all-reduce, all-gather, reduce-scatter, all-to-all, send/recv, broadcast "
+		   "(NCCL; CPU: MPI)",
+	.kind = MT_PROBE_COLLECTIVE,
+	.ops = { &mt_collective_cpu, &mt_cuda_forward },
+	.describe = collective_describe,
+	.to_profile = collective_to_profile,
 };

@@ -30,7 +30,7 @@ CUDA_TEST_BIN := $(if $(HAVE_NVCC),$(BUILD)/tests/ref-gemm)
 ifneq ($(HAVE_NVCC),)
 CUDA_CU_SRC  := $(sort $(wildcard probes/cuda/*.cu))
 CUDA_C_SRC   := $(sort $(wildcard probes/cuda/*.c))
-CUDA_HDR     := probes/cuda/mtc.h probes/gpu.h probes/probe.h lib/err.h lib/stats.h
+CUDA_HDR     := $(wildcard probes/cuda/*.h) probes/gpu.h probes/probe.h lib/err.h lib/stats.h
 CUDA_OBJ     := $(CUDA_CU_SRC:%.cu=$(BUILD)/%.cu.o) $(CUDA_C_SRC:%.c=$(BUILD)/%.c.o)
 CUDA_WERROR  := $(if $(filter 1,$(WERROR)),-Werror)
 NVCC_WERROR  := $(if $(CUDA_WERROR),-Xcompiler -Werror -Werror all-warnings)

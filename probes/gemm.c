@@ -19,6 +19,11 @@
 
 #include "../tuner/cluster.h"
 #include "../tuner/model.h"
+#include "../lib/jsonr.h"
+#include "../lib/jsonw.h"
+#include "calibrate.h"
+#include "gpu.h"
+#include "../tuner/profile.h"
 
 #define CUDA_MODEL_TOKENS 4096 /* micro-batch x sequence of the model shapes */
 #define CPU_MODEL_TOKENS 256   /* the same on the CPU backend */
@@ -463,4 +468,45 @@ const struct mt_probe_ops mt_gemm_cpu = {
 	.verify = gemm_verify,
 	.teardown = gemm_teardown,
 	.extra = gemm_extra,
+};
+
+/* ------------------------------------------------------- record, profile */
+
+static void gemm_describe(const struct mt_case *c, struct jw *w)
+{
+	jw_str(w, "dtype", mt_dtype_name(c->dtype));
+	jw_int(w, "m", c->m);
+	jw_int(w, "n", c->n);
+	jw_int(w, "k", c->k);
+}
+
+/* One GEMM shape of one type; the best rate of each type, for the peaks of
+ * an unknown device. */
+static int gemm_to_profile(struct mt_calib *b, int g, struct mt_error *err)
+{
+	const cJSON *c = mt_calib_case(b, g);
+	int dt = mt_dtype_parse(mt_jget_str(c, "dtype")), j, rc;
+	struct mt_stats st;
+	double tmed;
+
+	if ((rc = mt_calib_aggregate(b, g, &st, &tmed, err)))
+		return rc;
+	for (j = 0; dt >= 0 && j < mt_calib_size(b, g); j++) {
+		double t = mt_jget_num(mt_calib_record(b, g, j), "tflops", 0);
+
+		if (t > b->best_tflops[dt])
+			b->best_tflops[dt] = t;
+	}
+	mt_profile_gemm(b->doc, mt_jget_str(c, "dtype"), mt_jget_num(c, "m", 0),
+			mt_jget_num(c, "n", 0), mt_jget_num(c, "k", 0), st.median, &st, b->src);
+	return MT_OK;
+}
+
+const struct mt_probe mt_probe_gemm = {
+	.name = "gemm",
+	.summary = "matrix multiply throughput (cuBLASLt BF16/FP8/TF32; CPU: OpenBLAS FP32)",
+	.kind = MT_PROBE_DEVICE,
+	.ops = { &mt_gemm_cpu, &mt_cuda_forward },
+	.describe = gemm_describe,
+	.to_profile = gemm_to_profile,
 };

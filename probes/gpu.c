@@ -12,8 +12,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "backends.h"
-#include "collective.h"
 
 static const struct mt_cuda_api *g_api;
 static struct mt_cuda_env g_env;
@@ -102,84 +100,128 @@ int mt_cuda_load(const struct mt_cuda_api **api, struct mt_cuda_env *env, struct
 
 /* ------------------------------------------------------- forwarding ops */
 
-enum { P_GEMM, P_ATTN, P_COLL, P_OFF };
-
-static const struct mt_probe_ops *table(int which, struct mt_error *err)
+const struct mt_probe_ops *mt_cuda_ops(const char *name, struct mt_error *err)
 {
 	const struct mt_cuda_api *a;
+	int i;
 
 	if (mt_cuda_load(&a, NULL, err))
 		return NULL;
-	switch (which) {
-	case P_GEMM: return a->gemm;
-	case P_ATTN: return a->attention;
-	case P_COLL: return a->collective;
-	default: return a->offload;
-	}
+	for (i = 0; i < a->nprobes; i++)
+		if (!strcmp(a->probes[i].name, name))
+			return a->probes[i].ops;
+	mt_error_set(err, MT_EUNSUPPORTED, "the CUDA library has no %s probe", name);
+	return NULL;
 }
 
-/* The state handed to the probe is the library's; the ops table is looked up
- * again on every call (it is cached), so no wrapper state is needed. */
-#define FORWARD(tag, which)                                                                   \
-	static int tag##_applicable(const struct mt_probe_ctx *ctx, struct mt_error *err)     \
-	{                                                                                     \
-		const struct mt_probe_ops *o = table(which, err);                             \
-		if (!o)                                                                       \
-			return err && err->code ? err->code : MT_EUNSUPPORTED;               \
-		return o->applicable ? o->applicable(ctx, err) : MT_OK;                      \
-	}                                                                                     \
-	static int tag##_open(struct mt_probe_ctx *ctx, struct mt_error *err)                 \
-	{                                                                                     \
-		const struct mt_probe_ops *o = table(which, err);                             \
-		if (!o)                                                                       \
-			return err && err->code ? err->code : MT_EUNSUPPORTED;               \
-		return o->open ? o->open(ctx, err) : MT_OK;                                  \
-	}                                                                                     \
-	static void tag##_close(struct mt_probe_ctx *ctx)                                     \
-	{                                                                                     \
-		const struct mt_probe_ops *o = table(which, NULL);                            \
-		if (o && o->close)                                                            \
-			o->close(ctx);                                                        \
-	}                                                                                     \
-	static int tag##_setup(const struct mt_probe_ctx *ctx, struct mt_case *c, void **st,  \
-			       struct mt_error *err)                                          \
-	{                                                                                     \
-		const struct mt_probe_ops *o = table(which, err);                             \
-		if (!o)                                                                       \
-			return err && err->code ? err->code : MT_EUNSUPPORTED;               \
-		return o->setup(ctx, c, st, err);                                             \
-	}                                                                                     \
-	static int tag##_run(void *st, const struct mt_case *c, double *s, struct mt_error *err) \
-	{                                                                                     \
-		return table(which, NULL)->run(st, c, s, err);                                \
-	}                                                                                     \
-	static int tag##_verify(void *st, const struct mt_case *c, struct mt_error *err)      \
-	{                                                                                     \
-		const struct mt_probe_ops *o = table(which, NULL);                            \
-		return o->verify ? o->verify(st, c, err) : MT_OK;                             \
-	}                                                                                     \
-	static void tag##_teardown(void *st)                                                  \
-	{                                                                                     \
-		table(which, NULL)->teardown(st);                                             \
-	}                                                                                     \
-	static void tag##_extra(void *st, const struct mt_case *c, char *buf, size_t n)       \
-	{                                                                                     \
-		const struct mt_probe_ops *o = table(which, NULL);                            \
-		if (o->extra)                                                                 \
-			o->extra(st, c, buf, n);                                              \
+/* The state handed to the harness: the library's ops and its own state. */
+struct fwd_state {
+	const struct mt_probe_ops *ops;
+	void *inner;
+};
+
+static const struct mt_probe_ops *ops_of(const struct mt_probe_ctx *ctx, struct mt_error *err)
+{
+	return mt_cuda_ops(ctx->probe->name, err);
+}
+
+static int fwd_applicable(const struct mt_probe_ctx *ctx, struct mt_error *err)
+{
+	const struct mt_probe_ops *o = ops_of(ctx, err);
+
+	if (!o)
+		return err && err->code ? err->code : MT_EUNSUPPORTED;
+	return o->applicable ? o->applicable(ctx, err) : MT_OK;
+}
+
+static int fwd_open(struct mt_probe_ctx *ctx, struct mt_error *err)
+{
+	const struct mt_probe_ops *o = ops_of(ctx, err);
+
+	if (!o)
+		return err && err->code ? err->code : MT_EUNSUPPORTED;
+	return o->open ? o->open(ctx, err) : MT_OK;
+}
+
+static void fwd_close(struct mt_probe_ctx *ctx)
+{
+	const struct mt_probe_ops *o = ops_of(ctx, NULL);
+
+	if (o && o->close)
+		o->close(ctx);
+}
+
+static int fwd_plan(const struct mt_probe_ctx *ctx, struct mt_case **cases, int *n,
+		    struct mt_error *err)
+{
+	const struct mt_probe_ops *cpu = ctx->probe->ops[MT_BACKEND_CPU];
+
+	if (!cpu || !cpu->plan)
+		return mt_error_set(err, MT_EUNSUPPORTED, "probe %s has no plan", ctx->probe->name);
+	return cpu->plan(ctx, cases, n, err);
+}
+
+static int fwd_setup(const struct mt_probe_ctx *ctx, struct mt_case *c, void **state,
+		     struct mt_error *err)
+{
+	const struct mt_probe_ops *o = ops_of(ctx, err);
+	struct fwd_state *f;
+	int rc;
+
+	*state = NULL;
+	if (!o)
+		return err && err->code ? err->code : MT_EUNSUPPORTED;
+	if (!(f = calloc(1, sizeof(*f))))
+		return mt_error_set(err, MT_ENOMEM, "out of memory");
+	f->ops = o;
+	if ((rc = o->setup(ctx, c, &f->inner, err))) {
+		free(f);
+		return rc;
 	}
+	*state = f;
+	return MT_OK;
+}
 
-FORWARD(gemm, P_GEMM)
-FORWARD(attn, P_ATTN)
-FORWARD(coll, P_COLL)
-FORWARD(off, P_OFF)
+static int fwd_run(void *state, const struct mt_case *c, double *seconds, struct mt_error *err)
+{
+	struct fwd_state *f = state;
 
-#define OPS(tag, planfn)                                                                   \
-	{ .applicable = tag##_applicable, .open = tag##_open, .close = tag##_close,          \
-	  .plan = planfn, .setup = tag##_setup, .run = tag##_run, .verify = tag##_verify,     \
-	  .teardown = tag##_teardown, .extra = tag##_extra }
+	return f->ops->run(f->inner, c, seconds, err);
+}
 
-const struct mt_probe_ops mt_gemm_cuda = OPS(gemm, mt_plan_gemm);
-const struct mt_probe_ops mt_attention_cuda = OPS(attn, mt_plan_attention);
-const struct mt_probe_ops mt_collective_cuda = OPS(coll, mt_plan_collective);
-const struct mt_probe_ops mt_offload_cuda = OPS(off, mt_plan_offload);
+static int fwd_verify(void *state, const struct mt_case *c, struct mt_error *err)
+{
+	struct fwd_state *f = state;
+
+	return f->ops->verify ? f->ops->verify(f->inner, c, err) : MT_OK;
+}
+
+static void fwd_teardown(void *state)
+{
+	struct fwd_state *f = state;
+
+	if (!f)
+		return;
+	f->ops->teardown(f->inner);
+	free(f);
+}
+
+static void fwd_extra(void *state, const struct mt_case *c, char *buf, size_t n)
+{
+	struct fwd_state *f = state;
+
+	if (f->ops->extra)
+		f->ops->extra(f->inner, c, buf, n);
+}
+
+const struct mt_probe_ops mt_cuda_forward = {
+	.applicable = fwd_applicable,
+	.open = fwd_open,
+	.close = fwd_close,
+	.plan = fwd_plan,
+	.setup = fwd_setup,
+	.run = fwd_run,
+	.verify = fwd_verify,
+	.teardown = fwd_teardown,
+	.extra = fwd_extra,
+};

@@ -9,11 +9,15 @@
  * backends on machines without the CUDA libraries or a driver, and a GPU probe
  * there fails with MT_EUNSUPPORTED and the reason (exit 77).
  *
- * The library exports one symbol, mt_cuda_api(), returning a static table.
+ * The library exports one symbol, mt_cuda_api(), returning a static table
+ * with a list of probe ops by name (one line per probe in probes/cuda/common.cu).
  * Its probe ops follow probes/probe.h with `plan` left NULL: the cases are
- * planned in C (probes/gemm.c, attention.c, offload.c, host.c, collective.c), the same for both backends.  Code in the
- * library fills `struct mt_error` directly (code and msg) and calls nothing in
- * megatune.
+ * planned in C (probes/gemm.c, attention.c, offload.c, host.c, collective.c),
+ * the same for both backends.  On the C side every such probe's CUDA backend
+ * is the one forwarding table mt_cuda_forward, which finds the library's ops
+ * by the probe's name, so a CUDA probe is its .cu file, one line in the
+ * library's list and its registry entry.  Code in the library fills `struct
+ * mt_error` directly (code and msg) and calls nothing in megatune.
  */
 #ifndef MT_GPU_H
 #define MT_GPU_H
@@ -24,7 +28,7 @@
 extern "C" {
 #endif
 
-#define MT_CUDA_ABI 1
+#define MT_CUDA_ABI 2
 
 /* What the library and the driver report, for result heads and profiles. */
 struct mt_cuda_env {
@@ -66,22 +70,27 @@ struct mt_topo {
 	char driver[32];           /* NVML driver version string, "" unknown */
 };
 
+/* One probe of the library: its name (the registry's) and its ops. */
+struct mt_cuda_probe {
+	const char *name;
+	const struct mt_probe_ops *ops;
+};
+
 struct mt_cuda_api {
 	int abi;                   /* MT_CUDA_ABI */
 	/* Versions and the usable device count.  MT_EUNSUPPORTED with the
 	 * reason when there is no driver, a stub libcuda, no GPU, or a driver
-	 * too old for this runtime (CUDA_APIS.md section 9). */
+	 * too old for this runtime (see mtc_gpu_check() in probes/cuda/mtc.h). */
 	int (*env)(struct mt_cuda_env *env, struct mt_error *err);
 	/* The local GPUs: NVML loaded at run time, CUDA-only fallback. */
 	int (*topology)(struct mt_topo *t, struct mt_error *err);
 	/* NCCL unique id (128 bytes) for a group; rank 0 of the group calls it
 	 * and the harness broadcasts it (ctx->group_bcast). */
 	int (*nccl_id)(unsigned char id[128], struct mt_error *err);
-	const struct mt_probe_ops *gemm;
-	const struct mt_probe_ops *attention;
-	const struct mt_probe_ops *collective;
-	const struct mt_probe_ops *offload;
-	const struct mt_probe_ops *launch;   /* host probe's "launch" and "launch_jitter" cases */
+	/* the probes' ops by name: "gemm", "attention", "collective", "offload",
+	 * and "launch" (the host probe's "launch" and "launch_jitter" cases) */
+	const struct mt_cuda_probe *probes;
+	int nprobes;
 };
 
 typedef const struct mt_cuda_api *(*mt_cuda_api_fn)(void);
@@ -95,10 +104,15 @@ int mt_cuda_load(const struct mt_cuda_api **api, struct mt_cuda_env *env, struct
  * library or a driver), each buffer `n` bytes (probes/result.c). */
 void mt_cuda_versions(char *nccl, char *cuda, char *driver, size_t n);
 
-/* The CUDA ops tables of the registry: C plans (probes/plan functions) with
- * everything else forwarded to the library. */
-extern const struct mt_probe_ops mt_gemm_cuda, mt_attention_cuda, mt_collective_cuda,
-	mt_offload_cuda;
+/* The library's ops of the probe `name`: the library loaded (mt_cuda_load())
+ * and the name in its list; NULL with MT_EUNSUPPORTED and the reason in err
+ * (err may be NULL). */
+const struct mt_probe_ops *mt_cuda_ops(const char *name, struct mt_error *err);
+
+/* The CUDA backend of a registry entry whose library ops carry the probe's
+ * name: the plan of the probe's CPU backend (plans are the same for both,
+ * probes/backends.h), everything else forwarded to mt_cuda_ops(ctx->probe->name). */
+extern const struct mt_probe_ops mt_cuda_forward;
 
 #ifdef __cplusplus
 }

@@ -249,6 +249,7 @@ int mt_probe_run(const struct mt_probe *p, const struct mt_probe_opts *opts,
 	ctx.priv = &priv;
 	ctx.group_bcast = group_bcast;
 	ctx.group_comm = group_comm;
+	ctx.probe = p;
 	if (!ops)
 		return mt_error_set(err, MT_EUNSUPPORTED, "probe %s has no %s backend", p->name,
 				    opts->backend == MT_BACKEND_CPU ? "CPU" : "CUDA");

@@ -45,6 +45,10 @@
 #include <unistd.h>
 
 #include "gpu.h"
+#include "../lib/jsonr.h"
+#include "../lib/jsonw.h"
+#include "calibrate.h"
+#include "../tuner/profile.h"
 
 #define MIB (1024.0 * 1024.0)
 #define MAX_THREADS 64
@@ -767,15 +771,7 @@ static int is_launch(const struct mt_case *c)
 
 static const struct mt_probe_ops *launch_ops(struct mt_error *err)
 {
-	const struct mt_cuda_api *api;
-
-	if (mt_cuda_load(&api, NULL, err))
-		return NULL;
-	if (!api->launch) {
-		mt_error_set(err, MT_EUNSUPPORTED, "the CUDA library has no launch probe");
-		return NULL;
-	}
-	return api->launch;
+	return mt_cuda_ops("launch", err);
 }
 
 static int hc_applicable(const struct mt_probe_ctx *ctx, struct mt_error *err)
@@ -886,4 +882,50 @@ const struct mt_probe_ops mt_host_cuda = {
 	.verify = hc_verify,
 	.teardown = hc_teardown,
 	.extra = hc_extra,
+};
+
+/* ------------------------------------------------------- record, profile */
+
+static void host_describe(const struct mt_case *c, struct jw *w)
+{
+	jw_str(w, "metric", c->metric);
+	if (c->m)
+		jw_int(w, "params", c->m);
+	if (c->bytes > 0)
+		jw_int(w, "bytes", (int64_t)c->bytes);
+}
+
+/* The profile's host section: launch overhead, optimizer throughput, memory
+ * bandwidth (the best triad also stands for the device memory and the link
+ * of the CPU backend). */
+static int host_to_profile(struct mt_calib *b, int g, struct mt_error *err)
+{
+	const cJSON *c = mt_calib_case(b, g);
+	const char *m = mt_jget_str(c, "metric");
+	struct mt_stats st;
+	double tmed;
+	int rc;
+
+	if ((rc = mt_calib_aggregate(b, g, &st, &tmed, err)))
+		return rc;
+	if (!strcmp(m, "launch")) {
+		mt_profile_host(b->doc, "launch_overhead_us", tmed, b->src);
+	} else if (!strcmp(m, "adam") && mt_jget_num(c, "params", 0) > 0 && tmed > 0) {
+		mt_profile_host(b->doc, "optimizer_gparams_per_s",
+				mt_jget_num(c, "params", 0) / (tmed * 1e-6) / 1e9, b->src);
+	} else if (!strcmp(m, "membw")) {
+		if (st.median > b->membw_gbps)
+			b->membw_gbps = st.median;
+		mt_profile_host(b->doc, "memory_gbps", st.median, b->src);
+	}
+	return MT_OK;
+}
+
+const struct mt_probe mt_probe_host = {
+	.name = "host",
+	.summary = "kernel launch overhead, host memory bandwidth, CPU Adam step, PAPI counters",
+	.kind = MT_PROBE_DEVICE,
+	.ops = { &mt_host_cpu, &mt_host_cuda },
+	.describe = host_describe,
+	.to_profile = host_to_profile,
 };

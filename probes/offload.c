@@ -30,6 +30,11 @@
 #include <time.h>
 
 #include "../tuner/cluster.h"
+#include "../lib/jsonr.h"
+#include "../lib/jsonw.h"
+#include "calibrate.h"
+#include "gpu.h"
+#include "../tuner/profile.h"
 
 #define MIB (1024.0 * 1024.0)
 #define LOAD_N 256 /* the load thread's sgemm: 256^3 */
@@ -313,4 +318,71 @@ const struct mt_probe_ops mt_offload_cpu = {
 	.verify = off_verify,
 	.teardown = off_teardown,
 	.extra = off_extra,
+};
+
+/* ------------------------------------------------------- record, profile */
+
+static const char *const dirs[] = { "h2d", "d2h", "bidirectional" };
+
+static void offload_describe(const struct mt_case *c, struct jw *w)
+{
+	jw_str(w, "direction", c->dir >= 0 && c->dir < 3 ? dirs[c->dir] : "?");
+	jw_str(w, "memory", c->pinned ? "pinned" : "pageable");
+	jw_bool(w, "numa_local", c->numa_local);
+	jw_bool(w, "under_load", c->under_load);
+	jw_int(w, "bytes", (int64_t)c->bytes);
+}
+
+/* The profile's kind of copy: direction x memory, or under load x memory;
+ * -1 for an unknown direction. */
+static int copy_kind(const cJSON *c)
+{
+	int di, key;
+
+	for (di = 0; di < 3 && strcmp(dirs[di], mt_jget_str(c, "direction")); di++)
+		;
+	if (di == 3)
+		return -1;
+	key = di * 2 + !strcmp(mt_jget_str(c, "memory"), "pinned");
+	return mt_jget_bool(c, "under_load", 0) ? 6 + (key & 1) : key;
+}
+
+/* The largest copy of each kind: the asymptotic bandwidth.  A case is
+ * written when no earlier case of its kind was larger (so the last of the
+ * largest stands). */
+static int offload_to_profile(struct mt_calib *b, int g, struct mt_error *err)
+{
+	const cJSON *c = mt_calib_case(b, g);
+	int key = copy_kind(c), di, h, rc;
+	struct mt_stats st;
+	double tmed;
+
+	if (key < 0)
+		return MT_OK;
+	for (h = 0; h < g; h++) {
+		const cJSON *x = mt_calib_case(b, h);
+
+		if (!strcmp(mt_jget_str(mt_calib_record(b, h, 0), "probe"), "offload") &&
+		    copy_kind(x) == key && mt_jget_num(x, "bytes", 0) > mt_jget_num(c, "bytes", 0))
+			return MT_OK;
+	}
+	if ((rc = mt_calib_aggregate(b, g, &st, &tmed, err)))
+		return rc;
+	for (di = 0; strcmp(dirs[di], mt_jget_str(c, "direction")); di++)
+		;
+	mt_profile_offload(b->doc, dirs[di], !strcmp(mt_jget_str(c, "memory"), "pinned"),
+			   !cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(c, "numa_local")),
+			   mt_jget_bool(c, "under_load", 0), st.median, &st, b->src);
+	return MT_OK;
+}
+
+const struct mt_probe mt_probe_offload = {
+	.name = "offload",
+	.summary = "host<->device copies, pinned and pageable, idle and under a GEMM "
+		   "(CPU: memcpy)",
+	.kind = MT_PROBE_DEVICE,
+	.ops = { &mt_offload_cpu, &mt_cuda_forward },
+	.outlier_what = "link of",
+	.describe = offload_describe,
+	.to_profile = offload_to_profile,
 };

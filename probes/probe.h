@@ -21,6 +21,14 @@
  * run on every rank at once and rank 0 gathers the records; collective probes
  * run each case on all ranks of a group together.
  *
+ * Besides measuring, a probe describes its cases and feeds the profile: the
+ * registry entry (struct mt_probe) carries `describe` (a case -> the members
+ * of the result record's "case" object) and `to_profile` (its measured
+ * records -> its section of the profile, probes/calibrate.h), so that the
+ * result writer and the profile builder hold no probe names.  Adding a probe
+ * is its own file (probes/skeleton.c is the template to copy) and one line in
+ * the registry (probes/registry.c).
+ *
  * Ownership: the registry and every ops table are static; plans are heap
  * arrays the harness frees; per-case state belongs to the probe between its
  * setup() and teardown().  Errors are returned (lib/err.h); nothing here exits.
@@ -112,7 +120,7 @@ struct mt_probe_ctx {
 	int device;             /* CUDA device of this rank (local rank) */
 	int ndevices;           /* CUDA devices visible to this process */
 	void *probe_state;      /* the probe's own, from open() */
-	/* collective probes: the group layouts of the plan (probes/plan.c) */
+	/* collective probes: the group layouts of the plan (probes/collective.c) */
 	const struct mt_group *groups;
 	int ngroups;
 	/* Broadcast `len` bytes from rank 0 of this rank's group in layout
@@ -124,6 +132,7 @@ struct mt_probe_ctx {
 	 * backend; NULL without MPI or for non-members. */
 	void *(*group_comm)(const struct mt_probe_ctx *ctx, int group);
 	void *priv;             /* the harness's own */
+	const struct mt_probe *probe; /* the probe being run (its name, its other backends) */
 };
 
 /* The ops of one probe on one backend.  Every function returns MT_OK or a
@@ -156,16 +165,36 @@ struct mt_probe_ops {
  * each case and combines times across ranks as nccl-tests does: the mean). */
 enum mt_probe_kind { MT_PROBE_DEVICE, MT_PROBE_COLLECTIVE, MT_PROBE_INFO };
 
+struct jw;
+struct mt_calib;
+
+/* One probe: defined in the probe's own file as `const struct mt_probe
+ * mt_probe_<name>` and listed by one line in probes/registry.c. */
 struct mt_probe {
 	const char *name;
 	const char *summary;
 	int kind;
 	const struct mt_probe_ops *ops[MT_BACKEND_N]; /* NULL: no such backend */
+	/* 1: left out of the default `calibrate` list (runs when named) */
+	int hidden;
+	/* what an outlier of this probe is ("link of"); NULL: the device
+	 * ("GPU", or "CPU" on the CPU backend) */
+	const char *outlier_what;
+	/* The members of the result record's "case" object for case `c`
+	 * (probes/result.c opens and closes the object); NULL: none. */
+	void (*describe)(const struct mt_case *c, struct jw *w);
+	/* The profile from the records of group `g` (one case of this probe,
+	 * every rank's usable record; probes/calibrate.h says what `b` offers),
+	 * called once per group in file order; NULL: the probe adds nothing. */
+	int (*to_profile)(struct mt_calib *b, int g, struct mt_error *err);
 };
 
-/* The registry: a static table in probes/registry.c. */
+/* The registry: a static list in probes/registry.c, in run order. */
 const struct mt_probe *mt_probe_find(const char *name);
 const struct mt_probe *mt_probe_at(int i); /* NULL past the end */
+/* The names of the probes that are not hidden, comma-separated ("gemm,
+ * attention, ..." with `sep` between them) into buf of n bytes. */
+void mt_probe_names(char *buf, size_t n, const char *sep);
 
 /* CLOCK_MONOTONIC in seconds. */
 double mt_now(void);

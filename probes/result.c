@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* result: `megatune.result/1` JSON Lines and the fixed-width table. */
+/* result: `megatune.result/1` JSON Lines and the fixed-width table; the
+ * members of a record's "case" come from its probe (describe). */
 #include <stdio.h>
 #include <string.h>
 #include <sys/utsname.h>
@@ -8,7 +9,6 @@
 #include "../lib/jsonw.h"
 #include "../lib/sbuf.h"
 #include "../lib/version.h"
-#include "../tuner/cluster.h"
 #include "gpu.h"
 #include "probe.h"
 
@@ -123,40 +123,8 @@ void mt_result_record(FILE *f, const struct mt_measurement *m)
 	jw_str(&w, "host", m->host);
 	jw_int(&w, "device", m->device);
 	jw_obj(&w, "case");
-	if (!strcmp(m->probe->name, "gemm")) {
-		jw_str(&w, "dtype", mt_dtype_name(c->dtype));
-		jw_int(&w, "m", c->m);
-		jw_int(&w, "n", c->n);
-		jw_int(&w, "k", c->k);
-	} else if (!strcmp(m->probe->name, "attention")) {
-		jw_str(&w, "dtype", mt_dtype_name(c->dtype));
-		jw_int(&w, "batch", c->batch);
-		jw_int(&w, "heads", c->heads);
-		jw_int(&w, "kv_heads", c->kv_heads);
-		jw_int(&w, "head_dim", c->head_dim);
-		jw_int(&w, "seq", c->seq);
-		jw_bool(&w, "causal", c->causal);
-		jw_str(&w, "direction", c->bwd ? "bwd" : "fwd");
-	} else if (!strcmp(m->probe->name, "collective")) {
-		jw_str(&w, "op", mt_coll_name(c->op));
-		jw_str(&w, "span", mt_span_name(c->span));
-		jw_int(&w, "ranks", c->ranks);
-		jw_int(&w, "ranks_per_node", c->per_node);
-		jw_int(&w, "bytes", (int64_t)c->bytes);
-	} else if (!strcmp(m->probe->name, "offload")) {
-		static const char *const dirs[] = { "h2d", "d2h", "bidirectional" };
-		jw_str(&w, "direction", c->dir >= 0 && c->dir < 3 ? dirs[c->dir] : "?");
-		jw_str(&w, "memory", c->pinned ? "pinned" : "pageable");
-		jw_bool(&w, "numa_local", c->numa_local);
-		jw_bool(&w, "under_load", c->under_load);
-		jw_int(&w, "bytes", (int64_t)c->bytes);
-	} else {
-		jw_str(&w, "metric", c->metric);
-		if (c->m)
-			jw_int(&w, "params", c->m);
-		if (c->bytes > 0)
-			jw_int(&w, "bytes", (int64_t)c->bytes);
-	}
+	if (m->probe->describe)
+		m->probe->describe(c, &w);
 	jw_int(&w, "inner", c->inner);
 	jw_end(&w);
 	if (m->time_us.n > 0) {

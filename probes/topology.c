@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "mpi.h"
+#include "probe.h"
 
 static void cpu_model(char *buf, size_t n)
 {
@@ -114,3 +115,12 @@ int mt_gpu_topology(struct mt_topo *t, struct mt_error *err)
 		return rc;
 	return api->topology(t, err);
 }
+
+/* Topology is information, not a measurement: `megatune probe topology`
+ * prints it and calibrate reads it directly (mt_gpu_topology()); it has no
+ * ops, records or profile section of its own. */
+const struct mt_probe mt_probe_topology = {
+	.name = "topology",
+	.summary = "GPUs, SMs, memory, clocks, NVLink, PCIe, NUMA affinity, hosts and ranks",
+	.kind = MT_PROBE_INFO,
+};

@@ -71,9 +71,7 @@ struct coll_probe {
 };
 
 struct coll_dev {
-	cudaStream_t st;
-	cudaEvent_t e0, e1;
-	int have_st, have_e0, have_e1;
+	struct mtc_timer tm;          /* stream and events (no gate) */
 	float *send, *recv;
 	unsigned long long *check;    /* [0] wrong elements, [1] first wrong index */
 };
@@ -428,17 +426,12 @@ static void coll_teardown(void *state)
 		struct coll_dev *d = &s->d[i];
 
 		cudaSetDevice(s->cm->dev[i]);
-		if (d->have_st && !s->cm->aborted)
-			cudaStreamSynchronize(d->st);
+		if (!s->cm->aborted)
+			mtc_timer_sync(&d->tm);
 		cudaFree(d->send);
 		cudaFree(d->recv);
 		cudaFree(d->check);
-		if (d->have_e0)
-			cudaEventDestroy(d->e0);
-		if (d->have_e1)
-			cudaEventDestroy(d->e1);
-		if (d->have_st)
-			cudaStreamDestroy(d->st);
+		mtc_timer_free(&d->tm);
 	}
 	free(s);
 }
@@ -510,20 +503,16 @@ static int coll_setup(const struct mt_probe_ctx *ctx, struct mt_case *c, void **
 		unsigned long long init[2] = { 0, ~0ull };
 
 		MTC_CK(cudaSetDevice(cm->dev[i]));
-		MTC_CK(cudaStreamCreateWithFlags(&d->st, cudaStreamNonBlocking));
-		d->have_st = 1;
-		MTC_CK(cudaEventCreate(&d->e0));
-		d->have_e0 = 1;
-		MTC_CK(cudaEventCreate(&d->e1));
-		d->have_e1 = 1;
+		if ((rc = mtc_timer_init(&d->tm, 0, err)))
+			goto fail;
 		MTC_CK(cudaMalloc((void **)&d->send, s->nsend * sizeof(float)));
 		MTC_CK(cudaMalloc((void **)&d->recv, s->nrecv * sizeof(float)));
 		MTC_CK(cudaMalloc((void **)&d->check, sizeof(init)));
-		coll_fill<<<coll_blocks(s->nsend), 256, 0, d->st>>>(d->send, s->nsend, cm->rank0 + i);
+		coll_fill<<<coll_blocks(s->nsend), 256, 0, d->tm.st>>>(d->send, s->nsend, cm->rank0 + i);
 		MTC_CK(cudaGetLastError());
-		MTC_CK(cudaMemsetAsync(d->recv, 0, s->nrecv * sizeof(float), d->st));
-		MTC_CK(cudaMemcpyAsync(d->check, init, sizeof(init), cudaMemcpyHostToDevice, d->st));
-		MTC_CK(cudaStreamSynchronize(d->st));
+		MTC_CK(cudaMemsetAsync(d->recv, 0, s->nrecv * sizeof(float), d->tm.st));
+		MTC_CK(cudaMemcpyAsync(d->check, init, sizeof(init), cudaMemcpyHostToDevice, d->tm.st));
+		MTC_CK(cudaStreamSynchronize(d->tm.st));
 	}
 	mtc_nvtx_pop();
 	*state = s;
@@ -549,32 +538,32 @@ static ncclResult_t coll_enqueue(struct coll_state *s, int *which)
 
 		switch (s->op) {
 		case C_AR:
-			r = ncclAllReduce(d->send, d->recv, s->count, ncclFloat, ncclSum, comm, d->st);
+			r = ncclAllReduce(d->send, d->recv, s->count, ncclFloat, ncclSum, comm, d->tm.st);
 			break;
 		case C_AG:
-			r = ncclAllGather(d->send, d->recv, s->count, ncclFloat, comm, d->st);
+			r = ncclAllGather(d->send, d->recv, s->count, ncclFloat, comm, d->tm.st);
 			break;
 		case C_RS:
-			r = ncclReduceScatter(d->send, d->recv, s->count, ncclFloat, ncclSum, comm, d->st);
+			r = ncclReduceScatter(d->send, d->recv, s->count, ncclFloat, ncclSum, comm, d->tm.st);
 			break;
 		case C_A2A:
 			if (s->P->alltoall) {
-				r = ncclAlltoAll(d->send, d->recv, s->count, ncclFloat, comm, d->st);
+				r = ncclAlltoAll(d->send, d->recv, s->count, ncclFloat, comm, d->tm.st);
 				break;
 			}
 			for (p = 0; r == ncclSuccess && p < n; p++) {
-				r = ncclSend(d->send + (size_t)p * s->per, s->per, ncclFloat, p, comm, d->st);
+				r = ncclSend(d->send + (size_t)p * s->per, s->per, ncclFloat, p, comm, d->tm.st);
 				if (r == ncclSuccess)
-					r = ncclRecv(d->recv + (size_t)p * s->per, s->per, ncclFloat, p, comm, d->st);
+					r = ncclRecv(d->recv + (size_t)p * s->per, s->per, ncclFloat, p, comm, d->tm.st);
 			}
 			break;
 		case C_SR:
-			r = ncclSend(d->send, s->count, ncclFloat, (rank + 1) % n, comm, d->st);
+			r = ncclSend(d->send, s->count, ncclFloat, (rank + 1) % n, comm, d->tm.st);
 			if (r == ncclSuccess)
-				r = ncclRecv(d->recv, s->count, ncclFloat, (rank - 1 + n) % n, comm, d->st);
+				r = ncclRecv(d->recv, s->count, ncclFloat, (rank - 1 + n) % n, comm, d->tm.st);
 			break;
 		default:
-			r = ncclBroadcast(d->send, d->recv, s->count, ncclFloat, 0, comm, d->st);
+			r = ncclBroadcast(d->send, d->recv, s->count, ncclFloat, 0, comm, d->tm.st);
 			break;
 		}
 		*which = i;
@@ -615,7 +604,7 @@ static int coll_run(void *state, const struct mt_case *c, double *seconds, struc
 	mtc_nvtx_push("collective", c->label);
 	for (i = 0; i < s->ndev; i++) {
 		MTC_CK(cudaSetDevice(cm->dev[i]));
-		MTC_CK(cudaEventRecord(s->d[i].e0, s->d[i].st));
+		MTC_CK(cudaEventRecord(s->d[i].tm.e0, s->d[i].tm.st));
 	}
 	for (it = 0; it < inner; it++) {
 		r = coll_enqueue(s, &which);
@@ -635,14 +624,14 @@ static int coll_run(void *state, const struct mt_case *c, double *seconds, struc
 	}
 	for (i = 0; i < s->ndev; i++) {
 		MTC_CK(cudaSetDevice(cm->dev[i]));
-		MTC_CK(cudaEventRecord(s->d[i].e1, s->d[i].st));
+		MTC_CK(cudaEventRecord(s->d[i].tm.e1, s->d[i].tm.st));
 	}
 	/* the watchdog: poll the stop events and the communicators */
 	for (;;) {
 		int done = 1;
 
 		for (i = 0; i < s->ndev; i++) {
-			e = cudaEventQuery(s->d[i].e1);
+			e = cudaEventQuery(s->d[i].tm.e1);
 			if (e == cudaErrorNotReady) {
 				done = 0;
 			} else if (e != cudaSuccess) {
@@ -670,7 +659,7 @@ static int coll_run(void *state, const struct mt_case *c, double *seconds, struc
 	}
 	for (i = 0; i < s->ndev; i++) {
 		ms = 0;
-		MTC_CK(cudaEventElapsedTime(&ms, s->d[i].e0, s->d[i].e1));
+		MTC_CK(cudaEventElapsedTime(&ms, s->d[i].tm.e0, s->d[i].tm.e1));
 		if (ms > worst)
 			worst = ms;
 	}
@@ -695,12 +684,12 @@ static int coll_verify(void *state, const struct mt_case *c, struct mt_error *er
 		unsigned long long init[2] = { 0, ~0ull };
 
 		MTC_CK(cudaSetDevice(s->cm->dev[i]));
-		MTC_CK(cudaMemcpyAsync(d->check, init, sizeof(init), cudaMemcpyHostToDevice, d->st));
-		coll_check<<<coll_blocks(s->nrecv), 256, 0, d->st>>>(d->recv, s->nrecv, s->op, s->cm->rank0 + i,
+		MTC_CK(cudaMemcpyAsync(d->check, init, sizeof(init), cudaMemcpyHostToDevice, d->tm.st));
+		coll_check<<<coll_blocks(s->nrecv), 256, 0, d->tm.st>>>(d->recv, s->nrecv, s->op, s->cm->rank0 + i,
 								    s->nranks, s->per, d->check);
 		MTC_CK(cudaGetLastError());
-		MTC_CK(cudaMemcpyAsync(res, d->check, sizeof(res), cudaMemcpyDeviceToHost, d->st));
-		MTC_CK(cudaStreamSynchronize(d->st));
+		MTC_CK(cudaMemcpyAsync(res, d->check, sizeof(res), cudaMemcpyDeviceToHost, d->tm.st));
+		MTC_CK(cudaStreamSynchronize(d->tm.st));
 		wrong += res[0];
 		if (res[1] < first)
 			first = res[1];
@@ -741,7 +730,7 @@ static void coll_extra(void *state, const struct mt_case *c, char *buf, size_t n
 	mtc_member(buf, n, &pos, "\"group\": \"%s\"", s->cm->name);
 }
 
-const struct mt_probe_ops mtc_collective_ops = {
+extern "C" const struct mt_probe_ops mtc_collective_ops = {
 	coll_applicable,
 	coll_open,
 	coll_close,

@@ -285,6 +285,40 @@ void mtc_gate_free(struct mtc_gate *g)
 	g->dev = NULL;
 }
 
+int mtc_timer_init(struct mtc_timer *t, int gate, struct mt_error *err)
+{
+	cudaError_t e;
+
+	if ((e = cudaStreamCreateWithFlags(&t->st, cudaStreamNonBlocking)) != cudaSuccess)
+		return mtc_cuda_fail(err, "cudaStreamCreateWithFlags(&t->st, cudaStreamNonBlocking)", e);
+	t->have_st = 1;
+	if ((e = cudaEventCreate(&t->e0)) != cudaSuccess)
+		return mtc_cuda_fail(err, "cudaEventCreate(&t->e0)", e);
+	t->have_e0 = 1;
+	if ((e = cudaEventCreate(&t->e1)) != cudaSuccess)
+		return mtc_cuda_fail(err, "cudaEventCreate(&t->e1)", e);
+	t->have_e1 = 1;
+	return gate ? mtc_gate_init(&t->gate, err) : MT_OK;
+}
+
+void mtc_timer_sync(const struct mtc_timer *t)
+{
+	if (t->have_st)
+		cudaStreamSynchronize(t->st);
+}
+
+void mtc_timer_free(struct mtc_timer *t)
+{
+	if (t->have_e0)
+		cudaEventDestroy(t->e0);
+	if (t->have_e1)
+		cudaEventDestroy(t->e1);
+	if (t->have_st)
+		cudaStreamDestroy(t->st);
+	t->have_st = t->have_e0 = t->have_e1 = 0;
+	mtc_gate_free(&t->gate);
+}
+
 int mtc_pick_inner(int planned, double op_seconds, double target_s, int cap)
 {
 	double want;
@@ -350,16 +384,29 @@ int mtc_nccl_id(unsigned char id[128], struct mt_error *err)
 	return MT_OK;
 }
 
+/* The probes of the library, one line each: `mtc_<name>_ops`, defined in
+ * <name>.cu as `extern "C" const struct mt_probe_ops`, found by the C side
+ * under the registry's name (probes/gpu.h, mt_cuda_ops()). */
+#define MTC_PROBES(X) \
+	X(gemm)       \
+	X(attention)  \
+	X(collective) \
+	X(offload)    \
+	X(launch)
+
+#define MTC_DECLARE(name) extern "C" const struct mt_probe_ops mtc_##name##_ops;
+#define MTC_ENTRY(name) { #name, &mtc_##name##_ops },
+MTC_PROBES(MTC_DECLARE)
+
+static const struct mt_cuda_probe probes[] = { MTC_PROBES(MTC_ENTRY) };
+
 static const struct mt_cuda_api the_api = {
 	MT_CUDA_ABI,
 	env_fn,
 	mtc_topology,
 	mtc_nccl_id,
-	&mtc_gemm_ops,
-	&mtc_attention_ops,
-	&mtc_collective_ops,
-	&mtc_offload_ops,
-	&mtc_launch_ops,
+	probes,
+	(int)(sizeof(probes) / sizeof(probes[0])),
 };
 
 extern "C" __attribute__((visibility("default"))) const struct mt_cuda_api *mt_cuda_api(void)

@@ -52,10 +52,7 @@ struct gemm_state {
 	void *a, *b, *d, *ws;
 	float *scales;           /* device: [0] A scale, [1] B scale (fp8) */
 	float *vdev;             /* device: 3 floats per verification sample */
-	cudaStream_t s;
-	cudaEvent_t e0, e1;
-	struct mtc_gate gate;
-	int have_e0, have_e1, have_s;
+	struct mtc_timer tm;     /* stream, events, spin gate */
 	float alpha, beta;
 	cublasLtMatmulHeuristicResult_t res[GEMM_MAX_ALGOS];
 	float algo_us[GEMM_MAX_ALGOS];
@@ -135,8 +132,7 @@ static void gemm_teardown(void *state)
 
 	if (!s)
 		return;
-	if (s->have_s)
-		cudaStreamSynchronize(s->s);
+	mtc_timer_sync(&s->tm);
 	if (s->pref)
 		cublasLtMatmulPreferenceDestroy(s->pref);
 	if (s->la)
@@ -157,20 +153,14 @@ static void gemm_teardown(void *state)
 	cudaFree(s->ws);
 	cudaFree(s->scales);
 	cudaFree(s->vdev);
-	if (s->have_e0)
-		cudaEventDestroy(s->e0);
-	if (s->have_e1)
-		cudaEventDestroy(s->e1);
-	if (s->have_s)
-		cudaStreamDestroy(s->s);
-	mtc_gate_free(&s->gate);
+	mtc_timer_free(&s->tm);
 	free(s);
 }
 
 static cublasStatus_t gemm_call(struct gemm_state *s, const cublasLtMatmulAlgo_t *algo)
 {
 	return cublasLtMatmul(s->lt, s->op, &s->alpha, s->a, s->la, s->b, s->lb, &s->beta, s->d,
-			      s->lc, s->d, s->ld, algo, s->ws, GEMM_WORKSPACE, s->s);
+			      s->lc, s->d, s->ld, algo, s->ws, GEMM_WORKSPACE, s->tm.st);
 }
 
 /* Time every heuristic result briefly; keep the fastest in s->best. */
@@ -189,20 +179,20 @@ static int gemm_autotune(struct gemm_state *s, double *best_s, struct mt_error *
 			last = st;
 			continue;
 		}
-		e = cudaEventRecord(s->e0, s->s);
+		e = cudaEventRecord(s->tm.e0, s->tm.st);
 		for (r = 0; r < 3 && e == cudaSuccess && st == CUBLAS_STATUS_SUCCESS; r++)
 			st = gemm_call(s, &s->res[i].algo);
 		if (e == cudaSuccess)
-			e = cudaEventRecord(s->e1, s->s);
+			e = cudaEventRecord(s->tm.e1, s->tm.st);
 		if (e == cudaSuccess)
-			e = cudaEventSynchronize(s->e1);
+			e = cudaEventSynchronize(s->tm.e1);
 		if (e != cudaSuccess)
 			return mtc_cuda_fail(err, "timing cuBLASLt algorithms", e);
 		if (st != CUBLAS_STATUS_SUCCESS) {
 			last = st;
 			continue;
 		}
-		e = cudaEventElapsedTime(&ms, s->e0, s->e1);
+		e = cudaEventElapsedTime(&ms, s->tm.e0, s->tm.e1);
 		if (e != cudaSuccess)
 			return mtc_cuda_fail(err, "cudaEventElapsedTime", e);
 		s->algo_us[i] = ms * 1000.0f / 3.0f;
@@ -283,13 +273,7 @@ static int gemm_setup(const struct mt_probe_ctx *ctx, struct mt_case *c, void **
 	esz_ab = mtc_elt_size(kind_ab);
 	esz_cd = cd == CUDA_R_32F ? 4 : 2;
 
-	MTC_CK(cudaStreamCreateWithFlags(&s->s, cudaStreamNonBlocking));
-	s->have_s = 1;
-	MTC_CK(cudaEventCreate(&s->e0));
-	s->have_e0 = 1;
-	MTC_CK(cudaEventCreate(&s->e1));
-	s->have_e1 = 1;
-	rc = mtc_gate_init(&s->gate, err);
+	rc = mtc_timer_init(&s->tm, 1, err);
 	if (rc)
 		goto fail;
 	MTC_CK(cudaMalloc(&s->a, (size_t)s->m * (size_t)s->k * esz_ab));
@@ -298,13 +282,13 @@ static int gemm_setup(const struct mt_probe_ctx *ctx, struct mt_case *c, void **
 	MTC_CK(cudaMalloc(&s->ws, ws));
 	MTC_CK(cudaMalloc((void **)&s->scales, sizeof(host_scales)));
 	MTC_CK(cudaMalloc((void **)&s->vdev, 3 * GEMM_SAMPLES * sizeof(float)));
-	MTC_CK(cudaMemcpyAsync(s->scales, host_scales, sizeof(host_scales), cudaMemcpyHostToDevice, s->s));
-	rc = mtc_fill(s->a, (size_t)s->m * (size_t)s->k, kind_ab, 0x6a + (uint64_t)c->dtype, 1.0f, s->s, err);
+	MTC_CK(cudaMemcpyAsync(s->scales, host_scales, sizeof(host_scales), cudaMemcpyHostToDevice, s->tm.st));
+	rc = mtc_fill(s->a, (size_t)s->m * (size_t)s->k, kind_ab, 0x6a + (uint64_t)c->dtype, 1.0f, s->tm.st, err);
 	if (!rc)
-		rc = mtc_fill(s->b, (size_t)s->k * (size_t)s->n, kind_ab, 0x6b + (uint64_t)c->dtype, 1.0f, s->s, err);
+		rc = mtc_fill(s->b, (size_t)s->k * (size_t)s->n, kind_ab, 0x6b + (uint64_t)c->dtype, 1.0f, s->tm.st, err);
 	if (rc)
 		goto fail;
-	MTC_CK(cudaMemsetAsync(s->d, 0, (size_t)s->m * (size_t)s->n * esz_cd, s->s));
+	MTC_CK(cudaMemsetAsync(s->d, 0, (size_t)s->m * (size_t)s->n * esz_cd, s->tm.st));
 
 	LT_CK(cublasLtCreate(&s->lt));
 	LT_CK(cublasLtMatmulDescCreate(&s->op, comp, CUDA_R_32F));
@@ -341,7 +325,7 @@ static int gemm_setup(const struct mt_probe_ctx *ctx, struct mt_case *c, void **
 	c->inner = mtc_pick_inner(c->inner, best_s, GEMM_TARGET_S, MTC_GATED_MAX_OPS);
 	/* a gated trial: should the library ever wait for the stream inside a
 	 * call, the gate would hold it until its timeout; time without it then */
-	rc = mtc_gate_hold(&s->gate, s->s, err);
+	rc = mtc_gate_hold(&s->tm.gate, s->tm.st, err);
 	if (rc)
 		goto fail;
 	{
@@ -350,9 +334,9 @@ static int gemm_setup(const struct mt_probe_ctx *ctx, struct mt_case *c, void **
 		gemm_call(s, &s->res[s->best].algo);
 		gemm_call(s, &s->res[s->best].algo);
 		queued = mtc_now() - t0;
-		mtc_gate_release(&s->gate);
-		MTC_CK(cudaStreamSynchronize(s->s));
-		s->nogate = mtc_gate_timed_out(&s->gate) || queued > 1.0;
+		mtc_gate_release(&s->tm.gate);
+		MTC_CK(cudaStreamSynchronize(s->tm.st));
+		s->nogate = mtc_gate_timed_out(&s->tm.gate) || queued > 1.0;
 	}
 	mtc_nvtx_pop();
 	*state = s;
@@ -376,21 +360,21 @@ static int gemm_run(void *state, const struct mt_case *c, double *seconds, struc
 				c->label, inner, MTC_GATED_MAX_OPS);
 	mtc_nvtx_push("gemm", c->label);
 	if (!s->nogate)
-		rc = mtc_gate_hold(&s->gate, s->s, err);
+		rc = mtc_gate_hold(&s->tm.gate, s->tm.st, err);
 	if (rc)
 		goto out;
-	e = cudaEventRecord(s->e0, s->s);
+	e = cudaEventRecord(s->tm.e0, s->tm.st);
 	for (i = 0; i < inner && e == cudaSuccess && st == CUBLAS_STATUS_SUCCESS; i++)
 		st = gemm_call(s, &s->res[s->best].algo);
 	if (e == cudaSuccess)
-		e = cudaEventRecord(s->e1, s->s);
-	mtc_gate_release(&s->gate);
+		e = cudaEventRecord(s->tm.e1, s->tm.st);
+	mtc_gate_release(&s->tm.gate);
 	if (e != cudaSuccess) {
-		cudaStreamSynchronize(s->s);
+		cudaStreamSynchronize(s->tm.st);
 		rc = mtc_cuda_fail(err, "cudaEventRecord", e);
 		goto out;
 	}
-	e = cudaEventSynchronize(s->e1);
+	e = cudaEventSynchronize(s->tm.e1);
 	if (e != cudaSuccess) {
 		rc = mtc_cuda_fail(err, "cudaEventSynchronize (gemm sample)", e);
 		goto out;
@@ -399,7 +383,7 @@ static int gemm_run(void *state, const struct mt_case *c, double *seconds, struc
 		rc = lt_fail(err, "cublasLtMatmul", st);
 		goto out;
 	}
-	rc = mtc_gate_elapsed(&s->gate, !s->nogate, s->e0, s->e1, "gemm", c->label, inner,
+	rc = mtc_gate_elapsed(&s->tm.gate, !s->nogate, s->tm.e0, s->tm.e1, "gemm", c->label, inner,
 			      seconds, err);
 out:
 	mtc_nvtx_pop();
@@ -419,42 +403,42 @@ static int gemm_verify(void *state, const struct mt_case *c, struct mt_error *er
 	case DT_BF16:
 		rel = 1.0 / 128;
 		acc = 1.0 / 4096;
-		gemm_ref_kernel<<<GEMM_SAMPLES, 32, 0, s->s>>>((const __nv_bfloat16 *)s->a,
+		gemm_ref_kernel<<<GEMM_SAMPLES, 32, 0, s->tm.st>>>((const __nv_bfloat16 *)s->a,
 			(const __nv_bfloat16 *)s->b, (const __nv_bfloat16 *)s->d, s->m, s->n, s->k, scale,
 			seed, s->vdev);
 		break;
 	case DT_FP16:
 		rel = 1.0 / 1024;
 		acc = 1.0 / 4096;
-		gemm_ref_kernel<<<GEMM_SAMPLES, 32, 0, s->s>>>((const __half *)s->a, (const __half *)s->b,
+		gemm_ref_kernel<<<GEMM_SAMPLES, 32, 0, s->tm.st>>>((const __half *)s->a, (const __half *)s->b,
 			(const __half *)s->d, s->m, s->n, s->k, scale, seed, s->vdev);
 		break;
 	case DT_FP8:
 		rel = 1.0 / 128;
 		acc = 1.0 / 512;
-		gemm_ref_kernel<<<GEMM_SAMPLES, 32, 0, s->s>>>((const __nv_fp8_e4m3 *)s->a,
+		gemm_ref_kernel<<<GEMM_SAMPLES, 32, 0, s->tm.st>>>((const __nv_fp8_e4m3 *)s->a,
 			(const __nv_fp8_e4m3 *)s->b, (const __nv_bfloat16 *)s->d, s->m, s->n, s->k, scale,
 			seed, s->vdev);
 		break;
 	case DT_TF32:
 		rel = 1e-6;
 		acc = 1.0 / 512;
-		gemm_ref_kernel<<<GEMM_SAMPLES, 32, 0, s->s>>>((const float *)s->a, (const float *)s->b,
+		gemm_ref_kernel<<<GEMM_SAMPLES, 32, 0, s->tm.st>>>((const float *)s->a, (const float *)s->b,
 			(const float *)s->d, s->m, s->n, s->k, scale, seed, s->vdev);
 		break;
 	default:
 		rel = 1e-5;
 		acc = 1.0 / 65536;
-		gemm_ref_kernel<<<GEMM_SAMPLES, 32, 0, s->s>>>((const float *)s->a, (const float *)s->b,
+		gemm_ref_kernel<<<GEMM_SAMPLES, 32, 0, s->tm.st>>>((const float *)s->a, (const float *)s->b,
 			(const float *)s->d, s->m, s->n, s->k, scale, seed, s->vdev);
 		break;
 	}
 	e = cudaGetLastError();
 	if (e != cudaSuccess)
 		return mtc_cuda_fail(err, "gemm reference kernel launch", e);
-	e = cudaMemcpyAsync(out, s->vdev, sizeof(out), cudaMemcpyDeviceToHost, s->s);
+	e = cudaMemcpyAsync(out, s->vdev, sizeof(out), cudaMemcpyDeviceToHost, s->tm.st);
 	if (e == cudaSuccess)
-		e = cudaStreamSynchronize(s->s);
+		e = cudaStreamSynchronize(s->tm.st);
 	if (e != cudaSuccess)
 		return mtc_cuda_fail(err, "gemm verification", e);
 	for (i = 0; i < GEMM_SAMPLES; i++) {
@@ -519,11 +503,11 @@ static void gemm_extra(void *state, const struct mt_case *c, char *buf, size_t n
 	mtc_member(buf, n, &pos, "\"compute\": \"%s\"", s->dtype == DT_TF32 ? "32F_FAST_TF32" : "32F");
 }
 
-const struct mt_probe_ops mtc_gemm_ops = {
+extern "C" const struct mt_probe_ops mtc_gemm_ops = {
 	gemm_applicable,
 	NULL,          /* open */
 	NULL,          /* close */
-	NULL,          /* plan: probes/plan.c */
+	NULL,          /* plan: in C, probes/gemm.c */
 	gemm_setup,
 	gemm_run,
 	gemm_verify,

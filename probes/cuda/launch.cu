@@ -187,7 +187,7 @@ static void launch_extra(void *state, const struct mt_case *c, char *buf, size_t
 	free(x);
 }
 
-const struct mt_probe_ops mtc_launch_ops = {
+extern "C" const struct mt_probe_ops mtc_launch_ops = {
 	launch_applicable,
 	NULL,
 	NULL,

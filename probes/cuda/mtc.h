@@ -58,7 +58,7 @@ void mtc_member(char *buf, size_t n, size_t *pos, const char *fmt, ...)
 /* ------------------------------------------------------------ device check */
 
 /* The first CUDA call of every entry point: cudaGetDeviceCount, its failure
- * mapped to a reason (CUDA_APIS.md section 9: no driver, a driver older than
+ * mapped to a reason (no driver, a driver older than
  * the runtime, the stub libcuda, no visible device).  MT_OK and *count >= 1,
  * or MT_EUNSUPPORTED with the reason.  `count` may be NULL. */
 int mtc_gpu_check(int *count, struct mt_error *err);
@@ -86,13 +86,8 @@ int mtc_gpu_cpus(int dev, uint64_t *mask, int nwords, int *node, char *why, size
 /* topology() of the api table (topology.c). */
 int mtc_topology(struct mt_topo *t, struct mt_error *err);
 
-/* ------------------------------------------------------------ probe tables */
-
-extern const struct mt_probe_ops mtc_gemm_ops;
-extern const struct mt_probe_ops mtc_attention_ops;
-extern const struct mt_probe_ops mtc_collective_ops;
-extern const struct mt_probe_ops mtc_offload_ops;
-extern const struct mt_probe_ops mtc_launch_ops;
+/* The probe tables: `extern "C" const struct mt_probe_ops mtc_<name>_ops` in
+ * each <name>.cu, listed by one line in common.cu (MTC_PROBES). */
 
 #ifdef __cplusplus
 }
@@ -151,6 +146,21 @@ int mtc_gate_elapsed(const struct mtc_gate *g, int gated, cudaEvent_t e0, cudaEv
 		     const char *what, const char *label, int inner, double *seconds,
 		     struct mt_error *err);
 void mtc_gate_free(struct mtc_gate *g);
+
+/* What a timed case holds: a non-blocking stream, the start and stop events
+ * and (when `gate`) a spin gate.  mtc_timer_init() creates them in that order
+ * (on failure the ones made are kept for mtc_timer_free()); mtc_timer_sync() waits for
+ * the stream's work (teardown starts with it, before freeing the buffers the
+ * work uses); mtc_timer_free() destroys what was made.  Zeroed = nothing made. */
+struct mtc_timer {
+	cudaStream_t st;
+	cudaEvent_t e0, e1;
+	int have_st, have_e0, have_e1;
+	struct mtc_gate gate;
+};
+int mtc_timer_init(struct mtc_timer *t, int gate, struct mt_error *err);
+void mtc_timer_sync(const struct mtc_timer *t);
+void mtc_timer_free(struct mtc_timer *t);
 
 /* NVTX ranges "<probe>:<label>" (header-only nvtx3). */
 void mtc_nvtx_push(const char *probe, const char *label);

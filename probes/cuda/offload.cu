@@ -48,11 +48,10 @@ struct off_state {
 	int dev, dir, pinned, numa_local, under_load;
 	size_t bytes;
 	void *h[2], *d[2];     /* [0] measured direction, [1] the opposite one (bidirectional) */
-	cudaStream_t st[3];    /* measured, opposite, load */
-	int have_st[3];
-	cudaEvent_t e0, e1;
-	int have_e0, have_e1;
-	struct mtc_gate gate, stop;
+	struct mtc_timer tm;   /* the measured stream, the events, the gate */
+	cudaStream_t st[3];    /* measured (tm.st), opposite, load */
+	int have_st[3];        /* [1] and [2]; tm owns [0] */
+	struct mtc_gate stop;
 	float4 *load;
 	size_t load_n;
 	unsigned long long *sum;   /* device checksum */
@@ -244,7 +243,8 @@ static void off_teardown(void *state)
 	if (!s)
 		return;
 	load_stop(s);
-	for (i = 0; i < 3; i++)
+	mtc_timer_sync(&s->tm);
+	for (i = 1; i < 3; i++)
 		if (s->have_st[i])
 			cudaStreamSynchronize(s->st[i]);
 	for (i = 0; i < 2; i++) {
@@ -256,14 +256,10 @@ static void off_teardown(void *state)
 	}
 	cudaFree(s->load);
 	cudaFree(s->sum);
-	if (s->have_e0)
-		cudaEventDestroy(s->e0);
-	if (s->have_e1)
-		cudaEventDestroy(s->e1);
-	for (i = 0; i < 3; i++)
+	mtc_timer_free(&s->tm);
+	for (i = 1; i < 3; i++)
 		if (s->have_st[i])
 			cudaStreamDestroy(s->st[i]);
-	mtc_gate_free(&s->gate);
 	mtc_gate_free(&s->stop);
 	if (s->have_old)
 		sched_setaffinity(0, sizeof(s->old), &s->old);
@@ -344,17 +340,15 @@ static int off_setup(const struct mt_probe_ctx *ctx, struct mt_case *c, void **s
 	cudaDeviceGetAttribute(&s->sm_count, cudaDevAttrMultiProcessorCount, s->dev);
 
 	numa_bind(s);
-	for (i = 0; i < 3; i++) {
+	rc = mtc_timer_init(&s->tm, 1, err);
+	if (rc)
+		goto fail;
+	s->st[0] = s->tm.st;
+	for (i = 1; i < 3; i++) {
 		MTC_CK(cudaStreamCreateWithFlags(&s->st[i], cudaStreamNonBlocking));
 		s->have_st[i] = 1;
 	}
-	MTC_CK(cudaEventCreate(&s->e0));
-	s->have_e0 = 1;
-	MTC_CK(cudaEventCreate(&s->e1));
-	s->have_e1 = 1;
-	rc = mtc_gate_init(&s->gate, err);
-	if (!rc)
-		rc = mtc_gate_init(&s->stop, err);
+	rc = mtc_gate_init(&s->stop, err);
 	if (rc)
 		goto fail;
 	MTC_CK(cudaMalloc((void **)&s->sum, sizeof(*s->sum)));
@@ -391,12 +385,12 @@ static int off_setup(const struct mt_probe_ctx *ctx, struct mt_case *c, void **s
 	MTC_CK(cudaStreamSynchronize(s->st[0]));
 	/* one warm-up and one timed copy (no gate) to size the samples */
 	MTC_CK(off_queue(s, 1));
-	MTC_CK(cudaEventRecord(s->e0, s->st[0]));
+	MTC_CK(cudaEventRecord(s->tm.e0, s->st[0]));
 	MTC_CK(off_queue(s, 1));
-	MTC_CK(cudaEventRecord(s->e1, s->st[0]));
-	MTC_CK(cudaEventSynchronize(s->e1));
+	MTC_CK(cudaEventRecord(s->tm.e1, s->st[0]));
+	MTC_CK(cudaEventSynchronize(s->tm.e1));
 	MTC_CK(cudaStreamSynchronize(s->st[1]));
-	MTC_CK(cudaEventElapsedTime(&ms, s->e0, s->e1));
+	MTC_CK(cudaEventElapsedTime(&ms, s->tm.e0, s->tm.e1));
 	c->inner = mtc_pick_inner(c->inner, ms / 1e3, OFF_TARGET_S, MTC_GATED_MAX_OPS);
 	mtc_nvtx_pop();
 	*state = s;
@@ -427,32 +421,32 @@ static int off_run(void *state, const struct mt_case *c, double *seconds, struct
 		loading = 1;
 	}
 	if (s->pinned) {
-		rc = mtc_gate_hold(&s->gate, s->st[0], err);
+		rc = mtc_gate_hold(&s->tm.gate, s->st[0], err);
 		if (!rc && s->dir == D_BIDIR)
-			rc = mtc_gate_hold(&s->gate, s->st[1], err);
+			rc = mtc_gate_hold(&s->tm.gate, s->st[1], err);
 		held = 1;
 		if (rc)
 			goto fail;
 	}
-	e = cudaEventRecord(s->e0, s->st[0]);
+	e = cudaEventRecord(s->tm.e0, s->st[0]);
 	if (e == cudaSuccess)
 		e = off_queue(s, inner);
 	if (e == cudaSuccess)
-		e = cudaEventRecord(s->e1, s->st[0]);
+		e = cudaEventRecord(s->tm.e1, s->st[0]);
 	if (held)
-		mtc_gate_release(&s->gate);
+		mtc_gate_release(&s->tm.gate);
 	held = 0;
 	if (e != cudaSuccess) {
 		rc = mtc_cuda_fail(err, "queueing the copies", e);
 		goto fail;
 	}
-	MTC_CK(cudaEventSynchronize(s->e1));
+	MTC_CK(cudaEventSynchronize(s->tm.e1));
 	MTC_CK(cudaStreamSynchronize(s->st[1]));
-	rc = mtc_gate_elapsed(&s->gate, s->pinned, s->e0, s->e1, "offload", c->label, inner,
+	rc = mtc_gate_elapsed(&s->tm.gate, s->pinned, s->tm.e0, s->tm.e1, "offload", c->label, inner,
 			      seconds, err);
 fail:
 	if (held)
-		mtc_gate_release(&s->gate);
+		mtc_gate_release(&s->tm.gate);
 	if (rc) {
 		cudaStreamSynchronize(s->st[0]);
 		cudaStreamSynchronize(s->st[1]);
@@ -515,7 +509,7 @@ static void off_extra(void *state, const struct mt_case *c, char *buf, size_t n)
 		mtc_member(buf, n, &pos, "\"cpus\": \"%s\"", s->cpus);
 }
 
-const struct mt_probe_ops mtc_offload_ops = {
+extern "C" const struct mt_probe_ops mtc_offload_ops = {
 	off_applicable,
 	NULL,
 	NULL,

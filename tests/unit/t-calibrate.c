@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* t-calibrate: harness statistics, busbw factors and collective plans, group
- * layouts, outlier flagging, result files (truncated, malformed) and the
- * profile built from records. */
+ * layouts, outlier flagging, result files (truncated, malformed), the
+ * profile built from records, and the registry's contract. */
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "../../lib/stats.h"
@@ -360,6 +361,40 @@ static void test_profile_from_records(void **state)
 	cJSON_Delete(recs);
 }
 
+/* Every measuring probe describes its cases and feeds the profile; hidden
+ * probes stay out of the default list; CUDA backends forward by name. */
+static void test_registry(void **state)
+{
+	const struct mt_probe *p;
+	char names[256];
+	int i, n = 0;
+
+	(void)state;
+	mt_probe_names(names, sizeof(names), ",");
+	assert_string_equal(names, "gemm,attention,collective,offload,host,topology");
+	for (i = 0; (p = mt_probe_at(i)); i++) {
+		n++;
+		assert_ptr_equal(mt_probe_find(p->name), p);
+		assert_non_null(p->summary);
+		if (p->kind == MT_PROBE_INFO)
+			continue;
+		assert_non_null(p->describe);
+		assert_non_null(p->to_profile);
+		assert_non_null(p->ops[MT_BACKEND_CPU]);
+		assert_non_null(p->ops[MT_BACKEND_CPU]->plan);
+		if (p->ops[MT_BACKEND_CUDA])
+			assert_non_null(p->ops[MT_BACKEND_CUDA]->plan);
+		assert_int_equal(strstr(names, p->name) != NULL, !p->hidden);
+	}
+	assert_true(n >= 7);
+	assert_non_null(p = mt_probe_find("skeleton"));
+	assert_true(p->hidden);
+	assert_null(p->ops[MT_BACKEND_CUDA]);
+	assert_ptr_equal(mt_probe_find("gemm")->ops[MT_BACKEND_CUDA], &mt_cuda_forward);
+	assert_null(mt_probe_find("nope"));
+	assert_null(mt_probe_at(-1));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -370,6 +405,7 @@ int main(void)
 		cmocka_unit_test(test_outliers),
 		cmocka_unit_test(test_results_file),
 		cmocka_unit_test(test_profile_from_records),
+		cmocka_unit_test(test_registry),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
