@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../advisor/advice.h"
+#include "../advisor/comparison.h"
 #include "../lib/fsutil.h"
 #include "../lib/version.h"
 #include "../tuner/cluster.h"
@@ -166,35 +167,36 @@ static void findings(struct sbuf *sb, const cJSON *an)
 	sbuf_adds(sb, "</section>");
 }
 
-static void regressions(struct sbuf *sb, const cJSON *cmp)
+static void regressions(struct sbuf *sb, const struct mt_comparison *cmp)
 {
-	const cJSON *m;
-	const char *verdict = jstr(cmp, "verdict");
+	int i;
 
 	section(sb, "regressions", "Regression verdicts",
 		"The current results against the baseline, with the noise band of each metric.");
-	if (verdict) {
-		int bad = !strcmp(verdict, "regressed") || !strcmp(verdict, "fail");
+	if (cmp->verdict) {
+		int bad = !strcmp(cmp->verdict, "regressed") || !strcmp(cmp->verdict, "fail");
 		sbuf_addf(sb, "<p>Overall: <span class=\"tag %s\">", bad ? "bad" : "good");
-		esc(sb, verdict);
+		esc(sb, cmp->verdict);
 		sbuf_adds(sb, "</span></p>");
 	}
 	sbuf_adds(sb, "<div class=\"scroll\"><table class=\"sortable\"><thead><tr><th>metric</th>"
 		      "<th>unit</th><th class=\"n\">baseline</th><th class=\"n\">current</th>"
 		      "<th class=\"n\">change</th><th class=\"n\">noise band</th><th>verdict</th>"
 		      "</tr></thead><tbody>");
-	cJSON_ArrayForEach(m, jget(cmp, "metrics")) {
-		const char *v = jstr(m, "verdict");
+	for (i = 0; i < cmp->nmetrics; i++) {
+		const struct mt_cmp_metric *m = &cmp->metrics[i];
+		const char *v = m->verdict;
+
 		sbuf_adds(sb, "<tr");
 		if (v && (!strcmp(v, "regressed") || !strcmp(v, "improved")))
 			sbuf_addf(sb, " class=\"verdict-%s\"", v);
 		sbuf_adds(sb, ">");
-		td_str(sb, jstr(m, "name"));
-		td_str(sb, jstr(m, "unit"));
-		td_num(sb, jnum(m, "baseline"), "%.6g");
-		td_num(sb, jnum(m, "current"), "%.6g");
-		td_num(sb, jnum(m, "change_pct"), "%+.2f%%");
-		td_num(sb, jnum(m, "noise_pct"), "&#177;%.2f%%");
+		td_str(sb, m->name);
+		td_str(sb, m->unit);
+		td_num(sb, m->baseline, "%.6g");
+		td_num(sb, m->current, "%.6g");
+		td_num(sb, m->change_pct, "%+.2f%%");
+		td_num(sb, m->noise_pct, "&#177;%.2f%%");
 		td_str(sb, v);
 		sbuf_adds(sb, "</tr>");
 	}
@@ -232,9 +234,14 @@ int mt_report_check(const struct mt_report_in *in, struct mt_error *err)
 	if (in->analysis && (rc = mt_report_schema(in->analysis, "megatune.analysis/1", in->analysis_file,
 					    "--analysis", err)))
 		return rc;
-	if (in->compare && (rc = mt_report_schema(in->compare, "megatune.comparison/1", in->compare_file,
-					   "--compare", err)))
-		return rc;
+	if (in->compare) {
+		struct mt_comparison cmp;
+
+		rc = mt_comparison_read(in->compare, in->compare_file, "--compare", &cmp, err);
+		mt_comparison_free(&cmp);
+		if (rc)
+			return rc;
+	}
 	if (in->advice) {
 		struct mt_advice_doc doc;
 
@@ -304,8 +311,13 @@ void mt_report_html(struct sbuf *sb, const struct mt_report_in *in)
 	}
 	if (in->analysis)
 		findings(sb, in->analysis);
-	if (in->compare)
-		regressions(sb, in->compare);
+	if (in->compare) {
+		struct mt_comparison cmp;
+
+		if (!mt_comparison_read(in->compare, in->compare_file, "--compare", &cmp, &err))
+			regressions(sb, &cmp); /* else mt_report_check said why */
+		mt_comparison_free(&cmp);
+	}
 	sbuf_adds(sb, "</main><footer>Inputs:");
 	if (in->advice_file) {
 		sbuf_adds(sb, " advice ");

@@ -8,6 +8,7 @@
 #include "testutil.h"
 
 #include "../../lib/bundled.h"
+#include "../../advisor/comparison.h"
 #include "../../lib/jsonr.h"
 #include "../../reports/advice.h"
 #include "../../reports/html.h"
@@ -208,6 +209,38 @@ static void schemas_are_checked(void **state)
 	assert_non_null(strstr(err.msg, "--compare expects \"megatune.comparison/1\""));
 }
 
+/* advisor/comparison.h: the typed reader of megatune.comparison/1 */
+static void comparison_document_is_read(void **state)
+{
+	struct mt_error err = MT_ERROR_INIT;
+	struct mt_comparison c;
+	cJSON *doc;
+	(void)state;
+
+	doc = cJSON_Parse("{\"schema\": \"megatune.comparison/1\", \"verdict\": \"regressed\", "
+			  "\"metrics\": [{\"name\": \"all_reduce busbw\", \"unit\": \"GB/s\", "
+			  "\"baseline\": 100, \"current\": 90, \"change_pct\": -10, "
+			  "\"noise_pct\": 2, \"verdict\": \"regressed\"}, {\"name\": \"x\"}]}");
+	assert_int_equal(mt_comparison_read(doc, "c.json", "--compare", &c, &err), MT_OK);
+	assert_string_equal(c.verdict, "regressed");
+	assert_int_equal(c.nmetrics, 2);
+	assert_string_equal(c.metrics[0].name, "all_reduce busbw");
+	assert_true(c.metrics[0].current == 90 && c.metrics[0].change_pct == -10);
+	assert_true(isnan(c.metrics[1].baseline) && c.metrics[1].verdict == NULL);
+	mt_comparison_free(&c);
+	cJSON_Delete(doc);
+
+	doc = cJSON_Parse("{\"schema\": \"megatune.profile/1\"}");
+	assert_int_equal(mt_comparison_read(doc, "c.json", "--compare", &c, &err), MT_EINVAL);
+	assert_non_null(strstr(err.msg, "expects \"megatune.comparison/1\""));
+	cJSON_Delete(doc);
+	doc = cJSON_Parse("{\"schema\": \"megatune.comparison/1\", \"metrics\": [1]}");
+	assert_int_equal(mt_comparison_read(doc, "c.json", "--compare", &c, &err), MT_EINVAL);
+	assert_non_null(strstr(err.msg, "c.json: field 'metrics[0]': expected an object"));
+	assert_int_equal(c.nmetrics, 0);
+	cJSON_Delete(doc);
+}
+
 static void svg_ticks_and_text(void **state)
 {
 	double t[64];
@@ -285,6 +318,7 @@ int main(void)
 		cmocka_unit_test(every_section_for_its_input),
 		cmocka_unit_test(input_strings_are_escaped),
 		cmocka_unit_test(schemas_are_checked),
+		cmocka_unit_test(comparison_document_is_read),
 		cmocka_unit_test(svg_ticks_and_text),
 		cmocka_unit_test(charts_have_their_numbers),
 	};
