@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../lib/jsonr.h"
 #include "../probes/calibrate.h"
 #include "../probes/gpu.h"
 #include "../probes/mpi.h"
@@ -221,7 +222,6 @@ static int resume_results(const struct calib_args *a, const struct mt_world *w,
 {
 	struct mt_error err = MT_ERROR_INIT;
 	const char *b;
-	const cJSON *wd;
 	int truncated = 0, ranks;
 
 	if (access(a->results, F_OK) != 0) {
@@ -231,9 +231,8 @@ static int resume_results(const struct calib_args *a, const struct mt_world *w,
 	}
 	if (mt_results_read(a->results, head, records, &truncated, &err))
 		return cli_fail("calibrate", &err);
-	b = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(*head, "backend"));
-	wd = cJSON_GetObjectItemCaseSensitive(*head, "world");
-	ranks = (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(wd, "ranks"));
+	b = mt_jget_strd(*head, "backend", NULL);
+	ranks = (int)mt_jget_num(*head, "world.ranks", 0);
 	if (!b || strcmp(b, a->o.backend == MT_BACKEND_CUDA ? "cuda" : "cpu")) {
 		fprintf(stderr, "megatune calibrate: error: %s: field 'backend': the "
 			"pass was started with --backend %s; resume it with the same\n",
@@ -379,8 +378,9 @@ static int gather_env(const struct calib_args *a, const struct mt_world *w, stru
 {
 	struct mt_error err = MT_ERROR_INIT;
 	time_t now = time(NULL);
+	struct tm tmv;
 
-	strftime(e->when, sizeof(e->when), "%Y-%m-%d", gmtime(&now));
+	strftime(e->when, sizeof(e->when), "%Y-%m-%d", gmtime_r(&now, &tmv));
 	snprintf(e->name, sizeof(e->name), "calibrated-%s", w->host);
 	/* the backend must exist at all */
 	if (a->o.backend == MT_BACKEND_CUDA && mt_cuda_load(NULL, NULL, &err)) {

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "probe_opts.h"
+#include "common.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -124,8 +125,6 @@ int probe_opt(int c, const char *arg, struct mt_probe_opts *o, const char *cmd)
 		return 0;
 	}
 	default:
-		fprintf(stderr, "megatune %s: error: unknown option (see megatune %s --help)\n", cmd,
-			cmd);
-		return 2;
+		return cli_usage_error(cmd, "unknown option");
 	}
 }

@@ -2,6 +2,7 @@
 #include "calibrate.h"
 
 #include "../lib/jsonr.h"
+#include "../lib/stats.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -117,18 +118,6 @@ static int usable(const cJSON *r)
 	       cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(r, "time_us"));
 }
 
-static int cmp_d(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof(*v), cmp_d);
-	return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 /* ------------------------------------------------------------ grouping */
 
 /* Usable records grouped by (probe, label): one sort, so that a pass over
@@ -237,7 +226,7 @@ int mt_find_outliers(const cJSON *records, double margin_pct, struct mt_outlier 
 		}
 		if (k < 3 && !(k == 2 && hosts2))
 			continue;
-		med = median(v, k);
+		med = mt_median(v, (size_t)k);
 		for (j = 0; j < gr.g[g].n; j++) {
 			const cJSON *r = member(&gr, g, j);
 			double below = 100.0 * (1 - rate_of(r) / med);
@@ -308,7 +297,7 @@ int mt_calib_aggregate(const struct mt_calib *b, int g, struct mt_stats *st, dou
 		double rt = rate_of(r);
 
 		rate[j] = rt;
-		t[j] = mt_jget_num(cJSON_GetObjectItemCaseSensitive(r, "time_us"), "median", 0);
+		t[j] = mt_jget_num(r, "time_us.median", 0);
 		st->n += (int)mt_jget_num(s, "n", 1);
 		if (mt_jget_num(s, "min", rt) < st->min)
 			st->min = mt_jget_num(s, "min", rt);
@@ -318,10 +307,10 @@ int mt_calib_aggregate(const struct mt_calib *b, int g, struct mt_stats *st, dou
 			st->cv = mt_jget_num(s, "cv", 0);
 		st->p95 = mt_jget_num(s, "p95", rt);
 	}
-	st->median = median(rate, n);
+	st->median = mt_median(rate, (size_t)n);
 	if (n > 1)
 		st->p95 = st->min; /* several ranks: the slowest bound */
-	*time_med = median(t, n);
+	*time_med = mt_median(t, (size_t)n);
 	free(rate);
 	free(t);
 	return MT_OK;

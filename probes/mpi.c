@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "mpi.h"
 
+#include <stdio.h>
 #include <mpi.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,7 +26,7 @@ int mt_world_init(struct mt_world *w, int *argc, char ***argv, struct mt_error *
 	memset(w, 0, sizeof(*w));
 	w->size = w->local_size = w->nnodes = 1;
 	if (gethostname(w->host, sizeof(w->host) - 1))
-		strcpy(w->host, "localhost");
+		snprintf(w->host, sizeof(w->host), "localhost");
 	if (!launched())
 		return MT_OK;
 	rc = MPI_Init_thread(argc, argv, MPI_THREAD_SERIALIZED, &provided);

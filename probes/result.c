@@ -8,6 +8,7 @@
 
 #include "../lib/jsonw.h"
 #include "../lib/sbuf.h"
+#include "../lib/stats_json.h"
 #include "../lib/version.h"
 #include "gpu.h"
 #include "probe.h"
@@ -53,9 +54,10 @@ void mt_result_head(FILE *f, int argc, char **argv, const struct mt_probe_opts *
 	struct jw w;
 	char nccl[32], cuda[32], driver[32], when[32];
 	time_t now = time(NULL);
+	struct tm tmv;
 	int i;
 
-	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tmv));
 	jw_init(&w, &sb, 0);
 	jw_obj(&w, NULL);
 	jw_str(&w, "schema", "megatune.result/1");
@@ -95,18 +97,6 @@ void mt_result_head(FILE *f, int argc, char **argv, const struct mt_probe_opts *
 	sbuf_release(&sb);
 }
 
-static void stats(struct jw *w, const char *key, const struct mt_stats *s)
-{
-	jw_obj(w, key);
-	jw_int(w, "n", s->n);
-	jw_num(w, "median", s->median, 6);
-	jw_num(w, "min", s->min, 6);
-	jw_num(w, "max", s->max, 6);
-	jw_num(w, "p95", s->p95, 6);
-	jw_num(w, "cv", s->cv, 3);
-	jw_end(w);
-}
-
 void mt_result_record(FILE *f, const struct mt_measurement *m)
 {
 	const struct mt_case *c = &m->c;
@@ -128,7 +118,7 @@ void mt_result_record(FILE *f, const struct mt_measurement *m)
 	jw_int(&w, "inner", c->inner);
 	jw_end(&w);
 	if (m->time_us.n > 0) {
-		stats(&w, "time_us", &m->time_us);
+		mt_stats_jw(&w, "time_us", &m->time_us);
 		if (m->tflops > 0)
 			jw_num(&w, "tflops", m->tflops, 6);
 		if (m->gbps > 0)
@@ -136,7 +126,7 @@ void mt_result_record(FILE *f, const struct mt_measurement *m)
 		if (m->busbw_gbps > 0)
 			jw_num(&w, "busbw_gbps", m->busbw_gbps, 6);
 		if (m->rate.n > 0)
-			stats(&w, "rate", &m->rate);
+			mt_stats_jw(&w, "rate", &m->rate);
 	}
 	jw_str(&w, "verified", m->verified > 0 ? "yes" : m->verified < 0 ? "FAILED" : "no");
 	if (m->note[0]) {

@@ -5,9 +5,9 @@
 # FILE:LINE: NAME() and the script exits 1; 0 when there is none.  It also
 # checks that lib/banned.h itself turns a use into a compile error ($CC,
 # default cc).
-# Usage: tests/banned.sh
+# Usage: tests/cli/banned.sh
 set -u
-cd "$(dirname "$0")/.." || exit 2
+cd "$(dirname "$0")/../.." || exit 2
 names=$(sed -n 's/^#define \([a-z_]*\)(.*BANNED(.*/\1/p' lib/banned.h | tr '\n' '|')
 names=${names%|}
 [ -n "$names" ] || { echo "banned: no names in lib/banned.h"; exit 2; }
