@@ -25,7 +25,7 @@
 #include "bench.h"
 #include "../rules/engine.h"
 #include "../tuner/perf.h"
-#include "../tuner/search.h"
+#include "../advisor/search.h"
 
 #define REPS 5
 

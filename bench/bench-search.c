@@ -20,7 +20,7 @@
 
 #include "bench.h"
 #include "../tuner/perf.h"
-#include "../tuner/search.h"
+#include "../advisor/search.h"
 
 #define REPS 5
 

@@ -14,7 +14,7 @@
 #include "../reports/html.h"
 #include "../rules/engine.h"
 #include "../tuner/flags.h"
-#include "../tuner/search.h"
+#include "../advisor/search.h"
 #include "cli.h"
 
 static const char advise_usage[] =

@@ -13,7 +13,7 @@
 #include "../tuner/cluster.h"
 #include "../tuner/config.h"
 #include "../tuner/model.h"
-#include "../tuner/search.h"
+#include "../advisor/search.h"
 
 struct mt_ruleset;
 struct mt_rules_run;

@@ -13,7 +13,7 @@
 #include "../lib/bundled.h"
 #include "../lib/fsutil.h"
 #include "../lib/sbuf.h"
-#include "../tuner/search.h"
+#include "../tuner/config.h"
 
 #define RULE_FILE_MAX (4u << 20)
 

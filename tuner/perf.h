@@ -110,10 +110,6 @@ struct mt_ctx {
 void mt_ctx_init(struct mt_ctx *x, const struct mt_model *m, const struct mt_cluster *c,
 		 const struct mt_job *j);
 
-/* Number of members of a strided group (stride st, size n) that share one
- * NVLink domain, given Megatron's rank order (docs/MODEL.md 3.3). */
-int mt_group_per_domain(const struct mt_cluster *c, int n, int stride);
-
 /* Level A.  Fills *out; out->valid is 0 when the shape cannot run. */
 void mt_costs_compute(const struct mt_ctx *x, int tp, int cp, int mbs, int ep, int etp, int sp,
 		      int cp_comm, int cp_a2a, int tp_overlap, int fused_ce, struct mt_costs *out);

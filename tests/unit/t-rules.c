@@ -10,7 +10,7 @@
 
 #include "../../lib/sbuf.h"
 #include "../../rules/engine.h"
-#include "../../tuner/search.h"
+#include "../../advisor/search.h"
 
 static struct mt_cluster *h100;
 

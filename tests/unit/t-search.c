@@ -8,7 +8,7 @@
 
 #include "../../rules/engine.h"
 #include "../../tuner/perf.h"
-#include "../../tuner/search.h"
+#include "../../advisor/search.h"
 
 /* --- allocation counter: -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc */
 void *__real_malloc(size_t n);
