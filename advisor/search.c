@@ -9,6 +9,7 @@
 
 #include "../rules/engine.h"
 #include "../tuner/perf.h"
+#include "facts.h"
 
 /* ---------------------------------------------------------------- search */
 
@@ -24,6 +25,7 @@ struct srch {
 	struct mt_ctx x;
 	struct mt_search_result *res;
 	struct mt_rules_run *r;  /* NULL: the model alone */
+	struct mt_cfg_facts cf;  /* the candidate's facts, for r */
 	double cap;
 	int k;
 	int want_mem, want_time; /* constraints read memory or time facts */
@@ -60,21 +62,19 @@ static int divisors(long n, int *out, int max)
 
 /* ---- rule hooks: all no-ops without rules */
 
-static void rfact(struct mt_rules_run *r, int f, double v)
-{
-	if (r)
-		mt_rules_fact(r, f, v);
-}
-
-static void fact(struct srch *s, int f, double v)
-{
-	rfact(s->r, f, v);
-}
-
 /* 1 when a constraint prunes the partial candidate here (counted by rule). */
 static int ruled_out(struct srch *s, int stage)
 {
 	return s->r && mt_rules_check(s->r, stage) >= 0;
+}
+
+/* The facts of `stage` for cfg, then ruled_out(). */
+static int at(struct srch *s, int stage, const struct mt_config *cfg)
+{
+	if (!s->r)
+		return 0;
+	mt_cfg_facts_stage(&s->cf, stage, cfg);
+	return mt_rules_check(s->r, stage) >= 0;
 }
 
 /* The value of a settable knob: the pin, else a set rule's choice.  Returns
@@ -104,32 +104,33 @@ static int knob(struct mt_rules_run *r, int f, int pin, int dflt)
 
 /* The settings of the search and of estimate alike, at their stages (the
  * defaults are mt_config_settings()'s): TP overlap and CE fusion ... */
-static void fusion_settings(struct mt_rules_run *r, const struct mt_pins *p, struct mt_config *cfg)
+static void fusion_settings(struct mt_cfg_facts *cf, const struct mt_pins *p,
+			    struct mt_config *cfg)
 {
-	cfg->tp_overlap = knob(r, MT_F_CFG_TP_OVERLAP, p->tp_overlap, 1);
-	cfg->fused_ce = knob(r, MT_F_CFG_FUSED_CE, p->fused_ce, 1);
-	rfact(r, MT_F_CFG_TP_OVERLAP, cfg->tp_overlap);
-	rfact(r, MT_F_CFG_FUSED_CE, cfg->fused_ce);
+	cfg->tp_overlap = knob(cf->r, MT_F_CFG_TP_OVERLAP, p->tp_overlap, 1);
+	cfg->fused_ce = knob(cf->r, MT_F_CFG_FUSED_CE, p->fused_ce, 1);
+	mt_cfg_facts_stage(cf, MT_ST_FUSION, cfg);
 }
 
 /* ... the DP overlaps and gradient precision ... */
-static void dp_settings(struct mt_rules_run *r, const struct mt_pins *p, struct mt_config *cfg)
+static void dp_settings(struct mt_cfg_facts *cf, const struct mt_pins *p, struct mt_config *cfg)
 {
+	struct mt_rules_run *r = cf->r;
+
 	cfg->overlap_grad = knob(r, MT_F_CFG_OVERLAP_GRAD, p->overlap_grad, 1);
 	cfg->overlap_param = knob(r, MT_F_CFG_OVERLAP_PARAM, p->overlap_param, cfg->overlap_grad);
 	if (cfg->overlap_param && !cfg->overlap_grad) /* Megatron needs both */
 		cfg->overlap_param = 0;
 	cfg->grad_fp32 = knob(r, MT_F_CFG_GRAD_FP32, p->grad_fp32, 1);
-	rfact(r, MT_F_CFG_OVERLAP_GRAD, cfg->overlap_grad);
-	rfact(r, MT_F_CFG_OVERLAP_PARAM, cfg->overlap_param);
-	rfact(r, MT_F_CFG_GRAD_FP32, cfg->grad_fp32);
+	mt_cfg_facts_stage(cf, MT_ST_OVERLAP, cfg);
 }
 
 /* ... and the DDP bucket (0: Megatron's default, set by the plan). */
-static void bucket_setting(struct mt_rules_run *r, const struct mt_pins *p, struct mt_config *cfg)
+static void bucket_setting(struct mt_cfg_facts *cf, const struct mt_pins *p,
+			   struct mt_config *cfg)
 {
-	cfg->bucket_params = knob(r, MT_F_CFG_BUCKET, p->bucket, 0);
-	rfact(r, MT_F_CFG_BUCKET, (double)cfg->bucket_params);
+	cfg->bucket_params = knob(cf->r, MT_F_CFG_BUCKET, p->bucket, 0);
+	mt_cfg_facts_stage(cf, MT_ST_BUCKET, cfg);
 }
 
 static void keep(struct srch *s, const struct mt_eval *e)
@@ -169,15 +170,11 @@ static void finish(struct srch *s, const struct mt_costs *a, const struct mt_pla
 	struct mt_eval e;
 
 	if (s->r) {
-		fact(s, MT_F_CFG_RC_LAYERS, cfg->recompute == MT_RC_FULL ? cfg->recompute_layers : 0);
-		fact(s, MT_F_CFG_OFFLOAD, cfg->offload_layers);
-		if (ruled_out(s, MT_ST_LAYERS))
+		if (at(s, MT_ST_LAYERS, cfg))
 			return;
-		if (s->want_mem) {
-			mt_rules_memory_facts(s->r, mem);
-			if (ruled_out(s, MT_ST_MEMORY))
-				return;
-		}
+		s->cf.mem = mem;
+		if (s->want_mem && at(s, MT_ST_MEMORY, cfg))
+			return;
 	}
 	e.cfg = *cfg;
 	e.mem = *mem;
@@ -198,9 +195,10 @@ static void finish(struct srch *s, const struct mt_costs *a, const struct mt_pla
 	if (s->r) {
 		if (s->want_time) {
 			if (!s->want_mem)
-				mt_rules_memory_facts(s->r, mem);
-			mt_rules_time_facts(s->r, &e.time, &e.tput);
-			if (ruled_out(s, MT_ST_TIME))
+				mt_cfg_facts_stage(&s->cf, MT_ST_MEMORY, cfg);
+			s->cf.time = &e.time;
+			s->cf.tput = &e.tput;
+			if (at(s, MT_ST_TIME, cfg))
 				return;
 		}
 		mt_rules_observe(s->r, &e, 1);
@@ -224,8 +222,7 @@ static void level_c(struct srch *s, const struct mt_costs *a, const struct mt_pl
 		if (dset && dval != d)
 			continue;
 		cfg->dist_opt = d;
-		fact(s, MT_F_CFG_DIST_OPT, d);
-		if (ruled_out(s, MT_ST_DIST_OPT))
+		if (at(s, MT_ST_DIST_OPT, cfg))
 			continue;
 		for (rc = 0; rc < MT_RC_N; rc++) {
 			int can_offload = cfg->pp == 1 && rc == MT_RC_NONE && L > 1;
@@ -235,8 +232,7 @@ static void level_c(struct srch *s, const struct mt_costs *a, const struct mt_pl
 			cfg->recompute = rc;
 			cfg->recompute_layers = 0;
 			cfg->offload_layers = 0;
-			fact(s, MT_F_CFG_RECOMPUTE, rc);
-			if (ruled_out(s, MT_ST_RECOMPUTE))
+			if (at(s, MT_ST_RECOMPUTE, cfg))
 				continue;
 			if (p->offload_layers != MT_UNSET && p->offload_layers > 0) {
 				if (!can_offload || p->offload_layers >= L) {
@@ -358,11 +354,11 @@ static void search_pipeline(struct srch *s, struct split_cache *sc, const struct
 			continue;
 		}
 		mb = j->gbs / (dp * a->mbs);
-		if (s->r) {
-			mt_rules_pp_facts(s->r, a->tp, a->cp, pp, (int)dp, (int)mb);
-			if (ruled_out(s, MT_ST_PP))
-				continue;
-		}
+		cfg->pp = pp;
+		cfg->dp = (int)dp;
+		cfg->num_mb = (int)mb;
+		if (at(s, MT_ST_PP, cfg))
+			continue;
 		for (vpp = 1; vpp <= m->layers / pp; vpp++) {
 			if (p->vpp != MT_UNSET && p->vpp != vpp)
 				continue;
@@ -370,19 +366,13 @@ static void search_pipeline(struct srch *s, struct split_cache *sc, const struct
 				res->pruned[MT_PRUNE_VPP]++;
 				continue;
 			}
-			if (s->r) {
-				mt_rules_vpp_facts(s->r, vpp);
-				if (ruled_out(s, MT_ST_VPP))
-					continue;
-			}
-			cfg->pp = pp;
 			cfg->vpp = vpp;
-			cfg->dp = (int)dp;
-			cfg->num_mb = (int)mb;
-			dp_settings(s->r, p, cfg);
+			if (at(s, MT_ST_VPP, cfg))
+				continue;
+			dp_settings(&s->cf, p, cfg);
 			if (ruled_out(s, MT_ST_OVERLAP))
 				continue;
-			bucket_setting(s->r, p, cfg);
+			bucket_setting(&s->cf, p, cfg);
 			if (ruled_out(s, MT_ST_BUCKET)) {
 				cfg->bucket_params = 0;
 				continue;
@@ -397,12 +387,9 @@ static void search_pipeline(struct srch *s, struct split_cache *sc, const struct
 			cfg->first_layers = plan->first_layers;
 			cfg->last_layers = plan->last_layers;
 			cfg->bucket_params = plan->bucket_params;
-			if (s->r) {
-				mt_rules_plan_facts(s->r, a, plan, cfg);
-				if (ruled_out(s, MT_ST_PLAN)) {
-					cfg->bucket_params = 0;
-					continue;
-				}
+			if (at(s, MT_ST_PLAN, cfg)) {
+				cfg->bucket_params = 0;
+				continue;
 			}
 			level_c(s, a, plan, cfg);
 			cfg->bucket_params = 0;
@@ -417,19 +404,15 @@ static void search_mbs(struct srch *s, struct split_cache *sc, struct mt_costs *
 	const struct mt_pins *p = &s->j->pins;
 
 	cfg->mbs = mbs;
-	fact(s, MT_F_CFG_MBS, mbs);
-	if (ruled_out(s, MT_ST_MBS))
+	if (at(s, MT_ST_MBS, cfg))
 		return;
-	fusion_settings(s->r, p, cfg);
+	fusion_settings(&s->cf, p, cfg);
 	if (ruled_out(s, MT_ST_FUSION))
 		return;
 	mt_costs_compute(&s->x, cfg->tp, cfg->cp, mbs, cfg->ep, cfg->etp, cfg->sp, cfg->cp_comm,
 			 cfg->cp_a2a, cfg->tp_overlap, cfg->fused_ce, a);
-	if (s->r) {
-		mt_rules_shape_facts(s->r, &s->x, a);
-		if (ruled_out(s, MT_ST_SHAPE))
-			return;
-	}
+	if (at(s, MT_ST_SHAPE, cfg))
+		return;
 	search_pipeline(s, sc, a, plan, cfg);
 }
 
@@ -468,8 +451,7 @@ static void search_shapes(struct srch *s, struct split_cache *sc, struct mt_cost
 			continue;
 		}
 		cfg->tp = tp;
-		fact(s, MT_F_CFG_TP, tp);
-		if (ruled_out(s, MT_ST_TP))
+		if (at(s, MT_ST_TP, cfg))
 			continue;
 		ncp = divisors(j->gpus / tp, cps, 64);
 		for (ic = 0; ic < ncp; ic++) {
@@ -478,19 +460,13 @@ static void search_shapes(struct srch *s, struct split_cache *sc, struct mt_cost
 			if (p->cp != MT_UNSET && p->cp != cp)
 				continue;
 			cfg->cp = cp;
-			if (s->r) {
-				mt_rules_cp_facts(s->r, &s->x, tp, cp);
-				if (ruled_out(s, MT_ST_CP))
-					continue;
-			}
+			if (at(s, MT_ST_CP, cfg))
+				continue;
 			/* the inner a2a group of a2a+p2p: a rule, else the NVLink domain */
 			cfg->cp_a2a = cp > 1 && fixed(s->r, MT_F_CFG_CP_A2A, MT_UNSET, &v)
 					      ? v : mt_group_per_domain(c, cp, tp);
-			if (s->r) {
-				mt_rules_cp_a2a_facts(s->r, tp, cp, cfg->cp_a2a);
-				if (ruled_out(s, MT_ST_CP_A2A))
-					continue;
-			}
+			if (at(s, MT_ST_CP_A2A, cfg))
+				continue;
 			cc_set = cp > 1 ? fixed(s->r, MT_F_CFG_CP_COMM, p->cp_comm, &cc_val) : (cc_val = MT_CP_P2P, 1);
 			for (cc = 0; cc < (cp > 1 ? MT_CP_N : 1); cc++) {
 				if (cc_set && cp > 1 && cc != cc_val)
@@ -502,8 +478,7 @@ static void search_shapes(struct srch *s, struct split_cache *sc, struct mt_cost
 					continue;
 				}
 				cfg->cp_comm = cp > 1 ? cc : MT_CP_P2P;
-				fact(s, MT_F_CFG_CP_COMM, cfg->cp_comm);
-				if (ruled_out(s, MT_ST_CP_COMM))
+				if (at(s, MT_ST_CP_COMM, cfg))
 					continue;
 				sp_set = tp > 1 ? fixed(s->r, MT_F_CFG_SP, p->sp, &sp_val) : (sp_val = 0, 1);
 				for (sp = (tp > 1); sp >= 0; sp--) {
@@ -518,15 +493,13 @@ static void search_shapes(struct srch *s, struct split_cache *sc, struct mt_cost
 						continue;
 					}
 					cfg->sp = sp;
-					fact(s, MT_F_CFG_SP, sp);
-					if (ruled_out(s, MT_ST_SP))
+					if (at(s, MT_ST_SP, cfg))
 						continue;
 					for (ie = 0; ie < nep; ie++) {
 						int ep = eps[ie];
 
 						cfg->ep = ep;
-						fact(s, MT_F_CFG_EP, ep);
-						if (ruled_out(s, MT_ST_EP))
+						if (at(s, MT_ST_EP, cfg))
 							continue;
 						etp_set = m->experts ? fixed(s->r, MT_F_CFG_ETP, p->etp, &etp_val)
 								     : (etp_val = 1, 1);
@@ -538,8 +511,7 @@ static void search_shapes(struct srch *s, struct split_cache *sc, struct mt_cost
 								continue;
 							}
 							cfg->etp = etp;
-							fact(s, MT_F_CFG_ETP, etp);
-							if (ruled_out(s, MT_ST_ETP))
+							if (at(s, MT_ST_ETP, cfg))
 								continue;
 							for (imb = 0; imb < nmbs; imb++)
 								search_mbs(s, sc, a, plan, cfg, mbss[imb]);
@@ -657,6 +629,7 @@ int mt_search(const struct mt_model *m, const struct mt_cluster *c, const struct
 	s.cap = c->memory_bytes * (1 - j->mem_headroom);
 	res->capacity_bytes = s.cap;
 	mt_ctx_init(&s.x, m, c, j);
+	mt_cfg_facts_init(&s.cf, rules, &s.x);
 	if (rules) {
 		mt_rules_relax(rules, MT_RELAX_NONE);
 		s.want_mem = mt_rules_wants(rules, MT_ST_MEMORY);
@@ -673,6 +646,8 @@ int mt_search(const struct mt_model *m, const struct mt_cluster *c, const struct
 		rc = mt_error_set(err, MT_ENOMEM, "out of memory");
 		goto out;
 	}
+	s.cf.a = a;
+	s.cf.b = plan;
 	run_search(&s, &sc, a, plan);
 	if (rules && !res->ntop)
 		relax(&s, &sc, a, plan);
@@ -689,50 +664,51 @@ out:
 
 /* Knobs the user did not give take what the set rules choose, stage by stage,
  * as the search would: first the knobs of the layer's shape ... */
-static void rules_before_costs(struct mt_rules_run *r, const struct mt_ctx *x,
-			       const struct mt_job *j, struct mt_config *cfg)
+static void rules_before_costs(struct mt_cfg_facts *cf, const struct mt_job *j,
+			       struct mt_config *cfg)
 {
+	struct mt_rules_run *r = cf->r;
 	const struct mt_pins *p = &j->pins;
 	double v;
 
-	mt_rules_fact(r, MT_F_CFG_TP, cfg->tp);
-	mt_rules_cp_facts(r, x, cfg->tp, cfg->cp);
+	mt_cfg_facts_stage(cf, MT_ST_TP, cfg);
+	mt_cfg_facts_stage(cf, MT_ST_CP, cfg);
 	if (cfg->cp > 1 && mt_rules_choose(r, MT_F_CFG_CP_A2A, &v))
 		cfg->cp_a2a = (int)v;
-	mt_rules_cp_a2a_facts(r, cfg->tp, cfg->cp,
-			      cfg->cp_a2a > 0 ? cfg->cp_a2a : mt_group_per_domain(x->cluster, cfg->cp, cfg->tp));
+	mt_cfg_facts_stage(cf, MT_ST_CP_A2A, cfg);
 	if (cfg->cp > 1 && p->cp_comm == MT_UNSET && mt_rules_choose(r, MT_F_CFG_CP_COMM, &v))
 		cfg->cp_comm = (int)v;
-	mt_rules_fact(r, MT_F_CFG_CP_COMM, cfg->cp_comm);
+	mt_cfg_facts_stage(cf, MT_ST_CP_COMM, cfg);
 	if (cfg->tp > 1 && p->sp == MT_UNSET && mt_rules_choose(r, MT_F_CFG_SP, &v))
 		cfg->sp = (int)v;
-	mt_rules_fact(r, MT_F_CFG_SP, cfg->sp);
-	mt_rules_fact(r, MT_F_CFG_EP, cfg->ep);
-	if (x->model->experts && p->etp == MT_UNSET && mt_rules_choose(r, MT_F_CFG_ETP, &v))
+	mt_cfg_facts_stage(cf, MT_ST_SP, cfg);
+	mt_cfg_facts_stage(cf, MT_ST_EP, cfg);
+	if (cf->x->model->experts && p->etp == MT_UNSET && mt_rules_choose(r, MT_F_CFG_ETP, &v))
 		cfg->etp = (int)v;
-	mt_rules_fact(r, MT_F_CFG_ETP, cfg->etp);
-	mt_rules_fact(r, MT_F_CFG_MBS, cfg->mbs);
-	fusion_settings(r, p, cfg);
+	mt_cfg_facts_stage(cf, MT_ST_ETP, cfg);
+	mt_cfg_facts_stage(cf, MT_ST_MBS, cfg);
+	fusion_settings(cf, p, cfg);
 }
 
 /* ... then, with the layer's costs known, the pipeline's DP settings ... */
-static void rules_before_plan(struct mt_rules_run *r, const struct mt_ctx *x,
-			      const struct mt_job *j, const struct mt_costs *a, struct mt_config *cfg)
+static void rules_before_plan(struct mt_cfg_facts *cf, const struct mt_job *j,
+			      const struct mt_costs *a, struct mt_config *cfg)
 {
-	mt_rules_shape_facts(r, x, a);
-	mt_rules_pp_facts(r, cfg->tp, cfg->cp, cfg->pp, cfg->dp, cfg->num_mb);
-	mt_rules_vpp_facts(r, cfg->vpp);
-	dp_settings(r, &j->pins, cfg);
-	bucket_setting(r, &j->pins, cfg);
+	cf->a = a;
+	mt_cfg_facts_stage(cf, MT_ST_SHAPE, cfg);
+	mt_cfg_facts_stage(cf, MT_ST_PP, cfg);
+	mt_cfg_facts_stage(cf, MT_ST_VPP, cfg);
+	dp_settings(cf, &j->pins, cfg);
+	bucket_setting(cf, &j->pins, cfg);
 }
 
 /* ... and, with the plan, the optimizer. */
-static void rules_after_plan(struct mt_rules_run *r, const struct mt_job *j,
-			     const struct mt_costs *a, const struct mt_plan *plan,
-			     struct mt_config *cfg)
+static void rules_after_plan(struct mt_cfg_facts *cf, const struct mt_job *j,
+			     const struct mt_plan *plan, struct mt_config *cfg)
 {
-	mt_rules_plan_facts(r, a, plan, cfg);
-	cfg->dist_opt = knob(r, MT_F_CFG_DIST_OPT, j->pins.dist_opt, cfg->dist_opt);
+	cf->b = plan;
+	mt_cfg_facts_stage(cf, MT_ST_PLAN, cfg);
+	cfg->dist_opt = knob(cf->r, MT_F_CFG_DIST_OPT, j->pins.dist_opt, cfg->dist_opt);
 }
 
 int mt_evaluate(const struct mt_model *m, const struct mt_cluster *c, const struct mt_job *j,
@@ -740,6 +716,7 @@ int mt_evaluate(const struct mt_model *m, const struct mt_cluster *c, const stru
 		struct mt_error *err)
 {
 	struct mt_ctx x;
+	struct mt_cfg_facts cf;
 	struct mt_costs *a;
 	struct mt_plan *plan;
 	long dp, mb, rest;
@@ -766,8 +743,9 @@ int mt_evaluate(const struct mt_model *m, const struct mt_cluster *c, const stru
 	if (cfg->tp == 1)
 		cfg->sp = 0;
 	mt_ctx_init(&x, m, c, j);
+	mt_cfg_facts_init(&cf, rules, &x);
 	if (rules)
-		rules_before_costs(rules, &x, j, cfg);
+		rules_before_costs(&cf, j, cfg);
 	if ((r = mt_tp_reason(m, cfg->tp)) >= 0 || (r = mt_cp_reason(m, j, cfg->tp, cfg->cp, cfg->cp_comm)) >= 0 ||
 	    (r = mt_ep_reason(m, cfg->ep, cfg->etp)) >= 0)
 		return mt_error_set(err, MT_EINVAL, "this configuration cannot run: %s",
@@ -809,7 +787,7 @@ int mt_evaluate(const struct mt_model *m, const struct mt_cluster *c, const stru
 	mt_costs_compute(&x, cfg->tp, cfg->cp, cfg->mbs, cfg->ep, cfg->etp, cfg->sp, cfg->cp_comm,
 			 cfg->cp_a2a, cfg->tp_overlap, cfg->fused_ce, a);
 	if (rules)
-		rules_before_plan(rules, &x, j, a, cfg);
+		rules_before_plan(&cf, j, a, cfg);
 	if (mt_plan_compute(&x, a, cfg->pp, cfg->vpp, (int)dp, (int)mb, cfg, plan)) {
 		rc = mt_error_set(err, MT_EINVAL,
 				  "the %d layers of model '%s' cannot be split over PP %d x VPP %d",
@@ -817,7 +795,7 @@ int mt_evaluate(const struct mt_model *m, const struct mt_cluster *c, const stru
 		goto out;
 	}
 	if (rules)
-		rules_after_plan(rules, j, a, plan, cfg);
+		rules_after_plan(&cf, j, plan, cfg);
 	cfg->edp = plan->edp;
 	cfg->split = plan->split;
 	cfg->first_layers = plan->first_layers;

@@ -65,4 +65,11 @@ int mt_evaluate(const struct mt_model *m, const struct mt_cluster *c, const stru
 		struct mt_rules_run *rules, struct mt_config *cfg, struct mt_eval *out,
 		struct mt_error *err);
 
+/* Evaluate every rule on one ranked candidate (rank 1 = best; 0 for
+ * estimate), its facts written by advisor/facts.c.  Fills *out (free with
+ * mt_explain_free, rules/engine.h).  Defined in advisor/explain.c. */
+struct mt_explain;
+int mt_rules_explain(struct mt_rules_run *r, const struct mt_eval *e, int rank, int feasible,
+		     double best_step, struct mt_explain *out);
+
 #endif

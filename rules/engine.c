@@ -9,7 +9,6 @@
 
 #include "../lib/jsonr.h"
 #include "../lib/sbuf.h"
-#include "../tuner/constants.h"
 
 /* ---------------------------------------------------------------- best() tables */
 
@@ -57,7 +56,6 @@ struct mt_rules_run {
 	int relaxed_one;        /* the one constraint relaxed, or -1 */
 	int observing;
 	struct best best;
-	signed char vsplit[MT_MAX_PP + 1];  /* per PP: -1 unknown, 1 some VPP > 1 splits */
 	double nccl_code;
 };
 
@@ -344,7 +342,6 @@ int mt_rules_start(const struct mt_ruleset *rs, const struct mt_model *m,
 	r->c = c;
 	r->j = j;
 	r->pinned = mt_pinned_knobs(j);
-	memset(r->vsplit, -1, sizeof(r->vsplit));
 	r->env.facts = r->facts;
 	r->env.cluster = c;
 	r->env.best = best_fn;
@@ -467,6 +464,19 @@ void mt_rules_fact(struct mt_rules_run *r, int fact, double v)
 	r->facts[fact].n = v;
 }
 
+struct mt_val *mt_rules_facts(struct mt_rules_run *r)
+{
+	return r->facts;
+}
+
+void mt_rules_subject(const struct mt_rules_run *r, const struct mt_model **m,
+		      const struct mt_cluster **c, const struct mt_job **j)
+{
+	*m = r->m;
+	*c = r->c;
+	*j = r->j;
+}
+
 int mt_rules_wants(const struct mt_rules_run *r, int stage)
 {
 	return !r->relaxed && r->ncons[stage] > 0;
@@ -543,190 +553,6 @@ int mt_rules_choose(struct mt_rules_run *r, int fact, double *v)
 			return 1;
 	}
 	return 0;
-}
-
-/* ---------------------------------------------------------------- derived facts */
-
-static double kv_elems(const struct mt_model *m)
-{
-	if (m->mla)
-		return (double)m->heads * (m->qk_nope_dim + m->qk_rope_dim + m->v_head_dim) / 2;
-	return (double)m->kv_heads * m->head_dim;
-}
-
-void mt_rules_cp_facts(struct mt_rules_run *r, const struct mt_ctx *x, int tp, int cp)
-{
-	const struct mt_model *m = r->m;
-	double s = r->j->seq, chunk = s / cp, kvb, dqk, dv, flops;
-	int pd = mt_group_per_domain(r->c, cp, tp);
-
-	F(CFG_CP) = cp;
-	F(CP_CHUNK) = chunk;
-	F(CP_PER_DOMAIN) = pd;
-	kvb = chunk * 2 * kv_elems(m) / tp * 2;
-	F(CP_KV_BYTES) = kvb;
-	if (cp < 2) {
-		F(CP_RING_STEP_S) = F(CP_ATTN_STEP_S) = 0;
-		return;
-	}
-	dqk = m->mla ? m->qk_nope_dim + m->qk_rope_dim : m->head_dim;
-	dv = m->mla ? m->v_head_dim : m->head_dim;
-	F(CP_RING_STEP_S) = mt_coll_time(r->c, MT_COLL_SEND_RECV, cp, pd, kvb);
-	flops = 2 * chunk * s * ((double)m->heads / tp) * (dqk + dv) *
-		(r->j->attn_impl == MT_ATTN_FLASH ? 0.5 : 1.0) / cp;
-	F(CP_ATTN_STEP_S) = flops / (mt_attn_rate(x, r->j->attn_impl, (int)dqk, (int)chunk, 0) * 1e12);
-}
-
-void mt_rules_cp_a2a_facts(struct mt_rules_run *r, int tp, int cp, int inner)
-{
-	const struct mt_model *m = r->m;
-
-	F(CFG_CP_A2A) = inner;
-	F(CP_HIER_OK) = inner > 1 && inner < cp && cp % inner == 0 && (m->heads / tp) % inner == 0 &&
-			(m->mla || (m->kv_heads / tp) % inner == 0);
-}
-
-void mt_rules_shape_facts(struct mt_rules_run *r, const struct mt_ctx *x, const struct mt_costs *a)
-{
-	const struct mt_model *m = r->m;
-	const struct mt_cluster *c = r->c;
-	double w[MT_L_N], T = a->tokens, h = m->hidden, layer = 0, gemm = 0, tpc = 0, tpe = 0;
-	double cpc = 0, cpe = 0, act = 0, host = 0, spd = a->sp ? a->tp : 1, ffn;
-	int k, tp = a->tp;
-
-	w[MT_L_MOE] = (double)m->moe_layers / m->layers;
-	w[MT_L_DENSE] = 1 - w[MT_L_MOE];
-	for (k = 0; k < MT_L_N; k++) {
-		if (w[k] <= 0)
-			continue;
-		layer += w[k] * (a->gemm_f[k] + a->gemm_b[k] + a->attn_f[k] + a->attn_b[k] +
-				 a->elem_f[k] + a->elem_b[k]);
-		gemm += w[k] * (a->gemm_f[k] + a->gemm_b[k]);
-		tpc += w[k] * a->tp_comm[k];
-		tpe += w[k] * a->tp_exposed[k];
-		cpc += w[k] * a->cp_comm[k];
-		cpe += w[k] * a->cp_exposed[k];
-		act += w[k] * a->act[k][MT_RC_NONE];
-		host += w[k] * a->host_ops[k] * x->host_op_s;
-	}
-	F(SHAPE_TOKENS) = T;
-	F(SHAPE_HEADS_PER_TP) = (double)m->heads / tp;
-	F(SHAPE_HIDDEN_PER_TP) = h / tp;
-	F(SHAPE_LAYER_S) = layer;
-	F(SHAPE_GEMM_FRAC) = layer > 0 ? gemm / layer : NAN;
-	ffn = m->ffn > 0 && m->moe_layers < m->layers ? m->ffn : m->moe_ffn;
-	if (c->peak_tflops[MT_DT_FP8] > 0 && ffn > 0) {
-		double gm = m->gated ? 2 : 1;
-		double b = mt_gemm_tflops(c, MT_DT_BF16, T, gm * ffn / tp, h);
-		F(SHAPE_FP8_RATIO) = b > 0 ? mt_gemm_tflops(c, MT_DT_FP8, T, gm * ffn / tp, h) / b : NAN;
-	} else {
-		F(SHAPE_FP8_RATIO) = 0;
-	}
-	F(SHAPE_TP_PER_DOMAIN) = mt_group_per_domain(c, tp, 1);
-	F(SHAPE_TP_BYTES) = tp > 1 ? T * h * 2 : 0;
-	F(SHAPE_TP_BUSBW) = tp > 1 ? mt_coll_busbw(c, a->sp ? MT_COLL_REDUCE_SCATTER : MT_COLL_ALL_REDUCE,
-						   tp, mt_group_per_domain(c, tp, 1), T * h * 2)
-			    : NAN;
-	F(SHAPE_TP_COMM_S) = tpc;
-	F(SHAPE_TP_EXPOSED_S) = tpe;
-	F(SHAPE_CP_COMM_S) = cpc;
-	F(SHAPE_CP_EXPOSED_S) = cpe;
-	F(SHAPE_EP_PER_DOMAIN) = mt_group_per_domain(c, a->ep, a->etp);
-	if (m->experts) {
-		double sep = MT_MOE_IMBALANCE * (T / spd) * m->topk * h * 2;
-		F(SHAPE_EP_BYTES) = sep;
-		F(SHAPE_EP_BUSBW) = a->ep > 1 ? mt_coll_busbw(c, MT_COLL_ALL_TO_ALL, a->ep,
-							       mt_group_per_domain(c, a->ep, a->etp), sep)
-					      : NAN;
-		F(SHAPE_EP_COMM_S) = a->ep_comm[MT_L_MOE];
-		F(SHAPE_EXPERTS_PER_GPU) = (double)m->experts / a->ep;
-	} else {
-		F(SHAPE_EP_BYTES) = F(SHAPE_EP_COMM_S) = F(SHAPE_EXPERTS_PER_GPU) = 0;
-		F(SHAPE_EP_BUSBW) = NAN;
-	}
-	F(SHAPE_ACT_BYTES) = act;
-	F(SHAPE_OFFLOAD_S) = act / (mt_offload_gbps(c, MT_OFF_D2H) * 1e9);
-	F(SHAPE_HOST_LAYER_S) = host;
-}
-
-void mt_rules_pp_facts(struct mt_rules_run *r, int tp, int cp, int pp, int dp, int num_mb)
-{
-	int L = r->m->layers, v;
-
-	if (pp >= 1 && pp <= MT_MAX_PP && r->vsplit[pp] < 0) {
-		r->vsplit[pp] = 0;
-		for (v = 2; pp > 1 && v <= L / pp; v++)
-			if (mt_split_exists(L, pp, v)) {
-				r->vsplit[pp] = 1;
-				break;
-			}
-	}
-	F(PIPE_INTERLEAVABLE) = pp > 1 && pp <= MT_MAX_PP && r->vsplit[pp] == 1 && num_mb % pp == 0;
-	F(CFG_PP) = pp;
-	F(CFG_DP) = dp;
-	F(CFG_NUM_MB) = num_mb;
-	F(DP_GROUP) = (double)dp * cp;
-	F(DP_PER_DOMAIN) = mt_group_per_domain(r->c, dp * cp, tp);
-}
-
-void mt_rules_vpp_facts(struct mt_rules_run *r, int vpp)
-{
-	F(CFG_VPP) = vpp;
-	F(PIPE_BUBBLE) = (F(CFG_PP) - 1) / (vpp * F(CFG_NUM_MB));
-}
-
-void mt_rules_plan_facts(struct mt_rules_run *r, const struct mt_costs *a, const struct mt_plan *b,
-			 const struct mt_config *cfg)
-{
-	double gb = cfg->grad_fp32 ? 4 : 2, group = (double)b->dp * a->cp;
-
-	F(CFG_EDP) = b->edp;
-	F(CFG_SPLIT) = b->split;
-	F(CFG_BUCKET) = (double)b->bucket_params;
-	F(PIPE_CHUNK_LAYERS) = b->chunk_layers_max;
-	F(PIPE_P2P_BYTES) = a->p2p_bytes;
-	F(PIPE_P2P_S) = b->p2p_time;
-	F(DP_PARAMS) = b->par_dense[0] + b->par_exp[0];
-	F(DP_BUCKET_BYTES) = (double)b->bucket_params * gb;
-	F(DP_BUCKET_BUSBW) = group > 1 ? mt_coll_busbw(r->c, MT_COLL_REDUCE_SCATTER, (int)group,
-						       mt_group_per_domain(r->c, (int)group, a->tp),
-						       (double)b->bucket_params * gb)
-				       : NAN;
-	F(DP_RS_S) = b->dp_rs[1];
-	F(DP_AG_S) = b->dp_ag[1];
-	F(DP_AR_S) = b->dp_rs[0];
-}
-
-void mt_rules_memory_facts(struct mt_rules_run *r, const struct mt_mem *mem)
-{
-	F(MEM_TOTAL) = mem->total;
-	F(MEM_HEADROOM) = F(MEM_CAPACITY) - mem->total;
-	F(MEM_WEIGHTS) = mem->weights;
-	F(MEM_GRADS) = mem->grads;
-	F(MEM_OPTIMIZER) = mem->optimizer;
-	F(MEM_ACTIVATIONS) = mem->activations;
-	F(MEM_NCCL) = mem->nccl;
-}
-
-void mt_rules_time_facts(struct mt_rules_run *r, const struct mt_time *t, const struct mt_tput *tp)
-{
-	F(TIME_STEP) = t->step;
-	F(TIME_COMPUTE) = t->compute;
-	F(TIME_GEMM) = t->gemm;
-	F(TIME_RECOMPUTE) = t->recompute;
-	F(TIME_TP_EXPOSED) = t->tp_exposed;
-	F(TIME_TP_HIDDEN) = t->tp_hidden;
-	F(TIME_CP_EXPOSED) = t->cp_exposed;
-	F(TIME_EP_EXPOSED) = t->ep_exposed;
-	F(TIME_PP_EXPOSED) = t->pp_exposed;
-	F(TIME_DP_EXPOSED) = t->dp_exposed;
-	F(TIME_DP_HIDDEN) = t->dp_hidden;
-	F(TIME_OFFLOAD_EXPOSED) = t->offload_exposed;
-	F(TIME_BUBBLE) = t->bubble;
-	F(TIME_OPTIMIZER) = t->optimizer;
-	F(TIME_HOST) = t->host_exposed;
-	F(TPUT_TOKENS) = tp->tokens_per_s_per_gpu;
-	F(TPUT_MFU) = tp->mfu;
 }
 
 /* ---------------------------------------------------------------- explanations */
@@ -955,57 +781,10 @@ static int explain_all(const struct mt_ruleset *rs, struct mt_val *facts,
 	return x->failed ? MT_ENOMEM : MT_OK;
 }
 
-int mt_rules_explain(struct mt_rules_run *r, const struct mt_eval *e, int rank, int feasible,
-		     double best_step, struct mt_explain *out)
+int mt_rules_explain_facts(struct mt_rules_run *r, struct mt_explain *out)
 {
-	const struct mt_config *cfg = &e->cfg;
-	struct mt_ctx x;
-	struct mt_costs *a = malloc(sizeof(*a));
-	struct mt_plan *b = malloc(sizeof(*b));
-	int rc;
-
 	memset(out, 0, sizeof(*out));
-	if (!a || !b) {
-		free(a);
-		free(b);
-		return MT_ENOMEM;
-	}
-	mt_ctx_init(&x, r->m, r->c, r->j);
-	F(CFG_TP) = cfg->tp;
-	mt_rules_cp_facts(r, &x, cfg->tp, cfg->cp);
-	mt_rules_cp_a2a_facts(r, cfg->tp, cfg->cp,
-			      cfg->cp_a2a > 0 ? cfg->cp_a2a : mt_group_per_domain(r->c, cfg->cp, cfg->tp));
-	F(CFG_CP_COMM) = cfg->cp_comm;
-	F(CFG_SP) = cfg->sp;
-	F(CFG_EP) = cfg->ep;
-	F(CFG_ETP) = cfg->etp;
-	F(CFG_MBS) = cfg->mbs;
-	F(CFG_TP_OVERLAP) = cfg->tp_overlap;
-	F(CFG_FUSED_CE) = cfg->fused_ce;
-	mt_costs_compute(&x, cfg->tp, cfg->cp, cfg->mbs, cfg->ep, cfg->etp, cfg->sp, cfg->cp_comm,
-			 cfg->cp_a2a, cfg->tp_overlap, cfg->fused_ce, a);
-	mt_rules_shape_facts(r, &x, a);
-	mt_rules_pp_facts(r, cfg->tp, cfg->cp, cfg->pp, cfg->dp, cfg->num_mb);
-	mt_rules_vpp_facts(r, cfg->vpp);
-	F(CFG_OVERLAP_GRAD) = cfg->overlap_grad;
-	F(CFG_OVERLAP_PARAM) = cfg->overlap_param;
-	F(CFG_GRAD_FP32) = cfg->grad_fp32;
-	F(CFG_BUCKET) = (double)cfg->bucket_params;
-	if (mt_plan_compute(&x, a, cfg->pp, cfg->vpp, cfg->dp, cfg->num_mb, cfg, b) == 0)
-		mt_rules_plan_facts(r, a, b, cfg);
-	F(CFG_DIST_OPT) = cfg->dist_opt;
-	F(CFG_RECOMPUTE) = cfg->recompute;
-	F(CFG_RC_LAYERS) = cfg->recompute == MT_RC_FULL ? cfg->recompute_layers : 0;
-	F(CFG_OFFLOAD) = cfg->offload_layers;
-	mt_rules_memory_facts(r, &e->mem);
-	mt_rules_time_facts(r, &e->time, &e->tput);
-	F(SEARCH_RANK) = rank > 0 ? rank : NAN;
-	F(SEARCH_BEST_STEP) = best_step > 0 ? best_step : NAN;
-	F(SEARCH_FEASIBLE) = feasible >= 0 ? feasible : NAN;
-	free(a);
-	free(b);
-	rc = explain_all(r->rs, r->facts, &r->env, r->j, 1, NULL, out, NULL);
-	return rc;
+	return explain_all(r->rs, r->facts, &r->env, r->j, 1, NULL, out, NULL);
 }
 
 int mt_rules_on_facts(const struct mt_ruleset *rs, const struct mt_val *facts,

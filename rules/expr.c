@@ -23,7 +23,7 @@
 
 #include "../lib/sbuf.h"
 #include "../tuner/cluster.h"
-#include "../tuner/perf.h"
+#include "../tuner/config.h"
 
 enum op {
 	OP_NUM, OP_STR, OP_FACT, OP_NEG, OP_NOT, OP_BOOL,
