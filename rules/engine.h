@@ -10,6 +10,10 @@
  * mt_rules_explain_facts() evaluates every rule on the facts of one ranked
  * candidate and returns the rules that fired with their messages, evidence
  * and effects.  The engine knows the facts, not the model that derives them.
+ *
+ * engine.c sets a run up and answers the search; best.c keeps the tables of
+ * best() and least_mem(); fire.c evaluates every rule on a set of facts;
+ * facts_file.c reads megatune.facts/1.
  */
 #ifndef MT_ENGINE_H
 #define MT_ENGINE_H
