@@ -435,6 +435,149 @@ static int key_ok(const char *k, size_t n, int env)
 	return 1;
 }
 
+/* SET config.knob = expression */
+static void dir_set(struct pstate *ps, int line, const char *rest, size_t rl, int col)
+{
+	struct mt_rule *r = &ps->cur;
+	const char *key, *val;
+	size_t kl;
+	int f;
+	struct mt_rule_set *s;
+
+	if (split_assign(rest, &key, &kl, &val)) {
+		perr(ps, line, "rule '%s': SET: expected 'SET config.knob = expression'", r->id);
+		return;
+	}
+	f = mt_fact_find(key, kl);
+	if (f < 0 || !mt_rule_settable(f)) {
+		perr(ps, line, "rule '%s': SET %.*s: rules may set config.sp, config.cp_comm, "
+		     "config.cp_a2a, config.etp, config.tp_overlap, config.fused_ce, "
+		     "config.overlap_grad, config.overlap_param, config.grad_fp32, "
+		     "config.bucket_params or config.dist_opt (the others are searched: "
+		     "prune them with a constraint)", r->id, (int)kl, key);
+		return;
+	}
+	if (grow_one((void **)&r->sets, r->nsets, sizeof(*s))) {
+		ps->nomem = 1;
+		return;
+	}
+	s = &r->sets[r->nsets];
+	memset(s, 0, sizeof(*s));
+	s->fact = f;
+	s->e = compile_at(ps, line, "SET", val, trimmed_len(val), col + (int)(val - rest));
+	if (!s->e)
+		return;
+	r->nsets++;
+	if (!(s->src = dupn(rest, rl)))
+		ps->nomem = 1;
+	if (mt_facts[f].type == MT_FT_ENUM) {
+		struct mt_cerr ce;
+		if (mt_expr_check_enum(s->e, f, &ce))
+			perr(ps, line, "rule '%s': SET: %s", r->id, ce.msg);
+	} else if (mt_expr_type(s->e) == MT_VT_STR) {
+		perr(ps, line, "rule '%s': SET %s needs a number, got a string", r->id,
+		     mt_facts[f].name);
+	}
+}
+
+/* ARG --flag [value], BRIDGE name = value, ENV NAME = value */
+static void dir_out(struct pstate *ps, int line, const char *kw, size_t kwl, const char *rest,
+		    int col, int kind)
+{
+	struct mt_rule *r = &ps->cur;
+	struct mt_rule_out *o;
+	const char *key, *val = NULL;
+	size_t kl, rl = trimmed_len(rest);
+
+	if (kind == MT_OUT_ARG) {
+		if (strncmp(rest, "--", 2)) {
+			perr(ps, line, "rule '%s': ARG: expected '--flag [value]', got '%.*s'",
+			     r->id, (int)rl, rest);
+			return;
+		}
+		key = rest + 2;
+		kl = strcspn(key, " \t");
+		val = skip(key + kl);
+		if (!*val)
+			val = NULL;
+	} else if (split_assign(rest, &key, &kl, &val)) {
+		perr(ps, line, "rule '%s': %.*s: expected 'NAME = value'", r->id, (int)kwl, kw);
+		return;
+	}
+	if (!key_ok(key, kl, kind == MT_OUT_ENV)) {
+		perr(ps, line, "rule '%s': %.*s: bad name '%.*s'%s", r->id, (int)kwl, kw, (int)kl,
+		     key, kind == MT_OUT_ENV ? " (upper-case letters, digits and '_')" : "");
+		return;
+	}
+	if (grow_one((void **)&r->outs, r->nouts, sizeof(*o))) {
+		ps->nomem = 1;
+		return;
+	}
+	o = &r->outs[r->nouts];
+	memset(o, 0, sizeof(*o));
+	o->kind = kind;
+	memcpy(o->key, key, kl);
+	o->key[kl] = '\0';
+	if (val && *val) {
+		o->val = tmpl_at(ps, line, "value", val, trimmed_len(val), col + (int)(val - rest));
+		if (!o->val)
+			return;
+	} else if (kind != MT_OUT_ARG) {
+		perr(ps, line, "rule '%s': %.*s %s: the value is empty", r->id, (int)kwl, kw, o->key);
+		return;
+	}
+	r->nouts++;
+	if (!(o->src = dupn(rest, rl)))
+		ps->nomem = 1;
+}
+
+/* SAY [condition] text */
+static void dir_say(struct pstate *ps, int line, const char *rest, size_t rl, int col)
+{
+	struct mt_rule *r = &ps->cur;
+	struct mt_say *s;
+	const char *text = rest;
+	struct mt_expr *cond = NULL;
+
+	if (*rest == '[') {
+		const char *p = rest + 1;
+		int instr = 0;
+		for (; *p && (instr || *p != ']'); p++)
+			if (*p == '"' && (p == rest + 1 || p[-1] != '\\'))
+				instr = !instr;
+		if (!*p) {
+			perr(ps, line, "rule '%s': SAY [condition]: missing ']'", r->id);
+			return;
+		}
+		cond = compile_at(ps, line, "SAY condition", rest + 1, (size_t)(p - rest - 1), col + 1);
+		if (!cond)
+			return;
+		text = skip(p + 1);
+	}
+	if (!*text) {
+		mt_expr_free(cond);
+		perr(ps, line, "rule '%s': SAY is empty", r->id);
+		return;
+	}
+	if (grow_one((void **)&r->says, r->nsays, sizeof(*s))) {
+		mt_expr_free(cond);
+		ps->nomem = 1;
+		return;
+	}
+	s = &r->says[r->nsays];
+	memset(s, 0, sizeof(*s));
+	s->cond = cond;
+	s->t = tmpl_at(ps, line, "SAY", text, trimmed_len(text), col + (int)(text - rest));
+	if (!s->t) {
+		mt_expr_free(cond);
+		s->cond = NULL;
+		return;
+	}
+	r->nsays++;
+	if (!(s->src = dupn(rest, rl)))
+		ps->nomem = 1;
+}
+
 static void directive(struct pstate *ps, int line, const char *kw, size_t kwl, const char *rest,
 		      int col)
 {
@@ -520,130 +663,12 @@ static void directive(struct pstate *ps, int line, const char *kw, size_t kwl, c
 		if (r->when && mt_expr_type(r->when) == MT_VT_STR)
 			perr(ps, line, "rule '%s': WHEN is a string, not a condition", r->id);
 	} else if (IS("SET")) {
-		const char *key, *val;
-		size_t kl;
-		int f;
-		struct mt_rule_set *s;
-		if (split_assign(rest, &key, &kl, &val)) {
-			perr(ps, line, "rule '%s': SET: expected 'SET config.knob = expression'", r->id);
-			return;
-		}
-		f = mt_fact_find(key, kl);
-		if (f < 0 || !mt_rule_settable(f)) {
-			perr(ps, line, "rule '%s': SET %.*s: rules may set config.sp, config.cp_comm, "
-			     "config.cp_a2a, config.etp, config.tp_overlap, config.fused_ce, "
-			     "config.overlap_grad, config.overlap_param, config.grad_fp32, "
-			     "config.bucket_params or config.dist_opt (the others are searched: "
-			     "prune them with a constraint)", r->id, (int)kl, key);
-			return;
-		}
-		if (grow_one((void **)&r->sets, r->nsets, sizeof(*s))) {
-			ps->nomem = 1;
-			return;
-		}
-		s = &r->sets[r->nsets];
-		memset(s, 0, sizeof(*s));
-		s->fact = f;
-		s->e = compile_at(ps, line, "SET", val, trimmed_len(val), col + (int)(val - rest));
-		if (!s->e)
-			return;
-		r->nsets++;
-		if (!(s->src = dupn(rest, rl)))
-			ps->nomem = 1;
-		if (mt_facts[f].type == MT_FT_ENUM) {
-			struct mt_cerr ce;
-			if (mt_expr_check_enum(s->e, f, &ce))
-				perr(ps, line, "rule '%s': SET: %s", r->id, ce.msg);
-		} else if (mt_expr_type(s->e) == MT_VT_STR) {
-			perr(ps, line, "rule '%s': SET %s needs a number, got a string", r->id,
-			     mt_facts[f].name);
-		}
+		dir_set(ps, line, rest, rl, col);
 	} else if (IS("ARG") || IS("BRIDGE") || IS("ENV")) {
-		struct mt_rule_out *o;
-		const char *key, *val = NULL;
-		size_t kl;
-		int kind = IS("ARG") ? MT_OUT_ARG : IS("BRIDGE") ? MT_OUT_BRIDGE : MT_OUT_ENV;
-		if (kind == MT_OUT_ARG) {
-			if (strncmp(rest, "--", 2)) {
-				perr(ps, line, "rule '%s': ARG: expected '--flag [value]', got '%.*s'",
-				     r->id, (int)rl, rest);
-				return;
-			}
-			key = rest + 2;
-			kl = strcspn(key, " \t");
-			val = skip(key + kl);
-			if (!*val)
-				val = NULL;
-		} else if (split_assign(rest, &key, &kl, &val)) {
-			perr(ps, line, "rule '%s': %.*s: expected 'NAME = value'", r->id, (int)kwl, kw);
-			return;
-		}
-		if (!key_ok(key, kl, kind == MT_OUT_ENV)) {
-			perr(ps, line, "rule '%s': %.*s: bad name '%.*s'%s", r->id, (int)kwl, kw, (int)kl,
-			     key, kind == MT_OUT_ENV ? " (upper-case letters, digits and '_')" : "");
-			return;
-		}
-		if (grow_one((void **)&r->outs, r->nouts, sizeof(*o))) {
-			ps->nomem = 1;
-			return;
-		}
-		o = &r->outs[r->nouts];
-		memset(o, 0, sizeof(*o));
-		o->kind = kind;
-		memcpy(o->key, key, kl);
-		o->key[kl] = '\0';
-		if (val && *val) {
-			o->val = tmpl_at(ps, line, "value", val, trimmed_len(val), col + (int)(val - rest));
-			if (!o->val)
-				return;
-		} else if (kind != MT_OUT_ARG) {
-			perr(ps, line, "rule '%s': %.*s %s: the value is empty", r->id, (int)kwl, kw, o->key);
-			return;
-		}
-		r->nouts++;
-		if (!(o->src = dupn(rest, rl)))
-			ps->nomem = 1;
+		dir_out(ps, line, kw, kwl, rest, col,
+			IS("ARG") ? MT_OUT_ARG : IS("BRIDGE") ? MT_OUT_BRIDGE : MT_OUT_ENV);
 	} else if (IS("SAY")) {
-		struct mt_say *s;
-		const char *text = rest;
-		struct mt_expr *cond = NULL;
-		if (*rest == '[') {
-			const char *p = rest + 1;
-			int instr = 0;
-			for (; *p && (instr || *p != ']'); p++)
-				if (*p == '"' && (p == rest + 1 || p[-1] != '\\'))
-					instr = !instr;
-			if (!*p) {
-				perr(ps, line, "rule '%s': SAY [condition]: missing ']'", r->id);
-				return;
-			}
-			cond = compile_at(ps, line, "SAY condition", rest + 1, (size_t)(p - rest - 1), col + 1);
-			if (!cond)
-				return;
-			text = skip(p + 1);
-		}
-		if (!*text) {
-			mt_expr_free(cond);
-			perr(ps, line, "rule '%s': SAY is empty", r->id);
-			return;
-		}
-		if (grow_one((void **)&r->says, r->nsays, sizeof(*s))) {
-			mt_expr_free(cond);
-			ps->nomem = 1;
-			return;
-		}
-		s = &r->says[r->nsays];
-		memset(s, 0, sizeof(*s));
-		s->cond = cond;
-		s->t = tmpl_at(ps, line, "SAY", text, trimmed_len(text), col + (int)(text - rest));
-		if (!s->t) {
-			mt_expr_free(cond);
-			s->cond = NULL;
-			return;
-		}
-		r->nsays++;
-		if (!(s->src = dupn(rest, rl)))
-			ps->nomem = 1;
+		dir_say(ps, line, rest, rl, col);
 	} else if (IS("CITE")) {
 		char **c;
 		if (!rl) {
