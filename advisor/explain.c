@@ -17,6 +17,7 @@ int mt_rules_explain(struct mt_rules_run *r, const struct mt_eval *e, int rank, 
 	const struct mt_cluster *c;
 	const struct mt_job *j;
 	struct mt_ctx x;
+	struct mt_shape sh;
 	struct mt_cfg_facts cf;
 	struct mt_costs *a = malloc(sizeof(*a));
 	struct mt_plan *b = malloc(sizeof(*b));
@@ -32,8 +33,8 @@ int mt_rules_explain(struct mt_rules_run *r, const struct mt_eval *e, int rank, 
 	mt_ctx_init(&x, m, c, j);
 	mt_cfg_facts_init(&cf, r, &x);
 	mt_cfg_facts_upto(&cf, MT_ST_FUSION, cfg);
-	mt_costs_compute(&x, cfg->tp, cfg->cp, cfg->mbs, cfg->ep, cfg->etp, cfg->sp, cfg->cp_comm,
-			 cfg->cp_a2a, cfg->tp_overlap, cfg->fused_ce, a);
+	mt_shape_of(cfg, &sh);
+	mt_costs_compute(&x, &sh, a);
 	cf.a = a;
 	if (mt_plan_compute(&x, a, cfg->pp, cfg->vpp, cfg->dp, cfg->num_mb, cfg, b) == 0)
 		cf.b = b;

@@ -402,6 +402,7 @@ static void search_mbs(struct srch *s, struct split_cache *sc, struct mt_costs *
 		       struct mt_plan *plan, struct mt_config *cfg, int mbs)
 {
 	const struct mt_pins *p = &s->j->pins;
+	struct mt_shape sh;
 
 	cfg->mbs = mbs;
 	if (at(s, MT_ST_MBS, cfg))
@@ -409,8 +410,8 @@ static void search_mbs(struct srch *s, struct split_cache *sc, struct mt_costs *
 	fusion_settings(&s->cf, p, cfg);
 	if (ruled_out(s, MT_ST_FUSION))
 		return;
-	mt_costs_compute(&s->x, cfg->tp, cfg->cp, mbs, cfg->ep, cfg->etp, cfg->sp, cfg->cp_comm,
-			 cfg->cp_a2a, cfg->tp_overlap, cfg->fused_ce, a);
+	mt_shape_of(cfg, &sh);
+	mt_costs_compute(&s->x, &sh, a);
 	if (at(s, MT_ST_SHAPE, cfg))
 		return;
 	search_pipeline(s, sc, a, plan, cfg);
@@ -716,6 +717,7 @@ int mt_evaluate(const struct mt_model *m, const struct mt_cluster *c, const stru
 		struct mt_error *err)
 {
 	struct mt_ctx x;
+	struct mt_shape sh;
 	struct mt_cfg_facts cf;
 	struct mt_costs *a;
 	struct mt_plan *plan;
@@ -784,8 +786,8 @@ int mt_evaluate(const struct mt_model *m, const struct mt_cluster *c, const stru
 		rc = mt_error_set(err, MT_ENOMEM, "out of memory");
 		goto out;
 	}
-	mt_costs_compute(&x, cfg->tp, cfg->cp, cfg->mbs, cfg->ep, cfg->etp, cfg->sp, cfg->cp_comm,
-			 cfg->cp_a2a, cfg->tp_overlap, cfg->fused_ce, a);
+	mt_shape_of(cfg, &sh);
+	mt_costs_compute(&x, &sh, a);
 	if (rules)
 		rules_before_plan(&cf, j, a, cfg);
 	if (mt_plan_compute(&x, a, cfg->pp, cfg->vpp, (int)dp, (int)mb, cfg, plan)) {
