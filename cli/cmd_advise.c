@@ -408,7 +408,7 @@ static int load_inputs(const char *cmd, struct args *a, struct mt_model *m,
 		return cli_fail(cmd, &err);
 	*rs = NULL;
 	if (!a->no_rules) {
-		if (cli_load_rules(a->rule_paths, a->nrule_paths, 1, rs, &err))
+		if (mt_ruleset_load_files(a->rule_paths, a->nrule_paths, 1, rs, &err))
 			return cli_fail(cmd, &err);
 	}
 	return -1;
