@@ -21,7 +21,6 @@
 #include "../lib/err.h"
 #include "../tuner/cluster.h"
 #include "../tuner/config.h"
-#include "../tuner/flags.h"
 #include "../tuner/model.h"
 #include "ruleset.h"
 

@@ -125,6 +125,13 @@ struct mt_eval {
 	int feasible;             /* fits in memory */
 };
 
+/* One item of a list of settings (tuner/flags.h, and the set rules' effects):
+ * a flag ("--sequence-parallel") or key and value. */
+struct mt_kv {
+	char key[96];
+	char val[256]; /* "" for a bare flag */
+};
+
 void mt_pins_init(struct mt_pins *p);
 void mt_job_init(struct mt_job *j);
 
