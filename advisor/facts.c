@@ -25,7 +25,10 @@ static double kv_elems(const struct mt_model *m)
 	return (double)m->kv_heads * m->head_dim;
 }
 
-static void cp_facts(struct mt_cfg_facts *cf, int tp, int cp)
+/* The derived facts stay out of line, so that writing the facts of a stage
+ * that only copies knobs costs a store, not a function's prologue. */
+
+static __attribute__((noinline)) void cp_facts(struct mt_cfg_facts *cf, int tp, int cp)
 {
 	const struct mt_ctx *x = cf->x;
 	const struct mt_model *m = x->model;
@@ -58,7 +61,7 @@ static void cp_a2a_facts(struct mt_cfg_facts *cf, int tp, int cp, int inner)
 			(m->mla || (m->kv_heads / tp) % inner == 0);
 }
 
-static void shape_facts(struct mt_cfg_facts *cf, const struct mt_costs *a)
+static __attribute__((noinline)) void shape_facts(struct mt_cfg_facts *cf, const struct mt_costs *a)
 {
 	const struct mt_ctx *x = cf->x;
 	const struct mt_model *m = x->model;
@@ -122,7 +125,7 @@ static void shape_facts(struct mt_cfg_facts *cf, const struct mt_costs *a)
 	F(SHAPE_HOST_LAYER_S) = host;
 }
 
-static void pp_facts(struct mt_cfg_facts *cf, int tp, int cp, int pp, int dp, int num_mb)
+static __attribute__((noinline)) void pp_facts(struct mt_cfg_facts *cf, int tp, int cp, int pp, int dp, int num_mb)
 {
 	int L = cf->x->model->layers, v;
 
@@ -148,7 +151,7 @@ static void vpp_facts(struct mt_cfg_facts *cf, int vpp)
 	F(PIPE_BUBBLE) = (F(CFG_PP) - 1) / (vpp * F(CFG_NUM_MB));
 }
 
-static void plan_facts(struct mt_cfg_facts *cf, const struct mt_costs *a, const struct mt_plan *b,
+static __attribute__((noinline)) void plan_facts(struct mt_cfg_facts *cf, const struct mt_costs *a, const struct mt_plan *b,
 		       const struct mt_config *cfg)
 {
 	const struct mt_cluster *c = cf->x->cluster;
@@ -182,7 +185,7 @@ static void memory_facts(struct mt_cfg_facts *cf, const struct mt_mem *mem)
 	F(MEM_NCCL) = mem->nccl;
 }
 
-static void time_facts(struct mt_cfg_facts *cf, const struct mt_time *t, const struct mt_tput *tp)
+static __attribute__((noinline)) void time_facts(struct mt_cfg_facts *cf, const struct mt_time *t, const struct mt_tput *tp)
 {
 	F(TIME_STEP) = t->step;
 	F(TIME_COMPUTE) = t->compute;

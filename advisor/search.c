@@ -109,7 +109,8 @@ static void fusion_settings(struct mt_cfg_facts *cf, const struct mt_pins *p,
 {
 	cfg->tp_overlap = knob(cf->r, MT_F_CFG_TP_OVERLAP, p->tp_overlap, 1);
 	cfg->fused_ce = knob(cf->r, MT_F_CFG_FUSED_CE, p->fused_ce, 1);
-	mt_cfg_facts_stage(cf, MT_ST_FUSION, cfg);
+	if (cf->r)
+		mt_cfg_facts_stage(cf, MT_ST_FUSION, cfg);
 }
 
 /* ... the DP overlaps and gradient precision ... */
@@ -122,7 +123,8 @@ static void dp_settings(struct mt_cfg_facts *cf, const struct mt_pins *p, struct
 	if (cfg->overlap_param && !cfg->overlap_grad) /* Megatron needs both */
 		cfg->overlap_param = 0;
 	cfg->grad_fp32 = knob(r, MT_F_CFG_GRAD_FP32, p->grad_fp32, 1);
-	mt_cfg_facts_stage(cf, MT_ST_OVERLAP, cfg);
+	if (r)
+		mt_cfg_facts_stage(cf, MT_ST_OVERLAP, cfg);
 }
 
 /* ... and the DDP bucket (0: Megatron's default, set by the plan). */
@@ -130,7 +132,8 @@ static void bucket_setting(struct mt_cfg_facts *cf, const struct mt_pins *p,
 			   struct mt_config *cfg)
 {
 	cfg->bucket_params = knob(cf->r, MT_F_CFG_BUCKET, p->bucket, 0);
-	mt_cfg_facts_stage(cf, MT_ST_BUCKET, cfg);
+	if (cf->r)
+		mt_cfg_facts_stage(cf, MT_ST_BUCKET, cfg);
 }
 
 static void keep(struct srch *s, const struct mt_eval *e)

@@ -90,19 +90,6 @@ int mt_fp8_recipe_parse(const char *s)
 
 /* ---------------------------------------------------------------- validity */
 
-int mt_group_per_domain(const struct mt_cluster *c, int n, int stride)
-{
-	int d = c->nvlink_domain;
-
-	if (n <= 1)
-		return 1;
-	if (stride >= d)
-		return 1;
-	if ((long)n * stride <= d)
-		return n;
-	return d / stride;
-}
-
 static const char *const prune_ids[MT_PRUNE_N] = {
 	"tp-heads", "tp-kv-heads", "tp-ffn", "cp-sequence", "cp-heads", "cp-attention",
 	"ep-experts", "ep-gpus", "etp-ffn", "moe-sp", "sp-sequence", "offload", "pp-layers", "vpp",

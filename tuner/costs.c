@@ -23,6 +23,21 @@ void mt_ctx_init(struct mt_ctx *x, const struct mt_model *m, const struct mt_clu
 	x->host_op_s = (c->launch_overhead_us > 0 ? c->launch_overhead_us : MT_HOST_OP_US_DEFAULT) * 1e-6;
 }
 
+/* Declared in config.h; defined here, where the collectives of level A use it
+ * (and the compiler inlines it). */
+int mt_group_per_domain(const struct mt_cluster *c, int n, int stride)
+{
+	int d = c->nvlink_domain;
+
+	if (n <= 1)
+		return 1;
+	if (stride >= d)
+		return 1;
+	if ((long)n * stride <= d)
+		return n;
+	return d / stride;
+}
+
 /* The three GEMMs of a linear layer (forward, data gradient, weight gradient)
  * for an (M x K) input and a (K x N) weight. */
 struct lin {
@@ -139,7 +154,6 @@ static void prepare(const struct mt_ctx *x, const struct mt_shape *sh, struct wo
 	const int tp = sh->tp, cp = sh->cp, mbs = sh->mbs, cp_comm = sh->cp_comm;
 	double s, h, a, t, spd, dqk, dv;
 
-	memset(w, 0, sizeof(*w));
 	w->x = x;
 	w->sh = sh;
 	w->dt = x->gemm_dtype;
@@ -172,6 +186,8 @@ static void prepare(const struct mt_ctx *x, const struct mt_shape *sh, struct wo
 	w->dv = dv;
 	w->hd = dqk;
 	w->inner_a2a = sh->cp_a2a > 0 ? sh->cp_a2a : mt_group_per_domain(x->cluster, cp, tp);
+	w->shared_f = w->shared_b = 0;
+	w->attn_lin_f = w->attn_lin_b = w->attn_lin_flops = 0;
 
 	attn_projections(w);
 
