@@ -18,7 +18,7 @@
 #include "../tuner/cluster.h"
 #include "../tuner/config.h"
 #include "../tuner/model.h"
-#include "../tuner/search.h"
+#include "search.h"
 
 struct mt_ruleset;
 struct mt_rules_run;

@@ -25,7 +25,7 @@
 #include "bench.h"
 #include "../rules/engine.h"
 #include "../tuner/perf.h"
-#include "../tuner/search.h"
+#include "../advisor/search.h"
 
 #define REPS 5
 
@@ -115,6 +115,7 @@ static void per_candidate(const struct mt_cluster *c, const struct mt_ruleset *r
 	struct mt_model m;
 	struct mt_job j;
 	struct mt_ctx ctx;
+	struct mt_shape sh;
 	struct mt_costs *a = malloc(sizeof(*a));
 	struct mt_plan *p = malloc(sizeof(*p));
 	struct mt_mem mem;
@@ -160,8 +161,8 @@ static void per_candidate(const struct mt_cluster *c, const struct mt_ruleset *r
 	} while (dt < 0.5);
 	level_c_ns = 1e9 * dt / n;
 	mt_ctx_init(&ctx, &m, c, &j);
-	mt_costs_compute(&ctx, cfg->tp, cfg->cp, cfg->mbs, cfg->ep, cfg->etp, cfg->sp, cfg->cp_comm,
-			 cfg->cp_a2a, cfg->tp_overlap, cfg->fused_ce, a);
+	mt_shape_of(cfg, &sh);
+	mt_costs_compute(&ctx, &sh, a);
 	if (mt_plan_compute(&ctx, a, cfg->pp, cfg->vpp, cfg->dp, cfg->num_mb, cfg, p))
 		exit(1);
 	n = 0;

@@ -20,7 +20,7 @@
 
 #include "bench.h"
 #include "../tuner/perf.h"
-#include "../tuner/search.h"
+#include "../advisor/search.h"
 
 #define REPS 5
 
@@ -102,7 +102,8 @@ static void model_rate(const struct mt_cluster *c)
 	cfg.ep = 64;
 	cfg.dp = 64;
 	cfg.num_mb = 128;
-	mt_costs_compute(&x, 1, 1, 1, 64, 1, 0, MT_CP_P2P, 0, 1, 1, a);
+	mt_costs_compute(&x, &(struct mt_shape){ .tp = 1, .cp = 1, .mbs = 1, .ep = 64, .etp = 1, .sp = 0,
+				 .cp_comm = MT_CP_P2P, .cp_a2a = 0, .tp_overlap = 1, .fused_ce = 1 }, a);
 	if (mt_plan_compute(&x, a, 16, 1, 64, 128, &cfg, p))
 		exit(1);
 	t0 = bench_now();

@@ -20,18 +20,4 @@ int cmd_calibrate(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
 int cmd_import(int argc, char **argv);
 
-struct mt_ruleset;
-/* Load the rule files at `paths` (user files, evaluated first) and, when
- * `bundled`, the bundled rules; any problem is an error naming FILE:LINE. */
-int cli_load_rules(const char *const *paths, int npaths, int bundled, struct mt_ruleset **out,
-		   struct mt_error *err);
-
-struct sbuf;
-struct jw;
-struct mt_explain;
-/* The rules that fired, as text ("[id] title / message / source") and as a
- * JSON array `key` of {id, kind, title, message, cite[]} (ex may be NULL). */
-void cli_fired_text(struct sbuf *sb, const struct mt_explain *ex);
-void cli_fired_json(struct jw *w, const char *key, const struct mt_explain *ex);
-
 #endif

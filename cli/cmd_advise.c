@@ -14,7 +14,7 @@
 #include "../reports/html.h"
 #include "../rules/engine.h"
 #include "../tuner/flags.h"
-#include "../tuner/search.h"
+#include "../advisor/search.h"
 #include "cli.h"
 
 static const char advise_usage[] =
@@ -174,10 +174,75 @@ static int parse_onoff(const char *s)
 	return -1;
 }
 
+/* The options that pin a knob.  Returns -1 when `c` is handled, else the exit
+ * code. */
+static int parse_knob(const char *cmd, int c, const char *name, const char *arg, struct args *a)
+{
+	int *pin = NULL, onoff;
+	long v;
+
+	switch (c) {
+	case O_TP: pin = &a->job.pins.tp; break;
+	case O_PP: pin = &a->job.pins.pp; break;
+	case O_VPP: pin = &a->job.pins.vpp; break;
+	case O_CP: pin = &a->job.pins.cp; break;
+	case O_EP: pin = &a->job.pins.ep; break;
+	case O_ETP: pin = &a->job.pins.etp; break;
+	case O_MBS: pin = &a->job.pins.mbs; break;
+	case O_RC_LAYERS:
+		if (!strcmp(arg, "all")) {
+			a->job.pins.recompute_layers = MT_ALL_LAYERS;
+			break;
+		}
+		pin = &a->job.pins.recompute_layers;
+		break;
+	case O_OFFLOAD:
+		if (parse_long(arg, 0, 1 << 20, &v))
+			return bad(cmd, name, "a number of layers (0 or more)", arg);
+		a->job.pins.offload_layers = (int)v;
+		break;
+	case O_RECOMPUTE:
+		if ((a->job.pins.recompute = mt_recompute_parse(arg)) < 0)
+			return bad(cmd, name, "none, selective or full", arg);
+		break;
+	case O_CP_COMM:
+		if ((a->job.pins.cp_comm = mt_cp_comm_parse(arg)) < 0)
+			return bad(cmd, name, "p2p, all_gather, a2a or a2a+p2p", arg);
+		break;
+	case O_GRAD_REDUCE:
+		if (!strcmp(arg, "fp32"))
+			a->job.pins.grad_fp32 = 1;
+		else if (!strcmp(arg, "bf16"))
+			a->job.pins.grad_fp32 = 0;
+		else
+			return bad(cmd, name, "fp32 or bf16", arg);
+		break;
+	default:
+		onoff = parse_onoff(arg);
+		if (onoff < 0)
+			return bad(cmd, name, "on or off", arg);
+		switch (c) {
+		case O_DIST_OPT: a->job.pins.dist_opt = onoff; break;
+		case O_SP: a->job.pins.sp = onoff; break;
+		case O_TP_OVERLAP: a->job.pins.tp_overlap = onoff; break;
+		case O_OVERLAP_GRAD: a->job.pins.overlap_grad = onoff; break;
+		case O_OVERLAP_PARAM: a->job.pins.overlap_param = onoff; break;
+		case O_CE_FUSION: a->job.pins.fused_ce = onoff; break;
+		}
+		break;
+	}
+	if (pin) {
+		if (parse_long(arg, 1, 1 << 24, &v))
+			return bad(cmd, name, "a positive integer", arg);
+		*pin = (int)v;
+	}
+	return -1;
+}
+
 static int parse_args(const char *cmd, int argc, char **argv, struct args *a)
 {
 	long v;
-	int c, idx;
+	int c, idx, rc;
 
 	memset(a, 0, sizeof(*a));
 	a->cluster = "dgx-h100";
@@ -186,7 +251,6 @@ static int parse_args(const char *cmd, int argc, char **argv, struct args *a)
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", long_opts, &idx)) != -1) {
 		const char *name = NULL, *arg = optarg;
-		int *pin = NULL, onoff;
 
 		for (idx = 0; long_opts[idx].name; idx++)
 			if (long_opts[idx].val == c)
@@ -274,41 +338,6 @@ static int parse_args(const char *cmd, int argc, char **argv, struct args *a)
 			else
 				return bad(cmd, name, "flash or unfused", arg);
 			break;
-		case O_TP: pin = &a->job.pins.tp; break;
-		case O_PP: pin = &a->job.pins.pp; break;
-		case O_VPP: pin = &a->job.pins.vpp; break;
-		case O_CP: pin = &a->job.pins.cp; break;
-		case O_EP: pin = &a->job.pins.ep; break;
-		case O_ETP: pin = &a->job.pins.etp; break;
-		case O_MBS: pin = &a->job.pins.mbs; break;
-		case O_RC_LAYERS:
-			if (!strcmp(arg, "all")) {
-				a->job.pins.recompute_layers = MT_ALL_LAYERS;
-				break;
-			}
-			pin = &a->job.pins.recompute_layers;
-			break;
-		case O_OFFLOAD:
-			if (parse_long(arg, 0, 1 << 20, &v))
-				return bad(cmd, name, "a number of layers (0 or more)", arg);
-			a->job.pins.offload_layers = (int)v;
-			break;
-		case O_RECOMPUTE:
-			if ((a->job.pins.recompute = mt_recompute_parse(arg)) < 0)
-				return bad(cmd, name, "none, selective or full", arg);
-			break;
-		case O_CP_COMM:
-			if ((a->job.pins.cp_comm = mt_cp_comm_parse(arg)) < 0)
-				return bad(cmd, name, "p2p, all_gather, a2a or a2a+p2p", arg);
-			break;
-		case O_GRAD_REDUCE:
-			if (!strcmp(arg, "fp32"))
-				a->job.pins.grad_fp32 = 1;
-			else if (!strcmp(arg, "bf16"))
-				a->job.pins.grad_fp32 = 0;
-			else
-				return bad(cmd, name, "fp32 or bf16", arg);
-			break;
 		case O_FORMAT:
 			if (!strcmp(arg, "text"))
 				a->format = F_TEXT;
@@ -324,23 +353,9 @@ static int parse_args(const char *cmd, int argc, char **argv, struct args *a)
 				return bad(cmd, name, "text, json, megatron, bridge or env", arg);
 			break;
 		default:
-			onoff = parse_onoff(arg);
-			if (onoff < 0)
-				return bad(cmd, name, "on or off", arg);
-			switch (c) {
-			case O_DIST_OPT: a->job.pins.dist_opt = onoff; break;
-			case O_SP: a->job.pins.sp = onoff; break;
-			case O_TP_OVERLAP: a->job.pins.tp_overlap = onoff; break;
-			case O_OVERLAP_GRAD: a->job.pins.overlap_grad = onoff; break;
-			case O_OVERLAP_PARAM: a->job.pins.overlap_param = onoff; break;
-			case O_CE_FUSION: a->job.pins.fused_ce = onoff; break;
-			}
+			if ((rc = parse_knob(cmd, c, name, arg, a)) >= 0)
+				return rc;
 			break;
-		}
-		if (pin) {
-			if (parse_long(arg, 1, 1 << 24, &v))
-				return bad(cmd, name, "a positive integer", arg);
-			*pin = (int)v;
 		}
 	}
 	if (optind < argc) {
@@ -408,7 +423,7 @@ static int load_inputs(const char *cmd, struct args *a, struct mt_model *m,
 		return cli_fail(cmd, &err);
 	*rs = NULL;
 	if (!a->no_rules) {
-		if (cli_load_rules(a->rule_paths, a->nrule_paths, 1, rs, &err))
+		if (mt_ruleset_load_files(a->rule_paths, a->nrule_paths, 1, rs, &err))
 			return cli_fail(cmd, &err);
 	}
 	return -1;

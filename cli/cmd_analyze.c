@@ -12,6 +12,7 @@
 #include "../profiler/analyze.h"
 #include "../rules/engine.h"
 #include "../rules/facts.h"
+#include "../rules/fired.h"
 #include "../rules/ruleset.h"
 #include "../tuner/cluster.h"
 #include "cli.h"
@@ -230,7 +231,7 @@ static void text_summary(struct sbuf *sb, const struct mt_rank_stats *r, int n,
 		sbuf_addf(sb, "\nFindings (%d):\n", ex->n);
 		if (!ex->n)
 			sbuf_adds(sb, "  none: no diagnose rule fired\n");
-		cli_fired_text(sb, ex);
+		mt_fired_text(sb, ex);
 	}
 }
 
@@ -377,7 +378,7 @@ static void json_doc(struct sbuf *sb, const struct mt_rank_stats *r, int n,
 		jw_num(&w, "step_mean_s", j->step_mean_s, 6);
 	jw_end(&w);
 	facts_obj(&w, facts, given);
-	cli_fired_json(&w, "findings", ex);
+	mt_fired_json(&w, "findings", ex, MT_FIRED_BRIEF);
 	jw_arr(&w, "warnings");
 	for (i = 0; i < n; i++) {
 		if (r[i].note[0]) {
@@ -511,7 +512,7 @@ int cmd_analyze(int argc, char **argv)
 	if (o.cluster && (rc = mt_cluster_load(o.cluster, &cl, &err)))
 		goto fail;
 	if ((!o.no_rules || o.nrules) &&
-	    (rc = cli_load_rules(o.rules, o.nrules, !o.no_rules, &rs, &err)))
+	    (rc = mt_ruleset_load_files(o.rules, o.nrules, !o.no_rules, &rs, &err)))
 		goto fail;
 	/* One trace at a time: only its statistics are kept. */
 	for (i = 0; i < n; i++) {

@@ -10,6 +10,7 @@
 #include "../lib/sbuf.h"
 #include "../lib/table.h"
 #include "../rules/engine.h"
+#include "../rules/fired.h"
 #include "cli.h"
 
 static const char rules_usage[] =
@@ -34,35 +35,6 @@ static const char rules_usage[] =
 	"  doc     the Markdown reference (docs/RULES.md)\n"
 	"\n"
 	"exit codes: 0 success; 2 bad usage, a rule file with a problem, or bad input.\n";
-
-int cli_load_rules(const char *const *paths, int npaths, int bundled, struct mt_ruleset **out,
-		   struct mt_error *err)
-{
-	struct mt_ruleset *rs = mt_ruleset_new();
-	int i, rc;
-
-	*out = NULL;
-	if (!rs)
-		return mt_error_set(err, MT_ENOMEM, "out of memory");
-	/* the user's files first: their set rules take precedence */
-	for (i = 0; i < npaths; i++) {
-		rc = mt_ruleset_add_path(rs, paths[i], 1);
-		if (rc < 0)
-			goto nomem;
-	}
-	if (bundled && mt_ruleset_add_bundled(rs) < 0)
-		goto nomem;
-	mt_ruleset_finish(rs);
-	if (mt_ruleset_error(rs, err)) {
-		mt_ruleset_free(rs);
-		return MT_EINVAL;
-	}
-	*out = rs;
-	return MT_OK;
-nomem:
-	mt_ruleset_free(rs);
-	return mt_error_set(err, MT_ENOMEM, "out of memory");
-}
 
 static int usage_error(const char *fmt, const char *arg)
 {
@@ -130,7 +102,7 @@ static int load(const struct ropts *o, struct mt_ruleset **rs)
 {
 	struct mt_error err = MT_ERROR_INIT;
 
-	if (cli_load_rules(o->paths, o->npaths, 1, rs, &err))
+	if (mt_ruleset_load_files(o->paths, o->npaths, 1, rs, &err))
 		return cli_fail("rules", &err);
 	return -1;
 }
@@ -291,39 +263,6 @@ static int cmd_doc(const struct ropts *o)
 	return rc ? cli_fail("rules", &err) : 0;
 }
 
-void cli_fired_text(struct sbuf *sb, const struct mt_explain *ex)
-{
-	int i;
-
-	for (i = 0; i < ex->n; i++) {
-		const struct mt_fired *f = &ex->v[i];
-		sbuf_addf(sb, "[%s] %s%s\n  %s\n  source: %s\n", f->rule->id,
-			  f->status == MT_FIRE_VIOLATED ? "VIOLATED: " : "", f->rule->title,
-			  f->message, f->rule->cites[0]);
-	}
-}
-
-void cli_fired_json(struct jw *w, const char *key, const struct mt_explain *ex)
-{
-	int i, k;
-
-	jw_arr(w, key);
-	for (i = 0; ex && i < ex->n; i++) {
-		const struct mt_fired *f = &ex->v[i];
-		jw_obj(w, NULL);
-		jw_str(w, "id", f->rule->id);
-		jw_str(w, "kind", mt_rule_kind_name(f->rule->kind));
-		jw_str(w, "title", f->rule->title);
-		jw_str(w, "message", f->message);
-		jw_arr(w, "cite");
-		for (k = 0; k < f->rule->ncites; k++)
-			jw_str(w, NULL, f->rule->cites[k]);
-		jw_end(w);
-		jw_end(w);
-	}
-	jw_end(w);
-}
-
 static int cmd_check(const struct ropts *o)
 {
 	struct mt_error err = MT_ERROR_INIT;
@@ -368,14 +307,14 @@ static int cmd_check(const struct ropts *o)
 		jw_str(&w, "facts_file", o->facts);
 		jw_int(&w, "facts_given", ngiven);
 		jw_int(&w, "rules_not_evaluated", skipped);
-		cli_fired_json(&w, "fired", &ex);
+		mt_fired_json(&w, "fired", &ex, MT_FIRED_BRIEF);
 		jw_end(&w);
 	} else {
 		sbuf_addf(&sb, "%s: %d facts; %d rules evaluated, %d not (they read facts the file "
 			       "does not give)\n", o->facts, ngiven, rs->n - skipped, skipped);
 		if (!ex.n)
 			sbuf_adds(&sb, "no rule fired\n");
-		cli_fired_text(&sb, &ex);
+		mt_fired_text(&sb, &ex);
 	}
 	rc = sb.failed ? 2 : 0;
 	if (!rc)

@@ -12,7 +12,7 @@
 #include "../tuner/cluster.h"
 #include "../tuner/config.h"
 #include "../tuner/model.h"
-#include "../tuner/search.h"
+#include "../advisor/search.h"
 
 /* Terminal output of advise: job line, search summary, ranking, and the
  * details of the best candidate. */

@@ -1,195 +1,14 @@
 /* SPDX-License-Identifier: MIT */
-/* engine: the rule set applied to a job (search hooks, explanations, findings). */
+/* engine: a rules run: set-up, the job's static facts, search hooks. */
 #include "engine.h"
+#include "run.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../lib/jsonr.h"
 #include "../lib/sbuf.h"
-#include "../tuner/constants.h"
-
-/* ---------------------------------------------------------------- best() tables */
-
-/* Least step time and least memory per (tp, pp, cp, ep, etp), and per value of
- * each knob that stands alone. */
-#define TUPLE_SLOTS 8192
-#define SMALL_MAX 1025
-
-struct tuple {
-	int key[5];
-	int used;
-	double step, mem;
-};
-
-struct pair {
-	double step, mem;
-};
-
-struct best {
-	struct tuple *t;        /* TUPLE_SLOTS */
-	int *used;              /* the slots in use, in order of first use */
-	int nused;
-	int last;               /* slot of the last update */
-	struct pair *vpp, *mbs; /* [SMALL_MAX] */
-	struct pair rc[MT_RC_N], dist[2], sp[2], cc[MT_CP_N];
-};
-
-struct mt_rules_run {
-	const struct mt_ruleset *rs;
-	const struct mt_model *m;
-	const struct mt_cluster *c;
-	const struct mt_job *j;
-	struct mt_val facts[MT_F_N];
-	struct mt_env env;
-	unsigned pinned;
-	int relaxed;
-	int *cons[MT_ST_N];     /* constraint rule indices per stage */
-	int ncons[MT_ST_N];
-	int *setters[MT_F_N];   /* set rules per knob fact, in order */
-	int nsetters[MT_F_N];
-	int *pool;              /* storage of the lists above */
-	long long *pruned;      /* per rule */
-	long long *strict;      /* per rule, the search with every constraint (frozen) */
-	int frozen;
-	int relaxed_one;        /* the one constraint relaxed, or -1 */
-	int observing;
-	struct best best;
-	signed char vsplit[MT_MAX_PP + 1];  /* per PP: -1 unknown, 1 some VPP > 1 splits */
-	double nccl_code;
-};
-
-static void pair_init(struct pair *p, int n)
-{
-	int i;
-
-	for (i = 0; i < n; i++)
-		p[i].step = p[i].mem = INFINITY;
-}
-
-static void pair_put(struct pair *p, const struct mt_eval *e, int timed)
-{
-	if (e->mem.total < p->mem)
-		p->mem = e->mem.total;
-	if (timed && e->time.step < p->step)
-		p->step = e->time.step;
-}
-
-static unsigned tuple_hash(const int *k)
-{
-	unsigned h = 2166136261u;
-	int i;
-
-	for (i = 0; i < 5; i++)
-		h = (h ^ (unsigned)k[i]) * 16777619u;
-	return h;
-}
-
-void mt_rules_observe(struct mt_rules_run *r, const struct mt_eval *e, int timed)
-{
-	struct best *b = &r->best;
-	const struct mt_config *c = &e->cfg;
-	int key[5] = { c->tp, c->pp, c->cp, c->ep, c->etp };
-	struct tuple *t = &b->t[b->last];
-	unsigned h, i;
-
-	if (!r->observing)
-		return;
-	if (!(t->used && !memcmp(t->key, key, sizeof(key)))) {
-		h = tuple_hash(key) & (TUPLE_SLOTS - 1);
-		for (i = 0; i < TUPLE_SLOTS; i++) {
-			t = &b->t[(h + i) & (TUPLE_SLOTS - 1)];
-			if (!t->used) {
-				t->used = 1;
-				memcpy(t->key, key, sizeof(key));
-				t->step = t->mem = INFINITY;
-				b->used[b->nused++] = (int)((h + i) & (TUPLE_SLOTS - 1));
-				break;
-			}
-			if (!memcmp(t->key, key, sizeof(key)))
-				break;
-		}
-		if (i == TUPLE_SLOTS)
-			return; /* full: a space this large is not explained per tuple */
-		b->last = (int)((h + i) & (TUPLE_SLOTS - 1));
-	}
-	if (e->mem.total < t->mem)
-		t->mem = e->mem.total;
-	if (timed && e->time.step < t->step)
-		t->step = e->time.step;
-	if (c->vpp >= 0 && c->vpp < SMALL_MAX)
-		pair_put(&b->vpp[c->vpp], e, timed);
-	if (c->mbs >= 0 && c->mbs < SMALL_MAX)
-		pair_put(&b->mbs[c->mbs], e, timed);
-	if (c->recompute >= 0 && c->recompute < MT_RC_N)
-		pair_put(&b->rc[c->recompute], e, timed);
-	pair_put(&b->dist[c->dist_opt ? 1 : 0], e, timed);
-	pair_put(&b->sp[c->sp ? 1 : 0], e, timed);
-	if (c->cp_comm >= 0 && c->cp_comm < MT_CP_N && c->cp > 1)
-		pair_put(&b->cc[c->cp_comm], e, timed);
-}
-
-void mt_rules_observe_reset(struct mt_rules_run *r)
-{
-	struct best *b = &r->best;
-
-	if (!r->observing)
-		return;
-	memset(b->t, 0, TUPLE_SLOTS * sizeof(*b->t));
-	b->nused = 0;
-	b->last = 0;
-	pair_init(b->vpp, SMALL_MAX);
-	pair_init(b->mbs, SMALL_MAX);
-	pair_init(b->rc, MT_RC_N);
-	pair_init(b->dist, 2);
-	pair_init(b->sp, 2);
-	pair_init(b->cc, MT_CP_N);
-}
-
-static double best_fn(void *ctx, int what, const int *knob, const double *val, int n)
-{
-	struct mt_rules_run *r = ctx;
-	struct best *b = &r->best;
-	double v = INFINITY;
-	const struct pair *p = NULL;
-	int i, k, x;
-
-	if (!r->observing || n < 1)
-		return NAN;
-	if (knob[0] > MT_BK_ETP) {
-		if (!(val[0] >= 0 && val[0] < SMALL_MAX) || val[0] != floor(val[0]))
-			return NAN;
-		x = (int)val[0];
-		switch (knob[0]) {
-		case MT_BK_VPP: p = x < SMALL_MAX ? &b->vpp[x] : NULL; break;
-		case MT_BK_MBS: p = x < SMALL_MAX ? &b->mbs[x] : NULL; break;
-		case MT_BK_RECOMPUTE: p = x < MT_RC_N ? &b->rc[x] : NULL; break;
-		case MT_BK_DIST_OPT: p = x < 2 ? &b->dist[x] : NULL; break;
-		case MT_BK_SP: p = x < 2 ? &b->sp[x] : NULL; break;
-		case MT_BK_CP_COMM: p = x < MT_CP_N ? &b->cc[x] : NULL; break;
-		}
-		if (!p)
-			return NAN;
-		v = what ? p->mem : p->step;
-		return isinf(v) ? NAN : v;
-	}
-	for (i = 0; i < b->nused; i++) {
-		const struct tuple *t = &b->t[b->used[i]];
-		int match = 1;
-		for (k = 0; k < n && match; k++)
-			match = knob[k] <= MT_BK_ETP && t->key[knob[k]] == val[k];
-		if (match) {
-			double y = what ? t->mem : t->step;
-			if (y < v)
-				v = y;
-		}
-	}
-	return isinf(v) ? NAN : v;
-}
-
-int mt_rules_observing(const struct mt_rules_run *r) { return r->observing; }
 
 /* ---------------------------------------------------------------- set-up */
 
@@ -238,8 +57,6 @@ static int gemm_measured(const struct mt_cluster *c, int dt)
 
 #define F(id) r->facts[MT_F_##id].n
 #define S(id) r->facts[MT_F_##id].s
-
-static void cluster_facts(struct mt_val *f, const struct mt_cluster *c);
 
 static void static_facts(struct mt_rules_run *r)
 {
@@ -290,7 +107,7 @@ static void static_facts(struct mt_rules_run *r)
 	F(JOB_MOE_DISPATCHER) = j->moe_dispatcher;
 	F(JOB_MEM_HEADROOM) = j->mem_headroom;
 
-	cluster_facts(r->facts, c);
+	mt_rules_cluster_facts(r->facts, c);
 	F(MEM_CAPACITY) = c->memory_bytes * (1 - j->mem_headroom);
 }
 
@@ -299,7 +116,7 @@ static void static_facts(struct mt_rules_run *r)
 #define F(id) f[MT_F_##id].n
 #define S(id) f[MT_F_##id].s
 
-static void cluster_facts(struct mt_val *f, const struct mt_cluster *c)
+void mt_rules_cluster_facts(struct mt_val *f, const struct mt_cluster *c)
 {
 	S(CLUSTER_NAME) = c->name;
 	S(CLUSTER_GPU) = c->gpu_name;
@@ -344,10 +161,9 @@ int mt_rules_start(const struct mt_ruleset *rs, const struct mt_model *m,
 	r->c = c;
 	r->j = j;
 	r->pinned = mt_pinned_knobs(j);
-	memset(r->vsplit, -1, sizeof(r->vsplit));
 	r->env.facts = r->facts;
 	r->env.cluster = c;
-	r->env.best = best_fn;
+	r->env.best = mt_rules_best_fn;
 	r->env.best_ctx = r;
 	static_facts(r);
 	/* index the rules: constraints by stage, set rules by knob */
@@ -385,14 +201,8 @@ int mt_rules_start(const struct mt_ruleset *rs, const struct mt_model *m,
 		mt_rules_end(r);
 		return mt_error_set(err, MT_ENOMEM, "out of memory");
 	}
-	if (r->observing) {
-		pair_init(r->best.vpp, SMALL_MAX);
-		pair_init(r->best.mbs, SMALL_MAX);
-		pair_init(r->best.rc, MT_RC_N);
-		pair_init(r->best.dist, 2);
-		pair_init(r->best.sp, 2);
-		pair_init(r->best.cc, MT_CP_N);
-	}
+	if (r->observing)
+		mt_rules_best_init(&r->best);
 	k = 0;
 	for (i = 0; i < MT_ST_N; i++) {
 		r->cons[i] = r->pool + k;
@@ -467,6 +277,19 @@ void mt_rules_fact(struct mt_rules_run *r, int fact, double v)
 	r->facts[fact].n = v;
 }
 
+struct mt_val *mt_rules_facts(struct mt_rules_run *r)
+{
+	return r->facts;
+}
+
+void mt_rules_subject(const struct mt_rules_run *r, const struct mt_model **m,
+		      const struct mt_cluster **c, const struct mt_job **j)
+{
+	*m = r->m;
+	*c = r->c;
+	*j = r->j;
+}
+
 int mt_rules_wants(const struct mt_rules_run *r, int stage)
 {
 	return !r->relaxed && r->ncons[stage] > 0;
@@ -491,7 +314,7 @@ int mt_rules_check(struct mt_rules_run *r, int stage)
 }
 
 /* A knob value from a SET expression, or -1 when it is not a valid one. */
-static int knob_value(int fact, struct mt_val v, double *out)
+int mt_rules_knob_value(int fact, struct mt_val v, double *out)
 {
 	double x = v.n;
 
@@ -527,7 +350,7 @@ static int set_value(struct mt_rules_run *r, int k, int fact, double *v)
 
 	for (s = 0; s < rl->nsets; s++)
 		if (rl->sets[s].fact == fact)
-			return knob_value(fact, mt_expr_eval(rl->sets[s].e, &r->env), v);
+			return mt_rules_knob_value(fact, mt_expr_eval(rl->sets[s].e, &r->env), v);
 	return -1;
 }
 
@@ -543,616 +366,4 @@ int mt_rules_choose(struct mt_rules_run *r, int fact, double *v)
 			return 1;
 	}
 	return 0;
-}
-
-/* ---------------------------------------------------------------- derived facts */
-
-static double kv_elems(const struct mt_model *m)
-{
-	if (m->mla)
-		return (double)m->heads * (m->qk_nope_dim + m->qk_rope_dim + m->v_head_dim) / 2;
-	return (double)m->kv_heads * m->head_dim;
-}
-
-void mt_rules_cp_facts(struct mt_rules_run *r, const struct mt_ctx *x, int tp, int cp)
-{
-	const struct mt_model *m = r->m;
-	double s = r->j->seq, chunk = s / cp, kvb, dqk, dv, flops;
-	int pd = mt_group_per_domain(r->c, cp, tp);
-
-	F(CFG_CP) = cp;
-	F(CP_CHUNK) = chunk;
-	F(CP_PER_DOMAIN) = pd;
-	kvb = chunk * 2 * kv_elems(m) / tp * 2;
-	F(CP_KV_BYTES) = kvb;
-	if (cp < 2) {
-		F(CP_RING_STEP_S) = F(CP_ATTN_STEP_S) = 0;
-		return;
-	}
-	dqk = m->mla ? m->qk_nope_dim + m->qk_rope_dim : m->head_dim;
-	dv = m->mla ? m->v_head_dim : m->head_dim;
-	F(CP_RING_STEP_S) = mt_coll_time(r->c, MT_COLL_SEND_RECV, cp, pd, kvb);
-	flops = 2 * chunk * s * ((double)m->heads / tp) * (dqk + dv) *
-		(r->j->attn_impl == MT_ATTN_FLASH ? 0.5 : 1.0) / cp;
-	F(CP_ATTN_STEP_S) = flops / (mt_attn_rate(x, r->j->attn_impl, (int)dqk, (int)chunk, 0) * 1e12);
-}
-
-void mt_rules_cp_a2a_facts(struct mt_rules_run *r, int tp, int cp, int inner)
-{
-	const struct mt_model *m = r->m;
-
-	F(CFG_CP_A2A) = inner;
-	F(CP_HIER_OK) = inner > 1 && inner < cp && cp % inner == 0 && (m->heads / tp) % inner == 0 &&
-			(m->mla || (m->kv_heads / tp) % inner == 0);
-}
-
-void mt_rules_shape_facts(struct mt_rules_run *r, const struct mt_ctx *x, const struct mt_costs *a)
-{
-	const struct mt_model *m = r->m;
-	const struct mt_cluster *c = r->c;
-	double w[MT_L_N], T = a->tokens, h = m->hidden, layer = 0, gemm = 0, tpc = 0, tpe = 0;
-	double cpc = 0, cpe = 0, act = 0, host = 0, spd = a->sp ? a->tp : 1, ffn;
-	int k, tp = a->tp;
-
-	w[MT_L_MOE] = (double)m->moe_layers / m->layers;
-	w[MT_L_DENSE] = 1 - w[MT_L_MOE];
-	for (k = 0; k < MT_L_N; k++) {
-		if (w[k] <= 0)
-			continue;
-		layer += w[k] * (a->gemm_f[k] + a->gemm_b[k] + a->attn_f[k] + a->attn_b[k] +
-				 a->elem_f[k] + a->elem_b[k]);
-		gemm += w[k] * (a->gemm_f[k] + a->gemm_b[k]);
-		tpc += w[k] * a->tp_comm[k];
-		tpe += w[k] * a->tp_exposed[k];
-		cpc += w[k] * a->cp_comm[k];
-		cpe += w[k] * a->cp_exposed[k];
-		act += w[k] * a->act[k][MT_RC_NONE];
-		host += w[k] * a->host_ops[k] * x->host_op_s;
-	}
-	F(SHAPE_TOKENS) = T;
-	F(SHAPE_HEADS_PER_TP) = (double)m->heads / tp;
-	F(SHAPE_HIDDEN_PER_TP) = h / tp;
-	F(SHAPE_LAYER_S) = layer;
-	F(SHAPE_GEMM_FRAC) = layer > 0 ? gemm / layer : NAN;
-	ffn = m->ffn > 0 && m->moe_layers < m->layers ? m->ffn : m->moe_ffn;
-	if (c->peak_tflops[MT_DT_FP8] > 0 && ffn > 0) {
-		double gm = m->gated ? 2 : 1;
-		double b = mt_gemm_tflops(c, MT_DT_BF16, T, gm * ffn / tp, h);
-		F(SHAPE_FP8_RATIO) = b > 0 ? mt_gemm_tflops(c, MT_DT_FP8, T, gm * ffn / tp, h) / b : NAN;
-	} else {
-		F(SHAPE_FP8_RATIO) = 0;
-	}
-	F(SHAPE_TP_PER_DOMAIN) = mt_group_per_domain(c, tp, 1);
-	F(SHAPE_TP_BYTES) = tp > 1 ? T * h * 2 : 0;
-	F(SHAPE_TP_BUSBW) = tp > 1 ? mt_coll_busbw(c, a->sp ? MT_COLL_REDUCE_SCATTER : MT_COLL_ALL_REDUCE,
-						   tp, mt_group_per_domain(c, tp, 1), T * h * 2)
-			    : NAN;
-	F(SHAPE_TP_COMM_S) = tpc;
-	F(SHAPE_TP_EXPOSED_S) = tpe;
-	F(SHAPE_CP_COMM_S) = cpc;
-	F(SHAPE_CP_EXPOSED_S) = cpe;
-	F(SHAPE_EP_PER_DOMAIN) = mt_group_per_domain(c, a->ep, a->etp);
-	if (m->experts) {
-		double sep = MT_MOE_IMBALANCE * (T / spd) * m->topk * h * 2;
-		F(SHAPE_EP_BYTES) = sep;
-		F(SHAPE_EP_BUSBW) = a->ep > 1 ? mt_coll_busbw(c, MT_COLL_ALL_TO_ALL, a->ep,
-							       mt_group_per_domain(c, a->ep, a->etp), sep)
-					      : NAN;
-		F(SHAPE_EP_COMM_S) = a->ep_comm[MT_L_MOE];
-		F(SHAPE_EXPERTS_PER_GPU) = (double)m->experts / a->ep;
-	} else {
-		F(SHAPE_EP_BYTES) = F(SHAPE_EP_COMM_S) = F(SHAPE_EXPERTS_PER_GPU) = 0;
-		F(SHAPE_EP_BUSBW) = NAN;
-	}
-	F(SHAPE_ACT_BYTES) = act;
-	F(SHAPE_OFFLOAD_S) = act / (mt_offload_gbps(c, MT_OFF_D2H) * 1e9);
-	F(SHAPE_HOST_LAYER_S) = host;
-}
-
-void mt_rules_pp_facts(struct mt_rules_run *r, int tp, int cp, int pp, int dp, int num_mb)
-{
-	int L = r->m->layers, v;
-
-	if (pp >= 1 && pp <= MT_MAX_PP && r->vsplit[pp] < 0) {
-		r->vsplit[pp] = 0;
-		for (v = 2; pp > 1 && v <= L / pp; v++)
-			if (mt_split_exists(L, pp, v)) {
-				r->vsplit[pp] = 1;
-				break;
-			}
-	}
-	F(PIPE_INTERLEAVABLE) = pp > 1 && pp <= MT_MAX_PP && r->vsplit[pp] == 1 && num_mb % pp == 0;
-	F(CFG_PP) = pp;
-	F(CFG_DP) = dp;
-	F(CFG_NUM_MB) = num_mb;
-	F(DP_GROUP) = (double)dp * cp;
-	F(DP_PER_DOMAIN) = mt_group_per_domain(r->c, dp * cp, tp);
-}
-
-void mt_rules_vpp_facts(struct mt_rules_run *r, int vpp)
-{
-	F(CFG_VPP) = vpp;
-	F(PIPE_BUBBLE) = (F(CFG_PP) - 1) / (vpp * F(CFG_NUM_MB));
-}
-
-void mt_rules_plan_facts(struct mt_rules_run *r, const struct mt_costs *a, const struct mt_plan *b,
-			 const struct mt_config *cfg)
-{
-	double gb = cfg->grad_fp32 ? 4 : 2, group = (double)b->dp * a->cp;
-
-	F(CFG_EDP) = b->edp;
-	F(CFG_SPLIT) = b->split;
-	F(CFG_BUCKET) = (double)b->bucket_params;
-	F(PIPE_CHUNK_LAYERS) = b->chunk_layers_max;
-	F(PIPE_P2P_BYTES) = a->p2p_bytes;
-	F(PIPE_P2P_S) = b->p2p_time;
-	F(DP_PARAMS) = b->par_dense[0] + b->par_exp[0];
-	F(DP_BUCKET_BYTES) = (double)b->bucket_params * gb;
-	F(DP_BUCKET_BUSBW) = group > 1 ? mt_coll_busbw(r->c, MT_COLL_REDUCE_SCATTER, (int)group,
-						       mt_group_per_domain(r->c, (int)group, a->tp),
-						       (double)b->bucket_params * gb)
-				       : NAN;
-	F(DP_RS_S) = b->dp_rs[1];
-	F(DP_AG_S) = b->dp_ag[1];
-	F(DP_AR_S) = b->dp_rs[0];
-}
-
-void mt_rules_memory_facts(struct mt_rules_run *r, const struct mt_mem *mem)
-{
-	F(MEM_TOTAL) = mem->total;
-	F(MEM_HEADROOM) = F(MEM_CAPACITY) - mem->total;
-	F(MEM_WEIGHTS) = mem->weights;
-	F(MEM_GRADS) = mem->grads;
-	F(MEM_OPTIMIZER) = mem->optimizer;
-	F(MEM_ACTIVATIONS) = mem->activations;
-	F(MEM_NCCL) = mem->nccl;
-}
-
-void mt_rules_time_facts(struct mt_rules_run *r, const struct mt_time *t, const struct mt_tput *tp)
-{
-	F(TIME_STEP) = t->step;
-	F(TIME_COMPUTE) = t->compute;
-	F(TIME_GEMM) = t->gemm;
-	F(TIME_RECOMPUTE) = t->recompute;
-	F(TIME_TP_EXPOSED) = t->tp_exposed;
-	F(TIME_TP_HIDDEN) = t->tp_hidden;
-	F(TIME_CP_EXPOSED) = t->cp_exposed;
-	F(TIME_EP_EXPOSED) = t->ep_exposed;
-	F(TIME_PP_EXPOSED) = t->pp_exposed;
-	F(TIME_DP_EXPOSED) = t->dp_exposed;
-	F(TIME_DP_HIDDEN) = t->dp_hidden;
-	F(TIME_OFFLOAD_EXPOSED) = t->offload_exposed;
-	F(TIME_BUBBLE) = t->bubble;
-	F(TIME_OPTIMIZER) = t->optimizer;
-	F(TIME_HOST) = t->host_exposed;
-	F(TPUT_TOKENS) = tp->tokens_per_s_per_gpu;
-	F(TPUT_MFU) = tp->mfu;
-}
-
-/* ---------------------------------------------------------------- explanations */
-
-static const char *const status_names[] = { "applied", "note", "violated", "overridden" };
-
-const char *mt_fire_status_name(int s)
-{
-	return s >= 0 && s <= MT_FIRE_OVERRIDDEN ? status_names[s] : "?";
-}
-
-void mt_explain_free(struct mt_explain *x)
-{
-	int i;
-
-	for (i = 0; i < x->n; i++) {
-		free(x->v[i].message);
-		free(x->v[i].effect);
-		free(x->v[i].ev);
-	}
-	free(x->v);
-	memset(x, 0, sizeof(*x));
-}
-
-static int kv_put(struct mt_kv *kv, int *n, const char *key, const char *val)
-{
-	int i;
-
-	for (i = 0; i < *n; i++)
-		if (!strcmp(kv[i].key, key))
-			return 0; /* the first rule to set a name wins */
-	if (*n >= MT_RULE_KV_MAX)
-		return 1; /* dropped, counted by the caller */
-	snprintf(kv[*n].key, sizeof(kv[*n].key), "%s", key);
-	snprintf(kv[*n].val, sizeof(kv[*n].val), "%s", val);
-	(*n)++;
-	return 0;
-}
-
-static struct mt_fired *add_fired(struct mt_explain *x, const struct mt_rule *rl, int status,
-				  const struct mt_val *facts, const struct mt_env *env)
-{
-	struct mt_fired *f;
-	struct sbuf sb = SBUF_INIT;
-	int i;
-
-	if (x->n == x->cap) {
-		int cap = x->cap ? 2 * x->cap : 16;
-		struct mt_fired *v = realloc(x->v, (size_t)cap * sizeof(*v));
-		if (!v) {
-			x->failed = 1;
-			return NULL;
-		}
-		x->v = v;
-		x->cap = cap;
-	}
-	f = &x->v[x->n];
-	memset(f, 0, sizeof(*f));
-	f->rule = rl;
-	f->status = status;
-	for (i = 0; i < rl->nsays; i++) {
-		if (rl->says[i].cond && !mt_expr_true(rl->says[i].cond, env))
-			continue;
-		if (sb.len)
-			sbuf_addc(&sb, ' ');
-		mt_tmpl_render(rl->says[i].t, env, &sb);
-	}
-	if (sb.failed) {
-		sbuf_release(&sb);
-		x->failed = 1;
-		return NULL;
-	}
-	f->message = sbuf_detach(&sb, NULL);
-	f->ev = malloc((size_t)(rl->nevidence ? rl->nevidence : 1) * sizeof(*f->ev));
-	if (!f->ev || !f->message) {
-		free(f->ev);
-		free(f->message);
-		x->failed = 1;
-		return NULL;
-	}
-	for (i = 0; i < rl->nevidence; i++) {
-		f->ev[i].fact = rl->evidence[i];
-		f->ev[i].n = facts[rl->evidence[i]].n;
-		f->ev[i].s = facts[rl->evidence[i]].s;
-	}
-	f->nev = rl->nevidence;
-	x->n++;
-	return f;
-}
-
-static void set_effect(struct mt_fired *f, struct sbuf *eff, struct mt_explain *x)
-{
-	if (!f)
-		return;
-	if (eff->failed) {
-		x->failed = 1;
-		return;
-	}
-	if (eff->len)
-		f->effect = sbuf_detach(eff, NULL);
-}
-
-/* The value a pin gives a settable knob, or 0 when it is not pinned. */
-static int pin_of(const struct mt_job *j, int fact, double *v)
-{
-	const struct mt_pins *p = &j->pins;
-	int pin = MT_UNSET;
-
-	switch (fact) {
-	case MT_F_CFG_CP_COMM: pin = p->cp_comm; break;
-	case MT_F_CFG_SP: pin = p->sp; break;
-	case MT_F_CFG_ETP: pin = p->etp; break;
-	case MT_F_CFG_TP_OVERLAP: pin = p->tp_overlap; break;
-	case MT_F_CFG_FUSED_CE: pin = p->fused_ce; break;
-	case MT_F_CFG_OVERLAP_GRAD: pin = p->overlap_grad; break;
-	case MT_F_CFG_OVERLAP_PARAM: pin = p->overlap_param; break;
-	case MT_F_CFG_GRAD_FP32: pin = p->grad_fp32; break;
-	case MT_F_CFG_BUCKET: pin = p->bucket; break;
-	case MT_F_CFG_DIST_OPT: pin = p->dist_opt; break;
-	default: break;
-	}
-	if (pin == MT_UNSET)
-		return 0;
-	*v = pin;
-	return 1;
-}
-
-static void fmt_fact(struct sbuf *sb, int fact, double v)
-{
-	struct mt_val x = { v, NULL };
-	mt_val_format(sb, x, fact == MT_F_CFG_BUCKET ? "params" : NULL, fact);
-}
-
-/* Evaluate every rule with the facts as they are; `search` is 1 for a
- * candidate of the search (set rules are checked against its knobs). */
-static int explain_all(const struct mt_ruleset *rs, struct mt_val *facts,
-		       const struct mt_env *env, const struct mt_job *j, int search,
-		       const unsigned char *given, struct mt_explain *x, int *skipped)
-{
-	unsigned char decided[MT_F_N];
-	int i, s;
-
-	memset(decided, 0, sizeof(decided));
-	for (i = 0; i < rs->n && !x->failed; i++) {
-		const struct mt_rule *rl = &rs->rules[i];
-		struct sbuf eff = SBUF_INIT;
-		struct mt_fired *f;
-		int status = MT_FIRE_NOTE;
-
-		if (rl->disabled)
-			continue;
-		if (given) {
-			/* every fact it reads: condition, values, messages */
-			int k, all = 1;
-			for (k = 0; k < rl->nevidence && all; k++)
-				all = given[rl->evidence[k]];
-			if (!all) {
-				(*skipped)++;
-				continue;
-			}
-		}
-		if (!mt_expr_true(rl->when, env))
-			continue;
-		switch (rl->kind) {
-		case MT_RK_CONSTRAINT:
-			status = MT_FIRE_VIOLATED;
-			break;
-		case MT_RK_SET:
-			status = MT_FIRE_APPLIED;
-			for (s = 0; s < rl->nsets; s++) {
-				int fact = rl->sets[s].fact;
-				double v, have = facts[fact].n, pin;
-				if (decided[fact] || knob_value(fact, mt_expr_eval(rl->sets[s].e, env), &v))
-					continue; /* an earlier rule chose this knob, or no value */
-				decided[fact] = 1;
-				if (eff.len)
-					sbuf_adds(&eff, ", ");
-				sbuf_addf(&eff, "%s = ", mt_facts[fact].name);
-				fmt_fact(&eff, fact, v);
-				if (v != have && (search || given[fact])) {
-					/* a pin, or (facts of a run) what the run used */
-					status = MT_FIRE_OVERRIDDEN;
-					sbuf_adds(&eff, !search ? " (the run has " : pin_of(j, fact, &pin)
-						  ? " (pinned to " : " (not applied: ");
-					fmt_fact(&eff, fact, have);
-					sbuf_adds(&eff, ")");
-				}
-			}
-			if (rl->nsets && !eff.len) {
-				/* earlier rules chose every knob it sets */
-				sbuf_release(&eff);
-				continue;
-			}
-			for (s = 0; s < rl->nouts; s++) {
-				const struct mt_rule_out *o = &rl->outs[s];
-				struct sbuf val = SBUF_INIT;
-				int rc;
-				if (o->val)
-					mt_tmpl_render(o->val, env, &val);
-				if (eff.len)
-					sbuf_adds(&eff, ", ");
-				if (o->kind == MT_OUT_ARG) {
-					sbuf_addf(&eff, "--%s%s%s", o->key, val.len ? " " : "", val.buf);
-					rc = kv_put(x->args, &x->nargs, o->key, val.buf);
-				} else if (o->kind == MT_OUT_BRIDGE) {
-					sbuf_addf(&eff, "%s=%s", o->key, val.buf);
-					rc = kv_put(x->bridge, &x->nbridge, o->key, val.buf);
-				} else {
-					sbuf_addf(&eff, "%s=%s", o->key, val.buf);
-					rc = kv_put(x->env, &x->nenv, o->key, val.buf);
-				}
-				if (rc > 0)
-					x->dropped++;
-				if (val.failed)
-					x->failed = 1;
-				sbuf_release(&val);
-			}
-			break;
-		default:
-			break;
-		}
-		f = add_fired(x, rl, status, facts, env);
-		set_effect(f, &eff, x);
-		sbuf_release(&eff);
-	}
-	return x->failed ? MT_ENOMEM : MT_OK;
-}
-
-int mt_rules_explain(struct mt_rules_run *r, const struct mt_eval *e, int rank, int feasible,
-		     double best_step, struct mt_explain *out)
-{
-	const struct mt_config *cfg = &e->cfg;
-	struct mt_ctx x;
-	struct mt_costs *a = malloc(sizeof(*a));
-	struct mt_plan *b = malloc(sizeof(*b));
-	int rc;
-
-	memset(out, 0, sizeof(*out));
-	if (!a || !b) {
-		free(a);
-		free(b);
-		return MT_ENOMEM;
-	}
-	mt_ctx_init(&x, r->m, r->c, r->j);
-	F(CFG_TP) = cfg->tp;
-	mt_rules_cp_facts(r, &x, cfg->tp, cfg->cp);
-	mt_rules_cp_a2a_facts(r, cfg->tp, cfg->cp,
-			      cfg->cp_a2a > 0 ? cfg->cp_a2a : mt_group_per_domain(r->c, cfg->cp, cfg->tp));
-	F(CFG_CP_COMM) = cfg->cp_comm;
-	F(CFG_SP) = cfg->sp;
-	F(CFG_EP) = cfg->ep;
-	F(CFG_ETP) = cfg->etp;
-	F(CFG_MBS) = cfg->mbs;
-	F(CFG_TP_OVERLAP) = cfg->tp_overlap;
-	F(CFG_FUSED_CE) = cfg->fused_ce;
-	mt_costs_compute(&x, cfg->tp, cfg->cp, cfg->mbs, cfg->ep, cfg->etp, cfg->sp, cfg->cp_comm,
-			 cfg->cp_a2a, cfg->tp_overlap, cfg->fused_ce, a);
-	mt_rules_shape_facts(r, &x, a);
-	mt_rules_pp_facts(r, cfg->tp, cfg->cp, cfg->pp, cfg->dp, cfg->num_mb);
-	mt_rules_vpp_facts(r, cfg->vpp);
-	F(CFG_OVERLAP_GRAD) = cfg->overlap_grad;
-	F(CFG_OVERLAP_PARAM) = cfg->overlap_param;
-	F(CFG_GRAD_FP32) = cfg->grad_fp32;
-	F(CFG_BUCKET) = (double)cfg->bucket_params;
-	if (mt_plan_compute(&x, a, cfg->pp, cfg->vpp, cfg->dp, cfg->num_mb, cfg, b) == 0)
-		mt_rules_plan_facts(r, a, b, cfg);
-	F(CFG_DIST_OPT) = cfg->dist_opt;
-	F(CFG_RECOMPUTE) = cfg->recompute;
-	F(CFG_RC_LAYERS) = cfg->recompute == MT_RC_FULL ? cfg->recompute_layers : 0;
-	F(CFG_OFFLOAD) = cfg->offload_layers;
-	mt_rules_memory_facts(r, &e->mem);
-	mt_rules_time_facts(r, &e->time, &e->tput);
-	F(SEARCH_RANK) = rank > 0 ? rank : NAN;
-	F(SEARCH_BEST_STEP) = best_step > 0 ? best_step : NAN;
-	F(SEARCH_FEASIBLE) = feasible >= 0 ? feasible : NAN;
-	free(a);
-	free(b);
-	rc = explain_all(r->rs, r->facts, &r->env, r->j, 1, NULL, out, NULL);
-	return rc;
-}
-
-int mt_rules_on_facts(const struct mt_ruleset *rs, const struct mt_val *facts,
-		      const unsigned char *given, const struct mt_cluster *c,
-		      struct mt_explain *out, int *skipped)
-{
-	struct mt_env env;
-	struct mt_job j;
-	struct mt_val *f = malloc(MT_F_N * sizeof(*f));
-	unsigned char *g = malloc(MT_F_N);
-	int i, rc;
-
-	memset(out, 0, sizeof(*out));
-	*skipped = 0;
-	if (!f || !g) {
-		free(f);
-		free(g);
-		return MT_ENOMEM;
-	}
-	/* a copy: set rules write what they set into it */
-	memcpy(f, facts, MT_F_N * sizeof(*f));
-	memcpy(g, given, MT_F_N);
-	if (c) { /* the cluster's facts, where the file does not give them */
-		struct mt_val cf[MT_F_N];
-		for (i = 0; i < MT_F_N; i++) {
-			cf[i].n = NAN;
-			cf[i].s = NULL;
-		}
-		cluster_facts(cf, c);
-		for (i = 0; i < MT_F_N; i++)
-			if (!g[i] && !strncmp(mt_facts[i].name, "cluster.", 8)) {
-				f[i] = cf[i];
-				g[i] = 1;
-			}
-	}
-	memset(&env, 0, sizeof(env));
-	env.facts = f;
-	env.cluster = c;
-	mt_job_init(&j);
-	rc = explain_all(rs, f, &env, &j, 0, g, out, skipped);
-	/* evidence keeps values, not pointers into f (strings point into the
-	 * file's or the cluster's, which outlive this) */
-	free(f);
-	free(g);
-	return rc;
-}
-
-/* ---------------------------------------------------------------- facts files */
-
-int mt_facts_read(const char *path, struct mt_val *facts, unsigned char *given, char **strings,
-		  struct mt_error *err)
-{
-	cJSON *root = NULL, *item;
-	const cJSON *fo;
-	struct mt_jpos at = { path, "" };
-	char schema[64];
-	struct sbuf pool = SBUF_INIT;
-	size_t offs[MT_F_N];
-	int i, rc;
-
-	*strings = NULL;
-	for (i = 0; i < MT_F_N; i++) {
-		facts[i].n = NAN;
-		facts[i].s = NULL;
-		given[i] = 0;
-	}
-	if ((rc = mt_json_load(path, &root, err)))
-		return rc;
-	if (!cJSON_IsObject(root)) {
-		rc = mt_error_set(err, MT_EINVAL, "%s: expected a JSON object at the top level, got %s",
-				  path, mt_json_type(root));
-		goto out;
-	}
-	if ((rc = mt_jstr(&at, root, "schema", 1, schema, sizeof(schema), err)) < 0)
-		goto out;
-	if (strcmp(schema, "megatune.facts/1")) {
-		rc = mt_error_set(err, MT_EINVAL,
-				  "%s: field 'schema': expected \"megatune.facts/1\", got \"%s\"", path,
-				  schema);
-		goto out;
-	}
-	if ((rc = mt_jobj(&at, root, "facts", 1, &fo, err)) < 0)
-		goto out;
-	if (!cJSON_IsObject(fo)) {
-		rc = mt_error_set(err, MT_EINVAL, "%s: field 'facts': expected an object, got %s",
-				  path, mt_json_type(fo));
-		goto out;
-	}
-	cJSON_ArrayForEach(item, fo) {
-		int f = mt_fact_find(item->string, strlen(item->string));
-		if (f < 0) {
-			const char *sug = mt_fact_suggest(item->string, strlen(item->string));
-			rc = mt_error_set(err, MT_EINVAL,
-					  "%s: field 'facts.%s': unknown fact%s%s%s (megatune rules facts "
-					  "lists them)", path, item->string, sug ? " (did you mean '" : "",
-					  sug ? sug : "", sug ? "'?)" : "");
-			goto out;
-		}
-		if (given[f]) {
-			rc = mt_error_set(err, MT_EINVAL, "%s: field 'facts.%s': given twice", path,
-					  item->string);
-			goto out;
-		}
-		if (cJSON_IsNumber(item) && mt_facts[f].type != MT_FT_STR) {
-			facts[f].n = item->valuedouble;
-		} else if (cJSON_IsBool(item) && mt_facts[f].type == MT_FT_BOOL) {
-			facts[f].n = cJSON_IsTrue(item);
-		} else if (cJSON_IsNull(item) && mt_facts[f].type != MT_FT_STR) {
-			facts[f].n = NAN;
-		} else if (cJSON_IsString(item) && mt_facts[f].type == MT_FT_ENUM) {
-			int idx = mt_fact_enum(f, item->valuestring);
-			if (idx < 0) {
-				rc = mt_error_set(err, MT_EINVAL,
-						  "%s: field 'facts.%s': \"%s\" is not one of its values",
-						  path, item->string, item->valuestring);
-				goto out;
-			}
-			facts[f].n = idx;
-		} else if (cJSON_IsString(item) && mt_facts[f].type == MT_FT_STR) {
-			offs[f] = pool.len;
-			sbuf_adds(&pool, item->valuestring);
-			sbuf_addc(&pool, '\0');
-		} else {
-			rc = mt_error_set(err, MT_EINVAL, "%s: field 'facts.%s': expected %s, got %s", path,
-					  item->string,
-					  mt_facts[f].type == MT_FT_STR ? "a string"
-					  : mt_facts[f].type == MT_FT_BOOL ? "a number or true/false"
-					  : mt_facts[f].type == MT_FT_ENUM ? "one of its value names"
-									   : "a number",
-					  mt_json_type(item));
-			goto out;
-		}
-		given[f] = 1;
-	}
-	if (pool.failed) {
-		rc = mt_error_set(err, MT_ENOMEM, "out of memory");
-		goto out;
-	}
-	if (pool.len) {
-		*strings = sbuf_detach(&pool, NULL);
-		for (i = 0; i < MT_F_N; i++)
-			if (given[i] && mt_facts[i].type == MT_FT_STR)
-				facts[i].s = *strings + offs[i];
-	}
-	rc = MT_OK;
-out:
-	sbuf_release(&pool);
-	cJSON_Delete(root);
-	return rc;
 }

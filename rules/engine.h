@@ -3,13 +3,17 @@
  * candidates, and to the findings of a profile analysis.
  *
  * A run (mt_rules_start) holds the fact values of the candidate the search is
- * looking at.  The search writes each knob's fact as it fixes the knob
- * (mt_rules_fact), fills the derived facts of each level (mt_rules_*_facts),
- * asks set rules for a knob's value (mt_rules_choose), and asks whether a
- * constraint prunes the partial candidate (mt_rules_check).  None of these
- * allocate.  After the search, mt_rules_explain() evaluates every rule on one
- * ranked candidate and returns the rules that fired with their messages,
- * evidence and effects.
+ * looking at.  The search (advisor/search.c) writes the facts of each stage
+ * as it fixes its knobs (advisor/facts.c, into mt_rules_facts()), asks set
+ * rules for a knob's value (mt_rules_choose), and asks whether a constraint
+ * prunes the partial candidate (mt_rules_check).  None of these allocate.
+ * mt_rules_explain_facts() evaluates every rule on the facts of one ranked
+ * candidate and returns the rules that fired with their messages, evidence
+ * and effects.  The engine knows the facts, not the model that derives them.
+ *
+ * engine.c sets a run up and answers the search; best.c keeps the tables of
+ * best() and least_mem(); fire.c evaluates every rule on a set of facts;
+ * facts_file.c reads megatune.facts/1.
  */
 #ifndef MT_ENGINE_H
 #define MT_ENGINE_H
@@ -17,9 +21,7 @@
 #include "../lib/err.h"
 #include "../tuner/cluster.h"
 #include "../tuner/config.h"
-#include "../tuner/flags.h"
 #include "../tuner/model.h"
-#include "../tuner/perf.h"
 #include "ruleset.h"
 
 struct mt_rules_run;
@@ -34,6 +36,12 @@ void mt_rules_end(struct mt_rules_run *r);
 /* ---- search hooks */
 
 void mt_rules_fact(struct mt_rules_run *r, int fact, double v);
+/* The run's fact values, [MT_F_N], for the advisor to write a stage's facts
+ * into (advisor/facts.h). */
+struct mt_val *mt_rules_facts(struct mt_rules_run *r);
+/* The model, cluster and job the run was started for. */
+void mt_rules_subject(const struct mt_rules_run *r, const struct mt_model **m,
+		      const struct mt_cluster **c, const struct mt_job **j);
 /* 1 when some constraint is evaluated at this stage. */
 int mt_rules_wants(const struct mt_rules_run *r, int stage);
 /* The first constraint of this stage that prunes the candidate (its index in
@@ -52,15 +60,6 @@ void mt_rules_relax(struct mt_rules_run *r, int rule);
 int mt_rules_relaxed(const struct mt_rules_run *r);
 void mt_rules_freeze(struct mt_rules_run *r);
 
-void mt_rules_cp_facts(struct mt_rules_run *r, const struct mt_ctx *x, int tp, int cp);
-void mt_rules_cp_a2a_facts(struct mt_rules_run *r, int tp, int cp, int inner);
-void mt_rules_shape_facts(struct mt_rules_run *r, const struct mt_ctx *x, const struct mt_costs *a);
-void mt_rules_pp_facts(struct mt_rules_run *r, int tp, int cp, int pp, int dp, int num_mb);
-void mt_rules_vpp_facts(struct mt_rules_run *r, int vpp);
-void mt_rules_plan_facts(struct mt_rules_run *r, const struct mt_costs *a, const struct mt_plan *b,
-			 const struct mt_config *cfg);
-void mt_rules_memory_facts(struct mt_rules_run *r, const struct mt_mem *mem);
-void mt_rules_time_facts(struct mt_rules_run *r, const struct mt_time *t, const struct mt_tput *tp);
 /* Record an evaluated candidate for best() and least_mem(). */
 void mt_rules_observe(struct mt_rules_run *r, const struct mt_eval *e, int timed);
 /* Forget what was observed (a new pass of the search). */
@@ -110,10 +109,10 @@ struct mt_explain {
 
 void mt_explain_free(struct mt_explain *x);
 
-/* Evaluate every rule on one ranked candidate (rank 1 = best; 0 for
- * estimate).  Fills *out (free with mt_explain_free). */
-int mt_rules_explain(struct mt_rules_run *r, const struct mt_eval *e, int rank, int feasible,
-		     double best_step, struct mt_explain *out);
+/* Evaluate every rule on the facts the run holds (a candidate whose facts
+ * advisor/facts.c wrote: advisor/explain.c).  Fills *out (free with
+ * mt_explain_free). */
+int mt_rules_explain_facts(struct mt_rules_run *r, struct mt_explain *out);
 
 /* ---- findings */
 

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* expr: a recursive-descent compiler to a small stack machine.
+/* expr: a recursive-descent compiler to a small stack machine (the machine
+ * is vm.c, the code expr_code.h, message templates template.c).
  *
  * Grammar (lowest precedence first):
  *   expr    := and ( ("||" | "or") and )*
@@ -13,6 +14,7 @@
  *   primary := number | string | name | name "(" args ")" | "(" expr ")"
  */
 #include "expr.h"
+#include "expr_code.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -23,28 +25,7 @@
 
 #include "../lib/sbuf.h"
 #include "../tuner/cluster.h"
-#include "../tuner/perf.h"
-
-enum op {
-	OP_NUM, OP_STR, OP_FACT, OP_NEG, OP_NOT, OP_BOOL,
-	OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_MOD, OP_POW,
-	OP_EQ, OP_NE, OP_LT, OP_LE, OP_GT, OP_GE,
-	OP_AND, OP_OR,  /* a: target; short-circuit, leaves 0/1 */
-	OP_JF, OP_JMP,  /* a: target */
-	OP_CALL,        /* a: function, b: argc, c: cache slot or -1 */
-};
-
-struct ins {
-	int op, a, b, c;
-	double n;
-	const char *s;  /* OP_STR: points into the expression's string pool */
-};
-
-enum fn {
-	FN_MIN, FN_MAX, FN_ABS, FN_CEIL, FN_FLOOR, FN_ROUND, FN_LOG2, FN_SQRT, FN_POW,
-	FN_DIVIDES, FN_IF, FN_HAS, FN_VERSION, FN_BUSBW, FN_COLL_TIME, FN_PLATEAU, FN_KNEE,
-	FN_GEMM, FN_OFFLOAD, FN_PER_DOMAIN, FN_BEST, FN_LEAST_MEM, FN_PROVENANCE, FN_N
-};
+#include "../tuner/config.h"
 
 /* argument kinds: n number, s string (checked when a literal) */
 struct fninfo {
@@ -90,41 +71,12 @@ const char *const mt_expr_functions[] = {
 static const char *const best_knobs[MT_BK_N] = {
 	"tp", "pp", "cp", "ep", "etp", "vpp", "mbs", "recompute", "dist_opt", "sp", "cp_comm",
 };
-static const int best_knob_fact[MT_BK_N] = {
+const int mt_best_knob_fact[MT_BK_N] = {
 	MT_F_CFG_TP, MT_F_CFG_PP, MT_F_CFG_CP, MT_F_CFG_EP, MT_F_CFG_ETP, MT_F_CFG_VPP,
 	MT_F_CFG_MBS, MT_F_CFG_RECOMPUTE, MT_F_CFG_DIST_OPT, MT_F_CFG_SP, MT_F_CFG_CP_COMM,
 };
 
 const char *mt_best_knob_name(int k) { return k >= 0 && k < MT_BK_N ? best_knobs[k] : "?"; }
-
-#define CACHE_WAYS 4
-#define MAX_ARGS 10
-#define STACK_MAX 64
-
-struct cache {
-	int used, next;
-	double key[CACHE_WAYS][4];
-	const char *skey[CACHE_WAYS];
-	const struct mt_cluster *cl[CACHE_WAYS];
-	double val[CACHE_WAYS];
-};
-
-struct mt_expr {
-	struct ins *code;
-	int n, cap;
-	int stage;
-	unsigned knobs;
-	int type;
-	int bare;           /* the fact it is exactly, or -1 */
-	int facts[64];
-	int nfacts;
-	int uses_best;      /* calls best() or least_mem() */
-	struct cache *caches;
-	int ncache;
-	char *pool;         /* string literals */
-	size_t pool_len, pool_cap;
-	int depth, maxdepth;
-};
 
 /* ---------------------------------------------------------------- compiler */
 
@@ -376,7 +328,7 @@ static const char *lit(struct cc *c, int ins)
 	return ins >= 0 && c->e->code[ins].op == OP_STR ? c->e->pool + c->e->code[ins].a : NULL;
 }
 
-static long version_code(const char *s)
+long mt_version_code(const char *s)
 {
 	long part[3] = { 0, 0, 0 };
 	int k = 0;
@@ -400,6 +352,82 @@ static long version_code(const char *s)
 	return part[0] * 10000 + part[1] * 100 + part[2];
 }
 
+/* if(cond, a, b), lazy: cond JF else; a JMP end; else: b */
+static struct desc parse_if(struct cc *c, size_t at)
+{
+	int jf, jmp;
+	struct desc cond, a, b, d = d_of(MT_VT_NUM);
+
+	cond = parse_expr(c);
+	need_num(c, cond, at, "if()'s condition");
+	expect(c, ",");
+	jf = emit(c, OP_JF, 0, 0);
+	push(c, -1);
+	a = parse_expr(c);
+	expect(c, ",");
+	jmp = emit(c, OP_JMP, 0, 0);
+	push(c, -1);
+	if (jf >= 0)
+		c->e->code[jf].a = c->e->n;
+	b = parse_expr(c);
+	if (jmp >= 0)
+		c->e->code[jmp].a = c->e->n;
+	expect(c, ")");
+	d.type = a.type == b.type ? a.type : MT_VT_ANY;
+	return d;
+}
+
+/* best() and least_mem(): knob names and enumeration values, given as
+ * literals, become numbers now. */
+static void check_best_args(struct cc *c, const struct fninfo *fi, const struct desc *args,
+			    int argc, size_t at)
+{
+	int i;
+
+	if (argc % 2) {
+		fail(c, at, "%s() takes knob, value pairs", fi->name);
+		return;
+	}
+	for (i = 0; i < argc; i += 2) {
+		const char *k = lit(c, args[i].str_ins), *v;
+		int b;
+		if (!k) {
+			fail(c, at, "%s(): argument %d must be a knob name in quotes", fi->name,
+			     i + 1);
+			break;
+		}
+		for (b = 0; b < MT_BK_N; b++)
+			if (!strcmp(k, best_knobs[b]))
+				break;
+		if (b == MT_BK_N) {
+			fail(c, at, "%s(\"%s\"): unknown knob; expected tp, pp, cp, ep, etp, vpp, "
+			     "mbs, recompute, dist_opt, sp or cp_comm", fi->name, k);
+			break;
+		}
+		c->e->code[args[i].str_ins].op = OP_NUM;
+		c->e->code[args[i].str_ins].n = b;
+		v = lit(c, args[i + 1].str_ins);
+		if (v) {
+			int idx = mt_fact_enum(mt_best_knob_fact[b], v);
+			if (idx < 0) {
+				fail(c, at, "%s(): '%s' is not a value of %s", fi->name, v, k);
+				break;
+			}
+			c->e->code[args[i + 1].str_ins].op = OP_NUM;
+			c->e->code[args[i + 1].str_ins].n = idx;
+		}
+	}
+	if (argc > 2 && !c->failed) {
+		/* (tp, pp, cp, ep, etp) combine; the others stand alone */
+		for (i = 0; i < argc; i += 2) {
+			int b = (int)c->e->code[args[i].str_ins].n;
+			if (b > MT_BK_ETP)
+				fail(c, at, "%s(): '%s' can only be asked alone; tp, pp, cp, ep and "
+				     "etp combine", fi->name, best_knobs[b]);
+		}
+	}
+}
+
 static struct desc parse_call(struct cc *c, int f, size_t at)
 {
 	struct desc args[MAX_ARGS];
@@ -411,29 +439,8 @@ static struct desc parse_call(struct cc *c, int f, size_t at)
 		c->e->stage = fi->stage;
 	if (f == FN_BEST || f == FN_LEAST_MEM)
 		c->e->uses_best = 1;
-	if (f == FN_IF) {
-		/* lazy: cond JF else; a JMP end; else: b */
-		int jf, jmp;
-		struct desc a, b;
-
-		args[0] = parse_expr(c);
-		need_num(c, args[0], at, "if()'s condition");
-		expect(c, ",");
-		jf = emit(c, OP_JF, 0, 0);
-		push(c, -1);
-		a = parse_expr(c);
-		expect(c, ",");
-		jmp = emit(c, OP_JMP, 0, 0);
-		push(c, -1);
-		if (jf >= 0)
-			c->e->code[jf].a = c->e->n;
-		b = parse_expr(c);
-		if (jmp >= 0)
-			c->e->code[jmp].a = c->e->n;
-		expect(c, ")");
-		d.type = a.type == b.type ? a.type : MT_VT_ANY;
-		return d;
-	}
+	if (f == FN_IF)
+		return parse_if(c, at);
 	if (!accept(c, ")")) {
 		do {
 			size_t argat;
@@ -472,7 +479,7 @@ static struct desc parse_call(struct cc *c, int f, size_t at)
 	switch (f) {
 	case FN_VERSION: {
 		const char *s = lit(c, args[0].str_ins);
-		if (s && version_code(s) < 0)
+		if (s && mt_version_code(s) < 0)
 			fail(c, at, "version(\"%s\"): expected a version like \"2.26\" or \"2.21.5\"", s);
 		break;
 	}
@@ -497,48 +504,7 @@ static struct desc parse_call(struct cc *c, int f, size_t at)
 		break;
 	}
 	case FN_BEST: case FN_LEAST_MEM:
-		if (argc % 2) {
-			fail(c, at, "%s() takes knob, value pairs", fi->name);
-			break;
-		}
-		for (i = 0; i < argc; i += 2) {
-			const char *k = lit(c, args[i].str_ins), *v;
-			int b;
-			if (!k) {
-				fail(c, at, "%s(): argument %d must be a knob name in quotes", fi->name,
-				     i + 1);
-				break;
-			}
-			for (b = 0; b < MT_BK_N; b++)
-				if (!strcmp(k, best_knobs[b]))
-					break;
-			if (b == MT_BK_N) {
-				fail(c, at, "%s(\"%s\"): unknown knob; expected tp, pp, cp, ep, etp, vpp, "
-				     "mbs, recompute, dist_opt, sp or cp_comm", fi->name, k);
-				break;
-			}
-			c->e->code[args[i].str_ins].op = OP_NUM;
-			c->e->code[args[i].str_ins].n = b;
-			v = lit(c, args[i + 1].str_ins);
-			if (v) {
-				int idx = mt_fact_enum(best_knob_fact[b], v);
-				if (idx < 0) {
-					fail(c, at, "%s(): '%s' is not a value of %s", fi->name, v, k);
-					break;
-				}
-				c->e->code[args[i + 1].str_ins].op = OP_NUM;
-				c->e->code[args[i + 1].str_ins].n = idx;
-			}
-		}
-		if (argc > 2 && !c->failed) {
-			/* (tp, pp, cp, ep, etp) combine; the others stand alone */
-			for (i = 0; i < argc; i += 2) {
-				int b = (int)c->e->code[args[i].str_ins].n;
-				if (b > MT_BK_ETP)
-					fail(c, at, "%s(): '%s' can only be asked alone; tp, pp, cp, ep and "
-					     "etp combine", fi->name, best_knobs[b]);
-			}
-		}
+		check_best_args(c, fi, args, argc, at);
 		break;
 	default:
 		break;
@@ -948,598 +914,4 @@ int mt_expr_check_enum(const struct mt_expr *e, int fact, struct mt_cerr *ce)
 		}
 	}
 	return 0;
-}
-
-/* ---------------------------------------------------------------- evaluation */
-
-static int truthy(struct mt_val v)
-{
-	return !v.s && v.n != 0 && !isnan(v.n);
-}
-
-static struct mt_val num(double n)
-{
-	struct mt_val v = { n, NULL };
-	return v;
-}
-
-/* The size at which the measured bus bandwidth of a collective reaches `frac`
- * of its plateau, and the plateau itself (the best over 1 KiB to 16 GiB). */
-static double plateau(const struct mt_cluster *cl, int op, int ranks, int pd)
-{
-	double best = 0, b;
-	int i;
-
-	for (i = 10; i <= 34; i++) {
-		b = mt_coll_busbw(cl, op, ranks, pd, ldexp(1, i));
-		if (b > best)
-			best = b;
-	}
-	return best;
-}
-
-static double knee(const struct mt_cluster *cl, int op, int ranks, int pd, double frac)
-{
-	double top = plateau(cl, op, ranks, pd), x;
-	int i;
-
-	if (top <= 0)
-		return NAN;
-	/* quarter-octave steps, then the first size at or above the target */
-	for (i = 40; i <= 136; i++) {
-		x = ldexp(1, i / 4) * pow(2, (i % 4) / 4.0);
-		if (mt_coll_busbw(cl, op, ranks, pd, x) >= frac * top)
-			return x;
-	}
-	return ldexp(1, 34);
-}
-
-static double call(struct mt_expr *e, const struct ins *in, const struct mt_val *a,
-		   const struct mt_env *env)
-{
-	int f = in->a, argc = in->b, i, op;
-	const struct mt_cluster *cl = env->cluster;
-	struct cache *cache = in->c >= 0 ? &e->caches[in->c] : NULL;
-	double r;
-
-	switch (f) {
-	case FN_MIN: case FN_MAX:
-		r = a[0].n;
-		for (i = 1; i < argc; i++) {
-			if (isnan(a[i].n) || isnan(r))
-				r = NAN;
-			else if (f == FN_MIN ? a[i].n < r : a[i].n > r)
-				r = a[i].n;
-		}
-		return r;
-	case FN_ABS: return fabs(a[0].n);
-	case FN_CEIL: return ceil(a[0].n);
-	case FN_FLOOR: return floor(a[0].n);
-	case FN_ROUND: return round(a[0].n);
-	case FN_LOG2: return a[0].n > 0 ? log2(a[0].n) : NAN;
-	case FN_SQRT: return a[0].n >= 0 ? sqrt(a[0].n) : NAN;
-	case FN_POW: return pow(a[0].n, a[1].n);
-	case FN_DIVIDES:
-		/* a divides b: b is a whole multiple of a */
-		if (!(a[0].n >= 1) || isnan(a[1].n) || a[0].n != floor(a[0].n) || a[1].n != floor(a[1].n))
-			return 0;
-		return fmod(a[1].n, a[0].n) == 0;
-	case FN_HAS: return a[0].s ? 1 : !isnan(a[0].n);
-	case FN_VERSION: {
-		long v = a[0].s ? version_code(a[0].s) : -1;
-		return v < 0 ? NAN : (double)v;
-	}
-	case FN_OFFLOAD:
-		if (!cl || !a[0].s)
-			return NAN;
-		return mt_offload_gbps(cl, !strcmp(a[0].s, "h2d") ? MT_OFF_H2D
-					   : !strcmp(a[0].s, "d2h") ? MT_OFF_D2H : MT_OFF_BIDIR);
-	case FN_PER_DOMAIN:
-		if (!cl || !(a[0].n >= 1) || !(a[1].n >= 1))
-			return NAN;
-		return mt_group_per_domain(cl, (int)a[0].n, (int)a[1].n);
-	case FN_BEST: case FN_LEAST_MEM: {
-		int k[MAX_ARGS / 2];
-		double v[MAX_ARGS / 2];
-		int np = argc / 2;
-		if (!env->best)
-			return NAN;
-		for (i = 0; i < np; i++) {
-			k[i] = (int)a[2 * i].n;
-			if (a[2 * i + 1].s) {
-				int b = k[i] >= 0 && k[i] < MT_BK_N ? k[i] : 0;
-				int idx = mt_fact_enum(best_knob_fact[b], a[2 * i + 1].s);
-				if (idx < 0)
-					return NAN;
-				v[i] = idx;
-			} else {
-				v[i] = a[2 * i + 1].n;
-			}
-		}
-		return env->best(env->best_ctx, f == FN_LEAST_MEM, k, v, np);
-	}
-	default:
-		break;
-	}
-	/* curve look-ups: cached per call site */
-	if (!cl || !a[0].s)
-		return NAN;
-	for (i = 1; i < argc; i++)
-		if (isnan(a[i].n))
-			return NAN;
-	if (cache) {
-		for (i = 0; i < cache->used; i++) {
-			int j, same = cache->skey[i] == a[0].s && cache->cl[i] == cl;
-			for (j = 1; j < argc && same; j++)
-				same = cache->key[i][j] == a[j].n;
-			if (same)
-				return cache->val[i];
-		}
-	}
-	if (f == FN_GEMM) {
-		int dt = mt_dtype_parse(a[0].s);
-		r = dt < 0 || a[1].n < 1 || a[2].n < 1 || a[3].n < 1 ? NAN
-		    : mt_gemm_tflops(cl, dt, a[1].n, a[2].n, a[3].n);
-	} else {
-		op = mt_coll_parse(a[0].s);
-		if (op < 0 || !(a[1].n >= 1) || !(a[2].n >= 1)) {
-			r = NAN;
-		} else if (a[1].n < 2) {
-			r = f == FN_COLL_TIME ? 0 : NAN;
-		} else {
-			int ranks = (int)a[1].n, pd = (int)a[2].n;
-			if (pd > ranks)
-				pd = ranks;
-			switch (f) {
-			case FN_BUSBW: r = a[3].n > 0 ? mt_coll_busbw(cl, op, ranks, pd, a[3].n) : NAN; break;
-			case FN_COLL_TIME: r = a[3].n > 0 ? mt_coll_time(cl, op, ranks, pd, a[3].n) : 0; break;
-			case FN_PLATEAU: r = plateau(cl, op, ranks, pd); break;
-			default: r = a[3].n > 0 && a[3].n <= 1 ? knee(cl, op, ranks, pd, a[3].n) : NAN; break;
-			}
-		}
-	}
-	if (cache) {
-		int slot = cache->used < CACHE_WAYS ? cache->used++ : (cache->next++ % CACHE_WAYS);
-		cache->skey[slot] = a[0].s;
-		cache->cl[slot] = cl;
-		for (i = 1; i < argc; i++)
-			cache->key[slot][i] = a[i].n;
-		cache->val[slot] = r;
-	}
-	return r;
-}
-
-/* provenance(op, ranks, per_domain): where that curve comes from, in words */
-static const char *provenance(const struct mt_val *a, const struct mt_env *env)
-{
-	int op;
-
-	if (!env->cluster || !a[0].s || !(a[1].n >= 1) || !(a[2].n >= 1))
-		return NULL;
-	op = mt_coll_parse(a[0].s);
-	if (op < 0)
-		return NULL;
-	return mt_coll_provenance(env->cluster, op, (int)a[1].n, (int)a[2].n);
-}
-
-static int veq(struct mt_val x, struct mt_val y)
-{
-	if (x.s || y.s)
-		return x.s && y.s && !strcmp(x.s, y.s);
-	return x.n == y.n;
-}
-
-struct mt_val mt_expr_eval(struct mt_expr *e, const struct mt_env *env)
-{
-	struct mt_val st[STACK_MAX];
-	int sp = 0, pc = 0;
-
-	while (pc < e->n) {
-		const struct ins *in = &e->code[pc++];
-		struct mt_val x, y;
-
-		switch (in->op) {
-		case OP_NUM: st[sp++] = num(in->n); break;
-		case OP_STR: st[sp].n = 0; st[sp++].s = e->pool + in->a; break;
-		case OP_FACT: st[sp++] = env->facts[in->a]; break;
-		case OP_NEG: st[sp - 1] = num(-st[sp - 1].n); break;
-		case OP_NOT: st[sp - 1] = num(isnan(st[sp - 1].n) && !st[sp - 1].s ? NAN : !truthy(st[sp - 1])); break;
-		case OP_BOOL: st[sp - 1] = num(truthy(st[sp - 1])); break;
-		case OP_AND:
-			if (!truthy(st[sp - 1])) {
-				st[sp - 1] = num(0);
-				pc = in->a;
-			} else {
-				sp--;
-			}
-			break;
-		case OP_OR:
-			if (truthy(st[sp - 1])) {
-				st[sp - 1] = num(1);
-				pc = in->a;
-			} else {
-				sp--;
-			}
-			break;
-		case OP_JF:
-			if (!truthy(st[--sp]))
-				pc = in->a;
-			break;
-		case OP_JMP: pc = in->a; break;
-		case OP_CALL: {
-			int argc = in->b;
-			double r;
-			sp -= argc;
-			if (in->a == FN_PROVENANCE) {
-				st[sp].s = provenance(st + sp, env);
-				st[sp].n = st[sp].s ? 0 : NAN;
-				sp++;
-				break;
-			}
-			r = call(e, in, st + sp, env);
-			st[sp++] = num(r);
-			break;
-		}
-		default:
-			y = st[--sp];
-			x = st[sp - 1];
-			switch (in->op) {
-			case OP_ADD: st[sp - 1] = num(x.n + y.n); break;
-			case OP_SUB: st[sp - 1] = num(x.n - y.n); break;
-			case OP_MUL: st[sp - 1] = num(x.n * y.n); break;
-			case OP_DIV: st[sp - 1] = num(y.n != 0 ? x.n / y.n : NAN); break;
-			case OP_MOD: st[sp - 1] = num(y.n != 0 ? fmod(x.n, y.n) : NAN); break;
-			case OP_POW: st[sp - 1] = num(pow(x.n, y.n)); break;
-			case OP_EQ: st[sp - 1] = num(veq(x, y)); break;
-			case OP_NE: st[sp - 1] = num(!veq(x, y) && !(isnan(x.n) && !x.s) && !(isnan(y.n) && !y.s)); break;
-			case OP_LT: st[sp - 1] = num(x.n < y.n); break;
-			case OP_LE: st[sp - 1] = num(x.n <= y.n); break;
-			case OP_GT: st[sp - 1] = num(x.n > y.n); break;
-			case OP_GE: st[sp - 1] = num(x.n >= y.n); break;
-			}
-			break;
-		}
-	}
-	return sp > 0 ? st[sp - 1] : num(NAN);
-}
-
-int mt_expr_true(struct mt_expr *e, const struct mt_env *env)
-{
-	return truthy(mt_expr_eval(e, env));
-}
-
-/* ---------------------------------------------------------------- templates */
-
-enum fmt {
-	FMT_AUTO, FMT_PCT, FMT_GIB, FMT_BYTES, FMT_PARAMS, FMT_S, FMT_MS, FMT_US, FMT_GBPS,
-	FMT_TFLOPS, FMT_X, FMT_INT, FMT_FIXED, FMT_ON, FMT_VS, FMT_VER
-};
-
-struct part {
-	char *text;             /* literal text, or NULL for a hole */
-	struct mt_expr *e;
-	int fmt, prec;
-};
-
-struct mt_tmpl {
-	struct part *parts;
-	int n;
-	int stage;
-	unsigned knobs;
-	int uses_best;
-};
-
-void mt_tmpl_free(struct mt_tmpl *t)
-{
-	int i;
-
-	if (!t)
-		return;
-	for (i = 0; i < t->n; i++) {
-		free(t->parts[i].text);
-		mt_expr_free(t->parts[i].e);
-	}
-	free(t->parts);
-	free(t);
-}
-
-static int parse_fmt(const char *s, size_t n, int *fmt, int *prec)
-{
-	static const struct { const char *name; int fmt; } names[] = {
-		{ "pct", FMT_PCT }, { "gib", FMT_GIB }, { "bytes", FMT_BYTES },
-		{ "params", FMT_PARAMS }, { "s", FMT_S }, { "ms", FMT_MS }, { "us", FMT_US },
-		{ "gbps", FMT_GBPS }, { "tflops", FMT_TFLOPS }, { "x", FMT_X }, { "int", FMT_INT },
-		{ "on", FMT_ON }, { "vs", FMT_VS }, { "ver", FMT_VER },
-	};
-	unsigned i;
-
-	*prec = -1;
-	if (n >= 2 && s[0] == '.' && isdigit((unsigned char)s[1]) && n == 2) {
-		*fmt = FMT_FIXED;
-		*prec = s[1] - '0';
-		return 0;
-	}
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (strlen(names[i].name) == n && !memcmp(names[i].name, s, n)) {
-			*fmt = names[i].fmt;
-			return 0;
-		}
-	return -1;
-}
-
-static int add_part(struct mt_tmpl *t, int *cap)
-{
-	if (t->n == *cap) {
-		int c = *cap ? 2 * *cap : 8;
-		struct part *p = realloc(t->parts, (size_t)c * sizeof(*p));
-		if (!p)
-			return -1;
-		t->parts = p;
-		*cap = c;
-	}
-	memset(&t->parts[t->n], 0, sizeof(t->parts[0]));
-	return t->n++;
-}
-
-struct mt_tmpl *mt_tmpl_compile(const char *src, size_t n, struct mt_cerr *ce)
-{
-	struct mt_tmpl *t = calloc(1, sizeof(*t));
-	struct sbuf text = SBUF_INIT;
-	int cap = 0;
-	size_t i = 0;
-
-	if (!t)
-		goto nomem;
-	while (i <= n) {
-		if (i == n || (src[i] == '{' && !(i + 1 < n && src[i + 1] == '{'))) {
-			int k;
-			if (text.len) {
-				if (text.failed || (k = add_part(t, &cap)) < 0)
-					goto nomem;
-				t->parts[k].text = sbuf_detach(&text, NULL);
-				if (!t->parts[k].text)
-					goto nomem;
-			}
-			if (i == n)
-				break;
-			{
-				/* the hole: up to the matching '}' outside strings and
-				 * parentheses; a format after the last top-level ':' */
-				size_t j = i + 1, colon = 0;
-				int depth = 0, instr = 0;
-				struct mt_cerr sub;
-
-				for (; j < n; j++) {
-					char ch = src[j];
-					if (instr) {
-						if (ch == '\\')
-							j++;
-						else if (ch == '"')
-							instr = 0;
-						continue;
-					}
-					if (ch == '"')
-						instr = 1;
-					else if (ch == '(')
-						depth++;
-					else if (ch == ')')
-						depth--;
-					else if (ch == ':' && depth == 0)
-						colon = j;
-					else if (ch == '}' && depth == 0)
-						break;
-				}
-				if (j >= n) {
-					if (ce) {
-						ce->col = (int)i;
-						snprintf(ce->msg, sizeof(ce->msg), "'{' without a matching '}'");
-					}
-					goto fail;
-				}
-				if ((k = add_part(t, &cap)) < 0)
-					goto nomem;
-				if (colon) {
-					if (parse_fmt(src + colon + 1, j - colon - 1, &t->parts[k].fmt,
-						      &t->parts[k].prec)) {
-						if (ce) {
-							ce->col = (int)colon + 1;
-							snprintf(ce->msg, sizeof(ce->msg),
-								 "unknown format '%.*s'; expected pct, gib, "
-								 "bytes, params, s, ms, us, gbps, tflops, x, "
-								 "int, on, vs, ver or .N", (int)(j - colon - 1),
-								 src + colon + 1);
-						}
-						goto fail;
-					}
-				}
-				t->parts[k].e = mt_expr_compile(src + i + 1, (colon ? colon : j) - i - 1, &sub);
-				if (!t->parts[k].e) {
-					if (ce) {
-						ce->col = (int)(i + 1) + sub.col;
-						snprintf(ce->msg, sizeof(ce->msg), "%s", sub.msg);
-					}
-					goto fail;
-				}
-				if (mt_expr_stage(t->parts[k].e) > t->stage)
-					t->stage = mt_expr_stage(t->parts[k].e);
-				t->uses_best |= mt_expr_uses_best(t->parts[k].e);
-				t->knobs |= mt_expr_knobs(t->parts[k].e);
-				i = j + 1;
-			}
-			continue;
-		}
-		if (src[i] == '}' && !(i + 1 < n && src[i + 1] == '}')) {
-			if (ce) {
-				ce->col = (int)i;
-				snprintf(ce->msg, sizeof(ce->msg), "'}' without a '{' (write }} for a brace)");
-			}
-			goto fail;
-		}
-		sbuf_addc(&text, src[i]);
-		i += (src[i] == '{' || src[i] == '}') ? 2 : 1;
-	}
-	if (text.failed)
-		goto nomem;
-	sbuf_release(&text);
-	return t;
-nomem:
-	if (ce) {
-		ce->col = 0;
-		snprintf(ce->msg, sizeof(ce->msg), "out of memory");
-	}
-fail:
-	sbuf_release(&text);
-	mt_tmpl_free(t);
-	return NULL;
-}
-
-int mt_tmpl_stage(const struct mt_tmpl *t) { return t->stage; }
-int mt_tmpl_uses_best(const struct mt_tmpl *t) { return t->uses_best; }
-unsigned mt_tmpl_knobs(const struct mt_tmpl *t) { return t->knobs; }
-
-void mt_tmpl_each_fact(const struct mt_tmpl *t, void (*fn)(int fact, void *ctx), void *ctx)
-{
-	int i, k, n;
-
-	for (i = 0; i < t->n; i++) {
-		const int *f;
-		if (!t->parts[i].e)
-			continue;
-		f = mt_expr_facts(t->parts[i].e, &n);
-		for (k = 0; k < n; k++)
-			fn(f[k], ctx);
-	}
-}
-
-/* a human-readable scale: 3 significant digits */
-static void scaled(struct sbuf *sb, double x, double base, const char *const *units, int nu)
-{
-	int u = 0;
-	double a = fabs(x);
-
-	while (u + 1 < nu && a >= base) {
-		a /= base;
-		x /= base;
-		u++;
-	}
-	sbuf_addf(sb, a >= 100 || u == 0 ? "%.0f %s" : a >= 10 ? "%.1f %s" : "%.2f %s", x, units[u]);
-}
-
-static void fmt_num(struct sbuf *sb, double x, int fmt, int prec)
-{
-	static const char *const bytes[] = { "B", "KiB", "MiB", "GiB", "TiB" };
-	static const char *const params[] = { "", "K", "M", "B", "T" };
-
-	if (isnan(x)) {
-		sbuf_adds(sb, "n/a");
-		return;
-	}
-	if (isinf(x)) {
-		sbuf_adds(sb, x > 0 ? "inf" : "-inf");
-		return;
-	}
-	switch (fmt) {
-	case FMT_PCT: sbuf_addf(sb, "%.1f%%", 100 * x); break;
-	case FMT_GIB: sbuf_addf(sb, "%.1f GiB", x / 1073741824.0); break;
-	case FMT_BYTES: scaled(sb, x, 1024, bytes, 5); break;
-	case FMT_PARAMS: {
-		double a = fabs(x);
-		int u = 0;
-		while (u < 4 && a >= 1000) {
-			a /= 1000;
-			u++;
-		}
-		sbuf_addf(sb, a >= 100 || u == 0 ? "%.0f%s" : a >= 10 ? "%.1f%s" : "%.2f%s",
-			  x < 0 ? -a : a, params[u]);
-		break;
-	}
-	case FMT_S:
-		if (x == 0)
-			sbuf_adds(sb, "0 s");
-		else if (fabs(x) >= 1)
-			sbuf_addf(sb, "%.3f s", x);
-		else if (fabs(x) >= 1e-3)
-			sbuf_addf(sb, "%.2f ms", x * 1e3);
-		else
-			sbuf_addf(sb, "%.1f us", x * 1e6);
-		break;
-	case FMT_MS: sbuf_addf(sb, "%.2f ms", x * 1e3); break;
-	case FMT_US: sbuf_addf(sb, "%.1f us", x * 1e6); break;
-	case FMT_GBPS: sbuf_addf(sb, fabs(x) >= 10 ? "%.0f GB/s" : "%.1f GB/s", x); break;
-	case FMT_TFLOPS: sbuf_addf(sb, "%.0f TFLOP/s", x); break;
-	case FMT_X: sbuf_addf(sb, "%.2fx", x); break;
-	case FMT_INT: sbuf_addf(sb, "%.0f", x); break;
-	case FMT_FIXED: sbuf_addf(sb, "%.*f", prec, x); break;
-	case FMT_ON: sbuf_adds(sb, x != 0 ? "on" : "off"); break;
-	case FMT_VER: /* a version code: 22105 -> "2.21.5" */
-		if (x < 0 || x >= 1e9) {
-			sbuf_addf(sb, "%.0f", x);
-			break;
-		}
-		sbuf_addf(sb, "%ld.%ld", (long)x / 10000, (long)x / 100 % 100);
-		if ((long)x % 100)
-			sbuf_addf(sb, ".%ld", (long)x % 100);
-		break;
-	case FMT_VS: /* a relative difference: 0.031 -> "3.1% slower" */
-		if (x >= 0.0005)
-			sbuf_addf(sb, "%.1f%% slower", 100 * x);
-		else if (x <= -0.0005)
-			sbuf_addf(sb, "%.1f%% faster", -100 * x);
-		else
-			sbuf_adds(sb, "as fast");
-		break;
-	default:
-		if (x == floor(x) && fabs(x) < 1e15)
-			sbuf_addf(sb, "%.0f", x);
-		else
-			sbuf_addf(sb, "%.4g", x);
-		break;
-	}
-}
-
-static void fmt_val(struct sbuf *sb, struct mt_val v, int fmt, int prec, int fact)
-{
-	if (v.s) {
-		sbuf_adds(sb, v.s);
-		return;
-	}
-	if (fmt == FMT_AUTO && fact >= 0 && !isnan(v.n)) {
-		if (mt_facts[fact].type == MT_FT_BOOL) {
-			sbuf_adds(sb, v.n != 0 ? "on" : "off");
-			return;
-		}
-		if (mt_facts[fact].type == MT_FT_ENUM) {
-			const char *const *e = mt_facts[fact].enums;
-			int i, k = (int)v.n;
-			for (i = 0; e[i] && i < k; i++)
-				;
-			if (e[i] && i == k) {
-				sbuf_adds(sb, e[i]);
-				return;
-			}
-		}
-	}
-	fmt_num(sb, v.n, fmt, prec);
-}
-
-void mt_val_format(struct sbuf *sb, struct mt_val v, const char *fmt, int fact)
-{
-	int f = FMT_AUTO, prec = -1;
-
-	if (fmt && parse_fmt(fmt, strlen(fmt), &f, &prec))
-		f = FMT_AUTO;
-	fmt_val(sb, v, f, prec, fact);
-}
-
-void mt_tmpl_render(struct mt_tmpl *t, const struct mt_env *env, struct sbuf *sb)
-{
-	int i;
-
-	for (i = 0; i < t->n; i++) {
-		struct part *p = &t->parts[i];
-		if (p->text)
-			sbuf_adds(sb, p->text);
-		else if (p->e)
-			fmt_val(sb, mt_expr_eval(p->e, env), p->fmt, p->prec, mt_expr_bare_fact(p->e));
-	}
 }

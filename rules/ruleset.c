@@ -13,7 +13,7 @@
 #include "../lib/bundled.h"
 #include "../lib/fsutil.h"
 #include "../lib/sbuf.h"
-#include "../tuner/search.h"
+#include "../tuner/config.h"
 
 #define RULE_FILE_MAX (4u << 20)
 
@@ -26,6 +26,11 @@ static const int settable[] = {
 	MT_F_CFG_FUSED_CE, MT_F_CFG_OVERLAP_GRAD, MT_F_CFG_OVERLAP_PARAM, MT_F_CFG_GRAD_FP32,
 	MT_F_CFG_BUCKET, MT_F_CFG_DIST_OPT,
 };
+
+int mt_rule_settable_at(int i)
+{
+	return i >= 0 && i < (int)(sizeof(settable) / sizeof(settable[0])) ? settable[i] : -1;
+}
 
 int mt_rule_settable(int fact)
 {
@@ -435,6 +440,149 @@ static int key_ok(const char *k, size_t n, int env)
 	return 1;
 }
 
+/* SET config.knob = expression */
+static void dir_set(struct pstate *ps, int line, const char *rest, size_t rl, int col)
+{
+	struct mt_rule *r = &ps->cur;
+	const char *key, *val;
+	size_t kl;
+	int f;
+	struct mt_rule_set *s;
+
+	if (split_assign(rest, &key, &kl, &val)) {
+		perr(ps, line, "rule '%s': SET: expected 'SET config.knob = expression'", r->id);
+		return;
+	}
+	f = mt_fact_find(key, kl);
+	if (f < 0 || !mt_rule_settable(f)) {
+		perr(ps, line, "rule '%s': SET %.*s: rules may set config.sp, config.cp_comm, "
+		     "config.cp_a2a, config.etp, config.tp_overlap, config.fused_ce, "
+		     "config.overlap_grad, config.overlap_param, config.grad_fp32, "
+		     "config.bucket_params or config.dist_opt (the others are searched: "
+		     "prune them with a constraint)", r->id, (int)kl, key);
+		return;
+	}
+	if (grow_one((void **)&r->sets, r->nsets, sizeof(*s))) {
+		ps->nomem = 1;
+		return;
+	}
+	s = &r->sets[r->nsets];
+	memset(s, 0, sizeof(*s));
+	s->fact = f;
+	s->e = compile_at(ps, line, "SET", val, trimmed_len(val), col + (int)(val - rest));
+	if (!s->e)
+		return;
+	r->nsets++;
+	if (!(s->src = dupn(rest, rl)))
+		ps->nomem = 1;
+	if (mt_facts[f].type == MT_FT_ENUM) {
+		struct mt_cerr ce;
+		if (mt_expr_check_enum(s->e, f, &ce))
+			perr(ps, line, "rule '%s': SET: %s", r->id, ce.msg);
+	} else if (mt_expr_type(s->e) == MT_VT_STR) {
+		perr(ps, line, "rule '%s': SET %s needs a number, got a string", r->id,
+		     mt_facts[f].name);
+	}
+}
+
+/* ARG --flag [value], BRIDGE name = value, ENV NAME = value */
+static void dir_out(struct pstate *ps, int line, const char *kw, size_t kwl, const char *rest,
+		    int col, int kind)
+{
+	struct mt_rule *r = &ps->cur;
+	struct mt_rule_out *o;
+	const char *key, *val = NULL;
+	size_t kl, rl = trimmed_len(rest);
+
+	if (kind == MT_OUT_ARG) {
+		if (strncmp(rest, "--", 2)) {
+			perr(ps, line, "rule '%s': ARG: expected '--flag [value]', got '%.*s'",
+			     r->id, (int)rl, rest);
+			return;
+		}
+		key = rest + 2;
+		kl = strcspn(key, " \t");
+		val = skip(key + kl);
+		if (!*val)
+			val = NULL;
+	} else if (split_assign(rest, &key, &kl, &val)) {
+		perr(ps, line, "rule '%s': %.*s: expected 'NAME = value'", r->id, (int)kwl, kw);
+		return;
+	}
+	if (!key_ok(key, kl, kind == MT_OUT_ENV)) {
+		perr(ps, line, "rule '%s': %.*s: bad name '%.*s'%s", r->id, (int)kwl, kw, (int)kl,
+		     key, kind == MT_OUT_ENV ? " (upper-case letters, digits and '_')" : "");
+		return;
+	}
+	if (grow_one((void **)&r->outs, r->nouts, sizeof(*o))) {
+		ps->nomem = 1;
+		return;
+	}
+	o = &r->outs[r->nouts];
+	memset(o, 0, sizeof(*o));
+	o->kind = kind;
+	memcpy(o->key, key, kl);
+	o->key[kl] = '\0';
+	if (val && *val) {
+		o->val = tmpl_at(ps, line, "value", val, trimmed_len(val), col + (int)(val - rest));
+		if (!o->val)
+			return;
+	} else if (kind != MT_OUT_ARG) {
+		perr(ps, line, "rule '%s': %.*s %s: the value is empty", r->id, (int)kwl, kw, o->key);
+		return;
+	}
+	r->nouts++;
+	if (!(o->src = dupn(rest, rl)))
+		ps->nomem = 1;
+}
+
+/* SAY [condition] text */
+static void dir_say(struct pstate *ps, int line, const char *rest, size_t rl, int col)
+{
+	struct mt_rule *r = &ps->cur;
+	struct mt_say *s;
+	const char *text = rest;
+	struct mt_expr *cond = NULL;
+
+	if (*rest == '[') {
+		const char *p = rest + 1;
+		int instr = 0;
+		for (; *p && (instr || *p != ']'); p++)
+			if (*p == '"' && (p == rest + 1 || p[-1] != '\\'))
+				instr = !instr;
+		if (!*p) {
+			perr(ps, line, "rule '%s': SAY [condition]: missing ']'", r->id);
+			return;
+		}
+		cond = compile_at(ps, line, "SAY condition", rest + 1, (size_t)(p - rest - 1), col + 1);
+		if (!cond)
+			return;
+		text = skip(p + 1);
+	}
+	if (!*text) {
+		mt_expr_free(cond);
+		perr(ps, line, "rule '%s': SAY is empty", r->id);
+		return;
+	}
+	if (grow_one((void **)&r->says, r->nsays, sizeof(*s))) {
+		mt_expr_free(cond);
+		ps->nomem = 1;
+		return;
+	}
+	s = &r->says[r->nsays];
+	memset(s, 0, sizeof(*s));
+	s->cond = cond;
+	s->t = tmpl_at(ps, line, "SAY", text, trimmed_len(text), col + (int)(text - rest));
+	if (!s->t) {
+		mt_expr_free(cond);
+		s->cond = NULL;
+		return;
+	}
+	r->nsays++;
+	if (!(s->src = dupn(rest, rl)))
+		ps->nomem = 1;
+}
+
 static void directive(struct pstate *ps, int line, const char *kw, size_t kwl, const char *rest,
 		      int col)
 {
@@ -520,130 +668,12 @@ static void directive(struct pstate *ps, int line, const char *kw, size_t kwl, c
 		if (r->when && mt_expr_type(r->when) == MT_VT_STR)
 			perr(ps, line, "rule '%s': WHEN is a string, not a condition", r->id);
 	} else if (IS("SET")) {
-		const char *key, *val;
-		size_t kl;
-		int f;
-		struct mt_rule_set *s;
-		if (split_assign(rest, &key, &kl, &val)) {
-			perr(ps, line, "rule '%s': SET: expected 'SET config.knob = expression'", r->id);
-			return;
-		}
-		f = mt_fact_find(key, kl);
-		if (f < 0 || !mt_rule_settable(f)) {
-			perr(ps, line, "rule '%s': SET %.*s: rules may set config.sp, config.cp_comm, "
-			     "config.cp_a2a, config.etp, config.tp_overlap, config.fused_ce, "
-			     "config.overlap_grad, config.overlap_param, config.grad_fp32, "
-			     "config.bucket_params or config.dist_opt (the others are searched: "
-			     "prune them with a constraint)", r->id, (int)kl, key);
-			return;
-		}
-		if (grow_one((void **)&r->sets, r->nsets, sizeof(*s))) {
-			ps->nomem = 1;
-			return;
-		}
-		s = &r->sets[r->nsets];
-		memset(s, 0, sizeof(*s));
-		s->fact = f;
-		s->e = compile_at(ps, line, "SET", val, trimmed_len(val), col + (int)(val - rest));
-		if (!s->e)
-			return;
-		r->nsets++;
-		if (!(s->src = dupn(rest, rl)))
-			ps->nomem = 1;
-		if (mt_facts[f].type == MT_FT_ENUM) {
-			struct mt_cerr ce;
-			if (mt_expr_check_enum(s->e, f, &ce))
-				perr(ps, line, "rule '%s': SET: %s", r->id, ce.msg);
-		} else if (mt_expr_type(s->e) == MT_VT_STR) {
-			perr(ps, line, "rule '%s': SET %s needs a number, got a string", r->id,
-			     mt_facts[f].name);
-		}
+		dir_set(ps, line, rest, rl, col);
 	} else if (IS("ARG") || IS("BRIDGE") || IS("ENV")) {
-		struct mt_rule_out *o;
-		const char *key, *val = NULL;
-		size_t kl;
-		int kind = IS("ARG") ? MT_OUT_ARG : IS("BRIDGE") ? MT_OUT_BRIDGE : MT_OUT_ENV;
-		if (kind == MT_OUT_ARG) {
-			if (strncmp(rest, "--", 2)) {
-				perr(ps, line, "rule '%s': ARG: expected '--flag [value]', got '%.*s'",
-				     r->id, (int)rl, rest);
-				return;
-			}
-			key = rest + 2;
-			kl = strcspn(key, " \t");
-			val = skip(key + kl);
-			if (!*val)
-				val = NULL;
-		} else if (split_assign(rest, &key, &kl, &val)) {
-			perr(ps, line, "rule '%s': %.*s: expected 'NAME = value'", r->id, (int)kwl, kw);
-			return;
-		}
-		if (!key_ok(key, kl, kind == MT_OUT_ENV)) {
-			perr(ps, line, "rule '%s': %.*s: bad name '%.*s'%s", r->id, (int)kwl, kw, (int)kl,
-			     key, kind == MT_OUT_ENV ? " (upper-case letters, digits and '_')" : "");
-			return;
-		}
-		if (grow_one((void **)&r->outs, r->nouts, sizeof(*o))) {
-			ps->nomem = 1;
-			return;
-		}
-		o = &r->outs[r->nouts];
-		memset(o, 0, sizeof(*o));
-		o->kind = kind;
-		memcpy(o->key, key, kl);
-		o->key[kl] = '\0';
-		if (val && *val) {
-			o->val = tmpl_at(ps, line, "value", val, trimmed_len(val), col + (int)(val - rest));
-			if (!o->val)
-				return;
-		} else if (kind != MT_OUT_ARG) {
-			perr(ps, line, "rule '%s': %.*s %s: the value is empty", r->id, (int)kwl, kw, o->key);
-			return;
-		}
-		r->nouts++;
-		if (!(o->src = dupn(rest, rl)))
-			ps->nomem = 1;
+		dir_out(ps, line, kw, kwl, rest, col,
+			IS("ARG") ? MT_OUT_ARG : IS("BRIDGE") ? MT_OUT_BRIDGE : MT_OUT_ENV);
 	} else if (IS("SAY")) {
-		struct mt_say *s;
-		const char *text = rest;
-		struct mt_expr *cond = NULL;
-		if (*rest == '[') {
-			const char *p = rest + 1;
-			int instr = 0;
-			for (; *p && (instr || *p != ']'); p++)
-				if (*p == '"' && (p == rest + 1 || p[-1] != '\\'))
-					instr = !instr;
-			if (!*p) {
-				perr(ps, line, "rule '%s': SAY [condition]: missing ']'", r->id);
-				return;
-			}
-			cond = compile_at(ps, line, "SAY condition", rest + 1, (size_t)(p - rest - 1), col + 1);
-			if (!cond)
-				return;
-			text = skip(p + 1);
-		}
-		if (!*text) {
-			mt_expr_free(cond);
-			perr(ps, line, "rule '%s': SAY is empty", r->id);
-			return;
-		}
-		if (grow_one((void **)&r->says, r->nsays, sizeof(*s))) {
-			mt_expr_free(cond);
-			ps->nomem = 1;
-			return;
-		}
-		s = &r->says[r->nsays];
-		memset(s, 0, sizeof(*s));
-		s->cond = cond;
-		s->t = tmpl_at(ps, line, "SAY", text, trimmed_len(text), col + (int)(text - rest));
-		if (!s->t) {
-			mt_expr_free(cond);
-			s->cond = NULL;
-			return;
-		}
-		r->nsays++;
-		if (!(s->src = dupn(rest, rl)))
-			ps->nomem = 1;
+		dir_say(ps, line, rest, rl, col);
 	} else if (IS("CITE")) {
 		char **c;
 		if (!rl) {
@@ -932,6 +962,35 @@ int mt_ruleset_error(const struct mt_ruleset *rs, struct mt_error *err)
 	return mt_error_set(err, MT_EINVAL, "%s: %s", p->file, p->msg);
 }
 
+int mt_ruleset_load_files(const char *const *paths, int npaths, int bundled,
+			  struct mt_ruleset **out, struct mt_error *err)
+{
+	struct mt_ruleset *rs = mt_ruleset_new();
+	int i, rc;
+
+	*out = NULL;
+	if (!rs)
+		return mt_error_set(err, MT_ENOMEM, "out of memory");
+	/* the user's files first: their set rules take precedence */
+	for (i = 0; i < npaths; i++) {
+		rc = mt_ruleset_add_path(rs, paths[i], 1);
+		if (rc < 0)
+			goto nomem;
+	}
+	if (bundled && mt_ruleset_add_bundled(rs) < 0)
+		goto nomem;
+	mt_ruleset_finish(rs);
+	if (mt_ruleset_error(rs, err)) {
+		mt_ruleset_free(rs);
+		return MT_EINVAL;
+	}
+	*out = rs;
+	return MT_OK;
+nomem:
+	mt_ruleset_free(rs);
+	return mt_error_set(err, MT_ENOMEM, "out of memory");
+}
+
 const struct mt_rule *mt_ruleset_find(const struct mt_ruleset *rs, const char *id)
 {
 	int i;
@@ -940,224 +999,4 @@ const struct mt_rule *mt_ruleset_find(const struct mt_ruleset *rs, const char *i
 		if (!strcmp(rs->rules[i].id, id))
 			return &rs->rules[i];
 	return NULL;
-}
-
-/* ---------------------------------------------------------------- text */
-
-static void md_escape(struct sbuf *sb, const char *s)
-{
-	for (; *s; s++) {
-		if (*s == '|')
-			sbuf_adds(sb, "\\|");
-		else
-			sbuf_addc(sb, *s);
-	}
-}
-
-static const char *out_name(int k)
-{
-	return k == MT_OUT_ARG ? "ARG" : k == MT_OUT_BRIDGE ? "BRIDGE" : "ENV";
-}
-
-void mt_rule_show(const struct mt_rule *r, struct sbuf *sb)
-{
-	int i;
-
-	sbuf_addf(sb, "%s: %s\n", r->id, r->title);
-	sbuf_addf(sb, "  kind      %s%s\n", mt_rule_kind_name(r->kind), r->disabled ? " (disabled)" : "");
-	sbuf_addf(sb, "  source    %s:%d\n", r->file, r->line);
-	sbuf_addf(sb, "  when      %s\n", r->when_src);
-	sbuf_addf(sb, "  evaluated %s%s\n",
-		  r->kind == MT_RK_CONSTRAINT ? "in the search, once the search knows '"
-		  : r->kind == MT_RK_SET && r->nsets ? "in the search, when it chooses '"
-		  : r->kind == MT_RK_DIAGNOSE ? "on profile findings ('"
-					      : "on each ranked candidate ('",
-		  mt_stage_name(r->stage));
-	sbuf_adds(sb, r->kind == MT_RK_DIAGNOSE || (r->kind != MT_RK_CONSTRAINT &&
-						    !(r->kind == MT_RK_SET && r->nsets)) ? "')\n" : "'\n");
-	for (i = 0; i < r->nsets; i++)
-		sbuf_addf(sb, "  set       %s\n", r->sets[i].src);
-	for (i = 0; i < r->nouts; i++)
-		sbuf_addf(sb, "  %-9s %s%s\n", r->outs[i].kind == MT_OUT_ARG ? "arg"
-				 : r->outs[i].kind == MT_OUT_BRIDGE ? "bridge" : "env",
-			  r->outs[i].kind == MT_OUT_ARG ? "--" : "", r->outs[i].src);
-	for (i = 0; i < r->nsays; i++)
-		sbuf_addf(sb, "  says      %s\n", r->says[i].src);
-	for (i = 0; i < r->ncites; i++)
-		sbuf_addf(sb, "  cites     %s\n", r->cites[i]);
-	sbuf_adds(sb, "  facts    ");
-	for (i = 0; i < r->nevidence; i++)
-		sbuf_addf(sb, " %s", mt_facts[r->evidence[i]].name);
-	sbuf_addc(sb, '\n');
-}
-
-static const char doc_head[] =
-	"# megatune rules\n"
-	"\n"
-	"<!-- generated by `megatune rules doc` from rules/defs/*.rules and rules/facts.def;\n"
-	"     do not edit: `make docs` rewrites it and `make test` checks it is current -->\n"
-	"\n"
-	"The tuning guidance megatune applies is data: rule files under `rules/defs/`, compiled\n"
-	"into the binary, plus any a user adds with `--rules DIR|FILE`. Each rule states its\n"
-	"condition, its effect, the message it prints with the numbers it used, and its source.\n"
-	"`megatune rules list`, `megatune rules show ID`, `megatune rules lint [FILE...]` and\n"
-	"`megatune rules check --facts FILE` work on them; `--no-rules` runs the model alone.\n"
-	"\n"
-	"## Kinds\n"
-	"\n"
-	"| kind | evaluated | effect |\n"
-	"|---|---|---|\n"
-	"| `constraint` | during the search, as soon as the search knows every fact of its `WHEN` | a candidate for which `WHEN` holds is pruned, counted under the rule's id in `pruned`. A constraint whose knobs the user pinned does not prune: the candidate is kept and the rule is listed as violated. |\n"
-	"| `set` | with `SET`: when the search chooses that knob; otherwise on each ranked candidate | `SET config.knob = expr` fixes the knob (the search no longer enumerates it; the model predicts the effect). The first `set` rule whose `WHEN` holds wins; a pin wins over every rule. `ARG`, `BRIDGE` and `ENV` add Megatron-LM arguments, Megatron-Bridge overrides and environment variables to the candidate's output. |\n"
-	"| `advise` | on each ranked candidate, with every fact and `best()` / `least_mem()` | a message, no change |\n"
-	"| `diagnose` | on the findings of a profile analysis (`finding.*`) | a message naming the fix |\n"
-	"\n"
-	"When the constraints leave no candidate that fits, advise says so and searches again with\n"
-	"each constraint that pruned something turned off in turn, keeping the fastest result (or,\n"
-	"when no single one suffices, without any constraint); each candidate then lists the\n"
-	"constraints it breaks. Advise rules whose id starts with `why-` explain the best\n"
-	"candidate's TP, PP, CP, EP and bucket size and are printed first.\n"
-	"\n"
-	"## Writing your own\n"
-	"\n"
-	"A site adds constraints, choices or advice in its own file and passes it with\n"
-	"`--rules FILE` (or a folder of `*.rules`); `megatune rules lint FILE` checks it first.\n"
-	"A user's `set` rules are evaluated before the bundled ones, so they win for the same knob;\n"
-	"`DISABLE id` removes a bundled rule to replace it. Any problem in a rule file stops\n"
-	"`advise` with `FILE:LINE: reason` and exit status 2.\n"
-	"\n"
-	"```\n"
-	"RULE site-tp-at-most-4\n"
-	"TITLE At most TP 4 on this cluster\n"
-	"KIND constraint\n"
-	"WHEN config.tp > 4\n"
-	"SAY TP {config.tp} is above this site's limit of 4: the NVLink switches are shared.\n"
-	"CITE Cluster operations policy, \"Shared NVLink switches\"\n"
-	"```\n"
-	"\n"
-	"Every bundled rule has a case where it fires and one where it does not in\n"
-	"`tests/rules/fire.t`, on bundled models and clusters or on findings measured from real\n"
-	"traces; the test suite fails when a rule lacks either.\n"
-	"\n"
-	"## The rule file format\n"
-	"\n"
-	"One directive per line; `#` starts a comment line; a trailing `\\` continues a line (the\n"
-	"next line's indentation is dropped and one space joins them).\n"
-	"\n"
-	"| directive | meaning |\n"
-	"|---|---|\n"
-	"| `RULE id` | starts a rule; ids are lower-case letters, digits and `-`, unique across all files |\n"
-	"| `TITLE text` | one line |\n"
-	"| `KIND k` | `constraint`, `set`, `advise` or `diagnose` |\n"
-	"| `WHEN expr` | the condition |\n"
-	"| `SET config.knob = expr` | (set) the value of a knob; see *Knobs a rule may set* |\n"
-	"| `ARG --flag [value]` | (set) a Megatron-LM argument; the value is a template |\n"
-	"| `BRIDGE key = value` | (set) a Megatron-Bridge override |\n"
-	"| `ENV NAME = value` | (set) an environment variable |\n"
-	"| `SAY [cond] text` | the message, a template; several `SAY` lines are joined; `[cond]` keeps a sentence only when `cond` holds |\n"
-	"| `CITE text` | the source: document and section (at least one) |\n"
-	"| `DISABLE id` | turns off a rule of any file, for example to replace a bundled rule |\n"
-	"\n"
-	"## Expressions\n"
-	"\n"
-	"Numbers (`8192`, `1e6`, `40M` = 40e6, `4Gi` = 4 x 2^30; suffixes K M G T and Ki Mi Gi Ti),\n"
-	"strings in double quotes, `true`/`false`/`on`/`off`, `nan`, `inf`, the dotted fact names\n"
-	"below, `+ - * / % ^`, `== != < <= > >=`, `&& || !` (also `and or not`), and functions:\n"
-	"\n"
-	"| function | value |\n"
-	"|---|---|\n"
-	"| `min(a, ...)`, `max(a, ...)`, `abs`, `ceil`, `floor`, `round`, `log2`, `sqrt`, `pow(a, b)` | arithmetic |\n"
-	"| `divides(a, b)` | 1 when `b` is a whole multiple of `a` |\n"
-	"| `if(c, a, b)` | `a` when `c` holds, else `b` (only one side is evaluated) |\n"
-	"| `has(x)` | 1 unless `x` is n/a (NaN) |\n"
-	"| `version(\"2.26\")` | a version as a number, major x 10000 + minor x 100 + patch, to compare with `cluster.nccl` |\n"
-	"| `busbw(op, ranks, per_domain, bytes)` | the profile's measured bus bandwidth (GB/s) of a collective at a size, interpolated (docs/MODEL.md 3.3) |\n"
-	"| `coll_time(op, ranks, per_domain, bytes)` | the time (s) of that collective |\n"
-	"| `plateau(op, ranks, per_domain)` | the best measured bus bandwidth between 1 KiB and 16 GiB |\n"
-	"| `knee(op, ranks, per_domain, frac)` | the smallest size (bytes) at which the bus bandwidth reaches `frac` of the plateau |\n"
-	"| `gemm_tflops(dtype, m, n, k)` | the profile's GEMM rate at that shape |\n"
-	"| `offload_gbps(\"h2d\"\\|\"d2h\"\\|\"bidir\")` | host<->device copy bandwidth |\n"
-	"| `per_domain(n, stride)` | members of a group of `n` ranks at `stride` that share an NVLink domain |\n"
-	"| `provenance(op, ranks, per_domain)` | where the profile's curve for that collective comes from, in words: `measured`, `published measurement`, `derived, not measured` (a string) |\n"
-	"| `best(knob, value, ...)` | (advise) the least step time among the feasible candidates with those knob values; knobs `tp`, `pp`, `cp`, `ep`, `etp` combine, `vpp`, `mbs`, `recompute`, `dist_opt`, `sp`, `cp_comm` stand alone; n/a when none |\n"
-	"| `least_mem(knob, value, ...)` | (advise) the least memory (bytes) among the candidates with those knob values, fitting or not |\n"
-	"\n"
-	"Collective names: `all_reduce`, `all_gather`, `reduce_scatter`, `alltoall`, `sendrecv`,\n"
-	"`broadcast`. A fact the profile lacks is n/a (NaN): every comparison with it is false.\n"
-	"An enumeration fact compared with a string (`config.cp_comm == \"a2a\"`) checks the value\n"
-	"when the rule is loaded.\n"
-	"\n"
-	"Templates (`SAY`, `ARG`, `BRIDGE`, `ENV` values) are text with `{expr}` or `{expr:format}`;\n"
-	"formats: `pct` (0.25 -> 25.0%), `gib`, `bytes` (KiB/MiB/GiB), `params` (40M, 1.2B), `s`\n"
-	"(s/ms/us), `ms`, `us`, `gbps`, `tflops`, `x` (1.27x), `int`, `on` (on/off), `vs` (a\n"
-	"relative difference: 0.031 -> 3.1% slower, -0.02 -> 2.0% faster), `ver` (a version:\n"
-	"22105 -> 2.21.5), `.N` (N decimals). A\n"
-	"bare boolean or enumeration fact prints its name. `{{` and `}}` are braces.\n"
-	"\n"
-	"## Stages\n"
-	"\n"
-	"The search fixes the knobs in this order; a fact is known from its stage on, and a rule is\n"
-	"evaluated at the latest stage among its facts: static, tp, cp, cp_a2a, cp_comm, sp, ep, etp,\n"
-	"mbs, fusion, shape, pp, vpp, overlap, bucket, plan, dist_opt, recompute, layers, memory, time,\n"
-	"then search (ranked candidates) and finding (profile analyses). A `SET` may only read facts of\n"
-	"stages before its knob's.\n"
-	"\n"
-	"## Knobs a rule may set\n"
-	"\n";
-
-void mt_ruleset_doc(const struct mt_ruleset *rs, struct sbuf *sb)
-{
-	unsigned u;
-	int i, k;
-	const char *prev_file = NULL;
-
-	sbuf_adds(sb, doc_head);
-	for (u = 0; u < sizeof(settable) / sizeof(settable[0]); u++)
-		sbuf_addf(sb, "%s`%s` (%s)", u ? ", " : "", mt_facts[settable[u]].name,
-			  mt_stage_name(mt_facts[settable[u]].stage));
-	sbuf_adds(sb, ".\n\n## Facts\n\n| name | unit | known at | meaning |\n|---|---|---|---|\n");
-	for (i = 0; i < MT_F_N; i++) {
-		const struct mt_fact_info *f = &mt_facts[i];
-		sbuf_addf(sb, "| `%s` | %s | %s | ", f->name,
-			  f->type == MT_FT_BOOL ? "on/off" : f->type == MT_FT_STR ? "text"
-			  : f->type == MT_FT_ENUM ? "name" : f->unit[0] ? f->unit : "",
-			  mt_stage_name(f->stage));
-		md_escape(sb, f->desc);
-		if (f->type == MT_FT_ENUM) {
-			const char *const *e;
-			sbuf_adds(sb, " (");
-			for (e = f->enums; *e; e++)
-				sbuf_addf(sb, "%s`%s`", e == f->enums ? "" : ", ", *e);
-			sbuf_adds(sb, ")");
-		}
-		sbuf_adds(sb, " |\n");
-	}
-	sbuf_addf(sb, "\n## The rules (%d)\n", rs->n);
-	for (k = 0; k < rs->n; k++) {
-		const struct mt_rule *r = &rs->rules[k];
-		if (!prev_file || strcmp(prev_file, r->file)) {
-			const char *base = strrchr(r->file, '/');
-			sbuf_addf(sb, "\n### %s\n", base ? base + 1 : r->file);
-			prev_file = r->file;
-		}
-		sbuf_addf(sb, "\n#### `%s`: %s\n\n", r->id, r->title);
-		sbuf_addf(sb, "- kind: %s (stage %s), %s:%d\n", mt_rule_kind_name(r->kind),
-			  mt_stage_name(r->stage), r->file, r->line);
-		sbuf_addf(sb, "- when: `%s`\n", r->when_src);
-		for (i = 0; i < r->nsets; i++)
-			sbuf_addf(sb, "- set: `%s`\n", r->sets[i].src);
-		for (i = 0; i < r->nouts; i++)
-			sbuf_addf(sb, "- %s: `%s%s`\n", out_name(r->outs[i].kind),
-				  r->outs[i].kind == MT_OUT_ARG ? "--" : "", r->outs[i].src);
-		for (i = 0; i < r->nsays; i++) {
-			sbuf_adds(sb, "- says: ");
-			md_escape(sb, r->says[i].src);
-			sbuf_addc(sb, '\n');
-		}
-		for (i = 0; i < r->ncites; i++) {
-			sbuf_adds(sb, "- source: ");
-			md_escape(sb, r->cites[i]);
-			sbuf_addc(sb, '\n');
-		}
-	}
 }

@@ -120,16 +120,26 @@ int mt_ruleset_finish(struct mt_ruleset *rs);
  * there is none. */
 int mt_ruleset_error(const struct mt_ruleset *rs, struct mt_error *err);
 
+/* A finished rule set from the rule files at `paths` (the user's, evaluated
+ * first) and, when `bundled`, the bundled rules.  Returns MT_OK and *out
+ * (free with mt_ruleset_free), MT_EINVAL with the first problem as
+ * "FILE:LINE: reason", or MT_ENOMEM. */
+int mt_ruleset_load_files(const char *const *paths, int npaths, int bundled,
+			  struct mt_ruleset **out, struct mt_error *err);
+
 /* The rule with this id, or NULL. */
 const struct mt_rule *mt_ruleset_find(const struct mt_ruleset *rs, const char *id);
 
-/* The Markdown reference (docs/RULES.md): format, facts, functions, rules. */
+/* ruleset_text.c: the Markdown reference (docs/RULES.md): format, facts,
+ * functions, rules. */
 void mt_ruleset_doc(const struct mt_ruleset *rs, struct sbuf *sb);
 
 /* One rule as text (megatune rules show). */
 void mt_rule_show(const struct mt_rule *r, struct sbuf *sb);
 
-/* Knobs a SET may choose (fact ids), for docs and checks. */
+/* Knobs a SET may choose (fact ids), for docs and checks; the i-th of them
+ * in the order the reference lists them, -1 past the last. */
 int mt_rule_settable(int fact);
+int mt_rule_settable_at(int i);
 
 #endif

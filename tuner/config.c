@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* config: defaults and names of the knobs. */
+/* config: defaults and names of the knobs, the validity checks and the
+ * prune vocabulary. */
 #include "config.h"
 
 #include <string.h>
 
 #include "cluster.h"
+#include "model.h"
 
 void mt_pins_init(struct mt_pins *p)
 {
@@ -84,4 +86,221 @@ int mt_fp8_recipe_parse(const char *s)
 	if (!strcmp(s, "tensorwise"))
 		return MT_FP8_TENSORWISE;
 	return -1;
+}
+
+/* ---------------------------------------------------------------- validity */
+
+static const char *const prune_ids[MT_PRUNE_N] = {
+	"tp-heads", "tp-kv-heads", "tp-ffn", "cp-sequence", "cp-heads", "cp-attention",
+	"ep-experts", "ep-gpus", "etp-ffn", "moe-sp", "sp-sequence", "offload", "pp-layers", "vpp",
+	"batch", "memory", "dominated",
+};
+
+static const char *const prune_texts[MT_PRUNE_N] = {
+	"TP does not divide the attention heads",
+	"TP does not divide the key/value heads",
+	"TP does not divide the MLP width",
+	"the sequence does not split into 2 x CP chunks",
+	"a2a context parallelism needs heads divisible by its group",
+	"context parallelism needs fused (flash) attention",
+	"EP does not divide the number of experts",
+	"EP x ETP does not divide the GPUs of a pipeline stage",
+	"ETP does not divide the expert width",
+	"MoE with TP > 1 needs sequence parallelism",
+	"sequence parallelism needs the sequence shard (seq / CP) divisible by TP",
+	"activation offload needs PP 1, no recomputation and fewer offloaded layers than layers",
+	"the layers cannot be split over PP x VPP stages",
+	"interleaving needs PP > 1 and micro-batches divisible by PP",
+	"DP x micro-batch does not divide the global batch",
+	"does not fit in GPU memory",
+	"more recomputation or offload than needed to fit",
+};
+
+const char *mt_prune_id(int r) { return r >= 0 && r < MT_PRUNE_N ? prune_ids[r] : "?"; }
+const char *mt_prune_text(int r) { return r >= 0 && r < MT_PRUNE_N ? prune_texts[r] : "?"; }
+
+static int pin_or(int pin, int dflt)
+{
+	return pin != MT_UNSET ? pin : dflt;
+}
+
+void mt_config_settings(const struct mt_job *job, struct mt_config *cfg)
+{
+	const struct mt_pins *p = &job->pins;
+
+	cfg->tp_overlap = pin_or(p->tp_overlap, 1);
+	cfg->overlap_grad = pin_or(p->overlap_grad, 1);
+	/* Megatron-LM overlaps the parameter gather only with the reduction */
+	cfg->overlap_param = pin_or(p->overlap_param, cfg->overlap_grad);
+	cfg->fused_ce = pin_or(p->fused_ce, 1);
+	cfg->grad_fp32 = pin_or(p->grad_fp32, 1);
+	cfg->bucket_params = 0;
+}
+
+/* ---------------------------------------------------------------- checks */
+
+int mt_tp_reason(const struct mt_model *m, int tp)
+{
+	if (m->heads % tp)
+		return MT_PRUNE_TP_HEADS;
+	if (!m->mla && m->kv_heads % tp)
+		return MT_PRUNE_TP_GROUPS;
+	if ((m->moe_layers < m->layers && m->ffn % tp) || (m->shared_ffn && m->shared_ffn % tp))
+		return MT_PRUNE_TP_FFN;
+	return -1;
+}
+
+int mt_cp_reason(const struct mt_model *m, const struct mt_job *j, int tp, int cp, int cc)
+{
+	if (cp == 1)
+		return -1;
+	if (j->seq % (2 * cp))
+		return MT_PRUNE_CP_SEQ;
+	if (j->attn_impl != MT_ATTN_FLASH)
+		return MT_PRUNE_CP_ATTN;
+	if (cc == MT_CP_A2A && ((m->heads / tp) % cp || (!m->mla && (m->kv_heads / tp) % cp)))
+		return MT_PRUNE_CP_HEADS;
+	return -1;
+}
+
+/* a2a+p2p: Ulysses over an inner group (by default the CP ranks inside one
+ * NVLink domain), a ring across; the inner size must divide CP (Megatron
+ * checks the product of --hierarchical-context-parallel-sizes) and the
+ * heads. */
+int mt_a2a_p2p_ok(const struct mt_model *m, int tp, int cp, int inner)
+{
+	return inner > 1 && inner < cp && cp % inner == 0 && (m->heads / tp) % inner == 0 &&
+	       (m->mla || (m->kv_heads / tp) % inner == 0);
+}
+
+int mt_ep_reason(const struct mt_model *m, int ep, int etp)
+{
+	if (!m->experts)
+		return (ep == 1 && etp == 1) ? -1 : MT_PRUNE_EP_EXPERTS;
+	if (m->experts % ep)
+		return MT_PRUNE_EP_EXPERTS;
+	if (m->moe_ffn % etp)
+		return MT_PRUNE_ETP_FFN;
+	return -1;
+}
+
+#define MT_GBS_MAX (1 << 24)
+#define MT_GPUS_MAX (1 << 20)
+#define MT_SEQ_MAX (1 << 24)
+
+int mt_job_check(const struct mt_model *m, const struct mt_cluster *c, const struct mt_job *j,
+		 struct mt_error *err)
+{
+	const struct mt_pins *p = &j->pins;
+	long model_par = 1;
+
+	if (j->gpus < 1 || j->gpus > MT_GPUS_MAX)
+		return mt_error_set(err, MT_EUSAGE, "--gpus: expected between 1 and %d GPUs",
+				    MT_GPUS_MAX);
+	if (j->seq < 1 || j->seq > MT_SEQ_MAX)
+		return mt_error_set(err, MT_EUSAGE, "--seq: expected a sequence length between 1 and %d",
+				    MT_SEQ_MAX);
+	if (j->gbs < 1 || j->gbs > MT_GBS_MAX)
+		return mt_error_set(err, MT_EUSAGE, "--gbs: expected a global batch size between 1 and %d",
+				    MT_GBS_MAX);
+	if (j->gpus > c->gpus_per_node && j->gpus % c->gpus_per_node)
+		return mt_error_set(err, MT_EINVAL,
+				    "--gpus %d: more than one node of %d GPUs must be whole nodes "
+				    "(a multiple of %d) on cluster '%s'", j->gpus, c->gpus_per_node,
+				    c->gpus_per_node, c->name);
+	if (j->precision == MT_PREC_FP8 && c->peak_tflops[MT_DT_FP8] <= 0)
+		return mt_error_set(err, MT_EINVAL,
+				    "--precision fp8: the %s GPUs of cluster '%s' have no FP8 tensor "
+				    "cores (no gpu.peak_tflops.fp8 in its profile)", c->gpu_name,
+				    c->name);
+	if (p->tp != MT_UNSET) {
+		int r;
+		if (p->tp < 1 || j->gpus % p->tp)
+			return mt_error_set(err, MT_EINVAL, "--tp %d: must divide --gpus %d", p->tp,
+					    j->gpus);
+		r = mt_tp_reason(m, p->tp);
+		if (r == MT_PRUNE_TP_HEADS)
+			return mt_error_set(err, MT_EINVAL,
+					    "--tp %d: model '%s' has %d attention heads, which TP must "
+					    "divide", p->tp, m->name, m->heads);
+		if (r == MT_PRUNE_TP_GROUPS)
+			return mt_error_set(err, MT_EINVAL,
+					    "--tp %d: model '%s' has %d key/value heads, which TP must "
+					    "divide", p->tp, m->name, m->kv_heads);
+		if (r == MT_PRUNE_TP_FFN)
+			return mt_error_set(err, MT_EINVAL,
+					    "--tp %d: does not divide the MLP width of model '%s'",
+					    p->tp, m->name);
+		model_par *= p->tp;
+	}
+	if (p->pp != MT_UNSET) {
+		if (p->pp < 1 || p->pp > m->layers || j->gpus % p->pp)
+			return mt_error_set(err, MT_EINVAL,
+					    "--pp %d: must divide --gpus %d and be at most the %d layers",
+					    p->pp, j->gpus, m->layers);
+		model_par *= p->pp;
+	}
+	if (p->cp != MT_UNSET) {
+		if (p->cp < 1 || j->gpus % p->cp)
+			return mt_error_set(err, MT_EINVAL, "--cp %d: must divide --gpus %d", p->cp,
+					    j->gpus);
+		if (p->cp > 1 && j->seq % (2 * p->cp))
+			return mt_error_set(err, MT_EINVAL,
+					    "--cp %d: the sequence length %d must be divisible by 2 x CP "
+					    "= %d", p->cp, j->seq, 2 * p->cp);
+		if (p->cp > 1 && j->attn_impl != MT_ATTN_FLASH)
+			return mt_error_set(err, MT_EINVAL,
+					    "--cp %d: context parallelism needs fused attention, not "
+					    "--attention unfused", p->cp);
+		model_par *= p->cp;
+	}
+	if (j->gpus % model_par)
+		return mt_error_set(err, MT_EINVAL,
+				    "--tp x --cp x --pp = %ld does not divide --gpus %d", model_par,
+				    j->gpus);
+	if ((p->ep != MT_UNSET && p->ep != 1) || (p->etp != MT_UNSET && p->etp != 1)) {
+		if (!m->experts)
+			return mt_error_set(err, MT_EINVAL,
+					    "--ep/--etp: model '%s' is dense (no experts)", m->name);
+	}
+	if (p->ep != MT_UNSET && (p->ep < 1 || (m->experts && m->experts % p->ep)))
+		return mt_error_set(err, MT_EINVAL, "--ep %d: must divide the %d experts of model '%s'",
+				    p->ep, m->experts, m->name);
+	if (p->etp != MT_UNSET && (p->etp < 1 || (m->experts && m->moe_ffn % p->etp)))
+		return mt_error_set(err, MT_EINVAL, "--etp %d: must divide the expert width %d",
+				    p->etp, m->moe_ffn);
+	if (p->mbs != MT_UNSET && (p->mbs < 1 || j->gbs % p->mbs))
+		return mt_error_set(err, MT_EINVAL, "--mbs %d: must divide --gbs %lld", p->mbs,
+				    (long long)j->gbs);
+	if (p->vpp != MT_UNSET && (p->vpp < 1 || p->vpp > m->layers))
+		return mt_error_set(err, MT_EINVAL, "--vpp %d: expected between 1 and the %d layers",
+				    p->vpp, m->layers);
+	if (p->vpp != MT_UNSET && p->vpp > 1 && p->pp == 1)
+		return mt_error_set(err, MT_EINVAL, "--vpp %d: interleaving needs --pp > 1", p->vpp);
+	if (p->recompute_layers != MT_UNSET && p->recompute != MT_UNSET && p->recompute != MT_RC_FULL)
+		return mt_error_set(err, MT_EINVAL,
+				    "--recompute-layers applies to --recompute full only");
+	if (p->sp == 1 && p->tp == 1)
+		return mt_error_set(err, MT_EINVAL, "--sequence-parallel on needs --tp > 1");
+	if (p->sp == 0 && m->experts && p->tp != MT_UNSET && p->tp > 1)
+		return mt_error_set(err, MT_EINVAL,
+				    "--sequence-parallel off: Megatron-Core needs sequence parallelism "
+				    "for MoE models with TP > 1");
+	if (p->offload_layers != MT_UNSET && p->offload_layers > 0) {
+		if ((p->pp != MT_UNSET && p->pp > 1) ||
+		    (p->recompute != MT_UNSET && p->recompute != MT_RC_NONE) ||
+		    p->offload_layers >= m->layers)
+			return mt_error_set(err, MT_EINVAL,
+					    "--offload-layers %d: Megatron-Core offloads activations "
+					    "only with PP 1, no recomputation and fewer than the %d "
+					    "layers", p->offload_layers, m->layers);
+	}
+	if (p->overlap_param == 1 && p->overlap_grad == 0)
+		return mt_error_set(err, MT_EINVAL,
+				    "--overlap-param-gather on needs --overlap-grad-reduce on "
+				    "(Megatron-LM requires both)");
+	if (p->overlap_param == 1 && p->dist_opt == 0)
+		return mt_error_set(err, MT_EINVAL,
+				    "--overlap-param-gather on needs the distributed optimizer");
+	return MT_OK;
 }

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* config: the job a user asks about, the pins that narrow the search, one
- * candidate configuration, and the evaluation of a candidate.
+ * candidate configuration, and the evaluation of a candidate; which
+ * configurations can run (the validity checks) and the words for why one
+ * cannot (the prune vocabulary).
  *
  * All of these are plain records without heap pointers, so the search can keep
  * them on the stack and copy the best ones into a fixed-size table: evaluating
@@ -10,6 +12,11 @@
 #define MT_CONFIG_H
 
 #include <stdint.h>
+
+#include "../lib/err.h"
+
+struct mt_model;
+struct mt_cluster;
 
 enum mt_precision { MT_PREC_BF16, MT_PREC_FP8 };
 enum mt_fp8_recipe { MT_FP8_DELAYED, MT_FP8_TENSORWISE };
@@ -118,6 +125,13 @@ struct mt_eval {
 	int feasible;             /* fits in memory */
 };
 
+/* One item of a list of settings (tuner/flags.h, and the set rules' effects):
+ * a flag ("--sequence-parallel") or key and value. */
+struct mt_kv {
+	char key[96];
+	char val[256]; /* "" for a bare flag */
+};
+
 void mt_pins_init(struct mt_pins *p);
 void mt_job_init(struct mt_job *j);
 
@@ -129,5 +143,52 @@ const char *mt_precision_name(int p);
 const char *mt_fp8_recipe_name(int r);
 int mt_fp8_recipe_parse(const char *s);
 int mt_precision_parse(const char *s);
+
+/* Why a partial configuration was rejected. */
+enum mt_prune {
+	MT_PRUNE_TP_HEADS,     /* TP does not divide the attention heads */
+	MT_PRUNE_TP_GROUPS,    /* TP does not divide the key/value heads */
+	MT_PRUNE_TP_FFN,       /* TP does not divide an MLP or expert width */
+	MT_PRUNE_CP_SEQ,       /* the sequence does not split into 2 x CP chunks */
+	MT_PRUNE_CP_HEADS,     /* a2a CP needs heads divisible by the a2a group */
+	MT_PRUNE_CP_ATTN,      /* CP needs fused (flash) attention */
+	MT_PRUNE_EP_EXPERTS,   /* EP does not divide the experts */
+	MT_PRUNE_EP_GPUS,      /* EP x ETP does not divide the GPUs of a stage */
+	MT_PRUNE_ETP_FFN,      /* ETP does not divide the expert width */
+	MT_PRUNE_MOE_SP,       /* MoE with TP > 1 needs sequence parallelism */
+	MT_PRUNE_SP_SEQ,       /* SP needs the sequence shard divisible by TP */
+	MT_PRUNE_OFFLOAD,      /* activation offload needs PP 1, no recompute, fewer than L layers */
+	MT_PRUNE_PP_LAYERS,    /* the layers cannot be split over PP x VPP */
+	MT_PRUNE_VPP,          /* interleaving needs PP > 1 and micro-batches divisible by PP */
+	MT_PRUNE_BATCH,        /* DP x micro-batch does not divide the global batch */
+	MT_PRUNE_MEMORY,       /* does not fit in GPU memory */
+	MT_PRUNE_DOMINATED,    /* more recompute or offload than needed to fit */
+	MT_PRUNE_N
+};
+
+/* The short id ("tp-heads") and the sentence of a reason; "?" out of range. */
+const char *mt_prune_id(int reason);
+const char *mt_prune_text(int reason);
+
+/* Validity of the knobs of a layer's shape: the enum mt_prune reason that
+ * rules the value out, or -1 when it can run. */
+int mt_tp_reason(const struct mt_model *m, int tp);
+int mt_cp_reason(const struct mt_model *m, const struct mt_job *j, int tp, int cp, int cp_comm);
+int mt_ep_reason(const struct mt_model *m, int ep, int etp);
+/* a2a+p2p: 1 when an inner a2a group of `inner` GPUs fits CP and the heads. */
+int mt_a2a_p2p_ok(const struct mt_model *m, int tp, int cp, int inner);
+
+/* Number of members of a strided group (stride st, size n) that share one
+ * NVLink domain, given Megatron's rank order (docs/MODEL.md 3.3). */
+int mt_group_per_domain(const struct mt_cluster *c, int n, int stride);
+
+/* Check a request before searching: GPUs, batch, sequence, precision and
+ * pins against the model and cluster.  Returns MT_OK, or MT_EUSAGE /
+ * MT_EINVAL with a message naming the flag and the cause. */
+int mt_job_check(const struct mt_model *m, const struct mt_cluster *c, const struct mt_job *job,
+		 struct mt_error *err);
+
+/* Apply the job's settings pins (or defaults) to a configuration. */
+void mt_config_settings(const struct mt_job *job, struct mt_config *cfg);
 
 #endif

@@ -23,6 +23,8 @@ void mt_ctx_init(struct mt_ctx *x, const struct mt_model *m, const struct mt_clu
 	x->host_op_s = (c->launch_overhead_us > 0 ? c->launch_overhead_us : MT_HOST_OP_US_DEFAULT) * 1e-6;
 }
 
+/* Declared in config.h; defined here, where the collectives of level A use it
+ * (and the compiler inlines it). */
 int mt_group_per_domain(const struct mt_cluster *c, int n, int stride)
 {
 	int d = c->nvlink_domain;
@@ -91,56 +93,29 @@ static double exposed_overlap(double comm, double gemm, int overlap)
 	return comm - hidden;
 }
 
-void mt_costs_compute(const struct mt_ctx *x, int tp, int cp, int mbs, int ep, int etp, int sp,
-		      int cp_comm, int cp_a2a, int tp_overlap, int fused_ce, struct mt_costs *o)
-{
-	const struct mt_model *m = x->model;
-	const struct mt_job *j = x->job;
-	const int dt = x->gemm_dtype, impl = j->attn_impl, L = MT_L_DENSE, M = MT_L_MOE;
-	const double s = j->seq, h = m->hidden, a = m->heads, t = tp;
-	const double spd = sp ? tp : 1;
-	/* bytes moved per element to cast a GEMM input to FP8: read bf16, write
-	 * fp8, and for current (tensorwise) scaling one more read for the amax */
-	const double fp8_cast = j->precision != MT_PREC_FP8 ? 0.0
-				: j->fp8_recipe == MT_FP8_TENSORWISE ? 5.0 : 3.0;
+/* What every layer kind of one shape shares, worked out once. */
+struct work {
+	const struct mt_ctx *x;
+	const struct mt_shape *sh;
+	int dt, impl;
+	double s, h, a, t, spd;
+	double fp8_cast;            /* bytes per element to cast a GEMM input to FP8 */
+	double gin;                 /* bytes of a saved GEMM input */
 	double T, Tm, q_el, kv_el, dqk, dv, gm, V, hd;
 	int inner_a2a;
-	double attn_lin_f = 0, attn_lin_b = 0, attn_lin_flops = 0, mlp_f, mlp_b, mlp_flops;
-	double core_flops, attn_f, attn_b, e_sp, e_tp, bytes, S, ag, ag8, rs, ar;
-	double tp_pair_f, tp_pair_b, comm_f, comm_b, exp_f, exp_b, slow;
-	double shared_f = 0, shared_b = 0;
-	double act_sp, act_tp, act_core;
-	const double gin = j->precision == MT_PREC_FP8 ? 1 : 2; /* bytes of a saved GEMM input */
-	struct lin l;
-	int k;
+	double attn_lin_f, attn_lin_b, attn_lin_flops, mlp_f, mlp_b, mlp_flops;
+	double core_flops, attn_f, attn_b, e_sp, e_tp;
+	double shared_f, shared_b;  /* the shared experts' GEMMs (MoE layer) */
+};
 
-	memset(o, 0, sizeof(*o));
-	o->tp = tp;
-	o->cp = cp;
-	o->mbs = mbs;
-	o->ep = ep;
-	o->etp = etp;
-	o->sp = sp;
-	o->cp_type = cp_comm;
-	T = (double)mbs * s / cp;
-	o->tokens = T;
-	Tm = T / spd;                 /* tokens routed by this GPU in a MoE layer */
-	gm = m->gated ? 2 : 1;        /* width of the up projection in units of ffn */
-	V = mt_model_padded_vocab(m, tp);
-	if (m->mla) {
-		dqk = m->qk_nope_dim + m->qk_rope_dim;
-		dv = m->v_head_dim;
-		q_el = a * dqk;
-		kv_el = a * (dqk + dv) / 2; /* K and V together are a*(dqk+dv) */
-	} else {
-		dqk = dv = m->head_dim;
-		q_el = a * dqk;
-		kv_el = (double)m->kv_heads * m->head_dim;
-	}
-	hd = dqk;
-	inner_a2a = cp_a2a > 0 ? cp_a2a : mt_group_per_domain(x->cluster, cp, tp);
+/* ---- attention projections (4.1) */
+static void attn_projections(struct work *w)
+{
+	const struct mt_ctx *x = w->x;
+	const struct mt_model *m = x->model;
+	const int dt = w->dt;
+	const double T = w->T, h = w->h, a = w->a, t = w->t, dqk = w->dqk, dv = w->dv;
 
-	/* ---- attention projections (4.1) */
 	if (m->mla) {
 		double ql = m->q_lora_rank, kvl = m->kv_lora_rank, dr = m->qk_rope_dim;
 		struct lin parts[5];
@@ -156,256 +131,356 @@ void mt_costs_compute(const struct mt_ctx *x, int tp, int cp, int mbs, int ep, i
 		parts[np++] = linear(x, dt, T, a * (m->qk_nope_dim + dv) / t, kvl); /* kv up */
 		parts[np++] = linear(x, dt, T, h, a * dv / t);          /* output projection */
 		for (i = 0; i < np; i++) {
-			attn_lin_f += parts[i].f;
-			attn_lin_b += parts[i].b;
-			attn_lin_flops += parts[i].flops;
+			w->attn_lin_f += parts[i].f;
+			w->attn_lin_b += parts[i].b;
+			w->attn_lin_flops += parts[i].flops;
 		}
 	} else {
-		struct lin qkv = linear(x, dt, T, (q_el + 2 * kv_el) / t, h);
-		struct lin proj = linear(x, dt, T, h, q_el / t);
+		struct lin qkv = linear(x, dt, T, (w->q_el + 2 * w->kv_el) / t, h);
+		struct lin proj = linear(x, dt, T, h, w->q_el / t);
 
-		attn_lin_f = qkv.f + proj.f;
-		attn_lin_b = qkv.b + proj.b;
-		attn_lin_flops = qkv.flops + proj.flops;
+		w->attn_lin_f = qkv.f + proj.f;
+		w->attn_lin_b = qkv.b + proj.b;
+		w->attn_lin_flops = qkv.flops + proj.flops;
 	}
+}
+
+/* The shape's dimensions, the attention, the dense MLP and the element-wise
+ * traffic every layer kind shares. */
+static void prepare(const struct mt_ctx *x, const struct mt_shape *sh, struct work *w)
+{
+	const struct mt_model *m = x->model;
+	const struct mt_job *j = x->job;
+	const int tp = sh->tp, cp = sh->cp, mbs = sh->mbs, cp_comm = sh->cp_comm;
+	double s, h, a, t, spd, dqk, dv;
+
+	w->x = x;
+	w->sh = sh;
+	w->dt = x->gemm_dtype;
+	w->impl = j->attn_impl;
+	s = w->s = j->seq;
+	h = w->h = m->hidden;
+	a = w->a = m->heads;
+	t = w->t = tp;
+	spd = w->spd = sh->sp ? tp : 1;
+	/* bytes moved per element to cast a GEMM input to FP8: read bf16, write
+	 * fp8, and for current (tensorwise) scaling one more read for the amax */
+	w->fp8_cast = j->precision != MT_PREC_FP8 ? 0.0
+		      : j->fp8_recipe == MT_FP8_TENSORWISE ? 5.0 : 3.0;
+	w->gin = j->precision == MT_PREC_FP8 ? 1 : 2;
+	w->T = (double)mbs * s / cp;
+	w->Tm = w->T / spd;           /* tokens routed by this GPU in a MoE layer */
+	w->gm = m->gated ? 2 : 1;     /* width of the up projection in units of ffn */
+	w->V = mt_model_padded_vocab(m, tp);
+	if (m->mla) {
+		dqk = m->qk_nope_dim + m->qk_rope_dim;
+		dv = m->v_head_dim;
+		w->q_el = a * dqk;
+		w->kv_el = a * (dqk + dv) / 2; /* K and V together are a*(dqk+dv) */
+	} else {
+		dqk = dv = m->head_dim;
+		w->q_el = a * dqk;
+		w->kv_el = (double)m->kv_heads * m->head_dim;
+	}
+	w->dqk = dqk;
+	w->dv = dv;
+	w->hd = dqk;
+	w->inner_a2a = sh->cp_a2a > 0 ? sh->cp_a2a : mt_group_per_domain(x->cluster, cp, tp);
+	w->shared_f = w->shared_b = 0;
+	w->attn_lin_f = w->attn_lin_b = w->attn_lin_flops = 0;
+
+	attn_projections(w);
 
 	/* ---- core attention (4.2): causal flash attention skips masked blocks */
 	{
 		/* the attention kernel sees the chunk a rank holds: the whole
 		 * sequence after Ulysses' a2a, s/CP for a ring, s*inner/CP for both */
 		double seq_eff = (cp_comm == MT_CP_A2A || cp == 1) ? s
-			       : cp_comm == MT_CP_A2A_P2P ? s * inner_a2a / cp
+			       : cp_comm == MT_CP_A2A_P2P ? s * w->inner_a2a / cp
 							   : s / cp;
-		double causal = impl == MT_ATTN_FLASH ? 0.5 : 1.0;
+		double causal = w->impl == MT_ATTN_FLASH ? 0.5 : 1.0;
 
-		core_flops = 2 * mbs * (s / cp) * s * (a / t) * (dqk + dv) * causal;
-		attn_f = core_flops / (mt_attn_rate(x, impl, (int)hd, (int)seq_eff, 0) * 1e12);
-		attn_b = 2 * core_flops / (mt_attn_rate(x, impl, (int)hd, (int)seq_eff, 1) * 1e12);
+		w->core_flops = 2 * mbs * (s / cp) * s * (a / t) * (dqk + dv) * causal;
+		w->attn_f = w->core_flops /
+			    (mt_attn_rate(x, w->impl, (int)w->hd, (int)seq_eff, 0) * 1e12);
+		w->attn_b = 2 * w->core_flops /
+			    (mt_attn_rate(x, w->impl, (int)w->hd, (int)seq_eff, 1) * 1e12);
 	}
 
 	/* ---- dense MLP */
 	{
-		struct lin up = linear(x, dt, T, gm * m->ffn / t, h);
-		struct lin down = linear(x, dt, T, h, m->ffn / t);
+		struct lin up = linear(x, w->dt, w->T, w->gm * m->ffn / t, h);
+		struct lin down = linear(x, w->dt, w->T, h, m->ffn / t);
 
-		mlp_f = up.f + down.f;
-		mlp_b = up.b + down.b;
-		mlp_flops = up.flops + down.flops;
+		w->mlp_f = up.f + down.f;
+		w->mlp_b = up.b + down.b;
+		w->mlp_flops = up.flops + down.flops;
 	}
 
 	/* ---- element-wise traffic, forward (4.3) */
-	e_sp = (20 * h + (m->dropout > 0 ? 4 * h : 0)) / spd;
-	e_tp = (m->learned_pos || m->no_pos ? 0
-		: 4 * (m->mla ? a * m->qk_rope_dim : q_el + kv_el) / t); /* RoPE */
-	e_sp += fp8_cast * 2 * h / spd;
-	e_tp += fp8_cast * q_el / t;
+	w->e_sp = (20 * h + (m->dropout > 0 ? 4 * h : 0)) / spd;
+	w->e_tp = (m->learned_pos || m->no_pos ? 0
+		   : 4 * (m->mla ? a * m->qk_rope_dim : w->q_el + w->kv_el) / t); /* RoPE */
+	w->e_sp += w->fp8_cast * 2 * h / spd;
+	w->e_tp += w->fp8_cast * w->q_el / t;
+}
 
-	for (k = 0; k < MT_L_N; k++) {
-		double e = e_sp + e_tp, act_mlp;
+/* GEMMs and element-wise time of layer kind k. */
+static void layer_compute(struct work *w, int k, struct mt_costs *o)
+{
+	const struct mt_ctx *x = w->x;
+	const struct mt_model *m = x->model;
+	const struct mt_shape *sh = w->sh;
+	const int dt = w->dt;
+	const double h = w->h, t = w->t, T = w->T, gm = w->gm, fp8_cast = w->fp8_cast;
+	double e = w->e_sp + w->e_tp, bytes;
 
-		if (k == M && !m->experts)
-			break;
-		o->gemm_f[k] = attn_lin_f;
-		o->gemm_b[k] = attn_lin_b;
-		o->flops_gemm_f[k] = attn_lin_flops;
-		o->attn_f[k] = attn_f;
-		o->attn_b[k] = attn_b;
-		o->flops_attn_f[k] = core_flops;
-		if (k == L) {
-			o->gemm_f[k] += mlp_f;
-			o->gemm_b[k] += mlp_b;
-			o->flops_gemm_f[k] += mlp_flops;
-			e += ((m->gated ? 6.0 : 4.0) * m->ffn + fp8_cast * m->ffn) / t;
-		} else {
-			/* MoE layer (4.1, 4.3): the busiest EP rank receives MT_MOE_IMBALANCE
-			 * times the mean number of routed tokens; Transformer Engine's grouped
-			 * linear runs one GEMM per local expert */
-			double E = m->experts, kk = m->topk, fe = m->moe_ffn, el = E / ep;
-			double lam = MT_MOE_IMBALANCE;
-			double Me = lam * Tm * kk * etp * ep / E; /* tokens per local expert */
-			struct lin up, down, router;
+	o->gemm_f[k] = w->attn_lin_f;
+	o->gemm_b[k] = w->attn_lin_b;
+	o->flops_gemm_f[k] = w->attn_lin_flops;
+	o->attn_f[k] = w->attn_f;
+	o->attn_b[k] = w->attn_b;
+	o->flops_attn_f[k] = w->core_flops;
+	if (k == MT_L_DENSE) {
+		o->gemm_f[k] += w->mlp_f;
+		o->gemm_b[k] += w->mlp_b;
+		o->flops_gemm_f[k] += w->mlp_flops;
+		e += ((m->gated ? 6.0 : 4.0) * m->ffn + fp8_cast * m->ffn) / t;
+	} else {
+		/* MoE layer (4.1, 4.3): the busiest EP rank receives MT_MOE_IMBALANCE
+		 * times the mean number of routed tokens; Transformer Engine's grouped
+		 * linear runs one GEMM per local expert */
+		double E = m->experts, kk = m->topk, fe = m->moe_ffn, el = E / sh->ep;
+		double lam = MT_MOE_IMBALANCE;
+		double Me = lam * w->Tm * kk * sh->etp * sh->ep / E; /* tokens per local expert */
+		struct lin up, down, router;
 
-			up = linear(x, dt, Me, gm * fe / etp, h);
-			down = linear(x, dt, Me, h, fe / etp);
-			router = linear(x, MT_DT_TF32, Tm, E, h);
-			o->gemm_f[k] += el * (up.f + down.f) + router.f;
-			o->gemm_b[k] += el * (up.b + down.b) + router.b;
-			o->flops_gemm_f[k] += (up.flops + down.flops) * el / lam + router.flops;
-			if (m->shared_ffn) {
-				struct lin su = linear(x, dt, T, gm * m->shared_ffn / t, h);
-				struct lin sd = linear(x, dt, T, h, m->shared_ffn / t);
+		up = linear(x, dt, Me, gm * fe / sh->etp, h);
+		down = linear(x, dt, Me, h, fe / sh->etp);
+		router = linear(x, MT_DT_TF32, w->Tm, E, h);
+		o->gemm_f[k] += el * (up.f + down.f) + router.f;
+		o->gemm_b[k] += el * (up.b + down.b) + router.b;
+		o->flops_gemm_f[k] += (up.flops + down.flops) * el / lam + router.flops;
+		if (m->shared_ffn) {
+			struct lin su = linear(x, dt, T, gm * m->shared_ffn / t, h);
+			struct lin sd = linear(x, dt, T, h, m->shared_ffn / t);
 
-				shared_f = su.f + sd.f;
-				shared_b = su.b + sd.b;
-				o->gemm_f[k] += su.f + sd.f;
-				o->gemm_b[k] += su.b + sd.b;
-				o->flops_gemm_f[k] += su.flops + sd.flops;
-				e += ((m->gated ? 6.0 : 4.0) * m->shared_ffn + fp8_cast * m->shared_ffn) / t;
-			}
-			/* router scores and top-k; then per routed copy of a token: permute,
-			 * sort by local expert, unsort and unpermute (each reads and writes
-			 * 2h bytes), the expert activation and the FP8 casts */
-			e += (12 * E + lam * kk * (4 * 2 * 2 * h / MT_MOE_DISPATCH_EFFICIENCY +
-						   (m->gated ? 6.0 : 4.0) * fe + fp8_cast * (etp * h + fe))) / spd;
+			w->shared_f = su.f + sd.f;
+			w->shared_b = su.b + sd.b;
+			o->gemm_f[k] += su.f + sd.f;
+			o->gemm_b[k] += su.b + sd.b;
+			o->flops_gemm_f[k] += su.flops + sd.flops;
+			e += ((m->gated ? 6.0 : 4.0) * m->shared_ffn + fp8_cast * m->shared_ffn) / t;
 		}
-		bytes = e * T;
-		o->elem_f[k] = bytes / (x->hbm * MT_ELEM_EFFICIENCY);
-		o->elem_b[k] = MT_ELEM_BWD_FACTOR * o->elem_f[k];
-
-		/* ---- TP communication (5.1) */
-		tp_pair_f = tp_pair_b = comm_f = comm_b = 0;
-		if (tp > 1) {
-			int pairs = (k == L || m->shared_ffn) ? 2 : 1;
-
-			S = T * h * 2;
-			if (sp) {
-				ag = coll(x, MT_COLL_ALL_GATHER, tp, 1, S);
-				ag8 = j->precision == MT_PREC_FP8 ? coll(x, MT_COLL_ALL_GATHER, tp, 1, S / 2) : ag;
-				rs = coll(x, MT_COLL_REDUCE_SCATTER, tp, 1, S);
-				comm_f = pairs * (ag8 + rs);
-				comm_b = pairs * (ag + rs + ag8);
-			} else {
-				ar = coll(x, MT_COLL_ALL_REDUCE, tp, 1, S);
-				comm_f = pairs * ar;
-				comm_b = pairs * ar;
-			}
-			/* the GEMMs each TP collective is paired with */
-			tp_pair_f = attn_lin_f + (k == L ? mlp_f : shared_f);
-			tp_pair_b = attn_lin_b + (k == L ? mlp_b : shared_b);
-		}
-		exp_f = exposed_overlap(comm_f, tp_pair_f, tp_overlap && sp);
-		exp_b = exposed_overlap(comm_b, tp_pair_b, tp_overlap && sp);
-		slow = MT_COMM_SM_SLOWDOWN * ((comm_f - exp_f) + (comm_b - exp_b));
-		o->tp_comm[k] = comm_f + comm_b;
-		o->tp_exposed[k] = exp_f + exp_b;
-
-		/* ---- CP communication (5.2) */
-		comm_f = comm_b = exp_f = exp_b = 0;
-		if (cp > 1) {
-			double kvb = T * 2 * kv_el / t * 2; /* K and V of this rank's chunk */
-			double qkvb = T * (q_el + 2 * kv_el) / t * 2, outb = T * a * dv / t * 2;
-			int inner = cp_comm == MT_CP_P2P ? 1 : cp, outer = 1;
-
-			if (cp_comm == MT_CP_A2A_P2P) {
-				inner = inner_a2a;
-				outer = cp / inner;
-			}
-			if (cp_comm == MT_CP_P2P || (cp_comm == MT_CP_A2A_P2P && outer > 1)) {
-				/* a ring over the CP ranks (or, after the inner a2a, over
-				 * the outer groups): each step passes one chunk's K and V
-				 * forward, K, V and their gradients backward, while the
-				 * attention of the chunk in hand runs */
-				int n = cp_comm == MT_CP_P2P ? cp : outer;
-				int stride = cp_comm == MT_CP_P2P ? tp : tp * inner;
-				double step_f = coll(x, MT_COLL_SEND_RECV, n, stride, kvb);
-				double step_b = coll(x, MT_COLL_SEND_RECV, n, stride, 2 * kvb);
-
-				comm_f += (n - 1) * step_f;
-				comm_b += (n - 1) * step_b;
-				exp_f += (n - 1) * fmax(0, step_f - attn_f / n);
-				exp_b += (n - 1) * fmax(0, step_b - attn_b / n);
-			}
-			if (cp_comm == MT_CP_A2A || (cp_comm == MT_CP_A2A_P2P && inner > 1)) {
-				int n = inner;
-				double c1 = coll(x, MT_COLL_ALL_TO_ALL, n, tp, qkvb) +
-					    coll(x, MT_COLL_ALL_TO_ALL, n, tp, outb);
-
-				comm_f += c1;
-				comm_b += c1;
-				exp_f += c1;
-				exp_b += c1;
-			}
-			if (cp_comm == MT_CP_ALL_GATHER) {
-				double g = coll(x, MT_COLL_ALL_GATHER, cp, tp, kvb * cp);
-				double r = coll(x, MT_COLL_REDUCE_SCATTER, cp, tp, kvb * cp);
-
-				comm_f += g;
-				comm_b += g + r;
-				exp_f += g;
-				exp_b += g + r;
-			}
-		}
-		o->cp_comm[k] = comm_f + comm_b;
-		o->cp_exposed[k] = exp_f + exp_b;
-		slow += MT_COMM_SM_SLOWDOWN * (o->cp_comm[k] - o->cp_exposed[k]);
-
-		/* ---- EP communication (5.3) */
-		comm_f = 0;
-		if (k == M && (ep > 1 || etp > 1)) {
-			double Sep = MT_MOE_IMBALANCE * Tm * m->topk * h * 2;
-
-			comm_f = 2 * coll(x, MT_COLL_ALL_TO_ALL, ep, etp, Sep) / MT_MOE_DISPATCH_EFFICIENCY;
-			if (etp > 1)
-				comm_f += coll(x, MT_COLL_ALL_GATHER, etp, 1, Sep * etp) +
-					  coll(x, MT_COLL_REDUCE_SCATTER, etp, 1, Sep * etp);
-		}
-		o->ep_comm[k] = 2 * comm_f;
-		o->ep_exposed[k] = 2 * comm_f;
-
-		/* kernels issued per layer and micro-batch, forward + backward (5.8) */
-		o->host_ops[k] = 40 + (tp > 1 ? 10 : 0) + (fp8_cast > 0 ? 12 : 0) + (cp > 1 ? 4 * cp : 0);
-		if (k == M) /* router, permutations, a2a, and per local expert 2 GEMMs
-			     * forward and 4 backward, plus their FP8 casts */
-			o->host_ops[k] += 30 + (6 + (fp8_cast > 0 ? 6 : 0)) * m->experts / ep;
-		/* the GPU idles between dependent kernels: one gap per kernel */
-		slow += o->host_ops[k] * MT_KERNEL_GAP_US * 1e-6;
-		o->fwd[k] = o->gemm_f[k] + o->attn_f[k] + o->elem_f[k] + slow / 3;
-		o->bwd[k] = o->gemm_b[k] + o->attn_b[k] + o->elem_b[k] + 2 * slow / 3;
-		o->fwd[k] += (o->tp_exposed[k] + o->cp_exposed[k] + o->ep_exposed[k]) * MT_COMM_FWD_SHARE;
-		o->bwd[k] += (o->tp_exposed[k] + o->cp_exposed[k] + o->ep_exposed[k]) *
-			     (1 - MT_COMM_FWD_SHARE);
-		o->rc_selective[k] = o->attn_f[k];
-		o->rc_full[k] = o->fwd[k];
-
-		/* ---- activations (4.4): bytes per token, Korthikanti et al. terms;
-		 * with FP8, Transformer Engine keeps the GEMM inputs in FP8 */
-		act_sp = (4 * h + 2 * gin * h + (m->dropout > 0 ? 2 * h : 0)) / spd;
-		if (m->mla) {
-			double ql = m->q_lora_rank, kvl = m->kv_lora_rank;
-			act_sp += 2 * gin * (ql + kvl + m->qk_rope_dim); /* down-proj outputs, replicated */
-			act_tp = (2 * a * dqk + 2 * a * dqk + 2 * a * dv + gin * a * dv) / t;
-		} else {
-			act_tp = (2 * q_el + 4 * kv_el + gin * q_el) / t;
-		}
-		act_core = impl == MT_ATTN_UNFUSED
-				   ? a * s * (2 + (m->attn_dropout > 0 ? 3 : 0)) / t
-				   : 4 * a / t; /* flash: the log-sum-exp per head */
-		if (k == L) {
-			act_mlp = (2 * gm * m->ffn + gin * m->ffn) / t;
-		} else {
-			/* router scores, then per routed copy: probabilities and
-			 * indices, the expert input, the activation input and the FC2
-			 * input.  Stored activations add up over many layers and
-			 * micro-batches, so the mean load applies, not the imbalance */
-			double kk = m->topk, fe = m->moe_ffn;
-			act_mlp = (8 * m->experts + kk * 12 + kk * etp * gin * h + kk * (2 * gm * fe + gin * fe)) /
-				  spd;
-			if (m->shared_ffn)
-				act_mlp += (2 * gm * m->shared_ffn + gin * m->shared_ffn) / t;
-		}
-		o->act[k][MT_RC_NONE] = T * (act_sp + act_tp + act_core + act_mlp);
-		o->act[k][MT_RC_SELECTIVE] = T * (act_sp + act_tp + act_mlp);
-		o->act[k][MT_RC_FULL] = T * 2 * h / spd;
-		o->act_layer_peak[k] = o->act[k][MT_RC_NONE];
-
-		/* ---- parameters on this GPU */
-		o->par_tp[k] = (double)mt_model_attn_tp_params(m) / t;
-		o->par_rep[k] = (double)(mt_model_attn_params(m) - mt_model_attn_tp_params(m)) +
-				(double)mt_model_norm_params(m);
-		if (k == L) {
-			o->par_tp[k] += (double)mt_model_dense_mlp_params(m) / t;
-			o->par_fp8[k] = o->par_tp[k];
-		} else {
-			o->par_tp[k] += (double)mt_model_shared_params(m) / t;
-			o->par_rep[k] += (double)mt_model_router_params(m);
-			o->par_exp[k] = (double)m->experts * mt_model_expert_params(m) / ((double)ep * etp);
-			o->par_fp8[k] = o->par_tp[k] + o->par_exp[k];
-		}
-		if (j->precision != MT_PREC_FP8)
-			o->par_fp8[k] = 0;
+		/* router scores and top-k; then per routed copy of a token: permute,
+		 * sort by local expert, unsort and unpermute (each reads and writes
+		 * 2h bytes), the expert activation and the FP8 casts */
+		e += (12 * E + lam * kk * (4 * 2 * 2 * h / MT_MOE_DISPATCH_EFFICIENCY +
+					   (m->gated ? 6.0 : 4.0) * fe + fp8_cast * (sh->etp * h + fe))) /
+		     w->spd;
 	}
+	bytes = e * T;
+	o->elem_f[k] = bytes / (x->hbm * MT_ELEM_EFFICIENCY);
+	o->elem_b[k] = MT_ELEM_BWD_FACTOR * o->elem_f[k];
+}
 
-	/* ---- embedding and output layer (4.5) */
+/* ---- TP communication (5.1) of layer kind k; returns the slowdown of the
+ * GEMMs that hide it. */
+static double layer_tp_comm(const struct work *w, int k, struct mt_costs *o)
+{
+	const struct mt_ctx *x = w->x;
+	const struct mt_shape *sh = w->sh;
+	const int tp = sh->tp, sp = sh->sp;
+	double tp_pair_f = 0, tp_pair_b = 0, comm_f = 0, comm_b = 0, exp_f, exp_b;
+	double S, ag, ag8, rs, ar;
+
+	if (tp > 1) {
+		int pairs = (k == MT_L_DENSE || x->model->shared_ffn) ? 2 : 1;
+
+		S = w->T * w->h * 2;
+		if (sp) {
+			ag = coll(x, MT_COLL_ALL_GATHER, tp, 1, S);
+			ag8 = x->job->precision == MT_PREC_FP8 ? coll(x, MT_COLL_ALL_GATHER, tp, 1, S / 2)
+							       : ag;
+			rs = coll(x, MT_COLL_REDUCE_SCATTER, tp, 1, S);
+			comm_f = pairs * (ag8 + rs);
+			comm_b = pairs * (ag + rs + ag8);
+		} else {
+			ar = coll(x, MT_COLL_ALL_REDUCE, tp, 1, S);
+			comm_f = pairs * ar;
+			comm_b = pairs * ar;
+		}
+		/* the GEMMs each TP collective is paired with */
+		tp_pair_f = w->attn_lin_f + (k == MT_L_DENSE ? w->mlp_f : w->shared_f);
+		tp_pair_b = w->attn_lin_b + (k == MT_L_DENSE ? w->mlp_b : w->shared_b);
+	}
+	exp_f = exposed_overlap(comm_f, tp_pair_f, sh->tp_overlap && sp);
+	exp_b = exposed_overlap(comm_b, tp_pair_b, sh->tp_overlap && sp);
+	o->tp_comm[k] = comm_f + comm_b;
+	o->tp_exposed[k] = exp_f + exp_b;
+	return MT_COMM_SM_SLOWDOWN * ((comm_f - exp_f) + (comm_b - exp_b));
+}
+
+/* ---- CP communication (5.2) of layer kind k. */
+static void layer_cp_comm(const struct work *w, int k, struct mt_costs *o)
+{
+	const struct mt_ctx *x = w->x;
+	const int tp = w->sh->tp, cp = w->sh->cp, cp_comm = w->sh->cp_comm;
+	const double T = w->T, t = w->t;
+	double comm_f = 0, comm_b = 0, exp_f = 0, exp_b = 0;
+
+	if (cp > 1) {
+		double kvb = T * 2 * w->kv_el / t * 2; /* K and V of this rank's chunk */
+		double qkvb = T * (w->q_el + 2 * w->kv_el) / t * 2, outb = T * w->a * w->dv / t * 2;
+		int inner = cp_comm == MT_CP_P2P ? 1 : cp, outer = 1;
+
+		if (cp_comm == MT_CP_A2A_P2P) {
+			inner = w->inner_a2a;
+			outer = cp / inner;
+		}
+		if (cp_comm == MT_CP_P2P || (cp_comm == MT_CP_A2A_P2P && outer > 1)) {
+			/* a ring over the CP ranks (or, after the inner a2a, over
+			 * the outer groups): each step passes one chunk's K and V
+			 * forward, K, V and their gradients backward, while the
+			 * attention of the chunk in hand runs */
+			int n = cp_comm == MT_CP_P2P ? cp : outer;
+			int stride = cp_comm == MT_CP_P2P ? tp : tp * inner;
+			double step_f = coll(x, MT_COLL_SEND_RECV, n, stride, kvb);
+			double step_b = coll(x, MT_COLL_SEND_RECV, n, stride, 2 * kvb);
+
+			comm_f += (n - 1) * step_f;
+			comm_b += (n - 1) * step_b;
+			exp_f += (n - 1) * fmax(0, step_f - w->attn_f / n);
+			exp_b += (n - 1) * fmax(0, step_b - w->attn_b / n);
+		}
+		if (cp_comm == MT_CP_A2A || (cp_comm == MT_CP_A2A_P2P && inner > 1)) {
+			int n = inner;
+			double c1 = coll(x, MT_COLL_ALL_TO_ALL, n, tp, qkvb) +
+				    coll(x, MT_COLL_ALL_TO_ALL, n, tp, outb);
+
+			comm_f += c1;
+			comm_b += c1;
+			exp_f += c1;
+			exp_b += c1;
+		}
+		if (cp_comm == MT_CP_ALL_GATHER) {
+			double g = coll(x, MT_COLL_ALL_GATHER, cp, tp, kvb * cp);
+			double r = coll(x, MT_COLL_REDUCE_SCATTER, cp, tp, kvb * cp);
+
+			comm_f += g;
+			comm_b += g + r;
+			exp_f += g;
+			exp_b += g + r;
+		}
+	}
+	o->cp_comm[k] = comm_f + comm_b;
+	o->cp_exposed[k] = exp_f + exp_b;
+}
+
+/* ---- EP communication (5.3), then the kernels issued and the layer's
+ * forward and backward time with the exposed communication. */
+static void layer_time(const struct work *w, int k, double slow, struct mt_costs *o)
+{
+	const struct mt_ctx *x = w->x;
+	const struct mt_model *m = x->model;
+	const int tp = w->sh->tp, cp = w->sh->cp, ep = w->sh->ep, etp = w->sh->etp;
+	double comm_f = 0;
+
+	if (k == MT_L_MOE && (ep > 1 || etp > 1)) {
+		double Sep = MT_MOE_IMBALANCE * w->Tm * m->topk * w->h * 2;
+
+		comm_f = 2 * coll(x, MT_COLL_ALL_TO_ALL, ep, etp, Sep) / MT_MOE_DISPATCH_EFFICIENCY;
+		if (etp > 1)
+			comm_f += coll(x, MT_COLL_ALL_GATHER, etp, 1, Sep * etp) +
+				  coll(x, MT_COLL_REDUCE_SCATTER, etp, 1, Sep * etp);
+	}
+	o->ep_comm[k] = 2 * comm_f;
+	o->ep_exposed[k] = 2 * comm_f;
+
+	/* kernels issued per layer and micro-batch, forward + backward (5.8) */
+	o->host_ops[k] = 40 + (tp > 1 ? 10 : 0) + (w->fp8_cast > 0 ? 12 : 0) + (cp > 1 ? 4 * cp : 0);
+	if (k == MT_L_MOE) /* router, permutations, a2a, and per local expert 2 GEMMs
+			    * forward and 4 backward, plus their FP8 casts */
+		o->host_ops[k] += 30 + (6 + (w->fp8_cast > 0 ? 6 : 0)) * m->experts / ep;
+	/* the GPU idles between dependent kernels: one gap per kernel */
+	slow += o->host_ops[k] * MT_KERNEL_GAP_US * 1e-6;
+	o->fwd[k] = o->gemm_f[k] + o->attn_f[k] + o->elem_f[k] + slow / 3;
+	o->bwd[k] = o->gemm_b[k] + o->attn_b[k] + o->elem_b[k] + 2 * slow / 3;
+	o->fwd[k] += (o->tp_exposed[k] + o->cp_exposed[k] + o->ep_exposed[k]) * MT_COMM_FWD_SHARE;
+	o->bwd[k] += (o->tp_exposed[k] + o->cp_exposed[k] + o->ep_exposed[k]) *
+		     (1 - MT_COMM_FWD_SHARE);
+	o->rc_selective[k] = o->attn_f[k];
+	o->rc_full[k] = o->fwd[k];
+}
+
+/* ---- activations (4.4) and parameters of layer kind k on this GPU */
+static void layer_memory(const struct work *w, int k, struct mt_costs *o)
+{
+	const struct mt_model *m = w->x->model;
+	const double h = w->h, a = w->a, t = w->t, s = w->s, spd = w->spd, gin = w->gin;
+	const double gm = w->gm, dqk = w->dqk, dv = w->dv, T = w->T;
+	const int ep = w->sh->ep, etp = w->sh->etp;
+	double act_sp, act_tp, act_core, act_mlp;
+
+	/* bytes per token, Korthikanti et al. terms; with FP8, Transformer
+	 * Engine keeps the GEMM inputs in FP8 */
+	act_sp = (4 * h + 2 * gin * h + (m->dropout > 0 ? 2 * h : 0)) / spd;
+	if (m->mla) {
+		double ql = m->q_lora_rank, kvl = m->kv_lora_rank;
+		act_sp += 2 * gin * (ql + kvl + m->qk_rope_dim); /* down-proj outputs, replicated */
+		act_tp = (2 * a * dqk + 2 * a * dqk + 2 * a * dv + gin * a * dv) / t;
+	} else {
+		act_tp = (2 * w->q_el + 4 * w->kv_el + gin * w->q_el) / t;
+	}
+	act_core = w->impl == MT_ATTN_UNFUSED
+			   ? a * s * (2 + (m->attn_dropout > 0 ? 3 : 0)) / t
+			   : 4 * a / t; /* flash: the log-sum-exp per head */
+	if (k == MT_L_DENSE) {
+		act_mlp = (2 * gm * m->ffn + gin * m->ffn) / t;
+	} else {
+		/* router scores, then per routed copy: probabilities and
+		 * indices, the expert input, the activation input and the FC2
+		 * input.  Stored activations add up over many layers and
+		 * micro-batches, so the mean load applies, not the imbalance */
+		double kk = m->topk, fe = m->moe_ffn;
+		act_mlp = (8 * m->experts + kk * 12 + kk * etp * gin * h + kk * (2 * gm * fe + gin * fe)) /
+			  spd;
+		if (m->shared_ffn)
+			act_mlp += (2 * gm * m->shared_ffn + gin * m->shared_ffn) / t;
+	}
+	o->act[k][MT_RC_NONE] = T * (act_sp + act_tp + act_core + act_mlp);
+	o->act[k][MT_RC_SELECTIVE] = T * (act_sp + act_tp + act_mlp);
+	o->act[k][MT_RC_FULL] = T * 2 * h / spd;
+	o->act_layer_peak[k] = o->act[k][MT_RC_NONE];
+
+	/* ---- parameters on this GPU */
+	o->par_tp[k] = (double)mt_model_attn_tp_params(m) / t;
+	o->par_rep[k] = (double)(mt_model_attn_params(m) - mt_model_attn_tp_params(m)) +
+			(double)mt_model_norm_params(m);
+	if (k == MT_L_DENSE) {
+		o->par_tp[k] += (double)mt_model_dense_mlp_params(m) / t;
+		o->par_fp8[k] = o->par_tp[k];
+	} else {
+		o->par_tp[k] += (double)mt_model_shared_params(m) / t;
+		o->par_rep[k] += (double)mt_model_router_params(m);
+		o->par_exp[k] = (double)m->experts * mt_model_expert_params(m) / ((double)ep * etp);
+		o->par_fp8[k] = o->par_tp[k] + o->par_exp[k];
+	}
+	if (w->x->job->precision != MT_PREC_FP8)
+		o->par_fp8[k] = 0;
+}
+
+/* ---- embedding and output layer (4.5); the pipeline message, MoE
+ * buffers and transients */
+static void io_costs(const struct work *w, struct mt_costs *o)
+{
+	const struct mt_ctx *x = w->x;
+	const struct mt_model *m = x->model;
+	const struct mt_shape *sh = w->sh;
+	const int tp = sh->tp, sp = sh->sp, fused_ce = sh->fused_ce;
+	const double h = w->h, t = w->t, T = w->T, V = w->V, spd = w->spd, gm = w->gm;
+	struct lin l;
+
 	o->par_emb = V * h / t + (m->learned_pos ? (double)m->max_pos * h : 0);
 	o->emb_f = T * (2 * h / spd + 2 * h) / (x->hbm * MT_ELEM_EFFICIENCY);
 	o->emb_b = 2 * o->emb_f;
@@ -433,12 +508,54 @@ void mt_costs_compute(const struct mt_ctx *x, int tp, int cp, int mbs, int ep, i
 	}
 	o->host_ops_io = 40;
 
-	/* ---- pipeline message, MoE buffers, transients */
 	o->p2p_bytes = T * h * 2 / spd;
 	if (m->experts) /* send and receive buffers and the permuted copy */
-		o->moe_dispatch = 3 * MT_MOE_IMBALANCE * Tm * m->topk * etp * h * 2;
+		o->moe_dispatch = 3 * MT_MOE_IMBALANCE * w->Tm * m->topk * sh->etp * h * 2;
 	o->transient = fmax(T * h * 2, T * gm * (m->experts ? fmax(m->ffn, m->shared_ffn) : m->ffn) / t * 2);
-	if (tp_overlap && sp && tp > 1)
+	if (sh->tp_overlap && sp && tp > 1)
 		o->transient += 3 * T * h * 2; /* userbuffers for overlapped GEMMs */
+}
+
+void mt_shape_of(const struct mt_config *cfg, struct mt_shape *sh)
+{
+	sh->tp = cfg->tp;
+	sh->cp = cfg->cp;
+	sh->mbs = cfg->mbs;
+	sh->ep = cfg->ep;
+	sh->etp = cfg->etp;
+	sh->sp = cfg->sp;
+	sh->cp_comm = cfg->cp_comm;
+	sh->cp_a2a = cfg->cp_a2a;
+	sh->tp_overlap = cfg->tp_overlap;
+	sh->fused_ce = cfg->fused_ce;
+}
+
+void mt_costs_compute(const struct mt_ctx *x, const struct mt_shape *sh, struct mt_costs *o)
+{
+	struct work w;
+	double slow;
+	int k;
+
+	memset(o, 0, sizeof(*o));
+	o->tp = sh->tp;
+	o->cp = sh->cp;
+	o->mbs = sh->mbs;
+	o->ep = sh->ep;
+	o->etp = sh->etp;
+	o->sp = sh->sp;
+	o->cp_type = sh->cp_comm;
+	prepare(x, sh, &w);
+	o->tokens = w.T;
+	for (k = 0; k < MT_L_N; k++) {
+		if (k == MT_L_MOE && !x->model->experts)
+			break;
+		layer_compute(&w, k, o);
+		slow = layer_tp_comm(&w, k, o);
+		layer_cp_comm(&w, k, o);
+		slow += MT_COMM_SM_SLOWDOWN * (o->cp_comm[k] - o->cp_exposed[k]);
+		layer_time(&w, k, slow, o);
+		layer_memory(&w, k, o);
+	}
+	io_costs(&w, o);
 	o->valid = 1;
 }

@@ -14,12 +14,7 @@
 #include "config.h"
 #include "model.h"
 
-/* One item of a list: a flag ("--sequence-parallel") or key and value. */
-struct mt_kv {
-	char key[96];
-	char val[256]; /* "" for a bare flag */
-};
-
+/* struct mt_kv (tuner/config.h): one item of a list. */
 #define MT_FLAGS_MAX 96
 
 /* Fill `out` (MT_FLAGS_MAX entries) and return the count. */

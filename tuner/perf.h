@@ -3,8 +3,9 @@
  * evaluate millions of candidates without repeating work.
  *
  *   level A  mt_costs_compute()   everything that depends on the shape of one
- *            layer: TP, CP, micro-batch, EP, ETP, SP, CP comm type (and a2a+p2p's
- *            inner group size, 0 for the NVLink-domain default).  GEMM,
+ *            layer (struct mt_shape): TP, CP, micro-batch, EP, ETP, SP, CP comm
+ *            type (and a2a+p2p's inner group size, 0 for the NVLink-domain
+ *            default), TP overlap and fused cross-entropy.  GEMM,
  *            attention and collective look-ups in the profile happen here.
  *   level B  mt_plan_compute()    the pipeline: PP, VPP, the layer split, DP and
  *            the number of micro-batches; DP communication look-ups.
@@ -110,13 +111,20 @@ struct mt_ctx {
 void mt_ctx_init(struct mt_ctx *x, const struct mt_model *m, const struct mt_cluster *c,
 		 const struct mt_job *j);
 
-/* Number of members of a strided group (stride st, size n) that share one
- * NVLink domain, given Megatron's rank order (docs/MODEL.md 3.3). */
-int mt_group_per_domain(const struct mt_cluster *c, int n, int stride);
+/* The shape of one layer: the knobs level A depends on, and nothing else. */
+struct mt_shape {
+	int tp, cp, mbs, ep, etp, sp;
+	int cp_comm;                /* enum mt_cp_comm */
+	int cp_a2a;                 /* a2a+p2p's inner group; 0: the NVLink domain's */
+	int tp_overlap, fused_ce;
+};
 
-/* Level A.  Fills *out; out->valid is 0 when the shape cannot run. */
-void mt_costs_compute(const struct mt_ctx *x, int tp, int cp, int mbs, int ep, int etp, int sp,
-		      int cp_comm, int cp_a2a, int tp_overlap, int fused_ce, struct mt_costs *out);
+/* The shape of a configuration (its knobs of the same names). */
+void mt_shape_of(const struct mt_config *cfg, struct mt_shape *sh);
+
+/* Level A.  Fills *out (arithmetic and profile look-ups, no allocation);
+ * out->valid is 0 when the shape cannot run. */
+void mt_costs_compute(const struct mt_ctx *x, const struct mt_shape *sh, struct mt_costs *out);
 
 /* Attention TFLOP/s of the profile for the job's kernel, with the fallbacks
  * and the causal correction of docs/MODEL.md 4.2. */

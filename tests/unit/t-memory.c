@@ -45,7 +45,8 @@ static void costs_for(const struct mt_model *m, const struct mt_cluster *c, int 
 	j.attn_impl = attn;
 	j.precision = prec;
 	mt_ctx_init(&x, m, c, &j);
-	mt_costs_compute(&x, tp, 1, mbs, 1, 1, sp, MT_CP_P2P, 0, 1, 1, a);
+	mt_costs_compute(&x, &(struct mt_shape){ .tp = tp, .cp = 1, .mbs = mbs, .ep = 1, .etp = 1, .sp = sp,
+				 .cp_comm = MT_CP_P2P, .cp_a2a = 0, .tp_overlap = 1, .fused_ce = 1 }, a);
 }
 
 /* Table 2: per layer, s b h (10 + 24/t + 5 a s / (h t)) bytes without sequence
@@ -117,8 +118,8 @@ static struct mt_mem memory_of(const struct mt_model *m, const struct mt_cluster
 	mt_ctx_init(&x, m, cl, &j);
 	cfg->dp = (int)dp;
 	cfg->num_mb = (int)(gbs / (dp * cfg->mbs));
-	mt_costs_compute(&x, cfg->tp, cfg->cp, cfg->mbs, cfg->ep, cfg->etp, cfg->sp, cfg->cp_comm, cfg->cp_a2a, 1,
-			 1, &a);
+	mt_costs_compute(&x, &(struct mt_shape){ .tp = cfg->tp, .cp = cfg->cp, .mbs = cfg->mbs, .ep = cfg->ep, .etp = cfg->etp, .sp = cfg->sp,
+				 .cp_comm = cfg->cp_comm, .cp_a2a = cfg->cp_a2a, .tp_overlap = 1, .fused_ce = 1 }, &a);
 	assert_int_equal(mt_plan_compute(&x, &a, cfg->pp, cfg->vpp, (int)dp, cfg->num_mb, cfg, plan), 0);
 	mt_memory(&x, &a, plan, cfg, &mem);
 	return mem;
@@ -257,9 +258,11 @@ static void logits_on_the_last_stage(void **state)
 	j.seq = 4096;
 	j.gbs = 8;
 	mt_ctx_init(&x, &m, h100, &j);
-	mt_costs_compute(&x, 8, 1, 1, 1, 1, 1, MT_CP_P2P, 0, 1, 1, &a);
+	mt_costs_compute(&x, &(struct mt_shape){ .tp = 8, .cp = 1, .mbs = 1, .ep = 1, .etp = 1, .sp = 1,
+				 .cp_comm = MT_CP_P2P, .cp_a2a = 0, .tp_overlap = 1, .fused_ce = 1 }, &a);
 	assert_close(a.act_out, T * 4 * h / t + T * V / t * 2, 1e-12);
-	mt_costs_compute(&x, 8, 1, 1, 1, 1, 1, MT_CP_P2P, 0, 1, 0, &a);
+	mt_costs_compute(&x, &(struct mt_shape){ .tp = 8, .cp = 1, .mbs = 1, .ep = 1, .etp = 1, .sp = 1,
+				 .cp_comm = MT_CP_P2P, .cp_a2a = 0, .tp_overlap = 1, .fused_ce = 0 }, &a);
 	assert_close(a.act_out, T * 4 * h / t + T * V / t * 6, 1e-12);
 	cfg.dist_opt = 1;
 	mem = memory_of(&m, h100, &cfg, 8, 4096, 8, plan);

@@ -14,7 +14,7 @@
 
 #include "../../lib/fsutil.h"
 #include "../../lib/jsonr.h"
-#include "../../tuner/search.h"
+#include "../../advisor/search.h"
 
 #define DIR "tests/fixtures/published/"
 #define MAXROWS 32

@@ -8,9 +8,14 @@
 
 #include "testutil.h"
 
+#include <cjson/cJSON.h>
+
+#include "../../lib/jsonw.h"
 #include "../../lib/sbuf.h"
+#include "../../reports/advice.h"
 #include "../../rules/engine.h"
-#include "../../tuner/search.h"
+#include "../../rules/fired.h"
+#include "../../advisor/search.h"
 
 static struct mt_cluster *h100;
 
@@ -626,6 +631,54 @@ static void review_cases(void **state)
 	mt_ruleset_free(rs);
 }
 
+/* The full form of the fired-rule writer is the advice document's "rules" of
+ * a candidate, field for field. */
+static void fired_json_is_the_advice_form(void **state)
+{
+	struct mt_ruleset *rs;
+	struct mt_rules_run *run;
+	struct mt_search_result *r;
+	struct mt_explain x;
+	struct mt_advice_rules ar;
+	struct mt_model m;
+	struct mt_job j;
+	struct sbuf adv = SBUF_INIT, own = SBUF_INIT;
+	struct jw w;
+	cJSON *a, *b;
+
+	(void)state;
+	job(&j, 64, 8192, 128);
+	r = search(NULL, "llama3-70b", &j, &rs, &run, &m);
+	assert_true(r->ntop > 0);
+	r->ntop = 1;
+	assert_int_equal(mt_rules_explain(run, &r->top[0], 1, (int)r->feasible, r->top[0].time.step, &x), 0);
+	assert_true(x.n > 0);
+	ar.set = rs;
+	ar.run = run;
+	ar.ex = &x;
+	ar.nex = 1;
+	mt_advice_json(&adv, &m, h100, &j, r, &ar);
+	jw_init(&w, &own, 1);
+	jw_obj(&w, NULL);
+	mt_fired_json(&w, "rules", &x, MT_FIRED_FULL);
+	jw_end(&w);
+	a = cJSON_Parse(adv.buf);
+	b = cJSON_Parse(own.buf);
+	assert_non_null(a);
+	assert_non_null(b);
+	assert_true(cJSON_Compare(cJSON_GetObjectItem(cJSON_GetArrayItem(
+					cJSON_GetObjectItem(a, "candidates"), 0), "rules"),
+				  cJSON_GetObjectItem(b, "rules"), 1));
+	cJSON_Delete(a);
+	cJSON_Delete(b);
+	sbuf_release(&adv);
+	sbuf_release(&own);
+	mt_explain_free(&x);
+	mt_rules_end(run);
+	mt_ruleset_free(rs);
+	free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -640,6 +693,7 @@ int main(void)
 		cmocka_unit_test(explanations_say_why_with_numbers),
 		cmocka_unit_test(findings_drive_the_diagnose_rules),
 		cmocka_unit_test(review_cases),
+		cmocka_unit_test(fired_json_is_the_advice_form),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -8,7 +8,7 @@
 
 #include "../../rules/engine.h"
 #include "../../tuner/perf.h"
-#include "../../tuner/search.h"
+#include "../../advisor/search.h"
 
 /* --- allocation counter: -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc */
 void *__real_malloc(size_t n);
@@ -261,7 +261,8 @@ static void evaluation_does_not_allocate(void **state)
 	cfg.mbs = 1;
 	cfg.dp = 64;
 	cfg.num_mb = 128;
-	mt_costs_compute(&x, 1, 1, 1, 64, 1, 0, MT_CP_P2P, 0, 1, 1, a);
+	mt_costs_compute(&x, &(struct mt_shape){ .tp = 1, .cp = 1, .mbs = 1, .ep = 64, .etp = 1, .sp = 0,
+				 .cp_comm = MT_CP_P2P, .cp_a2a = 0, .tp_overlap = 1, .fused_ce = 1 }, a);
 	assert_int_equal(mt_plan_compute(&x, a, 16, 1, 64, 128, &cfg, p), 0);
 	before = allocations;
 	for (i = 0; i < 1000; i++) {

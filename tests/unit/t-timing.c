@@ -5,7 +5,7 @@
 
 #include "testutil.h"
 
-#include "../../tuner/search.h"
+#include "../../advisor/search.h"
 
 static struct mt_cluster *h100;
 

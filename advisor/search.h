@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* search: enumerate every valid parallel configuration of a job, evaluate each
- * with the memory and time model, and keep the best.
+/* search: the advisor's orchestrator.  Enumerate every valid parallel
+ * configuration of a job (validity: tuner/config.h), ask the rules about each
+ * (rules/engine.h, with the facts of advisor/facts.h), evaluate it with the
+ * memory and time model (tuner/perf.h), and rank the best.
  *
  * Loops run outermost over the knobs that change a layer's shape (TP, SP, CP,
  * CP comm type, EP, ETP, micro-batch), then over the pipeline (PP, VPP, with
@@ -8,7 +10,7 @@
  * distributed optimizer and activation offload.  Pins narrow each loop to one
  * value; with every knob pinned exactly one configuration is evaluated.
  *
- * Work is shared across levels (perf.h), so an evaluation is arithmetic only
+ * Work is shared across levels (tuner/perf.h), so an evaluation is arithmetic only
  * and allocates nothing; the search allocates its caches once, up front.
  *
  * With a rules run (rules/engine.h), set rules choose the knobs they cover
@@ -19,36 +21,11 @@
 #define MT_SEARCH_H
 
 #include "../lib/err.h"
-#include "cluster.h"
-#include "config.h"
-#include "model.h"
+#include "../tuner/cluster.h"
+#include "../tuner/config.h"
+#include "../tuner/model.h"
 
 #define MT_TOP_MAX 64
-
-/* Why a partial configuration was rejected. */
-enum mt_prune {
-	MT_PRUNE_TP_HEADS,     /* TP does not divide the attention heads */
-	MT_PRUNE_TP_GROUPS,    /* TP does not divide the key/value heads */
-	MT_PRUNE_TP_FFN,       /* TP does not divide an MLP or expert width */
-	MT_PRUNE_CP_SEQ,       /* the sequence does not split into 2 x CP chunks */
-	MT_PRUNE_CP_HEADS,     /* a2a CP needs heads divisible by the a2a group */
-	MT_PRUNE_CP_ATTN,      /* CP needs fused (flash) attention */
-	MT_PRUNE_EP_EXPERTS,   /* EP does not divide the experts */
-	MT_PRUNE_EP_GPUS,      /* EP x ETP does not divide the GPUs of a stage */
-	MT_PRUNE_ETP_FFN,      /* ETP does not divide the expert width */
-	MT_PRUNE_MOE_SP,       /* MoE with TP > 1 needs sequence parallelism */
-	MT_PRUNE_SP_SEQ,       /* SP needs the sequence shard divisible by TP */
-	MT_PRUNE_OFFLOAD,      /* activation offload needs PP 1, no recompute, fewer than L layers */
-	MT_PRUNE_PP_LAYERS,    /* the layers cannot be split over PP x VPP */
-	MT_PRUNE_VPP,          /* interleaving needs PP > 1 and micro-batches divisible by PP */
-	MT_PRUNE_BATCH,        /* DP x micro-batch does not divide the global batch */
-	MT_PRUNE_MEMORY,       /* does not fit in GPU memory */
-	MT_PRUNE_DOMINATED,    /* more recompute or offload than needed to fit */
-	MT_PRUNE_N
-};
-
-const char *mt_prune_id(int reason);
-const char *mt_prune_text(int reason);
 
 struct mt_search_result {
 	struct mt_eval top[MT_TOP_MAX];
@@ -75,14 +52,10 @@ struct mt_rules_run;
 
 /* Search the space of `job`.  Returns MT_OK (even when nothing is feasible:
  * res->ntop is then 0), or an error for an impossible request (bad GPU
- * count, pins that cannot hold) with a message naming the cause. */
+ * count, pins that cannot hold: mt_job_check()) with a message naming the
+ * cause. */
 int mt_search(const struct mt_model *m, const struct mt_cluster *c, const struct mt_job *job,
 	      struct mt_rules_run *rules, struct mt_search_result *res, struct mt_error *err);
-
-/* Check a request before searching: GPUs, batch, sequence, precision and
- * pins against the model and cluster.  Used by mt_search(). */
-int mt_job_check(const struct mt_model *m, const struct mt_cluster *c, const struct mt_job *job,
-		 struct mt_error *err);
 
 /* Evaluate one configuration with every knob set (estimate).  Knobs the job
  * does not pin take the value a set rule gives (when `rules` is not NULL),
@@ -92,7 +65,11 @@ int mt_evaluate(const struct mt_model *m, const struct mt_cluster *c, const stru
 		struct mt_rules_run *rules, struct mt_config *cfg, struct mt_eval *out,
 		struct mt_error *err);
 
-/* Apply the job's settings pins (or defaults) to a configuration. */
-void mt_config_settings(const struct mt_job *job, struct mt_config *cfg);
+/* Evaluate every rule on one ranked candidate (rank 1 = best; 0 for
+ * estimate), its facts written by advisor/facts.c.  Fills *out (free with
+ * mt_explain_free, rules/engine.h).  Defined in advisor/explain.c. */
+struct mt_explain;
+int mt_rules_explain(struct mt_rules_run *r, const struct mt_eval *e, int rank, int feasible,
+		     double best_step, struct mt_explain *out);
 
 #endif

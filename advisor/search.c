@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* search: enumeration, validity, pruning and ranking. */
+/* search: enumeration, pruning by the rules, evaluation and ranking. */
 #include "search.h"
 
 #include <math.h>
@@ -8,222 +8,8 @@
 #include <time.h>
 
 #include "../rules/engine.h"
-#include "perf.h"
-
-static const char *const prune_ids[MT_PRUNE_N] = {
-	"tp-heads", "tp-kv-heads", "tp-ffn", "cp-sequence", "cp-heads", "cp-attention",
-	"ep-experts", "ep-gpus", "etp-ffn", "moe-sp", "sp-sequence", "offload", "pp-layers", "vpp",
-	"batch", "memory", "dominated",
-};
-
-static const char *const prune_texts[MT_PRUNE_N] = {
-	"TP does not divide the attention heads",
-	"TP does not divide the key/value heads",
-	"TP does not divide the MLP width",
-	"the sequence does not split into 2 x CP chunks",
-	"a2a context parallelism needs heads divisible by its group",
-	"context parallelism needs fused (flash) attention",
-	"EP does not divide the number of experts",
-	"EP x ETP does not divide the GPUs of a pipeline stage",
-	"ETP does not divide the expert width",
-	"MoE with TP > 1 needs sequence parallelism",
-	"sequence parallelism needs the sequence shard (seq / CP) divisible by TP",
-	"activation offload needs PP 1, no recomputation and fewer offloaded layers than layers",
-	"the layers cannot be split over PP x VPP stages",
-	"interleaving needs PP > 1 and micro-batches divisible by PP",
-	"DP x micro-batch does not divide the global batch",
-	"does not fit in GPU memory",
-	"more recomputation or offload than needed to fit",
-};
-
-const char *mt_prune_id(int r) { return r >= 0 && r < MT_PRUNE_N ? prune_ids[r] : "?"; }
-const char *mt_prune_text(int r) { return r >= 0 && r < MT_PRUNE_N ? prune_texts[r] : "?"; }
-
-static int pin_or(int pin, int dflt)
-{
-	return pin != MT_UNSET ? pin : dflt;
-}
-
-void mt_config_settings(const struct mt_job *job, struct mt_config *cfg)
-{
-	const struct mt_pins *p = &job->pins;
-
-	cfg->tp_overlap = pin_or(p->tp_overlap, 1);
-	cfg->overlap_grad = pin_or(p->overlap_grad, 1);
-	/* Megatron-LM overlaps the parameter gather only with the reduction */
-	cfg->overlap_param = pin_or(p->overlap_param, cfg->overlap_grad);
-	cfg->fused_ce = pin_or(p->fused_ce, 1);
-	cfg->grad_fp32 = pin_or(p->grad_fp32, 1);
-	cfg->bucket_params = 0;
-}
-
-/* ---------------------------------------------------------------- checks */
-
-static int tp_reason(const struct mt_model *m, int tp)
-{
-	if (m->heads % tp)
-		return MT_PRUNE_TP_HEADS;
-	if (!m->mla && m->kv_heads % tp)
-		return MT_PRUNE_TP_GROUPS;
-	if ((m->moe_layers < m->layers && m->ffn % tp) || (m->shared_ffn && m->shared_ffn % tp))
-		return MT_PRUNE_TP_FFN;
-	return -1;
-}
-
-static int cp_reason(const struct mt_model *m, const struct mt_job *j, int tp, int cp, int cc)
-{
-	if (cp == 1)
-		return -1;
-	if (j->seq % (2 * cp))
-		return MT_PRUNE_CP_SEQ;
-	if (j->attn_impl != MT_ATTN_FLASH)
-		return MT_PRUNE_CP_ATTN;
-	if (cc == MT_CP_A2A && ((m->heads / tp) % cp || (!m->mla && (m->kv_heads / tp) % cp)))
-		return MT_PRUNE_CP_HEADS;
-	return -1;
-}
-
-/* a2a+p2p: Ulysses over an inner group (by default the CP ranks inside one
- * NVLink domain), a ring across; the inner size must divide CP (Megatron
- * checks the product of --hierarchical-context-parallel-sizes) and the
- * heads. */
-static int a2a_p2p_ok(const struct mt_model *m, int tp, int cp, int inner)
-{
-	return inner > 1 && inner < cp && cp % inner == 0 && (m->heads / tp) % inner == 0 &&
-	       (m->mla || (m->kv_heads / tp) % inner == 0);
-}
-
-static int ep_reason(const struct mt_model *m, int ep, int etp)
-{
-	if (!m->experts)
-		return (ep == 1 && etp == 1) ? -1 : MT_PRUNE_EP_EXPERTS;
-	if (m->experts % ep)
-		return MT_PRUNE_EP_EXPERTS;
-	if (m->moe_ffn % etp)
-		return MT_PRUNE_ETP_FFN;
-	return -1;
-}
-
-#define MT_GBS_MAX (1 << 24)
-#define MT_GPUS_MAX (1 << 20)
-#define MT_SEQ_MAX (1 << 24)
-
-int mt_job_check(const struct mt_model *m, const struct mt_cluster *c, const struct mt_job *j,
-		 struct mt_error *err)
-{
-	const struct mt_pins *p = &j->pins;
-	long model_par = 1;
-
-	if (j->gpus < 1 || j->gpus > MT_GPUS_MAX)
-		return mt_error_set(err, MT_EUSAGE, "--gpus: expected between 1 and %d GPUs",
-				    MT_GPUS_MAX);
-	if (j->seq < 1 || j->seq > MT_SEQ_MAX)
-		return mt_error_set(err, MT_EUSAGE, "--seq: expected a sequence length between 1 and %d",
-				    MT_SEQ_MAX);
-	if (j->gbs < 1 || j->gbs > MT_GBS_MAX)
-		return mt_error_set(err, MT_EUSAGE, "--gbs: expected a global batch size between 1 and %d",
-				    MT_GBS_MAX);
-	if (j->gpus > c->gpus_per_node && j->gpus % c->gpus_per_node)
-		return mt_error_set(err, MT_EINVAL,
-				    "--gpus %d: more than one node of %d GPUs must be whole nodes "
-				    "(a multiple of %d) on cluster '%s'", j->gpus, c->gpus_per_node,
-				    c->gpus_per_node, c->name);
-	if (j->precision == MT_PREC_FP8 && c->peak_tflops[MT_DT_FP8] <= 0)
-		return mt_error_set(err, MT_EINVAL,
-				    "--precision fp8: the %s GPUs of cluster '%s' have no FP8 tensor "
-				    "cores (no gpu.peak_tflops.fp8 in its profile)", c->gpu_name,
-				    c->name);
-	if (p->tp != MT_UNSET) {
-		int r;
-		if (p->tp < 1 || j->gpus % p->tp)
-			return mt_error_set(err, MT_EINVAL, "--tp %d: must divide --gpus %d", p->tp,
-					    j->gpus);
-		r = tp_reason(m, p->tp);
-		if (r == MT_PRUNE_TP_HEADS)
-			return mt_error_set(err, MT_EINVAL,
-					    "--tp %d: model '%s' has %d attention heads, which TP must "
-					    "divide", p->tp, m->name, m->heads);
-		if (r == MT_PRUNE_TP_GROUPS)
-			return mt_error_set(err, MT_EINVAL,
-					    "--tp %d: model '%s' has %d key/value heads, which TP must "
-					    "divide", p->tp, m->name, m->kv_heads);
-		if (r == MT_PRUNE_TP_FFN)
-			return mt_error_set(err, MT_EINVAL,
-					    "--tp %d: does not divide the MLP width of model '%s'",
-					    p->tp, m->name);
-		model_par *= p->tp;
-	}
-	if (p->pp != MT_UNSET) {
-		if (p->pp < 1 || p->pp > m->layers || j->gpus % p->pp)
-			return mt_error_set(err, MT_EINVAL,
-					    "--pp %d: must divide --gpus %d and be at most the %d layers",
-					    p->pp, j->gpus, m->layers);
-		model_par *= p->pp;
-	}
-	if (p->cp != MT_UNSET) {
-		if (p->cp < 1 || j->gpus % p->cp)
-			return mt_error_set(err, MT_EINVAL, "--cp %d: must divide --gpus %d", p->cp,
-					    j->gpus);
-		if (p->cp > 1 && j->seq % (2 * p->cp))
-			return mt_error_set(err, MT_EINVAL,
-					    "--cp %d: the sequence length %d must be divisible by 2 x CP "
-					    "= %d", p->cp, j->seq, 2 * p->cp);
-		if (p->cp > 1 && j->attn_impl != MT_ATTN_FLASH)
-			return mt_error_set(err, MT_EINVAL,
-					    "--cp %d: context parallelism needs fused attention, not "
-					    "--attention unfused", p->cp);
-		model_par *= p->cp;
-	}
-	if (j->gpus % model_par)
-		return mt_error_set(err, MT_EINVAL,
-				    "--tp x --cp x --pp = %ld does not divide --gpus %d", model_par,
-				    j->gpus);
-	if ((p->ep != MT_UNSET && p->ep != 1) || (p->etp != MT_UNSET && p->etp != 1)) {
-		if (!m->experts)
-			return mt_error_set(err, MT_EINVAL,
-					    "--ep/--etp: model '%s' is dense (no experts)", m->name);
-	}
-	if (p->ep != MT_UNSET && (p->ep < 1 || (m->experts && m->experts % p->ep)))
-		return mt_error_set(err, MT_EINVAL, "--ep %d: must divide the %d experts of model '%s'",
-				    p->ep, m->experts, m->name);
-	if (p->etp != MT_UNSET && (p->etp < 1 || (m->experts && m->moe_ffn % p->etp)))
-		return mt_error_set(err, MT_EINVAL, "--etp %d: must divide the expert width %d",
-				    p->etp, m->moe_ffn);
-	if (p->mbs != MT_UNSET && (p->mbs < 1 || j->gbs % p->mbs))
-		return mt_error_set(err, MT_EINVAL, "--mbs %d: must divide --gbs %lld", p->mbs,
-				    (long long)j->gbs);
-	if (p->vpp != MT_UNSET && (p->vpp < 1 || p->vpp > m->layers))
-		return mt_error_set(err, MT_EINVAL, "--vpp %d: expected between 1 and the %d layers",
-				    p->vpp, m->layers);
-	if (p->vpp != MT_UNSET && p->vpp > 1 && p->pp == 1)
-		return mt_error_set(err, MT_EINVAL, "--vpp %d: interleaving needs --pp > 1", p->vpp);
-	if (p->recompute_layers != MT_UNSET && p->recompute != MT_UNSET && p->recompute != MT_RC_FULL)
-		return mt_error_set(err, MT_EINVAL,
-				    "--recompute-layers applies to --recompute full only");
-	if (p->sp == 1 && p->tp == 1)
-		return mt_error_set(err, MT_EINVAL, "--sequence-parallel on needs --tp > 1");
-	if (p->sp == 0 && m->experts && p->tp != MT_UNSET && p->tp > 1)
-		return mt_error_set(err, MT_EINVAL,
-				    "--sequence-parallel off: Megatron-Core needs sequence parallelism "
-				    "for MoE models with TP > 1");
-	if (p->offload_layers != MT_UNSET && p->offload_layers > 0) {
-		if ((p->pp != MT_UNSET && p->pp > 1) ||
-		    (p->recompute != MT_UNSET && p->recompute != MT_RC_NONE) ||
-		    p->offload_layers >= m->layers)
-			return mt_error_set(err, MT_EINVAL,
-					    "--offload-layers %d: Megatron-Core offloads activations "
-					    "only with PP 1, no recomputation and fewer than the %d "
-					    "layers", p->offload_layers, m->layers);
-	}
-	if (p->overlap_param == 1 && p->overlap_grad == 0)
-		return mt_error_set(err, MT_EINVAL,
-				    "--overlap-param-gather on needs --overlap-grad-reduce on "
-				    "(Megatron-LM requires both)");
-	if (p->overlap_param == 1 && p->dist_opt == 0)
-		return mt_error_set(err, MT_EINVAL,
-				    "--overlap-param-gather on needs the distributed optimizer");
-	return MT_OK;
-}
+#include "../tuner/perf.h"
+#include "facts.h"
 
 /* ---------------------------------------------------------------- search */
 
@@ -239,6 +25,7 @@ struct srch {
 	struct mt_ctx x;
 	struct mt_search_result *res;
 	struct mt_rules_run *r;  /* NULL: the model alone */
+	struct mt_cfg_facts cf;  /* the candidate's facts, for r */
 	double cap;
 	int k;
 	int want_mem, want_time; /* constraints read memory or time facts */
@@ -275,21 +62,19 @@ static int divisors(long n, int *out, int max)
 
 /* ---- rule hooks: all no-ops without rules */
 
-static void rfact(struct mt_rules_run *r, int f, double v)
-{
-	if (r)
-		mt_rules_fact(r, f, v);
-}
-
-static void fact(struct srch *s, int f, double v)
-{
-	rfact(s->r, f, v);
-}
-
 /* 1 when a constraint prunes the partial candidate here (counted by rule). */
 static int ruled_out(struct srch *s, int stage)
 {
 	return s->r && mt_rules_check(s->r, stage) >= 0;
+}
+
+/* The facts of `stage` for cfg, then ruled_out(). */
+static int at(struct srch *s, int stage, const struct mt_config *cfg)
+{
+	if (!s->r)
+		return 0;
+	mt_cfg_facts_stage(&s->cf, stage, cfg);
+	return mt_rules_check(s->r, stage) >= 0;
 }
 
 /* The value of a settable knob: the pin, else a set rule's choice.  Returns
@@ -319,32 +104,36 @@ static int knob(struct mt_rules_run *r, int f, int pin, int dflt)
 
 /* The settings of the search and of estimate alike, at their stages (the
  * defaults are mt_config_settings()'s): TP overlap and CE fusion ... */
-static void fusion_settings(struct mt_rules_run *r, const struct mt_pins *p, struct mt_config *cfg)
+static void fusion_settings(struct mt_cfg_facts *cf, const struct mt_pins *p,
+			    struct mt_config *cfg)
 {
-	cfg->tp_overlap = knob(r, MT_F_CFG_TP_OVERLAP, p->tp_overlap, 1);
-	cfg->fused_ce = knob(r, MT_F_CFG_FUSED_CE, p->fused_ce, 1);
-	rfact(r, MT_F_CFG_TP_OVERLAP, cfg->tp_overlap);
-	rfact(r, MT_F_CFG_FUSED_CE, cfg->fused_ce);
+	cfg->tp_overlap = knob(cf->r, MT_F_CFG_TP_OVERLAP, p->tp_overlap, 1);
+	cfg->fused_ce = knob(cf->r, MT_F_CFG_FUSED_CE, p->fused_ce, 1);
+	if (cf->r)
+		mt_cfg_facts_stage(cf, MT_ST_FUSION, cfg);
 }
 
 /* ... the DP overlaps and gradient precision ... */
-static void dp_settings(struct mt_rules_run *r, const struct mt_pins *p, struct mt_config *cfg)
+static void dp_settings(struct mt_cfg_facts *cf, const struct mt_pins *p, struct mt_config *cfg)
 {
+	struct mt_rules_run *r = cf->r;
+
 	cfg->overlap_grad = knob(r, MT_F_CFG_OVERLAP_GRAD, p->overlap_grad, 1);
 	cfg->overlap_param = knob(r, MT_F_CFG_OVERLAP_PARAM, p->overlap_param, cfg->overlap_grad);
 	if (cfg->overlap_param && !cfg->overlap_grad) /* Megatron needs both */
 		cfg->overlap_param = 0;
 	cfg->grad_fp32 = knob(r, MT_F_CFG_GRAD_FP32, p->grad_fp32, 1);
-	rfact(r, MT_F_CFG_OVERLAP_GRAD, cfg->overlap_grad);
-	rfact(r, MT_F_CFG_OVERLAP_PARAM, cfg->overlap_param);
-	rfact(r, MT_F_CFG_GRAD_FP32, cfg->grad_fp32);
+	if (r)
+		mt_cfg_facts_stage(cf, MT_ST_OVERLAP, cfg);
 }
 
 /* ... and the DDP bucket (0: Megatron's default, set by the plan). */
-static void bucket_setting(struct mt_rules_run *r, const struct mt_pins *p, struct mt_config *cfg)
+static void bucket_setting(struct mt_cfg_facts *cf, const struct mt_pins *p,
+			   struct mt_config *cfg)
 {
-	cfg->bucket_params = knob(r, MT_F_CFG_BUCKET, p->bucket, 0);
-	rfact(r, MT_F_CFG_BUCKET, (double)cfg->bucket_params);
+	cfg->bucket_params = knob(cf->r, MT_F_CFG_BUCKET, p->bucket, 0);
+	if (cf->r)
+		mt_cfg_facts_stage(cf, MT_ST_BUCKET, cfg);
 }
 
 static void keep(struct srch *s, const struct mt_eval *e)
@@ -384,15 +173,11 @@ static void finish(struct srch *s, const struct mt_costs *a, const struct mt_pla
 	struct mt_eval e;
 
 	if (s->r) {
-		fact(s, MT_F_CFG_RC_LAYERS, cfg->recompute == MT_RC_FULL ? cfg->recompute_layers : 0);
-		fact(s, MT_F_CFG_OFFLOAD, cfg->offload_layers);
-		if (ruled_out(s, MT_ST_LAYERS))
+		if (at(s, MT_ST_LAYERS, cfg))
 			return;
-		if (s->want_mem) {
-			mt_rules_memory_facts(s->r, mem);
-			if (ruled_out(s, MT_ST_MEMORY))
-				return;
-		}
+		s->cf.mem = mem;
+		if (s->want_mem && at(s, MT_ST_MEMORY, cfg))
+			return;
 	}
 	e.cfg = *cfg;
 	e.mem = *mem;
@@ -413,9 +198,10 @@ static void finish(struct srch *s, const struct mt_costs *a, const struct mt_pla
 	if (s->r) {
 		if (s->want_time) {
 			if (!s->want_mem)
-				mt_rules_memory_facts(s->r, mem);
-			mt_rules_time_facts(s->r, &e.time, &e.tput);
-			if (ruled_out(s, MT_ST_TIME))
+				mt_cfg_facts_stage(&s->cf, MT_ST_MEMORY, cfg);
+			s->cf.time = &e.time;
+			s->cf.tput = &e.tput;
+			if (at(s, MT_ST_TIME, cfg))
 				return;
 		}
 		mt_rules_observe(s->r, &e, 1);
@@ -439,8 +225,7 @@ static void level_c(struct srch *s, const struct mt_costs *a, const struct mt_pl
 		if (dset && dval != d)
 			continue;
 		cfg->dist_opt = d;
-		fact(s, MT_F_CFG_DIST_OPT, d);
-		if (ruled_out(s, MT_ST_DIST_OPT))
+		if (at(s, MT_ST_DIST_OPT, cfg))
 			continue;
 		for (rc = 0; rc < MT_RC_N; rc++) {
 			int can_offload = cfg->pp == 1 && rc == MT_RC_NONE && L > 1;
@@ -450,8 +235,7 @@ static void level_c(struct srch *s, const struct mt_costs *a, const struct mt_pl
 			cfg->recompute = rc;
 			cfg->recompute_layers = 0;
 			cfg->offload_layers = 0;
-			fact(s, MT_F_CFG_RECOMPUTE, rc);
-			if (ruled_out(s, MT_ST_RECOMPUTE))
+			if (at(s, MT_ST_RECOMPUTE, cfg))
 				continue;
 			if (p->offload_layers != MT_UNSET && p->offload_layers > 0) {
 				if (!can_offload || p->offload_layers >= L) {
@@ -573,11 +357,11 @@ static void search_pipeline(struct srch *s, struct split_cache *sc, const struct
 			continue;
 		}
 		mb = j->gbs / (dp * a->mbs);
-		if (s->r) {
-			mt_rules_pp_facts(s->r, a->tp, a->cp, pp, (int)dp, (int)mb);
-			if (ruled_out(s, MT_ST_PP))
-				continue;
-		}
+		cfg->pp = pp;
+		cfg->dp = (int)dp;
+		cfg->num_mb = (int)mb;
+		if (at(s, MT_ST_PP, cfg))
+			continue;
 		for (vpp = 1; vpp <= m->layers / pp; vpp++) {
 			if (p->vpp != MT_UNSET && p->vpp != vpp)
 				continue;
@@ -585,19 +369,13 @@ static void search_pipeline(struct srch *s, struct split_cache *sc, const struct
 				res->pruned[MT_PRUNE_VPP]++;
 				continue;
 			}
-			if (s->r) {
-				mt_rules_vpp_facts(s->r, vpp);
-				if (ruled_out(s, MT_ST_VPP))
-					continue;
-			}
-			cfg->pp = pp;
 			cfg->vpp = vpp;
-			cfg->dp = (int)dp;
-			cfg->num_mb = (int)mb;
-			dp_settings(s->r, p, cfg);
+			if (at(s, MT_ST_VPP, cfg))
+				continue;
+			dp_settings(&s->cf, p, cfg);
 			if (ruled_out(s, MT_ST_OVERLAP))
 				continue;
-			bucket_setting(s->r, p, cfg);
+			bucket_setting(&s->cf, p, cfg);
 			if (ruled_out(s, MT_ST_BUCKET)) {
 				cfg->bucket_params = 0;
 				continue;
@@ -612,12 +390,9 @@ static void search_pipeline(struct srch *s, struct split_cache *sc, const struct
 			cfg->first_layers = plan->first_layers;
 			cfg->last_layers = plan->last_layers;
 			cfg->bucket_params = plan->bucket_params;
-			if (s->r) {
-				mt_rules_plan_facts(s->r, a, plan, cfg);
-				if (ruled_out(s, MT_ST_PLAN)) {
-					cfg->bucket_params = 0;
-					continue;
-				}
+			if (at(s, MT_ST_PLAN, cfg)) {
+				cfg->bucket_params = 0;
+				continue;
 			}
 			level_c(s, a, plan, cfg);
 			cfg->bucket_params = 0;
@@ -630,21 +405,18 @@ static void search_mbs(struct srch *s, struct split_cache *sc, struct mt_costs *
 		       struct mt_plan *plan, struct mt_config *cfg, int mbs)
 {
 	const struct mt_pins *p = &s->j->pins;
+	struct mt_shape sh;
 
 	cfg->mbs = mbs;
-	fact(s, MT_F_CFG_MBS, mbs);
-	if (ruled_out(s, MT_ST_MBS))
+	if (at(s, MT_ST_MBS, cfg))
 		return;
-	fusion_settings(s->r, p, cfg);
+	fusion_settings(&s->cf, p, cfg);
 	if (ruled_out(s, MT_ST_FUSION))
 		return;
-	mt_costs_compute(&s->x, cfg->tp, cfg->cp, mbs, cfg->ep, cfg->etp, cfg->sp, cfg->cp_comm,
-			 cfg->cp_a2a, cfg->tp_overlap, cfg->fused_ce, a);
-	if (s->r) {
-		mt_rules_shape_facts(s->r, &s->x, a);
-		if (ruled_out(s, MT_ST_SHAPE))
-			return;
-	}
+	mt_shape_of(cfg, &sh);
+	mt_costs_compute(&s->x, &sh, a);
+	if (at(s, MT_ST_SHAPE, cfg))
+		return;
 	search_pipeline(s, sc, a, plan, cfg);
 }
 
@@ -677,14 +449,13 @@ static void search_shapes(struct srch *s, struct split_cache *sc, struct mt_cost
 
 		if (p->tp != MT_UNSET && p->tp != tp)
 			continue;
-		r = tp > m->heads ? MT_PRUNE_TP_HEADS : tp_reason(m, tp);
+		r = tp > m->heads ? MT_PRUNE_TP_HEADS : mt_tp_reason(m, tp);
 		if (r >= 0) {
 			res->pruned[r]++;
 			continue;
 		}
 		cfg->tp = tp;
-		fact(s, MT_F_CFG_TP, tp);
-		if (ruled_out(s, MT_ST_TP))
+		if (at(s, MT_ST_TP, cfg))
 			continue;
 		ncp = divisors(j->gpus / tp, cps, 64);
 		for (ic = 0; ic < ncp; ic++) {
@@ -693,32 +464,25 @@ static void search_shapes(struct srch *s, struct split_cache *sc, struct mt_cost
 			if (p->cp != MT_UNSET && p->cp != cp)
 				continue;
 			cfg->cp = cp;
-			if (s->r) {
-				mt_rules_cp_facts(s->r, &s->x, tp, cp);
-				if (ruled_out(s, MT_ST_CP))
-					continue;
-			}
+			if (at(s, MT_ST_CP, cfg))
+				continue;
 			/* the inner a2a group of a2a+p2p: a rule, else the NVLink domain */
 			cfg->cp_a2a = cp > 1 && fixed(s->r, MT_F_CFG_CP_A2A, MT_UNSET, &v)
 					      ? v : mt_group_per_domain(c, cp, tp);
-			if (s->r) {
-				mt_rules_cp_a2a_facts(s->r, tp, cp, cfg->cp_a2a);
-				if (ruled_out(s, MT_ST_CP_A2A))
-					continue;
-			}
+			if (at(s, MT_ST_CP_A2A, cfg))
+				continue;
 			cc_set = cp > 1 ? fixed(s->r, MT_F_CFG_CP_COMM, p->cp_comm, &cc_val) : (cc_val = MT_CP_P2P, 1);
 			for (cc = 0; cc < (cp > 1 ? MT_CP_N : 1); cc++) {
 				if (cc_set && cp > 1 && cc != cc_val)
 					continue;
-				if ((r = cp_reason(m, j, tp, cp, cc)) >= 0 ||
-				    (cc == MT_CP_A2A_P2P && !a2a_p2p_ok(m, tp, cp, cfg->cp_a2a) &&
+				if ((r = mt_cp_reason(m, j, tp, cp, cc)) >= 0 ||
+				    (cc == MT_CP_A2A_P2P && !mt_a2a_p2p_ok(m, tp, cp, cfg->cp_a2a) &&
 				     (r = MT_PRUNE_CP_HEADS) >= 0)) {
 					res->pruned[r]++;
 					continue;
 				}
 				cfg->cp_comm = cp > 1 ? cc : MT_CP_P2P;
-				fact(s, MT_F_CFG_CP_COMM, cfg->cp_comm);
-				if (ruled_out(s, MT_ST_CP_COMM))
+				if (at(s, MT_ST_CP_COMM, cfg))
 					continue;
 				sp_set = tp > 1 ? fixed(s->r, MT_F_CFG_SP, p->sp, &sp_val) : (sp_val = 0, 1);
 				for (sp = (tp > 1); sp >= 0; sp--) {
@@ -733,28 +497,25 @@ static void search_shapes(struct srch *s, struct split_cache *sc, struct mt_cost
 						continue;
 					}
 					cfg->sp = sp;
-					fact(s, MT_F_CFG_SP, sp);
-					if (ruled_out(s, MT_ST_SP))
+					if (at(s, MT_ST_SP, cfg))
 						continue;
 					for (ie = 0; ie < nep; ie++) {
 						int ep = eps[ie];
 
 						cfg->ep = ep;
-						fact(s, MT_F_CFG_EP, ep);
-						if (ruled_out(s, MT_ST_EP))
+						if (at(s, MT_ST_EP, cfg))
 							continue;
 						etp_set = m->experts ? fixed(s->r, MT_F_CFG_ETP, p->etp, &etp_val)
 								     : (etp_val = 1, 1);
 						for (iet = 0; iet < (etp_set ? 1 : netp); iet++) {
 							int etp = etp_set ? etp_val : etps[iet];
 
-							if ((r = ep_reason(m, ep, etp)) >= 0) {
+							if ((r = mt_ep_reason(m, ep, etp)) >= 0) {
 								res->pruned[r]++;
 								continue;
 							}
 							cfg->etp = etp;
-							fact(s, MT_F_CFG_ETP, etp);
-							if (ruled_out(s, MT_ST_ETP))
+							if (at(s, MT_ST_ETP, cfg))
 								continue;
 							for (imb = 0; imb < nmbs; imb++)
 								search_mbs(s, sc, a, plan, cfg, mbss[imb]);
@@ -872,6 +633,7 @@ int mt_search(const struct mt_model *m, const struct mt_cluster *c, const struct
 	s.cap = c->memory_bytes * (1 - j->mem_headroom);
 	res->capacity_bytes = s.cap;
 	mt_ctx_init(&s.x, m, c, j);
+	mt_cfg_facts_init(&s.cf, rules, &s.x);
 	if (rules) {
 		mt_rules_relax(rules, MT_RELAX_NONE);
 		s.want_mem = mt_rules_wants(rules, MT_ST_MEMORY);
@@ -888,6 +650,8 @@ int mt_search(const struct mt_model *m, const struct mt_cluster *c, const struct
 		rc = mt_error_set(err, MT_ENOMEM, "out of memory");
 		goto out;
 	}
+	s.cf.a = a;
+	s.cf.b = plan;
 	run_search(&s, &sc, a, plan);
 	if (rules && !res->ntop)
 		relax(&s, &sc, a, plan);
@@ -904,50 +668,51 @@ out:
 
 /* Knobs the user did not give take what the set rules choose, stage by stage,
  * as the search would: first the knobs of the layer's shape ... */
-static void rules_before_costs(struct mt_rules_run *r, const struct mt_ctx *x,
-			       const struct mt_job *j, struct mt_config *cfg)
+static void rules_before_costs(struct mt_cfg_facts *cf, const struct mt_job *j,
+			       struct mt_config *cfg)
 {
+	struct mt_rules_run *r = cf->r;
 	const struct mt_pins *p = &j->pins;
 	double v;
 
-	mt_rules_fact(r, MT_F_CFG_TP, cfg->tp);
-	mt_rules_cp_facts(r, x, cfg->tp, cfg->cp);
+	mt_cfg_facts_stage(cf, MT_ST_TP, cfg);
+	mt_cfg_facts_stage(cf, MT_ST_CP, cfg);
 	if (cfg->cp > 1 && mt_rules_choose(r, MT_F_CFG_CP_A2A, &v))
 		cfg->cp_a2a = (int)v;
-	mt_rules_cp_a2a_facts(r, cfg->tp, cfg->cp,
-			      cfg->cp_a2a > 0 ? cfg->cp_a2a : mt_group_per_domain(x->cluster, cfg->cp, cfg->tp));
+	mt_cfg_facts_stage(cf, MT_ST_CP_A2A, cfg);
 	if (cfg->cp > 1 && p->cp_comm == MT_UNSET && mt_rules_choose(r, MT_F_CFG_CP_COMM, &v))
 		cfg->cp_comm = (int)v;
-	mt_rules_fact(r, MT_F_CFG_CP_COMM, cfg->cp_comm);
+	mt_cfg_facts_stage(cf, MT_ST_CP_COMM, cfg);
 	if (cfg->tp > 1 && p->sp == MT_UNSET && mt_rules_choose(r, MT_F_CFG_SP, &v))
 		cfg->sp = (int)v;
-	mt_rules_fact(r, MT_F_CFG_SP, cfg->sp);
-	mt_rules_fact(r, MT_F_CFG_EP, cfg->ep);
-	if (x->model->experts && p->etp == MT_UNSET && mt_rules_choose(r, MT_F_CFG_ETP, &v))
+	mt_cfg_facts_stage(cf, MT_ST_SP, cfg);
+	mt_cfg_facts_stage(cf, MT_ST_EP, cfg);
+	if (cf->x->model->experts && p->etp == MT_UNSET && mt_rules_choose(r, MT_F_CFG_ETP, &v))
 		cfg->etp = (int)v;
-	mt_rules_fact(r, MT_F_CFG_ETP, cfg->etp);
-	mt_rules_fact(r, MT_F_CFG_MBS, cfg->mbs);
-	fusion_settings(r, p, cfg);
+	mt_cfg_facts_stage(cf, MT_ST_ETP, cfg);
+	mt_cfg_facts_stage(cf, MT_ST_MBS, cfg);
+	fusion_settings(cf, p, cfg);
 }
 
 /* ... then, with the layer's costs known, the pipeline's DP settings ... */
-static void rules_before_plan(struct mt_rules_run *r, const struct mt_ctx *x,
-			      const struct mt_job *j, const struct mt_costs *a, struct mt_config *cfg)
+static void rules_before_plan(struct mt_cfg_facts *cf, const struct mt_job *j,
+			      const struct mt_costs *a, struct mt_config *cfg)
 {
-	mt_rules_shape_facts(r, x, a);
-	mt_rules_pp_facts(r, cfg->tp, cfg->cp, cfg->pp, cfg->dp, cfg->num_mb);
-	mt_rules_vpp_facts(r, cfg->vpp);
-	dp_settings(r, &j->pins, cfg);
-	bucket_setting(r, &j->pins, cfg);
+	cf->a = a;
+	mt_cfg_facts_stage(cf, MT_ST_SHAPE, cfg);
+	mt_cfg_facts_stage(cf, MT_ST_PP, cfg);
+	mt_cfg_facts_stage(cf, MT_ST_VPP, cfg);
+	dp_settings(cf, &j->pins, cfg);
+	bucket_setting(cf, &j->pins, cfg);
 }
 
 /* ... and, with the plan, the optimizer. */
-static void rules_after_plan(struct mt_rules_run *r, const struct mt_job *j,
-			     const struct mt_costs *a, const struct mt_plan *plan,
-			     struct mt_config *cfg)
+static void rules_after_plan(struct mt_cfg_facts *cf, const struct mt_job *j,
+			     const struct mt_plan *plan, struct mt_config *cfg)
 {
-	mt_rules_plan_facts(r, a, plan, cfg);
-	cfg->dist_opt = knob(r, MT_F_CFG_DIST_OPT, j->pins.dist_opt, cfg->dist_opt);
+	cf->b = plan;
+	mt_cfg_facts_stage(cf, MT_ST_PLAN, cfg);
+	cfg->dist_opt = knob(cf->r, MT_F_CFG_DIST_OPT, j->pins.dist_opt, cfg->dist_opt);
 }
 
 int mt_evaluate(const struct mt_model *m, const struct mt_cluster *c, const struct mt_job *j,
@@ -955,6 +720,8 @@ int mt_evaluate(const struct mt_model *m, const struct mt_cluster *c, const stru
 		struct mt_error *err)
 {
 	struct mt_ctx x;
+	struct mt_shape sh;
+	struct mt_cfg_facts cf;
 	struct mt_costs *a;
 	struct mt_plan *plan;
 	long dp, mb, rest;
@@ -981,15 +748,16 @@ int mt_evaluate(const struct mt_model *m, const struct mt_cluster *c, const stru
 	if (cfg->tp == 1)
 		cfg->sp = 0;
 	mt_ctx_init(&x, m, c, j);
+	mt_cfg_facts_init(&cf, rules, &x);
 	if (rules)
-		rules_before_costs(rules, &x, j, cfg);
-	if ((r = tp_reason(m, cfg->tp)) >= 0 || (r = cp_reason(m, j, cfg->tp, cfg->cp, cfg->cp_comm)) >= 0 ||
-	    (r = ep_reason(m, cfg->ep, cfg->etp)) >= 0)
+		rules_before_costs(&cf, j, cfg);
+	if ((r = mt_tp_reason(m, cfg->tp)) >= 0 || (r = mt_cp_reason(m, j, cfg->tp, cfg->cp, cfg->cp_comm)) >= 0 ||
+	    (r = mt_ep_reason(m, cfg->ep, cfg->etp)) >= 0)
 		return mt_error_set(err, MT_EINVAL, "this configuration cannot run: %s",
 				    mt_prune_text(r));
 	if (cfg->cp_a2a <= 0)
 		cfg->cp_a2a = mt_group_per_domain(c, cfg->cp, cfg->tp);
-	if (cfg->cp > 1 && cfg->cp_comm == MT_CP_A2A_P2P && !a2a_p2p_ok(m, cfg->tp, cfg->cp, cfg->cp_a2a))
+	if (cfg->cp > 1 && cfg->cp_comm == MT_CP_A2A_P2P && !mt_a2a_p2p_ok(m, cfg->tp, cfg->cp, cfg->cp_a2a))
 		return mt_error_set(err, MT_EINVAL,
 				    "--cp-comm a2a+p2p: the a2a group (%d GPUs) must be more than 1, "
 				    "less than CP %d and divide it and the heads per TP rank",
@@ -1021,10 +789,10 @@ int mt_evaluate(const struct mt_model *m, const struct mt_cluster *c, const stru
 		rc = mt_error_set(err, MT_ENOMEM, "out of memory");
 		goto out;
 	}
-	mt_costs_compute(&x, cfg->tp, cfg->cp, cfg->mbs, cfg->ep, cfg->etp, cfg->sp, cfg->cp_comm,
-			 cfg->cp_a2a, cfg->tp_overlap, cfg->fused_ce, a);
+	mt_shape_of(cfg, &sh);
+	mt_costs_compute(&x, &sh, a);
 	if (rules)
-		rules_before_plan(rules, &x, j, a, cfg);
+		rules_before_plan(&cf, j, a, cfg);
 	if (mt_plan_compute(&x, a, cfg->pp, cfg->vpp, (int)dp, (int)mb, cfg, plan)) {
 		rc = mt_error_set(err, MT_EINVAL,
 				  "the %d layers of model '%s' cannot be split over PP %d x VPP %d",
@@ -1032,7 +800,7 @@ int mt_evaluate(const struct mt_model *m, const struct mt_cluster *c, const stru
 		goto out;
 	}
 	if (rules)
-		rules_after_plan(rules, j, a, plan, cfg);
+		rules_after_plan(&cf, j, plan, cfg);
 	cfg->edp = plan->edp;
 	cfg->split = plan->split;
 	cfg->first_layers = plan->first_layers;
