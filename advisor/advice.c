@@ -13,6 +13,7 @@
 #include "../lib/units.h"
 #include "../lib/version.h"
 #include "../rules/engine.h"
+#include "../rules/fired.h"
 #include "../tuner/flags.h"
 
 int mt_candidate_args(const struct mt_model *m, const struct mt_job *j, const struct mt_config *c,
@@ -164,61 +165,6 @@ static void json_kv_array(struct jw *w, const char *key, const struct mt_kv *kv,
 	jw_end(w);
 }
 
-static void json_evidence(struct jw *w, const struct mt_fired *f)
-{
-	int i;
-
-	jw_obj(w, "evidence");
-	for (i = 0; i < f->nev; i++) {
-		const struct mt_evidence *ev = &f->ev[i];
-		const struct mt_fact_info *fi = &mt_facts[ev->fact];
-
-		if (ev->s)
-			jw_str(w, fi->name, ev->s);
-		else if (ev->n != ev->n)
-			jw_null(w, fi->name);
-		else if (fi->type == MT_FT_BOOL)
-			jw_bool(w, fi->name, ev->n != 0);
-		else if (fi->type == MT_FT_ENUM && ev->n >= 0)
-			jw_str(w, fi->name, fi->enums[(int)ev->n]);
-		else
-			jw_num(w, fi->name, ev->n, 8);
-	}
-	jw_end(w);
-}
-
-static void json_rules(struct jw *w, const struct mt_explain *ex)
-{
-	char src[320];
-	int i, k;
-
-	jw_arr(w, "rules");
-	for (i = 0; ex && i < ex->n; i++) {
-		const struct mt_fired *f = &ex->v[i];
-		const struct mt_rule *r = f->rule;
-
-		jw_obj(w, NULL);
-		jw_str(w, "id", r->id);
-		jw_str(w, "kind", mt_rule_kind_name(r->kind));
-		jw_str(w, "status", mt_fire_status_name(f->status));
-		jw_str(w, "title", r->title);
-		if (f->effect)
-			jw_str(w, "effect", f->effect);
-		else
-			jw_null(w, "effect");
-		jw_str(w, "message", f->message);
-		json_evidence(w, f);
-		jw_arr(w, "cite");
-		for (k = 0; k < r->ncites; k++)
-			jw_str(w, NULL, r->cites[k]);
-		jw_end(w);
-		snprintf(src, sizeof(src), "%s:%d", r->file, r->line);
-		jw_str(w, "source", src);
-		jw_end(w);
-	}
-	jw_end(w);
-}
-
 static void json_candidate(struct jw *w, const struct mt_model *m, const struct mt_job *j,
 			   const struct mt_eval *e, int rank, const struct mt_explain *ex)
 {
@@ -316,7 +262,7 @@ static void json_candidate(struct jw *w, const struct mt_model *m, const struct 
 	jw_num(w, "hw_flops_per_step", e->tput.hw_flops_step, 8);
 	jw_end(w);
 
-	json_rules(w, ex);
+	mt_fired_json(w, "rules", ex, MT_FIRED_FULL);
 
 	if (ex && ex->dropped)
 		jw_int(w, "rule_flags_dropped", ex->dropped);
