@@ -16,6 +16,7 @@
 #include "../tuner/flags.h"
 #include "../advisor/search.h"
 #include "cli.h"
+#include "common.h"
 
 static const char advise_usage[] =
 	"usage: megatune advise --model NAME|config.json --gpus N --seq N --gbs N [options]\n"
@@ -260,14 +261,8 @@ static int parse_args(const char *cmd, int argc, char **argv, struct args *a)
 			fputs(advise_usage, stdout);
 			return 0;
 		case '?':
-			if (optopt)
-				fprintf(stderr, "megatune %s: error: option '%s' needs a value\n", cmd,
-					argv[optind - 1]);
-			else
-				fprintf(stderr, "megatune %s: error: unknown option '%s'\n", cmd,
-					argv[optind - 1]);
-			fprintf(stderr, "run 'megatune %s --help' for the options\n", cmd);
-			return 2;
+			return cli_usage_error(cmd, optopt ? "option '%s' needs a value" :
+					       "unknown option '%s'", argv[optind - 1]);
 		case O_MODEL: a->model = arg; break;
 		case O_NO_RULES: a->no_rules = 1; break;
 		case O_RULES:
@@ -367,10 +362,9 @@ static int parse_args(const char *cmd, int argc, char **argv, struct args *a)
 		return 2;
 	}
 	if (!a->model || !a->job.gpus || !a->job.seq || !a->job.gbs) {
-		fprintf(stderr, "megatune %s: error: missing%s%s%s%s\nrun 'megatune %s --help' for "
-			"the options\n", cmd, a->model ? "" : " --model", a->job.gpus ? "" : " --gpus",
-			a->job.seq ? "" : " --seq", a->job.gbs ? "" : " --gbs", cmd);
-		return 2;
+		return cli_usage_error(cmd, "missing%s%s%s%s", a->model ? "" : " --model",
+				       a->job.gpus ? "" : " --gpus", a->job.seq ? "" : " --seq",
+				       a->job.gbs ? "" : " --gbs");
 	}
 	return -1; /* go on */
 }

@@ -9,6 +9,7 @@
 #include "../lib/fsutil.h"
 #include "../lib/jsonw.h"
 #include "../lib/table.h"
+#include "../profiler/analysis_doc.h"
 #include "../profiler/analyze.h"
 #include "../rules/engine.h"
 #include "../rules/facts.h"
@@ -16,6 +17,7 @@
 #include "../rules/ruleset.h"
 #include "../tuner/cluster.h"
 #include "cli.h"
+#include "common.h"
 
 static const char analyze_usage[] =
 	"usage: megatune analyze TRACE... [--json FILE] [--facts FILE] [--linked-only]\n"
@@ -52,14 +54,6 @@ static const char analyze_usage[] =
 	"exit codes: 0 success; 2 bad usage or a bad trace (unreadable, empty,\n"
 	"truncated, not JSON, no GPU work).\n";
 
-static int usage_error(const char *fmt, const char *arg)
-{
-	fprintf(stderr, "megatune analyze: error: ");
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\n(see megatune analyze --help)\n");
-	return 2;
-}
-
 struct aopts {
 	struct mt_analyze_opts ao;
 	const char *json, *facts, *cluster;
@@ -68,346 +62,6 @@ struct aopts {
 	const char *steps[17];
 	int nsteps;
 };
-
-static double ms(int64_t ns)
-{
-	return (double)ns / 1e6;
-}
-
-static double us(int64_t ns)
-{
-	return (double)ns / 1e3;
-}
-
-static void text_summary(struct sbuf *sb, const struct mt_rank_stats *r, int n,
-			 const struct mt_job_stats *j, const struct mt_explain *ex,
-			 const struct aopts *o)
-{
-	struct mt_table t;
-	size_t cat_count[MT_KC_N] = { 0 };
-	int64_t cat_time[MT_KC_N] = { 0 }, ktime = 0;
-	int64_t coll_t[MT_TC_N] = { 0 }, coll_x[MT_TC_N] = { 0 }, cus_t = 0, cus_x = 0;
-	size_t coll_k[MT_TC_N] = { 0 }, cus_k = 0, left = 0;
-	int i, k, any_comm = 0;
-
-	sbuf_addf(sb, "megatune analyze: %d rank%s; %s%s\n", n, n == 1 ? "" : "s",
-		  o->ao.linked_only ? "GPU events linked to a launch call" : "every GPU event",
-		  o->ao.window == MT_WIN_STEPS ? ", inside the ProfilerStep window" :
-		  o->ao.window == MT_WIN_HTA ? ", HTA's step window" : "");
-	mt_table_init(&t);
-	mt_table_col(&t, 0, "rank", "", 0);
-	mt_table_col(&t, 1, "total", "ms", 0);
-	mt_table_col(&t, 2, "busy", "ms", 0);
-	mt_table_col(&t, 3, "compute", "ms", 0);
-	mt_table_col(&t, 4, "comm", "ms", 0);
-	mt_table_col(&t, 5, "exposed", "ms", 0);
-	mt_table_col(&t, 6, "overlap", "%", 0);
-	mt_table_col(&t, 7, "memcpy", "ms", 0);
-	mt_table_col(&t, 8, "exp.copy", "ms", 0);
-	mt_table_col(&t, 9, "idle", "ms", 0);
-	mt_table_col(&t, 10, "host-wait", "ms", 0);
-	mt_table_col(&t, 11, "launch", "ms", 0);
-	mt_table_col(&t, 12, "kernels", "", 0);
-	mt_table_col(&t, 13, "streams", "", 0);
-	mt_table_col(&t, 14, "step", "ms", 0);
-	for (i = 0; i < n; i++) {
-		const struct mt_rank_stats *x = &r[i];
-		mt_table_cell(&t, "%lld", (long long)x->rank);
-		mt_table_cell(&t, "%.3f", ms(x->total));
-		mt_table_cell(&t, "%.3f", ms(x->busy));
-		mt_table_cell(&t, "%.3f", ms(x->comp));
-		mt_table_cell(&t, "%.3f", ms(x->comm));
-		mt_table_cell(&t, "%.3f", ms(x->exposed_comm));
-		mt_table_cell(&t, "%.1f", x->overlap_pct);
-		mt_table_cell(&t, "%.3f", ms(x->memcpy));
-		mt_table_cell(&t, "%.3f", ms(x->exposed_memcpy));
-		mt_table_cell(&t, "%.3f", ms(x->idle));
-		mt_table_cell(&t, "%.3f", ms(x->idle_host_wait));
-		mt_table_cell(&t, "%.3f", ms(x->idle_launch));
-		mt_table_cell(&t, "%zu", x->nkernels);
-		mt_table_cell(&t, "%zu", x->nstreams);
-		if (x->has_steps)
-			mt_table_cell(&t, "%.3f", ms(x->step_mean));
-		else
-			mt_table_cell(&t, "-");
-		for (k = 0; k < MT_KC_N; k++) {
-			cat_count[k] += x->cat_count[k];
-			cat_time[k] += x->cat_time[k];
-			if (k != MT_KC_MEMCPY)
-				ktime += x->cat_time[k];
-		}
-		for (k = 0; k < MT_TC_N; k++) {
-			coll_t[k] += x->coll_time[k];
-			coll_x[k] += x->coll_exposed[k];
-			coll_k[k] += x->coll_kernels[k];
-		}
-		cus_t += x->custom_comm;
-		cus_x += x->custom_exposed;
-		cus_k += x->custom_kernels;
-		any_comm |= x->ncomm > 0;
-		left += x->nleft_out;
-	}
-	sbuf_addc(sb, '\n');
-	mt_table_render(&t, sb, "", MT_TABLE_HASH);
-	mt_table_release(&t);
-	if (left)
-		sbuf_addf(sb, "(%zu GPU events left out: unlinked or outside the window)\n", left);
-
-	if (any_comm) {
-		sbuf_addf(sb, "\nCommunication by kind%s (union per rank, summed):\n",
-			  n > 1 ? ", all ranks" : "");
-		mt_table_init(&t);
-		mt_table_col(&t, 0, "kind", "", 1);
-		mt_table_col(&t, 1, "kernels", "", 0);
-		mt_table_col(&t, 2, "time", "ms", 0);
-		mt_table_col(&t, 3, "exposed", "ms", 0);
-		for (k = 0; k < MT_TC_N; k++) {
-			if (!coll_k[k])
-				continue;
-			mt_table_cell(&t, "%s", mt_tcoll_name(k));
-			mt_table_cell(&t, "%zu", coll_k[k]);
-			mt_table_cell(&t, "%.3f", ms(coll_t[k]));
-			mt_table_cell(&t, "%.3f", ms(coll_x[k]));
-		}
-		if (cus_k) {
-			mt_table_cell(&t, "custom (DeepEP, NVSHMEM, patterns)");
-			mt_table_cell(&t, "%zu", cus_k);
-			mt_table_cell(&t, "%.3f", ms(cus_t));
-			mt_table_cell(&t, "%.3f", ms(cus_x));
-		}
-		mt_table_render(&t, sb, "  ", MT_TABLE_HASH);
-		mt_table_release(&t);
-	}
-
-	sbuf_addf(sb, "\nKernel categories%s (sum of durations):\n", n > 1 ? ", all ranks" : "");
-	mt_table_init(&t);
-	mt_table_col(&t, 0, "category", "", 1);
-	mt_table_col(&t, 1, "count", "", 0);
-	mt_table_col(&t, 2, "time", "ms", 0);
-	mt_table_col(&t, 3, "share", "%", 0);
-	for (k = 0; k < MT_KC_N; k++) {
-		if (!cat_count[k])
-			continue;
-		mt_table_cell(&t, "%s", mt_kcat_name(k));
-		mt_table_cell(&t, "%zu", cat_count[k]);
-		mt_table_cell(&t, "%.3f", ms(cat_time[k]));
-		if (k == MT_KC_MEMCPY)
-			mt_table_cell(&t, "-");
-		else
-			mt_table_cell(&t, "%.1f", ktime ? 100.0 * (double)cat_time[k] / (double)ktime : 0);
-	}
-	mt_table_render(&t, sb, "  ", MT_TABLE_HASH);
-	mt_table_release(&t);
-
-	if (n > 1) {
-		sbuf_addf(sb, "\nAcross ranks: slowest rank %lld, computation %.3fx the median",
-			  (long long)r[j->slowest].rank, j->slowest_ratio);
-		if (j->nstragglers) {
-			sbuf_adds(sb, "; stragglers (> 5% above the median):");
-			for (i = 0; i < j->nstragglers; i++)
-				sbuf_addf(sb, " %lld", (long long)r[j->stragglers[i]].rank);
-		} else {
-			sbuf_adds(sb, "; no straggler (> 5% above the median)");
-		}
-		sbuf_addf(sb, "; idle from %.3f to %.3f ms.\n", ms(j->idle_min), ms(j->idle_max));
-		if (j->start_skew >= 0)
-			sbuf_addf(sb, "Start skew of ProfilerStep#%lld: %.3f ms; rank %lld starts first "
-				  "and waits for its peers (ranks on one clock: %s).\n",
-				  (long long)j->skew_step, ms(j->start_skew),
-				  (long long)r[j->wait_rank].rank, j->clock_evidence);
-		else
-			sbuf_adds(sb, "No start skew: the ranks are not shown to share one clock, or no "
-				  "step is present in every rank.\n");
-	}
-	for (i = 0; i < n; i++)
-		if (r[i].note[0])
-			sbuf_addf(sb, "\nwarning: %s: %s.\n", r[i].path, r[i].note);
-	for (i = 0; i < n; i++)
-		if (r[i].no_comm_multi_stream)
-			sbuf_addf(sb, "\nwarning: %s: GPU work on %zu streams and no kernel recognised as "
-				  "communication; if this job communicates, name its kernels with "
-				  "--comm-pattern.\n", r[i].path, r[i].nstreams);
-	if (ex) {
-		sbuf_addf(sb, "\nFindings (%d):\n", ex->n);
-		if (!ex->n)
-			sbuf_adds(sb, "  none: no diagnose rule fired\n");
-		mt_fired_text(sb, ex);
-	}
-}
-
-#define FACTS_METHOD " Fractions are pooled over ranks: summed times over summed windows; " \
-	"median_kernel_us is the median of the ranks' medians."
-
-/* Open the document: schema, source (the traces), method. */
-static void doc_head(struct jw *w, struct sbuf *sb, const char *schema,
-		     const struct mt_rank_stats *r, int n, const struct aopts *o, const char *more)
-{
-	struct sbuf tmp = SBUF_INIT;
-	int i;
-
-	jw_init(w, sb, 1);
-	jw_obj(w, NULL);
-	jw_str(w, "schema", schema);
-	for (i = 0; i < n; i++)
-		sbuf_addf(&tmp, "%s%s", i ? ", " : "", r[i].path);
-	jw_str(w, "source", tmp.buf);
-	sbuf_release(&tmp);
-	mt_analyze_method(&o->ao, &tmp);
-	sbuf_adds(&tmp, more);
-	jw_str(w, "method", tmp.buf);
-	sbuf_release(&tmp);
-}
-
-static void facts_obj(struct jw *w, const struct mt_val *facts, const unsigned char *given)
-{
-	int k;
-
-	jw_obj(w, "facts");
-	for (k = 0; k < MT_F_N; k++)
-		if (given[k])
-			jw_num(w, mt_facts[k].name, facts[k].n, 6);
-	jw_end(w);
-}
-
-static void json_doc(struct sbuf *sb, const struct mt_rank_stats *r, int n,
-		     const struct mt_job_stats *j, const struct mt_explain *ex,
-		     const struct mt_val *facts, const unsigned char *given, const struct aopts *o)
-{
-	struct jw w;
-	struct sbuf tmp = SBUF_INIT;
-	int i, k;
-
-	doc_head(&w, sb, "megatune.analysis/1", r, n, o, "");
-	jw_obj(&w, "options");
-	jw_bool(&w, "linked_only", o->ao.linked_only);
-	jw_str(&w, "window", o->ao.window == MT_WIN_STEPS ? "steps" :
-			     o->ao.window == MT_WIN_HTA ? "hta" : "all");
-	jw_arr(&w, "comm_patterns");
-	for (k = 0; k < o->ao.ncomm_patterns; k++)
-		jw_str(&w, NULL, o->ao.comm_patterns[k]);
-	jw_end(&w);
-	jw_end(&w);
-	jw_arr(&w, "ranks");
-	for (i = 0; i < n; i++) {
-		const struct mt_rank_stats *x = &r[i];
-		jw_obj(&w, NULL);
-		jw_int(&w, "rank", x->rank);
-		jw_str(&w, "trace", x->path);
-		if (x->gpu_name[0])
-			jw_str(&w, "gpu", x->gpu_name);
-		jw_fix(&w, "total_us", us(x->total), 3);
-		jw_fix(&w, "busy_us", us(x->busy), 3);
-		jw_fix(&w, "idle_us", us(x->idle), 3);
-		jw_fix(&w, "idle_host_wait_us", us(x->idle_host_wait), 3);
-		jw_fix(&w, "idle_launch_us", us(x->idle_launch), 3);
-		jw_fix(&w, "idle_unattributed_us", us(x->idle_unattributed), 3);
-		jw_fix(&w, "computation_us", us(x->comp), 3);
-		jw_fix(&w, "comm_us", us(x->comm), 3);
-		jw_fix(&w, "exposed_comm_us", us(x->exposed_comm), 3);
-		jw_fix(&w, "memcpy_us", us(x->memcpy), 3);
-		jw_fix(&w, "exposed_memcpy_us", us(x->exposed_memcpy), 3);
-		jw_fix(&w, "overlap_pct", x->overlap_pct, 3);
-		jw_obj(&w, "comm_by_kind");
-		for (k = 0; k < MT_TC_N; k++) {
-			if (!x->coll_kernels[k])
-				continue;
-			jw_obj(&w, mt_tcoll_name(k));
-			jw_int(&w, "kernels", (int64_t)x->coll_kernels[k]);
-			jw_fix(&w, "time_us", us(x->coll_time[k]), 3);
-			jw_fix(&w, "exposed_us", us(x->coll_exposed[k]), 3);
-			jw_end(&w);
-		}
-		if (x->custom_kernels) {
-			jw_obj(&w, "custom");
-			jw_int(&w, "kernels", (int64_t)x->custom_kernels);
-			jw_fix(&w, "time_us", us(x->custom_comm), 3);
-			jw_fix(&w, "exposed_us", us(x->custom_exposed), 3);
-			jw_end(&w);
-		}
-		jw_end(&w);
-		jw_obj(&w, "categories");
-		for (k = 0; k < MT_KC_N; k++) {
-			if (!x->cat_count[k])
-				continue;
-			jw_obj(&w, mt_kcat_name(k));
-			jw_int(&w, "count", (int64_t)x->cat_count[k]);
-			jw_fix(&w, "time_us", us(x->cat_time[k]), 3);
-			jw_end(&w);
-		}
-		jw_end(&w);
-		jw_obj(&w, "events");
-		jw_int(&w, "gpu_events", (int64_t)x->nevents);
-		jw_int(&w, "kernels", (int64_t)x->nkernels);
-		jw_int(&w, "memcpy", (int64_t)x->nmemcpy);
-		jw_int(&w, "memset", (int64_t)x->nmemset);
-		jw_int(&w, "comm_kernels", (int64_t)x->ncomm);
-		jw_int(&w, "left_out", (int64_t)x->nleft_out);
-		jw_int(&w, "unlinked_left_out", (int64_t)x->nunlinked);
-		jw_int(&w, "streams", (int64_t)x->nstreams);
-		jw_int(&w, "devices", (int64_t)x->ndevices);
-		jw_end(&w);
-		jw_fix(&w, "median_kernel_us", x->median_kernel / 1e3, 4);
-		jw_obj(&w, "iterations");
-		jw_int(&w, "count", (int64_t)x->nsteps);
-		if (x->has_steps) {
-			jw_fix(&w, "mean_us", us(x->step_mean), 3);
-			jw_fix(&w, "min_us", us(x->step_min), 3);
-			jw_fix(&w, "max_us", us(x->step_max), 3);
-		}
-		jw_end(&w);
-		jw_end(&w);
-	}
-	jw_end(&w);
-	jw_obj(&w, "job");
-	jw_int(&w, "ranks", n);
-	if (n > 1) {
-		jw_int(&w, "slowest_rank", r[j->slowest].rank);
-		jw_num(&w, "slowest_rank_ratio", j->slowest_ratio, 5);
-		jw_arr(&w, "stragglers");
-		for (i = 0; i < j->nstragglers; i++)
-			jw_int(&w, NULL, r[j->stragglers[i]].rank);
-		jw_end(&w);
-		jw_bool(&w, "one_clock", j->one_clock);
-		if (j->start_skew >= 0) {
-			jw_fix(&w, "start_skew_us", us(j->start_skew), 3);
-			jw_int(&w, "wait_rank", r[j->wait_rank].rank);
-			jw_int(&w, "skew_step", j->skew_step);
-		}
-	}
-	if (!isnan(j->step_mean_s))
-		jw_num(&w, "step_mean_s", j->step_mean_s, 6);
-	jw_end(&w);
-	facts_obj(&w, facts, given);
-	mt_fired_json(&w, "findings", ex, MT_FIRED_BRIEF);
-	jw_arr(&w, "warnings");
-	for (i = 0; i < n; i++) {
-		if (r[i].note[0]) {
-			sbuf_addf(&tmp, "%s: %s", r[i].path, r[i].note);
-			jw_str(&w, NULL, tmp.buf);
-			sbuf_release(&tmp);
-		}
-		if (!r[i].no_comm_multi_stream)
-			continue;
-		sbuf_addf(&tmp, "%s: GPU work on %zu streams and no kernel recognised as "
-			  "communication", r[i].path, r[i].nstreams);
-		jw_str(&w, NULL, tmp.buf);
-		sbuf_release(&tmp);
-	}
-	jw_end(&w);
-	jw_end(&w);
-	sbuf_addc(sb, '\n');
-}
-
-static void facts_doc(struct sbuf *sb, const struct mt_rank_stats *r, int n,
-		      const struct mt_val *facts, const unsigned char *given, const struct aopts *o)
-{
-	struct jw w;
-
-	doc_head(&w, sb, "megatune.facts/1", r, n, o, FACTS_METHOD);
-	facts_obj(&w, facts, given);
-	jw_end(&w);
-	sbuf_addc(sb, '\n');
-}
 
 static int parse(int argc, char **argv, struct aopts *o, int *first)
 {
@@ -446,28 +100,32 @@ static int parse(int argc, char **argv, struct aopts *o, int *first)
 			else if (!strcmp(optarg, "hta"))
 				o->ao.window = MT_WIN_HTA;
 			else
-				return usage_error("--window: expected all, steps or hta, got '%s'", optarg);
+				return cli_usage_error("analyze",
+					"--window: expected all, steps or hta, got '%s'", optarg);
 			break;
 		case 'c':
 			if (o->ao.ncomm_patterns == MT_MAX_COMM_PATTERNS)
-				return usage_error("--comm-pattern: at most 16 patterns%s", "");
+				return cli_usage_error("analyze",
+						       "--comm-pattern: at most 16 patterns");
 			o->ao.comm_patterns[o->ao.ncomm_patterns++] = optarg;
 			break;
 		case 's':
 			if (o->nsteps == 16)
-				return usage_error("--step-range: at most 16 prefixes%s", "");
+				return cli_usage_error("analyze",
+						       "--step-range: at most 16 prefixes");
 			o->steps[o->nsteps++] = optarg;
 			break;
 		case 'r':
 			if (o->nrules == 16)
-				return usage_error("--rules: at most 16 paths%s", "");
+				return cli_usage_error("analyze", "--rules: at most 16 paths");
 			o->rules[o->nrules++] = optarg;
 			break;
 		case 'n': o->no_rules = 1; break;
 		case 'k': o->cluster = optarg; break;
 		case 'q': o->quiet = 1; break;
 		default:
-			return usage_error("unknown or incomplete option '%s'", argv[optind - 1]);
+			return cli_usage_error("analyze",
+				"unknown or incomplete option '%s'", argv[optind - 1]);
 		}
 	}
 	*first = optind;
@@ -487,19 +145,20 @@ int cmd_analyze(int argc, char **argv)
 	struct mt_cluster *cl = NULL;
 	struct mt_trace_opts to;
 	struct sbuf sb = SBUF_INIT;
-	int first, n, i, rc;
+	int first = 0, n, i, rc;
 
 	memset(&ex, 0, sizeof(ex));
 	if ((rc = parse(argc, argv, &o, &first)) >= 0)
 		return rc;
 	n = argc - first;
 	if (n < 1)
-		return usage_error("give at least one trace file%s", "");
+		return cli_usage_error("analyze", "give at least one trace file");
 	for (i = first; i < argc; i++)
 		if (argv[i][0] == '-' && argv[i][1])
-			return usage_error("options go before the traces: '%s'", argv[i]);
+			return cli_usage_error("analyze",
+					       "options go before the traces: '%s'", argv[i]);
 	if (n > 1024)
-		return usage_error("at most 1024 traces%s", "");
+		return cli_usage_error("analyze", "at most 1024 traces");
 	o.steps[o.nsteps] = NULL;
 	to.step_prefixes = o.steps;
 	stats = calloc((size_t)n, sizeof(*stats));
@@ -531,19 +190,19 @@ int cmd_analyze(int argc, char **argv)
 		goto fail;
 	}
 	if (o.json) {
-		json_doc(&sb, stats, n, &job, rs ? &ex : NULL, facts, given, &o);
+		mt_analysis_json(&sb, stats, n, &job, rs ? &ex : NULL, facts, given, &o.ao);
 		if (sb.failed || (rc = mt_write_atomic(o.json, sb.buf, sb.len, &err)))
 			goto fail_sb;
 		sbuf_release(&sb);
 	}
 	if (o.facts) {
-		facts_doc(&sb, stats, n, facts, given, &o);
+		mt_analysis_facts(&sb, stats, n, facts, given, &o.ao);
 		if (sb.failed || (rc = mt_write_atomic(o.facts, sb.buf, sb.len, &err)))
 			goto fail_sb;
 		sbuf_release(&sb);
 	}
 	if (!o.quiet && !(o.json && !strcmp(o.json, "-")) && !(o.facts && !strcmp(o.facts, "-"))) {
-		text_summary(&sb, stats, n, &job, rs ? &ex : NULL, &o);
+		mt_analysis_text(&sb, stats, n, &job, rs ? &ex : NULL, &o.ao);
 		if (sb.failed)
 			goto fail_sb;
 		fputs(sb.buf, stdout);

@@ -12,6 +12,7 @@
 #include "../rules/engine.h"
 #include "../rules/fired.h"
 #include "cli.h"
+#include "common.h"
 
 static const char rules_usage[] =
 	"usage: megatune rules list  [--rules PATH]... [--kind K] [--ids]\n"
@@ -35,14 +36,6 @@ static const char rules_usage[] =
 	"  doc     the Markdown reference (docs/RULES.md)\n"
 	"\n"
 	"exit codes: 0 success; 2 bad usage, a rule file with a problem, or bad input.\n";
-
-static int usage_error(const char *fmt, const char *arg)
-{
-	fprintf(stderr, "megatune rules: error: ");
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\nrun 'megatune rules --help' for the options\n");
-	return 2;
-}
 
 struct ropts {
 	const char *paths[16];
@@ -78,7 +71,7 @@ static int parse(int argc, char **argv, struct ropts *o)
 			return 0;
 		case 'r':
 			if (o->npaths == 16)
-				return usage_error("--rules: at most %s paths", "16");
+				return cli_usage_error("rules", "--rules: at most %s paths", "16");
 			o->paths[o->npaths++] = optarg;
 			break;
 		case 'k': o->kind = optarg; break;
@@ -89,8 +82,9 @@ static int parse(int argc, char **argv, struct ropts *o)
 		case 'o': o->out = optarg; break;
 		default:
 			if (optopt)
-				return usage_error("option '%s' needs a value", argv[optind - 1]);
-			return usage_error("unknown option '%s'", argv[optind - 1]);
+				return cli_usage_error("rules",
+					"option '%s' needs a value", argv[optind - 1]);
+			return cli_usage_error("rules", "unknown option '%s'", argv[optind - 1]);
 		}
 	}
 	o->rest = argv + optind;
@@ -119,7 +113,8 @@ static int cmd_list(const struct ropts *o)
 			if (!strcmp(o->kind, mt_rule_kind_name(k)))
 				break;
 		if (k == MT_RK_N)
-			return usage_error("--kind: expected constraint, set, advise or diagnose, got '%s'",
+			return cli_usage_error("rules",
+				"--kind: expected constraint, set, advise or diagnose, got '%s'",
 					   o->kind);
 	}
 	if ((rc = load(o, &rs)) >= 0)
@@ -162,7 +157,7 @@ static int cmd_show(const struct ropts *o)
 	int rc;
 
 	if (o->nrest != 1)
-		return usage_error("rules show: expected one rule id%s", "");
+		return cli_usage_error("rules", "rules show: expected one rule id");
 	if ((rc = load(o, &rs)) >= 0)
 		return rc;
 	r = mt_ruleset_find(rs, o->rest[0]);
@@ -277,7 +272,7 @@ static int cmd_check(const struct ropts *o)
 
 	memset(&ex, 0, sizeof(ex));
 	if (!o->facts)
-		return usage_error("rules check: --facts FILE is required%s", "");
+		return cli_usage_error("rules", "rules check: --facts FILE is required");
 	facts = calloc(MT_F_N, sizeof(*facts));
 	if (!facts)
 		return 2;
@@ -347,7 +342,8 @@ int cmd_rules(int argc, char **argv)
 	if ((rc = parse(argc - 1, argv + 1, &o)) >= 0)
 		return rc;
 	if (!strcmp(sub, "list"))
-		return o.nrest ? usage_error("rules list: unexpected argument '%s'", o.rest[0]) : cmd_list(&o);
+		return o.nrest ? cli_usage_error("rules",
+			"rules list: unexpected argument '%s'", o.rest[0]) : cmd_list(&o);
 	if (!strcmp(sub, "show"))
 		return cmd_show(&o);
 	if (!strcmp(sub, "lint"))
@@ -358,5 +354,6 @@ int cmd_rules(int argc, char **argv)
 		return cmd_doc(&o);
 	if (!strcmp(sub, "check"))
 		return cmd_check(&o);
-	return usage_error("unknown rules command '%s' (list, show, lint, check, facts, doc)", sub);
+	return cli_usage_error("rules",
+		"unknown rules command '%s' (list, show, lint, check, facts, doc)", sub);
 }

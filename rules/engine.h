@@ -129,4 +129,9 @@ int mt_rules_on_facts(const struct mt_ruleset *rs, const struct mt_val *facts,
 int mt_facts_read(const char *path, struct mt_val *facts, unsigned char *given, char **strings,
 		  struct mt_error *err);
 
+struct jw;
+/* Write the object "facts" of a megatune.facts/1 (or analysis/1) document:
+ * each fact marked in `given`, by its name, with 6 significant digits. */
+void mt_facts_json(struct jw *w, const struct mt_val *facts, const unsigned char *given);
+
 #endif

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* facts_file: read a megatune.facts/1 document (docs/FORMATS.md). */
+/* facts_file: read and write a megatune.facts/1 document (docs/FORMATS.md). */
 #include "engine.h"
 
 #include <math.h>
@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../lib/jsonr.h"
+#include "../lib/jsonw.h"
 #include "../lib/sbuf.h"
 
 int mt_facts_read(const char *path, struct mt_val *facts, unsigned char *given, char **strings,
@@ -110,4 +111,15 @@ out:
 	sbuf_release(&pool);
 	cJSON_Delete(root);
 	return rc;
+}
+
+void mt_facts_json(struct jw *w, const struct mt_val *facts, const unsigned char *given)
+{
+	int k;
+
+	jw_obj(w, "facts");
+	for (k = 0; k < MT_F_N; k++)
+		if (given[k])
+			jw_num(w, mt_facts[k].name, facts[k].n, 6);
+	jw_end(w);
 }
