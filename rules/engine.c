@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "../lib/sbuf.h"
+#include "../lib/ver.h"
 
 /* ---------------------------------------------------------------- set-up */
 
@@ -17,23 +18,12 @@ static double nz(double x)
 	return x > 0 ? x : NAN;
 }
 
+/* "2.21.5" -> 22105 (lib/ver.h), NAN when absent or not a version */
 static double version_of(const char *s)
 {
-	long part[3] = { 0, 0, 0 };
-	int k = 0;
-	char *end;
+	long v = s ? mt_ver_code(s) : -1;
 
-	if (!s || !*s)
-		return NAN;
-	while (*s && k < 3) {
-		part[k++] = strtol(s, &end, 10);
-		if (end == s)
-			return NAN;
-		s = *end == '.' ? end + 1 : end;
-		if (*end && *end != '.')
-			break;
-	}
-	return (double)(part[0] * 10000 + part[1] * 100 + part[2]);
+	return v < 0 ? NAN : (double)v;
 }
 
 /* Some GEMM point of this type comes from a measurement or a publication,

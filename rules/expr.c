@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "../lib/sbuf.h"
+#include "../lib/ver.h"
 #include "../tuner/cluster.h"
 #include "../tuner/config.h"
 
@@ -328,30 +329,6 @@ static const char *lit(struct cc *c, int ins)
 	return ins >= 0 && c->e->code[ins].op == OP_STR ? c->e->pool + c->e->code[ins].a : NULL;
 }
 
-long mt_version_code(const char *s)
-{
-	long part[3] = { 0, 0, 0 };
-	int k = 0;
-	const char *p = s;
-
-	if (!isdigit((unsigned char)*p))
-		return -1;
-	while (*p && k < 3) {
-		char *end;
-		part[k++] = strtol(p, &end, 10);
-		if (end == p)
-			return -1;
-		p = end;
-		if (*p == '.')
-			p++;
-		else if (*p)
-			return -1;
-	}
-	if (*p)
-		return -1;
-	return part[0] * 10000 + part[1] * 100 + part[2];
-}
-
 /* if(cond, a, b), lazy: cond JF else; a JMP end; else: b */
 static struct desc parse_if(struct cc *c, size_t at)
 {
@@ -479,7 +456,7 @@ static struct desc parse_call(struct cc *c, int f, size_t at)
 	switch (f) {
 	case FN_VERSION: {
 		const char *s = lit(c, args[0].str_ins);
-		if (s && mt_version_code(s) < 0)
+		if (s && mt_ver_code(s) < 0)
 			fail(c, at, "version(\"%s\"): expected a version like \"2.26\" or \"2.21.5\"", s);
 		break;
 	}

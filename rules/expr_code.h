@@ -61,7 +61,4 @@ struct mt_expr {
 /* The fact each best() knob (enum mt_best_knob) reads its values from. */
 extern const int mt_best_knob_fact[MT_BK_N];
 
-/* "2.21.5" as 22105; -1 when it is not a version of one to three numbers. */
-long mt_version_code(const char *s);
-
 #endif

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "../lib/sbuf.h"
+#include "../lib/ver.h"
 #include "../tuner/cluster.h"
 #include "../tuner/config.h"
 
@@ -87,7 +88,7 @@ static double call(struct mt_expr *e, const struct ins *in, const struct mt_val 
 		return fmod(a[1].n, a[0].n) == 0;
 	case FN_HAS: return a[0].s ? 1 : !isnan(a[0].n);
 	case FN_VERSION: {
-		long v = a[0].s ? mt_version_code(a[0].s) : -1;
+		long v = a[0].s ? mt_ver_code(a[0].s) : -1;
 		return v < 0 ? NAN : (double)v;
 	}
 	case FN_OFFLOAD:

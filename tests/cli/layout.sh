@@ -4,7 +4,7 @@
 # the layers, no command file calls another, no file over 1,200 lines and no
 # function over 150 (tests, benchmarks and generated code aside).
 set -u
-cd "$(dirname "$0")/.." || exit 2
+cd "$(dirname "$0")/../.." || exit 2
 fail=0
 # lib -> tuner -> rules -> advisor -> reports -> cli; probes, import and the
 # profiler sit beside rules and advisor: each may include only a folder of a
