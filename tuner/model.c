@@ -331,11 +331,57 @@ static int str_in(const char *s, const char *const *list)
 	return 0;
 }
 
+/* The model families of Hugging Face config.json files, by model_type: what
+ * their configuration classes assume when a field is absent.  A family not
+ * listed reads with the defaults of the last line (gated MLP, tied
+ * embeddings, PretrainedConfig's defaults).  Adding a family is one line. */
+struct hf_family {
+	const char *type;
+	unsigned gated : 1;        /* SwiGLU-style gated MLP */
+	unsigned tied : 1;         /* tie_word_embeddings when absent */
+	unsigned linear_bias : 1;  /* biases on every linear layer (GPT-2) */
+	unsigned qkv_bias : 1;     /* attention_bias when absent */
+	unsigned qk_norm : 1;      /* RMSNorm on queries and keys */
+	unsigned moe_dense_first : 1; /* MoE layers: first_k_dense_replace, moe_layer_freq */
+	unsigned all_moe : 1;      /* every MLP is a MoE layer (no dense ffn) */
+};
+
+static const struct hf_family hf_families[] = {
+	/* type            gated tied bias qkvb qkn  dense1 allmoe */
+	{ "llama",          1,   0,   0,   0,   0,   0,     0 },
+	{ "mistral",        1,   0,   0,   0,   0,   0,     0 },
+	{ "mixtral",        1,   0,   0,   0,   0,   0,     1 },
+	{ "qwen2",          1,   0,   0,   1,   0,   0,     0 },
+	{ "qwen2_moe",      1,   0,   0,   1,   0,   0,     0 },
+	{ "qwen3",          1,   0,   0,   0,   1,   0,     0 },
+	{ "qwen3_moe",      1,   0,   0,   0,   1,   0,     0 },
+	{ "deepseek_v2",    1,   0,   0,   0,   0,   1,     0 },
+	{ "deepseek_v3",    1,   0,   0,   0,   0,   1,     0 },
+	{ "gpt2",           0,   1,   1,   0,   0,   0,     0 },
+	{ "gpt_neox",       0,   1,   0,   0,   0,   0,     0 },
+	{ "gptj",           0,   1,   0,   0,   0,   0,     0 },
+	{ "opt",            0,   1,   0,   0,   0,   0,     0 },
+	{ "bloom",          0,   1,   0,   0,   0,   0,     0 },
+	{ "gpt_bigcode",    0,   1,   0,   0,   0,   0,     0 },
+	{ "falcon",         0,   1,   0,   0,   0,   0,     0 },
+	{ "starcoder2",     0,   1,   0,   0,   0,   0,     0 },
+	{ "phi",            0,   1,   0,   0,   0,   0,     0 },
+	{ NULL,             1,   1,   0,   0,   0,   0,     0 }, /* any other */
+};
+
+static const struct hf_family *hf_family_of(const char *type)
+{
+	const struct hf_family *f = hf_families;
+
+	while (f->type && strcmp(f->type, type))
+		f++;
+	return f;
+}
+
 static int read_hf(const cJSON *o, const char *file, struct mt_model *m, struct mt_error *err)
 {
 	struct mt_jpos at = { file, "" };
-	static const char *const nongated[] = { "gpt2", "gpt_neox", "gptj", "opt", "bloom",
-						"gpt_bigcode", "falcon", "starcoder2", "phi", NULL };
+	const struct hf_family *fam;
 	const cJSON *v;
 	char act[48] = "";
 	int rc, i, gpt2_style, first_dense = 0, freq = 1, sparse_step = 1, shared_experts = 0;
@@ -345,6 +391,7 @@ static int read_hf(const cJSON *o, const char *file, struct mt_model *m, struct 
 		return rc;
 	if (!m->arch[0])
 		snprintf(m->arch, sizeof(m->arch), "%s", gpt2_style ? "gpt2" : "llama");
+	fam = hf_family_of(m->arch);
 	if (!pick(o, KEYS("hidden_size", "n_embd", "d_model")))
 		return mt_error_set(err, MT_EINVAL,
 				    "%s: not a model config: missing field 'hidden_size' (or 'n_embd'): "
@@ -368,26 +415,21 @@ static int read_hf(const cJSON *o, const char *file, struct mt_model *m, struct 
 		if ((rc = mt_jstr(&at, o, pick(o, KEYS("hidden_act", "activation_function")), 1, act,
 				  sizeof(act), err)) < 0)
 			return rc;
-	m->gated = !(gpt2_style || str_in(m->arch, nongated)) ||
-		   !strcmp(act, "swiglu");
-	if (act[0] && !strncmp(act, "gelu", 4) && str_in(m->arch, nongated))
-		m->gated = 0;
+	m->gated = (!gpt2_style && fam->gated) || !strcmp(act, "swiglu");
 	m->norm = pick(o, KEYS("rms_norm_eps")) ? MT_NORM_RMS : MT_NORM_LAYER;
 	if (!pick(o, KEYS("rms_norm_eps", "layer_norm_epsilon", "layer_norm_eps")))
 		m->norm = gpt2_style ? MT_NORM_LAYER : MT_NORM_RMS;
 	/* the default of transformers' config class: true for PretrainedConfig
 	 * and GPT-2, false for the Llama, Mistral, Mixtral, Qwen and DeepSeek classes */
-	m->tied = gpt2_style || !(str_in(m->arch, (const char *const[]){ "llama", "mistral",
-		   "mixtral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe", "deepseek_v2",
-		   "deepseek_v3", NULL }));
+	m->tied = gpt2_style || fam->tied;
 	if ((rc = mt_jbool(&at, o, "tie_word_embeddings", 0, &m->tied, err)) < 0)
 		return rc;
-	m->linear_bias = gpt2_style || !strcmp(m->arch, "gpt2");
+	m->linear_bias = gpt2_style || fam->linear_bias;
 	m->learned_pos = m->linear_bias && m->max_pos > 0;
-	m->qkv_bias = !strcmp(m->arch, "qwen2") || !strcmp(m->arch, "qwen2_moe");
+	m->qkv_bias = fam->qkv_bias;
 	if ((rc = mt_jbool(&at, o, "attention_bias", 0, &m->qkv_bias, err)) < 0)
 		return rc;
-	m->qk_norm = !strcmp(m->arch, "qwen3") || !strcmp(m->arch, "qwen3_moe");
+	m->qk_norm = fam->qk_norm;
 	if ((rc = get_num_any(&at, o, KEYS("hidden_dropout", "resid_pdrop", "hidden_dropout_prob"), 0, 1,
 			      &m->dropout, err)) < 0 ||
 	    (rc = get_num_any(&at, o, KEYS("attention_dropout", "attn_pdrop"), 0, 1, &m->attn_dropout,
@@ -428,7 +470,7 @@ static int read_hf(const cJSON *o, const char *file, struct mt_model *m, struct 
 				 !strcmp(cJSON_GetObjectItemCaseSensitive(o, "topk_method")->valuestring,
 					 "noaux_tc");
 		for (i = 0; i < m->layers; i++) {
-			if (!strncmp(m->arch, "deepseek", 8))
+			if (fam->moe_dense_first || !strncmp(m->arch, "deepseek", 8))
 				m->is_moe[i] = i >= first_dense && i % freq == 0;
 			else
 				m->is_moe[i] = (i + 1) % sparse_step == 0;
@@ -449,7 +491,7 @@ static int read_hf(const cJSON *o, const char *file, struct mt_model *m, struct 
 				m->is_moe[(int)e->valuedouble] = 0;
 			}
 		}
-		if (!strcmp(m->arch, "mixtral"))
+		if (fam->all_moe)
 			m->ffn = 0; /* every MLP is a MoE layer */
 	}
 	if (m->ffn <= 0 && m->moe_layers < m->layers && !m->experts)
