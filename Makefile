@@ -158,15 +158,21 @@ check: deps-test headers
 	$(MAKE) BUILD=build-check WERROR=1 SANITIZE=address,undefined NO_DEPS=1 test
 
 # Every project header compiles alone: it includes what it uses.  New folders
-# and files are found by the glob; probes/cuda/*.h get the CUDA include path
-# that ALL_CFLAGS carries.
+# and files are found by the glob.  The device side's headers (probes/cuda/)
+# are compiled as CUDA by nvcc where it is present, the others as C.
 HEADER_DIRS = lib tuner rules advisor probes import profiler reports cli
-HEADERS = $(sort $(shell find $(HEADER_DIRS) -name '*.h' 2>/dev/null))
+HEADERS = $(sort $(shell find $(HEADER_DIRS) -name '*.h' -not -path 'probes/cuda/*' 2>/dev/null))
+CUDA_HEADERS = $(if $(HAVE_NVCC),$(sort $(wildcard probes/cuda/*.h)))
 headers: deps-test
 	@fail=0; for h in $(HEADERS); do \
 		printf '#include "%s"\n' "$$h" | $(CC) $(filter-out -MMD -MP,$(ALL_CFLAGS)) -Werror \
 			-I. -fsyntax-only -x c - || { echo "headers: $$h does not compile alone"; fail=1; }; \
-	done; [ $$fail -eq 0 ] && echo "headers: $(words $(HEADERS)) compile alone"
+	done; t=$$(mktemp -d); for h in $(CUDA_HEADERS); do \
+		printf '#include "%s"\n' "$$PWD/$$h" >$$t/h.cu; \
+		$(NVCC) -std=c++17 -I. -c $$t/h.cu -o $$t/h.o || \
+			{ echo "headers: $$h does not compile alone"; fail=1; }; \
+	done; rm -rf $$t; [ $$fail -eq 0 ] && \
+		echo "headers: $(words $(HEADERS) $(CUDA_HEADERS)) compile alone"
 
 demo: deps all
 	$(BUILD)/megatune advise --model llama3-70b --cluster dgx-h100 --gpus 64 --seq 8192 --gbs 128
