@@ -183,6 +183,7 @@ int cmd_profile(int argc, char **argv)
 	char libpath[PATH_MAX], absdir[PATH_MAX];
 	int c, chrome = 0, nvtx = 1, status, rc;
 	struct sigaction sa, old_int, old_term;
+	sigset_t block, old_mask;
 	pid_t pid;
 
 	opterr = 0;
@@ -232,12 +233,19 @@ int cmd_profile(int argc, char **argv)
 		setenv("NVTX_INJECTION64_PATH", cupti_path(), 1);
 
 	fflush(NULL);
+	/* a SIGTERM that comes before the handler is in place (the command can
+	 * send one at once) waits, blocked, and is passed on then */
+	sigemptyset(&block);
+	sigaddset(&block, SIGTERM);
+	sigprocmask(SIG_BLOCK, &block, &old_mask);
 	pid = fork();
 	if (pid < 0) {
+		sigprocmask(SIG_SETMASK, &old_mask, NULL);
 		fprintf(stderr, "megatune profile: error: fork: %s\n", strerror(errno));
 		return 2;
 	}
 	if (pid == 0) {
+		sigprocmask(SIG_SETMASK, &old_mask, NULL);
 		execvp(argv[optind], argv + optind);
 		fprintf(stderr, "megatune profile: error: cannot run %s: %s\n", argv[optind],
 			strerror(errno));
@@ -253,6 +261,7 @@ int cmd_profile(int argc, char **argv)
 	sigaction(SIGINT, &sa, &old_int);
 	sa.sa_handler = forward;
 	sigaction(SIGTERM, &sa, &old_term);
+	sigprocmask(SIG_SETMASK, &old_mask, NULL);
 	while (waitpid(pid, &status, 0) < 0) {
 		if (errno != EINTR) {
 			fprintf(stderr, "megatune profile: error: waitpid: %s\n", strerror(errno));
