@@ -8,6 +8,7 @@
 
 #include "../tuner/cluster.h"
 #include "../lib/jsonr.h"
+#include "../lib/stats_json.h"
 #include "../lib/jsonw.h"
 #include "calibrate.h"
 #include "gpu.h"
@@ -420,18 +421,16 @@ static void collective_describe(const struct mt_case *c, struct jw *w)
 static int collective_to_profile(struct mt_calib *b, int g, struct mt_error *err)
 {
 	const cJSON *r = mt_calib_record(b, g, 0), *c = mt_calib_case(b, g);
-	const cJSON *rs = cJSON_GetObjectItemCaseSensitive(r, "rate");
 	cJSON *cv = mt_profile_coll_curve(b->doc, mt_jget_str(c, "op"), mt_jget_str(c, "span"),
 					  (int)mt_jget_num(c, "ranks", 0),
 					  (int)mt_jget_num(c, "ranks_per_node", 0), b->src);
-	struct mt_stats s = { (int)mt_jget_num(rs, "n", 0), mt_jget_num(rs, "median", 0),
-			      mt_jget_num(rs, "min", 0), mt_jget_num(rs, "max", 0),
-			      mt_jget_num(rs, "p95", 0), mt_jget_num(rs, "cv", 0) };
+	struct mt_stats s;
 	double busbw = mt_jget_num(r, "busbw_gbps", 0);
 
 	(void)err;
+	mt_stats_get(mt_jget(r, "rate"), &s);
 	mt_profile_coll_point(cv, mt_jget_num(c, "bytes", 0), busbw,
-			      mt_jget_num(cJSON_GetObjectItemCaseSensitive(r, "time_us"), "median", 0),
+			      mt_jget_num(r, "time_us.median", 0),
 			      s.n ? &s : NULL);
 	if (!strcmp(mt_jget_str(c, "op"), "all_reduce")) {
 		double *bw = !strcmp(mt_jget_str(c, "span"), "nvlink") ? &b->nvlink_busbw
