@@ -95,10 +95,14 @@ int mt_megatron_args(const struct mt_model *m, const struct mt_job *j, const str
 		n = adds(o, n, "recompute-method", "block");
 		n = add(o, n, "recompute-num-layers", "%lld", c->recompute_layers);
 	}
-	if (c->offload_layers > 0) {
-		n = add(o, n, "cpu-offloading", NULL, 0);
+	/* No --cpu-offloading: TransformerConfig's cpu_offloading and
+	 * cpu_offloading_activations/_weights are excluded from the command
+	 * line; validate_args sets cpu_offloading from the number of layers
+	 * (Megatron-LM megatron/training/arguments.py @ d98e8a64dd, lines
+	 * 1950-1951 and 2320-2322; activations are offloaded by default,
+	 * megatron/core/model_parallel_config.py line 471). */
+	if (c->offload_layers > 0)
 		n = add(o, n, "cpu-offloading-num-layers", "%lld", c->offload_layers);
-	}
 	if (c->fused_ce)
 		n = add(o, n, "cross-entropy-loss-fusion", NULL, 0);
 	n = adds(o, n, "attention-backend", j->attn_impl == MT_ATTN_FLASH ? "fused" : "unfused");

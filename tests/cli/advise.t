@@ -71,3 +71,5 @@ no param gather overlap without grad overlap | 0 | !--overlap-param-gather | adv
 unfused attention with CP | 2 | context parallelism needs fused attention | advise --model llama3-8b --gpus 8 --seq 4096 --gbs 64 --cp 2 --attention unfused
 SP off for MoE with TP | 2 | needs sequence parallelism for MoE models with TP > 1 | advise --model mixtral-8x7b --gpus 16 --seq 4096 --gbs 64 --tp 2 --sequence-parallel off
 pinned micro-batch above the searched range | 0 | best: .*MBS64 | advise --model llama3-8b --gpus 8 --seq 512 --gbs 512 --mbs 64
+activation offload by its layer count only | 0 | --cpu-offloading-num-layers [0-9]+ | advise --model llama3-70b --gpus 64 --seq 65536 --gbs 64 --format megatron
+no --cpu-offloading flag | 0 | !--cpu-offloading[^-]*$ | advise --model llama3-70b --gpus 64 --seq 65536 --gbs 64 --format megatron

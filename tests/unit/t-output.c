@@ -210,6 +210,12 @@ static void flags_say_what_the_config_is(void **state)
 	assert_true(has(kv, n, "recompute-num-layers", "2"));
 	assert_true(has(kv, n, "global-batch-size", "256"));
 	assert_true(has(kv, n, "ddp-bucket-size", "40000000"));
+	/* activation offload: Megatron-LM has no --cpu-offloading flag */
+	c.offload_layers = 6;
+	n = mt_megatron_args(&model, &job, &c, kv);
+	c.offload_layers = 0;
+	assert_false(has(kv, n, "cpu-offloading", NULL));
+	assert_true(has(kv, n, "cpu-offloading-num-layers", "6"));
 	n = mt_bridge_overrides(&model, &job, &c, kv);
 	assert_true(has(kv, n, "model.tensor_model_parallel_size", "4"));
 	assert_true(has(kv, n, "model.virtual_pipeline_model_parallel_size", "5"));
