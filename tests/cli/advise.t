@@ -73,3 +73,5 @@ SP off for MoE with TP | 2 | needs sequence parallelism for MoE models with TP >
 pinned micro-batch above the searched range | 0 | best: .*MBS64 | advise --model llama3-8b --gpus 8 --seq 512 --gbs 512 --mbs 64
 activation offload by its layer count only | 0 | --cpu-offloading-num-layers [0-9]+ | advise --model llama3-70b --gpus 64 --seq 65536 --gbs 64 --format megatron
 no --cpu-offloading flag | 0 | !--cpu-offloading[^-]*$ | advise --model llama3-70b --gpus 64 --seq 65536 --gbs 64 --format megatron
+32 connections on Blackwell | 0 | ^CUDA_DEVICE_MAX_CONNECTIONS=32$ | advise --model llama3-70b --cluster dgx-b200 --gpus 64 --seq 8192 --gbs 128 --tp 4 --format env
+not 1 on Blackwell | 0 | !CUDA_DEVICE_MAX_CONNECTIONS=1 | advise --model llama3-70b --cluster gb200-nvl72 --gpus 64 --seq 8192 --gbs 128 --tp 4 --format env
