@@ -29,7 +29,7 @@ int mt_candidate_bridge(const struct mt_model *m, const struct mt_job *j,
 {
 	int n = mt_bridge_overrides(m, j, c, out);
 
-	return ex ? mt_kv_merge(out, n, ex->bridge, ex->nbridge) : n;
+	return ex ? mt_bridge_notes(out, mt_kv_merge(out, n, ex->bridge, ex->nbridge)) : n;
 }
 
 int mt_candidate_env(const struct mt_explain *ex, struct mt_kv *out)
@@ -147,6 +147,8 @@ static void json_kv_array(struct jw *w, const char *key, const struct mt_kv *kv,
 
 	jw_arr(w, key);
 	for (i = 0; i < n; i++) {
+		if (mt_kv_is_note(&kv[i]))
+			continue;
 		if (args) {
 			snprintf(buf, sizeof(buf), "--%.95s", kv[i].key);
 			jw_str(w, NULL, buf);
@@ -270,6 +272,11 @@ static void json_candidate(struct jw *w, const struct mt_model *m, const struct 
 	json_kv_array(w, "megatron_args", kv, n, 1);
 	n = mt_candidate_bridge(m, j, c, ex, kv);
 	json_kv_array(w, "bridge_overrides", kv, n, 0);
+	jw_arr(w, "bridge_notes");
+	for (i = 0; i < n; i++)
+		if (mt_kv_is_note(&kv[i]))
+			jw_str(w, NULL, kv[i].val);
+	jw_end(w);
 	n = mt_candidate_env(ex, kv);
 	jw_obj(w, "env");
 	for (i = 0; i < n; i++)

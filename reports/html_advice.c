@@ -9,6 +9,7 @@
 
 #include "advice.h"
 #include "html_parts.h"
+#include "../tuner/flags.h"
 
 /* "TP4 PP2 VPP8 CP2(p2p) EP8 DP4 MBS1" from a candidate's config */
 static void label(struct sbuf *sb, const cJSON *cand)
@@ -540,11 +541,20 @@ void html_configuration(struct sbuf *sb, const cJSON *adv)
 	sbuf_adds(sb, "</pre>");
 	copy_block(sb, "cfg-bridge", "Megatron-Bridge overrides");
 	first = 1;
+	cJSON_ArrayForEach(a, jget(best, "bridge_notes")) {
+		sbuf_adds(sb, "# ");
+		esc(sb, cJSON_IsString(a) ? a->valuestring : "");
+		sbuf_addc(sb, '\n');
+	}
 	cJSON_ArrayForEach(a, jget(best, "bridge_overrides")) {
+		struct sbuf w = SBUF_INIT;
+
 		if (!first)
 			sbuf_adds(sb, " \\\n");
 		first = 0;
-		esc(sb, cJSON_IsString(a) ? a->valuestring : "");
+		mt_shell_word(&w, cJSON_IsString(a) ? a->valuestring : "");
+		esc(sb, w.buf);
+		sbuf_release(&w);
 	}
 	sbuf_adds(sb, "</pre>");
 	copy_block(sb, "cfg-env", "Environment");

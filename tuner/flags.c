@@ -95,13 +95,89 @@ int mt_megatron_args(const struct mt_model *m, const struct mt_job *j, const str
 		n = adds(o, n, "recompute-method", "block");
 		n = add(o, n, "recompute-num-layers", "%lld", c->recompute_layers);
 	}
-	if (c->offload_layers > 0) {
-		n = add(o, n, "cpu-offloading", NULL, 0);
+	/* No --cpu-offloading: TransformerConfig's cpu_offloading and
+	 * cpu_offloading_activations/_weights are excluded from the command
+	 * line; validate_args sets cpu_offloading from the number of layers
+	 * (Megatron-LM megatron/training/arguments.py @ d98e8a64dd, lines
+	 * 1950-1951 and 2320-2322; activations are offloaded by default,
+	 * megatron/core/model_parallel_config.py line 471). */
+	if (c->offload_layers > 0)
 		n = add(o, n, "cpu-offloading-num-layers", "%lld", c->offload_layers);
-	}
 	if (c->fused_ce)
 		n = add(o, n, "cross-entropy-loss-fusion", NULL, 0);
 	n = adds(o, n, "attention-backend", j->attn_impl == MT_ATTN_FLASH ? "fused" : "unfused");
+	return n;
+}
+
+/* Bridge's named precision recipes (Megatron-Bridge
+ * src/megatron/bridge/training/mixed_precision.py @ 067f987df0): the FP8 ones
+ * set fp8_param_gather = True themselves (lines 231 and 302), and no
+ * mixed_precision.* override may follow the name: after mixed_precision=<name>
+ * the node is a string. */
+static const char *precision_recipe(const struct mt_job *j)
+{
+	if (j->precision != MT_PREC_FP8)
+		return "bf16_mixed";
+	return j->fp8_recipe == MT_FP8_TENSORWISE ? "bf16_with_fp8_current_scaling_mixed"
+						  : "bf16_with_fp8_delayed_scaling_mixed";
+}
+
+/* A note: a comment line of the output, not an item (flags.h). */
+static int note(struct mt_kv *o, int n, const char *about, const char *text)
+{
+	if (n >= MT_FLAGS_MAX)
+		return n;
+	snprintf(o[n].key, sizeof(o[n].key), "#%s", about);
+	snprintf(o[n].val, sizeof(o[n].val), "%s", text);
+	return n + 1;
+}
+
+/* MixedPrecisionConfig.setup() copies every field it shares with the DDP
+ * config, grad_reduce_in_fp32 included (mixed_precision.py lines 113-161,
+ * called from config.py line 2016), so ddp.grad_reduce_in_fp32 is undone;
+ * and mixed_precision.* cannot follow mixed_precision=<name>, which makes the
+ * node a string. */
+static int grad_reduce_note(struct mt_kv *o, int n, const struct mt_job *j)
+{
+	char t[sizeof(o->val)];
+
+	snprintf(t, sizeof(t),
+		 "gradients reduced in BF16: Bridge copies the precision recipe's "
+		 "grad_reduce_in_fp32 onto ddp, so no override sets it; in the recipe: "
+		 "cfg.mixed_precision = %s(); cfg.mixed_precision.grad_reduce_in_fp32 = False",
+		 precision_recipe(j));
+	return note(o, n, "mixed_precision.grad_reduce_in_fp32", t);
+}
+
+/* An enum through Bridge's overrides: a dict with _target_ is instantiated
+ * (src/megatron/bridge/training/utils/omegaconf_utils.py @ 067f987df0, lines
+ * 478-484); with _call_ false the target is returned as is (Megatron-LM
+ * megatron/training/config/instantiate_utils.py @ d98e8a64dd, lines 290-305),
+ * and megatron.core. is an allowed prefix (line 44).  A plain string such as
+ * "fused" stays a string, which no AttnBackend comparison matches. */
+#define ATTN_TARGET(b) "{_target_:megatron.core.transformer.enums.AttnBackend." b ",_call_:false}"
+
+int mt_bridge_notes(struct mt_kv *o, int n)
+{
+	static const char pre[] = "comm_overlap.";
+	int i;
+
+	for (i = 0; i < n; i++) {
+		char key[sizeof(o[i].key)], val[sizeof(o[i].val)];
+		const char *py;
+
+		if (strncmp(o[i].key, pre, sizeof(pre) - 1))
+			continue;
+		snprintf(key, sizeof(key), "%s", o[i].key);
+		snprintf(val, sizeof(val), "%s", o[i].val);
+		py = !strcmp(val, "true") ? "True" : !strcmp(val, "false") ? "False" : val;
+		snprintf(o[i].key, sizeof(o[i].key), "#%.94s", key);
+		snprintf(o[i].val, sizeof(o[i].val),
+			 "%.48s=%.8s: rejected where the recipe has no CommOverlapConfig "
+			 "(comm_overlap=None, e.g. llama3_8b_*); set cfg.comm_overlap = "
+			 "CommOverlapConfig(%.36s=%.8s) in the recipe",
+			 key, val, key + sizeof(pre) - 1, py);
+	}
 	return n;
 }
 
@@ -149,18 +225,17 @@ int mt_bridge_overrides(const struct mt_model *m, const struct mt_job *j,
 	n = add(o, n, "train.global_batch_size", "%lld", j->gbs);
 	n = add(o, n, "model.seq_length", "%lld", j->seq);
 	n = add(o, n, "dataset.seq_length", "%lld", j->seq);
-	n = adds(o, n, "mixed_precision",
-		 j->precision != MT_PREC_FP8 ? "bf16_mixed"
-		 : j->fp8_recipe == MT_FP8_TENSORWISE ? "bf16_with_fp8_current_scaling_mixed"
-						       : "bf16_with_fp8_delayed_scaling_mixed");
+	n = adds(o, n, "mixed_precision", precision_recipe(j));
 	n = adds(o, n, "ddp.use_distributed_optimizer", c->dist_opt ? "true" : "false");
 	n = adds(o, n, "optimizer.use_distributed_optimizer", c->dist_opt ? "true" : "false");
 	n = adds(o, n, "ddp.overlap_grad_reduce", c->overlap_grad ? "true" : "false");
 	n = adds(o, n, "ddp.overlap_param_gather", c->dist_opt && c->overlap_param ? "true" : "false");
 	if (c->bucket_params > 0)
 		n = add(o, n, "ddp.bucket_size", "%lld", c->bucket_params);
-	n = adds(o, n, "ddp.grad_reduce_in_fp32", c->grad_fp32 ? "true" : "false");
-	n = adds(o, n, "comm_overlap.tp_comm_overlap", c->tp_overlap && c->sp ? "true" : "false");
+	if (!c->grad_fp32)
+		n = grad_reduce_note(o, n, j);
+	if (c->tp_overlap && c->sp)
+		n = adds(o, n, "comm_overlap.tp_comm_overlap", "true");
 	if (c->recompute == MT_RC_SELECTIVE) {
 		n = adds(o, n, "model.recompute_granularity", "selective");
 	} else if (c->recompute == MT_RC_FULL) {
@@ -173,8 +248,9 @@ int mt_bridge_overrides(const struct mt_model *m, const struct mt_job *j,
 		n = add(o, n, "model.cpu_offloading_num_layers", "%lld", c->offload_layers);
 	}
 	n = adds(o, n, "model.cross_entropy_loss_fusion", c->fused_ce ? "true" : "false");
-	n = adds(o, n, "model.attention_backend", j->attn_impl == MT_ATTN_FLASH ? "fused" : "unfused");
-	return n;
+	n = adds(o, n, "model.attention_backend",
+		 j->attn_impl == MT_ATTN_FLASH ? ATTN_TARGET("fused") : ATTN_TARGET("unfused"));
+	return mt_bridge_notes(o, n);
 }
 
 int mt_kv_merge(struct mt_kv *o, int n, const struct mt_kv *add, int nadd)
@@ -195,19 +271,42 @@ int mt_kv_merge(struct mt_kv *o, int n, const struct mt_kv *add, int nadd)
 	return n;
 }
 
+int mt_kv_is_note(const struct mt_kv *kv)
+{
+	return kv->key[0] == '#';
+}
+
+/* A word the shell would expand or split (a brace list, a comma inside one,
+ * a space) goes in single quotes; none of the values has a quote itself. */
+void mt_shell_word(struct sbuf *sb, const char *s)
+{
+	if (s[strcspn(s, " {},$*?[]'\"\\;&|<>()`!~")])
+		sbuf_addf(sb, "'%s'", s);
+	else
+		sbuf_adds(sb, s);
+}
+
 void mt_kv_render(struct sbuf *sb, const struct mt_kv *kv, int n, int style, const char *sep)
 {
-	int i;
+	char buf[sizeof(kv->key) + sizeof(kv->val) + 2];
+	int i, first = 1;
 
+	for (i = 0; i < n; i++)
+		if (mt_kv_is_note(&kv[i]))
+			sbuf_addf(sb, "# %s\n", kv[i].val);
 	for (i = 0; i < n; i++) {
-		if (i)
+		if (mt_kv_is_note(&kv[i]))
+			continue;
+		if (!first)
 			sbuf_adds(sb, sep);
+		first = 0;
 		if (style == MT_KV_ARGS) {
 			sbuf_addf(sb, "--%s", kv[i].key);
 			if (kv[i].val[0])
 				sbuf_addf(sb, " %s", kv[i].val);
 		} else {
-			sbuf_addf(sb, "%s=%s", kv[i].key, kv[i].val[0] ? kv[i].val : "true");
+			snprintf(buf, sizeof(buf), "%s=%s", kv[i].key, kv[i].val[0] ? kv[i].val : "true");
+			mt_shell_word(sb, buf);
 		}
 	}
 }

@@ -23,15 +23,27 @@ int mt_megatron_args(const struct mt_model *m, const struct mt_job *j, const str
 int mt_bridge_overrides(const struct mt_model *m, const struct mt_job *j,
 			const struct mt_config *c, struct mt_kv *out);
 
+/* Bridge overrides that no form applies to every recipe (comm_overlap.*: the
+ * node is None in recipes without a CommOverlapConfig) become notes; the set
+ * rules' BRIDGE effects pass through it after the merge.  Returns n. */
+int mt_bridge_notes(struct mt_kv *o, int n);
+
+/* A note is an item whose key starts with '#' (the rest names what it is
+ * about); its value is a sentence, rendered as a "# " comment line ahead of
+ * the items and kept out of the JSON lists (megatune.advice/1 bridge_notes). */
+int mt_kv_is_note(const struct mt_kv *kv);
+
 /* Add `add` to a list of n items (capacity MT_FLAGS_MAX): an item with a key
  * already there replaces its value, others are appended.  Returns the count.
  * The set rules' ARG, BRIDGE and ENV effects join the lists this way;
  * environment variables come from rules only. */
 int mt_kv_merge(struct mt_kv *o, int n, const struct mt_kv *add, int nadd);
 
-/* Render: Megatron args as "--key value", overrides as "key=value", env as
- * "KEY=value". */
+/* Render: notes first, one "# text" line each, then Megatron args as
+ * "--key value", overrides as "key=value", env as "KEY=value"; an assignment
+ * the shell would expand is single-quoted (mt_shell_word). */
 void mt_kv_render(struct sbuf *sb, const struct mt_kv *kv, int n, int style, const char *sep);
 enum { MT_KV_ARGS, MT_KV_ASSIGN };
+void mt_shell_word(struct sbuf *sb, const char *s);
 
 #endif

@@ -71,3 +71,13 @@ no param gather overlap without grad overlap | 0 | !--overlap-param-gather | adv
 unfused attention with CP | 2 | context parallelism needs fused attention | advise --model llama3-8b --gpus 8 --seq 4096 --gbs 64 --cp 2 --attention unfused
 SP off for MoE with TP | 2 | needs sequence parallelism for MoE models with TP > 1 | advise --model mixtral-8x7b --gpus 16 --seq 4096 --gbs 64 --tp 2 --sequence-parallel off
 pinned micro-batch above the searched range | 0 | best: .*MBS64 | advise --model llama3-8b --gpus 8 --seq 512 --gbs 512 --mbs 64
+activation offload by its layer count only | 0 | --cpu-offloading-num-layers [0-9]+ | advise --model llama3-70b --gpus 64 --seq 65536 --gbs 64 --format megatron
+no --cpu-offloading flag | 0 | !--cpu-offloading[^-]*$ | advise --model llama3-70b --gpus 64 --seq 65536 --gbs 64 --format megatron
+FP8 through the recipe name | 0 | mixed_precision=bf16_with_fp8_delayed_scaling_mixed | advise --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --precision fp8 --format bridge
+nothing under mixed_precision after its name | 0 | !^ *mixed_precision\. | advise --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --precision fp8 --format bridge
+no comm_overlap override | 0 | !^ *comm_overlap\. | advise --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --tp 4 --format bridge
+TP overlap named for the recipe | 0 | ^# comm_overlap.tp_comm_overlap=true: .*CommOverlapConfig\(tp_comm_overlap=True\) | advise --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --tp 4 --format bridge
+no ddp.grad_reduce_in_fp32 override | 0 | !ddp\.grad_reduce_in_fp32 | advise --model llama3-70b --gpus 64 --seq 65536 --gbs 64 --format bridge
+attention backend as the enum | 0 | 'model.attention_backend=\{_target_:megatron.core.transformer.enums.AttnBackend.fused,_call_:false\}' | advise --model llama3-8b --gpus 8 --seq 4096 --gbs 64 --format bridge
+32 connections on Blackwell | 0 | ^CUDA_DEVICE_MAX_CONNECTIONS=32$ | advise --model llama3-70b --cluster dgx-b200 --gpus 64 --seq 8192 --gbs 128 --tp 4 --format env
+not 1 on Blackwell | 0 | !CUDA_DEVICE_MAX_CONNECTIONS=1 | advise --model llama3-70b --cluster gb200-nvl72 --gpus 64 --seq 8192 --gbs 128 --tp 4 --format env

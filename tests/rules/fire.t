@@ -18,6 +18,11 @@ tp-overlap-settings | quiet | estimate --model llama3-70b --gpus 64 --seq 8192 -
 cuda-max-connections | fires | estimate --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --tp 4 --pp 4
 cuda-max-connections | fires | estimate --model llama3-8b --gpus 8 --seq 16384 --gbs 64 --cp 2
 cuda-max-connections | quiet | estimate --model llama3-8b --gpus 8 --seq 4096 --gbs 64
+cuda-max-connections | quiet | estimate --model llama3-70b --cluster dgx-b200 --gpus 64 --seq 8192 --gbs 128 --tp 4 --pp 4
+max-connections-blackwell | fires | estimate --model llama3-70b --cluster dgx-b200 --gpus 64 --seq 8192 --gbs 128 --tp 4 --pp 4
+max-connections-blackwell | fires | estimate --model llama3-8b --cluster gb200-nvl72 --gpus 8 --seq 16384 --gbs 64 --cp 2
+max-connections-blackwell | quiet | estimate --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --tp 4 --pp 4
+max-connections-blackwell | quiet | estimate --model llama3-8b --cluster dgx-b200 --gpus 8 --seq 4096 --gbs 64
 tp-small-hidden | fires | estimate --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --tp 8 --pp 2
 tp-small-hidden | quiet | estimate --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --tp 4 --pp 4
 tp-exposed-comm | fires | estimate --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --tp 8 --pp 2 --tp-comm-overlap off

@@ -100,7 +100,7 @@ static void advice_has_the_documented_fields(void **state)
 		"time.tp_hidden_s", "time.ep_exposed_s", "time.dp_exposed_s", "time.bubble_s",
 		"time.optimizer_s", "time.recompute_s", "throughput.tokens_per_s_per_gpu",
 		"throughput.model_tflops_per_gpu", "throughput.hw_tflops_per_gpu", "throughput.mfu",
-		"rules", "megatron_args", "bridge_overrides", "env",
+		"rules", "megatron_args", "bridge_overrides", "bridge_notes", "env",
 	};
 	cJSON *root = advice_doc(&model);
 	const cJSON *cands = get(root, "candidates"), *c;
@@ -210,16 +210,22 @@ static void flags_say_what_the_config_is(void **state)
 	assert_true(has(kv, n, "recompute-num-layers", "2"));
 	assert_true(has(kv, n, "global-batch-size", "256"));
 	assert_true(has(kv, n, "ddp-bucket-size", "40000000"));
+	/* activation offload: Megatron-LM has no --cpu-offloading flag */
+	c.offload_layers = 6;
+	n = mt_megatron_args(&model, &job, &c, kv);
+	c.offload_layers = 0;
+	assert_false(has(kv, n, "cpu-offloading", NULL));
+	assert_true(has(kv, n, "cpu-offloading-num-layers", "6"));
 	n = mt_bridge_overrides(&model, &job, &c, kv);
 	assert_true(has(kv, n, "model.tensor_model_parallel_size", "4"));
 	assert_true(has(kv, n, "model.virtual_pipeline_model_parallel_size", "5"));
 	assert_true(has(kv, n, "model.num_layers_in_first_pipeline_stage", "5"));
 	assert_true(has(kv, n, "ddp.use_distributed_optimizer", "true"));
-	assert_true(has(kv, n, "comm_overlap.tp_comm_overlap", "true"));
 	assert_true(has(kv, n, "mixed_precision", "bf16_mixed"));
 	/* what the model assumed for MoE and attention, said to Bridge as well */
 	assert_true(has(kv, n, "model.moe_token_dispatcher_type", "alltoall"));
-	assert_true(has(kv, n, "model.attention_backend", "fused"));
+	assert_true(has(kv, n, "model.attention_backend",
+			"{_target_:megatron.core.transformer.enums.AttnBackend.fused,_call_:false}"));
 	/* grouped GEMM comes from a rule, merged into the candidate's lists */
 	assert_false(has(kv, n, "model.moe_grouped_gemm", NULL));
 	n = mt_candidate_bridge(&model, &job, &res->top[0].cfg, &ex[0], kv);
@@ -242,6 +248,86 @@ static void flags_say_what_the_config_is(void **state)
 	n = mt_megatron_args(&model, &job, &c, kv);
 	assert_false(has(kv, n, "tp-comm-overlap", NULL));
 	assert_false(has(kv, n, "sequence-parallel", NULL));
+}
+
+static const char *note_of(const struct mt_kv *kv, int n, const char *about)
+{
+	char key[sizeof(kv->key) + 1];
+	int i;
+
+	snprintf(key, sizeof(key), "#%s", about);
+	for (i = 0; i < n; i++)
+		if (!strcmp(kv[i].key, key))
+			return kv[i].val;
+	return NULL;
+}
+
+/* What megatune prints is what Megatron-LM's parser and Bridge's overrides
+ * accept: no --cpu-offloading, no mixed_precision.* after the recipe name, no
+ * comm_overlap.* (None in some recipes), no ddp.grad_reduce_in_fp32 (undone by
+ * Bridge), the attention backend as the enum; notes say what cannot be set. */
+static void flags_run_as_printed(void **state)
+{
+	struct mt_config c;
+	struct mt_kv kv[MT_FLAGS_MAX];
+	struct mt_job fp8 = job;
+	struct sbuf sb = SBUF_INIT;
+	const char *t;
+	int n, i;
+
+	(void)state;
+	memset(&c, 0, sizeof(c));
+	c.tp = 4;
+	c.pp = c.cp = c.ep = c.etp = c.mbs = 1;
+	c.sp = c.tp_overlap = c.dist_opt = 1;
+	c.offload_layers = 6;
+	c.grad_fp32 = 0;
+	n = mt_megatron_args(&model, &job, &c, kv);
+	assert_false(has(kv, n, "cpu-offloading", NULL));
+	assert_true(has(kv, n, "cpu-offloading-num-layers", "6"));
+	assert_true(has(kv, n, "grad-reduce-in-bf16", ""));
+	n = mt_bridge_overrides(&model, &job, &c, kv);
+	assert_true(has(kv, n, "model.cpu_offloading_num_layers", "6"));
+	for (i = 0; i < n; i++) {
+		if (mt_kv_is_note(&kv[i]))
+			continue;
+		assert_null(strstr(kv[i].key, "comm_overlap."));
+		assert_null(strstr(kv[i].key, "grad_reduce_in_fp32"));
+	}
+	t = note_of(kv, n, "comm_overlap.tp_comm_overlap");
+	assert_non_null(t);
+	assert_non_null(strstr(t, "CommOverlapConfig(tp_comm_overlap=True)"));
+	t = note_of(kv, n, "mixed_precision.grad_reduce_in_fp32");
+	assert_non_null(t);
+	assert_non_null(strstr(t, "cfg.mixed_precision.grad_reduce_in_fp32 = False"));
+	/* the notes come first as comment lines; the enum is quoted for the shell */
+	mt_kv_render(&sb, kv, n, MT_KV_ASSIGN, " \\\n  ");
+	assert_int_equal(strncmp(sb.buf, "# ", 2), 0);
+	assert_non_null(strstr(sb.buf, "\n  'model.attention_backend={_target_:"));
+	assert_null(strstr(sb.buf, "\\\n  #"));
+	sbuf_release(&sb);
+	/* nothing to note: FP32 reduction is the recipes' own, no TP overlap */
+	c.grad_fp32 = 1;
+	c.tp_overlap = 0;
+	n = mt_bridge_overrides(&model, &job, &c, kv);
+	for (i = 0; i < n; i++)
+		assert_false(mt_kv_is_note(&kv[i]));
+	/* FP8: the recipe name carries fp8_param_gather; nothing under mixed_precision. */
+	fp8.precision = MT_PREC_FP8;
+	fp8.fp8_recipe = MT_FP8_TENSORWISE;
+	n = mt_bridge_overrides(&model, &fp8, &c, kv);
+	assert_true(has(kv, n, "mixed_precision", "bf16_with_fp8_current_scaling_mixed"));
+	for (i = 0; i < n; i++)
+		assert_null(strstr(kv[i].key, "mixed_precision."));
+	/* a rule's comm_overlap.* effect, merged, becomes a note too */
+	{
+		struct mt_kv moe = { "comm_overlap.overlap_moe_expert_parallel_comm", "true" };
+		n = mt_bridge_notes(kv, mt_kv_merge(kv, n, &moe, 1));
+		assert_false(has(kv, n, moe.key, NULL));
+		t = note_of(kv, n, moe.key);
+		assert_non_null(t);
+		assert_non_null(strstr(t, "(overlap_moe_expert_parallel_comm=True)"));
+	}
 }
 
 static void text_output_shows_the_ranking_and_flags(void **state)
@@ -275,6 +361,7 @@ int main(void)
 		cmocka_unit_test(advice_has_the_documented_fields),
 		cmocka_unit_test(strings_from_inputs_are_escaped),
 		cmocka_unit_test(flags_say_what_the_config_is),
+		cmocka_unit_test(flags_run_as_printed),
 		cmocka_unit_test(text_output_shows_the_ranking_and_flags),
 	};
 
