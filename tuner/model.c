@@ -249,6 +249,16 @@ int mt_model_check_seq(const struct mt_model *m, int seq, char *note, size_t cap
 				    "position embeddings cover %d tokens, and Megatron-LM asserts "
 				    "max_position_embeddings >= seq_length", seq, m->name, m->source,
 				    m->max_pos_key, m->max_pos, m->max_pos);
+	/* RoPE (or no position embedding): no parameter depends on the length, so
+	 * a longer sequence is a context extension, which runs once Megatron-LM is
+	 * given --max-position-embeddings of at least the sequence */
+	if (note && cap)
+		snprintf(note, cap, "--seq %d is longer than the %d tokens model '%s' states (field '%s' "
+			 "of %s): with %s no parameter depends on it, so this trains a context "
+			 "extension; Megatron-LM asserts max_position_embeddings >= seq_length, so "
+			 "run it with --max-position-embeddings %d", seq, m->max_seq, m->name,
+			 m->max_pos_key, m->source, m->no_pos ? "no position embedding" : "RoPE",
+			 seq);
 	return MT_OK;
 }
 

@@ -349,6 +349,16 @@ static void sequence_limits(void **state)
 	m = load("tests/fixtures/models/sc21-gpt-1.7b.json");
 	assert_int_equal(mt_model_check_seq(&m, 4096, note, sizeof(note), &err), MT_EINVAL);
 	assert_non_null(strstr(err.msg, "field 'max_position_embeddings' 2048"));
+	/* RoPE: a longer sequence is a context extension, accepted with a note */
+	m = load("llama3-8b");
+	assert_int_equal(mt_model_check_seq(&m, 8192, note, sizeof(note), &err), 0);
+	assert_string_equal(note, "");
+	assert_int_equal(mt_model_check_seq(&m, 32768, note, sizeof(note), &err), 0);
+	assert_non_null(strstr(note, "--seq 32768 is longer than the 8192 tokens model 'llama3-8b'"));
+	assert_non_null(strstr(note, "--max-position-embeddings 32768"));
+	m = load("llama3.1-405b");
+	assert_int_equal(mt_model_check_seq(&m, 131072, note, sizeof(note), &err), 0);
+	assert_string_equal(note, "");
 }
 
 /* SC21 eq. (3): F = 96 B s l h^2 (1 + s/(6h) + V/(16 l h)). */
