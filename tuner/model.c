@@ -232,11 +232,12 @@ int mt_model_check_seq(const struct mt_model *m, int seq, char *note, size_t cap
 		note[0] = '\0';
 	if (m->window > 0 && m->window < seq)
 		return mt_error_set(err, MT_EINVAL,
-				    "--seq %d: model '%s', read from %s, has field 'sliding_window' %d: "
-				    "attention over a window shorter than the sequence is not "
-				    "modelled (megatune counts full causal attention, and Megatron-LM "
-				    "needs --window-size for it); use --seq %d or less", seq, m->name,
-				    m->source, m->window, m->window);
+				    "--seq %d: model '%s', read from %s, has field "
+				    "'sliding_window' %d: attention over a window shorter than the "
+				    "sequence is not modelled (megatune counts full causal "
+				    "attention, and Megatron-LM needs --window-size for it); use "
+				    "--seq %d or less", seq, m->name, m->source, m->window,
+				    m->window);
 	if (m->max_seq <= 0 || seq <= m->max_seq)
 		return MT_OK;
 	/* Megatron-LM asserts max_position_embeddings >= seq_length whatever the
@@ -245,20 +246,20 @@ int mt_model_check_seq(const struct mt_model *m, int seq, char *note, size_t cap
 	 * rows (megatron/core/models/common/embeddings/language_model_embedding.py:71) */
 	if (m->learned_pos)
 		return mt_error_set(err, MT_EINVAL,
-				    "--seq %d: model '%s', read from %s, has field '%s' %d: its learned "
-				    "position embeddings cover %d tokens, and Megatron-LM asserts "
-				    "max_position_embeddings >= seq_length", seq, m->name, m->source,
-				    m->max_pos_key, m->max_pos, m->max_pos);
+				    "--seq %d: model '%s', read from %s, has field '%s' %d: its "
+				    "learned position embeddings cover %d tokens, and Megatron-LM "
+				    "asserts max_position_embeddings >= seq_length", seq, m->name,
+				    m->source, m->max_pos_key, m->max_pos, m->max_pos);
 	/* RoPE (or no position embedding): no parameter depends on the length, so
 	 * a longer sequence is a context extension, which runs once Megatron-LM is
 	 * given --max-position-embeddings of at least the sequence */
 	if (note && cap)
-		snprintf(note, cap, "--seq %d is longer than the %d tokens model '%s' states (field '%s' "
-			 "of %s): with %s no parameter depends on it, so this trains a context "
-			 "extension; Megatron-LM asserts max_position_embeddings >= seq_length, so "
-			 "run it with --max-position-embeddings %d", seq, m->max_seq, m->name,
-			 m->max_pos_key, m->source, m->no_pos ? "no position embedding" : "RoPE",
-			 seq);
+		snprintf(note, cap, "--seq %d is longer than the %d tokens model '%s' states "
+			 "(field '%s' of %s): with %s no parameter depends on it, so this "
+			 "trains a context extension; Megatron-LM asserts "
+			 "max_position_embeddings >= seq_length, so run it with "
+			 "--max-position-embeddings %d", seq, m->max_seq, m->name, m->max_pos_key,
+			 m->source, m->no_pos ? "no position embedding" : "RoPE", seq);
 	return MT_OK;
 }
 
@@ -496,10 +497,10 @@ static int hf_check_arch(const cJSON *o, const char *file, const char *type,
 		for (f = hf_families; f->type; f++)
 			sbuf_addf(&names, "%s%s", f == hf_families ? "" : ", ", f->type);
 		rc = mt_error_set(err, MT_EINVAL,
-				  "%s: field 'model_type': \"%s\" is not a family megatune reads (%s); "
-				  "its layers may differ from a Llama-style decoder, so it is refused "
-				  "rather than guessed (write a megatune model JSON, docs/FORMATS.md)",
-				  file, type, names.buf);
+				  "%s: field 'model_type': \"%s\" is not a family megatune reads "
+				  "(%s); its layers may differ from a Llama-style decoder, so it "
+				  "is refused rather than guessed (write a megatune model JSON, "
+				  "docs/FORMATS.md)", file, type, names.buf);
 		sbuf_release(&names);
 		return rc;
 	}

@@ -259,6 +259,7 @@ static void unknown_bundled_name_lists_the_names(void **state)
 	assert_non_null(strstr(err.msg, "deepseek-v3"));
 }
 
+#define BAD "tests/fixtures/bad/"
 #define TINY "\"hidden_size\": 256, \"num_hidden_layers\": 2, \"num_attention_heads\": 4, " \
 	     "\"vocab_size\": 1000, \"intermediate_size\": 512, \"max_position_embeddings\": 4096"
 
@@ -268,7 +269,8 @@ static void unsupported_architectures_are_refused(void **state)
 	static const struct {
 		const char *json, *msg;
 	} bad[] = {
-		{ "{\"model_type\": \"gemma\", " TINY "}", "field 'model_type': \"gemma\" is not a family" },
+		{ "{\"model_type\": \"gemma\", " TINY "}",
+		  "field 'model_type': \"gemma\" is not a family" },
 		{ "{\"model_type\": \"llama\", \"is_encoder_decoder\": true, " TINY "}",
 		  "field 'is_encoder_decoder'" },
 		{ "{\"model_type\": \"bart\", " TINY "}", "\"bart\" is an encoder-decoder" },
@@ -292,16 +294,17 @@ static void unsupported_architectures_are_refused(void **state)
 		if (!strstr(err.msg, bad[i].msg))
 			fail_msg("case %zu: %s", i, err.msg);
 	}
-	assert_int_equal(mt_model_load("tests/fixtures/bad/config-gemma2.json", &m, &err), MT_EINVAL);
+	assert_int_equal(mt_model_load(BAD "config-gemma2.json", &m, &err), MT_EINVAL);
 	assert_non_null(strstr(err.msg, "attn_logit_softcapping"));
-	assert_int_equal(mt_model_load("tests/fixtures/bad/config-t5.json", &m, &err), MT_EINVAL);
+	assert_int_equal(mt_model_load(BAD "config-t5.json", &m, &err), MT_EINVAL);
 	assert_non_null(strstr(err.msg, "is_encoder_decoder"));
-	assert_int_equal(mt_model_load("tests/fixtures/bad/config-mamba.json", &m, &err), MT_EINVAL);
+	assert_int_equal(mt_model_load(BAD "config-mamba.json", &m, &err), MT_EINVAL);
 	assert_non_null(strstr(err.msg, "\"mamba\""));
 	/* null or zero soft-capping, and full attention per layer, are plain decoders */
 	assert_int_equal(parse("{\"model_type\": \"qwen3\", \"attn_logit_softcapping\": null, "
-			       "\"final_logit_softcapping\": 0, \"layer_types\": [\"full_attention\", "
-			       "\"full_attention\"], \"sliding_window\": 512, " TINY "}", &m, &err), 0);
+			       "\"final_logit_softcapping\": 0, \"sliding_window\": 512, "
+			       "\"layer_types\": [\"full_attention\", \"full_attention\"], "
+			       TINY "}", &m, &err), 0);
 	assert_int_equal(m.window, 0);
 }
 
@@ -354,7 +357,8 @@ static void sequence_limits(void **state)
 	assert_int_equal(mt_model_check_seq(&m, 8192, note, sizeof(note), &err), 0);
 	assert_string_equal(note, "");
 	assert_int_equal(mt_model_check_seq(&m, 32768, note, sizeof(note), &err), 0);
-	assert_non_null(strstr(note, "--seq 32768 is longer than the 8192 tokens model 'llama3-8b'"));
+	assert_non_null(strstr(note, "--seq 32768 is longer than the 8192 tokens model "
+				     "'llama3-8b'"));
 	assert_non_null(strstr(note, "--max-position-embeddings 32768"));
 	m = load("llama3.1-405b");
 	assert_int_equal(mt_model_check_seq(&m, 131072, note, sizeof(note), &err), 0);
