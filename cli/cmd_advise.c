@@ -406,6 +406,21 @@ static int print_flags(const struct mt_model *m, const struct mt_job *j, const s
 	return 0;
 }
 
+/* What the model reader and the sequence check accepted with a note: warnings
+ * on stderr, stdout unchanged.  A sequence the check refuses is reported by
+ * the search (mt_job_check()). */
+static void warn_model(const char *cmd, const struct mt_model *m, const struct mt_job *j)
+{
+	struct mt_error err = MT_ERROR_INIT;
+	char note[512];
+	int i;
+
+	for (i = 0; i < m->nnotes; i++)
+		fprintf(stderr, "megatune %s: warning: %s\n", cmd, m->notes[i]);
+	if (!mt_model_check_seq(m, j->seq, note, sizeof(note), &err) && note[0])
+		fprintf(stderr, "megatune %s: warning: %s\n", cmd, note);
+}
+
 static int load_inputs(const char *cmd, struct args *a, struct mt_model *m,
 		       struct mt_cluster **c, struct mt_ruleset **rs)
 {
@@ -413,6 +428,7 @@ static int load_inputs(const char *cmd, struct args *a, struct mt_model *m,
 
 	if (mt_model_load(a->model, m, &err))
 		return cli_fail(cmd, &err);
+	warn_model(cmd, m, &a->job);
 	if (mt_cluster_load(a->cluster, c, &err))
 		return cli_fail(cmd, &err);
 	*rs = NULL;

@@ -193,6 +193,7 @@ int mt_job_check(const struct mt_model *m, const struct mt_cluster *c, const str
 {
 	const struct mt_pins *p = &j->pins;
 	long model_par = 1;
+	int rc;
 
 	if (j->gpus < 1 || j->gpus > MT_GPUS_MAX)
 		return mt_error_set(err, MT_EUSAGE, "--gpus: expected between 1 and %d GPUs",
@@ -200,6 +201,8 @@ int mt_job_check(const struct mt_model *m, const struct mt_cluster *c, const str
 	if (j->seq < 1 || j->seq > MT_SEQ_MAX)
 		return mt_error_set(err, MT_EUSAGE, "--seq: expected a sequence length between 1 and %d",
 				    MT_SEQ_MAX);
+	if ((rc = mt_model_check_seq(m, j->seq, NULL, 0, err)))
+		return rc;
 	if (j->gbs < 1 || j->gbs > MT_GBS_MAX)
 		return mt_error_set(err, MT_EUSAGE, "--gbs: expected a global batch size between 1 and %d",
 				    MT_GBS_MAX);

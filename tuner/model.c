@@ -225,6 +225,44 @@ int mt_model_finish(struct mt_model *m, const char *file, struct mt_error *err)
 	return MT_OK;
 }
 
+int mt_model_check_seq(const struct mt_model *m, int seq, char *note, size_t cap,
+		       struct mt_error *err)
+{
+	if (note && cap)
+		note[0] = '\0';
+	if (m->window > 0 && m->window < seq)
+		return mt_error_set(err, MT_EINVAL,
+				    "--seq %d: model '%s', read from %s, has field "
+				    "'sliding_window' %d: attention over a window shorter than the "
+				    "sequence is not modelled (megatune counts full causal "
+				    "attention, and Megatron-LM needs --window-size for it); use "
+				    "--seq %d or less", seq, m->name, m->source, m->window,
+				    m->window);
+	if (m->max_seq <= 0 || seq <= m->max_seq)
+		return MT_OK;
+	/* Megatron-LM asserts max_position_embeddings >= seq_length whatever the
+	 * position embedding (megatron/training/arguments.py:1354 at
+	 * NVIDIA/Megatron-LM d98e8a6); learned positions are a table of that many
+	 * rows (megatron/core/models/common/embeddings/language_model_embedding.py:71) */
+	if (m->learned_pos)
+		return mt_error_set(err, MT_EINVAL,
+				    "--seq %d: model '%s', read from %s, has field '%s' %d: its "
+				    "learned position embeddings cover %d tokens, and Megatron-LM "
+				    "asserts max_position_embeddings >= seq_length", seq, m->name,
+				    m->source, m->max_pos_key, m->max_pos, m->max_pos);
+	/* RoPE (or no position embedding): no parameter depends on the length, so
+	 * a longer sequence is a context extension, which runs once Megatron-LM is
+	 * given --max-position-embeddings of at least the sequence */
+	if (note && cap)
+		snprintf(note, cap, "--seq %d is longer than the %d tokens model '%s' states "
+			 "(field '%s' of %s): with %s no parameter depends on it, so this "
+			 "trains a context extension; Megatron-LM asserts "
+			 "max_position_embeddings >= seq_length, so run it with "
+			 "--max-position-embeddings %d", seq, m->max_seq, m->name, m->max_pos_key,
+			 m->source, m->no_pos ? "no position embedding" : "RoPE", seq);
+	return MT_OK;
+}
+
 /* ---------------------------------------------------------------- FLOPs */
 
 double mt_model_step_flops(const struct mt_model *m, double gbs, int seq, int pvocab,
@@ -333,8 +371,8 @@ static int str_in(const char *s, const char *const *list)
 
 /* The model families of Hugging Face config.json files, by model_type: what
  * their configuration classes assume when a field is absent.  A family not
- * listed reads with the defaults of the last line (gated MLP, tied
- * embeddings, PretrainedConfig's defaults).  Adding a family is one line. */
+ * listed is refused (hf_check_arch()): its layers may not be a decoder
+ * megatune models.  Adding a family is one line. */
 struct hf_family {
 	const char *type;
 	unsigned gated : 1;        /* SwiGLU-style gated MLP */
@@ -366,7 +404,7 @@ static const struct hf_family hf_families[] = {
 	{ "falcon",         0,   1,   0,   0,   0,   0,     0 },
 	{ "starcoder2",     0,   1,   0,   0,   0,   0,     0 },
 	{ "phi",            0,   1,   0,   0,   0,   0,     0 },
-	{ NULL,             1,   1,   0,   0,   0,   0,     0 }, /* any other */
+	{ NULL,             0,   0,   0,   0,   0,   0,     0 },
 };
 
 static const struct hf_family *hf_family_of(const char *type)
@@ -376,6 +414,160 @@ static const struct hf_family *hf_family_of(const char *type)
 	while (f->type && strcmp(f->type, type))
 		f++;
 	return f;
+}
+
+/* Architectures the cost model does not describe, by model_type: refused by
+ * name rather than read as a decoder-only transformer (docs/MODEL.md 1.1). */
+static const char *const hf_encdec_types[] = {
+	"t5", "mt5", "umt5", "longt5", "switch_transformers", "bart", "mbart", "pegasus",
+	"pegasus_x", "marian", "led", "plbart", "prophetnet", "bigbird_pegasus", "whisper", NULL,
+};
+static const char *const hf_ssm_types[] = {
+	"mamba", "mamba2", "falcon_mamba", "jamba", "zamba", "zamba2", "bamba", "nemotron_h",
+	"falcon_h1", "granitemoehybrid", "recurrent_gemma", "rwkv", NULL,
+};
+
+static int unsupported(struct mt_error *err, const char *file, const char *field,
+		       const char *what)
+{
+	return mt_error_set(err, MT_EINVAL, "%s: field '%s': %s; megatune models decoder-only "
+			    "transformers with full (or wide enough sliding-window) attention, see "
+			    "docs/MODEL.md section 1.1", file, field, what);
+}
+
+/* Refuse what would be misread: encoder-decoder and state-space models,
+ * logit soft-capping, per-layer attention kinds other than full and sliding
+ * window, and any model_type outside hf_families. */
+static int hf_check_arch(const cJSON *o, const char *file, const char *type,
+			 struct mt_error *err)
+{
+	static const char *const caps[] = { "attn_logit_softcapping", "final_logit_softcapping",
+					    NULL };
+	const cJSON *v, *e;
+	size_t i;
+
+	v = cJSON_GetObjectItemCaseSensitive(o, "is_encoder_decoder");
+	if (cJSON_IsTrue(v))
+		return unsupported(err, file, "is_encoder_decoder",
+				   "true: an encoder-decoder model (T5, BART) is not modelled");
+	if (str_in(type, hf_encdec_types) || str_in(type, hf_ssm_types)) {
+		char what[160];
+
+		snprintf(what, sizeof(what), "\"%s\" is %s", type, str_in(type, hf_ssm_types) ?
+			 "a state-space (Mamba) or recurrent architecture, not modelled" :
+			 "an encoder-decoder architecture (T5, BART), not modelled");
+		return unsupported(err, file, "model_type", what);
+	}
+	cJSON_ArrayForEach(v, o) {
+		if (cJSON_IsNull(v) || (strncmp(v->string, "ssm_", 4) &&
+					strncmp(v->string, "mamba_", 6) &&
+					strcmp(v->string, "hybrid_override_pattern")))
+			continue;
+		return unsupported(err, file, v->string,
+				   "state-space (Mamba) layers are not modelled");
+	}
+	for (i = 0; caps[i]; i++) {
+		v = cJSON_GetObjectItemCaseSensitive(o, caps[i]);
+		if (v && !cJSON_IsNull(v) && !(cJSON_IsNumber(v) && v->valuedouble == 0))
+			return unsupported(err, file, caps[i],
+					   "logit soft-capping is not in Megatron-Core's "
+					   "TransformerConfig, so no printed configuration trains "
+					   "this model");
+	}
+	v = cJSON_GetObjectItemCaseSensitive(o, "layer_types");
+	if (!cJSON_IsArray(v))
+		v = NULL;
+	i = 0;
+	cJSON_ArrayForEach(e, v) {
+		if (!cJSON_IsString(e) || (strcmp(e->valuestring, "full_attention") &&
+					   strcmp(e->valuestring, "sliding_attention"))) {
+			char f[48];
+
+			snprintf(f, sizeof(f), "layer_types[%zu]", i);
+			return unsupported(err, file, f, "only full_attention and "
+					   "sliding_attention layers are modelled");
+		}
+		i++;
+	}
+	if (!hf_family_of(type)->type) {
+		struct sbuf names = SBUF_INIT;
+		const struct hf_family *f;
+		int rc;
+
+		for (f = hf_families; f->type; f++)
+			sbuf_addf(&names, "%s%s", f == hf_families ? "" : ", ", f->type);
+		rc = mt_error_set(err, MT_EINVAL,
+				  "%s: field 'model_type': \"%s\" is not a family megatune reads "
+				  "(%s); its layers may differ from a Llama-style decoder, so it "
+				  "is refused rather than guessed (write a megatune model JSON, "
+				  "docs/FORMATS.md)", file, type, names.buf);
+		sbuf_release(&names);
+		return rc;
+	}
+	return MT_OK;
+}
+
+/* Sliding-window attention as Hugging Face configs state it: `sliding_window`
+ * applies unless `use_sliding_window` is false (Qwen2/3) or `layer_types`
+ * names no sliding_attention layer. */
+static int hf_window(const cJSON *o, const char *file, struct mt_model *m, struct mt_error *err)
+{
+	struct mt_jpos at = { file, "" };
+	const cJSON *lt, *e;
+	int rc, use = 1, any = 0;
+
+	if ((rc = get_int_any(&at, o, KEYS("sliding_window"), 0, 0, &m->window, err)) < 0 ||
+	    (rc = mt_jbool(&at, o, "use_sliding_window", 0, &use, err)) < 0)
+		return rc;
+	lt = cJSON_GetObjectItemCaseSensitive(o, "layer_types");
+	if (cJSON_IsArray(lt)) {
+		cJSON_ArrayForEach(e, lt)
+			any |= cJSON_IsString(e) && !strcmp(e->valuestring, "sliding_attention");
+		use = use && any;
+	}
+	if (!use)
+		m->window = 0;
+	return MT_OK;
+}
+
+/* The longest sequence the config states.  Hugging Face configs with RoPE
+ * scaling give the extended length in max_position_embeddings when
+ * rope_scaling has original_max_position_embeddings (Llama 3.1's "llama3",
+ * DeepSeek-V3's "yarn") or the config has it at the top level (Phi-3's
+ * "longrope"); without it, "linear" and "yarn" scale max_position_embeddings
+ * itself by `factor` (transformers, modeling_rope_utils.py:
+ * _compute_linear_scaling_rope_parameters, _compute_yarn_parameters). */
+static int hf_rope_limit(const cJSON *o, const char *file, struct mt_model *m,
+			 struct mt_error *err)
+{
+	const char *key = pick(o, KEYS("rope_scaling", "rope_parameters"));
+	const cJSON *rs = key ? cJSON_GetObjectItemCaseSensitive(o, key) : NULL;
+	struct mt_jpos at = { file, key };
+	const char *tk;
+	char type[32] = "";
+	double factor = 1, lim;
+	int rc;
+
+	m->max_seq = m->max_pos;
+	if (!m->max_pos || !cJSON_IsObject(rs))
+		return MT_OK;
+	tk = pick(rs, KEYS("rope_type", "type"));
+	if ((tk && (rc = mt_jstr(&at, rs, tk, 0, type, sizeof(type), err)) < 0) ||
+	    (rc = mt_jnum(&at, rs, "factor", 0, 1e-6, 1e6, &factor, err)) < 0)
+		return rc;
+	if (pick(rs, KEYS("original_max_position_embeddings")) ||
+	    pick(o, KEYS("original_max_position_embeddings")))
+		return MT_OK;
+	if (!strcmp(type, "dynamic") && factor > 1 && m->nnotes < MT_MODEL_NOTES)
+		snprintf(m->notes[m->nnotes++], sizeof(m->notes[0]),
+			 "%s: field '%s.rope_type': \"dynamic\" NTK scaling applies at inference "
+			 "only; the training limit is max_position_embeddings %d", file, key,
+			 m->max_pos);
+	if ((strcmp(type, "linear") && strcmp(type, "yarn")) || factor <= 1)
+		return MT_OK;
+	lim = floor(factor * m->max_pos);
+	m->max_seq = lim > (double)INT_MAXV ? INT_MAXV : (int)lim;
+	return MT_OK;
 }
 
 static int read_hf(const cJSON *o, const char *file, struct mt_model *m, struct mt_error *err)
@@ -391,6 +583,8 @@ static int read_hf(const cJSON *o, const char *file, struct mt_model *m, struct 
 		return rc;
 	if (!m->arch[0])
 		snprintf(m->arch, sizeof(m->arch), "%s", gpt2_style ? "gpt2" : "llama");
+	if ((rc = hf_check_arch(o, file, m->arch, err)) < 0)
+		return rc;
 	fam = hf_family_of(m->arch);
 	if (!pick(o, KEYS("hidden_size", "n_embd", "d_model")))
 		return mt_error_set(err, MT_EINVAL,
@@ -408,6 +602,11 @@ static int read_hf(const cJSON *o, const char *file, struct mt_model *m, struct 
 	if (m->layers > MT_MAX_LAYERS)
 		return mt_error_set(err, MT_EINVAL, "%s: %d layers: at most %d are supported", file,
 				    m->layers, MT_MAX_LAYERS);
+	if (m->max_pos)
+		snprintf(m->max_pos_key, sizeof(m->max_pos_key), "%s",
+			 pick(o, KEYS("max_position_embeddings", "n_positions", "n_ctx")));
+	if ((rc = hf_rope_limit(o, file, m, err)) < 0 || (rc = hf_window(o, file, m, err)) < 0)
+		return rc;
 	m->ffn = gpt2_style ? 4 * m->hidden : 0;
 	if ((rc = get_int_any(&at, o, KEYS("intermediate_size", "n_inner", "ffn_dim"), 0, 1, &m->ffn, err)) < 0)
 		return rc;
@@ -579,6 +778,9 @@ static int read_megatune(const cJSON *o, const char *file, struct mt_model *m,
 		return mt_error_set(err, MT_EINVAL,
 				    "%s: missing field 'max_position_embeddings': expected a positive "
 				    "integer with learned absolute position embeddings", file);
+	m->max_seq = m->max_pos;
+	if (m->max_pos)
+		snprintf(m->max_pos_key, sizeof(m->max_pos_key), "max_position_embeddings");
 	m->tied = !untie;
 	m->linear_bias = bias;
 	m->router_bias = expert_bias;

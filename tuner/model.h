@@ -10,6 +10,7 @@
 #ifndef MT_MODEL_H
 #define MT_MODEL_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include <cjson/cJSON.h>
@@ -17,6 +18,7 @@
 #include "../lib/err.h"
 
 #define MT_MAX_LAYERS 1024
+#define MT_MODEL_NOTES 4
 
 enum mt_norm_kind {
 	MT_NORM_RMS = 1,   /* weight only */
@@ -37,6 +39,10 @@ struct mt_model {
 	int ffn;           /* dense MLP intermediate size */
 	int vocab;         /* unpadded vocabulary */
 	int max_pos;
+	char max_pos_key[32]; /* the field max_pos was read from ("" if none) */
+	int max_seq;       /* longest training sequence the config states: max_pos, or
+			    * more under RoPE scaling (docs/MODEL.md 1.1); 0: not checked */
+	int window;        /* sliding-window attention span in tokens; 0: full attention */
 	int gated;         /* gated MLP (SwiGLU): three matrices */
 	int norm;          /* enum mt_norm_kind */
 	int tied;          /* output layer shares the input embedding */
@@ -66,6 +72,11 @@ struct mt_model {
 	unsigned char is_moe[MT_MAX_LAYERS];
 	int mtp_layers;    /* multi-token-prediction depth */
 
+	/* notes on what the reader accepted but the config does not state plainly,
+	 * for the command to print as warnings; they never stop the reading */
+	int nnotes;
+	char notes[MT_MODEL_NOTES][256];
+
 	/* derived by mt_model_finish() */
 	int64_t params_total;     /* without MTP, as model cards count */
 	int64_t params_active;    /* per token: top-k routed experts only */
@@ -80,6 +91,14 @@ int mt_model_load(const char *spec, struct mt_model *m, struct mt_error *err);
 /* Fill `m` from a parsed JSON document; `file` names it in messages.  Detects
  * the format: {"schema": "megatune.model/1", ...} or a Hugging Face config. */
 int mt_model_from_json(const cJSON *root, const char *file, struct mt_model *m,
+		       struct mt_error *err);
+
+/* Check a training sequence of `seq` tokens against the model: an error
+ * (MT_EINVAL) for what Megatron-LM would refuse or megatune cannot model (a
+ * sequence past learned position embeddings, a sliding window shorter than
+ * the sequence); a note in note[cap] (empty when none) for what runs but
+ * departs from the model as published. */
+int mt_model_check_seq(const struct mt_model *m, int seq, char *note, size_t cap,
 		       struct mt_error *err);
 
 /* Validate and compute the derived fields. */

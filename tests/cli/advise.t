@@ -26,6 +26,13 @@ missing field in config | 2 | missing field 'num_hidden_layers' | advise --model
 kv heads do not divide heads | 2 | 5 key/value heads must divide the 32 attention heads | advise --model tests/fixtures/bad/config-kv-heads.json --gpus 8 --seq 4096 --gbs 64
 more experts per token than experts | 2 | experts per token \(8\) must be between 1 and the number of experts \(4\) | advise --model tests/fixtures/bad/config-topk.json --gpus 8 --seq 4096 --gbs 64
 misspelt megatune model key | 2 | unknown field 'num_layer' | advise --model tests/fixtures/bad/model-unknown-key.json --gpus 8 --seq 4096 --gbs 64
+Gemma 2 is refused by field | 2 | config-gemma2.json: field 'attn_logit_softcapping': logit soft-capping is not in Megatron-Core | advise --model tests/fixtures/bad/config-gemma2.json --gpus 8 --seq 4096 --gbs 64
+T5 is refused as encoder-decoder | 2 | config-t5.json: field 'is_encoder_decoder': true: an encoder-decoder model | advise --model tests/fixtures/bad/config-t5.json --gpus 8 --seq 512 --gbs 64
+Mamba is refused as state-space | 2 | config-mamba.json: field 'model_type': "mamba" is a state-space | estimate --model tests/fixtures/bad/config-mamba.json --gpus 8 --seq 2048 --gbs 64
+sliding window shorter than the sequence | 2 | --seq 8192: model 'hf-mistral-7b.json', read from tests/fixtures/models/hf-mistral-7b.json, has field 'sliding_window' 4096 | advise --model tests/fixtures/models/hf-mistral-7b.json --gpus 8 --seq 8192 --gbs 64
+sliding window as long as the sequence | 0 | ^1 +[0-9]+ | advise --model tests/fixtures/models/hf-mistral-7b.json --gpus 8 --seq 4096 --gbs 64
+past RoPE positions is a warning | 0 | megatune advise: warning: --seq 32768 is longer than the 8192 tokens model 'llama3-8b' states \(field 'max_position_embeddings' of bundled \(models/llama3-8b.json\)\): with RoPE | advise --model llama3-8b --gpus 8 --seq 32768 --gbs 64
+past learned positions | 2 | --seq 4096: model 'gpt3-175b', read from bundled \(models/gpt3-175b.json\), has field 'n_positions' 2048: its learned position embeddings cover 2048 tokens | estimate --model gpt3-175b --gpus 64 --seq 4096 --gbs 64
 truncated profile | 2 | profile-truncated.json:[0-9]+:[0-9]+: malformed JSON: the file ends too early | advise --model llama3-8b --cluster tests/fixtures/bad/profile-truncated.json --gpus 8 --seq 4096 --gbs 64
 profile without gpu | 2 | missing field 'gpu': expected an object | advise --model llama3-8b --cluster tests/fixtures/bad/profile-missing-gpu.json --gpus 8 --seq 4096 --gbs 64
 profile of another version | 2 | version "megatune.profile/9" is not supported | advise --model llama3-8b --cluster tests/fixtures/bad/profile-version.json --gpus 8 --seq 4096 --gbs 64

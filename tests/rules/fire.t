@@ -68,7 +68,7 @@ cp-comm-hierarchical | fires | estimate --model llama3-8b --gpus 64 --seq 131072
 cp-comm-hierarchical | quiet | estimate --model llama3-8b --gpus 16 --seq 16384 --gbs 32 --tp 4 --cp 2
 cp-comm-p2p | fires | estimate --model llama3-8b --gpus 16 --seq 16384 --gbs 32 --tp 4 --cp 2
 cp-comm-p2p | quiet | estimate --model llama3-8b --gpus 64 --seq 131072 --gbs 64 --tp 2 --cp 16
-cp-all-gather-mha | fires | estimate --model gpt3-175b --gpus 128 --seq 8192 --gbs 64 --tp 8 --pp 8 --cp 2 --cp-comm all_gather
+cp-all-gather-mha | fires | estimate --model gpt3-175b --gpus 128 --seq 2048 --gbs 64 --tp 8 --pp 8 --cp 2 --cp-comm all_gather
 cp-all-gather-mha | quiet | estimate --model llama3-70b --gpus 16 --seq 8192 --gbs 32 --tp 8 --cp 2 --cp-comm all_gather
 cp-a2a-heads | fires | rules check --facts tests/fixtures/rules/run-cp-a2a-heads.json
 cp-a2a-heads | quiet | rules check --facts tests/fixtures/rules/run-llama3-70b.json

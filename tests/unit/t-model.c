@@ -259,6 +259,112 @@ static void unknown_bundled_name_lists_the_names(void **state)
 	assert_non_null(strstr(err.msg, "deepseek-v3"));
 }
 
+#define BAD "tests/fixtures/bad/"
+#define TINY "\"hidden_size\": 256, \"num_hidden_layers\": 2, \"num_attention_heads\": 4, " \
+	     "\"vocab_size\": 1000, \"intermediate_size\": 512, \"max_position_embeddings\": 4096"
+
+/* Architectures megatune does not model are refused, naming the field. */
+static void unsupported_architectures_are_refused(void **state)
+{
+	static const struct {
+		const char *json, *msg;
+	} bad[] = {
+		{ "{\"model_type\": \"gemma\", " TINY "}",
+		  "field 'model_type': \"gemma\" is not a family" },
+		{ "{\"model_type\": \"llama\", \"is_encoder_decoder\": true, " TINY "}",
+		  "field 'is_encoder_decoder'" },
+		{ "{\"model_type\": \"bart\", " TINY "}", "\"bart\" is an encoder-decoder" },
+		{ "{\"model_type\": \"jamba\", " TINY "}", "\"jamba\" is a state-space" },
+		{ "{\"model_type\": \"llama\", \"ssm_state_size\": 128, " TINY "}",
+		  "field 'ssm_state_size'" },
+		{ "{\"model_type\": \"llama\", \"mamba_d_state\": 16, " TINY "}",
+		  "field 'mamba_d_state'" },
+		{ "{\"model_type\": \"llama\", \"final_logit_softcapping\": 30.0, " TINY "}",
+		  "field 'final_logit_softcapping': logit soft-capping" },
+		{ "{\"model_type\": \"qwen3\", \"layer_types\": [\"full_attention\", "
+		  "\"linear_attention\"], " TINY "}", "field 'layer_types[1]'" },
+	};
+	struct mt_error err = MT_ERROR_INIT;
+	struct mt_model m;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(parse(bad[i].json, &m, &err), MT_EINVAL);
+		if (!strstr(err.msg, bad[i].msg))
+			fail_msg("case %zu: %s", i, err.msg);
+	}
+	assert_int_equal(mt_model_load(BAD "config-gemma2.json", &m, &err), MT_EINVAL);
+	assert_non_null(strstr(err.msg, "attn_logit_softcapping"));
+	assert_int_equal(mt_model_load(BAD "config-t5.json", &m, &err), MT_EINVAL);
+	assert_non_null(strstr(err.msg, "is_encoder_decoder"));
+	assert_int_equal(mt_model_load(BAD "config-mamba.json", &m, &err), MT_EINVAL);
+	assert_non_null(strstr(err.msg, "\"mamba\""));
+	/* null or zero soft-capping, and full attention per layer, are plain decoders */
+	assert_int_equal(parse("{\"model_type\": \"qwen3\", \"attn_logit_softcapping\": null, "
+			       "\"final_logit_softcapping\": 0, \"sliding_window\": 512, "
+			       "\"layer_types\": [\"full_attention\", \"full_attention\"], "
+			       TINY "}", &m, &err), 0);
+	assert_int_equal(m.window, 0);
+}
+
+/* The sequence limit: max_position_embeddings, scaled by RoPE scaling only
+ * where the config gives the pre-scaling length; sliding windows. */
+static void sequence_limits(void **state)
+{
+	struct mt_error err = MT_ERROR_INIT;
+	struct mt_model m;
+	char note[512];
+
+	(void)state;
+	assert_int_equal(load("llama3.1-405b").max_seq, 131072); /* llama3: already extended */
+	assert_int_equal(load("deepseek-v3").max_seq, 163840);   /* yarn with the original */
+	assert_int_equal(load("llama3-8b").max_seq, 8192);
+	assert_int_equal(load("tests/fixtures/models/hf-mistral-7b.json").window, 4096);
+	assert_int_equal(load("tests/fixtures/models/hf-qwen2-7b.json").window, 0);
+	assert_int_equal(load("mixtral-8x7b").window, 0);
+	/* Qwen2.5's YaRN recipe: factor 4 over max_position_embeddings 32768 */
+	assert_int_equal(parse("{\"model_type\": \"qwen2\", " TINY ", \"rope_scaling\": "
+			       "{\"type\": \"yarn\", \"factor\": 4.0}}", &m, &err), 0);
+	assert_int_equal(m.max_seq, 16384);
+	assert_int_equal(parse("{\"model_type\": \"llama\", " TINY ", \"rope_scaling\": "
+			       "{\"rope_type\": \"yarn\", \"factor\": 4.0, "
+			       "\"original_max_position_embeddings\": 1024}}", &m, &err), 0);
+	assert_int_equal(m.max_seq, 4096);
+	assert_int_equal(m.nnotes, 0);
+	assert_int_equal(parse("{\"model_type\": \"llama\", " TINY ", \"rope_scaling\": "
+			       "{\"rope_type\": \"dynamic\", \"factor\": 2.0}}", &m, &err), 0);
+	assert_int_equal(m.max_seq, 4096);
+	assert_int_equal(m.nnotes, 1);
+	assert_non_null(strstr(m.notes[0], "inference only"));
+	/* a sliding window is refused where it is shorter than the sequence */
+	assert_int_equal(parse("{\"model_type\": \"mistral\", \"sliding_window\": 1024, " TINY "}",
+			       &m, &err), 0);
+	assert_int_equal(mt_model_check_seq(&m, 1024, note, sizeof(note), &err), 0);
+	assert_string_equal(note, "");
+	assert_int_equal(mt_model_check_seq(&m, 2048, note, sizeof(note), &err), MT_EINVAL);
+	assert_non_null(strstr(err.msg, "field 'sliding_window' 1024"));
+	/* learned positions: a longer sequence is refused */
+	m = load("gpt3-175b");
+	assert_int_equal(mt_model_check_seq(&m, 2048, note, sizeof(note), &err), 0);
+	assert_int_equal(mt_model_check_seq(&m, 4096, note, sizeof(note), &err), MT_EINVAL);
+	assert_non_null(strstr(err.msg, "field 'n_positions' 2048"));
+	m = load("tests/fixtures/models/sc21-gpt-1.7b.json");
+	assert_int_equal(mt_model_check_seq(&m, 4096, note, sizeof(note), &err), MT_EINVAL);
+	assert_non_null(strstr(err.msg, "field 'max_position_embeddings' 2048"));
+	/* RoPE: a longer sequence is a context extension, accepted with a note */
+	m = load("llama3-8b");
+	assert_int_equal(mt_model_check_seq(&m, 8192, note, sizeof(note), &err), 0);
+	assert_string_equal(note, "");
+	assert_int_equal(mt_model_check_seq(&m, 32768, note, sizeof(note), &err), 0);
+	assert_non_null(strstr(note, "--seq 32768 is longer than the 8192 tokens model "
+				     "'llama3-8b'"));
+	assert_non_null(strstr(note, "--max-position-embeddings 32768"));
+	m = load("llama3.1-405b");
+	assert_int_equal(mt_model_check_seq(&m, 131072, note, sizeof(note), &err), 0);
+	assert_string_equal(note, "");
+}
+
 /* SC21 eq. (3): F = 96 B s l h^2 (1 + s/(6h) + V/(16 l h)). */
 static void sc21_formula(void **state)
 {
@@ -336,6 +442,8 @@ int main(void)
 		cmocka_unit_test(bridge_flops_per_token),
 		cmocka_unit_test(conventions_differ_by_the_attention_half),
 		cmocka_unit_test(padded_vocab),
+		cmocka_unit_test(unsupported_architectures_are_refused),
+		cmocka_unit_test(sequence_limits),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -410,7 +410,7 @@ static void pins_win_and_are_reported(void **state)
 	const struct mt_fired *f;
 
 	(void)state;
-	job(&j, 64, 8192, 128);
+	job(&j, 64, 2048, 128);
 	j.pins.tp = 16; /* gpt3-175b: 96 heads, TP 16 crosses the NVLink domain */
 	j.pins.sp = 0;
 	r = search(NULL, "gpt3-175b", &j, &rs, &run, &m);
