@@ -28,11 +28,138 @@ static int adds(struct mt_kv *o, int n, const char *k, const char *v)
 	return n + 1;
 }
 
+/* The MoE layers as Megatron's --moe-layer-freq pattern: the shortest period
+ * of is_moe, run-length coded, e.g. "([0]*3+[1]*58)" or "([1]*1+[0]*1)*24"
+ * (arguments.py moe_freq_type evaluates it as a Python list expression).
+ * Returns 0 when every layer is MoE (the default, 1), -1 when the pattern
+ * does not fit in cap. */
+static int moe_pattern(const struct mt_model *m, char *buf, size_t cap)
+{
+	struct sbuf sb = SBUF_INIT;
+	int p, i, run, rc = -1;
+
+	if (m->moe_layers == m->layers)
+		return 0;
+	for (p = 1; p < m->layers; p++) {
+		if (m->layers % p)
+			continue;
+		for (i = p; i < m->layers && m->is_moe[i] == m->is_moe[i - p]; i++)
+			;
+		if (i == m->layers)
+			break;
+	}
+	sbuf_adds(&sb, "(");
+	for (i = 0; i < p; i += run) {
+		for (run = 1; i + run < p && m->is_moe[i + run] == m->is_moe[i]; run++)
+			;
+		sbuf_addf(&sb, "%s[%d]*%d", i ? "+" : "", m->is_moe[i] ? 1 : 0, run);
+	}
+	sbuf_adds(&sb, ")");
+	if (p < m->layers)
+		sbuf_addf(&sb, "*%d", m->layers / p);
+	if (!sb.failed && sb.len < cap) {
+		snprintf(buf, cap, "%s", sb.buf);
+		rc = 1;
+	}
+	sbuf_release(&sb);
+	return rc;
+}
+
+static int addg(struct mt_kv *o, int n, const char *k, double v)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%g", v);
+	return adds(o, n, k, buf);
+}
+
+/* Mixture of experts: the routed and shared experts, where they are, and the
+ * aux-loss-free expert bias, which TransformerConfig accepts only with the
+ * sigmoid or sqrtsoftplus score function (transformer_config.py @ d98e8a64dd,
+ * lines 2617-2625).  --moe-grouped-gemm is the set rule moe-grouped-gemm's
+ * (rules/defs/moe.rules): a kernel choice, not part of the model. */
+static int moe_args(const struct mt_model *m, struct mt_kv *o, int n)
+{
+	char pat[sizeof(o->val)];
+
+	n = add(o, n, "num-experts", "%lld", m->experts);
+	n = add(o, n, "moe-router-topk", "%lld", m->topk);
+	n = add(o, n, "moe-ffn-hidden-size", "%lld", m->moe_ffn);
+	if (m->shared_ffn > 0)
+		n = add(o, n, "moe-shared-expert-intermediate-size", "%lld", m->shared_ffn);
+	if (moe_pattern(m, pat, sizeof(pat)) > 0)
+		n = adds(o, n, "moe-layer-freq", pat);
+	if (m->router_bias) {
+		n = adds(o, n, "moe-router-score-function", "sigmoid");
+		n = add(o, n, "moe-router-enable-expert-bias", NULL, 0);
+	}
+	return n;
+}
+
+/* The model's own flags (Megatron-LM megatron/training/arguments.py and the
+ * TransformerConfig fields it turns into flags, @ d98e8a64dd): shape,
+ * attention, position embedding, MLP, norms, biases, vocabulary (a
+ * NullTokenizer of the model's size, as Megatron's mock-data benchmarks do),
+ * experts, multi-latent attention and MTP.  validate_args asserts
+ * max_position_embeddings >= seq_length (arguments.py line 1354): a longer
+ * RoPE sequence is a context extension, so the larger of the two is given. */
+static int model_args(const struct mt_model *m, const struct mt_job *j, struct mt_kv *o, int n)
+{
+	int maxpos = m->max_pos > j->seq ? m->max_pos : (int)j->seq;
+
+	n = add(o, n, "num-layers", "%lld", m->layers);
+	n = add(o, n, "hidden-size", "%lld", m->hidden);
+	n = add(o, n, "ffn-hidden-size", "%lld", m->ffn);
+	n = add(o, n, "num-attention-heads", "%lld", m->heads);
+	if (m->mla) {
+		n = add(o, n, "multi-latent-attention", NULL, 0);
+		if (m->q_lora_rank > 0)
+			n = add(o, n, "q-lora-rank", "%lld", m->q_lora_rank);
+		n = add(o, n, "kv-lora-rank", "%lld", m->kv_lora_rank);
+		n = add(o, n, "qk-head-dim", "%lld", m->qk_nope_dim);
+		n = add(o, n, "qk-pos-emb-head-dim", "%lld", m->qk_rope_dim);
+		n = add(o, n, "v-head-dim", "%lld", m->v_head_dim);
+	} else {
+		if (m->kv_heads != m->heads) {
+			n = add(o, n, "group-query-attention", NULL, 0);
+			n = add(o, n, "num-query-groups", "%lld", m->kv_heads);
+		}
+		if (m->head_dim != m->hidden / m->heads)
+			n = add(o, n, "kv-channels", "%lld", m->head_dim);
+	}
+	n = add(o, n, "seq-length", "%lld", j->seq);
+	n = add(o, n, "max-position-embeddings", "%lld", maxpos);
+	n = adds(o, n, "position-embedding-type",
+		 m->learned_pos ? "learned_absolute" : m->no_pos ? "none" : "rope");
+	n = adds(o, n, "normalization", m->norm == MT_NORM_RMS ? "RMSNorm" : "LayerNorm");
+	if (m->gated)
+		n = add(o, n, "swiglu", NULL, 0);
+	if (!m->tied)
+		n = add(o, n, "untie-embeddings-and-output-weights", NULL, 0);
+	if (!m->linear_bias) {
+		n = add(o, n, "disable-bias-linear", NULL, 0);
+		if (m->qkv_bias)
+			n = add(o, n, "add-qkv-bias", NULL, 0);
+	}
+	if (m->qk_norm)
+		n = add(o, n, "qk-layernorm", NULL, 0);
+	n = addg(o, n, "hidden-dropout", m->dropout);
+	n = addg(o, n, "attention-dropout", m->attn_dropout);
+	n = adds(o, n, "tokenizer-type", "NullTokenizer");
+	n = add(o, n, "vocab-size", "%lld", m->vocab);
+	if (m->experts)
+		n = moe_args(m, o, n);
+	if (m->mtp_layers > 0)
+		n = add(o, n, "mtp-num-layers", "%lld", m->mtp_layers);
+	return n;
+}
+
 int mt_megatron_args(const struct mt_model *m, const struct mt_job *j, const struct mt_config *c,
 		     struct mt_kv *o)
 {
 	int n = 0;
 
+	n = model_args(m, j, o, n);
 	n = add(o, n, "tensor-model-parallel-size", "%lld", c->tp);
 	n = add(o, n, "pipeline-model-parallel-size", "%lld", c->pp);
 	if (c->vpp > 1)
@@ -69,7 +196,6 @@ int mt_megatron_args(const struct mt_model *m, const struct mt_job *j, const str
 		n = add(o, n, "sequence-parallel", NULL, 0);
 	n = add(o, n, "micro-batch-size", "%lld", c->mbs);
 	n = add(o, n, "global-batch-size", "%lld", j->gbs);
-	n = add(o, n, "seq-length", "%lld", j->seq);
 	n = add(o, n, "bf16", NULL, 0);
 	if (j->precision == MT_PREC_FP8) {
 		n = adds(o, n, "fp8-format", "hybrid");
@@ -276,11 +402,13 @@ int mt_kv_is_note(const struct mt_kv *kv)
 	return kv->key[0] == '#';
 }
 
+#define SHELL_SPECIAL "{},$*?[]'\"\\;&|<>()`!~"
+
 /* A word the shell would expand or split (a brace list, a comma inside one,
  * a space) goes in single quotes; none of the values has a quote itself. */
 void mt_shell_word(struct sbuf *sb, const char *s)
 {
-	if (s[strcspn(s, " {},$*?[]'\"\\;&|<>()`!~")])
+	if (s[strcspn(s, " " SHELL_SPECIAL)])
 		sbuf_addf(sb, "'%s'", s);
 	else
 		sbuf_adds(sb, s);
@@ -302,7 +430,13 @@ void mt_kv_render(struct sbuf *sb, const struct mt_kv *kv, int n, int style, con
 		first = 0;
 		if (style == MT_KV_ARGS) {
 			sbuf_addf(sb, "--%s", kv[i].key);
-			if (kv[i].val[0])
+			if (!kv[i].val[0])
+				continue;
+			/* spaces separate the words of a list value; anything
+			 * else the shell reads ("([0]*3+[1]*58)") is quoted */
+			if (kv[i].val[strcspn(kv[i].val, SHELL_SPECIAL)])
+				sbuf_addf(sb, " '%s'", kv[i].val);
+			else
 				sbuf_addf(sb, " %s", kv[i].val);
 		} else {
 			snprintf(buf, sizeof(buf), "%s=%s", kv[i].key, kv[i].val[0] ? kv[i].val : "true");

@@ -15,7 +15,7 @@
 #include "model.h"
 
 /* struct mt_kv (tuner/config.h): one item of a list. */
-#define MT_FLAGS_MAX 96
+#define MT_FLAGS_MAX 128
 
 /* Fill `out` (MT_FLAGS_MAX entries) and return the count. */
 int mt_megatron_args(const struct mt_model *m, const struct mt_job *j, const struct mt_config *c,

@@ -55,6 +55,11 @@ llama3-70b on 64 H100 | 0 | ^1 +[1248] +[0-9]+ .* on +[0-9.]+ | advise --model l
 pins narrow the search | 0 | best: TP8 PP2 | advise --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --tp 8 --pp 2
 every knob pinned is one candidate | 0 | searched 1 candidates | advise --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --tp 8 --pp 4 --vpp 5 --cp 1 --mbs 1 --recompute selective --dist-opt on --offload-layers 0 --sequence-parallel on
 megatron flags | 0 | --tensor-model-parallel-size 8 | advise --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --tp 8 --format megatron
+megatron model flags first | 0 | ^--num-layers 32 | advise --model llama3-8b --gpus 8 --seq 8192 --gbs 64 --format megatron
+megatron GQA and vocabulary | 0 | --vocab-size 128256 | advise --model llama3-8b --gpus 8 --seq 8192 --gbs 64 --format megatron
+megatron first-k-dense pattern quoted | 0 | --moe-layer-freq '\(\[0\]\*3\+\[1\]\*58\)' | advise --model deepseek-v3 --gpus 1024 --seq 4096 --gbs 4096 --format megatron
+megatron context extension | 0 | --max-position-embeddings 65536 | advise --model llama3-70b --gpus 64 --seq 65536 --gbs 64 --format megatron
+HF config model flags | 0 | --add-qkv-bias | advise --model tests/fixtures/models/hf-qwen2-7b.json --gpus 8 --seq 4096 --gbs 64 --format megatron
 bridge overrides | 0 | ^model.tensor_model_parallel_size=4 | advise --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --tp 4 --format bridge
 environment | 0 | ^CUDA_DEVICE_MAX_CONNECTIONS=1 | advise --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --tp 4 --format env
 json to stdout | 0 | "schema": "megatune.advice/1" | advise --model llama3-8b --gpus 8 --seq 4096 --gbs 64 --format json

@@ -330,6 +330,177 @@ static void flags_run_as_printed(void **state)
 	}
 }
 
+/* Every option name megatune may print, checked against NVIDIA/Megatron-LM
+ * megatron/training/arguments.py @ d98e8a64ddf34856e74b24714e3bedb2f5a39553:
+ * its add_argument() names and the flags ArgumentGroupFactory derives from
+ * TransformerConfig/ModelParallelConfig (less the excluded fields), and from
+ * the Training/Validation/Logger/Tokenizer configs
+ * (megatron/training/config/training_config.py). */
+static const char *const megatron_flags[] = {
+	"num-layers", "hidden-size", "ffn-hidden-size", "num-attention-heads",
+	"group-query-attention", "num-query-groups", "kv-channels", "seq-length",
+	"max-position-embeddings", "position-embedding-type", "normalization", "swiglu",
+	"untie-embeddings-and-output-weights", "disable-bias-linear", "add-qkv-bias",
+	"qk-layernorm", "hidden-dropout", "attention-dropout", "tokenizer-type", "vocab-size",
+	"num-experts", "moe-router-topk", "moe-ffn-hidden-size",
+	"moe-shared-expert-intermediate-size", "moe-layer-freq", "moe-router-score-function",
+	"moe-router-enable-expert-bias", "moe-grouped-gemm", "multi-latent-attention",
+	"q-lora-rank", "kv-lora-rank", "qk-head-dim", "qk-pos-emb-head-dim", "v-head-dim",
+	"mtp-num-layers", "tensor-model-parallel-size", "pipeline-model-parallel-size",
+	"num-virtual-stages-per-pipeline-rank", "account-for-embedding-in-pipeline-split",
+	"account-for-loss-in-pipeline-split", "decoder-first-pipeline-num-layers",
+	"decoder-last-pipeline-num-layers", "context-parallel-size", "cp-comm-type",
+	"hierarchical-context-parallel-sizes", "expert-model-parallel-size",
+	"expert-tensor-parallel-size", "moe-token-dispatcher-type", "moe-flex-dispatcher-backend",
+	"sequence-parallel", "micro-batch-size", "global-batch-size", "bf16", "fp8-format",
+	"fp8-recipe", "fp8-param-gather", "use-distributed-optimizer", "overlap-param-gather",
+	"overlap-grad-reduce", "ddp-bucket-size", "grad-reduce-in-bf16", "tp-comm-overlap",
+	"recompute-granularity", "recompute-method", "recompute-num-layers",
+	"cpu-offloading-num-layers", "cross-entropy-loss-fusion", "attention-backend",
+	"manual-gc", "manual-gc-interval", "overlap-moe-expert-parallel-comm",
+	"delay-wgrad-compute", "moe-permute-fusion", "moe-shared-expert-overlap",
+	"mock-data", "train-iters", "log-interval", "eval-iters", "eval-interval", "lr",
+	"log-throughput",
+};
+
+static void assert_known_flags(const struct mt_kv *kv, int n)
+{
+	size_t k;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		for (k = 0; k < sizeof(megatron_flags) / sizeof(megatron_flags[0]); k++)
+			if (!strcmp(kv[i].key, megatron_flags[k]))
+				break;
+		if (k == sizeof(megatron_flags) / sizeof(megatron_flags[0]))
+			fail_msg("--%s is not a Megatron-LM flag", kv[i].key);
+	}
+}
+
+static int model_flags(const char *name, const struct mt_job *j, struct mt_kv *kv)
+{
+	struct mt_error err = MT_ERROR_INIT;
+	static struct mt_model m;
+	struct mt_config c;
+	int n;
+
+	if (mt_model_load(name, &m, &err))
+		fail_msg("%s: %s", name, err.msg);
+	memset(&c, 0, sizeof(c));
+	c.tp = c.pp = c.cp = c.ep = c.etp = c.mbs = 1;
+	n = mt_megatron_args(&m, j, &c, kv);
+	assert_known_flags(kv, n);
+	/* the model's own flags come first */
+	assert_string_equal(kv[0].key, "num-layers");
+	return n;
+}
+
+/* The model flags: shape, attention, positions, MLP, norms, biases and
+ * vocabulary for a dense, a GQA, an MoE and an MLA model, first-k-dense
+ * included; every name is one Megatron-LM knows. */
+static void megatron_args_carry_the_model(void **state)
+{
+	struct mt_kv kv[MT_FLAGS_MAX];
+	struct mt_job j = job;
+	int n, i, once;
+
+	(void)state;
+	/* dense, MHA, learned positions, LayerNorm, biases, tied embeddings */
+	j.seq = 2048;
+	n = model_flags("gpt3-175b", &j, kv);
+	assert_true(has(kv, n, "num-layers", "96"));
+	assert_true(has(kv, n, "hidden-size", "12288"));
+	assert_true(has(kv, n, "ffn-hidden-size", "49152"));
+	assert_true(has(kv, n, "num-attention-heads", "96"));
+	assert_true(has(kv, n, "position-embedding-type", "learned_absolute"));
+	assert_true(has(kv, n, "max-position-embeddings", "2048"));
+	assert_true(has(kv, n, "normalization", "LayerNorm"));
+	assert_true(has(kv, n, "vocab-size", "50257"));
+	assert_true(has(kv, n, "tokenizer-type", "NullTokenizer"));
+	assert_true(has(kv, n, "hidden-dropout", "0.1"));
+	assert_false(has(kv, n, "group-query-attention", NULL));
+	assert_false(has(kv, n, "kv-channels", NULL));
+	assert_false(has(kv, n, "swiglu", NULL));
+	assert_false(has(kv, n, "disable-bias-linear", NULL));
+	assert_false(has(kv, n, "untie-embeddings-and-output-weights", NULL));
+	assert_false(has(kv, n, "num-experts", NULL));
+	/* GQA, RoPE, SwiGLU; a sequence past the model's is a context extension */
+	j.seq = 16384;
+	n = model_flags("llama3-70b", &j, kv);
+	assert_true(has(kv, n, "group-query-attention", ""));
+	assert_true(has(kv, n, "num-query-groups", "8"));
+	assert_true(has(kv, n, "seq-length", "16384"));
+	assert_true(has(kv, n, "max-position-embeddings", "16384"));
+	assert_true(has(kv, n, "position-embedding-type", "rope"));
+	assert_true(has(kv, n, "normalization", "RMSNorm"));
+	assert_true(has(kv, n, "swiglu", ""));
+	assert_true(has(kv, n, "disable-bias-linear", ""));
+	assert_true(has(kv, n, "untie-embeddings-and-output-weights", ""));
+	assert_true(has(kv, n, "vocab-size", "128256"));
+	assert_false(has(kv, n, "kv-channels", NULL));
+	for (i = 0, once = 0; i < n; i++)
+		once += !strcmp(kv[i].key, "seq-length");
+	assert_int_equal(once, 1);
+	/* MoE on every layer, head dim apart from hidden / heads, QK norm */
+	j.seq = 4096;
+	n = model_flags("qwen3-30b-a3b", &j, kv);
+	assert_true(has(kv, n, "kv-channels", "128"));
+	assert_true(has(kv, n, "qk-layernorm", ""));
+	assert_true(has(kv, n, "num-experts", "128"));
+	assert_true(has(kv, n, "moe-router-topk", "8"));
+	assert_true(has(kv, n, "moe-ffn-hidden-size", "768"));
+	assert_true(has(kv, n, "max-position-embeddings", "40960"));
+	assert_false(has(kv, n, "moe-layer-freq", NULL));
+	assert_false(has(kv, n, "moe-shared-expert-intermediate-size", NULL));
+	/* MLA, first-k-dense MoE, shared expert, expert bias, MTP */
+	n = model_flags("deepseek-v3", &j, kv);
+	assert_true(has(kv, n, "multi-latent-attention", ""));
+	assert_true(has(kv, n, "q-lora-rank", "1536"));
+	assert_true(has(kv, n, "kv-lora-rank", "512"));
+	assert_true(has(kv, n, "qk-head-dim", "128"));
+	assert_true(has(kv, n, "qk-pos-emb-head-dim", "64"));
+	assert_true(has(kv, n, "v-head-dim", "128"));
+	assert_true(has(kv, n, "moe-layer-freq", "([0]*3+[1]*58)"));
+	assert_true(has(kv, n, "moe-shared-expert-intermediate-size", "2048"));
+	assert_true(has(kv, n, "moe-router-enable-expert-bias", ""));
+	assert_true(has(kv, n, "moe-router-score-function", "sigmoid"));
+	assert_true(has(kv, n, "mtp-num-layers", "1"));
+	assert_false(has(kv, n, "group-query-attention", NULL));
+	assert_false(has(kv, n, "kv-channels", NULL));
+}
+
+/* A periodic pattern is written once with its repeat count; the rendering
+ * quotes what the shell would read, keeps list values as words. */
+static void moe_layer_freq_is_a_python_list(void **state)
+{
+	struct mt_model m = model;
+	struct mt_config c;
+	struct mt_kv kv[MT_FLAGS_MAX];
+	struct sbuf sb = SBUF_INIT;
+	int n, i;
+
+	(void)state;
+	memset(&c, 0, sizeof(c));
+	c.tp = c.pp = c.ep = c.etp = c.mbs = 1;
+	c.cp = 4;
+	c.cp_comm = MT_CP_A2A_P2P;
+	c.cp_a2a = 2;
+	for (i = 0; i < m.layers; i++)
+		m.is_moe[i] = i % 2;
+	m.moe_layers = m.layers / 2;
+	n = mt_megatron_args(&m, &job, &c, kv);
+	assert_true(has(kv, n, "moe-layer-freq", "([0]*1+[1]*1)*16"));
+	mt_kv_render(&sb, kv, n, MT_KV_ARGS, " ");
+	assert_non_null(strstr(sb.buf, " --moe-layer-freq '([0]*1+[1]*1)*16' "));
+	assert_non_null(strstr(sb.buf, " --hierarchical-context-parallel-sizes 2 2 "));
+	sbuf_release(&sb);
+	/* the flags of the searched candidates, rules' included, are all known */
+	for (i = 0; i < res->ntop; i++) {
+		n = mt_candidate_args(&model, &job, &res->top[i].cfg, &ex[i], kv);
+		assert_known_flags(kv, n);
+	}
+}
+
 static void text_output_shows_the_ranking_and_flags(void **state)
 {
 	struct sbuf sb = SBUF_INIT;
@@ -362,6 +533,8 @@ int main(void)
 		cmocka_unit_test(strings_from_inputs_are_escaped),
 		cmocka_unit_test(flags_say_what_the_config_is),
 		cmocka_unit_test(flags_run_as_printed),
+		cmocka_unit_test(megatron_args_carry_the_model),
+		cmocka_unit_test(moe_layer_freq_is_a_python_list),
 		cmocka_unit_test(text_output_shows_the_ranking_and_flags),
 	};
 
