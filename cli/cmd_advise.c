@@ -14,6 +14,7 @@
 #include "../reports/html.h"
 #include "../rules/engine.h"
 #include "../tuner/flags.h"
+#include "../tuner/launch.h"
 #include "../advisor/search.h"
 #include "cli.h"
 #include "common.h"
@@ -74,10 +75,12 @@ static const char advise_usage[] =
 	"  --json FILE           write megatune.advice/1 JSON ('-' for stdout)\n"
 	"  --report FILE         write the HTML report (summary, cluster curves,\n"
 	"                        candidates, memory, time, rules, configuration)\n"
-	"  --format F            text (default), json, megatron, bridge or env: what to\n"
-	"                        print on stdout (megatron/bridge/env: the best candidate's\n"
-	"                        Megatron-LM flags, model included, Megatron-Bridge\n"
-	"                        overrides, variables)\n"
+	"  --format F            text (default), json, megatron, bridge, env, torchrun or\n"
+	"                        slurm: what to print on stdout (megatron/bridge/env: the\n"
+	"                        best candidate's Megatron-LM flags, model included,\n"
+	"                        Megatron-Bridge overrides, variables; torchrun/slurm: a\n"
+	"                        script that runs it, pretrain_gpt.py on mock data, from\n"
+	"                        $MEGATRON_LM, default /opt/megatron-lm)\n"
 	"  -h, --help            this help\n"
 	"\n"
 	"exit codes: 0 success; 1 nothing feasible (the reasons are printed), or for\n"
@@ -135,7 +138,7 @@ static const struct option long_opts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-enum out_format { F_TEXT, F_JSON, F_MEGATRON, F_BRIDGE, F_ENV };
+enum out_format { F_TEXT, F_JSON, F_MEGATRON, F_BRIDGE, F_ENV, F_TORCHRUN, F_SLURM };
 
 #define MAX_RULE_PATHS 16
 
@@ -345,8 +348,13 @@ static int parse_args(const char *cmd, int argc, char **argv, struct args *a)
 				a->format = F_BRIDGE;
 			else if (!strcmp(arg, "env"))
 				a->format = F_ENV;
+			else if (!strcmp(arg, "torchrun"))
+				a->format = F_TORCHRUN;
+			else if (!strcmp(arg, "slurm"))
+				a->format = F_SLURM;
 			else
-				return bad(cmd, name, "text, json, megatron, bridge or env", arg);
+				return bad(cmd, name,
+					   "text, json, megatron, bridge, env, torchrun or slurm", arg);
 			break;
 		default:
 			if ((rc = parse_knob(cmd, c, name, arg, a)) >= 0)
@@ -383,13 +391,49 @@ static int emit(const char *cmd, const char *path, const struct sbuf *sb)
 	return 0;
 }
 
-static int print_flags(const struct mt_model *m, const struct mt_job *j, const struct mt_config *c,
+/* --format torchrun|slurm: the script that runs the candidate (tuner/launch.h). */
+static int print_launch(const struct mt_model *m, const struct mt_cluster *cl,
+			const struct mt_job *j, const struct mt_config *c,
+			const struct mt_explain *ex, int format)
+{
+	struct mt_kv args[MT_FLAGS_MAX], env[MT_FLAGS_MAX];
+	struct mt_error err = MT_ERROR_INIT;
+	struct sbuf sb = SBUF_INIT;
+	struct mt_launch l;
+	char label[128], title[400];
+	int rc = 0;
+
+	memset(&l, 0, sizeof(l));
+	l.kind = format == F_SLURM ? MT_LAUNCH_SLURM : MT_LAUNCH_TORCHRUN;
+	l.gpus = (int)j->gpus;
+	l.gpus_per_node = cl->gpus_per_node;
+	l.args = args;
+	l.nargs = mt_candidate_args(m, j, c, ex, args);
+	l.env = env;
+	l.nenv = mt_candidate_env(ex, env);
+	snprintf(title, sizeof(title), "megatune: %s on %d GPUs of %s, %s; a benchmark on mock data",
+		 m->name, l.gpus, cl->name, mt_config_label(label, sizeof(label), m, c));
+	l.title = title;
+	if (!mt_launch_script(&sb, &l, &err) && sb.failed)
+		mt_error_set(&err, MT_ENOMEM, "out of memory");
+	if (err.code)
+		rc = cli_fail("advise", &err);
+	else
+		fputs(sb.buf, stdout);
+	sbuf_release(&sb);
+	return rc;
+}
+
+static int print_flags(const struct mt_model *m, const struct mt_cluster *cl,
+		       const struct mt_job *j, const struct mt_config *c,
 		       const struct mt_explain *ex, int format)
 {
 	struct mt_kv kv[MT_FLAGS_MAX];
 	struct sbuf sb = SBUF_INIT;
 	int n;
 
+	if (format == F_TORCHRUN || format == F_SLURM)
+		return print_launch(m, cl, j, c, ex, format);
 	if (format == F_MEGATRON) {
 		n = mt_candidate_args(m, j, c, ex, kv);
 		mt_kv_render(&sb, kv, n, MT_KV_ARGS, " \\\n  ");
@@ -546,7 +590,7 @@ int cmd_advise(int argc, char **argv)
 		mt_advice_text(&sb, &m, c, &a.job, res, &ar);
 		rc = emit("advise", "-", &sb);
 	} else if (a.format != F_JSON) {
-		rc = print_flags(&m, &a.job, &res->top[0].cfg, ex, a.format);
+		rc = print_flags(&m, c, &a.job, &res->top[0].cfg, ex, a.format);
 	}
 out:
 	if (ex)
@@ -639,7 +683,7 @@ int cmd_estimate(int argc, char **argv)
 		mt_estimate_text(&sb, &m, c, &a.job, &e, &ar);
 		rc = emit("estimate", "-", &sb);
 	} else if (a.format != F_JSON) {
-		rc = print_flags(&m, &a.job, &e.cfg, run ? &ex : NULL, a.format);
+		rc = print_flags(&m, c, &a.job, &e.cfg, run ? &ex : NULL, a.format);
 	}
 	if (!rc && !e.feasible)
 		rc = 1;

@@ -60,6 +60,25 @@ megatron GQA and vocabulary | 0 | --vocab-size 128256 | advise --model llama3-8b
 megatron first-k-dense pattern quoted | 0 | --moe-layer-freq '\(\[0\]\*3\+\[1\]\*58\)' | advise --model deepseek-v3 --gpus 1024 --seq 4096 --gbs 4096 --format megatron
 megatron context extension | 0 | --max-position-embeddings 65536 | advise --model llama3-70b --gpus 64 --seq 65536 --gbs 64 --format megatron
 HF config model flags | 0 | --add-qkv-bias | advise --model tests/fixtures/models/hf-qwen2-7b.json --gpus 8 --seq 4096 --gbs 64 --format megatron
+slurm header nodes | 0 | ^#SBATCH --nodes=8$ | advise --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --tp 4 --format slurm
+slurm header one task per node | 0 | ^#SBATCH --ntasks-per-node=1$ | advise --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --tp 4 --format slurm
+slurm header GPUs per node | 0 | ^#SBATCH --gpus-per-node=8$ | advise --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --tp 4 --format slurm
+slurm exclusive | 0 | ^#SBATCH --exclusive$ | advise --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --tp 4 --format slurm
+slurm environment | 0 | ^export CUDA_DEVICE_MAX_CONNECTIONS=1$ | advise --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --tp 4 --format slurm
+slurm Megatron-LM path | 0 | ^MEGATRON_LM=\$\{MEGATRON_LM:-/opt/megatron-lm\}$ | advise --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --tp 4 --format slurm
+slurm srun torchrun | 0 | ^srun .*torchrun \\$ | advise --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --tp 4 --format slurm
+slurm rendezvous | 0 | --rdzv-endpoint "\$MASTER_ADDR:\$MASTER_PORT" | advise --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --tp 4 --format slurm
+slurm pretrain_gpt.py | 0 | ^  "\$MEGATRON_LM/pretrain_gpt.py" \\$ | advise --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --tp 4 --format slurm
+slurm mock data | 0 | ^  --mock-data \\$ | advise --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --tp 4 --format slurm
+slurm ends with the benchmark | 0 | ^  --lr 1.0e-4$ | advise --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --tp 4 --format slurm
+torchrun one node | 0 | ^  --nnodes 1 \\$ | advise --model llama3-8b --gpus 8 --seq 8192 --gbs 64 --format torchrun
+torchrun processes per node | 0 | ^  --nproc-per-node 8 \\$ | advise --model llama3-8b --gpus 8 --seq 8192 --gbs 64 --format torchrun
+torchrun no sbatch | 0 | !SBATCH | advise --model llama3-8b --gpus 8 --seq 8192 --gbs 64 --format torchrun
+torchrun environment | 0 | ^export TORCH_NCCL_AVOID_RECORD_STREAMS=1$ | advise --model llama3-8b --gpus 8 --seq 8192 --gbs 64 --format torchrun
+torchrun model and parallel flags | 0 | ^  --tensor-model-parallel-size | advise --model llama3-8b --gpus 8 --seq 8192 --gbs 64 --format torchrun
+torchrun several nodes | 0 | ^  --nnodes 4 \\$ | advise --model llama3-70b --gpus 32 --seq 8192 --gbs 128 --format torchrun
+launch from estimate | 0 | ^  --train-iters 20 \\$ | estimate --model llama3-8b --gpus 8 --seq 4096 --gbs 64 --tp 2 --format torchrun
+bad format names the launch ones | 2 | expected text, json, megatron, bridge, env, torchrun or slurm | advise --model llama3-8b --gpus 8 --seq 4096 --gbs 64 --format sbatch
 bridge overrides | 0 | ^model.tensor_model_parallel_size=4 | advise --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --tp 4 --format bridge
 environment | 0 | ^CUDA_DEVICE_MAX_CONNECTIONS=1 | advise --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --tp 4 --format env
 json to stdout | 0 | "schema": "megatune.advice/1" | advise --model llama3-8b --gpus 8 --seq 4096 --gbs 64 --format json

@@ -10,6 +10,7 @@
 #include "../../reports/advice.h"
 #include "../../rules/engine.h"
 #include "../../tuner/flags.h"
+#include "../../tuner/launch.h"
 
 static struct mt_cluster *h100;
 static struct mt_model model;
@@ -501,6 +502,68 @@ static void moe_layer_freq_is_a_python_list(void **state)
 	}
 }
 
+/* The launch generator's contract: whole nodes or one partial node, notes as
+ * comments ahead of the command, the benchmark's arguments after the given
+ * ones, values quoted for the shell, errors without output. */
+static void launch_script_runs_the_candidate(void **state)
+{
+	struct mt_kv args[MT_FLAGS_MAX], env[2] = {
+		{ "CUDA_DEVICE_MAX_CONNECTIONS", "1" }, { "X", "a b" } };
+	struct mt_error err = MT_ERROR_INIT;
+	struct sbuf sb = SBUF_INIT;
+	struct mt_launch l;
+	const char *p;
+
+	(void)state;
+	memset(&l, 0, sizeof(l));
+	l.kind = MT_LAUNCH_SLURM;
+	l.gpus = 1024;
+	l.gpus_per_node = 8;
+	l.args = args;
+	l.nargs = mt_candidate_args(&model, &job, &res->top[0].cfg, &ex[0], args);
+	snprintf(args[l.nargs].key, sizeof(args[0].key), "#x");
+	snprintf(args[l.nargs++].val, sizeof(args[0].val), "a note");
+	snprintf(args[l.nargs].key, sizeof(args[0].key), "moe-layer-freq");
+	snprintf(args[l.nargs++].val, sizeof(args[0].val), "([0]*1+[1]*31)");
+	l.env = env;
+	l.nenv = 2;
+	l.title = "t\nx";
+	assert_int_equal(mt_launch_script(&sb, &l, &err), 0);
+	assert_false(sb.failed);
+	assert_int_equal(strncmp(sb.buf, "#!/bin/bash\n#SBATCH", 19), 0);
+	assert_non_null(strstr(sb.buf, "#SBATCH --nodes=128\n"));
+	assert_non_null(strstr(sb.buf, "#SBATCH --gpus-per-node=8\n"));
+	assert_non_null(strstr(sb.buf, "\n# t?x\n"));
+	assert_non_null(strstr(sb.buf, "\n# a note\n"));
+	assert_non_null(strstr(sb.buf, "\nexport CUDA_DEVICE_MAX_CONNECTIONS=1\nexport 'X=a b'\n"));
+	assert_non_null(strstr(sb.buf, "\n  --nproc-per-node 8 \\\n"));
+	p = strstr(sb.buf, "\"$MEGATRON_LM/pretrain_gpt.py\" \\\n  --num-layers 32 \\\n");
+	assert_non_null(p);
+	assert_non_null(strstr(p, " --moe-layer-freq '([0]*1+[1]*31)' \\\n  --mock-data \\\n"));
+	assert_non_null(strstr(p, "\n  --train-iters 20 \\\n  --eval-iters 0 \\\n"));
+	assert_null(strstr(p, "#"));
+	assert_int_equal(sb.buf[sb.len - 1], '\n');
+	sbuf_release(&sb);
+	/* smaller than a node: one node of that many processes */
+	l.kind = MT_LAUNCH_TORCHRUN;
+	l.gpus = 4;
+	l.train_iters = 7;
+	assert_int_equal(mt_launch_script(&sb, &l, &err), 0);
+	assert_null(strstr(sb.buf, "SBATCH"));
+	assert_non_null(strstr(sb.buf, "\n  --nnodes 1 \\\n  --nproc-per-node 4 \\\n"));
+	assert_non_null(strstr(sb.buf, "\n  --train-iters 7 \\\n"));
+	sbuf_release(&sb);
+	/* part of a node beyond the first: refused, nothing written */
+	l.gpus = 12;
+	assert_int_equal(mt_launch_script(&sb, &l, &err), MT_EINVAL);
+	assert_int_equal(sb.len, 0);
+	assert_non_null(strstr(err.msg, "whole nodes"));
+	l.gpus = 8;
+	l.kind = 0;
+	assert_int_equal(mt_launch_script(&sb, &l, &err), MT_EINVAL);
+	sbuf_release(&sb);
+}
+
 static void text_output_shows_the_ranking_and_flags(void **state)
 {
 	struct sbuf sb = SBUF_INIT;
@@ -535,6 +598,7 @@ int main(void)
 		cmocka_unit_test(flags_run_as_printed),
 		cmocka_unit_test(megatron_args_carry_the_model),
 		cmocka_unit_test(moe_layer_freq_is_a_python_list),
+		cmocka_unit_test(launch_script_runs_the_candidate),
 		cmocka_unit_test(text_output_shows_the_ranking_and_flags),
 	};
 
