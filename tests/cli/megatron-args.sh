@@ -1,0 +1,101 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Megatron-LM's own argument checks (parse_args, validate_args,
+# core_transformer_config_from_args at the commit pinned in
+# tests/megatron/README.md) over flag sets, through tests/megatron/check_args.py:
+# 1. the hand-written flag sets of tests/megatron/cases.txt give the outcome
+#    each states (accepted, or rejected with the message fragment given);
+# 2. with MEGATRON_ARGS_ADVISE=1, every candidate of `advise --top 10` for ten
+#    jobs (dense, MoE, long sequence, FP8, B200, GB200), its flags with its
+#    environment on as many GPUs as the job, is accepted.
+# Exit 0 pass, 77 skip (with the reason on the last line), else fail.
+set -u
+cd "$(dirname "$0")/../.." || exit 2
+B=${BUILD:-build}
+M=${MEGATUNE:-$B/megatune}
+PY=/usr/bin/python3
+CHECK=tests/megatron/check_args.py
+[ -x "$PY" ] || { echo "skip: no $PY (Debian's python3)"; exit 77; }
+T=$(mktemp -d "${TMPDIR:-/tmp}/megatron-args.XXXXXX") || exit 2
+trap 'rm -rf "$T"' EXIT INT TERM
+fail=0
+
+bad() {
+	echo "FAIL: $*"
+	fail=1
+}
+
+# --- 1. the hand-written cases: "NAME | ok|fails: FRAGMENT | [ENV...] FLAGS"
+grep -v '^#' tests/megatron/cases.txt | grep . >"$T/cases"
+sed 's/^\([^|]*[^ |]\) *| *[^|]*| */\1 :: /' "$T/cases" >"$T/input"
+"$PY" $CHECK "$T/input" >"$T/out" 2>&1
+rc=$?
+if ! grep -q '^# [0-9]* flag sets' "$T/out"; then
+	bad "check_args.py did not finish (exit $rc)"
+	tail -20 "$T/out"
+fi
+n=0
+while IFS='|' read -r name want rest; do
+	name=$(echo "$name" | sed 's/^ *//; s/ *$//')
+	want=$(echo "$want" | sed 's/^ *//; s/ *$//')
+	n=$((n + 1))
+	got=$(grep -E "^(not )?ok - $name(:|\$)" "$T/out")
+	case $want in
+	ok) [ "$got" = "ok - $name" ] || bad "$name: expected ok, got: ${got:-nothing}" ;;
+	fails:*)
+		frag=${want#fails: }
+		case $got in
+		"not ok - $name: "*"$frag"*) ;;
+		*) bad "$name: expected a failure with '$frag', got: ${got:-nothing}" ;;
+		esac ;;
+	*) bad "$name: bad expectation '$want' in cases.txt" ;;
+	esac
+done <"$T/cases"
+[ "$n" -ge 5 ] || bad "only $n cases read from tests/megatron/cases.txt"
+echo "cases: $n checked"
+
+# --- 2. advise's top-10 Megatron flag sets of ten jobs
+if [ "${MEGATRON_ARGS_ADVISE:-0}" = 1 ]; then
+	[ -x "$M" ] || { echo "skip: no $M"; exit 77; }
+	cat >"$T/jobs" <<'JOBS'
+--model llama3-8b --gpus 8 --seq 8192 --gbs 64
+--model llama3-70b --gpus 64 --seq 8192 --gbs 128
+--model llama3.1-405b --gpus 512 --seq 8192 --gbs 512 --precision fp8
+--model llama3-70b --gpus 64 --seq 65536 --gbs 64
+--model mixtral-8x7b --gpus 64 --seq 4096 --gbs 256
+--model qwen3-30b-a3b --gpus 32 --seq 4096 --gbs 256
+--model qwen3-235b-a22b --gpus 256 --seq 4096 --gbs 512
+--model deepseek-v3 --gpus 1024 --seq 4096 --gbs 1024
+--model llama3-70b --gpus 64 --seq 8192 --gbs 128 --cluster dgx-b200
+--model llama3-70b --gpus 72 --seq 8192 --gbs 144 --cluster gb200-nvl72
+JOBS
+	: >"$T/sets"
+	while IFS= read -r job; do
+		# shellcheck disable=SC2086  # the job's words
+		if ! "$M" advise $job --format json --top 10 >"$T/advice.json" 2>"$T/advice.err"; then
+			bad "advise $job: exit status $? ($(head -1 "$T/advice.err"))"
+			continue
+		fi
+		# one line per candidate: "LABEL :: WORLD_SIZE=N CAPABILITY=X ENV... FLAGS"
+		"$PY" -c '
+import json, shlex, sys
+job, d = sys.argv[1], json.load(open(sys.argv[2]))
+gpu = d["cluster"]["gpu"]
+cap = "10.0" if "B200" in gpu or "B300" in gpu else "8.0" if "A100" in gpu else "9.0"
+for c in d["candidates"]:
+    env = ["WORLD_SIZE=%d" % d["job"]["gpus"], "CAPABILITY=" + cap]
+    env += ["%s=%s" % kv for kv in sorted(c.get("env", {}).items())]
+    print("%s #%d :: %s" % (job, c["rank"], " ".join(map(shlex.quote, env + c["megatron_args"]))))
+' "$job" "$T/advice.json" >>"$T/sets" || bad "advise $job: cannot read the JSON output"
+	done <"$T/jobs"
+	sets=$(grep -c . "$T/sets")
+	[ "$sets" -ge 50 ] || bad "only $sets flag sets from advise"
+	"$PY" $CHECK "$T/sets" >"$T/advise.out" 2>&1
+	rc=$?
+	cat "$T/advise.out"
+	failed=$(grep -c '^not ok' "$T/advise.out")
+	[ $rc -eq 0 ] || bad "advise: $failed of $sets flag sets fail Megatron-LM's checks"
+fi
+
+[ $fail -eq 0 ] && echo "ok"
+exit $fail

@@ -1,0 +1,172 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: MIT
+"""Run Megatron-LM's own argument parser over flag sets.
+
+Each flag set goes through megatron.training.arguments.parse_args (unknown
+flags rejected), validate_args and core_transformer_config_from_args, as
+pretrain_gpt.py would before building the model, from the pinned Megatron-LM
+files under tests/megatron/upstream/ with PyTorch replaced by the stand-ins
+under tests/megatron/stubs/.
+
+Input: the files named, or stdin; one flag set per line, shell-quoted as
+megatune prints them (`\\` line continuations are joined first).  Blank lines
+and lines starting with # are skipped.  A line may start with `LABEL ::`, and
+then with NAME=VALUE environment settings for that set alone (for example
+WORLD_SIZE=64 CUDA_DEVICE_MAX_CONNECTIONS=1); the pseudo-variable
+CAPABILITY=MAJOR.MINOR sets the GPU's compute capability for that set.
+
+Output: "ok - LABEL" or "not ok - LABEL: MESSAGE" per set, where MESSAGE is
+the assertion or error that stopped it; with --verbose, the warnings Megatron
+gave as "#   warning: ..." lines.  Exit status 1 when any set failed, 2 on a
+usage error.
+
+Usage: check_args.py [--world-size N] [--capability MAJOR.MINOR]
+                     [--te-version X.Y.Z] [--verbose] [FILE...]
+"""
+
+import argparse
+import contextlib
+import io
+import os
+import re
+import shlex
+import sys
+import traceback
+import warnings
+
+sys.dont_write_bytecode = True  # keep the pinned copy and the stand-ins as they are
+HERE = os.path.dirname(os.path.abspath(__file__))
+UPSTREAM = os.path.join(HERE, "upstream")
+sys.path.insert(0, os.path.join(HERE, "stubs"))
+
+MEGATRON = {}
+
+
+def load_megatron(te_version):
+    """Import Megatron-LM's argument code over the stand-ins."""
+    os.environ["MEGATRON_TE_VERSION"] = te_version  # read by the stand-in at import
+    import megatron_standins
+    import torch
+
+    megatron_standins.install(UPSTREAM)
+    from megatron.training import arguments
+
+    MEGATRON.update(torch=torch, parse_args=arguments.parse_args,
+                    validate_args=arguments.validate_args,
+                    core_transformer_config_from_args=arguments.core_transformer_config_from_args)
+
+ENV = re.compile(r"^([A-Z_][A-Z0-9_]*)=(.*)$")
+
+
+def capability(text):
+    m = re.fullmatch(r"(\d+)\.(\d+)", text)
+    if not m:
+        raise ValueError("capability %r is not MAJOR.MINOR" % text)
+    return int(m.group(1)), int(m.group(2))
+
+
+def flag_sets(lines):
+    """Yield (label, environment, argv) per flag set."""
+    text = re.sub(r"\\\n", " ", "".join(lines))
+    for n, line in enumerate(text.splitlines(), 1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        label = "line %d" % n
+        if " :: " in line:
+            label, line = (s.strip() for s in line.split(" :: ", 1))
+        words = shlex.split(line)
+        env = {}
+        while words and ENV.match(words[0]):
+            name, value = ENV.match(words[0]).groups()
+            env[name] = value
+            words.pop(0)
+        yield label, env, words
+
+
+def first_line(text):
+    lines = [s for s in text.strip().splitlines() if s.strip()]
+    return lines[-1].strip() if lines else ""
+
+
+def check(argv, env, default_capability):
+    """Return (error message or None, [warnings])."""
+    env = dict(env)
+    cap = capability(env.pop("CAPABILITY", default_capability))
+    saved = dict(os.environ)
+    os.environ.update(env)
+    MEGATRON["torch"].cuda.set_capability(*cap)
+    sys.argv = ["pretrain_gpt.py"] + argv
+    out, err = io.StringIO(), io.StringIO()
+    error = None
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+                args = MEGATRON["parse_args"](ignore_unknown_args=False)
+                MEGATRON["validate_args"](args, {})
+                MEGATRON["core_transformer_config_from_args"](args)
+        except SystemExit as e:  # argparse's error(): the message is on stderr
+            error = first_line(err.getvalue()) or "exit %s" % e.code
+        except AssertionError as e:
+            error = "AssertionError: %s" % (str(e) or "(no message)")
+        except Exception as e:  # noqa: BLE001  (any error is the set's failure)
+            error = "%s: %s" % (type(e).__name__, e)
+            if os.environ.get("CHECK_ARGS_TRACEBACK"):
+                traceback.print_exc()
+        finally:
+            os.environ.clear()
+            os.environ.update(saved)
+    return error, [str(w.message) for w in caught]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--world-size", type=int, default=None,
+                    help="number of GPUs (default: $WORLD_SIZE, else 1)")
+    ap.add_argument("--capability", default="9.0",
+                    help="GPU compute capability MAJOR.MINOR (Hopper 9.0, Blackwell 10.0)")
+    ap.add_argument("--te-version", default="2.10.0",
+                    help="version of Transformer Engine to pretend is installed")
+    ap.add_argument("--verbose", "-v", action="store_true", help="print Megatron's warnings")
+    ap.add_argument("files", nargs="*")
+    opts = ap.parse_args()
+    try:
+        capability(opts.capability)
+    except ValueError as e:
+        ap.error(str(e))
+    load_megatron(opts.te_version)
+    base = {"RANK": "0", "LOCAL_RANK": "0"}
+    base["WORLD_SIZE"] = str(opts.world_size or os.environ.get("WORLD_SIZE", "1"))
+
+    lines = []
+    if opts.files:
+        for path in opts.files:
+            with open(path) as f:
+                lines.extend(f.readlines())
+                if lines and not lines[-1].endswith("\n"):
+                    lines[-1] += "\n"
+    else:
+        lines = sys.stdin.readlines()
+
+    failed = total = 0
+    for label, env, argv in flag_sets(lines):
+        total += 1
+        try:
+            error, warned = check(argv, {**base, **env}, opts.capability)
+        except ValueError as e:
+            error, warned = str(e), []
+        if error is None:
+            print("ok - %s" % label)
+        else:
+            failed += 1
+            print("not ok - %s: %s" % (label, error))
+        if opts.verbose:
+            for w in warned:
+                print("#   warning: %s" % " ".join(w.split()))
+    print("# %d flag sets, %d failed" % (total, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
