@@ -5,7 +5,7 @@
 # tests/megatron/README.md) over flag sets, through tests/megatron/check_args.py:
 # 1. the hand-written flag sets of tests/megatron/cases.txt give the outcome
 #    each states (accepted, or rejected with the message fragment given);
-# 2. with MEGATRON_ARGS_ADVISE=1, every candidate of `advise --top 10` for ten
+# 2. every candidate of `advise --top 10` for ten
 #    jobs (dense, MoE, long sequence, FP8, B200, GB200), its flags with its
 #    environment on as many GPUs as the job, is accepted.
 # Exit 0 pass, 77 skip (with the reason on the last line), else fail.
@@ -55,8 +55,8 @@ done <"$T/cases"
 echo "cases: $n checked"
 
 # --- 2. advise's top-10 Megatron flag sets of ten jobs
-if [ "${MEGATRON_ARGS_ADVISE:-0}" = 1 ]; then
-	[ -x "$M" ] || { echo "skip: no $M"; exit 77; }
+if [ "${MEGATRON_ARGS_ADVISE:-1}" = 1 ]; then
+	[ -x "$M" ] || bad "no $M: build it first"
 	cat >"$T/jobs" <<'JOBS'
 --model llama3-8b --gpus 8 --seq 8192 --gbs 64
 --model llama3-70b --gpus 64 --seq 8192 --gbs 128
