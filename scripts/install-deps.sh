@@ -8,7 +8,7 @@ set -eu
 
 PKGS="build-essential libcjson-dev libyajl-dev zlib1g-dev libcmocka-dev libopenblas-dev libopenmpi-dev openmpi-bin libpapi-dev"
 if [ "${1:-}" = "--test" ]; then
-	PKGS="$PKGS chromium fonts-dejavu-core python3 python3-numpy python3-packaging"
+	PKGS="$PKGS chromium fonts-dejavu-core python3 python3-numpy python3-packaging python3-omegaconf python3-yaml"
 fi
 
 missing=""

@@ -125,7 +125,13 @@ def set_global_variables(args, build_tokenizer=True):
 
 
 def _partial(upstream, name, stdlib, names):
-    path = os.path.join(upstream, *name.split(".")) + ".py"
+    """Define in module `name` only the named top-level definitions of its
+    file, and the imports of it that come from the modules in `stdlib`
+    (relative ones by their name without the dots); a package's file is its
+    __init__.py."""
+    base = os.path.join(upstream, *name.split("."))
+    package = os.path.isdir(base)
+    path = os.path.join(base, "__init__.py") if package else base + ".py"
     with open(path) as f:
         tree = ast.parse(f.read(), path)
     keep = []
@@ -153,8 +159,9 @@ def _partial(upstream, name, stdlib, names):
     missing = set(names) - found
     if missing:
         raise ImportError("%s: no top-level %s" % (path, ", ".join(sorted(missing))))
-    m = _module(name)
+    m = _module(name, base if package else None)
     m.__file__ = path
+    m.__package__ = name if package else name.rpartition(".")[0]
     exec(compile(ast.Module(body=keep, type_ignores=[]), path, "exec"), m.__dict__)
 
 

@@ -1,0 +1,159 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: MIT
+"""Apply Megatron-Bridge overrides to a recipe's ConfigContainer, as Bridge's
+scripts do, and check the fields after Bridge's own set-up.
+
+The recipe is built by the pinned, unmodified Bridge files under
+tests/bridge/upstream/src/; each override is first parsed and applied alone
+to the recipe's OmegaConf config (omegaconf_utils.parse_hydra_overrides), so
+that a rejected one is named with OmegaConf's message; the accepted ones are
+then applied together by omegaconf_utils.process_config_with_overrides (the
+path of scripts/training/run_recipe.py), and training.config.
+runtime_config_update (mixed-precision and comm-overlap set-up, validate())
+runs as pretrain() runs it.  Each overridden field is then compared with the
+value the override meant: a plain value as Hydra parses it, a
+`{_target_:X,_call_:false}` value as the object X, `mixed_precision=NAME` as
+the fields of Bridge's NAME precision recipe.
+
+Input: overrides, one per line (stdin or the files named; `\\` continuations
+and quotes as a shell would take them); lines starting with # are notes.
+Output: "ok - OVERRIDE" or "not ok - OVERRIDE: MESSAGE"; exit 1 on any
+failure, 2 on a usage error.
+
+Usage: check_overrides.py --recipe NAME [--world-size N] [FILE...]
+"""
+
+import argparse
+import dataclasses
+import enum
+import importlib
+import logging
+import os
+import shlex
+import sys
+
+sys.dont_write_bytecode = True
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [os.path.join(HERE, "stubs"), os.path.join(HERE, "..", "megatron", "stubs")]
+
+# recipe name -> (module, function); names as in megatron.bridge.recipes at the pinned commit
+RECIPES = {
+    "llama3_8b_pretrain_2gpu_h100_bf16_config": "megatron.bridge.recipes.llama.h100.llama3",
+    "llama3_70b_pretrain_32gpu_h100_bf16_config": "megatron.bridge.recipes.llama.h100.llama3",
+}
+
+
+class Collect(logging.Handler):
+    def __init__(self):
+        super().__init__(logging.WARNING)
+        self.messages = []
+
+    def emit(self, record):
+        self.messages.append(record.getMessage())
+
+
+def lookup(obj, path):
+    for part in path.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+def same(actual, meant):
+    if isinstance(meant, dict) and "_target_" in meant:
+        mod, _, name = meant["_target_"].rpartition(".")
+        try:
+            target = getattr(importlib.import_module(mod), name)
+        except (ImportError, AttributeError):
+            mod2, _, cls = mod.rpartition(".")
+            target = getattr(getattr(importlib.import_module(mod2), cls), name)
+        if meant.get("_call_", True) is False:
+            return actual is target or actual == target
+        return isinstance(actual, target) if isinstance(target, type) else False
+    if isinstance(actual, enum.Enum) and not isinstance(meant, enum.Enum):
+        return False  # a string meant for an enum field stays a string in Bridge
+    if isinstance(meant, float) or isinstance(actual, float):
+        return isinstance(actual, (int, float)) and not isinstance(actual, bool) and abs(actual - meant) <= 1e-12 * max(1, abs(meant))
+    return type(actual) is type(meant) and actual == meant or (meant is None and actual is None)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--recipe", required=True, choices=sorted(RECIPES))
+    ap.add_argument("--world-size", type=int, default=8)
+    ap.add_argument("files", nargs="*")
+    a = ap.parse_args()
+    text = "".join(open(f).read() for f in a.files) if a.files else sys.stdin.read()
+    text = text.replace("\\\n", " ")
+    overrides = []
+    for line in text.splitlines():
+        if line.strip().startswith("#") or not line.strip():
+            continue
+        overrides += shlex.split(line)
+
+    os.environ["WORLD_SIZE"] = str(a.world_size)
+    import bridge_standins
+
+    bridge_standins.install(os.path.join(HERE, "upstream", "src"), os.path.join(HERE, "..", "megatron", "upstream"))
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+    from megatron.bridge.training import config as bconfig
+    from megatron.bridge.training.mixed_precision import get_mixed_precision_config
+    from megatron.bridge.training.utils import omegaconf_utils as ou
+
+    collect = Collect()
+    logging.getLogger("megatron.bridge").addHandler(collect)
+    recipe = getattr(importlib.import_module(RECIPES[a.recipe]), a.recipe)
+    cfg = recipe()
+
+    results, accepted = {}, []
+    base, _ = ou.create_omegaconf_dict_config(cfg)
+    from omegaconf import OmegaConf
+
+    for o in overrides:
+        try:
+            ou.parse_hydra_overrides(OmegaConf.create(OmegaConf.to_container(base)), [o])
+            accepted.append(o)
+        except Exception as e:  # OverridesError with Hydra's / OmegaConf's message
+            cause = e.__cause__.__cause__ if e.__cause__ is not None and e.__cause__.__cause__ is not None else e.__cause__
+            results[o] = "rejected: %s%s" % (str(e).splitlines()[0], " (%s)" % str(cause).splitlines()[0] if cause else "")
+    collect.messages.clear()
+    ou.process_config_with_overrides(cfg, cli_overrides=accepted)
+    for m in collect.messages:
+        for o in accepted:
+            if o.split("=", 1)[0].rsplit(".", 1)[-1] in m and o not in results:
+                results[o] = "Bridge: " + m
+    try:
+        bconfig.runtime_config_update(cfg)
+    except Exception as e:
+        print("not ok - set-up: %s: %s" % (type(e).__name__, str(e).splitlines()[0] if str(e) else ""))
+        return 1
+
+    parser = OverridesParser.create()
+    keys = {o.split("=", 1)[0] for o in accepted}
+    for o in accepted:
+        if o in results:
+            continue
+        ov = parser.parse_override(o)
+        key, meant = ov.key_or_group, ov.value()
+        actual = lookup(cfg, key)
+        if key == "mixed_precision" and isinstance(meant, str):
+            ref = get_mixed_precision_config(meant)
+            bad = [f.name for f in dataclasses.fields(ref)
+                   if "mixed_precision." + f.name not in keys
+                   and getattr(actual, f.name, None) != getattr(ref, f.name)]
+            if bad:
+                results[o] = "fields differ from %s(): %s" % (meant, ", ".join(bad))
+        elif not same(actual, meant):
+            results[o] = "after set-up %s holds %r, not %r" % (key, actual, meant)
+    fail = 0
+    for o in overrides:
+        if o in results:
+            fail = 1
+            print("not ok - %s: %s" % (o, results[o]))
+        else:
+            print("ok - %s" % o)
+    print("# %d overrides, recipe %s" % (len(overrides), a.recipe))
+    return fail
+
+
+if __name__ == "__main__":
+    sys.exit(main())
