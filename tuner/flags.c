@@ -258,6 +258,24 @@ static int note(struct mt_kv *o, int n, const char *about, const char *text)
 	return n + 1;
 }
 
+/* ddp.bucket_size, and where a recipe's CommOverlapConfig would undo it a
+ * note: with DP > 1 its optimizer overlap settings put 128 MiB in the DDP
+ * config unless comm_overlap.bucket_size is given (Megatron-Bridge 067f987
+ * src/megatron/bridge/training/comm_overlap.py lines 569-585), and that
+ * override is rejected where the recipe has no CommOverlapConfig. */
+static int bucket_override(struct mt_kv *o, int n, const struct mt_config *c)
+{
+	char text[192];
+
+	n = add(o, n, "ddp.bucket_size", "%lld", c->bucket_params);
+	if (c->dp < 2)
+		return n;
+	snprintf(text, sizeof(text), "ddp.bucket_size: a recipe with a CommOverlapConfig sets "
+		 "128 MiB when DP > 1; there add comm_overlap.bucket_size=%lld",
+		 (long long)c->bucket_params);
+	return note(o, n, "ddp.bucket_size", text);
+}
+
 /* MixedPrecisionConfig.setup() copies every field it shares with the DDP
  * config, grad_reduce_in_fp32 included (mixed_precision.py lines 113-161,
  * called from config.py line 2016), so ddp.grad_reduce_in_fp32 is undone;
@@ -357,7 +375,7 @@ int mt_bridge_overrides(const struct mt_model *m, const struct mt_job *j,
 	n = adds(o, n, "ddp.overlap_grad_reduce", c->overlap_grad ? "true" : "false");
 	n = adds(o, n, "ddp.overlap_param_gather", c->dist_opt && c->overlap_param ? "true" : "false");
 	if (c->bucket_params > 0)
-		n = add(o, n, "ddp.bucket_size", "%lld", c->bucket_params);
+		n = bucket_override(o, n, c);
 	if (!c->grad_fp32)
 		n = grad_reduce_note(o, n, j);
 	if (c->tp_overlap && c->sp)
