@@ -147,9 +147,10 @@ static int convert(const struct mt_flag_row *r, struct mt_kv *kv, const struct m
 	}
 }
 
-static void needs_note(int kind, const struct mt_flag_row *r, int rel, struct mt_kv *kv)
+/* The item becomes a note; `what` names it ("--foo", "--foo flex", "a.b"). */
+static void needs_note(int kind, const struct mt_flag_row *r, int rel, struct mt_kv *kv,
+		       const char *what)
 {
-	const char *dash = kind == MT_FLAG_MEGATRON ? "--" : "";
 	const char *who = kind == MT_FLAG_MEGATRON ? "Megatron-LM" : "Megatron-Bridge";
 	int first = mt_release_find(kind, r->first);
 	char key[sizeof(kv->key)];
@@ -157,11 +158,24 @@ static void needs_note(int kind, const struct mt_flag_row *r, int rel, struct mt
 	snprintf(key, sizeof(key), "%s", kv->key);
 	snprintf(kv->key, sizeof(kv->key), "#%.94s", key);
 	if (rel < first)
-		snprintf(kv->val, sizeof(kv->val), "%s%s needs %s >= %s (left out for %s)", dash,
-			 key, who, r->first, mt_release_name(kind, rel));
+		snprintf(kv->val, sizeof(kv->val), "%s needs %s >= %s (left out for %s)", what, who,
+			 r->first, mt_release_name(kind, rel));
 	else
-		snprintf(kv->val, sizeof(kv->val), "%s%s was accepted up to %s %s (left out for %s)",
-			 dash, key, who, r->last, mt_release_name(kind, rel));
+		snprintf(kv->val, sizeof(kv->val), "%s was accepted up to %s %s (left out for %s)",
+			 what, who, r->last, mt_release_name(kind, rel));
+}
+
+/* A value a release's parser does not accept: a row "name=value". */
+static const struct mt_flag_row *refused_value(int kind, int rel, const struct mt_kv *kv)
+{
+	char nv[sizeof(kv->key) + sizeof(kv->val) + 1];
+	const struct mt_flag_row *r;
+
+	if (!kv->val[0])
+		return NULL;
+	snprintf(nv, sizeof(nv), "%s=%s", kv->key, kv->val);
+	r = mt_flag_find(kind, nv);
+	return r && !mt_flag_accepts(r, rel) ? r : NULL;
 }
 
 int mt_flags_for_release(int kind, int rel, struct mt_kv *o, int n)
@@ -170,13 +184,23 @@ int mt_flags_for_release(int kind, int rel, struct mt_kv *o, int n)
 
 	for (i = 0; i < n; i++) {
 		const struct mt_flag_row *r, *old;
+		char what[sizeof(o->key) + sizeof(o->val) + 4];
+		const char *dash;
 		struct mt_kv kv;
 
 		if (o[i].key[0] == '#')
 			continue;
 		r = mt_flag_find(kind, o[i].key);
-		if (!r || mt_flag_accepts(r, rel))
+		if (!r)
 			continue;
+		dash = kind == MT_FLAG_MEGATRON ? "--" : "";
+		if (mt_flag_accepts(r, rel)) {
+			old = refused_value(kind, rel, &o[i]);
+			snprintf(what, sizeof(what), "%s%s %s", dash, o[i].key, o[i].val);
+			if (old)
+				needs_note(kind, old, rel, &o[i], what);
+			continue;
+		}
 		old = r->older[0] ? mt_flag_find(kind, r->older) : NULL;
 		kv = o[i];
 		if (old && mt_flag_accepts(old, rel) && convert(r, &kv, o, n)) {
@@ -184,7 +208,8 @@ int mt_flags_for_release(int kind, int rel, struct mt_kv *o, int n)
 			snprintf(o[i].val, sizeof(o[i].val), "%s", kv.val);
 			continue;
 		}
-		needs_note(kind, r, rel, &o[i]);
+		snprintf(what, sizeof(what), "%s%s", dash, o[i].key);
+		needs_note(kind, r, rel, &o[i], what);
 	}
 	return n;
 }
