@@ -20,23 +20,23 @@
 int mt_candidate_args(const struct mt_model *m, const struct mt_job *j, const struct mt_config *c,
 		      const struct mt_explain *ex, struct mt_kv *out)
 {
+	int rel = mt_release_resolve(MT_FLAG_MEGATRON, j->megatron_version);
 	int n = mt_megatron_args(m, j, c, out);
 
 	if (ex)
 		n = mt_kv_merge(out, n, ex->args, ex->nargs);
-	return mt_flags_for_release(MT_FLAG_MEGATRON,
-				    mt_release_resolve(MT_FLAG_MEGATRON, j->megatron_version), out, n);
+	return mt_flags_for_release(MT_FLAG_MEGATRON, rel, out, n);
 }
 
 int mt_candidate_bridge(const struct mt_model *m, const struct mt_job *j,
 			const struct mt_config *c, const struct mt_explain *ex, struct mt_kv *out)
 {
+	int rel = mt_release_resolve(MT_FLAG_BRIDGE, j->bridge_version);
 	int n = mt_bridge_overrides(m, j, c, out);
 
 	if (ex)
 		n = mt_bridge_notes(out, mt_kv_merge(out, n, ex->bridge, ex->nbridge));
-	return mt_flags_for_release(MT_FLAG_BRIDGE,
-				    mt_release_resolve(MT_FLAG_BRIDGE, j->bridge_version), out, n);
+	return mt_flags_for_release(MT_FLAG_BRIDGE, rel, out, n);
 }
 
 int mt_candidate_env(const struct mt_explain *ex, struct mt_kv *out)

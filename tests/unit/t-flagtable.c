@@ -40,7 +40,7 @@ static void rows_are_well_formed(void **state)
 		int first = mt_release_find(r->kind, r->first);
 
 		if (first < 0)
-			fail_msg("%s: first release %s is not one of the table's", r->name, r->first);
+			fail_msg("%s: first release %s is not in the table", r->name, r->first);
 		if (r->last[0] && mt_release_find(r->kind, r->last) < first)
 			fail_msg("%s: last release %s unknown or before %s", r->name, r->last,
 				 r->first);
@@ -85,7 +85,8 @@ static void assert_in_table(int kind, const struct mt_kv *kv, int n)
 		const struct mt_flag_row *r;
 
 		if (mt_kv_is_note(&kv[i])) {
-			if (strstr(kv[i].val, " needs Megatron") || strstr(kv[i].val, "accepted up to"))
+			if (strstr(kv[i].val, " needs Megatron") ||
+			    strstr(kv[i].val, "accepted up to"))
 				fail_msg("a release note at the newest release: %s", kv[i].val);
 			continue;
 		}
