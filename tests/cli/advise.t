@@ -129,3 +129,4 @@ dataset sequence length before Bridge v0.6.0 | 0 | dataset.sequence_length=8192 
 unknown Megatron-LM release | 2 | --megatron-version: unknown release 'core_r0.7.0'; known: core_v0.8.0, .*core_v0.19.0 | advise --model llama3-8b --gpus 8 --seq 4096 --gbs 64 --megatron-version core_r0.7.0
 unknown Bridge release | 2 | --bridge-version: unknown release 'v9'; known: v0.2.0, .*v0.6.0 | estimate --model llama3-8b --gpus 8 --seq 4096 --gbs 64 --bridge-version v9
 no flex dispatcher before core_v0.12.0 | 0 | ^# --moe-token-dispatcher-type flex needs Megatron-LM >= core_v0.12.0 | estimate --model mixtral-8x7b --gpus 64 --seq 4096 --gbs 256 --ep 8 --moe-dispatcher flex --format megatron --megatron-version 0.11
+text output indents the release notes | 0 | ^    # --attention-backend needs Megatron-LM >= core_v0.11.0 | estimate --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --tp 8 --pp 4 --grad-reduce bf16 --megatron-version 0.10
