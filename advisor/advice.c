@@ -15,21 +15,28 @@
 #include "../rules/engine.h"
 #include "../rules/fired.h"
 #include "../tuner/flags.h"
+#include "../tuner/flagtable.h"
 
 int mt_candidate_args(const struct mt_model *m, const struct mt_job *j, const struct mt_config *c,
 		      const struct mt_explain *ex, struct mt_kv *out)
 {
+	int rel = mt_release_resolve(MT_FLAG_MEGATRON, j->megatron_version);
 	int n = mt_megatron_args(m, j, c, out);
 
-	return ex ? mt_kv_merge(out, n, ex->args, ex->nargs) : n;
+	if (ex)
+		n = mt_kv_merge(out, n, ex->args, ex->nargs);
+	return mt_flags_for_release(MT_FLAG_MEGATRON, rel, out, n);
 }
 
 int mt_candidate_bridge(const struct mt_model *m, const struct mt_job *j,
 			const struct mt_config *c, const struct mt_explain *ex, struct mt_kv *out)
 {
+	int rel = mt_release_resolve(MT_FLAG_BRIDGE, j->bridge_version);
 	int n = mt_bridge_overrides(m, j, c, out);
 
-	return ex ? mt_bridge_notes(out, mt_kv_merge(out, n, ex->bridge, ex->nbridge)) : n;
+	if (ex)
+		n = mt_bridge_notes(out, mt_kv_merge(out, n, ex->bridge, ex->nbridge));
+	return mt_flags_for_release(MT_FLAG_BRIDGE, rel, out, n);
 }
 
 int mt_candidate_env(const struct mt_explain *ex, struct mt_kv *out)
@@ -115,6 +122,10 @@ static void json_head(struct jw *w, const struct mt_model *m, const struct mt_cl
 		jw_str(w, "fp8_recipe", mt_fp8_recipe_name(j->fp8_recipe));
 	jw_str(w, "attention", j->attn_impl == MT_ATTN_FLASH ? "flash" : "unfused");
 	jw_str(w, "moe_dispatcher", j->moe_dispatcher == MT_DISPATCH_FLEX ? "flex" : "alltoall");
+	jw_str(w, "megatron_version", mt_release_name(MT_FLAG_MEGATRON,
+		mt_release_resolve(MT_FLAG_MEGATRON, j->megatron_version)));
+	jw_str(w, "bridge_version", mt_release_name(MT_FLAG_BRIDGE,
+		mt_release_resolve(MT_FLAG_BRIDGE, j->bridge_version)));
 	jw_num(w, "mem_headroom", j->mem_headroom, 6);
 	json_pins(w, &j->pins);
 	jw_end(w);
@@ -270,6 +281,11 @@ static void json_candidate(struct jw *w, const struct mt_model *m, const struct 
 		jw_int(w, "rule_flags_dropped", ex->dropped);
 	n = mt_candidate_args(m, j, c, ex, kv);
 	json_kv_array(w, "megatron_args", kv, n, 1);
+	jw_arr(w, "megatron_notes");
+	for (i = 0; i < n; i++)
+		if (mt_kv_is_note(&kv[i]))
+			jw_str(w, NULL, kv[i].val);
+	jw_end(w);
 	n = mt_candidate_bridge(m, j, c, ex, kv);
 	json_kv_array(w, "bridge_overrides", kv, n, 0);
 	jw_arr(w, "bridge_notes");

@@ -46,7 +46,9 @@ void mt_estimate_json(struct sbuf *sb, const struct mt_model *m, const struct mt
 const struct mt_explain *mt_advice_explain(const struct mt_advice_rules *ar, int i);
 
 /* The flags of a candidate: the configuration's own, with the effects of the
- * set rules that fired for it (ex may be NULL).  Each returns the count. */
+ * set rules that fired for it (ex may be NULL), spelled for the job's
+ * megatron_version / bridge_version (tuner/flagtable.h: what that release
+ * does not accept becomes a note).  Each returns the count. */
 int mt_candidate_args(const struct mt_model *m, const struct mt_job *j, const struct mt_config *c,
 		      const struct mt_explain *ex, struct mt_kv *out);
 int mt_candidate_bridge(const struct mt_model *m, const struct mt_job *j,

@@ -14,6 +14,7 @@
 #include "../reports/html.h"
 #include "../rules/engine.h"
 #include "../tuner/flags.h"
+#include "../tuner/flagtable.h"
 #include "../tuner/launch.h"
 #include "../advisor/search.h"
 #include "cli.h"
@@ -81,6 +82,12 @@ static const char advise_usage[] =
 	"                        Megatron-Bridge overrides, variables; torchrun/slurm: a\n"
 	"                        script that runs it, pretrain_gpt.py on mock data, from\n"
 	"                        $MEGATRON_LM, default /opt/megatron-lm)\n"
+	"  --megatron-version R  the Megatron-LM release the flags are for: core_v0.8.0\n"
+	"                        to core_v0.19.0 (default, the newest), or 0.14 for\n"
+	"                        core_v0.14.0: renamed flags take the older spelling, flags\n"
+	"                        it lacks become '# --flag needs ...' lines\n"
+	"  --bridge-version R    the Megatron-Bridge release the overrides are for: v0.2.0\n"
+	"                        to v0.6.0 (default); docs/FORMATS.md section 7\n"
 	"  -h, --help            this help\n"
 	"\n"
 	"exit codes: 0 success; 1 nothing feasible (the reasons are printed), or for\n"
@@ -95,7 +102,7 @@ enum {
 	O_HEADROOM, O_TP, O_PP, O_VPP, O_CP, O_EP, O_ETP, O_MBS, O_RECOMPUTE, O_RC_LAYERS,
 	O_CP_COMM, O_DIST_OPT, O_OFFLOAD, O_SP, O_TP_OVERLAP, O_OVERLAP_GRAD, O_OVERLAP_PARAM,
 	O_CE_FUSION, O_GRAD_REDUCE, O_TOP, O_JSON, O_FORMAT, O_RULES, O_NO_RULES, O_DISPATCHER,
-	O_BUCKET, O_REPORT,
+	O_BUCKET, O_REPORT, O_MLM_VERSION, O_BRIDGE_VERSION,
 };
 
 static const struct option long_opts[] = {
@@ -134,6 +141,8 @@ static const struct option long_opts[] = {
 	{ "moe-dispatcher", required_argument, NULL, O_DISPATCHER },
 	{ "bucket-size", required_argument, NULL, O_BUCKET },
 	{ "report", required_argument, NULL, O_REPORT },
+	{ "megatron-version", required_argument, NULL, O_MLM_VERSION },
+	{ "bridge-version", required_argument, NULL, O_BRIDGE_VERSION },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -154,6 +163,26 @@ struct args {
 static int bad(const char *cmd, const char *opt, const char *what, const char *got)
 {
 	fprintf(stderr, "megatune %s: error: --%s: expected %s, got '%s'\n", cmd, opt, what, got);
+	return 2;
+}
+
+/* A release of tuner/flagtable.def into a job setting (index + 1); a name it
+ * does not know is a usage error naming those it does. */
+static int parse_release(const char *cmd, const char *opt, int kind, const char *arg, int *out)
+{
+	char list[512];
+	int i, len = 0, rel = mt_release_find(kind, arg);
+
+	if (rel >= 0) {
+		*out = rel + 1;
+		return 0;
+	}
+	for (i = 0; i < mt_release_count(kind) && len >= 0 && (size_t)len < sizeof(list); i++)
+		len += snprintf(list + len, sizeof(list) - (size_t)len, "%s%s", i ? ", " : "",
+				mt_release_name(kind, i));
+	fprintf(stderr, "megatune %s: error: --%s: unknown release '%s'; known: %s (or the number, "
+		"e.g. %s)\n", cmd, opt, arg, list,
+		kind == MT_FLAG_MEGATRON ? "0.14" : "0.5");
 	return 2;
 }
 
@@ -293,6 +322,13 @@ static int parse_args(const char *cmd, int argc, char **argv, struct args *a)
 		case O_CLUSTER: a->cluster = arg; break;
 		case O_JSON: a->json = arg; break;
 		case O_REPORT: a->report = arg; break;
+		case O_MLM_VERSION:
+		case O_BRIDGE_VERSION:
+			if (parse_release(cmd, name, c == O_MLM_VERSION ? MT_FLAG_MEGATRON :
+					  MT_FLAG_BRIDGE, arg, c == O_MLM_VERSION ?
+					  &a->job.megatron_version : &a->job.bridge_version))
+				return 2;
+			break;
 		case O_GPUS:
 			if (parse_long(arg, 1, 1 << 24, &v))
 				return bad(cmd, name, "a positive number of GPUs", arg);

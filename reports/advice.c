@@ -67,11 +67,19 @@ static void flags_lines(struct sbuf *sb, const struct mt_model *m, const struct 
 			const struct mt_config *cfg, const struct mt_explain *ex)
 {
 	struct mt_kv kv[MT_FLAGS_MAX];
-	int n;
+	int n, i, k;
 
 	n = mt_candidate_args(m, j, cfg, ex, kv);
-	sbuf_adds(sb, "  Megatron-LM:\n    ");
-	mt_kv_render(sb, kv, n, MT_KV_ARGS, " \\\n    ");
+	sbuf_adds(sb, "  Megatron-LM:\n");
+	/* the notes (flags the release lacks) as indented comment lines */
+	for (i = k = 0; i < n; i++) {
+		if (mt_kv_is_note(&kv[i]))
+			sbuf_addf(sb, "    # %s\n", kv[i].val);
+		else
+			kv[k++] = kv[i];
+	}
+	sbuf_adds(sb, "    ");
+	mt_kv_render(sb, kv, k, MT_KV_ARGS, " \\\n    ");
 	n = mt_candidate_env(ex, kv);
 	if (n) {
 		sbuf_adds(sb, "\n  environment:\n    ");

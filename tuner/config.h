@@ -54,6 +54,8 @@ struct mt_job {
 	int moe_dispatcher;       /* enum mt_dispatcher: alltoall, or flex (DeepEP) */
 	double mem_headroom;      /* fraction of GPU memory kept free, default 0.05 */
 	int top_k;
+	int megatron_version;     /* release of the flags (tuner/flagtable.h): 0 the newest */
+	int bridge_version;       /* release of the Bridge overrides: 0 the newest */
 	struct mt_pins pins;
 };
 

@@ -112,3 +112,21 @@ no ddp.grad_reduce_in_fp32 override | 0 | !ddp\.grad_reduce_in_fp32 | advise --m
 attention backend as the enum | 0 | 'model.attention_backend=\{_target_:megatron.core.transformer.enums.AttnBackend.fused,_call_:false\}' | advise --model llama3-8b --gpus 8 --seq 4096 --gbs 64 --format bridge
 32 connections on Blackwell | 0 | ^CUDA_DEVICE_MAX_CONNECTIONS=32$ | advise --model llama3-70b --cluster dgx-b200 --gpus 64 --seq 8192 --gbs 128 --tp 4 --format env
 not 1 on Blackwell | 0 | !CUDA_DEVICE_MAX_CONNECTIONS=1 | advise --model llama3-70b --cluster gb200-nvl72 --gpus 64 --seq 8192 --gbs 128 --tp 4 --format env
+help lists the release options | 0 | --megatron-version R .*core_v0.8.0 | advise --help
+help lists the Bridge release option | 0 | --bridge-version R | advise --help
+newest release by default | 0 | "megatron_version": "core_v0.19.0" | estimate --model llama3-8b --gpus 8 --seq 4096 --gbs 64 --format json
+newest Bridge release by default | 0 | "bridge_version": "v0.6.0" | estimate --model llama3-8b --gpus 8 --seq 4096 --gbs 64 --format json
+virtual stages by default | 0 | --num-virtual-stages-per-pipeline-rank 2 | estimate --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --tp 8 --pp 4 --vpp 2 --format megatron
+layers per virtual stage before core_v0.11.0 | 0 | --num-layers-per-virtual-pipeline-stage 10 | estimate --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --tp 8 --pp 4 --vpp 2 --format megatron --megatron-version core_v0.10.0
+no virtual stages flag before core_v0.11.0 | 0 | !num-virtual-stages | estimate --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --tp 8 --pp 4 --vpp 2 --format megatron --megatron-version 0.10
+a flag the release lacks is a note | 0 | ^# --attention-backend needs Megatron-LM >= core_v0.11.0 \(left out for core_v0.10.0\)$ | estimate --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --tp 8 --pp 4 --format megatron --megatron-version 0.10
+and is left out | 0 | !^ *--attention-backend | estimate --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --tp 8 --pp 4 --format megatron --megatron-version 0.10
+launch script for an older release | 0 | ^# --attention-backend needs Megatron-LM | estimate --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --tp 8 --pp 4 --format torchrun --megatron-version 0.10
+DeepEP before core_v0.16.0 | 0 | --moe-enable-deepep | estimate --model mixtral-8x7b --gpus 64 --seq 4096 --gbs 256 --ep 8 --moe-dispatcher flex --format megatron --megatron-version 0.15
+JSON names the release | 0 | "megatron_version": "core_v0.10.0" | estimate --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --tp 8 --pp 4 --format json --megatron-version core_v0.10.0
+JSON carries the release notes | 0 | ^ *"--attention-backend needs Megatron-LM >= core_v0.11.0 \(left out for core_v0.10.0\)",?$ | estimate --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --tp 8 --pp 4 --format json --megatron-version core_v0.10.0
+dataset sequence length before Bridge v0.6.0 | 0 | dataset.sequence_length=8192 | estimate --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --tp 8 --pp 4 --format bridge --bridge-version 0.5
+unknown Megatron-LM release | 2 | --megatron-version: unknown release 'core_r0.7.0'; known: core_v0.8.0, .*core_v0.19.0 | advise --model llama3-8b --gpus 8 --seq 4096 --gbs 64 --megatron-version core_r0.7.0
+unknown Bridge release | 2 | --bridge-version: unknown release 'v9'; known: v0.2.0, .*v0.6.0 | estimate --model llama3-8b --gpus 8 --seq 4096 --gbs 64 --bridge-version v9
+no flex dispatcher before core_v0.12.0 | 0 | ^# --moe-token-dispatcher-type flex needs Megatron-LM >= core_v0.12.0 | estimate --model mixtral-8x7b --gpus 64 --seq 4096 --gbs 256 --ep 8 --moe-dispatcher flex --format megatron --megatron-version 0.11
+text output indents the release notes | 0 | ^    # --attention-backend needs Megatron-LM >= core_v0.11.0 | estimate --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --tp 8 --pp 4 --grad-reduce bf16 --megatron-version 0.10
