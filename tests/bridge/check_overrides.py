@@ -40,6 +40,9 @@ sys.path[:0] = [os.path.join(HERE, "stubs"), os.path.join(HERE, "..", "megatron"
 RECIPES = {
     "llama3_8b_pretrain_2gpu_h100_bf16_config": "megatron.bridge.recipes.llama.h100.llama3",
     "llama3_70b_pretrain_32gpu_h100_bf16_config": "megatron.bridge.recipes.llama.h100.llama3",
+    "llama3_8b_pretrain_2gpu_h100_fp8cs_config": "megatron.bridge.recipes.llama.h100.llama3",
+    "qwen3_30b_a3b_pretrain_8gpu_h100_bf16_config": "megatron.bridge.recipes.qwen.h100.qwen3_moe",
+    "qwen3_30b_a3b_pretrain_16gpu_h100_bf16_config": "megatron.bridge.recipes.qwen.h100.qwen3_moe",
 }
 
 
@@ -76,6 +79,39 @@ def same(actual, meant):
     return type(actual) is type(meant) and actual == meant or (meant is None and actual is None)
 
 
+BRIDGE_BUCKET = 128 * 1024 * 1024  # comm_overlap.py: CommOverlapConfig's bucket_size when DP > 1
+
+
+def bridge_bucket(cfg, recipe_overlap, note, actual):
+    """ddp.bucket_size holds what Bridge's CommOverlapConfig set-up gives it,
+    on a recipe with a CommOverlapConfig, and advise printed the note."""
+    return (note is not None and recipe_overlap and cfg.comm_overlap is not None
+            and cfg.data_parallel_size > 1 and actual == BRIDGE_BUCKET)
+
+
+def note_override(note):
+    return note.rsplit("add ", 1)[1].split()[0].rstrip(";,.")
+
+
+def note_advice(recipe, accepted, note):
+    """The note's override, added to the others on a fresh recipe, must make
+    ddp.bucket_size hold advise's value after set-up; None, or what failed."""
+    from megatron.bridge.training import config as bconfig
+    from megatron.bridge.training.utils import omegaconf_utils as ou
+
+    extra = note_override(note)
+    meant = int(extra.split("=", 1)[1])
+    cfg = recipe()
+    try:
+        ou.process_config_with_overrides(cfg, cli_overrides=accepted + [extra])
+        bconfig.runtime_config_update(cfg)
+    except Exception as e:
+        return "the note's %s: %s: %s" % (extra, type(e).__name__, str(e).splitlines()[0] if str(e) else "")
+    if cfg.ddp.bucket_size != meant:
+        return "with the note's %s, ddp.bucket_size holds %r after set-up" % (extra, cfg.ddp.bucket_size)
+    return None
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--recipe", required=True, choices=sorted(RECIPES))
@@ -84,11 +120,18 @@ def main():
     a = ap.parse_args()
     text = "".join(open(f).read() for f in a.files) if a.files else sys.stdin.read()
     text = text.replace("\\\n", " ")
-    overrides = []
+    overrides, notes = [], []
     for line in text.splitlines():
+        if line.strip().startswith("#"):
+            notes.append(line.strip())
         if line.strip().startswith("#") or not line.strip():
             continue
         overrides += shlex.split(line)
+    # The note advise prints where Bridge's comm-overlap set-up may undo
+    # ddp.bucket_size: "# ddp.bucket_size: a recipe with a CommOverlapConfig
+    # sets 128 MiB when DP > 1; there add comm_overlap.bucket_size=N".
+    bucket_note = next((n for n in notes if n.startswith("# ddp.bucket_size:") and "CommOverlapConfig" in n
+                        and "128 MiB" in n and "comm_overlap.bucket_size=" in n), None)
 
     os.environ["WORLD_SIZE"] = str(a.world_size)
     import bridge_standins
@@ -103,6 +146,7 @@ def main():
     logging.getLogger("megatron.bridge").addHandler(collect)
     recipe = getattr(importlib.import_module(RECIPES[a.recipe]), a.recipe)
     cfg = recipe()
+    recipe_overlap = cfg.comm_overlap is not None
 
     results, accepted = {}, []
     base, _ = ou.create_omegaconf_dict_config(cfg)
@@ -127,6 +171,7 @@ def main():
         print("not ok - set-up: %s: %s" % (type(e).__name__, str(e).splitlines()[0] if str(e) else ""))
         return 1
 
+    notes_ok = {}
     parser = OverridesParser.create()
     keys = {o.split("=", 1)[0] for o in accepted}
     for o in accepted:
@@ -143,14 +188,25 @@ def main():
             if bad:
                 results[o] = "fields differ from %s(): %s" % (meant, ", ".join(bad))
         elif not same(actual, meant):
-            results[o] = "after set-up %s holds %r, not %r" % (key, actual, meant)
+            if key == "ddp.bucket_size" and bridge_bucket(cfg, recipe_overlap, bucket_note, actual):
+                # Bridge's CommOverlapConfig set-up (comm_overlap.py,
+                # _get_optimizer_overlap_cfgs) sets 128 MiB when DP > 1, and
+                # advise said so: check the way round it that the note gives.
+                err = note_advice(recipe, accepted, bucket_note)
+                if err:
+                    results[o] = err
+                else:
+                    notes_ok[o] = "Bridge's CommOverlapConfig set %d (DP %d), as noted; with %s it holds %s" % (
+                        actual, cfg.data_parallel_size, note_override(bucket_note), meant)
+            else:
+                results[o] = "after set-up %s holds %r, not %r" % (key, actual, meant)
     fail = 0
     for o in overrides:
         if o in results:
             fail = 1
             print("not ok - %s: %s" % (o, results[o]))
         else:
-            print("ok - %s" % o)
+            print("ok - %s%s" % (o, " # " + notes_ok[o] if o in notes_ok else ""))
     print("# %d overrides, recipe %s" % (len(overrides), a.recipe))
     return fail
 

@@ -1,8 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # Megatron-Bridge overrides of `advise --format json` (bridge_overrides of
-# the top 3 candidates) applied to a Bridge recipe's ConfigContainer through
-# OmegaConf, then Bridge's runtime set-up, by tests/bridge/check_overrides.py
+# the top 3 candidates, with their bridge_notes as `#` lines) applied to a
+# Bridge recipe's ConfigContainer through OmegaConf, then Bridge's runtime
+# set-up, by tests/bridge/check_overrides.py
 # (pinned Bridge files: tests/bridge/README.md).  Every override must apply
 # and hold the value it meant after set-up.
 # Exit 0 pass, 77 skip (with the reason on the last line), else fail.
@@ -18,7 +19,9 @@ T=$(mktemp -d "${TMPDIR:-/tmp}/bridge-overrides.XXXXXX") || exit 2
 trap 'rm -rf "$T"' EXIT INT TERM
 fail=0
 
-# "RECIPE | GPUS | advise arguments"
+# "RECIPE | GPUS | advise arguments": a BF16 recipe without a
+# CommOverlapConfig, a FP8 one, the 70B BF16 one (CommOverlapConfig) given
+# advise's FP8 mixed_precision, and a MoE one.
 while IFS='|' read -r recipe gpus job; do
 	recipe=$(echo $recipe) gpus=$(echo $gpus)
 	# shellcheck disable=SC2086  # the job's words
@@ -31,7 +34,8 @@ while IFS='|' read -r recipe gpus job; do
 import json, sys
 d = json.load(open(sys.argv[1]))
 for i, c in enumerate(d["candidates"]):
-    open("%s/c%d" % (sys.argv[2], i), "w").write("\n".join(c["bridge_overrides"]) + "\n")
+    notes = ["# " + n for n in c.get("bridge_notes", [])]
+    open("%s/c%d" % (sys.argv[2], i), "w").write("\n".join(notes + c["bridge_overrides"]) + "\n")
 print(len(d["candidates"]))
 ' "$T/a.json" "$T") || { echo "FAIL: advise $job: cannot read the JSON output"; fail=1; continue; }
 	[ "$n" -ge 1 ] || { echo "FAIL: advise $job: no candidates"; fail=1; }
@@ -45,6 +49,9 @@ print(len(d["candidates"]))
 	done
 done <<'JOBS'
 llama3_8b_pretrain_2gpu_h100_bf16_config | 8 | --model llama3-8b --seq 8192 --gbs 64
+llama3_8b_pretrain_2gpu_h100_fp8cs_config | 8 | --model llama3-8b --precision fp8 --seq 8192 --gbs 64
+llama3_70b_pretrain_32gpu_h100_bf16_config | 64 | --model llama3-70b --precision fp8 --seq 8192 --gbs 128
+qwen3_30b_a3b_pretrain_8gpu_h100_bf16_config | 32 | --model qwen3-30b-a3b --seq 4096 --gbs 256
 JOBS
 
 [ $fail -eq 0 ] && echo "ok"

@@ -143,6 +143,18 @@ MODELS = {
                                        num_attention_heads=32, num_query_groups=8),
     "meta-llama/Meta-Llama-3-70B": dict(_LLAMA3, num_layers=80, hidden_size=8192, ffn_hidden_size=28672,
                                         num_attention_heads=64, num_query_groups=8),
+    # config.json and Qwen3MoEBridge.provider_bridge (all layers MoE, QK layernorm)
+    "Qwen/Qwen3-30B-A3B": dict(
+        normalization="RMSNorm", activation_func="silu", gated_linear_unit=True, add_bias_linear=False,
+        add_qkv_bias=False, qk_layernorm=True, position_embedding_type="rope", rotary_base=1000000.0,
+        share_embeddings_and_output_weights=False, vocab_size=151936, seq_length=40960,
+        hidden_dropout=0.0, attention_dropout=0.0, layernorm_epsilon=1e-6, init_method_std=0.02,
+        num_layers=48, hidden_size=2048, ffn_hidden_size=6144, num_attention_heads=32,
+        num_query_groups=4, kv_channels=128,
+        num_moe_experts=128, moe_router_topk=8, moe_ffn_hidden_size=768, moe_aux_loss_coeff=1e-3,
+        moe_router_load_balancing_type="aux_loss", moe_router_pre_softmax=False,
+        moe_grouped_gemm=True, moe_token_dispatcher_type="alltoall", moe_permute_fusion=True,
+    ),
 }
 
 
@@ -153,7 +165,7 @@ class AutoBridge:
         self.name = name
 
     @classmethod
-    def from_hf_pretrained(cls, name, **kwargs):
+    def from_hf_pretrained(cls, name, *args, **kwargs):
         if name not in MODELS:
             raise KeyError("bridge_standins.MODELS has no %s" % name)
         return cls(name)
@@ -166,6 +178,22 @@ class AutoBridge:
         kw["activation_func"] = getattr(F, kw["activation_func"])
         return GPTModelProvider(**kw)
 
+    def to_megatron_provider(self, load_weights=True, hf_path=None):
+        # the same provider; no weights are loaded here
+        return self.get_model_config()
+
+
+class FusedAdam:
+    """transformer_engine.pytorch.optimizers.FusedAdam: OptimizerConfig reads
+    only its signature (the precision-aware optimizer's arguments, as in TE 2.x)."""
+
+    def __init__(self, params, lr=1e-3, bias_correction=True, betas=(0.9, 0.999), eps=1e-8,
+                 adam_w_mode=True, weight_decay=0.0, amsgrad=False, set_grad_none=True,
+                 capturable=False, master_weights=False, master_weight_dtype=None,
+                 exp_avg_dtype=None, exp_avg_sq_dtype=None, use_decoupled_grad=False,
+                 store_param_remainders=False):
+        raise RuntimeError("stand-in FusedAdam called")
+
 
 def get_local_rank_preinit():
     return int(os.environ.get("LOCAL_RANK", "0"))
@@ -173,6 +201,15 @@ def get_local_rank_preinit():
 
 def install(bridge_src, megatron_upstream):
     megatron_standins.install(megatron_upstream)
+    # recipes with use_precision_aware_optimizer=True: OptimizerConfig checks
+    # that Transformer Engine's FusedAdam takes its arguments.
+    import transformer_engine
+
+    te_pt = sys.modules.get("transformer_engine.pytorch") or megatron_standins._module("transformer_engine.pytorch")
+    transformer_engine.pytorch = te_pt
+    te_opt = megatron_standins._module("transformer_engine.pytorch.optimizers")
+    te_opt.FusedAdam = FusedAdam
+    te_pt.optimizers = te_opt
     sys.meta_path.insert(0, _Finder(PLACEHOLDER_MODULES))
     # megatron.bridge.utils.common_utils: the helpers the config code calls
     # (its file imports the DDP wrappers and the data utilities).
