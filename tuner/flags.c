@@ -109,7 +109,10 @@ static int model_args(const struct mt_model *m, const struct mt_job *j, struct m
 
 	n = add(o, n, "num-layers", "%lld", m->layers);
 	n = add(o, n, "hidden-size", "%lld", m->hidden);
-	n = add(o, n, "ffn-hidden-size", "%lld", m->ffn);
+	/* every MLP a MoE layer (Mixtral): no dense width; the expert width
+	 * stands in, as Megatron-LM's examples/mixtral/train_mixtral_8x7b_distributed.sh
+	 * gives it (d98e8a6, line 34) */
+	n = add(o, n, "ffn-hidden-size", "%lld", m->ffn > 0 ? m->ffn : m->moe_ffn);
 	n = add(o, n, "num-attention-heads", "%lld", m->heads);
 	if (m->mla) {
 		n = add(o, n, "multi-latent-attention", NULL, 0);
