@@ -389,6 +389,12 @@ int mt_bridge_overrides(const struct mt_model *m, const struct mt_job *j,
 		n = adds(o, n, "model.recompute_granularity", "full");
 		n = adds(o, n, "model.recompute_method", "block");
 		n = add(o, n, "model.recompute_num_layers", "%lld", c->recompute_layers);
+		/* Megatron-LM d98e8a6 megatron/core/transformer/transformer_config.py
+		 * 2854-2858: with CUDA graphs, only full-iteration graphs allow it */
+		n = note(o, n, "model.recompute_granularity",
+			 "full recompute: a recipe that turns on CUDA graphs (model.cuda_graph_impl, "
+			 "e.g. qwen3_30b_a3b_pretrain_16gpu_h100_bf16_config) rejects it unless the "
+			 "graph is full_iteration; there also set model.cuda_graph_impl=none");
 	}
 	if (c->offload_layers > 0) {
 		n = adds(o, n, "model.cpu_offloading", "true");
