@@ -743,7 +743,8 @@ int mt_evaluate(const struct mt_model *m, const struct mt_cluster *c, const stru
 	rest = (long)cfg->tp * cfg->cp * cfg->pp;
 	if (j->gpus % rest)
 		return mt_error_set(err, MT_EINVAL,
-				    "TP x CP x PP = %ld does not divide the %d GPUs", rest, j->gpus);
+				    "TP x CP x PP = %ld does not divide the %d GPUs (%s)", rest, j->gpus,
+				    MT_WORLD_CITE);
 	dp = j->gpus / rest;
 	if (j->gbs % (dp * cfg->mbs))
 		return mt_error_set(err, MT_EINVAL,

@@ -316,8 +316,8 @@ int mt_job_check(const struct mt_model *m, const struct mt_cluster *c, const str
 	}
 	if (j->gpus % model_par)
 		return mt_error_set(err, MT_EINVAL,
-				    "--tp x --cp x --pp = %ld does not divide --gpus %d", model_par,
-				    j->gpus);
+				    "--tp x --cp x --pp = %ld does not divide --gpus %d (%s)", model_par,
+				    j->gpus, MT_WORLD_CITE);
 	if ((p->ep != MT_UNSET && p->ep != 1) || (p->etp != MT_UNSET && p->etp != 1)) {
 		if (!m->experts)
 			return mt_error_set(err, MT_EINVAL,

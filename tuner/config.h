@@ -175,6 +175,9 @@ const char *mt_prune_text(int reason);
 /* The Megatron-LM check a reason keeps to, "Megatron-LM d98e8a6 FILE:LINE ...";
  * NULL where it is megatune's own (memory, dominated). */
 const char *mt_prune_cite(int reason);
+/* validate_args' check that the model-parallel sizes divide the GPUs */
+#define MT_WORLD_CITE "Megatron-LM d98e8a6 megatron/training/arguments.py:432 asserts: " \
+	"world size is not divisible by total_model_size"
 
 /* Validity of the knobs of a layer's shape: the enum mt_prune reason that
  * rules the value out, or -1 when it can run. */
