@@ -715,6 +715,13 @@ static void rules_after_plan(struct mt_cfg_facts *cf, const struct mt_job *j,
 	cfg->dist_opt = knob(cf->r, MT_F_CFG_DIST_OPT, j->pins.dist_opt, cfg->dist_opt);
 }
 
+/* A configuration Megatron-LM would refuse: the reason and the check. */
+static int cannot_run(struct mt_error *err, int r)
+{
+	return mt_error_set(err, MT_EINVAL, "this configuration cannot run: %s (%s)",
+			    mt_prune_text(r), mt_prune_cite(r));
+}
+
 int mt_evaluate(const struct mt_model *m, const struct mt_cluster *c, const struct mt_job *j,
 		struct mt_rules_run *rules, struct mt_config *cfg, struct mt_eval *out,
 		struct mt_error *err)
@@ -736,12 +743,13 @@ int mt_evaluate(const struct mt_model *m, const struct mt_cluster *c, const stru
 	rest = (long)cfg->tp * cfg->cp * cfg->pp;
 	if (j->gpus % rest)
 		return mt_error_set(err, MT_EINVAL,
-				    "TP x CP x PP = %ld does not divide the %d GPUs", rest, j->gpus);
+				    "TP x CP x PP = %ld does not divide the %d GPUs (%s)", rest, j->gpus,
+				    MT_WORLD_CITE);
 	dp = j->gpus / rest;
 	if (j->gbs % (dp * cfg->mbs))
 		return mt_error_set(err, MT_EINVAL,
-				    "DP x micro-batch = %ld x %d does not divide the global batch %lld",
-				    dp, cfg->mbs, (long long)j->gbs);
+				    "DP x micro-batch = %ld x %d does not divide the global batch %lld (%s)",
+				    dp, cfg->mbs, (long long)j->gbs, mt_prune_cite(MT_PRUNE_BATCH));
 	mb = j->gbs / (dp * cfg->mbs);
 	cfg->dp = (int)dp;
 	cfg->num_mb = (int)mb;
@@ -753,34 +761,31 @@ int mt_evaluate(const struct mt_model *m, const struct mt_cluster *c, const stru
 		rules_before_costs(&cf, j, cfg);
 	if ((r = mt_tp_reason(m, cfg->tp)) >= 0 || (r = mt_cp_reason(m, j, cfg->tp, cfg->cp, cfg->cp_comm)) >= 0 ||
 	    (r = mt_ep_reason(m, cfg->ep, cfg->etp)) >= 0)
-		return mt_error_set(err, MT_EINVAL, "this configuration cannot run: %s",
-				    mt_prune_text(r));
+		return cannot_run(err, r);
 	if (cfg->cp_a2a <= 0)
 		cfg->cp_a2a = mt_group_per_domain(c, cfg->cp, cfg->tp);
 	if (cfg->cp > 1 && cfg->cp_comm == MT_CP_A2A_P2P && !mt_a2a_p2p_ok(m, cfg->tp, cfg->cp, cfg->cp_a2a))
 		return mt_error_set(err, MT_EINVAL,
 				    "--cp-comm a2a+p2p: the a2a group (%d GPUs) must be more than 1, "
-				    "less than CP %d and divide it and the heads per TP rank",
-				    cfg->cp_a2a, cfg->cp);
+				    "less than CP %d and divide it and the heads per TP rank (%s)",
+				    cfg->cp_a2a, cfg->cp, mt_prune_cite(MT_PRUNE_CP_HEADS));
 	if ((j->gpus / cfg->pp) % ((long)cfg->ep * cfg->etp))
-		return mt_error_set(err, MT_EINVAL, "this configuration cannot run: %s",
-				    mt_prune_text(MT_PRUNE_EP_GPUS));
+		return cannot_run(err, MT_PRUNE_EP_GPUS);
 	if (m->experts && cfg->tp > 1 && !cfg->sp)
-		return mt_error_set(err, MT_EINVAL, "this configuration cannot run: %s",
-				    mt_prune_text(MT_PRUNE_MOE_SP));
+		return cannot_run(err, MT_PRUNE_MOE_SP);
 	if (cfg->vpp > 1 && (cfg->pp == 1 || mb % cfg->pp))
 		return mt_error_set(err, MT_EINVAL,
 				    "--vpp %d: interleaving needs --pp > 1 and the %ld micro-batches "
-				    "divisible by PP %d", cfg->vpp, mb, cfg->pp);
+				    "divisible by PP %d (%s)", cfg->vpp, mb, cfg->pp,
+				    mt_prune_cite(MT_PRUNE_VPP));
 	if (cfg->sp && (j->seq / cfg->cp) % cfg->tp)
-		return mt_error_set(err, MT_EINVAL, "this configuration cannot run: %s",
-				    mt_prune_text(MT_PRUNE_SP_SEQ));
+		return cannot_run(err, MT_PRUNE_SP_SEQ);
 	if (cfg->offload_layers > 0 &&
 	    (cfg->pp > 1 || cfg->recompute != MT_RC_NONE || cfg->offload_layers >= m->layers))
 		return mt_error_set(err, MT_EINVAL,
 				    "--offload-layers %d: Megatron-Core offloads activations only "
-				    "with PP 1, no recomputation and fewer than the %d layers",
-				    cfg->offload_layers, m->layers);
+				    "with PP 1, no recomputation and fewer than the %d layers (%s)",
+				    cfg->offload_layers, m->layers, mt_prune_cite(MT_PRUNE_OFFLOAD));
 	if (cfg->cp == 1)
 		cfg->cp_a2a = 0;
 	a = malloc(sizeof(*a));
@@ -795,8 +800,9 @@ int mt_evaluate(const struct mt_model *m, const struct mt_cluster *c, const stru
 		rules_before_plan(&cf, j, a, cfg);
 	if (mt_plan_compute(&x, a, cfg->pp, cfg->vpp, (int)dp, (int)mb, cfg, plan)) {
 		rc = mt_error_set(err, MT_EINVAL,
-				  "the %d layers of model '%s' cannot be split over PP %d x VPP %d",
-				  m->layers, m->name, cfg->pp, cfg->vpp);
+				  "the %d layers of model '%s' cannot be split over PP %d x VPP %d (%s)",
+				  m->layers, m->name, cfg->pp, cfg->vpp,
+				  mt_prune_cite(MT_PRUNE_PP_LAYERS));
 		goto out;
 	}
 	if (rules)

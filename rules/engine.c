@@ -74,6 +74,7 @@ static void static_facts(struct mt_rules_run *r)
 	F(MODEL_SHARED_FFN) = m->shared_ffn;
 	F(MODEL_MOE_LAYERS) = m->moe_layers;
 	F(MODEL_MLA) = m->mla != 0;
+	F(MODEL_MTP_LAYERS) = m->mtp_layers;
 	F(MODEL_GQA) = !m->mla && m->kv_heads < m->heads;
 	F(MODEL_ROPE) = !m->learned_pos && !m->no_pos;
 	F(MODEL_GATED) = m->gated != 0;

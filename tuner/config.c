@@ -92,7 +92,7 @@ int mt_fp8_recipe_parse(const char *s)
 
 static const char *const prune_ids[MT_PRUNE_N] = {
 	"tp-heads", "tp-kv-heads", "tp-ffn", "cp-sequence", "cp-heads", "cp-attention",
-	"ep-experts", "ep-gpus", "etp-ffn", "moe-sp", "sp-sequence", "offload", "pp-layers", "vpp",
+	"ep-experts", "ep-gpus", "etp-ffn", "etp-bias", "moe-sp", "sp-sequence", "offload", "pp-layers", "vpp",
 	"batch", "memory", "dominated",
 };
 
@@ -106,6 +106,7 @@ static const char *const prune_texts[MT_PRUNE_N] = {
 	"EP does not divide the number of experts",
 	"EP x ETP does not divide the GPUs of a pipeline stage",
 	"ETP does not divide the expert width",
+	"MoE with biases on the linear layers needs ETP 1",
 	"MoE with TP > 1 needs sequence parallelism",
 	"sequence parallelism needs the sequence shard (seq / CP) divisible by TP",
 	"activation offload needs PP 1, no recomputation and fewer offloaded layers than layers",
@@ -115,6 +116,55 @@ static const char *const prune_texts[MT_PRUNE_N] = {
 	"does not fit in GPU memory",
 	"more recomputation or offload than needed to fit",
 };
+
+#define ETP_BIAS_CITE "Megatron-LM d98e8a6 megatron/core/transformer/transformer_config.py:2613 " \
+	"asserts: Bias in Moe is only supported when ETP==1"
+
+/* The check of Megatron-LM (NVIDIA/Megatron-LM at d98e8a64dd) that each
+ * reason keeps to (docs/MEGATRON_CHECKS.md); NULL for megatune's own. */
+static const char *const prune_cites[MT_PRUNE_N] = {
+	"Megatron-LM d98e8a6 megatron/core/transformer/transformer_config.py:1447 raises: "
+	"num_attention_heads must be a multiple of tensor_model_parallel_size",
+	"Megatron-LM d98e8a6 megatron/core/transformer/transformer_config.py:1465 raises: "
+	"num_query_groups must be a multiple or divisor of tensor_model_parallel_size; "
+	"megatune needs TP to divide them",
+	"Megatron-LM d98e8a6 megatron/core/tensor_parallel/layers.py:1038: "
+	"ColumnParallelLinear divides its output width by the TP size",
+	"Megatron-LM d98e8a6 megatron/training/arguments.py:1336 asserts: "
+	"seq-length should be a multiple of 2 * context-parallel-size",
+	"Transformer Engine's all-to-all context parallelism scatters the heads of a TP rank "
+	"over the CP group; Megatron-LM d98e8a6 megatron/training/arguments.py:582 asserts the "
+	"hierarchical sizes multiply to CP",
+	"Megatron-LM d98e8a6 megatron/core/transformer/dot_product_attention.py:57 asserts: "
+	"Context parallelism is only supported by TEDotProductAttention",
+	"Megatron-LM d98e8a6 megatron/training/arguments.py:1657 asserts: "
+	"Number of experts should be a multiple of expert model parallel_size",
+	"Megatron-LM d98e8a6 megatron/core/parallel_state.py:882 raises: world_size is not "
+	"divisible by expert_tensor_model_pipeline_parallel size",
+	"Megatron-LM d98e8a6 megatron/core/tensor_parallel/layers.py:1038: "
+	"the expert GEMMs divide their width by the ETP size",
+	ETP_BIAS_CITE,
+	"Megatron-LM d98e8a6 megatron/core/transformer/moe/moe_layer.py:636 raises in training: "
+	"MoE and tensor parallelism without sequence parallelism",
+	"Megatron-LM d98e8a6 megatron/core/tensor_parallel/mappings.py:72 asserts: "
+	"First dimension of the tensor should be divisible by tensor parallel size",
+	"Megatron-LM d98e8a6 megatron/core/transformer/transformer_config.py:1887, 1892 and "
+	"1897 raise: CPU offloading only for fewer layers than num_layers, without pipeline "
+	"parallelism and without activation recomputation",
+	"Megatron-LM d98e8a6 megatron/training/arguments.py:997 asserts: Number of layers "
+	"should be divisible by the pipeline-model-parallel size; "
+	"megatron/core/transformer/transformer_config.py:2304-2409 check the uneven splits",
+	"Megatron-LM d98e8a6 megatron/training/arguments.py:1002 asserts: pipeline-model-parallel "
+	"size should be greater than 1 with the interleaved schedule; "
+	"megatron/core/pipeline_parallel/schedules.py:1160 and 1172 raise unless the micro-batches "
+	"come in groups of PP",
+	"Megatron-LM d98e8a6 megatron/core/num_microbatches_calculator.py:381 asserts: "
+	"global_batch_size divisible by micro_batch_size x data_parallel_size",
+	NULL,
+	NULL,
+};
+
+const char *mt_prune_cite(int r) { return r >= 0 && r < MT_PRUNE_N ? prune_cites[r] : NULL; }
 
 const char *mt_prune_id(int r) { return r >= 0 && r < MT_PRUNE_N ? prune_ids[r] : "?"; }
 const char *mt_prune_text(int r) { return r >= 0 && r < MT_PRUNE_N ? prune_texts[r] : "?"; }
@@ -181,8 +231,14 @@ int mt_ep_reason(const struct mt_model *m, int ep, int etp)
 		return MT_PRUNE_EP_EXPERTS;
 	if (m->moe_ffn % etp)
 		return MT_PRUNE_ETP_FFN;
+	if (etp > 1 && m->linear_bias)
+		return MT_PRUNE_ETP_BIAS;
 	return -1;
 }
+
+#define CITE(r) mt_prune_cite(r)
+#define SP_TP_CITE "Megatron-LM d98e8a6 megatron/core/model_parallel_config.py:504 raises: " \
+	"Cannot use sequence parallelism without tensor parallelism"
 
 #define MT_GBS_MAX (1 << 24)
 #define MT_GPUS_MAX (1 << 20)
@@ -225,15 +281,16 @@ int mt_job_check(const struct mt_model *m, const struct mt_cluster *c, const str
 		if (r == MT_PRUNE_TP_HEADS)
 			return mt_error_set(err, MT_EINVAL,
 					    "--tp %d: model '%s' has %d attention heads, which TP must "
-					    "divide", p->tp, m->name, m->heads);
+					    "divide (%s)", p->tp, m->name, m->heads, CITE(MT_PRUNE_TP_HEADS));
 		if (r == MT_PRUNE_TP_GROUPS)
 			return mt_error_set(err, MT_EINVAL,
 					    "--tp %d: model '%s' has %d key/value heads, which TP must "
-					    "divide", p->tp, m->name, m->kv_heads);
+					    "divide (%s)", p->tp, m->name, m->kv_heads,
+					    CITE(MT_PRUNE_TP_GROUPS));
 		if (r == MT_PRUNE_TP_FFN)
 			return mt_error_set(err, MT_EINVAL,
-					    "--tp %d: does not divide the MLP width of model '%s'",
-					    p->tp, m->name);
+					    "--tp %d: does not divide the MLP width of model '%s' (%s)",
+					    p->tp, m->name, CITE(MT_PRUNE_TP_FFN));
 		model_par *= p->tp;
 	}
 	if (p->pp != MT_UNSET) {
@@ -250,28 +307,33 @@ int mt_job_check(const struct mt_model *m, const struct mt_cluster *c, const str
 		if (p->cp > 1 && j->seq % (2 * p->cp))
 			return mt_error_set(err, MT_EINVAL,
 					    "--cp %d: the sequence length %d must be divisible by 2 x CP "
-					    "= %d", p->cp, j->seq, 2 * p->cp);
+					    "= %d (%s)", p->cp, j->seq, 2 * p->cp, CITE(MT_PRUNE_CP_SEQ));
 		if (p->cp > 1 && j->attn_impl != MT_ATTN_FLASH)
 			return mt_error_set(err, MT_EINVAL,
 					    "--cp %d: context parallelism needs fused attention, not "
-					    "--attention unfused", p->cp);
+					    "--attention unfused (%s)", p->cp, CITE(MT_PRUNE_CP_ATTN));
 		model_par *= p->cp;
 	}
 	if (j->gpus % model_par)
 		return mt_error_set(err, MT_EINVAL,
-				    "--tp x --cp x --pp = %ld does not divide --gpus %d", model_par,
-				    j->gpus);
+				    "--tp x --cp x --pp = %ld does not divide --gpus %d (%s)", model_par,
+				    j->gpus, MT_WORLD_CITE);
 	if ((p->ep != MT_UNSET && p->ep != 1) || (p->etp != MT_UNSET && p->etp != 1)) {
 		if (!m->experts)
 			return mt_error_set(err, MT_EINVAL,
 					    "--ep/--etp: model '%s' is dense (no experts)", m->name);
 	}
 	if (p->ep != MT_UNSET && (p->ep < 1 || (m->experts && m->experts % p->ep)))
-		return mt_error_set(err, MT_EINVAL, "--ep %d: must divide the %d experts of model '%s'",
-				    p->ep, m->experts, m->name);
+		return mt_error_set(err, MT_EINVAL, "--ep %d: must divide the %d experts of model '%s' (%s)",
+				    p->ep, m->experts, m->name, CITE(MT_PRUNE_EP_EXPERTS));
 	if (p->etp != MT_UNSET && (p->etp < 1 || (m->experts && m->moe_ffn % p->etp)))
-		return mt_error_set(err, MT_EINVAL, "--etp %d: must divide the expert width %d",
-				    p->etp, m->moe_ffn);
+		return mt_error_set(err, MT_EINVAL, "--etp %d: must divide the expert width %d (%s)",
+				    p->etp, m->moe_ffn, CITE(MT_PRUNE_ETP_FFN));
+	if (p->etp != MT_UNSET && p->etp > 1 && m->experts && m->linear_bias)
+		return mt_error_set(err, MT_EINVAL,
+				    "--etp %d: model '%s' has biases on its linear layers, and "
+				    "Megatron-Core supports them in the experts with ETP 1 only (%s)",
+				    p->etp, m->name, ETP_BIAS_CITE);
 	if (p->mbs != MT_UNSET && (p->mbs < 1 || j->gbs % p->mbs))
 		return mt_error_set(err, MT_EINVAL, "--mbs %d: must divide --gbs %lld", p->mbs,
 				    (long long)j->gbs);
@@ -279,16 +341,17 @@ int mt_job_check(const struct mt_model *m, const struct mt_cluster *c, const str
 		return mt_error_set(err, MT_EINVAL, "--vpp %d: expected between 1 and the %d layers",
 				    p->vpp, m->layers);
 	if (p->vpp != MT_UNSET && p->vpp > 1 && p->pp == 1)
-		return mt_error_set(err, MT_EINVAL, "--vpp %d: interleaving needs --pp > 1", p->vpp);
+		return mt_error_set(err, MT_EINVAL, "--vpp %d: interleaving needs --pp > 1 (%s)", p->vpp,
+				    CITE(MT_PRUNE_VPP));
 	if (p->recompute_layers != MT_UNSET && p->recompute != MT_UNSET && p->recompute != MT_RC_FULL)
 		return mt_error_set(err, MT_EINVAL,
 				    "--recompute-layers applies to --recompute full only");
 	if (p->sp == 1 && p->tp == 1)
-		return mt_error_set(err, MT_EINVAL, "--sequence-parallel on needs --tp > 1");
+		return mt_error_set(err, MT_EINVAL, "--sequence-parallel on needs --tp > 1 (%s)", SP_TP_CITE);
 	if (p->sp == 0 && m->experts && p->tp != MT_UNSET && p->tp > 1)
 		return mt_error_set(err, MT_EINVAL,
 				    "--sequence-parallel off: Megatron-Core needs sequence parallelism "
-				    "for MoE models with TP > 1");
+				    "for MoE models with TP > 1 (%s)", CITE(MT_PRUNE_MOE_SP));
 	if (p->offload_layers != MT_UNSET && p->offload_layers > 0) {
 		if ((p->pp != MT_UNSET && p->pp > 1) ||
 		    (p->recompute != MT_UNSET && p->recompute != MT_RC_NONE) ||
@@ -296,14 +359,17 @@ int mt_job_check(const struct mt_model *m, const struct mt_cluster *c, const str
 			return mt_error_set(err, MT_EINVAL,
 					    "--offload-layers %d: Megatron-Core offloads activations "
 					    "only with PP 1, no recomputation and fewer than the %d "
-					    "layers", p->offload_layers, m->layers);
+					    "layers (%s)", p->offload_layers, m->layers, CITE(MT_PRUNE_OFFLOAD));
 	}
 	if (p->overlap_param == 1 && p->overlap_grad == 0)
 		return mt_error_set(err, MT_EINVAL,
 				    "--overlap-param-gather on needs --overlap-grad-reduce on "
-				    "(Megatron-LM requires both)");
+				    "(Megatron-LM d98e8a6 megatron/training/arguments.py:1028 asserts: "
+				    "Must use --overlap-param-gather with --overlap-grad-reduce)");
 	if (p->overlap_param == 1 && p->dist_opt == 0)
 		return mt_error_set(err, MT_EINVAL,
-				    "--overlap-param-gather on needs the distributed optimizer");
+				    "--overlap-param-gather on needs the distributed optimizer "
+				    "(Megatron-LM d98e8a6 megatron/training/arguments.py:1025 asserts: "
+				    "--overlap-param-gather only supported with distributed optimizer)");
 	return MT_OK;
 }

@@ -157,6 +157,7 @@ enum mt_prune {
 	MT_PRUNE_EP_EXPERTS,   /* EP does not divide the experts */
 	MT_PRUNE_EP_GPUS,      /* EP x ETP does not divide the GPUs of a stage */
 	MT_PRUNE_ETP_FFN,      /* ETP does not divide the expert width */
+	MT_PRUNE_ETP_BIAS,     /* MoE with linear biases needs ETP 1 */
 	MT_PRUNE_MOE_SP,       /* MoE with TP > 1 needs sequence parallelism */
 	MT_PRUNE_SP_SEQ,       /* SP needs the sequence shard divisible by TP */
 	MT_PRUNE_OFFLOAD,      /* activation offload needs PP 1, no recompute, fewer than L layers */
@@ -171,6 +172,12 @@ enum mt_prune {
 /* The short id ("tp-heads") and the sentence of a reason; "?" out of range. */
 const char *mt_prune_id(int reason);
 const char *mt_prune_text(int reason);
+/* The Megatron-LM check a reason keeps to, "Megatron-LM d98e8a6 FILE:LINE ...";
+ * NULL where it is megatune's own (memory, dominated). */
+const char *mt_prune_cite(int reason);
+/* validate_args' check that the model-parallel sizes divide the GPUs */
+#define MT_WORLD_CITE "Megatron-LM d98e8a6 megatron/training/arguments.py:432 asserts: " \
+	"world size is not divisible by total_model_size"
 
 /* Validity of the knobs of a layer's shape: the enum mt_prune reason that
  * rules the value out, or -1 when it can run. */

@@ -127,7 +127,9 @@ static int model_args(const struct mt_model *m, const struct mt_job *j, struct m
 			n = add(o, n, "group-query-attention", NULL, 0);
 			n = add(o, n, "num-query-groups", "%lld", m->kv_heads);
 		}
-		if (m->head_dim != m->hidden / m->heads)
+		/* without --kv-channels, validate_args asserts that the heads
+		 * divide the hidden size (arguments.py @ d98e8a64dd, line 1332) */
+		if (m->head_dim * m->heads != m->hidden)
 			n = add(o, n, "kv-channels", "%lld", m->head_dim);
 	}
 	n = add(o, n, "seq-length", "%lld", j->seq);
@@ -206,7 +208,9 @@ int mt_megatron_args(const struct mt_model *m, const struct mt_job *j, const str
 	}
 	if (c->dist_opt) {
 		n = add(o, n, "use-distributed-optimizer", NULL, 0);
-		if (c->overlap_param)
+		/* arguments.py @ d98e8a64dd, lines 1025-1028: only with the
+		 * distributed optimizer and the reduction overlap */
+		if (c->overlap_param && c->overlap_grad)
 			n = add(o, n, "overlap-param-gather", NULL, 0);
 	}
 	if (c->overlap_grad)
@@ -376,7 +380,8 @@ int mt_bridge_overrides(const struct mt_model *m, const struct mt_job *j,
 	n = adds(o, n, "ddp.use_distributed_optimizer", c->dist_opt ? "true" : "false");
 	n = adds(o, n, "optimizer.use_distributed_optimizer", c->dist_opt ? "true" : "false");
 	n = adds(o, n, "ddp.overlap_grad_reduce", c->overlap_grad ? "true" : "false");
-	n = adds(o, n, "ddp.overlap_param_gather", c->dist_opt && c->overlap_param ? "true" : "false");
+	n = adds(o, n, "ddp.overlap_param_gather",
+		 c->dist_opt && c->overlap_param && c->overlap_grad ? "true" : "false");
 	if (c->bucket_params > 0)
 		n = bucket_override(o, n, c);
 	if (!c->grad_fp32)

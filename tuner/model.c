@@ -198,6 +198,11 @@ int mt_model_finish(struct mt_model *m, const char *file, struct mt_error *err)
 				    "%s: the MLP intermediate size must be positive", file);
 	if (m->dropout < 0 || m->dropout >= 1 || m->attn_dropout < 0 || m->attn_dropout >= 1)
 		return mt_error_set(err, MT_EINVAL, "%s: dropout must be in [0, 1)", file);
+	if (m->mtp_layers > 0 && m->learned_pos)
+		return mt_error_set(err, MT_EINVAL,
+				    "%s: multi-token prediction with learned absolute position "
+				    "embeddings (Megatron-LM d98e8a6 megatron/training/arguments.py:1945 "
+				    "asserts MTP only with rope or no position embedding)", file);
 
 	{ /* per layer the counts fit in 64 bits; check the sum before adding */
 		double est = 0;

@@ -186,6 +186,7 @@ diag-idle-gpu | fires | rules check --facts tests/fixtures/findings/tracelens-be
 diag-idle-gpu | quiet | rules check --facts tests/fixtures/findings/tracelens-qwen-h100.json
 diag-slow-rank | fires | rules check --facts tests/fixtures/findings/dlrm-8rank.json
 diag-slow-rank | quiet | rules check --facts tests/fixtures/findings/tracelens-qwen-h100.json
-# Megatron-LM asserts no full recompute and no shared-expert overlap under overlap_moe_expert_parallel_comm
+# Megatron-LM asserts no full recompute, no shared-expert overlap and at most one MTP layer under overlap_moe_expert_parallel_comm
 moe-ep-overlap-1f1b | quiet | estimate --model qwen3-235b-a22b --gpus 256 --seq 4096 --gbs 1024 --tp 1 --pp 4 --vpp 2 --ep 16 --recompute full
+moe-ep-overlap-1f1b | quiet | estimate --model tests/fixtures/models/qwen3-235b-mtp2.json --gpus 256 --seq 4096 --gbs 1024 --tp 1 --pp 4 --vpp 2 --ep 16
 moe-shared-expert-overlap | quiet | estimate --model tests/fixtures/models/hf-qwen1.5-moe-a2.7b.json --gpus 96 --seq 4096 --gbs 192 --tp 1 --pp 2 --vpp 2 --ep 12

@@ -423,12 +423,30 @@ static void padded_vocab(void **state)
 	assert_int_equal(mt_model_padded_vocab(&m, 8), 51200);
 }
 
+/* Megatron-LM's MTP takes rope or no position embedding only (arguments.py
+ * @ d98e8a64dd, line 1945). */
+static void mtp_needs_rope(void **state)
+{
+	struct mt_error err = MT_ERROR_INIT;
+	struct mt_model m;
+
+	(void)state;
+	assert_int_equal(mt_model_load("gpt3-5b", &m, &err), 0);
+	assert_true(m.learned_pos);
+	m.mtp_layers = 1;
+	assert_int_equal(mt_model_finish(&m, "gpt3-5b", &err), MT_EINVAL);
+	assert_non_null(strstr(err.msg, "megatron/training/arguments.py:1945"));
+	assert_int_equal(mt_model_load("deepseek-v3", &m, &err), 0);
+	assert_int_equal(m.mtp_layers, 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(bundled_counts_match_published),
 		cmocka_unit_test(other_hf_families),
 		cmocka_unit_test(deepseek_v3_structure),
+		cmocka_unit_test(mtp_needs_rope),
 		cmocka_unit_test(qwen3_moe_and_mixtral_structure),
 		cmocka_unit_test(qwen3_mlp_only_layers_are_dense),
 		cmocka_unit_test(gpt2_style_config),

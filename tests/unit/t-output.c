@@ -470,6 +470,36 @@ static void megatron_args_carry_the_model(void **state)
 	assert_false(has(kv, n, "kv-channels", NULL));
 }
 
+/* Flags kept to validate_args (arguments.py @ d98e8a64dd): the parameter
+ * gather overlaps only with the reduction overlap (line 1028), and
+ * --kv-channels is given whenever the heads do not divide the hidden size
+ * (line 1332). */
+static void flags_keep_to_validate_args(void **state)
+{
+	struct mt_config c;
+	struct mt_kv kv[MT_FLAGS_MAX];
+	struct mt_model m = model;
+	int n;
+
+	(void)state;
+	memset(&c, 0, sizeof(c));
+	c.tp = c.pp = c.cp = c.ep = c.etp = c.mbs = 1;
+	c.dist_opt = c.overlap_param = 1;
+	n = mt_megatron_args(&model, &job, &c, kv);
+	assert_false(has(kv, n, "overlap-param-gather", NULL));
+	n = mt_bridge_overrides(&model, &job, &c, kv);
+	assert_true(has(kv, n, "ddp.overlap_param_gather", "false"));
+	c.overlap_grad = 1;
+	n = mt_megatron_args(&model, &job, &c, kv);
+	assert_true(has(kv, n, "overlap-param-gather", ""));
+	n = mt_bridge_overrides(&model, &job, &c, kv);
+	assert_true(has(kv, n, "ddp.overlap_param_gather", "true"));
+	m.hidden = 4100; /* 32 heads of 128: hidden / heads rounds down to the head dim */
+	m.head_dim = m.hidden / m.heads;
+	n = mt_megatron_args(&m, &job, &c, kv);
+	assert_true(has(kv, n, "kv-channels", "128"));
+}
+
 /* A periodic pattern is written once with its repeat count; the rendering
  * quotes what the shell would read, keeps list values as words. */
 static void moe_layer_freq_is_a_python_list(void **state)
@@ -597,6 +627,7 @@ int main(void)
 		cmocka_unit_test(flags_say_what_the_config_is),
 		cmocka_unit_test(flags_run_as_printed),
 		cmocka_unit_test(megatron_args_carry_the_model),
+		cmocka_unit_test(flags_keep_to_validate_args),
 		cmocka_unit_test(moe_layer_freq_is_a_python_list),
 		cmocka_unit_test(launch_script_runs_the_candidate),
 		cmocka_unit_test(text_output_shows_the_ranking_and_flags),

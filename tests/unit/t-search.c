@@ -230,6 +230,45 @@ static void impossible_requests(void **state)
 	free(r);
 }
 
+/* Each structural reason names the Megatron-LM check it keeps to; MoE with
+ * linear biases keeps ETP 1 (transformer_config.py:2613 at d98e8a6). */
+static void megatron_checks_cited(void **state)
+{
+	struct mt_error err = MT_ERROR_INIT;
+	struct mt_model m;
+	struct mt_job j;
+	struct mt_search_result *r = calloc(1, sizeof(*r));
+	int i;
+
+	(void)state;
+	for (i = 0; i < MT_PRUNE_N; i++) {
+		const char *c = mt_prune_cite(i);
+
+		if (i == MT_PRUNE_MEMORY || i == MT_PRUNE_DOMINATED) {
+			assert_null(c);
+			continue;
+		}
+		assert_non_null(c);
+		assert_true(strstr(c, "d98e8a6 megatron/") != NULL);
+	}
+	assert_non_null(r);
+	assert_int_equal(mt_model_load("mixtral-8x7b", &m, &err), 0);
+	assert_int_equal(mt_ep_reason(&m, 1, 2), -1);
+	m.linear_bias = 1;
+	assert_int_equal(mt_ep_reason(&m, 1, 2), MT_PRUNE_ETP_BIAS);
+	assert_int_equal(mt_ep_reason(&m, 8, 1), -1);
+	job(&j, 64, 4096, 256);
+	j.pins.etp = 2;
+	assert_int_equal(mt_search(&m, h100, &j, NULL, r, &err), MT_EINVAL);
+	assert_non_null(strstr(err.msg, "transformer_config.py:2613"));
+	job(&j, 64, 4096, 256);
+	assert_int_equal(mt_search(&m, h100, &j, NULL, r, &err), 0);
+	assert_true(r->pruned[MT_PRUNE_ETP_BIAS] > 0);
+	for (i = 0; i < r->ntop; i++)
+		assert_int_equal(r->top[i].cfg.etp, 1);
+	free(r);
+}
+
 /* One candidate's memory and time: arithmetic only, no allocation. */
 static void evaluation_does_not_allocate(void **state)
 {
@@ -348,6 +387,7 @@ int main(void)
 		cmocka_unit_test(pruned_by_reason),
 		cmocka_unit_test(nothing_feasible_keeps_the_closest),
 		cmocka_unit_test(impossible_requests),
+		cmocka_unit_test(megatron_checks_cited),
 		cmocka_unit_test(evaluation_does_not_allocate),
 		cmocka_unit_test(search_allocations_do_not_grow_with_the_space),
 		cmocka_unit_test(search_with_rules_allocates_a_fixed_amount),
