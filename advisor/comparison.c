@@ -12,19 +12,12 @@
 int mt_comparison_read(const cJSON *doc, const char *file, const char *opt,
 		       struct mt_comparison *out, struct mt_error *err)
 {
-	const char *schema = mt_jget_strd(doc, "schema", NULL);
 	const cJSON *ms = mt_jget(doc, "metrics"), *m;
-	int i = 0;
+	int i = 0, rc;
 
 	memset(out, 0, sizeof(*out));
-	if (!cJSON_IsObject(doc))
-		return mt_error_set(err, MT_EINVAL, "%s: expected a JSON object (%s)", file, opt);
-	if (!schema)
-		return mt_error_set(err, MT_EINVAL, "%s: field 'schema': missing; %s expects \"%s\"",
-				    file, opt, SCHEMA);
-	if (strcmp(schema, SCHEMA))
-		return mt_error_set(err, MT_EINVAL, "%s: field 'schema': %s expects \"%s\", got \"%s\"",
-				    file, opt, SCHEMA, schema);
+	if ((rc = mt_jschema(doc, SCHEMA, file, opt, err)))
+		return rc;
 	if (ms && !cJSON_IsArray(ms))
 		return mt_error_set(err, MT_EINVAL, "%s: field 'metrics': expected an array", file);
 	out->source = mt_jget_strd(doc, "source", NULL);

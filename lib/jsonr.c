@@ -338,3 +338,19 @@ int mt_jget_bool(const cJSON *o, const char *path, int dflt)
 
 	return cJSON_IsBool(v) ? cJSON_IsTrue(v) : dflt;
 }
+
+int mt_jschema(const cJSON *doc, const char *want, const char *file, const char *opt,
+	       struct mt_error *err)
+{
+	const char *s = mt_jget_strd(doc, "schema", NULL);
+
+	if (!cJSON_IsObject(doc))
+		return mt_error_set(err, MT_EINVAL, "%s: expected a JSON object (%s)", file, opt);
+	if (!s)
+		return mt_error_set(err, MT_EINVAL, "%s: field 'schema': missing; %s expects \"%s\"",
+				    file, opt, want);
+	if (strcmp(s, want))
+		return mt_error_set(err, MT_EINVAL, "%s: field 'schema': %s expects \"%s\", got \"%s\"",
+				    file, opt, want, s);
+	return MT_OK;
+}

@@ -61,6 +61,12 @@ int mt_jarr(const struct mt_jpos *at, const cJSON *obj, const char *key, int req
  * ("gpu.name"); a step into anything but an object finds nothing.  Each
  * returns the value, or "" / `dflt` when it is missing or of another type
  * (case-sensitive keys). */
+/* The document `doc` (from `file`, given as option `opt`) is an object whose
+ * "schema" is `want`: MT_OK, else MT_EINVAL with the file, the field and what
+ * the option expects. */
+int mt_jschema(const cJSON *doc, const char *want, const char *file, const char *opt,
+	       struct mt_error *err);
+
 const cJSON *mt_jget(const cJSON *o, const char *path);
 const char *mt_jget_str(const cJSON *o, const char *path);
 const char *mt_jget_strd(const cJSON *o, const char *path, const char *dflt);

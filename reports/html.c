@@ -208,17 +208,7 @@ static void regressions(struct sbuf *sb, const struct mt_comparison *cmp)
 int mt_report_schema(const cJSON *doc, const char *want, const char *file, const char *opt,
 		     struct mt_error *err)
 {
-	const char *s = jstr(doc, "schema");
-
-	if (!cJSON_IsObject(doc))
-		return mt_error_set(err, MT_EINVAL, "%s: expected a JSON object (%s)", file, opt);
-	if (!s)
-		return mt_error_set(err, MT_EINVAL, "%s: field 'schema': missing; %s expects \"%s\"",
-				    file, opt, want);
-	if (strcmp(s, want))
-		return mt_error_set(err, MT_EINVAL, "%s: field 'schema': %s expects \"%s\", got \"%s\"",
-				    file, opt, want, s);
-	return MT_OK;
+	return mt_jschema(doc, want, file, opt, err);
 }
 
 int mt_report_check(const struct mt_report_in *in, struct mt_error *err)
