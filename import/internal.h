@@ -111,6 +111,12 @@ void imp_vwarn(char ***w, int *n, const char *fmt, va_list ap);
 void __attribute__((format(printf, 2, 3)))
 imp_warnf(struct mt_import *im, const char *fmt, ...);
 
+/* Call fn(state, line) for each line of text (without its newline, in a
+ * buffer fn may change), counting them in *lineno first; stops at the first
+ * non-zero return, which it returns (MT_ENOMEM with the message in err when
+ * a line cannot be copied). */
+int imp_each_line(struct mt_import *im, const char *text, size_t len, int *lineno,
+		  int (*fn)(void *state, char *line), void *state, struct mt_error *err);
 /* Split s at white space into t (t->n = MAXTOK + 1: too many tokens). */
 void imp_tokenize(const char *s, struct toks *t);
 /* Blank out mpirun --tag-output prefixes ("[1,0]<stdout>:") wherever they

@@ -277,3 +277,34 @@ int imp_jstring(const cJSON *o, const char *key, char *out, size_t cap)
 	copys(out, cap, v->valuestring);
 	return 1;
 }
+
+int imp_each_line(struct mt_import *im, const char *text, size_t len, int *lineno,
+		  int (*fn)(void *state, char *line), void *state, struct mt_error *err)
+{
+	const char *p = text, *end = text + len;
+	char *buf = NULL;
+	size_t cap = 0;
+	int rc = MT_OK;
+
+	while (p < end && rc == MT_OK) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t l = nl ? (size_t)(nl - p) : (size_t)(end - p);
+
+		if (l + 1 > cap) {
+			char *b = realloc(buf, l + 1);
+			if (!b) {
+				rc = mt_error_set(err, MT_ENOMEM, "%s: out of memory", im->path);
+				break;
+			}
+			buf = b;
+			cap = l + 1;
+		}
+		memcpy(buf, p, l);
+		buf[l] = 0;
+		(*lineno)++;
+		p = nl ? nl + 1 : end;
+		rc = fn(state, buf);
+	}
+	free(buf);
+	return rc;
+}

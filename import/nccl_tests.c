@@ -651,13 +651,15 @@ static int nt_line(struct ntp *s, char *line)
 }
 
 
+static int nt_line_cb(void *s, char *line)
+{
+	return nt_line(s, line);
+}
+
 int imp_parse_nt_text(struct mt_import *im, const char *text, size_t len,
 			 const struct mt_import_opts *o, struct mt_error *err)
 {
 	struct ntp s;
-	const char *p = text, *end = text + len;
-	char *buf = NULL;
-	size_t cap = 0;
 	int rc = MT_OK, i, any_header = 0;
 
 	memset(&s, 0, sizeof(s));
@@ -666,25 +668,8 @@ int imp_parse_nt_text(struct mt_import *im, const char *text, size_t len,
 	s.err = err;
 	s.cur = -1;
 	s.max_rank = -1;
-	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		size_t l = nl ? (size_t)(nl - p) : (size_t)(end - p);
-		if (l + 1 > cap) {
-			char *b = realloc(buf, l + 1);
-			if (!b) {
-				rc = oom(&s);
-				goto out;
-			}
-			buf = b;
-			cap = l + 1;
-		}
-		memcpy(buf, p, l);
-		buf[l] = 0;
-		s.lineno++;
-		if ((rc = nt_line(&s, buf)))
-			goto out;
-		p = nl ? nl + 1 : end;
-	}
+	if ((rc = imp_each_line(im, text, len, &s.lineno, nt_line_cb, &s, err)))
+		goto out;
 	/* what this file is */
 	for (i = 0; i < im->nnt; i++)
 		any_header |= im->nt[i].header_line > 0 || im->nt[i].nrows > 0;
@@ -736,7 +721,6 @@ int imp_parse_nt_text(struct mt_import *im, const char *text, size_t len,
 	}
 	rc = imp_nt_report_checks(im, o, err);
 out:
-	free(buf);
 	free(s.hosts);
 	free(s.host_ranks);
 	free(s.tcmd);

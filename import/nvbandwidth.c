@@ -306,38 +306,23 @@ static int nvb_line(struct nvbp *s, char *buf)
 	return MT_OK;
 }
 
+static int nvb_line_cb(void *s, char *line)
+{
+	return nvb_line(s, line);
+}
+
 int imp_parse_nvb_text(struct mt_import *im, const char *text, size_t len,
 		       const struct mt_import_opts *o, struct mt_error *err)
 {
-	const char *p = text, *end = text + len;
-	char *buf = NULL, first[MT_ERROR_MSG_MAX] = "";
-	size_t cap = 0;
+	char first[MT_ERROR_MSG_MAX] = "";
 	int rc = MT_OK, failed = 0, i;
 	struct nvbp s;
 
 	memset(&s, 0, sizeof(s));
 	s.im = im;
 	s.err = err;
-	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		size_t l = nl ? (size_t)(nl - p) : (size_t)(end - p);
-
-		if (l + 1 > cap) {
-			char *b = realloc(buf, l + 1);
-			if (!b) {
-				rc = nvb_oom(&s);
-				goto out;
-			}
-			buf = b;
-			cap = l + 1;
-		}
-		memcpy(buf, p, l);
-		buf[l] = 0;
-		s.lineno++;
-		p = nl ? nl + 1 : end;
-		if ((rc = nvb_line(&s, buf)))
-			goto out;
-	}
+	if ((rc = imp_each_line(im, text, len, &s.lineno, nvb_line_cb, &s, err)))
+		goto out;
 	if (!s.markers) {
 		if (!len)
 			rc = mt_error_set(err, MT_EPARSE, "%s: empty file", im->path);
@@ -365,7 +350,6 @@ int imp_parse_nvb_text(struct mt_import *im, const char *text, size_t len,
 	if (failed && o->strict)
 		rc = mt_error_set(err, MT_EINFEASIBLE, "%s (--strict)", first);
 out:
-	free(buf);
 	return rc;
 }
 
