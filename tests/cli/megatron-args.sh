@@ -77,16 +77,7 @@ JOBS
 			continue
 		fi
 		# one line per candidate: "LABEL :: WORLD_SIZE=N CAPABILITY=X ENV... FLAGS"
-		"$PY" -c '
-import json, shlex, sys
-job, d = sys.argv[1], json.load(open(sys.argv[2]))
-gpu = d["cluster"]["gpu"]
-cap = "10.0" if "B200" in gpu or "B300" in gpu else "8.0" if "A100" in gpu else "9.0"
-for c in d["candidates"]:
-    env = ["WORLD_SIZE=%d" % d["job"]["gpus"], "CAPABILITY=" + cap]
-    env += ["%s=%s" % kv for kv in sorted(c.get("env", {}).items())]
-    print("%s #%d :: %s" % (job, c["rank"], " ".join(map(shlex.quote, env + c["megatron_args"]))))
-' "$job" "$T/advice.json" >>"$T/sets" || bad "advise $job: cannot read the JSON output"
+		"$PY" tests/megatron/advice_sets.py "$job" "$T/advice.json" >>"$T/sets" || bad "advise $job: cannot read the JSON output"
 	done <"$T/jobs"
 	sets=$(grep -c . "$T/sets")
 	[ "$sets" -ge 50 ] || bad "only $sets flag sets from advise"

@@ -31,16 +31,7 @@ while IFS= read -r job; do
 	1|2) refused=$((refused + 1)); continue ;;
 	*) echo "FAIL: advise $job: exit status $rc ($(head -1 "$T/advice.err"))"; fail=1; continue ;;
 	esac
-	"$PY" -c '
-import json, shlex, sys
-job, d = sys.argv[1], json.load(open(sys.argv[2]))
-gpu = d["cluster"]["gpu"]
-cap = "10.0" if "B200" in gpu or "B300" in gpu else "8.0" if "A100" in gpu else "9.0"
-for c in d["candidates"]:
-    env = ["WORLD_SIZE=%d" % d["job"]["gpus"], "CAPABILITY=" + cap]
-    env += ["%s=%s" % kv for kv in sorted(c.get("env", {}).items())]
-    print("%s #%d :: %s" % (job, c["rank"], " ".join(map(shlex.quote, env + c["megatron_args"]))))
-' "$job" "$T/advice.json" >>"$T/sets" || { echo "FAIL: advise $job: cannot read its JSON"; fail=1; }
+	"$PY" tests/megatron/advice_sets.py "$job" "$T/advice.json" >>"$T/sets" || { echo "FAIL: advise $job: cannot read its JSON"; fail=1; }
 done <"$T/jobs"
 echo "jobs: $accepted accepted by advise, $refused refused"
 # the test means something only when advise accepted a good share of them
