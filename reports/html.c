@@ -211,10 +211,30 @@ int mt_report_schema(const cJSON *doc, const char *want, const char *file, const
 	return mt_jschema(doc, want, file, opt, err);
 }
 
-int mt_report_check(const struct mt_report_in *in, struct mt_error *err)
+/* The typed documents the page draws, each read once (advisor/advice.h,
+ * advisor/comparison.h); has_* says which were read. */
+struct parsed {
+	struct mt_advice_doc adv;
+	struct mt_comparison cmp;
+	int has_adv, has_cmp;
+};
+
+static void parsed_free(struct parsed *p)
+{
+	if (p->has_adv)
+		mt_advice_doc_free(&p->adv);
+	if (p->has_cmp)
+		mt_comparison_free(&p->cmp);
+	p->has_adv = p->has_cmp = 0;
+}
+
+/* Check the inputs and read them into p; on an error, what was read before
+ * it stays in p (the caller frees p either way). */
+static int read_inputs(const struct mt_report_in *in, struct parsed *p, struct mt_error *err)
 {
 	int rc;
 
+	memset(p, 0, sizeof(*p));
 	if (!in->advice && !in->cluster && !in->analysis && !in->compare)
 		return mt_error_set(err, MT_EUSAGE, "nothing to report: give --advice, --profile, "
 				    "--analysis or --compare");
@@ -225,40 +245,40 @@ int mt_report_check(const struct mt_report_in *in, struct mt_error *err)
 					    "--analysis", err)))
 		return rc;
 	if (in->compare) {
-		struct mt_comparison cmp;
-
-		rc = mt_comparison_read(in->compare, in->compare_file, "--compare", &cmp, err);
-		mt_comparison_free(&cmp);
-		if (rc)
+		if ((rc = mt_comparison_read(in->compare, in->compare_file, "--compare", &p->cmp, err)))
 			return rc;
+		p->has_cmp = 1;
 	}
 	if (in->advice) {
-		struct mt_advice_doc doc;
-
-		rc = mt_advice_read(in->advice, in->advice_file, "--advice", &doc, err);
-		mt_advice_doc_free(&doc);
-		return rc;
+		if ((rc = mt_advice_read(in->advice, in->advice_file, "--advice", &p->adv, err)))
+			return rc;
+		p->has_adv = 1;
 	}
 	return MT_OK;
 }
 
-void mt_report_html(struct sbuf *sb, const struct mt_report_in *in)
+int mt_report_check(const struct mt_report_in *in, struct mt_error *err)
 {
-	const cJSON *adv = in->advice;
-	struct mt_advice_doc doc;
-	struct mt_error err = MT_ERROR_INIT;
+	struct parsed p;
+	int rc = read_inputs(in, &p, err);
 
-	if (adv && mt_advice_read(adv, in->advice_file, "--advice", &doc, &err))
-		adv = NULL; /* mt_report_check said why */
+	parsed_free(&p);
+	return rc;
+}
+
+static void render(struct sbuf *sb, const struct mt_report_in *in, const struct parsed *p)
+{
+	const cJSON *adv = p->has_adv ? in->advice : NULL;
+	const struct mt_advice_doc *doc = &p->adv;
 
 	sbuf_adds(sb, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
 		      "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">"
 		      "<title>megatune report");
 	if (adv) {
 		sbuf_adds(sb, ": ");
-		esc(sb, doc.model);
+		esc(sb, doc->model);
 		sbuf_adds(sb, " on ");
-		esc(sb, doc.cluster);
+		esc(sb, doc->cluster);
 	} else if (in->cluster) {
 		sbuf_adds(sb, ": ");
 		esc(sb, in->cluster->name);
@@ -267,11 +287,11 @@ void mt_report_html(struct sbuf *sb, const struct mt_report_in *in)
 	sbuf_adds(sb, css);
 	sbuf_adds(sb, "</style></head><body><header><h1>megatune report</h1><p>");
 	if (adv) {
-		esc(sb, doc.model);
+		esc(sb, doc->model);
 		sbuf_adds(sb, " on ");
-		num(sb, doc.gpus, "%.0f");
+		num(sb, doc->gpus, "%.0f");
 		sbuf_adds(sb, " GPUs of ");
-		esc(sb, doc.cluster);
+		esc(sb, doc->cluster);
 		sbuf_adds(sb, " &#183; ");
 	}
 	sbuf_adds(sb, "megatune " MEGATUNE_VERSION "</p><nav>");
@@ -301,13 +321,8 @@ void mt_report_html(struct sbuf *sb, const struct mt_report_in *in)
 	}
 	if (in->analysis)
 		findings(sb, in->analysis);
-	if (in->compare) {
-		struct mt_comparison cmp;
-
-		if (!mt_comparison_read(in->compare, in->compare_file, "--compare", &cmp, &err))
-			regressions(sb, &cmp); /* else mt_report_check said why */
-		mt_comparison_free(&cmp);
-	}
+	if (p->has_cmp)
+		regressions(sb, &p->cmp);
 	sbuf_adds(sb, "</main><footer>Inputs:");
 	if (in->advice_file) {
 		sbuf_adds(sb, " advice ");
@@ -329,18 +344,29 @@ void mt_report_html(struct sbuf *sb, const struct mt_report_in *in)
 		      "the profile, each with its source.</footer><script>");
 	sbuf_adds(sb, script);
 	sbuf_adds(sb, "</script></body></html>\n");
-	if (adv)
-		mt_advice_doc_free(&doc);
+}
+
+void mt_report_html(struct sbuf *sb, const struct mt_report_in *in)
+{
+	struct mt_error err = MT_ERROR_INIT;
+	struct parsed p;
+
+	read_inputs(in, &p, &err); /* what failed is left out: mt_report_check said why */
+	render(sb, in, &p);
+	parsed_free(&p);
 }
 
 int mt_report_write(const char *path, const struct mt_report_in *in, struct mt_error *err)
 {
 	struct sbuf sb = SBUF_INIT;
+	struct parsed p;
 	int rc;
 
-	if ((rc = mt_report_check(in, err)))
+	if ((rc = read_inputs(in, &p, err)) == MT_OK)
+		render(&sb, in, &p);
+	parsed_free(&p);
+	if (rc)
 		return rc;
-	mt_report_html(&sb, in);
 	if (sb.failed) {
 		sbuf_release(&sb);
 		return mt_error_set(err, MT_ENOMEM, "out of memory");
