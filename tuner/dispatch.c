@@ -13,7 +13,7 @@
 #include "perf.h"
 
 static const char *const disp_names[MT_DISPATCH_N] = { "alltoall", "flex", "allgather" };
-static const char *const backend_names[MT_FLEX_N] = { "deepep", "hybridep" };
+static const char *const backend_names[MT_FLEX_N] = { "deepep", "hybridep", "probe" };
 static const char *const op_names[MT_DOP_N] = { "dispatch", "combine" };
 static const char *const basis_names[MT_DBASIS_N] = { "rank", "node" };
 
@@ -92,6 +92,7 @@ static int read_point(const char *file, const char *where, const cJSON *e, struc
 	    (rc = mt_jint32(&at, e, "sms", 0, 0, 100000, &p->sms, err)) < 0 ||
 	    (rc = mt_jnum(&at, e, "gbps", 1, 1e-3, 1e6, &p->gbps, err)) < 0 ||
 	    (rc = mt_jnum(&at, e, "latency_us", 0, 0, 1e7, &p->latency_us, err)) < 0 ||
+	    (rc = mt_jnum(&at, e, "tokens", 0, 0, 1e9, &p->tokens, err)) < 0 ||
 	    (rc = mt_jstr(&at, e, "source", 1, src, sizeof(src), err)) < 0)
 		return rc;
 	if ((rc = pick(file, where, "backend", backend, backend_names, MT_FLEX_N, &p->backend, err)) ||
@@ -136,7 +137,7 @@ int mt_dispatch_read(const cJSON *root, const char *file, struct mt_cluster *c,
 	    (rc = mt_jbool(&at, sec, "fp8_dispatch", 0, &p->fp8_dispatch, err)) < 0 ||
 	    (rc = mt_jarr(&at, sec, "points", 1, &arr, err)) < 0)
 		return rc;
-	if ((rc = pick(file, "moe_dispatch", "flex_backend", backend, backend_names, MT_FLEX_N,
+	if ((rc = pick(file, "moe_dispatch", "flex_backend", backend, backend_names, MT_FLEX_PROBE,
 		       &p->flex_backend, err)))
 		return rc;
 	p->npts = cJSON_GetArraySize(arr);
@@ -175,13 +176,16 @@ int mt_dispatch_available(const struct mt_cluster *c, int d)
 static double fit(const struct mt_dispatch_prof *p, const struct mt_dispatch_pt *q, int op,
 		  int fp8, int span, int ranks)
 {
-	double s = 0;
+	double s = 1;
 
 	if (q->op != op)
 		return -1;
 	if (q->span != span)
 		s += 100;
-	if (q->backend != p->flex_backend)
+	/* a measurement of the pattern stands for whichever library runs it */
+	if (q->backend == MT_FLEX_PROBE)
+		s -= 1;
+	else if (q->backend != p->flex_backend)
 		s += 10;
 	if (q->fp8 != fp8)
 		s += 5;

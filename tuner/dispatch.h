@@ -30,7 +30,9 @@ struct mt_cluster;
 enum mt_dispatcher { MT_DISPATCH_ALLTOALL, MT_DISPATCH_FLEX, MT_DISPATCH_ALLGATHER, MT_DISPATCH_N };
 #define MT_DISPATCH_AUTO (-1)
 
-enum mt_flex_backend { MT_FLEX_DEEPEP, MT_FLEX_HYBRIDEP, MT_FLEX_N };
+/* The library of a flex point; "probe": megatune's dispatch probe measured
+ * the traffic pattern itself (MPI), whichever library flex runs. */
+enum mt_flex_backend { MT_FLEX_DEEPEP, MT_FLEX_HYBRIDEP, MT_FLEX_PROBE, MT_FLEX_N };
 enum mt_dispatch_op { MT_DOP_DISPATCH, MT_DOP_COMBINE, MT_DOP_N };
 /* What a point's bandwidth counts: bytes a rank receives, one copy of a token
  * per destination rank (NVLink bottleneck; algorithm bandwidth), or bytes a
@@ -41,6 +43,7 @@ struct mt_dispatch_pt {
 	int backend, op, fp8, span, ranks, sms, basis;
 	double gbps;
 	double latency_us;          /* fixed time per call (0: not measured) */
+	double tokens;              /* tokens per rank it was measured at (0: not given) */
 	int src;                    /* index into the cluster's sources */
 };
 
