@@ -174,7 +174,7 @@ int mt_dispatch_available(const struct mt_cluster *c, int d)
 
 /* Score of a point for a query: lower is better; -1 when it does not apply. */
 static double fit(const struct mt_dispatch_prof *p, const struct mt_dispatch_pt *q, int op,
-		  int fp8, int span, int ranks)
+		  int fp8, int span)
 {
 	double s = 1;
 
@@ -191,7 +191,7 @@ static double fit(const struct mt_dispatch_prof *p, const struct mt_dispatch_pt 
 		s += 5;
 	if (q->sms && p->flex_sms)
 		s += fabs(log((double)q->sms / p->flex_sms));
-	return s + 0 * ranks;
+	return s;
 }
 
 double mt_dispatch_gbps(const struct mt_cluster *c, int op, int fp8, int ranks, int per_domain,
@@ -208,7 +208,7 @@ double mt_dispatch_gbps(const struct mt_cluster *c, int op, int fp8, int ranks, 
 	*latency_us = 0;
 	/* the best-fitting family (backend, dtype, span, SMs) ... */
 	for (i = 0; i < p->npts; i++) {
-		double f = fit(p, &p->pts[i], op, fp8, span, ranks);
+		double f = fit(p, &p->pts[i], op, fp8, span);
 		if (f >= 0 && (best < 0 || f < best))
 			best = f;
 	}
@@ -218,7 +218,7 @@ double mt_dispatch_gbps(const struct mt_cluster *c, int op, int fp8, int ranks, 
 	for (i = 0; i < p->npts; i++) {
 		const struct mt_dispatch_pt *q = &p->pts[i];
 
-		if (fit(p, q, op, fp8, span, ranks) != best)
+		if (fit(p, q, op, fp8, span) != best)
 			continue;
 		if (q->ranks <= ranks && (!lo || q->ranks > lo->ranks))
 			lo = q;

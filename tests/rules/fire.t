@@ -96,6 +96,8 @@ moe-grouped-gemm | quiet | estimate --model mixtral-8x7b --gpus 64 --seq 4096 --
 moe-permute-fusion | fires | advise --model mixtral-8x7b --gpus 64 --seq 4096 --gbs 256
 moe-permute-fusion | quiet | advise --model llama3-8b --gpus 64 --seq 4096 --gbs 512
 moe-shared-expert-overlap | fires | advise --model deepseek-v3 --gpus 1024 --seq 4096 --gbs 8192 --ep-overlap off
+moe-ep-overlap-connections | fires | advise --model qwen3-30b-a3b --gpus 16 --seq 4096 --gbs 1024
+moe-ep-overlap-connections | quiet | advise --model qwen3-30b-a3b --gpus 16 --seq 4096 --gbs 1024 --ep-overlap off
 moe-flex-cross-domain | fires | advise --model qwen3-235b-a22b --gpus 256 --seq 4096 --gbs 2048
 moe-flex-cross-domain | quiet | advise --model qwen3-235b-a22b --gpus 256 --seq 4096 --gbs 2048 --moe-dispatcher alltoall
 moe-shared-expert-overlap | quiet | estimate --model mixtral-8x7b --gpus 64 --seq 4096 --gbs 256 --tp 1 --pp 8 --ep 8
