@@ -87,6 +87,8 @@ static void json_pins(struct jw *w, const struct mt_pins *p)
 	if (p->dist_opt != MT_UNSET)
 		jw_bool(w, "distributed_optimizer", p->dist_opt);
 	PIN("offload_layers", offload_layers);
+	if (p->ep_overlap != MT_UNSET)
+		jw_bool(w, "ep_overlap", p->ep_overlap);
 	if (p->sp != MT_UNSET)
 		jw_bool(w, "sequence_parallel", p->sp);
 	if (p->tp_overlap != MT_UNSET)
@@ -121,7 +123,7 @@ static void json_head(struct jw *w, const struct mt_model *m, const struct mt_cl
 	if (j->precision == MT_PREC_FP8)
 		jw_str(w, "fp8_recipe", mt_fp8_recipe_name(j->fp8_recipe));
 	jw_str(w, "attention", j->attn_impl == MT_ATTN_FLASH ? "flash" : "unfused");
-	jw_str(w, "moe_dispatcher", j->moe_dispatcher == MT_DISPATCH_FLEX ? "flex" : "alltoall");
+	jw_str(w, "moe_dispatcher", mt_dispatcher_name(j->moe_dispatcher));
 	jw_str(w, "megatron_version", mt_release_name(MT_FLAG_MEGATRON,
 		mt_release_resolve(MT_FLAG_MEGATRON, j->megatron_version)));
 	jw_str(w, "bridge_version", mt_release_name(MT_FLAG_BRIDGE,
@@ -209,6 +211,9 @@ static void json_candidate(struct jw *w, const struct mt_model *m, const struct 
 	jw_int(w, "bucket_size_bytes", c->bucket_params * (c->grad_fp32 ? 4 : 2));
 	jw_int(w, "bucket_size_params", c->bucket_params);
 	jw_int(w, "offload_layers", c->offload_layers);
+	jw_str(w, "moe_dispatcher", mt_dispatcher_name(c->dispatcher));
+	jw_bool(w, "ep_overlap", c->ep_overlap);
+	jw_bool(w, "moe_shared_expert_overlap", c->shared_overlap);
 	jw_bool(w, "tp_comm_overlap", c->tp_overlap && c->sp);
 	jw_bool(w, "overlap_grad_reduce", c->overlap_grad);
 	jw_bool(w, "overlap_param_gather", c->dist_opt && c->overlap_param);

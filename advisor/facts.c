@@ -67,7 +67,7 @@ static __attribute__((noinline)) void shape_facts(struct mt_cfg_facts *cf, const
 	const struct mt_model *m = x->model;
 	const struct mt_cluster *c = x->cluster;
 	double w[MT_L_N], T = a->tokens, h = m->hidden, layer = 0, gemm = 0, tpc = 0, tpe = 0;
-	double cpc = 0, cpe = 0, act = 0, host = 0, spd = a->sp ? a->tp : 1, ffn;
+	double cpc = 0, cpe = 0, act = 0, host = 0, ffn;
 	int k, tp = a->tp;
 
 	w[MT_L_MOE] = (double)m->moe_layers / m->layers;
@@ -109,17 +109,26 @@ static __attribute__((noinline)) void shape_facts(struct mt_cfg_facts *cf, const
 	F(SHAPE_CP_EXPOSED_S) = cpe;
 	F(SHAPE_EP_PER_DOMAIN) = mt_group_per_domain(c, a->ep, a->etp);
 	if (m->experts) {
-		double sep = MT_MOE_IMBALANCE * (T / spd) * m->topk * h * 2;
-		F(SHAPE_EP_BYTES) = sep;
-		F(SHAPE_EP_BUSBW) = a->ep > 1 ? mt_coll_busbw(c, MT_COLL_ALL_TO_ALL, a->ep,
-							       mt_group_per_domain(c, a->ep, a->etp), sep)
-					      : NAN;
+		int per = mt_group_per_domain(c, a->ep, a->etp);
+
+		F(SHAPE_EP_BYTES) = a->disp.bytes;
+		F(SHAPE_EP_BUSBW) = a->ep <= 1 ? NAN
+			: a->dispatcher == MT_DISPATCH_ALLTOALL
+			? mt_coll_busbw(c, MT_COLL_ALL_TO_ALL, a->ep, per, a->disp.bytes)
+			: a->disp.gbps;
 		F(SHAPE_EP_COMM_S) = a->ep_comm[MT_L_MOE];
 		F(SHAPE_EXPERTS_PER_GPU) = (double)m->experts / a->ep;
+		F(SHAPE_EP_DOMAINS) = (a->ep + per - 1) / per;
+		F(SHAPE_EP_SHARED_HIDDEN_S) = a->ep_shared_hidden;
+		F(SHAPE_EP_1F1B_EXPOSED_S) = a->ep_1f1b_exposed;
 	} else {
 		F(SHAPE_EP_BYTES) = F(SHAPE_EP_COMM_S) = F(SHAPE_EXPERTS_PER_GPU) = 0;
 		F(SHAPE_EP_BUSBW) = NAN;
+		F(SHAPE_EP_DOMAINS) = 1;
+		F(SHAPE_EP_SHARED_HIDDEN_S) = F(SHAPE_EP_1F1B_EXPOSED_S) = 0;
 	}
+	F(SHAPE_FLEX_BACKEND) = c->dispatch.flex_backend >= 0 ? c->dispatch.flex_backend : NAN;
+	F(SHAPE_FLEX_SMS) = c->dispatch.flex_backend >= 0 ? c->dispatch.flex_sms : NAN;
 	F(SHAPE_ACT_BYTES) = act;
 	F(SHAPE_OFFLOAD_S) = act / (mt_offload_gbps(c, MT_OFF_D2H) * 1e9);
 	F(SHAPE_HOST_LAYER_S) = host;
@@ -198,6 +207,7 @@ static __attribute__((noinline)) void time_facts(struct mt_cfg_facts *cf, const 
 	F(TIME_PP_EXPOSED) = t->pp_exposed;
 	F(TIME_DP_EXPOSED) = t->dp_exposed;
 	F(TIME_DP_HIDDEN) = t->dp_hidden;
+	F(TIME_EP_HIDDEN) = t->ep_hidden;
 	F(TIME_OFFLOAD_EXPOSED) = t->offload_exposed;
 	F(TIME_BUBBLE) = t->bubble;
 	F(TIME_OPTIMIZER) = t->optimizer;
@@ -220,7 +230,10 @@ void mt_cfg_facts_stage(struct mt_cfg_facts *cf, int stage, const struct mt_conf
 	case MT_ST_CP_COMM: F(CFG_CP_COMM) = cfg->cp_comm; break;
 	case MT_ST_SP: F(CFG_SP) = cfg->sp; break;
 	case MT_ST_EP: F(CFG_EP) = cfg->ep; break;
-	case MT_ST_ETP: F(CFG_ETP) = cfg->etp; break;
+	case MT_ST_ETP:
+		F(CFG_ETP) = cfg->etp;
+		F(CFG_DISPATCHER) = cfg->dispatcher;
+		break;
 	case MT_ST_MBS: F(CFG_MBS) = cfg->mbs; break;
 	case MT_ST_FUSION:
 		F(CFG_TP_OVERLAP) = cfg->tp_overlap;
@@ -240,7 +253,10 @@ void mt_cfg_facts_stage(struct mt_cfg_facts *cf, int stage, const struct mt_conf
 			plan_facts(cf, cf->a, cf->b, cfg);
 		break;
 	case MT_ST_DIST_OPT: F(CFG_DIST_OPT) = cfg->dist_opt; break;
-	case MT_ST_RECOMPUTE: F(CFG_RECOMPUTE) = cfg->recompute; break;
+	case MT_ST_RECOMPUTE:
+		F(CFG_RECOMPUTE) = cfg->recompute;
+		F(CFG_EP_OVERLAP) = cfg->ep_overlap;
+		break;
 	case MT_ST_LAYERS:
 		F(CFG_RC_LAYERS) = cfg->recompute == MT_RC_FULL ? cfg->recompute_layers : 0;
 		F(CFG_OFFLOAD) = cfg->offload_layers;

@@ -209,6 +209,20 @@ static void finish(struct srch *s, const struct mt_costs *a, const struct mt_pla
 	keep(s, &e);
 }
 
+/* The 1F1B EP overlap `on` with the recompute mode rc: allowed by the pin
+ * and by Megatron-LM's checks (offload excluded: it is a PP 1 memory saver
+ * searched without the overlap). */
+static int ep_overlap_ok(struct srch *s, const struct mt_config *cfg, int on, int rc)
+{
+	int pin = s->j->pins.ep_overlap;
+
+	if (pin != MT_UNSET && pin != on)
+		return 0;
+	if (!on)
+		return 1;
+	return !mt_ep_overlap_reason(s->m, cfg->ep, cfg->dispatcher, cfg->pp, cfg->vpp, rc);
+}
+
 /* Level C: recompute, distributed optimizer, activation offload.  Memory falls
  * and time rises with more recomputed or offloaded layers, so for each mode
  * only the fewest layers that fit is timed; the rest are counted dominated. */
@@ -227,12 +241,16 @@ static void level_c(struct srch *s, const struct mt_costs *a, const struct mt_pl
 		cfg->dist_opt = d;
 		if (at(s, MT_ST_DIST_OPT, cfg))
 			continue;
-		for (rc = 0; rc < MT_RC_N; rc++) {
-			int can_offload = cfg->pp == 1 && rc == MT_RC_NONE && L > 1;
+		for (rc = 0; rc < MT_RC_N * 2; rc++) {
+			int can_offload = cfg->pp == 1 && rc % MT_RC_N == MT_RC_NONE && L > 1;
 
-			if (p->recompute != MT_UNSET && p->recompute != rc)
+			if (!ep_overlap_ok(s, cfg, rc / MT_RC_N, rc % MT_RC_N))
 				continue;
-			cfg->recompute = rc;
+			cfg->ep_overlap = rc / MT_RC_N;
+			mt_config_moe_settings(s->m, s->c, cfg);
+			if (p->recompute != MT_UNSET && p->recompute != rc % MT_RC_N)
+				continue;
+			cfg->recompute = rc % MT_RC_N;
 			cfg->recompute_layers = 0;
 			cfg->offload_layers = 0;
 			if (at(s, MT_ST_RECOMPUTE, cfg))
@@ -244,7 +262,7 @@ static void level_c(struct srch *s, const struct mt_costs *a, const struct mt_pl
 				}
 				cfg->offload_layers = p->offload_layers;
 			}
-			if (rc == MT_RC_FULL) {
+			if (rc % MT_RC_N == MT_RC_FULL) {
 				int lo = 1, hi = chunk, n;
 
 				if (p->recompute_layers != MT_UNSET) {
@@ -420,6 +438,27 @@ static void search_mbs(struct srch *s, struct split_cache *sc, struct mt_costs *
 	search_pipeline(s, sc, a, plan, cfg);
 }
 
+/* The token dispatchers the job allows and the profile can time (one, the
+ * alltoall, without expert parallelism), each with the micro-batch sizes. */
+static void search_dispatchers(struct srch *s, struct split_cache *sc, struct mt_costs *a,
+			       struct mt_plan *plan, struct mt_config *cfg, const int *mbss,
+			       int nmbs)
+{
+	int want = s->j->moe_dispatcher, d, imb;
+	int moe = s->m->experts && (cfg->ep > 1 || cfg->etp > 1);
+
+	for (d = 0; d < MT_DISPATCH_N; d++) {
+		if (!moe ? d != (want != MT_DISPATCH_AUTO ? want : MT_DISPATCH_ALLTOALL)
+			 : (want != MT_DISPATCH_AUTO && d != want) || !mt_dispatch_available(s->c, d))
+			continue;
+		cfg->dispatcher = d;
+		if (at(s, MT_ST_ETP, cfg))
+			continue;
+		for (imb = 0; imb < nmbs; imb++)
+			search_mbs(s, sc, a, plan, cfg, mbss[imb]);
+	}
+}
+
 /* Level A loop: the knobs that change a layer's shape, in the order the
  * rules' stages follow (facts.h): TP, CP, the a2a group, CP comm type, SP,
  * EP, ETP, micro-batch. */
@@ -432,7 +471,7 @@ static void search_shapes(struct srch *s, struct split_cache *sc, struct mt_cost
 	const struct mt_pins *p = &j->pins;
 	struct mt_search_result *res = s->res;
 	int tps[64], cps[64], eps[64], etps[16], mbss[64];
-	int ntp, ncp, nep, netp, nmbs, it, ic, ie, iet, imb, sp, cc, r, v;
+	int ntp, ncp, nep, netp, nmbs, it, ic, ie, iet, sp, cc, r, v;
 	int sp_set, sp_val = 0, cc_set, cc_val = 0, etp_set, etp_val = 1;
 
 	/* a pinned knob is searched at its value only, even outside the
@@ -515,10 +554,7 @@ static void search_shapes(struct srch *s, struct split_cache *sc, struct mt_cost
 								continue;
 							}
 							cfg->etp = etp;
-							if (at(s, MT_ST_ETP, cfg))
-								continue;
-							for (imb = 0; imb < nmbs; imb++)
-								search_mbs(s, sc, a, plan, cfg, mbss[imb]);
+							search_dispatchers(s, sc, a, plan, cfg, mbss, nmbs);
 						}
 					}
 				}
@@ -722,9 +758,9 @@ static int cannot_run(struct mt_error *err, int r)
 			    mt_prune_text(r), mt_prune_cite(r));
 }
 
-int mt_evaluate(const struct mt_model *m, const struct mt_cluster *c, const struct mt_job *j,
-		struct mt_rules_run *rules, struct mt_config *cfg, struct mt_eval *out,
-		struct mt_error *err)
+static int evaluate_one(const struct mt_model *m, const struct mt_cluster *c, const struct mt_job *j,
+			struct mt_rules_run *rules, struct mt_config *cfg, struct mt_eval *out,
+			struct mt_error *err)
 {
 	struct mt_ctx x;
 	struct mt_shape sh;
@@ -786,6 +822,14 @@ int mt_evaluate(const struct mt_model *m, const struct mt_cluster *c, const stru
 				    "--offload-layers %d: Megatron-Core offloads activations only "
 				    "with PP 1, no recomputation and fewer than the %d layers (%s)",
 				    cfg->offload_layers, m->layers, mt_prune_cite(MT_PRUNE_OFFLOAD));
+	if (cfg->ep_overlap) {
+		const char *why = mt_ep_overlap_reason(m, cfg->ep, cfg->dispatcher, cfg->pp, cfg->vpp,
+						       cfg->recompute);
+		if (why)
+			return mt_error_set(err, MT_EINVAL,
+					    "--ep-overlap on: Megatron-Core rejects this combination: %s",
+					    why);
+	}
 	if (cfg->cp == 1)
 		cfg->cp_a2a = 0;
 	a = malloc(sizeof(*a));
@@ -815,6 +859,7 @@ int mt_evaluate(const struct mt_model *m, const struct mt_cluster *c, const stru
 	if (cfg->recompute == MT_RC_FULL &&
 	    (cfg->recompute_layers <= 0 || cfg->recompute_layers > plan->chunk_layers_max))
 		cfg->recompute_layers = plan->chunk_layers_max;
+	mt_config_moe_settings(m, c, cfg);
 	out->cfg = *cfg;
 	mt_memory(&x, a, plan, cfg, &out->mem);
 	mt_timing(&x, a, plan, cfg, &out->time, &out->tput);
@@ -823,4 +868,49 @@ out:
 	free(a);
 	free(plan);
 	return rc;
+}
+
+/* estimate: the dispatcher (auto: each the profile can time) and the 1F1B EP
+ * overlap (unpinned: on where Megatron-LM allows it, else off) that run
+ * fastest, the other knobs as given. */
+int mt_evaluate(const struct mt_model *m, const struct mt_cluster *c, const struct mt_job *j,
+		struct mt_rules_run *rules, struct mt_config *cfg, struct mt_eval *out,
+		struct mt_error *err)
+{
+	struct mt_config best_cfg = *cfg, try;
+	struct mt_eval e;
+	int d, o, rc, have = 0, moe = m->experts && (cfg->ep > 1 || cfg->etp > 1);
+
+	for (d = 0; d < MT_DISPATCH_N; d++) {
+		if (j->moe_dispatcher != MT_DISPATCH_AUTO ? d != j->moe_dispatcher
+		    : moe ? !mt_dispatch_available(c, d) : d != MT_DISPATCH_ALLTOALL)
+			continue;
+		for (o = 0; o <= 1; o++) {
+			const char *why = o ? mt_ep_overlap_reason(m, cfg->ep, d, cfg->pp, cfg->vpp,
+								   cfg->recompute) : NULL;
+
+			if (j->pins.ep_overlap != MT_UNSET ? o != j->pins.ep_overlap : why != NULL)
+				continue;
+			/* an overlap pinned on rules out the dispatchers it cannot
+			 * run with, unless that is the one asked for (then: why) */
+			if (why && j->moe_dispatcher == MT_DISPATCH_AUTO && d == MT_DISPATCH_ALLGATHER)
+				continue;
+			try = *cfg;
+			try.dispatcher = d;
+			try.ep_overlap = o;
+			rc = evaluate_one(m, c, j, rules, &try, &e, err);
+			if (rc)
+				return rc;
+			if (!have || (e.feasible && !out->feasible) ||
+			    (e.feasible == out->feasible && e.time.step < out->time.step)) {
+				*out = e;
+				best_cfg = try;
+				have = 1;
+			}
+		}
+	}
+	if (!have)
+		return mt_error_set(err, MT_EINVAL, "no token dispatcher can run this configuration");
+	*cfg = best_cfg;
+	return MT_OK;
 }

@@ -26,11 +26,12 @@ static const char advise_usage[] =
 	"\n"
 	"advise searches every valid parallel configuration (TP, PP, VPP, CP, EP, ETP,\n"
 	"micro-batch, recompute, CP communication, distributed optimizer, activation\n"
-	"offload; DP follows) with the memory and time model calibrated by the cluster\n"
-	"profile, and ranks the configurations that fit; the tuning rules prune, choose\n"
-	"settings and explain each choice.  estimate evaluates one configuration\n"
+	"offload, MoE token dispatcher, EP overlap; DP follows) with the memory and time\n"
+	"model calibrated by the cluster profile, and ranks the configurations that\n"
+	"fit; the tuning rules prune, choose settings and explain each choice.  estimate evaluates one configuration\n"
 	"(unpinned knobs take TP=PP=CP=EP=ETP=VPP=MBS=1, no recompute; unpinned\n"
-	"settings take the set rules' values) and prints its full memory and time\n"
+	"settings take the set rules' values; an unpinned dispatcher and EP overlap\n"
+	"the fastest) and prints its full memory and time\n"
 	"breakdown with the rules that fire for it.\n"
 	"\n"
 	"job:\n"
@@ -48,8 +49,13 @@ static const char advise_usage[] =
 	"  --fp8-recipe R        delayed (default) or tensorwise (current scaling)\n"
 	"  --attention A         flash (default, fused attention) or unfused\n"
 	"  --mem-headroom PCT    GPU memory kept free, percent (default 5)\n"
-	"  --moe-dispatcher D    alltoall (default) or flex (DeepEP): with flex, expert\n"
-	"                        parallelism may cross NVLink domains\n"
+	"  --moe-dispatcher D    alltoall, allgather, flex (DeepEP on Hopper, HybridEP on\n"
+	"                        Blackwell / NVL72; EP may cross NVLink domains) or auto\n"
+	"                        (default: searched, every one the profile can time)\n"
+	"  --moe-balance B       router load balance: aux (default, auxiliary loss: the\n"
+	"                        busiest EP rank gets 1.3x the mean), forced\n"
+	"                        (--moe-router-force-load-balancing) or drop:CF (token\n"
+	"                        drop at capacity factor CF)\n"
 	"\n"
 	"pins (narrow the search; all of them pinned = one configuration):\n"
 	"  --tp N --pp N --vpp N --cp N --ep N --etp N --mbs N\n"
@@ -61,6 +67,9 @@ static const char advise_usage[] =
 	"                        (Megatron-Core: PP 1 and no recompute only)\n"
 	"  --sequence-parallel on|off\n"
 	"  --bucket-size N       DDP bucket, in parameters\n"
+	"  --ep-overlap on|off   1F1B EP all-to-all overlap (--overlap-moe-expert-parallel-comm\n"
+	"                        --delay-wgrad-compute); searched where Megatron-LM allows it\n"
+	"                        (EP > 1, alltoall or flex, VPP with PP > 1, no full recompute)\n"
 	"\n"
 	"settings (on by default, not searched; set rules may choose them):\n"
 	"  --tp-comm-overlap on|off   --overlap-grad-reduce on|off\n"
@@ -102,7 +111,7 @@ enum {
 	O_HEADROOM, O_TP, O_PP, O_VPP, O_CP, O_EP, O_ETP, O_MBS, O_RECOMPUTE, O_RC_LAYERS,
 	O_CP_COMM, O_DIST_OPT, O_OFFLOAD, O_SP, O_TP_OVERLAP, O_OVERLAP_GRAD, O_OVERLAP_PARAM,
 	O_CE_FUSION, O_GRAD_REDUCE, O_TOP, O_JSON, O_FORMAT, O_RULES, O_NO_RULES, O_DISPATCHER,
-	O_BUCKET, O_REPORT, O_MLM_VERSION, O_BRIDGE_VERSION,
+	O_BUCKET, O_REPORT, O_MLM_VERSION, O_BRIDGE_VERSION, O_EP_OVERLAP, O_MOE_BALANCE,
 };
 
 static const struct option long_opts[] = {
@@ -143,6 +152,8 @@ static const struct option long_opts[] = {
 	{ "report", required_argument, NULL, O_REPORT },
 	{ "megatron-version", required_argument, NULL, O_MLM_VERSION },
 	{ "bridge-version", required_argument, NULL, O_BRIDGE_VERSION },
+	{ "ep-overlap", required_argument, NULL, O_EP_OVERLAP },
+	{ "moe-balance", required_argument, NULL, O_MOE_BALANCE },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -262,6 +273,7 @@ static int parse_knob(const char *cmd, int c, const char *name, const char *arg,
 		case O_OVERLAP_GRAD: a->job.pins.overlap_grad = onoff; break;
 		case O_OVERLAP_PARAM: a->job.pins.overlap_param = onoff; break;
 		case O_CE_FUSION: a->job.pins.fused_ce = onoff; break;
+		case O_EP_OVERLAP: a->job.pins.ep_overlap = onoff; break;
 		}
 		break;
 	}
@@ -307,13 +319,26 @@ static int parse_args(const char *cmd, int argc, char **argv, struct args *a)
 			a->rule_paths[a->nrule_paths++] = arg;
 			break;
 		case O_DISPATCHER:
-			if (!strcmp(arg, "alltoall"))
-				a->job.moe_dispatcher = MT_DISPATCH_ALLTOALL;
-			else if (!strcmp(arg, "flex"))
-				a->job.moe_dispatcher = MT_DISPATCH_FLEX;
-			else
-				return bad(cmd, name, "alltoall or flex", arg);
+			if ((a->job.moe_dispatcher = mt_dispatcher_parse(arg)) < MT_DISPATCH_AUTO)
+				return bad(cmd, name, "alltoall, allgather, flex or auto", arg);
 			break;
+		case O_MOE_BALANCE: {
+			char *end;
+			double cf;
+
+			if (!strcmp(arg, "aux")) {
+				a->job.moe_balance = MT_BAL_AUX;
+			} else if (!strcmp(arg, "forced")) {
+				a->job.moe_balance = MT_BAL_FORCED;
+			} else if (!strncmp(arg, "drop:", 5) && (cf = strtod(arg + 5, &end)) >= 1 &&
+				   cf <= 64 && end != arg + 5 && !*end) {
+				a->job.moe_balance = MT_BAL_DROP;
+				a->job.moe_capacity = cf;
+			} else {
+				return bad(cmd, name, "aux, forced or drop:CF (a capacity factor from 1 to 64)", arg);
+			}
+			break;
+		}
 		case O_BUCKET:
 			if (parse_long(arg, 1, 2000000000, &v))
 				return bad(cmd, name, "a number of parameters (1 to 2e9)", arg);

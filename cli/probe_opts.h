@@ -40,7 +40,8 @@ enum {
 	"  --min-bytes SIZE     smallest message or copy (1K, 64M, 4G: powers of 1024)\n"     \
 	"  --max-bytes SIZE     largest message or copy\n"                                   \
 	"  --dtype LIST         gemm and attention types: bf16,fp8,tf32,fp16,fp32\n"         \
-	"  --model NAME|FILE    gemm and attention also at this model's exact shapes\n"       \
+	"  --model NAME|FILE    gemm and attention also at this model's exact shapes;\n"      \
+	"                       dispatch: its hidden size, top-k and experts\n"             \
 	"  --tp N               with --model: the tensor-parallel size (default 1)\n"        \
 	"  --ops LIST           collectives to run (all_reduce,all_gather,reduce_scatter,\n" \
 	"                       alltoall,sendrecv,broadcast; default all, quick a few)\n"    \

@@ -11,6 +11,7 @@
 	X(gemm) \
 	X(attention) \
 	X(collective) \
+	X(dispatch) \
 	X(offload) \
 	X(host) \
 	X(topology) \

@@ -34,6 +34,18 @@ static void job_line(struct sbuf *sb, const struct mt_model *m, const struct mt_
 	sbuf_addc(sb, '\n');
 }
 
+/* The token dispatcher and the EP overlaps of a MoE candidate with EP. */
+static void moe_words(struct sbuf *sb, const struct mt_model *m, const struct mt_config *cfg)
+{
+	if (!m->experts || (cfg->ep <= 1 && cfg->etp <= 1))
+		return;
+	sbuf_addf(sb, ", dispatcher %s", mt_dispatcher_name(cfg->dispatcher));
+	if (cfg->dispatcher == MT_DISPATCH_FLEX)
+		sbuf_addf(sb, " (%s)", mt_flex_backend_name(cfg->flex_backend));
+	sbuf_addf(sb, ", EP overlap %s%s", cfg->ep_overlap ? "1F1B" : "off",
+		  cfg->shared_overlap ? ", shared experts overlapped" : "");
+}
+
 static void memory_lines(struct sbuf *sb, const struct mt_eval *e, double cap, const char *ind)
 {
 	const struct mt_mem *m = &e->mem;
@@ -315,9 +327,11 @@ void mt_advice_text(struct sbuf *sb, const struct mt_model *m, const struct mt_c
 	mt_table_release(&t);
 	if (!r->ntop)
 		return;
-	sbuf_addf(sb, "\nbest: %s, recompute %s, distributed optimizer %s\n",
+	sbuf_addf(sb, "\nbest: %s, recompute %s, distributed optimizer %s",
 		  mt_config_label(lbl, sizeof(lbl), m, &r->top[0].cfg),
 		  mt_recompute_name(r->top[0].cfg.recompute), r->top[0].cfg.dist_opt ? "on" : "off");
+	moe_words(sb, m, &r->top[0].cfg);
+	sbuf_addf(sb, "\n");
 	memory_lines(sb, &r->top[0], r->capacity_bytes, "  ");
 	time_lines(sb, &r->top[0], "  ");
 	sbuf_addf(sb, "  throughput: %.0f tokens/s per GPU, %.1f model TFLOP/s per GPU "
@@ -387,8 +401,10 @@ void mt_estimate_text(struct sbuf *sb, const struct mt_model *m, const struct mt
 		  mt_recompute_name(e->cfg.recompute));
 	if (e->cfg.recompute == MT_RC_FULL)
 		sbuf_addf(sb, " (%d layers per chunk)", e->cfg.recompute_layers);
-	sbuf_addf(sb, ", distributed optimizer %s, %d micro-batches\n",
+	sbuf_addf(sb, ", distributed optimizer %s, %d micro-batches",
 		  e->cfg.dist_opt ? "on" : "off", e->cfg.num_mb);
+	moe_words(sb, m, &e->cfg);
+	sbuf_addf(sb, "\n");
 	sbuf_addf(sb, "verdict: %s\n\n", e->feasible ? "fits in memory" : "DOES NOT FIT in memory");
 
 	mt_table_init(&t);

@@ -95,7 +95,7 @@ static void static_facts(struct mt_rules_run *r)
 	F(JOB_PRECISION) = j->precision;
 	F(JOB_FP8_RECIPE) = j->fp8_recipe;
 	F(JOB_ATTENTION) = j->attn_impl;
-	F(JOB_MOE_DISPATCHER) = j->moe_dispatcher;
+	F(JOB_MOE_DISPATCHER) = j->moe_dispatcher == MT_DISPATCH_AUTO ? MT_DISPATCH_N : j->moe_dispatcher;
 	F(JOB_MEM_HEADROOM) = j->mem_headroom;
 
 	mt_rules_cluster_facts(r->facts, c);

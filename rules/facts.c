@@ -9,7 +9,9 @@
 static const char *const ENUM_PRECISION[] = { "bf16", "fp8", NULL };
 static const char *const ENUM_FP8_RECIPE[] = { "delayed", "tensorwise", NULL };
 static const char *const ENUM_ATTENTION[] = { "flash", "unfused", NULL };
-static const char *const ENUM_DISPATCHER[] = { "alltoall", "flex", NULL };
+static const char *const ENUM_DISPATCHER[] = { "alltoall", "flex", "allgather", "auto", NULL };
+static const char *const ENUM_CFG_DISPATCHER[] = { "alltoall", "flex", "allgather", NULL };
+static const char *const ENUM_FLEX_BACKEND[] = { "deepep", "hybridep", NULL };
 static const char *const ENUM_CP_COMM[] = { "p2p", "all_gather", "a2a", "a2a+p2p", NULL };
 static const char *const ENUM_SPLIT[] = { "even", "account", "account_loss", "first_last", NULL };
 static const char *const ENUM_RECOMPUTE[] = { "none", "selective", "full", NULL };
@@ -26,6 +28,8 @@ static const char *const ENUM_RECOMPUTE[] = { "none", "selective", "full", NULL 
 #define TYPE_ENUM_FP8_RECIPE ENUM(ENUM_FP8_RECIPE)
 #define TYPE_ENUM_ATTENTION ENUM(ENUM_ATTENTION)
 #define TYPE_ENUM_DISPATCHER ENUM(ENUM_DISPATCHER)
+#define TYPE_ENUM_CFG_DISPATCHER ENUM(ENUM_CFG_DISPATCHER)
+#define TYPE_ENUM_FLEX_BACKEND ENUM(ENUM_FLEX_BACKEND)
 #define TYPE_ENUM_CP_COMM ENUM(ENUM_CP_COMM)
 #define TYPE_ENUM_SPLIT ENUM(ENUM_SPLIT)
 #define TYPE_ENUM_RECOMPUTE ENUM(ENUM_RECOMPUTE)
@@ -145,5 +149,7 @@ unsigned mt_pinned_knobs(const struct mt_job *j)
 	if (p->recompute != MT_UNSET) k |= K_RECOMPUTE;
 	if (p->recompute_layers != MT_UNSET) k |= K_RC_LAYERS;
 	if (p->offload_layers != MT_UNSET) k |= K_OFFLOAD;
+	if (j->moe_dispatcher != MT_DISPATCH_AUTO) k |= K_DISPATCHER;
+	if (p->ep_overlap != MT_UNSET) k |= K_EP_OVERLAP;
 	return k;
 }

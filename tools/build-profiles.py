@@ -17,6 +17,8 @@ import os
 import re
 import sys
 
+import moe_dispatch_tables
+
 GIB = 1 << 30
 
 
@@ -135,6 +137,7 @@ def sweep_from_busbw(pairs):
 
 def write(out_dir, prof):
     path = os.path.join(out_dir, prof['name'] + '.json')
+    moe_dispatch_tables.add(prof)
     with open(path + '.tmp', 'w') as f:
         json.dump(prof, f, indent=1)
         f.write('\n')

@@ -88,6 +88,7 @@ void mt_cluster_free(struct mt_cluster *c)
 	}
 	free(c->coll);
 	free(c->offload);
+	mt_dispatch_free(&c->dispatch);
 	for (i = 0; i < c->noutliers; i++)
 		free(c->outliers[i]);
 	free(c->outliers);
@@ -697,6 +698,7 @@ int mt_cluster_from_json(const cJSON *root, const char *file, struct mt_cluster 
 	    (rc = read_collectives(&r, root)) < 0 || (rc = read_offload(&r, root)) < 0 ||
 	    (rc = read_host(&r, root)) < 0 || (rc = read_software(&r, root)) < 0 ||
 	    (rc = read_outliers(&r, root)) < 0 ||
+	    (rc = mt_dispatch_read(root, file, c, err)) < 0 ||
 	    (rc = prepare_gemm(c, file, err)) < 0)
 		goto fail;
 	if (c->gpus_per_node > 1 || c->nvlink_domain > 1) {

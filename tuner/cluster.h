@@ -18,6 +18,7 @@
 
 #include "../lib/err.h"
 #include "../lib/stats.h"
+#include "dispatch.h"
 
 enum mt_dtype { MT_DT_BF16, MT_DT_FP16, MT_DT_FP8, MT_DT_TF32, MT_DT_FP32, MT_DT_N };
 
@@ -143,6 +144,9 @@ struct mt_cluster {
 
 	char **outliers;
 	int noutliers;
+
+	/* MoE token dispatch (flex: DeepEP / HybridEP), tuner/dispatch.h */
+	struct mt_dispatch_prof dispatch;
 };
 
 /* Load a profile from a path or a bundled name (dgx-h100, ...). */

@@ -15,6 +15,7 @@ void mt_pins_init(struct mt_pins *p)
 	p->offload_layers = p->sp = MT_UNSET;
 	p->tp_overlap = p->overlap_grad = p->overlap_param = p->fused_ce = p->grad_fp32 = MT_UNSET;
 	p->bucket = MT_UNSET;
+	p->ep_overlap = MT_UNSET;
 }
 
 void mt_job_init(struct mt_job *j)
@@ -24,6 +25,7 @@ void mt_job_init(struct mt_job *j)
 	j->attn_impl = MT_ATTN_FLASH;
 	j->mem_headroom = 0.05;
 	j->top_k = 5;
+	j->moe_dispatcher = MT_DISPATCH_AUTO;
 	mt_pins_init(&j->pins);
 }
 
@@ -236,6 +238,38 @@ int mt_ep_reason(const struct mt_model *m, int ep, int etp)
 	return -1;
 }
 
+#define EPO_CITE "Megatron-LM d98e8a6 megatron/core/transformer/transformer_config.py:"
+
+const char *mt_ep_overlap_reason(const struct mt_model *m, int ep, int dispatcher, int pp, int vpp,
+				 int recompute)
+{
+	if (!m->experts || ep <= 1)
+		return "it needs expert parallelism (EP > 1) (" EPO_CITE "3013 asserts: "
+		       "overlap_moe_expert_parallel_comm is only supported with expert model parallelism)";
+	if (dispatcher == MT_DISPATCH_ALLGATHER)
+		return "it needs the alltoall or flex dispatcher (" EPO_CITE "3016 asserts: "
+		       "overlap_moe_expert_parallel_comm is supported with alltoall/flex token dispatcher)";
+	if (pp > 1 && vpp <= 1)
+		return "with PP > 1 it needs a virtual pipeline (--vpp > 1) (" EPO_CITE "3007 asserts: "
+		       "virtual_pipeline_model_parallel_size must be specified when "
+		       "pipeline_model_parallel_size > 1)";
+	if (recompute == MT_RC_FULL)
+		return "it cannot run with full recomputation (" EPO_CITE "3021 asserts: "
+		       "disable full recomputation when enabling overlap_moe_expert_parallel_comm)";
+	if (m->mtp_layers > 1)
+		return "it supports at most one MTP layer (" EPO_CITE "3042 asserts: MTP supports at "
+		       "most one layer when enabling overlap_moe_expert_parallel_comm)";
+	return NULL;
+}
+
+void mt_config_moe_settings(const struct mt_model *m, const struct mt_cluster *c,
+			    struct mt_config *cfg)
+{
+	cfg->flex_backend = c->dispatch.flex_backend > 0 ? c->dispatch.flex_backend : MT_FLEX_DEEPEP;
+	cfg->shared_overlap = m->experts && m->shared_ffn > 0 && cfg->ep > 1 && !cfg->ep_overlap &&
+			      cfg->dispatcher != MT_DISPATCH_ALLGATHER;
+}
+
 #define CITE(r) mt_prune_cite(r)
 #define SP_TP_CITE "Megatron-LM d98e8a6 megatron/core/model_parallel_config.py:504 raises: " \
 	"Cannot use sequence parallelism without tensor parallelism"
@@ -360,6 +394,24 @@ int mt_job_check(const struct mt_model *m, const struct mt_cluster *c, const str
 					    "--offload-layers %d: Megatron-Core offloads activations "
 					    "only with PP 1, no recomputation and fewer than the %d "
 					    "layers (%s)", p->offload_layers, m->layers, CITE(MT_PRUNE_OFFLOAD));
+	}
+	if (j->moe_dispatcher != MT_DISPATCH_AUTO && !mt_dispatch_available(c, j->moe_dispatcher))
+		return mt_error_set(err, MT_EINVAL,
+				    "--moe-dispatcher %s: the profile of cluster '%s' has no "
+				    "'moe_dispatch' section, so the flex dispatcher cannot be timed there "
+				    "(docs/FORMATS.md section 2)", mt_dispatcher_name(j->moe_dispatcher),
+				    c->name);
+	if (p->ep_overlap == 1) {
+		const char *why = mt_ep_overlap_reason(
+			m, p->ep != MT_UNSET ? p->ep : m->experts ? 2 : 1,
+			j->moe_dispatcher == MT_DISPATCH_AUTO ? MT_DISPATCH_ALLTOALL : j->moe_dispatcher,
+			p->pp != MT_UNSET ? p->pp : 1, p->vpp != MT_UNSET ? p->vpp : 2,
+			p->recompute != MT_UNSET ? p->recompute : MT_RC_NONE);
+
+		if (why)
+			return mt_error_set(err, MT_EINVAL,
+					    "--ep-overlap on: Megatron-Core rejects this combination: %s",
+					    why);
 	}
 	if (p->overlap_param == 1 && p->overlap_grad == 0)
 		return mt_error_set(err, MT_EINVAL,

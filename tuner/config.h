@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "../lib/err.h"
+#include "dispatch.h"
 
 struct mt_model;
 struct mt_cluster;
@@ -40,9 +41,9 @@ struct mt_pins {
 	/* settings that are on by default rather than searched */
 	int tp_overlap, overlap_grad, overlap_param, fused_ce, grad_fp32;
 	int bucket;               /* DDP bucket size in parameters */
+	int ep_overlap;           /* --overlap-moe-expert-parallel-comm (searched) */
 };
 
-enum mt_dispatcher { MT_DISPATCH_ALLTOALL, MT_DISPATCH_FLEX };
 
 struct mt_job {
 	int gpus;
@@ -51,9 +52,11 @@ struct mt_job {
 	int precision;            /* enum mt_precision */
 	int fp8_recipe;           /* enum mt_fp8_recipe: delayed or current (tensorwise) scaling */
 	int attn_impl;            /* enum mt_attn_impl (flash unless pinned) */
-	int moe_dispatcher;       /* enum mt_dispatcher: alltoall, or flex (DeepEP) */
+	int moe_dispatcher;       /* enum mt_dispatcher, or MT_DISPATCH_AUTO: searched */
 	double mem_headroom;      /* fraction of GPU memory kept free, default 0.05 */
 	int top_k;
+	int moe_balance;          /* enum mt_moe_balance: aux (default), forced, drop */
+	double moe_capacity;      /* MT_BAL_DROP: the expert capacity factor */
 	int megatron_version;     /* release of the flags (tuner/flagtable.h): 0 the newest */
 	int bridge_version;       /* release of the Bridge overrides: 0 the newest */
 	struct mt_pins pins;
@@ -73,6 +76,11 @@ struct mt_config {
 	int64_t bucket_params;    /* DDP bucket size in parameters */
 	int split;                /* enum mt_split */
 	int first_layers, last_layers; /* MT_SPLIT_FIRST_LAST: layers on the end stages */
+	int dispatcher;           /* enum mt_dispatcher (MoE) */
+	int ep_overlap;           /* 1F1B EP all-to-all overlap (--overlap-moe-expert-parallel-comm) */
+	int shared_overlap;       /* --moe-shared-expert-overlap (follows: shared experts, EP > 1,
+				   * alltoall or flex, no 1F1B overlap) */
+	int flex_backend;         /* enum mt_flex_backend of the cluster (flex) */
 };
 
 /* Per-GPU memory on the most loaded pipeline stage, bytes. */
@@ -186,6 +194,17 @@ int mt_cp_reason(const struct mt_model *m, const struct mt_job *j, int tp, int c
 int mt_ep_reason(const struct mt_model *m, int ep, int etp);
 /* a2a+p2p: 1 when an inner a2a group of `inner` GPUs fits CP and the heads. */
 int mt_a2a_p2p_ok(const struct mt_model *m, int tp, int cp, int inner);
+
+/* The 1F1B EP overlap (--overlap-moe-expert-parallel-comm) with these sizes:
+ * NULL when Megatron-LM accepts it, else the reason with its check
+ * ("Megatron-LM d98e8a6 FILE:LINE ..."). */
+const char *mt_ep_overlap_reason(const struct mt_model *m, int ep, int dispatcher, int pp, int vpp,
+				 int recompute);
+
+/* The settings that follow from the dispatcher and the EP overlap: the flex
+ * backend of the cluster and the shared-expert overlap. */
+void mt_config_moe_settings(const struct mt_model *m, const struct mt_cluster *c,
+			    struct mt_config *cfg);
 
 /* Number of members of a strided group (stride st, size n) that share one
  * NVLink domain, given Megatron's rank order (docs/MODEL.md 3.3). */

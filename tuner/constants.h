@@ -35,11 +35,10 @@
 /* Routed tokens on the busiest expert-parallel rank over the mean (dropless
  * routing, auxiliary-loss balanced). */
 #define MT_MOE_IMBALANCE 1.3
-/* Share of the modeled bandwidth (STREAM for the token permutations, the
- * nccl-tests all-to-all curve for dispatch and combine) that Megatron-Core's
- * all-to-all token dispatcher reaches: index-driven gathers and scatters,
- * uneven splits and a host synchronisation per layer for the split sizes. */
-#define MT_MOE_DISPATCH_EFFICIENCY 0.4
+/* Kernels the host issues after a device synchronisation before the GPU has
+ * work again: the alltoall dispatcher (and DeepEP) copy the split sizes to
+ * the host once per MoE layer forward, and the launch queue drains. */
+#define MT_MOE_SYNC_OPS 10
 
 /* GPU time per offloaded layer and micro-batch for the offload context's
  * stream waits and buffer bookkeeping (µs). */

@@ -247,11 +247,11 @@ static void layer_compute(struct work *w, int k, struct mt_costs *o)
 		o->flops_gemm_f[k] += w->mlp_flops;
 		e += ((m->gated ? 6.0 : 4.0) * m->ffn + fp8_cast * m->ffn) / t;
 	} else {
-		/* MoE layer (4.1, 4.3): the busiest EP rank receives MT_MOE_IMBALANCE
-		 * times the mean number of routed tokens; Transformer Engine's grouped
-		 * linear runs one GEMM per local expert */
+		/* MoE layer (4.1, 4.3): the busiest EP rank receives lam times
+		 * the mean number of routed tokens (5.3); Transformer Engine's
+		 * grouped linear runs one GEMM per local expert */
 		double E = m->experts, kk = m->topk, fe = m->moe_ffn, el = E / sh->ep;
-		double lam = MT_MOE_IMBALANCE;
+		double lam = mt_moe_imbalance(x);
 		double Me = lam * w->Tm * kk * sh->etp * sh->ep / E; /* tokens per local expert */
 		struct lin up, down, router;
 
@@ -272,12 +272,14 @@ static void layer_compute(struct work *w, int k, struct mt_costs *o)
 			o->flops_gemm_f[k] += su.flops + sd.flops;
 			e += ((m->gated ? 6.0 : 4.0) * m->shared_ffn + fp8_cast * m->shared_ffn) / t;
 		}
-		/* router scores and top-k; then per routed copy of a token: permute,
-		 * sort by local expert, unsort and unpermute (each reads and writes
-		 * 2h bytes), the expert activation and the FP8 casts */
-		e += (12 * E + lam * kk * (4 * 2 * 2 * h / MT_MOE_DISPATCH_EFFICIENCY +
-					   (m->gated ? 6.0 : 4.0) * fe + fp8_cast * (sh->etp * h + fe))) /
-		     w->spd;
+		/* the dispatcher's permutations and the router (tuner/dispatch.c),
+		 * then per routed copy the expert activation and the FP8 casts; with
+		 * FP8 each local expert's tokens are padded to a multiple of 16 */
+		mt_dispatch_cost(x, sh->dispatcher, sh->ep, sh->etp, w->Tm, lam, &o->disp);
+		e += (o->disp.perm_bytes + lam * kk * ((m->gated ? 6.0 : 4.0) * fe +
+						       fp8_cast * (sh->etp * h + fe))) / w->spd;
+		if (fp8_cast > 0 && w->Tm > 0)
+			e += el * 8 * 2 * h * 2 / T;
 	}
 	bytes = e * T;
 	o->elem_f[k] = bytes / (x->hbm * MT_ELEM_EFFICIENCY);
@@ -384,18 +386,36 @@ static void layer_time(const struct work *w, int k, double slow, struct mt_costs
 	const struct mt_ctx *x = w->x;
 	const struct mt_model *m = x->model;
 	const int tp = w->sh->tp, cp = w->sh->cp, ep = w->sh->ep, etp = w->sh->etp;
-	double comm_f = 0;
+	double comm_f = 0, comm_b = 0, hid = 0;
 
 	if (k == MT_L_MOE && (ep > 1 || etp > 1)) {
-		double Sep = MT_MOE_IMBALANCE * w->Tm * m->topk * w->h * 2;
+		const struct mt_dispatch_cost *d = &o->disp;
+		double comp_f, comp_b, ef, eb;
 
-		comm_f = 2 * coll(x, MT_COLL_ALL_TO_ALL, ep, etp, Sep) / MT_MOE_DISPATCH_EFFICIENCY;
-		if (etp > 1)
-			comm_f += coll(x, MT_COLL_ALL_GATHER, etp, 1, Sep * etp) +
-				  coll(x, MT_COLL_REDUCE_SCATTER, etp, 1, Sep * etp);
+		/* forward: dispatch and combine, and the host stall of its sync;
+		 * backward: the combine's and dispatch's mirror images */
+		comm_f = d->dispatch_s + d->combine_s + d->sync_s;
+		comm_b = d->dispatch_s + d->combine_s;
+		/* --moe-shared-expert-overlap: the shared experts run on a side
+		 * stream while the tokens travel (alltoall and flex) */
+		if (m->shared_ffn && w->sh->dispatcher != MT_DISPATCH_ALLGATHER)
+			hid = fmin(d->dispatch_s + d->combine_s, w->shared_f) +
+			      fmin(d->dispatch_s + d->combine_s, w->shared_b);
+		/* the 1F1B overlap: one micro-batch's forward runs beside another's
+		 * backward, so each direction's communication hides behind the
+		 * other direction's compute (wgrad delayed, so all of it) */
+		comp_f = o->gemm_f[k] + o->attn_f[k] + o->elem_f[k];
+		comp_b = o->gemm_b[k] + o->attn_b[k] + o->elem_b[k];
+		ef = fmax(0, comm_f - comp_b);
+		eb = fmax(0, comm_b - comp_f);
+		o->ep_1f1b_exposed = ef + eb;
+		o->ep_1f1b_save = (comm_f + comm_b - hid) + d->sm_share * hid -
+				  (ef + eb) - d->sm_share * (comm_f + comm_b - ef - eb);
+		o->ep_shared_hidden = hid;
+		slow += d->sm_share * hid;
 	}
-	o->ep_comm[k] = 2 * comm_f;
-	o->ep_exposed[k] = 2 * comm_f;
+	o->ep_comm[k] = comm_f + comm_b;
+	o->ep_exposed[k] = comm_f + comm_b - hid;
 
 	/* kernels issued per layer and micro-batch, forward + backward (5.8) */
 	o->host_ops[k] = 40 + (tp > 1 ? 10 : 0) + (w->fp8_cast > 0 ? 12 : 0) + (cp > 1 ? 4 * cp : 0);
@@ -509,8 +529,9 @@ static void io_costs(const struct work *w, struct mt_costs *o)
 	o->host_ops_io = 40;
 
 	o->p2p_bytes = T * h * 2 / spd;
-	if (m->experts) /* send and receive buffers and the permuted copy */
-		o->moe_dispatch = 3 * MT_MOE_IMBALANCE * w->Tm * m->topk * sh->etp * h * 2;
+	if (m->experts) /* the dispatcher's send and receive buffers (5.3) */
+		o->moe_dispatch = o->disp.buffer_bytes > 0 ? o->disp.buffer_bytes
+			: 3 * mt_moe_imbalance(x) * w->Tm * m->topk * sh->etp * h * 2;
 	o->transient = fmax(T * h * 2, T * gm * (m->experts ? fmax(m->ffn, m->shared_ffn) : m->ffn) / t * 2);
 	if (sh->tp_overlap && sp && tp > 1)
 		o->transient += 3 * T * h * 2; /* userbuffers for overlapped GEMMs */
@@ -528,6 +549,7 @@ void mt_shape_of(const struct mt_config *cfg, struct mt_shape *sh)
 	sh->cp_a2a = cfg->cp_a2a;
 	sh->tp_overlap = cfg->tp_overlap;
 	sh->fused_ce = cfg->fused_ce;
+	sh->dispatcher = cfg->dispatcher;
 }
 
 void mt_costs_compute(const struct mt_ctx *x, const struct mt_shape *sh, struct mt_costs *o)
@@ -544,6 +566,7 @@ void mt_costs_compute(const struct mt_ctx *x, const struct mt_shape *sh, struct 
 	o->etp = sh->etp;
 	o->sp = sh->sp;
 	o->cp_type = sh->cp_comm;
+	o->dispatcher = sh->dispatcher;
 	prepare(x, sh, &w);
 	o->tokens = w.T;
 	for (k = 0; k < MT_L_N; k++) {

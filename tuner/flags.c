@@ -96,6 +96,61 @@ static int moe_args(const struct mt_model *m, struct mt_kv *o, int n)
 	return n;
 }
 
+/* The candidate's token dispatcher: the job's when pinned, else the one the
+ * search chose. */
+static int dispatcher_of(const struct mt_job *j, const struct mt_config *c)
+{
+	return j->moe_dispatcher != MT_DISPATCH_AUTO ? j->moe_dispatcher : c->dispatcher;
+}
+
+/* Token dispatch and the EP overlaps (docs/MODEL.md 5.3): the dispatcher
+ * (--moe-token-dispatcher-type, transformer_config.py @ d98e8a64dd), the
+ * flex backend, and either the 1F1B EP overlap with its split weight
+ * gradient (transformer_config.py lines 3002-3078) or, when there are shared
+ * experts and no 1F1B overlap, --moe-shared-expert-overlap (the two are
+ * exclusive: line 3039). */
+static int dispatch_args(const struct mt_job *j, const struct mt_config *c, struct mt_kv *o, int n)
+{
+	int d = dispatcher_of(j, c);
+
+	n = adds(o, n, "moe-token-dispatcher-type", mt_dispatcher_name(d));
+	if (d == MT_DISPATCH_FLEX)
+		n = adds(o, n, "moe-flex-dispatcher-backend", mt_flex_backend_name(c->flex_backend));
+	if (c->ep_overlap) {
+		n = add(o, n, "overlap-moe-expert-parallel-comm", NULL, 0);
+		n = add(o, n, "delay-wgrad-compute", NULL, 0);
+	} else if (c->shared_overlap) {
+		n = add(o, n, "moe-shared-expert-overlap", NULL, 0);
+	}
+	/* the router's balance (docs/MODEL.md 5.3) */
+	if (j->moe_balance == MT_BAL_FORCED)
+		n = add(o, n, "moe-router-force-load-balancing", NULL, 0);
+	else if (j->moe_balance == MT_BAL_DROP)
+		n = addg(o, n, "moe-expert-capacity-factor", j->moe_capacity);
+	return n;
+}
+
+static int dispatch_overrides(const struct mt_job *j, const struct mt_config *c, struct mt_kv *o,
+			      int n)
+{
+	int d = dispatcher_of(j, c);
+
+	n = adds(o, n, "model.moe_token_dispatcher_type", mt_dispatcher_name(d));
+	if (d == MT_DISPATCH_FLEX)
+		n = adds(o, n, "model.moe_flex_dispatcher_backend", mt_flex_backend_name(c->flex_backend));
+	if (c->ep_overlap) {
+		n = adds(o, n, "comm_overlap.overlap_moe_expert_parallel_comm", "true");
+		n = adds(o, n, "comm_overlap.delay_wgrad_compute", "true");
+	} else if (c->shared_overlap) {
+		n = adds(o, n, "model.moe_shared_expert_overlap", "true");
+	}
+	if (j->moe_balance == MT_BAL_FORCED)
+		n = adds(o, n, "model.moe_router_force_load_balancing", "true");
+	else if (j->moe_balance == MT_BAL_DROP)
+		n = addg(o, n, "model.moe_expert_capacity_factor", j->moe_capacity);
+	return n;
+}
+
 /* The model's own flags (Megatron-LM megatron/training/arguments.py and the
  * TransformerConfig fields it turns into flags, @ d98e8a64dd): shape,
  * attention, position embedding, MLP, norms, biases, vocabulary (a
@@ -190,12 +245,7 @@ int mt_megatron_args(const struct mt_model *m, const struct mt_job *j, const str
 	if (m->experts) {
 		n = add(o, n, "expert-model-parallel-size", "%lld", c->ep);
 		n = add(o, n, "expert-tensor-parallel-size", "%lld", c->etp);
-		if (j->moe_dispatcher == MT_DISPATCH_FLEX) {
-			n = adds(o, n, "moe-token-dispatcher-type", "flex");
-			n = adds(o, n, "moe-flex-dispatcher-backend", "deepep");
-		} else {
-			n = adds(o, n, "moe-token-dispatcher-type", "alltoall");
-		}
+		n = dispatch_args(j, c, o, n);
 	}
 	if (c->sp)
 		n = add(o, n, "sequence-parallel", NULL, 0);
@@ -365,12 +415,8 @@ int mt_bridge_overrides(const struct mt_model *m, const struct mt_job *j,
 		n = add(o, n, "model.expert_model_parallel_size", "%lld", c->ep);
 		n = add(o, n, "model.expert_tensor_parallel_size", "%lld", c->etp);
 	}
-	if (m->experts) {
-		n = adds(o, n, "model.moe_token_dispatcher_type",
-			 j->moe_dispatcher == MT_DISPATCH_FLEX ? "flex" : "alltoall");
-		if (j->moe_dispatcher == MT_DISPATCH_FLEX)
-			n = adds(o, n, "model.moe_flex_dispatcher_backend", "deepep");
-	}
+	if (m->experts)
+		n = dispatch_overrides(j, c, o, n);
 	n = adds(o, n, "model.sequence_parallel", c->sp ? "true" : "false");
 	n = add(o, n, "train.micro_batch_size", "%lld", c->mbs);
 	n = add(o, n, "train.global_batch_size", "%lld", j->gbs);

@@ -201,6 +201,13 @@ int mt_flags_for_release(int kind, int rel, struct mt_kv *o, int n)
 				needs_note(kind, old, rel, &o[i], what);
 			continue;
 		}
+		/* a value the older spelling cannot carry (hybridep was never
+		 * --moe-enable-deepep) is a note, not a conversion */
+		if ((old = refused_value(kind, rel, &o[i]))) {
+			snprintf(what, sizeof(what), "%s%s %s", dash, o[i].key, o[i].val);
+			needs_note(kind, old, rel, &o[i], what);
+			continue;
+		}
 		old = r->older[0] ? mt_flag_find(kind, r->older) : NULL;
 		kv = o[i];
 		if (old && mt_flag_accepts(old, rel) && convert(r, &kv, o, n)) {

@@ -54,6 +54,10 @@ static void stage_memory(const struct mt_ctx *x, const struct mt_costs *a, const
 		act += mt_inflight(b->pp, 1, b->num_mb, 0) * a->act_emb;
 	if (cfg->recompute == MT_RC_FULL)
 		act += layer_avg > 0 ? a->act_layer_peak[b->nl[st][1] ? 1 : 0] : 0;
+	/* 1F1B EP overlap: a second micro-batch's layer is live beside the one
+	 * in backward (docs/MODEL.md 5.3) */
+	if (cfg->ep_overlap)
+		act += a->act_layer_peak[b->nl[st][1] ? 1 : 0];
 	o->activations = act;
 	o->logits = st == b->pp - 1 ? a->act_out * (1 + m->mtp_layers) : 0;
 	o->moe_dispatch = b->nl[st][MT_L_MOE] ? a->moe_dispatch : 0;

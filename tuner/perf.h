@@ -30,6 +30,7 @@ enum { MT_L_DENSE, MT_L_MOE, MT_L_N };
 struct mt_costs {
 	/* the shape these costs are for */
 	int tp, cp, mbs, ep, etp, sp, cp_type;
+	int dispatcher;             /* enum mt_dispatcher */
 	int valid;
 	double tokens;              /* T = mbs * seq / cp */
 
@@ -71,6 +72,11 @@ struct mt_costs {
 	/* pipeline and MoE */
 	double p2p_bytes, p2p_time; /* one activation between stages */
 	double moe_dispatch;        /* bytes of dispatch buffers (peak) */
+	/* MoE dispatch and its overlaps (5.3), per MoE layer and micro-batch */
+	struct mt_dispatch_cost disp;
+	double ep_shared_hidden;    /* hidden behind the shared experts (no 1F1B overlap) */
+	double ep_1f1b_exposed;     /* exposed with the 1F1B overlap, every micro-batch paired */
+	double ep_1f1b_save;        /* layer time saved by that overlap, paired micro-batch */
 	double transient;           /* largest temporary other than logits */
 };
 
@@ -117,6 +123,7 @@ struct mt_shape {
 	int cp_comm;                /* enum mt_cp_comm */
 	int cp_a2a;                 /* a2a+p2p's inner group; 0: the NVLink domain's */
 	int tp_overlap, fused_ce;
+	int dispatcher;             /* enum mt_dispatcher */
 };
 
 /* The shape of a configuration (its knobs of the same names). */
@@ -146,6 +153,10 @@ int mt_split_exists(int L, int pp, int vpp);
 
 /* In-flight micro-batches (1F1B) or model chunks (interleaved) on stage i. */
 int mt_inflight(int pp, int vpp, int num_mb, int stage);
+
+/* Share of the micro-batches whose forward pairs with another's backward
+ * under the 1F1B EP overlap (docs/MODEL.md 5.3). */
+double mt_ep_overlap_paired(int pp, int vpp, int num_mb);
 
 /* Layers of model chunk j (0-based over pp*vpp chunks) under a split. */
 int mt_chunk_layers(int L, int pp, int vpp, int split, int first, int last, int chunk);

@@ -6,6 +6,32 @@
 #include "constants.h"
 #include "perf.h"
 
+double mt_ep_overlap_paired(int pp, int vpp, int num_mb)
+{
+	/* the forwards of the warm-up (interleaved 1F1B: 2 (pp - 1) + (vpp - 1)
+	 * pp model chunks on the first stage; one without PP) have no backward
+	 * beside them */
+	double chunks = (double)num_mb * vpp;
+	double warm = pp > 1 ? 2.0 * (pp - 1) + (double)(vpp - 1) * pp : 1;
+
+	return chunks > warm ? 1 - warm / chunks : 0;
+}
+
+/* Per MoE layer and micro-batch: time the 1F1B EP overlap saves, and the EP
+ * communication it leaves exposed, with the share of paired micro-batches. */
+static double ep_overlap_save(const struct mt_costs *a, const struct mt_plan *b)
+{
+	return mt_ep_overlap_paired(b->pp, b->vpp, b->num_mb) * a->ep_1f1b_save;
+}
+
+static double ep_overlap_exposed(const struct mt_costs *a, const struct mt_plan *b)
+{
+	double f = mt_ep_overlap_paired(b->pp, b->vpp, b->num_mb);
+	double none = a->ep_comm[MT_L_MOE];
+
+	return f * a->ep_1f1b_exposed + (1 - f) * none;
+}
+
 struct stage_time {
 	double t, fwd, bwd;
 	double gemm, attn, elem, rc, tp, cp, ep, off, off_hidden, host, slow;
@@ -28,12 +54,18 @@ static void stage_time(const struct mt_ctx *x, const struct mt_costs *a, const s
 		double n = b->nl[st][k];
 		o->fwd += n * a->fwd[k];
 		o->bwd += n * a->bwd[k];
+		if (k == MT_L_MOE && cfg->ep_overlap) {
+			double save = n * ep_overlap_save(a, b);
+			o->fwd -= MT_COMM_FWD_SHARE * save;
+			o->bwd -= (1 - MT_COMM_FWD_SHARE) * save;
+		}
 		o->gemm += n * (a->gemm_f[k] + a->gemm_b[k]);
 		o->attn += n * (a->attn_f[k] + a->attn_b[k]);
 		o->elem += n * (a->elem_f[k] + a->elem_b[k]);
 		o->tp += n * a->tp_exposed[k];
 		o->cp += n * a->cp_exposed[k];
-		o->ep += n * a->ep_exposed[k];
+		o->ep += n * (k == MT_L_MOE && cfg->ep_overlap ? ep_overlap_exposed(a, b)
+							       : a->ep_exposed[k]);
 		if (cfg->recompute == MT_RC_SELECTIVE)
 			o->rc += n * a->rc_selective[k];
 		else if (cfg->recompute == MT_RC_FULL)
@@ -109,6 +141,8 @@ void mt_timing(const struct mt_ctx *x, const struct mt_costs *a, const struct mt
 		frac = fmin(cfg->recompute_layers * vpp * pp, L) / L;
 	for (k = 0; k < MT_L_N; k++) {
 		double w = a->fwd[k] + a->bwd[k];
+		if (k == MT_L_MOE && cfg->ep_overlap)
+			w -= ep_overlap_save(a, b);
 		if (cfg->recompute == MT_RC_SELECTIVE)
 			w += a->rc_selective[k];
 		else if (cfg->recompute == MT_RC_FULL)

@@ -136,3 +136,19 @@ estimate VPP with micro-batches not divisible by PP cites Megatron | 2 | --vpp 2
 estimate MoE with TP and no SP cites Megatron | 2 | Megatron-LM d98e8a6 megatron/core/transformer/moe/moe_layer\.py:636 raises | estimate --model mixtral-8x7b --gpus 16 --seq 4096 --gbs 64 --tp 2 --sequence-parallel off
 estimate CP with unfused attention cites Megatron | 2 | --attention unfused \(Megatron-LM d98e8a6 megatron/core/transformer/dot_product_attention\.py:57 asserts | estimate --model llama3-8b --gpus 8 --seq 8192 --gbs 64 --cp 2 --attention unfused
 estimate with model-parallel sizes over the GPUs cites Megatron | 2 | --tp x --cp x --pp = 16 does not divide --gpus 8 \(Megatron-LM d98e8a6 megatron/training/arguments\.py:432 asserts | estimate --model llama3-8b --gpus 8 --seq 4096 --gbs 64 --tp 4 --pp 4
+
+# MoE token dispatch and the EP overlap (docs/MODEL.md 5.3)
+an unknown dispatcher | 2 | --moe-dispatcher: expected alltoall, allgather, flex or auto, got 'nccl' | advise --model qwen3-30b-a3b --gpus 16 --seq 4096 --gbs 1024 --moe-dispatcher nccl
+flex on a profile without dispatch curves | 2 | --moe-dispatcher flex: the profile of cluster 'dgx-a100-80g' has no 'moe_dispatch' section | advise --model qwen3-30b-a3b --gpus 16 --seq 4096 --gbs 1024 --moe-dispatcher flex --cluster dgx-a100-80g
+EP overlap with PP and no VPP cites Megatron | 2 | --ep-overlap on: Megatron-Core rejects this combination: with PP > 1 it needs a virtual pipeline .*transformer_config\.py:3007 | advise --model qwen3-235b-a22b --gpus 256 --seq 4096 --gbs 2048 --ep-overlap on --pp 8 --vpp 1
+estimate EP overlap with PP and no VPP | 2 | --ep-overlap on: .*needs a virtual pipeline | estimate --model qwen3-235b-a22b --gpus 256 --seq 4096 --gbs 2048 --ep-overlap on --pp 8 --ep 32
+EP overlap with full recompute cites Megatron | 2 | --ep-overlap on: .*cannot run with full recomputation .*transformer_config\.py:3021 | advise --model qwen3-235b-a22b --gpus 256 --seq 4096 --gbs 2048 --ep-overlap on --recompute full
+EP overlap with the allgather dispatcher | 2 | --ep-overlap on: .*alltoall or flex dispatcher .*transformer_config\.py:3016 | advise --model qwen3-235b-a22b --gpus 256 --seq 4096 --gbs 2048 --ep-overlap on --moe-dispatcher allgather
+EP overlap on a dense model | 2 | --ep-overlap on: .*needs expert parallelism .*transformer_config\.py:3013 | advise --model llama3-8b --gpus 8 --seq 4096 --gbs 64 --ep-overlap on
+EP overlap needs on or off | 2 | --ep-overlap: expected on or off, got 'yes' | advise --model qwen3-30b-a3b --gpus 16 --seq 4096 --gbs 1024 --ep-overlap yes
+a bad router balance | 2 | --moe-balance: expected aux, forced or drop:CF | advise --model qwen3-30b-a3b --gpus 16 --seq 4096 --gbs 1024 --moe-balance drop:0.5
+EP overlap pinned on is emitted | 0 | --overlap-moe-expert-parallel-comm | estimate --model qwen3-235b-a22b --gpus 256 --seq 4096 --gbs 2048 --tp 2 --pp 8 --vpp 4 --ep 32 --recompute selective --ep-overlap on --format megatron
+EP overlap pinned off leaves the shared-expert overlap | 0 | --moe-shared-expert-overlap | estimate --model deepseek-v3 --gpus 1024 --seq 4096 --gbs 8192 --tp 2 --pp 16 --ep 64 --ep-overlap off --format megatron
+allgather dispatcher pinned | 0 | --moe-token-dispatcher-type allgather | estimate --model mixtral-8x7b --gpus 64 --seq 4096 --gbs 256 --ep 8 --moe-dispatcher allgather --format megatron
+forced balance flag | 0 | --moe-router-force-load-balancing | estimate --model qwen3-30b-a3b --gpus 8 --seq 4096 --gbs 512 --ep 8 --mbs 4 --moe-balance forced --format megatron --cluster dgx-b200
+token drop flag | 0 | model\.moe_expert_capacity_factor=1\.25 | estimate --model qwen3-30b-a3b --gpus 8 --seq 4096 --gbs 512 --ep 8 --mbs 4 --moe-balance drop:1.25 --format bridge --cluster dgx-b200

@@ -68,6 +68,11 @@ if [ "${MEGATRON_ARGS_ADVISE:-1}" = 1 ]; then
 --model deepseek-v3 --gpus 1024 --seq 4096 --gbs 1024
 --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --cluster dgx-b200
 --model llama3-70b --gpus 72 --seq 8192 --gbs 144 --cluster gb200-nvl72
+--model qwen3-235b-a22b --gpus 256 --seq 4096 --gbs 2048
+--model qwen3-30b-a3b --gpus 16 --seq 4096 --gbs 1024
+--model deepseek-v3 --gpus 1024 --seq 4096 --gbs 8192 --precision fp8
+--model qwen3-30b-a3b --gpus 8 --seq 4096 --gbs 512 --precision fp8 --cluster dgx-b200
+--model qwen3-235b-a22b --gpus 256 --seq 4096 --gbs 2048 --ep-overlap off --cluster gb200-nvl72
 JOBS
 	: >"$T/sets"
 	while IFS= read -r job; do

@@ -84,18 +84,22 @@ moe-experts-divisible | fires | rules check --facts tests/fixtures/rules/run-ep-
 moe-experts-divisible | quiet | rules check --facts tests/fixtures/rules/run-deepseek-v3.json
 moe-ep-nvlink | fires | advise --model deepseek-v3 --gpus 1024 --seq 4096 --gbs 8192
 moe-ep-nvlink | quiet | advise --model deepseek-v3 --gpus 1024 --seq 4096 --gbs 8192 --moe-dispatcher flex
-moe-ep-nvlink | fires | estimate --model qwen3-235b-a22b --gpus 256 --seq 4096 --gbs 1024 --tp 1 --pp 4 --vpp 1 --ep 16
+moe-ep-nvlink | fires | estimate --model qwen3-235b-a22b --gpus 256 --seq 4096 --gbs 1024 --tp 1 --pp 4 --vpp 1 --ep 16 --moe-dispatcher alltoall
 moe-ep-nvlink | quiet | estimate --model qwen3-235b-a22b --gpus 256 --seq 4096 --gbs 1024 --tp 1 --pp 4 --vpp 2 --ep 16
-moe-ep-overlap-1f1b | fires | estimate --model qwen3-235b-a22b --gpus 256 --seq 4096 --gbs 1024 --tp 1 --pp 4 --vpp 2 --ep 16
+moe-ep-overlap-1f1b | fires | estimate --model qwen3-235b-a22b --gpus 256 --seq 4096 --gbs 1024 --tp 1 --pp 4 --vpp 2 --ep 16 --ep-overlap on
 moe-ep-overlap-1f1b | quiet | estimate --model qwen3-235b-a22b --gpus 256 --seq 4096 --gbs 1024 --tp 1 --pp 4 --vpp 1 --ep 16
-moe-ep-overlap-1f1b | quiet | advise --model qwen3-235b-a22b --gpus 256 --seq 4096 --gbs 1024
+moe-ep-overlap-1f1b | quiet | advise --model qwen3-235b-a22b --gpus 256 --seq 4096 --gbs 1024 --ep-overlap off
 moe-ep-exposed | fires | advise --model deepseek-v3 --gpus 1024 --seq 4096 --gbs 8192
 moe-ep-exposed | quiet | estimate --model mixtral-8x7b --gpus 64 --seq 4096 --gbs 256 --tp 2 --pp 4
 moe-grouped-gemm | fires | advise --model qwen3-235b-a22b --gpus 256 --seq 4096 --gbs 1024
 moe-grouped-gemm | quiet | estimate --model mixtral-8x7b --gpus 64 --seq 4096 --gbs 256 --tp 1 --pp 8 --ep 8
 moe-permute-fusion | fires | advise --model mixtral-8x7b --gpus 64 --seq 4096 --gbs 256
 moe-permute-fusion | quiet | advise --model llama3-8b --gpus 64 --seq 4096 --gbs 512
-moe-shared-expert-overlap | fires | advise --model deepseek-v3 --gpus 1024 --seq 4096 --gbs 8192
+moe-shared-expert-overlap | fires | advise --model deepseek-v3 --gpus 1024 --seq 4096 --gbs 8192 --ep-overlap off
+moe-ep-overlap-connections | fires | advise --model qwen3-30b-a3b --gpus 16 --seq 4096 --gbs 1024
+moe-ep-overlap-connections | quiet | advise --model qwen3-30b-a3b --gpus 16 --seq 4096 --gbs 1024 --ep-overlap off
+moe-flex-cross-domain | fires | advise --model qwen3-235b-a22b --gpus 256 --seq 4096 --gbs 2048
+moe-flex-cross-domain | quiet | advise --model qwen3-235b-a22b --gpus 256 --seq 4096 --gbs 2048 --moe-dispatcher alltoall
 moe-shared-expert-overlap | quiet | estimate --model mixtral-8x7b --gpus 64 --seq 4096 --gbs 256 --tp 1 --pp 8 --ep 8
 why-ep | fires | advise --model mixtral-8x7b --gpus 64 --seq 4096 --gbs 256
 why-ep | quiet | advise --model llama3-8b --gpus 64 --seq 4096 --gbs 512

@@ -371,7 +371,7 @@ static void test_registry(void **state)
 
 	(void)state;
 	mt_probe_names(names, sizeof(names), ",");
-	assert_string_equal(names, "gemm,attention,collective,offload,host,topology");
+	assert_string_equal(names, "gemm,attention,collective,dispatch,offload,host,topology");
 	for (i = 0; (p = mt_probe_at(i)); i++) {
 		n++;
 		assert_ptr_equal(mt_probe_find(p->name), p);

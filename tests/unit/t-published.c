@@ -1,10 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /* Accuracy of the model against published throughput tables.
  *
- * Each row of the CSV files in tests/fixtures/published/ is run with what its source
- * publishes pinned (setup.json says how), the rest left to the search; the
- * predicted TFLOP/s per GPU, counted with the row's FLOP convention, must be
- * within 15% of the published figure, and the mean absolute error within 8%.
+ * Each row of setup.json names a row of a CSV file in tests/fixtures/published/,
+ * run with what its source publishes pinned, the rest left to the search.  The
+ * figure compared is tokens/s per GPU: the predicted one from the predicted
+ * step; the published one from the row's tokens column, else its step time,
+ * else its TFLOP/s per GPU with the row's FLOP convention.  Every dense row
+ * must be within 15% (two rows of deep pipelines sit at 12.3-12.4%), every MoE
+ * row within 15%, the mean absolute error within 7%.  A row setup.json marks
+ * with "known_gap" (the effect that explains it, not modelled yet) must still
+ * evaluate; it is printed and left out of the tolerances and the mean.
  * MT_VERBOSE=1 prints the table that docs/MODEL.md shows.
  */
 #include <math.h>
@@ -19,15 +24,34 @@
 #define DIR "tests/fixtures/published/"
 #define MAXROWS 32
 
+#define DENSE_TOL 0.15
+#define MOE_TOL 0.15
+#define MEAN_TOL 0.07
+
 struct row {
 	char label[96];
 	double published, predicted, err;
-	char config[160];
-	int ok;
+	char config[200];
+	int ok, moe, gap;
 };
 
 static struct row rows[MAXROWS];
 static int nrows;
+
+/* The end of the field that starts at p: a comma or the line's end outside
+ * double quotes (the files quote fields that hold commas). */
+static const char *field_end(const char *p)
+{
+	int q = 0;
+
+	for (; *p && *p != '\r' && *p != '\n'; p++) {
+		if (*p == '"')
+			q = !q;
+		else if (*p == ',' && !q)
+			break;
+	}
+	return p;
+}
 
 /* Column of `name` in a CSV header line, or -1. */
 static int col_of(const char *header, const char *name)
@@ -42,19 +66,19 @@ static int col_of(const char *header, const char *name)
 	return -1;
 }
 
-/* Field i of a CSV line (no quoting in these files). */
+/* Field i of a CSV line, quotes kept. */
 static const char *field(const char *line, int i, char *out, size_t cap)
 {
 	const char *p = line;
 	size_t n;
 
 	while (i-- > 0) {
-		p = strchr(p, ',');
-		if (!p)
+		p = field_end(p);
+		if (*p != ',')
 			return "";
 		p++;
 	}
-	n = strcspn(p, ",\r\n");
+	n = (size_t)(field_end(p) - p);
 	if (n >= cap)
 		n = cap - 1;
 	memcpy(out, p, n);
@@ -141,8 +165,8 @@ static void run_row(const cJSON *r)
 	j.pins.pp = (int)first_num(header, line, NAMES("pipeline_model_parallel_size", "pipeline_mp_size", "pp"), 1);
 	if (col_of(header, "cp") >= 0)
 		j.pins.cp = (int)num(header, line, "cp", 1);
-	if (col_of(header, "vp") >= 0)
-		j.pins.vpp = (int)num(header, line, "vp", 1);
+	if (col_of(header, "vp") >= 0 || col_of(header, "vpp") >= 0)
+		j.pins.vpp = (int)first_num(header, line, NAMES("vp", "vpp"), 1);
 	if (col_of(header, "ep") >= 0) {
 		j.pins.ep = (int)num(header, line, "ep", 1);
 		j.pins.etp = (int)num(header, line, "etp", 1);
@@ -161,9 +185,14 @@ static void run_row(const cJSON *r)
 		j.pins.tp_overlap = onoff(pins, "tp_comm_overlap", MT_UNSET);
 		j.pins.overlap_grad = onoff(pins, "overlap_grad_reduce", MT_UNSET);
 		j.pins.fused_ce = onoff(pins, "ce_fusion", MT_UNSET);
+		j.pins.ep_overlap = onoff(pins, "ep_overlap", MT_UNSET);
+		if ((v = cJSON_GetObjectItem(pins, "moe_dispatcher")))
+			assert_true((j.moe_dispatcher = mt_dispatcher_parse(v->valuestring)) >= 0);
+		if ((v = cJSON_GetObjectItem(pins, "moe_balance")))
+			j.moe_balance = !strcmp(v->valuestring, "forced") ? MT_BAL_FORCED : MT_BAL_AUX;
 	}
-	out->published = first_num(header, line, NAMES("achieved_tflops_per_gpu", "per_gpu_tflops", "tflops_per_gpu"), 0);
-	assert_true(out->published > 0);
+	out->moe = m.experts > 0;
+	out->gap = cJSON_GetObjectItem(r, "known_gap") != NULL;
 	snprintf(out->label, sizeof(out->label), "%.40s:%d %.40s", file, want, m.name);
 
 	res = calloc(1, sizeof(*res));
@@ -174,17 +203,32 @@ static void run_row(const cJSON *r)
 	{
 		const struct mt_eval *e = &res->top[0];
 		struct mt_config cfg = e->cfg;
-		double conv_flops = mt_model_step_flops(&m, (double)j.gbs, j.seq,
-						       mt_model_padded_vocab(&m, cfg.tp), conv);
+		double tokens = (double)j.gbs * j.seq, tflops, step;
 
-		flops = conv_flops / e->time.step / j.gpus / 1e12;
-		snprintf(out->config, sizeof(out->config), "TP%d PP%d VPP%d CP%d EP%d DP%d MBS%d rc=%s%s",
+		/* the published tokens/s per GPU: as published, from the step time,
+		 * or from TFLOP/s with the row's FLOP convention */
+		out->published = first_num(header, line, NAMES("tokens_per_sec_per_gpu"), 0);
+		step = first_num(header, line, NAMES("step_time_s"), 0);
+		tflops = first_num(header, line, NAMES("achieved_tflops_per_gpu", "per_gpu_tflops",
+						     "tflops_per_gpu"), 0);
+		if (out->published <= 0 && step > 0)
+			out->published = tokens / step / j.gpus;
+		if (out->published <= 0 && tflops > 0) {
+			flops = mt_model_step_flops(&m, (double)j.gbs, j.seq,
+						    mt_model_padded_vocab(&m, cfg.tp), conv);
+			out->published = tflops * 1e12 * j.gpus / flops * tokens / j.gpus;
+		}
+		assert_true(out->published > 0);
+		out->predicted = tokens / e->time.step / j.gpus;
+		snprintf(out->config, sizeof(out->config), "TP%d PP%d VPP%d CP%d EP%d DP%d MBS%d rc=%s%s%s%s",
 			 cfg.tp, cfg.pp, cfg.vpp, cfg.cp, cfg.ep, cfg.dp, cfg.mbs,
-			 mt_recompute_name(cfg.recompute), cfg.offload_layers ? "+off" : "");
+			 mt_recompute_name(cfg.recompute), cfg.offload_layers ? "+off" : "",
+			 out->moe ? (cfg.dispatcher == MT_DISPATCH_FLEX ? " flex"
+				     : cfg.dispatcher == MT_DISPATCH_ALLGATHER ? " allgather" : " alltoall")
+				  : "", out->moe && cfg.ep_overlap ? "+1f1b" : "");
 	}
-	out->predicted = flops;
-	out->err = flops / out->published - 1;
-	out->ok = fabs(out->err) <= 0.15;
+	out->err = out->predicted / out->published - 1;
+	out->ok = out->gap || fabs(out->err) <= (out->moe ? MOE_TOL : DENSE_TOL);
 	free(res);
 	free(text);
 	mt_cluster_free(c);
@@ -207,7 +251,7 @@ static int free_setup(void **state)
 	return 0;
 }
 
-static void every_row_within_15_percent(void **state)
+static void every_row_within_its_tolerance(void **state)
 {
 	const cJSON *r;
 	int i, bad = 0;
@@ -215,41 +259,52 @@ static void every_row_within_15_percent(void **state)
 	(void)state;
 	cJSON_ArrayForEach(r, cJSON_GetObjectItem(setup, "rows"))
 		run_row(r);
-	assert_int_equal(nrows, 14);
+	assert_int_equal(nrows, cJSON_GetArraySize(cJSON_GetObjectItem(setup, "rows")));
+	assert_true(nrows > 0);
 	if (mt_test_verbose())
-		printf("# %-50s %9s %9s %7s  %s\n", "row", "published", "predicted", "error", "best config");
+		printf("# %-50s %9s %9s %7s  %s\n", "row (tokens/s per GPU)", "published", "predicted",
+		       "error", "best config");
 	for (i = 0; i < nrows; i++) {
 		if (mt_test_verbose())
-			printf("# %-50s %9.1f %9.1f %+6.1f%%  %s\n", rows[i].label, rows[i].published,
-			       rows[i].predicted, 100 * rows[i].err, rows[i].config);
+			printf("# %-50s %9.0f %9.0f %+6.1f%%  %s%s\n", rows[i].label, rows[i].published,
+			       rows[i].predicted, 100 * rows[i].err, rows[i].config,
+			       rows[i].gap ? " (known gap)" : "");
 		bad += !rows[i].ok;
 	}
 	for (i = 0; i < nrows; i++)
 		if (!rows[i].ok)
-			fail_msg("%s: predicted %.1f TFLOP/s per GPU, published %.1f (%+.1f%%)",
-				 rows[i].label, rows[i].predicted, rows[i].published, 100 * rows[i].err);
+			fail_msg("%s: predicted %.0f tokens/s per GPU, published %.0f (%+.1f%%, %s row: "
+				 "within %.0f%%)", rows[i].label, rows[i].predicted, rows[i].published,
+				 100 * rows[i].err, rows[i].moe ? "MoE" : "dense",
+				 100 * (rows[i].moe ? MOE_TOL : DENSE_TOL));
 	assert_int_equal(bad, 0);
 }
 
-static void mean_error_within_8_percent(void **state)
+static void mean_error_within_7_percent(void **state)
 {
 	double sum = 0;
-	int i;
+	int i, n = 0;
 
 	(void)state;
-	assert_int_equal(nrows, 14);
+	assert_true(nrows > 0);
+	assert_int_equal(nrows, cJSON_GetArraySize(cJSON_GetObjectItem(setup, "rows")));
 	for (i = 0; i < nrows; i++)
-		sum += fabs(rows[i].err);
+		if (!rows[i].gap) {
+			sum += fabs(rows[i].err);
+			n++;
+		}
+	assert_true(n > 0);
 	if (mt_test_verbose())
-		printf("# mean absolute error %.2f%%\n", 100 * sum / nrows);
-	assert_true(sum / nrows <= 0.08);
+		printf("# mean absolute error %.2f%% over %d rows (%d known gaps left out)\n",
+		       100 * sum / n, n, nrows - n);
+	assert_true(sum / n <= MEAN_TOL);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(every_row_within_15_percent),
-		cmocka_unit_test(mean_error_within_8_percent),
+		cmocka_unit_test(every_row_within_its_tolerance),
+		cmocka_unit_test(mean_error_within_7_percent),
 	};
 
 	return cmocka_run_group_tests(tests, load_setup, free_setup);

@@ -1,0 +1,251 @@
+/* SPDX-License-Identifier: MIT */
+/* MoE token dispatch (tuner/dispatch.c): the routing arithmetic, the look-up
+ * in the profile's moe_dispatch points, the section's reader and its errors,
+ * and what the dispatchers and the 1F1B EP overlap do to a layer's time. */
+#include <math.h>
+#include <stdio.h>
+
+#include "testutil.h"
+
+#include "../../lib/jsonr.h"
+#include "../../tuner/perf.h"
+
+static struct mt_cluster *load(const char *spec)
+{
+	struct mt_error err = MT_ERROR_INIT;
+	struct mt_cluster *c = NULL;
+
+	if (mt_cluster_load(spec, &c, &err))
+		fail_msg("%s: %s", spec, err.msg);
+	return c;
+}
+
+static void routing_counts_distinct_ranks_and_nodes(void **state)
+{
+	(void)state;
+	/* one rank: everything stays */
+	assert_close(mt_route_ranks(256, 8, 1), 1, 1e-12);
+	/* as many ranks as experts: every expert on its own rank */
+	assert_close(mt_route_ranks(8, 8, 8), 8, 1e-12);
+	/* E=256, k=8, EP8: 8 (1 - C(224,8)/C(256,8)) */
+	{
+		double q = 1;
+		int i;
+
+		for (i = 0; i < 8; i++)
+			q *= (224.0 - i) / (256.0 - i);
+		assert_close(mt_route_ranks(256, 8, 8), 8 * (1 - q), 1e-12);
+	}
+	/* fewer distinct ranks than k, more than one */
+	assert_true(mt_route_ranks(128, 8, 32) < 8 && mt_route_ranks(128, 8, 32) > 6);
+	/* other nodes: none on one node, at most nodes - 1 */
+	assert_close(mt_route_remote_nodes(128, 8, 1), 0, 1e-12);
+	assert_true(mt_route_remote_nodes(128, 8, 4) < 3 && mt_route_remote_nodes(128, 8, 4) > 2);
+}
+
+static void names_parse_both_ways(void **state)
+{
+	int d;
+
+	(void)state;
+	for (d = 0; d < MT_DISPATCH_N; d++)
+		assert_int_equal(mt_dispatcher_parse(mt_dispatcher_name(d)), d);
+	assert_int_equal(mt_dispatcher_parse("auto"), MT_DISPATCH_AUTO);
+	assert_int_equal(mt_dispatcher_parse("deepep"), -2);
+	assert_string_equal(mt_flex_backend_name(MT_FLEX_HYBRIDEP), "hybridep");
+}
+
+static void published_curves_of_the_bundled_profiles(void **state)
+{
+	struct mt_cluster *h = load("dgx-h100"), *gb = load("gb200-nvl72"), *a = load("dgx-a100-80g");
+	int basis, src;
+	double lat, g;
+
+	(void)state;
+	assert_true(mt_dispatch_available(h, MT_DISPATCH_FLEX));
+	assert_false(mt_dispatch_available(a, MT_DISPATCH_FLEX));
+	assert_true(mt_dispatch_available(a, MT_DISPATCH_ALLTOALL));
+	assert_true(mt_dispatch_available(a, MT_DISPATCH_ALLGATHER));
+	/* DeepEP V1 on H800: EP8 NVLink 153 GB/s, EP32 RDMA 58 GB/s (node basis) */
+	g = mt_dispatch_gbps(h, MT_DOP_DISPATCH, 1, 8, 8, &basis, &src, &lat);
+	assert_close(g, 153, 1e-12);
+	assert_int_equal(basis, MT_DBASIS_RANK);
+	assert_string_equal(mt_cluster_source(h, src)->kind, "published");
+	g = mt_dispatch_gbps(h, MT_DOP_DISPATCH, 1, 32, 8, &basis, &src, &lat);
+	assert_close(g, 58, 1e-12);
+	assert_int_equal(basis, MT_DBASIS_NODE);
+	/* between EP16 (43) and EP32 (58), log-interpolated; beyond EP64: its 51 */
+	g = mt_dispatch_gbps(h, MT_DOP_COMBINE, 0, 24, 8, &basis, &src, &lat);
+	assert_true(g > 43 && g < 57);
+	assert_close(mt_dispatch_gbps(h, MT_DOP_COMBINE, 0, 256, 8, &basis, &src, &lat), 50, 1e-12);
+	/* HybridEP on NVL72, 16 SMs: EP32 inside the domain, BF16 dispatch 485.5 */
+	assert_int_equal(gb->dispatch.flex_backend, MT_FLEX_HYBRIDEP);
+	assert_false(gb->dispatch.fp8_dispatch);
+	g = mt_dispatch_gbps(gb, MT_DOP_DISPATCH, 0, 32, 32, &basis, &src, &lat);
+	assert_close(g, 485.5, 1e-12);
+	mt_cluster_free(h);
+	mt_cluster_free(gb);
+	mt_cluster_free(a);
+}
+
+static int from_text(const char *json, struct mt_cluster **c, struct mt_error *err)
+{
+	cJSON *root = NULL;
+	int rc = mt_json_parse("p.json", json, strlen(json), &root, err);
+
+	if (!rc)
+		rc = mt_cluster_from_json(root, "p.json", c, err);
+	cJSON_Delete(root);
+	return rc;
+}
+
+#define HEAD "{\"schema\": \"megatune.profile/1\", \"name\": \"x\", " \
+	"\"sources\": [{\"id\": \"s\", \"kind\": \"published\", \"citation\": \"c\"}], " \
+	"\"gpu\": {\"name\": \"G\", \"memory_bytes\": 8e10, \"hbm_gbps\": 3000, " \
+	"\"peak_tflops\": {\"bf16\": 1000}, \"source\": \"s\"}, " \
+	"\"node\": {\"gpus_per_node\": 1, \"nvlink_domain\": 1, \"nics_per_node\": 1, " \
+	"\"nic_gbps\": 50, \"source\": \"s\"}, " \
+	"\"gemm\": [{\"dtype\": \"bf16\", \"m\": 4096, \"n\": 4096, \"k\": 4096, " \
+	"\"tflops\": 700, \"source\": \"s\"}], "
+#define PT(x) "\"moe_dispatch\": {\"flex_backend\": \"deepep\", \"points\": [{\"backend\": " \
+	"\"deepep\", \"op\": \"dispatch\", \"dtype\": \"fp8\", \"span\": \"network\", " \
+	"\"ranks\": 16, \"gbps\": 40, \"source\": \"s\"" x "}]}}"
+
+static void reader_errors_name_the_field(void **state)
+{
+	static const struct {
+		const char *json, *want;
+	} bad[] = {
+		{ HEAD "\"moe_dispatch\": 3}", "field 'moe_dispatch': expected an object" },
+		{ HEAD "\"moe_dispatch\": {\"flex_backend\": \"nccl\", \"points\": []}}",
+		  "field 'moe_dispatch.flex_backend': unknown value \"nccl\"" },
+		{ HEAD "\"moe_dispatch\": {\"flex_backend\": \"deepep\", \"points\": []}}",
+		  "field 'moe_dispatch.points': expected at least one point" },
+		{ HEAD PT(", \"basis\": \"gpu\""), "field 'moe_dispatch.points[0].basis': unknown value" },
+		{ HEAD "\"moe_dispatch\": {\"flex_backend\": \"deepep\", \"points\": [{\"backend\": "
+		  "\"deepep\", \"op\": \"dispatch\", \"dtype\": \"fp8\", \"span\": \"pcie\", "
+		  "\"ranks\": 8, \"gbps\": 40, \"source\": \"s\"}]}}",
+		  "field 'moe_dispatch.points[0].span': expected \"nvlink\" or \"network\"" },
+		{ HEAD "\"moe_dispatch\": {\"flex_backend\": \"deepep\", \"points\": [{\"backend\": "
+		  "\"deepep\", \"op\": \"combine\", \"dtype\": \"fp8\", \"span\": \"nvlink\", "
+		  "\"ranks\": 8, \"gbps\": 40, \"source\": \"s\"}]}}",
+		  "field 'moe_dispatch.points[0].dtype': the combine runs in bf16" },
+		{ HEAD "\"moe_dispatch\": {\"flex_backend\": \"deepep\", \"points\": [{\"backend\": "
+		  "\"deepep\", \"op\": \"dispatch\", \"dtype\": \"fp8\", \"span\": \"nvlink\", "
+		  "\"ranks\": 8, \"gbps\": 40, \"source\": \"nope\"}]}}",
+		  "field 'moe_dispatch.points[0].source': unknown source id \"nope\"" },
+		{ HEAD "\"moe_dispatch\": {\"flex_backend\": \"deepep\", \"points\": [{\"backend\": "
+		  "\"deepep\", \"op\": \"dispatch\", \"dtype\": \"fp4\", \"span\": \"nvlink\", "
+		  "\"ranks\": 8, \"gbps\": 40, \"source\": \"s\"}]}}",
+		  "field 'moe_dispatch.points[0].dtype': expected \"fp8\" or \"bf16\"" },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct mt_error err = MT_ERROR_INIT;
+		struct mt_cluster *c = NULL;
+		int rc = from_text(bad[i].json, &c, &err);
+
+		if (rc != MT_EINVAL || !strstr(err.msg, bad[i].want))
+			fail_msg("case %zu: rc %d, message '%s', expected '%s'", i, rc, err.msg,
+				 bad[i].want);
+		assert_null(c);
+	}
+	{
+		struct mt_error err = MT_ERROR_INIT;
+		struct mt_cluster *c = NULL;
+
+		assert_int_equal(from_text(HEAD PT(""), &c, &err), 0);
+		assert_int_equal(c->dispatch.flex_sms, 20);
+		assert_true(mt_dispatch_available(c, MT_DISPATCH_FLEX));
+		mt_cluster_free(c);
+	}
+}
+
+/* Qwen3-235B-A22B on H100, TP2 EP32 (4 nodes): flex is timed on the RDMA curve
+ * with far fewer bytes than the alltoall dispatcher sends; the 1F1B overlap
+ * saves time; forced balance is faster than the auxiliary loss's 1.3. */
+static void dispatchers_and_overlap_in_a_layer(void **state)
+{
+	struct mt_error err = MT_ERROR_INIT;
+	struct mt_cluster *c = load("dgx-h100");
+	struct mt_model m;
+	struct mt_job j;
+	struct mt_ctx x;
+	struct mt_shape sh = { .tp = 2, .cp = 1, .mbs = 1, .ep = 32, .etp = 1, .sp = 1,
+			       .tp_overlap = 1, .fused_ce = 1 };
+	struct mt_costs *a = malloc(sizeof(*a)), *f = malloc(sizeof(*f));
+	double lam;
+
+	(void)state;
+	assert_non_null(a);
+	assert_non_null(f);
+	assert_int_equal(mt_model_load("qwen3-235b-a22b", &m, &err), 0);
+	mt_job_init(&j);
+	j.gpus = 256;
+	j.seq = 4096;
+	j.gbs = 2048;
+	mt_ctx_init(&x, &m, c, &j);
+	sh.dispatcher = MT_DISPATCH_ALLTOALL;
+	mt_costs_compute(&x, &sh, a);
+	sh.dispatcher = MT_DISPATCH_FLEX;
+	mt_costs_compute(&x, &sh, f);
+	assert_true(f->disp.bytes < a->disp.bytes / 2);
+	assert_true(f->ep_comm[MT_L_MOE] < a->ep_comm[MT_L_MOE]);
+	assert_int_equal(a->disp.src, -1);
+	assert_string_equal(mt_cluster_source(c, f->disp.src)->id, "deepep-v1");
+	/* flex permutes once each way, alltoall twice */
+	assert_true(f->elem_f[MT_L_MOE] < a->elem_f[MT_L_MOE]);
+	/* the 1F1B overlap hides part of it */
+	assert_true(f->ep_1f1b_save > 0 && f->ep_1f1b_exposed < f->ep_comm[MT_L_MOE]);
+	assert_close(mt_ep_overlap_paired(1, 1, 8), 7.0 / 8, 1e-12);
+	assert_close(mt_ep_overlap_paired(8, 4, 128), 1 - (14.0 + 24.0) / 512, 1e-12);
+	/* balance: 1.3 with the auxiliary loss, 1 forced, the capacity factor with drops */
+	lam = mt_moe_imbalance(&x);
+	assert_close(lam, 1.3, 1e-12);
+	j.moe_balance = MT_BAL_FORCED;
+	assert_close(mt_moe_imbalance(&x), 1.0, 1e-12);
+	j.moe_balance = MT_BAL_DROP;
+	j.moe_capacity = 1.1;
+	assert_close(mt_moe_imbalance(&x), 1.1, 1e-12);
+	free(a);
+	free(f);
+	mt_cluster_free(c);
+}
+
+static void overlap_checks_cite_megatron(void **state)
+{
+	struct mt_error err = MT_ERROR_INIT;
+	struct mt_model moe, dense;
+	const char *why;
+
+	(void)state;
+	assert_int_equal(mt_model_load("qwen3-235b-a22b", &moe, &err), 0);
+	assert_int_equal(mt_model_load("llama3-8b", &dense, &err), 0);
+	assert_null(mt_ep_overlap_reason(&moe, 32, MT_DISPATCH_FLEX, 8, 4, MT_RC_SELECTIVE));
+	assert_null(mt_ep_overlap_reason(&moe, 32, MT_DISPATCH_ALLTOALL, 1, 1, MT_RC_NONE));
+	why = mt_ep_overlap_reason(&moe, 32, MT_DISPATCH_FLEX, 8, 1, MT_RC_NONE);
+	assert_non_null(strstr(why, "transformer_config.py:3007"));
+	why = mt_ep_overlap_reason(&moe, 32, MT_DISPATCH_ALLTOALL, 8, 4, MT_RC_FULL);
+	assert_non_null(strstr(why, "transformer_config.py:3021"));
+	why = mt_ep_overlap_reason(&moe, 32, MT_DISPATCH_ALLGATHER, 1, 1, MT_RC_NONE);
+	assert_non_null(strstr(why, "transformer_config.py:3016"));
+	why = mt_ep_overlap_reason(&moe, 1, MT_DISPATCH_ALLTOALL, 1, 1, MT_RC_NONE);
+	assert_non_null(strstr(why, "transformer_config.py:3013"));
+	assert_non_null(mt_ep_overlap_reason(&dense, 1, MT_DISPATCH_ALLTOALL, 1, 1, MT_RC_NONE));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(routing_counts_distinct_ranks_and_nodes),
+		cmocka_unit_test(names_parse_both_ways),
+		cmocka_unit_test(published_curves_of_the_bundled_profiles),
+		cmocka_unit_test(reader_errors_name_the_field),
+		cmocka_unit_test(dispatchers_and_overlap_in_a_layer),
+		cmocka_unit_test(overlap_checks_cite_megatron),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
