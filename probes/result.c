@@ -127,6 +127,14 @@ void mt_result_record(FILE *f, const struct mt_measurement *m)
 			jw_num(&w, "busbw_gbps", m->busbw_gbps, 6);
 		if (m->rate.n > 0)
 			mt_stats_jw(&w, "rate", &m->rate);
+		if (m->nsamples > 0) {
+			int i;
+
+			jw_arr(&w, "samples_us");
+			for (i = 0; i < m->nsamples && i < MT_MAX_SAMPLES; i++)
+				jw_num(&w, NULL, m->samples_us[i], 6);
+			jw_end(&w);
+		}
 	}
 	jw_str(&w, "verified", m->verified > 0 ? "yes" : m->verified < 0 ? "FAILED" : "no");
 	if (m->note[0]) {

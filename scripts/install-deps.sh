@@ -6,7 +6,7 @@
 # checks with dpkg first and only then runs apt-get update and apt-get install.
 set -eu
 
-PKGS="build-essential libcjson-dev libyajl-dev zlib1g-dev libcmocka-dev libopenblas-dev libopenmpi-dev openmpi-bin libpapi-dev"
+PKGS="build-essential libcjson-dev libyajl-dev zlib1g-dev libcmocka-dev libopenblas-dev libopenmpi-dev openmpi-bin libpapi-dev libsqlite3-dev"
 if [ "${1:-}" = "--test" ]; then
 	PKGS="$PKGS chromium fonts-dejavu-core python3 python3-numpy python3-packaging python3-omegaconf python3-yaml"
 fi
