@@ -82,6 +82,10 @@ int mt_comparison_read(const cJSON *doc, const char *file, const char *opt,
 	out->current_file = mt_jget_strd(doc, "current", NULL);
 	out->tolerance_pct = mt_jget_num(doc, "tolerance_pct", NAN);
 	out->confidence_pct = mt_jget_num(doc, "confidence_pct", NAN);
+	out->counts[0] = (int)mt_jget_num(doc, "counts.regressed", 0);
+	out->counts[1] = (int)mt_jget_num(doc, "counts.improved", 0);
+	out->counts[2] = (int)mt_jget_num(doc, "counts.unchanged", 0);
+	out->counts[3] = (int)mt_jget_num(doc, "counts.inconclusive", 0);
 	if ((rc = read_names(doc, "only_baseline", file, &out->only_baseline,
 			     &out->nonly_baseline, err)) ||
 	    (rc = read_names(doc, "only_current", file, &out->only_current, &out->nonly_current,

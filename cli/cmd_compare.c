@@ -18,8 +18,8 @@ static const char compare_usage[] =
 	"Compares two documents of the same kind metric by metric, matched by\n"
 	"identity (probe, case, rank; collective, ranks, size, placement;\n"
 	"configuration), never by position: probe results (megatune.result/1,\n"
-	"e.g. PROFILE.json.results.jsonl), profiles, analyses, advice files, and\n"
-	"raw nccl-tests or nvbandwidth output.  Each metric is `regressed`,\n"
+	"e.g. PROFILE.json.results.jsonl), profiles (or a bundled profile's name),\n"
+	"analyses, advice files, and raw nccl-tests or nvbandwidth output.  Each metric is `regressed`,\n"
 	"`improved`, `unchanged` (within the tolerance) or `inconclusive` (beyond\n"
 	"the tolerance, but within what the noise explains).  The noise is\n"
 	"measured in the data: raw samples (Mann-Whitney U test), a coefficient\n"
@@ -276,9 +276,15 @@ int cmd_compare(int argc, char **argv)
 		goto out;
 	}
 	if (!(rc = mt_compare_sets(&base, &cur, &c.o, &cmp, &err))) {
+		char src[1200];
+
+		snprintf(src, sizeof(src), "%s: %s (baseline) against %s (current)", base.kind,
+			 argv[optind], argv[optind + 1]);
+		cmp.source = src;
 		cmp.baseline_file = argv[optind];
 		cmp.current_file = argv[optind + 1];
 		rc = outputs(&c, &cmp, &err);
+		cmp.source = NULL;
 	}
 out:
 	fail = cmp.counts[0] > 0;

@@ -10,6 +10,7 @@
 #include <cjson/cJSON.h>
 
 #include "../lib/fsutil.h"
+#include "../tuner/profile.h"
 
 #define MAX_INPUT ((size_t)512 << 20)
 
@@ -233,8 +234,19 @@ int mt_cm_load(const char *path, struct mt_cm_set *out, struct mt_error *err)
 	int rc, json;
 
 	memset(out, 0, sizeof(*out));
-	if ((rc = mt_read_file(path, MAX_INPUT, &text, &len, err)))
+	if (!mt_is_path(path) && !strchr(path, '.')) { /* a bundled profile ("dgx-h100") */
+		cJSON *doc = NULL;
+
+		if ((rc = mt_profile_load_json(path, &doc, err)))
+			return rc;
+		text = cJSON_PrintUnformatted(doc);
+		cJSON_Delete(doc);
+		if (!text)
+			return mt_error_set(err, MT_ENOMEM, "%s: out of memory", path);
+		len = strlen(text);
+	} else if ((rc = mt_read_file(path, MAX_INPUT, &text, &len, err))) {
 		return rc;
+	}
 	json = find_schema(text, len, schema, sizeof(schema));
 	for (k = mt_cm_kinds; k->name; k++) {
 		if (k->schema ? (json && !strcmp(schema, k->schema))

@@ -22,3 +22,9 @@ corrupt history | 2 | history-corrupt.db: not a megatune history database | comp
 history needs --db | 2 | missing --db DB | history list
 history unknown subcommand | 2 | unknown subcommand 'drop' | history drop --db x.db
 history corrupt db | 2 | not a megatune history database | history list --db tests/fixtures/compare/history-corrupt.db
+# every kind of the table reads
+advice against itself | 0 | advice: pass | compare tests/fixtures/report/advice-llama3-8b.json tests/fixtures/report/advice-llama3-8b.json
+analysis against itself | 0 | 48 metrics: 0 regressed, 0 improved, 48 unchanged | compare tests/fixtures/report/analysis-dlrm-8rank.json tests/fixtures/report/analysis-dlrm-8rank.json
+profiles H100 against H200 | 1 | improved +\+39\.73% .* memory bandwidth | compare dgx-h100 dgx-h200
+nvbandwidth against itself | 0 | 88 metrics: 0 regressed, 0 improved, 88 unchanged | compare tests/fixtures/nvbandwidth/h100_8gpu_nvbandwidth_v0.8_constructed.txt tests/fixtures/nvbandwidth/h100_8gpu_nvbandwidth_v0.8_constructed.txt
+markdown to stdout | 1 | ^### megatune compare \(nccl-tests\) | compare -q --markdown - tests/fixtures/nccl-tests/h100_p5_2node16gpu_all_reduce_efa_v2.22.3-1.txt tests/fixtures/nccl-tests/h100_p5_2node16gpu_all_reduce_efa_v2.22.3-1-with-tuner.txt
