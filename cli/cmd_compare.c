@@ -152,6 +152,12 @@ static int outputs(const struct copts *c, struct mt_comparison *cmp, struct mt_e
 {
 	int rc;
 
+	/* nothing in common is a mistake (another rank count, another test), not a pass */
+	if (!cmp->nmetrics)
+		return mt_error_set(err, MT_EINVAL, "%s and %s have no metric in common (%d only in "
+				    "the baseline, %d only in the current): nothing to compare",
+				    cmp->baseline_file, cmp->current_file, cmp->nonly_baseline,
+				    cmp->nonly_current);
 	if ((c->json && (rc = write_out(c->json, 0, cmp, err))) ||
 	    (c->junit && (rc = write_out(c->junit, 1, cmp, err))) ||
 	    (c->markdown && (rc = write_out(c->markdown, 2, cmp, err))))

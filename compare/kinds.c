@@ -333,10 +333,10 @@ static int parse_tool(int tool, const char *path, const char *text, size_t len,
 	return mt_import_parse(tool, path, text, len, &o, im, err);
 }
 
-static int sniff_nccl(const char *text, size_t len)
+static int sniff_nccl(const char *path, const char *text, size_t len)
 {
 	struct mt_import *im = NULL;
-	int ok = !parse_tool(MT_IMP_NCCL_TESTS, "-", text, len, &im, NULL) && im && im->nnt > 0;
+	int ok = !parse_tool(MT_IMP_NCCL_TESTS, path, text, len, &im, NULL) && im && im->nnt > 0;
 
 	mt_import_free(im);
 	return ok;
@@ -433,10 +433,10 @@ static int extract_nccl(const char *path, const char *text, size_t len, struct m
 
 /* ---------------------------------------------------------------- nvbandwidth text */
 
-static int sniff_nvb(const char *text, size_t len)
+static int sniff_nvb(const char *path, const char *text, size_t len)
 {
 	struct mt_import *im = NULL;
-	int ok = !parse_tool(MT_IMP_NVBANDWIDTH, "-", text, len, &im, NULL) && im && im->nnvb > 0;
+	int ok = !parse_tool(MT_IMP_NVBANDWIDTH, path, text, len, &im, NULL) && im && im->nnvb > 0;
 
 	mt_import_free(im);
 	return ok;

@@ -250,7 +250,7 @@ int mt_cm_load(const char *path, struct mt_cm_set *out, struct mt_error *err)
 	json = find_schema(text, len, schema, sizeof(schema));
 	for (k = mt_cm_kinds; k->name; k++) {
 		if (k->schema ? (json && !strcmp(schema, k->schema))
-			      : (!json && k->sniff && k->sniff(text, len)))
+			      : (!json && k->sniff && k->sniff(path, text, len)))
 			break;
 	}
 	if (!k->name) {

@@ -51,7 +51,7 @@ struct mt_cm_kind {
 	const char *name;    /* "result", "profile", ... */
 	const char *schema;  /* the JSON schema it owns, NULL for text formats */
 	/* text formats: does this text look like the tool's output? */
-	int (*sniff)(const char *text, size_t len);
+	int (*sniff)(const char *path, const char *text, size_t len);
 	/* fill `out` (empty, kind already set) from the file at `path`, whose
 	 * contents are text[0..len) */
 	int (*extract)(const char *path, const char *text, size_t len, struct mt_cm_set *out,
