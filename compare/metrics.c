@@ -226,12 +226,48 @@ static int newer_version(const char *have, const char *known)
 	       atoi(sh + 1) > atoi(sk + 1);
 }
 
-int mt_cm_load(const char *path, struct mt_cm_set *out, struct mt_error *err)
+int mt_cm_parse(const char *path, const char *text, size_t len, struct mt_cm_set *out,
+		struct mt_error *err)
 {
-	char *text = NULL, schema[128];
-	size_t len = 0;
+	char schema[128];
 	const struct mt_cm_kind *k;
 	int rc, json;
+
+	memset(out, 0, sizeof(*out));
+	json = find_schema(text, len, schema, sizeof(schema));
+	for (k = mt_cm_kinds; k->name; k++) {
+		if (k->schema ? (json && !strcmp(schema, k->schema))
+			      : (!json && k->sniff && k->sniff(path, text, len)))
+			break;
+	}
+	if (!k->name) {
+		const struct mt_cm_kind *n;
+
+		for (n = mt_cm_kinds; schema[0] && n->name; n++)
+			if (n->schema && newer_version(schema, n->schema))
+				return mt_error_set(err, MT_EINVAL, "%s: field 'schema': '%s' is newer "
+						    "than this megatune reads (%s)", path, schema,
+						    n->schema);
+		if (json)
+			return mt_error_set(err, MT_EINVAL, "%s: field 'schema': expected a document "
+					    "megatune compares (megatune.result/1, profile/1, "
+					    "analysis/1, advice/1), got %s%s%s", path,
+					    schema[0] ? "'" : "none", schema, schema[0] ? "'" : "");
+		return mt_error_set(err, MT_EINVAL, "%s: not a megatune document, nccl-tests "
+				    "output or nvbandwidth output", path);
+	}
+	out->kind = k->name;
+	rc = k->extract(path, text, len, out, err);
+	if (!rc && (rc = mt_cm_index(out)))
+		rc = mt_error_set(err, rc, "%s: out of memory", path);
+	return rc;
+}
+
+int mt_cm_load(const char *path, struct mt_cm_set *out, struct mt_error *err)
+{
+	char *text = NULL;
+	size_t len = 0;
+	int rc;
 
 	memset(out, 0, sizeof(*out));
 	if (!mt_is_path(path) && !strchr(path, '.')) { /* a bundled profile ("dgx-h100") */
@@ -247,38 +283,7 @@ int mt_cm_load(const char *path, struct mt_cm_set *out, struct mt_error *err)
 	} else if ((rc = mt_read_file(path, MAX_INPUT, &text, &len, err))) {
 		return rc;
 	}
-	json = find_schema(text, len, schema, sizeof(schema));
-	for (k = mt_cm_kinds; k->name; k++) {
-		if (k->schema ? (json && !strcmp(schema, k->schema))
-			      : (!json && k->sniff && k->sniff(path, text, len)))
-			break;
-	}
-	if (!k->name) {
-		const struct mt_cm_kind *n;
-
-		for (n = mt_cm_kinds; schema[0] && n->name; n++)
-			if (n->schema && newer_version(schema, n->schema)) {
-				rc = mt_error_set(err, MT_EINVAL, "%s: field 'schema': '%s' is newer "
-						  "than this megatune reads (%s)", path, schema,
-						  n->schema);
-				free(text);
-				return rc;
-			}
-		if (json)
-			rc = mt_error_set(err, MT_EINVAL, "%s: field 'schema': expected a document "
-					  "megatune compares (megatune.result/1, profile/1, "
-					  "analysis/1, advice/1), got %s%s%s", path,
-					  schema[0] ? "'" : "none", schema, schema[0] ? "'" : "");
-		else
-			rc = mt_error_set(err, MT_EINVAL, "%s: not a megatune document, nccl-tests "
-					  "output or nvbandwidth output", path);
-		free(text);
-		return rc;
-	}
-	out->kind = k->name;
-	rc = k->extract(path, text, len, out, err);
+	rc = mt_cm_parse(path, text, len, out, err);
 	free(text);
-	if (!rc && (rc = mt_cm_index(out)))
-		rc = mt_error_set(err, rc, "%s: out of memory", path);
 	return rc;
 }

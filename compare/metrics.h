@@ -67,6 +67,11 @@ extern const struct mt_cm_kind mt_cm_kinds[];
  * know, or a newer version of a known one). */
 int mt_cm_load(const char *path, struct mt_cm_set *out, struct mt_error *err);
 
+/* The same for the contents text[0..len) of the file named `path` (used to
+ * find the kind, in messages, and by kinds that read names from it). */
+int mt_cm_parse(const char *path, const char *text, size_t len, struct mt_cm_set *out,
+		struct mt_error *err);
+
 /* Append a metric (strings copied; samples copied when nsamples > 0).
  * Returns the metric or NULL when out of memory.  An id already in the set
  * gets " #2", " #3"... so that identities stay unique. */
