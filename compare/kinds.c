@@ -120,6 +120,7 @@ static int extract_result(const char *path, const char *text, size_t len, struct
 				       mt_jget_str(r, "megatune"));
 				envcpy(out->env.created, sizeof(out->env.created),
 				       mt_jget_str(r, "started"));
+				envcpy(out->env.gpu, sizeof(out->env.gpu), mt_jget_str(r, "gpu"));
 				if (!strcmp(mt_jget_str(r, "backend"), "cpu"))
 					envcpy(out->env.gpu, sizeof(out->env.gpu), "none (cpu backend)");
 			} else if (!strcmp(mt_jget_str(r, "kind"), "run")) {

@@ -2,6 +2,7 @@
 /* result: `megatune.result/1` JSON Lines and the fixed-width table; the
  * members of a record's "case" come from its probe (describe). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
 #include <time.h>
@@ -84,6 +85,17 @@ void mt_result_head(FILE *f, int argc, char **argv, const struct mt_probe_opts *
 	jw_bool(&w, "mpi", world->mpi);
 	jw_end(&w);
 	if (opts->backend == MT_BACKEND_CUDA) {
+		const struct mt_cuda_api *api = NULL;
+		struct mt_cuda_env env;
+		struct mt_topo *t;
+
+		/* the GPU's name, for a history to tell runs apart (megatune compare) */
+		if (!mt_cuda_load(&api, &env, NULL) && api && api->topology &&
+		    (t = calloc(1, sizeof(*t)))) {
+			if (!api->topology(t, NULL) && t->ngpus > 0 && t->gpu[0].name[0])
+				jw_str(&w, "gpu", t->gpu[0].name);
+			free(t);
+		}
 		mt_cuda_versions(nccl, cuda, driver, sizeof(nccl));
 		jw_obj(&w, "versions");
 		jw_str(&w, "driver", driver);
