@@ -36,6 +36,9 @@ static const char compare_usage[] =
 	"                      GPU; `megatune history add` stores them), and say\n"
 	"                      where a step change began\n"
 	"  --window N          the runs of that baseline (default 10)\n"
+	"  --match LIST        what makes a run comparable besides its kind: host,gpu\n"
+	"                      (the default), gpu (runners with changing host names),\n"
+	"                      host, or none\n"
 	"  --json FILE         the megatune.comparison/1 document ('-': stdout)\n"
 	"  --junit FILE        JUnit XML: one test case per metric, a regression is\n"
 	"                      a failure with its numbers\n"
@@ -50,6 +53,7 @@ struct copts {
 	struct mt_cmp_opts o;
 	const char *json, *junit, *markdown, *history, *thresholds;
 	int all, quiet, window;
+	int match_host, match_gpu;
 };
 
 static int parse_pct(const char *s, double lo, double hi, double *out)
@@ -71,6 +75,7 @@ static int parse(int argc, char **argv, struct copts *c)
 		{ "confidence", required_argument, NULL, 'c' },
 		{ "history", required_argument, NULL, 'H' },
 		{ "window", required_argument, NULL, 'w' },
+		{ "match", required_argument, NULL, 'M' },
 		{ "json", required_argument, NULL, 'j' },
 		{ "junit", required_argument, NULL, 'u' },
 		{ "markdown", required_argument, NULL, 'm' },
@@ -86,6 +91,7 @@ static int parse(int argc, char **argv, struct copts *c)
 	c->o.tolerance_pct = MT_CMP_DEFAULT_TOLERANCE;
 	c->o.confidence_pct = MT_CMP_DEFAULT_CONFIDENCE;
 	c->window = 10;
+	c->match_host = c->match_gpu = 1;
 	opterr = 0;
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, "hq", opts, NULL)) != -1) {
@@ -108,6 +114,15 @@ static int parse(int argc, char **argv, struct copts *c)
 			if (*end || c->window < 1 || c->window > 100000)
 				return cli_usage_error("compare", "--window '%s': expected a number "
 						       "of runs >= 1", optarg);
+			break;
+		case 'M':
+			c->match_host = !strcmp(optarg, "host,gpu") || !strcmp(optarg, "gpu,host") ||
+					!strcmp(optarg, "host");
+			c->match_gpu = !strcmp(optarg, "host,gpu") || !strcmp(optarg, "gpu,host") ||
+				       !strcmp(optarg, "gpu");
+			if (!c->match_host && !c->match_gpu && strcmp(optarg, "none"))
+				return cli_usage_error("compare", "--match '%s': expected host,gpu, "
+						       "gpu, host or none", optarg);
 			break;
 		case 'T': c->thresholds = optarg; break;
 		case 'H': c->history = optarg; break;
@@ -183,8 +198,8 @@ static int load_history(const struct copts *c, const struct mt_cm_set *cur,
 
 	*sets = NULL;
 	if ((rc = mt_history_open(c->history, 0, &h, err)) ||
-	    (rc = mt_history_list(h, cur->kind, cur->env.host, cur->env.gpu, c->window, runs, n,
-				  err))) {
+	    (rc = mt_history_list(h, cur->kind, c->match_host ? cur->env.host : NULL,
+				  c->match_gpu ? cur->env.gpu : NULL, c->window, runs, n, err))) {
 		mt_history_close(h);
 		return rc;
 	}
@@ -209,9 +224,10 @@ static int compare_history(const struct copts *c, const char *cur_file,
 	if ((rc = load_history(c, cur, &runs, &sets, &n, err)))
 		goto out;
 	if (!n) {
-		rc = mt_error_set(err, MT_EINVAL, "%s: no run of kind %s (host '%s', GPU '%s') to "
-				  "compare %s with: `megatune history add` one first", c->history,
-				  cur->kind, cur->env.host, cur->env.gpu, cur_file);
+		rc = mt_error_set(err, MT_EINVAL, "%s: no run of kind %s (host '%s', GPU '%s'; "
+				  "--match says which must be equal) to compare %s with: `megatune "
+				  "history add` one first", c->history, cur->kind, cur->env.host,
+				  cur->env.gpu, cur_file);
 		goto out;
 	}
 	if (!(ids = calloc((size_t)n, sizeof(*ids))) || !(labels = calloc((size_t)n, sizeof(char *)))) {

@@ -61,6 +61,15 @@ grep -q 'a step: since run 11 (commit-11)' "$T/out12" || fail "run 12 does not n
 grep -q '"method": "history"' "$T/c12.json" || fail "no history method in the JSON"
 echo "ok - a 20-run history with one step: flagged at run 11, none before"
 
+# another host: not comparable, unless --match leaves the host out
+sed 's/"host": "ci-node"/"host": "ci-node-2"/' "$T/run05.jsonl" >"$T/other-host.jsonl"
+"$MT" compare --history "$DB" "$T/other-host.jsonl" >"$T/oh1" 2>&1
+[ $? -eq 2 ] || fail "another host compared by default: $(cat "$T/oh1")"
+grep -q "no run of kind result (host 'ci-node-2'" "$T/oh1" || fail "another host: $(cat "$T/oh1")"
+"$MT" compare --history "$DB" --match gpu "$T/other-host.jsonl" >"$T/oh2" 2>&1 ||
+	fail "--match gpu: exit $? $(cat "$T/oh2")"
+echo "ok - runs of another host are compared only with --match gpu"
+
 # two writers at once
 DB2=$T/two.sqlite
 "$MT" history add "$T/run01.jsonl" --db "$DB2" --label first >/dev/null || fail "first add"
