@@ -130,9 +130,10 @@ int mt_history_open(const char *path, int create, struct mt_history **out, struc
 		return rc;
 	}
 	sqlite3_busy_timeout(h->db, 60000);
-	if ((rc = exec(h, "PRAGMA journal_mode = WAL", "setting WAL mode", err)) ||
-	    (rc = exec(h, "PRAGMA foreign_keys = ON", "enabling foreign keys", err)) ||
-	    (rc = setup(h, create, err))) {
+	/* the version first: a newer or foreign file is left as it is */
+	if ((rc = setup(h, create, err)) ||
+	    (rc = exec(h, "PRAGMA journal_mode = WAL", "setting WAL mode", err)) ||
+	    (rc = exec(h, "PRAGMA foreign_keys = ON", "enabling foreign keys", err))) {
 		mt_history_close(h);
 		return rc;
 	}

@@ -20,6 +20,7 @@
 #include "../advisor/advice.h"
 #include "../import/import.h"
 #include "../lib/jsonr.h"
+#include "../lib/stats.h"
 #include "../tuner/cluster.h"
 #include "metrics.h"
 
@@ -138,7 +139,8 @@ static int extract_result(const char *path, const char *text, size_t len, struct
 /* ---------------------------------------------------------------- megatune.profile/1 */
 
 static int prof_add(struct mt_cm_set *out, const char *path, const char *id, const char *name,
-		    const char *unit, int hb, double v, const cJSON *st, struct mt_error *err)
+		    const char *unit, int hb, double v, const struct mt_stats *st,
+		    struct mt_error *err)
 {
 	struct mt_cm_metric *m;
 
@@ -146,103 +148,97 @@ static int prof_add(struct mt_cm_set *out, const char *path, const char *id, con
 		return MT_OK;
 	if (!(m = mt_cm_add(out, id, name, unit, hb, v)))
 		return ADD_FAIL(path);
-	if (st)
-		take_stats(m, st);
+	if (st && st->n >= 2 && isfinite(st->cv) && st->cv >= 0) {
+		m->cv = st->cv;
+		m->n = st->n;
+	}
 	return MT_OK;
 }
 
-static int profile_curves(const char *path, const cJSON *doc, struct mt_cm_set *out,
+static int profile_curves(const char *path, const struct mt_cluster *cl, struct mt_cm_set *out,
 			  struct mt_error *err)
 {
-	const cJSON *c, *p;
 	char id[256], name[256], sz[32];
-	int rc = MT_OK;
+	int rc = MT_OK, i, j;
 
-	cJSON_ArrayForEach(c, mt_jget(doc, "collectives")) {
-		const char *op = mt_jget_strd(c, "op", "?"), *span = mt_jget_strd(c, "span", "?");
-		double ranks = mt_jget_num(c, "ranks", 0);
-		double rpn = mt_jget_num(c, "ranks_per_node", ranks);
+	for (i = 0; i < cl->ncoll && !rc; i++) {
+		const struct mt_coll_curve *c = &cl->coll[i];
+		const char *op = mt_coll_name(c->op), *span = mt_span_name(c->span);
 
-		cJSON_ArrayForEach(p, mt_jget(c, "points")) {
-			double b = mt_jget_num(p, "bytes", NAN);
+		for (j = 0; j < c->npts && !rc; j++) {
+			const struct mt_coll_pt *p = &c->pts[j];
 
-			snprintf(id, sizeof(id), "collective|%s|%s|%.0f|%.0f|%.0f", op, span, ranks,
-				 rpn, b);
-			snprintf(name, sizeof(name), "%s busbw, %s, %.0f ranks (%.0f per node), %s",
-				 op, span, ranks, rpn, mt_cm_size(sz, sizeof(sz), b));
-			if ((rc = prof_add(out, path, id, name, "GB/s", 1,
-					   mt_jget_num(p, "busbw_gbps", NAN), mt_jget(p, "stats"),
-					   err)))
-				return rc;
+			snprintf(id, sizeof(id), "collective|%s|%s|%d|%d|%.0f", op, span, c->ranks,
+				 c->per_node, p->bytes);
+			snprintf(name, sizeof(name), "%s busbw, %s, %d ranks (%d per node), %s", op,
+				 span, c->ranks, c->per_node, mt_cm_size(sz, sizeof(sz), p->bytes));
+			rc = prof_add(out, path, id, name, "GB/s", 1, p->busbw_gbps, &p->st, err);
 		}
 	}
-	cJSON_ArrayForEach(c, mt_jget(doc, "offload")) {
-		const char *dir = mt_jget_strd(c, "direction", "?"), *mem = mt_jget_strd(c, "memory", "?");
-		int local = mt_jget_bool(c, "numa_local", 1), load = mt_jget_bool(c, "under_load", 0);
+	for (i = 0; i < cl->noffload && !rc; i++) {
+		const struct mt_offload_pt *o = &cl->offload[i];
+		const char *dir = mt_offload_dir_name(o->dir), *mem = o->pinned ? "pinned" : "pageable";
 
-		snprintf(id, sizeof(id), "offload|%s|%s|%d|%d", dir, mem, local, load);
+		snprintf(id, sizeof(id), "offload|%s|%s|%d|%d", dir, mem, o->numa_local, o->under_load);
 		snprintf(name, sizeof(name), "offload %s %s%s%s", dir, mem,
-			 local ? "" : ", NUMA remote", load ? ", under load" : "");
-		if ((rc = prof_add(out, path, id, name, "GB/s", 1, mt_jget_num(c, "gbps", NAN),
-				   mt_jget(c, "stats"), err)))
-			return rc;
+			 o->numa_local ? "" : ", NUMA remote", o->under_load ? ", under load" : "");
+		rc = prof_add(out, path, id, name, "GB/s", 1, o->gbps, NULL, err);
 	}
 	return rc;
 }
 
+/* Through the profile's owner: validated (tuner/cluster.h), typed. */
 static int extract_profile(const char *path, const char *text, size_t len, struct mt_cm_set *out,
 			   struct mt_error *err)
 {
-	const cJSON *g;
+	struct mt_cluster *cl = NULL;
 	cJSON *doc;
 	char id[256], name[256];
-	int rc;
+	int rc, i, d;
 
 	if ((rc = mt_json_parse(path, text, len, &doc, err)))
 		return rc;
-	envcpy(out->env.gpu, sizeof(out->env.gpu), mt_jget_str(doc, "gpu.name"));
-	envcpy(out->env.nccl, sizeof(out->env.nccl), mt_jget_str(doc, "software.nccl"));
-	envcpy(out->env.cuda, sizeof(out->env.cuda), mt_jget_str(doc, "software.cuda"));
-	envcpy(out->env.host, sizeof(out->env.host), mt_jget_str(doc, "name"));
-	cJSON_ArrayForEach(g, mt_jget(doc, "gemm")) {
-		const char *dt = mt_jget_strd(g, "dtype", "?");
-		double M = mt_jget_num(g, "m", 0), N = mt_jget_num(g, "n", 0), K = mt_jget_num(g, "k", 0);
+	rc = mt_cluster_from_json(doc, path, &cl, err);
+	cJSON_Delete(doc);
+	if (rc)
+		return rc;
+	envcpy(out->env.gpu, sizeof(out->env.gpu), cl->gpu_name);
+	envcpy(out->env.nccl, sizeof(out->env.nccl), cl->nccl_version);
+	envcpy(out->env.cuda, sizeof(out->env.cuda), cl->cuda_version);
+	envcpy(out->env.host, sizeof(out->env.host), cl->name);
+	for (i = 0; i < cl->ngemm && !rc; i++) {
+		const struct mt_gemm_pt *g = &cl->gemm[i];
+		const char *dt = mt_dtype_name(g->dtype);
 
-		snprintf(id, sizeof(id), "gemm|%s|%.0f|%.0f|%.0f", dt, M, N, K);
-		snprintf(name, sizeof(name), "gemm %s %.0fx%.0fx%.0f", dt, M, N, K);
-		if ((rc = prof_add(out, path, id, name, "TFLOP/s", 1, mt_jget_num(g, "tflops", NAN),
-				   mt_jget(g, "stats"), err)))
-			goto out;
+		snprintf(id, sizeof(id), "gemm|%s|%.0f|%.0f|%.0f", dt, g->m, g->n, g->k);
+		snprintf(name, sizeof(name), "gemm %s %.0fx%.0fx%.0f", dt, g->m, g->n, g->k);
+		rc = prof_add(out, path, id, name, "TFLOP/s", 1, g->tflops, &g->st, err);
 	}
-	cJSON_ArrayForEach(g, mt_jget(doc, "attention")) {
-		const char *dt = mt_jget_strd(g, "dtype", "?"), *impl = mt_jget_strd(g, "impl", "flash");
-		double hd = mt_jget_num(g, "head_dim", 0), seq = mt_jget_num(g, "seq", 0);
-		int causal = mt_jget_bool(g, "causal", 0), d;
+	for (i = 0; i < cl->nattn && !rc; i++) {
+		const struct mt_attn_pt *a = &cl->attn[i];
+		const char *impl = mt_attn_impl_name(a->impl), *dt = mt_dtype_name(a->dtype);
 
-		for (d = 0; d < 2; d++) {
-			snprintf(id, sizeof(id), "attention|%s|%s|%.0f|%.0f|%d|%s", impl, dt, hd, seq,
-				 causal, d ? "bwd" : "fwd");
-			snprintf(name, sizeof(name), "attention %s %s d%.0f s%.0f%s %s", impl, dt, hd,
-				 seq, causal ? " causal" : "", d ? "bwd" : "fwd");
-			if ((rc = prof_add(out, path, id, name, "TFLOP/s", 1,
-					   mt_jget_num(g, d ? "bwd_tflops" : "fwd_tflops", NAN),
-					   NULL, err)))
-				goto out;
+		for (d = 0; d < 2 && !rc; d++) {
+			snprintf(id, sizeof(id), "attention|%s|%s|%d|%d|%d|%s", impl, dt, a->head_dim,
+				 a->seq, a->causal, d ? "bwd" : "fwd");
+			snprintf(name, sizeof(name), "attention %s %s d%d s%d%s %s", impl, dt,
+				 a->head_dim, a->seq, a->causal ? " causal" : "", d ? "bwd" : "fwd");
+			rc = prof_add(out, path, id, name, "TFLOP/s", 1,
+				      d ? a->bwd_tflops : a->fwd_tflops, NULL, err);
 		}
 	}
-	if ((rc = profile_curves(path, doc, out, err)) ||
-	    (rc = prof_add(out, path, "memory_bandwidth", "memory bandwidth", "GB/s", 1,
-			   mt_jget_num(doc, "memory_bandwidth.gbps", NAN), NULL, err)) ||
-	    (rc = prof_add(out, path, "host|launch_overhead_us", "host launch overhead", "us", 0,
-			   mt_jget_num(doc, "host.launch_overhead_us", NAN), NULL, err)) ||
-	    (rc = prof_add(out, path, "host|optimizer_gparams_per_s", "host Adam throughput",
-			   "Gparam/s", 1, mt_jget_num(doc, "host.optimizer_gparams_per_s", NAN),
-			   NULL, err)) ||
-	    (rc = prof_add(out, path, "host|memory_gbps", "host memory bandwidth", "GB/s", 1,
-			   mt_jget_num(doc, "host.memory_gbps", NAN), NULL, err)))
-		goto out;
-out:
-	cJSON_Delete(doc);
+	if (!rc)
+		rc = profile_curves(path, cl, out, err);
+	if (!rc && cl->hbm_measured)
+		rc = prof_add(out, path, "memory_bandwidth", "memory bandwidth", "GB/s", 1,
+			      cl->hbm_gbps, NULL, err);
+	if (!rc && cl->launch_overhead_us > 0)
+		rc = prof_add(out, path, "host|launch_overhead_us", "host launch overhead", "us", 0,
+			      cl->launch_overhead_us, NULL, err);
+	if (!rc && cl->optimizer_gparams_per_s > 0)
+		rc = prof_add(out, path, "host|optimizer_gparams_per_s", "host Adam throughput",
+			      "Gparam/s", 1, cl->optimizer_gparams_per_s, NULL, err);
+	mt_cluster_free(cl);
 	return rc;
 }
 

@@ -30,3 +30,4 @@ nvbandwidth against itself | 0 | 88 metrics: 0 regressed, 0 improved, 88 unchang
 markdown to stdout | 1 | ^### megatune compare \(nccl-tests\) | compare -q --markdown - tests/fixtures/nccl-tests/h100_p5_2node16gpu_all_reduce_efa_v2.22.3-1.txt tests/fixtures/nccl-tests/h100_p5_2node16gpu_all_reduce_efa_v2.22.3-1-with-tuner.txt
 nothing in common | 2 | have no metric in common \(64 only in the baseline, 48 only in the current\) | compare tests/fixtures/nccl-tests/h100_p5_2node16gpu_all_reduce_efa_v2.22.3-1.txt tests/fixtures/nccl-tests/h200_2node2gpu_all_reduce_1nic_dranet.txt
 bad --match | 2 | --match 'rack': expected host,gpu, gpu, host or none | compare --match rack --history x.sqlite tests/fixtures/compare/result-a.jsonl
+a bad profile | 2 | profile-busbw-type.json: field 'collectives\[2\]\.points\[3\]\.busbw_gbps': expected a number | compare tests/fixtures/bad/profile-busbw-type.json dgx-h100
