@@ -48,7 +48,12 @@ endif
 PROBE_LIB_SRC = $(wildcard probes/*.c)
 LIB_SRC    = $(wildcard lib/*.c) $(wildcard tuner/*.c) $(wildcard rules/*.c) $(wildcard advisor/*.c) \
              $(wildcard reports/*.c) $(wildcard import/*.c) \
-             $(filter-out profiler/inject.c,$(wildcard profiler/*.c))
+             $(filter-out profiler/inject.c,$(wildcard profiler/*.c)) \
+             $(filter-out $(HISTORY_SRC),$(wildcard compare/*.c))
+# the run history (SQLite): linked into megatune alone
+HISTORY_SRC = compare/history.c
+HISTORY_OBJ = $(HISTORY_SRC:%.c=$(BUILD)/%.o)
+SQLITE_LIBS = -lsqlite3
 PROBE_CLI_SRC = cli/cmd_calibrate.c cli/cmd_probe.c cli/probe_opts.c cli/probe_main.c
 CLI_SRC    = $(filter-out $(PROBE_CLI_SRC),$(wildcard cli/*.c))
 DATA       = $(sort $(wildcard models/*.json)) $(sort $(wildcard profiles/*.json)) \
@@ -120,8 +125,8 @@ $(BUILD)/libmegatune_probes.a: $(PROBE_LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(BUILD)/megatune: $(CLI_OBJ) $(BUILD)/libmegatune.a
-	$(CC) $(LDFLAGS) $(CLI_OBJ) $(BUILD)/libmegatune.a $(LDLIBS) -o $@
+$(BUILD)/megatune: $(CLI_OBJ) $(HISTORY_OBJ) $(BUILD)/libmegatune.a
+	$(CC) $(LDFLAGS) $(CLI_OBJ) $(HISTORY_OBJ) $(BUILD)/libmegatune.a $(LDLIBS) $(SQLITE_LIBS) -o $@
 
 $(BUILD)/megatune-probe: $(PROBE_EXE_OBJ) $(BUILD)/libmegatune_probes.a $(BUILD)/libmegatune.a
 	$(CC) $(LDFLAGS) $(PROBE_EXE_OBJ) $(BUILD)/libmegatune_probes.a $(BUILD)/libmegatune.a \
@@ -160,7 +165,7 @@ check: deps-test headers
 # Every project header compiles alone: it includes what it uses.  New folders
 # and files are found by the glob.  The device side's headers (probes/cuda/)
 # are compiled as CUDA by nvcc where it is present, the others as C.
-HEADER_DIRS = lib tuner rules advisor probes import profiler reports cli
+HEADER_DIRS = lib tuner rules advisor probes import profiler reports cli compare
 HEADERS = $(sort $(shell find $(HEADER_DIRS) -name '*.h' -not -path 'probes/cuda/*' 2>/dev/null))
 CUDA_HEADERS = $(if $(HAVE_NVCC),$(sort $(wildcard probes/cuda/*.h)))
 headers: deps-test

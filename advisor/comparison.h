@@ -3,13 +3,15 @@
  * 5): the verdict of current results against a baseline, metric by metric.
  *
  * mt_comparison_read() turns a parsed document into the typed struct the
- * report draws; the `megatune compare` command will write it through the
- * same struct.  The reader is lenient where the page can say "n/a" (a
+ * report draws; mt_comparison_json() writes the struct `megatune compare`
+ * fills (compare/compare.h).  The reader is lenient where the page can say "n/a" (a
  * missing number is NAN, a missing string NULL) and strict where it cannot
  * go on (not an object, another schema, `metrics` not an array of objects).
  *
  * Ownership: strings in the struct point into the cJSON document, which must
- * outlive it; metrics[] is owned by the struct (mt_comparison_free).
+ * outlive it; metrics[] and the only_* arrays are owned by the struct
+ * (mt_comparison_free).  A struct filled by the compare command borrows its
+ * strings from the compared documents and owns its arrays likewise.
  */
 #ifndef MT_COMPARISON_H
 #define MT_COMPARISON_H
@@ -17,6 +19,7 @@
 #include <cjson/cJSON.h>
 
 #include "../lib/err.h"
+#include "../lib/sbuf.h"
 
 struct mt_cmp_metric {
 	const char *name, *unit;  /* NULL when missing */
@@ -24,6 +27,14 @@ struct mt_cmp_metric {
 	double change_pct;        /* (current - baseline) / baseline, percent */
 	double noise_pct;         /* the band within which a change is noise */
 	const char *verdict;      /* improved, unchanged, regressed, inconclusive */
+	/* written by `megatune compare` (NULL, NAN or 0 when absent) */
+	const char *id;           /* the identity both sides were matched by */
+	const char *better;       /* "lower" or "higher" */
+	const char *method;       /* where noise_pct comes from (docs/FORMATS.md) */
+	double tolerance_pct;     /* the change that matters for this metric */
+	double p_value;           /* Mann-Whitney, two-sided; NAN without samples */
+	int n_baseline, n_current; /* samples or runs behind each side (0: one figure) */
+	const char *note;         /* e.g. where a step change began */
 };
 
 struct mt_comparison {
@@ -31,6 +42,12 @@ struct mt_comparison {
 	const char *verdict; /* overall: pass, regressed (NULL when missing) */
 	struct mt_cmp_metric *metrics;
 	int nmetrics;
+	/* written by `megatune compare` (NULL / NAN when absent) */
+	const char *kind, *baseline_file, *current_file;
+	double tolerance_pct, confidence_pct;
+	int counts[4];       /* regressed, improved, unchanged, inconclusive */
+	const char **only_baseline, **only_current; /* names matched on one side */
+	int nonly_baseline, nonly_current;
 };
 
 /* Read `doc` (from `file`, given as option `opt` for messages) into `out`.
@@ -39,5 +56,9 @@ int mt_comparison_read(const cJSON *doc, const char *file, const char *opt,
 		       struct mt_comparison *out, struct mt_error *err);
 
 void mt_comparison_free(struct mt_comparison *c);
+
+/* Append the document (megatune.comparison/1, pretty-printed) for `c`; the
+ * overall verdict is "regressed" when any metric regressed, else "pass". */
+void mt_comparison_json(struct sbuf *sb, const struct mt_comparison *c);
 
 #endif

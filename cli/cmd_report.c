@@ -2,8 +2,11 @@
 /* report: the HTML tuning report from the documents the other commands write. */
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "../compare/history.h"
+#include "../compare/trend.h"
 #include "../lib/jsonr.h"
 #include "../reports/html.h"
 #include "../tuner/cluster.h"
@@ -13,7 +16,7 @@
 
 static const char report_usage[] =
 	"usage: megatune report [--advice FILE] [--profile FILE|NAME] [--analysis FILE]\n"
-	"                       [--compare FILE] -o report.html\n"
+	"                       [--compare FILE] [--history DB [--window N]] -o report.html\n"
 	"\n"
 	"One self-contained HTML page (inline CSS, SVG charts and a few lines of\n"
 	"JavaScript; it fetches nothing) from what the other commands write:\n"
@@ -23,11 +26,80 @@ static const char report_usage[] =
 	"                    cluster, its GEMM and collective curves, with provenance\n"
 	"  --analysis FILE   megatune.analysis/1: per-rank time and profile findings\n"
 	"  --compare FILE    megatune.comparison/1: regression verdicts\n"
+	"  --history DB      a history (megatune history add): a trend chart per metric\n"
+	"                    of its newest run's kind, host and GPU, with the rolling\n"
+	"                    baseline of `megatune compare --history` and its band\n"
+	"  --window N        the runs of that baseline (default 10)\n"
 	"  -o, --output FILE the page ('-' for standard output)\n"
 	"Each section appears when its input is given.  `megatune advise ... --report\n"
 	"FILE` writes the same page for a search, with its cluster.\n"
 	"\n"
 	"exit codes: 0 success; 2 bad usage or a bad input file.\n";
+
+/* What the Trends section draws, read from the history here so that the
+ * report itself needs no database. */
+struct trends {
+	struct mt_hist_run *runs;
+	struct mt_cm_set *sets;
+	long long *ids;
+	const char **labels;
+	int n;
+	struct mt_trend *t;
+	int nt;
+};
+
+static void trends_free(struct trends *tr)
+{
+	int i;
+
+	mt_trends_free(tr->t, tr->nt);
+	for (i = 0; tr->sets && i < tr->n; i++)
+		mt_cm_set_free(&tr->sets[i]);
+	free(tr->sets);
+	free(tr->runs);
+	free(tr->ids);
+	free(tr->labels);
+}
+
+static int read_trends(const char *db, int window, struct trends *tr, struct mt_error *err)
+{
+	struct mt_cmp_opts o = { MT_CMP_DEFAULT_TOLERANCE, MT_CMP_DEFAULT_CONFIDENCE, NULL };
+	struct mt_history *h = NULL;
+	struct mt_hist_run *all = NULL;
+	const struct mt_hist_run *last;
+	int rc, nall = 0, i;
+
+	memset(tr, 0, sizeof(*tr));
+	if ((rc = mt_history_open(db, 0, &h, err)) ||
+	    (rc = mt_history_list(h, NULL, NULL, NULL, 1, &all, &nall, err)))
+		goto out;
+	if (!nall) {
+		rc = mt_error_set(err, MT_EINVAL, "%s: the history has no run", db);
+		goto out;
+	}
+	last = &all[0];
+	if ((rc = mt_history_list(h, last->kind, last->env.host, last->env.gpu, 0, &tr->runs,
+				  &tr->n, err)))
+		goto out;
+	if (!(tr->sets = calloc((size_t)tr->n, sizeof(*tr->sets))) ||
+	    !(tr->ids = calloc((size_t)tr->n, sizeof(*tr->ids))) ||
+	    !(tr->labels = calloc((size_t)tr->n, sizeof(char *)))) {
+		rc = mt_error_set(err, MT_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < tr->n && !rc; i++) {
+		tr->ids[i] = tr->runs[i].id;
+		tr->labels[i] = tr->runs[i].label;
+		rc = mt_history_metrics(h, tr->runs[i].id, &tr->sets[i], err);
+	}
+	if (!rc)
+		rc = mt_trends_build(&(struct mt_cmp_hist_in){ tr->sets, tr->ids, tr->labels, tr->n },
+				     window, &o, 60, &tr->t, &tr->nt, err);
+out:
+	free(all);
+	mt_history_close(h);
+	return rc;
+}
 
 int cmd_report(int argc, char **argv)
 {
@@ -36,6 +108,8 @@ int cmd_report(int argc, char **argv)
 		{ "profile", required_argument, NULL, 'p' },
 		{ "analysis", required_argument, NULL, 'n' },
 		{ "compare", required_argument, NULL, 'c' },
+		{ "history", required_argument, NULL, 'H' },
+		{ "window", required_argument, NULL, 'w' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -44,8 +118,10 @@ int cmd_report(int argc, char **argv)
 	struct mt_report_in in;
 	cJSON *docs[4] = { NULL, NULL, NULL, NULL };
 	struct mt_cluster *cluster = NULL;
+	struct trends tr;
 	const char *out = NULL;
-	int c, rc = 0, i;
+	char *end;
+	int c, rc = 0, i, window = 10;
 
 	memset(&in, 0, sizeof(in));
 	opterr = 0;
@@ -59,6 +135,13 @@ int cmd_report(int argc, char **argv)
 		case 'p': in.profile_file = optarg; break;
 		case 'n': in.analysis_file = optarg; break;
 		case 'c': in.compare_file = optarg; break;
+		case 'H': in.history_file = optarg; break;
+		case 'w':
+			window = (int)strtol(optarg, &end, 10);
+			if (*end || window < 1)
+				return cli_usage_error("report", "--window '%s': expected a number "
+						       "of runs >= 1", optarg);
+			break;
 		case 'o': out = optarg; break;
 		default:
 			return cli_usage_error("report", "%s '%s'", optopt ? "option needs a value:"
@@ -71,7 +154,9 @@ int cmd_report(int argc, char **argv)
 	if (!out) {
 		return cli_usage_error("report", "missing -o FILE (the page to write)");
 	}
-	if ((in.advice_file && mt_json_load(in.advice_file, &docs[0], &err)) ||
+	memset(&tr, 0, sizeof(tr));
+	if ((in.history_file && read_trends(in.history_file, window, &tr, &err)) ||
+	    (in.advice_file && mt_json_load(in.advice_file, &docs[0], &err)) ||
 	    (in.profile_file && mt_profile_load_json(in.profile_file, &docs[1], &err)) ||
 	    (in.analysis_file && mt_json_load(in.analysis_file, &docs[2], &err)) ||
 	    (in.compare_file && mt_json_load(in.compare_file, &docs[3], &err)) ||
@@ -85,9 +170,12 @@ int cmd_report(int argc, char **argv)
 	in.cluster = cluster;
 	in.analysis = docs[2];
 	in.compare = docs[3];
+	in.trends = tr.t;
+	in.ntrends = tr.nt;
 	if (mt_report_write(out, &in, &err))
 		rc = cli_fail("report", &err);
 out:
+	trends_free(&tr);
 	mt_cluster_free(cluster);
 	for (i = 0; i < 4; i++)
 		cJSON_Delete(docs[i]);

@@ -30,6 +30,8 @@ static const char usage[] =
 	"  import     turn nccl-tests or nvbandwidth output into a cluster profile\n"
 	"  profile    run a command under the CUPTI tracer (one trace per process)\n"
 	"  analyze    per-rank time breakdown, overlap, idle and stragglers of traces\n"
+	"  compare    noise-aware verdicts of current results against a baseline or a history\n"
+	"  history    store runs in a history (SQLite) for compare; list, show, prune\n"
 	"\n"
 	"Run 'megatune <command> --help' for the options of a command.\n"
 	"\n"
@@ -98,6 +100,10 @@ int main(int argc, char **argv)
 		return cmd_import(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "profile"))
 		return cmd_profile(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "compare"))
+		return cmd_compare(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "history"))
+		return cmd_history(argc - 1, argv + 1);
 	fprintf(stderr, "megatune: error: unknown command '%s'\n\n%s", argv[1], usage);
 	return 2;
 }

@@ -190,6 +190,9 @@ static int measure(struct runctx *r, struct mt_case *c, struct mt_measurement *m
 			m->verified = 1;
 		}
 	}
+	m->nsamples = reps < MT_MAX_SAMPLES ? reps : MT_MAX_SAMPLES;
+	for (i = 0; i < m->nsamples; i++)
+		m->samples_us[i] = (float)(samples[i] * 1e6);
 	summarise(m, samples, reps);
 	if (m->verified >= 0 && r->ops->extra)
 		r->ops->extra(state, c, m->note, sizeof(m->note));

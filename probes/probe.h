@@ -204,6 +204,9 @@ void mt_nvtx_push(const char *probe, const char *label);
 void mt_nvtx_pop(void);
 
 /* One measured case, summarised: what the outputs and the profile get. */
+/* raw samples a result record keeps (docs/FORMATS.md, megatune.result/1) */
+#define MT_MAX_SAMPLES 64
+
 struct mt_measurement {
 	const struct mt_probe *probe;
 	int backend;
@@ -218,6 +221,10 @@ struct mt_measurement {
 	struct mt_stats rate;      /* stats of the main rate (tflops, busbw or gbps) */
 	int verified;              /* 1 verified, 0 not checked, -1 failed */
 	char note[256];            /* extra (JSON members) or the failure */
+	/* the timed samples of one operation (us), in the order measured: the
+	 * first MT_MAX_SAMPLES of them (`megatune compare` tests on them) */
+	int nsamples;
+	float samples_us[MT_MAX_SAMPLES];
 };
 
 /* Where measurements go.  The harness calls `emit` for every measurement of

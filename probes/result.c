@@ -2,6 +2,7 @@
 /* result: `megatune.result/1` JSON Lines and the fixed-width table; the
  * members of a record's "case" come from its probe (describe). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
 #include <time.h>
@@ -84,6 +85,17 @@ void mt_result_head(FILE *f, int argc, char **argv, const struct mt_probe_opts *
 	jw_bool(&w, "mpi", world->mpi);
 	jw_end(&w);
 	if (opts->backend == MT_BACKEND_CUDA) {
+		const struct mt_cuda_api *api = NULL;
+		struct mt_cuda_env env;
+		struct mt_topo *t;
+
+		/* the GPU's name, for a history to tell runs apart (megatune compare) */
+		if (!mt_cuda_load(&api, &env, NULL) && api && api->topology &&
+		    (t = calloc(1, sizeof(*t)))) {
+			if (!api->topology(t, NULL) && t->ngpus > 0 && t->gpu[0].name[0])
+				jw_str(&w, "gpu", t->gpu[0].name);
+			free(t);
+		}
 		mt_cuda_versions(nccl, cuda, driver, sizeof(nccl));
 		jw_obj(&w, "versions");
 		jw_str(&w, "driver", driver);
@@ -127,6 +139,14 @@ void mt_result_record(FILE *f, const struct mt_measurement *m)
 			jw_num(&w, "busbw_gbps", m->busbw_gbps, 6);
 		if (m->rate.n > 0)
 			mt_stats_jw(&w, "rate", &m->rate);
+		if (m->nsamples > 0) {
+			int i;
+
+			jw_arr(&w, "samples_us");
+			for (i = 0; i < m->nsamples && i < MT_MAX_SAMPLES; i++)
+				jw_num(&w, NULL, m->samples_us[i], 6);
+			jw_end(&w);
+		}
 	}
 	jw_str(&w, "verified", m->verified > 0 ? "yes" : m->verified < 0 ? "FAILED" : "no");
 	if (m->note[0]) {

@@ -13,6 +13,7 @@
 #include "../lib/version.h"
 #include "../tuner/cluster.h"
 #include "html_parts.h"
+#include "html_trend.h"
 
 /* ---------------------------------------------------------------- style and script */
 
@@ -182,7 +183,7 @@ static void regressions(struct sbuf *sb, const struct mt_comparison *cmp)
 	sbuf_adds(sb, "<div class=\"scroll\"><table class=\"sortable\"><thead><tr><th>metric</th>"
 		      "<th>unit</th><th class=\"n\">baseline</th><th class=\"n\">current</th>"
 		      "<th class=\"n\">change</th><th class=\"n\">noise band</th><th>verdict</th>"
-		      "</tr></thead><tbody>");
+		      "<th>noise from</th></tr></thead><tbody>");
 	for (i = 0; i < cmp->nmetrics; i++) {
 		const struct mt_cmp_metric *m = &cmp->metrics[i];
 		const char *v = m->verdict;
@@ -198,9 +199,14 @@ static void regressions(struct sbuf *sb, const struct mt_comparison *cmp)
 		td_num(sb, m->change_pct, "%+.2f%%");
 		td_num(sb, m->noise_pct, "&#177;%.2f%%");
 		td_str(sb, v);
+		td_str(sb, m->note ? m->note : m->method);
 		sbuf_adds(sb, "</tr>");
 	}
-	sbuf_adds(sb, "</tbody></table></div></section>");
+	sbuf_adds(sb, "</tbody></table></div>");
+	if (cmp->nonly_baseline || cmp->nonly_current)
+		sbuf_addf(sb, "<p>Not compared: %d metrics only in the baseline, %d only in the "
+			  "current.</p>", cmp->nonly_baseline, cmp->nonly_current);
+	sbuf_adds(sb, "</section>");
 }
 
 /* ---------------------------------------------------------------- the page */
@@ -235,9 +241,9 @@ static int read_inputs(const struct mt_report_in *in, struct parsed *p, struct m
 	int rc;
 
 	memset(p, 0, sizeof(*p));
-	if (!in->advice && !in->cluster && !in->analysis && !in->compare)
+	if (!in->advice && !in->cluster && !in->analysis && !in->compare && !in->history_file)
 		return mt_error_set(err, MT_EUSAGE, "nothing to report: give --advice, --profile, "
-				    "--analysis or --compare");
+				    "--analysis, --compare or --history");
 	if (in->advice && (rc = mt_report_schema(in->advice, "megatune.advice/1", in->advice_file,
 					  "--advice", err)))
 		return rc;
@@ -307,6 +313,8 @@ static void render(struct sbuf *sb, const struct mt_report_in *in, const struct 
 		sbuf_adds(sb, "<a href=\"#findings\">Findings</a>");
 	if (in->compare)
 		sbuf_adds(sb, "<a href=\"#regressions\">Regressions</a>");
+	if (in->history_file)
+		sbuf_adds(sb, "<a href=\"#trends\">Trends</a>");
 	sbuf_adds(sb, "</nav></header><main>");
 	if (adv)
 		html_summary(sb, adv);
@@ -323,6 +331,8 @@ static void render(struct sbuf *sb, const struct mt_report_in *in, const struct 
 		findings(sb, in->analysis);
 	if (p->has_cmp)
 		regressions(sb, &p->cmp);
+	if (in->history_file)
+		html_trends(sb, in->trends, in->ntrends, in->history_file);
 	sbuf_adds(sb, "</main><footer>Inputs:");
 	if (in->advice_file) {
 		sbuf_adds(sb, " advice ");

@@ -20,11 +20,16 @@
 #include "../lib/sbuf.h"
 
 struct mt_cluster;
+struct mt_trend;
 
 struct mt_report_in {
 	const cJSON *advice, *analysis, *compare;  /* any may be NULL */
 	const struct mt_cluster *cluster;          /* the profile, or NULL */
 	const char *advice_file, *profile_file, *analysis_file, *compare_file;
+	/* trend charts of a history (compare/trend.h), read by the command */
+	const struct mt_trend *trends;
+	int ntrends;
+	const char *history_file;  /* NULL: no Trends section */
 };
 
 /* MT_EINVAL naming file and the 'schema' field when doc is not an object of

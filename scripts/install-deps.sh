@@ -2,13 +2,14 @@
 # SPDX-License-Identifier: MIT
 # Install the Debian packages megatune needs to build, when missing; with
 # --test, also those the test suite needs (Chromium with a font for the HTML
-# report's browser test, python3 for the tracer test's format check).  Quick when everything is present: it
+# report's browser test, python3 for the tracer test's format check, xmllint for the JUnit
+# schema check).  Quick when everything is present: it
 # checks with dpkg first and only then runs apt-get update and apt-get install.
 set -eu
 
-PKGS="build-essential libcjson-dev libyajl-dev zlib1g-dev libcmocka-dev libopenblas-dev libopenmpi-dev openmpi-bin libpapi-dev"
+PKGS="build-essential libcjson-dev libyajl-dev zlib1g-dev libcmocka-dev libopenblas-dev libopenmpi-dev openmpi-bin libpapi-dev libsqlite3-dev"
 if [ "${1:-}" = "--test" ]; then
-	PKGS="$PKGS chromium fonts-dejavu-core python3 python3-numpy python3-packaging python3-omegaconf python3-yaml"
+	PKGS="$PKGS chromium fonts-dejavu-core python3 python3-numpy python3-packaging python3-omegaconf python3-yaml libxml2-utils"
 fi
 
 missing=""

@@ -26,6 +26,15 @@ run llama advise --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --json "$t/ad
 run full report --advice "$t/advice.json" --profile dgx-h100 \
 	--analysis tests/fixtures/report/analysis-dlrm-8rank.json \
 	--compare tests/fixtures/report/comparison-efa-tuner.json -o "$t/full.html"
+# a history of five nccl-tests runs (three without the tuner plugin, two with) for the
+# trend charts, with a real comparison
+NT=tests/fixtures/nccl-tests/h100_p5_2node16gpu_all_reduce_efa_v2.22.3-1
+for f in "$NT.txt" "$NT.txt" "$NT.txt" "$NT-with-tuner.txt" "$NT-with-tuner.txt"; do
+	"$MEGATUNE" history add "$f" --db "$t/h.sqlite" >/dev/null || bad "history add $f"
+done
+"$MEGATUNE" compare -q "$NT.txt" "$NT-with-tuner.txt" --json "$t/cmp.json"
+[ $? -eq 1 ] || bad "compare of the nccl-tests pair: not exit 1"
+run trends report --compare "$t/cmp.json" --history "$t/h.sqlite" -o "$t/trends.html"
 run deepseek advise --model deepseek-v3 --gpus 1024 --seq 4096 --gbs 8192 --report "$t/deepseek.html"
 run xss advise --model tests/fixtures/report/model-xss.json --gpus 8 --seq 4096 --gbs 64 --report "$t/xss.html"
 
@@ -67,6 +76,10 @@ check() { # name sections...
 
 check llama summary cluster candidates memory time why configuration
 check full summary cluster candidates memory time why configuration findings regressions
+check trends regressions trends
+n=$(grep -o '<div class="trend">' "$t/trends.dom" | wc -l)
+[ "$n" -ge 60 ] || bad "trends: $n trend charts, expected 60"
+grep -q 'baseline (median of the runs before)' "$t/trends.dom" || bad "trends: no baseline band"
 check deepseek summary cluster candidates memory time why configuration
 check xss summary candidates why configuration
 # nothing injected: our one script element, no image

@@ -1,0 +1,320 @@
+/* SPDX-License-Identifier: MIT */
+/* compare: a noise-aware verdict of CURRENT against BASELINE or a history. */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../compare/compare.h"
+#include "../compare/history.h"
+#include "../lib/fsutil.h"
+#include "cli.h"
+
+static const char compare_usage[] =
+	"usage: megatune compare BASELINE CURRENT [options]\n"
+	"       megatune compare --history DB CURRENT [--window N] [options]\n"
+	"\n"
+	"Compares two documents of the same kind metric by metric, matched by\n"
+	"identity (probe, case, rank; collective, ranks, size, placement;\n"
+	"configuration), never by position: probe results (megatune.result/1,\n"
+	"e.g. PROFILE.json.results.jsonl), profiles (or a bundled profile's name),\n"
+	"analyses, advice files, and raw nccl-tests or nvbandwidth output.  Each metric is `regressed`,\n"
+	"`improved`, `unchanged` (within the tolerance) or `inconclusive` (beyond\n"
+	"the tolerance, but within what the noise explains).  The noise is\n"
+	"measured in the data: raw samples (Mann-Whitney U test), a coefficient\n"
+	"of variation, the spread nccl-tests shows between its placements, or\n"
+	"the spread of the history's runs (docs/FORMATS.md section 14).\n"
+	"\n"
+	"  --tolerance PCT     a change smaller than this is `unchanged` (default 5)\n"
+	"  --thresholds FILE   per-metric tolerances: lines 'PATTERN PCT' (a glob\n"
+	"                      on the metric id or name); a line matching no metric\n"
+	"                      is an error\n"
+	"  --confidence PCT    of the noise band and the test (default 99)\n"
+	"  --history DB        compare CURRENT against the median of the last N\n"
+	"                      comparable runs of the history (same kind, host and\n"
+	"                      GPU; `megatune history add` stores them), and say\n"
+	"                      where a step change began\n"
+	"  --window N          the runs of that baseline (default 10)\n"
+	"  --match LIST        what makes a run comparable besides its kind: host,gpu\n"
+	"                      (the default), gpu (runners with changing host names),\n"
+	"                      host, or none\n"
+	"  --json FILE         the megatune.comparison/1 document ('-': stdout)\n"
+	"  --junit FILE        JUnit XML: one test case per metric, a regression is\n"
+	"                      a failure with its numbers\n"
+	"  --markdown FILE     a summary a CI system can post\n"
+	"  --all               list unchanged metrics too\n"
+	"  -q, --quiet         no text verdict\n"
+	"\n"
+	"exit codes: 0 nothing regressed; 1 something regressed; 2 bad usage or\n"
+	"bad input (unreadable, another schema, documents of different kinds).\n";
+
+struct copts {
+	struct mt_cmp_opts o;
+	const char *json, *junit, *markdown, *history, *thresholds;
+	int all, quiet, window;
+	int match_host, match_gpu;
+};
+
+static int parse_pct(const char *s, double lo, double hi, double *out)
+{
+	char *end;
+	double v = strtod(s, &end);
+
+	if (end == s || (*end && strcmp(end, "%")) || !(v >= lo && v <= hi))
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int parse(int argc, char **argv, struct copts *c)
+{
+	static const struct option opts[] = {
+		{ "tolerance", required_argument, NULL, 't' },
+		{ "thresholds", required_argument, NULL, 'T' },
+		{ "confidence", required_argument, NULL, 'c' },
+		{ "history", required_argument, NULL, 'H' },
+		{ "window", required_argument, NULL, 'w' },
+		{ "match", required_argument, NULL, 'M' },
+		{ "json", required_argument, NULL, 'j' },
+		{ "junit", required_argument, NULL, 'u' },
+		{ "markdown", required_argument, NULL, 'm' },
+		{ "all", no_argument, NULL, 'a' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int ch;
+	char *end;
+
+	memset(c, 0, sizeof(*c));
+	c->o.tolerance_pct = MT_CMP_DEFAULT_TOLERANCE;
+	c->o.confidence_pct = MT_CMP_DEFAULT_CONFIDENCE;
+	c->window = 10;
+	c->match_host = c->match_gpu = 1;
+	opterr = 0;
+	optind = 1;
+	while ((ch = getopt_long(argc, argv, "hq", opts, NULL)) != -1) {
+		switch (ch) {
+		case 'h':
+			fputs(compare_usage, stdout);
+			return 0;
+		case 't':
+			if (parse_pct(optarg, 0, 1e6, &c->o.tolerance_pct))
+				return cli_usage_error("compare", "--tolerance '%s': expected a "
+						       "percentage >= 0", optarg);
+			break;
+		case 'c':
+			if (parse_pct(optarg, 50, 99.9999, &c->o.confidence_pct))
+				return cli_usage_error("compare", "--confidence '%s': expected a "
+						       "percentage in [50, 99.9999]", optarg);
+			break;
+		case 'w':
+			c->window = (int)strtol(optarg, &end, 10);
+			if (*end || c->window < 1 || c->window > 100000)
+				return cli_usage_error("compare", "--window '%s': expected a number "
+						       "of runs >= 1", optarg);
+			break;
+		case 'M':
+			c->match_host = !strcmp(optarg, "host,gpu") || !strcmp(optarg, "gpu,host") ||
+					!strcmp(optarg, "host");
+			c->match_gpu = !strcmp(optarg, "host,gpu") || !strcmp(optarg, "gpu,host") ||
+				       !strcmp(optarg, "gpu");
+			if (!c->match_host && !c->match_gpu && strcmp(optarg, "none"))
+				return cli_usage_error("compare", "--match '%s': expected host,gpu, "
+						       "gpu, host or none", optarg);
+			break;
+		case 'T': c->thresholds = optarg; break;
+		case 'H': c->history = optarg; break;
+		case 'j': c->json = optarg; break;
+		case 'u': c->junit = optarg; break;
+		case 'm': c->markdown = optarg; break;
+		case 'a': c->all = 1; break;
+		case 'q': c->quiet = 1; break;
+		default:
+			return cli_usage_error("compare", "%s '%s'", optopt ? "option needs a value:"
+					       : "unknown option", argv[optind - 1]);
+		}
+	}
+	if (argc - optind != (c->history ? 1 : 2))
+		return cli_usage_error("compare", c->history ? "expected one CURRENT document with "
+				       "--history" : "expected BASELINE and CURRENT");
+	return -1;
+}
+
+static int write_out(const char *path, int which, const struct mt_comparison *cmp,
+		     struct mt_error *err)
+{
+	struct sbuf sb = SBUF_INIT;
+	int rc;
+
+	if (which == 0)
+		mt_comparison_json(&sb, cmp);
+	else if (which == 1)
+		mt_compare_junit(&sb, cmp);
+	else
+		mt_compare_markdown(&sb, cmp);
+	if (sb.failed) {
+		sbuf_release(&sb);
+		return mt_error_set(err, MT_ENOMEM, "out of memory");
+	}
+	rc = mt_write_atomic(path, sb.buf, sb.len, err);
+	sbuf_release(&sb);
+	return rc;
+}
+
+static int outputs(const struct copts *c, struct mt_comparison *cmp, struct mt_error *err)
+{
+	int rc;
+
+	/* nothing in common is a mistake (another rank count, another test), not a pass */
+	if (!cmp->nmetrics)
+		return mt_error_set(err, MT_EINVAL, "%s and %s have no metric in common (%d only in "
+				    "the baseline, %d only in the current): nothing to compare",
+				    cmp->baseline_file, cmp->current_file, cmp->nonly_baseline,
+				    cmp->nonly_current);
+	if ((c->json && (rc = write_out(c->json, 0, cmp, err))) ||
+	    (c->junit && (rc = write_out(c->junit, 1, cmp, err))) ||
+	    (c->markdown && (rc = write_out(c->markdown, 2, cmp, err))))
+		return rc;
+	if (!c->quiet && !(c->json && !strcmp(c->json, "-"))) {
+		struct sbuf sb = SBUF_INIT;
+
+		mt_compare_text(&sb, cmp, c->all);
+		if (sb.buf)
+			fputs(sb.buf, stdout);
+		sbuf_release(&sb);
+	}
+	return MT_OK;
+}
+
+/* The last `window` runs of the history comparable with cur, as sets. */
+static int load_history(const struct copts *c, const struct mt_cm_set *cur,
+			struct mt_hist_run **runs, struct mt_cm_set **sets, int *n,
+			struct mt_error *err)
+{
+	struct mt_history *h = NULL;
+	int rc, i;
+
+	*sets = NULL;
+	if ((rc = mt_history_open(c->history, 0, &h, err)) ||
+	    (rc = mt_history_list(h, cur->kind, c->match_host ? cur->env.host : NULL,
+				  c->match_gpu ? cur->env.gpu : NULL, c->window, runs, n, err))) {
+		mt_history_close(h);
+		return rc;
+	}
+	if (*n && !(*sets = calloc((size_t)*n, sizeof(**sets))))
+		rc = mt_error_set(err, MT_ENOMEM, "out of memory");
+	for (i = 0; i < *n && !rc; i++)
+		rc = mt_history_metrics(h, (*runs)[i].id, &(*sets)[i], err);
+	mt_history_close(h);
+	return rc;
+}
+
+static int compare_history(const struct copts *c, const char *cur_file,
+			   const struct mt_cm_set *cur, struct mt_comparison *cmp, struct mt_error *err)
+{
+	struct mt_hist_run *runs = NULL;
+	struct mt_cm_set *sets = NULL;
+	long long *ids = NULL;
+	const char **labels = NULL;
+	char **notes = NULL;
+	int n = 0, i, rc;
+
+	if ((rc = load_history(c, cur, &runs, &sets, &n, err)))
+		goto out;
+	if (!n) {
+		rc = mt_error_set(err, MT_EINVAL, "%s: no run of kind %s (host '%s', GPU '%s'; "
+				  "--match says which must be equal) to compare %s with: `megatune "
+				  "history add` one first", c->history, cur->kind, cur->env.host,
+				  cur->env.gpu, cur_file);
+		goto out;
+	}
+	if (!(ids = calloc((size_t)n, sizeof(*ids))) || !(labels = calloc((size_t)n, sizeof(char *)))) {
+		rc = mt_error_set(err, MT_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		ids[i] = runs[i].id;
+		labels[i] = runs[i].label;
+	}
+	rc = mt_compare_history(&(struct mt_cmp_hist_in){ sets, ids, labels, n }, cur, &c->o, cmp,
+				&notes, err);
+	if (!rc) {
+		char src[600];
+
+		snprintf(src, sizeof(src), "the median of the last %d comparable runs of %s (runs "
+			 "%lld to %lld)", n, c->history, runs[0].id, runs[n - 1].id);
+		cmp->source = src;
+		cmp->baseline_file = c->history;
+		cmp->current_file = cur_file;
+		rc = outputs(c, cmp, err);
+		cmp->source = NULL;
+	}
+out:
+	for (i = 0; notes && i < cur->n; i++)
+		free(notes[i]);
+	free(notes);
+	for (i = 0; sets && i < n; i++)
+		mt_cm_set_free(&sets[i]);
+	free(sets);
+	free(runs);
+	free(ids);
+	free(labels);
+	return rc;
+}
+
+int cmd_compare(int argc, char **argv)
+{
+	struct copts c;
+	struct mt_error err = MT_ERROR_INIT;
+	struct mt_cm_set base, cur;
+	struct mt_thresholds th;
+	struct mt_comparison cmp;
+	int rc = parse(argc, argv, &c), fail;
+
+	if (rc >= 0)
+		return rc;
+	memset(&base, 0, sizeof(base));
+	memset(&cur, 0, sizeof(cur));
+	memset(&th, 0, sizeof(th));
+	memset(&cmp, 0, sizeof(cmp));
+	if (c.thresholds) {
+		if ((rc = mt_thresholds_load(c.thresholds, &th, &err)))
+			goto out;
+		c.o.th = &th;
+	}
+	if (c.history) {
+		if (!(rc = mt_cm_load(argv[optind], &cur, &err)))
+			rc = compare_history(&c, argv[optind], &cur, &cmp, &err);
+		goto out;
+	}
+	if ((rc = mt_cm_load(argv[optind], &base, &err)) ||
+	    (rc = mt_cm_load(argv[optind + 1], &cur, &err)))
+		goto out;
+	if (strcmp(base.kind, cur.kind)) {
+		rc = mt_error_set(&err, MT_EINVAL, "%s is %s, %s is %s: compare documents of one "
+				  "kind", argv[optind], base.kind, argv[optind + 1], cur.kind);
+		goto out;
+	}
+	if (!(rc = mt_compare_sets(&base, &cur, &c.o, &cmp, &err))) {
+		char src[1200];
+
+		snprintf(src, sizeof(src), "%s: %s (baseline) against %s (current)", base.kind,
+			 argv[optind], argv[optind + 1]);
+		cmp.source = src;
+		cmp.baseline_file = argv[optind];
+		cmp.current_file = argv[optind + 1];
+		rc = outputs(&c, &cmp, &err);
+		cmp.source = NULL;
+	}
+out:
+	fail = cmp.counts[0] > 0;
+	mt_compare_free(&cmp);
+	mt_cm_set_free(&base);
+	mt_cm_set_free(&cur);
+	mt_thresholds_free(&th);
+	if (rc)
+		return cli_fail("compare", &err);
+	return fail ? 1 : 0;
+}

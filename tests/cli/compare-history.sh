@@ -1,0 +1,130 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# megatune history and compare --history:
+#  - a history of 20 runs (probe results with samples, seeded noise of 2%) with one step
+#    change (gemm 10% slower from run 11 on): compare --history flags run 11 and none
+#    before it, and from run 12 on names run 11 as where the step began;
+#  - two processes adding 20 runs each at once lose nothing;
+#  - history list, show, prune; a corrupt or newer-version database: exit 2.
+# Exit 0 pass, anything else fail.
+set -u
+cd "$(dirname "$0")/../.." || exit 2
+BUILD=${BUILD:-build}
+MT=$(pwd)/$BUILD/megatune
+T=$(mktemp -d "${TMPDIR:-/tmp}/compare-history.XXXXXX") || exit 2
+trap 'rm -rf "$T"' EXIT
+fail() {
+	echo "not ok - $*"
+	exit 1
+}
+
+/usr/bin/python3 - "$T" <<'EOF' || fail "cannot write the runs"
+import json, random, sys
+rng = random.Random(15)
+cases = [("gemm", "fp32 512x512x512", 1000.0), ("host", "triad 3x64MiB", 7600.0),
+         ("attention", "fp32 fwd causal h4/2 d64 s256", 1020.0)]
+for run in range(1, 21):
+    with open("%s/run%02d.jsonl" % (sys.argv[1], run), "w") as f:
+        f.write(json.dumps({"schema": "megatune.result/1", "kind": "run", "megatune": "0.1.0",
+                            "started": "2026-01-%02dT00:00:00Z" % run, "host": "ci-node",
+                            "backend": "cpu", "depth": "quick"}) + "\n")
+        for probe, label, t in cases:
+            if probe == "gemm" and run >= 11:
+                t *= 1.10          # the step
+            s = [t * rng.lognormvariate(0, 0.02) for _ in range(15)]
+            ss = sorted(s)
+            f.write(json.dumps({"probe": probe, "label": label, "rank": 0,
+                                "time_us": {"n": 15, "median": ss[7], "min": ss[0],
+                                            "max": ss[-1], "cv": 0.02},
+                                "samples_us": [round(x, 3) for x in s]}) + "\n")
+EOF
+
+DB=$T/h.sqlite
+flagged=""
+for i in $(seq 1 20); do
+	f=$T/run$(printf %02d "$i").jsonl
+	if [ "$i" -gt 1 ]; then
+		"$MT" compare --history "$DB" "$f" --json "$T/c$i.json" >"$T/out$i" 2>&1
+		rc=$?
+		[ $rc -eq 0 ] || [ $rc -eq 1 ] || fail "compare --history run $i: exit $rc $(cat "$T/out$i")"
+		[ $rc -eq 1 ] && flagged="$flagged $i"
+	fi
+	"$MT" history add "$f" --db "$DB" --label "commit-$i" >"$T/add$i" 2>&1 ||
+		fail "history add run $i: $(cat "$T/add$i")"
+done
+echo "runs flagged by compare --history (step at run 11):$flagged"
+first=$(echo $flagged | cut -d' ' -f1)
+[ "$first" = 11 ] || fail "the first flagged run is '$first', expected 11"
+grep -q 'regressed .*gemm fp32 512x512x512' "$T/out11" || fail "run 11: gemm not the regression: $(cat "$T/out11")"
+grep -q 'host triad' "$T/out11" && fail "run 11 flags an unchanged metric: $(cat "$T/out11")"
+grep -q 'a step: since run 11 (commit-11)' "$T/out12" || fail "run 12 does not name the step: $(cat "$T/out12")"
+grep -q '"method": "history"' "$T/c12.json" || fail "no history method in the JSON"
+echo "ok - a 20-run history with one step: flagged at run 11, none before"
+
+# another host: not comparable, unless --match leaves the host out
+sed 's/"host": "ci-node"/"host": "ci-node-2"/' "$T/run05.jsonl" >"$T/other-host.jsonl"
+"$MT" compare --history "$DB" "$T/other-host.jsonl" >"$T/oh1" 2>&1
+[ $? -eq 2 ] || fail "another host compared by default: $(cat "$T/oh1")"
+grep -q "no run of kind result (host 'ci-node-2'" "$T/oh1" || fail "another host: $(cat "$T/oh1")"
+"$MT" compare --history "$DB" --match gpu "$T/other-host.jsonl" >"$T/oh2" 2>&1 ||
+	fail "--match gpu: exit $? $(cat "$T/oh2")"
+echo "ok - runs of another host are compared only with --match gpu"
+
+# two writers at once, from a database neither has created yet
+DB2=$T/two.sqlite
+( for i in $(seq 1 20); do "$MT" history add "$T/run02.jsonl" --db "$DB2" --label a$i || exit 1; done ) >"$T/wa" 2>&1 &
+pa=$!
+( for i in $(seq 1 20); do "$MT" history add "$T/run03.jsonl" --db "$DB2" --label b$i || exit 1; done ) >"$T/wb" 2>&1 &
+pb=$!
+wait $pa || fail "writer a: $(tail -3 "$T/wa")"
+wait $pb || fail "writer b: $(tail -3 "$T/wb")"
+n=$("$MT" history list --db "$DB2" | grep -c ' a[0-9]*$\| b[0-9]*$')
+[ "$n" -eq 40 ] || fail "two writers: $n runs listed, expected 40"
+na=$("$MT" history list --db "$DB2" --kind result | grep -c ' a[0-9]*$')
+nb=$("$MT" history list --db "$DB2" --kind result | grep -c ' b[0-9]*$')
+[ "$na" -eq 20 ] && [ "$nb" -eq 20 ] || fail "two writers: $na and $nb runs of 20"
+/usr/bin/python3 - "$DB2" <<'EOF' || fail "metrics lost"
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+n = db.execute("select count(*) from metrics").fetchone()[0]
+assert n == 40 * 3, n
+assert db.execute("pragma journal_mode").fetchone()[0] == "wal"
+assert db.execute("pragma user_version").fetchone()[0] == 1
+EOF
+echo "ok - two processes adding 20 runs each at once to a new database: 40 runs, 120 metrics, nothing lost"
+
+# list, show, prune
+"$MT" history show 1 --db "$DB" >"$T/show" 2>&1 || fail "history show: $(cat "$T/show")"
+grep -q 'host: ci-node' "$T/show" || fail "show: no host: $(cat "$T/show")"
+grep -q 'label: commit-1' "$T/show" || fail "show: no label"
+grep -q 'gemm fp32 512x512x512, rank 0' "$T/show" || fail "show: no metric"
+"$MT" history prune --db "$DB" --keep 5 >"$T/prune" 2>&1 || fail "prune: $(cat "$T/prune")"
+grep -q 'removed 15 runs' "$T/prune" || fail "prune: $(cat "$T/prune")"
+[ "$("$MT" history list --db "$DB" | grep -c commit-)" -eq 5 ] || fail "prune kept the wrong count"
+"$MT" history prune --db "$DB" 20 >/dev/null || fail "prune by id"
+[ "$("$MT" history list --db "$DB" | grep -c commit-)" -eq 4 ] || fail "prune by id"
+echo "ok - history list, show, prune"
+
+# bad databases: exit 2 with the reason
+/usr/bin/python3 -c "
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1]); db.execute('create table runs(x)'); db.execute('pragma user_version = 2'); db.commit()" "$T/newer.sqlite"
+"$MT" compare --history "$T/newer.sqlite" "$T/run01.jsonl" >"$T/e1" 2>&1
+[ $? -eq 2 ] || fail "newer history: not exit 2"
+grep -q 'schema version 2 is newer than this megatune reads (1)' "$T/e1" || fail "newer: $(cat "$T/e1")"
+"$MT" history add "$T/run01.jsonl" --db "$T/newer.sqlite" >"$T/e2" 2>&1
+[ $? -eq 2 ] || fail "add to a newer history: not exit 2"
+/usr/bin/python3 -c "
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1]); db.execute('create table other(x)'); db.commit()" "$T/other.sqlite"
+"$MT" history add "$T/run01.jsonl" --db "$T/other.sqlite" >"$T/e3" 2>&1
+[ $? -eq 2 ] || fail "add to a foreign database: not exit 2"
+grep -q 'not a megatune history' "$T/e3" || fail "foreign: $(cat "$T/e3")"
+head -c 3000 "$T/run01.jsonl" >"$T/corrupt.sqlite"
+"$MT" history list --db "$T/corrupt.sqlite" >"$T/e4" 2>&1
+[ $? -eq 2 ] || fail "corrupt history: not exit 2"
+grep -q 'not a megatune history database' "$T/e4" || fail "corrupt: $(cat "$T/e4")"
+"$MT" compare --history "$T/none.sqlite" "$T/run01.jsonl" >"$T/e5" 2>&1
+[ $? -eq 2 ] || fail "missing history: not exit 2"
+[ -e "$T/none.sqlite" ] && fail "compare --history created a database"
+echo "ok - corrupt, foreign, newer and missing databases: exit 2 with the reason"

@@ -1,0 +1,86 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# megatune compare's outputs on the two real nccl-tests logs of one AWS p5 cluster (2 x 8
+# H100, EFA, NCCL 2.22.3) without and with the tuner plugin:
+#  - the +20% time at 64 KiB in place is flagged, and no size whose change is within the noise
+#    band is (the verdicts are printed);
+#  - JUnit XML valid against the schema CI systems read (tests/fixtures/compare/junit.xsd),
+#    one test case per metric, a regression a failure with its numbers;
+#  - the Markdown summary, the JSON document read back by the report.
+# Exit 0 pass, anything else fail.
+set -u
+cd "$(dirname "$0")/../.." || exit 2
+BUILD=${BUILD:-build}
+MT=$(pwd)/$BUILD/megatune
+T=$(mktemp -d "${TMPDIR:-/tmp}/compare-outputs.XXXXXX") || exit 2
+trap 'rm -rf "$T"' EXIT
+fail() {
+	echo "not ok - $*"
+	exit 1
+}
+NT=tests/fixtures/nccl-tests/h100_p5_2node16gpu_all_reduce_efa_v2.22.3-1
+"$MT" compare "$NT.txt" "$NT-with-tuner.txt" --all --json "$T/c.json" --junit "$T/c.xml" \
+	--markdown "$T/c.md" >"$T/out" 2>&1
+rc=$?
+cat "$T/out"
+[ $rc -eq 1 ] || fail "exit $rc, expected 1 (regressed)"
+/usr/bin/python3 - "$T/c.json" <<'EOF' || fail "the verdicts"
+import json, sys
+d = json.load(open(sys.argv[1]))
+m = {x["name"]: x for x in d["metrics"]}
+r = m["all_reduce time, 16 ranks, 64 KiB, in place"]
+assert r["verdict"] == "regressed" and abs(r["change_pct"] - 20.10) < 0.01, r
+assert r["method"] == "document spread" and 3 < r["noise_pct"] < 5, r
+within = [x for x in d["metrics"] if abs(x["change_pct"]) <= x["noise_pct"]]
+assert within and all(x["verdict"] == "unchanged" for x in within), within
+big = [x for x in d["metrics"] if x["name"].endswith("in place")
+       and int(x["id"].split("|")[2]) >= 1 << 20]
+assert big and all(x["verdict"] == "unchanged" for x in big), big
+flagged = [x for x in d["metrics"] if x["verdict"] in ("regressed", "improved")]
+assert all(abs(x["change_pct"]) > max(x["noise_pct"], x["tolerance_pct"]) for x in flagged)
+print("64 KiB in place: %+.2f%% (noise +-%.2f%%): %s; %d of %d metrics within the noise, all "
+      "unchanged; %d in place sizes of 1 MiB and up, all unchanged; %d flagged" % (
+      r["change_pct"], r["noise_pct"], r["verdict"], len(within), len(d["metrics"]), len(big),
+      len(flagged)))
+EOF
+echo "ok - the +20% at 64 KiB is flagged, sizes within the noise are not"
+
+xmllint --noout --schema tests/fixtures/compare/junit.xsd "$T/c.xml" >"$T/xl" 2>&1 ||
+	fail "JUnit XML not valid: $(cat "$T/xl")"
+/usr/bin/python3 - "$T/c.xml" <<'EOF' || fail "JUnit contents"
+import sys, xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+assert root.tag == "testsuites", root.tag
+suite = root.find("testsuite")
+cases = suite.findall("testcase")
+assert len(cases) == 64 == int(suite.get("tests")), len(cases)
+fails = [c for c in cases if c.find("failure") is not None]
+assert len(fails) == int(suite.get("failures")) == 10, len(fails)
+f = [c for c in fails if c.get("name") == "all_reduce time, 16 ranks, 64 KiB, in place"][0]
+msg = f.find("failure").get("message")
+assert "+20.10%" in msg and "86.01 us" in msg and "103.3 us" in msg, msg
+print("JUnit: %d test cases, %d failures; %s" % (len(cases), len(fails), msg))
+EOF
+echo "ok - JUnit XML valid against the schema, one case per metric, failures with numbers"
+
+grep -q '^### megatune compare (nccl-tests): \*\*regressed\*\*' "$T/c.md" || fail "markdown heading: $(head -3 "$T/c.md")"
+grep -qxF '| **regressed** | all\_reduce time, 16 ranks, 64 KiB, in place | 86.01 us | 103.3 us | +20.10% | ±3.98% |' "$T/c.md" ||
+	fail "markdown row: $(cat "$T/c.md")"
+echo "ok - Markdown summary"
+
+"$MT" report --compare "$T/c.json" -o "$T/r.html" >"$T/rout" 2>&1 || fail "report: $(cat "$T/rout")"
+grep -q 'all_reduce time, 16 ranks, 64 KiB, in place' "$T/r.html" || fail "report: no metric"
+grep -q 'document spread' "$T/r.html" || fail "report: no noise source"
+echo "ok - the report reads the comparison compare writes"
+
+# a thresholds file; unmatched metrics are listed, not dropped
+/usr/bin/python3 - "$NT.txt" "$T/cut.txt" <<'EOF'
+import sys
+lines = open(sys.argv[1]).read().splitlines(True)
+# drop the 16 GiB row: a metric only in the baseline
+open(sys.argv[2], "w").writelines(l for l in lines if "17179869184" not in l)
+EOF
+"$MT" compare "$NT.txt" "$T/cut.txt" --json "$T/u.json" >"$T/uout" 2>&1
+grep -q 'only in the baseline (2)' "$T/uout" || fail "unmatched not listed: $(cat "$T/uout")"
+grep -q '16 GiB, in place' "$T/uout" || fail "unmatched names"
+echo "ok - metrics on one side only are listed"

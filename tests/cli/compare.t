@@ -1,0 +1,33 @@
+# megatune compare: name | exit | ERE (stdout+stderr) | arguments
+# the two real nccl-tests logs of one AWS p5 cluster, without and with the tuner plugin
+nccl pair regressed at 64 KiB | 1 | regressed +\+20\.10% .*64 KiB, in place | compare tests/fixtures/nccl-tests/h100_p5_2node16gpu_all_reduce_efa_v2.22.3-1.txt tests/fixtures/nccl-tests/h100_p5_2node16gpu_all_reduce_efa_v2.22.3-1-with-tuner.txt
+nccl pair noise stated | 1 | \+- +3\.98% | compare tests/fixtures/nccl-tests/h100_p5_2node16gpu_all_reduce_efa_v2.22.3-1.txt tests/fixtures/nccl-tests/h100_p5_2node16gpu_all_reduce_efa_v2.22.3-1-with-tuner.txt
+same log twice passes | 0 | 64 metrics: 0 regressed, 0 improved, 64 unchanged | compare tests/fixtures/nccl-tests/h100_p5_2node16gpu_all_reduce_efa_v2.22.3-1.txt tests/fixtures/nccl-tests/h100_p5_2node16gpu_all_reduce_efa_v2.22.3-1.txt
+thresholds raise one tolerance | 1 | unchanged +\+20\.10% .*64 KiB, in place | compare --all --thresholds tests/fixtures/compare/thresholds.txt tests/fixtures/nccl-tests/h100_p5_2node16gpu_all_reduce_efa_v2.22.3-1.txt tests/fixtures/nccl-tests/h100_p5_2node16gpu_all_reduce_efa_v2.22.3-1-with-tuner.txt
+a high tolerance passes | 0 | 0 regressed | compare --tolerance 30 tests/fixtures/nccl-tests/h100_p5_2node16gpu_all_reduce_efa_v2.22.3-1.txt tests/fixtures/nccl-tests/h100_p5_2node16gpu_all_reduce_efa_v2.22.3-1-with-tuner.txt
+results with samples | 0 | "method": "mann-whitney" | compare --all --json - tests/fixtures/compare/result-a.jsonl tests/fixtures/compare/result-b.jsonl
+results json schema | 0 | "schema": "megatune.comparison/1" | compare --json - tests/fixtures/compare/result-a.jsonl tests/fixtures/compare/result-b.jsonl
+help | 0 | usage: megatune compare BASELINE CURRENT | compare --help
+# bad input: a clear message and exit 2
+different kinds | 2 | error: .*is nccl-tests, .*is result: compare documents of one kind | compare tests/fixtures/nccl-tests/h100_p5_2node16gpu_all_reduce_efa_v2.22.3-1.txt tests/fixtures/compare/result-a.jsonl
+unreadable | 2 | error: .*no-such-file | compare tests/fixtures/compare/no-such-file.jsonl tests/fixtures/compare/result-a.jsonl
+wrong schema | 2 | field 'schema': expected a document megatune compares.*megatune.comparison/1 | compare tests/fixtures/report/comparison-efa-tuner.json tests/fixtures/report/comparison-efa-tuner.json
+newer schema | 2 | 'megatune.result/2' is newer than this megatune reads | compare tests/fixtures/compare/result-a.jsonl tests/fixtures/compare/result-v2.jsonl
+not a document | 2 | not a megatune document, nccl-tests output or nvbandwidth output | compare tests/fixtures/compare/README.md tests/fixtures/compare/README.md
+thresholds unknown metric | 2 | thresholds-unknown.txt:2: 'alltoall\*' matches no metric | compare --thresholds tests/fixtures/compare/thresholds-unknown.txt tests/fixtures/nccl-tests/h100_p5_2node16gpu_all_reduce_efa_v2.22.3-1.txt tests/fixtures/nccl-tests/h100_p5_2node16gpu_all_reduce_efa_v2.22.3-1-with-tuner.txt
+thresholds bad line | 2 | thresholds-bad.txt:1: expected 'PATTERN PCT' | compare --thresholds tests/fixtures/compare/thresholds-bad.txt tests/fixtures/compare/result-a.jsonl tests/fixtures/compare/result-b.jsonl
+bad tolerance | 2 | --tolerance 'x': expected a percentage | compare --tolerance x tests/fixtures/compare/result-a.jsonl tests/fixtures/compare/result-b.jsonl
+one document | 2 | expected BASELINE and CURRENT | compare tests/fixtures/compare/result-a.jsonl
+corrupt history | 2 | history-corrupt.db: not a megatune history database | compare --history tests/fixtures/compare/history-corrupt.db tests/fixtures/compare/result-a.jsonl
+history needs --db | 2 | missing --db DB | history list
+history unknown subcommand | 2 | unknown subcommand 'drop' | history drop --db x.db
+history corrupt db | 2 | not a megatune history database | history list --db tests/fixtures/compare/history-corrupt.db
+# every kind of the table reads
+advice against itself | 0 | advice: pass | compare tests/fixtures/report/advice-llama3-8b.json tests/fixtures/report/advice-llama3-8b.json
+analysis against itself | 0 | 48 metrics: 0 regressed, 0 improved, 48 unchanged | compare tests/fixtures/report/analysis-dlrm-8rank.json tests/fixtures/report/analysis-dlrm-8rank.json
+profiles H100 against H200 | 1 | improved +\+39\.73% .* memory bandwidth | compare dgx-h100 dgx-h200
+nvbandwidth against itself | 0 | 88 metrics: 0 regressed, 0 improved, 88 unchanged | compare tests/fixtures/nvbandwidth/h100_8gpu_nvbandwidth_v0.8_constructed.txt tests/fixtures/nvbandwidth/h100_8gpu_nvbandwidth_v0.8_constructed.txt
+markdown to stdout | 1 | ^### megatune compare \(nccl-tests\) | compare -q --markdown - tests/fixtures/nccl-tests/h100_p5_2node16gpu_all_reduce_efa_v2.22.3-1.txt tests/fixtures/nccl-tests/h100_p5_2node16gpu_all_reduce_efa_v2.22.3-1-with-tuner.txt
+nothing in common | 2 | have no metric in common \(64 only in the baseline, 48 only in the current\) | compare tests/fixtures/nccl-tests/h100_p5_2node16gpu_all_reduce_efa_v2.22.3-1.txt tests/fixtures/nccl-tests/h200_2node2gpu_all_reduce_1nic_dranet.txt
+bad --match | 2 | --match 'rack': expected host,gpu, gpu, host or none | compare --match rack --history x.sqlite tests/fixtures/compare/result-a.jsonl
+a bad profile | 2 | profile-busbw-type.json: field 'collectives\[2\]\.points\[3\]\.busbw_gbps': expected a number | compare tests/fixtures/bad/profile-busbw-type.json dgx-h100
