@@ -71,6 +71,13 @@ int cmd_report(int argc, char **argv)
 	if (!out) {
 		return cli_usage_error("report", "missing -o FILE (the page to write)");
 	}
+	{
+		const char *ins[4] = { in.advice_file, in.profile_file, in.analysis_file,
+				       in.compare_file };
+
+		if ((rc = cli_check_io("report", ins, 4, &out, 1)))
+			return rc;
+	}
 	if ((in.advice_file && mt_json_load(in.advice_file, &docs[0], &err)) ||
 	    (in.profile_file && mt_profile_load_json(in.profile_file, &docs[1], &err)) ||
 	    (in.analysis_file && mt_json_load(in.analysis_file, &docs[2], &err)) ||

@@ -3,6 +3,9 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
+
+#include "../lib/fsutil.h"
 
 void cli_usage_hint(const char *cmd)
 {
@@ -26,4 +29,48 @@ int cli_fail(const char *cmd, const struct mt_error *err)
 {
 	fprintf(stderr, "megatune %s: error: %s\n", cmd, err->msg);
 	return mt_exit_code(err->code);
+}
+
+static int skip_path(const char *p)
+{
+	return !p || !strcmp(p, "-");
+}
+
+/* an input that names no file (a bundled name) cannot be overwritten */
+static int input_exists(const char *p)
+{
+	struct mt_file_id id;
+
+	return !mt_file_id_get(p, &id) && id.exists;
+}
+
+int cli_check_io(const char *cmd, const char *const *in, int nin, const char *const *out,
+		 int nout)
+{
+	int i, j;
+
+	for (i = 0; i < nout; i++) {
+		if (skip_path(out[i]))
+			continue;
+		for (j = 0; j < nin; j++)
+			if (!skip_path(in[j]) && input_exists(in[j]) && mt_same_file(out[i], in[j])) {
+				fprintf(stderr, "megatune %s: error: output '%s' is the same file "
+					"as input '%s': refusing to overwrite an input\n", cmd,
+					out[i], in[j]);
+				return 2;
+			}
+		for (j = 0; j < i; j++)
+			if (!skip_path(out[j]) && mt_same_file(out[i], out[j])) {
+				fprintf(stderr, "megatune %s: error: outputs '%s' and '%s' are the "
+					"same file: give each output its own path\n", cmd,
+					out[j], out[i]);
+				return 2;
+			}
+	}
+	return 0;
+}
+
+int cli_check_io1(const char *cmd, const char *in, const char *out)
+{
+	return cli_check_io(cmd, &in, 1, &out, 1);
 }
