@@ -10,6 +10,7 @@
 #include "../lib/fsutil.h"
 #include "../lib/sbuf.h"
 #include "../lib/jsonr.h"
+#include "../lib/num.h"
 #include "../reports/advice.h"
 #include "../reports/html.h"
 #include "../rules/engine.h"
@@ -350,9 +351,8 @@ static int parse_args(const char *cmd, int argc, char **argv, struct args *a)
 			a->job.top_k = (int)v;
 			break;
 		case O_HEADROOM: {
-			char *end;
-			double d = strtod(arg, &end);
-			if (end == arg || *end || d < 0 || d >= 90)
+			double d;
+			if (mt_parse_num_range(arg, 0, 90, &d) || d >= 90)
 				return bad(cmd, name, "a percentage in [0, 90)", arg);
 			a->job.mem_headroom = d / 100;
 			break;

@@ -12,7 +12,9 @@
 
 #include "../lib/fsutil.h"
 #include "../lib/jsonr.h"
+#include "../lib/num.h"
 #include "../lib/sbuf.h"
+#include "../lib/text.h"
 #include "../probes/calibrate.h"
 #include "../probes/gpu.h"
 #include "../probes/mpi.h"
@@ -134,6 +136,17 @@ static int has(const char *list, const char *name)
 	return 0;
 }
 
+/* A profile name: UTF-8 without control characters (it is printed). */
+static int name_ok(const char *s)
+{
+	const char *p;
+
+	for (p = s; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			return 0;
+	return *s && mt_utf8_valid(s, (size_t)(p - s));
+}
+
 /* The options of one pass. */
 struct calib_args {
 	const char *out, *probes, *results, *name;
@@ -159,7 +172,7 @@ static int parse_args(int argc, char **argv, struct calib_args *a)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	char list[256], names[256], *tok, *save, *end;
+	char list[256], names[256], *tok, *save;
 	int c, rc;
 
 	memset(a, 0, sizeof(*a));
@@ -174,10 +187,20 @@ static int parse_args(int argc, char **argv, struct calib_args *a)
 		case 'f': a->fresh = 1; break;
 		case 'F': a->repair = 1; break;
 		case 'R': a->results = optarg; break;
-		case 'n': a->name = optarg; break;
+		case 'n':
+			a->name = optarg;
+			if (!name_ok(optarg)) {
+				char shown[128];
+
+				fprintf(stderr, "megatune calibrate: error: --name '%s': expected "
+					"text without control characters, in UTF-8\n",
+					mt_text_escape(shown, sizeof(shown), optarg));
+				return 2;
+			}
+			break;
 		case 'm':
-			a->margin = strtod(optarg, &end);
-			if (end == optarg || *end || !(a->margin > 0) || a->margin >= 100) {
+			if (mt_parse_num_range(optarg, 0, 100, &a->margin) || !(a->margin > 0) ||
+			    a->margin >= 100) {
 				fprintf(stderr, "megatune calibrate: error: --margin '%s': expected a "
 					"percentage between 0 and 100\n", optarg);
 				return 2;

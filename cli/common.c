@@ -6,20 +6,36 @@
 #include <string.h>
 
 #include "../lib/fsutil.h"
+#include "../lib/sbuf.h"
+#include "../lib/text.h"
 
 void cli_usage_hint(const char *cmd)
 {
 	fprintf(stderr, "run 'megatune %s --help' for the options\n", cmd);
 }
 
+/* A message to stderr with control characters and invalid UTF-8 from inputs
+ * (keys, names, arguments) made visible, never sent to the terminal raw. */
+static void put_clean(const char *msg)
+{
+	struct sbuf sb = SBUF_INIT;
+
+	mt_term_clean(&sb, msg, strlen(msg), 1);
+	fputs(sb.failed ? "(out of memory)" : sb.buf, stderr);
+	sbuf_release(&sb);
+}
+
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 {
+	struct sbuf sb = SBUF_INIT;
 	va_list ap;
 
 	fprintf(stderr, "megatune %s: error: ", cmd);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	sbuf_vaddf(&sb, fmt, ap);
 	va_end(ap);
+	put_clean(sb.failed ? "out of memory" : sb.buf);
+	sbuf_release(&sb);
 	fputc('\n', stderr);
 	cli_usage_hint(cmd);
 	return 2;
@@ -27,7 +43,9 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 
 int cli_fail(const char *cmd, const struct mt_error *err)
 {
-	fprintf(stderr, "megatune %s: error: %s\n", cmd, err->msg);
+	fprintf(stderr, "megatune %s: error: ", cmd);
+	put_clean(err->msg);
+	fputc('\n', stderr);
 	return mt_exit_code(err->code);
 }
 

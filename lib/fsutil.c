@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "sbuf.h"
+#include "text.h"
 
 int mt_read_file(const char *path, size_t max_bytes, char **data, size_t *len,
 		 struct mt_error *err)
@@ -208,13 +209,23 @@ void mt_outset_begin(struct mt_outset *os)
 	g_current = os;
 }
 
+/* Standard output may be a terminal: control characters that came from
+ * inputs (escape sequences in a name) are made visible (lib/text.h);
+ * megatune's own text and JSON hold none but '\n' and '\t'. */
 static int stdout_write(const void *data, size_t len, struct mt_error *err)
 {
+	struct sbuf sb = SBUF_INIT;
+	int rc = MT_OK;
+
 	fflush(stdout);
-	if (write_all(STDOUT_FILENO, data, len))
-		return mt_error_set(err, MT_EIO, "cannot write to standard output: %s",
-				    strerror(errno));
-	return MT_OK;
+	mt_term_clean(&sb, data, len, 1);
+	if (sb.failed)
+		rc = mt_error_set(err, MT_ENOMEM, "out of memory");
+	else if (write_all(STDOUT_FILENO, sb.buf, sb.len))
+		rc = mt_error_set(err, MT_EIO, "cannot write to standard output: %s",
+				  strerror(errno));
+	sbuf_release(&sb);
+	return rc;
 }
 
 /* Write data whole to a new unique temporary file beside `target` with the
