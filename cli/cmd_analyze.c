@@ -132,6 +132,21 @@ static int parse(int argc, char **argv, struct aopts *o, int *first)
 	return -1;
 }
 
+/* Two traces that say they are the same rank (copies of one trace, or two
+ * runs mixed): named, since the job figures would count that rank twice. */
+static void warn_repeated_ranks(const struct mt_rank_stats *s, int n)
+{
+	int i, j;
+
+	for (i = 0; i < n; i++)
+		for (j = 0; j < i; j++)
+			if (s[i].rank_from_trace && s[j].rank_from_trace && s[i].rank == s[j].rank) {
+				fprintf(stderr, "megatune analyze: warning: rank %lld appears in %s "
+					"and in %s\n", (long long)s[i].rank, s[j].path, s[i].path);
+				break;
+			}
+}
+
 int cmd_analyze(int argc, char **argv)
 {
 	struct aopts o;
@@ -164,6 +179,12 @@ int cmd_analyze(int argc, char **argv)
 	{
 		const char *outs[2] = { o.json, o.facts };
 
+		for (i = first; i < argc; i++)
+			for (rc = first; rc < i; rc++)
+				if (mt_same_file(argv[rc], argv[i]))
+					return cli_usage_error("analyze", "the trace '%s' is given "
+							       "twice (also as '%s'): each rank once",
+							       argv[i], argv[rc]);
 		if ((rc = cli_check_io("analyze", (const char *const *)argv + first, n, outs, 2)) ||
 		    (rc = cli_check_io("analyze", o.rules, o.nrules, outs, 2)) ||
 		    (rc = cli_check_io("analyze", &o.cluster, 1, outs, 2)))
@@ -193,6 +214,7 @@ int cmd_analyze(int argc, char **argv)
 		if (rc)
 			goto fail;
 	}
+	warn_repeated_ranks(stats, n);
 	mt_analyze_job(stats, n, &job);
 	mt_analyze_facts(stats, n, &job, facts, given);
 	if (rs && mt_rules_on_facts(rs, facts, given, cl, &ex, &i)) {
