@@ -54,7 +54,7 @@ open("v2.jsonl", "w").write('{"schema":"megatune.trace/2","rank":0}\n{"t":"kerne
 open("rank1.json", "w").write('{"distributedInfo":{"rank":1,"world_size":2},"traceEvents":[' + ",".join(good) + ']}')
 name = "x" * (8 << 20)
 open("longname.json", "w").write('{"traceEvents":[' + ",".join(good) + ',{"ph":"X","cat":"kernel","name":"' + name + '","pid":0,"tid":7,"ts":5000,"dur":5,"args":{"device":0,"stream":7}}]}')
-open("longnum.json", "w").write('{"traceEvents":[{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":1' + "0" * 200 + ',"dur":5}]}')
+open("longnum.json", "w").write('{"traceEvents":[{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":1' + "0" * 300000 + ',"dur":5}]}')
 EOF
 
 # --- item 10: bad times counted with their reason
@@ -103,5 +103,5 @@ rc=$?
 "$M" analyze --no-rules longnum.json >"$T/out" 2>&1
 rc=$?
 [ $rc -eq 2 ] && grep -q "longnum.json: a number of more than 64 characters at byte 73" "$T/out" &&
-	ok "a 201-digit number: refused at its byte offset" || nok "a 201-digit number: exit $rc"
+	ok "a 300001-digit number (across read chunks): refused at its byte offset" || nok "a 300001-digit number (across read chunks): exit $rc"
 exit $fail
