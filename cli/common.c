@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 #include "common.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../lib/fsutil.h"
 #include "../lib/sbuf.h"
@@ -47,6 +49,15 @@ int cli_fail(const char *cmd, const struct mt_error *err)
 	put_clean(err->msg);
 	fputc('\n', stderr);
 	return mt_exit_code(err->code);
+}
+
+void cli_check_stdout(void)
+{
+	if (fflush(stdout) || ferror(stdout)) {
+		fprintf(stderr, "megatune: error: cannot write to standard output: %s\n",
+			strerror(errno));
+		_exit(2);
+	}
 }
 
 static int skip_path(const char *p)

@@ -154,5 +154,15 @@ else
 	nok "a full disk: exit $rc $(ls big.json.tmp.* 2>/dev/null)"
 fi
 
+# --- standard output on a full device: exit 2, never a silent 0
+if [ -w /dev/full ]; then
+	for args in "advise $JOB" "rules list" "import nccl-tests log.txt"; do
+		"$M" $args >/dev/full 2>"$T/err"
+		rc=$?
+		[ $rc -eq 2 ] && grep -q "cannot write to standard output" "$T/err" &&
+			ok "$args >/dev/full: exit 2" || nok "$args >/dev/full: exit $rc"
+	done
+fi
+
 echo "$n checks"
 exit $fail
