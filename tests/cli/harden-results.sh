@@ -122,6 +122,41 @@ rc=$?
 [ $rc -eq 0 ] && [ "$(check_file d.json.results.jsonl)" = "$FULL" ] &&
 	ok "after a full disk, --resume completes the pass" || nok "resume after a full disk: exit $rc"
 
+# a small filesystem that fills up (tmpfs in a private mount namespace, where allowed):
+# the results stream stops with ENOSPC and keeps whole records; an output written
+# there fails without touching the previous file
+mkdir -p small
+if unshare -rm sh -c "mount -t tmpfs -o size=4k tmpfs small" 2>/dev/null; then
+	unshare -rm sh -c '
+		mount -t tmpfs -o size=4k tmpfs small || exit 9
+		"$1" calibrate --backend cpu --smoke -o small/s.json >/dev/null 2>err.small
+		echo $? >rc.small
+		cp small/s.json.results.jsonl small.jsonl
+		rm -f small/*
+		echo "{\"mine\": 1}" >small/keep.json
+		"$1" advise --model llama3-8b --gpus 8 --seq 4096 --gbs 64 --top 1 \
+			--json small/keep.json >/dev/null 2>err.small2
+		echo $? >rc.small2
+		cp small/keep.json keep.after
+		ls small >ls.small' sh "$M" "$CAL"
+	R=$(check_file small.jsonl)
+	if [ "$(cat rc.small)" = 2 ] && grep -q "No space left on device" err.small &&
+		case $R in "bad=0 dup=0"*) true ;; *) false ;; esac; then
+		ok "a full tmpfs: exit 2 (ENOSPC), whole records only ($R)"
+	else
+		cp err.small "$T/err"
+		nok "a full tmpfs: exit $(cat rc.small), $R"
+	fi
+	if [ "$(cat rc.small2)" = 2 ] && grep -q '"mine"' keep.after && ! grep -q "tmp" ls.small; then
+		ok "a full tmpfs: an output fails with exit 2, the previous file intact, no temporary file"
+	else
+		cp err.small2 "$T/err"
+		nok "a full tmpfs: advise exit $(cat rc.small2), $(cat keep.after) $(cat ls.small | tr '\n' ' ')"
+	fi
+else
+	echo "# no tmpfs in a private mount namespace here: the ulimit -f cases stand for it"
+fi
+
 # --- item 7: a second pass beside a running one
 cp good.jsonl l.jsonl
 if command -v flock >/dev/null 2>&1; then
