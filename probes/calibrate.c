@@ -76,6 +76,7 @@ int mt_results_load(const char *path, int repair, cJSON **head, cJSON **records,
 	char *text = NULL;
 	size_t len, off, good_end = 0;
 	int rc, lineno = 0, nul = 0;
+	char where[1100];
 	cJSON *recs;
 
 	*head = *records = NULL;
@@ -108,6 +109,11 @@ int mt_results_load(const char *path, int repair, cJSON **head, cJSON **records,
 			if (kept) {
 				sbuf_add(kept, text + off, n);
 				sbuf_addc(kept, '\n');
+			}
+			snprintf(where, sizeof(where), "%s: line %d", path, lineno);
+			if ((rc = mt_json_check(where, o, err))) {
+				cJSON_Delete(o);
+				return load_fail(recs, head, text, rc);
 			}
 			if ((rc = take_record(path, o, lineno, head, recs, err)))
 				return load_fail(recs, head, text, rc);

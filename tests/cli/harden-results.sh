@@ -103,6 +103,11 @@ fi
 rc=$?
 [ $rc -eq 2 ] && grep -q "line 3 (byte offset" "$T/err" && ok "a garbled record between records: exit 2" ||
 	nok "a garbled record between records: exit $rc"
+{ head -2 good.jsonl | sed '2s/"probe":"\([a-z]*\)",/"probe":"\1","probe":"x",/'; tail -n +3 good.jsonl; } >p.json.results.jsonl
+"$M" $CAL -o p.json --resume >/dev/null 2>"$T/err"
+rc=$?
+[ $rc -eq 2 ] && grep -q "p.json.results.jsonl: line 2: field 'probe': duplicate key" "$T/err" &&
+	ok "a duplicate key in a record: exit 2 naming the line and key" || nok "a duplicate key: exit $rc"
 "$M" calibrate --backend cpu -o p.json --repair >/dev/null 2>"$T/err"
 [ $? -eq 2 ] && ok "--repair without --resume: exit 2" || nok "--repair without --resume"
 
