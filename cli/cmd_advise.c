@@ -10,6 +10,7 @@
 #include "../lib/fsutil.h"
 #include "../lib/sbuf.h"
 #include "../lib/jsonr.h"
+#include "../lib/num.h"
 #include "../reports/advice.h"
 #include "../reports/html.h"
 #include "../rules/engine.h"
@@ -375,9 +376,8 @@ static int parse_args(const char *cmd, int argc, char **argv, struct args *a)
 			a->job.top_k = (int)v;
 			break;
 		case O_HEADROOM: {
-			char *end;
-			double d = strtod(arg, &end);
-			if (end == arg || *end || d < 0 || d >= 90)
+			double d;
+			if (mt_parse_num_range(arg, 0, 90, &d) || d >= 90)
 				return bad(cmd, name, "a percentage in [0, 90)", arg);
 			a->job.mem_headroom = d / 100;
 			break;
@@ -435,6 +435,14 @@ static int parse_args(const char *cmd, int argc, char **argv, struct args *a)
 		return cli_usage_error(cmd, "missing%s%s%s%s", a->model ? "" : " --model",
 				       a->job.gpus ? "" : " --gpus", a->job.seq ? "" : " --seq",
 				       a->job.gbs ? "" : " --gbs");
+	}
+	{
+		const char *outs[2] = { a->json, a->report };
+		const char *ins[2] = { a->model, a->cluster };
+
+		if ((rc = cli_check_io(cmd, ins, 2, outs, 2)) ||
+		    (rc = cli_check_io(cmd, a->rule_paths, a->nrule_paths, outs, 2)))
+			return rc;
 	}
 	return -1; /* go on */
 }
@@ -571,6 +579,26 @@ out:
 	return rc;
 }
 
+/* --json and --report committed together: neither replaced unless both
+ * are written. */
+static int emit_outputs(const char *cmd, const struct args *a, const struct mt_cluster *c,
+			const struct sbuf *sb)
+{
+	struct mt_error err = MT_ERROR_INIT;
+	struct mt_outset os;
+	int rc;
+
+	mt_outset_begin(&os);
+	if ((a->json && (rc = emit(cmd, a->json, sb))) ||
+	    (a->report && (rc = write_report(cmd, a, c, sb)))) {
+		mt_outset_abort(&os);
+		return rc;
+	}
+	if (mt_outset_commit(&os, &err))
+		return cli_fail(cmd, &err);
+	return 0;
+}
+
 /* Explain the ranked candidates: the rules that fired for each. */
 static int explain(struct mt_rules_run *run, const struct mt_search_result *res,
 		   struct mt_explain *ex, struct mt_error *err)
@@ -631,9 +659,7 @@ int cmd_advise(int argc, char **argv)
 	}
 	if (a.json || a.format == F_JSON || a.report) {
 		mt_advice_json(&sb, &m, c, &a.job, res, &ar);
-		if (a.json && (rc = emit("advise", a.json, &sb)))
-			goto out;
-		if (a.report && (rc = write_report("advise", &a, c, &sb)))
+		if ((rc = emit_outputs("advise", &a, c, &sb)))
 			goto out;
 		if (a.format == F_JSON && (rc = emit("advise", "-", &sb)))
 			goto out;
@@ -731,9 +757,7 @@ int cmd_estimate(int argc, char **argv)
 	}
 	if (a.json || a.format == F_JSON || a.report) {
 		mt_estimate_json(&sb, &m, c, &a.job, &e, &ar);
-		if (a.json && (rc = emit("estimate", a.json, &sb)))
-			goto out;
-		if (a.report && (rc = write_report("estimate", &a, c, &sb)))
+		if ((rc = emit_outputs("estimate", &a, c, &sb)))
 			goto out;
 		if (a.format == F_JSON && (rc = emit("estimate", "-", &sb)))
 			goto out;

@@ -132,6 +132,21 @@ static int parse(int argc, char **argv, struct aopts *o, int *first)
 	return -1;
 }
 
+/* Two traces that say they are the same rank (copies of one trace, or two
+ * runs mixed): named, since the job figures would count that rank twice. */
+static void warn_repeated_ranks(const struct mt_rank_stats *s, int n)
+{
+	int i, j;
+
+	for (i = 0; i < n; i++)
+		for (j = 0; j < i; j++)
+			if (s[i].rank_from_trace && s[j].rank_from_trace && s[i].rank == s[j].rank) {
+				fprintf(stderr, "megatune analyze: warning: rank %lld appears in %s "
+					"and in %s\n", (long long)s[i].rank, s[j].path, s[i].path);
+				break;
+			}
+}
+
 int cmd_analyze(int argc, char **argv)
 {
 	struct aopts o;
@@ -145,9 +160,11 @@ int cmd_analyze(int argc, char **argv)
 	struct mt_cluster *cl = NULL;
 	struct mt_trace_opts to;
 	struct sbuf sb = SBUF_INIT;
+	struct mt_outset os;
 	int first = 0, n, i, rc;
 
 	memset(&ex, 0, sizeof(ex));
+	memset(&os, 0, sizeof(os));
 	if ((rc = parse(argc, argv, &o, &first)) >= 0)
 		return rc;
 	n = argc - first;
@@ -159,6 +176,20 @@ int cmd_analyze(int argc, char **argv)
 					       "options go before the traces: '%s'", argv[i]);
 	if (n > 1024)
 		return cli_usage_error("analyze", "at most 1024 traces");
+	{
+		const char *outs[2] = { o.json, o.facts };
+
+		for (i = first; i < argc; i++)
+			for (rc = first; rc < i; rc++)
+				if (mt_same_file(argv[rc], argv[i]))
+					return cli_usage_error("analyze", "the trace '%s' is given "
+							       "twice (also as '%s'): each rank once",
+							       argv[i], argv[rc]);
+		if ((rc = cli_check_io("analyze", (const char *const *)argv + first, n, outs, 2)) ||
+		    (rc = cli_check_io("analyze", o.rules, o.nrules, outs, 2)) ||
+		    (rc = cli_check_io("analyze", &o.cluster, 1, outs, 2)))
+			return rc;
+	}
 	o.steps[o.nsteps] = NULL;
 	to.step_prefixes = o.steps;
 	stats = calloc((size_t)n, sizeof(*stats));
@@ -183,12 +214,14 @@ int cmd_analyze(int argc, char **argv)
 		if (rc)
 			goto fail;
 	}
+	warn_repeated_ranks(stats, n);
 	mt_analyze_job(stats, n, &job);
 	mt_analyze_facts(stats, n, &job, facts, given);
 	if (rs && mt_rules_on_facts(rs, facts, given, cl, &ex, &i)) {
 		rc = mt_error_set(&err, MT_ENOMEM, "out of memory");
 		goto fail;
 	}
+	mt_outset_begin(&os);
 	if (o.json) {
 		mt_analysis_json(&sb, stats, n, &job, rs ? &ex : NULL, facts, given, &o.ao);
 		if (sb.failed || (rc = mt_write_atomic(o.json, sb.buf, sb.len, &err)))
@@ -201,6 +234,8 @@ int cmd_analyze(int argc, char **argv)
 			goto fail_sb;
 		sbuf_release(&sb);
 	}
+	if ((rc = mt_outset_commit(&os, &err)))
+		goto fail;
 	if (!o.quiet && !(o.json && !strcmp(o.json, "-")) && !(o.facts && !strcmp(o.facts, "-"))) {
 		mt_analysis_text(&sb, stats, n, &job, rs ? &ex : NULL, &o.ao);
 		if (sb.failed)
@@ -213,6 +248,7 @@ fail_sb:
 	if (sb.failed)
 		rc = mt_error_set(&err, MT_ENOMEM, "out of memory");
 fail:
+	mt_outset_abort(&os);
 	rc = cli_fail("analyze", &err);
 out:
 	sbuf_release(&sb);

@@ -10,7 +10,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../lib/fsutil.h"
 #include "../lib/jsonr.h"
+#include "../lib/num.h"
+#include "../lib/sbuf.h"
+#include "../lib/text.h"
 #include "../probes/calibrate.h"
 #include "../probes/gpu.h"
 #include "../probes/mpi.h"
@@ -39,6 +43,9 @@ static const char calibrate_usage[] =
 	"  --probes LIST        which probes, comma-separated\n"
 	"  --resume             continue an interrupted pass from its results file\n"
 	"  --fresh              start over, replacing an earlier results file\n"
+	"  --repair             with --resume: a damaged results file (a record cut or\n"
+	"                       zeroed in the middle) is rewritten with its valid\n"
+	"                       records, naming what was dropped\n"
 	"  --results FILE       the results file (default PROFILE.json.results.jsonl)\n"
 	"  --margin PCT         outlier margin below the median of peers (default 10)\n"
 	"  --name NAME          the profile's name (default: calibrated-<host>)\n"
@@ -60,8 +67,9 @@ static void on_signal(int sig)
 
 struct csink {
 	struct mt_sink s;
-	FILE *results;
-	int emitted, header;
+	struct mt_stream results; /* locked for the whole pass; fd -1 when closed */
+	struct mt_error werr;     /* the first write error on it */
+	int emitted, header, written, write_failed;
 	const cJSON *done;  /* --resume: records already measured */
 	double t0;
 };
@@ -69,8 +77,20 @@ struct csink {
 static void c_emit(struct mt_sink *s, const struct mt_measurement *m)
 {
 	struct csink *cs = (struct csink *)s;
+	struct sbuf sb = SBUF_INIT;
 
-	mt_result_record(cs->results, m);
+	if (!cs->write_failed) {
+		mt_result_record_sb(&sb, m);
+		if (sb.failed)
+			mt_error_set(&cs->werr, MT_ENOMEM, "out of memory");
+		if (sb.failed || mt_stream_write(&cs->results, sb.buf, sb.len, &cs->werr)) {
+			cs->write_failed = 1;
+			g_stop = 1; /* nothing more is measured that could not be kept */
+		} else {
+			cs->written++;
+		}
+		sbuf_release(&sb);
+	}
 	if (m->verified < 0)
 		fprintf(stderr, "  %s %s: %s\n", m->probe->name, m->c.label, m->note);
 	if (g_stop_after >= 0 && ++cs->emitted >= g_stop_after)
@@ -103,25 +123,6 @@ static int skip_case(void *user, const struct mt_probe *p, const struct mt_case 
 	return cs->done && mt_results_has(cs->done, p->name, c->label);
 }
 
-/* Cut a results file after its last whole line (a killed run's last line
- * is incomplete); 0 or -1 with errno. */
-static int drop_cut_line(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	long pos = 0, last = 0;
-	int ch;
-
-	if (!f)
-		return -1;
-	while ((ch = getc(f)) != EOF) {
-		pos++;
-		if (ch == '\n')
-			last = pos;
-	}
-	fclose(f);
-	return truncate(path, last);
-}
-
 static int has(const char *list, const char *name)
 {
 	size_t n = strlen(name);
@@ -135,10 +136,21 @@ static int has(const char *list, const char *name)
 	return 0;
 }
 
+/* A profile name: UTF-8 without control characters (it is printed). */
+static int name_ok(const char *s)
+{
+	const char *p;
+
+	for (p = s; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			return 0;
+	return *s && mt_utf8_valid(s, (size_t)(p - s));
+}
+
 /* The options of one pass. */
 struct calib_args {
 	const char *out, *probes, *results, *name;
-	int resume, fresh;
+	int resume, fresh, repair;
 	double margin;
 	struct mt_probe_opts o;
 	char resbuf[4096];
@@ -153,13 +165,14 @@ static int parse_args(int argc, char **argv, struct calib_args *a)
 		{ "probes", required_argument, NULL, 'p' },
 		{ "resume", no_argument, NULL, 'r' },
 		{ "fresh", no_argument, NULL, 'f' },
+		{ "repair", no_argument, NULL, 'F' },
 		{ "results", required_argument, NULL, 'R' },
 		{ "margin", required_argument, NULL, 'm' },
 		{ "name", required_argument, NULL, 'n' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	char list[256], names[256], *tok, *save, *end;
+	char list[256], names[256], *tok, *save;
 	int c, rc;
 
 	memset(a, 0, sizeof(*a));
@@ -172,11 +185,22 @@ static int parse_args(int argc, char **argv, struct calib_args *a)
 		case 'p': a->probes = optarg; break;
 		case 'r': a->resume = 1; break;
 		case 'f': a->fresh = 1; break;
+		case 'F': a->repair = 1; break;
 		case 'R': a->results = optarg; break;
-		case 'n': a->name = optarg; break;
+		case 'n':
+			a->name = optarg;
+			if (!name_ok(optarg)) {
+				char shown[128];
+
+				fprintf(stderr, "megatune calibrate: error: --name '%s': expected "
+					"text without control characters, in UTF-8\n",
+					mt_text_escape(shown, sizeof(shown), optarg));
+				return 2;
+			}
+			break;
 		case 'm':
-			a->margin = strtod(optarg, &end);
-			if (end == optarg || *end || !(a->margin > 0) || a->margin >= 100) {
+			if (mt_parse_num_range(optarg, 0, 100, &a->margin) || !(a->margin > 0) ||
+			    a->margin >= 100) {
 				fprintf(stderr, "megatune calibrate: error: --margin '%s': expected a "
 					"percentage between 0 and 100\n", optarg);
 				return 2;
@@ -194,6 +218,15 @@ static int parse_args(int argc, char **argv, struct calib_args *a)
 	}
 	if (!a->out) {
 		fprintf(stderr, "megatune calibrate: error: -o PROFILE.json is required\n");
+		return 2;
+	}
+	if (a->repair && !a->resume) {
+		fprintf(stderr, "megatune calibrate: error: --repair goes with --resume\n");
+		return 2;
+	}
+	if (a->out && a->results && mt_same_file(a->results, a->out)) {
+		fprintf(stderr, "megatune calibrate: error: -o '%s' and --results '%s' are the "
+			"same file: give each its own path\n", a->out, a->results);
 		return 2;
 	}
 	if (a->resume && a->fresh) {
@@ -215,74 +248,129 @@ static int parse_args(int argc, char **argv, struct calib_args *a)
 	return 0;
 }
 
-/* --resume on rank 0: the earlier results, checked against this run; 0 or
- * the exit code. */
+/* --resume --repair: the file rewritten with its valid records only (through
+ * a temporary file), then reopened and locked again. */
+static int rewrite_results(const struct calib_args *a, struct csink *cs,
+			   const struct mt_results_damage *d, const struct sbuf *kept)
+{
+	struct mt_error err = MT_ERROR_INIT;
+
+	fprintf(stderr, "megatune calibrate: %s: --repair: dropped %d damaged line%s (the "
+		"first at line %d, byte offset %lld%s); kept %d records\n", a->results, d->dropped,
+		d->dropped == 1 ? "" : "s", d->first_line, d->first_off,
+		d->nul ? ", NUL bytes" : "", d->records);
+	if (kept->failed)
+		mt_error_set(&err, MT_ENOMEM, "out of memory");
+	if (kept->failed || mt_write_atomic(a->results, kept->buf, kept->len, &err) ||
+	    mt_stream_close(&cs->results, &err) ||
+	    mt_stream_open(&cs->results, a->results, 0, &err))
+		return cli_fail("calibrate", &err);
+	return 0;
+}
+
+/* --resume on rank 0: the results file locked, validated and checked
+ * against this run; 0 or the exit code. */
 static int resume_results(const struct calib_args *a, const struct mt_world *w,
 			  struct csink *cs, cJSON **head, cJSON **records)
 {
 	struct mt_error err = MT_ERROR_INIT;
+	struct mt_results_damage d;
+	struct sbuf kept = SBUF_INIT;
 	const char *b;
-	int truncated = 0, ranks;
+	int ranks, code = 0;
 
 	if (access(a->results, F_OK) != 0) {
 		fprintf(stderr, "megatune calibrate: error: --resume: %s does not exist "
 			"(nothing to resume)\n", a->results);
 		return 2;
 	}
-	if (mt_results_read(a->results, head, records, &truncated, &err))
+	if (mt_stream_open(&cs->results, a->results, 0, &err))
 		return cli_fail("calibrate", &err);
+	if (mt_results_load(a->results, a->repair, head, records, &d, a->repair ? &kept : NULL,
+			    &err)) {
+		code = cli_fail("calibrate", &err);
+		goto out;
+	}
 	b = mt_jget_strd(*head, "backend", NULL);
 	ranks = (int)mt_jget_num(*head, "world.ranks", 0);
 	if (!b || strcmp(b, a->o.backend == MT_BACKEND_CUDA ? "cuda" : "cpu")) {
 		fprintf(stderr, "megatune calibrate: error: %s: field 'backend': the "
 			"pass was started with --backend %s; resume it with the same\n",
 			a->results, b ? b : "?");
-		return 2;
+		code = 2;
+		goto out;
 	}
 	if (ranks != w->size) {
 		fprintf(stderr, "megatune calibrate: error: %s: field 'world.ranks': "
 			"the pass was started on %d ranks, this run has %d\n",
 			a->results, ranks, w->size);
-		return 2;
+		code = 2;
+		goto out;
 	}
-	if (truncated)
-		fprintf(stderr, "megatune calibrate: %s: dropped a last line cut short\n",
-			a->results);
+	if (d.valid_after) {
+		if ((code = rewrite_results(a, cs, &d, &kept)))
+			goto out;
+	} else if (d.first_off >= 0) {
+		/* damage only after the last record: cut back to it */
+		fprintf(stderr, "megatune calibrate: %s: byte offset %lld (line %d): dropped %s "
+			"after the last whole record\n", a->results, d.first_off, d.first_line,
+			d.nul ? "NUL bytes a crash left" : "a last line cut short");
+		if (mt_stream_truncate(&cs->results, d.good_len, &err)) {
+			code = cli_fail("calibrate", &err);
+			goto out;
+		}
+	}
 	fprintf(stderr, "resuming: %d results already in %s\n", cJSON_GetArraySize(*records),
 		a->results);
 	cs->done = *records;
-	if (truncated && drop_cut_line(a->results)) {
-		fprintf(stderr, "megatune calibrate: error: %s: cannot drop the cut "
-			"line: %s\n", a->results, strerror(errno));
-		return 2;
-	}
-	cs->results = fopen(a->results, "a");
-	return 0;
+out:
+	sbuf_release(&kept);
+	return code;
 }
 
-/* Rank 0 owns the results file: resumed, refused, or started with its head
- * record.  0 or the exit code. */
+/* 1 when the file exists and holds no whole line (a pass killed while it
+ * wrote its head record): nothing to resume. */
+static int cut_head(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	int ch, whole = 0;
+
+	if (!f)
+		return 0;
+	while ((ch = getc(f)) != EOF && !(whole = ch == '\n'))
+		;
+	fclose(f);
+	return !whole;
+}
+
+/* Rank 0 owns the results file, locked for the whole pass: resumed,
+ * refused, or started with its head record.  0 or the exit code. */
 static int open_results(const struct calib_args *a, int argc, char **argv,
 			const struct mt_world *w, struct csink *cs, cJSON **head, cJSON **records)
 {
+	struct mt_error err = MT_ERROR_INIT;
+	struct sbuf sb = SBUF_INIT;
 	int code = 0;
 
-	if (a->resume) {
-		code = resume_results(a, w, cs, head, records);
-	} else if (access(a->results, F_OK) == 0 && !a->fresh) {
+	if (a->resume && !cut_head(a->results))
+		return resume_results(a, w, cs, head, records);
+	if (a->resume)
+		fprintf(stderr, "megatune calibrate: %s: no whole record (the pass was stopped "
+			"before its first): starting it\n", a->results);
+	else if (access(a->results, F_OK) == 0 && !a->fresh) {
 		fprintf(stderr, "megatune calibrate: error: %s exists (an earlier pass): "
 			"--resume continues it, --fresh starts over\n", a->results);
-		code = 2;
-	} else {
-		cs->results = fopen(a->results, "w");
-		if (cs->results)
-			mt_result_head(cs->results, argc + 1, argv - 1, &a->o, w);
+		return 2;
 	}
-	if (!code && !cs->results) {
-		fprintf(stderr, "megatune calibrate: error: %s: cannot write: %s\n", a->results,
-			strerror(errno));
-		code = 2;
-	}
+	/* locked before it is emptied: a --fresh beside a running pass is refused */
+	if (mt_stream_open(&cs->results, a->results, 1, &err))
+		return cli_fail("calibrate", &err);
+	mt_result_head_sb(&sb, argc + 1, argv - 1, &a->o, w);
+	if (sb.failed)
+		mt_error_set(&err, MT_ENOMEM, "out of memory");
+	if (sb.failed || mt_stream_write(&cs->results, sb.buf, sb.len, &err))
+		code = cli_fail("calibrate", &err);
+	sbuf_release(&sb);
 	return code;
 }
 
@@ -421,6 +509,7 @@ int cmd_calibrate(int argc, char **argv)
 	if (mt_world_init(&w, &full_argc, &full_argv, &err))
 		return cli_fail("calibrate", &err);
 	memset(&cs, 0, sizeof(cs));
+	cs.results.fd = -1;
 	memset(&e, 0, sizeof(e));
 	cs.s.emit = c_emit;
 	cs.s.progress = c_progress;
@@ -441,9 +530,14 @@ int cmd_calibrate(int argc, char **argv)
 			a.o.depth == MT_DEPTH_QUICK ? "quick" : a.o.depth == MT_DEPTH_FULL ? "full" :
 			a.o.depth == MT_DEPTH_SMOKE ? "smoke" : "normal");
 	failed = run_probes(&a, &w, &cs);
-	if (w.rank == 0 && cs.results) {
-		fclose(cs.results);
-		cs.results = NULL;
+	if (cs.write_failed) {
+		if (w.rank == 0)
+			fprintf(stderr, "\nmegatune calibrate: error: %s\nstopped: %d result%s "
+				"written to %s before the failure are kept; free the space and run "
+				"the same command with --resume\n", cs.werr.msg, cs.written,
+				cs.written == 1 ? "" : "s", a.results);
+		code = mt_exit_code(cs.werr.code);
+		goto done;
 	}
 	if (g_stop) {
 		if (w.rank == 0)
@@ -458,8 +552,8 @@ int cmd_calibrate(int argc, char **argv)
 	if (w.mpi)
 		mt_world_bcast(&w, &code, (int)sizeof(code));
 done:
-	if (cs.results)
-		fclose(cs.results);
+	if (w.rank == 0 && mt_stream_close(&cs.results, &err) && !code)
+		code = cli_fail("calibrate", &err);
 	cJSON_Delete(head);
 	cJSON_Delete(records);
 	free(e.hosts);

@@ -194,6 +194,9 @@ int cmd_import(int argc, char **argv)
 				       "--json and -o - would both write to standard output");
 	if (argc - first > 4096)
 		return cli_usage_error("import", "at most 4096 files");
+	if ((rc = cli_check_io("import", (const char *const *)argv + first, argc - first, &o.out,
+			       1)) || (rc = cli_check_io("import", &o.base, 1, &o.out, 1)))
+		return rc;
 	po.op = o.op;
 	po.ranks = o.ranks;
 	po.strict = o.strict;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../lib/fsutil.h"
 #include "../probes/mpi.h"
 #include "../probes/probe.h"
 #include "../probes/topology.h"
@@ -168,7 +169,8 @@ int cmd_probe(int argc, char **argv)
 	struct psink ps;
 	FILE *jf = NULL;
 	int c, quiet = 0, failed = 0, rc, idx, code;
-	char **full_argv = argv, tmp[4096];
+	char **full_argv = argv, *jbuf = NULL;
+	size_t jlen = 0;
 	int full_argc = argc;
 	static const struct option longopts[] = {
 		PROBE_LONGOPTS,
@@ -224,8 +226,9 @@ int cmd_probe(int argc, char **argv)
 	memset(&ps, 0, sizeof(ps));
 	ps.s.emit = p_emit;
 	if (w.rank == 0 && json) {
-		snprintf(tmp, sizeof(tmp), "%s.tmp", json);
-		jf = !strcmp(json, "-") ? stdout : fopen(tmp, "w");
+		/* gathered in memory and written by mt_write_atomic() at the end,
+		 * only when the run produced results (exit 0 or 1) */
+		jf = !strcmp(json, "-") ? stdout : open_memstream(&jbuf, &jlen);
 		if (!jf) {
 			fprintf(stderr, "megatune probe: error: %s: cannot write: %s\n", json,
 				strerror(errno));
@@ -252,13 +255,16 @@ int cmd_probe(int argc, char **argv)
 		}
 	}
 	if (jf && jf != stdout) {
-		/* written next to the target and renamed: a failed run leaves the
-		 * previous file as it was */
-		if (fclose(jf) || rename(tmp, json)) {
+		/* a run that exits 2 or 77 leaves the previous file as it was */
+		if (fclose(jf)) {
 			fprintf(stderr, "megatune probe: error: %s: cannot write: %s\n", json,
 				strerror(errno));
 			code = 2;
+		} else if ((code == 0 || code == 1) &&
+			   mt_write_atomic(json, jbuf, jlen, &err)) {
+			code = cli_fail("probe", &err);
 		}
+		free(jbuf);
 	}
 	mt_world_finalize(&w);
 	return code;

@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../lib/fsutil.h"
 #include "../profiler/trace.h"
 #include "cli.h"
 #include "common.h"
@@ -145,19 +146,25 @@ static int summarise(const char *dir, int chrome)
 		       t->dropped ? " (records dropped: see the end record)" : "",
 		       t->has_end ? "" : " (no end record: the process did not exit cleanly)");
 		if (chrome) {
-			char tmp[PATH_MAX + 560];
+			char *buf = NULL;
+			size_t blen = 0;
 			FILE *f;
+			int bad;
 			snprintf(out, sizeof(out), "%.*s.json", (int)(strlen(path) - 6), path);
-			snprintf(tmp, sizeof(tmp), "%s.tmp.%d", out, (int)getpid());
-			f = fopen(tmp, "w");
-			if (!f || mt_trace_write_chrome(t, f) || fclose(f) || rename(tmp, out)) {
-				fprintf(stderr, "megatune profile: error: cannot write %s: %s\n", out,
-					strerror(errno));
-				remove(tmp);
+			/* in memory, then the one atomic writer (lib/fsutil.h) */
+			f = open_memstream(&buf, &blen);
+			bad = !f || mt_trace_write_chrome(t, f);
+			if (f && fclose(f))
+				bad = 1;
+			if (bad)
+				mt_error_set(&err, MT_EIO, "cannot write %s: %s", out, strerror(errno));
+			if (bad || mt_write_atomic(out, buf, blen, &err)) {
+				fprintf(stderr, "megatune profile: error: %s\n", err.msg);
 				rc = 2;
 			} else {
 				printf("  Chrome trace: %s\n", out);
 			}
+			free(buf);
 		}
 		mt_trace_free(t);
 	}

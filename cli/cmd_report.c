@@ -154,6 +154,13 @@ int cmd_report(int argc, char **argv)
 	if (!out) {
 		return cli_usage_error("report", "missing -o FILE (the page to write)");
 	}
+	{
+		const char *ins[5] = { in.advice_file, in.profile_file, in.analysis_file,
+				       in.compare_file, in.history_file };
+
+		if ((rc = cli_check_io("report", ins, 5, &out, 1)))
+			return rc;
+	}
 	memset(&tr, 0, sizeof(tr));
 	if ((in.history_file && read_trends(in.history_file, window, &tr, &err)) ||
 	    (in.advice_file && mt_json_load(in.advice_file, &docs[0], &err)) ||

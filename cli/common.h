@@ -24,4 +24,21 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
  * for err->code (mt_exit_code()). */
 int cli_fail(const char *cmd, const struct mt_error *err);
 
+/* At exit (registered with atexit() by main): standard output flushed and
+ * checked; a failed write (a full disk, /dev/full, a closed pipe) ends the
+ * process with "megatune: error: cannot write to standard output" and exit 2
+ * instead of a silent 0. */
+void cli_check_stdout(void);
+
+/* Refuse an output that is also an input, or two outputs naming one file
+ * (symbolic links followed; an output that does not exist yet is compared by
+ * its directory and name).  `in` and `out` are arrays of paths; NULL entries
+ * and "-" are skipped.  Prints "megatune <cmd>: error: output 'X' is the same
+ * file as input 'Y' ..." and returns 2, or returns 0. */
+int cli_check_io(const char *cmd, const char *const *in, int nin, const char *const *out,
+		 int nout);
+
+/* The same for one input and one output (shorthand). */
+int cli_check_io1(const char *cmd, const char *in, const char *out);
+
 #endif

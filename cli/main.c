@@ -7,6 +7,7 @@
  * folder with the same arguments and environment, and links none of them. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -70,6 +71,7 @@ int main(int argc, char **argv)
 	 * such a name goes there too */
 	const char *base = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
 
+	atexit(cli_check_stdout);
 	if (!strncmp(base, "probe-", 6))
 		return run_probe_exe("probe", argv);
 	if (argc < 2) {

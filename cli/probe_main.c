@@ -9,6 +9,7 @@
  * build/probe-<name> are links to it: under such a name it runs
  * `probe <name>`. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -26,6 +27,7 @@ int main(int argc, char **argv)
 	/* build/probe-<name> is this program under another name */
 	const char *base = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
 
+	atexit(cli_check_stdout);
 	if (!strncmp(base, "probe-", 6)) {
 		argv[0] = (char *)base + 6;
 		return cmd_probe(argc, argv);

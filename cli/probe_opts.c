@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../lib/num.h"
 #include "../tuner/cluster.h"
 
 void probe_opts_init(struct mt_probe_opts *o)
@@ -20,10 +21,17 @@ void probe_opts_init(struct mt_probe_opts *o)
 
 double probe_parse_size(const char *s)
 {
-	char *end;
-	double v = strtod(s, &end);
+	char num[64], *end;
+	double v;
+	size_t n = strspn(s, "0123456789.eE+-");
 
-	if (end == s || !isfinite(v) || v <= 0)
+	/* the number before the unit, read by the one number reader (lib/num.h) */
+	if (n == 0 || n >= sizeof(num))
+		return -1;
+	memcpy(num, s, n);
+	num[n] = 0;
+	end = (char *)s + n;
+	if (mt_parse_num(num, &v) || v <= 0)
 		return -1;
 	switch (*end) {
 	case 0: return v;
@@ -117,9 +125,7 @@ int probe_opt(int c, const char *arg, struct mt_probe_opts *o, const char *cmd)
 		return 0;
 	case PO_SINGLE: o->single_process = 1; return 0;
 	case PO_TIMEOUT: {
-		char *end;
-		v = strtod(arg, &end);
-		if (end == arg || *end || !(v > 0) || v > 86400)
+		if (mt_parse_num_range(arg, 0, 86400, &v) || !(v > 0))
 			return bad(cmd, "--timeout", arg, "seconds between 0 and 86400");
 		o->timeout_s = v;
 		return 0;

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "../lib/jsonr.h"
+#include "../lib/num.h"
 #include "../lib/ver.h"
 #include "../tuner/cluster.h"
 
@@ -164,8 +165,7 @@ int imp_parse_num(const char *p, int len, struct mt_imp_num *out)
 		return -1;
 	memcpy(buf, p, (size_t)len);
 	buf[len] = 0;
-	out->v = strtod(buf, NULL);
-	if (!isfinite(out->v))
+	if (mt_parse_num(buf, &out->v))
 		return -1;
 	copy(out->s, sizeof(out->s), p, (size_t)len);
 	return 0;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "fsutil.h"
+#include "text.h"
 
 #define JSON_MAX_BYTES (64u << 20)
 
@@ -64,6 +65,85 @@ static int ends_open(const char *text, size_t len)
 	return in_str || depth > 0;
 }
 
+static int cmp_names(const void *a, const void *b)
+{
+	const cJSON *x = *(const cJSON *const *)a, *y = *(const cJSON *const *)b;
+
+	return strcmp(x->string, y->string);
+}
+
+/* The first key of object o that appears twice, or NULL. */
+static const char *dup_key(const cJSON *o)
+{
+	const cJSON *c, *d, **v;
+	const char *dup = NULL;
+	int n = cJSON_GetArraySize(o), i = 0;
+
+	if (n <= 32) {
+		for (c = o->child; c; c = c->next)
+			for (d = c->next; d; d = d->next)
+				if (c->string && d->string && !strcmp(c->string, d->string))
+					return c->string;
+		return NULL;
+	}
+	v = malloc((size_t)n * sizeof(*v));
+	if (!v)
+		return NULL;
+	for (c = o->child; c; c = c->next)
+		if (c->string)
+			v[i++] = c;
+	qsort(v, (size_t)i, sizeof(*v), cmp_names);
+	for (n = 1; n < i && !dup; n++)
+		if (!strcmp(v[n - 1]->string, v[n]->string))
+			dup = v[n]->string;
+	free(v);
+	return dup;
+}
+
+static int check_tree(const char *file, const cJSON *v, char *path, size_t cap, size_t plen,
+		      struct mt_error *err)
+{
+	const cJSON *c;
+	const char *dup;
+	int i = 0, rc;
+
+	if (cJSON_IsNumber(v) && !(fabs(v->valuedouble) <= MT_JSON_NUM_MAX))
+		return mt_error_set(err, MT_EINVAL, "%s: field '%s': expected a number of at most "
+				    "%g in magnitude, got %s", file, plen ? path : "(top level)",
+				    MT_JSON_NUM_MAX, isfinite(v->valuedouble) ? "a larger one" :
+				    "one beyond the range of a double");
+	if (cJSON_IsObject(v) && (dup = dup_key(v)) != NULL) {
+		char shown[64];
+
+		mt_text_escape(shown, sizeof(shown), dup);
+		return mt_error_set(err, MT_EINVAL, "%s: field '%s%s%s': duplicate key (each key "
+				    "may appear once in an object)", file, path, plen ? "." : "",
+				    shown);
+	}
+	for (c = v->child; c; c = c->next, i++) {
+		size_t n = plen;
+
+		if (cJSON_IsObject(v))
+			n += (size_t)snprintf(path + plen, cap - plen, "%s%s", plen ? "." : "",
+					      c->string ? c->string : "");
+		else
+			n += (size_t)snprintf(path + plen, cap - plen, "[%d]", i);
+		if (n >= cap)
+			n = cap - 1;
+		if ((rc = check_tree(file, c, path, cap, n, err)))
+			return rc;
+		path[plen] = 0;
+	}
+	return MT_OK;
+}
+
+int mt_json_check(const char *file, const cJSON *root, struct mt_error *err)
+{
+	char path[512] = "";
+
+	return root ? check_tree(file, root, path, sizeof(path), 0, err) : MT_OK;
+}
+
 int mt_json_parse(const char *file, const char *text, size_t len, cJSON **root,
 		  struct mt_error *err)
 {
@@ -109,6 +189,11 @@ int mt_json_parse(const char *file, const char *text, size_t len, cJSON **root,
 		return mt_error_set(err, MT_EPARSE,
 				    "%s:%d:%d: malformed JSON: unexpected text after the value",
 				    file, line, col);
+	}
+	if (mt_json_check(file, *root, err)) {
+		cJSON_Delete(*root);
+		*root = NULL;
+		return err ? err->code : MT_EINVAL;
 	}
 	return MT_OK;
 }
@@ -176,15 +261,28 @@ static int missing(const struct mt_jpos *at, const char *key, const char *what,
 			    mt_jpath(p, sizeof(p), at->where, key), what);
 }
 
+/* A name or label: valid UTF-8, no control character (an escape sequence in
+ * a name would reach the terminal). */
+static int text_ok(const char *s)
+{
+	const char *p;
+
+	for (p = s; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			return 0;
+	return mt_utf8_valid(s, (size_t)(p - s));
+}
+
 static int wrong(const struct mt_jpos *at, const char *key, const char *what,
 		 const cJSON *v, struct mt_error *err)
 {
-	char p[256], got[96];
+	char p[256], got[96], shown[64];
 
 	if (cJSON_IsNumber(v))
 		snprintf(got, sizeof(got), "%.17g", v->valuedouble);
 	else if (cJSON_IsString(v))
-		snprintf(got, sizeof(got), "\"%.60s\"", v->valuestring);
+		snprintf(got, sizeof(got), "\"%s\"", mt_text_escape(shown, sizeof(shown),
+								     v->valuestring));
 	else
 		snprintf(got, sizeof(got), "%s", mt_json_type(v));
 	return mt_error_set(err, MT_EINVAL, "%s: field '%s': expected %s, got %s", at->file,
@@ -251,6 +349,8 @@ int mt_jstr(const struct mt_jpos *at, const cJSON *obj, const char *key, int req
 		return required ? missing(at, key, "a string", err) : 0;
 	if (!cJSON_IsString(v) || strlen(v->valuestring) >= cap)
 		return wrong(at, key, what, v, err);
+	if (!text_ok(v->valuestring))
+		return wrong(at, key, "text without control characters, in UTF-8", v, err);
 	memcpy(out, v->valuestring, strlen(v->valuestring) + 1);
 	return 1;
 }

@@ -32,6 +32,17 @@ struct mt_jpos {
 int mt_json_parse(const char *file, const char *text, size_t len, cJSON **root,
 		  struct mt_error *err);
 
+/* The checks mt_json_parse() makes on every document after parsing: a key
+ * appearing twice in one object is refused naming it (one policy for every
+ * reader), and so is a number above MT_JSON_NUM_MAX in magnitude (1e308, a
+ * 309-digit integer, 1e400): no quantity megatune reads comes near it (the
+ * largest, FLOPs per step, are below 1e23), so such a value is a damaged or
+ * hostile input, never rendered as if valid.
+ * MT_EINVAL with "<file>: field '<path>': ...". */
+#define MT_JSON_NUM_MAX 1e30
+
+int mt_json_check(const char *file, const cJSON *root, struct mt_error *err);
+
 /* Read and parse a file (at most 64 MiB). */
 int mt_json_load(const char *path, cJSON **root, struct mt_error *err);
 

@@ -5,6 +5,9 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
+
+#include "text.h"
 
 void jw_init(struct jw *w, struct sbuf *sb, int pretty)
 {
@@ -29,10 +32,21 @@ void jw_quote(struct sbuf *sb, const char *s)
 		case '\b': sbuf_adds(sb, "\\b"); break;
 		case '\f': sbuf_adds(sb, "\\f"); break;
 		default:
-			if (*p < 0x20)
+			if (*p < 0x20) {
 				sbuf_addf(sb, "\\u%04x", *p);
-			else
+			} else if (*p >= 0x80) {
+				/* valid UTF-8 as it is; any other byte as U+FFFD */
+				int k = mt_utf8_len(p, strnlen((const char *)p, 4));
+
+				if (!k) {
+					sbuf_adds(sb, "\\ufffd");
+				} else {
+					sbuf_add(sb, p, (size_t)k);
+					p += k - 1;
+				}
+			} else {
 				sbuf_addc(sb, (char)*p);
+			}
 		}
 	}
 	sbuf_addc(sb, '"');

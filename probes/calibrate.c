@@ -10,85 +10,148 @@
 #include <string.h>
 
 #include "../lib/fsutil.h"
+#include "../lib/sbuf.h"
 #include "../tuner/cluster.h"
 #include "../tuner/profile.h"
 
 /* ------------------------------------------------------------- reading */
 
-int mt_results_read(const char *path, cJSON **head, cJSON **records, int *truncated,
-		    struct mt_error *err)
+/* One line of a results file: a JSON object with no NUL byte in it. */
+static cJSON *parse_line(char *line, size_t n, int *nul)
 {
-	char *text = NULL, *line, *next;
-	size_t len;
-	int rc, lineno = 0;
+	const char *end = NULL;
+	cJSON *o;
+
+	*nul = memchr(line, 0, n) != NULL;
+	if (*nul)
+		return NULL;
+	line[n] = 0;
+	o = cJSON_ParseWithOpts(line, &end, 1);
+	if (o && !cJSON_IsObject(o)) {
+		cJSON_Delete(o);
+		o = NULL;
+	}
+	return o;
+}
+
+static int load_fail(cJSON *recs, cJSON **head, char *text, int rc)
+{
+	cJSON_Delete(recs);
+	cJSON_Delete(*head);
+	*head = NULL;
+	free(text);
+	return rc;
+}
+
+/* The head record on line 1, nothing else carrying a schema. */
+static int take_record(const char *path, cJSON *o, int lineno, cJSON **head, cJSON *recs,
+		       struct mt_error *err)
+{
+	const cJSON *schema = cJSON_GetObjectItemCaseSensitive(o, "schema");
+
+	if (!*head && !schema && !cJSON_GetArraySize(recs)) {
+		cJSON_Delete(o);
+		return mt_error_set(err, MT_EINVAL, "%s: expected a megatune.result/1 head "
+				    "record on line 1 (is it a results file of megatune "
+				    "calibrate?)", path);
+	}
+	if (lineno == 1 || schema) {
+		if (lineno != 1 || !cJSON_IsString(schema) ||
+		    strcmp(schema->valuestring, "megatune.result/1")) {
+			cJSON_Delete(o);
+			return mt_error_set(err, MT_EINVAL, "%s: line %d: field 'schema': expected "
+					    "\"megatune.result/1\" in the first record only",
+					    path, lineno);
+		}
+		*head = o;
+		return MT_OK;
+	}
+	cJSON_AddItemToArray(recs, o);
+	return MT_OK;
+}
+
+int mt_results_load(const char *path, int repair, cJSON **head, cJSON **records,
+		    struct mt_results_damage *d, struct sbuf *kept, struct mt_error *err)
+{
+	char *text = NULL;
+	size_t len, off, good_end = 0;
+	int rc, lineno = 0, nul = 0;
+	char where[1100];
 	cJSON *recs;
 
 	*head = *records = NULL;
-	*truncated = 0;
+	memset(d, 0, sizeof(*d));
+	d->first_off = -1;
 	if ((rc = mt_read_file(path, (size_t)1 << 30, &text, &len, err)))
 		return rc;
 	recs = cJSON_CreateArray();
-	for (line = text; line && *line; line = next) {
-		const char *end = NULL;
-		cJSON *o;
-		const cJSON *schema;
+	for (off = 0; off < len;) {
+		char *nl = memchr(text + off, '\n', len - off);
+		size_t n = nl ? (size_t)(nl - (text + off)) : len - off;
+		cJSON *o = NULL;
 
-		next = strchr(line, '\n');
-		if (next)
-			*next++ = 0;
 		lineno++;
-		if (!*line)
-			continue;
-		o = cJSON_ParseWithOpts(line, &end, 1);
-		if (!o || !cJSON_IsObject(o)) {
-			cJSON_Delete(o);
-			if (!next) { /* the last line, cut short by a killed run */
-				*truncated = 1;
-				break;
+		if (n)
+			o = nl ? parse_line(text + off, n, &nul) : NULL;
+		if (!n && nl) {
+			/* an empty line: nothing lost */
+		} else if (!o) {
+			/* damaged: NUL bytes, a cut or garbled record */
+			if (d->first_off < 0) {
+				d->first_off = (long long)off;
+				d->first_line = lineno;
 			}
-			free(text);
-			cJSON_Delete(recs);
-			cJSON_Delete(*head);
-			*head = NULL;
-			return mt_error_set(err, MT_EPARSE,
-					    "%s: line %d: expected a megatune.result/1 JSON record",
-					    path, lineno);
-		}
-		schema = cJSON_GetObjectItemCaseSensitive(o, "schema");
-		if (lineno == 1 && !schema) {
-			cJSON_Delete(o);
-			break; /* no head: said below */
-		}
-		if (lineno == 1 || cJSON_IsString(schema)) {
-			if (lineno != 1 || !cJSON_IsString(schema) ||
-			    strcmp(schema->valuestring, "megatune.result/1")) {
+			d->nul |= nul || memchr(text + off, 0, n) != NULL;
+			d->dropped++;
+		} else {
+			if (d->first_off >= 0)
+				d->valid_after = 1;
+			if (kept) {
+				sbuf_add(kept, text + off, n);
+				sbuf_addc(kept, '\n');
+			}
+			snprintf(where, sizeof(where), "%s: line %d", path, lineno);
+			if ((rc = mt_json_check(where, o, err))) {
 				cJSON_Delete(o);
-				free(text);
-				cJSON_Delete(recs);
-				cJSON_Delete(*head);
-				*head = NULL;
-				return mt_error_set(err, MT_EINVAL,
-						    "%s: line %d: field 'schema': expected "
-						    "\"megatune.result/1\" in the first record only",
-						    path, lineno);
+				return load_fail(recs, head, text, rc);
 			}
-			*head = o;
-			continue;
+			if ((rc = take_record(path, o, lineno, head, recs, err)))
+				return load_fail(recs, head, text, rc);
+			if (d->first_off < 0)
+				good_end = off + n + 1;
 		}
-		cJSON_AddItemToArray(recs, o);
+		off += n + (nl ? 1 : 0);
 	}
 	free(text);
-	if (!*head) {
-		cJSON_Delete(recs);
-		return mt_error_set(err, MT_EINVAL, "%s: expected a megatune.result/1 head record "
-				    "on line 1 (is it a results file of megatune calibrate?)", path);
-	}
+	d->good_len = (long long)good_end;
+	d->records = cJSON_GetArraySize(recs);
+	if (d->valid_after && !repair)
+		return load_fail(recs, head, NULL,
+			mt_error_set(err, MT_EPARSE, "%s: line %d (byte offset %lld): %s, followed "
+				     "by valid records: the file is damaged; `megatune calibrate "
+				     "--resume --repair` keeps the valid records and drops %d "
+				     "damaged line%s", path, d->first_line, d->first_off,
+				     d->nul ? "NUL bytes instead of a record" :
+				     "expected a megatune.result/1 JSON record", d->dropped,
+				     d->dropped == 1 ? "" : "s"));
+	if (!*head)
+		return load_fail(recs, head, NULL,
+			mt_error_set(err, MT_EINVAL, "%s: expected a megatune.result/1 head record "
+				     "on line 1 (is it a results file of megatune calibrate?)",
+				     path));
 	*records = recs;
 	return MT_OK;
 }
 
+int mt_results_read(const char *path, cJSON **head, cJSON **records, int *truncated,
+		    struct mt_error *err)
+{
+	struct mt_results_damage d;
+	int rc = mt_results_load(path, 0, head, records, &d, NULL, err);
 
-
+	*truncated = !rc && d.first_off >= 0;
+	return rc;
+}
 
 int mt_results_has(const cJSON *records, const char *probe, const char *label)
 {

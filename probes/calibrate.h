@@ -21,10 +21,33 @@
 
 /* Read a results file: the head record (*head, caller deletes) and the
  * measurement records as a cJSON array (*records, caller deletes).  A last
- * line cut short by a killed run is dropped (*truncated = 1); a malformed
- * line elsewhere is an error naming the file and the line. */
+ * line cut short by a killed run (or NUL bytes at the end) is dropped
+ * (*truncated = 1); damage followed by valid records is an error naming the
+ * file, the line and the byte offset (mt_results_load()). */
 int mt_results_read(const char *path, cJSON **head, cJSON **records, int *truncated,
 		    struct mt_error *err);
+
+/* What mt_results_load() found damaged in a results file: lines that are
+ * not a JSON record (NUL bytes a crash left, a cut or garbled line). */
+struct mt_results_damage {
+	long long good_len;   /* bytes up to the end of the last record before any damage */
+	long long first_off;  /* byte offset of the first damaged line; -1: none */
+	int first_line;       /* its line number (1-based) */
+	int dropped;          /* damaged lines */
+	int valid_after;      /* a valid record follows damage (not just a cut tail) */
+	int nul;              /* the damage holds NUL bytes */
+	int records;          /* measurement records kept */
+};
+
+/* Read and validate a results file.  Damage only at the tail (after the last
+ * valid record) is described in *d and the records before it returned: the
+ * caller cuts the file to d->good_len.  Damage followed by valid records is
+ * an error naming the line and byte offset, unless `repair`: then every
+ * valid record is returned and, when `kept` is given, their lines appended
+ * to it verbatim (to rewrite the file). */
+struct sbuf;
+int mt_results_load(const char *path, int repair, cJSON **head, cJSON **records,
+		    struct mt_results_damage *d, struct sbuf *kept, struct mt_error *err);
 
 /* 1 when `records` already has a measurement of probe `p`, case label `label`
  * (for --resume: done cases are not measured again). */

@@ -256,6 +256,12 @@ void mt_result_head(FILE *f, int argc, char **argv, const struct mt_probe_opts *
 		    const struct mt_world *world);
 /* One measurement as a JSON Lines record. */
 void mt_result_record(FILE *f, const struct mt_measurement *m);
+/* The same two records appended to `sb` (one line each, '\n' included), for
+ * writers that check every write (calibrate's results stream). */
+struct sbuf;
+void mt_result_head_sb(struct sbuf *sb, int argc, char **argv, const struct mt_probe_opts *opts,
+		       const struct mt_world *world);
+void mt_result_record_sb(struct sbuf *sb, const struct mt_measurement *m);
 /* The fixed-width table: header and units rows (starting with '#'), then one
  * row per measurement, formatted by probe kind. */
 void mt_table_header(FILE *f, const struct mt_probe *p);

@@ -51,6 +51,17 @@ void mt_result_head(FILE *f, int argc, char **argv, const struct mt_probe_opts *
 		    const struct mt_world *world)
 {
 	struct sbuf sb = SBUF_INIT;
+
+	mt_result_head_sb(&sb, argc, argv, opts, world);
+	fwrite(sb.buf, 1, sb.len, f);
+	fflush(f);
+	sbuf_release(&sb);
+}
+
+void mt_result_head_sb(struct sbuf *out, int argc, char **argv, const struct mt_probe_opts *opts,
+		       const struct mt_world *world)
+{
+	struct sbuf sb = SBUF_INIT;
 	struct utsname u;
 	struct jw w;
 	char nccl[32], cuda[32], driver[32], when[32];
@@ -104,12 +115,22 @@ void mt_result_head(FILE *f, int argc, char **argv, const struct mt_probe_opts *
 		jw_end(&w);
 	}
 	jw_end(&w);
-	fprintf(f, "%.*s\n", (int)sb.len, sb.buf);
-	fflush(f);
+	sbuf_add(out, sb.buf, sb.len);
+	sbuf_addc(out, '\n');
 	sbuf_release(&sb);
 }
 
 void mt_result_record(FILE *f, const struct mt_measurement *m)
+{
+	struct sbuf sb = SBUF_INIT;
+
+	mt_result_record_sb(&sb, m);
+	fwrite(sb.buf, 1, sb.len, f);
+	fflush(f);
+	sbuf_release(&sb);
+}
+
+void mt_result_record_sb(struct sbuf *out, const struct mt_measurement *m)
 {
 	const struct mt_case *c = &m->c;
 	struct sbuf sb = SBUF_INIT;
@@ -160,8 +181,8 @@ void mt_result_record(FILE *f, const struct mt_measurement *m)
 		}
 	}
 	jw_end(&w);
-	fprintf(f, "%.*s\n", (int)sb.len, sb.buf);
-	fflush(f);
+	sbuf_add(out, sb.buf, sb.len);
+	sbuf_addc(out, '\n');
 	sbuf_release(&sb);
 }
 

@@ -11,6 +11,8 @@
 #include "../lib/table.h"
 #include "../rules/facts.h"
 #include "../rules/fired.h"
+#include "trace.h"
+#include "trace_guard.h"
 
 static double ms(int64_t ns)
 {
@@ -20,6 +22,30 @@ static double ms(int64_t ns)
 static double us(int64_t ns)
 {
 	return (double)ns / 1e3;
+}
+
+/* The note on how the trace ended, and what the reader left out or cut
+ * (profiler/trace.h caps), never silent. */
+static void rank_warnings(struct sbuf *sb, const struct mt_rank_stats *r)
+{
+	size_t bad = r->left_bad_time + r->left_order + r->left_long;
+
+	if (r->note[0])
+		sbuf_addf(sb, "\nwarning: %s: %s.\n", r->path, r->note);
+	if (bad)
+		sbuf_addf(sb, "\nwarning: %s: %zu GPU events left out for their times (%zu with ts "
+			  "or dur null, not a number or out of range, %zu ending before they "
+			  "start, %zu lasting over an hour).\n", r->path, bad, r->left_bad_time,
+			  r->left_order, r->left_long);
+	if (r->left_cap || r->other_cap)
+		sbuf_addf(sb, "\nwarning: %s: past the reader's cap of %zu records of a kind, %zu "
+			  "GPU events and %zu launches or ranges left out.\n", r->path,
+			  (size_t)MT_TRACE_MAX_EVENTS, r->left_cap, r->other_cap);
+	if (r->strings_cut || r->names_capped)
+		sbuf_addf(sb, "\nwarning: %s: %zu strings cut at %zu bytes, %zu events past %zu MiB "
+			  "of distinct names named as one.\n", r->path, r->strings_cut,
+			  (size_t)MT_TRACE_MAX_STR, r->names_capped,
+			  (size_t)(MT_TRACE_MAX_NAME_BYTES >> 20));
 }
 
 void mt_analysis_text(struct sbuf *sb, const struct mt_rank_stats *r, int n,
@@ -163,8 +189,7 @@ void mt_analysis_text(struct sbuf *sb, const struct mt_rank_stats *r, int n,
 				  "step is present in every rank.\n");
 	}
 	for (i = 0; i < n; i++)
-		if (r[i].note[0])
-			sbuf_addf(sb, "\nwarning: %s: %s.\n", r[i].path, r[i].note);
+		rank_warnings(sb, &r[i]);
 	for (i = 0; i < n; i++)
 		if (r[i].no_comm_multi_stream)
 			sbuf_addf(sb, "\nwarning: %s: GPU work on %zu streams and no kernel recognised as "
@@ -275,6 +300,12 @@ void mt_analysis_json(struct sbuf *sb, const struct mt_rank_stats *r, int n,
 		jw_int(&w, "comm_kernels", (int64_t)x->ncomm);
 		jw_int(&w, "left_out", (int64_t)x->nleft_out);
 		jw_int(&w, "unlinked_left_out", (int64_t)x->nunlinked);
+		jw_obj(&w, "left_out_reasons");
+		jw_int(&w, "bad_time", (int64_t)x->left_bad_time);
+		jw_int(&w, "end_before_start", (int64_t)x->left_order);
+		jw_int(&w, "over_an_hour", (int64_t)x->left_long);
+		jw_int(&w, "over_cap", (int64_t)x->left_cap);
+		jw_end(&w);
 		jw_int(&w, "streams", (int64_t)x->nstreams);
 		jw_int(&w, "devices", (int64_t)x->ndevices);
 		jw_end(&w);

@@ -515,6 +515,14 @@ int mt_analyze_rank(const struct mt_trace *t, int index, const struct mt_analyze
 	p.lo = INT64_MIN;
 	p.hi = INT64_MAX;
 	rank_header(t, index, r);
+	r->left_bad_time = t->bad_time;
+	r->left_order = t->bad_order;
+	r->left_long = t->bad_long;
+	r->left_cap = t->over_cap;
+	r->nleft_out = t->bad_time + t->bad_order + t->bad_long + t->over_cap;
+	r->strings_cut = t->strings_cut;
+	r->names_capped = t->names_capped;
+	r->other_cap = t->over_cap_other;
 	if ((rc = compile_patterns(&p.c, o, err)) < 0)
 		goto out;
 	p.c.cls = malloc(t->nstr ? t->nstr : 1);

@@ -71,6 +71,11 @@ struct mt_rank_stats {
 
 	size_t nevents, nkernels, nmemcpy, nmemset, ncomm, nunlinked, nstreams, ndevices;
 	size_t nleft_out;          /* events outside the window or unlinked (left out) */
+	/* of them, left out while reading (profiler/trace.h): broken times (null,
+	 * not a number, beyond int64 ns), ending before starting, lasting over an
+	 * hour, past the reader's cap on events; and what was cut or merged */
+	size_t left_bad_time, left_order, left_long, left_cap;
+	size_t strings_cut, names_capped, other_cap;
 	size_t cat_count[MT_KC_N];
 	int64_t cat_time[MT_KC_N]; /* sum of durations (not a union) */
 	double median_kernel;      /* ns; the mean of the two middle ones when even */

@@ -17,6 +17,9 @@
 #include <yajl/yajl_parse.h>
 #include <zlib.h>
 
+#include "../lib/num.h"
+#include "trace_guard.h"
+
 #define CHUNK (256u * 1024u)
 #define MAXDEPTH 128
 #define NAME_MAX_LEN 2048
@@ -44,6 +47,7 @@ struct acc {
 	char name[NAME_MAX_LEN];
 	size_t namelen;
 	int has_ts, has_dur, has_start, has_end;
+	int bad_time;      /* ts/dur/start/end null, not a number, or beyond int64 ns */
 	int64_t ts, dur, start, end;
 	int64_t pid, tid;
 	int64_t corr, device, stream, rank, world;
@@ -60,8 +64,11 @@ struct parser {
 	int ntop;          /* top-level values seen */
 	int scalar_top;    /* a top-level value was not an object or array */
 	int oom;
+	int second_doc;    /* a second JSON document after a Kineto trace */
+	char bad_schema[40]; /* a megatune.trace/N this reader does not know */
 	struct acc a;
 	uint64_t props_hash;
+	struct mt_guard guard;
 };
 
 /* ------------------------------------------------------------------ strings */
@@ -96,8 +103,29 @@ static int rehash(struct mt_trace *t, uint32_t cap)
 	return 0;
 }
 
-/* Intern s[0..n); returns the id or UINT32_MAX when out of memory. */
+static uint32_t intern_one(struct mt_trace *t, const char *s, size_t n, size_t limit);
+
+/* Intern s[0..n); returns the id or UINT32_MAX when out of memory.  Past
+ * MT_TRACE_MAX_NAME_BYTES of distinct names, new names share one id
+ * ("(name past the reader's cap)"), counted in names_capped. */
 static uint32_t intern(struct mt_trace *t, const char *s, size_t n)
+{
+	static const char capped[] = "(name past the reader's cap)";
+
+	if (t->nstrs_bytes + n + 1 > MT_TRACE_MAX_NAME_BYTES) {
+		uint32_t id = intern_one(t, s, n, MT_TRACE_MAX_NAME_BYTES);
+
+		if (id != UINT32_MAX - 1)
+			return id; /* a name already known */
+		t->names_capped++;
+		return intern_one(t, capped, sizeof(capped) - 1, SIZE_MAX);
+	}
+	return intern_one(t, s, n, SIZE_MAX);
+}
+
+/* Intern s[0..n); UINT32_MAX when out of memory; an unknown name that
+ * would take the strings past `limit` bytes is not added: UINT32_MAX - 1. */
+static uint32_t intern_one(struct mt_trace *t, const char *s, size_t n, size_t limit)
 {
 	uint32_t h = fnv(s, n), j;
 
@@ -108,6 +136,8 @@ static uint32_t intern(struct mt_trace *t, const char *s, size_t n)
 		if (!strncmp(o, s, n) && o[n] == '\0')
 			return t->hash[j] - 1;
 	}
+	if (t->nstrs_bytes + n + 1 > limit)
+		return UINT32_MAX - 1;
 	if (t->nstrs_bytes + n + 1 > t->capstrs) {
 		size_t cap = t->capstrs ? t->capstrs * 2 : 65536;
 		char *p;
@@ -151,8 +181,11 @@ static int grow(void **v, size_t *cap, size_t n, size_t size)
 	return 0;
 }
 
+/* One more record of a vector: NULL past MT_TRACE_MAX_EVENTS (counted in
+ * over_cap: the footprint stays bounded) or when out of memory (p->oom). */
 #define PUSH(p, vec, n, cap) \
-	(grow((void **)&(p)->t->vec, &(p)->t->cap, (p)->t->n, sizeof(*(p)->t->vec)) ? \
+	((p)->t->n >= MT_TRACE_MAX_EVENTS ? ((p)->t->over_cap_other++, (void *)0) : \
+	 grow((void **)&(p)->t->vec, &(p)->t->cap, (p)->t->n, sizeof(*(p)->t->vec)) ? \
 		 ((p)->oom = 1, (void *)0) : (void *)&(p)->t->vec[(p)->t->n++])
 
 /* ------------------------------------------------------------------ numbers */
@@ -188,14 +221,11 @@ int mt_us_to_ns(const char *s, size_t n, int64_t *ns)
 	if (i < n && (s[i] == 'e' || s[i] == 'E')) {
 		char buf[64];
 		double d;
-		char *end;
 		if (n >= sizeof(buf))
 			return -1;
 		memcpy(buf, s, n);
 		buf[n] = '\0';
-		errno = 0;
-		d = strtod(buf, &end);
-		if (*end || errno || d * 1000.0 > 9.2e18 || d * 1000.0 < -9.2e18)
+		if (mt_parse_num(buf, &d) || d * 1000.0 > 9.2e18 || d * 1000.0 < -9.2e18)
 			return -1;
 		*ns = (int64_t)(d * 1000.0 + (d >= 0 ? 0.5 : -0.5));
 		return 0;
@@ -367,6 +397,7 @@ static void acc_reset(struct acc *a)
 	a->namelen = 0;
 	a->name[0] = '\0';
 	a->has_ts = a->has_dur = a->has_start = a->has_end = 0;
+	a->bad_time = 0;
 	a->ts = a->dur = a->start = a->end = 0;
 	a->pid = a->tid = -1;
 	a->corr = -1;
@@ -410,6 +441,14 @@ static int step_number(const struct parser *p, const char *s, size_t n, int64_t 
 	return 0;
 }
 
+/* A GPU event (kernel, memcpy, memset) left out for its times: counted by
+ * reason (the analysis adds them to left_out); other records are dropped. */
+static void bad_event(int cat, size_t *reason)
+{
+	if (cat == CAT_KERNEL || cat == CAT_MEMCPY || cat == CAT_MEMSET)
+		(*reason)++;
+}
+
 static void finish_event(struct parser *p)
 {
 	struct acc *a = &p->a;
@@ -418,15 +457,22 @@ static void finish_event(struct parser *p)
 	int64_t start, end;
 
 	if (a->t >= 0) {            /* megatune.trace/1: integer ns */
-		if (!a->has_start)
+		if (!a->has_start || a->bad_time) {
+			bad_event(cat, &t->bad_time);
 			return;
+		}
 		start = a->start;
 		end = a->has_end ? a->end : a->start;
 		if (a->dev_plain >= 0)
 			a->device = a->dev_plain;
 	} else {
-		if (a->ph != 'X' || !a->has_ts)
+		if (a->ph != 'X')
 			return;
+		if (!a->has_ts || a->bad_time ||
+		    (a->has_dur && a->dur > 0 && a->ts > INT64_MAX - a->dur)) {
+			bad_event(cat, &t->bad_time);
+			return;
+		}
 		start = a->ts;
 		end = a->ts + (a->has_dur ? a->dur : 0);
 		if (a->device < 0 && a->pid >= 0)
@@ -434,18 +480,30 @@ static void finish_event(struct parser *p)
 		if (a->stream < 0)
 			a->stream = a->tid;
 	}
-	if (end < start)
-		end = start;
+	if (end < start) {
+		bad_event(cat, &t->bad_order);
+		return;
+	}
+	if (end - start > MT_TRACE_MAX_DUR_NS) {
+		bad_event(cat, &t->bad_long);
+		return;
+	}
 	switch (cat) {
 	case CAT_KERNEL:
 	case CAT_MEMCPY:
 	case CAT_MEMSET: {
 		struct mt_gpu_ev *g;
-		uint32_t id = intern(t, a->name, a->namelen);
-		if (id == UINT32_MAX || !(g = PUSH(p, gpu, ngpu, capgpu))) {
+		uint32_t id;
+		if (t->ngpu >= MT_TRACE_MAX_EVENTS) {
+			t->over_cap++;
+			return;
+		}
+		if ((id = intern(t, a->name, a->namelen)) == UINT32_MAX) {
 			p->oom = 1;
 			return;
 		}
+		if (!(g = PUSH(p, gpu, ngpu, capgpu)))
+			return;
 		g->start = start;
 		g->end = end;
 		g->corr = a->corr;
@@ -461,11 +519,12 @@ static void finish_event(struct parser *p)
 		uint32_t id;
 		if (a->corr < 0)
 			return;
-		if ((id = intern(t, a->name, a->namelen)) == UINT32_MAX ||
-		    !(l = PUSH(p, launch, nlaunch, caplaunch))) {
+		if ((id = intern(t, a->name, a->namelen)) == UINT32_MAX) {
 			p->oom = 1;
 			return;
 		}
+		if (!(l = PUSH(p, launch, nlaunch, caplaunch)))
+			return;
 		l->corr = a->corr;
 		l->ts = start;
 		l->end = end;
@@ -513,10 +572,12 @@ static void finish_event(struct parser *p)
 	case CAT_GPU_ANNOT: {
 		struct mt_gpu_annot *g;
 		uint32_t id = intern(t, a->name, a->namelen);
-		if (id == UINT32_MAX || !(g = PUSH(p, annot, nannot, capannot))) {
+		if (id == UINT32_MAX) {
 			p->oom = 1;
 			return;
 		}
+		if (!(g = PUSH(p, annot, nannot, capannot)))
+			return;
 		g->start = start;
 		g->end = end;
 		g->name = id;
@@ -553,6 +614,11 @@ static int open_container(struct parser *p, int is_map)
 	if (p->depth + 1 >= MAXDEPTH)
 		return 0;
 	if (p->depth == 0) {
+		if (p->ntop && p->t->format != MT_TRACE_MEGATUNE) {
+			/* JSON Lines are megatune.trace/1 only: a Kineto trace is one document */
+			p->second_doc = 1;
+			return 0;
+		}
 		p->ntop++;
 		c = is_map ? C_TOP : C_EVENTS;    /* a bare array of events */
 	} else if (parent == C_TOP && k == K_TRACEEVENTS && !is_map) {
@@ -639,6 +705,15 @@ static void hash_value(struct parser *p, const char *s, size_t n)
 		p->props_hash = (p->props_hash ^ fnv(s, n)) * 1099511628211ull;
 }
 
+/* A time field (ts, dur, start, end) holding something else than a number. */
+static void time_not_number(struct parser *p)
+{
+	int c = cur(p), k = cur_key(p);
+
+	if ((c == C_EVENT || c == C_TOP) && (k == K_TS || k == K_DUR || k == K_START || k == K_END))
+		p->a.bad_time = 1;
+}
+
 static int cb_string(void *ctx, const unsigned char *s, size_t n)
 {
 	struct parser *p = P;
@@ -647,6 +722,7 @@ static int cb_string(void *ctx, const unsigned char *s, size_t n)
 	const char *cs = (const char *)s;
 
 	hash_value(p, cs, n);
+	time_not_number(p);
 	if (c == C_EVENT || c == C_TOP) {
 		switch (k) {
 		case K_PH:
@@ -669,8 +745,14 @@ static int cb_string(void *ctx, const unsigned char *s, size_t n)
 			a->name[a->namelen] = '\0';
 			break;
 		case K_SCHEMA:
-			if (c == C_TOP && n == 16 && !memcmp(s, "megatune.trace/1", 16))
+			if (c == C_TOP && n == 16 && !memcmp(s, "megatune.trace/1", 16)) {
 				a->is_header = 1;
+			} else if (c == C_TOP && n >= 15 && !memcmp(s, "megatune.trace/", 15)) {
+				/* a version this reader does not know: refused (FORMATS.md) */
+				snprintf(p->bad_schema, sizeof(p->bad_schema), "%.*s",
+					 (int)(n < 32 ? n : 32), cs);
+				return 0;
+			}
 			break;
 		case K_PID:
 			/* string pids ("Spans") are not devices */
@@ -729,13 +811,13 @@ static int cb_number(void *ctx, const char *s, size_t n)
 	hash_value(p, s, n);
 	if (c == C_EVENT || c == C_TOP) {
 		if (k == K_TS)
-			a->has_ts = !mt_us_to_ns(s, n, &a->ts);
+			a->bad_time |= !(a->has_ts = !mt_us_to_ns(s, n, &a->ts));
 		else if (k == K_DUR)
-			a->has_dur = !mt_us_to_ns(s, n, &a->dur);
+			a->bad_time |= !(a->has_dur = !mt_us_to_ns(s, n, &a->dur));
 		else if (k == K_START)
-			a->has_start = !parse_int(s, n, &a->start);
+			a->bad_time |= !(a->has_start = !parse_int(s, n, &a->start));
 		else if (k == K_END)
-			a->has_end = !parse_int(s, n, &a->end);
+			a->bad_time |= !(a->has_end = !parse_int(s, n, &a->end));
 		else if (parse_int(s, n, &v))
 			;
 		else if ((slot = int_slot(a, k)))
@@ -767,12 +849,14 @@ static int cb_number(void *ctx, const char *s, size_t n)
 static int cb_null(void *ctx)
 {
 	hash_value(P, "null", 4);
+	time_not_number(P);
 	return 1;
 }
 
 static int cb_bool(void *ctx, int b)
 {
 	hash_value(P, b ? "true" : "false", b ? 4 : 5);
+	time_not_number(P);
 	return 1;
 }
 
@@ -871,6 +955,7 @@ static int parse_source(const char *name, struct source *src, const struct mt_tr
 	yajl_handle h = NULL;
 	unsigned char *buf = NULL;
 	uint64_t off = 0;
+	size_t kept;
 	long scan;
 	int rc = 0, seen = 0;
 
@@ -916,10 +1001,26 @@ static int parse_source(const char *name, struct source *src, const struct mt_tr
 		for (scan = 0; !seen && scan < n; scan++)
 			seen = !(buf[scan] == ' ' || buf[scan] == '\n' || buf[scan] == '\r' ||
 				 buf[scan] == '\t');
-		st = n ? yajl_parse(h, buf, (size_t)n) : yajl_complete_parse(h);
+		kept = n ? mt_guard_filter(&p->guard, buf, (size_t)n) : 0;
+		if (p->guard.bad_num) {
+			rc = mt_error_set(err, MT_EPARSE, "%s: a number of more than %d characters at "
+					  "byte %llu (the reader's cap)", name, MT_TRACE_MAX_NUM,
+					  (unsigned long long)p->guard.bad_num_at);
+			goto out;
+		}
+		st = n ? yajl_parse(h, buf, kept) : yajl_complete_parse(h);
 		if (st != yajl_status_ok) {
 			size_t used = n ? yajl_get_bytes_consumed(h) : 0;
-			if (p->oom) {
+			if (p->second_doc || p->bad_schema[0]) {
+				rc = p->second_doc ?
+					mt_error_set(err, MT_EPARSE, "%s: a second JSON document at byte "
+						     "%llu: one trace per file (a Kineto trace is one "
+						     "JSON object)", name,
+						     (unsigned long long)(off + used - (used > 0))) :
+					mt_error_set(err, MT_EINVAL, "%s: field 'schema': \"%s\" is a "
+						     "version this megatune does not read (expected "
+						     "\"megatune.trace/1\")", name, p->bad_schema);
+			} else if (p->oom) {
 				rc = mt_error_set(err, MT_ENOMEM, "%s: out of memory", name);
 			} else if (!n && !seen) {
 				rc = mt_error_set(err, MT_EPARSE, "%s: empty: no JSON value in the file "
@@ -956,6 +1057,7 @@ static int parse_source(const char *name, struct source *src, const struct mt_tr
 		off += (uint64_t)n;
 	}
 	t->bytes = off;
+	t->strings_cut = p->guard.cut;
 	if (p->scalar_top) {
 		rc = mt_error_set(err, MT_EPARSE, "%s: a top-level value is not an object or array "
 				  "(expected a Kineto/Chrome trace or megatune.trace/1 lines)", name);

@@ -36,6 +36,15 @@ enum mt_tcoll {
 	MT_TC_ALLTOALL, MT_TC_SENDRECV, MT_TC_BROADCAST, MT_TC_REDUCE, MT_TC_N
 };
 
+/* What one trace may hold in memory (the footprint stays bounded whatever
+ * the input; what is past a cap is counted, never silently lost): 2^21
+ * records of each kind (GPU events, launches, ranges: about 40 to 48 bytes
+ * each) and 64 MiB of distinct names.  A GPU event lasting more than an hour
+ * is a broken timestamp, not a kernel. */
+#define MT_TRACE_MAX_EVENTS ((size_t)1 << 21)
+#define MT_TRACE_MAX_NAME_BYTES ((size_t)64 << 20)
+#define MT_TRACE_MAX_DUR_NS (3600LL * 1000000000LL)
+
 struct mt_gpu_ev {
 	int64_t start, end;   /* ns */
 	int64_t corr;         /* CUPTI correlation id; -1 when absent */
@@ -83,6 +92,15 @@ struct mt_trace {
 	int has_end;              /* megatune format: the end record was written */
 	int cut_short;            /* megatune format: the last line was cut short (kept the rest) */
 	uint64_t bytes;           /* uncompressed bytes parsed */
+	/* GPU events (kernel, memcpy, memset) left out while reading, by reason;
+	 * the analysis adds them to its left_out */
+	size_t bad_time;          /* ts/dur (start/end) null, not a number, beyond int64 ns */
+	size_t bad_order;         /* ends before it starts (negative dur, end < start) */
+	size_t bad_long;          /* lasts more than MT_TRACE_MAX_DUR_NS */
+	size_t over_cap;          /* past MT_TRACE_MAX_EVENTS GPU events */
+	size_t over_cap_other;    /* launches and ranges past MT_TRACE_MAX_EVENTS */
+	size_t strings_cut;       /* strings or keys cut at MT_TRACE_MAX_STR (trace_guard.h) */
+	size_t names_capped;      /* events whose new name was past MT_TRACE_MAX_NAME_BYTES */
 
 	struct mt_gpu_ev *gpu;   size_t ngpu, capgpu;
 	struct mt_launch *launch; size_t nlaunch, caplaunch;   /* sorted by corr after reading */

@@ -5,6 +5,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "../lib/text.h"
+
 /* Tableau-like, distinguishable in print and for common colour blindness. */
 const char *const svg_palette[SVG_COLORS] = {
 	"#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948",
@@ -23,9 +25,20 @@ void svg_escape(struct sbuf *sb, const char *s)
 		case '"': sbuf_adds(sb, "&quot;"); break;
 		case '\'': sbuf_adds(sb, "&#39;"); break;
 		default:
-			/* control characters other than tab and newline are dropped */
-			if ((unsigned char)*s >= 0x20 || *s == '\t' || *s == '\n')
+			/* control characters other than tab and newline are dropped;
+			 * bytes that are not UTF-8 become U+FFFD */
+			if ((unsigned char)*s >= 0x80) {
+				int k = mt_utf8_len((const unsigned char *)s, strnlen(s, 4));
+
+				if (!k) {
+					sbuf_adds(sb, "&#xfffd;");
+				} else {
+					sbuf_add(sb, s, (size_t)k);
+					s += k - 1;
+				}
+			} else if ((unsigned char)*s >= 0x20 || *s == '\t' || *s == '\n') {
 				sbuf_addc(sb, *s);
+			}
 			break;
 		}
 	}

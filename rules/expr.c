@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../lib/num.h"
 #include "../lib/sbuf.h"
 #include "../lib/ver.h"
 #include "../tuner/cluster.h"
@@ -279,7 +280,7 @@ static struct desc parse_string(struct cc *c)
 static struct desc parse_number(struct cc *c)
 {
 	const char *p = c->s + c->i;
-	char buf[64], *end;
+	char buf[64];
 	size_t k = 0, start = c->i;
 	double v, mul = 1;
 
@@ -290,8 +291,7 @@ static struct desc parse_number(struct cc *c)
 		((c->s[c->i] == '-' || c->s[c->i] == '+') && k > 0 && (buf[k - 1] == 'e' || buf[k - 1] == 'E'))))
 		buf[k++] = c->s[c->i++];
 	buf[k] = '\0';
-	v = strtod(buf, &end);
-	if (end == buf || *end) {
+	if (mt_parse_num(buf, &v)) {
 		fail(c, start, "bad number '%.*s'", (int)k, p);
 		return d_of(MT_VT_NUM);
 	}

@@ -11,6 +11,19 @@
 #include "../lib/jsonw.h"
 #include "../lib/sbuf.h"
 
+/* A value a measurement can have: fractions in [0, 1], durations, sizes,
+ * rates and counts (any unit but "" and "x") not negative. */
+static int plausible(int f, double v)
+{
+	const char *u = mt_facts[f].unit;
+
+	if (!strcmp(u, "fraction"))
+		return v >= 0 && v <= 1;
+	if (u[0] && strcmp(u, "x"))
+		return v >= 0;
+	return 1;
+}
+
 int mt_facts_read(const char *path, struct mt_val *facts, unsigned char *given, char **strings,
 		  struct mt_error *err)
 {
@@ -65,7 +78,15 @@ int mt_facts_read(const char *path, struct mt_val *facts, unsigned char *given, 
 					  item->string);
 			goto out;
 		}
-		if (cJSON_IsNumber(item) && mt_facts[f].type != MT_FT_STR) {
+		if (cJSON_IsNumber(item) && mt_facts[f].type != MT_FT_STR &&
+		    !plausible(f, item->valuedouble)) {
+			rc = mt_error_set(err, MT_EINVAL, "%s: field 'facts.%s': expected %s, got "
+					  "%.6g", path, item->string,
+					  !strcmp(mt_facts[f].unit, "fraction") ?
+					  "a fraction between 0 and 1" : "a value of at least 0",
+					  item->valuedouble);
+			goto out;
+		} else if (cJSON_IsNumber(item) && mt_facts[f].type != MT_FT_STR) {
 			facts[f].n = item->valuedouble;
 		} else if (cJSON_IsBool(item) && mt_facts[f].type == MT_FT_BOOL) {
 			facts[f].n = cJSON_IsTrue(item);

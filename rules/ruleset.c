@@ -3,6 +3,7 @@
 #include "ruleset.h"
 
 #include <ctype.h>
+#include <math.h>
 #include <dirent.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -14,6 +15,7 @@
 #include "../lib/fsutil.h"
 #include "../lib/sbuf.h"
 #include "../tuner/config.h"
+#include "run.h"
 
 #define RULE_FILE_MAX (4u << 20)
 
@@ -440,6 +442,28 @@ static int key_ok(const char *k, size_t n, int env)
 	return 1;
 }
 
+/* A SET whose expression reads no fact is a constant: its value must be one
+ * the knob takes (SET config.bucket_params = 0 would be dropped silently at
+ * every evaluation).  0 when it is a constant the knob refuses. */
+static int const_set_ok(const struct mt_rule_set *s)
+{
+	static struct mt_val none[MT_F_N];
+	struct mt_env env;
+	struct mt_val v;
+	double out;
+	int n = 0;
+
+	mt_expr_facts(s->e, &n);
+	if (n || mt_expr_uses_best(s->e))
+		return 1;
+	memset(&env, 0, sizeof(env));
+	env.facts = none;
+	v = mt_expr_eval(s->e, &env);
+	if (!v.s && isnan(v.n))
+		return 1; /* a curve function: known only with a cluster */
+	return mt_rules_knob_value(s->fact, v, &out) == 0;
+}
+
 /* SET config.knob = expression */
 static void dir_set(struct pstate *ps, int line, const char *rest, size_t rl, int col)
 {
@@ -473,6 +497,9 @@ static void dir_set(struct pstate *ps, int line, const char *rest, size_t rl, in
 	if (!s->e)
 		return;
 	r->nsets++;
+	if (!const_set_ok(s))
+		perr(ps, line, "rule '%s': SET %.*s = %.*s: not a value this knob takes (the "
+		     "rule would never apply)", r->id, (int)kl, key, (int)trimmed_len(val), val);
 	if (!(s->src = dupn(rest, rl)))
 		ps->nomem = 1;
 	if (mt_facts[f].type == MT_FT_ENUM) {
@@ -485,6 +512,26 @@ static void dir_set(struct pstate *ps, int line, const char *rest, size_t rl, in
 	}
 }
 
+/* The first character of a value's literal text (outside {expressions})
+ * that a shell would interpret, or 0. */
+static int shell_meta(const char *v, size_t n)
+{
+	size_t i;
+	int depth = 0;
+
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)v[i];
+
+		if (c == '{')
+			depth++;
+		else if (c == '}' && depth)
+			depth--;
+		else if (!depth && !isalnum(c) && !strchr(" ._,:=+/@%-", c))
+			return c;
+	}
+	return 0;
+}
+
 /* ARG --flag [value], BRIDGE name = value, ENV NAME = value */
 static void dir_out(struct pstate *ps, int line, const char *kw, size_t kwl, const char *rest,
 		    int col, int kind)
@@ -493,6 +540,7 @@ static void dir_out(struct pstate *ps, int line, const char *kw, size_t kwl, con
 	struct mt_rule_out *o;
 	const char *key, *val = NULL;
 	size_t kl, rl = trimmed_len(rest);
+	int bad;
 
 	if (kind == MT_OUT_ARG) {
 		if (strncmp(rest, "--", 2)) {
@@ -523,6 +571,12 @@ static void dir_out(struct pstate *ps, int line, const char *kw, size_t kwl, con
 	o->kind = kind;
 	memcpy(o->key, key, kl);
 	o->key[kl] = '\0';
+	if (val && *val && (bad = shell_meta(val, trimmed_len(val)))) {
+		perr(ps, line, "rule '%s': %.*s %s: the value holds '%c', a shell metacharacter "
+		     "(values are pasted into a shell: letters, digits, spaces and ._,:=+/@%%- "
+		     "only, with {expressions})", r->id, (int)kwl, kw, o->key, bad);
+		return;
+	}
 	if (val && *val) {
 		o->val = tmpl_at(ps, line, "value", val, trimmed_len(val), col + (int)(val - rest));
 		if (!o->val)

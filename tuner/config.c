@@ -380,6 +380,11 @@ int mt_job_check(const struct mt_model *m, const struct mt_cluster *c, const str
 	if (p->recompute_layers != MT_UNSET && p->recompute != MT_UNSET && p->recompute != MT_RC_FULL)
 		return mt_error_set(err, MT_EINVAL,
 				    "--recompute-layers applies to --recompute full only");
+	if (p->recompute_layers != MT_UNSET && p->recompute_layers != MT_ALL_LAYERS &&
+	    p->recompute_layers > m->layers)
+		return mt_error_set(err, MT_EINVAL, "--recompute-layers %d: the model has %d layers "
+				    "(give at most %d, or 'all')", p->recompute_layers, m->layers,
+				    m->layers);
 	if (p->sp == 1 && p->tp == 1)
 		return mt_error_set(err, MT_EINVAL, "--sequence-parallel on needs --tp > 1 (%s)", SP_TP_CITE);
 	if (p->sp == 0 && m->experts && p->tp != MT_UNSET && p->tp > 1)

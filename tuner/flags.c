@@ -482,12 +482,25 @@ int mt_kv_is_note(const struct mt_kv *kv)
 
 #define SHELL_SPECIAL "{},$*?[]'\"\\;&|<>()`!~"
 
+/* s in single quotes, a quote inside written '\'' (a value from a rule file
+ * or a name from an input file may hold one). */
+static void squote(struct sbuf *sb, const char *s)
+{
+	sbuf_addc(sb, '\'');
+	for (; *s; s++)
+		if (*s == '\'')
+			sbuf_adds(sb, "'\\''");
+		else
+			sbuf_addc(sb, *s);
+	sbuf_addc(sb, '\'');
+}
+
 /* A word the shell would expand or split (a brace list, a comma inside one,
- * a space) goes in single quotes; none of the values has a quote itself. */
+ * a space) goes in single quotes. */
 void mt_shell_word(struct sbuf *sb, const char *s)
 {
 	if (s[strcspn(s, " " SHELL_SPECIAL)])
-		sbuf_addf(sb, "'%s'", s);
+		squote(sb, s);
 	else
 		sbuf_adds(sb, s);
 }
@@ -512,9 +525,10 @@ void mt_kv_render(struct sbuf *sb, const struct mt_kv *kv, int n, int style, con
 				continue;
 			/* spaces separate the words of a list value; anything
 			 * else the shell reads ("([0]*3+[1]*58)") is quoted */
-			if (kv[i].val[strcspn(kv[i].val, SHELL_SPECIAL)])
-				sbuf_addf(sb, " '%s'", kv[i].val);
-			else
+			if (kv[i].val[strcspn(kv[i].val, SHELL_SPECIAL)]) {
+				sbuf_addc(sb, ' ');
+				squote(sb, kv[i].val);
+			} else
 				sbuf_addf(sb, " %s", kv[i].val);
 		} else {
 			snprintf(buf, sizeof(buf), "%s=%s", kv[i].key, kv[i].val[0] ? kv[i].val : "true");

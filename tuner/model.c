@@ -698,6 +698,13 @@ static int read_hf(const cJSON *o, const char *file, struct mt_model *m, struct 
 		if (fam->all_moe)
 			m->ffn = 0; /* every MLP is a MoE layer */
 	}
+	/* a gated (SwiGLU) family's config class has a fixed default width, not
+	 * 4h (transformers LlamaConfig: intermediate_size=11008, Llama-2-7B's):
+	 * a file without it is refused rather than read with a guess */
+	if (m->ffn <= 0 && m->moe_layers < m->layers && !m->experts && fam->gated)
+		return mt_error_set(err, MT_EINVAL, "%s: missing field 'intermediate_size': "
+				    "expected the MLP width (the %s config class's default is one "
+				    "model's width, not derived from hidden_size)", file, fam->type);
 	if (m->ffn <= 0 && m->moe_layers < m->layers && !m->experts)
 		m->ffn = 4 * m->hidden;
 	return MT_OK;
