@@ -47,7 +47,7 @@ endif
 # fuzzers); libmegatune_probes.a: probes/ (megatune-probe, the probe tests).
 PROBE_LIB_SRC = $(wildcard probes/*.c)
 LIB_SRC    = $(wildcard lib/*.c) $(wildcard tuner/*.c) $(wildcard rules/*.c) $(wildcard advisor/*.c) \
-             $(wildcard reports/*.c) $(wildcard import/*.c) \
+             $(wildcard reports/*.c) $(wildcard import/*.c) $(wildcard validate/*.c) \
              $(filter-out profiler/inject.c,$(wildcard profiler/*.c))
 PROBE_CLI_SRC = cli/cmd_calibrate.c cli/cmd_probe.c cli/probe_opts.c cli/probe_main.c
 CLI_SRC    = $(filter-out $(PROBE_CLI_SRC),$(wildcard cli/*.c))
@@ -160,7 +160,7 @@ check: deps-test headers
 # Every project header compiles alone: it includes what it uses.  New folders
 # and files are found by the glob.  The device side's headers (probes/cuda/)
 # are compiled as CUDA by nvcc where it is present, the others as C.
-HEADER_DIRS = lib tuner rules advisor probes import profiler reports cli
+HEADER_DIRS = lib tuner rules advisor probes import profiler validate reports cli
 HEADERS = $(sort $(shell find $(HEADER_DIRS) -name '*.h' -not -path 'probes/cuda/*' 2>/dev/null))
 CUDA_HEADERS = $(if $(HAVE_NVCC),$(sort $(wildcard probes/cuda/*.h)))
 headers: deps-test

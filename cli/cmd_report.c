@@ -8,12 +8,13 @@
 #include "../reports/html.h"
 #include "../tuner/cluster.h"
 #include "../tuner/profile.h"
+#include "../validate/validation.h"
 #include "cli.h"
 #include "common.h"
 
 static const char report_usage[] =
 	"usage: megatune report [--advice FILE] [--profile FILE|NAME] [--analysis FILE]\n"
-	"                       [--compare FILE] -o report.html\n"
+	"                       [--compare FILE] [--validation FILE] -o report.html\n"
 	"\n"
 	"One self-contained HTML page (inline CSS, SVG charts and a few lines of\n"
 	"JavaScript; it fetches nothing) from what the other commands write:\n"
@@ -23,6 +24,8 @@ static const char report_usage[] =
 	"                    cluster, its GEMM and collective curves, with provenance\n"
 	"  --analysis FILE   megatune.analysis/1: per-rank time and profile findings\n"
 	"  --compare FILE    megatune.comparison/1: regression verdicts\n"
+	"  --validation FILE megatune.validation/1 (validate -o): predicted vs measured\n"
+	"                    step, each run's status with its evidence\n"
 	"  -o, --output FILE the page ('-' for standard output)\n"
 	"Each section appears when its input is given.  `megatune advise ... --report\n"
 	"FILE` writes the same page for a search, with its cluster.\n"
@@ -36,6 +39,7 @@ int cmd_report(int argc, char **argv)
 		{ "profile", required_argument, NULL, 'p' },
 		{ "analysis", required_argument, NULL, 'n' },
 		{ "compare", required_argument, NULL, 'c' },
+		{ "validation", required_argument, NULL, 'v' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -44,6 +48,8 @@ int cmd_report(int argc, char **argv)
 	struct mt_report_in in;
 	cJSON *docs[4] = { NULL, NULL, NULL, NULL };
 	struct mt_cluster *cluster = NULL;
+	struct mt_validation val;
+	int has_val = 0;
 	const char *out = NULL;
 	int c, rc = 0, i;
 
@@ -59,6 +65,7 @@ int cmd_report(int argc, char **argv)
 		case 'p': in.profile_file = optarg; break;
 		case 'n': in.analysis_file = optarg; break;
 		case 'c': in.compare_file = optarg; break;
+		case 'v': in.validation_file = optarg; break;
 		case 'o': out = optarg; break;
 		default:
 			return cli_usage_error("report", "%s '%s'", optopt ? "option needs a value:"
@@ -81,6 +88,14 @@ int cmd_report(int argc, char **argv)
 		rc = cli_fail("report", &err);
 		goto out;
 	}
+	if (in.validation_file) {
+		if (mt_validation_load(in.validation_file, "--validation", &val, &err)) {
+			rc = cli_fail("report", &err);
+			goto out;
+		}
+		has_val = 1;
+		in.validation = &val;
+	}
 	in.advice = docs[0];
 	in.cluster = cluster;
 	in.analysis = docs[2];
@@ -88,6 +103,8 @@ int cmd_report(int argc, char **argv)
 	if (mt_report_write(out, &in, &err))
 		rc = cli_fail("report", &err);
 out:
+	if (has_val)
+		mt_validation_free(&val);
 	mt_cluster_free(cluster);
 	for (i = 0; i < 4; i++)
 		cJSON_Delete(docs[i]);

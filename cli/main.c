@@ -29,6 +29,8 @@ static const char usage[] =
 	"  import     turn nccl-tests or nvbandwidth output into a cluster profile\n"
 	"  profile    run a command under the CUPTI tracer (one trace per process)\n"
 	"  analyze    per-rank time breakdown, overlap, idle and stragglers of traces\n"
+	"  validate   run the top candidates for real and compare predicted with measured\n"
+	"  tune       advise, validate, correct and re-rank until the measured best is stable\n"
 	"\n"
 	"Run 'megatune <command> --help' for the options of a command.\n"
 	"\n"
@@ -97,6 +99,10 @@ int main(int argc, char **argv)
 		return cmd_import(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "profile"))
 		return cmd_profile(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "validate"))
+		return cmd_validate(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "tune"))
+		return cmd_tune(argc - 1, argv + 1);
 	fprintf(stderr, "megatune: error: unknown command '%s'\n\n%s", argv[1], usage);
 	return 2;
 }

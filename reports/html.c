@@ -235,9 +235,9 @@ static int read_inputs(const struct mt_report_in *in, struct parsed *p, struct m
 	int rc;
 
 	memset(p, 0, sizeof(*p));
-	if (!in->advice && !in->cluster && !in->analysis && !in->compare)
+	if (!in->advice && !in->cluster && !in->analysis && !in->compare && !in->validation)
 		return mt_error_set(err, MT_EUSAGE, "nothing to report: give --advice, --profile, "
-				    "--analysis or --compare");
+				    "--analysis, --compare or --validation");
 	if (in->advice && (rc = mt_report_schema(in->advice, "megatune.advice/1", in->advice_file,
 					  "--advice", err)))
 		return rc;
@@ -307,6 +307,8 @@ static void render(struct sbuf *sb, const struct mt_report_in *in, const struct 
 		sbuf_adds(sb, "<a href=\"#findings\">Findings</a>");
 	if (in->compare)
 		sbuf_adds(sb, "<a href=\"#regressions\">Regressions</a>");
+	if (in->validation)
+		sbuf_adds(sb, "<a href=\"#validation\">Validation</a>");
 	sbuf_adds(sb, "</nav></header><main>");
 	if (adv)
 		html_summary(sb, adv);
@@ -323,6 +325,8 @@ static void render(struct sbuf *sb, const struct mt_report_in *in, const struct 
 		findings(sb, in->analysis);
 	if (p->has_cmp)
 		regressions(sb, &p->cmp);
+	if (in->validation)
+		html_validation(sb, in->validation);
 	sbuf_adds(sb, "</main><footer>Inputs:");
 	if (in->advice_file) {
 		sbuf_adds(sb, " advice ");
@@ -339,6 +343,10 @@ static void render(struct sbuf *sb, const struct mt_report_in *in, const struct 
 	if (in->compare_file) {
 		sbuf_adds(sb, " &#183; comparison ");
 		esc(sb, in->compare_file);
+	}
+	if (in->validation_file) {
+		sbuf_adds(sb, " &#183; validation ");
+		esc(sb, in->validation_file);
 	}
 	sbuf_adds(sb, ". Predictions come from megatune's model (docs/MODEL.md); measured values from "
 		      "the profile, each with its source.</footer><script>");

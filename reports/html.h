@@ -20,11 +20,14 @@
 #include "../lib/sbuf.h"
 
 struct mt_cluster;
+struct mt_validation;
 
 struct mt_report_in {
 	const cJSON *advice, *analysis, *compare;  /* any may be NULL */
 	const struct mt_cluster *cluster;          /* the profile, or NULL */
 	const char *advice_file, *profile_file, *analysis_file, *compare_file;
+	const struct mt_validation *validation;    /* validate/validation.h, or NULL */
+	const char *validation_file;
 };
 
 /* MT_EINVAL naming file and the 'schema' field when doc is not an object of
