@@ -5,7 +5,7 @@
 # fixtures.
 set -eu
 B=${BUILD:-build}
-for t in fuzz-model fuzz-profile fuzz-advise fuzz-rules fuzz-report fuzz-trace fuzz-import; do
+for t in fuzz-model fuzz-profile fuzz-advise fuzz-rules fuzz-report fuzz-trace fuzz-import fuzz-logparse; do
 	[ -x "$B/tests/$t" ] || { echo "missing $B/tests/$t"; exit 1; }
 done
 "$B/tests/fuzz-model" models/*.json tests/fixtures/models/*.json tests/fixtures/bad/*.json
@@ -16,3 +16,4 @@ done
 "$B/tests/fuzz-trace" tests/fixtures/traces/small/* tests/fixtures/bad/trace-*.json
 "$B/tests/fuzz-import" tests/fixtures/nccl-tests/*.txt tests/fixtures/nccl-tests/constructed/* \
 	tests/fixtures/nvbandwidth/*.txt tests/fixtures/nvbandwidth/*.json
+"$B/tests/fuzz-logparse" tests/fixtures/megatron-logs/*.log tests/fixtures/validate/validation-standin.json
