@@ -36,3 +36,12 @@ report of a validation | 0 | <section id="validation"> | report --validation tes
 the report draws y = x | 0 | data-ref="y=x" | report --validation tests/fixtures/validate/validation-standin.json -o -
 the report shows the evidence | 0 | Watchdog caught collective operation timeout | report --validation tests/fixtures/validate/validation-standin.json -o -
 report of an advice given as validation | 2 | field 'schema': --validation expects "megatune.validation/1" | report --validation tests/fixtures/validate/advice-llama3-8b-16.json -o x.html
+tune help | 0 | usage: megatune tune | tune --help
+tune without a job | 2 | missing the job | tune --launch true
+tune with advice and job flags | 2 | with --advice, the job comes from the file | tune --advice tests/fixtures/validate/advice-llama3-8b-16.json --model llama3-8b --launch true
+tune sets advise's top | 2 | --top: tune sets advise's --top itself | tune --model llama3-8b --gpus 8 --seq 4096 --gbs 64 --top 3 --launch true
+tune without what to run | 2 | missing --launch TEMPLATE or --proxy | tune --model llama3-8b --gpus 8 --seq 4096 --gbs 64
+tune passes bad job flags to advise | 2 | megatune advise: error | tune --model no-such-model --gpus 8 --seq 4096 --gbs 64 --launch true --dir tune-bad
+tune with a bad per-round | 2 | --per-round expects a number >= 1, got '0' | tune --advice tests/fixtures/validate/advice-llama3-8b-16.json --launch true --per-round 0
+tune with an unknown placeholder | 2 | unknown placeholder \{gpu\} | tune --advice tests/fixtures/validate/advice-llama3-8b-16.json --launch 'run {gpu}' --dir tune-ph
+tune with a launcher that does not exist | 2 | the launcher '/no/such/launcher' does not exist | tune --advice tests/fixtures/validate/advice-llama3-8b-16.json --launch '/no/such/launcher {name}' --dir tune-nl
