@@ -348,6 +348,9 @@ static const char *exit_text(const struct mt_run_result *r, char *buf, size_t ca
 {
 	if (r->signo)
 		snprintf(buf, cap, "killed by signal %d (%s)", r->signo, strsignal(r->signo));
+	else if (r->exit_code > 128 && r->exit_code < 128 + 65)
+		snprintf(buf, cap, "exit status %d (128 + signal %d, %s, as a shell reports it)",
+			 r->exit_code, r->exit_code - 128, strsignal(r->exit_code - 128));
 	else
 		snprintf(buf, cap, "exit status %d", r->exit_code);
 	return buf;

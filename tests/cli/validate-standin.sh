@@ -26,7 +26,7 @@ bad() { echo "not ok - $*"; fail=1; }
 # --- one run, every way a run ends
 STANDIN_PLAN="c2=oom c3=nccl_timeout c4=nan c5=hang c6=crash c7=noiter" \
 	"$M" validate --advice $ADV --top 8 --launch "$TPL" --dir "$t/a" --iters 12 --warmup 3 \
-	--timeout 1 --kill-grace 0.5 -o "$t/a.json" --report "$t/a.html" >"$t/a.out" 2>&1
+	--timeout 2 --kill-grace 0.5 -o "$t/a.json" --report "$t/a.html" >"$t/a.out" 2>&1
 rc=$?
 [ $rc -eq 0 ] && ok "validate exits 0" || { bad "validate exit $rc"; cat "$t/a.out"; }
 "$PY" - "$t/a.json" <<'PYEOF' || fail=1
