@@ -119,6 +119,10 @@ static const char *strip_prefix(const char *s)
 
 static void add_step(struct mt_logparse *p, long iter, double step_s, double tflops, int fmt)
 {
+	/* the same iteration again: another rank's line (srun --label, every rank
+	 * printing) or a progress bar redrawn; the first one counts */
+	if (p->nstep > 0 && p->iter[p->nstep - 1] == iter)
+		return;
 	if (p->nstep < MT_LOG_MAX_STEPS && step_s > 0 && isfinite(step_s)) {
 		p->step_s[p->nstep] = step_s;
 		p->iter[p->nstep] = iter;

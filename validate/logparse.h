@@ -15,7 +15,9 @@
  *    (I is 0-based: step I+1) with `TFLOPS_per_GPU`; Lightning progress bars
  *    `Epoch E: ... N/M [..., train_step_timing in s=X]`; Bridge's
  *    `Step Time : Xs GPU utilization: T[ ]MODEL_TFLOP/s/GPU`, used only in a
- *    log without iteration lines (it repeats their time).  An interval
+ *    log without iteration lines (it repeats their time).  A line for the
+ *    iteration of the step before (another rank's, a redrawn bar) adds no
+ *    step.  An interval
  *    whose iterations were all skipped (fp16 loss-scale search) counts in
  *    `skipped` and gives no step.
  *  - memory, worst line: `[Rank R] (...) memory (MB) | allocated | max

@@ -36,6 +36,7 @@ static void chunking_and_line_ends_do_not_matter(void **state)
 	const char *log = "[default0]: " MLM(1, 900.0, " lm loss: 1.1E+01 |") "\r\n"
 			  " 3: " MLM(2, 500.0, " lm loss: 1.0E+01 |") "\r\n"
 			  "[rank0]: " MLM(3, 510.5, " lm loss: 9.9E+00 |") "\n"
+			  " 1: " MLM(3, 999.0, " lm loss: 9.9E+00 |") "\n"
 			  "[Rank 3] (after 3 iterations) memory (MB) | allocated: 1 | max allocated: "
 			  "2048 | reserved: 3 | max reserved: 4096\n"
 			  "[Rank 0] (after 3 iterations) memory (MB) | allocated: 1 | max allocated: "
@@ -48,7 +49,7 @@ static void chunking_and_line_ends_do_not_matter(void **state)
 		struct mt_logparse *p = parse(log, chunks[k]);
 
 		assert_int_equal(p->nstep, 3);
-		assert_int_equal(p->lineno, 5);
+		assert_int_equal(p->lineno, 6);
 		assert_int_equal(p->iter[2], 3);
 		assert_close(p->step_s[2], 0.5105, 1e-12);
 		assert_close(p->mem_max_alloc_b, 2048.0 * 1048576, 1e-12);
