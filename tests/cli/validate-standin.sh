@@ -76,6 +76,25 @@ n=$(wc -l <"$t/a/standin-runs")
 grep -q '<section id="validation">' "$t/a.html" && ok "--report writes the Validation section" || bad "no Validation section in the report"
 grep -q 'oom, line 58: torch.cuda.OutOfMemoryError' "$t/a.out" && ok "progress names the OOM line" || bad "progress without the OOM line"
 
+# --- the budget ends during the first run: it is killed, nothing else runs
+STANDIN_SPEEDUP=2 "$M" validate --advice $ADV --top 3 --launch "$TPL" --dir "$t/d" \
+	--iters 8 --warmup 2 --timeout 30 --kill-grace 0.5 --budget 0.03 -o "$t/d.json" >"$t/d.out" 2>&1
+rc=$?
+[ $rc -eq 1 ] && ok "--budget: exit 1, nothing ran to the end" || bad "--budget: exit $rc, 1 expected"
+"$PY" - "$t/d.json" <<'PYEOF' || fail=1
+import json, sys
+d = json.load(open(sys.argv[1]))
+r = [(c["status"], c["reason"]) for c in d["candidates"]]
+ok = r[0] == ("not_run", "the --budget ended during the run") and \
+    all(x == ("not_run", "the --budget ended before the run") for x in r[1:])
+print(("ok - " if ok else "not ok - ") + "--budget: the run in progress and the rest are not_run: %s" % r)
+sys.exit(not ok)
+PYEOF
+n=$(wc -l <"$t/d/standin-runs")
+pg=$(cat "$t/d/c1-tp2-pp1-mbs4.pgid")
+[ "$n" -eq 1 ] && ! pgrep -g "$pg" >/dev/null 2>&1 && ok "--budget: one run started, its group is gone" ||
+	bad "--budget: $n runs started, or group $pg left"
+
 # --- interrupted, then resumed
 STANDIN_SPEEDUP=10 "$M" validate --advice $ADV --top 4 --launch "$TPL" --dir "$t/b" \
 	--iters 8 --warmup 2 --timeout 30 -o "$t/b.json" >"$t/b.out" 2>&1 &
