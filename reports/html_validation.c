@@ -92,7 +92,8 @@ static void scatter(struct sbuf *sb, const struct mt_validation *v)
 		esc(sb, c->name);
 		sbuf_adds(sb, "</text>");
 	}
-	sbuf_adds(sb, "</svg></div>");
+	sbuf_adds(sb, "</svg></div><p class=\"lead\">Blue: ran to the end; red: failed after the "
+		      "steps shown (its status below).  Above the line: slower than predicted.</p>");
 }
 
 static void status_table(struct sbuf *sb, const struct mt_validation *v)
@@ -100,17 +101,19 @@ static void status_table(struct sbuf *sb, const struct mt_validation *v)
 	int i;
 
 	sbuf_adds(sb, "<div class=\"scroll\"><table class=\"vstatus\"><thead><tr>"
-		      "<th>candidate</th><th class=\"n\">predicted rank</th><th class=\"n\">predicted "
-		      "step (s)</th><th class=\"n\">measured step (s)</th><th class=\"n\">n</th>"
+		      "<th>candidate</th><th class=\"n\">rank</th><th class=\"n\">predicted "
+		      "(s)</th><th class=\"n\">measured (s)</th><th class=\"n\">n</th>"
 		      "<th class=\"n\">error</th><th class=\"n\">tokens/s/GPU</th><th class=\"n\">"
-		      "TFLOP/s/GPU</th><th class=\"n\">max reserved (GiB)</th><th>status</th>"
-		      "<th>evidence</th><th>log</th></tr></thead><tbody>");
+		      "TFLOP/s/GPU</th><th class=\"n\">reserved GiB</th><th>status</th>"
+		      "</tr></thead><tbody>");
 	for (i = 0; i < v->ncand; i++) {
 		const struct mt_vcand *c = &v->cand[i];
 		int m = c->has_measured;
 
-		sbuf_addf(sb, "<tr class=\"vs-%s\">", mt_vstatus_name(c->status));
-		td_str(sb, c->name);
+		sbuf_addf(sb, "<tr class=\"vs-%s\"><td style=\"white-space:nowrap\">",
+			  mt_vstatus_name(c->status));
+		esc(sb, c->name);
+		sbuf_adds(sb, "</td>");
 		td_num(sb, c->predicted_rank, "%.0f");
 		td_num(sb, c->pred.step_s, "%.4g");
 		td_num(sb, m ? c->meas.step_s : NAN, "%.4g");
@@ -120,7 +123,11 @@ static void status_table(struct sbuf *sb, const struct mt_validation *v)
 		td_num(sb, m ? c->meas.tflops_per_gpu : NAN, "%.1f");
 		td_num(sb, m ? c->meas.mem_max_reserved_gib : NAN, "%.2f");
 		td_str(sb, mt_vstatus_name(c->status));
-		sbuf_adds(sb, "<td>");
+		sbuf_adds(sb, "</tr>");
+		if (!c->evidence_line && !c->reason && !c->log)
+			continue;
+		sbuf_adds(sb, "<tr><td colspan=\"10\" style=\"max-width:1100px;word-break:break-word;"
+			      "font-size:12.5px\">");
 		if (c->evidence_line) {
 			sbuf_addf(sb, "line %ld: <code>", c->evidence_lineno);
 			esc(sb, c->evidence_line);
@@ -130,9 +137,12 @@ static void status_table(struct sbuf *sb, const struct mt_validation *v)
 			sbuf_adds(sb, c->evidence_line ? "<br>" : "");
 			esc(sb, c->reason);
 		}
-		sbuf_adds(sb, "</td>");
-		td_str(sb, c->log ? c->log : "");
-		sbuf_adds(sb, "</tr>");
+		if (c->log) {
+			sbuf_adds(sb, c->evidence_line || c->reason ? "<br>" : "");
+			sbuf_adds(sb, "log: ");
+			esc(sb, c->log);
+		}
+		sbuf_adds(sb, "</td></tr>");
 	}
 	sbuf_adds(sb, "</tbody></table></div>");
 }
