@@ -125,7 +125,7 @@ int mt_program_check(const char *cmd, struct mt_error *err)
 {
 	static const char *const builtin[] = {
 		"cd", "exec", "export", ".", "source", "set", "eval", "if", "for", "while",
-		"until", "case", "(", "{", "!", "env", "time", "command", "exit", "true", ":",
+		"until", "case", "(", "{", "!", "time", "command", "exit", "true", ":",
 		"test", "[", "echo", "printf", "sh", "bash", NULL,
 	};
 	char word[4096], cand[8192];
@@ -142,10 +142,11 @@ int mt_program_check(const char *cmd, struct mt_error *err)
 			return MT_OK;
 		memcpy(word, s, n);
 		word[n] = 0;
-		/* VAR=value assignments before the program */
-		if (strchr(word, '=') && (isalpha((unsigned char)word[0]) || word[0] == '_') &&
-		    strspn(word, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_") ==
-			    (size_t)(strchr(word, '=') - word)) {
+		/* VAR=value assignments before the program, and env's */
+		if ((strchr(word, '=') && (isalpha((unsigned char)word[0]) || word[0] == '_') &&
+		     strspn(word, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_") ==
+			     (size_t)(strchr(word, '=') - word)) ||
+		    !strcmp(word, "env")) {
 			s += n;
 			continue;
 		}

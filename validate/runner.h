@@ -44,7 +44,7 @@ int mt_template_fill(const char *tmpl, mt_template_lookup lookup, void *ctx, str
 void mt_shell_quote(struct sbuf *sb, const char *s);
 
 /* The program a command line starts (its first word after VAR=value
- * assignments) exists: a path that is executable, or a name found on PATH;
+ * assignments and `env`) exists: a path that is executable, or a name found on PATH;
  * shell keywords and builtins pass.  MT_EINVAL naming it otherwise. */
 int mt_program_check(const char *cmd, struct mt_error *err);
 

@@ -169,6 +169,10 @@ static void templates_fill_quote_and_refuse(void **state)
 	assert_int_equal(mt_program_check("A=1 B=2 sh -c true", &err), MT_OK);
 	assert_int_equal(mt_program_check("/nonexistent/x y", &err), MT_EINVAL);
 	assert_non_null(strstr(err.msg, "'/nonexistent/x'"));
+	assert_int_equal(mt_program_check("env A=1 'B=2 3' sh", &err), MT_OK);
+	assert_int_equal(mt_program_check("env A=1 no-such-program-xyz", &err), MT_EINVAL);
+	assert_non_null(strstr(err.msg, "'no-such-program-xyz' is not found on PATH"));
+	assert_int_equal(mt_program_check("cd /tmp && no-such-program-xyz", &err), MT_OK);
 }
 
 static void kendall_tau_counts_pairs(void **state)
