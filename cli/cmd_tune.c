@@ -45,6 +45,8 @@ static const char tune_usage[] =
 	"  -o, --output FILE   the megatune.validation/1 of every run (default\n"
 	"                      DIR/validation.json)\n"
 	"  --report FILE       the HTML report of the validation\n"
+	"  --resume            go on from the -o file of an earlier tune (and its\n"
+	"                      DIR/advice.json): what it ran is not run again\n"
 	"and, as for `megatune validate` (see its --help): --launch TEMPLATE, --proxy,\n"
 	"--backend cpu|gpu, --mpirun CMD, --iters N (20), --warmup N (5), --timeout S\n"
 	"(600), --kill-grace S (10), --budget MIN.\n"
@@ -56,7 +58,7 @@ static const char tune_usage[] =
 struct targs {
 	struct mt_tune_opts t;
 	const char *advice, *report, *out;
-	int ncand;
+	int ncand, resume;
 	double budget_min;
 	char **pass;   /* the options for advise */
 	int npass;
@@ -128,6 +130,10 @@ static int parse(int argc, char **argv, struct targs *a)
 		}
 		if (!strcmp(argv[i], "--proxy")) {
 			a->t.v.proxy = 1;
+			continue;
+		}
+		if (!strcmp(argv[i], "--resume")) {
+			a->resume = 1;
 			continue;
 		}
 		snprintf(opt, sizeof(opt), "%.*s", (int)(n < sizeof(opt) ? n : sizeof(opt) - 1), argv[i]);
@@ -252,8 +258,12 @@ static void summary(const struct mt_validation *v, const cJSON *advice,
 	const cJSON *j = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(advice, "candidates"),
 					    r->best);
 
-	printf("\ntune: %d round(s), %d run(s) of the %d candidates in the list; stopped: %s\n",
-	       r->rounds, r->runs, v->ncand, r->why);
+	int i, ran = 0;
+
+	for (i = 0; i < v->ncand; i++)
+		ran += v->cand[i].status != MT_VS_NOT_RUN;
+	printf("\ntune: %d round(s), %d run(s) of the %d candidates in the list (%d now); "
+	       "stopped: %s\n", r->rounds, ran, v->ncand, r->runs, r->why);
 	printf("measured best: %s, %.4g s per step, %.0f tokens/s per GPU, %.1f TFLOP/s per GPU "
 	       "(predicted rank %d, %.4g s)\n", b->name, b->meas.step_s,
 	       b->meas.tokens_per_s_per_gpu, b->meas.tflops_per_gpu, b->predicted_rank,
@@ -284,6 +294,16 @@ static int tune_run(struct targs *a, cJSON *advice, volatile sig_atomic_t *stop)
 	a->t.v.top = a->ncand;
 	if ((rc = mt_validate_init(&v, advice, &a->t.v, &err)) != MT_OK)
 		return cli_fail("tune", &err);
+	if (a->resume && access(a->t.v.out, F_OK) == 0) {
+		struct mt_validation prev;
+
+		if (mt_validation_load(a->t.v.out, "--resume", &prev, &err)) {
+			mt_validation_free(&v);
+			return cli_fail("tune", &err);
+		}
+		mt_validate_resume(&v, &prev);
+		mt_validation_free(&prev);
+	}
 	mt_runner_signals(stop);
 	rc = mt_tune(&v, advice, &a->t, &r, &err);
 	mt_runner_signals(NULL);
@@ -356,6 +376,9 @@ int cmd_tune(int argc, char **argv)
 	snprintf(json, sizeof(json), "%s/advice.json", a.t.v.dir);
 	snprintf(out, sizeof(out), "%s/validation.json", a.t.v.dir);
 	a.t.v.out = a.out ? a.out : out;
+	/* resuming: the list advise made then, so the names match */
+	if (!a.advice && a.resume && access(json, F_OK) == 0)
+		a.advice = json;
 	if (!a.advice && (rc = run_advise(&a, json)) != 0) {
 		free(a.pass);
 		return rc;

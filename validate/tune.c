@@ -150,6 +150,9 @@ int mt_tune(struct mt_validation *v, const cJSON *advice, const struct mt_tune_o
 		abort();
 	memset(r, 0, sizeof(*r));
 	r->best = -1;
+	for (i = 0; i < v->ncand; i++) /* what an earlier tune ran (resume) */
+		tried[i] = v->cand[i].status != MT_VS_NOT_RUN;
+	best = measured_best(v);
 	r->why = "every candidate of the list was run";
 	for (;;) {
 		if (o->max_rounds > 0 && r->rounds >= o->max_rounds) {

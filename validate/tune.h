@@ -37,7 +37,8 @@ struct mt_tune_result {
 double mt_tune_corrected(const struct mt_validation *v, int j);
 
 /* Run the loop over v (mt_validate_init with the whole list); v keeps every
- * run.  Returns MT_OK (also when interrupted: *o->v.stop) or the error of a
+ * run.  Candidates v already has run (mt_validate_resume) are not run again
+ * and count from the start.  Returns MT_OK (also when interrupted: *o->v.stop) or the error of a
  * run that could not start. */
 int mt_tune(struct mt_validation *v, const cJSON *advice, const struct mt_tune_opts *o,
 	    struct mt_tune_result *r, struct mt_error *err);

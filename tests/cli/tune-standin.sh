@@ -59,4 +59,21 @@ check(re.search(r"round 2: ran", out) is not None, "tune ran more than one round
 sys.exit(bad)
 PYEOF
 grep -q '<section id="validation">' "$t/tune.html" && echo "ok - tune --report" || { echo "not ok - tune --report"; fail=1; }
+
+# one round, then --resume: the same best, the same 9 runs, none run twice
+TPL='sh tests/validate/standin.sh {name} {iters} {dir} {megatron_args}'
+for extra in "--max-rounds 1" "--resume"; do
+	# shellcheck disable=SC2086
+	"$M" tune --model llama3-8b --cluster dgx-h100 --gpus 8 --seq 4096 --gbs 64 --no-rules \
+		--launch "$TPL" --iters 8 --warmup 2 --timeout 20 --dir "$t/r" $extra >"$t/r.out" 2>&1 ||
+		{ echo "not ok - tune $extra: exit $?"; cat "$t/r.out"; fail=1; }
+done
+best=$(sed -n 's/^measured best: \([^,]*\),.*/\1/p' "$t/r.out")
+want=$(sed -n 's/^measured best: \([^,]*\),.*/\1/p' "$t/out")
+[ -n "$best" ] && [ "$best" = "$want" ] && echo "ok - tune --resume finds $best" ||
+	{ echo "not ok - tune --resume finds '$best', '$want' expected"; fail=1; }
+n=$(wc -l <"$t/r/standin-runs")
+d=$(sort "$t/r/standin-runs" | uniq -d)
+[ "$n" -eq 9 ] && [ -z "$d" ] && echo "ok - tune --resume: 9 runs in all, none twice" ||
+	{ echo "not ok - tune --resume: $n runs, run twice: $d"; fail=1; }
 exit $fail
