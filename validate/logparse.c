@@ -191,6 +191,10 @@ static int megatron_line(struct mt_logparse *p, const char *s, const char *line)
 	num_after(s, "number of nan iterations:", &nan_it);
 	progress(p, iter, total, line);
 	p->skipped += (long)skipped;
+	if (skipped > 0 && !p->skip_lineno) {
+		p->skip_lineno = p->lineno;
+		snprintf(p->skip_line, sizeof(p->skip_line), "%s", line);
+	}
 	p->nan_iters += (long)nan_it;
 	loss = has_loss(s);
 	if (nan_it > 0)
@@ -413,6 +417,8 @@ void mt_logparse_text(struct sbuf *sb, const struct mt_logparse *p)
 		sbuf_addf(sb, "max reserved: %.6g GiB\n", p->mem_max_reserved_b / 1073741824.0);
 	sbuf_addf(sb, "skipped iterations: %ld\nnan iterations: %ld\n", p->skipped, p->nan_iters);
 	sbuf_addf(sb, "status: %s\n", mt_vstatus_name(st));
+	if (p->skip_lineno)
+		sbuf_addf(sb, "first skip: line %ld\n", p->skip_lineno);
 	if (p->failure)
 		sbuf_addf(sb, "evidence: line %ld: %s\n", p->evidence_lineno, p->evidence);
 }

@@ -91,6 +91,8 @@ struct mt_logparse {
 	int mem_lines;
 	/* counters */
 	long skipped;                      /* iterations skipped (sum over intervals) */
+	long skip_lineno;                  /* the first line reporting a skip, 0: none */
+	char skip_line[MT_LOG_LINE_MAX];
 	long nan_iters;                    /* `number of nan iterations` summed */
 	/* the failure, MT_VS_OK when none */
 	int failure;

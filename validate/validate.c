@@ -391,16 +391,24 @@ static void judge(struct mt_vcand *c, const struct mt_logparse *p, const struct 
 		set_reason(c, "%s%s", how, r->exit_code == 127 ? " (command not found)" : "");
 	} else if (!steady) {
 		c->status = MT_VS_NO_ITERATIONS;
-		evidence(c, NULL, 0);
-		if (p->nstep)
+		evidence(c, p->skip_line, p->skip_lineno);
+		if (p->skipped && !p->nstep)
+			set_reason(c, "every logged iteration was skipped (%ld; fp16 loss scale or "
+				   "non-finite gradients), the first reported at line %ld", p->skipped,
+				   p->skip_lineno);
+		else if (p->nstep)
 			set_reason(c, "%d iteration line(s), none after the %d warm-up iterations",
 				   p->nstep, o->warmup);
 		else
 			set_reason(c, "no iteration line in the log (%ld lines)", p->lineno);
 	} else {
 		c->status = MT_VS_OK;
-		evidence(c, NULL, 0);
+		evidence(c, p->skip_line, p->skip_lineno);
 		set_str(&c->reason, NULL);
+		if (p->skipped)
+			set_reason(c, "%ld iteration(s) skipped (fp16 loss scale or non-finite "
+				   "gradients), the first reported at line %ld", p->skipped,
+				   p->skip_lineno);
 	}
 }
 

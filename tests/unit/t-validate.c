@@ -76,6 +76,7 @@ static void a_vanished_loss_is_nan_unless_skipped(void **state)
 		  "iterations:   0 |\n", 3);
 	assert_int_equal(mt_logparse_status(p), MT_VS_NO_ITERATIONS);
 	assert_int_equal(p->skipped, 10);
+	assert_int_equal(p->skip_lineno, 1);
 	assert_int_equal(p->nstep, 0);
 	free(p);
 }
