@@ -21,5 +21,7 @@ int cmd_probe(int argc, char **argv);
 int cmd_import(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_history(int argc, char **argv);
+int cmd_validate(int argc, char **argv);
+int cmd_tune(int argc, char **argv);
 
 #endif

@@ -11,12 +11,14 @@
 #include "../reports/html.h"
 #include "../tuner/cluster.h"
 #include "../tuner/profile.h"
+#include "../validate/validation.h"
 #include "cli.h"
 #include "common.h"
 
 static const char report_usage[] =
 	"usage: megatune report [--advice FILE] [--profile FILE|NAME] [--analysis FILE]\n"
-	"                       [--compare FILE] [--history DB [--window N]] -o report.html\n"
+	"                       [--compare FILE] [--validation FILE] [--history DB [--window N]]\n"
+	"                       -o report.html\n"
 	"\n"
 	"One self-contained HTML page (inline CSS, SVG charts and a few lines of\n"
 	"JavaScript; it fetches nothing) from what the other commands write:\n"
@@ -30,6 +32,8 @@ static const char report_usage[] =
 	"                    of its newest run's kind, host and GPU, with the rolling\n"
 	"                    baseline of `megatune compare --history` and its band\n"
 	"  --window N        the runs of that baseline (default 10)\n"
+	"  --validation FILE megatune.validation/1 (validate -o): predicted vs measured\n"
+	"                    step, each run's status with its evidence\n"
 	"  -o, --output FILE the page ('-' for standard output)\n"
 	"Each section appears when its input is given.  `megatune advise ... --report\n"
 	"FILE` writes the same page for a search, with its cluster.\n"
@@ -110,6 +114,7 @@ int cmd_report(int argc, char **argv)
 		{ "compare", required_argument, NULL, 'c' },
 		{ "history", required_argument, NULL, 'H' },
 		{ "window", required_argument, NULL, 'w' },
+		{ "validation", required_argument, NULL, 'v' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -119,6 +124,8 @@ int cmd_report(int argc, char **argv)
 	cJSON *docs[4] = { NULL, NULL, NULL, NULL };
 	struct mt_cluster *cluster = NULL;
 	struct trends tr;
+	struct mt_validation val;
+	int has_val = 0;
 	const char *out = NULL;
 	char *end;
 	int c, rc = 0, i, window = 10;
@@ -142,6 +149,7 @@ int cmd_report(int argc, char **argv)
 				return cli_usage_error("report", "--window '%s': expected a number "
 						       "of runs >= 1", optarg);
 			break;
+		case 'v': in.validation_file = optarg; break;
 		case 'o': out = optarg; break;
 		default:
 			return cli_usage_error("report", "%s '%s'", optopt ? "option needs a value:"
@@ -173,6 +181,14 @@ int cmd_report(int argc, char **argv)
 		rc = cli_fail("report", &err);
 		goto out;
 	}
+	if (in.validation_file) {
+		if (mt_validation_load(in.validation_file, "--validation", &val, &err)) {
+			rc = cli_fail("report", &err);
+			goto out;
+		}
+		has_val = 1;
+		in.validation = &val;
+	}
 	in.advice = docs[0];
 	in.cluster = cluster;
 	in.analysis = docs[2];
@@ -183,6 +199,8 @@ int cmd_report(int argc, char **argv)
 		rc = cli_fail("report", &err);
 out:
 	trends_free(&tr);
+	if (has_val)
+		mt_validation_free(&val);
 	mt_cluster_free(cluster);
 	for (i = 0; i < 4; i++)
 		cJSON_Delete(docs[i]);

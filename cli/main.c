@@ -33,6 +33,8 @@ static const char usage[] =
 	"  analyze    per-rank time breakdown, overlap, idle and stragglers of traces\n"
 	"  compare    noise-aware verdicts of current results against a baseline or a history\n"
 	"  history    store runs in a history (SQLite) for compare; list, show, prune\n"
+	"  validate   run the top candidates for real and compare predicted with measured\n"
+	"  tune       advise, validate, correct and re-rank until the measured best is stable\n"
 	"\n"
 	"Run 'megatune <command> --help' for the options of a command.\n"
 	"\n"
@@ -106,6 +108,10 @@ int main(int argc, char **argv)
 		return cmd_compare(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "history"))
 		return cmd_history(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "validate"))
+		return cmd_validate(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "tune"))
+		return cmd_tune(argc - 1, argv + 1);
 	fprintf(stderr, "megatune: error: unknown command '%s'\n\n%s", argv[1], usage);
 	return 2;
 }

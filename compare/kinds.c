@@ -22,6 +22,7 @@
 #include "../lib/jsonr.h"
 #include "../lib/stats.h"
 #include "../tuner/cluster.h"
+#include "../validate/validation.h"
 #include "metrics.h"
 
 #define ADD_FAIL(path) mt_error_set(err, MT_ENOMEM, "%s: out of memory", path)
@@ -471,11 +472,54 @@ static int extract_nvb(const char *path, const char *text, size_t len, struct mt
 
 /* ---------------------------------------------------------------- the table */
 
+/* ---------------------------------------------------------------- megatune.validation/1 */
+
+/* Per candidate that ran to the end (status ok): its measured step (lower is
+ * better; the spread is the run's interquartile range of steps over its median)
+ * and tokens/s per GPU (higher is better).  Identity: the candidate's name. */
+static int extract_validation(const char *path, const char *text, size_t len,
+			      struct mt_cm_set *out, struct mt_error *err)
+{
+	struct mt_validation v;
+	struct mt_cm_metric *m;
+	char id[320], name[340];
+	cJSON *doc;
+	int rc, i;
+
+	if ((rc = mt_json_parse(path, text, len, &doc, err)))
+		return rc;
+	rc = mt_validation_read(doc, path, "CURRENT", &v, err);
+	cJSON_Delete(doc);
+	if (rc)
+		return rc;
+	for (i = 0; i < v.ncand && !rc; i++) {
+		const struct mt_vcand *c = &v.cand[i];
+
+		if (c->status != MT_VS_OK || !c->has_measured || !(c->meas.step_s > 0))
+			continue;
+		snprintf(id, sizeof(id), "%s|step_s", c->name);
+		snprintf(name, sizeof(name), "%s measured step", c->name);
+		if (!(m = mt_cm_add(out, id, name, "s", 0, c->meas.step_s))) {
+			rc = ADD_FAIL(path);
+			break;
+		}
+		if (isfinite(c->meas.step_iqr_s) && c->meas.step_iqr_s >= 0 && c->meas.step_n >= 2)
+			m->spread = c->meas.step_iqr_s / 1.349 / c->meas.step_s;
+		snprintf(id, sizeof(id), "%s|tokens_per_s_per_gpu", c->name);
+		snprintf(name, sizeof(name), "%s measured tokens/s per GPU", c->name);
+		rc = prof_add(out, path, id, name, "tokens/s", 1, c->meas.tokens_per_s_per_gpu, NULL,
+			      err);
+	}
+	mt_validation_free(&v);
+	return rc;
+}
+
 const struct mt_cm_kind mt_cm_kinds[] = {
 	{ "result", "megatune.result/1", NULL, extract_result },
 	{ "profile", "megatune.profile/1", NULL, extract_profile },
 	{ "analysis", "megatune.analysis/1", NULL, extract_analysis },
 	{ "advice", "megatune.advice/1", NULL, extract_advice },
+	{ "validation", "megatune.validation/1", NULL, extract_validation },
 	{ "nccl-tests", NULL, sniff_nccl, extract_nccl },
 	{ "nvbandwidth", NULL, sniff_nvb, extract_nvb },
 	{ NULL, NULL, NULL, NULL },

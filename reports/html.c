@@ -241,9 +241,10 @@ static int read_inputs(const struct mt_report_in *in, struct parsed *p, struct m
 	int rc;
 
 	memset(p, 0, sizeof(*p));
-	if (!in->advice && !in->cluster && !in->analysis && !in->compare && !in->history_file)
+	if (!in->advice && !in->cluster && !in->analysis && !in->compare && !in->history_file &&
+	    !in->validation)
 		return mt_error_set(err, MT_EUSAGE, "nothing to report: give --advice, --profile, "
-				    "--analysis, --compare or --history");
+				    "--analysis, --compare, --validation or --history");
 	if (in->advice && (rc = mt_report_schema(in->advice, "megatune.advice/1", in->advice_file,
 					  "--advice", err)))
 		return rc;
@@ -313,6 +314,8 @@ static void render(struct sbuf *sb, const struct mt_report_in *in, const struct 
 		sbuf_adds(sb, "<a href=\"#findings\">Findings</a>");
 	if (in->compare)
 		sbuf_adds(sb, "<a href=\"#regressions\">Regressions</a>");
+	if (in->validation)
+		sbuf_adds(sb, "<a href=\"#validation\">Validation</a>");
 	if (in->history_file)
 		sbuf_adds(sb, "<a href=\"#trends\">Trends</a>");
 	sbuf_adds(sb, "</nav></header><main>");
@@ -331,6 +334,8 @@ static void render(struct sbuf *sb, const struct mt_report_in *in, const struct 
 		findings(sb, in->analysis);
 	if (p->has_cmp)
 		regressions(sb, &p->cmp);
+	if (in->validation)
+		html_validation(sb, in->validation);
 	if (in->history_file)
 		html_trends(sb, in->trends, in->ntrends, in->history_file);
 	sbuf_adds(sb, "</main><footer>Inputs:");
@@ -349,6 +354,10 @@ static void render(struct sbuf *sb, const struct mt_report_in *in, const struct 
 	if (in->compare_file) {
 		sbuf_adds(sb, " &#183; comparison ");
 		esc(sb, in->compare_file);
+	}
+	if (in->validation_file) {
+		sbuf_adds(sb, " &#183; validation ");
+		esc(sb, in->validation_file);
 	}
 	sbuf_adds(sb, ". Predictions come from megatune's model (docs/MODEL.md); measured values from "
 		      "the profile, each with its source.</footer><script>");

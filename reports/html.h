@@ -21,6 +21,7 @@
 
 struct mt_cluster;
 struct mt_trend;
+struct mt_validation;
 
 struct mt_report_in {
 	const cJSON *advice, *analysis, *compare;  /* any may be NULL */
@@ -30,6 +31,8 @@ struct mt_report_in {
 	const struct mt_trend *trends;
 	int ntrends;
 	const char *history_file;  /* NULL: no Trends section */
+	const struct mt_validation *validation;    /* validate/validation.h, or NULL */
+	const char *validation_file;
 };
 
 /* MT_EINVAL naming file and the 'schema' field when doc is not an object of

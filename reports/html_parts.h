@@ -17,6 +17,7 @@
 #define GIB 1073741824.0
 
 struct mt_cluster;
+struct mt_validation;
 
 /* ---------------------------------------------------------------- input access */
 
@@ -98,6 +99,8 @@ void html_memory(struct sbuf *sb, const cJSON *adv);
 void html_timebars(struct sbuf *sb, const cJSON *adv);
 void html_why(struct sbuf *sb, const cJSON *adv);
 void html_configuration(struct sbuf *sb, const cJSON *adv);
+/* The Validation section (html_validation.c). */
+void html_validation(struct sbuf *sb, const struct mt_validation *v);
 /* One fired rule (an advice candidate's or an analysis finding) as a card. */
 void html_rule_card(struct sbuf *sb, const cJSON *r);
 

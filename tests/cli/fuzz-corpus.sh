@@ -5,7 +5,7 @@
 # fixtures.
 set -eu
 B=${BUILD:-build}
-for t in fuzz-model fuzz-profile fuzz-advise fuzz-rules fuzz-report fuzz-trace fuzz-import fuzz-compare; do
+for t in fuzz-model fuzz-profile fuzz-advise fuzz-rules fuzz-report fuzz-trace fuzz-import fuzz-compare fuzz-logparse; do
 	[ -x "$B/tests/$t" ] || { echo "missing $B/tests/$t"; exit 1; }
 done
 "$B/tests/fuzz-model" models/*.json tests/fixtures/models/*.json tests/fixtures/bad/*.json
@@ -18,3 +18,4 @@ done
 	tests/fixtures/nvbandwidth/*.txt tests/fixtures/nvbandwidth/*.json
 "$B/tests/fuzz-compare" tests/fixtures/compare/*.jsonl tests/fixtures/report/*.json profiles/dgx-h100.json \
 	tests/fixtures/nccl-tests/h100_p5_*.txt tests/fixtures/nvbandwidth/*.txt tests/fixtures/bad/import-*.txt
+"$B/tests/fuzz-logparse" tests/fixtures/megatron-logs/*.log tests/fixtures/validate/validation-standin.json

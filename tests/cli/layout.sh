@@ -6,19 +6,19 @@
 set -u
 cd "$(dirname "$0")/../.." || exit 2
 fail=0
-# lib -> tuner -> rules -> advisor -> reports -> cli; probes, import and the
+# lib -> tuner -> rules -> advisor -> validate -> reports -> cli; probes, import and the
 # profiler sit beside rules and advisor: each may include only a folder of a
 # lower layer (or its own).  compare (5) sits above them, below reports.
 layer() {
 	case $1 in
 	lib) echo 0 ;; tuner) echo 1 ;; rules|probes) echo 2 ;;
-	advisor|import|profiler) echo 3 ;; reports) echo 6 ;; cli) echo 7 ;;
+	advisor|import|profiler) echo 3 ;; validate) echo 4 ;; reports) echo 6 ;; cli) echo 7 ;;
 	compare) echo 5 ;;
 	*) echo 9 ;;
 	esac
 }
 for f in $(git ls-files 'lib/*.[ch]' 'tuner/*.[ch]' 'rules/*.[ch]' 'advisor/*.[ch]' \
-	'probes/*.[ch]' 'probes/*.cu' 'import/*.[ch]' 'profiler/*.[ch]' 'reports/*.[ch]' 'cli/*.[ch]' 'compare/*.[ch]'); do
+	'probes/*.[ch]' 'probes/*.cu' 'import/*.[ch]' 'profiler/*.[ch]' 'validate/*.[ch]' 'reports/*.[ch]' 'cli/*.[ch]' 'compare/*.[ch]'); do
 	[ -f "$f" ] || continue
 	from=${f%%/*}
 	lf=$(layer "$from")

@@ -37,6 +37,8 @@ done
 run trends report --compare "$t/cmp.json" --history "$t/h.sqlite" -o "$t/trends.html"
 run deepseek advise --model deepseek-v3 --gpus 1024 --seq 4096 --gbs 8192 --report "$t/deepseek.html"
 run xss advise --model tests/fixtures/report/model-xss.json --gpus 8 --seq 4096 --gbs 64 --report "$t/xss.html"
+run val report --advice tests/fixtures/validate/advice-llama3-8b-16.json \
+	--validation tests/fixtures/validate/validation-standin.json -o "$t/val.html"
 
 chrome() { # html out-prefix extra-args...: DOM to .dom, console to .log
 	html=$1
@@ -82,6 +84,7 @@ n=$(grep -o '<div class="trend">' "$t/trends.dom" | wc -l)
 grep -q 'baseline (median of the runs before)' "$t/trends.dom" || bad "trends: no baseline band"
 check deepseek summary cluster candidates memory time why configuration
 check xss summary candidates why configuration
+check val summary candidates why configuration validation
 # nothing injected: our one script element, no image
 n=$(grep -o '<script' "$t/xss.dom" | wc -l)
 [ "$n" -eq 1 ] || bad "xss: $n script elements in the DOM, expected 1"

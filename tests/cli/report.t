@@ -8,7 +8,7 @@ a comparison | 0 | all_reduce time, 16 ranks, 64 KiB | report --compare tests/fi
 a regression is marked | 0 | class="verdict-regressed" | report --compare tests/fixtures/report/comparison-efa-tuner.json -o -
 advise writes the report | 0 | best: TP4 | advise --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --report report-test.html
 estimate writes the report | 0 | verdict: fits | estimate --model llama3-8b --gpus 8 --seq 4096 --gbs 64 --report report-test2.html
-nothing to report | 2 | nothing to report: give --advice, --profile, --analysis, --compare or --history | report -o x.html
+nothing to report | 2 | nothing to report: give --advice, --profile, --analysis, --compare, --validation or --history | report -o x.html
 no output named | 2 | missing -o FILE | report --profile dgx-h100
 the wrong kind of document | 2 | h100-1numa-nccl2.27.json: field 'schema': --advice expects "megatune.advice/1", got "megatune.profile/1" | report --advice tests/fixtures/rules/h100-1numa-nccl2.27.json -o x.html
 a missing file | 2 | cannot read 'nope.json' | report --advice nope.json -o x.html

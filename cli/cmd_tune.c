@@ -1,0 +1,394 @@
+/* SPDX-License-Identifier: MIT */
+/* tune: advise, validate the best few, correct, re-rank, validate again. */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../lib/jsonr.h"
+#include "../reports/html.h"
+#include "../validate/runner.h"
+#include "../validate/tune.h"
+#include "../validate/validate.h"
+#include "cli.h"
+#include "common.h"
+
+static const char tune_usage[] =
+	"usage: megatune tune --model NAME|FILE --gpus N --seq N --gbs N [advise options]\n"
+	"                     (--launch TEMPLATE | --proxy) [tune options]\n"
+	"       megatune tune --advice FILE (--launch TEMPLATE | --proxy) [tune options]\n"
+	"\n"
+	"The benchmark-driven search in one command: advise (every option that is not\n"
+	"tune's goes to `megatune advise`), validate the best --per-round candidates of\n"
+	"its list for real, correct the predictions of the others from what was\n"
+	"measured, re-rank, validate the best of those not yet run, and stop when a\n"
+	"round leaves the measured best unchanged (or the list, --max-rounds or\n"
+	"--budget ends).  It prints each round, then the measured best configuration,\n"
+	"its flags, and how much faster it is than the first prediction's top pick.\n"
+	"\n"
+	"Correction: the predicted step of a candidate not yet run is scaled by the\n"
+	"measured/predicted ratio of the run candidate with the most alike\n"
+	"configuration (equal TP, PP, VPP, CP, EP, ETP, micro-batch, recompute, CP\n"
+	"communication, offload on/off; ties averaged); runs that failed do not count.\n"
+	"\n"
+	"tune options:\n"
+	"  --advice FILE       start from this megatune.advice/1 instead of advising\n"
+	"  --candidates N      the list advise keeps (its --top, default 16)\n"
+	"  --per-round K       candidates run per round (default 3)\n"
+	"  --max-rounds N      stop after N rounds (default: no limit)\n"
+	"  --dir DIR           logs, advice.json, advise.txt (default tune-run)\n"
+	"  -o, --output FILE   the megatune.validation/1 of every run (default\n"
+	"                      DIR/validation.json)\n"
+	"  --report FILE       the HTML report of the validation\n"
+	"  --resume            go on from the -o file of an earlier tune (and its\n"
+	"                      DIR/advice.json): what it ran is not run again\n"
+	"and, as for `megatune validate` (see its --help): --launch TEMPLATE, --proxy,\n"
+	"--backend cpu|gpu, --mpirun CMD, --iters N (20), --warmup N (5), --timeout S\n"
+	"(600), --kill-grace S (10), --budget MIN.\n"
+	"\n"
+	"exit codes: 0 a measured best was found; 1 nothing feasible or no candidate\n"
+	"ran to the end; 2 bad usage or input; 130 interrupted (the validation keeps\n"
+	"what was measured).\n";
+
+struct targs {
+	struct mt_tune_opts t;
+	const char *advice, *report, *out;
+	int ncand, resume;
+	double budget_min;
+	char **pass;   /* the options for advise */
+	int npass;
+};
+
+static int number(const char *opt, const char *s, double lo, double *out)
+{
+	char *end;
+	double v = strtod(s, &end);
+
+	if (end == s || *end || !(v >= lo) || !isfinite(v))
+		return cli_usage_error("tune", "%s expects a number >= %g, got '%s'", opt, lo, s);
+	*out = v;
+	return 0;
+}
+
+/* one of tune's options with a value (--opt V or --opt=V): 1 taken, 0 not
+ * tune's, 2 bad */
+static int take(struct targs *a, const char *opt, const char *val)
+{
+	struct mt_validate_opts *o = &a->t.v;
+	double x;
+
+	if (!strcmp(opt, "--advice")) a->advice = val;
+	else if (!strcmp(opt, "--launch")) o->launch = val;
+	else if (!strcmp(opt, "--backend")) o->backend = val;
+	else if (!strcmp(opt, "--mpirun")) o->mpirun = val;
+	else if (!strcmp(opt, "--dir")) o->dir = val;
+	else if (!strcmp(opt, "-o") || !strcmp(opt, "--output")) a->out = val;
+	else if (!strcmp(opt, "--report")) a->report = val;
+	else if (!strcmp(opt, "--timeout")) return number(opt, val, 0.001, &o->timeout_s) ? 2 : 1;
+	else if (!strcmp(opt, "--kill-grace")) return number(opt, val, 0, &o->grace_s) ? 2 : 1;
+	else if (!strcmp(opt, "--budget")) return number(opt, val, 0.001, &a->budget_min) ? 2 : 1;
+	else if (!strcmp(opt, "--iters") || !strcmp(opt, "--warmup") ||
+		 !strcmp(opt, "--candidates") || !strcmp(opt, "--per-round") ||
+		 !strcmp(opt, "--max-rounds")) {
+		if (number(opt, val, strcmp(opt, "--warmup") ? 1 : 0, &x))
+			return 2;
+		if (x != floor(x) || x > 1e6)
+			return cli_usage_error("tune", "%s expects a whole number, got '%s'", opt, val);
+		if (!strcmp(opt, "--iters")) o->iters = (int)x;
+		else if (!strcmp(opt, "--warmup")) o->warmup = (int)x;
+		else if (!strcmp(opt, "--candidates")) a->ncand = (int)x;
+		else if (!strcmp(opt, "--per-round")) a->t.per_round = (int)x;
+		else a->t.max_rounds = (int)x;
+	} else
+		return 0;
+	return 1;
+}
+
+static const char *const valued[] = {
+	"--advice", "--launch", "--backend", "--mpirun", "--dir", "-o", "--output", "--report",
+	"--timeout", "--kill-grace", "--budget", "--iters", "--warmup", "--candidates",
+	"--per-round", "--max-rounds", NULL,
+};
+
+static int parse(int argc, char **argv, struct targs *a)
+{
+	int i, k, rc;
+
+	for (i = 1; i < argc; i++) {
+		char opt[64];
+		const char *eq = strchr(argv[i], '='), *val = NULL;
+		size_t n = eq && !strncmp(argv[i], "--", 2) ? (size_t)(eq - argv[i]) : strlen(argv[i]);
+
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			fputs(tune_usage, stdout);
+			return -1;
+		}
+		if (!strcmp(argv[i], "--proxy")) {
+			a->t.v.proxy = 1;
+			continue;
+		}
+		if (!strcmp(argv[i], "--resume")) {
+			a->resume = 1;
+			continue;
+		}
+		snprintf(opt, sizeof(opt), "%.*s", (int)(n < sizeof(opt) ? n : sizeof(opt) - 1), argv[i]);
+		for (k = 0; valued[k] && strcmp(valued[k], opt); k++)
+			;
+		if (!valued[k]) {
+			if (!strcmp(opt, "--top") || !strcmp(opt, "--json") || !strcmp(opt, "--format"))
+				return cli_usage_error("tune", "%s: tune sets advise's %s itself (the "
+						       "list's size is --candidates)", opt, opt);
+			a->pass[a->npass++] = argv[i];
+			continue;
+		}
+		val = eq && n == strlen(opt) && argv[i][n] == '=' ? eq + 1 : NULL;
+		if (!val) {
+			if (i + 1 >= argc)
+				return cli_usage_error("tune", "option needs a value: '%s'", opt);
+			val = argv[++i];
+		}
+		if ((rc = take(a, opt, val)) == 2)
+			return 2;
+	}
+	return 0;
+}
+
+static int check(struct targs *a)
+{
+	const struct mt_validate_opts *o = &a->t.v;
+
+	if (!o->launch == !o->proxy)
+		return cli_usage_error("tune", o->proxy ? "give --launch or --proxy, not both"
+				       : "missing --launch TEMPLATE or --proxy (what to run)");
+	if (o->proxy && strcmp(o->backend, "cpu") && strcmp(o->backend, "gpu"))
+		return cli_usage_error("tune", "--backend expects cpu or gpu, got '%s'", o->backend);
+	if (!o->proxy && o->mpirun)
+		return cli_usage_error("tune", "--mpirun goes with --proxy");
+	if (o->warmup >= o->iters)
+		return cli_usage_error("tune", "--warmup %d leaves no iteration of --iters %d",
+				       o->warmup, o->iters);
+	if (a->advice && a->npass)
+		return cli_usage_error("tune", "'%s': with --advice, the job comes from the file "
+				       "(no advise options)", a->pass[0]);
+	if (!a->advice && !a->npass)
+		return cli_usage_error("tune", "missing the job (--model, --gpus, --seq, --gbs as "
+				       "for advise) or --advice FILE");
+	if (a->ncand > 64)
+		return cli_usage_error("tune", "--candidates expects at most 64, got %d", a->ncand);
+	return 0;
+}
+
+/* megatune advise <pass> --top N --json DIR/advice.json, stdout to DIR/advise.txt */
+static int run_advise(struct targs *a, const char *json)
+{
+	char exe[3072], top[16], txt[4096];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	char **av = calloc((size_t)a->npass + 8, sizeof(char *));
+	int i, k = 0, status = 0, fd;
+	pid_t pid;
+
+	if (n <= 0 || !av) {
+		free(av);
+		fprintf(stderr, "megatune tune: error: cannot find this program to run advise\n");
+		return 2;
+	}
+	exe[n] = 0;
+	snprintf(top, sizeof(top), "%d", a->ncand);
+	snprintf(txt, sizeof(txt), "%s/advise.txt", a->t.v.dir);
+	av[k++] = exe;
+	av[k++] = (char *)"advise";
+	for (i = 0; i < a->npass; i++)
+		av[k++] = a->pass[i];
+	av[k++] = (char *)"--top";
+	av[k++] = top;
+	av[k++] = (char *)"--json";
+	av[k++] = (char *)json;
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		fd = open(txt, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (fd >= 0)
+			dup2(fd, 1);
+		execv(exe, av);
+		_exit(2);
+	}
+	free(av);
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status)) {
+		fprintf(stderr, "megatune tune: error: advise did not run: %s\n", strerror(errno));
+		return 2;
+	}
+	if (WEXITSTATUS(status) == 1)
+		fprintf(stderr, "megatune tune: nothing feasible to tune (see %s)\n", txt);
+	return WEXITSTATUS(status);
+}
+
+static void flags(const char *title, const cJSON *list, int env)
+{
+	const cJSON *it;
+	struct sbuf sb;
+
+	sbuf_init(&sb);
+	cJSON_ArrayForEach(it, list) {
+		if (!cJSON_IsString(it))
+			continue;
+		if (env) {
+			char kv[1024];
+
+			snprintf(kv, sizeof(kv), "%s=%s", it->string, it->valuestring);
+			mt_shell_quote(&sb, kv);
+		} else {
+			mt_shell_quote(&sb, it->valuestring);
+		}
+		sbuf_addc(&sb, ' ');
+	}
+	if (sb.len)
+		printf("%s\n  %s\n", title, sb.buf);
+	sbuf_release(&sb);
+}
+
+static void summary(const struct mt_validation *v, const cJSON *advice,
+		    const struct mt_tune_result *r)
+{
+	const struct mt_vcand *b = &v->cand[r->best], *top = &v->cand[0];
+	const cJSON *j = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(advice, "candidates"),
+					    r->best);
+
+	int i, ran = 0;
+
+	for (i = 0; i < v->ncand; i++)
+		ran += v->cand[i].status != MT_VS_NOT_RUN;
+	printf("\ntune: %d round(s), %d run(s) of the %d candidates in the list (%d now); "
+	       "stopped: %s\n", r->rounds, ran, v->ncand, r->runs, r->why);
+	printf("measured best: %s, %.4g s per step, %.0f tokens/s per GPU, %.1f TFLOP/s per GPU "
+	       "(predicted rank %d, %.4g s)\n", b->name, b->meas.step_s,
+	       b->meas.tokens_per_s_per_gpu, b->meas.tflops_per_gpu, b->predicted_rank,
+	       b->pred.step_s);
+	if (top == b)
+		printf("the first prediction's top pick is the measured best\n");
+	else if (top->status == MT_VS_OK && top->has_measured)
+		printf("first prediction's top pick %s: %.4g s per step measured; the measured best "
+		       "is %.1f%% faster (%.3fx the tokens/s)\n", top->name, top->meas.step_s,
+		       100 * (top->meas.step_s - b->meas.step_s) / top->meas.step_s,
+		       top->meas.step_s / b->meas.step_s);
+	else
+		printf("first prediction's top pick %s: %s%s%s\n", top->name,
+		       mt_vstatus_name(top->status), top->reason ? ": " : "",
+		       top->reason ? top->reason : "");
+	flags("Megatron-LM arguments:", mt_jget(j, "megatron_args"), 0);
+	flags("Megatron-Bridge overrides:", mt_jget(j, "bridge_overrides"), 0);
+	flags("environment:", mt_jget(j, "env"), 1);
+}
+
+static int tune_run(struct targs *a, cJSON *advice, volatile sig_atomic_t *stop)
+{
+	struct mt_error err = MT_ERROR_INIT;
+	struct mt_tune_result r;
+	struct mt_validation v;
+	int rc;
+
+	a->t.v.top = a->ncand;
+	if ((rc = mt_validate_init(&v, advice, &a->t.v, &err)) != MT_OK)
+		return cli_fail("tune", &err);
+	if (a->resume && access(a->t.v.out, F_OK) == 0) {
+		struct mt_validation prev;
+
+		if (mt_validation_load(a->t.v.out, "--resume", &prev, &err)) {
+			mt_validation_free(&v);
+			return cli_fail("tune", &err);
+		}
+		mt_validate_resume(&v, &prev);
+		mt_validation_free(&prev);
+	}
+	mt_runner_signals(stop);
+	rc = mt_tune(&v, advice, &a->t, &r, &err);
+	mt_runner_signals(NULL);
+	if (rc) {
+		rc = cli_fail("tune", &err);
+	} else {
+		if (r.best >= 0)
+			summary(&v, advice, &r);
+		else
+			printf("\ntune: no candidate ran to the end in %d run(s)\n", r.runs);
+		printf("validation: %s\n", a->t.v.out);
+		rc = r.best >= 0 ? 0 : 1;
+		if (a->report) {
+			struct mt_report_in in;
+
+			memset(&in, 0, sizeof(in));
+			in.validation = &v;
+			in.validation_file = a->t.v.out;
+			if (mt_report_write(a->report, &in, &err))
+				rc = cli_fail("tune", &err);
+		}
+		if (*stop) {
+			fprintf(stderr, "megatune tune: interrupted; what was measured is in %s\n",
+				a->t.v.out);
+			rc = 130;
+		}
+	}
+	mt_validation_free(&v);
+	return rc;
+}
+
+int cmd_tune(int argc, char **argv)
+{
+	static volatile sig_atomic_t stop;
+	struct mt_error err = MT_ERROR_INIT;
+	char json[4096], out[4096];
+	cJSON *advice = NULL;
+	struct targs a;
+	int rc;
+
+	memset(&a, 0, sizeof(a));
+	a.pass = calloc((size_t)argc + 1, sizeof(char *));
+	if (!a.pass)
+		return 2;
+	a.ncand = 16;
+	a.t.per_round = 3;
+	a.t.v.backend = "cpu";
+	a.t.v.dir = "tune-run";
+	a.t.v.iters = 20;
+	a.t.v.warmup = 5;
+	a.t.v.timeout_s = 600;
+	a.t.v.grace_s = 10;
+	a.t.v.progress = stdout;
+	a.t.v.stop = &stop;
+	rc = parse(argc, argv, &a);
+	if (rc == 0)
+		rc = check(&a);
+	if (rc) {
+		free(a.pass);
+		return rc < 0 ? 0 : rc;
+	}
+	if (a.budget_min > 0)
+		a.t.v.deadline = mt_now() + a.budget_min * 60;
+	if (mkdir(a.t.v.dir, 0755) && errno != EEXIST) {
+		fprintf(stderr, "megatune tune: error: cannot create '%s': %s\n", a.t.v.dir,
+			strerror(errno));
+		free(a.pass);
+		return 2;
+	}
+	snprintf(json, sizeof(json), "%s/advice.json", a.t.v.dir);
+	snprintf(out, sizeof(out), "%s/validation.json", a.t.v.dir);
+	a.t.v.out = a.out ? a.out : out;
+	/* resuming: the list advise made then, so the names match */
+	if (!a.advice && a.resume && access(json, F_OK) == 0)
+		a.advice = json;
+	if (!a.advice && (rc = run_advise(&a, json)) != 0) {
+		free(a.pass);
+		return rc;
+	}
+	a.t.v.advice_path = a.advice ? a.advice : json;
+	if (mt_json_load(a.t.v.advice_path, &advice, &err))
+		rc = cli_fail("tune", &err);
+	else
+		rc = tune_run(&a, advice, &stop);
+	cJSON_Delete(advice);
+	free(a.pass);
+	return rc;
+}

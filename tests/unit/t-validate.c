@@ -1,0 +1,252 @@
+/* SPDX-License-Identifier: MIT */
+/* validate/: the log parser line by line and in chunks, the template filler,
+ * the validation document's round trip and its summary. */
+#include "testutil.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "../../lib/fsutil.h"
+#include "../../validate/logparse.h"
+#include "../../validate/runner.h"
+#include "../../validate/validation.h"
+
+static struct mt_logparse *parse(const char *text, size_t chunk)
+{
+	struct mt_logparse *p = malloc(sizeof(*p));
+	size_t n = strlen(text), i;
+
+	assert_non_null(p);
+	mt_logparse_init(p);
+	for (i = 0; i < n; i += chunk)
+		mt_logparse_feed(p, text + i, n - i < chunk ? n - i : chunk);
+	mt_logparse_finish(p);
+	return p;
+}
+
+#define MLM(n, ms, extra)                                                                  \
+	" [2025-08-28 16:31:53] iteration " #n "/     128 | consumed samples: 160 | elapsed " \
+	"time per iteration (ms): " #ms " | learning rate: 4.9E-07 | global batch size: 8 |" \
+	extra " loss scale: 1.0 | number of skipped iterations:   0 | number of nan "       \
+	"iterations:   0 |"
+
+static void chunking_and_line_ends_do_not_matter(void **state)
+{
+	const char *log = "[default0]: " MLM(1, 900.0, " lm loss: 1.1E+01 |") "\r\n"
+			  " 3: " MLM(2, 500.0, " lm loss: 1.0E+01 |") "\r\n"
+			  "[rank0]: " MLM(3, 510.5, " lm loss: 9.9E+00 |") "\n"
+			  " 1: " MLM(3, 999.0, " lm loss: 9.9E+00 |") "\n"
+			  "[Rank 3] (after 3 iterations) memory (MB) | allocated: 1 | max allocated: "
+			  "2048 | reserved: 3 | max reserved: 4096\n"
+			  "[Rank 0] (after 3 iterations) memory (MB) | allocated: 1 | max allocated: "
+			  "1024 | reserved: 3 | max reserved: 8192";
+	size_t chunks[] = { 1, 2, 7, 64, 100000 };
+	size_t k;
+
+	(void)state;
+	for (k = 0; k < sizeof(chunks) / sizeof(chunks[0]); k++) {
+		struct mt_logparse *p = parse(log, chunks[k]);
+
+		assert_int_equal(p->nstep, 3);
+		assert_int_equal(p->lineno, 6);
+		assert_int_equal(p->iter[2], 3);
+		assert_close(p->step_s[2], 0.5105, 1e-12);
+		assert_close(p->mem_max_alloc_b, 2048.0 * 1048576, 1e-12);
+		assert_close(p->mem_max_reserved_b, 8192.0 * 1048576, 1e-12);
+		assert_int_equal(mt_logparse_status(p), MT_VS_OK);
+		free(p);
+	}
+}
+
+static void a_vanished_loss_is_nan_unless_skipped(void **state)
+{
+	struct mt_logparse *p;
+
+	(void)state;
+	/* the loss vanishes at iteration 3: NaN, with that line as evidence */
+	p = parse(MLM(1, 900.0, " lm loss: 1.1E+01 |") "\n" MLM(2, 500.0, " lm loss: 1.0E+01 |")
+		  "\n" MLM(3, 500.0, "") "\n", 4096);
+	assert_int_equal(mt_logparse_status(p), MT_VS_NAN);
+	assert_int_equal(p->evidence_lineno, 3);
+	free(p);
+	/* fp16 loss-scale search: no loss because every iteration was skipped */
+	p = parse(" iteration       10/ 1000000 | elapsed time per iteration (ms): 356.2 | loss "
+		  "scale: 8388608.0 | number of skipped iterations:  10 | number of nan "
+		  "iterations:   0 |\n", 3);
+	assert_int_equal(mt_logparse_status(p), MT_VS_NO_ITERATIONS);
+	assert_int_equal(p->skipped, 10);
+	assert_int_equal(p->skip_lineno, 1);
+	assert_int_equal(p->nstep, 0);
+	free(p);
+}
+
+static void the_most_telling_failure_wins(void **state)
+{
+	struct mt_logparse *p;
+
+	(void)state;
+	/* an NCCL error first, then the OOM that caused it: OOM, its line */
+	p = parse("torch.distributed.DistBackendError: NCCL error in: x.cpp:1, unhandled\n"
+		  "[Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1)\n"
+		  "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 "
+		  "has a total capacity of 79.11 GiB of which 1.2 GiB is free.\n"
+		  "NCCL error again\n", 5);
+	assert_int_equal(mt_logparse_status(p), MT_VS_OOM);
+	assert_int_equal(p->evidence_lineno, 3);
+	free(p);
+	p = parse("a\nx NCCL WARN Cuda failure 2 'out of memory'\n", 4096);
+	assert_int_equal(mt_logparse_status(p), MT_VS_OOM);
+	assert_int_equal(p->evidence_lineno, 2);
+	free(p);
+	p = parse("AssertionError: Rank 3: found NaN in local grad norm\n", 4096);
+	assert_int_equal(mt_logparse_status(p), MT_VS_NAN);
+	free(p);
+}
+
+static void nemo_lightning_and_step_time(void **state)
+{
+	struct mt_logparse *p;
+
+	(void)state;
+	p = parse(" 0: Training epoch 0, iteration 8/29 | max_memory_reserved: 2147483648 | "
+		  "max_memory_allocated: 1073741824 | train_step_timing in s: 27.01 | "
+		  "TFLOPS_per_GPU: 48.58\n 0: \n", 4096);
+	assert_int_equal(p->nstep, 1);
+	assert_int_equal(p->iter[0], 9); /* 0-based */
+	assert_close(p->step_s[0], 27.01, 1e-12);
+	assert_close(p->log_tflops[0], 48.58, 1e-12);
+	assert_close(p->mem_max_reserved_b, 2147483648.0, 1e-12);
+	free(p);
+	p = parse("Epoch 0: : 100%|####| 50/50 [16:26<00:00, v_num=gjbq, train_step_timing in "
+		  "s=12.80]\rEpoch 0: : 100%|####| 51/52 [16:26<00:00, train_step_timing in s=12.90]",
+		  9);
+	assert_int_equal(p->nstep, 2);
+	assert_int_equal(p->iter[1], 51);
+	free(p);
+	/* Step Time lines count only without iteration lines */
+	p = parse("Step Time : 20.61s GPU utilization: 538.9MODEL_TFLOP/s/GPU\n", 4096);
+	assert_int_equal(p->nstep, 1);
+	assert_close(p->log_tflops[0], 538.9, 1e-12);
+	free(p);
+	p = parse(MLM(1, 20000.0, " lm loss: 1.0E+01 |") "\nStep Time : 20.61s GPU utilization: "
+		  "538.9 TFLOP/s/GPU\n", 4096);
+	assert_int_equal(p->nstep, 1);
+	assert_close(p->step_s[0], 20.0, 1e-12);
+	free(p);
+}
+
+static const char *lk(const char *key, void *ctx)
+{
+	(void)ctx;
+	if (!strcmp(key, "name"))
+		return "c1-tp2";
+	if (!strcmp(key, "gpus"))
+		return "8";
+	return NULL;
+}
+
+static void templates_fill_quote_and_refuse(void **state)
+{
+	struct mt_error err = MT_ERROR_INIT;
+	struct sbuf sb;
+
+	(void)state;
+	sbuf_init(&sb);
+	assert_int_equal(mt_template_fill("run {name} -n {gpus} ${X} {{y}} {a,b} {}", lk, NULL,
+					  &sb, &err), MT_OK);
+	assert_string_equal(sb.buf, "run c1-tp2 -n 8 ${X} {y} {a,b} {}");
+	sbuf_reset(&sb);
+	assert_int_equal(mt_template_fill("run {nme}", lk, NULL, &sb, &err), MT_EINVAL);
+	assert_non_null(strstr(err.msg, "unknown placeholder {nme}"));
+	sbuf_reset(&sb);
+	mt_shell_quote(&sb, "a b'c");
+	sbuf_addc(&sb, ' ');
+	mt_shell_quote(&sb, "--x=1,2");
+	sbuf_addc(&sb, ' ');
+	mt_shell_quote(&sb, "");
+	assert_string_equal(sb.buf, "'a b'\\''c' --x=1,2 ''");
+	sbuf_release(&sb);
+	assert_int_equal(mt_program_check("A=1 B=2 sh -c true", &err), MT_OK);
+	assert_int_equal(mt_program_check("/nonexistent/x y", &err), MT_EINVAL);
+	assert_non_null(strstr(err.msg, "'/nonexistent/x'"));
+	assert_int_equal(mt_program_check("env A=1 'B=2 3' sh", &err), MT_OK);
+	assert_int_equal(mt_program_check("env A=1 no-such-program-xyz", &err), MT_EINVAL);
+	assert_non_null(strstr(err.msg, "'no-such-program-xyz' is not found on PATH"));
+	assert_int_equal(mt_program_check("cd /tmp && no-such-program-xyz", &err), MT_OK);
+}
+
+static void kendall_tau_counts_pairs(void **state)
+{
+	double a[] = { 1, 2, 3, 4 }, b[] = { 10, 20, 30, 40 }, c[] = { 40, 30, 20, 10 };
+	double d[] = { 10, 30, 20, 40 };
+
+	(void)state;
+	assert_close(mt_kendall_tau(a, b, 4), 1.0, 1e-12);
+	assert_close(mt_kendall_tau(a, c, 4), -1.0, 1e-12);
+	assert_close(mt_kendall_tau(a, d, 4), 4.0 / 6.0, 1e-12);
+	assert_true(isnan(mt_kendall_tau(a, b, 1)));
+}
+
+static void the_document_reads_back(void **state)
+{
+	struct mt_error err = MT_ERROR_INIT;
+	struct mt_validation v, r;
+	char path[] = "/tmp/t-validate-XXXXXX";
+	int fd = mkstemp(path);
+
+	(void)state;
+	assert_true(fd >= 0);
+	memset(&v, 0, sizeof(v));
+	v.model = strdup("m");
+	v.gpus = 8;
+	v.ncand = 3;
+	v.cand = calloc(3, sizeof(*v.cand));
+	for (int i = 0; i < 3; i++) {
+		char n[16];
+
+		snprintf(n, sizeof(n), "c%d", i + 1);
+		v.cand[i].name = strdup(n);
+		v.cand[i].predicted_rank = i + 1;
+		v.cand[i].pred.step_s = 1.0 + i * 0.1;
+		v.cand[i].wall_s = NAN;
+		v.cand[i].has_measured = i != 1;
+		v.cand[i].status = i == 1 ? MT_VS_OOM : MT_VS_OK;
+		v.cand[i].meas.step_s = 2.0 - i * 0.5; /* c3 fastest */
+		v.cand[i].meas.log_tflops_per_gpu = NAN;
+		v.cand[i].meas.mem_max_allocated_gib = NAN;
+		v.cand[i].meas.mem_max_reserved_gib = NAN;
+	}
+	v.cand[1].evidence_line = strdup("CUDA out of memory \"quoted\"");
+	v.cand[1].evidence_lineno = 42;
+	assert_int_equal(mt_validation_write(path, &v, &err), MT_OK);
+	assert_int_equal(mt_validation_load(path, "--validation", &r, &err), MT_OK);
+	assert_int_equal(r.ncand, 3);
+	assert_string_equal(r.cand[1].evidence_line, "CUDA out of memory \"quoted\"");
+	assert_int_equal(r.cand[1].evidence_lineno, 42);
+	assert_int_equal(r.cand[1].status, MT_VS_OOM);
+	assert_false(r.cand[1].has_measured);
+	assert_int_equal(r.sum.ok, 2);
+	assert_int_equal(r.sum.failed, 1);
+	assert_string_equal(r.sum.measured_ranking[0], "c3");
+	assert_close(r.sum.kendall_tau, -1.0, 1e-12);
+	assert_close(r.sum.mae_step_s, (1.0 + 0.2) / 2, 1e-9);
+	mt_validation_free(&r);
+	mt_validation_free(&v);
+	unlink(path);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(chunking_and_line_ends_do_not_matter),
+		cmocka_unit_test(a_vanished_loss_is_nan_unless_skipped),
+		cmocka_unit_test(the_most_telling_failure_wins),
+		cmocka_unit_test(nemo_lightning_and_step_time),
+		cmocka_unit_test(templates_fill_quote_and_refuse),
+		cmocka_unit_test(kendall_tau_counts_pairs),
+		cmocka_unit_test(the_document_reads_back),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,560 @@
+/* SPDX-License-Identifier: MIT */
+/* validate: the top candidates of an advice run for real (validate.h). */
+#include "validate.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "../advisor/advice.h"
+#include "../lib/jsonr.h"
+#include "../lib/stats.h"
+#include "../lib/version.h"
+#include "logparse.h"
+#include "runner.h"
+
+static char *xstrdup(const char *s)
+{
+	char *d = s ? strdup(s) : NULL;
+
+	if (s && !d)
+		abort();
+	return d;
+}
+
+static int num(const cJSON *o, const char *key)
+{
+	return (int)mt_jget_num(o, key, 0);
+}
+
+/* c<rank>-tp..-pp..[-vpp..][-cp..][-ep..[-etp..]]-mbs..[-rc<kind>][-off..] */
+static void cand_name(char *buf, size_t cap, int rank, const cJSON *cfg)
+{
+	struct sbuf sb;
+	const char *rc = mt_jget_strd(cfg, "recompute", "none");
+
+	sbuf_init(&sb);
+	sbuf_addf(&sb, "c%d-tp%d-pp%d", rank, num(cfg, "tp"), num(cfg, "pp"));
+	if (num(cfg, "vpp") > 1)
+		sbuf_addf(&sb, "-vpp%d", num(cfg, "vpp"));
+	if (num(cfg, "cp") > 1)
+		sbuf_addf(&sb, "-cp%d", num(cfg, "cp"));
+	if (num(cfg, "ep") > 1) {
+		sbuf_addf(&sb, "-ep%d", num(cfg, "ep"));
+		if (num(cfg, "etp") > 1)
+			sbuf_addf(&sb, "-etp%d", num(cfg, "etp"));
+	}
+	sbuf_addf(&sb, "-mbs%d", num(cfg, "mbs"));
+	if (strcmp(rc, "none"))
+		sbuf_addf(&sb, "-rc%.4s", rc);
+	if (num(cfg, "offload_layers") > 0)
+		sbuf_addf(&sb, "-off%d", num(cfg, "offload_layers"));
+	snprintf(buf, cap, "%s", sb.buf ? sb.buf : "");
+	sbuf_release(&sb);
+}
+
+static void now_iso(char *buf, size_t cap)
+{
+	time_t t = time(NULL);
+	struct tm tmv;
+
+	strftime(buf, cap, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tmv));
+}
+
+int mt_validate_init(struct mt_validation *v, const cJSON *advice,
+		     const struct mt_validate_opts *o, struct mt_error *err)
+{
+	struct mt_advice_doc d;
+	char name[160], when[32];
+	int rc, i, n;
+
+	memset(v, 0, sizeof(*v));
+	if ((rc = mt_advice_read(advice, o->advice_path, "--advice", &d, err)) != MT_OK)
+		return rc;
+	if (d.ncand == 0) {
+		mt_advice_doc_free(&d);
+		return mt_error_set(err, MT_EINVAL, "%s: field 'candidates': expected at least one "
+				    "candidate, got none (nothing feasible to validate)",
+				    o->advice_path);
+	}
+	n = o->top > 0 && o->top < d.ncand ? o->top : d.ncand;
+	now_iso(when, sizeof(when));
+	v->megatune_version = xstrdup(MEGATUNE_VERSION);
+	v->created = xstrdup(when);
+	v->advice = xstrdup(o->advice_path);
+	v->model = xstrdup(d.model);
+	v->cluster = xstrdup(d.cluster);
+	v->mode = xstrdup(o->proxy ? "proxy" : "launch");
+	v->gpus = isfinite(d.gpus) ? (int)d.gpus : 0;
+	v->seq = isfinite(d.seq) ? (int)d.seq : 0;
+	v->gbs = isfinite(d.gbs) ? (int)d.gbs : 0;
+	v->iters = o->iters;
+	v->warmup = o->warmup;
+	v->cand = calloc((size_t)n, sizeof(*v->cand));
+	if (!v->cand)
+		abort();
+	for (i = 0; i < n; i++) {
+		struct mt_vcand *c = &v->cand[i];
+		const cJSON *j = d.cand[i].json, *cfg = mt_jget(j, "config");
+
+		c->predicted_rank = isfinite(d.cand[i].rank) ? (int)d.cand[i].rank : i + 1;
+		cand_name(name, sizeof(name), c->predicted_rank, cfg);
+		c->name = xstrdup(name);
+		c->config = cJSON_IsObject(cfg) ? cJSON_Duplicate(cfg, 1) : NULL;
+		c->status = MT_VS_NOT_RUN;
+		c->wall_s = NAN;
+		c->pred.step_s = mt_jget_num(j, "time.step_s", NAN);
+		c->pred.tokens_per_s_per_gpu = mt_jget_num(j, "throughput.tokens_per_s_per_gpu", NAN);
+		c->pred.tflops_per_gpu = mt_jget_num(j, "throughput.model_tflops_per_gpu", NAN);
+		c->pred.mem_gib = mt_jget_num(j, "memory.total_bytes", NAN) / 1073741824.0;
+		v->ncand++;
+	}
+	mt_advice_doc_free(&d);
+	return MT_OK;
+}
+
+static void copy_run(struct mt_vcand *to, const struct mt_vcand *from)
+{
+	free(to->evidence_line);
+	free(to->reason);
+	free(to->log);
+	free(to->command);
+	to->status = from->status;
+	to->evidence_line = xstrdup(from->evidence_line);
+	to->evidence_lineno = from->evidence_lineno;
+	to->reason = xstrdup(from->reason);
+	to->log = xstrdup(from->log);
+	to->command = xstrdup(from->command);
+	to->wall_s = from->wall_s;
+	to->has_measured = from->has_measured;
+	to->meas = from->meas;
+}
+
+void mt_validate_resume(struct mt_validation *v, const struct mt_validation *prev)
+{
+	int i, k;
+
+	for (i = 0; i < v->ncand; i++)
+		for (k = 0; k < prev->ncand; k++)
+			if (prev->cand[k].status != MT_VS_NOT_RUN &&
+			    !strcmp(prev->cand[k].name, v->cand[i].name))
+				copy_run(&v->cand[i], &prev->cand[k]);
+}
+
+/* ------------------------------------------------------------ commands */
+
+struct fill_ctx {
+	const struct mt_validation *v;
+	const struct mt_validate_opts *o;
+	const cJSON *cand;
+	int i, gpn;
+	char vals[8][64];
+	struct sbuf args, bridge, env, dir, log, advice;
+};
+
+static void quoted_list(struct sbuf *sb, const cJSON *arr)
+{
+	const cJSON *it;
+
+	cJSON_ArrayForEach(it, arr) {
+		if (!cJSON_IsString(it))
+			continue;
+		if (sb->len)
+			sbuf_addc(sb, ' ');
+		mt_shell_quote(sb, it->valuestring);
+	}
+}
+
+static const char *lookup(const char *key, void *vctx)
+{
+	struct fill_ctx *x = vctx;
+	int gpus = x->v->gpus > 0 ? x->v->gpus : 1;
+	int gpn = x->gpn > 0 ? x->gpn : gpus;
+	if (!strcmp(key, "megatron_args"))
+		return x->args.buf ? x->args.buf : "";
+	if (!strcmp(key, "bridge_overrides"))
+		return x->bridge.buf ? x->bridge.buf : "";
+	if (!strcmp(key, "env"))
+		return x->env.buf ? x->env.buf : "";
+	if (!strcmp(key, "dir"))
+		return x->dir.buf;
+	if (!strcmp(key, "log"))
+		return x->log.buf;
+	if (!strcmp(key, "advice"))
+		return x->advice.buf;
+	if (!strcmp(key, "name"))
+		return x->v->cand[x->i].name;
+	if (!strcmp(key, "gpus"))
+		return snprintf(x->vals[0], 64, "%d", gpus), x->vals[0];
+	if (!strcmp(key, "gpus_per_node"))
+		return snprintf(x->vals[1], 64, "%d", gpus < gpn ? gpus : gpn), x->vals[1];
+	if (!strcmp(key, "nodes"))
+		return snprintf(x->vals[2], 64, "%d", gpus < gpn ? 1 : gpus / gpn), x->vals[2];
+	if (!strcmp(key, "iters"))
+		return snprintf(x->vals[3], 64, "%d", x->o->iters), x->vals[3];
+	if (!strcmp(key, "warmup"))
+		return snprintf(x->vals[4], 64, "%d", x->o->warmup), x->vals[4];
+	if (!strcmp(key, "rank"))
+		return snprintf(x->vals[5], 64, "%d", x->v->cand[x->i].predicted_rank), x->vals[5];
+	return NULL;
+}
+
+static const cJSON *advice_cand(const cJSON *advice, int i)
+{
+	return cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(advice, "candidates"), i);
+}
+
+int mt_validate_command(const struct mt_validation *v, const cJSON *advice, int i,
+			const struct mt_validate_opts *o, struct sbuf *sb, struct mt_error *err)
+{
+	struct fill_ctx x;
+	const cJSON *it, *envo;
+	char logp[4096];
+	int rc;
+
+	memset(&x, 0, sizeof(x));
+	x.v = v;
+	x.o = o;
+	x.i = i;
+	x.cand = advice_cand(advice, i);
+	x.gpn = (int)mt_jget_num(advice, "cluster.gpus_per_node", 0);
+	sbuf_init(&x.args);
+	sbuf_init(&x.bridge);
+	sbuf_init(&x.env);
+	sbuf_init(&x.dir);
+	sbuf_init(&x.log);
+	sbuf_init(&x.advice);
+	quoted_list(&x.args, mt_jget(x.cand, "megatron_args"));
+	quoted_list(&x.bridge, mt_jget(x.cand, "bridge_overrides"));
+	envo = mt_jget(x.cand, "env");
+	cJSON_ArrayForEach(it, envo) {
+		char kv[1024];
+
+		if (!cJSON_IsString(it))
+			continue;
+		snprintf(kv, sizeof(kv), "%s=%s", it->string, it->valuestring);
+		if (x.env.len)
+			sbuf_addc(&x.env, ' ');
+		mt_shell_quote(&x.env, kv);
+	}
+	mt_shell_quote(&x.dir, o->dir);
+	snprintf(logp, sizeof(logp), "%s/%s.log", o->dir, v->cand[i].name);
+	mt_shell_quote(&x.log, logp);
+	mt_shell_quote(&x.advice, o->advice_path);
+	if (o->proxy) {
+		const char *pre = o->mpirun ? o->mpirun : "mpirun -np {gpus}";
+
+		rc = mt_template_fill(pre, lookup, &x, sb, err);
+		if (rc == MT_OK) {
+			if (*pre)
+				sbuf_addc(sb, ' ');
+			mt_shell_quote(sb, o->probe_exe);
+			sbuf_adds(sb, " proxy --advice ");
+			sbuf_adds(sb, x.advice.buf);
+			sbuf_addf(sb, " --candidate %d --backend %s --iters %d --warmup %d",
+				  v->cand[i].predicted_rank, o->backend, o->iters, o->warmup);
+		}
+	} else {
+		rc = mt_template_fill(o->launch, lookup, &x, sb, err);
+	}
+	sbuf_release(&x.args);
+	sbuf_release(&x.bridge);
+	sbuf_release(&x.env);
+	sbuf_release(&x.dir);
+	sbuf_release(&x.log);
+	sbuf_release(&x.advice);
+	return rc;
+}
+
+/* ------------------------------------------------------------ running */
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* the measured figures of the steady steps (iteration > warmup); 0 when none */
+static int measure(struct mt_vcand *c, const struct mt_logparse *p, const struct mt_validation *v,
+		   double flops_step, int warmup)
+{
+	struct mt_vmeas *m = &c->meas;
+	double *x = malloc(sizeof(double) * (size_t)(p->nstep + 1));
+	double *t = malloc(sizeof(double) * (size_t)(p->nstep + 1));
+	int i, n = 0, nt = 0;
+
+	if (!x || !t)
+		abort();
+	for (i = 0; i < p->nstep; i++) {
+		if (p->iter[i] <= warmup)
+			continue;
+		x[n++] = p->step_s[i];
+		if (isfinite(p->log_tflops[i]))
+			t[nt++] = p->log_tflops[i];
+	}
+	memset(m, 0, sizeof(*m));
+	c->has_measured = n > 0;
+	if (n > 0) {
+		qsort(x, (size_t)n, sizeof(*x), cmp_double);
+		m->step_n = n;
+		m->step_s = mt_quantile_sorted(x, n, 0.5);
+		m->step_iqr_s = mt_quantile_sorted(x, n, 0.75) - mt_quantile_sorted(x, n, 0.25);
+		m->step_min_s = x[0];
+		m->step_max_s = x[n - 1];
+		m->tokens_per_s_per_gpu = v->gpus > 0 ? (double)v->gbs * v->seq / m->step_s / v->gpus
+						      : NAN;
+		m->tflops_per_gpu = v->gpus > 0 && flops_step > 0
+					    ? flops_step / m->step_s / v->gpus / 1e12 : NAN;
+		m->log_tflops_per_gpu = nt ? mt_median(t, (size_t)nt) : NAN;
+		m->mem_max_allocated_gib = p->mem_max_alloc_b / 1073741824.0;
+		m->mem_max_reserved_gib = p->mem_max_reserved_b / 1073741824.0;
+		m->skipped_iterations = p->skipped;
+	}
+	free(x);
+	free(t);
+	return n;
+}
+
+static void set_str(char **dst, const char *s)
+{
+	free(*dst);
+	*dst = xstrdup(s);
+}
+
+static void set_reason(struct mt_vcand *c, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void set_reason(struct mt_vcand *c, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	set_str(&c->reason, buf);
+}
+
+static void evidence(struct mt_vcand *c, const char *line, long lineno)
+{
+	set_str(&c->evidence_line, lineno > 0 ? line : NULL);
+	c->evidence_lineno = lineno;
+}
+
+static const char *exit_text(const struct mt_run_result *r, char *buf, size_t cap)
+{
+	if (r->signo)
+		snprintf(buf, cap, "killed by signal %d (%s)", r->signo, strsignal(r->signo));
+	else if (r->exit_code > 128 && r->exit_code < 128 + 65)
+		snprintf(buf, cap, "exit status %d (128 + signal %d, %s, as a shell reports it)",
+			 r->exit_code, r->exit_code - 128, strsignal(r->exit_code - 128));
+	else
+		snprintf(buf, cap, "exit status %d", r->exit_code);
+	return buf;
+}
+
+/* status, evidence and reason from how the run ended and what the log said */
+static void judge(struct mt_vcand *c, const struct mt_logparse *p, const struct mt_run_result *r,
+		  const struct mt_validate_opts *o, int steady)
+{
+	char how[128];
+	int failed = r->signo || r->exit_code != 0;
+
+	exit_text(r, how, sizeof(how));
+	if (r->end == MT_RUN_INTERRUPTED || r->end == MT_RUN_BUDGET) {
+		c->status = MT_VS_NOT_RUN;
+		c->has_measured = 0;
+		evidence(c, NULL, 0);
+		set_reason(c, r->end == MT_RUN_BUDGET ? "the --budget ended during the run"
+						      : "interrupted during the run");
+		return;
+	}
+	if (p->failure) {
+		c->status = p->failure;
+		evidence(c, p->evidence, p->evidence_lineno);
+		set_reason(c, "%s at line %ld of the log; %s", mt_vstatus_name(p->failure),
+			   p->evidence_lineno, r->end == MT_RUN_HANG ? "then no progress" : how);
+	} else if (r->end == MT_RUN_HANG) {
+		c->status = MT_VS_HANG;
+		if (p->last_iter_lineno)
+			evidence(c, p->last_iter_line, p->last_iter_lineno);
+		else
+			evidence(c, p->last_line, p->last_lineno);
+		set_reason(c, "no new iteration line for %g s (--timeout): the process group was "
+			   "sent SIGTERM, then SIGKILL", o->timeout_s);
+	} else if (failed) {
+		c->status = MT_VS_EXIT;
+		evidence(c, p->last_line, p->last_lineno);
+		set_reason(c, "%s%s", how, r->exit_code == 127 ? " (command not found)" : "");
+	} else if (!steady) {
+		c->status = MT_VS_NO_ITERATIONS;
+		evidence(c, p->skip_line, p->skip_lineno);
+		if (p->skipped && !p->nstep)
+			set_reason(c, "every logged iteration was skipped (%ld; fp16 loss scale or "
+				   "non-finite gradients), the first reported at line %ld", p->skipped,
+				   p->skip_lineno);
+		else if (p->nstep)
+			set_reason(c, "%d iteration line(s), none after the %d warm-up iterations",
+				   p->nstep, o->warmup);
+		else
+			set_reason(c, "no iteration line in the log (%ld lines)", p->lineno);
+	} else {
+		c->status = MT_VS_OK;
+		evidence(c, p->skip_line, p->skip_lineno);
+		set_str(&c->reason, NULL);
+		if (p->skipped)
+			set_reason(c, "%ld iteration(s) skipped (fp16 loss scale or non-finite "
+				   "gradients), the first reported at line %ld", p->skipped,
+				   p->skip_lineno);
+	}
+}
+
+static void progress_line(const struct mt_validate_opts *o, const struct mt_validation *v, int i)
+{
+	const struct mt_vcand *c = &v->cand[i];
+
+	if (!o->progress)
+		return;
+	fprintf(o->progress, "[%d/%d] %s: %s", i + 1, v->ncand, c->name,
+		mt_vstatus_name(c->status));
+	if (c->status == MT_VS_OK)
+		fprintf(o->progress, ", step %.4g s (n %d, predicted %.4g s, %+.1f%%)",
+			c->meas.step_s, c->meas.step_n, c->pred.step_s,
+			100 * mt_vrel(c->meas.step_s, c->pred.step_s));
+	if (c->evidence_line)
+		fprintf(o->progress, ", line %ld: %.160s", c->evidence_lineno, c->evidence_line);
+	else if (c->reason && c->status != MT_VS_OK)
+		fprintf(o->progress, ": %s", c->reason);
+	fputc('\n', o->progress);
+	fflush(o->progress);
+}
+
+int mt_validate_one(struct mt_validation *v, const cJSON *advice, int i,
+		    const struct mt_validate_opts *o, struct mt_error *err)
+{
+	struct mt_vcand *c = &v->cand[i];
+	struct mt_logparse *p;
+	struct mt_run_result r;
+	struct mt_run_opts ro;
+	struct sbuf cmd;
+	char logp[4096];
+	int rc, steady;
+
+	sbuf_init(&cmd);
+	if ((rc = mt_validate_command(v, advice, i, o, &cmd, err)) != MT_OK ||
+	    (rc = mt_program_check(cmd.buf, err)) != MT_OK) {
+		sbuf_release(&cmd);
+		return rc;
+	}
+	mkdir(o->dir, 0755);
+	snprintf(logp, sizeof(logp), "%s/%s.log", o->dir, c->name);
+	p = malloc(sizeof(*p));
+	if (!p)
+		abort();
+	mt_logparse_init(p);
+	memset(&ro, 0, sizeof(ro));
+	ro.command = cmd.buf;
+	ro.log_path = logp;
+	ro.timeout_s = o->timeout_s;
+	ro.grace_s = o->grace_s;
+	ro.deadline = o->deadline;
+	ro.stop = o->stop;
+	rc = mt_run(&ro, p, &r, err);
+	if (rc == MT_OK) {
+		steady = measure(c, p, v, mt_jget_num(advice_cand(advice, i),
+						       "throughput.model_flops_per_step", NAN),
+				 o->warmup);
+		judge(c, p, &r, o, steady);
+		set_str(&c->log, logp);
+		set_str(&c->command, cmd.buf);
+		c->wall_s = r.wall_s;
+		progress_line(o, v, i);
+		if (o->out)
+			rc = mt_validation_write(o->out, v, err);
+	}
+	free(p);
+	sbuf_release(&cmd);
+	return rc;
+}
+
+int mt_validate_all(struct mt_validation *v, const cJSON *advice,
+		    const struct mt_validate_opts *o, struct mt_error *err)
+{
+	int i, rc = MT_OK;
+
+	for (i = 0; i < v->ncand; i++) {
+		struct mt_vcand *c = &v->cand[i];
+
+		if (c->status != MT_VS_NOT_RUN)
+			continue;
+		if (o->stop && *o->stop) {
+			set_reason(c, "interrupted before the run");
+			continue;
+		}
+		if (o->deadline > 0 && mt_now() > o->deadline) {
+			set_reason(c, "the --budget ended before the run");
+			continue;
+		}
+		if ((rc = mt_validate_one(v, advice, i, o, err)) != MT_OK)
+			return rc;
+	}
+	if (o->out)
+		rc = mt_validation_write(o->out, v, err);
+	return rc;
+}
+
+static void fig(struct sbuf *sb, const char *fmt, double v)
+{
+	if (isfinite(v))
+		sbuf_addf(sb, fmt, v);
+	else
+		sbuf_addf(sb, "%9s", "-");
+}
+
+void mt_validation_text(struct sbuf *sb, struct mt_validation *v)
+{
+	int i;
+
+	mt_validation_summarize(v);
+	sbuf_addf(sb, "%-32s %4s %9s %9s %8s %9s %9s  %s\n", "candidate", "pred", "pred s",
+		  "meas s", "error", "tok/s/gpu", "max GiB", "status");
+	for (i = 0; i < v->ncand; i++) {
+		const struct mt_vcand *c = &v->cand[i];
+		int m = c->has_measured;
+
+		sbuf_addf(sb, "%-32s %4d ", c->name, c->predicted_rank);
+		fig(sb, "%9.4g", c->pred.step_s);
+		sbuf_addc(sb, ' ');
+		fig(sb, "%9.4g", m ? c->meas.step_s : NAN);
+		sbuf_addc(sb, ' ');
+		if (m && isfinite(mt_vrel(c->meas.step_s, c->pred.step_s)))
+			sbuf_addf(sb, "%+7.1f%%", 100 * mt_vrel(c->meas.step_s, c->pred.step_s));
+		else
+			sbuf_addf(sb, "%8s", "-");
+		sbuf_addc(sb, ' ');
+		fig(sb, "%9.0f", m ? c->meas.tokens_per_s_per_gpu : NAN);
+		sbuf_addc(sb, ' ');
+		fig(sb, "%9.2f", m ? c->meas.mem_max_reserved_gib : NAN);
+		sbuf_addf(sb, "  %s", mt_vstatus_name(c->status));
+		if (c->evidence_line)
+			sbuf_addf(sb, " (line %ld: %.100s)", c->evidence_lineno, c->evidence_line);
+		else if (c->reason && c->status != MT_VS_OK)
+			sbuf_addf(sb, " (%s)", c->reason);
+		sbuf_addc(sb, '\n');
+	}
+	sbuf_addf(sb, "\nmeasured ranking:");
+	for (i = 0; i < v->sum.nranked; i++)
+		sbuf_addf(sb, " %d. %s", i + 1, v->sum.measured_ranking[i]);
+	if (!v->sum.nranked)
+		sbuf_adds(sb, " none (no candidate ran to the end)");
+	sbuf_addf(sb, "\n%d ok, %d failed, %d not run", v->sum.ok, v->sum.failed, v->sum.not_run);
+	if (isfinite(v->sum.kendall_tau))
+		sbuf_addf(sb, "; Kendall's tau (predicted vs measured step) %.3f", v->sum.kendall_tau);
+	if (isfinite(v->sum.mae_step_s))
+		sbuf_addf(sb, "; mean absolute error of the step %.4g s (%.1f%%)", v->sum.mae_step_s,
+			  100 * v->sum.mape_step);
+	sbuf_addc(sb, '\n');
+}
