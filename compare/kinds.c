@@ -22,6 +22,7 @@
 #include "../lib/jsonr.h"
 #include "../lib/stats.h"
 #include "../tuner/cluster.h"
+#include "../validate/logparse.h"
 #include "../validate/validation.h"
 #include "metrics.h"
 

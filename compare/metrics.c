@@ -251,7 +251,7 @@ int mt_cm_parse(const char *path, const char *text, size_t len, struct mt_cm_set
 		if (json)
 			return mt_error_set(err, MT_EINVAL, "%s: field 'schema': expected a document "
 					    "megatune compares (megatune.result/1, profile/1, "
-					    "analysis/1, advice/1), got %s%s%s", path,
+					    "analysis/1, advice/1, validation/1), got %s%s%s", path,
 					    schema[0] ? "'" : "none", schema, schema[0] ? "'" : "");
 		return mt_error_set(err, MT_EINVAL, "%s: not a megatune document, nccl-tests "
 				    "output or nvbandwidth output", path);

@@ -31,3 +31,7 @@ markdown to stdout | 1 | ^### megatune compare \(nccl-tests\) | compare -q --mar
 nothing in common | 2 | have no metric in common \(64 only in the baseline, 48 only in the current\) | compare tests/fixtures/nccl-tests/h100_p5_2node16gpu_all_reduce_efa_v2.22.3-1.txt tests/fixtures/nccl-tests/h200_2node2gpu_all_reduce_1nic_dranet.txt
 bad --match | 2 | --match 'rack': expected host,gpu, gpu, host or none | compare --match rack --history x.sqlite tests/fixtures/compare/result-a.jsonl
 a bad profile | 2 | profile-busbw-type.json: field 'collectives\[2\]\.points\[3\]\.busbw_gbps': expected a number | compare tests/fixtures/bad/profile-busbw-type.json dgx-h100
+# validations: candidates matched by name, their measured step and tokens/s per GPU
+validation pair regressed | 1 | regressed +\+25\.00% .*c1-tp2-pp1-mbs4 measured step | compare tests/fixtures/validate/validation-standin.json tests/fixtures/compare/validation-c1-slower.json
+validation pair other unchanged | 1 | 4 metrics: 2 regressed, 0 improved, 2 unchanged | compare tests/fixtures/validate/validation-standin.json tests/fixtures/compare/validation-c1-slower.json
+validation twice passes | 0 | 4 metrics: 0 regressed | compare tests/fixtures/validate/validation-standin.json tests/fixtures/validate/validation-standin.json
