@@ -49,7 +49,8 @@ PROBE_LIB_SRC = $(wildcard probes/*.c)
 LIB_SRC    = $(wildcard lib/*.c) $(wildcard tuner/*.c) $(wildcard rules/*.c) $(wildcard advisor/*.c) \
              $(wildcard reports/*.c) $(wildcard import/*.c) \
              $(filter-out profiler/inject.c,$(wildcard profiler/*.c))
-PROBE_CLI_SRC = cli/cmd_calibrate.c cli/cmd_probe.c cli/probe_opts.c cli/probe_main.c
+PROBE_CLI_SRC = cli/cmd_calibrate.c cli/cmd_probe.c cli/probe_opts.c cli/probe_main.c \
+             cli/cmd_proxy.c
 CLI_SRC    = $(filter-out $(PROBE_CLI_SRC),$(wildcard cli/*.c))
 DATA       = $(sort $(wildcard models/*.json)) $(sort $(wildcard profiles/*.json)) \
              $(sort $(wildcard rules/defs/*.rules))

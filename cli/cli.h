@@ -19,5 +19,7 @@ int cmd_calibrate(int argc, char **argv);
  * when no name was given (then it prints the list) */
 int cmd_probe(int argc, char **argv);
 int cmd_import(int argc, char **argv);
+/* megatune-probe proxy: one advice candidate as a layer proxy */
+int cmd_proxy(int argc, char **argv);
 
 #endif

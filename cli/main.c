@@ -29,6 +29,8 @@ static const char usage[] =
 	"  import     turn nccl-tests or nvbandwidth output into a cluster profile\n"
 	"  profile    run a command under the CUPTI tracer (one trace per process)\n"
 	"  analyze    per-rank time breakdown, overlap, idle and stragglers of traces\n"
+	"  proxy      run one advice candidate as a layer proxy (under mpirun), printing\n"
+	"             Megatron-LM iteration lines\n"
 	"\n"
 	"Run 'megatune <command> --help' for the options of a command.\n"
 	"\n"
@@ -92,6 +94,8 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "analyze") || !strcmp(argv[1], "analyse"))
 		return cmd_analyze(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "calibrate") || !strcmp(argv[1], "probe"))
+		return run_probe_exe(argv[1], argv);
+	if (!strcmp(argv[1], "proxy"))
 		return run_probe_exe(argv[1], argv);
 	if (!strcmp(argv[1], "import"))
 		return cmd_import(argc - 1, argv + 1);
