@@ -116,11 +116,6 @@ static int parse(int argc, char **argv, struct pargs *a)
 	return 0;
 }
 
-static int bool_of(const cJSON *cfg, const char *key, int dflt)
-{
-	return mt_jget_bool(cfg, key, dflt);
-}
-
 /* The job and configuration of candidate k of the advice, and its model. */
 static int read_candidate(const struct pargs *a, struct mt_model *m, struct mt_job *job,
 			  struct mt_config *cfg, struct mt_error *err)
@@ -156,27 +151,9 @@ static int read_candidate(const struct pargs *a, struct mt_model *m, struct mt_j
 				  a->cand - 1);
 		goto out;
 	}
-	memset(cfg, 0, sizeof(*cfg));
-	cfg->tp = (int)mt_jget_num(cj, "tp", 0);
-	cfg->pp = (int)mt_jget_num(cj, "pp", 0);
-	cfg->vpp = (int)mt_jget_num(cj, "vpp", 1);
-	cfg->cp = (int)mt_jget_num(cj, "cp", 0);
-	cfg->ep = (int)mt_jget_num(cj, "ep", 1);
-	cfg->etp = (int)mt_jget_num(cj, "etp", 1);
-	cfg->dp = (int)mt_jget_num(cj, "dp", 0);
-	cfg->mbs = (int)mt_jget_num(cj, "mbs", 0);
-	cfg->num_mb = (int)mt_jget_num(cj, "num_microbatches", 0);
-	cfg->sp = bool_of(cj, "sequence_parallel", 0);
-	cfg->dist_opt = bool_of(cj, "distributed_optimizer", 0);
-	cfg->overlap_grad = bool_of(cj, "overlap_grad_reduce", 0);
-	cfg->overlap_param = bool_of(cj, "overlap_param_gather", 0);
-	cfg->grad_fp32 = !strcmp(mt_jget_strd(cj, "grad_reduce_dtype", "bf16"), "fp32");
-	cfg->recompute = mt_recompute_parse(mt_jget_strd(cj, "recompute", "none"));
-	cfg->cp_comm = mt_cp_comm_parse(mt_jget_strd(cj, "cp_comm_type", "p2p"));
-	if (cfg->recompute < 0)
-		cfg->recompute = MT_RC_NONE;
-	if (cfg->cp_comm < 0)
-		cfg->cp_comm = MT_CP_P2P;
+	snprintf(path, sizeof(path), "candidates[%d].config", a->cand - 1);
+	if ((rc = mt_advice_config(cj, job, a->advice, path, cfg, err)))
+		goto out;
 	/* the model: the file advise read when it still exists, else the name */
 	src = mt_jget_str(doc, "job.model_source");
 	s = mt_jget_str(doc, "job.model");

@@ -18,6 +18,7 @@
 
 #include "../lib/err.h"
 #include "../lib/stats.h"
+#include "correction.h"
 
 enum mt_dtype { MT_DT_BF16, MT_DT_FP16, MT_DT_FP8, MT_DT_TF32, MT_DT_FP32, MT_DT_N };
 
@@ -143,6 +144,10 @@ struct mt_cluster {
 
 	char **outliers;
 	int noutliers;
+
+	/* factors fitted from measured runs (correction.h); applied by the
+	 * GEMM and collective look-ups below and by the memory model */
+	struct mt_corr corr;
 };
 
 /* Load a profile from a path or a bundled name (dgx-h100, ...). */
