@@ -62,6 +62,7 @@ PROBE_EXE_OBJ = $(PROBE_CLI_SRC:%.c=$(BUILD)/%.o) \
              $(filter-out $(BUILD)/cli/cmd_%.o $(BUILD)/cli/main.o,$(CLI_OBJ))
 # unit tests of probes/: linked with libmegatune_probes.a and PROBE_LIBS
 PROBE_TESTS = $(BUILD)/tests/t-calibrate $(BUILD)/tests/t-probes-cpu
+PROBE_TESTS += $(BUILD)/tests/t-proxy
 UNIT_SRC   = $(wildcard tests/unit/t-*.c)
 UNIT_BIN   = $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 BENCH_SRC  = $(wildcard bench/*.c)

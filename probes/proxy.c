@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "../lib/stats.h"
 #include "../tuner/cluster.h"
@@ -151,10 +152,34 @@ static int open_probes(struct runner *R, struct mt_error *err)
 	return MT_OK;
 }
 
+/* The CPU backend shares the host: refuse a plan whose buffers would take
+ * more than half of this rank's share of its memory. */
+static int fits_host(const struct runner *R, struct mt_error *err)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+	double need = 0, have;
+	int i;
+
+	if (R->opts.backend != MT_BACKEND_CPU || pages <= 0 || psz <= 0)
+		return MT_OK;
+	for (i = 0; i < R->p->nitems; i++)
+		need += item_bytes(&R->p->items[i], R->opts.backend);
+	have = (double)pages * psz / (R->w->local_size > 0 ? R->w->local_size : 1);
+	if (need > 0.5 * have)
+		return mt_error_set(err, MT_EINVAL, "proxy: the buffers of one layer take %.1f GiB per "
+				    "rank, more than half of this host's %.1f GiB per rank: use a "
+				    "smaller model, sequence or micro-batch on the CPU backend",
+				    need / (1 << 30), have / (1 << 30));
+	return MT_OK;
+}
+
 static int setup_items(struct runner *R, struct mt_error *err)
 {
 	const struct mt_proxy_plan *p = R->p;
-	int i, rc = MT_OK;
+	int i, rc = agree(R->w, fits_host(R, err));
+
+	if (rc)
+		return rc;
 
 	for (i = 0; i < p->nitems && !rc; i++) {
 		const struct mt_proxy_item *it = &p->items[i];

@@ -13,6 +13,8 @@
 #include "../tuner/config.h"
 #include "../tuner/model.h"
 
+#define MAX_DIM 65536 /* the largest m, n or k the GEMM backends take */
+
 struct pbuf {
 	struct mt_proxy_item *v;
 	int n, cap, oom;
@@ -55,9 +57,14 @@ static void gemm3(struct pbuf *b, int part, const char *what, long long m, long 
 	int i;
 
 	for (i = 0; i < 3; i++) {
-		struct mt_proxy_item *it = push(b, MT_PX_GEMM, part, i > 0, count);
+		struct mt_proxy_item *it;
+		int d = s[i][1] >= s[i][0] && s[i][1] >= s[i][2] ? 1 : s[i][0] >= s[i][2] ? 0 : 2;
+		long long parts = (s[i][d] + MAX_DIM - 1) / MAX_DIM;
 
-		if (!it)
+		/* a dimension above what a backend takes (the output layer's
+		 * vocabulary): that many GEMMs of an equal share */
+		s[i][d] = (s[i][d] + parts - 1) / parts;
+		if (!(it = push(b, MT_PX_GEMM, part, i > 0, count * (double)parts)))
 			return;
 		it->c.dtype = b->gemm_dt;
 		it->c.m = s[i][0];
@@ -371,13 +378,19 @@ int mt_proxy_plan(const struct mt_model *m, const struct mt_job *job, const stru
 		 part_params(&b, MT_PX_DENSE) * p->layers_dense +
 		 part_params(&b, MT_PX_MOE) * p->layers_moe + part_params(&b, MT_PX_OUTPUT);
 	if (c->dp * c->cp > 1) {
-		double gb = params * (c->grad_fp32 ? 4 : 2);
+		/* in DDP buckets (Megatron-LM's default: max(40M, 1M x DP)
+		 * parameters), one bucket measured and counted for all */
+		double bucket = c->bucket_params > 0 ? (double)c->bucket_params
+				: fmax(40e6, 1e6 * c->dp * c->cp);
+		double nb = params / bucket < 1 ? 1 : params / bucket, per = params / nb;
 
 		if (c->dist_opt) {
-			coll(&b, MT_PX_DP_RS, 1, MT_PG_DP, MT_COLL_REDUCE_SCATTER, gb, 1, "dp");
-			coll(&b, MT_PX_DP_AG, 0, MT_PG_DP, MT_COLL_ALL_GATHER, params * 2, 1, "dp");
+			coll(&b, MT_PX_DP_RS, 1, MT_PG_DP, MT_COLL_REDUCE_SCATTER,
+			     per * (c->grad_fp32 ? 4 : 2), nb, "dp");
+			coll(&b, MT_PX_DP_AG, 0, MT_PG_DP, MT_COLL_ALL_GATHER, per * 2, nb, "dp");
 		} else {
-			coll(&b, MT_PX_DP_RS, 1, MT_PG_DP, MT_COLL_ALL_REDUCE, gb, 1, "dp");
+			coll(&b, MT_PX_DP_RS, 1, MT_PG_DP, MT_COLL_ALL_REDUCE,
+			     per * (c->grad_fp32 ? 4 : 2), nb, "dp");
 		}
 	}
 	if (b.oom) {

@@ -186,4 +186,18 @@ check2 "missing file" "nothere.json" --from-validation "$T/nothere.json" --clust
 check2 "no --cluster" "needs --cluster" --from-validation "$T/v4.json" -o "$T/x.json"
 check2 "no -o" "needs -o" --from-validation "$T/v4.json" --cluster dgx-h100
 [ -e "$T/x.json" ] && bad "a profile was written on bad input" || ok "nothing written on bad input"
+
+# a profile with a bad corrections section: advise exits 2 naming the field
+for bad in '{"factors": {"gemm_huge": 1.1}}' '{"factors": {"gemm_large": 0}}' '[1]'; do
+	"$PY" - "$T/badcorr.json" "$bad" <<'PY'
+import json, sys
+p = json.load(open("profiles/dgx-h100.json"))
+p["corrections"] = json.loads(sys.argv[2])
+json.dump(p, open(sys.argv[1], "w"))
+PY
+	"$MT" advise $JOB --cluster "$T/badcorr.json" >"$T/bc.out" 2>&1
+	rc=$?
+	[ $rc = 2 ] && grep -q "badcorr.json: field 'corrections" "$T/bc.out" &&
+		ok "corrections $bad: exit 2" || bad "corrections $bad: exit $rc $(cat "$T/bc.out")"
+done
 [ $nfail = 0 ]
