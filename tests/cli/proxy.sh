@@ -112,6 +112,12 @@ check2 "truncated advice" "trunc.json" --advice "$T/trunc.json" --candidate 1 --
 check2 "no --candidate" "--candidate K is required" --advice "$T/adv.json"
 check2 "bad backend" "--backend: expected cpu or gpu" --advice "$T/adv.json" --candidate 1 --backend tpu
 
+# megatune proxy runs megatune-probe proxy
+"$MT" proxy --advice "$T/adv.json" --candidate 9 --backend cpu >"$T/f.out" 2>&1
+rc=$?
+[ $rc = 2 ] && grep -q -- '--candidate 9: .* has 3 candidates' "$T/f.out" &&
+	ok "megatune proxy forwards to megatune-probe" || bad "megatune proxy: exit $rc $(cat "$T/f.out")"
+
 # the GPU backend where there is no GPU: 77 with the reason
 if ! command -v nvidia-smi >/dev/null 2>&1; then
 	"$PX" proxy --advice "$T/adv.json" --candidate 1 >"$T/g.out" 2>&1
