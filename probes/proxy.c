@@ -102,6 +102,16 @@ static int agree(const struct mt_world *w, int rc)
 	return v;
 }
 
+/* agree(), naming the cause on a rank whose own step went well */
+static int agree_err(const struct mt_world *w, int rc, struct mt_error *err, const char *what)
+{
+	int v = agree(w, rc);
+
+	if (v && !rc)
+		mt_error_set(err, v, "proxy: %s failed on another rank", what);
+	return v;
+}
+
 static int open_probes(struct runner *R, struct mt_error *err)
 {
 	const struct mt_proxy_plan *p = R->p;
@@ -181,23 +191,26 @@ static int setup_items(struct runner *R, struct mt_error *err)
 	if (rc)
 		return rc;
 
-	for (i = 0; i < p->nitems && !rc; i++) {
+	/* every rank walks every item, so that the agreements match */
+	for (i = 0; i < p->nitems; i++) {
 		const struct mt_proxy_item *it = &p->items[i];
 		struct mt_case c = it->c;
 
-		if (!R->used[it->probe] || R->w->rank >= p->used)
+		if (!R->used[it->probe])
 			continue;
-		rc = R->ops[it->probe]->setup(&R->ctx[it->probe], &c, &R->state[i], err);
-		if (!rc) {
-			R->have[i] = 1;
-			R->mem_bytes += item_bytes(it, R->opts.backend);
-		} else {
-			mt_error_prefix(err, "proxy item %s: ", it->c.label);
+		if (!rc && R->w->rank < p->used) { /* idle ranks only keep the collective calls */
+			rc = R->ops[it->probe]->setup(&R->ctx[it->probe], &c, &R->state[i], err);
+			if (!rc) {
+				R->have[i] = 1;
+				R->mem_bytes += item_bytes(it, R->opts.backend);
+			} else {
+				mt_error_prefix(err, "proxy item %s: ", it->c.label);
+			}
 		}
 		if (it->probe == MT_PX_COLL)
-			rc = agree(R->w, rc);
+			rc = agree_err(R->w, rc, err, "setting up");
 	}
-	return agree(R->w, rc);
+	return agree_err(R->w, rc, err, "setting up");
 }
 
 /* One pass over the items; R->t[i] is each one's time. */
@@ -222,7 +235,7 @@ static int run_items(struct runner *R, struct mt_error *err)
 		rc = R->ops[it->probe]->run(R->state[i], &c, &s, err);
 		R->t[i] = s > 0 ? s : 0;
 	}
-	return agree(R->w, rc);
+	return agree_err(R->w, rc, err, "an iteration");
 }
 
 /* The composition of docs/MODEL.md "The proxy", on this rank. */

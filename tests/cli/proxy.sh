@@ -107,6 +107,19 @@ else
 	bad "TP2 PP2 on 4 ranks: $(tail -5 "$T/s.err")"
 fi
 
+# 2 GPUs (TP2) on 4 ranks: two ranks idle (they still take part in every
+# collective call of the setup; a hang here is a failure, not a wait)
+"$MT" advise --model $TINY --gpus 2 --seq 128 --gbs 8 --tp 2 --top 1 \
+	--json "$T/adv2.json" >/dev/null 2>&1 || bad "advise --gpus 2 --tp 2"
+if timeout 300 mpirun -np 4 "$PX" proxy --advice "$T/adv2.json" --candidate 1 --backend cpu \
+	--iters 2 --warmup 0 >"$T/i.out" 2>"$T/i.err"; then
+	grep -q 'scaled to this launch: 2 of 4 ranks idle' "$T/i.err" &&
+		[ "$(grep -cE "$ITER" "$T/i.out")" = 2 ] && ok "2 GPUs on 4 ranks: 2 idle, 2 lines" ||
+		bad "2 GPUs on 4 ranks: $(cat "$T/i.err" "$T/i.out")"
+else
+	bad "2 GPUs on 4 ranks: exit $? $(tail -5 "$T/i.err")"
+fi
+
 # bad input: exit 2 with a message
 check2() { # name pattern args...
 	name=$1 pat=$2
