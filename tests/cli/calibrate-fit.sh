@@ -155,6 +155,20 @@ PY
 		"$T/two-corr.json")" = 1 ] && ok "two runs: one factor, the rest named" ||
 	bad "two runs: $(cat "$T/two.err")"
 
+# proxy mode: the memory a proxy reports is its own buffers, not the job's
+"$PY" - "$T/v32.json" "$T/proxy.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["mode"] = "proxy"
+json.dump(d, open(sys.argv[2], "w"))
+PY
+"$MT" calibrate --from-validation "$T/proxy.json" --cluster dgx-h100 -o "$T/proxy-corr.json" \
+	2>"$T/proxy.err" && grep -q 'memory term: not fitted' "$T/proxy.err" &&
+	"$PY" -c 'import json, sys; c = json.load(open(sys.argv[1]))["corrections"]; \
+sys.exit("memory_overhead_bytes" in c or c["memory_runs_used"] != 0)' "$T/proxy-corr.json" &&
+	ok "proxy mode: no memory term" ||
+	bad "proxy mode: $(cat "$T/proxy.err")"
+
 # bad input: exit 2 with a message
 check2() { # name pattern args...
 	name=$1 pat=$2
