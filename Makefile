@@ -54,7 +54,8 @@ LIB_SRC    = $(wildcard lib/*.c) $(wildcard tuner/*.c) $(wildcard rules/*.c) $(w
 HISTORY_SRC = compare/history.c
 HISTORY_OBJ = $(HISTORY_SRC:%.c=$(BUILD)/%.o)
 SQLITE_LIBS = -lsqlite3
-PROBE_CLI_SRC = cli/cmd_calibrate.c cli/cmd_probe.c cli/probe_opts.c cli/probe_main.c
+PROBE_CLI_SRC = cli/cmd_calibrate.c cli/cmd_probe.c cli/probe_opts.c cli/probe_main.c \
+             cli/cmd_proxy.c
 CLI_SRC    = $(filter-out $(PROBE_CLI_SRC),$(wildcard cli/*.c))
 DATA       = $(sort $(wildcard models/*.json)) $(sort $(wildcard profiles/*.json)) \
              $(sort $(wildcard rules/defs/*.rules))
@@ -66,6 +67,7 @@ PROBE_EXE_OBJ = $(PROBE_CLI_SRC:%.c=$(BUILD)/%.o) \
              $(filter-out $(BUILD)/cli/cmd_%.o $(BUILD)/cli/main.o,$(CLI_OBJ))
 # unit tests of probes/: linked with libmegatune_probes.a and PROBE_LIBS
 PROBE_TESTS = $(BUILD)/tests/t-calibrate $(BUILD)/tests/t-probes-cpu
+PROBE_TESTS += $(BUILD)/tests/t-proxy
 UNIT_SRC   = $(wildcard tests/unit/t-*.c)
 UNIT_BIN   = $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 BENCH_SRC  = $(wildcard bench/*.c)

@@ -150,6 +150,16 @@ static void json_head(struct jw *w, const struct mt_model *m, const struct mt_cl
 	jw_int(w, "gpus_per_node", c->gpus_per_node);
 	jw_int(w, "nvlink_domain", c->nvlink_domain);
 	jw_num(w, "peak_tflops", c->peak_tflops[j->precision == MT_PREC_FP8 ? MT_DT_FP8 : MT_DT_BF16], 6);
+	if (c->corr.on) { /* calibrate --from-validation (docs/FORMATS.md section 2) */
+		int i;
+
+		jw_obj(w, "corrections");
+		for (i = 0; i < MT_CORR_N; i++)
+			jw_num(w, mt_corr_name(i), c->corr.f[i], 6);
+		jw_num(w, "memory_overhead_bytes", c->corr.mem_bytes, 15);
+		jw_str(w, "provenance", c->corr.note);
+		jw_end(w);
+	}
 	jw_end(w);
 }
 

@@ -86,4 +86,12 @@ int mt_advice_read(const cJSON *doc, const char *file, const char *opt,
 		   struct mt_advice_doc *out, struct mt_error *err);
 void mt_advice_doc_free(struct mt_advice_doc *d);
 
+/* A candidate's `config` object read back into the configuration it
+ * describes (advisor/advice_config.c): every key the writer puts; a key
+ * that is absent keeps the job's default (mt_config_settings).  tp, pp, cp,
+ * mbs must be there.  MT_EINVAL names `file`, `where` ("candidates[2].config")
+ * and the field. */
+int mt_advice_config(const cJSON *config, const struct mt_job *job, const char *file,
+		     const char *where, struct mt_config *out, struct mt_error *err);
+
 #endif

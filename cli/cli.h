@@ -23,5 +23,7 @@ int cmd_compare(int argc, char **argv);
 int cmd_history(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
 int cmd_tune(int argc, char **argv);
+/* megatune-probe proxy: one advice candidate as a layer proxy */
+int cmd_proxy(int argc, char **argv);
 
 #endif

@@ -21,6 +21,7 @@
 #include "../probes/probe.h"
 #include "../tuner/profile.h"
 #include "../probes/topology.h"
+#include "calibrate_fit.h"
 #include "cli.h"
 #include "probe_opts.h"
 
@@ -29,6 +30,7 @@ static const char calibrate_usage[] =
 	"                          [--backend cuda|cpu] [--resume|--fresh] [--margin PCT]\n"
 	"                          [--results FILE] [--name NAME] [probe options]\n"
 	"       mpirun -np N megatune calibrate ...   (or srun: one rank per GPU)\n"
+	CALIBRATE_FIT_USAGE
 	"\n"
 	"Runs the probes (default: topology,gemm,attention,collective,dispatch,offload,\n"
 	"host), shows progress, and writes a megatune.profile/1 that `megatune advise\n"
@@ -50,6 +52,8 @@ static const char calibrate_usage[] =
 	"  --margin PCT         outlier margin below the median of peers (default 10)\n"
 	"  --name NAME          the profile's name (default: calibrated-<host>)\n"
 	PROBE_OPTS_HELP
+	"\n"
+	CALIBRATE_FIT_HELP
 	"\n"
 	"exit codes: 0 success; 1 a result failed verification (the profile is still\n"
 	"written from the verified ones); 2 bad usage or a bad results file; 77 the\n"
@@ -499,6 +503,9 @@ int cmd_calibrate(int argc, char **argv)
 	struct csink cs;
 	cJSON *head = NULL, *records = NULL;
 	int full_argc = argc, code = 0, failed;
+
+	if (calibrate_fit_wanted(argc, argv))
+		return calibrate_fit_main(argc, argv);
 	char **full_argv = argv;
 	const char *env;
 

@@ -35,6 +35,8 @@ static const char usage[] =
 	"  history    store runs in a history (SQLite) for compare; list, show, prune\n"
 	"  validate   run the top candidates for real and compare predicted with measured\n"
 	"  tune       advise, validate, correct and re-rank until the measured best is stable\n"
+	"  proxy      run one advice candidate as a layer proxy (under mpirun), printing\n"
+	"             Megatron-LM iteration lines\n"
 	"\n"
 	"Run 'megatune <command> --help' for the options of a command.\n"
 	"\n"
@@ -99,6 +101,8 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "analyze") || !strcmp(argv[1], "analyse"))
 		return cmd_analyze(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "calibrate") || !strcmp(argv[1], "probe"))
+		return run_probe_exe(argv[1], argv);
+	if (!strcmp(argv[1], "proxy"))
 		return run_probe_exe(argv[1], argv);
 	if (!strcmp(argv[1], "import"))
 		return cmd_import(argc - 1, argv + 1);

@@ -18,9 +18,12 @@
 static const char usage[] =
 	"usage: megatune calibrate [options]   (megatune calibrate --help)\n"
 	"       megatune probe NAME [options]  (megatune probe --help)\n"
+	"       megatune-probe proxy --advice FILE --candidate K [options]\n"
+	"                                      (megatune-probe proxy --help)\n"
 	"\n"
 	"megatune-probe runs the probes for megatune: run it as megatune calibrate or\n"
-	"megatune probe, or as build/probe-NAME.\n";
+	"megatune probe, or as build/probe-NAME; `proxy` runs one candidate of an\n"
+	"advice file as a layer proxy and prints Megatron-LM iteration lines.\n";
 
 int main(int argc, char **argv)
 {
@@ -34,6 +37,8 @@ int main(int argc, char **argv)
 	}
 	if (argc >= 2 && !strcmp(argv[1], "calibrate"))
 		return cmd_calibrate(argc - 1, argv + 1);
+	if (argc >= 2 && !strcmp(argv[1], "proxy"))
+		return cmd_proxy(argc - 1, argv + 1);
 	if (argc >= 2 && !strcmp(argv[1], "probe")) {
 		if (argc < 3 || argv[2][0] == '-')
 			return cmd_probe(argc - 1, argv + 1);

@@ -32,6 +32,7 @@ static void job_line(struct sbuf *sb, const struct mt_model *m, const struct mt_
 	if (j->precision == MT_PREC_FP8)
 		sbuf_addf(sb, " (%s scaling)", mt_fp8_recipe_name(j->fp8_recipe));
 	sbuf_addc(sb, '\n');
+	mt_corr_text(sb, &c->corr);
 }
 
 /* The token dispatcher and the EP overlaps of a MoE candidate with EP. */

@@ -713,6 +713,8 @@ int mt_cluster_from_json(const cJSON *root, const char *file, struct mt_cluster 
 			goto fail;
 		}
 	}
+	if ((rc = mt_corr_read(root, file, &c->corr, err)))
+		goto fail;
 	prepare_coll(c);
 	*out = c;
 	return MT_OK;
@@ -822,7 +824,7 @@ double mt_gemm_time(const struct mt_cluster *c, int dtype, double m, double n, d
 	outb = dtype == MT_DT_FP8 ? 2 : in; /* FP8 GEMMs write BF16 */
 	t_compute = 2 * m * n * k / (rate * 1e12);
 	t_mem = ((m * k + k * n) * in + m * n * outb) / (c->hbm_gbps * 1e9);
-	return t_compute > t_mem ? t_compute : t_mem;
+	return (t_compute > t_mem ? t_compute : t_mem) * mt_corr_gemm(&c->corr, m, n, k);
 }
 
 double mt_attn_tflops(const struct mt_cluster *c, int impl, int head_dim, int seq, int bwd)
@@ -1025,7 +1027,8 @@ double mt_coll_time(const struct mt_cluster *c, int op, int nranks, int per_doma
 	bw = mt_coll_busbw(c, op, nranks, per_domain, bytes);
 	if (bw <= 0)
 		return 0;
-	return bytes * mt_coll_busbw_factor(op, nranks) / (bw * 1e9);
+	return bytes * mt_coll_busbw_factor(op, nranks) / (bw * 1e9) *
+	       mt_corr_coll(&c->corr, op, nranks, per_domain);
 }
 
 double mt_offload_gbps(const struct mt_cluster *c, int dir)

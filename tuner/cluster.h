@@ -19,6 +19,7 @@
 #include "../lib/err.h"
 #include "../lib/stats.h"
 #include "dispatch.h"
+#include "correction.h"
 
 enum mt_dtype { MT_DT_BF16, MT_DT_FP16, MT_DT_FP8, MT_DT_TF32, MT_DT_FP32, MT_DT_N };
 
@@ -147,6 +148,9 @@ struct mt_cluster {
 
 	/* MoE token dispatch (flex: DeepEP / HybridEP), tuner/dispatch.h */
 	struct mt_dispatch_prof dispatch;
+	/* factors fitted from measured runs (correction.h); applied by the
+	 * GEMM and collective look-ups below and by the memory model */
+	struct mt_corr corr;
 };
 
 /* Load a profile from a path or a bundled name (dgx-h100, ...). */

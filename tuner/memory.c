@@ -71,6 +71,7 @@ static void stage_memory(const struct mt_ctx *x, const struct mt_costs *a, const
 	o->total = o->weights + o->grads + o->optimizer + o->activations + o->logits +
 		   o->moe_dispatch + o->transient + o->nccl + o->cuda_context + o->workspace +
 		   o->cuda_graphs + o->fragmentation;
+	o->total += x->cluster->corr.on ? x->cluster->corr.mem_bytes : 0; /* calibrate --from-validation */
 }
 
 void mt_memory(const struct mt_ctx *x, const struct mt_costs *a, const struct mt_plan *b,

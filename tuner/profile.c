@@ -348,3 +348,62 @@ int mt_profile_write(const cJSON *doc, const char *path, struct mt_error *err)
 	free(text);
 	return rc;
 }
+
+static void num_or_null(cJSON *o, const char *key, double v)
+{
+	if (isfinite(v))
+		cJSON_AddNumberToObject(o, key, v);
+	else
+		cJSON_AddNullToObject(o, key);
+}
+
+void mt_profile_corrections(cJSON *doc, const struct mt_profile_corr *pc, const char *src)
+{
+	cJSON *sec = cJSON_CreateObject(), *f, *a;
+	int i;
+
+	if (!sec)
+		return;
+	cJSON_DeleteItemFromObjectCaseSensitive(doc, "corrections");
+	cJSON_AddStringToObject(sec, "source", src);
+	cJSON_AddStringToObject(sec, "fitted", pc->fitted_at);
+	cJSON_AddStringToObject(sec, "model", "time factors multiply the curves' GEMM and collective "
+				"times by class; memory_overhead_bytes is added to every peak "
+				"(docs/MODEL.md section 10)");
+	f = cJSON_AddObjectToObject(sec, "factors");
+	for (i = 0; f && i < pc->nfitted; i++)
+		cJSON_AddNumberToObject(f, mt_corr_name(pc->fitted[i]), pc->corr->f[pc->fitted[i]]);
+	a = cJSON_AddArrayToObject(sec, "not_fitted");
+	for (i = 0; a && i < pc->ndropped; i++) {
+		cJSON *o = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(o, "factor", mt_corr_name(pc->dropped[i]));
+		cJSON_AddStringToObject(o, "why", pc->dropped_why[i]);
+		cJSON_AddItemToArray(a, o);
+	}
+	if (pc->mem_runs > 0)
+		cJSON_AddNumberToObject(sec, "memory_overhead_bytes", round(pc->corr->mem_bytes));
+	cJSON_AddNumberToObject(sec, "runs_used", pc->nruns);
+	cJSON_AddNumberToObject(sec, "memory_runs_used", pc->mem_runs);
+	num_or_null(sec, "rms_rel_error_before", pc->rms_before);
+	num_or_null(sec, "rms_rel_error_after", pc->rms_after);
+	num_or_null(sec, "loo_mean_abs_rel_error_before", pc->loo_before);
+	num_or_null(sec, "loo_mean_abs_rel_error_after", pc->loo_after);
+	num_or_null(sec, "memory_loo_mean_abs_rel_error_before", pc->mem_loo_before);
+	num_or_null(sec, "memory_loo_mean_abs_rel_error_after", pc->mem_loo_after);
+	a = cJSON_AddArrayToObject(sec, "runs");
+	for (i = 0; a && i < pc->nruns; i++) {
+		const struct mt_profile_corr_run *r = &pc->runs[i];
+		cJSON *o = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(o, "file", r->file);
+		cJSON_AddStringToObject(o, "name", r->name);
+		cJSON_AddNumberToObject(o, "measured_step_s", r->measured_step_s);
+		cJSON_AddNumberToObject(o, "predicted_step_s", r->predicted_step_s);
+		cJSON_AddNumberToObject(o, "corrected_step_s", r->corrected_step_s);
+		num_or_null(o, "measured_mem_bytes", r->measured_mem_bytes);
+		num_or_null(o, "predicted_mem_bytes", r->predicted_mem_bytes);
+		cJSON_AddItemToArray(a, o);
+	}
+	cJSON_AddItemToObject(doc, "corrections", sec);
+}

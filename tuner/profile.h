@@ -80,6 +80,31 @@ void mt_profile_software(cJSON *doc, const char *nccl, const char *cuda);
 void mt_profile_outlier(cJSON *doc, const char *what, const char *metric, double value,
 			double median, double below_pct);
 
+/* The `corrections` section (replaced whole): the factors fitted by
+ * `megatune calibrate --from-validation`, with their provenance (source
+ * `src`, added by the caller with mt_profile_add_source()). */
+struct mt_corr;
+struct mt_profile_corr_run {
+	const char *file, *name;  /* the validation file and the candidate's name */
+	double measured_step_s, predicted_step_s, corrected_step_s;
+	double measured_mem_bytes, predicted_mem_bytes; /* NAN: not measured */
+};
+struct mt_profile_corr {
+	const struct mt_corr *corr;               /* the factors and the memory term */
+	const int *fitted;                        /* indices of the factors fitted */
+	int nfitted;
+	const int *dropped;                       /* factors left at 1, and why */
+	const char *const *dropped_why;
+	int ndropped;
+	const struct mt_profile_corr_run *runs;
+	int nruns, mem_runs;
+	const char *fitted_at;                    /* ISO 8601 UTC */
+	double rms_before, rms_after;             /* relative step error, in sample */
+	double loo_before, loo_after;             /* leave-one-out mean |error|; NAN: n/a */
+	double mem_loo_before, mem_loo_after;     /* NAN: n/a */
+};
+void mt_profile_corrections(cJSON *doc, const struct mt_profile_corr *pc, const char *src);
+
 /* Validate (tuner/cluster.c) and write atomically ("-": stdout).  Nothing is
  * written when validation fails; the message names `path` and the field. */
 int mt_profile_write(const cJSON *doc, const char *path, struct mt_error *err);

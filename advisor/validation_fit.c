@@ -1,0 +1,499 @@
+/* SPDX-License-Identifier: MIT */
+/* validation_fit: read measured runs, fit the correction factors
+ * (advisor/validation_fit.h, docs/MODEL.md section 10). */
+#include "validation_fit.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "../lib/fsutil.h"
+#include "../lib/jsonr.h"
+#include "../lib/sbuf.h"
+#include "advice.h"
+#include "search.h"
+
+#define GIB (1024.0 * 1024.0 * 1024.0)
+#define PULL 1e-10     /* pull of every factor towards 1 */
+#define EXERCISED 0.01 /* a factor must move some run's step by this share */
+
+/* ------------------------------------------------------------ reading */
+
+/* The advice file a validation names: its job's model file and settings. */
+static void advice_job(const char *vpath, const char *adv, char *model, size_t cap,
+		       struct mt_job *job)
+{
+	char alt[600];
+	const char *slash = strrchr(vpath, '/');
+	cJSON *doc = NULL;
+	const char *src, *s;
+
+	if (!adv || !*adv)
+		return;
+	if (mt_json_load(adv, &doc, NULL) && adv[0] != '/' && slash) {
+		snprintf(alt, sizeof(alt), "%.*s/%s", (int)(slash - vpath), vpath, adv);
+		doc = NULL;
+		if (mt_json_load(alt, &doc, NULL))
+			doc = NULL;
+	}
+	if (!doc)
+		return;
+	src = mt_jget_str(doc, "job.model_source");
+	if (src && *src && strncmp(src, "bundled", 7) && mt_is_path(src)) {
+		FILE *f = fopen(src, "r");
+
+		if (f) {
+			fclose(f);
+			snprintf(model, cap, "%s", src);
+		}
+	}
+	if ((s = mt_jget_str(doc, "job.precision")) && mt_precision_parse(s) >= 0)
+		job->precision = mt_precision_parse(s);
+	if ((s = mt_jget_str(doc, "job.attention")) && !strcmp(s, "unfused"))
+		job->attn_impl = MT_ATTN_UNFUSED;
+	if ((s = mt_jget_str(doc, "job.moe_dispatcher")) && !strcmp(s, "flex"))
+		job->moe_dispatcher = MT_DISPATCH_FLEX;
+	cJSON_Delete(doc);
+}
+
+static int push_run(struct mt_vset *s, struct mt_vrun **out)
+{
+	struct mt_vrun *v = realloc(s->runs, (size_t)(s->nruns + 1) * sizeof(*v));
+
+	if (!v)
+		return MT_ENOMEM;
+	s->runs = v;
+	*out = &v[s->nruns];
+	memset(*out, 0, sizeof(**out));
+	return MT_OK;
+}
+
+static int read_runs(struct mt_vset *s, const cJSON *doc, const char *path, const struct mt_job *job,
+		     int proxy, struct mt_error *err)
+{
+	const cJSON *cands = cJSON_GetObjectItemCaseSensitive(doc, "candidates"), *c;
+	struct sbuf why;
+	int i = 0, used = 0, rc = MT_OK;
+
+	if (!cJSON_IsArray(cands) || cJSON_GetArraySize(cands) == 0)
+		return mt_error_set(err, MT_EINVAL, "%s: field 'candidates': expected a non-empty array",
+				    path);
+	sbuf_init(&why);
+	cJSON_ArrayForEach(c, cands) {
+		const char *st = mt_jget_strd(c, "status", "");
+		double step = mt_jget_num(c, "measured.step_s", NAN);
+		double mem = mt_jget_num(c, "measured.mem_max_reserved_gib", NAN);
+		char where[64];
+		struct mt_vrun *r;
+
+		if (strcmp(st, "ok") || !(step > 0)) {
+			sbuf_addf(&why, "%s%s", why.len ? ", " : "", *st ? st : "no status");
+			if (!strcmp(st, "ok"))
+				sbuf_adds(&why, " without measured.step_s");
+			s->left_out++;
+			i++;
+			continue;
+		}
+		if ((rc = push_run(s, &r))) {
+			rc = mt_error_set(err, MT_ENOMEM, "out of memory");
+			break;
+		}
+		snprintf(where, sizeof(where), "candidates[%d].config", i);
+		if ((rc = mt_advice_config(cJSON_GetObjectItemCaseSensitive(c, "config"), job, path,
+					   where, &r->cfg, err)))
+			break;
+		snprintf(r->file, sizeof(r->file), "%s", path);
+		snprintf(r->name, sizeof(r->name), "%s", mt_jget_strd(c, "name", where));
+		r->model = s->nmodels - 1;
+		r->job = *job;
+		r->measured_step_s = step;
+		r->measured_mem_bytes = !proxy && mem > 0 ? mem * GIB : NAN;
+		s->nruns++;
+		used++;
+		i++;
+	}
+	if (!rc && !used)
+		rc = mt_error_set(err, MT_EINVAL, "%s: no measured run to fit (a candidate with status "
+				  "\"ok\" and measured.step_s): %d candidate%s, %s", path, i,
+				  i == 1 ? "" : "s", why.len ? why.buf : "none");
+	sbuf_release(&why);
+	return rc;
+}
+
+int mt_vset_read(struct mt_vset *s, const char *path, struct mt_error *err)
+{
+	cJSON *doc = NULL;
+	struct mt_job job;
+	struct mt_model *mv;
+	char model[512] = "";
+	const char *name;
+	int rc, proxy;
+	size_t l;
+
+	if ((rc = mt_json_load(path, &doc, err)))
+		return rc;
+	if ((rc = mt_jschema(doc, "megatune.validation/1", path, "--from-validation", err)))
+		goto out;
+	mt_job_init(&job);
+	job.gpus = (int)mt_jget_num(doc, "gpus", 0);
+	job.seq = (int)mt_jget_num(doc, "seq", 0);
+	job.gbs = (int64_t)mt_jget_num(doc, "gbs", 0);
+	if (job.gpus < 1 || job.seq < 1 || job.gbs < 1) {
+		rc = mt_error_set(err, MT_EINVAL, "%s: fields 'gpus', 'seq', 'gbs': expected positive "
+				  "numbers", path);
+		goto out;
+	}
+	proxy = !strcmp(mt_jget_strd(doc, "mode", "launch"), "proxy");
+	advice_job(path, mt_jget_str(doc, "advice"), model, sizeof(model), &job);
+	name = mt_jget_str(doc, "model");
+	if (!model[0] && name && *name)
+		snprintf(model, sizeof(model), "%s", name);
+	if (!model[0]) {
+		rc = mt_error_set(err, MT_EINVAL, "%s: field 'model': expected the model's name or file",
+				  path);
+		goto out;
+	}
+	if (!(mv = realloc(s->models, (size_t)(s->nmodels + 1) * sizeof(*mv)))) {
+		rc = mt_error_set(err, MT_ENOMEM, "out of memory");
+		goto out;
+	}
+	s->models = mv;
+	if ((rc = mt_model_load(model, &mv[s->nmodels], err))) {
+		mt_error_prefix(err, "%s: field 'model' (or its advice's job.model_source): ", path);
+		goto out;
+	}
+	s->nmodels++;
+	if ((rc = read_runs(s, doc, path, &job, proxy, err)))
+		goto out;
+	l = strlen(s->files);
+	snprintf(s->files + l, sizeof(s->files) - l, "%s%s", l ? ", " : "", path);
+out:
+	cJSON_Delete(doc);
+	return rc;
+}
+
+void mt_vset_free(struct mt_vset *s)
+{
+	free(s->models);
+	free(s->runs);
+	memset(s, 0, sizeof(*s));
+}
+
+/* ---------------------------------------------------------------- fit */
+
+struct fitx {
+	const struct mt_vset *s;
+	const struct mt_cluster *base;
+	struct mt_error *err;
+	int failed;
+};
+
+/* Predicted step and peak of run i with factors f (NULL: none). */
+static double predict(struct fitx *X, int i, const double *f, double *mem)
+{
+	const struct mt_vrun *r = &X->s->runs[i];
+	struct mt_cluster c = *X->base;
+	struct mt_config cfg = r->cfg;
+	struct mt_eval e;
+	struct mt_error e2 = MT_ERROR_INIT;
+
+	mt_corr_init(&c.corr);
+	if (f) {
+		c.corr.on = 1;
+		memcpy(c.corr.f, f, sizeof(c.corr.f));
+	}
+	if (mt_evaluate(&X->s->models[r->model], &c, &r->job, NULL, &cfg, &e, &e2)) {
+		if (!X->failed++)
+			mt_error_set(X->err, MT_EINVAL, "%s: %s: the configuration cannot be evaluated: %s",
+				     r->file, r->name, e2.msg);
+		return NAN;
+	}
+	if (mem)
+		*mem = e.mem.total;
+	return e.time.step;
+}
+
+/* Sum of squared relative errors over the runs of `mask`, with the pull. */
+static double sse(struct fitx *X, const int *mask, const double *f, const int *fac, int k)
+{
+	double s = 0;
+	int i, j;
+
+	for (i = 0; i < X->s->nruns; i++)
+		if (mask[i]) {
+			double r = predict(X, i, f, NULL) / X->s->runs[i].measured_step_s - 1;
+
+			s += r * r;
+		}
+	for (j = 0; j < k; j++)
+		s += PULL * (f[fac[j]] - 1) * (f[fac[j]] - 1);
+	return s;
+}
+
+/* Solve the k x k system a x = b in place (Gaussian elimination, partial
+ * pivoting); 0 when singular. */
+static int solve(double a[MT_CORR_N][MT_CORR_N], double *b, int k)
+{
+	int i, j, c;
+
+	for (c = 0; c < k; c++) {
+		int p = c;
+
+		for (i = c + 1; i < k; i++)
+			if (fabs(a[i][c]) > fabs(a[p][c]))
+				p = i;
+		if (fabs(a[p][c]) < 1e-300)
+			return 0;
+		for (j = 0; j < k; j++) {
+			double t = a[c][j];
+
+			a[c][j] = a[p][j];
+			a[p][j] = t;
+		}
+		{
+			double t = b[c];
+
+			b[c] = b[p];
+			b[p] = t;
+		}
+		for (i = c + 1; i < k; i++) {
+			double m = a[i][c] / a[c][c];
+
+			for (j = c; j < k; j++)
+				a[i][j] -= m * a[c][j];
+			b[i] -= m * b[c];
+		}
+	}
+	for (c = k - 1; c >= 0; c--) {
+		for (j = c + 1; j < k; j++)
+			b[c] -= a[c][j] * b[j];
+		b[c] /= a[c][c];
+	}
+	return 1;
+}
+
+/* Gauss-Newton over factors fac[0..k) on the runs of `mask`; f in and out. */
+static void gauss_newton(struct fitx *X, const int *mask, const int *fac, int k, double *f)
+{
+	int n = X->s->nruns, it, i, j, l;
+	double *r = calloc((size_t)n, sizeof(double)), *J = calloc((size_t)n * MT_CORR_N, sizeof(double));
+	double cur = sse(X, mask, f, fac, k);
+
+	for (it = 0; r && J && it < 40 && !X->failed; it++) {
+		double A[MT_CORR_N][MT_CORR_N] = { { 0 } }, g[MT_CORR_N] = { 0 }, trial[MT_CORR_N];
+		double step = 1, moved = 0, next;
+
+		for (i = 0; i < n; i++) {
+			double m = X->s->runs[i].measured_step_s, p;
+
+			if (!mask[i])
+				continue;
+			p = predict(X, i, f, NULL);
+			r[i] = p / m - 1;
+			for (j = 0; j < k; j++) {
+				double h = 1e-4 * f[fac[j]], save = f[fac[j]];
+
+				f[fac[j]] = save + h;
+				J[i * MT_CORR_N + j] = (predict(X, i, f, NULL) - p) / h / m;
+				f[fac[j]] = save;
+			}
+		}
+		for (j = 0; j < k; j++) {
+			for (l = 0; l < k; l++)
+				for (i = 0; i < n; i++)
+					if (mask[i])
+						A[j][l] += J[i * MT_CORR_N + j] * J[i * MT_CORR_N + l];
+			A[j][j] += PULL;
+			g[j] = -PULL * (f[fac[j]] - 1);
+			for (i = 0; i < n; i++)
+				if (mask[i])
+					g[j] -= J[i * MT_CORR_N + j] * r[i];
+		}
+		if (!solve(A, g, k))
+			break;
+		/* halve the step until the error falls */
+		for (l = 0; l < 12; l++, step /= 2) {
+			memcpy(trial, f, sizeof(trial));
+			for (j = 0; j < k; j++)
+				trial[fac[j]] = fmin(MT_CORR_MAX, fmax(MT_CORR_MIN, f[fac[j]] + step * g[j]));
+			next = sse(X, mask, trial, fac, k);
+			if (next <= cur)
+				break;
+		}
+		if (l == 12)
+			break;
+		for (j = 0; j < k; j++)
+			moved = fmax(moved, fabs(trial[fac[j]] - f[fac[j]]));
+		memcpy(f, trial, sizeof(trial));
+		cur = next;
+		if (moved < 1e-9)
+			break;
+	}
+	free(r);
+	free(J);
+}
+
+static void ones(double *f)
+{
+	int j;
+
+	for (j = 0; j < MT_CORR_N; j++)
+		f[j] = 1;
+}
+
+/* Which factors to fit: exercised ones, largest mean share of the step
+ * first, at most max(1, runs - 1). */
+static void choose(struct fitx *X, struct mt_vfit *o)
+{
+	double share[MT_CORR_N] = { 0 }, top[MT_CORR_N] = { 0 }, f[MT_CORR_N];
+	int n = X->s->nruns, i, j, order[MT_CORR_N], ne = 0, kmax = n > 1 ? n - 1 : 1;
+
+	for (j = 0; j < MT_CORR_N; j++) {
+		ones(f);
+		f[j] = 1.1;
+		for (i = 0; i < n; i++) {
+			double s = (predict(X, i, f, NULL) / o->pred_before[i] - 1) / 0.1;
+
+			share[j] += s / n;
+			top[j] = fmax(top[j], s);
+		}
+	}
+	for (j = 0; j < MT_CORR_N; j++) {
+		if (top[j] >= EXERCISED) {
+			int p = ne++;
+
+			while (p > 0 && share[order[p - 1]] < share[j]) {
+				order[p] = order[p - 1];
+				p--;
+			}
+			order[p] = j;
+		} else {
+			o->drop[o->ndrop] = j;
+			snprintf(o->drop_why[o->ndrop++], sizeof(o->drop_why[0]),
+				 "not exercised: moves no run's step by 1%%");
+		}
+	}
+	for (i = 0; i < ne; i++) {
+		if (i < kmax) {
+			o->fit[o->nfit++] = order[i];
+		} else {
+			o->drop[o->ndrop] = order[i];
+			snprintf(o->drop_why[o->ndrop++], sizeof(o->drop_why[0]),
+				 "more factors than %d run%s allow (at most %d); %.1f%% of the step",
+				 n, n == 1 ? "" : "s", kmax, 100 * share[order[i]]);
+		}
+	}
+}
+
+static void loo(struct fitx *X, struct mt_vfit *o)
+{
+	int n = X->s->nruns, i, j, *mask = calloc((size_t)n, sizeof(int));
+	double f[MT_CORR_N], eb = 0, ea = 0;
+
+	o->loo_before = o->loo_after = NAN;
+	if (!mask || n < 2) {
+		free(mask);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		double m = X->s->runs[i].measured_step_s;
+		int k = o->nfit < n - 2 ? o->nfit : (n - 2 > 1 ? n - 2 : 1);
+
+		for (j = 0; j < n; j++)
+			mask[j] = j != i;
+		ones(f);
+		gauss_newton(X, mask, o->fit, k, f);
+		eb += fabs(o->pred_before[i] / m - 1) / n;
+		ea += fabs(predict(X, i, f, NULL) / m - 1) / n;
+	}
+	o->loo_before = eb;
+	o->loo_after = ea;
+	free(mask);
+}
+
+static void memory_fit(const struct mt_vset *s, struct mt_vfit *o)
+{
+	double sum = 0, eb = 0, ea = 0;
+	int i, n = 0, nl = 0;
+
+	for (i = 0; i < s->nruns; i++)
+		if (isfinite(s->runs[i].measured_mem_bytes)) {
+			sum += s->runs[i].measured_mem_bytes - o->mem_before[i];
+			n++;
+		}
+	o->mem_runs = n;
+	o->corr.mem_bytes = n ? sum / n : 0;
+	o->mem_loo_before = o->mem_loo_after = NAN;
+	if (n < 2)
+		return;
+	for (i = 0; i < s->nruns; i++) {
+		double m = s->runs[i].measured_mem_bytes, d;
+
+		if (!isfinite(m))
+			continue;
+		d = (sum - (m - o->mem_before[i])) / (n - 1);
+		eb += fabs(o->mem_before[i] / m - 1);
+		ea += fabs((o->mem_before[i] + d) / m - 1);
+		nl++;
+	}
+	o->mem_loo_before = eb / nl;
+	o->mem_loo_after = ea / nl;
+}
+
+int mt_vfit_run(const struct mt_vset *s, const struct mt_cluster *base, struct mt_vfit *o,
+		struct mt_error *err)
+{
+	struct fitx X = { s, base, err, 0 };
+	int n = s->nruns, i, *mask;
+	double f[MT_CORR_N], rb = 0, ra = 0;
+
+	memset(o, 0, sizeof(*o));
+	mt_corr_init(&o->corr);
+	if (n < 1)
+		return mt_error_set(err, MT_EINVAL, "no measured run to fit");
+	o->pred_before = calloc((size_t)n, sizeof(double));
+	o->pred_after = calloc((size_t)n, sizeof(double));
+	o->mem_before = calloc((size_t)n, sizeof(double));
+	mask = calloc((size_t)n, sizeof(int));
+	if (!o->pred_before || !o->pred_after || !o->mem_before || !mask) {
+		free(mask);
+		return mt_error_set(err, MT_ENOMEM, "out of memory");
+	}
+	for (i = 0; i < n; i++) {
+		o->pred_before[i] = predict(&X, i, NULL, &o->mem_before[i]);
+		mask[i] = 1;
+	}
+	if (X.failed) {
+		free(mask);
+		return MT_EINVAL;
+	}
+	choose(&X, o);
+	ones(f);
+	gauss_newton(&X, mask, o->fit, o->nfit, f);
+	memcpy(o->corr.f, f, sizeof(f));
+	o->corr.on = 1;
+	for (i = 0; i < n; i++) {
+		double m = s->runs[i].measured_step_s;
+
+		o->pred_after[i] = predict(&X, i, f, NULL);
+		rb += (o->pred_before[i] / m - 1) * (o->pred_before[i] / m - 1) / n;
+		ra += (o->pred_after[i] / m - 1) * (o->pred_after[i] / m - 1) / n;
+	}
+	o->rms_before = sqrt(rb);
+	o->rms_after = sqrt(ra);
+	loo(&X, o);
+	memory_fit(s, o);
+	free(mask);
+	return X.failed ? MT_EINVAL : MT_OK;
+}
+
+void mt_vfit_free(struct mt_vfit *f)
+{
+	free(f->pred_before);
+	free(f->pred_after);
+	free(f->mem_before);
+	f->pred_before = f->pred_after = f->mem_before = NULL;
+}

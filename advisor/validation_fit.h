@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: MIT */
+/* validation_fit: correction factors fitted by least squares over measured
+ * runs (`megatune calibrate --from-validation`, docs/MODEL.md section 10).
+ *
+ * The reader takes from a `megatune.validation/1` document only what the fit
+ * needs (docs/FORMATS.md, "What calibrate --from-validation reads"): schema,
+ * mode, advice, model, gpus, seq, gbs and, per candidate, name, status,
+ * config, measured.step_s and measured.mem_max_reserved_gib.  The model and
+ * the job's precision come from the advice file the validation names when it
+ * can be read (job.model_source, job.precision, job.attention,
+ * job.moe_dispatcher), else from the validation's `model` as a name or path.
+ * Runs whose status is not "ok" or that lack measured.step_s are counted and
+ * left out.
+ *
+ * The fit re-evaluates every run's configuration with the model (advisor
+ * search.h mt_evaluate) on the base cluster with trial factors
+ * (tuner/correction.h), and minimises the sum of squared relative step
+ * errors (Gauss-Newton, factors bounded to [0.05, 20], a 1e-10 pull towards 1
+ * so that an unexercised factor stays 1).  Factors that change no run's step
+ * by 1% are not fitted; of the others at most max(1, runs - 1), the largest
+ * shares of the predicted step first.  The memory term is the mean of
+ * measured minus predicted peak (runs with memory measured, not in proxy
+ * mode: a proxy holds one layer's buffers, not the job's memory).
+ *
+ * Ownership: the set owns its models and runs (mt_vset_free); the result is
+ * a plain record.
+ */
+#ifndef MT_VALIDATION_FIT_H
+#define MT_VALIDATION_FIT_H
+
+#include "../lib/err.h"
+#include "../tuner/cluster.h"
+#include "../tuner/config.h"
+#include "../tuner/model.h"
+
+struct mt_vrun {
+	char file[256];          /* the validation file */
+	char name[128];          /* the candidate's name */
+	int model;               /* index into the set's models */
+	struct mt_job job;
+	struct mt_config cfg;
+	double measured_step_s;
+	double measured_mem_bytes; /* NAN: not measured (or proxy mode) */
+};
+
+struct mt_vset {
+	struct mt_model *models;
+	int nmodels;
+	struct mt_vrun *runs;
+	int nruns;
+	int left_out;            /* candidates not used (status, no measurement) */
+	char files[512];         /* the files read, comma-separated */
+};
+
+/* Read one validation file into the set (appending).  MT_EINVAL or
+ * MT_EPARSE name the file and the field; a file with no usable run is
+ * MT_EINVAL saying how many candidates it has and their statuses. */
+int mt_vset_read(struct mt_vset *s, const char *path, struct mt_error *err);
+void mt_vset_free(struct mt_vset *s);
+
+struct mt_vfit {
+	int nfit;
+	int fit[MT_CORR_N];             /* the factors fitted, best share first */
+	int ndrop;
+	int drop[MT_CORR_N];
+	char drop_why[MT_CORR_N][96];
+	struct mt_corr corr;            /* the fitted factors and memory term */
+	int mem_runs;
+	double *pred_before, *pred_after; /* per run, heap (mt_vfit_free) */
+	double *mem_before;             /* per run predicted peak (uncorrected) */
+	double rms_before, rms_after;   /* relative step error, all runs */
+	double loo_before, loo_after;   /* mean |relative error| left out; NAN: one run */
+	double mem_loo_before, mem_loo_after;
+};
+
+/* Fit the set on `base` (its own corrections ignored).  MT_EINVAL when a
+ * run's configuration cannot be evaluated (the message names it). */
+int mt_vfit_run(const struct mt_vset *s, const struct mt_cluster *base, struct mt_vfit *out,
+		struct mt_error *err);
+void mt_vfit_free(struct mt_vfit *f);
+
+#endif

@@ -1,0 +1,253 @@
+/* SPDX-License-Identifier: MIT */
+/* proxy: run one candidate of an advice file as a layer proxy under MPI and
+ * print Megatron-LM iteration lines (probes/proxy.h). */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "../advisor/advice.h"
+#include "../lib/fsutil.h"
+#include "../lib/jsonr.h"
+#include "../probes/mpi.h"
+#include "../probes/proxy.h"
+#include "../tuner/config.h"
+#include "../tuner/model.h"
+#include "cli.h"
+
+static const char proxy_usage[] =
+	"usage: megatune-probe proxy --advice FILE --candidate K [--backend cpu|gpu]\n"
+	"                            [--iters N] [--warmup W] [--timeout S]\n"
+	"       (megatune proxy ... runs the same)\n"
+	"\n"
+	"Runs the K-th candidate (1 = best) of a megatune.advice/1 file as a layer proxy on\n"
+	"the ranks of this launch (mpirun -np P, srun): the GEMMs of its TP/ETP shards\n"
+	"(forward, data and weight gradients), the attention of its sequence shard, its TP,\n"
+	"CP and EP collectives at their sizes over groups laid out as Megatron-LM orders\n"
+	"ranks, the PP send/recv and the DP gradient reduction.  Each iteration runs one\n"
+	"layer's work once and composes the step (docs/MODEL.md, \"The proxy\"):\n"
+	"  step = (layers per stage x layer time + output layer + VPP x send/recv)\n"
+	"         x (micro-batches + (PP - 1) / VPP) + exposed DP reduction\n"
+	"Rank 0 prints one Megatron-LM iteration line per iteration (elapsed time per\n"
+	"iteration = the composed step, the slowest rank's; throughput = megatune's model\n"
+	"FLOPs per step / step / GPUs) and the memory report after the first and the last\n"
+	"(the proxy's own buffers: not the job's memory).  With fewer ranks than the\n"
+	"configuration's GPUs, DP replicas, then PP stages, EP, CP and TP groups are made\n"
+	"smaller (said on stderr); the per-GPU shapes and message sizes stay.\n"
+	"\n"
+	"  --advice FILE        a megatune.advice/1 file (megatune advise --json FILE)\n"
+	"  --candidate K        which candidate, 1 = the best\n"
+	"  --backend cpu|gpu    cpu: OpenBLAS, BLAS attention, MPI; gpu (default): cuBLASLt,\n"
+	"                       the attention kernels, NCCL (also spelt cuda)\n"
+	"  --iters N            iterations printed (default 10)\n"
+	"  --warmup W           iterations run first and not printed (default 2)\n"
+	"  --timeout S          a collective not finished after S seconds is aborted (gpu)\n"
+	"\n"
+	"exit codes: 0 success; 2 bad usage or input (missing advice, wrong schema, a\n"
+	"candidate out of range, a configuration the model cannot split); 77 the backend\n"
+	"does not apply here (no GPU), with the reason.\n";
+
+struct pargs {
+	const char *advice;
+	int cand, backend, iters, warmup;
+	double timeout;
+};
+
+static int num_arg(const char *opt, const char *v, int lo, int *out)
+{
+	char *end;
+	long x;
+
+	errno = 0;
+	x = strtol(v, &end, 10);
+	if (errno || end == v || *end || x < lo || x > 1000000)
+		return cli_usage_error("proxy", "%s: expected an integer >= %d, got '%s'", opt, lo, v);
+	*out = (int)x;
+	return 0;
+}
+
+static int parse(int argc, char **argv, struct pargs *a)
+{
+	static const struct option lo[] = {
+		{ "advice", required_argument, NULL, 'a' }, { "candidate", required_argument, NULL, 'k' },
+		{ "backend", required_argument, NULL, 'b' }, { "iters", required_argument, NULL, 'i' },
+		{ "warmup", required_argument, NULL, 'w' }, { "timeout", required_argument, NULL, 't' },
+		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 }
+	};
+	int c, rc;
+
+	memset(a, 0, sizeof(*a));
+	a->backend = MT_BACKEND_CUDA;
+	a->iters = 10;
+	a->warmup = 2;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+		switch (c) {
+		case 'a': a->advice = optarg; break;
+		case 'k': if ((rc = num_arg("--candidate", optarg, 1, &a->cand))) return rc; break;
+		case 'i': if ((rc = num_arg("--iters", optarg, 1, &a->iters))) return rc; break;
+		case 'w': if ((rc = num_arg("--warmup", optarg, 0, &a->warmup))) return rc; break;
+		case 't': a->timeout = atof(optarg); break;
+		case 'b':
+			if (!strcmp(optarg, "cpu"))
+				a->backend = MT_BACKEND_CPU;
+			else if (!strcmp(optarg, "gpu") || !strcmp(optarg, "cuda"))
+				a->backend = MT_BACKEND_CUDA;
+			else
+				return cli_usage_error("proxy", "--backend: expected cpu or gpu, got '%s'",
+						       optarg);
+			break;
+		case 'h': fputs(proxy_usage, stdout); return -1;
+		default:
+			return cli_usage_error("proxy", "unknown or incomplete option '%s'",
+					       argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return cli_usage_error("proxy", "unexpected argument '%s'", argv[optind]);
+	if (!a->advice)
+		return cli_usage_error("proxy", "--advice FILE is required");
+	if (!a->cand)
+		return cli_usage_error("proxy", "--candidate K is required");
+	return 0;
+}
+
+/* The job and configuration of candidate k of the advice, and its model. */
+static int read_candidate(const struct pargs *a, struct mt_model *m, struct mt_job *job,
+			  struct mt_config *cfg, struct mt_error *err)
+{
+	cJSON *doc = NULL;
+	struct mt_advice_doc d;
+	const cJSON *c, *cj;
+	const char *src, *s;
+	char path[512];
+	int rc;
+
+	memset(&d, 0, sizeof(d));
+	if ((rc = mt_json_load(a->advice, &doc, err)))
+		return rc;
+	if ((rc = mt_advice_read(doc, a->advice, "--advice", &d, err)))
+		goto out;
+	if (a->cand > d.ncand) {
+		rc = mt_error_set(err, MT_EUSAGE, "--candidate %d: %s has %d candidate%s", a->cand,
+				  a->advice, d.ncand, d.ncand == 1 ? "" : "s");
+		goto out;
+	}
+	c = d.cand[a->cand - 1].json;
+	cj = mt_jget(c, "config");
+	mt_job_init(job);
+	job->gpus = (int)mt_jget_num(doc, "job.gpus", 0);
+	job->seq = (int)mt_jget_num(doc, "job.seq", 0);
+	job->gbs = (int64_t)mt_jget_num(doc, "job.gbs", 0);
+	s = mt_jget_strd(doc, "job.precision", "bf16");
+	job->precision = mt_precision_parse(s) >= 0 ? mt_precision_parse(s) : MT_PREC_BF16;
+	if (job->gpus < 1 || job->seq < 1 || job->gbs < 1 || !cJSON_IsObject(cj)) {
+		rc = mt_error_set(err, MT_EINVAL, "%s: job.gpus, job.seq, job.gbs (positive numbers) "
+				  "and candidates[%d].config (an object) are required", a->advice,
+				  a->cand - 1);
+		goto out;
+	}
+	snprintf(path, sizeof(path), "candidates[%d].config", a->cand - 1);
+	if ((rc = mt_advice_config(cj, job, a->advice, path, cfg, err)))
+		goto out;
+	/* the model: the file advise read when it still exists, else the name */
+	src = mt_jget_str(doc, "job.model_source");
+	s = mt_jget_str(doc, "job.model");
+	path[0] = 0;
+	if (src && strncmp(src, "bundled", 7) && mt_is_path(src))
+		snprintf(path, sizeof(path), "%s", src);
+	if (!path[0] && s)
+		snprintf(path, sizeof(path), "%s", s);
+	if (!path[0]) {
+		rc = mt_error_set(err, MT_EINVAL, "%s: job.model: expected the model's name", a->advice);
+		goto out;
+	}
+	if ((rc = mt_model_load(path, m, err)))
+		mt_error_prefix(err, "%s: job.model: ", a->advice);
+out:
+	mt_advice_doc_free(&d);
+	cJSON_Delete(doc);
+	return rc;
+}
+
+static const char *const part_label[MT_PX_NPART] = {
+	"attention block", "dense MLP", "MoE", "output layer", "PP send/recv", "DP reduce", "DP gather"
+};
+
+int cmd_proxy(int argc, char **argv)
+{
+	struct pargs a;
+	struct mt_world w;
+	struct mt_error err = MT_ERROR_INIT;
+	struct mt_model *m = NULL;
+	struct mt_job job;
+	struct mt_config cfg;
+	struct mt_proxy_plan plan;
+	struct mt_proxy_opts o;
+	struct mt_proxy_iter med;
+	int rc, code = 0, i;
+
+	memset(&plan, 0, sizeof(plan));
+	if ((rc = parse(argc, argv, &a)))
+		return rc < 0 ? 0 : rc;
+	if (mt_world_init(&w, &argc, &argv, &err))
+		return cli_fail("proxy", &err);
+	if (!(m = calloc(1, sizeof(*m)))) {
+		code = cli_fail("proxy", &(struct mt_error){ MT_ENOMEM, "out of memory" });
+		goto done;
+	}
+	rc = read_candidate(&a, m, &job, &cfg, &err);
+	if (!rc)
+		rc = mt_proxy_plan(m, &job, &cfg, w.size, a.backend, &plan, &err);
+	if (rc) {
+		if (w.rank == 0)
+			code = cli_fail("proxy", &err);
+		else
+			code = mt_exit_code(rc);
+		goto done;
+	}
+	if (w.rank == 0) {
+		fprintf(stderr, "megatune proxy: candidate %d of %s: TP%d PP%d VPP%d CP%d EP%d ETP%d "
+			"DP%d MBS%d, %d micro-batches, %d GPUs; %d rank%s, backend %s\n", a.cand,
+			a.advice, cfg.tp, cfg.pp, cfg.vpp, cfg.cp, cfg.ep, cfg.etp, cfg.dp, cfg.mbs,
+			cfg.num_mb, job.gpus, w.size, w.size == 1 ? "" : "s",
+			a.backend == MT_BACKEND_CPU ? "cpu" : "gpu");
+		if (plan.scaled[0])
+			fprintf(stderr, "megatune proxy: scaled to this launch: %s\n", plan.scaled);
+	}
+	memset(&o, 0, sizeof(o));
+	o.backend = a.backend;
+	o.iters = a.iters;
+	o.warmup = a.warmup;
+	o.timeout_s = a.timeout;
+	rc = mt_proxy_run(&plan, &o, &w, w.rank == 0 ? stdout : NULL, &med, &err);
+	if (rc) {
+		if (w.rank == 0)
+			code = cli_fail("proxy", &err);
+		else
+			code = mt_exit_code(rc);
+		goto done;
+	}
+	if (w.rank == 0) {
+		fprintf(stderr, "megatune proxy: median step %.6f s;", med.step_s);
+		if (plan.layers_dense > 0)
+			fprintf(stderr, " dense layer %.6f s (%g per stage);", med.layer_dense_s,
+				plan.layers_dense);
+		if (plan.layers_moe > 0)
+			fprintf(stderr, " MoE layer %.6f s (%g per stage);", med.layer_moe_s,
+				plan.layers_moe);
+		for (i = 0; i < MT_PX_NPART; i++)
+			fprintf(stderr, "%s %s %.6f s", i ? "," : "", part_label[i], med.part_s[i]);
+		fprintf(stderr, " (rank 0, per execution)\n");
+	}
+done:
+	mt_proxy_plan_free(&plan);
+	free(m);
+	fflush(stdout);
+	mt_world_finalize(&w);
+	return code;
+}
