@@ -466,6 +466,9 @@ int mt_advice_read(const cJSON *doc, const char *file, const char *opt,
 	out->model = str_at(doc, "job", "model");
 	out->cluster = str_at(doc, "job", "cluster");
 	out->precision = str_at(doc, "job", "precision");
+	out->model_source = str_at(doc, "job", "model_source");
+	out->attention = str_at(doc, "job", "attention");
+	out->moe_dispatcher = str_at(doc, "job", "moe_dispatcher");
 	out->gpus = num_at(doc, "job", "gpus");
 	out->seq = num_at(doc, "job", "seq");
 	out->gbs = num_at(doc, "job", "gbs");

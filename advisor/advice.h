@@ -74,6 +74,7 @@ struct mt_advice_cand {
  * Strings point into the document, which must outlive the struct. */
 struct mt_advice_doc {
 	const char *model, *cluster, *precision;       /* NULL when absent */
+	const char *model_source, *attention, *moe_dispatcher; /* NULL when absent */
 	double gpus, seq, gbs;
 	int ncand;
 	struct mt_advice_cand *cand;

@@ -11,7 +11,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "../advisor/validation_fit.h"
+#include "../validate/fit.h"
 #include "../tuner/profile.h"
 #include "common.h"
 

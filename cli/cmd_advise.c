@@ -286,6 +286,40 @@ static int parse_knob(const char *cmd, int c, const char *name, const char *arg,
 	return -1;
 }
 
+/* --moe-balance aux|forced|drop:CF into the job; -1 when malformed. */
+static int parse_balance(const char *arg, struct mt_job *job)
+{
+	char *end;
+	double cf;
+
+	if (!strcmp(arg, "aux")) {
+		job->moe_balance = MT_BAL_AUX;
+	} else if (!strcmp(arg, "forced")) {
+		job->moe_balance = MT_BAL_FORCED;
+	} else if (!strncmp(arg, "drop:", 5) && (cf = strtod(arg + 5, &end)) >= 1 && cf <= 64 &&
+		   end != arg + 5 && !*end) {
+		job->moe_balance = MT_BAL_DROP;
+		job->moe_capacity = cf;
+	} else {
+		return -1;
+	}
+	return 0;
+}
+
+/* --format NAME: its F_* value, or -1. */
+static int parse_format(const char *arg)
+{
+	static const char *const names[] = { [F_TEXT] = "text", [F_JSON] = "json",
+		[F_MEGATRON] = "megatron", [F_BRIDGE] = "bridge", [F_ENV] = "env",
+		[F_TORCHRUN] = "torchrun", [F_SLURM] = "slurm" };
+	int i;
+
+	for (i = 0; i < (int)(sizeof(names) / sizeof(names[0])); i++)
+		if (names[i] && !strcmp(arg, names[i]))
+			return i;
+	return -1;
+}
+
 static int parse_args(const char *cmd, int argc, char **argv, struct args *a)
 {
 	long v;
@@ -323,23 +357,10 @@ static int parse_args(const char *cmd, int argc, char **argv, struct args *a)
 			if ((a->job.moe_dispatcher = mt_dispatcher_parse(arg)) < MT_DISPATCH_AUTO)
 				return bad(cmd, name, "alltoall, allgather, flex or auto", arg);
 			break;
-		case O_MOE_BALANCE: {
-			char *end;
-			double cf;
-
-			if (!strcmp(arg, "aux")) {
-				a->job.moe_balance = MT_BAL_AUX;
-			} else if (!strcmp(arg, "forced")) {
-				a->job.moe_balance = MT_BAL_FORCED;
-			} else if (!strncmp(arg, "drop:", 5) && (cf = strtod(arg + 5, &end)) >= 1 &&
-				   cf <= 64 && end != arg + 5 && !*end) {
-				a->job.moe_balance = MT_BAL_DROP;
-				a->job.moe_capacity = cf;
-			} else {
+		case O_MOE_BALANCE:
+			if (parse_balance(arg, &a->job))
 				return bad(cmd, name, "aux, forced or drop:CF (a capacity factor from 1 to 64)", arg);
-			}
 			break;
-		}
 		case O_BUCKET:
 			if (parse_long(arg, 1, 2000000000, &v))
 				return bad(cmd, name, "a number of parameters (1 to 2e9)", arg);
@@ -399,21 +420,7 @@ static int parse_args(const char *cmd, int argc, char **argv, struct args *a)
 				return bad(cmd, name, "flash or unfused", arg);
 			break;
 		case O_FORMAT:
-			if (!strcmp(arg, "text"))
-				a->format = F_TEXT;
-			else if (!strcmp(arg, "json"))
-				a->format = F_JSON;
-			else if (!strcmp(arg, "megatron"))
-				a->format = F_MEGATRON;
-			else if (!strcmp(arg, "bridge"))
-				a->format = F_BRIDGE;
-			else if (!strcmp(arg, "env"))
-				a->format = F_ENV;
-			else if (!strcmp(arg, "torchrun"))
-				a->format = F_TORCHRUN;
-			else if (!strcmp(arg, "slurm"))
-				a->format = F_SLURM;
-			else
+			if ((a->format = parse_format(arg)) < 0)
 				return bad(cmd, name,
 					   "text, json, megatron, bridge, env, torchrun or slurm", arg);
 			break;

@@ -322,6 +322,9 @@ void mt_dispatch_cost(const struct mt_ctx *x, int d, int ep, int etp, double tok
 		o->src = src;
 		gc = mt_dispatch_gbps(c, MT_DOP_COMBINE, 0, ep, per, &basis, &src, &lat);
 		o->combine_s = gc > 0 ? lam * tokens * copies * h * 2 / (gc * 1e9) + lat * 1e-6 : 0;
+		/* factors fitted from measured runs (calibrate --from-validation) */
+		o->dispatch_s *= mt_corr_coll(&c->corr, MT_COLL_ALL_TO_ALL, ep, per);
+		o->combine_s *= mt_corr_coll(&c->corr, MT_COLL_ALL_TO_ALL, ep, per);
 		o->sm_share = c->sm_count > 0 ? (double)c->dispatch.flex_sms / c->sm_count
 					      : MT_COMM_SM_SLOWDOWN;
 		/* the received tokens go to the experts in one permutation, and back */

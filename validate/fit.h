@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* validation_fit: correction factors fitted by least squares over measured
+/* fit: correction factors fitted by least squares over measured
  * runs (`megatune calibrate --from-validation`, docs/MODEL.md section 10).
  *
- * The reader takes from a `megatune.validation/1` document only what the fit
- * needs (docs/FORMATS.md, "What calibrate --from-validation reads"): schema,
+ * The validation is read through its owner (validate/validation.h); the fit
+ * uses only (docs/FORMATS.md, "What calibrate --from-validation reads"): schema,
  * mode, advice, model, gpus, seq, gbs and, per candidate, name, status,
  * config, measured.step_s and measured.mem_max_reserved_gib.  The model and
  * the job's precision come from the advice file the validation names when it
@@ -25,8 +25,8 @@
  * Ownership: the set owns its models and runs (mt_vset_free); the result is
  * a plain record.
  */
-#ifndef MT_VALIDATION_FIT_H
-#define MT_VALIDATION_FIT_H
+#ifndef MT_VALIDATE_FIT_H
+#define MT_VALIDATE_FIT_H
 
 #include "../lib/err.h"
 #include "../tuner/cluster.h"

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* validation_fit: read measured runs, fit the correction factors
- * (advisor/validation_fit.h, docs/MODEL.md section 10). */
-#include "validation_fit.h"
+/* fit: read measured runs, fit the correction factors
+ * (validate/fit.h, docs/MODEL.md section 10). */
+#include "fit.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -13,8 +13,10 @@
 #include "../lib/fsutil.h"
 #include "../lib/jsonr.h"
 #include "../lib/sbuf.h"
-#include "advice.h"
-#include "search.h"
+#include "../advisor/advice.h"
+#include "../advisor/search.h"
+#include "logparse.h"
+#include "validation.h"
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
 #define PULL 1e-10     /* pull of every factor towards 1 */
@@ -22,12 +24,14 @@
 
 /* ------------------------------------------------------------ reading */
 
-/* The advice file a validation names: its job's model file and settings. */
+/* The advice file a validation names (read through its owner): its job's
+ * model file and settings. */
 static void advice_job(const char *vpath, const char *adv, char *model, size_t cap,
 		       struct mt_job *job)
 {
 	char alt[600];
 	const char *slash = strrchr(vpath, '/');
+	struct mt_advice_doc ad;
 	cJSON *doc = NULL;
 	const char *src, *s;
 
@@ -41,7 +45,11 @@ static void advice_job(const char *vpath, const char *adv, char *model, size_t c
 	}
 	if (!doc)
 		return;
-	src = mt_jget_str(doc, "job.model_source");
+	if (mt_advice_read(doc, adv, "--from-validation", &ad, NULL)) {
+		cJSON_Delete(doc);
+		return;
+	}
+	src = ad.model_source;
 	if (src && *src && strncmp(src, "bundled", 7) && mt_is_path(src)) {
 		FILE *f = fopen(src, "r");
 
@@ -50,12 +58,13 @@ static void advice_job(const char *vpath, const char *adv, char *model, size_t c
 			snprintf(model, cap, "%s", src);
 		}
 	}
-	if ((s = mt_jget_str(doc, "job.precision")) && mt_precision_parse(s) >= 0)
+	if ((s = ad.precision) && mt_precision_parse(s) >= 0)
 		job->precision = mt_precision_parse(s);
-	if ((s = mt_jget_str(doc, "job.attention")) && !strcmp(s, "unfused"))
+	if ((s = ad.attention) && !strcmp(s, "unfused"))
 		job->attn_impl = MT_ATTN_UNFUSED;
-	if ((s = mt_jget_str(doc, "job.moe_dispatcher")) && !strcmp(s, "flex"))
+	if ((s = ad.moe_dispatcher) && !strcmp(s, "flex"))
 		job->moe_dispatcher = MT_DISPATCH_FLEX;
+	mt_advice_doc_free(&ad);
 	cJSON_Delete(doc);
 }
 
@@ -71,30 +80,29 @@ static int push_run(struct mt_vset *s, struct mt_vrun **out)
 	return MT_OK;
 }
 
-static int read_runs(struct mt_vset *s, const cJSON *doc, const char *path, const struct mt_job *job,
-		     int proxy, struct mt_error *err)
+static int read_runs(struct mt_vset *s, const struct mt_validation *v, const char *path,
+		     const struct mt_job *job, int proxy, struct mt_error *err)
 {
-	const cJSON *cands = cJSON_GetObjectItemCaseSensitive(doc, "candidates"), *c;
 	struct sbuf why;
-	int i = 0, used = 0, rc = MT_OK;
+	int i, used = 0, rc = MT_OK;
 
-	if (!cJSON_IsArray(cands) || cJSON_GetArraySize(cands) == 0)
+	if (v->ncand == 0)
 		return mt_error_set(err, MT_EINVAL, "%s: field 'candidates': expected a non-empty array",
 				    path);
 	sbuf_init(&why);
-	cJSON_ArrayForEach(c, cands) {
-		const char *st = mt_jget_strd(c, "status", "");
-		double step = mt_jget_num(c, "measured.step_s", NAN);
-		double mem = mt_jget_num(c, "measured.mem_max_reserved_gib", NAN);
+	for (i = 0; i < v->ncand; i++) {
+		const struct mt_vcand *c = &v->cand[i];
+		int ok = c->status == MT_VS_OK;
+		double step = c->has_measured ? c->meas.step_s : NAN;
+		double mem = c->has_measured ? c->meas.mem_max_reserved_gib : NAN;
 		char where[64];
 		struct mt_vrun *r;
 
-		if (strcmp(st, "ok") || !(step > 0)) {
-			sbuf_addf(&why, "%s%s", why.len ? ", " : "", *st ? st : "no status");
-			if (!strcmp(st, "ok"))
+		if (!ok || !(step > 0)) {
+			sbuf_addf(&why, "%s%s", why.len ? ", " : "", mt_vstatus_name(c->status));
+			if (ok)
 				sbuf_adds(&why, " without measured.step_s");
 			s->left_out++;
-			i++;
 			continue;
 		}
 		if ((rc = push_run(s, &r))) {
@@ -102,18 +110,16 @@ static int read_runs(struct mt_vset *s, const cJSON *doc, const char *path, cons
 			break;
 		}
 		snprintf(where, sizeof(where), "candidates[%d].config", i);
-		if ((rc = mt_advice_config(cJSON_GetObjectItemCaseSensitive(c, "config"), job, path,
-					   where, &r->cfg, err)))
+		if ((rc = mt_advice_config(c->config, job, path, where, &r->cfg, err)))
 			break;
 		snprintf(r->file, sizeof(r->file), "%s", path);
-		snprintf(r->name, sizeof(r->name), "%s", mt_jget_strd(c, "name", where));
+		snprintf(r->name, sizeof(r->name), "%s", c->name ? c->name : where);
 		r->model = s->nmodels - 1;
 		r->job = *job;
 		r->measured_step_s = step;
 		r->measured_mem_bytes = !proxy && mem > 0 ? mem * GIB : NAN;
 		s->nruns++;
 		used++;
-		i++;
 	}
 	if (!rc && !used)
 		rc = mt_error_set(err, MT_EINVAL, "%s: no measured run to fit (a candidate with status "
@@ -125,32 +131,28 @@ static int read_runs(struct mt_vset *s, const cJSON *doc, const char *path, cons
 
 int mt_vset_read(struct mt_vset *s, const char *path, struct mt_error *err)
 {
-	cJSON *doc = NULL;
+	struct mt_validation v;
 	struct mt_job job;
 	struct mt_model *mv;
 	char model[512] = "";
-	const char *name;
 	int rc, proxy;
 	size_t l;
 
-	if ((rc = mt_json_load(path, &doc, err)))
+	if ((rc = mt_validation_load(path, "--from-validation", &v, err)))
 		return rc;
-	if ((rc = mt_jschema(doc, "megatune.validation/1", path, "--from-validation", err)))
-		goto out;
 	mt_job_init(&job);
-	job.gpus = (int)mt_jget_num(doc, "gpus", 0);
-	job.seq = (int)mt_jget_num(doc, "seq", 0);
-	job.gbs = (int64_t)mt_jget_num(doc, "gbs", 0);
+	job.gpus = v.gpus;
+	job.seq = v.seq;
+	job.gbs = v.gbs;
 	if (job.gpus < 1 || job.seq < 1 || job.gbs < 1) {
 		rc = mt_error_set(err, MT_EINVAL, "%s: fields 'gpus', 'seq', 'gbs': expected positive "
 				  "numbers", path);
 		goto out;
 	}
-	proxy = !strcmp(mt_jget_strd(doc, "mode", "launch"), "proxy");
-	advice_job(path, mt_jget_str(doc, "advice"), model, sizeof(model), &job);
-	name = mt_jget_str(doc, "model");
-	if (!model[0] && name && *name)
-		snprintf(model, sizeof(model), "%s", name);
+	proxy = v.mode && !strcmp(v.mode, "proxy");
+	advice_job(path, v.advice, model, sizeof(model), &job);
+	if (!model[0] && v.model && *v.model)
+		snprintf(model, sizeof(model), "%s", v.model);
 	if (!model[0]) {
 		rc = mt_error_set(err, MT_EINVAL, "%s: field 'model': expected the model's name or file",
 				  path);
@@ -166,12 +168,12 @@ int mt_vset_read(struct mt_vset *s, const char *path, struct mt_error *err)
 		goto out;
 	}
 	s->nmodels++;
-	if ((rc = read_runs(s, doc, path, &job, proxy, err)))
+	if ((rc = read_runs(s, &v, path, &job, proxy, err)))
 		goto out;
 	l = strlen(s->files);
 	snprintf(s->files + l, sizeof(s->files) - l, "%s%s", l ? ", " : "", path);
 out:
-	cJSON_Delete(doc);
+	mt_validation_free(&v);
 	return rc;
 }
 
