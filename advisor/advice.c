@@ -14,6 +14,7 @@
 #include "../lib/version.h"
 #include "../rules/engine.h"
 #include "../rules/fired.h"
+#include "../tuner/precision.h"
 #include "../tuner/flags.h"
 #include "../tuner/flagtable.h"
 
@@ -120,6 +121,8 @@ static void json_head(struct jw *w, const struct mt_model *m, const struct mt_cl
 	jw_str(w, "precision", mt_precision_name(j->precision));
 	if (j->precision == MT_PREC_FP8)
 		jw_str(w, "fp8_recipe", mt_fp8_recipe_name(j->fp8_recipe));
+	if (j->opt_offload > 0)
+		jw_num(w, "optimizer_cpu_offload", j->opt_offload, 6);
 	jw_str(w, "attention", j->attn_impl == MT_ATTN_FLASH ? "flash" : "unfused");
 	jw_str(w, "moe_dispatcher", j->moe_dispatcher == MT_DISPATCH_FLEX ? "flex" : "alltoall");
 	jw_str(w, "megatron_version", mt_release_name(MT_FLAG_MEGATRON,
@@ -147,7 +150,7 @@ static void json_head(struct jw *w, const struct mt_model *m, const struct mt_cl
 	jw_num(w, "memory_bytes", c->memory_bytes, 15);
 	jw_int(w, "gpus_per_node", c->gpus_per_node);
 	jw_int(w, "nvlink_domain", c->nvlink_domain);
-	jw_num(w, "peak_tflops", c->peak_tflops[j->precision == MT_PREC_FP8 ? MT_DT_FP8 : MT_DT_BF16], 6);
+	jw_num(w, "peak_tflops", c->peak_tflops[mt_recipe(mt_recipe_of(j))->gemm_dtype], 6);
 	jw_end(w);
 }
 
@@ -238,6 +241,8 @@ static void json_candidate(struct jw *w, const struct mt_model *m, const struct 
 	jw_num(w, "workspace_bytes", mm->workspace, 15);
 	jw_num(w, "cuda_graphs_bytes", mm->cuda_graphs, 15);
 	jw_num(w, "fragmentation_bytes", mm->fragmentation, 15);
+	jw_num(w, "host_per_gpu_bytes", mm->host_per_gpu, 15);
+	jw_num(w, "host_per_node_bytes", mm->host_per_node, 15);
 	jw_end(w);
 
 	jw_obj(w, "time");

@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "../rules/engine.h"
+#include "../tuner/hostmem.h"
 #include "../tuner/perf.h"
 #include "facts.h"
 
@@ -27,6 +28,7 @@ struct srch {
 	struct mt_rules_run *r;  /* NULL: the model alone */
 	struct mt_cfg_facts cf;  /* the candidate's facts, for r */
 	double cap;
+	double host_cap;         /* usable host memory per node, 0 unchecked */
 	int k;
 	int want_mem, want_time; /* constraints read memory or time facts */
 };
@@ -182,6 +184,11 @@ static void finish(struct srch *s, const struct mt_costs *a, const struct mt_pla
 	e.cfg = *cfg;
 	e.mem = *mem;
 	e.feasible = mem->total <= s->cap;
+	/* what the node's host memory cannot hold is out, whatever the GPU */
+	if (e.feasible && s->host_cap > 0 && mem->host_per_node > s->host_cap) {
+		s->res->pruned[MT_PRUNE_HOST_MEMORY]++;
+		return;
+	}
 	if (!e.feasible) {
 		s->res->pruned[MT_PRUNE_MEMORY]++;
 		if (s->r)
@@ -223,6 +230,8 @@ static void level_c(struct srch *s, const struct mt_costs *a, const struct mt_pl
 	dset = fixed(s->r, MT_F_CFG_DIST_OPT, p->dist_opt, &dval);
 	for (d = 1; d >= 0; d--) {
 		if (dset && dval != d)
+			continue;
+		if (!d && s->j->opt_offload > 0) /* the offloaded optimizer is distributed */
 			continue;
 		cfg->dist_opt = d;
 		if (at(s, MT_ST_DIST_OPT, cfg))
@@ -631,6 +640,7 @@ int mt_search(const struct mt_model *m, const struct mt_cluster *c, const struct
 	s.r = rules;
 	s.k = j->top_k < 1 ? 1 : (j->top_k > MT_TOP_MAX ? MT_TOP_MAX : j->top_k);
 	s.cap = c->memory_bytes * (1 - j->mem_headroom);
+	s.host_cap = mt_host_capacity(c);
 	res->capacity_bytes = s.cap;
 	mt_ctx_init(&s.x, m, c, j);
 	mt_cfg_facts_init(&s.cf, rules, &s.x);
@@ -818,7 +828,8 @@ int mt_evaluate(const struct mt_model *m, const struct mt_cluster *c, const stru
 	out->cfg = *cfg;
 	mt_memory(&x, a, plan, cfg, &out->mem);
 	mt_timing(&x, a, plan, cfg, &out->time, &out->tput);
-	out->feasible = out->mem.total <= c->memory_bytes * (1 - j->mem_headroom);
+	out->feasible = out->mem.total <= c->memory_bytes * (1 - j->mem_headroom) &&
+			(mt_host_capacity(c) <= 0 || out->mem.host_per_node <= mt_host_capacity(c));
 out:
 	free(a);
 	free(plan);

@@ -44,8 +44,14 @@ static const char advise_usage[] =
 	"  --gpus N              GPUs in the job (whole nodes when more than one node)\n"
 	"  --seq N               sequence length\n"
 	"  --gbs N               global batch size, in sequences\n"
-	"  --precision P         bf16 (default) or fp8\n"
-	"  --fp8-recipe R        delayed (default) or tensorwise (current scaling)\n"
+	"  --precision P         bf16 (default), fp8 or nvfp4 (Blackwell: FP4 GEMMs)\n"
+	"  --fp8-recipe R        delayed (default), tensorwise (current scaling),\n"
+	"                        blockwise (128x128 weight / 1x128 activation scales,\n"
+	"                        Hopper or newer) or mxfp8 (1x32 blocks, Blackwell)\n"
+	"  --fp8-param-gather on|off   keep the weights in FP8 (NVFP4) and all-gather them\n"
+	"                        so (default on with the distributed optimizer)\n"
+	"  --optimizer-cpu-offload F   keep the share F (0 to 1] of the optimizer states\n"
+	"                        in host memory and step them on the CPU\n"
 	"  --attention A         flash (default, fused attention) or unfused\n"
 	"  --mem-headroom PCT    GPU memory kept free, percent (default 5)\n"
 	"  --moe-dispatcher D    alltoall (default) or flex (DeepEP): with flex, expert\n"
@@ -103,6 +109,7 @@ enum {
 	O_CP_COMM, O_DIST_OPT, O_OFFLOAD, O_SP, O_TP_OVERLAP, O_OVERLAP_GRAD, O_OVERLAP_PARAM,
 	O_CE_FUSION, O_GRAD_REDUCE, O_TOP, O_JSON, O_FORMAT, O_RULES, O_NO_RULES, O_DISPATCHER,
 	O_BUCKET, O_REPORT, O_MLM_VERSION, O_BRIDGE_VERSION,
+	O_PARAM_GATHER, O_OPT_OFFLOAD,
 };
 
 static const struct option long_opts[] = {
@@ -143,6 +150,8 @@ static const struct option long_opts[] = {
 	{ "report", required_argument, NULL, O_REPORT },
 	{ "megatron-version", required_argument, NULL, O_MLM_VERSION },
 	{ "bridge-version", required_argument, NULL, O_BRIDGE_VERSION },
+	{ "fp8-param-gather", required_argument, NULL, O_PARAM_GATHER },
+	{ "optimizer-cpu-offload", required_argument, NULL, O_OPT_OFFLOAD },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -262,6 +271,7 @@ static int parse_knob(const char *cmd, int c, const char *name, const char *arg,
 		case O_OVERLAP_GRAD: a->job.pins.overlap_grad = onoff; break;
 		case O_OVERLAP_PARAM: a->job.pins.overlap_param = onoff; break;
 		case O_CE_FUSION: a->job.pins.fused_ce = onoff; break;
+		case O_PARAM_GATHER: a->job.param_gather_q = onoff; break;
 		}
 		break;
 	}
@@ -314,6 +324,14 @@ static int parse_args(const char *cmd, int argc, char **argv, struct args *a)
 			else
 				return bad(cmd, name, "alltoall or flex", arg);
 			break;
+		case O_OPT_OFFLOAD: {
+			char *end;
+			double d = strtod(arg, &end);
+			if (end == arg || *end || !(d > 0 && d <= 1))
+				return bad(cmd, name, "a share of the optimizer states in (0, 1]", arg);
+			a->job.opt_offload = d;
+			break;
+		}
 		case O_BUCKET:
 			if (parse_long(arg, 1, 2000000000, &v))
 				return bad(cmd, name, "a number of parameters (1 to 2e9)", arg);
@@ -359,11 +377,11 @@ static int parse_args(const char *cmd, int argc, char **argv, struct args *a)
 		}
 		case O_PRECISION:
 			if ((a->job.precision = mt_precision_parse(arg)) < 0)
-				return bad(cmd, name, "bf16 or fp8", arg);
+				return bad(cmd, name, "bf16, fp8 or nvfp4", arg);
 			break;
 		case O_FP8_RECIPE:
 			if ((a->job.fp8_recipe = mt_fp8_recipe_parse(arg)) < 0)
-				return bad(cmd, name, "delayed or tensorwise", arg);
+				return bad(cmd, name, "delayed, tensorwise, blockwise or mxfp8", arg);
 			break;
 		case O_ATTENTION:
 			if (!strcmp(arg, "flash"))

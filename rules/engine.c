@@ -97,6 +97,9 @@ static void static_facts(struct mt_rules_run *r)
 	F(JOB_ATTENTION) = j->attn_impl;
 	F(JOB_MOE_DISPATCHER) = j->moe_dispatcher;
 	F(JOB_MEM_HEADROOM) = j->mem_headroom;
+	F(JOB_PARAM_GATHER) = j->param_gather_q != 0;
+	F(JOB_OPT_OFFLOAD) = j->opt_offload;
+	F(CLUSTER_HOST_MEMORY) = nz(c->host_memory_bytes);
 
 	mt_rules_cluster_facts(r->facts, c);
 	F(MEM_CAPACITY) = c->memory_bytes * (1 - j->mem_headroom);

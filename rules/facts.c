@@ -6,8 +6,8 @@
 
 #include "../tuner/cluster.h"
 
-static const char *const ENUM_PRECISION[] = { "bf16", "fp8", NULL };
-static const char *const ENUM_FP8_RECIPE[] = { "delayed", "tensorwise", NULL };
+static const char *const ENUM_PRECISION[] = { "bf16", "fp8", "nvfp4", NULL };
+static const char *const ENUM_FP8_RECIPE[] = { "delayed", "tensorwise", "blockwise", "mxfp8", NULL };
 static const char *const ENUM_ATTENTION[] = { "flash", "unfused", NULL };
 static const char *const ENUM_DISPATCHER[] = { "alltoall", "flex", NULL };
 static const char *const ENUM_CP_COMM[] = { "p2p", "all_gather", "a2a", "a2a+p2p", NULL };

@@ -7,6 +7,8 @@
 
 #include "cluster.h"
 #include "model.h"
+#include "hostmem.h"
+#include "precision.h"
 
 void mt_pins_init(struct mt_pins *p)
 {
@@ -24,6 +26,7 @@ void mt_job_init(struct mt_job *j)
 	j->attn_impl = MT_ATTN_FLASH;
 	j->mem_headroom = 0.05;
 	j->top_k = 5;
+	j->param_gather_q = MT_UNSET;
 	mt_pins_init(&j->pins);
 }
 
@@ -60,31 +63,36 @@ int mt_cp_comm_parse(const char *s)
 	return -1;
 }
 
+static const char *const prec_names[] = { "bf16", "fp8", "nvfp4" };
+static const char *const recipe_names[] = { "delayed", "tensorwise", "blockwise", "mxfp8" };
+
 const char *mt_precision_name(int p)
 {
-	return p == MT_PREC_FP8 ? "fp8" : "bf16";
+	return p >= 0 && p <= MT_PREC_NVFP4 ? prec_names[p] : "?";
 }
 
 int mt_precision_parse(const char *s)
 {
-	if (!strcmp(s, "bf16"))
-		return MT_PREC_BF16;
-	if (!strcmp(s, "fp8"))
-		return MT_PREC_FP8;
+	int i;
+
+	for (i = 0; i <= MT_PREC_NVFP4; i++)
+		if (!strcmp(s, prec_names[i]))
+			return i;
 	return -1;
 }
 
 const char *mt_fp8_recipe_name(int r)
 {
-	return r == MT_FP8_TENSORWISE ? "tensorwise" : "delayed";
+	return r >= 0 && r <= MT_FP8_MXFP8 ? recipe_names[r] : "?";
 }
 
 int mt_fp8_recipe_parse(const char *s)
 {
-	if (!strcmp(s, "delayed"))
-		return MT_FP8_DELAYED;
-	if (!strcmp(s, "tensorwise"))
-		return MT_FP8_TENSORWISE;
+	int i;
+
+	for (i = 0; i <= MT_FP8_MXFP8; i++)
+		if (!strcmp(s, recipe_names[i]))
+			return i;
 	return -1;
 }
 
@@ -94,6 +102,7 @@ static const char *const prune_ids[MT_PRUNE_N] = {
 	"tp-heads", "tp-kv-heads", "tp-ffn", "cp-sequence", "cp-heads", "cp-attention",
 	"ep-experts", "ep-gpus", "etp-ffn", "etp-bias", "moe-sp", "sp-sequence", "offload", "pp-layers", "vpp",
 	"batch", "memory", "dominated",
+	"host-memory",
 };
 
 static const char *const prune_texts[MT_PRUNE_N] = {
@@ -115,6 +124,7 @@ static const char *const prune_texts[MT_PRUNE_N] = {
 	"DP x micro-batch does not divide the global batch",
 	"does not fit in GPU memory",
 	"more recomputation or offload than needed to fit",
+	"offloaded activations or optimizer states do not fit in the host memory of a node",
 };
 
 #define ETP_BIAS_CITE "Megatron-LM d98e8a6 megatron/core/transformer/transformer_config.py:2613 " \
@@ -160,6 +170,7 @@ static const char *const prune_cites[MT_PRUNE_N] = {
 	"come in groups of PP",
 	"Megatron-LM d98e8a6 megatron/core/num_microbatches_calculator.py:381 asserts: "
 	"global_batch_size divisible by micro_batch_size x data_parallel_size",
+	NULL,
 	NULL,
 	NULL,
 };
@@ -272,6 +283,21 @@ int mt_job_check(const struct mt_model *m, const struct mt_cluster *c, const str
 				    "--precision fp8: the %s GPUs of cluster '%s' have no FP8 tensor "
 				    "cores (no gpu.peak_tflops.fp8 in its profile)", c->gpu_name,
 				    c->name);
+	if ((rc = mt_recipe_check(j, c, err)))
+		return rc;
+	if (j->param_gather_q == 1 && !mt_prec_quantised(j))
+		return mt_error_set(err, MT_EINVAL,
+				    "--fp8-param-gather on needs --precision fp8 or nvfp4 (Megatron-LM "
+				    "d98e8a6 megatron/core/transformer/transformer_config.py:1566 raises: "
+				    "fp8_param must be used together with fp8 mode)");
+	if (j->param_gather_q == 1 && p->dist_opt == 0)
+		return mt_error_set(err, MT_EINVAL,
+				    "--fp8-param-gather on needs the distributed optimizer (Megatron-LM "
+				    "d98e8a6 megatron/training/arguments.py:1097: --fp8-param-gather only "
+				    "supported with distributed optimizer, torch fsdp2, megatron fsdp, or "
+				    "inference mode)");
+	if ((rc = mt_hostmem_check(j, err)))
+		return rc;
 	if (p->tp != MT_UNSET) {
 		int r;
 		if (p->tp < 1 || j->gpus % p->tp)

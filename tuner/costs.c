@@ -6,6 +6,7 @@
 
 #include "constants.h"
 #include "perf.h"
+#include "precision.h"
 
 
 void mt_ctx_init(struct mt_ctx *x, const struct mt_model *m, const struct mt_cluster *c,
@@ -15,7 +16,8 @@ void mt_ctx_init(struct mt_ctx *x, const struct mt_model *m, const struct mt_clu
 	x->model = m;
 	x->cluster = c;
 	x->job = j;
-	x->gemm_dtype = j->precision == MT_PREC_FP8 ? MT_DT_FP8 : MT_DT_BF16;
+	x->recipe = mt_recipe_of(j);
+	x->gemm_dtype = mt_recipe(x->recipe)->gemm_dtype;
 	x->hbm = c->hbm_gbps * 1e9;
 	x->peak = c->peak_tflops[x->gemm_dtype];
 	if (x->peak <= 0)
@@ -163,11 +165,11 @@ static void prepare(const struct mt_ctx *x, const struct mt_shape *sh, struct wo
 	a = w->a = m->heads;
 	t = w->t = tp;
 	spd = w->spd = sh->sp ? tp : 1;
-	/* bytes moved per element to cast a GEMM input to FP8: read bf16, write
-	 * fp8, and for current (tensorwise) scaling one more read for the amax */
-	w->fp8_cast = j->precision != MT_PREC_FP8 ? 0.0
-		      : j->fp8_recipe == MT_FP8_TENSORWISE ? 5.0 : 3.0;
-	w->gin = j->precision == MT_PREC_FP8 ? 1 : 2;
+	/* bytes moved per element to cast a GEMM input to the recipe's format:
+	 * read bf16 (twice with an amax pass), write each layout and its scales
+	 * (4.9); the saved GEMM inputs stay quantised */
+	w->fp8_cast = mt_recipe_cast_bytes(x->recipe);
+	w->gin = mt_prec_quantised(j) ? mt_recipe_saved_bytes(x->recipe) : 2;
 	w->T = (double)mbs * s / cp;
 	w->Tm = w->T / spd;           /* tokens routed by this GPU in a MoE layer */
 	w->gm = m->gated ? 2 : 1;     /* width of the up projection in units of ffn */
@@ -300,8 +302,8 @@ static double layer_tp_comm(const struct work *w, int k, struct mt_costs *o)
 		S = w->T * w->h * 2;
 		if (sp) {
 			ag = coll(x, MT_COLL_ALL_GATHER, tp, 1, S);
-			ag8 = x->job->precision == MT_PREC_FP8 ? coll(x, MT_COLL_ALL_GATHER, tp, 1, S / 2)
-							       : ag;
+			ag8 = mt_prec_quantised(x->job) ? coll(x, MT_COLL_ALL_GATHER, tp, 1, S * w->gin / 2)
+							 : ag;
 			rs = coll(x, MT_COLL_REDUCE_SCATTER, tp, 1, S);
 			comm_f = pairs * (ag8 + rs);
 			comm_b = pairs * (ag + rs + ag8);
@@ -466,7 +468,7 @@ static void layer_memory(const struct work *w, int k, struct mt_costs *o)
 		o->par_exp[k] = (double)m->experts * mt_model_expert_params(m) / ((double)ep * etp);
 		o->par_fp8[k] = o->par_tp[k] + o->par_exp[k];
 	}
-	if (w->x->job->precision != MT_PREC_FP8)
+	if (!mt_prec_quantised(w->x->job))
 		o->par_fp8[k] = 0;
 }
 

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cluster.h"
+#include "precision.h"
 
 static int add(struct mt_kv *o, int n, const char *k, const char *fmt, long long v)
 {
@@ -205,6 +206,23 @@ int mt_megatron_args(const struct mt_model *m, const struct mt_job *j, const str
 	if (j->precision == MT_PREC_FP8) {
 		n = adds(o, n, "fp8-format", "hybrid");
 		n = adds(o, n, "fp8-recipe", mt_fp8_recipe_name(j->fp8_recipe));
+	} else if (j->precision == MT_PREC_NVFP4) {
+		/* transformer_config.py @ d98e8a64dd lines 673-692: fp4 (e2m1, the
+		 * flag --fp4-format), fp4_recipe, fp4_param (--fp4-param-gather) */
+		n = adds(o, n, "fp4-format", "e2m1");
+		n = adds(o, n, "fp4-recipe", "nvfp4");
+		if (mt_param_gather_q(j, c->dist_opt) && c->dp > 1)
+			n = add(o, n, "fp4-param-gather", NULL, 0);
+	}
+	if (j->opt_offload > 0) {
+		/* arguments.py @ d98e8a64dd lines 1884-1887: the hybrid device
+		 * optimizer needs the precision-aware optimizer */
+		n = add(o, n, "optimizer-cpu-offload", NULL, 0);
+		char fr[32];
+
+		snprintf(fr, sizeof(fr), "%g", j->opt_offload);
+		n = adds(o, n, "optimizer-offload-fraction", fr);
+		n = add(o, n, "use-precision-aware-optimizer", NULL, 0);
 	}
 	if (c->dist_opt) {
 		n = add(o, n, "use-distributed-optimizer", NULL, 0);
@@ -249,10 +267,7 @@ int mt_megatron_args(const struct mt_model *m, const struct mt_job *j, const str
  * the node is a string. */
 static const char *precision_recipe(const struct mt_job *j)
 {
-	if (j->precision != MT_PREC_FP8)
-		return "bf16_mixed";
-	return j->fp8_recipe == MT_FP8_TENSORWISE ? "bf16_with_fp8_current_scaling_mixed"
-						  : "bf16_with_fp8_delayed_scaling_mixed";
+	return mt_recipe(mt_recipe_of(j))->bridge;
 }
 
 /* A note: a comment line of the output, not an item (flags.h). */
@@ -379,6 +394,14 @@ int mt_bridge_overrides(const struct mt_model *m, const struct mt_job *j,
 	n = adds(o, n, "mixed_precision", precision_recipe(j));
 	n = adds(o, n, "ddp.use_distributed_optimizer", c->dist_opt ? "true" : "false");
 	n = adds(o, n, "optimizer.use_distributed_optimizer", c->dist_opt ? "true" : "false");
+	if (j->opt_offload > 0) { /* OptimizerConfig fields (optimizer_config.py @ d98e8a64dd) */
+		char fr[32];
+
+		snprintf(fr, sizeof(fr), "%g", j->opt_offload);
+		n = adds(o, n, "optimizer.optimizer_cpu_offload", "true");
+		n = adds(o, n, "optimizer.optimizer_offload_fraction", fr);
+		n = adds(o, n, "optimizer.use_precision_aware_optimizer", "true");
+	}
 	n = adds(o, n, "ddp.overlap_grad_reduce", c->overlap_grad ? "true" : "false");
 	n = adds(o, n, "ddp.overlap_param_gather",
 		 c->dist_opt && c->overlap_param && c->overlap_grad ? "true" : "false");

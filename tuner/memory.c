@@ -4,7 +4,9 @@
 #include <math.h>
 
 #include "constants.h"
+#include "hostmem.h"
 #include "perf.h"
+#include "precision.h"
 
 /* Activation bytes of one model chunk (one micro-batch) of a stage, with its
  * recompute and offload settings; *peak gets one rematerialised layer. */
@@ -45,9 +47,19 @@ static void stage_memory(const struct mt_ctx *x, const struct mt_costs *a, const
 	eshard = cfg->dist_opt ? (double)b->edp : 1;
 	gb = cfg->grad_fp32 ? 4 : 2;
 	o->stage = st;
-	o->weights = 2 * (Pd + Pe) + b->par_fp8[r]; /* bf16, plus the FP8 weight copies */
+	/* bf16, plus the recipe's quantised weight copies; kept quantised
+	 * instead of bf16 with the quantised parameter gather (4.9) */
+	{
+		double Pq = b->par_fp8[r], wq = mt_recipe_weight_bytes(x->recipe);
+
+		if (mt_param_gather_q(x->job, cfg->dist_opt) && b->dp > 1)
+			o->weights = 2 * (Pd + Pe - Pq) + wq * Pq;
+		else
+			o->weights = 2 * (Pd + Pe) + wq * Pq;
+	}
 	o->grads = gb * (Pd + Pe);
-	o->optimizer = 12 * (Pd / dshard + Pe / eshard);
+	/* the share offloaded to the host leaves the GPU (4.10) */
+	o->optimizer = 12 * (Pd / dshard + Pe / eshard) * (1 - x->job->opt_offload);
 	inflight = mt_inflight(b->pp, b->vpp, b->num_mb, st);
 	act = inflight * chunk_act(a, b, cfg, st, &layer_avg);
 	if (st == 0)
@@ -81,4 +93,5 @@ void mt_memory(const struct mt_ctx *x, const struct mt_costs *a, const struct mt
 		if (cur.total > out->total)
 			*out = cur;
 	}
+	mt_hostmem(x, a, b, cfg, out);
 }

@@ -101,7 +101,8 @@ struct mt_ctx {
 	const struct mt_model *model;
 	const struct mt_cluster *cluster;
 	const struct mt_job *job;
-	int gemm_dtype;             /* fp8 or bf16 */
+	int gemm_dtype;             /* the recipe's GEMM curve: bf16, fp8 or fp4 */
+	int recipe;                 /* enum mt_recipe (tuner/precision.h) */
 	double hbm;                 /* bytes per second */
 	double peak;                /* dense TFLOP/s of the precision, for MFU */
 	double host_op_s;           /* CPU time to issue one kernel */

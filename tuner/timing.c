@@ -4,6 +4,7 @@
 #include <math.h>
 
 #include "constants.h"
+#include "hostmem.h"
 #include "perf.h"
 
 struct stage_time {
@@ -171,7 +172,9 @@ void mt_timing(const struct mt_ctx *x, const struct mt_costs *a, const struct mt
 		t->dp_exposed = ers + eag;
 		t->dp_hidden = rs + ag - t->dp_exposed;
 	}
-	t->optimizer = opt_params * b->opt_s_per_param;
+	/* the GPU steps what stays; the host share adds its copies and CPU Adam (4.10) */
+	t->optimizer = opt_params * (1 - j->opt_offload) * b->opt_s_per_param +
+		       mt_opt_offload_time(x, opt_params);
 	/* hidden DP and PP traffic still takes SMs from the compute it hides under */
 	t->gpu_overhead += MT_COMM_SM_SLOWDOWN * (t->dp_hidden + t->pp_hidden);
 	t->compute += MT_COMM_SM_SLOWDOWN * (t->dp_hidden + t->pp_hidden);
