@@ -10,6 +10,7 @@
 
 #include "../lib/sbuf.h"
 #include "../lib/ver.h"
+#include "../tuner/precision.h"
 
 /* ---------------------------------------------------------------- set-up */
 
@@ -97,7 +98,7 @@ static void static_facts(struct mt_rules_run *r)
 	F(JOB_ATTENTION) = j->attn_impl;
 	F(JOB_MOE_DISPATCHER) = j->moe_dispatcher;
 	F(JOB_MEM_HEADROOM) = j->mem_headroom;
-	F(JOB_PARAM_GATHER) = j->param_gather_q != 0;
+	F(JOB_PARAM_GATHER) = mt_param_gather_q(j, 1);
 	F(JOB_OPT_OFFLOAD) = j->opt_offload;
 	F(CLUSTER_HOST_MEMORY) = nz(c->host_memory_bytes);
 

@@ -97,7 +97,11 @@ int mt_param_gather_q(const struct mt_job *j, int dist_opt)
 {
 	if (!mt_prec_quantised(j) || !dist_opt)
 		return 0;
-	return j->param_gather_q != MT_UNSET ? j->param_gather_q : 1;
+	if (j->param_gather_q != MT_UNSET)
+		return j->param_gather_q;
+	/* optimizer CPU offload keeps FP8 parameter gathers to delayed scaling
+	 * (Megatron-LM d98e8a6 megatron/training/arguments.py:1889) */
+	return !(j->opt_offload > 0 && j->precision == MT_PREC_FP8 && j->fp8_recipe != MT_FP8_DELAYED);
 }
 
 double mt_param_ag_bytes(const struct mt_job *j, double params, double qparams)

@@ -60,7 +60,8 @@ double mt_recipe_weight_bytes(int r);
 
 /* 1 when the job keeps and all-gathers its weights quantised
  * (--fp8-param-gather / --fp4-param-gather): the pin, else on with the
- * distributed optimizer as the Bridge recipes set it. */
+ * distributed optimizer as the Bridge recipes set it (off with optimizer CPU
+ * offload and an FP8 recipe other than delayed, which Megatron-LM rejects). */
 int mt_param_gather_q(const struct mt_job *j, int dist_opt);
 
 /* Bytes per parameter of the distributed optimizer's all-gather when
