@@ -88,6 +88,8 @@ static void json_pins(struct jw *w, const struct mt_pins *p)
 	if (p->dist_opt != MT_UNSET)
 		jw_bool(w, "distributed_optimizer", p->dist_opt);
 	PIN("offload_layers", offload_layers);
+	if (p->cuda_graph != MT_UNSET)
+		jw_bool(w, "cuda_graphs", p->cuda_graph);
 	if (p->sp != MT_UNSET)
 		jw_bool(w, "sequence_parallel", p->sp);
 	if (p->tp_overlap != MT_UNSET)
@@ -212,6 +214,7 @@ static void json_candidate(struct jw *w, const struct mt_model *m, const struct 
 	jw_int(w, "bucket_size_bytes", c->bucket_params * (c->grad_fp32 ? 4 : 2));
 	jw_int(w, "bucket_size_params", c->bucket_params);
 	jw_int(w, "offload_layers", c->offload_layers);
+	jw_bool(w, "cuda_graphs", c->cuda_graph);
 	jw_bool(w, "tp_comm_overlap", c->tp_overlap && c->sp);
 	jw_bool(w, "overlap_grad_reduce", c->overlap_grad);
 	jw_bool(w, "overlap_param_gather", c->dist_opt && c->overlap_param);

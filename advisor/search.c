@@ -216,6 +216,20 @@ static void finish(struct srch *s, const struct mt_costs *a, const struct mt_pla
 	keep(s, &e);
 }
 
+/* CUDA graphs: the pin, else a set rule's choice; never with full
+ * recomputation (Megatron-LM d98e8a6 transformer_config.py:2856). */
+static int graph_setting(struct mt_rules_run *r, const struct mt_model *m,
+			 const struct mt_pins *p, const struct mt_config *cfg)
+{
+	if (cfg->recompute == MT_RC_FULL)
+		return 0;
+	/* nor a graphed attention whose recomputation draws dropout masks
+	 * (transformer_config.py:2879) */
+	if (cfg->recompute == MT_RC_SELECTIVE && m->attn_dropout > 0)
+		return 0;
+	return knob(r, MT_F_CFG_CUDA_GRAPH, p->cuda_graph, 0) ? 1 : 0;
+}
+
 /* Level C: recompute, distributed optimizer, activation offload.  Memory falls
  * and time rises with more recomputed or offloaded layers, so for each mode
  * only the fewest layers that fit is timed; the rest are counted dominated. */
@@ -237,22 +251,32 @@ static void level_c(struct srch *s, const struct mt_costs *a, const struct mt_pl
 		if (at(s, MT_ST_DIST_OPT, cfg))
 			continue;
 		for (rc = 0; rc < MT_RC_N; rc++) {
-			int can_offload = cfg->pp == 1 && rc == MT_RC_NONE && L > 1;
+			/* pinned graphs rule out full recompute and offload (5.10) */
+			int can_offload = cfg->pp == 1 && rc == MT_RC_NONE && L > 1 && p->cuda_graph != 1;
 
 			if (p->recompute != MT_UNSET && p->recompute != rc)
+				continue;
+			if (p->cuda_graph == 1 && rc == MT_RC_FULL)
 				continue;
 			cfg->recompute = rc;
 			cfg->recompute_layers = 0;
 			cfg->offload_layers = 0;
+			cfg->cuda_graph = 0;
 			if (at(s, MT_ST_RECOMPUTE, cfg))
 				continue;
+			cfg->cuda_graph = graph_setting(s->r, s->m, p, cfg);
 			if (p->offload_layers != MT_UNSET && p->offload_layers > 0) {
 				if (!can_offload || p->offload_layers >= L) {
 					s->res->pruned[MT_PRUNE_OFFLOAD]++;
 					continue;
 				}
 				cfg->offload_layers = p->offload_layers;
+				cfg->cuda_graph = 0;
 			}
+			/* graphs only where their buffers fit (docs/MODEL.md 5.10) */
+			if (cfg->cuda_graph && p->cuda_graph == MT_UNSET &&
+			    mem_of(s, a, b, cfg, &mem) > s->cap)
+				cfg->cuda_graph = 0;
 			if (rc == MT_RC_FULL) {
 				int lo = 1, hi = chunk, n;
 
@@ -291,6 +315,7 @@ static void level_c(struct srch *s, const struct mt_costs *a, const struct mt_pl
 				struct mt_mem m2;
 				int lo = 1, hi = L - 1, n;
 
+				cfg->cuda_graph = 0; /* Megatron: no graphs with CPU offloading */
 				cfg->offload_layers = hi;
 				if (mem_of(s, a, b, cfg, &m2) > s->cap) {
 					cfg->offload_layers = 0;
@@ -723,6 +748,10 @@ static void rules_after_plan(struct mt_cfg_facts *cf, const struct mt_job *j,
 	cf->b = plan;
 	mt_cfg_facts_stage(cf, MT_ST_PLAN, cfg);
 	cfg->dist_opt = knob(cf->r, MT_F_CFG_DIST_OPT, j->pins.dist_opt, cfg->dist_opt);
+	mt_cfg_facts_stage(cf, MT_ST_DIST_OPT, cfg);
+	mt_cfg_facts_stage(cf, MT_ST_RECOMPUTE, cfg);
+	if (cfg->offload_layers <= 0)
+		cfg->cuda_graph = graph_setting(cf->r, cf->x->model, &j->pins, cfg);
 }
 
 /* A configuration Megatron-LM would refuse: the reason and the check. */
@@ -825,6 +854,11 @@ int mt_evaluate(const struct mt_model *m, const struct mt_cluster *c, const stru
 	if (cfg->recompute == MT_RC_FULL &&
 	    (cfg->recompute_layers <= 0 || cfg->recompute_layers > plan->chunk_layers_max))
 		cfg->recompute_layers = plan->chunk_layers_max;
+	if (cfg->cuda_graph && j->pins.cuda_graph == MT_UNSET) { /* only where they fit */
+		mt_memory(&x, a, plan, cfg, &out->mem);
+		if (out->mem.total > c->memory_bytes * (1 - j->mem_headroom))
+			cfg->cuda_graph = 0;
+	}
 	out->cfg = *cfg;
 	mt_memory(&x, a, plan, cfg, &out->mem);
 	mt_timing(&x, a, plan, cfg, &out->time, &out->tput);

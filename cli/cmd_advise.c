@@ -66,6 +66,10 @@ static const char advise_usage[] =
 	"  --offload-layers N    layers whose activations go to host memory\n"
 	"                        (Megatron-Core: PP 1 and no recompute only)\n"
 	"  --sequence-parallel on|off\n"
+	"  --cuda-graphs on|off  Transformer Engine per-layer CUDA graphs (default: the\n"
+	"                        cuda-graphs-host-bound rule turns them on where launches\n"
+	"                        bound the step and their buffers fit; never with full\n"
+	"                        recompute or offload)\n"
 	"  --bucket-size N       DDP bucket, in parameters\n"
 	"\n"
 	"settings (on by default, not searched; set rules may choose them):\n"
@@ -109,7 +113,7 @@ enum {
 	O_CP_COMM, O_DIST_OPT, O_OFFLOAD, O_SP, O_TP_OVERLAP, O_OVERLAP_GRAD, O_OVERLAP_PARAM,
 	O_CE_FUSION, O_GRAD_REDUCE, O_TOP, O_JSON, O_FORMAT, O_RULES, O_NO_RULES, O_DISPATCHER,
 	O_BUCKET, O_REPORT, O_MLM_VERSION, O_BRIDGE_VERSION,
-	O_PARAM_GATHER, O_OPT_OFFLOAD,
+	O_PARAM_GATHER, O_OPT_OFFLOAD, O_CUDA_GRAPHS,
 };
 
 static const struct option long_opts[] = {
@@ -152,6 +156,7 @@ static const struct option long_opts[] = {
 	{ "bridge-version", required_argument, NULL, O_BRIDGE_VERSION },
 	{ "fp8-param-gather", required_argument, NULL, O_PARAM_GATHER },
 	{ "optimizer-cpu-offload", required_argument, NULL, O_OPT_OFFLOAD },
+	{ "cuda-graphs", required_argument, NULL, O_CUDA_GRAPHS },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -272,6 +277,7 @@ static int parse_knob(const char *cmd, int c, const char *name, const char *arg,
 		case O_OVERLAP_PARAM: a->job.pins.overlap_param = onoff; break;
 		case O_CE_FUSION: a->job.pins.fused_ce = onoff; break;
 		case O_PARAM_GATHER: a->job.param_gather_q = onoff; break;
+		case O_CUDA_GRAPHS: a->job.pins.cuda_graph = onoff; break;
 		}
 		break;
 	}
@@ -705,6 +711,7 @@ int cmd_estimate(int argc, char **argv)
 	cfg.cp_comm = pinned_or(p->cp_comm, MT_CP_P2P);
 	cfg.dist_opt = pinned_or(p->dist_opt, 1);
 	cfg.offload_layers = pinned_or(p->offload_layers, 0);
+	cfg.cuda_graph = pinned_or(p->cuda_graph, 0);
 	cfg.sp = pinned_or(p->sp, cfg.tp > 1);
 	cfg.bucket_params = p->bucket != MT_UNSET ? p->bucket : 0;
 	if (mt_evaluate(&m, c, &a.job, run, &cfg, &e, &err)) {

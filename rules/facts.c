@@ -135,6 +135,7 @@ unsigned mt_pinned_knobs(const struct mt_job *j)
 	if (p->mbs != MT_UNSET) k |= K_MBS;
 	if (p->tp_overlap != MT_UNSET) k |= K_TP_OVERLAP;
 	if (p->fused_ce != MT_UNSET) k |= K_FUSED_CE;
+	if (p->cuda_graph != MT_UNSET) k |= K_CUDA_GRAPH;
 	if (p->pp != MT_UNSET) k |= K_PP;
 	if (p->vpp != MT_UNSET) k |= K_VPP;
 	if (p->overlap_grad != MT_UNSET) k |= K_OVERLAP_GRAD;

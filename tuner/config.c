@@ -17,6 +17,7 @@ void mt_pins_init(struct mt_pins *p)
 	p->offload_layers = p->sp = MT_UNSET;
 	p->tp_overlap = p->overlap_grad = p->overlap_param = p->fused_ce = p->grad_fp32 = MT_UNSET;
 	p->bucket = MT_UNSET;
+	p->cuda_graph = MT_UNSET;
 }
 
 void mt_job_init(struct mt_job *j)
@@ -255,6 +256,49 @@ int mt_ep_reason(const struct mt_model *m, int ep, int etp)
 #define MT_GPUS_MAX (1 << 20)
 #define MT_SEQ_MAX (1 << 24)
 
+/* The precision recipe, the quantised parameter gather, host offload and
+ * CUDA graphs against the GPU and Megatron-LM's checks. */
+static int precision_offload_check(const struct mt_model *m, const struct mt_cluster *c,
+				   const struct mt_job *j, struct mt_error *err)
+{
+	const struct mt_pins *p = &j->pins;
+	int rc;
+
+	if ((rc = mt_recipe_check(j, c, err)))
+		return rc;
+	if (j->param_gather_q == 1 && !mt_prec_quantised(j))
+		return mt_error_set(err, MT_EINVAL,
+				    "--fp8-param-gather on needs --precision fp8 or nvfp4 (Megatron-LM "
+				    "d98e8a6 megatron/core/transformer/transformer_config.py:1566 raises: "
+				    "fp8_param must be used together with fp8 mode)");
+	if (j->param_gather_q == 1 && p->dist_opt == 0)
+		return mt_error_set(err, MT_EINVAL,
+				    "--fp8-param-gather on needs the distributed optimizer (Megatron-LM "
+				    "d98e8a6 megatron/training/arguments.py:1097: --fp8-param-gather only "
+				    "supported with distributed optimizer, torch fsdp2, megatron fsdp, or "
+				    "inference mode)");
+	if ((rc = mt_hostmem_check(j, err)))
+		return rc;
+	if (p->cuda_graph == 1 && (p->recompute == MT_RC_FULL ||
+				   (p->offload_layers != MT_UNSET && p->offload_layers > 0)))
+		return mt_error_set(err, MT_EINVAL,
+				    "--cuda-graphs on: per-layer CUDA graphs run with neither %s "
+				    "(Megatron-LM d98e8a6 megatron/core/transformer/transformer_config.py:%s)",
+				    p->recompute == MT_RC_FULL ? "--recompute full" : "--offload-layers",
+				    p->recompute == MT_RC_FULL
+					    ? "2856 asserts: full recompute is only supported with full "
+					      "iteration CUDA graph"
+					    : "2801 raises: CUDA graphs not supported with CPU offloading");
+	if (p->cuda_graph == 1 && p->recompute == MT_RC_SELECTIVE && m->attn_dropout > 0)
+		return mt_error_set(err, MT_EINVAL,
+				    "--cuda-graphs on: model '%s' has attention dropout %g, and Megatron-LM "
+				    "does not graph an attention it recomputes (--recompute selective; "
+				    "d98e8a6 megatron/core/transformer/transformer_config.py:2879 asserts: "
+				    "attention dropout is not supported with graphed attention recomputation)",
+				    m->name, m->attn_dropout);
+	return MT_OK;
+}
+
 int mt_job_check(const struct mt_model *m, const struct mt_cluster *c, const struct mt_job *j,
 		 struct mt_error *err)
 {
@@ -283,20 +327,7 @@ int mt_job_check(const struct mt_model *m, const struct mt_cluster *c, const str
 				    "--precision fp8: the %s GPUs of cluster '%s' have no FP8 tensor "
 				    "cores (no gpu.peak_tflops.fp8 in its profile)", c->gpu_name,
 				    c->name);
-	if ((rc = mt_recipe_check(j, c, err)))
-		return rc;
-	if (j->param_gather_q == 1 && !mt_prec_quantised(j))
-		return mt_error_set(err, MT_EINVAL,
-				    "--fp8-param-gather on needs --precision fp8 or nvfp4 (Megatron-LM "
-				    "d98e8a6 megatron/core/transformer/transformer_config.py:1566 raises: "
-				    "fp8_param must be used together with fp8 mode)");
-	if (j->param_gather_q == 1 && p->dist_opt == 0)
-		return mt_error_set(err, MT_EINVAL,
-				    "--fp8-param-gather on needs the distributed optimizer (Megatron-LM "
-				    "d98e8a6 megatron/training/arguments.py:1097: --fp8-param-gather only "
-				    "supported with distributed optimizer, torch fsdp2, megatron fsdp, or "
-				    "inference mode)");
-	if ((rc = mt_hostmem_check(j, err)))
+	if ((rc = precision_offload_check(m, c, j, err)))
 		return rc;
 	if (p->tp != MT_UNSET) {
 		int r;

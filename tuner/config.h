@@ -40,6 +40,7 @@ struct mt_pins {
 	/* settings that are on by default rather than searched */
 	int tp_overlap, overlap_grad, overlap_param, fused_ce, grad_fp32;
 	int bucket;               /* DDP bucket size in parameters */
+	int cuda_graph;           /* per-layer CUDA graphs (--cuda-graphs on|off) */
 };
 
 enum mt_dispatcher { MT_DISPATCH_ALLTOALL, MT_DISPATCH_FLEX };
@@ -77,6 +78,7 @@ struct mt_config {
 	int64_t bucket_params;    /* DDP bucket size in parameters */
 	int split;                /* enum mt_split */
 	int first_layers, last_layers; /* MT_SPLIT_FIRST_LAST: layers on the end stages */
+	int cuda_graph;           /* Transformer Engine per-layer CUDA graphs (docs/MODEL.md 5.10) */
 };
 
 /* Per-GPU memory on the most loaded pipeline stage, bytes. */

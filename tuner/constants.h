@@ -66,6 +66,17 @@
  * read, grad zeroing). */
 #define MT_ADAM_BYTES_PER_PARAM 38.0
 
+/* CUDA graphs (docs/MODEL.md 5.10): host time of one graphed callable, the
+ * Python autograd function and cudaGraphLaunch (µs, megatune's estimate), and
+ * the callables per layer and micro-batch (attention and MLP or router,
+ * forward and backward). */
+#define MT_GRAPH_CALL_US 20.0
+#define MT_GRAPH_CALLS_PER_LAYER 4
+/* Static buffers per captured layer and micro-batch in flight, in units of the
+ * activation between layers (T·h·2/spd): the graph's input and output and
+ * their gradients. */
+#define MT_GRAPH_STATIC_ACTS 4
+
 /* Host memory and optimizer CPU offload (docs/MODEL.md 4.10). */
 /* Share of a node's memory the training ranks may use: the kernel, the page
  * cache of the dataset's memory-mapped files and the file system keep the

@@ -401,6 +401,10 @@ static void layer_time(const struct work *w, int k, double slow, struct mt_costs
 
 	/* kernels issued per layer and micro-batch, forward + backward (5.8) */
 	o->host_ops[k] = 40 + (tp > 1 ? 10 : 0) + (w->fp8_cast > 0 ? 12 : 0) + (cp > 1 ? 4 * cp : 0);
+	/* attention, norms and the dense MLP or the router: what Transformer
+	 * Engine's per-layer graphs capture; dropless MoE's dispatch and experts
+	 * stay eager (5.10) */
+	o->host_ops_graph[k] = o->host_ops[k];
 	if (k == MT_L_MOE) /* router, permutations, a2a, and per local expert 2 GEMMs
 			    * forward and 4 backward, plus their FP8 casts */
 		o->host_ops[k] += 30 + (6 + (w->fp8_cast > 0 ? 6 : 0)) * m->experts / ep;

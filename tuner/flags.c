@@ -160,6 +160,18 @@ static int model_args(const struct mt_model *m, const struct mt_job *j, struct m
 	return n;
 }
 
+/* The modules Transformer Engine's per-layer graphs capture: attention, the
+ * dense MLP where the model has dense layers, the MoE router where it has
+ * experts (dropless dispatch stays eager); Megatron-LM d98e8a6
+ * transformer_config.py lines 2804-2852 check these combinations. */
+static const char *graph_modules(const struct mt_model *m, char *buf, size_t cap, char sep)
+{
+	snprintf(buf, cap, "attn%s%s%s%s", m->moe_layers < m->layers ? (sep == ' ' ? " " : ",") : "",
+		 m->moe_layers < m->layers ? "mlp" : "", m->experts ? (sep == ' ' ? " " : ",") : "",
+		 m->experts ? "moe_router" : "");
+	return buf;
+}
+
 int mt_megatron_args(const struct mt_model *m, const struct mt_job *j, const struct mt_config *c,
 		     struct mt_kv *o)
 {
@@ -254,6 +266,12 @@ int mt_megatron_args(const struct mt_model *m, const struct mt_job *j, const str
 	 * megatron/core/model_parallel_config.py line 471). */
 	if (c->offload_layers > 0)
 		n = add(o, n, "cpu-offloading-num-layers", "%lld", c->offload_layers);
+	if (c->cuda_graph) {
+		char mods[64];
+
+		n = adds(o, n, "cuda-graph-impl", "transformer_engine");
+		n = adds(o, n, "cuda-graph-modules", graph_modules(m, mods, sizeof(mods), ' '));
+	}
 	if (c->fused_ce)
 		n = add(o, n, "cross-entropy-loss-fusion", NULL, 0);
 	n = adds(o, n, "attention-backend", j->attn_impl == MT_ATTN_FLASH ? "fused" : "unfused");
@@ -429,6 +447,17 @@ int mt_bridge_overrides(const struct mt_model *m, const struct mt_job *j,
 		n = add(o, n, "model.cpu_offloading_num_layers", "%lld", c->offload_layers);
 	}
 	n = adds(o, n, "model.cross_entropy_loss_fusion", c->fused_ce ? "true" : "false");
+	if (c->cuda_graph) {
+		char mods[64], v[72];
+
+		n = adds(o, n, "model.cuda_graph_impl", "transformer_engine");
+		snprintf(v, sizeof(v), "[%s]", graph_modules(m, mods, sizeof(mods), ','));
+		/* a recipe's own scope would clash with the modules (Megatron-LM
+		 * d98e8a6 transformer_config.py: cuda_graph_scope and
+		 * cuda_graph_modules cannot be set together) */
+		n = adds(o, n, "model.cuda_graph_scope", "null");
+		n = adds(o, n, "model.cuda_graph_modules", v);
+	}
 	n = adds(o, n, "model.attention_backend",
 		 j->attn_impl == MT_ATTN_FLASH ? ATTN_TARGET("fused") : ATTN_TARGET("unfused"));
 	return mt_bridge_notes(o, n);

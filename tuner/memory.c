@@ -73,7 +73,11 @@ static void stage_memory(const struct mt_ctx *x, const struct mt_costs *a, const
 	o->nccl = b->nccl_bytes;
 	o->cuda_context = MT_CUDA_CONTEXT_BYTES;
 	o->workspace = MT_WORKSPACE_BYTES;
-	o->cuda_graphs = 0;
+	/* per-layer CUDA graphs keep static buffers for every layer of every
+	 * micro-batch in flight (5.10) */
+	o->cuda_graphs = cfg->cuda_graph ? MT_GRAPH_STATIC_ACTS * a->p2p_bytes * inflight *
+						   (b->nl[st][0] + b->nl[st][1]) / b->vpp
+					 : 0;
 	o->fragmentation = MT_FRAGMENTATION * (o->activations + o->logits + o->transient +
 					       o->moe_dispatch);
 	o->total = o->weights + o->grads + o->optimizer + o->activations + o->logits +

@@ -44,6 +44,7 @@ struct mt_costs {
 	double rc_selective[MT_L_N];                 /* extra time, selective recompute */
 	double rc_full[MT_L_N];                      /* extra time, one more forward */
 	double host_ops[MT_L_N];                     /* kernels launched, fwd + bwd */
+	double host_ops_graph[MT_L_N];               /* of those, captured by per-layer graphs */
 
 	/* executed FLOPs per layer per micro-batch, forward only */
 	double flops_gemm_f[MT_L_N], flops_attn_f[MT_L_N];

@@ -78,6 +78,10 @@ static void stage_time(const struct mt_ctx *x, const struct mt_costs *a, const s
 	/* host: kernels issued per micro-batch against the GPU time (5.8) */
 	cpu = (b->nl[st][0] * a->host_ops[0] + b->nl[st][1] * a->host_ops[1] +
 	       io * a->host_ops_io) * x->host_op_s;
+	if (cfg->cuda_graph) /* captured kernels replay as a few graph launches (5.10) */
+		cpu -= (b->nl[st][0] * a->host_ops_graph[0] + b->nl[st][1] * a->host_ops_graph[1]) *
+			       x->host_op_s -
+		       layers * MT_GRAPH_CALLS_PER_LAYER * MT_GRAPH_CALL_US * 1e-6;
 	gpu = o->fwd + o->bwd + o->rc + o->off;
 	o->host = fmax(0, cpu - gpu);
 	o->t = gpu + o->host;

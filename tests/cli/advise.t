@@ -153,6 +153,18 @@ optimizer CPU offload share out of range | 2 | --optimizer-cpu-offload: expected
 optimizer CPU offload with FP8 gathers needs delayed scaling | 2 | --fp8-recipe delayed \(Megatron-LM d98e8a6 megatron/training/arguments\.py:1889 | advise --model llama3-8b --gpus 8 --seq 4096 --gbs 64 --precision fp8 --fp8-recipe tensorwise --fp8-param-gather on --optimizer-cpu-offload 0.5
 optimizer CPU offload emits its fraction | 0 | --optimizer-offload-fraction 0\.5 | advise --model llama3-8b --gpus 8 --seq 4096 --gbs 64 --optimizer-cpu-offload 0.5 --format megatron
 optimizer CPU offload shows the host memory | 0 | host memory per node: [0-9.]+ GiB of 1843\.2 GiB usable | advise --model llama3-8b --gpus 8 --seq 4096 --gbs 64 --optimizer-cpu-offload 0.5
+CUDA graphs with full recompute cite Megatron | 2 | --cuda-graphs on: per-layer CUDA graphs run with neither --recompute full \(Megatron-LM d98e8a6 megatron/core/transformer/transformer_config\.py:2856 | estimate --model llama3-8b --gpus 8 --seq 4096 --gbs 64 --cuda-graphs on --recompute full
+CUDA graphs with offload cite Megatron | 2 | --cuda-graphs on: per-layer CUDA graphs run with neither --offload-layers .*transformer_config\.py:2801 raises: CUDA graphs not supported with CPU offloading | estimate --model llama3-8b --gpus 8 --seq 4096 --gbs 64 --cuda-graphs on --offload-layers 4
+CUDA graphs bad value | 2 | --cuda-graphs: expected on or off, got 'maybe' | advise --model llama3-8b --gpus 8 --seq 4096 --gbs 64 --cuda-graphs maybe
+CUDA graphs pinned emit the TE implementation | 0 | --cuda-graph-impl transformer_engine | estimate --model llama3-8b --gpus 8 --seq 4096 --gbs 64 --cuda-graphs on --format megatron
+CUDA graphs on a dense model capture attention and MLP | 0 | --cuda-graph-modules attn mlp | estimate --model llama3-8b --gpus 8 --seq 4096 --gbs 64 --cuda-graphs on --format megatron
+CUDA graphs on a MoE model leave the experts eager | 0 | --cuda-graph-modules attn moe_router | estimate --model qwen3-30b-a3b --gpus 16 --seq 4096 --gbs 64 --ep 8 --pp 2 --cuda-graphs on --format megatron
+CUDA graphs through Bridge | 0 | model\.cuda_graph_modules=\[attn,mlp\] | estimate --model llama3-8b --gpus 8 --seq 4096 --gbs 64 --cuda-graphs on --format bridge
+CUDA graphs for Bridge v0.5.0 take the older scope field | 0 | model\.cuda_graph_scope=\[attn,mlp\] | estimate --model llama3-8b --gpus 8 --seq 4096 --gbs 64 --cuda-graphs on --format bridge --bridge-version v0.5.0
+CUDA graphs for Megatron-LM core_v0.17.0 take the older scope flag | 0 | --cuda-graph-scope attn mlp | estimate --model llama3-8b --gpus 8 --seq 4096 --gbs 64 --cuda-graphs on --format megatron --megatron-version core_v0.17.0
+CUDA graphs take their static buffers | 0 | CUDA graphs +[1-9][0-9.]* | estimate --model llama3-8b --gpus 8 --seq 4096 --gbs 64 --cuda-graphs on
+CUDA graphs save the host time of a launch-bound step | 0 | host overhead +0\.0250 | estimate --model llama3-8b --gpus 8 --seq 256 --gbs 64 --tp 8 --cluster dgx-b200
+without CUDA graphs the launch-bound step waits on the host | 0 | host overhead +0\.[1-9] | estimate --model llama3-8b --gpus 8 --seq 256 --gbs 64 --tp 8 --cluster dgx-b200 --cuda-graphs off
 profile host memory below 1 GB | 2 | host_memory_bytes.*expected | advise --model llama3-8b --cluster tests/fixtures/bad/profile-host-memory.json --gpus 8 --seq 4096 --gbs 64
 NVFP4 on B200 emits the FP4 recipe | 0 | --fp4-recipe nvfp4 | advise --model llama3-8b --cluster dgx-b200 --gpus 8 --seq 4096 --gbs 64 --precision nvfp4 --format megatron
 optimizer CPU offload emits the precision-aware optimizer | 0 | --use-precision-aware-optimizer | advise --model llama3-8b --gpus 8 --seq 4096 --gbs 64 --optimizer-cpu-offload 0.5 --format megatron
