@@ -168,3 +168,4 @@ without CUDA graphs the launch-bound step waits on the host | 0 | host overhead 
 profile host memory below 1 GB | 2 | host_memory_bytes.*expected | advise --model llama3-8b --cluster tests/fixtures/bad/profile-host-memory.json --gpus 8 --seq 4096 --gbs 64
 NVFP4 on B200 emits the FP4 recipe | 0 | --fp4-recipe nvfp4 | advise --model llama3-8b --cluster dgx-b200 --gpus 8 --seq 4096 --gbs 64 --precision nvfp4 --format megatron
 optimizer CPU offload emits the precision-aware optimizer | 0 | --use-precision-aware-optimizer | advise --model llama3-8b --gpus 8 --seq 4096 --gbs 64 --optimizer-cpu-offload 0.5 --format megatron
+CUDA graphs with PP keep buffers for every micro-batch in flight | 1 | CUDA graphs +11\.50 | estimate --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --tp 4 --pp 4 --vpp 5 --mbs 1 --cuda-graphs on --format text
