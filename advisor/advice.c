@@ -14,6 +14,7 @@
 #include "../lib/version.h"
 #include "../rules/engine.h"
 #include "../rules/fired.h"
+#include "../tuner/hostmem.h"
 #include "../tuner/precision.h"
 #include "../tuner/flags.h"
 #include "../tuner/flagtable.h"
@@ -125,6 +126,15 @@ static void json_head(struct jw *w, const struct mt_model *m, const struct mt_cl
 		jw_str(w, "fp8_recipe", mt_fp8_recipe_name(j->fp8_recipe));
 	if (j->opt_offload > 0)
 		jw_num(w, "optimizer_cpu_offload", j->opt_offload, 6);
+	if (j->offload_modules) {
+		int i;
+
+		jw_arr(w, "offload_modules");
+		for (i = 0; i < MT_OM_N; i++)
+			if (j->offload_modules & (1u << i))
+				jw_str(w, NULL, mt_offload_module_name(i));
+		jw_end(w);
+	}
 	jw_str(w, "attention", j->attn_impl == MT_ATTN_FLASH ? "flash" : "unfused");
 	jw_str(w, "moe_dispatcher", j->moe_dispatcher == MT_DISPATCH_FLEX ? "flex" : "alltoall");
 	jw_str(w, "megatron_version", mt_release_name(MT_FLAG_MEGATRON,

@@ -252,7 +252,8 @@ static void level_c(struct srch *s, const struct mt_costs *a, const struct mt_pl
 			continue;
 		for (rc = 0; rc < MT_RC_N; rc++) {
 			/* pinned graphs rule out full recompute and offload (5.10) */
-			int can_offload = cfg->pp == 1 && rc == MT_RC_NONE && L > 1 && p->cuda_graph != 1;
+			int can_offload = cfg->pp == 1 && rc == MT_RC_NONE && L > 1 && p->cuda_graph != 1 &&
+					  !s->j->offload_modules;
 
 			if (p->recompute != MT_UNSET && p->recompute != rc)
 				continue;
@@ -264,7 +265,7 @@ static void level_c(struct srch *s, const struct mt_costs *a, const struct mt_pl
 			cfg->cuda_graph = 0;
 			if (at(s, MT_ST_RECOMPUTE, cfg))
 				continue;
-			cfg->cuda_graph = graph_setting(s->r, s->m, p, cfg);
+			cfg->cuda_graph = s->j->offload_modules ? 0 : graph_setting(s->r, s->m, p, cfg);
 			if (p->offload_layers != MT_UNSET && p->offload_layers > 0) {
 				if (!can_offload || p->offload_layers >= L) {
 					s->res->pruned[MT_PRUNE_OFFLOAD]++;
@@ -750,7 +751,7 @@ static void rules_after_plan(struct mt_cfg_facts *cf, const struct mt_job *j,
 	cfg->dist_opt = knob(cf->r, MT_F_CFG_DIST_OPT, j->pins.dist_opt, cfg->dist_opt);
 	mt_cfg_facts_stage(cf, MT_ST_DIST_OPT, cfg);
 	mt_cfg_facts_stage(cf, MT_ST_RECOMPUTE, cfg);
-	if (cfg->offload_layers <= 0)
+	if (cfg->offload_layers <= 0 && !j->offload_modules)
 		cfg->cuda_graph = graph_setting(cf->r, cf->x->model, &j->pins, cfg);
 }
 

@@ -15,6 +15,7 @@
 #include "../rules/engine.h"
 #include "../tuner/flags.h"
 #include "../tuner/flagtable.h"
+#include "../tuner/hostmem.h"
 #include "../tuner/launch.h"
 #include "../advisor/search.h"
 #include "cli.h"
@@ -65,6 +66,10 @@ static const char advise_usage[] =
 	"  --cp-comm p2p|all_gather|a2a|a2a+p2p   --dist-opt on|off\n"
 	"  --offload-layers N    layers whose activations go to host memory\n"
 	"                        (Megatron-Core: PP 1 and no recompute only)\n"
+	"  --offload-modules M,M...  fine-grained activation offload: the inputs of these\n"
+	"                        modules of every layer go to host memory (attn_norm,\n"
+	"                        qkv_linear, core_attn, attn_proj, mlp_norm, expert_fc1,\n"
+	"                        moe_act; any PP; not with --offload-layers)\n"
 	"  --sequence-parallel on|off\n"
 	"  --cuda-graphs on|off  Transformer Engine per-layer CUDA graphs (default: the\n"
 	"                        cuda-graphs-host-bound rule turns them on where launches\n"
@@ -113,7 +118,7 @@ enum {
 	O_CP_COMM, O_DIST_OPT, O_OFFLOAD, O_SP, O_TP_OVERLAP, O_OVERLAP_GRAD, O_OVERLAP_PARAM,
 	O_CE_FUSION, O_GRAD_REDUCE, O_TOP, O_JSON, O_FORMAT, O_RULES, O_NO_RULES, O_DISPATCHER,
 	O_BUCKET, O_REPORT, O_MLM_VERSION, O_BRIDGE_VERSION,
-	O_PARAM_GATHER, O_OPT_OFFLOAD, O_CUDA_GRAPHS,
+	O_PARAM_GATHER, O_OPT_OFFLOAD, O_CUDA_GRAPHS, O_OFFLOAD_MODULES,
 };
 
 static const struct option long_opts[] = {
@@ -157,6 +162,7 @@ static const struct option long_opts[] = {
 	{ "fp8-param-gather", required_argument, NULL, O_PARAM_GATHER },
 	{ "optimizer-cpu-offload", required_argument, NULL, O_OPT_OFFLOAD },
 	{ "cuda-graphs", required_argument, NULL, O_CUDA_GRAPHS },
+	{ "offload-modules", required_argument, NULL, O_OFFLOAD_MODULES },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -257,6 +263,23 @@ static int parse_knob(const char *cmd, int c, const char *name, const char *arg,
 		if ((a->job.pins.cp_comm = mt_cp_comm_parse(arg)) < 0)
 			return bad(cmd, name, "p2p, all_gather, a2a or a2a+p2p", arg);
 		break;
+	case O_OFFLOAD_MODULES: {
+		char badm[64];
+
+		if (mt_offload_modules_parse(arg, &a->job.offload_modules, badm, sizeof(badm)))
+			return bad(cmd, name, "modules among attn_norm, qkv_linear, core_attn, "
+				   "attn_proj, mlp_norm, expert_fc1, moe_act (comma-separated)",
+				   badm);
+		break;
+	}
+	case O_OPT_OFFLOAD: {
+		char *end;
+		double d = strtod(arg, &end);
+		if (end == arg || *end || !(d > 0 && d <= 1))
+			return bad(cmd, name, "a share of the optimizer states in (0, 1]", arg);
+		a->job.opt_offload = d;
+		break;
+	}
 	case O_GRAD_REDUCE:
 		if (!strcmp(arg, "fp32"))
 			a->job.pins.grad_fp32 = 1;
@@ -330,14 +353,6 @@ static int parse_args(const char *cmd, int argc, char **argv, struct args *a)
 			else
 				return bad(cmd, name, "alltoall or flex", arg);
 			break;
-		case O_OPT_OFFLOAD: {
-			char *end;
-			double d = strtod(arg, &end);
-			if (end == arg || *end || !(d > 0 && d <= 1))
-				return bad(cmd, name, "a share of the optimizer states in (0, 1]", arg);
-			a->job.opt_offload = d;
-			break;
-		}
 		case O_BUCKET:
 			if (parse_long(arg, 1, 2000000000, &v))
 				return bad(cmd, name, "a number of parameters (1 to 2e9)", arg);

@@ -337,7 +337,7 @@ void mt_advice_text(struct sbuf *sb, const struct mt_model *m, const struct mt_c
 		  mt_config_label(lbl, sizeof(lbl), m, &r->top[0].cfg),
 		  mt_recompute_name(r->top[0].cfg.recompute), r->top[0].cfg.dist_opt ? "on" : "off");
 	memory_lines(sb, &r->top[0], r->capacity_bytes, "  ");
-	if (r->top[0].cfg.offload_layers > 0 || j->opt_offload > 0)
+	if (r->top[0].cfg.offload_layers > 0 || j->opt_offload > 0 || j->offload_modules)
 		host_line(sb, c, &r->top[0].mem, "  ");
 	time_lines(sb, &r->top[0], "  ");
 	sbuf_addf(sb, "  throughput: %.0f tokens/s per GPU, %.1f model TFLOP/s per GPU "

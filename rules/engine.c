@@ -100,6 +100,7 @@ static void static_facts(struct mt_rules_run *r)
 	F(JOB_MEM_HEADROOM) = j->mem_headroom;
 	F(JOB_PARAM_GATHER) = mt_param_gather_q(j, 1);
 	F(JOB_OPT_OFFLOAD) = j->opt_offload;
+	F(JOB_FINE_OFFLOAD) = j->offload_modules != 0;
 	F(CLUSTER_HOST_MEMORY) = nz(c->host_memory_bytes);
 
 	mt_rules_cluster_facts(r->facts, c);

@@ -277,7 +277,7 @@ static int precision_offload_check(const struct mt_model *m, const struct mt_clu
 				    "d98e8a6 megatron/training/arguments.py:1097: --fp8-param-gather only "
 				    "supported with distributed optimizer, torch fsdp2, megatron fsdp, or "
 				    "inference mode)");
-	if ((rc = mt_hostmem_check(j, err)))
+	if ((rc = mt_hostmem_check(j, err)) || (rc = mt_offload_modules_check(m, j, err)))
 		return rc;
 	if (p->cuda_graph == 1 && (p->recompute == MT_RC_FULL ||
 				   (p->offload_layers != MT_UNSET && p->offload_layers > 0)))

@@ -62,6 +62,8 @@ struct mt_job {
 	int param_gather_q;       /* weights kept and all-gathered quantised (--fp8-param-gather);
 				   * MT_UNSET: on with the distributed optimizer */
 	double opt_offload;       /* share of optimizer states on the host (0: none) */
+	unsigned offload_modules; /* fine-grained activation offload: bits of enum
+				   * mt_offload_module (tuner/hostmem.h), 0 none */
 };
 
 struct mt_config {

@@ -6,6 +6,7 @@
 
 #include "constants.h"
 #include "perf.h"
+#include "hostmem.h"
 #include "precision.h"
 
 
@@ -458,6 +459,27 @@ static void layer_memory(const struct work *w, int k, struct mt_costs *o)
 	o->act[k][MT_RC_SELECTIVE] = T * (act_sp + act_tp + act_mlp);
 	o->act[k][MT_RC_FULL] = T * 2 * h / spd;
 	o->act_layer_peak[k] = o->act[k][MT_RC_NONE];
+	/* fine-grained offload (4.10): the input of each module named */
+	{
+		unsigned om = w->x->job->offload_modules;
+		double f = 0;
+
+		if (om & (1u << MT_OM_ATTN_NORM))
+			f += 2 * h / spd;
+		if (om & (1u << MT_OM_QKV_LINEAR))
+			f += gin * h / spd;
+		if (om & (1u << MT_OM_CORE_ATTN))
+			f += (m->mla ? 2 * a * dqk + 2 * a * dqk + 2 * a * dv : 2 * w->q_el + 4 * w->kv_el) / t;
+		if (om & (1u << MT_OM_ATTN_PROJ))
+			f += gin * a * dv / t;
+		if (om & (1u << MT_OM_MLP_NORM))
+			f += 2 * h / spd;
+		if (k == MT_L_MOE && (om & (1u << MT_OM_EXPERT_FC1)))
+			f += m->topk * etp * gin * h / spd;
+		if (k == MT_L_MOE && (om & (1u << MT_OM_MOE_ACT)))
+			f += m->topk * 2 * gm * m->moe_ffn / spd;
+		o->act_fine[k] = T * f;
+	}
 
 	/* ---- parameters on this GPU */
 	o->par_tp[k] = (double)mt_model_attn_tp_params(m) / t;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cluster.h"
+#include "hostmem.h"
 #include "precision.h"
 
 static int add(struct mt_kv *o, int n, const char *k, const char *fmt, long long v)
@@ -172,6 +173,21 @@ static const char *graph_modules(const struct mt_model *m, char *buf, size_t cap
 	return buf;
 }
 
+/* The fine-grained offload modules, separated by sep. */
+static const char *offload_list(unsigned bits, char *buf, size_t cap, char sep)
+{
+	size_t len = 0;
+	int i;
+
+	buf[0] = '\0';
+	for (i = 0; i < MT_OM_N; i++)
+		if (bits & (1u << i))
+			len += (size_t)snprintf(buf + len, cap > len ? cap - len : 0, "%s%s",
+						len ? (sep == ' ' ? " " : ",") : "",
+						mt_offload_module_name(i));
+	return buf;
+}
+
 int mt_megatron_args(const struct mt_model *m, const struct mt_job *j, const struct mt_config *c,
 		     struct mt_kv *o)
 {
@@ -266,6 +282,12 @@ int mt_megatron_args(const struct mt_model *m, const struct mt_job *j, const str
 	 * megatron/core/model_parallel_config.py line 471). */
 	if (c->offload_layers > 0)
 		n = add(o, n, "cpu-offloading-num-layers", "%lld", c->offload_layers);
+	if (j->offload_modules) {
+		char v[160];
+
+		n = add(o, n, "fine-grained-activation-offloading", NULL, 0);
+		n = adds(o, n, "offload-modules", offload_list(j->offload_modules, v, sizeof(v), ' '));
+	}
 	if (c->cuda_graph) {
 		char mods[64];
 
@@ -447,6 +469,13 @@ int mt_bridge_overrides(const struct mt_model *m, const struct mt_job *j,
 		n = add(o, n, "model.cpu_offloading_num_layers", "%lld", c->offload_layers);
 	}
 	n = adds(o, n, "model.cross_entropy_loss_fusion", c->fused_ce ? "true" : "false");
+	if (j->offload_modules) {
+		char l[160], v[170];
+
+		n = adds(o, n, "model.fine_grained_activation_offloading", "true");
+		snprintf(v, sizeof(v), "[%s]", offload_list(j->offload_modules, l, sizeof(l), ','));
+		n = adds(o, n, "model.offload_modules", v);
+	}
 	if (c->cuda_graph) {
 		char mods[64], v[72];
 

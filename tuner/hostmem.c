@@ -4,9 +4,44 @@
 #include "hostmem.h"
 
 #include <math.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "constants.h"
+#include "model.h"
 #include "perf.h"
+
+static const char *const om_names[MT_OM_N] = {
+	"attn_norm", "qkv_linear", "core_attn", "attn_proj", "mlp_norm", "expert_fc1", "moe_act",
+};
+
+const char *mt_offload_module_name(int m)
+{
+	return m >= 0 && m < MT_OM_N ? om_names[m] : "?";
+}
+
+int mt_offload_modules_parse(const char *s, unsigned *bits, char *bad, size_t cap)
+{
+	char buf[256], *tok, *save = NULL;
+	int i;
+
+	*bits = 0;
+	snprintf(buf, sizeof(buf), "%s", s);
+	for (tok = strtok_r(buf, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
+		for (i = 0; i < MT_OM_N && strcmp(tok, om_names[i]); i++)
+			;
+		if (i == MT_OM_N) {
+			snprintf(bad, cap, "%s", tok);
+			return -1;
+		}
+		*bits |= 1u << i;
+	}
+	if (!*bits) {
+		snprintf(bad, cap, "%s", s);
+		return -1;
+	}
+	return 0;
+}
 
 double mt_host_capacity(const struct mt_cluster *c)
 {
@@ -41,7 +76,9 @@ void mt_hostmem(const struct mt_ctx *x, const struct mt_costs *a, const struct m
 
 	/* activations: the offloaded layers of every micro-batch in flight, in
 	 * pinned host tensors */
-	act = mt_inflight(b->pp, b->vpp, b->num_mb, st) * offloaded(a, b, cfg, st);
+	act = mt_inflight(b->pp, b->vpp, b->num_mb, st) *
+	      (offloaded(a, b, cfg, st) +
+	       (b->nl[st][0] * a->act_fine[0] + b->nl[st][1] * a->act_fine[1]) / b->vpp);
 	/* optimizer states: the offloaded share of this rank's shard */
 	if (j->opt_offload > 0) {
 		for (r = 0; r < b->nrep; r++)
@@ -74,6 +111,38 @@ double mt_opt_offload_time(const struct mt_ctx *x, double opt_params)
 	/* FP32 gradients down, BF16 parameters up; Adam on the node's CPUs,
 	 * which its ranks share */
 	return 4 * n / d2h + n * ranks / (gpps * 1e9) + 2 * n / h2d;
+}
+
+#define FINE_CITE "Megatron-LM d98e8a6 megatron/core/transformer/transformer_config.py"
+
+int mt_offload_modules_check(const struct mt_model *m, const struct mt_job *j,
+			     struct mt_error *err)
+{
+	unsigned b = j->offload_modules;
+
+	if (!b)
+		return MT_OK;
+	if (j->pins.offload_layers != MT_UNSET && j->pins.offload_layers > 0)
+		return mt_error_set(err, MT_EINVAL,
+				    "--offload-modules: fine-grained activation offload cannot run with "
+				    "--offload-layers (" FINE_CITE ":2128 asserts: "
+				    "fine_grained_activation_offloading cannot be enabled with "
+				    "cpu_offloading)");
+	if ((b & (1u << MT_OM_ATTN_PROJ)) && !(b & (1u << MT_OM_CORE_ATTN)))
+		return mt_error_set(err, MT_EINVAL,
+				    "--offload-modules: attn_proj needs core_attn as well (" FINE_CITE
+				    ":2149 raises: attn_proj cannot be set to offload_modules alone without "
+				    "core_attn)");
+	if ((b & ((1u << MT_OM_EXPERT_FC1) | (1u << MT_OM_MOE_ACT))) && !m->experts)
+		return mt_error_set(err, MT_EINVAL,
+				    "--offload-modules: expert_fc1 and moe_act offload the experts' "
+				    "inputs, and model '%s' has no experts", m->name);
+	if (j->pins.cuda_graph == 1)
+		return mt_error_set(err, MT_EINVAL,
+				    "--offload-modules with --cuda-graphs on: Megatron-LM offloads inside "
+				    "per-layer graphs only with delay_offload_until_cuda_graph, which "
+				    "megatune does not model; drop one of them");
+	return MT_OK;
 }
 
 int mt_hostmem_check(const struct mt_job *j, struct mt_error *err)

@@ -28,11 +28,14 @@ static double chunk_act(const struct mt_costs *a, const struct mt_plan *b,
 		double n = b->nl[st][k] / (double)b->vpp;
 		act += n * ((1 - f_rc) * a->act[k][base] + f_rc * a->act[k][MT_RC_FULL]);
 		act -= n * f_off * a->act[k][base];
+		act -= n * (1 - f_rc) * a->act_fine[k]; /* fine-grained offload (4.10) */
 	}
 	avg = (b->nl[st][0] * a->act[0][base] + b->nl[st][1] * a->act[1][base]) / layers;
 	*layer_avg = avg;
 	if (f_off > 0)
 		act += avg; /* one layer in flight to or from the host */
+	if (a->act_fine[0] + a->act_fine[1] > 0) /* one layer's module inputs in flight */
+		act += (b->nl[st][0] * a->act_fine[0] + b->nl[st][1] * a->act_fine[1]) / layers;
 	return act;
 }
 

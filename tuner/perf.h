@@ -52,6 +52,7 @@ struct mt_costs {
 	/* activation bytes per layer per micro-batch */
 	double act[MT_L_N][MT_RC_N];   /* [none, selective, full (checkpoint only)] */
 	double act_layer_peak[MT_L_N]; /* one layer rematerialised during backward */
+	double act_fine[MT_L_N];       /* of act[k][base], the inputs of the job's offload_modules */
 
 	/* parameters of one layer held by this GPU (elements) */
 	double par_tp[MT_L_N];      /* split by TP (attention, dense MLP, shared experts) */

@@ -60,14 +60,17 @@ static void stage_time(const struct mt_ctx *x, const struct mt_costs *a, const s
 	o->slow = o->fwd + o->bwd - (o->gemm + o->attn + o->elem + o->tp + o->cp + o->ep);
 	if (o->slow < 0)
 		o->slow = 0;
-	/* activation offload: out during the forward, back during the backward (5.7) */
-	if (cfg->offload_layers > 0 && layers > 0) {
+	/* activation offload: out during the forward, back during the backward
+	 * (5.7); fine-grained offload moves the named modules' inputs of every
+	 * layer (4.10) */
+	if ((cfg->offload_layers > 0 || a->act_fine[0] + a->act_fine[1] > 0) && layers > 0) {
 		double chunk = layers / b->vpp;
-		double bytes = act_mb * fmin(cfg->offload_layers, chunk) / chunk;
+		double bytes = act_mb * fmin(cfg->offload_layers, chunk) / chunk +
+			       b->nl[st][0] * a->act_fine[0] + b->nl[st][1] * a->act_fine[1];
 		double d2h = mt_offload_gbps(x->cluster, MT_OFF_D2H) * 1e9;
 		double h2d = mt_offload_gbps(x->cluster, MT_OFF_H2D) * 1e9;
 
-		double nl = fmin(cfg->offload_layers, chunk) * b->vpp;
+		double nl = cfg->offload_layers > 0 ? fmin(cfg->offload_layers, chunk) * b->vpp : layers;
 
 		/* copies hide behind compute; they still read and write HBM, and each
 		 * offloaded layer waits on its copy events */

@@ -154,6 +154,9 @@ cuda-graphs-host-bound | quiet | estimate --model llama3-70b --gpus 64 --seq 819
 cuda-graphs-nccl-register | fires | estimate --model llama3-8b --gpus 8 --seq 4096 --gbs 64 --cuda-graphs on
 cuda-graphs-nccl-register | fires | estimate --model llama3-8b --gpus 8 --seq 256 --gbs 64 --tp 8 --cluster dgx-b200
 cuda-graphs-nccl-register | quiet | estimate --model llama3-8b --gpus 8 --seq 4096 --gbs 64
+fine-offload-te-env | fires | estimate --model llama3-8b --gpus 8 --seq 4096 --gbs 64 --offload-modules core_attn
+fine-offload-te-env | fires | advise --model llama3-70b --gpus 64 --seq 32768 --gbs 64 --offload-modules core_attn,attn_proj
+fine-offload-te-env | quiet | estimate --model llama3-8b --gpus 8 --seq 4096 --gbs 64
 manual-gc | fires | advise --model llama3-8b --gpus 8 --seq 4096 --gbs 64
 manual-gc | quiet | estimate --model tests/fixtures/models/hf-gpt2.json --gpus 1 --seq 1024 --gbs 8
 numa-binding | fires | advise --model llama3-8b --gpus 8 --seq 4096 --gbs 64
