@@ -14,6 +14,8 @@
 #include "../lib/version.h"
 #include "../rules/engine.h"
 #include "../rules/fired.h"
+#include "../tuner/hostmem.h"
+#include "../tuner/precision.h"
 #include "../tuner/flags.h"
 #include "../tuner/flagtable.h"
 
@@ -89,6 +91,8 @@ static void json_pins(struct jw *w, const struct mt_pins *p)
 	PIN("offload_layers", offload_layers);
 	if (p->ep_overlap != MT_UNSET)
 		jw_bool(w, "ep_overlap", p->ep_overlap);
+	if (p->cuda_graph != MT_UNSET)
+		jw_bool(w, "cuda_graphs", p->cuda_graph);
 	if (p->sp != MT_UNSET)
 		jw_bool(w, "sequence_parallel", p->sp);
 	if (p->tp_overlap != MT_UNSET)
@@ -122,6 +126,17 @@ static void json_head(struct jw *w, const struct mt_model *m, const struct mt_cl
 	jw_str(w, "precision", mt_precision_name(j->precision));
 	if (j->precision == MT_PREC_FP8)
 		jw_str(w, "fp8_recipe", mt_fp8_recipe_name(j->fp8_recipe));
+	if (j->opt_offload > 0)
+		jw_num(w, "optimizer_cpu_offload", j->opt_offload, 6);
+	if (j->offload_modules) {
+		int i;
+
+		jw_arr(w, "offload_modules");
+		for (i = 0; i < MT_OM_N; i++)
+			if (j->offload_modules & (1u << i))
+				jw_str(w, NULL, mt_offload_module_name(i));
+		jw_end(w);
+	}
 	jw_str(w, "attention", j->attn_impl == MT_ATTN_FLASH ? "flash" : "unfused");
 	jw_str(w, "moe_dispatcher", mt_dispatcher_name(j->moe_dispatcher));
 	jw_str(w, "megatron_version", mt_release_name(MT_FLAG_MEGATRON,
@@ -149,7 +164,7 @@ static void json_head(struct jw *w, const struct mt_model *m, const struct mt_cl
 	jw_num(w, "memory_bytes", c->memory_bytes, 15);
 	jw_int(w, "gpus_per_node", c->gpus_per_node);
 	jw_int(w, "nvlink_domain", c->nvlink_domain);
-	jw_num(w, "peak_tflops", c->peak_tflops[j->precision == MT_PREC_FP8 ? MT_DT_FP8 : MT_DT_BF16], 6);
+	jw_num(w, "peak_tflops", c->peak_tflops[mt_recipe(mt_recipe_of(j))->gemm_dtype], 6);
 	if (c->corr.on) { /* calibrate --from-validation (docs/FORMATS.md section 2) */
 		int i;
 
@@ -224,6 +239,7 @@ static void json_candidate(struct jw *w, const struct mt_model *m, const struct 
 	jw_str(w, "moe_dispatcher", mt_dispatcher_name(c->dispatcher));
 	jw_bool(w, "ep_overlap", c->ep_overlap);
 	jw_bool(w, "moe_shared_expert_overlap", c->shared_overlap);
+	jw_bool(w, "cuda_graphs", c->cuda_graph);
 	jw_bool(w, "tp_comm_overlap", c->tp_overlap && c->sp);
 	jw_bool(w, "overlap_grad_reduce", c->overlap_grad);
 	jw_bool(w, "overlap_param_gather", c->dist_opt && c->overlap_param);
@@ -253,6 +269,8 @@ static void json_candidate(struct jw *w, const struct mt_model *m, const struct 
 	jw_num(w, "workspace_bytes", mm->workspace, 15);
 	jw_num(w, "cuda_graphs_bytes", mm->cuda_graphs, 15);
 	jw_num(w, "fragmentation_bytes", mm->fragmentation, 15);
+	jw_num(w, "host_per_gpu_bytes", mm->host_per_gpu, 15);
+	jw_num(w, "host_per_node_bytes", mm->host_per_node, 15);
 	jw_end(w);
 
 	jw_obj(w, "time");

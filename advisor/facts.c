@@ -260,6 +260,7 @@ void mt_cfg_facts_stage(struct mt_cfg_facts *cf, int stage, const struct mt_conf
 	case MT_ST_LAYERS:
 		F(CFG_RC_LAYERS) = cfg->recompute == MT_RC_FULL ? cfg->recompute_layers : 0;
 		F(CFG_OFFLOAD) = cfg->offload_layers;
+		F(CFG_CUDA_GRAPH) = cfg->cuda_graph;
 		break;
 	case MT_ST_MEMORY: memory_facts(cf, cf->mem); break;
 	case MT_ST_TIME: time_facts(cf, cf->time, cf->tput); break;

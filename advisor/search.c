@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "../rules/engine.h"
+#include "../tuner/hostmem.h"
 #include "../tuner/perf.h"
 #include "facts.h"
 
@@ -27,6 +28,7 @@ struct srch {
 	struct mt_rules_run *r;  /* NULL: the model alone */
 	struct mt_cfg_facts cf;  /* the candidate's facts, for r */
 	double cap;
+	double host_cap;         /* usable host memory per node, 0 unchecked */
 	int k;
 	int want_mem, want_time; /* constraints read memory or time facts */
 };
@@ -182,6 +184,11 @@ static void finish(struct srch *s, const struct mt_costs *a, const struct mt_pla
 	e.cfg = *cfg;
 	e.mem = *mem;
 	e.feasible = mem->total <= s->cap;
+	/* what the node's host memory cannot hold is out, whatever the GPU */
+	if (e.feasible && s->host_cap > 0 && mem->host_per_node > s->host_cap) {
+		s->res->pruned[MT_PRUNE_HOST_MEMORY]++;
+		return;
+	}
 	if (!e.feasible) {
 		s->res->pruned[MT_PRUNE_MEMORY]++;
 		if (s->r)
@@ -223,6 +230,20 @@ static int ep_overlap_ok(struct srch *s, const struct mt_config *cfg, int on, in
 	return !mt_ep_overlap_reason(s->m, cfg->ep, cfg->dispatcher, cfg->pp, cfg->vpp, rc);
 }
 
+/* CUDA graphs: the pin, else a set rule's choice; never with full
+ * recomputation (Megatron-LM d98e8a6 transformer_config.py:2856). */
+static int graph_setting(struct mt_rules_run *r, const struct mt_model *m,
+			 const struct mt_pins *p, const struct mt_config *cfg)
+{
+	if (cfg->recompute == MT_RC_FULL)
+		return 0;
+	/* nor a graphed attention whose recomputation draws dropout masks
+	 * (transformer_config.py:2879) */
+	if (cfg->recompute == MT_RC_SELECTIVE && m->attn_dropout > 0)
+		return 0;
+	return knob(r, MT_F_CFG_CUDA_GRAPH, p->cuda_graph, 0) ? 1 : 0;
+}
+
 /* Level C: recompute, distributed optimizer, activation offload.  Memory falls
  * and time rises with more recomputed or offloaded layers, so for each mode
  * only the fewest layers that fit is timed; the rest are counted dominated. */
@@ -238,11 +259,15 @@ static void level_c(struct srch *s, const struct mt_costs *a, const struct mt_pl
 	for (d = 1; d >= 0; d--) {
 		if (dset && dval != d)
 			continue;
+		if (!d && s->j->opt_offload > 0) /* the offloaded optimizer is distributed */
+			continue;
 		cfg->dist_opt = d;
 		if (at(s, MT_ST_DIST_OPT, cfg))
 			continue;
 		for (rc = 0; rc < MT_RC_N * 2; rc++) {
-			int can_offload = cfg->pp == 1 && rc % MT_RC_N == MT_RC_NONE && L > 1;
+			/* pinned graphs rule out full recompute and offload (5.10) */
+			int can_offload = cfg->pp == 1 && rc % MT_RC_N == MT_RC_NONE && L > 1 &&
+					  p->cuda_graph != 1 && !s->j->offload_modules;
 
 			if (!ep_overlap_ok(s, cfg, rc / MT_RC_N, rc % MT_RC_N))
 				continue;
@@ -251,17 +276,26 @@ static void level_c(struct srch *s, const struct mt_costs *a, const struct mt_pl
 			if (p->recompute != MT_UNSET && p->recompute != rc % MT_RC_N)
 				continue;
 			cfg->recompute = rc % MT_RC_N;
+			if (p->cuda_graph == 1 && rc % MT_RC_N == MT_RC_FULL)
+				continue;
 			cfg->recompute_layers = 0;
 			cfg->offload_layers = 0;
+			cfg->cuda_graph = 0;
 			if (at(s, MT_ST_RECOMPUTE, cfg))
 				continue;
+			cfg->cuda_graph = s->j->offload_modules ? 0 : graph_setting(s->r, s->m, p, cfg);
 			if (p->offload_layers != MT_UNSET && p->offload_layers > 0) {
 				if (!can_offload || p->offload_layers >= L) {
 					s->res->pruned[MT_PRUNE_OFFLOAD]++;
 					continue;
 				}
 				cfg->offload_layers = p->offload_layers;
+				cfg->cuda_graph = 0;
 			}
+			/* graphs only where their buffers fit (docs/MODEL.md 5.10) */
+			if (cfg->cuda_graph && p->cuda_graph == MT_UNSET &&
+			    mem_of(s, a, b, cfg, &mem) > s->cap)
+				cfg->cuda_graph = 0;
 			if (rc % MT_RC_N == MT_RC_FULL) {
 				int lo = 1, hi = chunk, n;
 
@@ -300,6 +334,7 @@ static void level_c(struct srch *s, const struct mt_costs *a, const struct mt_pl
 				struct mt_mem m2;
 				int lo = 1, hi = L - 1, n;
 
+				cfg->cuda_graph = 0; /* Megatron: no graphs with CPU offloading */
 				cfg->offload_layers = hi;
 				if (mem_of(s, a, b, cfg, &m2) > s->cap) {
 					cfg->offload_layers = 0;
@@ -667,6 +702,7 @@ int mt_search(const struct mt_model *m, const struct mt_cluster *c, const struct
 	s.r = rules;
 	s.k = j->top_k < 1 ? 1 : (j->top_k > MT_TOP_MAX ? MT_TOP_MAX : j->top_k);
 	s.cap = c->memory_bytes * (1 - j->mem_headroom);
+	s.host_cap = mt_host_capacity(c);
 	res->capacity_bytes = s.cap;
 	mt_ctx_init(&s.x, m, c, j);
 	mt_cfg_facts_init(&s.cf, rules, &s.x);
@@ -749,6 +785,10 @@ static void rules_after_plan(struct mt_cfg_facts *cf, const struct mt_job *j,
 	cf->b = plan;
 	mt_cfg_facts_stage(cf, MT_ST_PLAN, cfg);
 	cfg->dist_opt = knob(cf->r, MT_F_CFG_DIST_OPT, j->pins.dist_opt, cfg->dist_opt);
+	mt_cfg_facts_stage(cf, MT_ST_DIST_OPT, cfg);
+	mt_cfg_facts_stage(cf, MT_ST_RECOMPUTE, cfg);
+	if (cfg->offload_layers <= 0 && !j->offload_modules)
+		cfg->cuda_graph = graph_setting(cf->r, cf->x->model, &j->pins, cfg);
 }
 
 /* A configuration Megatron-LM would refuse: the reason and the check. */
@@ -860,10 +900,16 @@ static int evaluate_one(const struct mt_model *m, const struct mt_cluster *c, co
 	    (cfg->recompute_layers <= 0 || cfg->recompute_layers > plan->chunk_layers_max))
 		cfg->recompute_layers = plan->chunk_layers_max;
 	mt_config_moe_settings(m, c, cfg);
+	if (cfg->cuda_graph && j->pins.cuda_graph == MT_UNSET) { /* only where they fit */
+		mt_memory(&x, a, plan, cfg, &out->mem);
+		if (out->mem.total > c->memory_bytes * (1 - j->mem_headroom))
+			cfg->cuda_graph = 0;
+	}
 	out->cfg = *cfg;
 	mt_memory(&x, a, plan, cfg, &out->mem);
 	mt_timing(&x, a, plan, cfg, &out->time, &out->tput);
-	out->feasible = out->mem.total <= c->memory_bytes * (1 - j->mem_headroom);
+	out->feasible = out->mem.total <= c->memory_bytes * (1 - j->mem_headroom) &&
+			(mt_host_capacity(c) <= 0 || out->mem.host_per_node <= mt_host_capacity(c));
 out:
 	free(a);
 	free(plan);

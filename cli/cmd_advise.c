@@ -16,6 +16,7 @@
 #include "../rules/engine.h"
 #include "../tuner/flags.h"
 #include "../tuner/flagtable.h"
+#include "../tuner/hostmem.h"
 #include "../tuner/launch.h"
 #include "../advisor/search.h"
 #include "cli.h"
@@ -46,8 +47,14 @@ static const char advise_usage[] =
 	"  --gpus N              GPUs in the job (whole nodes when more than one node)\n"
 	"  --seq N               sequence length\n"
 	"  --gbs N               global batch size, in sequences\n"
-	"  --precision P         bf16 (default) or fp8\n"
-	"  --fp8-recipe R        delayed (default) or tensorwise (current scaling)\n"
+	"  --precision P         bf16 (default), fp8 or nvfp4 (Blackwell: FP4 GEMMs)\n"
+	"  --fp8-recipe R        delayed (default), tensorwise (current scaling),\n"
+	"                        blockwise (128x128 weight / 1x128 activation scales,\n"
+	"                        Hopper or newer) or mxfp8 (1x32 blocks, Blackwell)\n"
+	"  --fp8-param-gather on|off   keep the weights in FP8 (NVFP4) and all-gather them\n"
+	"                        so (default on with the distributed optimizer)\n"
+	"  --optimizer-cpu-offload F   keep the share F (0 to 1] of the optimizer states\n"
+	"                        in host memory and step them on the CPU\n"
 	"  --attention A         flash (default, fused attention) or unfused\n"
 	"  --mem-headroom PCT    GPU memory kept free, percent (default 5)\n"
 	"  --moe-dispatcher D    alltoall, allgather, flex (DeepEP on Hopper, HybridEP on\n"
@@ -66,7 +73,15 @@ static const char advise_usage[] =
 	"  --cp-comm p2p|all_gather|a2a|a2a+p2p   --dist-opt on|off\n"
 	"  --offload-layers N    layers whose activations go to host memory\n"
 	"                        (Megatron-Core: PP 1 and no recompute only)\n"
+	"  --offload-modules M,M...  fine-grained activation offload: the inputs of these\n"
+	"                        modules of every layer go to host memory (attn_norm,\n"
+	"                        qkv_linear, core_attn, attn_proj, mlp_norm, expert_fc1,\n"
+	"                        moe_act; any PP; not with --offload-layers)\n"
 	"  --sequence-parallel on|off\n"
+	"  --cuda-graphs on|off  Transformer Engine per-layer CUDA graphs (default: the\n"
+	"                        cuda-graphs-host-bound rule turns them on where launches\n"
+	"                        bound the step and their buffers fit; never with full\n"
+	"                        recompute or offload)\n"
 	"  --bucket-size N       DDP bucket, in parameters\n"
 	"  --ep-overlap on|off   1F1B EP all-to-all overlap (--overlap-moe-expert-parallel-comm\n"
 	"                        --delay-wgrad-compute); searched where Megatron-LM allows it\n"
@@ -113,6 +128,7 @@ enum {
 	O_CP_COMM, O_DIST_OPT, O_OFFLOAD, O_SP, O_TP_OVERLAP, O_OVERLAP_GRAD, O_OVERLAP_PARAM,
 	O_CE_FUSION, O_GRAD_REDUCE, O_TOP, O_JSON, O_FORMAT, O_RULES, O_NO_RULES, O_DISPATCHER,
 	O_BUCKET, O_REPORT, O_MLM_VERSION, O_BRIDGE_VERSION, O_EP_OVERLAP, O_MOE_BALANCE,
+	O_PARAM_GATHER, O_OPT_OFFLOAD, O_CUDA_GRAPHS, O_OFFLOAD_MODULES,
 };
 
 static const struct option long_opts[] = {
@@ -155,6 +171,10 @@ static const struct option long_opts[] = {
 	{ "bridge-version", required_argument, NULL, O_BRIDGE_VERSION },
 	{ "ep-overlap", required_argument, NULL, O_EP_OVERLAP },
 	{ "moe-balance", required_argument, NULL, O_MOE_BALANCE },
+	{ "fp8-param-gather", required_argument, NULL, O_PARAM_GATHER },
+	{ "optimizer-cpu-offload", required_argument, NULL, O_OPT_OFFLOAD },
+	{ "cuda-graphs", required_argument, NULL, O_CUDA_GRAPHS },
+	{ "offload-modules", required_argument, NULL, O_OFFLOAD_MODULES },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -255,6 +275,23 @@ static int parse_knob(const char *cmd, int c, const char *name, const char *arg,
 		if ((a->job.pins.cp_comm = mt_cp_comm_parse(arg)) < 0)
 			return bad(cmd, name, "p2p, all_gather, a2a or a2a+p2p", arg);
 		break;
+	case O_OFFLOAD_MODULES: {
+		char badm[64];
+
+		if (mt_offload_modules_parse(arg, &a->job.offload_modules, badm, sizeof(badm)))
+			return bad(cmd, name, "modules among attn_norm, qkv_linear, core_attn, "
+				   "attn_proj, mlp_norm, expert_fc1, moe_act (comma-separated)",
+				   badm);
+		break;
+	}
+	case O_OPT_OFFLOAD: {
+		char *end;
+		double d = strtod(arg, &end);
+		if (end == arg || *end || !(d > 0 && d <= 1))
+			return bad(cmd, name, "a share of the optimizer states in (0, 1]", arg);
+		a->job.opt_offload = d;
+		break;
+	}
 	case O_GRAD_REDUCE:
 		if (!strcmp(arg, "fp32"))
 			a->job.pins.grad_fp32 = 1;
@@ -275,6 +312,8 @@ static int parse_knob(const char *cmd, int c, const char *name, const char *arg,
 		case O_OVERLAP_PARAM: a->job.pins.overlap_param = onoff; break;
 		case O_CE_FUSION: a->job.pins.fused_ce = onoff; break;
 		case O_EP_OVERLAP: a->job.pins.ep_overlap = onoff; break;
+		case O_PARAM_GATHER: a->job.param_gather_q = onoff; break;
+		case O_CUDA_GRAPHS: a->job.pins.cuda_graph = onoff; break;
 		}
 		break;
 	}
@@ -405,11 +444,11 @@ static int parse_args(const char *cmd, int argc, char **argv, struct args *a)
 		}
 		case O_PRECISION:
 			if ((a->job.precision = mt_precision_parse(arg)) < 0)
-				return bad(cmd, name, "bf16 or fp8", arg);
+				return bad(cmd, name, "bf16, fp8 or nvfp4", arg);
 			break;
 		case O_FP8_RECIPE:
 			if ((a->job.fp8_recipe = mt_fp8_recipe_parse(arg)) < 0)
-				return bad(cmd, name, "delayed or tensorwise", arg);
+				return bad(cmd, name, "delayed, tensorwise, blockwise or mxfp8", arg);
 			break;
 		case O_ATTENTION:
 			if (!strcmp(arg, "flash"))
@@ -745,6 +784,7 @@ int cmd_estimate(int argc, char **argv)
 	cfg.cp_comm = pinned_or(p->cp_comm, MT_CP_P2P);
 	cfg.dist_opt = pinned_or(p->dist_opt, 1);
 	cfg.offload_layers = pinned_or(p->offload_layers, 0);
+	cfg.cuda_graph = pinned_or(p->cuda_graph, 0);
 	cfg.sp = pinned_or(p->sp, cfg.tp > 1);
 	cfg.bucket_params = p->bucket != MT_UNSET ? p->bucket : 0;
 	if (mt_evaluate(&m, c, &a.job, run, &cfg, &e, &err)) {

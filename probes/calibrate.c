@@ -485,6 +485,9 @@ static void profile_gpu(const struct mt_calib *b, const char *base, cJSON *gpu, 
 	}
 	if (b->nvlink_busbw >= 0.1) /* the reader's floor; a GPU link is far above it */
 		set_num(node, "nvlink_gbps", b->nvlink_busbw);
+	/* the node's RAM (MemTotal of /proc/meminfo) replaces the datasheet's */
+	if (in->nhosts > 0 && in->hosts[0].mem_bytes >= 1e9)
+		set_num(node, "host_memory_bytes", in->hosts[0].mem_bytes);
 }
 
 /* CPU backend: the CPU stands for the GPU, each rank for a device; a CPU has
@@ -525,6 +528,8 @@ static void profile_cpu(const struct mt_calib *b, cJSON *gpu, cJSON *node)
 	if (in->nhosts > 1)
 		set_num(node, "nic_gbps", net_bw > 0.1 ? net_bw : 0.1);
 	set_num(node, "numa_nodes", h0 ? h0->numa_nodes : 1);
+	if (h0 && h0->mem_bytes >= 1e9) /* MemTotal of /proc/meminfo */
+		set_num(node, "host_memory_bytes", h0->mem_bytes);
 	set_str(node, "source", "measured");
 	if (membw > 0)
 		mt_profile_memory_bandwidth(b->doc, "stream-triad", membw, b->src);

@@ -10,6 +10,8 @@
 #include "../lib/units.h"
 #include "../rules/engine.h"
 #include "../tuner/flags.h"
+#include "../tuner/hostmem.h"
+#include "../tuner/precision.h"
 
 /* ---------------------------------------------------------------- text */
 
@@ -45,6 +47,22 @@ static void moe_words(struct sbuf *sb, const struct mt_model *m, const struct mt
 		sbuf_addf(sb, " (%s)", mt_flex_backend_name(cfg->flex_backend));
 	sbuf_addf(sb, ", EP overlap %s%s", cfg->ep_overlap ? "1F1B" : "off",
 		  cfg->shared_overlap ? ", shared experts overlapped" : "");
+}
+
+/* Host memory per node (docs/MODEL.md 4.10); "" when the profile lacks it. */
+static void host_line(struct sbuf *sb, const struct mt_cluster *c, const struct mt_mem *m,
+		      const char *ind)
+{
+	double cap = mt_host_capacity(c);
+
+	if (cap > 0)
+		sbuf_addf(sb, "%shost memory per node: %.1f GiB of %.1f GiB usable (%.1f GiB per GPU: "
+			      "offloaded activations and optimizer states, pinned, and the process)\n",
+			  ind, gib(m->host_per_node), gib(cap), gib(m->host_per_gpu));
+	else
+		sbuf_addf(sb, "%shost memory per node: %.1f GiB (%.1f GiB per GPU; the profile gives "
+			      "no node.host_memory_bytes to check it against)\n", ind,
+			  gib(m->host_per_node), gib(m->host_per_gpu));
 }
 
 static void memory_lines(struct sbuf *sb, const struct mt_eval *e, double cap, const char *ind)
@@ -334,12 +352,14 @@ void mt_advice_text(struct sbuf *sb, const struct mt_model *m, const struct mt_c
 	moe_words(sb, m, &r->top[0].cfg);
 	sbuf_addf(sb, "\n");
 	memory_lines(sb, &r->top[0], r->capacity_bytes, "  ");
+	if (r->top[0].cfg.offload_layers > 0 || j->opt_offload > 0 || j->offload_modules)
+		host_line(sb, c, &r->top[0].mem, "  ");
 	time_lines(sb, &r->top[0], "  ");
 	sbuf_addf(sb, "  throughput: %.0f tokens/s per GPU, %.1f model TFLOP/s per GPU "
 		      "(%.1f executed), MFU %.1f%% of %.0f TFLOP/s %s\n",
 		  r->top[0].tput.tokens_per_s_per_gpu, r->top[0].tput.model_tflops_per_gpu,
 		  r->top[0].tput.hw_tflops_per_gpu, 100 * r->top[0].tput.mfu,
-		  c->peak_tflops[j->precision == MT_PREC_FP8 ? MT_DT_FP8 : MT_DT_BF16],
+		  c->peak_tflops[mt_recipe(mt_recipe_of(j))->gemm_dtype],
 		  mt_precision_name(j->precision));
 	if (r->ntop > 1) {
 		double d = r->top[1].time.step / r->top[0].time.step - 1;
@@ -406,7 +426,8 @@ void mt_estimate_text(struct sbuf *sb, const struct mt_model *m, const struct mt
 		  e->cfg.dist_opt ? "on" : "off", e->cfg.num_mb);
 	moe_words(sb, m, &e->cfg);
 	sbuf_addf(sb, "\n");
-	sbuf_addf(sb, "verdict: %s\n\n", e->feasible ? "fits in memory" : "DOES NOT FIT in memory");
+	sbuf_addf(sb, "verdict: %s\n\n", e->feasible ? "fits in memory"
+				: mm->total <= cap ? "DOES NOT FIT in host memory" : "DOES NOT FIT in memory");
 
 	mt_table_init(&t);
 	mt_table_col(&t, 0, "memory (stage)", NULL, 1);
@@ -430,8 +451,10 @@ void mt_estimate_text(struct sbuf *sb, const struct mt_model *m, const struct mt
 #undef ROW
 	mt_table_render(&t, sb, "", MT_TABLE_RULE);
 	mt_table_release(&t);
-	sbuf_addf(sb, "(stage %d is the most loaded; %.1f GiB usable of %.1f GiB)\n\n", mm->stage,
+	sbuf_addf(sb, "(stage %d is the most loaded; %.1f GiB usable of %.1f GiB)\n", mm->stage,
 		  gib(cap), gib(c->memory_bytes));
+	host_line(sb, c, mm, "");
+	sbuf_addc(sb, '\n');
 
 	mt_table_init(&t);
 	mt_table_col(&t, 0, "time per step", NULL, 1);

@@ -10,6 +10,7 @@
 
 #include "../lib/sbuf.h"
 #include "../lib/ver.h"
+#include "../tuner/precision.h"
 
 /* ---------------------------------------------------------------- set-up */
 
@@ -97,6 +98,10 @@ static void static_facts(struct mt_rules_run *r)
 	F(JOB_ATTENTION) = j->attn_impl;
 	F(JOB_MOE_DISPATCHER) = j->moe_dispatcher == MT_DISPATCH_AUTO ? MT_DISPATCH_N : j->moe_dispatcher;
 	F(JOB_MEM_HEADROOM) = j->mem_headroom;
+	F(JOB_PARAM_GATHER) = mt_param_gather_q(j, 1);
+	F(JOB_OPT_OFFLOAD) = j->opt_offload;
+	F(JOB_FINE_OFFLOAD) = j->offload_modules != 0;
+	F(CLUSTER_HOST_MEMORY) = nz(c->host_memory_bytes);
 
 	mt_rules_cluster_facts(r->facts, c);
 	F(MEM_CAPACITY) = c->memory_bytes * (1 - j->mem_headroom);

@@ -6,8 +6,8 @@
 
 #include "../tuner/cluster.h"
 
-static const char *const ENUM_PRECISION[] = { "bf16", "fp8", NULL };
-static const char *const ENUM_FP8_RECIPE[] = { "delayed", "tensorwise", NULL };
+static const char *const ENUM_PRECISION[] = { "bf16", "fp8", "nvfp4", NULL };
+static const char *const ENUM_FP8_RECIPE[] = { "delayed", "tensorwise", "blockwise", "mxfp8", NULL };
 static const char *const ENUM_ATTENTION[] = { "flash", "unfused", NULL };
 static const char *const ENUM_DISPATCHER[] = { "alltoall", "flex", "allgather", "auto", NULL };
 static const char *const ENUM_CFG_DISPATCHER[] = { "alltoall", "flex", "allgather", NULL };
@@ -139,6 +139,7 @@ unsigned mt_pinned_knobs(const struct mt_job *j)
 	if (p->mbs != MT_UNSET) k |= K_MBS;
 	if (p->tp_overlap != MT_UNSET) k |= K_TP_OVERLAP;
 	if (p->fused_ce != MT_UNSET) k |= K_FUSED_CE;
+	if (p->cuda_graph != MT_UNSET) k |= K_CUDA_GRAPH;
 	if (p->pp != MT_UNSET) k |= K_PP;
 	if (p->vpp != MT_UNSET) k |= K_VPP;
 	if (p->overlap_grad != MT_UNSET) k |= K_OVERLAP_GRAD;

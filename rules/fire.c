@@ -128,6 +128,7 @@ static int pin_of(const struct mt_job *j, int fact, double *v)
 	case MT_F_CFG_GRAD_FP32: pin = p->grad_fp32; break;
 	case MT_F_CFG_BUCKET: pin = p->bucket; break;
 	case MT_F_CFG_DIST_OPT: pin = p->dist_opt; break;
+	case MT_F_CFG_CUDA_GRAPH: pin = p->cuda_graph; break;
 	default: break;
 	}
 	if (pin == MT_UNSET)

@@ -26,7 +26,7 @@ const char *mt_rule_kind_name(int k) { return k >= 0 && k < MT_RK_N ? kind_names
 static const int settable[] = {
 	MT_F_CFG_CP_A2A, MT_F_CFG_CP_COMM, MT_F_CFG_SP, MT_F_CFG_ETP, MT_F_CFG_TP_OVERLAP,
 	MT_F_CFG_FUSED_CE, MT_F_CFG_OVERLAP_GRAD, MT_F_CFG_OVERLAP_PARAM, MT_F_CFG_GRAD_FP32,
-	MT_F_CFG_BUCKET, MT_F_CFG_DIST_OPT,
+	MT_F_CFG_BUCKET, MT_F_CFG_DIST_OPT, MT_F_CFG_CUDA_GRAPH,
 };
 
 int mt_rule_settable_at(int i)
@@ -482,7 +482,7 @@ static void dir_set(struct pstate *ps, int line, const char *rest, size_t rl, in
 		perr(ps, line, "rule '%s': SET %.*s: rules may set config.sp, config.cp_comm, "
 		     "config.cp_a2a, config.etp, config.tp_overlap, config.fused_ce, "
 		     "config.overlap_grad, config.overlap_param, config.grad_fp32, "
-		     "config.bucket_params or config.dist_opt (the others are searched: "
+		     "config.bucket_params, config.dist_opt or config.cuda_graph (the others are searched: "
 		     "prune them with a constraint)", r->id, (int)kl, key);
 		return;
 	}

@@ -14,7 +14,7 @@
 
 #define INT_MAXV 0x7fffffff
 
-static const char *const dtype_names[MT_DT_N] = { "bf16", "fp16", "fp8", "tf32", "fp32" };
+static const char *const dtype_names[MT_DT_N] = { "bf16", "fp16", "fp8", "tf32", "fp32", "fp4" };
 static const char *const coll_names[MT_COLL_N] = { "all_reduce", "all_gather",
 						   "reduce_scatter", "alltoall",
 						   "sendrecv", "broadcast" };
@@ -233,6 +233,8 @@ static int read_node(struct rd *r, const cJSON *root)
 	    (rc = mt_jint32(&na, n, "nics_per_node", 1, 0, 4096, &c->nics_per_node, r->err)) < 0 ||
 	    (rc = mt_jnum(&na, n, "nic_gbps", c->nics_per_node > 0, 0.1, 1e6, &c->nic_gbps, r->err)) < 0 ||
 	    (rc = mt_jnum(&na, n, "pcie_gbps", 0, 0.1, 1e6, &c->pcie_gbps, r->err)) < 0 ||
+	    (rc = mt_jnum(&na, n, "host_memory_bytes", 0, 1e9, 1e15, &c->host_memory_bytes,
+			  r->err)) < 0 ||
 	    (rc = c->numa_given = mt_jint32(&na, n, "numa_nodes", 0, 1, 1024, &c->numa_nodes,
 					    r->err)) < 0 ||
 	    (rc = source_ref(r, n, "node", 1, -1, &c->node_src)) < 0)
@@ -607,12 +609,14 @@ static int prepare_gemm(struct mt_cluster *c, const char *file, struct mt_error 
 				    "measurement (fp32 alone only with gpu.peak_tflops.fp32)", file);
 	for (dt = 0; dt < MT_DT_N; dt++) {
 		static const int order[] = { MT_DT_BF16, MT_DT_FP16, MT_DT_FP8, MT_DT_TF32, MT_DT_FP32 };
+		/* FP4 from the FP8 curve first: the nearest tensor-core path */
+		static const int order4[] = { MT_DT_FP8, MT_DT_BF16, MT_DT_FP16, MT_DT_TF32, MT_DT_FP32 };
 		struct mt_gemm_curve *g = &c->gcurve[dt];
 
 		if (g->n || c->peak_tflops[dt] <= 0)
 			continue;
 		for (i = 0; i < 5; i++) {
-			src = order[i];
+			src = dt == MT_DT_FP4 ? order4[i] : order[i];
 			if (c->gcurve[src].derived_from < 0 && c->gcurve[src].n &&
 			    c->peak_tflops[src] > 0)
 				break;
@@ -806,6 +810,7 @@ static double dtype_bytes(int dt)
 {
 	switch (dt) {
 	case MT_DT_FP8: return 1;
+	case MT_DT_FP4: return 0.5 + 1.0 / 16; /* E2M1 and an E4M3 scale per 16 */
 	case MT_DT_TF32:
 	case MT_DT_FP32: return 4;
 	default: return 2;
@@ -821,7 +826,7 @@ double mt_gemm_time(const struct mt_cluster *c, int dtype, double m, double n, d
 	rate = mt_gemm_tflops(c, dtype, m, n, k);
 	if (rate <= 0)
 		return 0;
-	outb = dtype == MT_DT_FP8 ? 2 : in; /* FP8 GEMMs write BF16 */
+	outb = dtype == MT_DT_FP8 || dtype == MT_DT_FP4 ? 2 : in; /* FP8/FP4 GEMMs write BF16 */
 	t_compute = 2 * m * n * k / (rate * 1e12);
 	t_mem = ((m * k + k * n) * in + m * n * outb) / (c->hbm_gbps * 1e9);
 	return (t_compute > t_mem ? t_compute : t_mem) * mt_corr_gemm(&c->corr, m, n, k);

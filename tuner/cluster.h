@@ -21,7 +21,9 @@
 #include "dispatch.h"
 #include "correction.h"
 
-enum mt_dtype { MT_DT_BF16, MT_DT_FP16, MT_DT_FP8, MT_DT_TF32, MT_DT_FP32, MT_DT_N };
+/* MT_DT_FP4: NVFP4 (E2M1 with E4M3 scales per 16 elements), Blackwell only;
+ * profiles give its peak, its curve is derived from the FP8 one (3.1) */
+enum mt_dtype { MT_DT_BF16, MT_DT_FP16, MT_DT_FP8, MT_DT_TF32, MT_DT_FP32, MT_DT_FP4, MT_DT_N };
 
 enum mt_coll {
 	MT_COLL_ALL_REDUCE,
@@ -135,6 +137,7 @@ struct mt_cluster {
 	struct mt_offload_pt *offload;
 	int noffload;
 
+	double host_memory_bytes;    /* host RAM per node (node.host_memory_bytes), 0 unknown */
 	double launch_overhead_us;   /* 0 when not measured */
 	double optimizer_gparams_per_s; /* host Adam throughput, 0 when unknown */
 	int host_src;

@@ -7,6 +7,8 @@
 
 #include "cluster.h"
 #include "model.h"
+#include "hostmem.h"
+#include "precision.h"
 
 void mt_pins_init(struct mt_pins *p)
 {
@@ -16,6 +18,7 @@ void mt_pins_init(struct mt_pins *p)
 	p->tp_overlap = p->overlap_grad = p->overlap_param = p->fused_ce = p->grad_fp32 = MT_UNSET;
 	p->bucket = MT_UNSET;
 	p->ep_overlap = MT_UNSET;
+	p->cuda_graph = MT_UNSET;
 }
 
 void mt_job_init(struct mt_job *j)
@@ -26,6 +29,7 @@ void mt_job_init(struct mt_job *j)
 	j->mem_headroom = 0.05;
 	j->top_k = 5;
 	j->moe_dispatcher = MT_DISPATCH_AUTO;
+	j->param_gather_q = MT_UNSET;
 	mt_pins_init(&j->pins);
 }
 
@@ -62,31 +66,36 @@ int mt_cp_comm_parse(const char *s)
 	return -1;
 }
 
+static const char *const prec_names[] = { "bf16", "fp8", "nvfp4" };
+static const char *const recipe_names[] = { "delayed", "tensorwise", "blockwise", "mxfp8" };
+
 const char *mt_precision_name(int p)
 {
-	return p == MT_PREC_FP8 ? "fp8" : "bf16";
+	return p >= 0 && p <= MT_PREC_NVFP4 ? prec_names[p] : "?";
 }
 
 int mt_precision_parse(const char *s)
 {
-	if (!strcmp(s, "bf16"))
-		return MT_PREC_BF16;
-	if (!strcmp(s, "fp8"))
-		return MT_PREC_FP8;
+	int i;
+
+	for (i = 0; i <= MT_PREC_NVFP4; i++)
+		if (!strcmp(s, prec_names[i]))
+			return i;
 	return -1;
 }
 
 const char *mt_fp8_recipe_name(int r)
 {
-	return r == MT_FP8_TENSORWISE ? "tensorwise" : "delayed";
+	return r >= 0 && r <= MT_FP8_MXFP8 ? recipe_names[r] : "?";
 }
 
 int mt_fp8_recipe_parse(const char *s)
 {
-	if (!strcmp(s, "delayed"))
-		return MT_FP8_DELAYED;
-	if (!strcmp(s, "tensorwise"))
-		return MT_FP8_TENSORWISE;
+	int i;
+
+	for (i = 0; i <= MT_FP8_MXFP8; i++)
+		if (!strcmp(s, recipe_names[i]))
+			return i;
 	return -1;
 }
 
@@ -96,6 +105,7 @@ static const char *const prune_ids[MT_PRUNE_N] = {
 	"tp-heads", "tp-kv-heads", "tp-ffn", "cp-sequence", "cp-heads", "cp-attention",
 	"ep-experts", "ep-gpus", "etp-ffn", "etp-bias", "moe-sp", "sp-sequence", "offload", "pp-layers", "vpp",
 	"batch", "memory", "dominated",
+	"host-memory",
 };
 
 static const char *const prune_texts[MT_PRUNE_N] = {
@@ -117,6 +127,7 @@ static const char *const prune_texts[MT_PRUNE_N] = {
 	"DP x micro-batch does not divide the global batch",
 	"does not fit in GPU memory",
 	"more recomputation or offload than needed to fit",
+	"offloaded activations or optimizer states do not fit in the host memory of a node",
 };
 
 #define ETP_BIAS_CITE "Megatron-LM d98e8a6 megatron/core/transformer/transformer_config.py:2613 " \
@@ -162,6 +173,7 @@ static const char *const prune_cites[MT_PRUNE_N] = {
 	"come in groups of PP",
 	"Megatron-LM d98e8a6 megatron/core/num_microbatches_calculator.py:381 asserts: "
 	"global_batch_size divisible by micro_batch_size x data_parallel_size",
+	NULL,
 	NULL,
 	NULL,
 };
@@ -278,6 +290,49 @@ void mt_config_moe_settings(const struct mt_model *m, const struct mt_cluster *c
 #define MT_GPUS_MAX (1 << 20)
 #define MT_SEQ_MAX (1 << 24)
 
+/* The precision recipe, the quantised parameter gather, host offload and
+ * CUDA graphs against the GPU and Megatron-LM's checks. */
+static int precision_offload_check(const struct mt_model *m, const struct mt_cluster *c,
+				   const struct mt_job *j, struct mt_error *err)
+{
+	const struct mt_pins *p = &j->pins;
+	int rc;
+
+	if ((rc = mt_recipe_check(j, c, err)))
+		return rc;
+	if (j->param_gather_q == 1 && !mt_prec_quantised(j))
+		return mt_error_set(err, MT_EINVAL,
+				    "--fp8-param-gather on needs --precision fp8 or nvfp4 (Megatron-LM "
+				    "d98e8a6 megatron/core/transformer/transformer_config.py:1566 raises: "
+				    "fp8_param must be used together with fp8 mode)");
+	if (j->param_gather_q == 1 && p->dist_opt == 0)
+		return mt_error_set(err, MT_EINVAL,
+				    "--fp8-param-gather on needs the distributed optimizer (Megatron-LM "
+				    "d98e8a6 megatron/training/arguments.py:1097: --fp8-param-gather only "
+				    "supported with distributed optimizer, torch fsdp2, megatron fsdp, or "
+				    "inference mode)");
+	if ((rc = mt_hostmem_check(j, err)) || (rc = mt_offload_modules_check(m, j, err)))
+		return rc;
+	if (p->cuda_graph == 1 && (p->recompute == MT_RC_FULL ||
+				   (p->offload_layers != MT_UNSET && p->offload_layers > 0)))
+		return mt_error_set(err, MT_EINVAL,
+				    "--cuda-graphs on: per-layer CUDA graphs run with neither %s "
+				    "(Megatron-LM d98e8a6 megatron/core/transformer/transformer_config.py:%s)",
+				    p->recompute == MT_RC_FULL ? "--recompute full" : "--offload-layers",
+				    p->recompute == MT_RC_FULL
+					    ? "2856 asserts: full recompute is only supported with full "
+					      "iteration CUDA graph"
+					    : "2801 raises: CUDA graphs not supported with CPU offloading");
+	if (p->cuda_graph == 1 && p->recompute == MT_RC_SELECTIVE && m->attn_dropout > 0)
+		return mt_error_set(err, MT_EINVAL,
+				    "--cuda-graphs on: model '%s' has attention dropout %g, and Megatron-LM "
+				    "does not graph an attention it recomputes (--recompute selective; "
+				    "d98e8a6 megatron/core/transformer/transformer_config.py:2879 asserts: "
+				    "attention dropout is not supported with graphed attention recomputation)",
+				    m->name, m->attn_dropout);
+	return MT_OK;
+}
+
 int mt_job_check(const struct mt_model *m, const struct mt_cluster *c, const struct mt_job *j,
 		 struct mt_error *err)
 {
@@ -306,6 +361,8 @@ int mt_job_check(const struct mt_model *m, const struct mt_cluster *c, const str
 				    "--precision fp8: the %s GPUs of cluster '%s' have no FP8 tensor "
 				    "cores (no gpu.peak_tflops.fp8 in its profile)", c->gpu_name,
 				    c->name);
+	if ((rc = precision_offload_check(m, c, j, err)))
+		return rc;
 	if (p->tp != MT_UNSET) {
 		int r;
 		if (p->tp < 1 || j->gpus % p->tp)

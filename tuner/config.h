@@ -19,8 +19,8 @@
 struct mt_model;
 struct mt_cluster;
 
-enum mt_precision { MT_PREC_BF16, MT_PREC_FP8 };
-enum mt_fp8_recipe { MT_FP8_DELAYED, MT_FP8_TENSORWISE };
+enum mt_precision { MT_PREC_BF16, MT_PREC_FP8, MT_PREC_NVFP4 };
+enum mt_fp8_recipe { MT_FP8_DELAYED, MT_FP8_TENSORWISE, MT_FP8_BLOCKWISE, MT_FP8_MXFP8 };
 enum mt_recompute { MT_RC_NONE, MT_RC_SELECTIVE, MT_RC_FULL, MT_RC_N };
 enum mt_cp_comm { MT_CP_P2P, MT_CP_ALL_GATHER, MT_CP_A2A, MT_CP_A2A_P2P, MT_CP_N };
 enum mt_split {
@@ -42,6 +42,7 @@ struct mt_pins {
 	int tp_overlap, overlap_grad, overlap_param, fused_ce, grad_fp32;
 	int bucket;               /* DDP bucket size in parameters */
 	int ep_overlap;           /* --overlap-moe-expert-parallel-comm (searched) */
+	int cuda_graph;           /* per-layer CUDA graphs (--cuda-graphs on|off) */
 };
 
 
@@ -60,6 +61,12 @@ struct mt_job {
 	int megatron_version;     /* release of the flags (tuner/flagtable.h): 0 the newest */
 	int bridge_version;       /* release of the Bridge overrides: 0 the newest */
 	struct mt_pins pins;
+	/* low precision and host memory (tuner/precision.h, tuner/hostmem.h) */
+	int param_gather_q;       /* weights kept and all-gathered quantised (--fp8-param-gather);
+				   * MT_UNSET: on with the distributed optimizer */
+	double opt_offload;       /* share of optimizer states on the host (0: none) */
+	unsigned offload_modules; /* fine-grained activation offload: bits of enum
+				   * mt_offload_module (tuner/hostmem.h), 0 none */
 };
 
 struct mt_config {
@@ -81,6 +88,7 @@ struct mt_config {
 	int shared_overlap;       /* --moe-shared-expert-overlap (follows: shared experts, EP > 1,
 				   * alltoall or flex, no 1F1B overlap) */
 	int flex_backend;         /* enum mt_flex_backend of the cluster (flex) */
+	int cuda_graph;           /* Transformer Engine per-layer CUDA graphs (docs/MODEL.md 5.10) */
 };
 
 /* Per-GPU memory on the most loaded pipeline stage, bytes. */
@@ -96,6 +104,9 @@ struct mt_mem {
 	double cuda_graphs;       /* captured graphs' private pools */
 	double fragmentation;     /* caching-allocator slack */
 	double total;
+	double host_per_gpu;      /* host memory of one rank: offloaded activations and optimizer
+				   * states, pinned buffers, process (tuner/hostmem.h) */
+	double host_per_node;     /* the node's ranks together */
 	int stage;                /* the stage it was computed for */
 };
 
@@ -174,6 +185,7 @@ enum mt_prune {
 	MT_PRUNE_BATCH,        /* DP x micro-batch does not divide the global batch */
 	MT_PRUNE_MEMORY,       /* does not fit in GPU memory */
 	MT_PRUNE_DOMINATED,    /* more recompute or offload than needed to fit */
+	MT_PRUNE_HOST_MEMORY,  /* offloaded state does not fit in the node's host memory */
 	MT_PRUNE_N
 };
 

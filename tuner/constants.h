@@ -65,4 +65,32 @@
  * read, grad zeroing). */
 #define MT_ADAM_BYTES_PER_PARAM 38.0
 
+/* CUDA graphs (docs/MODEL.md 5.10): host time of one graphed callable, the
+ * Python autograd function and cudaGraphLaunch (µs, megatune's estimate), and
+ * the callables per layer and micro-batch (attention and MLP or router,
+ * forward and backward). */
+#define MT_GRAPH_CALL_US 20.0
+#define MT_GRAPH_CALLS_PER_LAYER 4
+/* Static buffers per captured layer and micro-batch in flight, in units of the
+ * activation between layers (T·h·2/spd): the graph's input and output and
+ * their gradients. */
+#define MT_GRAPH_STATIC_ACTS 4
+
+/* Host memory and optimizer CPU offload (docs/MODEL.md 4.10). */
+/* Share of a node's memory the training ranks may use: the kernel, the page
+ * cache of the dataset's memory-mapped files and the file system keep the
+ * rest (megatune's allowance). */
+#define MT_HOST_USABLE 0.90
+/* Resident host memory of one Megatron-LM rank besides what it offloads:
+ * the Python interpreter with PyTorch, CUDA and NCCL host state, the
+ * dataset's index arrays and the data-loader workers (megatune's estimate). */
+#define MT_HOST_RANK_BYTES (8.0 * 1073741824.0)
+/* Host Adam throughput of a node when the profile does not measure it
+ * (host.optimizer_gparams_per_s): 28 bytes per parameter at ~140 GB/s of
+ * two-socket DRAM bandwidth (megatune's estimate). */
+#define MT_HOST_ADAM_GPARAMS 5.0
+/* Bytes per parameter of the offloaded optimizer: FP32 master weight and two
+ * FP32 moments (12), and the FP32 gradient copied to the host (4). */
+#define MT_OPT_HOST_BYTES 16.0
+
 #endif

@@ -6,6 +6,8 @@
 
 #include "constants.h"
 #include "perf.h"
+#include "hostmem.h"
+#include "precision.h"
 
 
 void mt_ctx_init(struct mt_ctx *x, const struct mt_model *m, const struct mt_cluster *c,
@@ -15,7 +17,8 @@ void mt_ctx_init(struct mt_ctx *x, const struct mt_model *m, const struct mt_clu
 	x->model = m;
 	x->cluster = c;
 	x->job = j;
-	x->gemm_dtype = j->precision == MT_PREC_FP8 ? MT_DT_FP8 : MT_DT_BF16;
+	x->recipe = mt_recipe_of(j);
+	x->gemm_dtype = mt_recipe(x->recipe)->gemm_dtype;
 	x->hbm = c->hbm_gbps * 1e9;
 	x->peak = c->peak_tflops[x->gemm_dtype];
 	if (x->peak <= 0)
@@ -163,11 +166,11 @@ static void prepare(const struct mt_ctx *x, const struct mt_shape *sh, struct wo
 	a = w->a = m->heads;
 	t = w->t = tp;
 	spd = w->spd = sh->sp ? tp : 1;
-	/* bytes moved per element to cast a GEMM input to FP8: read bf16, write
-	 * fp8, and for current (tensorwise) scaling one more read for the amax */
-	w->fp8_cast = j->precision != MT_PREC_FP8 ? 0.0
-		      : j->fp8_recipe == MT_FP8_TENSORWISE ? 5.0 : 3.0;
-	w->gin = j->precision == MT_PREC_FP8 ? 1 : 2;
+	/* bytes moved per element to cast a GEMM input to the recipe's format:
+	 * read bf16 (twice with an amax pass), write each layout and its scales
+	 * (4.9); the saved GEMM inputs stay quantised */
+	w->fp8_cast = mt_recipe_cast_bytes(x->recipe);
+	w->gin = mt_prec_quantised(j) ? mt_recipe_saved_bytes(x->recipe) : 2;
 	w->T = (double)mbs * s / cp;
 	w->Tm = w->T / spd;           /* tokens routed by this GPU in a MoE layer */
 	w->gm = m->gated ? 2 : 1;     /* width of the up projection in units of ffn */
@@ -302,8 +305,8 @@ static double layer_tp_comm(const struct work *w, int k, struct mt_costs *o)
 		S = w->T * w->h * 2;
 		if (sp) {
 			ag = coll(x, MT_COLL_ALL_GATHER, tp, 1, S);
-			ag8 = x->job->precision == MT_PREC_FP8 ? coll(x, MT_COLL_ALL_GATHER, tp, 1, S / 2)
-							       : ag;
+			ag8 = mt_prec_quantised(x->job) ? coll(x, MT_COLL_ALL_GATHER, tp, 1, S * w->gin / 2)
+							 : ag;
 			rs = coll(x, MT_COLL_REDUCE_SCATTER, tp, 1, S);
 			comm_f = pairs * (ag8 + rs);
 			comm_b = pairs * (ag + rs + ag8);
@@ -419,6 +422,10 @@ static void layer_time(const struct work *w, int k, double slow, struct mt_costs
 
 	/* kernels issued per layer and micro-batch, forward + backward (5.8) */
 	o->host_ops[k] = 40 + (tp > 1 ? 10 : 0) + (w->fp8_cast > 0 ? 12 : 0) + (cp > 1 ? 4 * cp : 0);
+	/* attention, norms and the dense MLP or the router: what Transformer
+	 * Engine's per-layer graphs capture; dropless MoE's dispatch and experts
+	 * stay eager (5.10) */
+	o->host_ops_graph[k] = o->host_ops[k];
 	if (k == MT_L_MOE) /* router, permutations, a2a, and per local expert 2 GEMMs
 			    * forward and 4 backward, plus their FP8 casts */
 		o->host_ops[k] += 30 + (6 + (w->fp8_cast > 0 ? 6 : 0)) * m->experts / ep;
@@ -472,6 +479,27 @@ static void layer_memory(const struct work *w, int k, struct mt_costs *o)
 	o->act[k][MT_RC_SELECTIVE] = T * (act_sp + act_tp + act_mlp);
 	o->act[k][MT_RC_FULL] = T * 2 * h / spd;
 	o->act_layer_peak[k] = o->act[k][MT_RC_NONE];
+	/* fine-grained offload (4.10): the input of each module named */
+	{
+		unsigned om = w->x->job->offload_modules;
+		double f = 0;
+
+		if (om & (1u << MT_OM_ATTN_NORM))
+			f += 2 * h / spd;
+		if (om & (1u << MT_OM_QKV_LINEAR))
+			f += gin * h / spd;
+		if (om & (1u << MT_OM_CORE_ATTN))
+			f += (m->mla ? 2 * a * dqk + 2 * a * dqk + 2 * a * dv : 2 * w->q_el + 4 * w->kv_el) / t;
+		if (om & (1u << MT_OM_ATTN_PROJ))
+			f += gin * a * dv / t;
+		if (om & (1u << MT_OM_MLP_NORM))
+			f += 2 * h / spd;
+		if (k == MT_L_MOE && (om & (1u << MT_OM_EXPERT_FC1)))
+			f += m->topk * etp * gin * h / spd;
+		if (k == MT_L_MOE && (om & (1u << MT_OM_MOE_ACT)))
+			f += m->topk * 2 * gm * m->moe_ffn / spd;
+		o->act_fine[k] = T * f;
+	}
 
 	/* ---- parameters on this GPU */
 	o->par_tp[k] = (double)mt_model_attn_tp_params(m) / t;
@@ -486,7 +514,7 @@ static void layer_memory(const struct work *w, int k, struct mt_costs *o)
 		o->par_exp[k] = (double)m->experts * mt_model_expert_params(m) / ((double)ep * etp);
 		o->par_fp8[k] = o->par_tp[k] + o->par_exp[k];
 	}
-	if (w->x->job->precision != MT_PREC_FP8)
+	if (!mt_prec_quantised(w->x->job))
 		o->par_fp8[k] = 0;
 }
 

@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "cluster.h"
+#include "hostmem.h"
+#include "precision.h"
 
 static int add(struct mt_kv *o, int n, const char *k, const char *fmt, long long v)
 {
@@ -214,6 +216,33 @@ static int model_args(const struct mt_model *m, const struct mt_job *j, struct m
 	return n;
 }
 
+/* The modules Transformer Engine's per-layer graphs capture: attention, the
+ * dense MLP where the model has dense layers, the MoE router where it has
+ * experts (dropless dispatch stays eager); Megatron-LM d98e8a6
+ * transformer_config.py lines 2804-2852 check these combinations. */
+static const char *graph_modules(const struct mt_model *m, char *buf, size_t cap, char sep)
+{
+	snprintf(buf, cap, "attn%s%s%s%s", m->moe_layers < m->layers ? (sep == ' ' ? " " : ",") : "",
+		 m->moe_layers < m->layers ? "mlp" : "", m->experts ? (sep == ' ' ? " " : ",") : "",
+		 m->experts ? "moe_router" : "");
+	return buf;
+}
+
+/* The fine-grained offload modules, separated by sep. */
+static const char *offload_list(unsigned bits, char *buf, size_t cap, char sep)
+{
+	size_t len = 0;
+	int i;
+
+	buf[0] = '\0';
+	for (i = 0; i < MT_OM_N; i++)
+		if (bits & (1u << i))
+			len += (size_t)snprintf(buf + len, cap > len ? cap - len : 0, "%s%s",
+						len ? (sep == ' ' ? " " : ",") : "",
+						mt_offload_module_name(i));
+	return buf;
+}
+
 int mt_megatron_args(const struct mt_model *m, const struct mt_job *j, const struct mt_config *c,
 		     struct mt_kv *o)
 {
@@ -255,6 +284,23 @@ int mt_megatron_args(const struct mt_model *m, const struct mt_job *j, const str
 	if (j->precision == MT_PREC_FP8) {
 		n = adds(o, n, "fp8-format", "hybrid");
 		n = adds(o, n, "fp8-recipe", mt_fp8_recipe_name(j->fp8_recipe));
+	} else if (j->precision == MT_PREC_NVFP4) {
+		/* transformer_config.py @ d98e8a64dd lines 673-692: fp4 (e2m1, the
+		 * flag --fp4-format), fp4_recipe, fp4_param (--fp4-param-gather) */
+		n = adds(o, n, "fp4-format", "e2m1");
+		n = adds(o, n, "fp4-recipe", "nvfp4");
+		if (mt_param_gather_q(j, c->dist_opt) && c->dp > 1)
+			n = add(o, n, "fp4-param-gather", NULL, 0);
+	}
+	if (j->opt_offload > 0) {
+		/* arguments.py @ d98e8a64dd lines 1884-1887: the hybrid device
+		 * optimizer needs the precision-aware optimizer */
+		n = add(o, n, "optimizer-cpu-offload", NULL, 0);
+		char fr[32];
+
+		snprintf(fr, sizeof(fr), "%g", j->opt_offload);
+		n = adds(o, n, "optimizer-offload-fraction", fr);
+		n = add(o, n, "use-precision-aware-optimizer", NULL, 0);
 	}
 	if (c->dist_opt) {
 		n = add(o, n, "use-distributed-optimizer", NULL, 0);
@@ -286,6 +332,18 @@ int mt_megatron_args(const struct mt_model *m, const struct mt_job *j, const str
 	 * megatron/core/model_parallel_config.py line 471). */
 	if (c->offload_layers > 0)
 		n = add(o, n, "cpu-offloading-num-layers", "%lld", c->offload_layers);
+	if (j->offload_modules) {
+		char v[160];
+
+		n = add(o, n, "fine-grained-activation-offloading", NULL, 0);
+		n = adds(o, n, "offload-modules", offload_list(j->offload_modules, v, sizeof(v), ' '));
+	}
+	if (c->cuda_graph) {
+		char mods[64];
+
+		n = adds(o, n, "cuda-graph-impl", "transformer_engine");
+		n = adds(o, n, "cuda-graph-modules", graph_modules(m, mods, sizeof(mods), ' '));
+	}
 	if (c->fused_ce)
 		n = add(o, n, "cross-entropy-loss-fusion", NULL, 0);
 	n = adds(o, n, "attention-backend", j->attn_impl == MT_ATTN_FLASH ? "fused" : "unfused");
@@ -299,10 +357,7 @@ int mt_megatron_args(const struct mt_model *m, const struct mt_job *j, const str
  * the node is a string. */
 static const char *precision_recipe(const struct mt_job *j)
 {
-	if (j->precision != MT_PREC_FP8)
-		return "bf16_mixed";
-	return j->fp8_recipe == MT_FP8_TENSORWISE ? "bf16_with_fp8_current_scaling_mixed"
-						  : "bf16_with_fp8_delayed_scaling_mixed";
+	return mt_recipe(mt_recipe_of(j))->bridge;
 }
 
 /* A note: a comment line of the output, not an item (flags.h). */
@@ -425,6 +480,14 @@ int mt_bridge_overrides(const struct mt_model *m, const struct mt_job *j,
 	n = adds(o, n, "mixed_precision", precision_recipe(j));
 	n = adds(o, n, "ddp.use_distributed_optimizer", c->dist_opt ? "true" : "false");
 	n = adds(o, n, "optimizer.use_distributed_optimizer", c->dist_opt ? "true" : "false");
+	if (j->opt_offload > 0) { /* OptimizerConfig fields (optimizer_config.py @ d98e8a64dd) */
+		char fr[32];
+
+		snprintf(fr, sizeof(fr), "%g", j->opt_offload);
+		n = adds(o, n, "optimizer.optimizer_cpu_offload", "true");
+		n = adds(o, n, "optimizer.optimizer_offload_fraction", fr);
+		n = adds(o, n, "optimizer.use_precision_aware_optimizer", "true");
+	}
 	n = adds(o, n, "ddp.overlap_grad_reduce", c->overlap_grad ? "true" : "false");
 	n = adds(o, n, "ddp.overlap_param_gather",
 		 c->dist_opt && c->overlap_param && c->overlap_grad ? "true" : "false");
@@ -452,6 +515,24 @@ int mt_bridge_overrides(const struct mt_model *m, const struct mt_job *j,
 		n = add(o, n, "model.cpu_offloading_num_layers", "%lld", c->offload_layers);
 	}
 	n = adds(o, n, "model.cross_entropy_loss_fusion", c->fused_ce ? "true" : "false");
+	if (j->offload_modules) {
+		char l[160], v[170];
+
+		n = adds(o, n, "model.fine_grained_activation_offloading", "true");
+		snprintf(v, sizeof(v), "[%s]", offload_list(j->offload_modules, l, sizeof(l), ','));
+		n = adds(o, n, "model.offload_modules", v);
+	}
+	if (c->cuda_graph) {
+		char mods[64], v[72];
+
+		n = adds(o, n, "model.cuda_graph_impl", "transformer_engine");
+		snprintf(v, sizeof(v), "[%s]", graph_modules(m, mods, sizeof(mods), ','));
+		/* a recipe's own scope would clash with the modules (Megatron-LM
+		 * d98e8a6 transformer_config.py: cuda_graph_scope and
+		 * cuda_graph_modules cannot be set together) */
+		n = adds(o, n, "model.cuda_graph_scope", "null");
+		n = adds(o, n, "model.cuda_graph_modules", v);
+	}
 	n = adds(o, n, "model.attention_backend",
 		 j->attn_impl == MT_ATTN_FLASH ? ATTN_TARGET("fused") : ATTN_TARGET("unfused"));
 	return mt_bridge_notes(o, n);

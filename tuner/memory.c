@@ -4,7 +4,9 @@
 #include <math.h>
 
 #include "constants.h"
+#include "hostmem.h"
 #include "perf.h"
+#include "precision.h"
 
 /* Activation bytes of one model chunk (one micro-batch) of a stage, with its
  * recompute and offload settings; *peak gets one rematerialised layer. */
@@ -26,11 +28,14 @@ static double chunk_act(const struct mt_costs *a, const struct mt_plan *b,
 		double n = b->nl[st][k] / (double)b->vpp;
 		act += n * ((1 - f_rc) * a->act[k][base] + f_rc * a->act[k][MT_RC_FULL]);
 		act -= n * f_off * a->act[k][base];
+		act -= n * (1 - f_rc) * a->act_fine[k]; /* fine-grained offload (4.10) */
 	}
 	avg = (b->nl[st][0] * a->act[0][base] + b->nl[st][1] * a->act[1][base]) / layers;
 	*layer_avg = avg;
 	if (f_off > 0)
 		act += avg; /* one layer in flight to or from the host */
+	if (a->act_fine[0] + a->act_fine[1] > 0) /* one layer's module inputs in flight */
+		act += (b->nl[st][0] * a->act_fine[0] + b->nl[st][1] * a->act_fine[1]) / layers;
 	return act;
 }
 
@@ -45,9 +50,19 @@ static void stage_memory(const struct mt_ctx *x, const struct mt_costs *a, const
 	eshard = cfg->dist_opt ? (double)b->edp : 1;
 	gb = cfg->grad_fp32 ? 4 : 2;
 	o->stage = st;
-	o->weights = 2 * (Pd + Pe) + b->par_fp8[r]; /* bf16, plus the FP8 weight copies */
+	/* bf16, plus the recipe's quantised weight copies; kept quantised
+	 * instead of bf16 with the quantised parameter gather (4.9) */
+	{
+		double Pq = b->par_fp8[r], wq = mt_recipe_weight_bytes(x->recipe);
+
+		if (mt_param_gather_q(x->job, cfg->dist_opt) && b->dp > 1)
+			o->weights = 2 * (Pd + Pe - Pq) + wq * Pq;
+		else
+			o->weights = 2 * (Pd + Pe) + wq * Pq;
+	}
 	o->grads = gb * (Pd + Pe);
-	o->optimizer = 12 * (Pd / dshard + Pe / eshard);
+	/* the share offloaded to the host leaves the GPU (4.10) */
+	o->optimizer = 12 * (Pd / dshard + Pe / eshard) * (1 - x->job->opt_offload);
 	inflight = mt_inflight(b->pp, b->vpp, b->num_mb, st);
 	act = inflight * chunk_act(a, b, cfg, st, &layer_avg);
 	if (st == 0)
@@ -65,7 +80,11 @@ static void stage_memory(const struct mt_ctx *x, const struct mt_costs *a, const
 	o->nccl = b->nccl_bytes;
 	o->cuda_context = MT_CUDA_CONTEXT_BYTES;
 	o->workspace = MT_WORKSPACE_BYTES;
-	o->cuda_graphs = 0;
+	/* per-layer CUDA graphs keep static buffers for every layer of every
+	 * micro-batch in flight (5.10) */
+	o->cuda_graphs = cfg->cuda_graph ? MT_GRAPH_STATIC_ACTS * a->p2p_bytes * inflight *
+						   (b->nl[st][0] + b->nl[st][1]) / b->vpp
+					 : 0;
 	o->fragmentation = MT_FRAGMENTATION * (o->activations + o->logits + o->transient +
 					       o->moe_dispatch);
 	o->total = o->weights + o->grads + o->optimizer + o->activations + o->logits +
@@ -86,4 +105,5 @@ void mt_memory(const struct mt_ctx *x, const struct mt_costs *a, const struct mt
 		if (cur.total > out->total)
 			*out = cur;
 	}
+	mt_hostmem(x, a, b, cfg, out);
 }

@@ -45,6 +45,7 @@ struct mt_costs {
 	double rc_selective[MT_L_N];                 /* extra time, selective recompute */
 	double rc_full[MT_L_N];                      /* extra time, one more forward */
 	double host_ops[MT_L_N];                     /* kernels launched, fwd + bwd */
+	double host_ops_graph[MT_L_N];               /* of those, captured by per-layer graphs */
 
 	/* executed FLOPs per layer per micro-batch, forward only */
 	double flops_gemm_f[MT_L_N], flops_attn_f[MT_L_N];
@@ -52,6 +53,7 @@ struct mt_costs {
 	/* activation bytes per layer per micro-batch */
 	double act[MT_L_N][MT_RC_N];   /* [none, selective, full (checkpoint only)] */
 	double act_layer_peak[MT_L_N]; /* one layer rematerialised during backward */
+	double act_fine[MT_L_N];       /* of act[k][base], the inputs of the job's offload_modules */
 
 	/* parameters of one layer held by this GPU (elements) */
 	double par_tp[MT_L_N];      /* split by TP (attention, dense MLP, shared experts) */
@@ -107,7 +109,8 @@ struct mt_ctx {
 	const struct mt_model *model;
 	const struct mt_cluster *cluster;
 	const struct mt_job *job;
-	int gemm_dtype;             /* fp8 or bf16 */
+	int gemm_dtype;             /* the recipe's GEMM curve: bf16, fp8 or fp4 */
+	int recipe;                 /* enum mt_recipe (tuner/precision.h) */
 	double hbm;                 /* bytes per second */
 	double peak;                /* dense TFLOP/s of the precision, for MFU */
 	double host_op_s;           /* CPU time to issue one kernel */

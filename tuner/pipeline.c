@@ -6,6 +6,7 @@
 
 #include "constants.h"
 #include "perf.h"
+#include "precision.h"
 
 int mt_inflight(int pp, int vpp, int num_mb, int stage)
 {
@@ -168,7 +169,7 @@ int mt_plan_compute(const struct mt_ctx *x, const struct mt_costs *a, int pp, in
 {
 	const struct mt_model *m = x->model;
 	const int L = m->layers;
-	double w[MT_L_N], best_w = -1, gb, bucket, Pd = 0, Pe = 0;
+	double w[MT_L_N], best_w = -1, gb, bucket, Pd = 0, Pe = 0, agb;
 	int chunk, layer = 0, i, r, k, split, first, last;
 
 	o->valid = 0;
@@ -228,8 +229,10 @@ int mt_plan_compute(const struct mt_ctx *x, const struct mt_costs *a, int pp, in
 			Pe = o->par_exp[r];
 	}
 
-	/* data-parallel communication per step (5.4) */
+	/* data-parallel communication per step (5.4); quantised weights are
+	 * gathered in their format (4.9) */
 	gb = cfg->grad_fp32 ? 4 : 2;
+	agb = mt_param_ag_bytes(x->job, o->par_dense[0] + o->par_exp[0], o->par_fp8[0]);
 	bucket = (double)cfg->bucket_params;
 	o->bucket_params = cfg->bucket_params;
 	if (bucket <= 0) {
@@ -246,8 +249,8 @@ int mt_plan_compute(const struct mt_ctx *x, const struct mt_costs *a, int pp, in
 			bucketed(x, MT_COLL_REDUCE_SCATTER, en, a->ep * a->etp, Pe, bucket, gb, &t2, &o2);
 			o->dp_rs[i] = t1 + t2;
 			o->dp_rs_last[i] = fmax(o1, o2);
-			bucketed(x, MT_COLL_ALL_GATHER, n, a->tp, Pd, bucket, 2, &t1, &o1);
-			bucketed(x, MT_COLL_ALL_GATHER, en, a->ep * a->etp, Pe, bucket, 2, &t2, &o2);
+			bucketed(x, MT_COLL_ALL_GATHER, n, a->tp, Pd, bucket, agb, &t1, &o1);
+			bucketed(x, MT_COLL_ALL_GATHER, en, a->ep * a->etp, Pe, bucket, agb, &t2, &o2);
 			o->dp_ag[i] = t1 + t2;
 			o->dp_ag_first[i] = fmax(o1, o2);
 		} else {

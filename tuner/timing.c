@@ -4,6 +4,7 @@
 #include <math.h>
 
 #include "constants.h"
+#include "hostmem.h"
 #include "perf.h"
 
 double mt_ep_overlap_paired(int pp, int vpp, int num_mb)
@@ -91,14 +92,17 @@ static void stage_time(const struct mt_ctx *x, const struct mt_costs *a, const s
 	o->slow = o->fwd + o->bwd - (o->gemm + o->attn + o->elem + o->tp + o->cp + o->ep);
 	if (o->slow < 0)
 		o->slow = 0;
-	/* activation offload: out during the forward, back during the backward (5.7) */
-	if (cfg->offload_layers > 0 && layers > 0) {
+	/* activation offload: out during the forward, back during the backward
+	 * (5.7); fine-grained offload moves the named modules' inputs of every
+	 * layer (4.10) */
+	if ((cfg->offload_layers > 0 || a->act_fine[0] + a->act_fine[1] > 0) && layers > 0) {
 		double chunk = layers / b->vpp;
-		double bytes = act_mb * fmin(cfg->offload_layers, chunk) / chunk;
+		double bytes = act_mb * fmin(cfg->offload_layers, chunk) / chunk +
+			       b->nl[st][0] * a->act_fine[0] + b->nl[st][1] * a->act_fine[1];
 		double d2h = mt_offload_gbps(x->cluster, MT_OFF_D2H) * 1e9;
 		double h2d = mt_offload_gbps(x->cluster, MT_OFF_H2D) * 1e9;
 
-		double nl = fmin(cfg->offload_layers, chunk) * b->vpp;
+		double nl = cfg->offload_layers > 0 ? fmin(cfg->offload_layers, chunk) * b->vpp : layers;
 
 		/* copies hide behind compute; they still read and write HBM, and each
 		 * offloaded layer waits on its copy events */
@@ -109,6 +113,10 @@ static void stage_time(const struct mt_ctx *x, const struct mt_costs *a, const s
 	/* host: kernels issued per micro-batch against the GPU time (5.8) */
 	cpu = (b->nl[st][0] * a->host_ops[0] + b->nl[st][1] * a->host_ops[1] +
 	       io * a->host_ops_io) * x->host_op_s;
+	if (cfg->cuda_graph) /* captured kernels replay as a few graph launches (5.10) */
+		cpu -= (b->nl[st][0] * a->host_ops_graph[0] + b->nl[st][1] * a->host_ops_graph[1]) *
+			       x->host_op_s -
+		       layers * MT_GRAPH_CALLS_PER_LAYER * MT_GRAPH_CALL_US * 1e-6;
 	gpu = o->fwd + o->bwd + o->rc + o->off;
 	o->host = fmax(0, cpu - gpu);
 	o->t = gpu + o->host;
@@ -205,7 +213,9 @@ void mt_timing(const struct mt_ctx *x, const struct mt_costs *a, const struct mt
 		t->dp_exposed = ers + eag;
 		t->dp_hidden = rs + ag - t->dp_exposed;
 	}
-	t->optimizer = opt_params * b->opt_s_per_param;
+	/* the GPU steps what stays; the host share adds its copies and CPU Adam (4.10) */
+	t->optimizer = opt_params * (1 - j->opt_offload) * b->opt_s_per_param +
+		       mt_opt_offload_time(x, opt_params);
 	/* hidden DP and PP traffic still takes SMs from the compute it hides under */
 	t->gpu_overhead += MT_COMM_SM_SLOWDOWN * (t->dp_hidden + t->pp_hidden);
 	t->compute += MT_COMM_SM_SLOWDOWN * (t->dp_hidden + t->pp_hidden);

@@ -5,8 +5,9 @@
 # tests/megatron/README.md) over flag sets, through tests/megatron/check_args.py:
 # 1. the hand-written flag sets of tests/megatron/cases.txt give the outcome
 #    each states (accepted, or rejected with the message fragment given);
-# 2. every candidate of `advise --top 10` for ten
-#    jobs (dense, MoE, long sequence, FP8, B200, GB200), its flags with its
+# 2. every candidate of `advise --top 10` for eighteen
+#    jobs (dense, MoE, long sequence, FP8, B200, GB200, the FP8 and NVFP4
+#    recipes, optimizer CPU offload, CUDA graphs, fine-grained offload), its flags with its
 #    environment on as many GPUs as the job, is accepted.
 # Exit 0 pass, 77 skip (with the reason on the last line), else fail.
 set -u
@@ -73,6 +74,14 @@ if [ "${MEGATRON_ARGS_ADVISE:-1}" = 1 ]; then
 --model deepseek-v3 --gpus 1024 --seq 4096 --gbs 8192 --precision fp8
 --model qwen3-30b-a3b --gpus 8 --seq 4096 --gbs 512 --precision fp8 --cluster dgx-b200
 --model qwen3-235b-a22b --gpus 256 --seq 4096 --gbs 2048 --ep-overlap off --cluster gb200-nvl72
+--model llama3-70b --gpus 64 --seq 8192 --gbs 128 --cluster gb200-nvl72 --precision nvfp4
+--model qwen3-30b-a3b --gpus 8 --seq 4096 --gbs 512 --cluster dgx-b200 --precision fp8 --fp8-recipe mxfp8
+--model llama3-8b --gpus 8 --seq 8192 --gbs 64 --precision fp8 --fp8-recipe blockwise --optimizer-cpu-offload 0.5
+--model llama3-8b --gpus 8 --seq 8192 --gbs 64 --precision fp8 --fp8-recipe tensorwise --optimizer-cpu-offload 1
+--model llama3-8b --gpus 8 --seq 256 --gbs 64 --cluster dgx-b200 --tp 8 --mbs 1
+--model qwen3-30b-a3b --gpus 8 --seq 4096 --gbs 64 --ep 8 --cuda-graphs on
+--model llama3-70b --gpus 64 --seq 32768 --gbs 64 --offload-modules core_attn,attn_proj
+--model qwen3-30b-a3b --gpus 16 --seq 4096 --gbs 256 --offload-modules expert_fc1,moe_act
 JOBS
 	: >"$T/sets"
 	while IFS= read -r job; do

@@ -150,6 +150,17 @@ host-bound | fires | estimate --model llama3-8b --gpus 8 --seq 2048 --gbs 64 --t
 host-bound | quiet | estimate --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --tp 8 --pp 2
 cuda-graphs | fires | estimate --model qwen3-30b-a3b --gpus 8 --seq 4096 --gbs 64
 cuda-graphs | quiet | estimate --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --tp 8 --pp 2
+cuda-graphs | quiet | estimate --model llama3-8b --gpus 8 --seq 2048 --gbs 64 --tp 8 --cuda-graphs on
+cuda-graphs-host-bound | fires | estimate --model llama3-8b --gpus 8 --seq 2048 --gbs 64 --tp 8
+cuda-graphs-host-bound | fires | advise --model llama3-8b --gpus 8 --seq 256 --gbs 64 --cluster dgx-b200 --tp 8 --mbs 1
+cuda-graphs-host-bound | quiet | estimate --model llama3-8b --gpus 8 --seq 2048 --gbs 64 --tp 8 --recompute full
+cuda-graphs-host-bound | quiet | estimate --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --tp 8 --pp 2
+cuda-graphs-nccl-register | fires | estimate --model llama3-8b --gpus 8 --seq 4096 --gbs 64 --cuda-graphs on
+cuda-graphs-nccl-register | fires | estimate --model llama3-8b --gpus 8 --seq 256 --gbs 64 --tp 8 --cluster dgx-b200
+cuda-graphs-nccl-register | quiet | estimate --model llama3-8b --gpus 8 --seq 4096 --gbs 64
+fine-offload-te-env | fires | estimate --model llama3-8b --gpus 8 --seq 4096 --gbs 64 --offload-modules core_attn
+fine-offload-te-env | fires | advise --model llama3-70b --gpus 64 --seq 32768 --gbs 64 --offload-modules core_attn,attn_proj
+fine-offload-te-env | quiet | estimate --model llama3-8b --gpus 8 --seq 4096 --gbs 64
 manual-gc | fires | advise --model llama3-8b --gpus 8 --seq 4096 --gbs 64
 manual-gc | quiet | estimate --model tests/fixtures/models/hf-gpt2.json --gpus 1 --seq 1024 --gbs 8
 numa-binding | fires | advise --model llama3-8b --gpus 8 --seq 4096 --gbs 64

@@ -1,0 +1,183 @@
+/* SPDX-License-Identifier: MIT */
+/* Precision recipes (tuner/precision.c) and host memory (tuner/hostmem.c)
+ * against hand-derived values of docs/MODEL.md 4.9 and 4.10. */
+#include <math.h>
+#include <string.h>
+
+#include "testutil.h"
+
+#include "../../tuner/constants.h"
+#include "../../tuner/hostmem.h"
+#include "../../tuner/perf.h"
+#include "../../tuner/precision.h"
+
+static struct mt_cluster *h100, *b200, *a100;
+
+static int setup(void **state)
+{
+	struct mt_error err = MT_ERROR_INIT;
+
+	(void)state;
+	if (mt_cluster_load("dgx-h100", &h100, &err) || mt_cluster_load("dgx-b200", &b200, &err) ||
+	    mt_cluster_load("dgx-a100-80g", &a100, &err))
+		return -1;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	mt_cluster_free(h100);
+	mt_cluster_free(b200);
+	mt_cluster_free(a100);
+	return 0;
+}
+
+static struct mt_job job_of(int prec, int recipe)
+{
+	struct mt_job j;
+
+	mt_job_init(&j);
+	j.precision = prec;
+	j.fp8_recipe = recipe;
+	return j;
+}
+
+/* Cast bytes per element: read 2 (twice with an amax pass), write each layout
+ * and its scales. */
+static void cast_bytes_by_recipe(void **state)
+{
+	(void)state;
+	assert_close(mt_recipe_cast_bytes(MT_RECIPE_BF16), 0, 1e-12);
+	assert_close(mt_recipe_cast_bytes(MT_RECIPE_FP8_DELAYED), 3, 1e-12);
+	assert_close(mt_recipe_cast_bytes(MT_RECIPE_FP8_TENSORWISE), 5, 1e-12);
+	assert_close(mt_recipe_cast_bytes(MT_RECIPE_FP8_BLOCKWISE), 2 + 2 * (1 + 4.0 / 128), 1e-12);
+	assert_close(mt_recipe_cast_bytes(MT_RECIPE_MXFP8), 2 + 2 * (1 + 1.0 / 32), 1e-12);
+	assert_close(mt_recipe_cast_bytes(MT_RECIPE_NVFP4), 4 + 2 * (0.5 + 1.0 / 16), 1e-12);
+	assert_close(mt_recipe_saved_bytes(MT_RECIPE_NVFP4), 0.5 + 1.0 / 16, 1e-12);
+	assert_close(mt_recipe_weight_bytes(MT_RECIPE_MXFP8), 2 * (1 + 1.0 / 32), 1e-12);
+	assert_close(mt_recipe_weight_bytes(MT_RECIPE_FP8_DELAYED), 1, 1e-12);
+}
+
+static void recipe_of_job(void **state)
+{
+	struct mt_job j = job_of(MT_PREC_FP8, MT_FP8_MXFP8);
+
+	(void)state;
+	assert_int_equal(mt_recipe_of(&j), MT_RECIPE_MXFP8);
+	assert_int_equal(mt_recipe(mt_recipe_of(&j))->gemm_dtype, MT_DT_FP8);
+	assert_string_equal(mt_recipe(mt_recipe_of(&j))->bridge, "bf16_with_mxfp8_mixed");
+	j = job_of(MT_PREC_NVFP4, MT_FP8_DELAYED);
+	assert_int_equal(mt_recipe_of(&j), MT_RECIPE_NVFP4);
+	assert_int_equal(mt_recipe(mt_recipe_of(&j))->gemm_dtype, MT_DT_FP4);
+	j = job_of(MT_PREC_BF16, MT_FP8_MXFP8);
+	assert_int_equal(mt_recipe_of(&j), MT_RECIPE_BF16);
+	assert_false(mt_prec_quantised(&j));
+}
+
+/* What each GPU can run, and the message naming option, GPU and need. */
+static void recipe_needs_the_gpu(void **state)
+{
+	struct mt_error err = MT_ERROR_INIT;
+	struct mt_job j = job_of(MT_PREC_NVFP4, MT_FP8_DELAYED);
+
+	(void)state;
+	assert_int_equal(mt_recipe_check(&j, h100, &err), MT_EINVAL);
+	assert_non_null(strstr(err.msg, "--precision nvfp4"));
+	assert_non_null(strstr(err.msg, "H100"));
+	assert_non_null(strstr(err.msg, "Blackwell"));
+	assert_int_equal(mt_recipe_check(&j, b200, &err), MT_OK);
+	j = job_of(MT_PREC_FP8, MT_FP8_MXFP8);
+	assert_int_equal(mt_recipe_check(&j, h100, &err), MT_EINVAL);
+	assert_non_null(strstr(err.msg, "--fp8-recipe mxfp8"));
+	assert_int_equal(mt_recipe_check(&j, b200, &err), MT_OK);
+	j = job_of(MT_PREC_FP8, MT_FP8_BLOCKWISE);
+	assert_int_equal(mt_recipe_check(&j, h100, &err), MT_OK);
+	assert_int_equal(mt_recipe_check(&j, a100, &err), MT_EINVAL);
+}
+
+/* The FP4 curve is derived from FP8 by the datasheet ratio (9000 / 4500). */
+static void fp4_curve_derived_from_fp8(void **state)
+{
+	double f8 = mt_gemm_tflops(b200, MT_DT_FP8, 8192, 8192, 8192);
+	double f4 = mt_gemm_tflops(b200, MT_DT_FP4, 8192, 8192, 8192);
+
+	(void)state;
+	assert_int_equal(b200->gcurve[MT_DT_FP4].derived_from, MT_DT_FP8);
+	assert_close(f4 / f8, 2.0, 1e-6);
+	assert_true(h100->peak_tflops[MT_DT_FP4] <= 0);
+	assert_close(h100->host_memory_bytes, 2.0 * 1099511627776.0, 1e-12);
+}
+
+/* Quantised parameter gather: on with the distributed optimizer, off when
+ * pinned, off by default with optimizer offload and a non-delayed recipe. */
+static void param_gather_defaults(void **state)
+{
+	struct mt_job j = job_of(MT_PREC_FP8, MT_FP8_TENSORWISE);
+
+	(void)state;
+	assert_true(mt_param_gather_q(&j, 1));
+	assert_false(mt_param_gather_q(&j, 0));
+	j.opt_offload = 0.5;
+	assert_false(mt_param_gather_q(&j, 1));
+	j.fp8_recipe = MT_FP8_DELAYED;
+	assert_true(mt_param_gather_q(&j, 1));
+	j.param_gather_q = 0;
+	assert_false(mt_param_gather_q(&j, 1));
+	/* 10 parameters, 8 of them in FP8: (2*2 + 1*8) / 10 bytes each */
+	j.param_gather_q = 1;
+	assert_close(mt_param_ag_bytes(&j, 10, 8), 1.2, 1e-12);
+}
+
+/* Host memory: 8 ranks of a DGX H100 share it; optimizer offload puts
+ * 16 bytes per offloaded parameter of the shard there. */
+static void host_memory_per_node(void **state)
+{
+	struct mt_costs a;
+	struct mt_plan b;
+	struct mt_config cfg;
+	struct mt_mem mem;
+	struct mt_ctx x;
+	struct mt_model m;
+	struct mt_job j = job_of(MT_PREC_BF16, MT_FP8_DELAYED);
+
+	(void)state;
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	memset(&cfg, 0, sizeof(cfg));
+	memset(&mem, 0, sizeof(mem));
+	memset(&m, 0, sizeof(m));
+	j.gpus = 64;
+	j.opt_offload = 0.5;
+	mt_ctx_init(&x, &m, h100, &j);
+	b.pp = b.vpp = b.num_mb = 1;
+	b.dp = 8;
+	b.edp = 1;
+	b.nrep = 1;
+	b.nl[0][MT_L_DENSE] = 10;
+	b.par_dense[0] = 8e9;
+	a.cp = 1;
+	a.act[MT_L_DENSE][MT_RC_NONE] = 1e9;
+	cfg.dist_opt = 1;
+	cfg.offload_layers = 5;
+	mem.stage = 0;
+	mt_hostmem(&x, &a, &b, &cfg, &mem);
+	/* 5 of 10 layers offloaded (5e9), 0.5 * 16 * 8e9 / 8 (8e9), the process */
+	assert_close(mem.host_per_gpu, 5e9 + 8e9 + MT_HOST_RANK_BYTES, 1e-12);
+	assert_close(mem.host_per_node, 8 * mem.host_per_gpu, 1e-12);
+	assert_close(mt_host_capacity(h100), MT_HOST_USABLE * h100->host_memory_bytes, 1e-12);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(cast_bytes_by_recipe),
+		cmocka_unit_test(recipe_of_job),
+		cmocka_unit_test(recipe_needs_the_gpu),
+		cmocka_unit_test(fp4_curve_derived_from_fp8),
+		cmocka_unit_test(param_gather_defaults),
+		cmocka_unit_test(host_memory_per_node),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

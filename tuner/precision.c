@@ -1,0 +1,144 @@
+/* SPDX-License-Identifier: MIT */
+/* precision: the recipe table (docs/MODEL.md 4.9). */
+#include "precision.h"
+
+#include <stddef.h>
+#include <stdio.h>
+
+/* Transformer Engine's recipes as Megatron-LM d98e8a6 selects them
+ * (megatron/core/transformer/transformer_config.py lines 587-692:
+ * fp8_recipe tensorwise | delayed | mxfp8 | blockwise, fp4_recipe nvfp4) and
+ * the Megatron-Bridge 067f987 recipes that set them
+ * (src/megatron/bridge/training/mixed_precision.py lines 185-418).  Block
+ * sizes and scale formats: DeepSeek-V3 technical report section 3.3.2
+ * (1x128 activation tiles, 128x128 weight blocks, FP32 scales); the OCP
+ * Microscaling Formats MX v1.0 specification (32-element blocks, E8M0
+ * scales); NVIDIA's NVFP4 (16-element blocks, E4M3 scales and one FP32
+ * scale per tensor from its amax).  Block-scaled recipes quantise each GEMM
+ * input row-wise and column-wise (the blocks run along the reduction
+ * dimension, which the backward GEMMs transpose): two layouts. */
+static const struct mt_recipe_info recipes[MT_RECIPE_N] = {
+	{ "bf16", "BF16", MT_DT_BF16, 2, 0, 0, 0, 0, 0, 0, "", "", "bf16_mixed" },
+	{ "fp8-delayed", "FP8 with delayed (amax-history) per-tensor scaling", MT_DT_FP8, 1, 0, 0,
+	  4, 0, 1, 8.9, "FP8 tensor cores (compute capability 8.9 or newer: Ada, Hopper, Blackwell)",
+	  "delayed", "bf16_with_fp8_delayed_scaling_mixed" },
+	{ "fp8-tensorwise", "FP8 with current per-tensor scaling", MT_DT_FP8, 1, 0, 0, 4, 1, 1, 8.9,
+	  "FP8 tensor cores (compute capability 8.9 or newer: Ada, Hopper, Blackwell)",
+	  "tensorwise", "bf16_with_fp8_current_scaling_mixed" },
+	{ "fp8-blockwise", "FP8 with 128x128 weight and 1x128 activation scales", MT_DT_FP8, 1, 128,
+	  128 * 128, 4, 0, 2, 9.0,
+	  "Hopper or newer (compute capability 9.0): Transformer Engine's block-scaled FP8 GEMMs",
+	  "blockwise", "bf16_with_fp8_subchannel_scaling_mixed" },
+	{ "mxfp8", "MXFP8: FP8 with an E8M0 scale per 32 elements", MT_DT_FP8, 1, 32, 32, 1, 0, 2,
+	  10.0, "Blackwell (compute capability 10.0): MX block scaling is done by its tensor cores",
+	  "mxfp8", "bf16_with_mxfp8_mixed" },
+	{ "nvfp4", "NVFP4: E2M1 with an E4M3 scale per 16 elements and a per-tensor FP32 scale",
+	  MT_DT_FP4, 0.5, 16, 16, 1, 1, 2, 10.0,
+	  "Blackwell (compute capability 10.0): FP4 tensor cores", "nvfp4",
+	  "bf16_with_nvfp4_mixed" },
+};
+
+int mt_recipe_of(const struct mt_job *j)
+{
+	if (j->precision == MT_PREC_NVFP4)
+		return MT_RECIPE_NVFP4;
+	if (j->precision != MT_PREC_FP8)
+		return MT_RECIPE_BF16;
+	switch (j->fp8_recipe) {
+	case MT_FP8_TENSORWISE: return MT_RECIPE_FP8_TENSORWISE;
+	case MT_FP8_BLOCKWISE: return MT_RECIPE_FP8_BLOCKWISE;
+	case MT_FP8_MXFP8: return MT_RECIPE_MXFP8;
+	default: return MT_RECIPE_FP8_DELAYED;
+	}
+}
+
+const struct mt_recipe_info *mt_recipe(int r)
+{
+	return &recipes[r >= 0 && r < MT_RECIPE_N ? r : 0];
+}
+
+int mt_prec_quantised(const struct mt_job *j)
+{
+	return j->precision == MT_PREC_FP8 || j->precision == MT_PREC_NVFP4;
+}
+
+/* scale bytes per element of one layout */
+static double scale_share(const struct mt_recipe_info *ri, int block)
+{
+	return block > 0 ? ri->scale_bytes / block : 0;
+}
+
+double mt_recipe_cast_bytes(int r)
+{
+	const struct mt_recipe_info *ri = mt_recipe(r);
+
+	if (r == MT_RECIPE_BF16)
+		return 0;
+	return 2.0 * (1 + ri->amax_pass) + ri->layouts * (ri->q_bytes + scale_share(ri, ri->act_block));
+}
+
+double mt_recipe_saved_bytes(int r)
+{
+	const struct mt_recipe_info *ri = mt_recipe(r);
+
+	return ri->q_bytes + scale_share(ri, ri->act_block);
+}
+
+double mt_recipe_weight_bytes(int r)
+{
+	const struct mt_recipe_info *ri = mt_recipe(r);
+
+	if (r == MT_RECIPE_BF16)
+		return 0;
+	return ri->layouts * (ri->q_bytes + scale_share(ri, ri->wt_block));
+}
+
+int mt_param_gather_q(const struct mt_job *j, int dist_opt)
+{
+	if (!mt_prec_quantised(j) || !dist_opt)
+		return 0;
+	if (j->param_gather_q != MT_UNSET)
+		return j->param_gather_q;
+	/* optimizer CPU offload keeps FP8 parameter gathers to delayed scaling
+	 * (Megatron-LM d98e8a6 megatron/training/arguments.py:1889) */
+	return !(j->opt_offload > 0 && j->precision == MT_PREC_FP8 && j->fp8_recipe != MT_FP8_DELAYED);
+}
+
+double mt_param_ag_bytes(const struct mt_job *j, double params, double qparams)
+{
+	const struct mt_recipe_info *ri = mt_recipe(mt_recipe_of(j));
+
+	if (!mt_param_gather_q(j, 1) || params <= 0)
+		return 2;
+	if (qparams > params)
+		qparams = params;
+	return (2 * (params - qparams) + (ri->q_bytes + scale_share(ri, ri->wt_block)) * qparams) /
+	       params;
+}
+
+int mt_recipe_check(const struct mt_job *j, const struct mt_cluster *c, struct mt_error *err)
+{
+	int r = mt_recipe_of(j);
+	const struct mt_recipe_info *ri = mt_recipe(r);
+	const char *opt = j->precision == MT_PREC_NVFP4 ? "--precision nvfp4" : NULL;
+	char ob[64];
+
+	if (r == MT_RECIPE_BF16)
+		return MT_OK;
+	if (!opt) {
+		snprintf(ob, sizeof(ob), "--fp8-recipe %s", ri->megatron);
+		opt = ob;
+	}
+	if (c->compute_capability > 0 && c->compute_capability + 1e-9 < ri->min_cc)
+		return mt_error_set(err, MT_EINVAL,
+				    "%s: the %s GPUs of cluster '%s' (compute capability %.1f) cannot "
+				    "run %s; it needs %s", opt, c->gpu_name, c->name,
+				    c->compute_capability, ri->words, ri->needs);
+	if (c->peak_tflops[ri->gemm_dtype] <= 0)
+		return mt_error_set(err, MT_EINVAL,
+				    "%s: the %s GPUs of cluster '%s' have no %s rate in their profile "
+				    "(gpu.peak_tflops.%s); %s needs %s", opt, c->gpu_name, c->name,
+				    mt_dtype_name(ri->gemm_dtype), mt_dtype_name(ri->gemm_dtype),
+				    ri->words, ri->needs);
+	return MT_OK;
+}

@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: MIT */
+/* precision: the table of low-precision recipes (docs/MODEL.md 4.9): for each
+ * of BF16, FP8 delayed, FP8 tensorwise (current scaling), FP8 blockwise
+ * (128x128 weight, 1x128 activation blocks), MXFP8 (1x32 blocks) and NVFP4
+ * (16-element blocks), the GEMM curve it runs on, the bytes a cast moves per
+ * element, the quantised weight copies, the GPU it needs and how Megatron-LM
+ * and Megatron-Bridge name it.  Read-only data and arithmetic: no allocation.
+ */
+#ifndef MT_PRECISION_H
+#define MT_PRECISION_H
+
+#include "cluster.h"
+#include "config.h"
+
+enum mt_recipe {
+	MT_RECIPE_BF16,
+	MT_RECIPE_FP8_DELAYED,
+	MT_RECIPE_FP8_TENSORWISE,
+	MT_RECIPE_FP8_BLOCKWISE,
+	MT_RECIPE_MXFP8,
+	MT_RECIPE_NVFP4,
+	MT_RECIPE_N
+};
+
+struct mt_recipe_info {
+	const char *name;         /* "fp8-blockwise" */
+	const char *words;        /* "FP8 with 128x128 weight / 1x128 activation scales" */
+	int gemm_dtype;           /* the profile curve its GEMMs run on (enum mt_dtype) */
+	double q_bytes;           /* bytes of one quantised element */
+	int act_block;            /* activation scale block (elements); 0 per tensor */
+	int wt_block;             /* weight scale block (elements); 0 per tensor */
+	double scale_bytes;       /* bytes of one scale factor */
+	int amax_pass;            /* the cast reads its input once more for the amax */
+	int layouts;              /* quantised copies a cast writes (row- and column-wise) */
+	double min_cc;            /* compute capability it needs */
+	const char *needs;        /* what that is, in words */
+	const char *megatron;     /* the value of --fp8-recipe / --fp4-recipe */
+	const char *bridge;       /* Megatron-Bridge's mixed_precision recipe name */
+};
+
+/* The recipe of a job (its precision and FP8 recipe). */
+int mt_recipe_of(const struct mt_job *j);
+const struct mt_recipe_info *mt_recipe(int r);
+
+/* 1 when the job's GEMMs take quantised inputs (FP8 or NVFP4). */
+int mt_prec_quantised(const struct mt_job *j);
+
+/* Bytes of HBM traffic to quantise one BF16 element for a GEMM: read it
+ * (twice with an amax pass), write each layout and its share of the scales.
+ * 0 for BF16. */
+double mt_recipe_cast_bytes(int r);
+
+/* Bytes per element of a GEMM input saved for the backward (activations). */
+double mt_recipe_saved_bytes(int r);
+
+/* Bytes per weight element of the quantised weight copies kept beside the
+ * BF16 weights (Transformer Engine's weight cache); with param_gather the
+ * BF16 copy is gone and these are the weights. */
+double mt_recipe_weight_bytes(int r);
+
+/* 1 when the job keeps and all-gathers its weights quantised
+ * (--fp8-param-gather / --fp4-param-gather): the pin, else on with the
+ * distributed optimizer as the Bridge recipes set it (off with optimizer CPU
+ * offload and an FP8 recipe other than delayed, which Megatron-LM rejects). */
+int mt_param_gather_q(const struct mt_job *j, int dist_opt);
+
+/* Bytes per parameter of the distributed optimizer's all-gather when
+ * `qparams` of `params` are quantised linear-layer weights: 2 (BF16), or
+ * with mt_param_gather_q() the quantised ones at their format's bytes and
+ * scales. */
+double mt_param_ag_bytes(const struct mt_job *j, double params, double qparams);
+
+/* Check that the cluster's GPU runs the job's recipe and that the profile
+ * has the GEMM rate it needs.  MT_OK, or MT_EINVAL with a message naming
+ * the option, the GPU and what the recipe needs. */
+int mt_recipe_check(const struct mt_job *j, const struct mt_cluster *c, struct mt_error *err);
+
+#endif
