@@ -362,8 +362,12 @@ static void search_pipeline(struct srch *s, struct split_cache *sc, const struct
 		cfg->num_mb = (int)mb;
 		if (at(s, MT_ST_PP, cfg))
 			continue;
-		for (vpp = 1; vpp <= m->layers / pp; vpp++) {
+		/* a pipeline layout gives every chunk at least one of the
+		 * embedding, a layer or the loss (tuner/layout.h) */
+		for (vpp = 1; pp * vpp <= m->layers + 2; vpp++) {
 			if (p->vpp != MT_UNSET && p->vpp != vpp)
+				continue;
+			if (p->layout && p->layout->n != pp * vpp)
 				continue;
 			if (vpp > 1 && (pp == 1 || mb % pp)) {
 				res->pruned[MT_PRUNE_VPP]++;

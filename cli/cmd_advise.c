@@ -16,6 +16,7 @@
 #include "../tuner/flags.h"
 #include "../tuner/flagtable.h"
 #include "../tuner/launch.h"
+#include "../tuner/layout.h"
 #include "../advisor/search.h"
 #include "cli.h"
 #include "common.h"
@@ -61,6 +62,12 @@ static const char advise_usage[] =
 	"                        (Megatron-Core: PP 1 and no recompute only)\n"
 	"  --sequence-parallel on|off\n"
 	"  --bucket-size N       DDP bucket, in parameters\n"
+	"  --pp-layout STRING    Megatron's --pipeline-model-parallel-layout, e.g.\n"
+	"                        'Et|(tt|)*29m|tL': E embedding, t layer, m MTP layer,\n"
+	"                        L loss, | stage boundary, (...)*N and X*N repeat; needs\n"
+	"                        --pp, and PP x VPP stages (VPP follows from the layout).\n"
+	"                        Unpinned, a split the layers do not divide evenly gets\n"
+	"                        the balanced layout the search builds\n"
 	"\n"
 	"settings (on by default, not searched; set rules may choose them):\n"
 	"  --tp-comm-overlap on|off   --overlap-grad-reduce on|off\n"
@@ -103,6 +110,7 @@ enum {
 	O_CP_COMM, O_DIST_OPT, O_OFFLOAD, O_SP, O_TP_OVERLAP, O_OVERLAP_GRAD, O_OVERLAP_PARAM,
 	O_CE_FUSION, O_GRAD_REDUCE, O_TOP, O_JSON, O_FORMAT, O_RULES, O_NO_RULES, O_DISPATCHER,
 	O_BUCKET, O_REPORT, O_MLM_VERSION, O_BRIDGE_VERSION,
+	O_PP_LAYOUT,
 };
 
 static const struct option long_opts[] = {
@@ -143,6 +151,7 @@ static const struct option long_opts[] = {
 	{ "report", required_argument, NULL, O_REPORT },
 	{ "megatron-version", required_argument, NULL, O_MLM_VERSION },
 	{ "bridge-version", required_argument, NULL, O_BRIDGE_VERSION },
+	{ "pp-layout", required_argument, NULL, O_PP_LAYOUT },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -158,6 +167,7 @@ struct args {
 	const char *rule_paths[MAX_RULE_PATHS];
 	int nrule_paths;
 	int no_rules;
+	struct mt_layout layout; /* --pp-layout, when given (job.pins.layout points here) */
 };
 
 static int bad(const char *cmd, const char *opt, const char *what, const char *got)
@@ -319,6 +329,14 @@ static int parse_args(const char *cmd, int argc, char **argv, struct args *a)
 				return bad(cmd, name, "a number of parameters (1 to 2e9)", arg);
 			a->job.pins.bucket = (int)v;
 			break;
+		case O_PP_LAYOUT: {
+			struct mt_error err = MT_ERROR_INIT;
+
+			if (mt_layout_parse(arg, &a->layout, &err))
+				return cli_fail(cmd, &err);
+			a->job.pins.layout = &a->layout;
+			break;
+		}
 		case O_CLUSTER: a->cluster = arg; break;
 		case O_JSON: a->json = arg; break;
 		case O_REPORT: a->report = arg; break;
@@ -678,6 +696,8 @@ int cmd_estimate(int argc, char **argv)
 	cfg.tp = pinned_or(p->tp, 1);
 	cfg.pp = pinned_or(p->pp, 1);
 	cfg.vpp = pinned_or(p->vpp, 1);
+	if (p->layout && p->vpp == MT_UNSET && p->pp > 0 && p->layout->n % p->pp == 0)
+		cfg.vpp = p->layout->n / p->pp; /* VPP follows from the layout */
 	cfg.cp = pinned_or(p->cp, 1);
 	cfg.ep = pinned_or(p->ep, 1);
 	cfg.etp = pinned_or(p->etp, 1);

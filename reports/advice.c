@@ -10,6 +10,7 @@
 #include "../lib/units.h"
 #include "../rules/engine.h"
 #include "../tuner/flags.h"
+#include "../tuner/layout.h"
 
 /* ---------------------------------------------------------------- text */
 
@@ -32,6 +33,27 @@ static void job_line(struct sbuf *sb, const struct mt_model *m, const struct mt_
 	if (j->precision == MT_PREC_FP8)
 		sbuf_addf(sb, " (%s scaling)", mt_fp8_recipe_name(j->fp8_recipe));
 	sbuf_addc(sb, '\n');
+}
+
+/* The pipeline layout of a candidate whose split is one (docs/MODEL.md 4.6). */
+static void layout_line(struct sbuf *sb, const struct mt_model *m, const struct mt_job *j,
+			const struct mt_config *cfg, const char *indent)
+{
+	struct mt_layout l;
+	char lay[MT_LAYOUT_STR_MAX * 2];
+	int c, hi = 0;
+
+	if (cfg->split != MT_SPLIT_LAYOUT || mt_layout_of(m, j, cfg->pp, cfg->vpp, &l) ||
+	    mt_layout_format(&l, lay, sizeof(lay)) < 0)
+		return;
+	for (c = 0; c < l.n; c++)
+		hi = l.t[c] > hi ? l.t[c] : hi;
+	sbuf_addf(sb, "%spipeline layout %s%s (--pipeline-model-parallel-layout): %d layers", indent,
+		  lay, j->pins.layout ? ", pinned" : "", l.layers);
+	if (l.mtp)
+		sbuf_addf(sb, " and %d MTP layer%s", l.mtp, l.mtp > 1 ? "s" : "");
+	sbuf_addf(sb, " over %d chunks (PP %d x VPP %d), at most %d layers per chunk\n", l.n, cfg->pp,
+		  cfg->vpp, hi);
 }
 
 static void memory_lines(struct sbuf *sb, const struct mt_eval *e, double cap, const char *ind)
@@ -318,6 +340,7 @@ void mt_advice_text(struct sbuf *sb, const struct mt_model *m, const struct mt_c
 	sbuf_addf(sb, "\nbest: %s, recompute %s, distributed optimizer %s\n",
 		  mt_config_label(lbl, sizeof(lbl), m, &r->top[0].cfg),
 		  mt_recompute_name(r->top[0].cfg.recompute), r->top[0].cfg.dist_opt ? "on" : "off");
+	layout_line(sb, m, j, &r->top[0].cfg, "  ");
 	memory_lines(sb, &r->top[0], r->capacity_bytes, "  ");
 	time_lines(sb, &r->top[0], "  ");
 	sbuf_addf(sb, "  throughput: %.0f tokens/s per GPU, %.1f model TFLOP/s per GPU "
@@ -389,6 +412,7 @@ void mt_estimate_text(struct sbuf *sb, const struct mt_model *m, const struct mt
 		sbuf_addf(sb, " (%d layers per chunk)", e->cfg.recompute_layers);
 	sbuf_addf(sb, ", distributed optimizer %s, %d micro-batches\n",
 		  e->cfg.dist_opt ? "on" : "off", e->cfg.num_mb);
+	layout_line(sb, m, j, &e->cfg, "");
 	sbuf_addf(sb, "verdict: %s\n\n", e->feasible ? "fits in memory" : "DOES NOT FIT in memory");
 
 	mt_table_init(&t);

@@ -2,6 +2,7 @@
 /* config: defaults and names of the knobs, the validity checks and the
  * prune vocabulary. */
 #include "config.h"
+#include "layout.h"
 
 #include <string.h>
 
@@ -360,6 +361,16 @@ int mt_job_check(const struct mt_model *m, const struct mt_cluster *c, const str
 					    "--offload-layers %d: Megatron-Core offloads activations "
 					    "only with PP 1, no recomputation and fewer than the %d "
 					    "layers (%s)", p->offload_layers, m->layers, CITE(MT_PRUNE_OFFLOAD));
+	}
+	if (p->layout) {
+		/* arguments.py:941-949 and transformer_config.py:2242-2290 read
+		 * the layout against --pipeline-model-parallel-size */
+		if (p->pp == MT_UNSET)
+			return mt_error_set(err, MT_EUSAGE, "--pp-layout: needs --pp (the layout's %d "
+					    "stages are PP x VPP)", p->layout->n);
+		rc = mt_layout_check(p->layout, m, p->pp, p->vpp == MT_UNSET ? 0 : p->vpp, err);
+		if (rc)
+			return rc;
 	}
 	if (p->overlap_param == 1 && p->overlap_grad == 0)
 		return mt_error_set(err, MT_EINVAL,

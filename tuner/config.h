@@ -17,6 +17,7 @@
 
 struct mt_model;
 struct mt_cluster;
+struct mt_layout;
 
 enum mt_precision { MT_PREC_BF16, MT_PREC_FP8 };
 enum mt_fp8_recipe { MT_FP8_DELAYED, MT_FP8_TENSORWISE };
@@ -27,6 +28,7 @@ enum mt_split {
 	MT_SPLIT_ACCOUNT,    /* account_for_embedding/loss_in_pipeline_split */
 	MT_SPLIT_ACCOUNT_LOSS, /* account_for_loss_in_pipeline_split only */
 	MT_SPLIT_FIRST_LAST, /* decoder_first/last_pipeline_num_layers */
+	MT_SPLIT_LAYOUT,     /* pipeline_model_parallel_layout (tuner/layout.h) */
 };
 
 #define MT_UNSET (-1)
@@ -40,6 +42,9 @@ struct mt_pins {
 	/* settings that are on by default rather than searched */
 	int tp_overlap, overlap_grad, overlap_param, fused_ce, grad_fp32;
 	int bucket;               /* DDP bucket size in parameters */
+	/* --pp-layout: a pipeline layout (tuner/layout.h), borrowed from the
+	 * caller for the life of the job; NULL leaves the split to the search */
+	const struct mt_layout *layout;
 };
 
 enum mt_dispatcher { MT_DISPATCH_ALLTOALL, MT_DISPATCH_FLEX };

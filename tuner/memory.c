@@ -55,9 +55,12 @@ static void stage_memory(const struct mt_ctx *x, const struct mt_costs *a, const
 	if (cfg->recompute == MT_RC_FULL)
 		act += layer_avg > 0 ? a->act_layer_peak[b->nl[st][1] ? 1 : 0] : 0;
 	o->activations = act;
-	o->logits = st == b->pp - 1 ? a->act_out * (1 + m->mtp_layers) : 0;
+	/* the logits of the loss (last stage) and of each MTP layer (its stage) */
+	o->logits = (st == b->pp - 1 ? a->act_out : 0) +
+		    (st == b->mtp_stage ? a->act_out * m->mtp_layers : 0);
 	o->moe_dispatch = b->nl[st][MT_L_MOE] ? a->moe_dispatch : 0;
-	o->transient = fmax(a->transient, st == b->pp - 1 ? a->logits_transient : 0);
+	o->transient = fmax(a->transient, st == b->pp - 1 || (m->mtp_layers && st == b->mtp_stage)
+					  ? a->logits_transient : 0);
 	o->nccl = b->nccl_bytes;
 	o->cuda_context = MT_CUDA_CONTEXT_BYTES;
 	o->workspace = MT_WORKSPACE_BYTES;

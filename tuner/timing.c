@@ -46,8 +46,10 @@ static void stage_time(const struct mt_ctx *x, const struct mt_costs *a, const s
 		o->elem += a->emb_f + a->emb_b;
 		io += 0.5;
 	}
-	if (st == b->pp - 1) {
-		double n = 1 + m->mtp_layers;
+	if (st == b->pp - 1 || (m->mtp_layers && st == b->mtp_stage)) {
+		/* the output layer and loss, once for the model (last stage) and
+		 * once per MTP layer (the MTP stage) */
+		double n = (st == b->pp - 1) + (st == b->mtp_stage ? m->mtp_layers : 0);
 		o->fwd += n * a->out_f;
 		o->bwd += n * a->out_b;
 		o->gemm += n * (a->out_f + a->out_b - a->out_tp_exposed);
@@ -139,8 +141,7 @@ void mt_timing(const struct mt_ctx *x, const struct mt_costs *a, const struct mt
 	{
 		double tpc = 0, cpc = 0, epc = 0;
 		int st = crit.st;
-		if (st == b->pp - 1)
-			tpc += (1 + m->mtp_layers) * a->out_tp_comm;
+		tpc += ((st == b->pp - 1) + (st == b->mtp_stage ? m->mtp_layers : 0)) * a->out_tp_comm;
 		for (k = 0; k < MT_L_N; k++) {
 			tpc += b->nl[st][k] * a->tp_comm[k];
 			cpc += b->nl[st][k] * a->cp_comm[k];

@@ -42,7 +42,7 @@ advise shows the pruning by rule | 0 | pruned by rules: .*pp-microbatches [0-9]+
 advise without rules says so | 0 | rules: off \(--no-rules\): the model alone | advise --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --no-rules
 advise without rules has no rule output | 0 | !why-tp | advise --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --no-rules
 rules and no-rules exclude each other | 2 | --rules and --no-rules exclude each other | advise --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --no-rules --rules tests/fixtures/rules/site-tp4.rules
-without a site rule TP 8 is best | 0 | ^best: TP8 PP8 | advise --model llama3.1-405b --gpus 1024 --seq 8192 --gbs 1024
+without a site rule TP 8 is best | 0 | ^best: TP8 PP | advise --model llama3.1-405b --gpus 1024 --seq 8192 --gbs 1024
 a site rule limits TP to 4 | 0 | ^best: TP4 | advise --model llama3.1-405b --gpus 1024 --seq 8192 --gbs 1024 --rules tests/fixtures/rules/site-tp4.rules
 a site rule is counted | 0 | pruned by rules: site-tp-at-most-4 [0-9]+ | advise --model llama3.1-405b --gpus 1024 --seq 8192 --gbs 1024 --rules tests/fixtures/rules/site-tp4.rules
 a site rule replaces a bundled one | 0 | --manual-gc-interval 500 | advise --model llama3.1-405b --gpus 1024 --seq 8192 --gbs 1024 --rules tests/fixtures/rules/site-tp4.rules
