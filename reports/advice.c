@@ -52,8 +52,8 @@ static void layout_line(struct sbuf *sb, const struct mt_model *m, const struct 
 		  lay, j->pins.layout ? ", pinned" : "", l.layers);
 	if (l.mtp)
 		sbuf_addf(sb, " and %d MTP layer%s", l.mtp, l.mtp > 1 ? "s" : "");
-	sbuf_addf(sb, " over %d chunks (PP %d x VPP %d), at most %d layers per chunk\n", l.n, cfg->pp,
-		  cfg->vpp, hi);
+	sbuf_addf(sb, " over %d chunks (PP %d x VPP %d), at most %d layer%s per chunk\n", l.n,
+		  cfg->pp, cfg->vpp, hi, hi == 1 ? "" : "s");
 }
 
 static void memory_lines(struct sbuf *sb, const struct mt_eval *e, double cap, const char *ind)
