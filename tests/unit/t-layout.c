@@ -107,6 +107,40 @@ static void checks_against_model(void **state)
 	assert_int_equal(mt_layout_check(&l, &dsv3, 8, 4, &err), MT_EUSAGE);
 }
 
+/* Any string of the grammar's characters is read or refused, never more: a
+ * read layout has E first and L last and its chunks add up to its counts. */
+static void random_strings(void **state)
+{
+	static const char alphabet[] = "EtmL|()*0123456789,x";
+	struct mt_layout l;
+	struct mt_error err = MT_ERROR_INIT;
+	unsigned long long r = 20261123;
+	char s[64];
+	int i, k, len, c, t, m;
+
+	(void)state;
+	for (i = 0; i < 20000; i++) {
+		r = r * 6364136223846793005ull + 1442695040888963407ull;
+		len = (int)(r >> 58);
+		for (k = 0; k < len; k++) {
+			r = r * 6364136223846793005ull + 1442695040888963407ull;
+			s[k] = alphabet[(r >> 33) % (sizeof(alphabet) - 1)];
+		}
+		s[len] = '\0';
+		if (mt_layout_parse(s, &l, &err) != MT_OK) {
+			assert_non_null(strstr(err.msg, "--pp-layout"));
+			continue;
+		}
+		assert_true(l.n >= 1 && l.n <= MT_LAYOUT_MAX);
+		for (c = 0, t = 0, m = 0; c < l.n; c++) {
+			t += l.t[c];
+			m += l.m[c];
+		}
+		assert_int_equal(t, l.layers);
+		assert_int_equal(m, l.mtp);
+	}
+}
+
 /* What the search builds: p x v non-empty chunks, every layer once, MTP on
  * the last virtual stage, a string that reads back to the same chunks, and
  * no heavier stage than NVIDIA's own DeepSeek-V3 layout. */
@@ -229,6 +263,7 @@ int main(void)
 		cmocka_unit_test(parses_megatron_grammar),
 		cmocka_unit_test(refuses_bad_strings),
 		cmocka_unit_test(checks_against_model),
+		cmocka_unit_test(random_strings),
 		cmocka_unit_test(builds_balanced_layouts),
 		cmocka_unit_test(plan_follows_the_layout),
 	};
