@@ -17,3 +17,4 @@ pinned layout gives VPP, not the virtual-stage flag | 0 | !num-virtual-stages-pe
 pinned layout in the Bridge overrides | 0 | 'model.pipeline_model_parallel_layout="Et\*8.\(t\*8.\)\*2t\*8L"' | estimate --model llama3-8b --gpus 8 --seq 4096 --gbs 64 --pp 2 --pp-layout 'Et*8|t*8|t*8|t*8L' --format bridge
 DeepSeek-V3 PP8 VPP4 gets a balanced layout, MTP and loss at the end | 0 | --pipeline-model-parallel-layout 'Et[^ ]*m.?L' | estimate --model deepseek-v3 --gpus 1024 --seq 4096 --gbs 8192 --precision fp8 --tp 2 --pp 8 --vpp 4 --ep 64 --recompute full --format megatron
 Qwen3-235B PP32 VPP3 evaluates | 0 | configuration: TP2 PP32 VPP3 EP8 | estimate --model qwen3-235b-a22b --gpus 256 --seq 4096 --gbs 2048 --tp 2 --pp 32 --vpp 3 --ep 8 --recompute full
+a layout in the rules' evidence | 0 | "config.split": *"layout" | estimate --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --tp 4 --pp 4 --vpp 7 --recompute full --format json
