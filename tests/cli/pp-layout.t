@@ -18,3 +18,4 @@ pinned layout in the Bridge overrides | 0 | 'model.pipeline_model_parallel_layou
 DeepSeek-V3 PP8 VPP4 gets a balanced layout, MTP and loss at the end | 0 | --pipeline-model-parallel-layout 'Et[^ ]*m.?L' | estimate --model deepseek-v3 --gpus 1024 --seq 4096 --gbs 8192 --precision fp8 --tp 2 --pp 8 --vpp 4 --ep 64 --recompute full --format megatron
 Qwen3-235B PP32 VPP3 evaluates | 0 | configuration: TP2 PP32 VPP3 EP8 | estimate --model qwen3-235b-a22b --gpus 256 --seq 4096 --gbs 2048 --tp 2 --pp 32 --vpp 3 --ep 8 --recompute full
 a layout in the rules' evidence | 0 | "config.split": *"layout" | estimate --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --tp 4 --pp 4 --vpp 7 --recompute full --format json
+advise with a pinned layout keeps it in the job's pins | 0 | ^ {6}"pipeline_layout": "Et\*3.\(tt.\)\*29m.L" | advise --model deepseek-v3 --gpus 1024 --seq 4096 --gbs 8192 --precision fp8 --pp 8 --pp-layout 'Et*3|(tt|)*29m|L' --top 1 --format json
