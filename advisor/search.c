@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "../rules/engine.h"
+#include "../tuner/fsdp.h"
 #include "../tuner/perf.h"
 #include "facts.h"
 
@@ -221,14 +222,25 @@ static void level_c(struct srch *s, const struct mt_costs *a, const struct mt_pl
 	int d, rc, chunk = b->chunk_layers_max, dset, dval = 0;
 
 	dset = fixed(s->r, MT_F_CFG_DIST_OPT, p->dist_opt, &dval);
-	for (d = 1; d >= 0; d--) {
-		if (dset && dval != d)
+	for (d = 2; d >= 0; d--) {
+		/* d = 2: Megatron-FSDP, with the distributed optimizer it turns on */
+		cfg->fsdp = d == 2;
+		if (dset && dval != (d > 0))
 			continue;
-		cfg->dist_opt = d;
+		if (p->fsdp != MT_UNSET && p->fsdp != cfg->fsdp)
+			continue;
+		if (cfg->fsdp && mt_fsdp_reason(s->c, cfg) >= 0) {
+			s->res->pruned[MT_PRUNE_FSDP]++;
+			continue;
+		}
+		cfg->dist_opt = d > 0;
 		if (at(s, MT_ST_DIST_OPT, cfg))
 			continue;
 		for (rc = 0; rc < MT_RC_N; rc++) {
-			int can_offload = cfg->pp == 1 && rc == MT_RC_NONE && L > 1;
+			/* FSDP with activation offload only when pinned: the host
+			 * memory offload takes is not counted (docs/MODEL.md 5.10) */
+			int can_offload = cfg->pp == 1 && rc == MT_RC_NONE && L > 1 &&
+					  (!cfg->fsdp || p->fsdp == 1);
 
 			if (p->recompute != MT_UNSET && p->recompute != rc)
 				continue;
@@ -717,6 +729,8 @@ static void rules_after_plan(struct mt_cfg_facts *cf, const struct mt_job *j,
 	cf->b = plan;
 	mt_cfg_facts_stage(cf, MT_ST_PLAN, cfg);
 	cfg->dist_opt = knob(cf->r, MT_F_CFG_DIST_OPT, j->pins.dist_opt, cfg->dist_opt);
+	if (cfg->fsdp) /* Megatron-FSDP turns the distributed optimizer on */
+		cfg->dist_opt = 1;
 }
 
 /* A configuration Megatron-LM would refuse: the reason and the check. */
@@ -792,6 +806,11 @@ int mt_evaluate(const struct mt_model *m, const struct mt_cluster *c, const stru
 				    cfg->offload_layers, m->layers, mt_prune_cite(MT_PRUNE_OFFLOAD));
 	if (cfg->cp == 1)
 		cfg->cp_a2a = 0;
+	if (cfg->fsdp && mt_fsdp_reason(c, cfg) >= 0)
+		return mt_error_set(err, MT_EUSAGE, "--fsdp on: %s (%s)", mt_prune_text(MT_PRUNE_FSDP),
+				    mt_prune_cite(MT_PRUNE_FSDP));
+	if (cfg->fsdp)
+		cfg->dist_opt = 1;
 	a = malloc(sizeof(*a));
 	plan = malloc(sizeof(*plan));
 	if (!a || !plan) {

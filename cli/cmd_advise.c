@@ -58,6 +58,10 @@ static const char advise_usage[] =
 	"  --recompute-layers N|all   full recompute: layers per model chunk (default: the\n"
 	"                        fewest that fit)\n"
 	"  --cp-comm p2p|all_gather|a2a|a2a+p2p   --dist-opt on|off\n"
+	"  --fsdp on|off         Megatron-FSDP (--use-megatron-fsdp, optim_grads_params):\n"
+	"                        weights, gradients and optimizer sharded over DP, each\n"
+	"                        layer gathered per micro-batch; searched where it can run\n"
+	"                        (below compute capability 10 not with TP or CP)\n"
 	"  --offload-layers N    layers whose activations go to host memory\n"
 	"                        (Megatron-Core: PP 1 and no recompute only)\n"
 	"  --sequence-parallel on|off\n"
@@ -110,7 +114,7 @@ enum {
 	O_CP_COMM, O_DIST_OPT, O_OFFLOAD, O_SP, O_TP_OVERLAP, O_OVERLAP_GRAD, O_OVERLAP_PARAM,
 	O_CE_FUSION, O_GRAD_REDUCE, O_TOP, O_JSON, O_FORMAT, O_RULES, O_NO_RULES, O_DISPATCHER,
 	O_BUCKET, O_REPORT, O_MLM_VERSION, O_BRIDGE_VERSION,
-	O_PP_LAYOUT,
+	O_PP_LAYOUT, O_FSDP,
 };
 
 static const struct option long_opts[] = {
@@ -152,6 +156,7 @@ static const struct option long_opts[] = {
 	{ "megatron-version", required_argument, NULL, O_MLM_VERSION },
 	{ "bridge-version", required_argument, NULL, O_BRIDGE_VERSION },
 	{ "pp-layout", required_argument, NULL, O_PP_LAYOUT },
+	{ "fsdp", required_argument, NULL, O_FSDP },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -267,6 +272,7 @@ static int parse_knob(const char *cmd, int c, const char *name, const char *arg,
 			return bad(cmd, name, "on or off", arg);
 		switch (c) {
 		case O_DIST_OPT: a->job.pins.dist_opt = onoff; break;
+		case O_FSDP: a->job.pins.fsdp = onoff; break;
 		case O_SP: a->job.pins.sp = onoff; break;
 		case O_TP_OVERLAP: a->job.pins.tp_overlap = onoff; break;
 		case O_OVERLAP_GRAD: a->job.pins.overlap_grad = onoff; break;
@@ -706,6 +712,7 @@ int cmd_estimate(int argc, char **argv)
 	cfg.recompute_layers = pinned_or(p->recompute_layers, 0);
 	cfg.cp_comm = pinned_or(p->cp_comm, MT_CP_P2P);
 	cfg.dist_opt = pinned_or(p->dist_opt, 1);
+	cfg.fsdp = p->fsdp == 1;
 	cfg.offload_layers = pinned_or(p->offload_layers, 0);
 	cfg.sp = pinned_or(p->sp, cfg.tp > 1);
 	cfg.bucket_params = p->bucket != MT_UNSET ? p->bucket : 0;

@@ -326,7 +326,7 @@ void mt_advice_text(struct sbuf *sb, const struct mt_model *m, const struct mt_c
 				      cf->offload_layers);
 		else
 			mt_table_cell(&t, "%s", mt_recompute_name(cf->recompute));
-		mt_table_cell(&t, "%s", cf->dist_opt ? "on" : "off");
+		mt_table_cell(&t, "%s", cf->fsdp ? "fsdp" : cf->dist_opt ? "on" : "off");
 		mt_table_cell(&t, "%.1f", gib(e->mem.total));
 		mt_table_cell(&t, "%.3f", e->time.step);
 		mt_table_cell(&t, "%.0f", e->tput.tokens_per_s_per_gpu);
@@ -339,7 +339,9 @@ void mt_advice_text(struct sbuf *sb, const struct mt_model *m, const struct mt_c
 		return;
 	sbuf_addf(sb, "\nbest: %s, recompute %s, distributed optimizer %s\n",
 		  mt_config_label(lbl, sizeof(lbl), m, &r->top[0].cfg),
-		  mt_recompute_name(r->top[0].cfg.recompute), r->top[0].cfg.dist_opt ? "on" : "off");
+		  mt_recompute_name(r->top[0].cfg.recompute),
+		  r->top[0].cfg.fsdp ? "on, in Megatron-FSDP (weights, gradients and optimizer states "
+				       "sharded over DP)" : r->top[0].cfg.dist_opt ? "on" : "off");
 	layout_line(sb, m, j, &r->top[0].cfg, "  ");
 	memory_lines(sb, &r->top[0], r->capacity_bytes, "  ");
 	time_lines(sb, &r->top[0], "  ");
@@ -411,7 +413,8 @@ void mt_estimate_text(struct sbuf *sb, const struct mt_model *m, const struct mt
 	if (e->cfg.recompute == MT_RC_FULL)
 		sbuf_addf(sb, " (%d layers per chunk)", e->cfg.recompute_layers);
 	sbuf_addf(sb, ", distributed optimizer %s, %d micro-batches\n",
-		  e->cfg.dist_opt ? "on" : "off", e->cfg.num_mb);
+		  e->cfg.fsdp ? "on, in Megatron-FSDP (weights, gradients and optimizer states sharded "
+				"over DP)" : e->cfg.dist_opt ? "on" : "off", e->cfg.num_mb);
 	layout_line(sb, m, j, &e->cfg, "");
 	sbuf_addf(sb, "verdict: %s\n\n", e->feasible ? "fits in memory" : "DOES NOT FIT in memory");
 

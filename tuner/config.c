@@ -16,6 +16,7 @@ void mt_pins_init(struct mt_pins *p)
 	p->offload_layers = p->sp = MT_UNSET;
 	p->tp_overlap = p->overlap_grad = p->overlap_param = p->fused_ce = p->grad_fp32 = MT_UNSET;
 	p->bucket = MT_UNSET;
+	p->fsdp = MT_UNSET;
 }
 
 void mt_job_init(struct mt_job *j)
@@ -94,7 +95,7 @@ int mt_fp8_recipe_parse(const char *s)
 static const char *const prune_ids[MT_PRUNE_N] = {
 	"tp-heads", "tp-kv-heads", "tp-ffn", "cp-sequence", "cp-heads", "cp-attention",
 	"ep-experts", "ep-gpus", "etp-ffn", "etp-bias", "moe-sp", "sp-sequence", "offload", "pp-layers", "vpp",
-	"batch", "memory", "dominated",
+	"batch", "memory", "dominated", "fsdp",
 };
 
 static const char *const prune_texts[MT_PRUNE_N] = {
@@ -116,6 +117,7 @@ static const char *const prune_texts[MT_PRUNE_N] = {
 	"DP x micro-batch does not divide the global batch",
 	"does not fit in GPU memory",
 	"more recomputation or offload than needed to fit",
+	"Megatron-FSDP needs a data-parallel group, and no TP or CP below compute capability 10",
 };
 
 #define ETP_BIAS_CITE "Megatron-LM d98e8a6 megatron/core/transformer/transformer_config.py:2613 " \
@@ -163,6 +165,7 @@ static const char *const prune_cites[MT_PRUNE_N] = {
 	"global_batch_size divisible by micro_batch_size x data_parallel_size",
 	NULL,
 	NULL,
+	MT_FSDP_CITE,
 };
 
 const char *mt_prune_cite(int r) { return r >= 0 && r < MT_PRUNE_N ? prune_cites[r] : NULL; }
@@ -362,6 +365,15 @@ int mt_job_check(const struct mt_model *m, const struct mt_cluster *c, const str
 					    "only with PP 1, no recomputation and fewer than the %d "
 					    "layers (%s)", p->offload_layers, m->layers, CITE(MT_PRUNE_OFFLOAD));
 	}
+	if (p->fsdp == 1 && p->dist_opt == 0)
+		return mt_error_set(err, MT_EUSAGE, "--fsdp on with --dist-opt off: Megatron-FSDP shards "
+				    "the optimizer itself and turns the distributed optimizer on "
+				    "(Megatron-LM d98e8a6 megatron/training/arguments.py:1128-1135)");
+	if (p->fsdp == 1 && c->compute_capability < 10 &&
+	    ((p->tp != MT_UNSET && p->tp > 1) || (p->cp != MT_UNSET && p->cp > 1)))
+		return mt_error_set(err, MT_EUSAGE, "--fsdp on with --tp/--cp > 1 on %s (compute "
+				    "capability %.1f): %s", c->name, c->compute_capability,
+				    MT_FSDP_CITE);
 	if (p->layout) {
 		/* arguments.py:941-949 and transformer_config.py:2242-2290 read
 		 * the layout against --pipeline-model-parallel-size */

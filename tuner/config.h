@@ -45,6 +45,7 @@ struct mt_pins {
 	/* --pp-layout: a pipeline layout (tuner/layout.h), borrowed from the
 	 * caller for the life of the job; NULL leaves the split to the search */
 	const struct mt_layout *layout;
+	int fsdp;                 /* --fsdp on|off: Megatron-FSDP */
 };
 
 enum mt_dispatcher { MT_DISPATCH_ALLTOALL, MT_DISPATCH_FLEX };
@@ -78,6 +79,7 @@ struct mt_config {
 	int64_t bucket_params;    /* DDP bucket size in parameters */
 	int split;                /* enum mt_split */
 	int first_layers, last_layers; /* MT_SPLIT_FIRST_LAST: layers on the end stages */
+	int fsdp;                 /* Megatron-FSDP, optim_grads_params (tuner/fsdp.h) */
 };
 
 /* Per-GPU memory on the most loaded pipeline stage, bytes. */
@@ -171,6 +173,7 @@ enum mt_prune {
 	MT_PRUNE_BATCH,        /* DP x micro-batch does not divide the global batch */
 	MT_PRUNE_MEMORY,       /* does not fit in GPU memory */
 	MT_PRUNE_DOMINATED,    /* more recompute or offload than needed to fit */
+	MT_PRUNE_FSDP,         /* Megatron-FSDP: no DP group, or TP/CP below compute capability 10 */
 	MT_PRUNE_N
 };
 
@@ -183,6 +186,13 @@ const char *mt_prune_cite(int reason);
 /* validate_args' check that the model-parallel sizes divide the GPUs */
 #define MT_WORLD_CITE "Megatron-LM d98e8a6 megatron/training/arguments.py:432 asserts: " \
 	"world size is not divisible by total_model_size"
+
+/* Megatron-FSDP's checks: FSDP refuses CUDA_DEVICE_MAX_CONNECTIONS=1, which
+ * TP and CP need below compute capability 10 (megatune's rule
+ * cuda-max-connections sets it; Megatron warns against the mix) */
+#define MT_FSDP_CITE "Megatron-LM d98e8a6 megatron/training/arguments.py:1166 asserts: FSDP " \
+	"requires CUDA_DEVICE_MAX_CONNECTIONS > 1 or unset, while TP and CP below compute " \
+	"capability 10 need it set to 1 (arguments.py:1456-1479: 'Try not to using them together')"
 
 /* Validity of the knobs of a layer's shape: the enum mt_prune reason that
  * rules the value out, or -1 when it can run. */

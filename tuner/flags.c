@@ -226,6 +226,14 @@ int mt_megatron_args(const struct mt_model *m, const struct mt_job *j, const str
 		n = adds(o, n, "fp8-format", "hybrid");
 		n = adds(o, n, "fp8-recipe", mt_fp8_recipe_name(j->fp8_recipe));
 	}
+	if (c->fsdp) {
+		/* Megatron-FSDP: validate_args requires the fsdp_dtensor checkpoint
+		 * format and keeps the distributed optimizer (v1) on
+		 * (arguments.py @ d98e8a64dd, lines 1118-1168) */
+		n = add(o, n, "use-megatron-fsdp", NULL, 0);
+		n = adds(o, n, "data-parallel-sharding-strategy", "optim_grads_params");
+		n = adds(o, n, "ckpt-format", "fsdp_dtensor");
+	}
 	if (c->dist_opt) {
 		n = add(o, n, "use-distributed-optimizer", NULL, 0);
 		/* arguments.py @ d98e8a64dd, lines 1025-1028: only with the
@@ -407,6 +415,15 @@ int mt_bridge_overrides(const struct mt_model *m, const struct mt_job *j,
 	n = adds(o, n, "mixed_precision", precision_recipe(j));
 	n = adds(o, n, "ddp.use_distributed_optimizer", c->dist_opt ? "true" : "false");
 	n = adds(o, n, "optimizer.use_distributed_optimizer", c->dist_opt ? "true" : "false");
+	if (c->fsdp) {
+		/* Bridge's ConfigContainer.validate() applies the rest of what
+		 * Megatron-FSDP needs (src/megatron/bridge/training/config.py @
+		 * 067f987df0, lines 1065-1125) */
+		n = adds(o, n, "ddp.use_megatron_fsdp", "true");
+		n = adds(o, n, "dist.use_megatron_fsdp", "true");
+		n = adds(o, n, "ddp.data_parallel_sharding_strategy", "optim_grads_params");
+		n = adds(o, n, "checkpoint.ckpt_format", "fsdp_dtensor");
+	}
 	n = adds(o, n, "ddp.overlap_grad_reduce", c->overlap_grad ? "true" : "false");
 	n = adds(o, n, "ddp.overlap_param_gather",
 		 c->dist_opt && c->overlap_param && c->overlap_grad ? "true" : "false");

@@ -4,6 +4,7 @@
 #include <math.h>
 
 #include "constants.h"
+#include "fsdp.h"
 #include "perf.h"
 
 /* Activation bytes of one model chunk (one micro-batch) of a stage, with its
@@ -41,12 +42,17 @@ static void stage_memory(const struct mt_ctx *x, const struct mt_costs *a, const
 	int st = b->rep[r], inflight;
 	double Pd = b->par_dense[r], Pe = b->par_exp[r], dshard, eshard, gb, layer_avg, act;
 
-	dshard = cfg->dist_opt ? (double)b->dp * a->cp : 1;
-	eshard = cfg->dist_opt ? (double)b->edp : 1;
+	dshard = cfg->dist_opt || cfg->fsdp ? (double)b->dp * a->cp : 1;
+	eshard = cfg->dist_opt || cfg->fsdp ? (double)b->edp : 1;
 	gb = cfg->grad_fp32 ? 4 : 2;
 	o->stage = st;
 	o->weights = 2 * (Pd + Pe) + b->par_fp8[r]; /* bf16, plus the FP8 weight copies */
 	o->grads = gb * (Pd + Pe);
+	if (cfg->fsdp) { /* everything sharded, plus the layers gathered (5.10) */
+		double buf = mt_fsdp_buffer_bytes(a, cfg);
+		o->weights = (2 * Pd + b->par_fp8[r]) / dshard + 2 * Pe / eshard + buf * 4 / (4 + gb);
+		o->grads = gb * (Pd / dshard + Pe / eshard) + buf * gb / (4 + gb);
+	}
 	o->optimizer = 12 * (Pd / dshard + Pe / eshard);
 	inflight = mt_inflight(b->pp, b->vpp, b->num_mb, st);
 	act = inflight * chunk_act(a, b, cfg, st, &layer_avg);

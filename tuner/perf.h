@@ -90,6 +90,9 @@ struct mt_plan {
 	int mtp_stage;              /* the stage holding the MTP layers (pp - 1 unless a layout
 				     * puts them elsewhere) */
 	struct mt_layout layout;    /* the chunks of the split, every split in layout form */
+	/* Megatron-FSDP (tuner/fsdp.h): one layer's parameter all-gather and
+	 * gradient reduce-scatter per micro-batch, s; the embedding's/output's */
+	double fsdp_ag[MT_L_N], fsdp_rs[MT_L_N], fsdp_io_ag, fsdp_io_rs;
 	/* DP communication per step, seconds: [dist_opt] */
 	double dp_rs[2], dp_ag[2], dp_rs_last[2], dp_ag_first[2];
 	/* parameters on each representative stage (elements), for memory */

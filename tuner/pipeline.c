@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "constants.h"
+#include "fsdp.h"
 #include "perf.h"
 
 int mt_inflight(int pp, int vpp, int num_mb, int stage)
@@ -415,6 +416,10 @@ int mt_plan_compute(const struct mt_ctx *x, const struct mt_costs *a, int pp, in
 		int pd = mt_group_per_domain(x->cluster, pp, a->tp * a->cp * dp) > 1 ? 2 : 1;
 		o->p2p_time = mt_coll_time(x->cluster, MT_COLL_SEND_RECV, 2, pd, a->p2p_bytes);
 	}
+
+	/* Megatron-FSDP's per-layer collectives (5.10), where it can run */
+	if (mt_fsdp_reason(x->cluster, cfg) < 0 || cfg->fsdp)
+		mt_fsdp_plan(x, a, cfg, o);
 
 	/* communicator buffers (4.7) */
 	o->nccl_bytes = comm_buffers(x, a->tp, 1) + comm_buffers(x, a->cp, a->tp) +

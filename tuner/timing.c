@@ -4,11 +4,13 @@
 #include <math.h>
 
 #include "constants.h"
+#include "fsdp.h"
 #include "perf.h"
 
 struct stage_time {
 	double t, fwd, bwd;
 	double gemm, attn, elem, rc, tp, cp, ep, off, off_hidden, host, slow;
+	double fsdp, fsdp_hidden;  /* Megatron-FSDP collectives, per micro-batch (5.10) */
 	double params, params_exp;
 	int st;
 };
@@ -80,6 +82,10 @@ static void stage_time(const struct mt_ctx *x, const struct mt_costs *a, const s
 	cpu = (b->nl[st][0] * a->host_ops[0] + b->nl[st][1] * a->host_ops[1] +
 	       io * a->host_ops_io) * x->host_op_s;
 	gpu = o->fwd + o->bwd + o->rc + o->off;
+	if (cfg->fsdp) {
+		mt_fsdp_stage_time(x, b, st, o->fwd, o->bwd + o->rc, &o->fsdp, &o->fsdp_hidden);
+		gpu += o->fsdp + MT_COMM_SM_SLOWDOWN * o->fsdp_hidden;
+	}
 	o->host = fmax(0, cpu - gpu);
 	o->t = gpu + o->host;
 	o->params = b->par_dense[r];
@@ -94,7 +100,8 @@ void mt_timing(const struct mt_ctx *x, const struct mt_costs *a, const struct mt
 	struct stage_time s, crit = { 0 };
 	double mb = b->num_mb, pp = b->pp, vpp = b->vpp, mean, opt_params = 0;
 	double total_layers_time = 0, extra, rc_flops = 0, frac = 0, hw, L;
-	double dshard = cfg->dist_opt ? (double)b->dp * a->cp : 1, eshard = cfg->dist_opt ? b->edp : 1;
+	double dshard = cfg->dist_opt || cfg->fsdp ? (double)b->dp * a->cp : 1;
+	double eshard = cfg->dist_opt || cfg->fsdp ? b->edp : 1;
 	int r, k, d = cfg->dist_opt ? 1 : 0;
 
 	for (r = 0; r < b->nrep; r++) {
@@ -171,6 +178,8 @@ void mt_timing(const struct mt_ctx *x, const struct mt_costs *a, const struct mt
 			eag = ag;
 		t->dp_exposed = ers + eag;
 		t->dp_hidden = rs + ag - t->dp_exposed;
+		if (cfg->fsdp) /* no step-end reduction: the stage time holds it */
+			t->dp_exposed = t->dp_hidden = 0;
 	}
 	t->optimizer = opt_params * b->opt_s_per_param;
 	/* hidden DP and PP traffic still takes SMs from the compute it hides under */
@@ -179,6 +188,12 @@ void mt_timing(const struct mt_ctx *x, const struct mt_costs *a, const struct mt
 	t->host_exposed += MT_STEP_OVERHEAD_S;
 	t->step = mb * crit.t + t->bubble + t->pp_exposed + t->dp_exposed + t->optimizer +
 		  MT_COMM_SM_SLOWDOWN * (t->dp_hidden + t->pp_hidden) + MT_STEP_OVERHEAD_S;
+	if (cfg->fsdp) { /* reported as DP traffic; already in the stage time */
+		t->dp_exposed = mb * crit.fsdp;
+		t->dp_hidden = mb * crit.fsdp_hidden;
+		t->gpu_overhead += MT_COMM_SM_SLOWDOWN * t->dp_hidden;
+		t->compute += MT_COMM_SM_SLOWDOWN * t->dp_hidden;
+	}
 
 	/* throughput (5.9) */
 	tp->model_flops_step = mt_model_step_flops(m, (double)j->gbs, j->seq,

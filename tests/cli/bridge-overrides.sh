@@ -53,6 +53,7 @@ llama3_8b_pretrain_2gpu_h100_fp8cs_config | 8 | --model llama3-8b --precision fp
 llama3_70b_pretrain_32gpu_h100_bf16_config | 64 | --model llama3-70b --precision fp8 --seq 8192 --gbs 128
 qwen3_30b_a3b_pretrain_8gpu_h100_bf16_config | 32 | --model qwen3-30b-a3b --seq 4096 --gbs 256
 qwen3_30b_a3b_pretrain_8gpu_h100_bf16_config | 32 | --model qwen3-30b-a3b --seq 4096 --gbs 256 --pp 4 --vpp 7
+llama3_8b_pretrain_2gpu_h100_bf16_config | 8 | --model llama3-8b --seq 8192 --gbs 64 --fsdp on
 JOBS
 
 [ $fail -eq 0 ] && echo "ok"

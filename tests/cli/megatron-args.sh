@@ -5,8 +5,8 @@
 # tests/megatron/README.md) over flag sets, through tests/megatron/check_args.py:
 # 1. the hand-written flag sets of tests/megatron/cases.txt give the outcome
 #    each states (accepted, or rejected with the message fragment given);
-# 2. every candidate of `advise --top 10` for eleven
-#    jobs (dense, MoE, long sequence, FP8, B200, GB200, a pipeline layout), its flags with its
+# 2. every candidate of `advise --top 10` for twelve
+#    jobs (dense, MoE, long sequence, FP8, B200, GB200, a pipeline layout, FSDP), its flags with its
 #    environment on as many GPUs as the job, is accepted.
 # Exit 0 pass, 77 skip (with the reason on the last line), else fail.
 set -u
@@ -69,6 +69,7 @@ if [ "${MEGATRON_ARGS_ADVISE:-1}" = 1 ]; then
 --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --cluster dgx-b200
 --model llama3-70b --gpus 72 --seq 8192 --gbs 144 --cluster gb200-nvl72
 --model qwen3-235b-a22b --gpus 256 --seq 4096 --gbs 2048 --pp 32 --vpp 3
+--model llama3-8b --gpus 16 --seq 8192 --gbs 128 --fsdp on
 JOBS
 	: >"$T/sets"
 	while IFS= read -r job; do

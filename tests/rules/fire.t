@@ -38,7 +38,7 @@ dp-world | quiet | rules check --facts tests/fixtures/rules/run-llama3-70b.json
 dist-opt | fires | advise --model llama3-8b --gpus 64 --seq 4096 --gbs 512
 dist-opt | quiet | estimate --model llama3-8b --gpus 8 --seq 4096 --gbs 64 --tp 8
 dp-first | fires | advise --model llama3-8b --gpus 8 --seq 8192 --gbs 128
-dp-first | quiet | advise --model llama3-70b --gpus 64 --seq 8192 --gbs 128
+dp-first | quiet | advise --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --fsdp off
 dp-overlap | fires | advise --model llama3-8b --gpus 64 --seq 4096 --gbs 512
 dp-overlap | quiet | estimate --model llama3-8b --gpus 8 --seq 4096 --gbs 64 --tp 8
 dp-grad-reduce-dtype | fires | advise --model llama3-8b --gpus 64 --seq 4096 --gbs 512
@@ -108,7 +108,7 @@ pp-vpp | quiet | advise --model llama3-8b --gpus 8 --seq 4096 --gbs 512 --pp 1
 pp-vpp-many-microbatches | fires | advise --model llama3-70b --gpus 64 --seq 8192 --gbs 128
 pp-vpp-many-microbatches | quiet | estimate --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --tp 4 --pp 4 --vpp 2
 pp-only-when-needed | fires | advise --model llama3-70b --gpus 64 --seq 8192 --gbs 128
-pp-only-when-needed | quiet | advise --model llama3.1-405b --gpus 1024 --seq 8192 --gbs 1024
+pp-only-when-needed | quiet | advise --model llama3.1-405b --gpus 1024 --seq 8192 --gbs 1024 --fsdp off
 pp-account-embedding | fires | estimate --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --tp 4 --pp 4 --vpp 5
 pp-account-embedding | quiet | estimate --model gpt3-175b --gpus 512 --seq 2048 --gbs 1536 --tp 8 --pp 8
 why-pp | fires | advise --model llama3-70b --gpus 64 --seq 8192 --gbs 128
