@@ -19,3 +19,6 @@ DeepSeek-V3 PP8 VPP4 gets a balanced layout, MTP and loss at the end | 0 | --pip
 Qwen3-235B PP32 VPP3 evaluates | 0 | configuration: TP2 PP32 VPP3 EP8 | estimate --model qwen3-235b-a22b --gpus 256 --seq 4096 --gbs 2048 --tp 2 --pp 32 --vpp 3 --ep 8 --recompute full
 a layout in the rules' evidence | 0 | "config.split": *"layout" | estimate --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --tp 4 --pp 4 --vpp 7 --recompute full --format json
 advise with a pinned layout keeps it in the job's pins | 0 | ^ {6}"pipeline_layout": "Et\*3.\(tt.\)\*29m.L" | advise --model deepseek-v3 --gpus 1024 --seq 4096 --gbs 8192 --precision fp8 --pp 8 --pp-layout 'Et*3|(tt|)*29m|L' --top 1 --format json
+DeepSeek-V3 on 1024 H100 names its layout | 0 | ^  pipeline layout E[^ ]*m.?L \(--pipeline-model-parallel-layout\): 61 layers and 1 MTP layer over [0-9]+ chunks | advise --model deepseek-v3 --gpus 1024 --seq 4096 --gbs 8192 --precision fp8 --cluster dgx-h100
+Qwen3-235B on 256 H100 without FSDP pipelines over 8 stages | 0 | ^best: TP[0-9]+ PP8 VPP[0-9]+ EP | advise --model qwen3-235b-a22b --gpus 256 --seq 4096 --gbs 2048 --fsdp off
+Qwen3-235B's best without FSDP names its layout | 0 | ^  pipeline layout E.*94 layers over | advise --model qwen3-235b-a22b --gpus 256 --seq 4096 --gbs 2048 --fsdp off
