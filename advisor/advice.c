@@ -18,6 +18,7 @@
 #include "../tuner/precision.h"
 #include "../tuner/flags.h"
 #include "../tuner/flagtable.h"
+#include "../tuner/layout.h"
 
 int mt_candidate_args(const struct mt_model *m, const struct mt_job *j, const struct mt_config *c,
 		      const struct mt_explain *ex, struct mt_kv *out)
@@ -106,6 +107,14 @@ static void json_pins(struct jw *w, const struct mt_pins *p)
 	if (p->grad_fp32 != MT_UNSET)
 		jw_str(w, "grad_reduce_dtype", p->grad_fp32 ? "fp32" : "bf16");
 	PIN("bucket_size_params", bucket);
+	if (p->fsdp != MT_UNSET)
+		jw_bool(w, "fsdp", p->fsdp);
+	if (p->layout) {
+		char lay[MT_LAYOUT_STR_MAX * 2];
+
+		if (mt_layout_format(p->layout, lay, sizeof(lay)) >= 0)
+			jw_str(w, "pipeline_layout", lay);
+	}
 #undef PIN
 	jw_end(w);
 }
@@ -232,6 +241,7 @@ static void json_candidate(struct jw *w, const struct mt_model *m, const struct 
 	jw_int(w, "recompute_layers", c->recompute == MT_RC_FULL ? c->recompute_layers : 0);
 	jw_bool(w, "sequence_parallel", c->sp);
 	jw_bool(w, "distributed_optimizer", c->dist_opt);
+	jw_bool(w, "fsdp", c->fsdp);
 	jw_str(w, "cp_comm_type", c->cp > 1 ? mt_cp_comm_name(c->cp_comm) : "p2p");
 	jw_int(w, "bucket_size_bytes", c->bucket_params * (c->grad_fp32 ? 4 : 2));
 	jw_int(w, "bucket_size_params", c->bucket_params);
@@ -247,7 +257,15 @@ static void json_candidate(struct jw *w, const struct mt_model *m, const struct 
 	jw_str(w, "grad_reduce_dtype", c->grad_fp32 ? "fp32" : "bf16");
 	jw_str(w, "pipeline_split", c->split == MT_SPLIT_EVEN ? "even"
 			: c->split == MT_SPLIT_ACCOUNT ? "account_embedding_and_loss"
-			: c->split == MT_SPLIT_ACCOUNT_LOSS ? "account_loss" : "first_last");
+			: c->split == MT_SPLIT_ACCOUNT_LOSS ? "account_loss"
+			: c->split == MT_SPLIT_LAYOUT ? "layout" : "first_last");
+	if (c->split == MT_SPLIT_LAYOUT) {
+		struct mt_layout l;
+		char lay[MT_LAYOUT_STR_MAX * 2];
+
+		if (!mt_layout_of(m, j, c->pp, c->vpp, &l) && mt_layout_format(&l, lay, sizeof(lay)) >= 0)
+			jw_str(w, "pipeline_layout", lay);
+	}
 	if (c->split == MT_SPLIT_FIRST_LAST) {
 		jw_int(w, "first_stage_layers", c->first_layers);
 		jw_int(w, "last_stage_layers", c->last_layers);

@@ -9,6 +9,7 @@
 
 #include "../rules/engine.h"
 #include "../tuner/hostmem.h"
+#include "../tuner/fsdp.h"
 #include "../tuner/perf.h"
 #include "facts.h"
 
@@ -256,18 +257,29 @@ static void level_c(struct srch *s, const struct mt_costs *a, const struct mt_pl
 	int d, rc, chunk = b->chunk_layers_max, dset, dval = 0;
 
 	dset = fixed(s->r, MT_F_CFG_DIST_OPT, p->dist_opt, &dval);
-	for (d = 1; d >= 0; d--) {
-		if (dset && dval != d)
+	for (d = 2; d >= 0; d--) {
+		/* d = 2: Megatron-FSDP, with the distributed optimizer it turns on */
+		cfg->fsdp = d == 2;
+		if (dset && dval != (d > 0))
 			continue;
 		if (!d && s->j->opt_offload > 0) /* the offloaded optimizer is distributed */
 			continue;
-		cfg->dist_opt = d;
+		if (p->fsdp != MT_UNSET && p->fsdp != cfg->fsdp)
+			continue;
+		/* Megatron-FSDP shards the optimizer itself: no CPU offload of it */
+		if (cfg->fsdp && (mt_fsdp_reason(s->c, cfg) >= 0 || s->j->opt_offload > 0)) {
+			s->res->pruned[MT_PRUNE_FSDP]++;
+			continue;
+		}
+		cfg->dist_opt = d > 0;
 		if (at(s, MT_ST_DIST_OPT, cfg))
 			continue;
 		for (rc = 0; rc < MT_RC_N * 2; rc++) {
-			/* pinned graphs rule out full recompute and offload (5.10) */
+			/* pinned graphs rule out full recompute and offload (5.10); FSDP
+			 * with activation offload only when pinned (5.11) */
 			int can_offload = cfg->pp == 1 && rc % MT_RC_N == MT_RC_NONE && L > 1 &&
-					  p->cuda_graph != 1 && !s->j->offload_modules;
+					  p->cuda_graph != 1 && !s->j->offload_modules &&
+					  (!cfg->fsdp || p->fsdp == 1);
 
 			if (!ep_overlap_ok(s, cfg, rc / MT_RC_N, rc % MT_RC_N))
 				continue;
@@ -415,8 +427,12 @@ static void search_pipeline(struct srch *s, struct split_cache *sc, const struct
 		cfg->num_mb = (int)mb;
 		if (at(s, MT_ST_PP, cfg))
 			continue;
-		for (vpp = 1; vpp <= m->layers / pp; vpp++) {
+		/* a pipeline layout gives every chunk at least one of the
+		 * embedding, a layer or the loss (tuner/layout.h) */
+		for (vpp = 1; pp * vpp <= m->layers + 2; vpp++) {
 			if (p->vpp != MT_UNSET && p->vpp != vpp)
+				continue;
+			if (p->layout && p->layout->n != pp * vpp)
 				continue;
 			if (vpp > 1 && (pp == 1 || mb % pp)) {
 				res->pruned[MT_PRUNE_VPP]++;
@@ -785,6 +801,8 @@ static void rules_after_plan(struct mt_cfg_facts *cf, const struct mt_job *j,
 	cf->b = plan;
 	mt_cfg_facts_stage(cf, MT_ST_PLAN, cfg);
 	cfg->dist_opt = knob(cf->r, MT_F_CFG_DIST_OPT, j->pins.dist_opt, cfg->dist_opt);
+	if (cfg->fsdp) /* Megatron-FSDP turns the distributed optimizer on */
+		cfg->dist_opt = 1;
 	mt_cfg_facts_stage(cf, MT_ST_DIST_OPT, cfg);
 	mt_cfg_facts_stage(cf, MT_ST_RECOMPUTE, cfg);
 	if (cfg->offload_layers <= 0 && !j->offload_modules)
@@ -872,6 +890,11 @@ static int evaluate_one(const struct mt_model *m, const struct mt_cluster *c, co
 	}
 	if (cfg->cp == 1)
 		cfg->cp_a2a = 0;
+	if (cfg->fsdp && mt_fsdp_reason(c, cfg) >= 0)
+		return mt_error_set(err, MT_EUSAGE, "--fsdp on: %s (%s)", mt_prune_text(MT_PRUNE_FSDP),
+				    mt_prune_cite(MT_PRUNE_FSDP));
+	if (cfg->fsdp)
+		cfg->dist_opt = 1;
 	a = malloc(sizeof(*a));
 	plan = malloc(sizeof(*plan));
 	if (!a || !plan) {

@@ -18,6 +18,7 @@
 #include "../tuner/flagtable.h"
 #include "../tuner/hostmem.h"
 #include "../tuner/launch.h"
+#include "../tuner/layout.h"
 #include "../advisor/search.h"
 #include "cli.h"
 #include "common.h"
@@ -71,6 +72,10 @@ static const char advise_usage[] =
 	"  --recompute-layers N|all   full recompute: layers per model chunk (default: the\n"
 	"                        fewest that fit)\n"
 	"  --cp-comm p2p|all_gather|a2a|a2a+p2p   --dist-opt on|off\n"
+	"  --fsdp on|off         Megatron-FSDP (--use-megatron-fsdp, optim_grads_params):\n"
+	"                        weights, gradients and optimizer sharded over DP, each\n"
+	"                        layer gathered per micro-batch; searched where it can run\n"
+	"                        (below compute capability 10 not with TP or CP)\n"
 	"  --offload-layers N    layers whose activations go to host memory\n"
 	"                        (Megatron-Core: PP 1 and no recompute only)\n"
 	"  --offload-modules M,M...  fine-grained activation offload: the inputs of these\n"
@@ -86,6 +91,12 @@ static const char advise_usage[] =
 	"  --ep-overlap on|off   1F1B EP all-to-all overlap (--overlap-moe-expert-parallel-comm\n"
 	"                        --delay-wgrad-compute); searched where Megatron-LM allows it\n"
 	"                        (EP > 1, alltoall or flex, VPP with PP > 1, no full recompute)\n"
+	"  --pp-layout STRING    Megatron's --pipeline-model-parallel-layout, e.g.\n"
+	"                        'Et|(tt|)*29m|tL': E embedding, t layer, m MTP layer,\n"
+	"                        L loss, | stage boundary, (...)*N and X*N repeat; needs\n"
+	"                        --pp, and PP x VPP stages (VPP follows from the layout).\n"
+	"                        Unpinned, a split the layers do not divide evenly gets\n"
+	"                        the balanced layout the search builds\n"
 	"\n"
 	"settings (on by default, not searched; set rules may choose them):\n"
 	"  --tp-comm-overlap on|off   --overlap-grad-reduce on|off\n"
@@ -128,7 +139,7 @@ enum {
 	O_CP_COMM, O_DIST_OPT, O_OFFLOAD, O_SP, O_TP_OVERLAP, O_OVERLAP_GRAD, O_OVERLAP_PARAM,
 	O_CE_FUSION, O_GRAD_REDUCE, O_TOP, O_JSON, O_FORMAT, O_RULES, O_NO_RULES, O_DISPATCHER,
 	O_BUCKET, O_REPORT, O_MLM_VERSION, O_BRIDGE_VERSION, O_EP_OVERLAP, O_MOE_BALANCE,
-	O_PARAM_GATHER, O_OPT_OFFLOAD, O_CUDA_GRAPHS, O_OFFLOAD_MODULES,
+	O_PARAM_GATHER, O_OPT_OFFLOAD, O_CUDA_GRAPHS, O_OFFLOAD_MODULES, O_PP_LAYOUT, O_FSDP,
 };
 
 static const struct option long_opts[] = {
@@ -175,6 +186,8 @@ static const struct option long_opts[] = {
 	{ "optimizer-cpu-offload", required_argument, NULL, O_OPT_OFFLOAD },
 	{ "cuda-graphs", required_argument, NULL, O_CUDA_GRAPHS },
 	{ "offload-modules", required_argument, NULL, O_OFFLOAD_MODULES },
+	{ "pp-layout", required_argument, NULL, O_PP_LAYOUT },
+	{ "fsdp", required_argument, NULL, O_FSDP },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -190,6 +203,7 @@ struct args {
 	const char *rule_paths[MAX_RULE_PATHS];
 	int nrule_paths;
 	int no_rules;
+	struct mt_layout layout; /* --pp-layout, when given (job.pins.layout points here) */
 };
 
 static int bad(const char *cmd, const char *opt, const char *what, const char *got)
@@ -306,6 +320,7 @@ static int parse_knob(const char *cmd, int c, const char *name, const char *arg,
 			return bad(cmd, name, "on or off", arg);
 		switch (c) {
 		case O_DIST_OPT: a->job.pins.dist_opt = onoff; break;
+		case O_FSDP: a->job.pins.fsdp = onoff; break;
 		case O_SP: a->job.pins.sp = onoff; break;
 		case O_TP_OVERLAP: a->job.pins.tp_overlap = onoff; break;
 		case O_OVERLAP_GRAD: a->job.pins.overlap_grad = onoff; break;
@@ -405,6 +420,14 @@ static int parse_args(const char *cmd, int argc, char **argv, struct args *a)
 				return bad(cmd, name, "a number of parameters (1 to 2e9)", arg);
 			a->job.pins.bucket = (int)v;
 			break;
+		case O_PP_LAYOUT: {
+			struct mt_error err = MT_ERROR_INIT;
+
+			if (mt_layout_parse(arg, &a->layout, &err))
+				return cli_fail(cmd, &err);
+			a->job.pins.layout = &a->layout;
+			break;
+		}
 		case O_CLUSTER: a->cluster = arg; break;
 		case O_JSON: a->json = arg; break;
 		case O_REPORT: a->report = arg; break;
@@ -775,6 +798,8 @@ int cmd_estimate(int argc, char **argv)
 	cfg.tp = pinned_or(p->tp, 1);
 	cfg.pp = pinned_or(p->pp, 1);
 	cfg.vpp = pinned_or(p->vpp, 1);
+	if (p->layout && p->vpp == MT_UNSET && p->pp > 0 && p->layout->n % p->pp == 0)
+		cfg.vpp = p->layout->n / p->pp; /* VPP follows from the layout */
 	cfg.cp = pinned_or(p->cp, 1);
 	cfg.ep = pinned_or(p->ep, 1);
 	cfg.etp = pinned_or(p->etp, 1);
@@ -783,6 +808,7 @@ int cmd_estimate(int argc, char **argv)
 	cfg.recompute_layers = pinned_or(p->recompute_layers, 0);
 	cfg.cp_comm = pinned_or(p->cp_comm, MT_CP_P2P);
 	cfg.dist_opt = pinned_or(p->dist_opt, 1);
+	cfg.fsdp = p->fsdp == 1;
 	cfg.offload_layers = pinned_or(p->offload_layers, 0);
 	cfg.cuda_graph = pinned_or(p->cuda_graph, 0);
 	cfg.sp = pinned_or(p->sp, cfg.tp > 1);

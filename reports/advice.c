@@ -12,6 +12,7 @@
 #include "../tuner/flags.h"
 #include "../tuner/hostmem.h"
 #include "../tuner/precision.h"
+#include "../tuner/layout.h"
 
 /* ---------------------------------------------------------------- text */
 
@@ -63,6 +64,27 @@ static void host_line(struct sbuf *sb, const struct mt_cluster *c, const struct 
 		sbuf_addf(sb, "%shost memory per node: %.1f GiB (%.1f GiB per GPU; the profile gives "
 			      "no node.host_memory_bytes to check it against)\n", ind,
 			  gib(m->host_per_node), gib(m->host_per_gpu));
+}
+
+/* The pipeline layout of a candidate whose split is one (docs/MODEL.md 4.6). */
+static void layout_line(struct sbuf *sb, const struct mt_model *m, const struct mt_job *j,
+			const struct mt_config *cfg, const char *indent)
+{
+	struct mt_layout l;
+	char lay[MT_LAYOUT_STR_MAX * 2];
+	int c, hi = 0;
+
+	if (cfg->split != MT_SPLIT_LAYOUT || mt_layout_of(m, j, cfg->pp, cfg->vpp, &l) ||
+	    mt_layout_format(&l, lay, sizeof(lay)) < 0)
+		return;
+	for (c = 0; c < l.n; c++)
+		hi = l.t[c] > hi ? l.t[c] : hi;
+	sbuf_addf(sb, "%spipeline layout %s%s (--pipeline-model-parallel-layout): %d layers", indent,
+		  lay, j->pins.layout ? ", pinned" : "", l.layers);
+	if (l.mtp)
+		sbuf_addf(sb, " and %d MTP layer%s", l.mtp, l.mtp > 1 ? "s" : "");
+	sbuf_addf(sb, " over %d chunks (PP %d x VPP %d), at most %d layer%s per chunk\n", l.n,
+		  cfg->pp, cfg->vpp, hi, hi == 1 ? "" : "s");
 }
 
 static void memory_lines(struct sbuf *sb, const struct mt_eval *e, double cap, const char *ind)
@@ -335,7 +357,7 @@ void mt_advice_text(struct sbuf *sb, const struct mt_model *m, const struct mt_c
 				      cf->offload_layers);
 		else
 			mt_table_cell(&t, "%s", mt_recompute_name(cf->recompute));
-		mt_table_cell(&t, "%s", cf->dist_opt ? "on" : "off");
+		mt_table_cell(&t, "%s", cf->fsdp ? "fsdp" : cf->dist_opt ? "on" : "off");
 		mt_table_cell(&t, "%.1f", gib(e->mem.total));
 		mt_table_cell(&t, "%.3f", e->time.step);
 		mt_table_cell(&t, "%.0f", e->tput.tokens_per_s_per_gpu);
@@ -348,9 +370,12 @@ void mt_advice_text(struct sbuf *sb, const struct mt_model *m, const struct mt_c
 		return;
 	sbuf_addf(sb, "\nbest: %s, recompute %s, distributed optimizer %s",
 		  mt_config_label(lbl, sizeof(lbl), m, &r->top[0].cfg),
-		  mt_recompute_name(r->top[0].cfg.recompute), r->top[0].cfg.dist_opt ? "on" : "off");
+		  mt_recompute_name(r->top[0].cfg.recompute),
+		  r->top[0].cfg.fsdp ? "on, in Megatron-FSDP (weights, gradients and optimizer states "
+				       "sharded over DP)" : r->top[0].cfg.dist_opt ? "on" : "off");
 	moe_words(sb, m, &r->top[0].cfg);
 	sbuf_addf(sb, "\n");
+	layout_line(sb, m, j, &r->top[0].cfg, "  ");
 	memory_lines(sb, &r->top[0], r->capacity_bytes, "  ");
 	if (r->top[0].cfg.offload_layers > 0 || j->opt_offload > 0 || j->offload_modules)
 		host_line(sb, c, &r->top[0].mem, "  ");
@@ -423,9 +448,11 @@ void mt_estimate_text(struct sbuf *sb, const struct mt_model *m, const struct mt
 	if (e->cfg.recompute == MT_RC_FULL)
 		sbuf_addf(sb, " (%d layers per chunk)", e->cfg.recompute_layers);
 	sbuf_addf(sb, ", distributed optimizer %s, %d micro-batches",
-		  e->cfg.dist_opt ? "on" : "off", e->cfg.num_mb);
+		  e->cfg.fsdp ? "on, in Megatron-FSDP (weights, gradients and optimizer states sharded "
+				"over DP)" : e->cfg.dist_opt ? "on" : "off", e->cfg.num_mb);
 	moe_words(sb, m, &e->cfg);
 	sbuf_addf(sb, "\n");
+	layout_line(sb, m, j, &e->cfg, "");
 	sbuf_addf(sb, "verdict: %s\n\n", e->feasible ? "fits in memory"
 				: mm->total <= cap ? "DOES NOT FIT in host memory" : "DOES NOT FIT in memory");
 

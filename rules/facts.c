@@ -13,7 +13,8 @@ static const char *const ENUM_DISPATCHER[] = { "alltoall", "flex", "allgather", 
 static const char *const ENUM_CFG_DISPATCHER[] = { "alltoall", "flex", "allgather", NULL };
 static const char *const ENUM_FLEX_BACKEND[] = { "deepep", "hybridep", NULL };
 static const char *const ENUM_CP_COMM[] = { "p2p", "all_gather", "a2a", "a2a+p2p", NULL };
-static const char *const ENUM_SPLIT[] = { "even", "account", "account_loss", "first_last", NULL };
+static const char *const ENUM_SPLIT[] = { "even", "account", "account_loss", "first_last", "layout",
+					    NULL };
 static const char *const ENUM_RECOMPUTE[] = { "none", "selective", "full", NULL };
 
 #define NUM MT_FT_NUM, NULL

@@ -2,6 +2,7 @@
 /* config: defaults and names of the knobs, the validity checks and the
  * prune vocabulary. */
 #include "config.h"
+#include "layout.h"
 
 #include <string.h>
 
@@ -19,6 +20,7 @@ void mt_pins_init(struct mt_pins *p)
 	p->bucket = MT_UNSET;
 	p->ep_overlap = MT_UNSET;
 	p->cuda_graph = MT_UNSET;
+	p->fsdp = MT_UNSET;
 }
 
 void mt_job_init(struct mt_job *j)
@@ -105,7 +107,7 @@ static const char *const prune_ids[MT_PRUNE_N] = {
 	"tp-heads", "tp-kv-heads", "tp-ffn", "cp-sequence", "cp-heads", "cp-attention",
 	"ep-experts", "ep-gpus", "etp-ffn", "etp-bias", "moe-sp", "sp-sequence", "offload", "pp-layers", "vpp",
 	"batch", "memory", "dominated",
-	"host-memory",
+	"host-memory", "fsdp",
 };
 
 static const char *const prune_texts[MT_PRUNE_N] = {
@@ -128,6 +130,7 @@ static const char *const prune_texts[MT_PRUNE_N] = {
 	"does not fit in GPU memory",
 	"more recomputation or offload than needed to fit",
 	"offloaded activations or optimizer states do not fit in the host memory of a node",
+	"Megatron-FSDP needs a data-parallel group, and no TP or CP below compute capability 10",
 };
 
 #define ETP_BIAS_CITE "Megatron-LM d98e8a6 megatron/core/transformer/transformer_config.py:2613 " \
@@ -176,6 +179,7 @@ static const char *const prune_cites[MT_PRUNE_N] = {
 	NULL,
 	NULL,
 	NULL,
+	MT_FSDP_CITE,
 };
 
 const char *mt_prune_cite(int r) { return r >= 0 && r < MT_PRUNE_N ? prune_cites[r] : NULL; }
@@ -474,6 +478,25 @@ int mt_job_check(const struct mt_model *m, const struct mt_cluster *c, const str
 			return mt_error_set(err, MT_EINVAL,
 					    "--ep-overlap on: Megatron-Core rejects this combination: %s",
 					    why);
+	}
+	if (p->fsdp == 1 && p->dist_opt == 0)
+		return mt_error_set(err, MT_EUSAGE, "--fsdp on with --dist-opt off: Megatron-FSDP shards "
+				    "the optimizer itself and turns the distributed optimizer on "
+				    "(Megatron-LM d98e8a6 megatron/training/arguments.py:1128-1135)");
+	if (p->fsdp == 1 && c->compute_capability < 10 &&
+	    ((p->tp != MT_UNSET && p->tp > 1) || (p->cp != MT_UNSET && p->cp > 1)))
+		return mt_error_set(err, MT_EUSAGE, "--fsdp on with --tp/--cp > 1 on %s (compute "
+				    "capability %.1f): %s", c->name, c->compute_capability,
+				    MT_FSDP_CITE);
+	if (p->layout) {
+		/* arguments.py:941-949 and transformer_config.py:2242-2290 read
+		 * the layout against --pipeline-model-parallel-size */
+		if (p->pp == MT_UNSET)
+			return mt_error_set(err, MT_EUSAGE, "--pp-layout: needs --pp (the layout's %d "
+					    "stages are PP x VPP)", p->layout->n);
+		rc = mt_layout_check(p->layout, m, p->pp, p->vpp == MT_UNSET ? 0 : p->vpp, err);
+		if (rc)
+			return rc;
 	}
 	if (p->overlap_param == 1 && p->overlap_grad == 0)
 		return mt_error_set(err, MT_EINVAL,

@@ -18,6 +18,7 @@
 
 struct mt_model;
 struct mt_cluster;
+struct mt_layout;
 
 enum mt_precision { MT_PREC_BF16, MT_PREC_FP8, MT_PREC_NVFP4 };
 enum mt_fp8_recipe { MT_FP8_DELAYED, MT_FP8_TENSORWISE, MT_FP8_BLOCKWISE, MT_FP8_MXFP8 };
@@ -28,6 +29,7 @@ enum mt_split {
 	MT_SPLIT_ACCOUNT,    /* account_for_embedding/loss_in_pipeline_split */
 	MT_SPLIT_ACCOUNT_LOSS, /* account_for_loss_in_pipeline_split only */
 	MT_SPLIT_FIRST_LAST, /* decoder_first/last_pipeline_num_layers */
+	MT_SPLIT_LAYOUT,     /* pipeline_model_parallel_layout (tuner/layout.h) */
 };
 
 #define MT_UNSET (-1)
@@ -43,6 +45,10 @@ struct mt_pins {
 	int bucket;               /* DDP bucket size in parameters */
 	int ep_overlap;           /* --overlap-moe-expert-parallel-comm (searched) */
 	int cuda_graph;           /* per-layer CUDA graphs (--cuda-graphs on|off) */
+	/* --pp-layout: a pipeline layout (tuner/layout.h), borrowed from the
+	 * caller for the life of the job; NULL leaves the split to the search */
+	const struct mt_layout *layout;
+	int fsdp;                 /* --fsdp on|off: Megatron-FSDP */
 };
 
 
@@ -89,6 +95,7 @@ struct mt_config {
 				   * alltoall or flex, no 1F1B overlap) */
 	int flex_backend;         /* enum mt_flex_backend of the cluster (flex) */
 	int cuda_graph;           /* Transformer Engine per-layer CUDA graphs (docs/MODEL.md 5.10) */
+	int fsdp;                 /* Megatron-FSDP, optim_grads_params (tuner/fsdp.h) */
 };
 
 /* Per-GPU memory on the most loaded pipeline stage, bytes. */
@@ -186,6 +193,7 @@ enum mt_prune {
 	MT_PRUNE_MEMORY,       /* does not fit in GPU memory */
 	MT_PRUNE_DOMINATED,    /* more recompute or offload than needed to fit */
 	MT_PRUNE_HOST_MEMORY,  /* offloaded state does not fit in the node's host memory */
+	MT_PRUNE_FSDP,         /* Megatron-FSDP: no DP group, or TP/CP below compute capability 10 */
 	MT_PRUNE_N
 };
 
@@ -198,6 +206,13 @@ const char *mt_prune_cite(int reason);
 /* validate_args' check that the model-parallel sizes divide the GPUs */
 #define MT_WORLD_CITE "Megatron-LM d98e8a6 megatron/training/arguments.py:432 asserts: " \
 	"world size is not divisible by total_model_size"
+
+/* Megatron-FSDP's checks: FSDP refuses CUDA_DEVICE_MAX_CONNECTIONS=1, which
+ * TP and CP need below compute capability 10 (megatune's rule
+ * cuda-max-connections sets it; Megatron warns against the mix) */
+#define MT_FSDP_CITE "Megatron-LM d98e8a6 megatron/training/arguments.py:1166 asserts: FSDP " \
+	"requires CUDA_DEVICE_MAX_CONNECTIONS > 1 or unset, while TP and CP below compute " \
+	"capability 10 need it set to 1 (arguments.py:1456-1479: 'Try not to using them together')"
 
 /* Validity of the knobs of a layer's shape: the enum mt_prune reason that
  * rules the value out, or -1 when it can run. */

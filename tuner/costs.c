@@ -13,7 +13,10 @@
 void mt_ctx_init(struct mt_ctx *x, const struct mt_model *m, const struct mt_cluster *c,
 		 const struct mt_job *j)
 {
+	static unsigned gen;
+
 	memset(x, 0, sizeof(*x));
+	x->gen = ++gen ? gen : ++gen;
 	x->model = m;
 	x->cluster = c;
 	x->job = j;

@@ -8,6 +8,7 @@
 #include "cluster.h"
 #include "hostmem.h"
 #include "precision.h"
+#include "layout.h"
 
 static int add(struct mt_kv *o, int n, const char *k, const char *fmt, long long v)
 {
@@ -65,6 +66,17 @@ static int moe_pattern(const struct mt_model *m, char *buf, size_t cap)
 	}
 	sbuf_release(&sb);
 	return rc;
+}
+
+/* The candidate's pipeline layout as Megatron's string (tuner/layout.h). */
+static int layout_str(const struct mt_model *m, const struct mt_job *j, const struct mt_config *c,
+		      char *buf, size_t cap)
+{
+	struct mt_layout l;
+
+	if (mt_layout_of(m, j, c->pp, c->vpp, &l) || mt_layout_format(&l, buf, cap) < 0)
+		return -1;
+	return 0;
 }
 
 static int addg(struct mt_kv *o, int n, const char *k, double v)
@@ -251,9 +263,17 @@ int mt_megatron_args(const struct mt_model *m, const struct mt_job *j, const str
 	n = model_args(m, j, o, n);
 	n = add(o, n, "tensor-model-parallel-size", "%lld", c->tp);
 	n = add(o, n, "pipeline-model-parallel-size", "%lld", c->pp);
-	if (c->vpp > 1)
+	/* a layout gives VPP itself: validate_args allows no more than one of
+	 * it and the virtual-stage flags (arguments.py @ d98e8a64dd, lines
+	 * 929-949) */
+	if (c->vpp > 1 && c->split != MT_SPLIT_LAYOUT)
 		n = add(o, n, "num-virtual-stages-per-pipeline-rank", "%lld", c->vpp);
-	if (c->split == MT_SPLIT_ACCOUNT) {
+	if (c->split == MT_SPLIT_LAYOUT) {
+		char lay[sizeof(o->val)];
+
+		if (layout_str(m, j, c, lay, sizeof(lay)) == 0)
+			n = adds(o, n, "pipeline-model-parallel-layout", lay);
+	} else if (c->split == MT_SPLIT_ACCOUNT) {
 		n = add(o, n, "account-for-embedding-in-pipeline-split", NULL, 0);
 		n = add(o, n, "account-for-loss-in-pipeline-split", NULL, 0);
 	} else if (c->split == MT_SPLIT_ACCOUNT_LOSS) {
@@ -301,6 +321,14 @@ int mt_megatron_args(const struct mt_model *m, const struct mt_job *j, const str
 		snprintf(fr, sizeof(fr), "%g", j->opt_offload);
 		n = adds(o, n, "optimizer-offload-fraction", fr);
 		n = add(o, n, "use-precision-aware-optimizer", NULL, 0);
+	}
+	if (c->fsdp) {
+		/* Megatron-FSDP: validate_args requires the fsdp_dtensor checkpoint
+		 * format and keeps the distributed optimizer (v1) on
+		 * (arguments.py @ d98e8a64dd, lines 1118-1168) */
+		n = add(o, n, "use-megatron-fsdp", NULL, 0);
+		n = adds(o, n, "data-parallel-sharding-strategy", "optim_grads_params");
+		n = adds(o, n, "ckpt-format", "fsdp_dtensor");
 	}
 	if (c->dist_opt) {
 		n = add(o, n, "use-distributed-optimizer", NULL, 0);
@@ -453,6 +481,14 @@ int mt_bridge_overrides(const struct mt_model *m, const struct mt_job *j,
 		n = adds(o, n, "model.account_for_loss_in_pipeline_split", "true");
 	} else if (c->split == MT_SPLIT_ACCOUNT_LOSS) {
 		n = adds(o, n, "model.account_for_loss_in_pipeline_split", "true");
+	} else if (c->split == MT_SPLIT_LAYOUT) {
+		char lay[sizeof(o->val)], q[sizeof(o->val)];
+
+		/* quoted: Hydra's override grammar reads '|', '(' and '*' */
+		if (layout_str(m, j, c, lay, sizeof(lay) - 2) == 0) {
+			snprintf(q, sizeof(q), "\"%.*s\"", (int)sizeof(q) - 3, lay);
+			n = adds(o, n, "model.pipeline_model_parallel_layout", q);
+		}
 	} else if (c->split == MT_SPLIT_FIRST_LAST) {
 		n = add(o, n, "model.num_layers_in_first_pipeline_stage", "%lld", c->first_layers);
 		n = add(o, n, "model.num_layers_in_last_pipeline_stage", "%lld", c->last_layers);
@@ -487,6 +523,15 @@ int mt_bridge_overrides(const struct mt_model *m, const struct mt_job *j,
 		n = adds(o, n, "optimizer.optimizer_cpu_offload", "true");
 		n = adds(o, n, "optimizer.optimizer_offload_fraction", fr);
 		n = adds(o, n, "optimizer.use_precision_aware_optimizer", "true");
+	}
+	if (c->fsdp) {
+		/* Bridge's ConfigContainer.validate() applies the rest of what
+		 * Megatron-FSDP needs (src/megatron/bridge/training/config.py @
+		 * 067f987df0, lines 1065-1125) */
+		n = adds(o, n, "ddp.use_megatron_fsdp", "true");
+		n = adds(o, n, "dist.use_megatron_fsdp", "true");
+		n = adds(o, n, "ddp.data_parallel_sharding_strategy", "optim_grads_params");
+		n = adds(o, n, "checkpoint.ckpt_format", "fsdp_dtensor");
 	}
 	n = adds(o, n, "ddp.overlap_grad_reduce", c->overlap_grad ? "true" : "false");
 	n = adds(o, n, "ddp.overlap_param_gather",

@@ -5,6 +5,7 @@
 
 #include "constants.h"
 #include "hostmem.h"
+#include "fsdp.h"
 #include "perf.h"
 #include "precision.h"
 
@@ -46,8 +47,8 @@ static void stage_memory(const struct mt_ctx *x, const struct mt_costs *a, const
 	int st = b->rep[r], inflight;
 	double Pd = b->par_dense[r], Pe = b->par_exp[r], dshard, eshard, gb, layer_avg, act;
 
-	dshard = cfg->dist_opt ? (double)b->dp * a->cp : 1;
-	eshard = cfg->dist_opt ? (double)b->edp : 1;
+	dshard = cfg->dist_opt || cfg->fsdp ? (double)b->dp * a->cp : 1;
+	eshard = cfg->dist_opt || cfg->fsdp ? (double)b->edp : 1;
 	gb = cfg->grad_fp32 ? 4 : 2;
 	o->stage = st;
 	/* bf16, plus the recipe's quantised weight copies; kept quantised
@@ -61,6 +62,11 @@ static void stage_memory(const struct mt_ctx *x, const struct mt_costs *a, const
 			o->weights = 2 * (Pd + Pe) + wq * Pq;
 	}
 	o->grads = gb * (Pd + Pe);
+	if (cfg->fsdp) { /* everything sharded, plus the layers gathered (5.10) */
+		double buf = mt_fsdp_buffer_bytes(a, cfg);
+		o->weights = (2 * Pd + b->par_fp8[r]) / dshard + 2 * Pe / eshard + buf * 4 / (4 + gb);
+		o->grads = gb * (Pd / dshard + Pe / eshard) + buf * gb / (4 + gb);
+	}
 	/* the share offloaded to the host leaves the GPU (4.10) */
 	o->optimizer = 12 * (Pd / dshard + Pe / eshard) * (1 - x->job->opt_offload);
 	inflight = mt_inflight(b->pp, b->vpp, b->num_mb, st);
@@ -74,9 +80,12 @@ static void stage_memory(const struct mt_ctx *x, const struct mt_costs *a, const
 	if (cfg->ep_overlap)
 		act += a->act_layer_peak[b->nl[st][1] ? 1 : 0];
 	o->activations = act;
-	o->logits = st == b->pp - 1 ? a->act_out * (1 + m->mtp_layers) : 0;
+	/* the logits of the loss (last stage) and of each MTP layer (its stage) */
+	o->logits = (st == b->pp - 1 ? a->act_out : 0) +
+		    (st == b->mtp_stage ? a->act_out * m->mtp_layers : 0);
 	o->moe_dispatch = b->nl[st][MT_L_MOE] ? a->moe_dispatch : 0;
-	o->transient = fmax(a->transient, st == b->pp - 1 ? a->logits_transient : 0);
+	o->transient = fmax(a->transient, st == b->pp - 1 || (m->mtp_layers && st == b->mtp_stage)
+					  ? a->logits_transient : 0);
 	o->nccl = b->nccl_bytes;
 	o->cuda_context = MT_CUDA_CONTEXT_BYTES;
 	o->workspace = MT_WORKSPACE_BYTES;

@@ -20,6 +20,7 @@
 
 #include "cluster.h"
 #include "config.h"
+#include "layout.h"
 #include "model.h"
 
 #define MT_MAX_PP 1024
@@ -91,12 +92,19 @@ struct mt_plan {
 	int nl[MT_MAX_PP][MT_L_N];
 	int tot[MT_L_N];
 	int chunk_layers_max;       /* most layers in one model chunk */
-	int rep[3];                 /* stages evaluated for memory/time: first, heaviest middle, last */
+	int rep[4];                 /* stages evaluated for memory/time: first, heaviest middle,
+				     * the MTP stage when apart, last */
 	int nrep;
+	int mtp_stage;              /* the stage holding the MTP layers (pp - 1 unless a layout
+				     * puts them elsewhere) */
+	struct mt_layout layout;    /* the chunks of the split, every split in layout form */
+	/* Megatron-FSDP (tuner/fsdp.h): one layer's parameter all-gather and
+	 * gradient reduce-scatter per micro-batch, s; the embedding's/output's */
+	double fsdp_ag[MT_L_N], fsdp_rs[MT_L_N], fsdp_io_ag, fsdp_io_rs;
 	/* DP communication per step, seconds: [dist_opt] */
 	double dp_rs[2], dp_ag[2], dp_rs_last[2], dp_ag_first[2];
 	/* parameters on each representative stage (elements), for memory */
-	double par_dense[3], par_exp[3], par_fp8[3];
+	double par_dense[4], par_exp[4], par_fp8[4];
 	int64_t bucket_params;
 	double p2p_time;            /* one activation to the next stage (s) */
 	/* optimizer-step time per parameter (s) */
@@ -115,6 +123,9 @@ struct mt_ctx {
 	double peak;                /* dense TFLOP/s of the precision, for MFU */
 	double host_op_s;           /* CPU time to issue one kernel */
 	int pvocab_tp;              /* cached padded vocabulary for costs->tp */
+	unsigned gen;               /* a number of its own (mt_ctx_init): the level-B
+				     * memo tables of pipeline.c hold one context's
+				     * answers at a time */
 };
 
 void mt_ctx_init(struct mt_ctx *x, const struct mt_model *m, const struct mt_cluster *c,
@@ -151,7 +162,9 @@ void mt_memory(const struct mt_ctx *x, const struct mt_costs *a, const struct mt
 void mt_timing(const struct mt_ctx *x, const struct mt_costs *a, const struct mt_plan *b,
 	       const struct mt_config *cfg, struct mt_time *time, struct mt_tput *tput);
 
-/* 1 when L layers split over pp x vpp model chunks (docs/MODEL.md 4.6). */
+/* 1 when L layers split over pp x vpp model chunks (docs/MODEL.md 4.6): an
+ * even, accounted or first/last split, or a pipeline layout (each chunk
+ * holding at least one of the embedding, a layer or the loss). */
 int mt_split_exists(int L, int pp, int vpp);
 
 /* In-flight micro-batches (1F1B) or model chunks (interleaved) on stage i. */

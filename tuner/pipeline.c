@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "constants.h"
+#include "fsdp.h"
 #include "perf.h"
 #include "precision.h"
 
@@ -105,7 +106,7 @@ static double stage_params(const struct mt_ctx *x, const struct mt_costs *a, con
 			   int stage, double *exp, double *fp8)
 {
 	const struct mt_model *m = x->model;
-	double d = 0;
+	double d = 0, V = 0;
 	int k;
 
 	*exp = *fp8 = 0;
@@ -116,29 +117,176 @@ static double stage_params(const struct mt_ctx *x, const struct mt_costs *a, con
 	}
 	if (stage == 0)
 		d += a->par_emb;
+	if (stage == p->pp - 1 || (m->mtp_layers && stage == p->mtp_stage))
+		V = mt_model_padded_vocab(m, a->tp);
 	if (stage == p->pp - 1) {
-		double V = mt_model_padded_vocab(m, a->tp);
 		if (!m->tied || p->pp > 1)
 			d += V * m->hidden / a->tp;
 		d += (double)m->hidden * m->norm;
-		if (m->mtp_layers)
-			d += m->mtp_layers * (2.0 * m->hidden * m->hidden / a->tp + 3.0 * m->hidden * m->norm);
+	}
+	if (m->mtp_layers && stage == p->mtp_stage) {
+		/* the MTP modules' projections and norms; apart from the loss
+		 * stage, they also hold a copy of the output layer */
+		d += m->mtp_layers * (2.0 * m->hidden * m->hidden / a->tp + 3.0 * m->hidden * m->norm);
+		if (stage != p->pp - 1)
+			d += V * m->hidden / a->tp;
 	}
 	return d;
 }
 
 int mt_split_exists(int L, int pp, int vpp)
 {
-	int split, first, last;
+	/* a pipeline layout exists whenever every chunk can hold one item */
+	return pp >= 1 && vpp >= 1 && pp <= MT_MAX_PP && pp * vpp <= L + 2 &&
+	       pp * vpp <= MT_LAYOUT_MAX;
+}
 
-	return pp >= 1 && vpp >= 1 && pp <= MT_MAX_PP && pp * vpp <= L &&
-	       !choose_split(L, pp, vpp, &split, &first, &last);
+/* The split in layout form: the layers of each chunk, MTP on the last one. */
+static void split_layout(const struct mt_model *m, int pp, int vpp, int split, int first, int last,
+			 struct mt_layout *l)
+{
+	int c, n = pp * vpp;
+
+	l->n = n;
+	l->layers = m->layers;
+	l->mtp = m->mtp_layers;
+	l->mtp_chunk = m->mtp_layers ? n - 1 : -1;
+	for (c = 0; c < n; c++) {
+		l->t[c] = (unsigned short)mt_chunk_layers(m->layers, pp, vpp, split, first, last, c);
+		l->m[c] = 0;
+	}
+	if (m->mtp_layers)
+		l->m[n - 1] = (unsigned char)m->mtp_layers;
+}
+
+/* The split of the plan (docs/MODEL.md 4.6): a pinned layout; else even,
+ * accounted, loss-accounted; else the lighter (heaviest stage) of the
+ * first/last split and the balanced layout; else the balanced layout. */
+/* plan_split's answers by (model, sequence, pinned layout, pp, vpp): the
+ * split depends on nothing else, and a balanced layout costs microseconds
+ * that the search would otherwise pay for every layer shape.  A small
+ * direct-mapped table, filled without allocating. */
+#define SPLIT_MEMO 1021 /* a prime */
+struct split_memo {
+	unsigned gen; /* the context's (0: empty) */
+	int pp, vpp, rc, split, first, last;
+	struct mt_layout l;
+};
+static struct split_memo memo[SPLIT_MEMO];
+
+static int plan_split_uncached(const struct mt_ctx *x, int pp, int vpp, struct mt_plan *o);
+
+static int plan_split(const struct mt_ctx *x, int pp, int vpp, struct mt_plan *o)
+{
+	struct split_memo *e =
+		&memo[((unsigned)pp * 2654435761u ^ (unsigned)vpp * 40503u) % SPLIT_MEMO];
+
+	if (!(e->gen == x->gen && e->pp == pp && e->vpp == vpp)) {
+		e->rc = plan_split_uncached(x, pp, vpp, o);
+		e->gen = x->gen;
+		e->pp = pp;
+		e->vpp = vpp;
+		e->split = o->split;
+		e->first = o->first_layers;
+		e->last = o->last_layers;
+		if (!e->rc)
+			memcpy(&e->l, &o->layout, sizeof(e->l));
+		return e->rc;
+	}
+	if (e->rc)
+		return e->rc;
+	o->split = e->split;
+	o->first_layers = e->first;
+	o->last_layers = e->last;
+	memcpy(&o->layout, &e->l, sizeof(e->l));
+	return 0;
+}
+
+static int plan_split_uncached(const struct mt_ctx *x, int pp, int vpp, struct mt_plan *o)
+{
+	const struct mt_model *m = x->model;
+	const struct mt_layout *pin = x->job->pins.layout;
+	int split, first, last, seq = x->job->seq;
+
+	o->first_layers = o->last_layers = 0;
+	if (pin) {
+		if (pin->n != pp * vpp || pin->layers != m->layers || pin->mtp != m->mtp_layers ||
+		    (pin->mtp && pin->mtp_chunk < pin->n - pp))
+			return -1;
+		o->split = MT_SPLIT_LAYOUT;
+		memcpy(&o->layout, pin, sizeof(*pin));
+		return 0;
+	}
+	if (pp * vpp > MT_LAYOUT_MAX)
+		return -1;
+	if (pp <= m->layers && !choose_split(m->layers, pp, vpp, &split, &first, &last)) {
+		split_layout(m, pp, vpp, split, first, last, &o->layout);
+		o->split = split;
+		o->first_layers = first;
+		o->last_layers = last;
+		if (split != MT_SPLIT_FIRST_LAST)
+			return 0;
+	} else {
+		o->split = -1;
+	}
+	if (pp < 2)
+		return o->split < 0 ? -1 : 0;
+	{
+		struct mt_layout bal;
+
+		if (mt_layout_balanced(m, seq, pp, vpp, &bal))
+			return o->split < 0 ? -1 : 0;
+		if (o->split < 0 || mt_layout_max_stage(m, seq, &bal, pp) <
+					    mt_layout_max_stage(m, seq, &o->layout, pp)) {
+			memcpy(&o->layout, &bal, sizeof(bal));
+			o->split = MT_SPLIT_LAYOUT;
+			o->first_layers = o->last_layers = 0;
+		}
+	}
+	return 0;
+}
+
+/* bucketed()'s answers: the same DP traffic recurs for every micro-batch
+ * size and layer setting of a TP x CP x EP shape, and each answer costs two
+ * curve look-ups.  A direct-mapped table, filled without allocating. */
+#define BUCKET_MEMO 1024
+struct bucket_memo {
+	unsigned gen; /* the context's (0: empty) */
+	double P, bucket, bytes_per, total, one;
+	int op, n, stride;
+};
+static struct bucket_memo bmemo[BUCKET_MEMO];
+
+static void bucketed_uncached(const struct mt_ctx *x, int op, int n, int stride, double P,
+			      double bucket, double bytes_per, double *total, double *one);
+
+static void bucketed(const struct mt_ctx *x, int op, int n, int stride, double P, double bucket,
+		     double bytes_per, double *total, double *one)
+{
+	unsigned long long h;
+	struct bucket_memo *e;
+
+	if (n <= 1 || P <= 0) {
+		*total = *one = 0;
+		return;
+	}
+	h = (unsigned long long)P * 0x9E3779B97F4A7C15ull ^ (unsigned long long)bucket * 31u ^
+	    (unsigned long long)(op * 7919 + n * 131 + stride * 17 + (int)bytes_per);
+	e = &bmemo[(h ^ (h >> 29)) % BUCKET_MEMO];
+	if (e->gen == x->gen && e->op == op && e->n == n && e->stride == stride &&
+	    e->P == P && e->bucket == bucket && e->bytes_per == bytes_per) {
+		*total = e->total;
+		*one = e->one;
+		return;
+	}
+	bucketed_uncached(x, op, n, stride, P, bucket, bytes_per, total, one);
+	*e = (struct bucket_memo){ x->gen, P, bucket, bytes_per, *total, *one, op, n, stride };
 }
 
 /* Time of the bucketed gradient reduction (or parameter gather) of P
  * parameters of `bytes_per` bytes over a group, and of its largest bucket. */
-static void bucketed(const struct mt_ctx *x, int op, int n, int stride, double P, double bucket,
-		     double bytes_per, double *total, double *one)
+static void bucketed_uncached(const struct mt_ctx *x, int op, int n, int stride, double P,
+			      double bucket, double bytes_per, double *total, double *one)
 {
 	double nb, last, tb;
 	int pd;
@@ -173,21 +321,19 @@ int mt_plan_compute(const struct mt_ctx *x, const struct mt_costs *a, int pp, in
 	int chunk, layer = 0, i, r, k, split, first, last;
 
 	o->valid = 0;
-	if (pp > MT_MAX_PP || pp > L || choose_split(L, pp, vpp, &split, &first, &last))
+	if (pp > MT_MAX_PP || pp < 1 || vpp < 1 || plan_split(x, pp, vpp, o))
 		return -1;
 	o->pp = pp;
 	o->vpp = vpp;
-	o->split = split;
-	o->first_layers = first;
-	o->last_layers = last;
 	o->dp = dp;
 	o->num_mb = num_mb;
 	o->edp = (int)((long)dp * a->cp * a->tp / ((long)a->ep * a->etp));
 	memset(o->nl, 0, sizeof(o->nl[0]) * (size_t)pp);
 	o->tot[0] = o->tot[1] = 0;
 	o->chunk_layers_max = 0;
-	for (chunk = 0; chunk < pp * vpp; chunk++) {
-		int n = mt_chunk_layers(L, pp, vpp, split, first, last, chunk), st = chunk % pp;
+	o->mtp_stage = pp - 1;
+	for (chunk = 0; chunk < o->layout.n; chunk++) {
+		int n = o->layout.t[chunk], st = chunk % pp;
 
 		if (n > o->chunk_layers_max)
 			o->chunk_layers_max = n;
@@ -197,13 +343,16 @@ int mt_plan_compute(const struct mt_ctx *x, const struct mt_costs *a, int pp, in
 			o->tot[k]++;
 		}
 	}
-	if (m->mtp_layers) { /* MTP modules live on the last stage */
+	if (m->mtp_layers) { /* the MTP modules: on the last stage unless a layout moves them */
+		if (o->layout.mtp_chunk >= 0)
+			o->mtp_stage = o->layout.mtp_chunk % pp;
 		k = m->is_moe[L - 1] ? MT_L_MOE : MT_L_DENSE;
-		o->nl[pp - 1][k] += m->mtp_layers;
+		o->nl[o->mtp_stage][k] += m->mtp_layers;
 		o->tot[k] += m->mtp_layers;
 	}
 
-	/* representative stages: first, the heaviest middle one, last */
+	/* representative stages: first, the heaviest middle one, the MTP
+	 * stage, last */
 	for (k = 0; k < MT_L_N; k++)
 		w[k] = a->fwd[k] + a->bwd[k];
 	o->nrep = 0;
@@ -219,6 +368,9 @@ int mt_plan_compute(const struct mt_ctx *x, const struct mt_costs *a, int pp, in
 		}
 		o->rep[o->nrep++] = arg;
 	}
+	if (m->mtp_layers && o->mtp_stage != 0 && o->mtp_stage != pp - 1 &&
+	    o->mtp_stage != o->rep[o->nrep - 1])
+		o->rep[o->nrep++] = o->mtp_stage;
 	if (pp > 1)
 		o->rep[o->nrep++] = pp - 1;
 	for (r = 0; r < o->nrep; r++) {
@@ -267,6 +419,10 @@ int mt_plan_compute(const struct mt_ctx *x, const struct mt_costs *a, int pp, in
 		int pd = mt_group_per_domain(x->cluster, pp, a->tp * a->cp * dp) > 1 ? 2 : 1;
 		o->p2p_time = mt_coll_time(x->cluster, MT_COLL_SEND_RECV, 2, pd, a->p2p_bytes);
 	}
+
+	/* Megatron-FSDP's per-layer collectives (5.10), where it can run */
+	if (mt_fsdp_reason(x->cluster, cfg) < 0 || cfg->fsdp)
+		mt_fsdp_plan(x, a, cfg, o);
 
 	/* communicator buffers (4.7) */
 	o->nccl_bytes = comm_buffers(x, a->tp, 1) + comm_buffers(x, a->cp, a->tp) +

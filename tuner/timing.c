@@ -5,6 +5,7 @@
 
 #include "constants.h"
 #include "hostmem.h"
+#include "fsdp.h"
 #include "perf.h"
 
 double mt_ep_overlap_paired(int pp, int vpp, int num_mb)
@@ -36,6 +37,7 @@ static double ep_overlap_exposed(const struct mt_costs *a, const struct mt_plan 
 struct stage_time {
 	double t, fwd, bwd;
 	double gemm, attn, elem, rc, tp, cp, ep, off, off_hidden, host, slow;
+	double fsdp, fsdp_hidden;  /* Megatron-FSDP collectives, per micro-batch (5.10) */
 	double params, params_exp;
 	int st;
 };
@@ -79,8 +81,10 @@ static void stage_time(const struct mt_ctx *x, const struct mt_costs *a, const s
 		o->elem += a->emb_f + a->emb_b;
 		io += 0.5;
 	}
-	if (st == b->pp - 1) {
-		double n = 1 + m->mtp_layers;
+	if (st == b->pp - 1 || (m->mtp_layers && st == b->mtp_stage)) {
+		/* the output layer and loss, once for the model (last stage) and
+		 * once per MTP layer (the MTP stage) */
+		double n = (st == b->pp - 1) + (st == b->mtp_stage ? m->mtp_layers : 0);
 		o->fwd += n * a->out_f;
 		o->bwd += n * a->out_b;
 		o->gemm += n * (a->out_f + a->out_b - a->out_tp_exposed);
@@ -118,6 +122,10 @@ static void stage_time(const struct mt_ctx *x, const struct mt_costs *a, const s
 			       x->host_op_s -
 		       layers * MT_GRAPH_CALLS_PER_LAYER * MT_GRAPH_CALL_US * 1e-6;
 	gpu = o->fwd + o->bwd + o->rc + o->off;
+	if (cfg->fsdp) {
+		mt_fsdp_stage_time(x, b, st, o->fwd, o->bwd + o->rc, &o->fsdp, &o->fsdp_hidden);
+		gpu += o->fsdp + MT_COMM_SM_SLOWDOWN * o->fsdp_hidden;
+	}
 	o->host = fmax(0, cpu - gpu);
 	o->t = gpu + o->host;
 	o->params = b->par_dense[r];
@@ -132,7 +140,8 @@ void mt_timing(const struct mt_ctx *x, const struct mt_costs *a, const struct mt
 	struct stage_time s, crit = { 0 };
 	double mb = b->num_mb, pp = b->pp, vpp = b->vpp, mean, opt_params = 0;
 	double total_layers_time = 0, extra, rc_flops = 0, frac = 0, hw, L;
-	double dshard = cfg->dist_opt ? (double)b->dp * a->cp : 1, eshard = cfg->dist_opt ? b->edp : 1;
+	double dshard = cfg->dist_opt || cfg->fsdp ? (double)b->dp * a->cp : 1;
+	double eshard = cfg->dist_opt || cfg->fsdp ? b->edp : 1;
 	int r, k, d = cfg->dist_opt ? 1 : 0;
 
 	for (r = 0; r < b->nrep; r++) {
@@ -181,8 +190,7 @@ void mt_timing(const struct mt_ctx *x, const struct mt_costs *a, const struct mt
 	{
 		double tpc = 0, cpc = 0, epc = 0;
 		int st = crit.st;
-		if (st == b->pp - 1)
-			tpc += (1 + m->mtp_layers) * a->out_tp_comm;
+		tpc += ((st == b->pp - 1) + (st == b->mtp_stage ? m->mtp_layers : 0)) * a->out_tp_comm;
 		for (k = 0; k < MT_L_N; k++) {
 			tpc += b->nl[st][k] * a->tp_comm[k];
 			cpc += b->nl[st][k] * a->cp_comm[k];
@@ -212,6 +220,8 @@ void mt_timing(const struct mt_ctx *x, const struct mt_costs *a, const struct mt
 			eag = ag;
 		t->dp_exposed = ers + eag;
 		t->dp_hidden = rs + ag - t->dp_exposed;
+		if (cfg->fsdp) /* no step-end reduction: the stage time holds it */
+			t->dp_exposed = t->dp_hidden = 0;
 	}
 	/* the GPU steps what stays; the host share adds its copies and CPU Adam (4.10) */
 	t->optimizer = opt_params * (1 - j->opt_offload) * b->opt_s_per_param +
@@ -222,6 +232,12 @@ void mt_timing(const struct mt_ctx *x, const struct mt_costs *a, const struct mt
 	t->host_exposed += MT_STEP_OVERHEAD_S;
 	t->step = mb * crit.t + t->bubble + t->pp_exposed + t->dp_exposed + t->optimizer +
 		  MT_COMM_SM_SLOWDOWN * (t->dp_hidden + t->pp_hidden) + MT_STEP_OVERHEAD_S;
+	if (cfg->fsdp) { /* reported as DP traffic; already in the stage time */
+		t->dp_exposed = mb * crit.fsdp;
+		t->dp_hidden = mb * crit.fsdp_hidden;
+		t->gpu_overhead += MT_COMM_SM_SLOWDOWN * t->dp_hidden;
+		t->compute += MT_COMM_SM_SLOWDOWN * t->dp_hidden;
+	}
 
 	/* throughput (5.9) */
 	tp->model_flops_step = mt_model_step_flops(m, (double)j->gbs, j->seq,

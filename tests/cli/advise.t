@@ -86,7 +86,7 @@ json into a missing folder | 2 | cannot write 'no/such/dir/a.json' | advise --mo
 estimate breaks down memory | 0 | optimizer states | estimate --model llama3-8b --gpus 8 --seq 4096 --gbs 64 --tp 2
 estimate breaks down time | 0 | pipeline bubble | estimate --model llama3-8b --gpus 8 --seq 4096 --gbs 64 --tp 2
 estimate with defaults is TP1 | 0 | configuration: TP1 PP1 DP8 MBS1 | estimate --model gpt3-5b --gpus 8 --seq 2048 --gbs 64
-estimate of an impossible split | 2 | cannot be split over PP 4 x VPP 5 | estimate --model llama3-8b --gpus 32 --seq 4096 --gbs 64 --pp 4 --vpp 5
+estimate of an impossible split | 2 | cannot be split over PP 4 x VPP 9 | estimate --model llama3-8b --gpus 32 --seq 4096 --gbs 64 --pp 4 --vpp 9
 deepseek-v3 on 1024 H100 | 0 | ^1 +[1248] +[0-9]+ | advise --model deepseek-v3 --gpus 1024 --seq 4096 --gbs 8192
 qwen3-235b-a22b on 256 H100 | 0 | ^1 +[1248] +[0-9]+ | advise --model qwen3-235b-a22b --gpus 256 --seq 4096 --gbs 2048
 mixtral on B200 in FP8 | 0 | ^1 +[0-9]+ | advise --model mixtral-8x7b --cluster dgx-b200 --gpus 16 --seq 4096 --gbs 256 --precision fp8

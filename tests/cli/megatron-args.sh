@@ -5,9 +5,10 @@
 # tests/megatron/README.md) over flag sets, through tests/megatron/check_args.py:
 # 1. the hand-written flag sets of tests/megatron/cases.txt give the outcome
 #    each states (accepted, or rejected with the message fragment given);
-# 2. every candidate of `advise --top 10` for eighteen
+# 2. every candidate of `advise --top 10` for twenty
 #    jobs (dense, MoE, long sequence, FP8, B200, GB200, the FP8 and NVFP4
-#    recipes, optimizer CPU offload, CUDA graphs, fine-grained offload), its flags with its
+#    recipes, optimizer CPU offload, CUDA graphs, fine-grained offload, a pipeline
+#    layout, FSDP), its flags with its
 #    environment on as many GPUs as the job, is accepted.
 # Exit 0 pass, 77 skip (with the reason on the last line), else fail.
 set -u
@@ -82,6 +83,8 @@ if [ "${MEGATRON_ARGS_ADVISE:-1}" = 1 ]; then
 --model qwen3-30b-a3b --gpus 8 --seq 4096 --gbs 64 --ep 8 --cuda-graphs on
 --model llama3-70b --gpus 64 --seq 32768 --gbs 64 --offload-modules core_attn,attn_proj
 --model qwen3-30b-a3b --gpus 16 --seq 4096 --gbs 256 --offload-modules expert_fc1,moe_act
+--model qwen3-235b-a22b --gpus 256 --seq 4096 --gbs 2048 --pp 32 --vpp 3
+--model llama3-8b --gpus 16 --seq 8192 --gbs 128 --fsdp on
 JOBS
 	: >"$T/sets"
 	while IFS= read -r job; do

@@ -42,11 +42,11 @@ advise shows the pruning by rule | 0 | pruned by rules: .*pp-microbatches [0-9]+
 advise without rules says so | 0 | rules: off \(--no-rules\): the model alone | advise --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --no-rules
 advise without rules has no rule output | 0 | !why-tp | advise --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --no-rules
 rules and no-rules exclude each other | 2 | --rules and --no-rules exclude each other | advise --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --no-rules --rules tests/fixtures/rules/site-tp4.rules
-without a site rule TP 8 is best | 0 | ^best: TP8 PP8 | advise --model llama3.1-405b --gpus 1024 --seq 8192 --gbs 1024
+without a site rule TP 8 is best | 0 | ^best: TP8 PP | advise --model llama3.1-405b --gpus 1024 --seq 8192 --gbs 1024
 a site rule limits TP to 4 | 0 | ^best: TP4 | advise --model llama3.1-405b --gpus 1024 --seq 8192 --gbs 1024 --rules tests/fixtures/rules/site-tp4.rules
 a site rule is counted | 0 | pruned by rules: site-tp-at-most-4 [0-9]+ | advise --model llama3.1-405b --gpus 1024 --seq 8192 --gbs 1024 --rules tests/fixtures/rules/site-tp4.rules
 a site rule replaces a bundled one | 0 | --manual-gc-interval 500 | advise --model llama3.1-405b --gpus 1024 --seq 8192 --gbs 1024 --rules tests/fixtures/rules/site-tp4.rules
-a folder of rules | 0 | ^best: TP4 | advise --model llama3.1-405b --gpus 1024 --seq 8192 --gbs 1024 --rules tests/fixtures/rules
+a folder of rules | 0 | ^best: TP[1-4] PP1 | advise --model llama3.1-405b --gpus 1024 --seq 8192 --gbs 1024 --rules tests/fixtures/rules
 a broken rule file: file, line, reason | 2 | megatune advise: error: tests/fixtures/bad/broken.rules:5: WHEN: unknown name 'config.tensor_parallel' | advise --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --rules tests/fixtures/bad/broken.rules
 a broken rule file in estimate | 2 | broken.rules:5: | estimate --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --rules tests/fixtures/bad/broken.rules
 a missing rule file | 2 | cannot read 'nope.rules' | advise --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --rules nope.rules

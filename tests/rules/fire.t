@@ -38,7 +38,7 @@ dp-world | quiet | rules check --facts tests/fixtures/rules/run-llama3-70b.json
 dist-opt | fires | advise --model llama3-8b --gpus 64 --seq 4096 --gbs 512
 dist-opt | quiet | estimate --model llama3-8b --gpus 8 --seq 4096 --gbs 64 --tp 8
 dp-first | fires | advise --model llama3-8b --gpus 8 --seq 8192 --gbs 128
-dp-first | quiet | advise --model llama3-70b --gpus 64 --seq 8192 --gbs 128
+dp-first | quiet | advise --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --fsdp off
 dp-overlap | fires | advise --model llama3-8b --gpus 64 --seq 4096 --gbs 512
 dp-overlap | quiet | estimate --model llama3-8b --gpus 8 --seq 4096 --gbs 64 --tp 8
 dp-grad-reduce-dtype | fires | advise --model llama3-8b --gpus 64 --seq 4096 --gbs 512
@@ -46,7 +46,7 @@ dp-grad-reduce-dtype | quiet | estimate --model llama3-8b --gpus 8 --seq 4096 --
 dp-bucket-knee | fires | advise --model llama3-8b --gpus 64 --seq 4096 --gbs 512 --pp 1
 dp-bucket-knee | quiet | advise --model llama3-8b --gpus 8 --seq 4096 --gbs 512
 dp-align-param-gather | fires | advise --model llama3-70b --gpus 64 --seq 8192 --gbs 128
-dp-align-param-gather | quiet | advise --model llama3-8b --gpus 8 --seq 8192 --gbs 128
+dp-align-param-gather | quiet | advise --model llama3-8b --gpus 8 --seq 8192 --gbs 128 --vpp 1
 dp-optimizer-instances | fires | advise --model llama3-8b --gpus 1024 --seq 2048 --gbs 1024
 dp-optimizer-instances | quiet | advise --model llama3-70b --gpus 1024 --seq 4096 --gbs 1024
 dp-ln-sm-margin | fires | advise --model llama3-8b --gpus 64 --seq 4096 --gbs 512
@@ -112,7 +112,7 @@ pp-vpp | quiet | advise --model llama3-8b --gpus 8 --seq 4096 --gbs 512 --pp 1
 pp-vpp-many-microbatches | fires | advise --model llama3-70b --gpus 64 --seq 8192 --gbs 128
 pp-vpp-many-microbatches | quiet | estimate --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --tp 4 --pp 4 --vpp 2
 pp-only-when-needed | fires | advise --model llama3-70b --gpus 64 --seq 8192 --gbs 128
-pp-only-when-needed | quiet | advise --model llama3.1-405b --gpus 1024 --seq 8192 --gbs 1024
+pp-only-when-needed | quiet | advise --model llama3.1-405b --gpus 1024 --seq 8192 --gbs 1024 --fsdp off
 pp-account-embedding | fires | estimate --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --tp 4 --pp 4 --vpp 5
 pp-account-embedding | quiet | estimate --model gpt3-175b --gpus 512 --seq 2048 --gbs 1536 --tp 8 --pp 8
 why-pp | fires | advise --model llama3-70b --gpus 64 --seq 8192 --gbs 128
@@ -140,9 +140,9 @@ mem-avoid-record-streams | fires | advise --model llama3-8b --gpus 8 --seq 4096 
 mem-avoid-record-streams | quiet | estimate --model tests/fixtures/models/hf-gpt2.json --gpus 1 --seq 1024 --gbs 8
 mem-expandable-segments | fires | advise --model llama3-70b --gpus 64 --seq 8192 --gbs 128
 mem-expandable-segments | quiet | estimate --model llama3-8b --gpus 8 --seq 2048 --gbs 64 --tp 2
-mem-nvls-off | fires | advise --model deepseek-v3 --gpus 1024 --seq 4096 --gbs 8192
+mem-nvls-off | fires | estimate --model deepseek-v3 --gpus 1024 --seq 4096 --gbs 8192 --tp 2 --pp 16 --ep 8 --mbs 1 --pp-layout 'Et*2|(t*4|)*14t*3mL' --recompute full --recompute-layers 1
 mem-nvls-off | quiet | advise --model llama3-70b --gpus 64 --seq 8192 --gbs 128
-mem-headroom | fires | advise --model deepseek-v3 --gpus 1024 --seq 4096 --gbs 8192
+mem-headroom | fires | estimate --model deepseek-v3 --gpus 1024 --seq 4096 --gbs 8192 --tp 2 --pp 16 --ep 8 --mbs 1 --pp-layout 'Et*2|(t*4|)*14t*3mL' --recompute full --recompute-layers 1
 mem-headroom | quiet | advise --model llama3-70b --gpus 64 --seq 8192 --gbs 128
 #
 # ---- host overhead and placement

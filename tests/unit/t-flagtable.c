@@ -171,7 +171,8 @@ static void every_branch_is_in_the_table(void **state)
 			c.tp = c.pp = c.cp = c.ep = c.etp = c.mbs = c.dp = 1;
 			c.pp = 4;
 			c.vpp = v & 16 ? 2 : 1;
-			c.split = v % 4;
+			c.split = v % 5; /* MT_SPLIT_LAYOUT included */
+			c.fsdp = v % 3 == 1;
 			c.first_layers = c.last_layers = 2;
 			c.cp = v & 2 ? 4 : 1;
 			c.cp_comm = v % 4;

@@ -173,6 +173,9 @@ static void run_row(const cJSON *r)
 	}
 	if (col_of(header, "mbs") >= 0)
 		j.pins.mbs = (int)num(header, line, "mbs", 1);
+	/* Megatron-FSDP: the GPUs it shards over, 0 without it, empty unknown */
+	if (col_of(header, "fsdp") >= 0 && num(header, line, "fsdp", -1) >= 0)
+		j.pins.fsdp = num(header, line, "fsdp", 0) > 0;
 	if (pins) {
 		if ((v = cJSON_GetObjectItem(pins, "recompute")))
 			j.pins.recompute = mt_recompute_parse(v->valuestring);

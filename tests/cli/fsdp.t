@@ -1,0 +1,16 @@
+# Megatron-FSDP (--fsdp; tuner/fsdp.h): sharded states, its flags, the combinations refused.
+# name | expected exit status | ERE that stdout+stderr must match (!ERE: must not) | arguments
+fsdp shards the states | 0 | distributed optimizer on, in Megatron-FSDP | estimate --model llama3-8b --gpus 8 --seq 8192 --gbs 128 --fsdp on
+fsdp flag for Megatron-LM | 0 | --use-megatron-fsdp | estimate --model llama3-8b --gpus 8 --seq 8192 --gbs 128 --fsdp on --format megatron
+fsdp sharding strategy for Megatron-LM | 0 | --data-parallel-sharding-strategy optim_grads_params | estimate --model llama3-8b --gpus 8 --seq 8192 --gbs 128 --fsdp on --format megatron
+fsdp checkpoint format for Megatron-LM | 0 | --ckpt-format fsdp_dtensor | estimate --model llama3-8b --gpus 8 --seq 8192 --gbs 128 --fsdp on --format megatron
+fsdp override for Bridge | 0 | ddp.use_megatron_fsdp=true | estimate --model llama3-8b --gpus 8 --seq 8192 --gbs 128 --fsdp on --format bridge
+fsdp sharding strategy for Bridge | 0 | ddp.data_parallel_sharding_strategy=optim_grads_params | estimate --model llama3-8b --gpus 8 --seq 8192 --gbs 128 --fsdp on --format bridge
+fsdp checkpoint format for Bridge | 0 | checkpoint.ckpt_format=fsdp_dtensor | estimate --model llama3-8b --gpus 8 --seq 8192 --gbs 128 --fsdp on --format bridge
+fsdp off prints none of it | 0 | !use-megatron-fsdp | estimate --model llama3-8b --gpus 8 --seq 8192 --gbs 128 --fsdp off --recompute full --format megatron
+fsdp in the advice JSON | 0 | "fsdp": true | estimate --model llama3-8b --gpus 8 --seq 8192 --gbs 128 --fsdp on --format json
+fsdp with TP on Hopper is refused | 2 | --fsdp on with --tp/--cp > 1 on dgx-h100 \(compute capability 9.0\): Megatron-LM d98e8a6 megatron/training/arguments.py:1166 asserts: FSDP requires CUDA_DEVICE_MAX_CONNECTIONS > 1 or unset | estimate --model llama3-8b --gpus 8 --seq 8192 --gbs 128 --fsdp on --tp 2
+fsdp with the distributed optimizer off is refused | 2 | --fsdp on with --dist-opt off: Megatron-FSDP shards the optimizer itself | estimate --model llama3-8b --gpus 8 --seq 8192 --gbs 128 --fsdp on --dist-opt off
+fsdp on one GPU is refused | 2 | --fsdp on: Megatron-FSDP needs a data-parallel group | estimate --model llama3-8b --gpus 1 --seq 4096 --gbs 8 --fsdp on --recompute full
+fsdp with TP on Blackwell | 0 | TP2 PP1 DP36 MBS1, recompute none, distributed optimizer on, in Megatron-FSDP | estimate --model llama3-70b --cluster gb200-nvl72 --gpus 72 --seq 8192 --gbs 144 --fsdp on --tp 2
+fsdp pinned in the search | 0 | ^best: .*in Megatron-FSDP | advise --model llama3-8b --gpus 8 --seq 8192 --gbs 128 --fsdp on

@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: MIT */
+/* Megatron-FSDP (tuner/fsdp.h): where it runs, the states it shards, the
+ * collectives it adds and where they hide (docs/MODEL.md 5.11). */
+#include <stdio.h>
+
+#include "testutil.h"
+
+#include "../../advisor/search.h"
+#include "../../tuner/cluster.h"
+#include "../../tuner/fsdp.h"
+#include "../../tuner/model.h"
+
+static struct mt_model llama8;
+static struct mt_cluster *h100, *gb200;
+
+static int setup(void **state)
+{
+	struct mt_error err = MT_ERROR_INIT;
+
+	(void)state;
+	if (mt_model_load("llama3-8b", &llama8, &err) || mt_cluster_load("dgx-h100", &h100, &err) ||
+	    mt_cluster_load("gb200-nvl72", &gb200, &err)) {
+		fprintf(stderr, "%s\n", err.msg);
+		return -1;
+	}
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	mt_cluster_free(h100);
+	mt_cluster_free(gb200);
+	return 0;
+}
+
+static void where_it_runs(void **state)
+{
+	struct mt_config c;
+
+	(void)state;
+	memset(&c, 0, sizeof(c));
+	c.tp = c.cp = c.pp = 1;
+	c.dp = 8;
+	assert_int_equal(mt_fsdp_reason(h100, &c), -1);
+	c.tp = 2;
+	assert_int_equal(mt_fsdp_reason(h100, &c), MT_PRUNE_FSDP);
+	assert_int_equal(mt_fsdp_reason(gb200, &c), -1);
+	c.tp = 1;
+	c.dp = 1;
+	assert_int_equal(mt_fsdp_reason(h100, &c), MT_PRUNE_FSDP);
+	c.cp = 2; /* DP x CP is the group */
+	assert_int_equal(mt_fsdp_reason(gb200, &c), -1);
+	assert_string_equal(mt_prune_id(MT_PRUNE_FSDP), "fsdp");
+	assert_non_null(strstr(mt_prune_cite(MT_PRUNE_FSDP), "arguments.py:1166"));
+}
+
+static void eval(int fsdp, struct mt_eval *e)
+{
+	struct mt_error err = MT_ERROR_INIT;
+	struct mt_config c;
+	struct mt_job j;
+
+	mt_job_init(&j);
+	j.gpus = 8;
+	j.seq = 8192;
+	j.gbs = 128;
+	memset(&c, 0, sizeof(c));
+	c.tp = c.pp = c.vpp = c.cp = c.ep = c.etp = c.mbs = 1;
+	c.recompute = MT_RC_FULL;
+	c.recompute_layers = 32;
+	c.dist_opt = 1;
+	c.fsdp = fsdp;
+	mt_config_settings(&j, &c);
+	assert_int_equal(mt_evaluate(&llama8, h100, &j, NULL, &c, e, &err), 0);
+}
+
+/* Against the distributed optimizer on the same 8 GPUs: the optimizer
+ * states are sharded alike; weights and gradients drop to an eighth plus
+ * the gathered layers; the step pays per-layer traffic instead of one
+ * reduction at its end, most of it hidden. */
+static void shards_and_hides(void **state)
+{
+	struct mt_eval d, f;
+	double P, layer = (double)mt_model_attn_params(&llama8) + mt_model_dense_mlp_params(&llama8) +
+			  mt_model_norm_params(&llama8);
+
+	(void)state;
+	eval(0, &d);
+	eval(1, &f);
+	assert_true(f.cfg.fsdp && f.cfg.dist_opt);
+	assert_close(f.mem.optimizer, d.mem.optimizer, 1e-9);
+	P = d.mem.weights / 2; /* bf16 weights of the one stage */
+	assert_close(f.mem.weights, 2 * P / 8 + 4 * layer, 0.02);
+	assert_close(f.mem.grads, d.mem.grads / 8 + (d.mem.grads / P) * layer, 0.02);
+	assert_true(f.mem.total < d.mem.total - 0.8 * (d.mem.weights + d.mem.grads));
+	/* per micro-batch traffic, three times the parameters, mostly hidden */
+	assert_true(f.time.dp_hidden > 5 * f.time.dp_exposed);
+	assert_true(f.time.dp_hidden + f.time.dp_exposed > d.time.dp_hidden + d.time.dp_exposed);
+	assert_close(f.time.step, d.time.step, 0.10);
+	/* the exposed parts still add up to the step */
+	assert_true(f.time.step >= f.time.compute + f.time.dp_exposed);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(where_it_runs),
+		cmocka_unit_test(shards_and_hides),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
