@@ -318,7 +318,7 @@ int mt_plan_compute(const struct mt_ctx *x, const struct mt_costs *a, int pp, in
 	const struct mt_model *m = x->model;
 	const int L = m->layers;
 	double w[MT_L_N], best_w = -1, gb, bucket, Pd = 0, Pe = 0, agb;
-	int chunk, layer = 0, i, r, k, split, first, last;
+	int chunk, layer = 0, i, r, k;
 
 	o->valid = 0;
 	if (pp > MT_MAX_PP || pp < 1 || vpp < 1 || plan_split(x, pp, vpp, o))
