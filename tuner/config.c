@@ -337,6 +337,64 @@ static int precision_offload_check(const struct mt_model *m, const struct mt_clu
 	return MT_OK;
 }
 
+/* The checks of the dispatcher, the EP overlap, Megatron-FSDP, a pipeline
+ * layout and the DP overlaps a pinned job must meet (mt_job_check). */
+static int job_check_features(const struct mt_model *m, const struct mt_cluster *c,
+			      const struct mt_job *j, struct mt_error *err)
+{
+	const struct mt_pins *p = &j->pins;
+	int rc;
+
+	if (j->moe_dispatcher != MT_DISPATCH_AUTO && !mt_dispatch_available(c, j->moe_dispatcher))
+		return mt_error_set(err, MT_EINVAL,
+				    "--moe-dispatcher %s: the profile of cluster '%s' has no "
+				    "'moe_dispatch' section, so the flex dispatcher cannot be timed there "
+				    "(docs/FORMATS.md section 2)", mt_dispatcher_name(j->moe_dispatcher),
+				    c->name);
+	if (p->ep_overlap == 1) {
+		const char *why = mt_ep_overlap_reason(
+			m, p->ep != MT_UNSET ? p->ep : m->experts ? 2 : 1,
+			j->moe_dispatcher == MT_DISPATCH_AUTO ? MT_DISPATCH_ALLTOALL : j->moe_dispatcher,
+			p->pp != MT_UNSET ? p->pp : 1, p->vpp != MT_UNSET ? p->vpp : 2,
+			p->recompute != MT_UNSET ? p->recompute : MT_RC_NONE);
+
+		if (why)
+			return mt_error_set(err, MT_EINVAL,
+					    "--ep-overlap on: Megatron-Core rejects this combination: %s",
+					    why);
+	}
+	if (p->fsdp == 1 && p->dist_opt == 0)
+		return mt_error_set(err, MT_EUSAGE, "--fsdp on with --dist-opt off: Megatron-FSDP shards "
+				    "the optimizer itself and turns the distributed optimizer on "
+				    "(Megatron-LM d98e8a6 megatron/training/arguments.py:1128-1135)");
+	if (p->fsdp == 1 && c->compute_capability < 10 &&
+	    ((p->tp != MT_UNSET && p->tp > 1) || (p->cp != MT_UNSET && p->cp > 1)))
+		return mt_error_set(err, MT_EUSAGE, "--fsdp on with --tp/--cp > 1 on %s (compute "
+				    "capability %.1f): %s", c->name, c->compute_capability,
+				    MT_FSDP_CITE);
+	if (p->layout) {
+		/* arguments.py:941-949 and transformer_config.py:2242-2290 read
+		 * the layout against --pipeline-model-parallel-size */
+		if (p->pp == MT_UNSET)
+			return mt_error_set(err, MT_EUSAGE, "--pp-layout: needs --pp (the layout's %d "
+					    "stages are PP x VPP)", p->layout->n);
+		rc = mt_layout_check(p->layout, m, p->pp, p->vpp == MT_UNSET ? 0 : p->vpp, err);
+		if (rc)
+			return rc;
+	}
+	if (p->overlap_param == 1 && p->overlap_grad == 0)
+		return mt_error_set(err, MT_EINVAL,
+				    "--overlap-param-gather on needs --overlap-grad-reduce on "
+				    "(Megatron-LM d98e8a6 megatron/training/arguments.py:1028 asserts: "
+				    "Must use --overlap-param-gather with --overlap-grad-reduce)");
+	if (p->overlap_param == 1 && p->dist_opt == 0)
+		return mt_error_set(err, MT_EINVAL,
+				    "--overlap-param-gather on needs the distributed optimizer "
+				    "(Megatron-LM d98e8a6 megatron/training/arguments.py:1025 asserts: "
+				    "--overlap-param-gather only supported with distributed optimizer)");
+	return MT_OK;
+}
+
 int mt_job_check(const struct mt_model *m, const struct mt_cluster *c, const struct mt_job *j,
 		 struct mt_error *err)
 {
@@ -461,52 +519,5 @@ int mt_job_check(const struct mt_model *m, const struct mt_cluster *c, const str
 					    "only with PP 1, no recomputation and fewer than the %d "
 					    "layers (%s)", p->offload_layers, m->layers, CITE(MT_PRUNE_OFFLOAD));
 	}
-	if (j->moe_dispatcher != MT_DISPATCH_AUTO && !mt_dispatch_available(c, j->moe_dispatcher))
-		return mt_error_set(err, MT_EINVAL,
-				    "--moe-dispatcher %s: the profile of cluster '%s' has no "
-				    "'moe_dispatch' section, so the flex dispatcher cannot be timed there "
-				    "(docs/FORMATS.md section 2)", mt_dispatcher_name(j->moe_dispatcher),
-				    c->name);
-	if (p->ep_overlap == 1) {
-		const char *why = mt_ep_overlap_reason(
-			m, p->ep != MT_UNSET ? p->ep : m->experts ? 2 : 1,
-			j->moe_dispatcher == MT_DISPATCH_AUTO ? MT_DISPATCH_ALLTOALL : j->moe_dispatcher,
-			p->pp != MT_UNSET ? p->pp : 1, p->vpp != MT_UNSET ? p->vpp : 2,
-			p->recompute != MT_UNSET ? p->recompute : MT_RC_NONE);
-
-		if (why)
-			return mt_error_set(err, MT_EINVAL,
-					    "--ep-overlap on: Megatron-Core rejects this combination: %s",
-					    why);
-	}
-	if (p->fsdp == 1 && p->dist_opt == 0)
-		return mt_error_set(err, MT_EUSAGE, "--fsdp on with --dist-opt off: Megatron-FSDP shards "
-				    "the optimizer itself and turns the distributed optimizer on "
-				    "(Megatron-LM d98e8a6 megatron/training/arguments.py:1128-1135)");
-	if (p->fsdp == 1 && c->compute_capability < 10 &&
-	    ((p->tp != MT_UNSET && p->tp > 1) || (p->cp != MT_UNSET && p->cp > 1)))
-		return mt_error_set(err, MT_EUSAGE, "--fsdp on with --tp/--cp > 1 on %s (compute "
-				    "capability %.1f): %s", c->name, c->compute_capability,
-				    MT_FSDP_CITE);
-	if (p->layout) {
-		/* arguments.py:941-949 and transformer_config.py:2242-2290 read
-		 * the layout against --pipeline-model-parallel-size */
-		if (p->pp == MT_UNSET)
-			return mt_error_set(err, MT_EUSAGE, "--pp-layout: needs --pp (the layout's %d "
-					    "stages are PP x VPP)", p->layout->n);
-		rc = mt_layout_check(p->layout, m, p->pp, p->vpp == MT_UNSET ? 0 : p->vpp, err);
-		if (rc)
-			return rc;
-	}
-	if (p->overlap_param == 1 && p->overlap_grad == 0)
-		return mt_error_set(err, MT_EINVAL,
-				    "--overlap-param-gather on needs --overlap-grad-reduce on "
-				    "(Megatron-LM d98e8a6 megatron/training/arguments.py:1028 asserts: "
-				    "Must use --overlap-param-gather with --overlap-grad-reduce)");
-	if (p->overlap_param == 1 && p->dist_opt == 0)
-		return mt_error_set(err, MT_EINVAL,
-				    "--overlap-param-gather on needs the distributed optimizer "
-				    "(Megatron-LM d98e8a6 megatron/training/arguments.py:1025 asserts: "
-				    "--overlap-param-gather only supported with distributed optimizer)");
-	return MT_OK;
+	return job_check_features(m, c, j, err);
 }

@@ -89,7 +89,7 @@ moe-ep-nvlink | quiet | estimate --model qwen3-235b-a22b --gpus 256 --seq 4096 -
 moe-ep-overlap-1f1b | fires | estimate --model qwen3-235b-a22b --gpus 256 --seq 4096 --gbs 1024 --tp 1 --pp 4 --vpp 2 --ep 16 --ep-overlap on
 moe-ep-overlap-1f1b | quiet | estimate --model qwen3-235b-a22b --gpus 256 --seq 4096 --gbs 1024 --tp 1 --pp 4 --vpp 1 --ep 16
 moe-ep-overlap-1f1b | quiet | advise --model qwen3-235b-a22b --gpus 256 --seq 4096 --gbs 1024 --ep-overlap off
-moe-ep-exposed | fires | advise --model deepseek-v3 --gpus 1024 --seq 4096 --gbs 8192
+moe-ep-exposed | fires | advise --model deepseek-v3 --gpus 1024 --seq 4096 --gbs 8192 --moe-dispatcher alltoall --ep-overlap off
 moe-ep-exposed | quiet | estimate --model mixtral-8x7b --gpus 64 --seq 4096 --gbs 256 --tp 2 --pp 4
 moe-grouped-gemm | fires | advise --model qwen3-235b-a22b --gpus 256 --seq 4096 --gbs 1024
 moe-grouped-gemm | quiet | estimate --model mixtral-8x7b --gpus 64 --seq 4096 --gbs 256 --tp 1 --pp 8 --ep 8
