@@ -165,7 +165,7 @@ manual-gc | fires | advise --model llama3-8b --gpus 8 --seq 4096 --gbs 64
 manual-gc | quiet | estimate --model tests/fixtures/models/hf-gpt2.json --gpus 1 --seq 1024 --gbs 8
 numa-binding | fires | advise --model llama3-8b --gpus 8 --seq 4096 --gbs 64
 numa-binding | quiet | advise --model llama3-8b --cluster tests/fixtures/rules/h100-1numa-nccl2.27.json --gpus 8 --seq 4096 --gbs 64
-nvl72-placement | fires | estimate --model llama3-70b --cluster gb200-nvl72 --gpus 256 --seq 8192 --gbs 256 --tp 4 --pp 4
+nvl72-placement | fires | estimate --model llama3-70b --cluster gb200-nvl72 --gpus 192 --seq 8192 --gbs 192 --tp 4 --pp 4
 nvl72-placement | quiet | estimate --model llama3-70b --cluster gb200-nvl72 --gpus 144 --seq 8192 --gbs 144 --tp 8 --pp 2
 #
 # ---- precision and fusions
