@@ -95,4 +95,31 @@ void mt_advice_doc_free(struct mt_advice_doc *d);
 int mt_advice_config(const cJSON *config, const struct mt_job *job, const char *file,
 		     const char *where, struct mt_config *out, struct mt_error *err);
 
+/* The pipeline layout of a candidate's `config` object: for pipeline_split
+ * "layout", its `pipeline_layout` string read with mt_layout_parse
+ * (tuner/layout.h) into *out, which the caller owns, and checked to have PP x
+ * VPP chunks; otherwise out->n is 0 (and a pipeline_layout is an error).
+ * mt_advice_config makes the same checks.  MT_EINVAL names `file`, `where`
+ * and the field. */
+int mt_advice_layout(const cJSON *config, const char *file, const char *where,
+		     struct mt_layout *out, struct mt_error *err);
+
+/* The job under which mt_evaluate (advisor/search.h) evaluates a
+ * configuration read back (mt_advice_config) as it was advised and run: `job`
+ * with what mt_evaluate would otherwise choose itself pinned to cfg's values
+ * (the token dispatcher of an MoE configuration with EP or ETP > 1 when the
+ * job leaves it to the search, the 1F1B EP overlap, CUDA graphs) and, for a
+ * `layout` split, out->pins.layout = layout (from mt_advice_layout; borrowed:
+ * it must outlive *out and every copy of it).  The parallel sizes,
+ * recomputation and offload those pins' checks read are pinned too. */
+void mt_advice_eval_job(const struct mt_job *job, const struct mt_config *cfg,
+			const struct mt_layout *layout, struct mt_job *out);
+
+/* The settings of an advice document's `job` object that the evaluation of
+ * its candidates depends on, read into *job over what it holds: precision,
+ * fp8_recipe, attention, moe_dispatcher, optimizer_cpu_offload,
+ * offload_modules, mem_headroom (a key that is absent leaves the field as it
+ * is).  MT_EINVAL names `file` and the field. */
+int mt_advice_job(const cJSON *doc, const char *file, struct mt_job *job, struct mt_error *err);
+
 #endif

@@ -8,9 +8,12 @@
 #include <string.h>
 
 #include "../lib/jsonr.h"
+#include "../tuner/hostmem.h"
+#include "../tuner/layout.h"
 
-static int get_int(const cJSON *o, const char *key, int required, int lo, int *out,
-		   const char *file, const char *where, struct mt_error *err)
+/* An integer >= lo (and at most hi) at key. */
+static int get_i64(const cJSON *o, const char *key, int required, int lo, double hi,
+		   int64_t *out, const char *file, const char *where, struct mt_error *err)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
 
@@ -21,11 +24,21 @@ static int get_int(const cJSON *o, const char *key, int required, int lo, int *o
 		return MT_OK;
 	}
 	if (!cJSON_IsNumber(v) || v->valuedouble != floor(v->valuedouble) || v->valuedouble < lo ||
-	    v->valuedouble > 1e9)
+	    v->valuedouble > hi)
 		return mt_error_set(err, MT_EINVAL, "%s: field '%s.%s': expected an integer >= %d", file,
 				    where, key, lo);
-	*out = (int)v->valuedouble;
+	*out = (int64_t)v->valuedouble;
 	return MT_OK;
+}
+
+static int get_int(const cJSON *o, const char *key, int required, int lo, int *out,
+		   const char *file, const char *where, struct mt_error *err)
+{
+	int64_t x = *out;
+	int rc = get_i64(o, key, required, lo, 1e9, &x, file, where, err);
+
+	*out = (int)x;
+	return rc;
 }
 
 static int get_bool(const cJSON *o, const char *key, int *out, const char *file,
@@ -59,11 +72,12 @@ static int get_enum(const cJSON *o, const char *key, int (*parse)(const char *),
 
 static int split_parse(const char *s)
 {
+	/* in the order of enum mt_split */
 	static const char *const n[] = { "even", "account_embedding_and_loss", "account_loss",
-					 "first_last" };
+					 "first_last", "layout" };
 	int i;
 
-	for (i = 0; i < 4; i++)
+	for (i = 0; i < 5; i++)
 		if (!strcmp(s, n[i]))
 			return i;
 	return -1;
@@ -74,10 +88,74 @@ static int dtype_fp32(const char *s)
 	return !strcmp(s, "fp32") ? 1 : !strcmp(s, "bf16") ? 0 : -1;
 }
 
+/* a candidate's dispatcher is one that ran: "auto" is the job's word only */
+static int dispatcher_parse(const char *s)
+{
+	int d = mt_dispatcher_parse(s);
+
+	return d >= 0 ? d : -1;
+}
+
+int mt_advice_layout(const cJSON *o, const char *file, const char *where, struct mt_layout *out,
+		     struct mt_error *err)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, "pipeline_layout");
+	int split = -1, pp = 1, vpp = 1, rc;
+
+	memset(out, 0, sizeof(*out));
+	out->mtp_chunk = -1;
+	if ((rc = get_enum(o, "pipeline_split", split_parse, &split,
+			   "even, account_embedding_and_loss, account_loss, first_last or layout",
+			   file, where, err)))
+		return rc;
+	if (split != MT_SPLIT_LAYOUT) {
+		if (v)
+			return mt_error_set(err, MT_EINVAL, "%s: field '%s.pipeline_layout': expected "
+					    "only with pipeline_split \"layout\"", file, where);
+		return MT_OK;
+	}
+	if (!cJSON_IsString(v))
+		return mt_error_set(err, MT_EINVAL, "%s: field '%s.pipeline_layout': expected the "
+				    "layout string (pipeline_split is \"layout\")", file, where);
+	if ((rc = get_int(o, "pp", 1, 1, &pp, file, where, err)) ||
+	    (rc = get_int(o, "vpp", 0, 1, &vpp, file, where, err)))
+		return rc;
+	if (mt_layout_parse(v->valuestring, out, err)) {
+		mt_error_prefix(err, "%s: field '%s.pipeline_layout': ", file, where);
+		if (err)
+			err->code = MT_EINVAL; /* a bad file, not a bad flag */
+		return MT_EINVAL;
+	}
+	if ((long)pp * vpp != out->n)
+		return mt_error_set(err, MT_EINVAL, "%s: field '%s.pipeline_layout': expected PP x VPP "
+				    "= %ld model chunks, got %d", file, where, (long)pp * vpp, out->n);
+	return MT_OK;
+}
+
+/* The keys the merges of the MoE dispatchers, precision recipes, CUDA
+ * graphs and Megatron-FSDP added. */
+static int read_later_keys(const cJSON *o, const char *file, const char *where,
+			   struct mt_config *c, struct mt_error *err)
+{
+	int64_t bytes = 0; /* bucket_size_params x the gradient's bytes: checked, not kept */
+	int rc;
+
+	if ((rc = get_bool(o, "fsdp", &c->fsdp, file, where, err)) ||
+	    (rc = get_bool(o, "cuda_graphs", &c->cuda_graph, file, where, err)) ||
+	    (rc = get_bool(o, "ep_overlap", &c->ep_overlap, file, where, err)) ||
+	    (rc = get_bool(o, "moe_shared_expert_overlap", &c->shared_overlap, file, where, err)) ||
+	    (rc = get_i64(o, "bucket_size_bytes", 0, 0, 1e15, &bytes, file, where, err)) ||
+	    (rc = get_enum(o, "moe_dispatcher", dispatcher_parse, &c->dispatcher,
+			   "alltoall, allgather or flex", file, where, err)))
+		return rc;
+	return MT_OK;
+}
+
 int mt_advice_config(const cJSON *o, const struct mt_job *job, const char *file,
 		     const char *where, struct mt_config *c, struct mt_error *err)
 {
-	int rc, bucket = -1;
+	int64_t bucket = -1;
+	int rc;
 
 	memset(c, 0, sizeof(*c));
 	if (!cJSON_IsObject(o))
@@ -98,7 +176,7 @@ int mt_advice_config(const cJSON *o, const struct mt_job *job, const char *file,
 	    (rc = get_int(o, "num_microbatches", 0, 1, &c->num_mb, file, where, err)) ||
 	    (rc = get_int(o, "recompute_layers", 0, 0, &c->recompute_layers, file, where, err)) ||
 	    (rc = get_int(o, "offload_layers", 0, 0, &c->offload_layers, file, where, err)) ||
-	    (rc = get_int(o, "bucket_size_params", 0, 0, &bucket, file, where, err)) ||
+	    (rc = get_i64(o, "bucket_size_params", 0, 0, 1e15, &bucket, file, where, err)) ||
 	    (rc = get_int(o, "first_stage_layers", 0, 0, &c->first_layers, file, where, err)) ||
 	    (rc = get_int(o, "last_stage_layers", 0, 0, &c->last_layers, file, where, err)) ||
 	    (rc = get_bool(o, "sequence_parallel", &c->sp, file, where, err)) ||
@@ -114,12 +192,100 @@ int mt_advice_config(const cJSON *o, const struct mt_job *job, const char *file,
 	    (rc = get_enum(o, "grad_reduce_dtype", dtype_fp32, &c->grad_fp32, "bf16 or fp32", file,
 			   where, err)) ||
 	    (rc = get_enum(o, "pipeline_split", split_parse, &c->split,
-			   "even, account_embedding_and_loss, account_loss or first_last", file,
-			   where, err)))
+			   "even, account_embedding_and_loss, account_loss, first_last or layout",
+			   file, where, err)) ||
+	    (rc = read_later_keys(o, file, where, c, err)))
 		return rc;
+	{
+		struct mt_layout l;
+
+		if ((rc = mt_advice_layout(o, file, where, &l, err)))
+			return rc;
+	}
 	if (bucket >= 0)
 		c->bucket_params = bucket;
 	if (c->recompute == MT_RC_FULL && c->recompute_layers == 0)
 		c->recompute_layers = MT_ALL_LAYERS;
+	return MT_OK;
+}
+
+void mt_advice_eval_job(const struct mt_job *job, const struct mt_config *cfg,
+			const struct mt_layout *layout, struct mt_job *out)
+{
+	struct mt_pins *p = &out->pins;
+
+	*out = *job;
+	/* the sizes and settings the checks of the pinned choices read
+	 * (mt_job_check), as the configuration has them */
+	p->tp = cfg->tp;
+	p->pp = cfg->pp;
+	p->vpp = cfg->vpp;
+	p->cp = cfg->cp;
+	p->ep = cfg->ep;
+	p->etp = cfg->etp;
+	p->mbs = cfg->mbs;
+	p->recompute = cfg->recompute;
+	p->offload_layers = cfg->offload_layers;
+	/* what mt_evaluate would otherwise choose itself */
+	p->ep_overlap = cfg->ep_overlap;
+	p->cuda_graph = cfg->cuda_graph;
+	if (out->moe_dispatcher == MT_DISPATCH_AUTO && (cfg->ep > 1 || cfg->etp > 1) &&
+	    cfg->dispatcher >= 0 && cfg->dispatcher < MT_DISPATCH_N)
+		out->moe_dispatcher = cfg->dispatcher;
+	p->layout = cfg->split == MT_SPLIT_LAYOUT && layout && layout->n > 0 ? layout : NULL;
+}
+
+int mt_advice_job(const cJSON *doc, const char *file, struct mt_job *job, struct mt_error *err)
+{
+	const cJSON *j = cJSON_GetObjectItemCaseSensitive(doc, "job"), *mods, *v;
+	const char *s;
+	int x;
+
+	if (!cJSON_IsObject(j))
+		return mt_error_set(err, MT_EINVAL, "%s: field 'job': expected an object", file);
+	if ((s = mt_jget_strd(j, "precision", NULL)) && (x = mt_precision_parse(s)) >= 0)
+		job->precision = x;
+	else if (s)
+		return mt_error_set(err, MT_EINVAL, "%s: field 'job.precision': expected bf16, fp8 or "
+				    "nvfp4", file);
+	if ((s = mt_jget_strd(j, "fp8_recipe", NULL)) && (x = mt_fp8_recipe_parse(s)) >= 0)
+		job->fp8_recipe = x;
+	else if (s)
+		return mt_error_set(err, MT_EINVAL, "%s: field 'job.fp8_recipe': expected a recipe "
+				    "name", file);
+	s = mt_jget_strd(j, "attention", NULL);
+	if (s && (!strcmp(s, "flash") || !strcmp(s, "unfused")))
+		job->attn_impl = !strcmp(s, "unfused") ? MT_ATTN_UNFUSED : MT_ATTN_FLASH;
+	else if (s)
+		return mt_error_set(err, MT_EINVAL, "%s: field 'job.attention': expected flash or "
+				    "unfused", file);
+	if ((s = mt_jget_strd(j, "moe_dispatcher", NULL)) && (x = mt_dispatcher_parse(s)) >= -1)
+		job->moe_dispatcher = x;
+	else if (s)
+		return mt_error_set(err, MT_EINVAL, "%s: field 'job.moe_dispatcher': expected "
+				    "alltoall, allgather, flex or auto", file);
+	job->opt_offload = mt_jget_num(j, "optimizer_cpu_offload", job->opt_offload);
+	if (!(job->opt_offload >= 0 && job->opt_offload <= 1))
+		return mt_error_set(err, MT_EINVAL, "%s: field 'job.optimizer_cpu_offload': expected "
+				    "a share between 0 and 1", file);
+	job->mem_headroom = mt_jget_num(j, "mem_headroom", job->mem_headroom);
+	if (!(job->mem_headroom >= 0 && job->mem_headroom < 1))
+		return mt_error_set(err, MT_EINVAL, "%s: field 'job.mem_headroom': expected a share "
+				    "between 0 and 1", file);
+	if (!(mods = cJSON_GetObjectItemCaseSensitive(j, "offload_modules")))
+		return MT_OK;
+	if (!cJSON_IsArray(mods))
+		return mt_error_set(err, MT_EINVAL, "%s: field 'job.offload_modules': expected an "
+				    "array of module names", file);
+	job->offload_modules = 0;
+	cJSON_ArrayForEach(v, mods) {
+		for (x = 0; x < MT_OM_N; x++)
+			if (cJSON_IsString(v) && !strcmp(v->valuestring, mt_offload_module_name(x)))
+				break;
+		if (x == MT_OM_N)
+			return mt_error_set(err, MT_EINVAL, "%s: field 'job.offload_modules': expected "
+					    "module names such as %s", file, mt_offload_module_name(0));
+		job->offload_modules |= 1u << x;
+	}
 	return MT_OK;
 }

@@ -15,6 +15,7 @@
 #include "../lib/sbuf.h"
 #include "../advisor/advice.h"
 #include "../advisor/search.h"
+#include "../tuner/layout.h"
 #include "logparse.h"
 #include "validation.h"
 
@@ -25,18 +26,21 @@
 /* ------------------------------------------------------------ reading */
 
 /* The advice file a validation names (read through its owner): its job's
- * model file and settings. */
-static void advice_job(const char *vpath, const char *adv, char *model, size_t cap,
-		       struct mt_job *job)
+ * model file and the settings its candidates were evaluated with.  An advice
+ * file that cannot be found or read leaves them to the defaults; one whose
+ * job holds a setting that cannot be read is an error. */
+static int advice_job(const char *vpath, const char *adv, char *model, size_t cap,
+		      struct mt_job *job, struct mt_error *err)
 {
 	char alt[600];
 	const char *slash = strrchr(vpath, '/');
 	struct mt_advice_doc ad;
 	cJSON *doc = NULL;
-	const char *src, *s;
+	const char *src;
+	int rc;
 
 	if (!adv || !*adv)
-		return;
+		return MT_OK;
 	if (mt_json_load(adv, &doc, NULL) && adv[0] != '/' && slash) {
 		snprintf(alt, sizeof(alt), "%.*s/%s", (int)(slash - vpath), vpath, adv);
 		doc = NULL;
@@ -44,10 +48,10 @@ static void advice_job(const char *vpath, const char *adv, char *model, size_t c
 			doc = NULL;
 	}
 	if (!doc)
-		return;
+		return MT_OK;
 	if (mt_advice_read(doc, adv, "--from-validation", &ad, NULL)) {
 		cJSON_Delete(doc);
-		return;
+		return MT_OK;
 	}
 	src = ad.model_source;
 	if (src && *src && strncmp(src, "bundled", 7) && mt_is_path(src)) {
@@ -58,14 +62,10 @@ static void advice_job(const char *vpath, const char *adv, char *model, size_t c
 			snprintf(model, cap, "%s", src);
 		}
 	}
-	if ((s = ad.precision) && mt_precision_parse(s) >= 0)
-		job->precision = mt_precision_parse(s);
-	if ((s = ad.attention) && !strcmp(s, "unfused"))
-		job->attn_impl = MT_ATTN_UNFUSED;
-	if ((s = ad.moe_dispatcher) && !strcmp(s, "flex"))
-		job->moe_dispatcher = MT_DISPATCH_FLEX;
+	rc = mt_advice_job(doc, adv, job, err);
 	mt_advice_doc_free(&ad);
 	cJSON_Delete(doc);
+	return rc;
 }
 
 static int push_run(struct mt_vset *s, struct mt_vrun **out)
@@ -77,6 +77,24 @@ static int push_run(struct mt_vset *s, struct mt_vrun **out)
 	s->runs = v;
 	*out = &v[s->nruns];
 	memset(*out, 0, sizeof(**out));
+	return MT_OK;
+}
+
+/* A run's pipeline layout, allocated (NULL when its split is not a layout). */
+static int read_layout(const cJSON *config, const char *path, const char *where,
+		       struct mt_layout **out, struct mt_error *err)
+{
+	struct mt_layout *l = malloc(sizeof(*l));
+	int rc;
+
+	*out = NULL;
+	if (!l)
+		return mt_error_set(err, MT_ENOMEM, "out of memory");
+	if ((rc = mt_advice_layout(config, path, where, l, err)) || l->n == 0) {
+		free(l);
+		return rc;
+	}
+	*out = l;
 	return MT_OK;
 }
 
@@ -97,6 +115,7 @@ static int read_runs(struct mt_vset *s, const struct mt_validation *v, const cha
 		double mem = c->has_measured ? c->meas.mem_max_reserved_gib : NAN;
 		char where[64];
 		struct mt_vrun *r;
+		struct mt_layout *lay;
 
 		if (!ok || !(step > 0)) {
 			sbuf_addf(&why, "%s%s", why.len ? ", " : "", mt_vstatus_name(c->status));
@@ -110,12 +129,16 @@ static int read_runs(struct mt_vset *s, const struct mt_validation *v, const cha
 			break;
 		}
 		snprintf(where, sizeof(where), "candidates[%d].config", i);
-		if ((rc = mt_advice_config(c->config, job, path, where, &r->cfg, err)))
+		if ((rc = mt_advice_config(c->config, job, path, where, &r->cfg, err)) ||
+		    (rc = read_layout(c->config, path, where, &lay, err)))
 			break;
+		/* the run's job pins its layout, dispatcher and overlaps, so that
+		 * each prediction evaluates the configuration as it ran; the set
+		 * owns the layout (mt_vset_free) */
+		mt_advice_eval_job(job, &r->cfg, lay, &r->job);
 		snprintf(r->file, sizeof(r->file), "%s", path);
 		snprintf(r->name, sizeof(r->name), "%s", c->name ? c->name : where);
 		r->model = s->nmodels - 1;
-		r->job = *job;
 		r->measured_step_s = step;
 		r->measured_mem_bytes = !proxy && mem > 0 ? mem * GIB : NAN;
 		s->nruns++;
@@ -150,7 +173,8 @@ int mt_vset_read(struct mt_vset *s, const char *path, struct mt_error *err)
 		goto out;
 	}
 	proxy = v.mode && !strcmp(v.mode, "proxy");
-	advice_job(path, v.advice, model, sizeof(model), &job);
+	if ((rc = advice_job(path, v.advice, model, sizeof(model), &job, err)))
+		goto out;
 	if (!model[0] && v.model && *v.model)
 		snprintf(model, sizeof(model), "%s", v.model);
 	if (!model[0]) {
@@ -179,6 +203,10 @@ out:
 
 void mt_vset_free(struct mt_vset *s)
 {
+	int i;
+
+	for (i = 0; i < s->nruns; i++) /* read_runs allocated the runs' layouts */
+		free((void *)s->runs[i].job.pins.layout);
 	free(s->models);
 	free(s->runs);
 	memset(s, 0, sizeof(*s));
