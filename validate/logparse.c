@@ -336,10 +336,16 @@ void mt_logparse_line(struct mt_logparse *p, const char *line, size_t n)
 	buf[n] = 0;
 	p->lineno++;
 	s = strip_prefix(buf);
-	if (!*s || (s[0] == ' ' && !s[strspn(s, " ")]))
+	if (!s[strspn(s, " \t")])
 		return;
-	p->last_lineno = p->lineno;
-	snprintf(p->last_line, sizeof(p->last_line), "%s", buf);
+	if (s[strspn(s, " \t-=*_#")]) { /* not a rule such as mpirun's banners */
+		p->last_lineno = p->lineno;
+		snprintf(p->last_line, sizeof(p->last_line), "%s", buf);
+	}
+	if (has_ci(s, "error:")) {
+		p->err_lineno = p->lineno;
+		snprintf(p->err_line, sizeof(p->err_line), "%s", buf);
+	}
 	failure_line(p, s, buf);
 	if (megatron_line(p, s, buf) || nemo2_line(p, s, buf) || lightning_line(p, s, buf))
 		return;

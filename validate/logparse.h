@@ -99,8 +99,13 @@ struct mt_logparse {
 	long evidence_lineno;              /* 1-based line of the evidence, 0: none */
 	char evidence[MT_LOG_LINE_MAX];
 	long lineno;                       /* lines read so far */
-	char last_line[MT_LOG_LINE_MAX];   /* the last non-empty line */
+	char last_line[MT_LOG_LINE_MAX];   /* the last line with text (not blank, not a
+					    * rule of dashes or equals signs) */
 	long last_lineno;
+	char err_line[MT_LOG_LINE_MAX];    /* the last line saying `error:` (a launcher's,
+					    * argparse's, a Python exception's), the
+					    * evidence of a non-zero exit before last_line */
+	long err_lineno;                   /* 0: none */
 	char last_iter_line[MT_LOG_LINE_MAX]; /* the last progress line */
 	long last_iter_lineno;
 	/* private: Bridge Step Time series, loss tracking, the partial line */

@@ -387,7 +387,10 @@ static void judge(struct mt_vcand *c, const struct mt_logparse *p, const struct 
 			   "sent SIGTERM, then SIGKILL", o->timeout_s);
 	} else if (failed) {
 		c->status = MT_VS_EXIT;
-		evidence(c, p->last_line, p->last_lineno);
+		if (p->err_lineno)
+			evidence(c, p->err_line, p->err_lineno);
+		else
+			evidence(c, p->last_line, p->last_lineno);
 		set_reason(c, "%s%s", how, r->exit_code == 127 ? " (command not found)" : "");
 	} else if (!steady) {
 		c->status = MT_VS_NO_ITERATIONS;

@@ -2,10 +2,11 @@
 # SPDX-License-Identifier: MIT
 # megatune-probe proxy on the CPU backends (real work, no GPU): `advise` for a
 # tiny Llama-style model on 4 GPUs, then the proxy of candidates 1-3 under
-# mpirun -np 4.  Checks: the iteration lines have Megatron-LM's format (the
+# mpirun -np 4 (and of a pinned one for a recomputation mode the top 3 lack).
+# Checks: the iteration lines have Megatron-LM's format (the
 # regex of training_log(), with throughput) and the memory report line that of
 # report_memory(); the times are positive; the layer's recomputation follows
-# the candidate (none, selective, full) and the steps agree; the composed step is at least
+# the candidate's (none, selective, full) and the steps agree; the composed step is at least
 # the layers of a stage times the measured layer (docs/MODEL.md "The proxy");
 # a configuration of 8 GPUs on 4 ranks says what it scaled; bad input exits 2
 # with a message; the GPU backend exits 77 with the reason where there is no GPU.
@@ -36,20 +37,20 @@ command -v mpirun >/dev/null 2>&1 || { echo "skip: no mpirun"; exit 77; }
 ITER='^ \[[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}\] iteration +[0-9]+/ +[0-9]+ \| consumed samples: +[0-9]+ \| elapsed time per iteration \(ms\): [0-9]+\.[0-9] \| throughput per GPU \(TFLOP/s/GPU\): [0-9]+\.[0-9] \| learning rate: [0-9]\.[0-9]{6}E[+-][0-9]{2} \| global batch size: +[0-9]+ \| lm loss: [0-9]\.[0-9]{6}E[+-][0-9]{2} \| loss scale: [0-9.]+ \| number of skipped iterations: +0 \| number of nan iterations: +0 \|$'
 MEM='^\[Rank 0\] \(after [0-9]+ iterations\) memory \(MB\) \| allocated: [0-9.]+ \| max allocated: [0-9.]+ \| reserved: [0-9.]+ \| max reserved: [0-9.]+$'
 
-for k in 1 2 3; do
-	if ! mpirun -np 4 "$PX" proxy --advice "$T/adv.json" --candidate $k --backend cpu \
-		--iters 3 --warmup 1 >"$T/c$k.out" 2>"$T/c$k.err"; then
-		bad "candidate $k: exit $? $(tail -5 "$T/c$k.err")"
-		continue
+px() { # advice K tag: the proxy of candidate K, checked; $T/tag.step: step, layer ratio
+	if ! mpirun -np 4 "$PX" proxy --advice "$1" --candidate "$2" --backend cpu \
+		--iters 3 --warmup 1 >"$T/$3.out" 2>"$T/$3.err"; then
+		bad "$3: exit $? $(tail -5 "$T/$3.err")"
+		return
 	fi
-	n=$(grep -cE "$ITER" "$T/c$k.out")
-	[ "$n" = 3 ] && ok "candidate $k: 3 Megatron-LM iteration lines" ||
-		bad "candidate $k: $n well-formed iteration lines of 3: $(head -3 "$T/c$k.out")"
-	grep -qE "$MEM" "$T/c$k.out" && grep -q '(after 3 iterations)' "$T/c$k.out" &&
-		ok "candidate $k: memory report lines" || bad "candidate $k: no memory report line"
-	[ "$(grep -c . "$T/c$k.out")" = 5 ] && ok "candidate $k: nothing else on stdout" ||
-		bad "candidate $k: other lines on stdout: $(cat "$T/c$k.out")"
-	if /usr/bin/python3 - "$T/c$k.out" "$T/c$k.err" >"$T/c$k.step" <<'PY'
+	n=$(grep -cE "$ITER" "$T/$3.out")
+	[ "$n" = 3 ] && ok "$3: 3 Megatron-LM iteration lines" ||
+		bad "$3: $n well-formed iteration lines of 3: $(head -3 "$T/$3.out")"
+	grep -qE "$MEM" "$T/$3.out" && grep -q '(after 3 iterations)' "$T/$3.out" &&
+		ok "$3: memory report lines" || bad "$3: no memory report line"
+	[ "$(grep -c . "$T/$3.out")" = 5 ] && ok "$3: nothing else on stdout" ||
+		bad "$3: other lines on stdout: $(cat "$T/$3.out")"
+	if /usr/bin/python3 - "$T/$3.out" "$T/$3.err" >"$T/$3.step" <<'PY'
 import re, sys
 out, err = open(sys.argv[1]).read(), open(sys.argv[2]).read()
 its = [float(x) for x in re.findall(r"elapsed time per iteration \(ms\): ([0-9.]+)", out)]
@@ -67,29 +68,63 @@ d = float(re.search(r"dense MLP ([0-9.]+) s", err).group(1))
 print(step, layer / (a + d))
 PY
 	then
-		ok "candidate $k: positive times, step >= 4 layers ($(cut -d' ' -f1 "$T/c$k.step") s)"
+		ok "$3: positive times, step >= 4 layers ($(cut -d' ' -f1 "$T/$3.step") s)"
 	else
-		bad "candidate $k: times: $(cat "$T/c$k.step") $(tail -3 "$T/c$k.err")"
-		rm -f "$T/c$k.step"
+		bad "$3: times: $(cat "$T/$3.step") $(tail -3 "$T/$3.err")"
+		rm -f "$T/$3.step"
 	fi
+}
+for k in 1 2 3; do
+	px "$T/adv.json" $k c$k
 done
 # the recomputation of each candidate in its composed layer (docs/MODEL.md 9):
 # the layer is the attention block plus the MLP, forward and backward, plus a
-# forward (full), the attention's forward (selective) or nothing (none); the
-# three do the same per-GPU work, so their steps agree within the noise of a
-# shared host (a factor of 3)
-if [ -s "$T/c1.step" ] && [ -s "$T/c2.step" ] && [ -s "$T/c3.step" ]; then
-	grep -q '^1 .* none ' "$T/adv.out" && grep -q '^2 .* selective ' "$T/adv.out" &&
-	grep -q '^3 .* full ' "$T/adv.out" &&
-	/usr/bin/python3 - "$T/c1.step" "$T/c2.step" "$T/c3.step" <<'PY' &&
-import sys
-(s1, r1), (s2, r2), (s3, r3) = [map(float, open(f).read().split()) for f in sys.argv[1:]]
-assert abs(r1 - 1) < 1e-3 and 1 - 1e-3 <= r2 < r3 and r3 > 1.1, (r1, r2, r3)
-assert max(s1, s2, s3) < 3 * min(s1, s2, s3), (s1, s2, s3)
+# forward (full), the attention's forward (selective) or nothing (none).  The
+# modes come from the advice; one the top 3 lack is pinned (--recompute) on
+# the top candidate's TP, PP and MBS, so all do the same per-GPU work and
+# their steps agree within the noise of a shared host (a factor of 3)
+rc_of() { # advice K -> recompute, tp, pp, mbs of candidate K
+	/usr/bin/python3 -c 'import json, sys
+c = json.load(open(sys.argv[1]))["candidates"][int(sys.argv[2]) - 1]["config"]
+print(c["recompute"], c["tp"], c["pp"], c["mbs"])' "$1" "$2"
+}
+set -- $(rc_of "$T/adv.json" 1)
+pins="--tp $2 --pp $3 --mbs $4"
+runs=""
+for k in 1 2 3; do
+	runs="$runs $T/adv.json:$k:$T/c$k.step"
+done
+for m in none selective full; do
+	for k in 1 2 3; do
+		[ "$(rc_of "$T/adv.json" $k | cut -d' ' -f1)" = $m ] && continue 2
+	done
+	# shellcheck disable=SC2086
+	"$MT" advise --model $TINY --gpus 4 --seq 128 --gbs 16 --top 1 --recompute $m $pins \
+		--json "$T/adv-$m.json" >/dev/null 2>&1 || bad "advise --recompute $m $pins"
+	px "$T/adv-$m.json" 1 $m
+	runs="$runs $T/adv-$m.json:1:$T/$m.step"
+done
+# shellcheck disable=SC2086
+/usr/bin/python3 - $runs >"$T/rc.out" 2>&1 <<'PY' &&
+import json, sys
+r, s, shape = {}, [], set()
+for run in sys.argv[1:]:
+    adv, k, step = run.split(":")
+    c = json.load(open(adv))["candidates"][int(k) - 1]["config"]
+    st, ratio = map(float, open(step).read().split())  # a missing step file fails here
+    r.setdefault(c["recompute"], []).append(ratio)
+    s.append(st)
+    shape.add((c["tp"], c["pp"], c["mbs"], c["dp"]))
+print(r, s, shape)
+assert sorted(r) == ["full", "none", "selective"], r
+assert all(abs(x - 1) < 1e-3 for x in r["none"]), r
+assert all(1 + 1e-3 < x < min(r["full"]) for x in r["selective"]), r  # attention forward > 0
+assert all(x > 1.1 for x in r["full"]), r
+assert len(shape) == 1, shape
+assert max(s) < 3 * min(s), s
 PY
-		ok "recomputation composed: none < selective < full layer; steps agree" ||
-		bad "recomputation: $(cat "$T/c1.step") / $(cat "$T/c2.step") / $(cat "$T/c3.step")"
-fi
+	ok "recomputation composed: none < selective < full layer; steps agree" ||
+	bad "recomputation: $(cat "$T/rc.out")"
 
 # 8 GPUs (TP2 PP2 DP2) on 4 ranks: fewer DP replicas, said on stderr
 "$MT" advise --model $TINY --gpus 8 --seq 128 --gbs 16 --tp 2 --pp 2 --top 1 \

@@ -6,7 +6,8 @@
 # costs 25% per extra rank there): tune advises, runs 3 candidates a round,
 # corrects and re-ranks, and must converge to the stand-in's best of the
 # whole list in fewer runs than validating the whole list, and print it
-# with its flags and its gain over the first prediction's top pick.
+# with its flags (that candidate's in the advice) and its gain over the
+# first prediction's top pick.
 # Usage: tests/cli/tune-standin.sh   (MEGATUNE: the binary)
 set -u
 cd "$(dirname "$0")/../.." || exit 2
@@ -22,7 +23,7 @@ fail=0
 rc=$?
 [ $rc -eq 0 ] && echo "ok - tune exits 0" || { echo "not ok - tune exit $rc"; cat "$t/out"; exit 1; }
 "$PY" - "$t/run/advice.json" "$t/run/validation.json" "$t/out" <<'PYEOF' || fail=1
-import json, sys, re
+import json, sys, re, shlex
 adv = json.load(open(sys.argv[1])); val = json.load(open(sys.argv[2])); out = open(sys.argv[3]).read()
 bad = 0
 def check(cond, what):
@@ -54,7 +55,16 @@ check(abs(float(m.group(2)) - truth[best]) / truth[best] < 0.02, "its step is th
 g = re.search(r"the measured best is ([\d.]+)% faster", out)
 want = 100 * (truth[0] - truth[best]) / truth[0]
 check(g and abs(float(g.group(1)) - want) < 1.5, "gain over the first top pick %s%% (stand-in: %.1f%%)" % (g and g.group(1), want))
-check("--context-parallel-size 2" in out and "Megatron-Bridge overrides:" in out, "tune prints the flags")
+# the flags printed are the measured best's, from the advice, shell-quoted
+def printed(title):
+    f = re.search(r"^" + re.escape(title) + r"\n  (.*)$", out, re.M)
+    return shlex.split(f.group(1)) if f else None
+bc = adv["candidates"][best]
+env = ["%s=%s" % kv for kv in (bc.get("env") or {}).items()]
+check(printed("Megatron-LM arguments:") == bc["megatron_args"] and
+      printed("Megatron-Bridge overrides:") == bc["bridge_overrides"] and
+      printed("environment:") == (env or None) and
+      bc["megatron_args"] != adv["candidates"][0]["megatron_args"], "tune prints the flags")
 check(re.search(r"round 2: ran", out) is not None, "tune ran more than one round")
 sys.exit(bad)
 PYEOF

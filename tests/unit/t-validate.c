@@ -104,6 +104,35 @@ static void the_most_telling_failure_wins(void **state)
 	free(p);
 }
 
+/* a failed launch's evidence: the last `error:` line, else the last line of text
+ * (mpirun's banners of dashes are no evidence) */
+static void an_exit_names_its_error_line(void **state)
+{
+	struct mt_logparse *p;
+
+	(void)state;
+	p = parse("megatune proxy: error: adv.json: job.model: cannot read 'm.json'\n"
+		  "------------------------------------------\n"
+		  "Primary job  terminated normally, but 1 process returned\n"
+		  "  Exit code:    2\n"
+		  "------------------------------------------\n  \n", 7);
+	assert_int_equal(p->failure, MT_VS_OK); /* no failure line: an exit */
+	assert_int_equal(p->err_lineno, 1);
+	assert_string_equal(p->err_line, "megatune proxy: error: adv.json: job.model: cannot read "
+			    "'m.json'");
+	assert_int_equal(p->last_lineno, 4);
+	assert_string_equal(p->last_line, "  Exit code:    2");
+	free(p);
+	p = parse("usage: x\n[rank0]: ValueError: bad\nlast words\n=====\n", 4096);
+	assert_int_equal(p->err_lineno, 2);
+	assert_int_equal(p->last_lineno, 3);
+	free(p);
+	p = parse("all is well\n", 4096);
+	assert_int_equal(p->err_lineno, 0);
+	assert_int_equal(p->last_lineno, 1);
+	free(p);
+}
+
 static void nemo_lightning_and_step_time(void **state)
 {
 	struct mt_logparse *p;
@@ -242,6 +271,7 @@ int main(void)
 		cmocka_unit_test(chunking_and_line_ends_do_not_matter),
 		cmocka_unit_test(a_vanished_loss_is_nan_unless_skipped),
 		cmocka_unit_test(the_most_telling_failure_wins),
+		cmocka_unit_test(an_exit_names_its_error_line),
 		cmocka_unit_test(nemo_lightning_and_step_time),
 		cmocka_unit_test(templates_fill_quote_and_refuse),
 		cmocka_unit_test(kendall_tau_counts_pairs),
