@@ -22,7 +22,8 @@
  * measured minus predicted peak (runs with memory measured, not in proxy
  * mode: a proxy holds one layer's buffers, not the job's memory).
  *
- * Ownership: the set owns its models and runs (mt_vset_free); the result is
+ * Ownership: the set owns its models, runs and the layouts its runs pin
+ * (runs[i].job.pins.layout; mt_vset_free); the result is
  * a plain record.
  */
 #ifndef MT_VALIDATE_FIT_H
