@@ -228,6 +228,8 @@ static int ep_overlap_ok(struct srch *s, const struct mt_config *cfg, int on, in
 		return 0;
 	if (!on)
 		return 1;
+	if (s->j->pins.cuda_graph == 1) /* no delayed wgrad in graphs (docs/MODEL.md 5.10) */
+		return 0;
 	return !mt_ep_overlap_reason(s->m, cfg->ep, cfg->dispatcher, cfg->pp, cfg->vpp, rc);
 }
 
@@ -241,6 +243,10 @@ static int graph_setting(struct mt_rules_run *r, const struct mt_model *m,
 	/* nor a graphed attention whose recomputation draws dropout masks
 	 * (transformer_config.py:2879) */
 	if (cfg->recompute == MT_RC_SELECTIVE && m->attn_dropout > 0)
+		return 0;
+	/* nor with the EP overlap: its --delay-wgrad-compute inside graphed
+	 * attention needs Transformer Engine >= 2.12 (arguments.py:1916; 5.10) */
+	if (cfg->ep_overlap)
 		return 0;
 	return knob(r, MT_F_CFG_CUDA_GRAPH, p->cuda_graph, 0) ? 1 : 0;
 }
@@ -959,6 +965,9 @@ int mt_evaluate(const struct mt_model *m, const struct mt_cluster *c, const stru
 								   cfg->recompute) : NULL;
 
 			if (j->pins.ep_overlap != MT_UNSET ? o != j->pins.ep_overlap : why != NULL)
+				continue;
+			/* graphs pinned: no delayed wgrad (both pinned: mt_job_check) */
+			if (o && j->pins.cuda_graph == 1 && j->pins.ep_overlap == MT_UNSET)
 				continue;
 			/* an overlap pinned on rules out the dispatchers it cannot
 			 * run with, unless that is the one asked for (then: why) */

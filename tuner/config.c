@@ -278,6 +278,26 @@ const char *mt_ep_overlap_reason(const struct mt_model *m, int ep, int dispatche
 	return NULL;
 }
 
+/* Per-layer CUDA graphs capture attention (tuner/flags.c), so with the EP
+ * overlap's --delay-wgrad-compute the delayed weight gradients fall in the
+ * graphs' scope, which needs Transformer Engine >= 2.12.0; megatune targets
+ * 2.10.0 (the release tests/megatron/check_args.py checks against). */
+#define GRAPH_WGRAD_CITE "Megatron-LM d98e8a6 megatron/training/arguments.py:1916 asserts " \
+	"(with --overlap-grad-reduce): CUDA graph with delay_wgrad_compute requires TE version " \
+	">= 2.12.0; Megatron-Bridge 067f987df0 src/megatron/bridge/training/comm_overlap.py:546 " \
+	"asserts the same"
+
+static int graphs_ep_overlap_check(const struct mt_pins *p, struct mt_error *err)
+{
+	if (p->cuda_graph == 1 && p->ep_overlap == 1)
+		return mt_error_set(err, MT_EINVAL,
+				    "--cuda-graphs on with --ep-overlap on: the EP overlap delays the "
+				    "weight gradients (--delay-wgrad-compute) into the graphed "
+				    "attention, which Megatron-LM allows from Transformer Engine 2.12.0 on, "
+				    "and megatune targets 2.10 (%s); pin one of them off", GRAPH_WGRAD_CITE);
+	return MT_OK;
+}
+
 void mt_config_moe_settings(const struct mt_model *m, const struct mt_cluster *c,
 			    struct mt_config *cfg)
 {
@@ -295,7 +315,7 @@ void mt_config_moe_settings(const struct mt_model *m, const struct mt_cluster *c
 #define MT_SEQ_MAX (1 << 24)
 
 /* The precision recipe, the quantised parameter gather, host offload and
- * CUDA graphs against the GPU and Megatron-LM's checks. */
+ * CUDA graphs (also with the EP overlap) against the GPU and Megatron-LM's checks. */
 static int precision_offload_check(const struct mt_model *m, const struct mt_cluster *c,
 				   const struct mt_job *j, struct mt_error *err)
 {
@@ -315,7 +335,8 @@ static int precision_offload_check(const struct mt_model *m, const struct mt_clu
 				    "d98e8a6 megatron/training/arguments.py:1097: --fp8-param-gather only "
 				    "supported with distributed optimizer, torch fsdp2, megatron fsdp, or "
 				    "inference mode)");
-	if ((rc = mt_hostmem_check(j, err)) || (rc = mt_offload_modules_check(m, j, err)))
+	if ((rc = mt_hostmem_check(j, err)) || (rc = mt_offload_modules_check(m, j, err)) ||
+	    (rc = graphs_ep_overlap_check(p, err)))
 		return rc;
 	if (p->cuda_graph == 1 && (p->recompute == MT_RC_FULL ||
 				   (p->offload_layers != MT_UNSET && p->offload_layers > 0)))
