@@ -190,6 +190,7 @@ docs: all
 
 bench: deps all $(BENCH_BIN)
 	@for b in $(BENCH_BIN); do $$b $(BUILD)/megatune || exit 1; done
+	@sh bench/compare-calibrate.sh $(BUILD)
 
 # libFuzzer targets for the parsers (needs clang):
 #   make fuzz && build-fuzz/fuzz-model -max_total_time=60 models/

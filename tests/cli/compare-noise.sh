@@ -5,7 +5,7 @@
 # within a run, drawn from a fixed seed) compared at the default tolerance give at most one
 # `regressed` metric in all; the same pairs with a 10% slowdown of one probe's samples in
 # the current run are flagged every time.  Deterministic, unlike repeated calibrations of a
-# shared machine (tests/cli/compare-calibrate.sh).  Prints the rates.
+# shared machine (bench/compare-calibrate.sh, part of make bench).  Prints the rates.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
 BUILD=${BUILD:-build}

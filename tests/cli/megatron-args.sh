@@ -73,6 +73,7 @@ if [ "${MEGATRON_ARGS_ADVISE:-1}" = 1 ]; then
 --model qwen3-235b-a22b --gpus 256 --seq 4096 --gbs 2048
 --model qwen3-30b-a3b --gpus 16 --seq 4096 --gbs 1024
 --model deepseek-v3 --gpus 1024 --seq 4096 --gbs 8192 --precision fp8
+--model deepseek-v3 --cluster gb200-nvl72 --gpus 256 --seq 4096 --gbs 4096 --precision fp8 --fp8-recipe mxfp8
 --model qwen3-30b-a3b --gpus 8 --seq 4096 --gbs 512 --precision fp8 --cluster dgx-b200
 --model qwen3-235b-a22b --gpus 256 --seq 4096 --gbs 2048 --ep-overlap off --cluster gb200-nvl72
 --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --cluster gb200-nvl72 --precision nvfp4
