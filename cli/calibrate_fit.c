@@ -60,8 +60,10 @@ static void print_fit(const struct mt_vset *s, const struct mt_vfit *f)
 		pct(b, sizeof(b), f->mem_loo_before);
 		pct(a, sizeof(a), f->mem_loo_after);
 		fprintf(stderr, "memory term %+.2f GiB from %d run%s; leave-one-out error before %s, "
-			"after %s\n", f->corr.mem_bytes / (1024.0 * 1024 * 1024), f->mem_runs,
-			f->mem_runs == 1 ? "" : "s", b, a);
+			"after %s%s\n", f->corr.mem_bytes / (1024.0 * 1024 * 1024), f->mem_runs,
+			f->mem_runs == 1 ? "" : "s", b, a,
+			f->mem_loo_after < f->mem_loo_before ? "" :
+			" (no better on runs left out: not applied)");
 	} else {
 		fprintf(stderr, "memory term: not fitted (no run with measured memory outside proxy "
 			"mode)\n");

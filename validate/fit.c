@@ -471,6 +471,32 @@ static void memory_fit(const struct mt_vset *s, struct mt_vfit *o)
 	}
 	o->mem_loo_before = eb / nl;
 	o->mem_loo_after = ea / nl;
+	if (!(o->mem_loo_after < o->mem_loo_before)) /* no better on runs left out */
+		o->corr.mem_bytes = 0;
+}
+
+/* Keep the fitted factors only where they predict runs left out better than
+ * the model without them: when the leave-one-out error does not fall, every
+ * factor goes back to 1, named with the reason. */
+static void keep_if_better(const struct mt_vset *s, struct mt_vfit *o)
+{
+	int i;
+
+	if (!isfinite(o->loo_before) || !isfinite(o->loo_after) || o->loo_after < o->loo_before)
+		return;
+	for (i = 0; i < o->nfit && o->ndrop < MT_CORR_N; i++) {
+		o->drop[o->ndrop] = o->fit[i];
+		snprintf(o->drop_why[o->ndrop], sizeof(o->drop_why[0]),
+			 "fitted, but runs left out were predicted worse (%.2f%% -> %.2f%%)",
+			 100 * o->loo_before, 100 * o->loo_after);
+		o->ndrop++;
+		o->corr.f[o->fit[i]] = 1;
+	}
+	o->nfit = 0;
+	for (i = 0; i < s->nruns; i++)
+		o->pred_after[i] = o->pred_before[i];
+	o->rms_after = o->rms_before;
+	o->loo_after = o->loo_before;
 }
 
 int mt_vfit_run(const struct mt_vset *s, const struct mt_cluster *base, struct mt_vfit *o,
@@ -515,6 +541,7 @@ int mt_vfit_run(const struct mt_vset *s, const struct mt_cluster *base, struct m
 	o->rms_before = sqrt(rb);
 	o->rms_after = sqrt(ra);
 	loo(&X, o);
+	keep_if_better(s, o);
 	memory_fit(s, o);
 	free(mask);
 	return X.failed ? MT_EINVAL : MT_OK;
