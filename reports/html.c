@@ -335,7 +335,7 @@ static void render(struct sbuf *sb, const struct mt_report_in *in, const struct 
 	if (p->has_cmp)
 		regressions(sb, &p->cmp);
 	if (in->validation)
-		html_validation(sb, in->validation);
+		html_validation(sb, in->validation, in->cluster);
 	if (in->history_file)
 		html_trends(sb, in->trends, in->ntrends, in->history_file);
 	sbuf_adds(sb, "</main><footer>Inputs:");

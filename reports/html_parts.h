@@ -100,7 +100,11 @@ void html_timebars(struct sbuf *sb, const cJSON *adv);
 void html_why(struct sbuf *sb, const cJSON *adv);
 void html_configuration(struct sbuf *sb, const cJSON *adv);
 /* The Validation section (html_validation.c). */
-void html_validation(struct sbuf *sb, const struct mt_validation *v);
+/* With a cluster whose profile holds a corrections section (calibrate
+ * --from-validation), the section also shows the fitted factors and the
+ * residuals of the runs they were fitted to. */
+struct mt_cluster;
+void html_validation(struct sbuf *sb, const struct mt_validation *v, const struct mt_cluster *c);
 /* One fired rule (an advice candidate's or an analysis finding) as a card. */
 void html_rule_card(struct sbuf *sb, const cJSON *r);
 

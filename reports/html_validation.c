@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "../tuner/cluster.h"
 #include "../validate/logparse.h"
 #include "../validate/validation.h"
 #include "html_parts.h"
@@ -147,7 +148,51 @@ static void status_table(struct sbuf *sb, const struct mt_validation *v)
 	sbuf_adds(sb, "</tbody></table></div>");
 }
 
-void html_validation(struct sbuf *sb, const struct mt_validation *v)
+/* The factors calibrate --from-validation fitted, and the runs behind them. */
+static void fit_table(struct sbuf *sb, const struct mt_corr *k)
+{
+	int i;
+
+	sbuf_adds(sb, "<h3>Model corrections fitted from measured runs</h3><p class=\"lead\">");
+	esc(sb, k->note);
+	sbuf_adds(sb, ".  Leave-one-out step error: before ");
+	num(sb, 100 * k->loo_before, "%.2f%%");
+	sbuf_adds(sb, ", after ");
+	num(sb, 100 * k->loo_after, "%.2f%%");
+	sbuf_adds(sb, ".</p><div class=\"scroll\"><table><thead><tr><th>factor</th>"
+		      "<th class=\"n\">time multiplier</th></tr></thead><tbody>");
+	for (i = 0; i < MT_CORR_N; i++) {
+		sbuf_adds(sb, "<tr>");
+		td_str(sb, mt_corr_name(i));
+		td_num(sb, k->f[i], "%.3f");
+		sbuf_adds(sb, "</tr>");
+	}
+	sbuf_adds(sb, "<tr>");
+	td_str(sb, "memory term (GiB)");
+	td_num(sb, k->mem_bytes / (1024.0 * 1024 * 1024), "%+.2f");
+	sbuf_adds(sb, "</tr></tbody></table></div>");
+	if (!k->nruns)
+		return;
+	sbuf_adds(sb, "<div class=\"scroll\"><table><thead><tr><th>run</th><th class=\"n\">"
+		      "measured (s)</th><th class=\"n\">predicted (s)</th><th class=\"n\">"
+		      "residual</th><th class=\"n\">corrected (s)</th><th class=\"n\">"
+		      "residual</th></tr></thead><tbody>");
+	for (i = 0; i < k->nruns; i++) {
+		const struct mt_corr_run *r = &k->runs[i];
+
+		sbuf_adds(sb, "<tr>");
+		td_str(sb, r->name);
+		td_num(sb, r->measured_s, "%.4g");
+		td_num(sb, r->predicted_s, "%.4g");
+		td_num(sb, 100 * mt_vrel(r->measured_s, r->predicted_s), "%+.1f%%");
+		td_num(sb, r->corrected_s, "%.4g");
+		td_num(sb, 100 * mt_vrel(r->measured_s, r->corrected_s), "%+.1f%%");
+		sbuf_adds(sb, "</tr>");
+	}
+	sbuf_adds(sb, "</tbody></table></div>");
+}
+
+void html_validation(struct sbuf *sb, const struct mt_validation *v, const struct mt_cluster *c)
 {
 	const struct mt_vsummary *s = &v->sum;
 	int i;
@@ -167,6 +212,8 @@ void html_validation(struct sbuf *sb, const struct mt_validation *v)
 	sbuf_adds(sb, "</b><span>measured best</span></div></div>");
 	scatter(sb, v);
 	status_table(sb, v);
+	if (c && c->corr.on)
+		fit_table(sb, &c->corr);
 	sbuf_adds(sb, "<p>Measured ranking:");
 	for (i = 0; i < s->nranked; i++) {
 		sbuf_addf(sb, " %d.&#160;", i + 1);

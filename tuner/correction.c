@@ -36,6 +36,7 @@ void mt_corr_init(struct mt_corr *k)
 	memset(k, 0, sizeof(*k));
 	for (i = 0; i < MT_CORR_N; i++)
 		k->f[i] = 1;
+	k->loo_before = k->loo_after = NAN;
 }
 
 int mt_corr_read(const cJSON *root, const char *file, struct mt_corr *out, struct mt_error *err)
@@ -77,6 +78,19 @@ int mt_corr_read(const cJSON *root, const char *file, struct mt_corr *out, struc
 		out->mem_bytes = v->valuedouble;
 	}
 	out->on = 1;
+	out->loo_before = mt_jget_num(sec, "loo_mean_abs_rel_error_before", NAN);
+	out->loo_after = mt_jget_num(sec, "loo_mean_abs_rel_error_after", NAN);
+	cJSON_ArrayForEach(v, cJSON_GetObjectItemCaseSensitive(sec, "runs")) {
+		struct mt_corr_run *r;
+
+		if (out->nruns >= MT_CORR_RUNS || !cJSON_IsObject(v))
+			break;
+		r = &out->runs[out->nruns++];
+		snprintf(r->name, sizeof(r->name), "%s", mt_jget_strd(v, "name", "?"));
+		r->measured_s = mt_jget_num(v, "measured_step_s", NAN);
+		r->predicted_s = mt_jget_num(v, "predicted_step_s", NAN);
+		r->corrected_s = mt_jget_num(v, "corrected_step_s", NAN);
+	}
 	src = mt_jget_strd(sec, "source", "?");
 	when = mt_jget_strd(sec, "fitted", "?");
 	snprintf(out->note, sizeof(out->note), "%d factor%s and a memory term of %+.2f GiB fitted "

@@ -31,12 +31,20 @@ enum mt_corr_factor {
 #define MT_CORR_LARGE_GEMM 4096.0 /* cbrt(m n k) at and above which a GEMM is large */
 #define MT_CORR_MIN 0.05          /* a factor outside [MIN, MAX] is refused */
 #define MT_CORR_MAX 20.0
+#define MT_CORR_RUNS 32        /* runs of the fit a profile keeps for the report */
 
 struct mt_corr {
 	int on;                   /* the profile has a corrections section */
 	double f[MT_CORR_N];      /* time multipliers (1: none) */
 	double mem_bytes;         /* added to the peak memory of every candidate */
 	char note[512];           /* provenance in words, for the explanation */
+	/* the fit's residuals as the profile records them (for the report) */
+	double loo_before, loo_after; /* leave-one-out mean |relative error|; NAN unknown */
+	int nruns;                /* runs[] kept, at most MT_CORR_RUNS */
+	struct mt_corr_run {
+		char name[64];
+		double measured_s, predicted_s, corrected_s;
+	} runs[MT_CORR_RUNS];
 };
 
 /* "gemm_large", ... (the profile's keys); NULL out of range. */

@@ -131,6 +131,20 @@ PY
 	bad "advise on the corrected profile: $(cat "$T/a32c.out")"
 grep -q 'corrected by calibrate --from-validation' "$T/a32c.out" &&
 	ok "advise says the correction and its provenance" || bad "no correction line: $(head -5 "$T/a32c.out")"
+# the report's Validation section shows the fitted factors and the runs' residuals
+"$MT" report --validation "$T/v32.json" --profile "$T/corr.json" -o "$T/fit.html" >"$T/rep.out" 2>&1 &&
+"$PY" - "$T/fit.html" "$T/corr.json" <<'PY' && ok "report: the fit's factors and residuals" ||
+import json, re, sys
+html = open(sys.argv[1]).read()
+corr = json.load(open(sys.argv[2]))["corrections"]
+part = html[html.index("Model corrections fitted from measured runs"):]
+part = part[:part.index("</section>")] if "</section>" in part else part
+assert re.search(r'a2a_network</td><td class="n" data-v="1\.5', part), "a2a_network factor"
+rows = re.findall(r"<tr><td>([^<]+)</td>", part)
+names = [r["name"] for r in corr["runs"]]
+assert all(n in rows for n in names) and len(names) == 10, (names, rows)
+PY
+	bad "report: the fit's factors and residuals: $(cat "$T/rep.out")"
 "$PY" - "$T/a32c.json" "$T/v32.json" <<'PY' && ok "corrected prediction = the measured step" ||
 import json, sys
 a, v = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
