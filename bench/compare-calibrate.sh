@@ -11,7 +11,7 @@
 # test; tests/cli/compare-noise.sh tests the statistics on results of known noise.
 # Usage: bench/compare-calibrate.sh [BUILD]
 set -u
-cd "$(dirname "$0")/../.." || exit 2
+cd "$(dirname "$0")/.." || exit 2
 BUILD=${1:-${BUILD:-build}}
 case $BUILD in */megatune) BUILD=$(dirname "$BUILD") ;; esac
 MT=$(pwd)/$BUILD/megatune
