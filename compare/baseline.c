@@ -22,7 +22,6 @@ static void judge(const double *v, int n, const struct mt_cm_metric *last,
 		  struct judged *j)
 {
 	double *d = malloc((size_t)(n ? n : 1) * sizeof(double));
-	int i;
 
 	memset(j, 0, sizeof(*j));
 	j->nbase = n;
@@ -33,10 +32,8 @@ static void judge(const double *v, int n, const struct mt_cm_metric *last,
 		memcpy(d, v, (size_t)n * sizeof(double));
 		j->base = mt_median(d, (size_t)n);
 		if (n >= 3 && j->base != 0) {
-			for (i = 0; i < n; i++)
-				d[i] = fabs(v[i] - j->base);
 			/* one new run against the median of n: its spread and the median's */
-			j->noise_pct = 100 * z * 1.4826 * mt_median(d, (size_t)n) / fabs(j->base) *
+			j->noise_pct = 100 * z * mt_robust_cv(v, (size_t)n) *
 				       sqrt(1 + 3.14159265358979 / (2 * n));
 			j->method = "history";
 		} else if (last && isfinite(last->cv) && isfinite(c->cv) && last->n >= 2 &&

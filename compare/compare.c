@@ -198,24 +198,6 @@ const char *mt_cmp_verdict(double change_pct, int higher_better, double tol_pct,
 	return worse > 0 ? "regressed" : "improved";
 }
 
-/* The robust coefficient of variation of samples: 1.4826 MAD / median (the
- * standard deviation for normal noise, unmoved by one slow outlier). */
-static double robust_cv(const double *x, int n)
-{
-	double *d = malloc((size_t)n * sizeof(double)), med, mad;
-	int i;
-
-	if (!d)
-		return NAN;
-	memcpy(d, x, (size_t)n * sizeof(double));
-	med = mt_median(d, (size_t)n);
-	for (i = 0; i < n; i++)
-		d[i] = fabs(x[i] - med);
-	mad = mt_median(d, (size_t)n);
-	free(d);
-	return med > 0 ? 1.4826 * mad / med : NAN;
-}
-
 /* The band and the test of one pair of metrics (docs in compare.h). */
 static void noise(const struct mt_cm_metric *b, const struct mt_cm_metric *c, double z,
 		  struct mt_cmp_metric *out)
@@ -224,7 +206,8 @@ static void noise(const struct mt_cm_metric *b, const struct mt_cm_metric *c, do
 	out->n_baseline = b->nsamples ? b->nsamples : b->n;
 	out->n_current = c->nsamples ? c->nsamples : c->n;
 	if (b->nsamples >= 3 && c->nsamples >= 3) {
-		double cb = robust_cv(b->samples, b->nsamples), cc = robust_cv(c->samples, c->nsamples);
+		double cb = mt_robust_cv(b->samples, (size_t)b->nsamples);
+		double cc = mt_robust_cv(c->samples, (size_t)c->nsamples);
 
 		out->method = "mann-whitney";
 		out->p_value = mt_mwu_p(b->samples, b->nsamples, c->samples, c->nsamples);

@@ -341,13 +341,6 @@ static int sniff_nccl(const char *path, const char *text, size_t len)
 	return ok;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* The relative noise of one printed time: nccl-tests prints one mean per
  * size and placement and no spread, so the document's own repeat is used:
  * out-of-place and in-place time the same operation.  The median over the
@@ -376,8 +369,7 @@ static double placement_spread(const struct mt_import *im)
 		free(d);
 		return NAN;
 	}
-	qsort(d, (size_t)n, sizeof(double), cmp_double);
-	s = (n % 2 ? d[n / 2] : (d[n / 2 - 1] + d[n / 2]) / 2) / 0.954;
+	s = mt_median(d, (size_t)n) / 0.954;
 	free(d);
 	return s;
 }

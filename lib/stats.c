@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -57,6 +58,22 @@ double mt_median(double *x, size_t n)
 		return a;
 	b = select_k(x, n / 2, n / 2 - 1); /* the lower half holds the smaller ones */
 	return (a + b) / 2;
+}
+
+double mt_robust_cv(const double *x, size_t n)
+{
+	double *d, med, mad;
+	size_t i;
+
+	if (!n || !(d = malloc(n * sizeof(double))))
+		return NAN;
+	memcpy(d, x, n * sizeof(double));
+	med = mt_median(d, n);
+	for (i = 0; i < n; i++)
+		d[i] = fabs(x[i] - med);
+	mad = mt_median(d, n);
+	free(d);
+	return med != 0 ? 1.4826 * mad / fabs(med) : NAN;
 }
 
 double mt_round_sig(double v, int digits)

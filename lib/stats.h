@@ -26,6 +26,12 @@ void mt_stats_compute(double *x, int n, struct mt_stats *out);
  * when n == 0. */
 double mt_median(double *x, size_t n);
 
+/* The robust coefficient of variation of x[0..n): 1.4826 x MAD / |median|
+ * (the standard deviation over the mean for normal noise, unmoved by a few
+ * outliers).  x is not changed; one allocation of n doubles.  NAN when n == 0,
+ * the median is 0, or memory runs out. */
+double mt_robust_cv(const double *x, size_t n);
+
 /* `v` rounded to `digits` significant decimal digits (0 and non-finite
  * values unchanged), so that a file reads like a measurement. */
 double mt_round_sig(double v, int digits);

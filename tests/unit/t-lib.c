@@ -153,6 +153,19 @@ static void atomic_write_never_leaves_a_partial_file(void **state)
 	unlink("/tmp/mt-test-big");
 }
 
+static void robust_cv_ignores_an_outlier_and_keeps_its_input(void **state)
+{
+	const double x[] = { 4, 1, 100, 3, 2 };
+	const double zero[] = { 0, 0, 1 };
+
+	(void)state;
+	/* median 3, absolute deviations 1 2 97 0 1: MAD 1 */
+	assert_true(fabs(mt_robust_cv(x, 5) - 1.4826 / 3) < 1e-12);
+	assert_true(x[0] == 4 && x[2] == 100); /* not reordered */
+	assert_true(isnan(mt_robust_cv(x, 0)));
+	assert_true(isnan(mt_robust_cv(zero, 3))); /* median 0 */
+}
+
 static void median_of_odd_even_and_repeated(void **state)
 {
 	double a[] = { 5, 1, 4, 2, 3 }, b[] = { 4, 1, 3, 2 }, c[] = { 7 };
@@ -271,6 +284,7 @@ static void stats_round_trip_through_json(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(robust_cv_ignores_an_outlier_and_keeps_its_input),
 		cmocka_unit_test(sbuf_grows_and_detaches),
 		cmocka_unit_test(json_writer_numbers_and_escapes),
 		cmocka_unit_test(json_reader_positions_and_types),
