@@ -122,4 +122,10 @@ void mt_advice_eval_job(const struct mt_job *job, const struct mt_config *cfg,
  * is).  MT_EINVAL names `file` and the field. */
 int mt_advice_job(const cJSON *doc, const char *file, struct mt_job *job, struct mt_error *err);
 
+/* The model an advice document was made for, as mt_model_load takes it: the
+ * file `advise` read (job.model_source) when it is a path that can still be
+ * opened, else the model's name (job.model).  Writes "" to out when the
+ * document has neither. */
+void mt_advice_model(const struct mt_advice_doc *d, char *out, size_t cap);
+
 #endif

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../lib/fsutil.h"
 #include "../lib/jsonr.h"
 #include "../tuner/hostmem.h"
 #include "../tuner/layout.h"
@@ -288,4 +289,18 @@ int mt_advice_job(const cJSON *doc, const char *file, struct mt_job *job, struct
 		job->offload_modules |= 1u << x;
 	}
 	return MT_OK;
+}
+
+void mt_advice_model(const struct mt_advice_doc *d, char *out, size_t cap)
+{
+	const char *src = d->model_source;
+	FILE *f;
+
+	out[0] = '\0';
+	if (src && *src && strncmp(src, "bundled", 7) && mt_is_path(src) && (f = fopen(src, "r"))) {
+		fclose(f);
+		snprintf(out, cap, "%s", src);
+	} else if (d->model && *d->model) {
+		snprintf(out, cap, "%s", d->model);
+	}
 }

@@ -123,7 +123,6 @@ static int read_candidate(const struct pargs *a, struct mt_model *m, struct mt_j
 	cJSON *doc = NULL;
 	struct mt_advice_doc d;
 	const cJSON *c, *cj;
-	const char *src, *s;
 	char path[512];
 	int rc;
 
@@ -140,28 +139,22 @@ static int read_candidate(const struct pargs *a, struct mt_model *m, struct mt_j
 	c = d.cand[a->cand - 1].json;
 	cj = mt_jget(c, "config");
 	mt_job_init(job);
-	job->gpus = (int)mt_jget_num(doc, "job.gpus", 0);
-	job->seq = (int)mt_jget_num(doc, "job.seq", 0);
-	job->gbs = (int64_t)mt_jget_num(doc, "job.gbs", 0);
-	s = mt_jget_strd(doc, "job.precision", "bf16");
-	job->precision = mt_precision_parse(s) >= 0 ? mt_precision_parse(s) : MT_PREC_BF16;
+	job->gpus = (int)d.gpus;
+	job->seq = (int)d.seq;
+	job->gbs = (int64_t)d.gbs;
 	if (job->gpus < 1 || job->seq < 1 || job->gbs < 1 || !cJSON_IsObject(cj)) {
 		rc = mt_error_set(err, MT_EINVAL, "%s: job.gpus, job.seq, job.gbs (positive numbers) "
 				  "and candidates[%d].config (an object) are required", a->advice,
 				  a->cand - 1);
 		goto out;
 	}
+	if ((rc = mt_advice_job(doc, a->advice, job, err)))
+		goto out;
 	snprintf(path, sizeof(path), "candidates[%d].config", a->cand - 1);
 	if ((rc = mt_advice_config(cj, job, a->advice, path, cfg, err)))
 		goto out;
 	/* the model: the file advise read when it still exists, else the name */
-	src = mt_jget_str(doc, "job.model_source");
-	s = mt_jget_str(doc, "job.model");
-	path[0] = 0;
-	if (src && strncmp(src, "bundled", 7) && mt_is_path(src))
-		snprintf(path, sizeof(path), "%s", src);
-	if (!path[0] && s)
-		snprintf(path, sizeof(path), "%s", s);
+	mt_advice_model(&d, path, sizeof(path));
 	if (!path[0]) {
 		rc = mt_error_set(err, MT_EINVAL, "%s: job.model: expected the model's name", a->advice);
 		goto out;

@@ -36,7 +36,6 @@ static int advice_job(const char *vpath, const char *adv, char *model, size_t ca
 	const char *slash = strrchr(vpath, '/');
 	struct mt_advice_doc ad;
 	cJSON *doc = NULL;
-	const char *src;
 	int rc;
 
 	if (!adv || !*adv)
@@ -53,15 +52,7 @@ static int advice_job(const char *vpath, const char *adv, char *model, size_t ca
 		cJSON_Delete(doc);
 		return MT_OK;
 	}
-	src = ad.model_source;
-	if (src && *src && strncmp(src, "bundled", 7) && mt_is_path(src)) {
-		FILE *f = fopen(src, "r");
-
-		if (f) {
-			fclose(f);
-			snprintf(model, cap, "%s", src);
-		}
-	}
+	mt_advice_model(&ad, model, cap);
 	rc = mt_advice_job(doc, adv, job, err);
 	mt_advice_doc_free(&ad);
 	cJSON_Delete(doc);
