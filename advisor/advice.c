@@ -135,6 +135,8 @@ static void json_head(struct jw *w, const struct mt_model *m, const struct mt_cl
 	jw_str(w, "precision", mt_precision_name(j->precision));
 	if (j->precision == MT_PREC_FP8)
 		jw_str(w, "fp8_recipe", mt_fp8_recipe_name(j->fp8_recipe));
+	if (j->param_gather_q == 0 || j->param_gather_q == 1)
+		jw_bool(w, "quantised_param_gather", j->param_gather_q);
 	if (j->opt_offload > 0)
 		jw_num(w, "optimizer_cpu_offload", j->opt_offload, 6);
 	if (j->offload_modules) {

@@ -265,6 +265,12 @@ int mt_advice_job(const cJSON *doc, const char *file, struct mt_job *job, struct
 	else if (s)
 		return mt_error_set(err, MT_EINVAL, "%s: field 'job.moe_dispatcher': expected "
 				    "alltoall, allgather, flex or auto", file);
+	if ((v = cJSON_GetObjectItemCaseSensitive(j, "quantised_param_gather"))) {
+		if (!cJSON_IsBool(v))
+			return mt_error_set(err, MT_EINVAL, "%s: field 'job.quantised_param_gather': "
+					    "expected true or false", file);
+		job->param_gather_q = cJSON_IsTrue(v);
+	}
 	job->opt_offload = mt_jget_num(j, "optimizer_cpu_offload", job->opt_offload);
 	if (!(job->opt_offload >= 0 && job->opt_offload <= 1))
 		return mt_error_set(err, MT_EINVAL, "%s: field 'job.optimizer_cpu_offload': expected "

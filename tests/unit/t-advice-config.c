@@ -94,6 +94,7 @@ static int round_trip(const char *model, const struct mt_job *j0)
 	assert_int_equal(back.moe_dispatcher, j.moe_dispatcher);
 	assert_int_equal(back.attn_impl, j.attn_impl);
 	assert_int_equal(back.offload_modules, j.offload_modules);
+	assert_int_equal(back.param_gather_q, j.param_gather_q);
 	assert_close(back.opt_offload + 1, j.opt_offload + 1, 1e-9);
 	assert_close(back.mem_headroom, j.mem_headroom, 1e-9);
 	cands = cJSON_GetObjectItemCaseSensitive(doc, "candidates");
@@ -152,6 +153,20 @@ static void dense(void **state)
 
 	(void)state;
 	job_init(&j, 16, 8192, 128);
+	round_trip("llama3-8b", &j);
+}
+
+/* The --fp8-param-gather pin travels with the advice, both ways. */
+static void param_gather_pin(void **state)
+{
+	struct mt_job j;
+
+	(void)state;
+	job_init(&j, 16, 8192, 128);
+	j.precision = MT_PREC_FP8;
+	j.param_gather_q = 0;
+	round_trip("llama3-8b", &j);
+	j.param_gather_q = 1;
 	round_trip("llama3-8b", &j);
 }
 
@@ -397,6 +412,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(dense),
+		cmocka_unit_test(param_gather_pin),
 		cmocka_unit_test(moe_flex_ep_overlap),
 		cmocka_unit_test(moe_auto_dispatcher),
 		cmocka_unit_test(balanced_layout),
