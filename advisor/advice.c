@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /* advice: the `megatune.advice/1` document, written from a search and read
  * back (advice.h). */
+#define _DEFAULT_SOURCE 1 /* realpath */
 #include "advice.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../lib/fsutil.h"
 #include "../lib/jsonr.h"
 #include "../lib/jsonw.h"
 #include "../lib/units.h"
@@ -119,14 +122,26 @@ static void json_pins(struct jw *w, const struct mt_pins *p)
 	jw_end(w);
 }
 
+/* A model file given by a relative path is written absolute, so that a
+ * reader in another directory (validate's runs, the proxy) finds it. */
+static const char *model_source(const char *src, char *abs)
+{
+	if (src && src[0] != '/' && strncmp(src, "bundled", 7) && mt_is_path(src) &&
+	    realpath(src, abs))
+		return abs;
+	return src;
+}
+
 static void json_head(struct jw *w, const struct mt_model *m, const struct mt_cluster *c,
 		      const struct mt_job *j)
 {
+	char abs[PATH_MAX];
+
 	jw_str(w, "schema", "megatune.advice/1");
 	jw_str(w, "megatune_version", MEGATUNE_VERSION);
 	jw_obj(w, "job");
 	jw_str(w, "model", m->name);
-	jw_str(w, "model_source", m->source);
+	jw_str(w, "model_source", model_source(m->source, abs));
 	jw_str(w, "cluster", c->name);
 	jw_str(w, "cluster_source", c->file);
 	jw_int(w, "gpus", j->gpus);

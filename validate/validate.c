@@ -254,8 +254,10 @@ int mt_validate_command(const struct mt_validation *v, const cJSON *advice, int 
 			mt_shell_quote(sb, o->probe_exe);
 			sbuf_adds(sb, " proxy --advice ");
 			sbuf_adds(sb, x.advice.buf);
-			sbuf_addf(sb, " --candidate %d --backend %s --iters %d --warmup %d",
-				  v->cand[i].predicted_rank, o->backend, o->iters, o->warmup);
+			/* the proxy prints every iteration, as Megatron-LM does: the
+			 * warm-up is dropped here, from the log, once */
+			sbuf_addf(sb, " --candidate %d --backend %s --iters %d --warmup 0",
+				  v->cand[i].predicted_rank, o->backend, o->iters);
 		}
 	} else {
 		rc = mt_template_fill(o->launch, lookup, &x, sb, err);

@@ -57,7 +57,7 @@ for k, c in enumerate(cs, 1):
     check(c["status"] == "ok" and c["evidence"] is None, "%s: status ok (%s)" % (n, c["status"]))
     check(c["config"] == adv["candidates"][k - 1]["config"], "%s: the advice's configuration" % n)
     check(re.search(r"^env ASAN_OPTIONS=\S* mpirun -np 4 --oversubscribe \S*/megatune-probe proxy "
-                    r"--advice \S*adv\.json --candidate %d --backend cpu --iters 4 --warmup 1$" % k,
+                    r"--advice \S*adv\.json --candidate %d --backend cpu --iters 4 --warmup 0$" % k,
                     c["command"] or "") is not None, "%s: the proxy's command" % n)
     m = c["measured"] or {}
     check(m.get("step_n") == 3 and m.get("step_s", 0) > 0, "%s: 3 measured steps > 0 (%s s)" % (n, m.get("step_s")))
