@@ -28,7 +28,8 @@
 static const char calibrate_usage[] =
 	"usage: megatune calibrate -o PROFILE.json [--probes LIST] [--quick|--full]\n"
 	"                          [--backend cuda|cpu] [--resume|--fresh] [--margin PCT]\n"
-	"                          [--results FILE] [--name NAME] [probe options]\n"
+	"                          [--results FILE] [--name NAME] [--rounds N]\n"
+	"                          [probe options]\n"
 	"       mpirun -np N megatune calibrate ...   (or srun: one rank per GPU)\n"
 	CALIBRATE_FIT_USAGE
 	"\n"
@@ -51,6 +52,11 @@ static const char calibrate_usage[] =
 	"  --results FILE       the results file (default PROFILE.json.results.jsonl)\n"
 	"  --margin PCT         outlier margin below the median of peers (default 10)\n"
 	"  --name NAME          the profile's name (default: calibrated-<host>)\n"
+	"  --rounds N           run the whole pass N times (default 1); each record\n"
+	"                       keeps its round, the profile takes the median round,\n"
+	"                       and `megatune compare` tests on the rounds' spread,\n"
+	"                       which holds the run-to-run noise (8 or more for a CI\n"
+	"                       baseline: docs/CI.md)\n"
 	PROBE_OPTS_HELP
 	"\n"
 	CALIBRATE_FIT_HELP
@@ -75,6 +81,7 @@ struct csink {
 	struct mt_error werr;     /* the first write error on it */
 	int emitted, header, written, write_failed;
 	const cJSON *done;  /* --resume: records already measured */
+	int round;          /* the round being run (0: no rounds) */
 	double t0;
 };
 
@@ -124,7 +131,7 @@ static int skip_case(void *user, const struct mt_probe *p, const struct mt_case 
 
 	if (g_stop)
 		return 1;
-	return cs->done && mt_results_has(cs->done, p->name, c->label);
+	return cs->done && mt_results_has(cs->done, p->name, c->label, cs->round);
 }
 
 static int has(const char *list, const char *name)
@@ -154,7 +161,7 @@ static int name_ok(const char *s)
 /* The options of one pass. */
 struct calib_args {
 	const char *out, *probes, *results, *name;
-	int resume, fresh, repair;
+	int resume, fresh, repair, rounds;
 	double margin;
 	struct mt_probe_opts o;
 	char resbuf[4096];
@@ -173,6 +180,7 @@ static int parse_args(int argc, char **argv, struct calib_args *a)
 		{ "results", required_argument, NULL, 'R' },
 		{ "margin", required_argument, NULL, 'm' },
 		{ "name", required_argument, NULL, 'n' },
+		{ "rounds", required_argument, NULL, 'N' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -181,6 +189,7 @@ static int parse_args(int argc, char **argv, struct calib_args *a)
 
 	memset(a, 0, sizeof(*a));
 	a->margin = 10;
+	a->rounds = 1;
 	probe_opts_init(&a->o);
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
@@ -210,6 +219,18 @@ static int parse_args(int argc, char **argv, struct calib_args *a)
 				return 2;
 			}
 			break;
+		case 'N': {
+			double x;
+
+			if (mt_parse_num_range(optarg, 1, 100, &x) || x != (int)x) {
+				fprintf(stderr, "megatune calibrate: error: --rounds '%s': expected a "
+					"whole number from 1 to 100\n", optarg);
+				return 2;
+			}
+			a->rounds = (int)x;
+			a->o.rounds = a->rounds > 1 ? a->rounds : 0;
+			break;
+		}
 		case 'h': fputs(calibrate_usage, stdout); return -1;
 		default:
 			if ((rc = probe_opt(c, optarg, &a->o, "calibrate")))
@@ -427,6 +448,19 @@ static int write_profile(const struct calib_args *a, const struct mt_world *w,
 
 	if (mt_results_read(a->results, &head, &records, &truncated, &err))
 		return cli_fail("calibrate", &err);
+	{
+		/* rounds: one record per measurement, the median round's */
+		cJSON *one = mt_results_one_round(records);
+
+		if (!one) {
+			cJSON_Delete(head);
+			cJSON_Delete(records);
+			mt_error_set(&err, MT_ENOMEM, "out of memory");
+			return cli_fail("calibrate", &err);
+		}
+		cJSON_Delete(records);
+		records = one;
+	}
 	memset(&info, 0, sizeof(info));
 	info.backend = a->o.backend;
 	info.hosts = e->hosts;
@@ -502,7 +536,7 @@ int cmd_calibrate(int argc, char **argv)
 	struct mt_error err = MT_ERROR_INIT;
 	struct csink cs;
 	cJSON *head = NULL, *records = NULL;
-	int full_argc = argc, code = 0, failed;
+	int full_argc = argc, code = 0, failed = 0, round;
 
 	if (calibrate_fit_wanted(argc, argv))
 		return calibrate_fit_main(argc, argv);
@@ -536,7 +570,12 @@ int cmd_calibrate(int argc, char **argv)
 			a.o.backend == MT_BACKEND_CUDA ? "cuda" : "cpu",
 			a.o.depth == MT_DEPTH_QUICK ? "quick" : a.o.depth == MT_DEPTH_FULL ? "full" :
 			a.o.depth == MT_DEPTH_SMOKE ? "smoke" : "normal");
-	failed = run_probes(&a, &w, &cs);
+	for (round = 1; round <= a.rounds && !g_stop && !cs.write_failed; round++) {
+		a.o.round = cs.round = a.rounds > 1 ? round : 0;
+		if (w.rank == 0 && a.rounds > 1)
+			fprintf(stderr, "round %d of %d\n", round, a.rounds);
+		failed += run_probes(&a, &w, &cs);
+	}
 	if (cs.write_failed) {
 		if (w.rank == 0)
 			fprintf(stderr, "\nmegatune calibrate: error: %s\nstopped: %d result%s "

@@ -205,7 +205,19 @@ static void noise(const struct mt_cm_metric *b, const struct mt_cm_metric *c, do
 	out->p_value = NAN;
 	out->n_baseline = b->nsamples ? b->nsamples : b->n;
 	out->n_current = c->nsamples ? c->nsamples : c->n;
-	if (b->nsamples >= 3 && c->nsamples >= 3) {
+	if (b->nrounds >= 3 && c->nrounds >= 3) {
+		/* the rounds' medians as the units: their spread holds the
+		 * run-to-run noise that the samples of one round do not */
+		double cb = mt_robust_cv(b->rounds, (size_t)b->nrounds);
+		double cc = mt_robust_cv(c->rounds, (size_t)c->nrounds);
+
+		out->method = "rounds";
+		out->n_baseline = b->nrounds;
+		out->n_current = c->nrounds;
+		out->p_value = mt_mwu_p(b->rounds, b->nrounds, c->rounds, c->nrounds);
+		out->noise_pct = 100 * z * 1.2533 *
+				 sqrt(cb * cb / b->nrounds + cc * cc / c->nrounds);
+	} else if (b->nsamples >= 3 && c->nsamples >= 3) {
 		double cb = mt_robust_cv(b->samples, (size_t)b->nsamples);
 		double cc = mt_robust_cv(c->samples, (size_t)c->nsamples);
 

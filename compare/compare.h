@@ -7,6 +7,11 @@
  * 14): `unchanged` when the change is within the tolerance; otherwise
  * `regressed` or `improved` when the noise does not explain it, else
  * `inconclusive`.  The noise comes from the data:
+ *  - rounds on both sides (calibrate --rounds, at least 3 each): the same
+ *    test and band as for samples (below) with each round's median as one
+ *    unit, so that the noise between runs, which the samples of one pass do
+ *    not show, is in the band (6 rounds or more reach 99%: with 5 against 5
+ *    the test cannot go below p = 0.012);
  *  - samples on both sides (n >= 3): the Mann-Whitney U test (normal
  *    approximation with tie and continuity corrections) must reject "same
  *    distribution" at the confidence (default 99%, two-sided), and the change

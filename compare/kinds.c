@@ -70,6 +70,12 @@ static int result_record(const char *path, int line, const cJSON *r, struct mt_c
 	if (!(m = mt_cm_add(out, id, name, "us", 0, med)))
 		return ADD_FAIL(path);
 	take_stats(m, t);
+	x = mt_jget(r, "round");
+	if (x && (!cJSON_IsNumber(x) || !(x->valuedouble >= 1 && x->valuedouble <= 1e6) ||
+		  x->valuedouble != (int)x->valuedouble))
+		return mt_error_set(err, MT_EINVAL, "%s:%d: field 'round': expected a whole number "
+				    ">= 1", path, line);
+	m->round = x ? (int)x->valuedouble : 0;
 	if (smp && !cJSON_IsArray(smp))
 		return mt_error_set(err, MT_EINVAL, "%s:%d: field 'samples_us': expected an array "
 				    "of numbers", path, line);
@@ -135,6 +141,8 @@ static int extract_result(const char *path, const char *text, size_t len, struct
 		}
 		i = e + 1;
 	}
+	if (!rc && mt_cm_merge_rounds(out))
+		rc = ADD_FAIL(path);
 	return rc;
 }
 

@@ -72,6 +72,103 @@ int mt_cm_set_samples(struct mt_cm_metric *m, const double *x, int n)
 
 static const struct mt_cm_set *sort_set;
 
+/* by id, then round, then document order */
+static int by_id_round(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+	const struct mt_cm_metric *p = &sort_set->m[x], *q = &sort_set->m[y];
+	int c = strcmp(p->id, q->id);
+
+	if (!c)
+		c = (p->round > q->round) - (p->round < q->round);
+	return c ? c : (x > y) - (x < y);
+}
+
+static int merge_group(struct mt_cm_metric *m, const int *ix, int n, char *dead)
+{
+	struct mt_cm_metric *first = &m[ix[0]];
+	double *r = malloc((size_t)n * sizeof(double)), *med, *smp = NULL;
+	int i, ns = 0, k = 0;
+
+	for (i = 0; i < n; i++)
+		ns += m[ix[i]].nsamples;
+	med = malloc((size_t)n * sizeof(double));
+	if (ns && !(smp = malloc((size_t)ns * sizeof(double)))) {
+		free(r);
+		free(med);
+		return MT_ENOMEM;
+	}
+	if (!r || !med) {
+		free(r);
+		free(med);
+		free(smp);
+		return MT_ENOMEM;
+	}
+	for (i = 0; i < n; i++) {
+		struct mt_cm_metric *x = &m[ix[i]];
+
+		r[i] = med[i] = x->value;
+		if (x->nsamples)
+			memcpy(smp + k, x->samples, (size_t)x->nsamples * sizeof(double));
+		k += x->nsamples;
+		if (i)
+			dead[ix[i]] = 1;
+	}
+	free(first->samples);
+	free(first->rounds);
+	first->samples = smp;
+	first->nsamples = ns;
+	first->rounds = r;
+	first->nrounds = n;
+	first->value = mt_median(med, (size_t)n);
+	first->cv = NAN;
+	first->n = n;
+	free(med);
+	return MT_OK;
+}
+
+int mt_cm_merge_rounds(struct mt_cm_set *s)
+{
+	int *ix, i, j, k, any = 0, rc = MT_OK;
+	char *dead;
+
+	for (i = 0; i < s->n && !any; i++)
+		any = s->m[i].round > 0;
+	if (!any)
+		return MT_OK;
+	ix = malloc((size_t)s->n * sizeof(int));
+	dead = calloc((size_t)s->n, 1);
+	if (!ix || !dead) {
+		free(ix);
+		free(dead);
+		return MT_ENOMEM;
+	}
+	for (i = 0; i < s->n; i++)
+		ix[i] = i;
+	sort_set = s;
+	qsort(ix, (size_t)s->n, sizeof(int), by_id_round);
+	for (i = 0; i < s->n && !rc; i = j) {
+		for (j = i + 1; j < s->n && !strcmp(s->m[ix[i]].id, s->m[ix[j]].id); j++)
+			;
+		if (j - i >= 2 && s->m[ix[i]].round > 0)
+			rc = merge_group(s->m, ix + i, j - i, dead);
+	}
+	for (i = k = 0; i < s->n; i++) {
+		if (dead[i]) {
+			free(s->m[i].id);
+			free(s->m[i].name);
+			free(s->m[i].samples);
+			free(s->m[i].rounds);
+			continue;
+		}
+		s->m[k++] = s->m[i];
+	}
+	s->n = k;
+	free(ix);
+	free(dead);
+	return rc;
+}
+
 static int by_id(const void *a, const void *b)
 {
 	return strcmp(sort_set->m[*(const int *)a].id, sort_set->m[*(const int *)b].id);
@@ -160,6 +257,7 @@ void mt_cm_set_free(struct mt_cm_set *s)
 		free(s->m[i].id);
 		free(s->m[i].name);
 		free(s->m[i].samples);
+		free(s->m[i].rounds);
 	}
 	free(s->m);
 	free(s->order);

@@ -31,6 +31,9 @@ struct mt_cm_metric {
 	double spread;      /* relative noise of `value` estimated by the kind; NAN none */
 	double *samples;    /* raw samples, NULL when the document has none */
 	int nsamples;
+	int round;          /* the record's round (calibrate --rounds), 0 none */
+	double *rounds;     /* after mt_cm_merge_rounds: each round's median */
+	int nrounds;
 };
 
 /* What the document says about where it ran; "" when it does not say. */
@@ -78,6 +81,13 @@ int mt_cm_parse(const char *path, const char *text, size_t len, struct mt_cm_set
 struct mt_cm_metric *mt_cm_add(struct mt_cm_set *s, const char *id, const char *name,
 			       const char *unit, int higher_better, double value);
 int mt_cm_set_samples(struct mt_cm_metric *m, const double *x, int n);
+
+/* Metrics of one id measured in several rounds (round > 0) become one: its
+ * `rounds` the rounds' medians in round order, its value their median, its
+ * samples all the rounds' samples (cv and n unset: the rounds' spread is
+ * the noise, compare.h).  Metrics without rounds are left as they are.
+ * MT_OK or MT_ENOMEM. */
+int mt_cm_merge_rounds(struct mt_cm_set *s);
 
 /* Sort the lookup index (after the last mt_cm_add); then find by id, or -1. */
 int mt_cm_index(struct mt_cm_set *s);

@@ -153,14 +153,107 @@ int mt_results_read(const char *path, cJSON **head, cJSON **records, int *trunca
 	return rc;
 }
 
-int mt_results_has(const cJSON *records, const char *probe, const char *label)
+/* A record's round: its "round", 1 when it has none (a pass without rounds). */
+static int round_of(const cJSON *r)
+{
+	double x = mt_jget_num(r, "round", 1);
+
+	return x >= 1 && x <= 1e6 ? (int)x : 1;
+}
+
+int mt_results_has(const cJSON *records, const char *probe, const char *label, int round)
 {
 	const cJSON *r;
 
+	if (round < 1)
+		round = 1;
 	cJSON_ArrayForEach(r, records)
-		if (!strcmp(mt_jget_str(r, "probe"), probe) && !strcmp(mt_jget_str(r, "label"), label))
+		if (!strcmp(mt_jget_str(r, "probe"), probe) &&
+		    !strcmp(mt_jget_str(r, "label"), label) && round_of(r) == round)
 			return 1;
 	return 0;
+}
+
+/* Records of one measurement (probe, label, rank, host, device) across rounds. */
+struct ritem {
+	const cJSON *r;
+	int i;
+	double med;
+};
+
+static int cmp_ritem(const void *a, const void *b)
+{
+	const struct ritem *x = a, *y = b;
+	static const char *const keys[] = { "probe", "label", "host" };
+	int c = 0, k;
+
+	for (k = 0; k < 3 && !c; k++)
+		c = strcmp(mt_jget_str(x->r, keys[k]), mt_jget_str(y->r, keys[k]));
+	if (!c)
+		c = (mt_jget_num(x->r, "rank", -1) > mt_jget_num(y->r, "rank", -1)) -
+		    (mt_jget_num(x->r, "rank", -1) < mt_jget_num(y->r, "rank", -1));
+	if (!c)
+		c = (mt_jget_num(x->r, "device", -1) > mt_jget_num(y->r, "device", -1)) -
+		    (mt_jget_num(x->r, "device", -1) < mt_jget_num(y->r, "device", -1));
+	if (!c) /* by time, failed (NAN) last; then file order */
+		c = isnan(x->med) != isnan(y->med) ? isnan(x->med) - isnan(y->med)
+		    : (x->med > y->med) - (x->med < y->med);
+	return c ? c : (x->i > y->i) - (x->i < y->i);
+}
+
+static int same_measurement(const struct ritem *x, const struct ritem *y)
+{
+	struct ritem a = *x, b = *y;
+
+	a.med = b.med = 0;
+	a.i = b.i = 0;
+	return !cmp_ritem(&a, &b);
+}
+
+cJSON *mt_results_one_round(const cJSON *records)
+{
+	int n = cJSON_GetArraySize(records), i = 0, s, e, k;
+	struct ritem *it = calloc((size_t)(n ? n : 1), sizeof(*it));
+	char *keep = calloc((size_t)(n ? n : 1), 1);
+	cJSON *out = cJSON_CreateArray();
+	const cJSON *r;
+
+	if (!it || !keep || !out)
+		goto fail;
+	cJSON_ArrayForEach(r, records) {
+		it[i].r = r;
+		it[i].i = i;
+		it[i].med = mt_jget_num(r, "time_us.median", NAN);
+		i++;
+	}
+	qsort(it, (size_t)n, sizeof(*it), cmp_ritem);
+	for (s = 0; s < n; s = e) {
+		int ok = 0;
+
+		for (e = s + 1; e < n && same_measurement(&it[s], &it[e]); e++)
+			;
+		for (k = s; k < e; k++)
+			ok += !isnan(it[k].med);
+		/* the lower median of the rounds that have a time, else the first */
+		keep[it[ok ? s + (ok - 1) / 2 : s].i] = 1;
+	}
+	i = 0;
+	cJSON_ArrayForEach(r, records) {
+		cJSON *d;
+
+		if (keep[i++] && (!(d = cJSON_Duplicate(r, 1)) || !cJSON_AddItemToArray(out, d))) {
+			cJSON_Delete(d);
+			goto fail;
+		}
+	}
+	free(it);
+	free(keep);
+	return out;
+fail:
+	free(it);
+	free(keep);
+	cJSON_Delete(out);
+	return NULL;
 }
 
 /* The record's main rate: TFLOP/s, busbw or GB/s; 0 when it has none. */

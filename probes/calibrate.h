@@ -50,8 +50,17 @@ int mt_results_load(const char *path, int repair, cJSON **head, cJSON **records,
 		    struct mt_results_damage *d, struct sbuf *kept, struct mt_error *err);
 
 /* 1 when `records` already has a measurement of probe `p`, case label `label`
- * (for --resume: done cases are not measured again). */
-int mt_results_has(const cJSON *records, const char *probe, const char *label);
+ * in round `round` (a record without "round" is round 1; round < 1 means 1):
+ * for --resume, done cases are not measured again. */
+int mt_results_has(const cJSON *records, const char *probe, const char *label, int round);
+
+/* A results file of several rounds (calibrate --rounds) reduced to one
+ * record per measurement (probe, label, host, rank, device): the round with
+ * the median time (the lower median; a round that failed only when all did).
+ * Without rounds every record is kept.  The profile and the outliers are
+ * built from this, so rounds do not count as extra ranks.  A new array (the
+ * caller deletes it), NULL when out of memory. */
+cJSON *mt_results_one_round(const cJSON *records);
 
 /* What calibrate knows beyond the records. */
 struct mt_calib_info {

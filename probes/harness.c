@@ -315,6 +315,7 @@ int mt_probe_run(const struct mt_probe *p, const struct mt_probe_opts *opts,
 				(*failed)++;
 			if (ndev > 1)
 				m.rank = d;
+			m.round = opts->round;
 			emit_gathered(&r, &m);
 		}
 	}

@@ -96,6 +96,10 @@ struct mt_probe_opts {
 	double timeout_s;       /* collective watchdog (default 120) */
 	const char *ops;        /* collective: comma-separated op names (NULL: all) */
 	int verbose;
+	/* calibrate --rounds: the pass is run `rounds` times, this is round
+	 * `round` (1-based); both 0 outside rounds.  Each record carries its
+	 * round, so the spread between rounds is measured (compare.h). */
+	int round, rounds;
 };
 
 /* One layout of collective groups: the world split into groups of `ranks`
@@ -211,6 +215,7 @@ struct mt_measurement {
 	const struct mt_probe *probe;
 	int backend;
 	int rank;               /* the rank (device) it ran on; -1: combined */
+	int round;              /* opts->round: 0 outside calibrate --rounds */
 	char host[64];
 	int device;
 	struct mt_case c;

@@ -89,6 +89,8 @@ void mt_result_head_sb(struct sbuf *out, int argc, char **argv, const struct mt_
 	}
 	jw_str(&w, "backend", backend_name(opts->backend));
 	jw_str(&w, "depth", depth_name(opts->depth));
+	if (opts->rounds > 1)
+		jw_int(&w, "rounds", opts->rounds);
 	jw_obj(&w, "world");
 	jw_int(&w, "ranks", world->size);
 	jw_int(&w, "nodes", world->nnodes);
@@ -143,6 +145,8 @@ void mt_result_record_sb(struct sbuf *out, const struct mt_measurement *m)
 	jw_str(&w, "label", c->label);
 	jw_str(&w, "origin", c->origin);
 	jw_int(&w, "rank", m->rank);
+	if (m->round > 0)
+		jw_int(&w, "round", m->round);
 	jw_str(&w, "host", m->host);
 	jw_int(&w, "device", m->device);
 	jw_obj(&w, "case");

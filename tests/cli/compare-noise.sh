@@ -8,6 +8,7 @@
 # shared machine (bench/compare-calibrate.sh, part of make bench).  Prints the rates.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
+ROOT=$(pwd)
 BUILD=${BUILD:-build}
 MT=$(pwd)/$BUILD/megatune
 T=$(mktemp -d "${TMPDIR:-/tmp}/compare-noise.XXXXXX") || exit 2
@@ -51,13 +52,8 @@ for i in range(1, 11):
     run("%s/s%d.jsonl" % (out, i), slow="host")
 PYEOF
 
-count() { # comparison verdict [probe]
-	/usr/bin/python3 - "$@" <<'PYEOF'
-import json, sys
-d = json.load(open(sys.argv[1]))
-print(sum(1 for m in d["metrics"] if m["verdict"] == sys.argv[2]
-          and (len(sys.argv) < 4 or m["id"].startswith(sys.argv[3] + "|"))))
-PYEOF
+count() { # comparison verdict [probe]: how many metrics
+	/usr/bin/python3 "$ROOT/tests/lib/verdicts.py" "$@"
 }
 
 fa=0 caught=0 hostf=0 metrics=0
@@ -65,7 +61,7 @@ for i in 1 2 3 4 5 6 7 8 9 10; do
 	"$MT" compare "$T/a$i.jsonl" "$T/b$i.jsonl" --json "$T/c$i.json" >/dev/null 2>&1
 	[ $? -le 1 ] || { echo "not ok - compare pair $i"; exit 1; }
 	fa=$((fa + $(count "$T/c$i.json" regressed)))
-	metrics=$((metrics + $(/usr/bin/python3 -c "import json,sys; print(len(json.load(open(sys.argv[1]))['metrics']))" "$T/c$i.json")))
+	metrics=$((metrics + $(count "$T/c$i.json" metrics)))
 	"$MT" compare "$T/a$i.jsonl" "$T/s$i.jsonl" --json "$T/s$i.json" >/dev/null 2>&1
 	[ $? -eq 1 ] || { echo "not ok - the slowed pair $i: exit status, expected 1"; exit 1; }
 	h=$(count "$T/s$i.json" regressed host)

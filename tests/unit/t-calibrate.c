@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "../../lib/stats.h"
+#include "../../lib/jsonr.h"
 #include "../../probes/calibrate.h"
 #include "../../probes/collective.h"
 #include "../../tuner/cluster.h"
@@ -241,6 +242,45 @@ static const char *write_tmp(const char *text)
 	return path;
 }
 
+/* Rounds: one record per measurement, the median round's; without rounds
+ * every record stays. */
+static void test_one_round(void **state)
+{
+	const char *text =
+		"[{\"probe\":\"gemm\",\"label\":\"a\",\"rank\":0,\"host\":\"h\",\"round\":1,"
+		"\"time_us\":{\"median\":30}},"
+		"{\"probe\":\"gemm\",\"label\":\"a\",\"rank\":1,\"host\":\"h\",\"round\":1,"
+		"\"time_us\":{\"median\":7}},"
+		"{\"probe\":\"gemm\",\"label\":\"a\",\"rank\":0,\"host\":\"h\",\"round\":2,"
+		"\"time_us\":{\"median\":10}},"
+		"{\"probe\":\"gemm\",\"label\":\"a\",\"rank\":0,\"host\":\"h\",\"round\":3,"
+		"\"time_us\":{\"median\":20}},"
+		"{\"probe\":\"gemm\",\"label\":\"b\",\"rank\":0,\"host\":\"h\",\"round\":1},"
+		"{\"probe\":\"gemm\",\"label\":\"b\",\"rank\":0,\"host\":\"h\",\"round\":2,"
+		"\"time_us\":{\"median\":5}}]";
+	cJSON *recs = cJSON_Parse(text), *one, *r;
+	double want[] = { 7, 20, 5 };
+	int i = 0;
+
+	(void)state;
+	assert_non_null(recs);
+	assert_true(mt_results_has(recs, "gemm", "a", 3));
+	assert_false(mt_results_has(recs, "gemm", "a", 4));
+	one = mt_results_one_round(recs);
+	assert_non_null(one);
+	assert_int_equal(cJSON_GetArraySize(one), 3);
+	/* file order; rank 0 of case a: the median of 30, 10, 20; case b: the round with a time */
+	cJSON_ArrayForEach(r, one)
+		assert_true(mt_jget_num(r, "time_us.median", NAN) == want[i++]);
+	cJSON_Delete(one);
+	cJSON_Delete(recs);
+	recs = cJSON_Parse("[{\"probe\":\"gemm\",\"label\":\"a\"},{\"probe\":\"host\",\"label\":\"a\"}]");
+	one = mt_results_one_round(recs);
+	assert_int_equal(cJSON_GetArraySize(one), 2);
+	cJSON_Delete(one);
+	cJSON_Delete(recs);
+}
+
 static void test_results_file(void **state)
 {
 	cJSON *head, *recs;
@@ -256,9 +296,11 @@ static void test_results_file(void **state)
 	assert_int_equal(mt_results_read(p, &head, &recs, &trunc, &err), 0);
 	assert_int_equal(trunc, 1);
 	assert_int_equal(cJSON_GetArraySize(recs), 1);
-	assert_true(mt_results_has(recs, "gemm", "a"));
-	assert_false(mt_results_has(recs, "gemm", "b"));
-	assert_false(mt_results_has(recs, "host", "a"));
+	assert_true(mt_results_has(recs, "gemm", "a", 0));
+	assert_true(mt_results_has(recs, "gemm", "a", 1));
+	assert_false(mt_results_has(recs, "gemm", "a", 2));
+	assert_false(mt_results_has(recs, "gemm", "b", 1));
+	assert_false(mt_results_has(recs, "host", "a", 1));
 	cJSON_Delete(head);
 	cJSON_Delete(recs);
 	/* a bad line in the middle is an error naming the line */
@@ -404,6 +446,7 @@ int main(void)
 		cmocka_unit_test(test_plan_sizes),
 		cmocka_unit_test(test_outliers),
 		cmocka_unit_test(test_results_file),
+		cmocka_unit_test(test_one_round),
 		cmocka_unit_test(test_profile_from_records),
 		cmocka_unit_test(test_registry),
 	};

@@ -1,0 +1,147 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Rounds (`calibrate --rounds N`): the noise between runs, which the samples of one pass
+# do not show, measured by repeating the pass and tested on the rounds' medians.
+#  - Synthetic results whose noise is known: each round has its own offset (2% log-normal,
+#    the run-to-run drift of this build machine's single-process calibrations, measured by
+#    bench/compare-calibrate.sh) over 1% sample noise.  Tested on the samples of one
+#    round, pairs false-alarm (the count is printed); on 8 rounds, 10 pairs give at most
+#    one `regressed` metric in all and a 10% slowdown of one probe is flagged every time.
+#  - Fewer than 6 rounds cannot reach 99%: a 20% change is `inconclusive`.
+#  - A real `calibrate --rounds 2` (CPU backend): every record carries its round, the
+#    profile takes one record per case, and an interrupted pass resumes round by round.
+#  - A bad `round` field: exit 2 naming it.
+set -u
+cd "$(dirname "$0")/../.." || exit 2
+ROOT=$(pwd)
+BUILD=${BUILD:-build}
+MT=$(pwd)/$BUILD/megatune
+T=$(mktemp -d "${TMPDIR:-/tmp}/compare-rounds.XXXXXX") || exit 2
+trap 'rm -rf "$T"' EXIT
+pass=0 fail=0
+ok() { pass=$((pass + 1)); echo "ok - $1"; }
+nok() { fail=$((fail + 1)); echo "not ok - $1"; }
+
+/usr/bin/python3 - "$T" <<'PYEOF' || { echo "not ok - generating the results"; exit 1; }
+import json, math, random, sys
+out = sys.argv[1]
+rng = random.Random(20261124)
+head = {"schema": "megatune.result/1", "kind": "run", "megatune": "0.1.0",
+        "started": "2026-11-24T00:00:00Z", "argv": ["megatune", "calibrate"], "host": "synthetic",
+        "os": "Linux", "backend": "cpu", "depth": "quick",
+        "world": {"ranks": 1, "nodes": 1, "ranks_per_node": 1, "mpi": False}}
+probes = [("gemm", "fp32 %dx%dx%d" % (s, s, s), 100.0 * s) for s in (64, 128, 256, 512, 768, 1024, 1536, 2048)]
+probes += [("host", "triad %d MiB" % s, 400.0 * s) for s in (8, 16, 32, 64, 96, 128, 192, 256)]
+probes += [("collective", "all_reduce %d" % s, 20.0 + s / 1e3)
+           for s in (4096, 65536, 262144, 1048576, 4194304, 8388608, 16777216, 33554432)]
+probes += [("attention", "fwd s%d" % s, 5.0 * s) for s in (256, 512, 1024, 2048, 4096, 6144, 8192, 16384)]
+probes += [("offload", "h2d %d MiB" % s, 80.0 * s) for s in (1, 4, 16, 64, 128, 256, 512, 1024)]
+
+
+def run(path, rounds, slow=None, shift=1.0):
+    h = dict(head)
+    if rounds > 1:
+        h["rounds"] = rounds
+    with open(path, "w") as f:
+        f.write(json.dumps(h) + "\n")
+        for r in range(1, rounds + 1):
+            for probe, label, base in probes:
+                k = (1.10 if probe == slow else 1.0) * shift
+                off = math.exp(rng.gauss(0, 0.02))   # this round's state of the machine
+                s = [base * k * off * math.exp(rng.gauss(0, 0.01)) for _ in range(7)]
+                med = sorted(s)[3]
+                rec = {"probe": probe, "backend": "cpu", "label": label, "origin": "sweep",
+                       "rank": 0, "host": "synthetic", "device": 0, "case": {},
+                       "time_us": {"n": 7, "median": med, "min": min(s), "max": max(s)},
+                       "samples_us": s, "verified": "yes"}
+                if rounds > 1:
+                    rec["round"] = r
+                f.write(json.dumps(rec) + "\n")
+
+
+for i in range(1, 11):
+    run("%s/one-a%d.jsonl" % (out, i), 1)
+    run("%s/one-b%d.jsonl" % (out, i), 1)
+    run("%s/r-a%d.jsonl" % (out, i), 8)
+    run("%s/r-b%d.jsonl" % (out, i), 8)
+    run("%s/r-s%d.jsonl" % (out, i), 8, slow="host")
+run("%s/few-a.jsonl" % out, 4)
+run("%s/few-b.jsonl" % out, 4, shift=1.20)
+PYEOF
+
+count() { # comparison verdict [probe]: how many metrics
+	/usr/bin/python3 "$ROOT/tests/lib/verdicts.py" "$@"
+}
+
+one=0 fa=0 caught=0 nm=0 methods_ok=1
+for i in 1 2 3 4 5 6 7 8 9 10; do
+	"$MT" compare "$T/one-a$i.jsonl" "$T/one-b$i.jsonl" --json "$T/one$i.json" >/dev/null 2>&1
+	[ $? -le 1 ] || { nok "compare of one round, pair $i"; continue; }
+	one=$((one + $(count "$T/one$i.json" regressed)))
+	"$MT" compare "$T/r-a$i.jsonl" "$T/r-b$i.jsonl" --json "$T/r$i.json" >/dev/null 2>&1
+	[ $? -le 1 ] || { nok "compare of rounds, pair $i"; continue; }
+	fa=$((fa + $(count "$T/r$i.json" regressed)))
+	nm=$((nm + $(count "$T/r$i.json" metrics)))
+	/usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if all(m["method"]=="rounds" and m["n_baseline"]==8 for m in d["metrics"]) else 1)' "$T/r$i.json" || methods_ok=0
+	"$MT" compare "$T/r-a$i.jsonl" "$T/r-s$i.jsonl" --json "$T/s$i.json" >/dev/null 2>&1
+	[ "$(count "$T/s$i.json" regressed host)" -eq 8 ] && caught=$((caught + 1))
+done
+echo "# one round (samples only): $one regressed of $nm metrics in 10 pairs"
+echo "# 8 rounds: $fa regressed of $nm metrics in 10 pairs (at most 1); a 10% slowdown of the host probe caught in $caught of 10 pairs"
+[ "$nm" -eq 400 ] && ok "40 metrics per pair, rounds merged by identity" || nok "metrics matched: $nm of 400"
+[ "$methods_ok" -eq 1 ] && ok "every verdict tests the 8 rounds" || nok "a verdict did not use the rounds"
+[ "$one" -gt 1 ] && ok "the samples of one round miss the run-to-run noise ($one false alarms)" ||
+	nok "one round: expected false alarms from the round offsets, got $one"
+[ "$fa" -le 1 ] && ok "rounds: at most one false alarm ($fa)" || nok "rounds: $fa false alarms"
+[ "$caught" -eq 10 ] && ok "rounds: the slowdown caught every time" || nok "rounds: caught $caught of 10"
+
+"$MT" compare "$T/few-a.jsonl" "$T/few-b.jsonl" --json "$T/few.json" >/dev/null 2>&1
+rc=$?
+if [ $rc -eq 0 ] && [ "$(count "$T/few.json" inconclusive)" -eq 40 ]; then
+	ok "4 rounds against 4: a 20% change is inconclusive at 99% (exit 0)"
+else
+	nok "4 rounds: exit $rc, $(count "$T/few.json" inconclusive) inconclusive of 40"
+fi
+
+# a bad round field
+sed '2s/"round": 1/"round": 1.5/' "$T/r-a1.jsonl" >"$T/bad.jsonl"
+out=$("$MT" compare "$T/bad.jsonl" "$T/r-b1.jsonl" 2>&1)
+rc=$?
+case $rc:$out in
+2:*bad.jsonl:2*"field 'round': expected a whole number"*) ok "a fractional round: exit 2 naming the field" ;;
+*) nok "a fractional round: exit $rc: $out" ;;
+esac
+
+# a real pass in rounds, interrupted and resumed
+P=$T/cal.json
+MEGATUNE_CALIBRATE_STOP_AFTER=4 "$MT" calibrate --backend cpu --quick --probes gemm,host --rounds 2 \
+	-o "$P" >"$T/cal1.log" 2>&1
+rc1=$?
+"$MT" calibrate --backend cpu --quick --probes gemm,host --rounds 2 --resume -o "$P" >"$T/cal2.log" 2>&1
+rc2=$?
+if [ $rc1 -eq 130 ] && [ $rc2 -eq 0 ] && /usr/bin/python3 - "$P" "$P.results.jsonl" <<'PYEOF'; then
+import collections, json, sys
+prof, res = sys.argv[1], sys.argv[2]
+lines = [json.loads(l) for l in open(res)]
+recs = [r for r in lines if "probe" in r]
+heads = [r for r in lines if r.get("kind") == "run"]
+assert heads and all(h.get("rounds") == 2 for h in heads), heads
+seen = collections.Counter((r["probe"], r["label"], r["rank"], r["round"]) for r in recs)
+assert all(n == 1 for n in seen.values()), seen            # nothing measured twice
+cases = {(p, l, k) for p, l, k, _ in seen}
+assert all((p, l, k, r) in seen for p, l, k in cases for r in (1, 2)), seen  # both rounds
+PYEOF
+	ok "calibrate --rounds 2: interrupted (130), resumed (0), every case once in each round"
+else
+	nok "calibrate --rounds 2: exit $rc1 then $rc2: $(tail -3 "$T/cal2.log")"
+fi
+grep -q "wrote $P (5 results" "$T/cal2.log" && ok "the profile takes one record per case (5 of 10)" ||
+	nok "profile records: $(grep wrote "$T/cal2.log")"
+out=$("$MT" calibrate --backend cpu --quick --rounds 0 -o "$T/x.json" 2>&1)
+rc=$?
+case $rc:$out in
+2:*"--rounds '0': expected a whole number from 1 to 100"*) ok "--rounds 0: exit 2" ;;
+*) nok "--rounds 0: exit $rc: $out" ;;
+esac
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
