@@ -76,6 +76,11 @@ static int result_record(const char *path, int line, const cJSON *r, struct mt_c
 		return mt_error_set(err, MT_EINVAL, "%s:%d: field 'round': expected a whole number "
 				    ">= 1", path, line);
 	m->round = x ? (int)x->valuedouble : 0;
+	x = mt_jget(r, "canary_us");
+	if (x && (!cJSON_IsNumber(x) || !(x->valuedouble > 0 && x->valuedouble <= 1e9)))
+		return mt_error_set(err, MT_EINVAL, "%s:%d: field 'canary_us': expected a time in "
+				    "microseconds > 0", path, line);
+	m->canary = x ? x->valuedouble : 0;
 	if (smp && !cJSON_IsArray(smp))
 		return mt_error_set(err, MT_EINVAL, "%s:%d: field 'samples_us': expected an array "
 				    "of numbers", path, line);

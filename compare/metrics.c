@@ -88,7 +88,7 @@ static int merge_group(struct mt_cm_metric *m, const int *ix, int n, char *dead)
 {
 	struct mt_cm_metric *first = &m[ix[0]];
 	double *r = malloc((size_t)n * sizeof(double)), *med, *smp = NULL;
-	int i, ns = 0, k = 0;
+	int i, ns = 0, k = 0, nc = 0;
 
 	for (i = 0; i < n; i++)
 		ns += m[ix[i]].nsamples;
@@ -107,7 +107,15 @@ static int merge_group(struct mt_cm_metric *m, const int *ix, int n, char *dead)
 	for (i = 0; i < n; i++) {
 		struct mt_cm_metric *x = &m[ix[i]];
 
-		r[i] = med[i] = x->value;
+		r[i] = x->value;
+		if (x->canary > 0)
+			med[nc++] = x->canary;
+	}
+	first->canary = nc ? mt_median(med, (size_t)nc) : 0;
+	for (i = 0; i < n; i++) {
+		struct mt_cm_metric *x = &m[ix[i]];
+
+		med[i] = x->value;
 		if (x->nsamples)
 			memcpy(smp + k, x->samples, (size_t)x->nsamples * sizeof(double));
 		k += x->nsamples;

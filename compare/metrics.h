@@ -34,6 +34,8 @@ struct mt_cm_metric {
 	int round;          /* the record's round (calibrate --rounds), 0 none */
 	double *rounds;     /* after mt_cm_merge_rounds: each round's median */
 	int nrounds;
+	double canary;      /* the core's canary time before the case (us; the
+			     * rounds' median), 0 none: compare.h */
 };
 
 /* What the document says about where it ran; "" when it does not say. */

@@ -11,6 +11,7 @@
 #include <nvtx3/nvToolsExt.h>
 #endif
 
+#include "canary.h"
 #include "collective.h"
 #include "gpu.h"
 #include "mpi.h"
@@ -151,6 +152,11 @@ static int measure(struct runctx *r, struct mt_case *c, struct mt_measurement *m
 	m->c = *c;
 	if (rc)
 		goto out;
+	if (o->backend == MT_BACKEND_CPU) {
+		m->canary_us = mt_canary_us();
+		if (coll)
+			mt_world_max(w, &m->canary_us, 1);
+	}
 	samples = calloc((size_t)reps, sizeof(double));
 	if (!samples) {
 		rc = mt_error_set(&e, MT_ENOMEM, "out of memory");

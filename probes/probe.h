@@ -216,6 +216,8 @@ struct mt_measurement {
 	int backend;
 	int rank;               /* the rank (device) it ran on; -1: combined */
 	int round;              /* opts->round: 0 outside calibrate --rounds */
+	double canary_us;       /* CPU backend: the core's speed before the case
+				 * (canary.h; collectives: the slowest rank's); 0 none */
 	char host[64];
 	int device;
 	struct mt_case c;

@@ -147,6 +147,8 @@ void mt_result_record_sb(struct sbuf *out, const struct mt_measurement *m)
 	jw_int(&w, "rank", m->rank);
 	if (m->round > 0)
 		jw_int(&w, "round", m->round);
+	if (m->canary_us > 0)
+		jw_num(&w, "canary_us", m->canary_us, 4);
 	jw_str(&w, "host", m->host);
 	jw_int(&w, "device", m->device);
 	jw_obj(&w, "case");

@@ -7,6 +7,9 @@
 #    bench/compare-calibrate.sh) over 1% sample noise.  Tested on the samples of one
 #    round, pairs false-alarm (the count is printed); on 8 rounds, 10 pairs give at most
 #    one `regressed` metric in all and a 10% slowdown of one probe is flagged every time.
+#  - The whole machine 8% slower, its canary (`canary_us`, the core's speed before each
+#    case) with it: nothing regressed; without canaries the same shift is 40 regressions;
+#    one probe 10% slower on a steady machine: its metrics regressed, nothing else.
 #  - Fewer than 6 rounds cannot reach 99%: a 20% change is `inconclusive`.
 #  - A real `calibrate --rounds 2` (CPU backend): every record carries its round, the
 #    profile takes one record per case, and an interrupted pass resumes round by round.
@@ -38,7 +41,7 @@ probes += [("attention", "fwd s%d" % s, 5.0 * s) for s in (256, 512, 1024, 2048,
 probes += [("offload", "h2d %d MiB" % s, 80.0 * s) for s in (1, 4, 16, 64, 128, 256, 512, 1024)]
 
 
-def run(path, rounds, slow=None, shift=1.0):
+def run(path, rounds, slow=None, shift=1.0, machine=1.0, canary=False):
     h = dict(head)
     if rounds > 1:
         h["rounds"] = rounds
@@ -46,7 +49,7 @@ def run(path, rounds, slow=None, shift=1.0):
         f.write(json.dumps(h) + "\n")
         for r in range(1, rounds + 1):
             for probe, label, base in probes:
-                k = (1.10 if probe == slow else 1.0) * shift
+                k = (1.10 if probe == slow else 1.0) * shift * machine
                 off = math.exp(rng.gauss(0, 0.02))   # this round's state of the machine
                 s = [base * k * off * math.exp(rng.gauss(0, 0.01)) for _ in range(7)]
                 med = sorted(s)[3]
@@ -56,6 +59,8 @@ def run(path, rounds, slow=None, shift=1.0):
                        "samples_us": s, "verified": "yes"}
                 if rounds > 1:
                     rec["round"] = r
+                if canary:  # the core's speed, slower with the whole machine
+                    rec["canary_us"] = 150.0 * machine * off
                 f.write(json.dumps(rec) + "\n")
 
 
@@ -65,6 +70,11 @@ for i in range(1, 11):
     run("%s/r-a%d.jsonl" % (out, i), 8)
     run("%s/r-b%d.jsonl" % (out, i), 8)
     run("%s/r-s%d.jsonl" % (out, i), 8, slow="host")
+run("%s/mach-a.jsonl" % out, 8, canary=True)
+run("%s/mach-b.jsonl" % out, 8, canary=True, machine=1.08)
+run("%s/mach-s.jsonl" % out, 8, canary=True, slow="host")
+run("%s/nocan-a.jsonl" % out, 8)
+run("%s/nocan-b.jsonl" % out, 8, machine=1.08)
 run("%s/few-a.jsonl" % out, 4)
 run("%s/few-b.jsonl" % out, 4, shift=1.20)
 PYEOF
@@ -94,6 +104,32 @@ echo "# 8 rounds: $fa regressed of $nm metrics in 10 pairs (at most 1); a 10% sl
 	nok "one round: expected false alarms from the round offsets, got $one"
 [ "$fa" -le 1 ] && ok "rounds: at most one false alarm ($fa)" || nok "rounds: $fa false alarms"
 [ "$caught" -eq 10 ] && ok "rounds: the slowdown caught every time" || nok "rounds: caught $caught of 10"
+
+# the whole machine 8% slower (every probe and the canary): not the probes' regression
+"$MT" compare "$T/mach-a.jsonl" "$T/mach-b.jsonl" --json "$T/mach.json" >/dev/null 2>&1
+rc=$?
+m=$(/usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(sum(m["method"]=="rounds+canary" for m in d["metrics"]))' "$T/mach.json")
+if [ $rc -eq 0 ] && [ "$(count "$T/mach.json" regressed)" -eq 0 ] && [ "$m" -eq 40 ]; then
+	ok "a machine 8% slower with its canary: nothing regressed, every band holds the canary"
+else
+	nok "machine shift with canary: exit $rc, $(count "$T/mach.json" regressed) regressed, $m with the canary"
+fi
+"$MT" compare "$T/nocan-a.jsonl" "$T/nocan-b.jsonl" --json "$T/nocan.json" >/dev/null 2>&1
+rc=$?
+[ $rc -eq 1 ] && [ "$(count "$T/nocan.json" regressed)" -ge 30 ] &&
+	ok "the same shift without canaries: regressed ($(count "$T/nocan.json" regressed) of 40)" ||
+	nok "the same shift without canaries: exit $rc, $(count "$T/nocan.json" regressed) regressed"
+"$MT" compare "$T/mach-a.jsonl" "$T/mach-s.jsonl" --json "$T/machs.json" >/dev/null 2>&1
+[ $? -eq 1 ] && [ "$(count "$T/machs.json" regressed host)" -eq 8 ] && [ "$(count "$T/machs.json" regressed)" -eq 8 ] &&
+	ok "a steady machine, the host probe 10% slower: its 8 metrics regressed, nothing else" ||
+	nok "host slowdown with canaries: $(count "$T/machs.json" regressed host) host, $(count "$T/machs.json" regressed) in all"
+sed '2s/"canary_us": [0-9.e+-]*/"canary_us": -1/' "$T/mach-a.jsonl" >"$T/badc.jsonl"
+out=$("$MT" compare "$T/badc.jsonl" "$T/mach-b.jsonl" 2>&1)
+rc=$?
+case $rc:$out in
+2:*badc.jsonl:2*"field 'canary_us': expected a time in microseconds > 0"*) ok "a negative canary: exit 2 naming the field" ;;
+*) nok "a negative canary: exit $rc: $out" ;;
+esac
 
 "$MT" compare "$T/few-a.jsonl" "$T/few-b.jsonl" --json "$T/few.json" >/dev/null 2>&1
 rc=$?
@@ -128,10 +164,11 @@ heads = [r for r in lines if r.get("kind") == "run"]
 assert heads and all(h.get("rounds") == 2 for h in heads), heads
 seen = collections.Counter((r["probe"], r["label"], r["rank"], r["round"]) for r in recs)
 assert all(n == 1 for n in seen.values()), seen            # nothing measured twice
+assert all(r.get("canary_us", 0) > 0 for r in recs if "time_us" in r), recs  # the core's speed
 cases = {(p, l, k) for p, l, k, _ in seen}
 assert all((p, l, k, r) in seen for p, l, k in cases for r in (1, 2)), seen  # both rounds
 PYEOF
-	ok "calibrate --rounds 2: interrupted (130), resumed (0), every case once in each round"
+	ok "calibrate --rounds 2: interrupted (130), resumed (0), every case once in each round, each with its canary"
 else
 	nok "calibrate --rounds 2: exit $rc1 then $rc2: $(tail -3 "$T/cal2.log")"
 fi
