@@ -110,7 +110,8 @@ static int knob(struct mt_rules_run *r, int f, int pin, int dflt)
 static void fusion_settings(struct mt_cfg_facts *cf, const struct mt_pins *p,
 			    struct mt_config *cfg)
 {
-	cfg->tp_overlap = knob(cf->r, MT_F_CFG_TP_OVERLAP, p->tp_overlap, 1);
+	cfg->tp_overlap = knob(cf->r, MT_F_CFG_TP_OVERLAP, p->tp_overlap,
+			       mt_tp_overlap_default(cf->x->job));
 	cfg->fused_ce = knob(cf->r, MT_F_CFG_FUSED_CE, p->fused_ce, 1);
 	if (cf->r)
 		mt_cfg_facts_stage(cf, MT_ST_FUSION, cfg);

@@ -192,11 +192,18 @@ static int pin_or(int pin, int dflt)
 	return pin != MT_UNSET ? pin : dflt;
 }
 
+int mt_tp_overlap_default(const struct mt_job *job)
+{
+	/* Megatron-Bridge's performance scripts turn the overlap off for every
+	 * NVFP4 configuration (rule tp-comm-overlap-nvfp4) */
+	return job->precision != MT_PREC_NVFP4;
+}
+
 void mt_config_settings(const struct mt_job *job, struct mt_config *cfg)
 {
 	const struct mt_pins *p = &job->pins;
 
-	cfg->tp_overlap = pin_or(p->tp_overlap, 1);
+	cfg->tp_overlap = pin_or(p->tp_overlap, mt_tp_overlap_default(job));
 	cfg->overlap_grad = pin_or(p->overlap_grad, 1);
 	/* Megatron-LM overlaps the parameter gather only with the reduction */
 	cfg->overlap_param = pin_or(p->overlap_param, cfg->overlap_grad);

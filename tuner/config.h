@@ -243,6 +243,9 @@ int mt_group_per_domain(const struct mt_cluster *c, int n, int stride);
 int mt_job_check(const struct mt_model *m, const struct mt_cluster *c, const struct mt_job *job,
 		 struct mt_error *err);
 
+/* The TP overlap unless pinned: on, except with NVFP4 (docs/MODEL.md 5.1). */
+int mt_tp_overlap_default(const struct mt_job *job);
+
 /* Apply the job's settings pins (or defaults) to a configuration. */
 void mt_config_settings(const struct mt_job *job, struct mt_config *cfg);
 

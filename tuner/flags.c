@@ -542,6 +542,9 @@ int mt_bridge_overrides(const struct mt_model *m, const struct mt_job *j,
 		n = grad_reduce_note(o, n, j);
 	if (c->tp_overlap && c->sp)
 		n = adds(o, n, "comm_overlap.tp_comm_overlap", "true");
+	else if (c->sp && c->tp > 1 && j->precision == MT_PREC_NVFP4)
+		/* recipes that turn the overlap on would keep it (docs/MODEL.md 5.1) */
+		n = adds(o, n, "comm_overlap.tp_comm_overlap", "false");
 	if (c->recompute == MT_RC_SELECTIVE) {
 		n = adds(o, n, "model.recompute_granularity", "selective");
 	} else if (c->recompute == MT_RC_FULL) {

@@ -13,6 +13,8 @@ sp-with-tp | fires | estimate --model llama3-70b --gpus 64 --seq 8192 --gbs 128 
 sp-with-tp | quiet | estimate --model llama3-8b --gpus 8 --seq 4096 --gbs 64
 tp-comm-overlap | fires | estimate --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --tp 4 --pp 4
 tp-comm-overlap | quiet | estimate --model llama3-8b --gpus 8 --seq 4096 --gbs 64
+tp-comm-overlap-nvfp4 | fires | estimate --model llama3-70b --cluster gb200-nvl72 --gpus 64 --seq 8192 --gbs 256 --mbs 1 --tp 2 --pp 4 --vpp 5 --precision nvfp4
+tp-comm-overlap-nvfp4 | quiet | estimate --model llama3-70b --cluster gb200-nvl72 --gpus 64 --seq 8192 --gbs 256 --mbs 1 --tp 2 --pp 4 --vpp 5 --precision fp8
 tp-overlap-settings | fires | estimate --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --tp 4 --pp 4
 tp-overlap-settings | quiet | estimate --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --tp 4 --pp 4 --tp-comm-overlap off
 cuda-max-connections | fires | estimate --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --tp 4 --pp 4

@@ -131,6 +131,26 @@ static void param_gather_defaults(void **state)
 
 /* Host memory: 8 ranks of a DGX H100 share it; optimizer offload puts
  * 16 bytes per offloaded parameter of the shard there. */
+/* The TP overlap: on by default, off with NVFP4 (as NVIDIA runs it), a pin
+ * wins either way. */
+static void tp_overlap_default(void **state)
+{
+	struct mt_job j = job_of(MT_PREC_FP8, MT_FP8_TENSORWISE);
+	struct mt_config cfg;
+
+	(void)state;
+	assert_true(mt_tp_overlap_default(&j));
+	mt_config_settings(&j, &cfg);
+	assert_true(cfg.tp_overlap);
+	j = job_of(MT_PREC_NVFP4, MT_FP8_TENSORWISE);
+	assert_false(mt_tp_overlap_default(&j));
+	mt_config_settings(&j, &cfg);
+	assert_false(cfg.tp_overlap);
+	j.pins.tp_overlap = 1;
+	mt_config_settings(&j, &cfg);
+	assert_true(cfg.tp_overlap);
+}
+
 static void host_memory_per_node(void **state)
 {
 	struct mt_costs a;
@@ -176,6 +196,7 @@ int main(void)
 		cmocka_unit_test(recipe_needs_the_gpu),
 		cmocka_unit_test(fp4_curve_derived_from_fp8),
 		cmocka_unit_test(param_gather_defaults),
+		cmocka_unit_test(tp_overlap_default),
 		cmocka_unit_test(host_memory_per_node),
 	};
 

@@ -189,6 +189,7 @@ static void run_row(const cJSON *r)
 		j.pins.overlap_grad = onoff(pins, "overlap_grad_reduce", MT_UNSET);
 		j.pins.fused_ce = onoff(pins, "ce_fusion", MT_UNSET);
 		j.pins.ep_overlap = onoff(pins, "ep_overlap", MT_UNSET);
+		j.pins.cuda_graph = onoff(pins, "cuda_graphs", MT_UNSET);
 		if ((v = cJSON_GetObjectItem(pins, "moe_dispatcher")))
 			assert_true((j.moe_dispatcher = mt_dispatcher_parse(v->valuestring)) >= 0);
 		if ((v = cJSON_GetObjectItem(pins, "moe_balance")))
