@@ -87,40 +87,38 @@ static int by_id_round(const void *a, const void *b)
 static int merge_group(struct mt_cm_metric *m, const int *ix, int n, char *dead)
 {
 	struct mt_cm_metric *first = &m[ix[0]];
-	double *r = malloc((size_t)n * sizeof(double)), *med, *smp = NULL;
-	int i, ns = 0, k = 0, nc = 0;
+	int i, ns = 0, nc = 0;
+	double *r, *tmp, *smp;
 
 	for (i = 0; i < n; i++)
 		ns += m[ix[i]].nsamples;
-	med = malloc((size_t)n * sizeof(double));
-	if (ns && !(smp = malloc((size_t)ns * sizeof(double)))) {
+	r = malloc((size_t)n * sizeof(double));
+	tmp = malloc((size_t)n * sizeof(double));
+	smp = malloc((size_t)(ns ? ns : 1) * sizeof(double));
+	if (!r || !tmp || !smp) {
 		free(r);
-		free(med);
-		return MT_ENOMEM;
-	}
-	if (!r || !med) {
-		free(r);
-		free(med);
+		free(tmp);
 		free(smp);
 		return MT_ENOMEM;
 	}
-	for (i = 0; i < n; i++) {
+	for (i = ns = 0; i < n; i++) {
 		struct mt_cm_metric *x = &m[ix[i]];
 
 		r[i] = x->value;
 		if (x->canary > 0)
-			med[nc++] = x->canary;
-	}
-	first->canary = nc ? mt_median(med, (size_t)nc) : 0;
-	for (i = 0; i < n; i++) {
-		struct mt_cm_metric *x = &m[ix[i]];
-
-		med[i] = x->value;
+			tmp[nc++] = x->canary;
 		if (x->nsamples)
-			memcpy(smp + k, x->samples, (size_t)x->nsamples * sizeof(double));
-		k += x->nsamples;
-		if (i)
-			dead[ix[i]] = 1;
+			memcpy(smp + ns, x->samples, (size_t)x->nsamples * sizeof(double));
+		ns += x->nsamples;
+		dead[ix[i]] = i > 0;
+	}
+	first->canary = nc ? mt_median(tmp, (size_t)nc) : 0;
+	memcpy(tmp, r, (size_t)n * sizeof(double)); /* mt_median reorders its input */
+	first->value = mt_median(tmp, (size_t)n);
+	free(tmp);
+	if (!ns) {
+		free(smp);
+		smp = NULL;
 	}
 	free(first->samples);
 	free(first->rounds);
@@ -128,10 +126,8 @@ static int merge_group(struct mt_cm_metric *m, const int *ix, int n, char *dead)
 	first->nsamples = ns;
 	first->rounds = r;
 	first->nrounds = n;
-	first->value = mt_median(med, (size_t)n);
 	first->cv = NAN;
 	first->n = n;
-	free(med);
 	return MT_OK;
 }
 

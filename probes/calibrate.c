@@ -181,43 +181,50 @@ struct ritem {
 	double med;
 };
 
-static int cmp_ritem(const void *a, const void *b)
+/* by measurement: probe, label, host, rank, device */
+static int cmp_measurement(const cJSON *x, const cJSON *y)
 {
-	const struct ritem *x = a, *y = b;
-	static const char *const keys[] = { "probe", "label", "host" };
+	static const char *const strs[] = { "probe", "label", "host" };
+	static const char *const nums[] = { "rank", "device" };
 	int c = 0, k;
 
 	for (k = 0; k < 3 && !c; k++)
-		c = strcmp(mt_jget_str(x->r, keys[k]), mt_jget_str(y->r, keys[k]));
-	if (!c)
-		c = (mt_jget_num(x->r, "rank", -1) > mt_jget_num(y->r, "rank", -1)) -
-		    (mt_jget_num(x->r, "rank", -1) < mt_jget_num(y->r, "rank", -1));
-	if (!c)
-		c = (mt_jget_num(x->r, "device", -1) > mt_jget_num(y->r, "device", -1)) -
-		    (mt_jget_num(x->r, "device", -1) < mt_jget_num(y->r, "device", -1));
+		c = strcmp(mt_jget_str(x, strs[k]), mt_jget_str(y, strs[k]));
+	for (k = 0; k < 2 && !c; k++) {
+		double a = mt_jget_num(x, nums[k], -1), b = mt_jget_num(y, nums[k], -1);
+
+		c = (a > b) - (a < b);
+	}
+	return c;
+}
+
+static int cmp_ritem(const void *a, const void *b)
+{
+	const struct ritem *x = a, *y = b;
+	int c = cmp_measurement(x->r, y->r);
+
 	if (!c) /* by time, failed (NAN) last; then file order */
 		c = isnan(x->med) != isnan(y->med) ? isnan(x->med) - isnan(y->med)
 		    : (x->med > y->med) - (x->med < y->med);
 	return c ? c : (x->i > y->i) - (x->i < y->i);
 }
 
-static int same_measurement(const struct ritem *x, const struct ritem *y)
-{
-	struct ritem a = *x, b = *y;
-
-	a.med = b.med = 0;
-	a.i = b.i = 0;
-	return !cmp_ritem(&a, &b);
-}
-
 cJSON *mt_results_one_round(const cJSON *records)
 {
 	int n = cJSON_GetArraySize(records), i = 0, s, e, k;
-	struct ritem *it = calloc((size_t)(n ? n : 1), sizeof(*it));
-	char *keep = calloc((size_t)(n ? n : 1), 1);
-	cJSON *out = cJSON_CreateArray();
+	struct ritem *it = NULL;
+	char *keep = NULL;
+	cJSON *out;
 	const cJSON *r;
 
+	cJSON_ArrayForEach(r, records)
+		if (mt_jget(r, "round"))
+			break;
+	if (!r) /* no rounds: every record as it is */
+		return cJSON_Duplicate(records, 1);
+	it = calloc((size_t)n, sizeof(*it));
+	keep = calloc((size_t)n, 1);
+	out = cJSON_CreateArray();
 	if (!it || !keep || !out)
 		goto fail;
 	cJSON_ArrayForEach(r, records) {
@@ -230,7 +237,7 @@ cJSON *mt_results_one_round(const cJSON *records)
 	for (s = 0; s < n; s = e) {
 		int ok = 0;
 
-		for (e = s + 1; e < n && same_measurement(&it[s], &it[e]); e++)
+		for (e = s + 1; e < n && !cmp_measurement(it[s].r, it[e].r); e++)
 			;
 		for (k = s; k < e; k++)
 			ok += !isnan(it[k].med);

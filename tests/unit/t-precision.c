@@ -129,8 +129,6 @@ static void param_gather_defaults(void **state)
 	assert_close(mt_param_ag_bytes(&j, 10, 8), 1.2, 1e-12);
 }
 
-/* Host memory: 8 ranks of a DGX H100 share it; optimizer offload puts
- * 16 bytes per offloaded parameter of the shard there. */
 /* The TP overlap: on by default, off with NVFP4 (as NVIDIA runs it), a pin
  * wins either way. */
 static void tp_overlap_default(void **state)
@@ -151,6 +149,8 @@ static void tp_overlap_default(void **state)
 	assert_true(cfg.tp_overlap);
 }
 
+/* Host memory: 8 ranks of a DGX H100 share it; optimizer offload puts
+ * 16 bytes per offloaded parameter of the shard there. */
 static void host_memory_per_node(void **state)
 {
 	struct mt_costs a;
