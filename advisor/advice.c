@@ -111,7 +111,9 @@ static void json_pins(struct jw *w, const struct mt_pins *p)
 		jw_str(w, "grad_reduce_dtype", p->grad_fp32 ? "fp32" : "bf16");
 	PIN("bucket_size_params", bucket);
 	if (p->fsdp != MT_UNSET)
-		jw_bool(w, "fsdp", p->fsdp);
+		jw_bool(w, "fsdp", p->fsdp != MT_FSDP_OFF);
+	if (p->fsdp > MT_FSDP_OFF)
+		jw_str(w, "fsdp_impl", p->fsdp == MT_FSDP_TORCH ? "torch" : "megatron");
 	if (p->layout) {
 		char lay[MT_LAYOUT_STR_MAX * 2];
 
@@ -258,7 +260,9 @@ static void json_candidate(struct jw *w, const struct mt_model *m, const struct 
 	jw_int(w, "recompute_layers", c->recompute == MT_RC_FULL ? c->recompute_layers : 0);
 	jw_bool(w, "sequence_parallel", c->sp);
 	jw_bool(w, "distributed_optimizer", c->dist_opt);
-	jw_bool(w, "fsdp", c->fsdp);
+	jw_bool(w, "fsdp", c->fsdp != MT_FSDP_OFF);
+	if (c->fsdp)
+		jw_str(w, "fsdp_impl", c->fsdp == MT_FSDP_TORCH ? "torch" : "megatron");
 	jw_str(w, "cp_comm_type", c->cp > 1 ? mt_cp_comm_name(c->cp_comm) : "p2p");
 	jw_int(w, "bucket_size_bytes", c->bucket_params * (c->grad_fp32 ? 4 : 2));
 	jw_int(w, "bucket_size_params", c->bucket_params);

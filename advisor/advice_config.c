@@ -71,6 +71,11 @@ static int get_enum(const cJSON *o, const char *key, int (*parse)(const char *),
 	return MT_OK;
 }
 
+static int fsdp_impl_parse(const char *s)
+{
+	return !strcmp(s, "megatron") ? MT_FSDP_MEGATRON : !strcmp(s, "torch") ? MT_FSDP_TORCH : -1;
+}
+
 static int split_parse(const char *s)
 {
 	/* in the order of enum mt_split */
@@ -139,7 +144,7 @@ static int read_later_keys(const cJSON *o, const char *file, const char *where,
 			   struct mt_config *c, struct mt_error *err)
 {
 	int64_t bytes = 0; /* bucket_size_params x the gradient's bytes: checked, not kept */
-	int rc;
+	int rc, impl = MT_FSDP_MEGATRON;
 
 	if ((rc = get_bool(o, "fsdp", &c->fsdp, file, where, err)) ||
 	    (rc = get_bool(o, "cuda_graphs", &c->cuda_graph, file, where, err)) ||
@@ -147,8 +152,12 @@ static int read_later_keys(const cJSON *o, const char *file, const char *where,
 	    (rc = get_bool(o, "moe_shared_expert_overlap", &c->shared_overlap, file, where, err)) ||
 	    (rc = get_i64(o, "bucket_size_bytes", 0, 0, 1e15, &bytes, file, where, err)) ||
 	    (rc = get_enum(o, "moe_dispatcher", dispatcher_parse, &c->dispatcher,
-			   "alltoall, allgather or flex", file, where, err)))
+			   "alltoall, allgather or flex", file, where, err)) ||
+	    (rc = get_enum(o, "fsdp_impl", fsdp_impl_parse, &impl, "megatron or torch", file, where,
+			   err)))
 		return rc;
+	if (c->fsdp)
+		c->fsdp = impl;
 	return MT_OK;
 }
 

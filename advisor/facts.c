@@ -252,7 +252,11 @@ void mt_cfg_facts_stage(struct mt_cfg_facts *cf, int stage, const struct mt_conf
 		if (cf->b)
 			plan_facts(cf, cf->a, cf->b, cfg);
 		break;
-	case MT_ST_DIST_OPT: F(CFG_DIST_OPT) = cfg->dist_opt; break;
+	case MT_ST_DIST_OPT:
+		F(CFG_DIST_OPT) = cfg->dist_opt;
+		F(CFG_FSDP) = cfg->fsdp != MT_FSDP_OFF;
+		F(CFG_TORCH_FSDP) = cfg->fsdp == MT_FSDP_TORCH;
+		break;
 	case MT_ST_RECOMPUTE:
 		F(CFG_RECOMPUTE) = cfg->recompute;
 		F(CFG_EP_OVERLAP) = cfg->ep_overlap;

@@ -264,21 +264,30 @@ static void level_c(struct srch *s, const struct mt_costs *a, const struct mt_pl
 	int d, rc, chunk = b->chunk_layers_max, dset, dval = 0;
 
 	dset = fixed(s->r, MT_F_CFG_DIST_OPT, p->dist_opt, &dval);
-	for (d = 2; d >= 0; d--) {
-		/* d = 2: Megatron-FSDP, with the distributed optimizer it turns on */
-		cfg->fsdp = d == 2;
-		if (dset && dval != (d > 0))
+	for (d = 3; d >= 0; d--) {
+		/* d = 3: PyTorch FSDP2, without the distributed optimizer (it
+		 * shards the states itself); d = 2: Megatron-FSDP, with the
+		 * distributed optimizer it turns on; d = 1: the distributed
+		 * optimizer; d = 0: none */
+		int dist = d == 1 || d == 2, why;
+
+		cfg->fsdp = d == 3 ? MT_FSDP_TORCH : d == 2 ? MT_FSDP_MEGATRON : MT_FSDP_OFF;
+		/* the dist-opt rule prefers the distributed optimizer to DDP, not to
+		 * FSDP2, which shards the states without it; a pin decides */
+		if (dset && dval != dist && (cfg->fsdp != MT_FSDP_TORCH || p->dist_opt != MT_UNSET))
 			continue;
-		if (!d && s->j->opt_offload > 0) /* the offloaded optimizer is distributed */
+		/* the offloaded optimizer is the distributed optimizer's */
+		if (!dist && s->j->opt_offload > 0)
 			continue;
 		if (p->fsdp != MT_UNSET && p->fsdp != cfg->fsdp)
 			continue;
-		/* Megatron-FSDP shards the optimizer itself: no CPU offload of it */
-		if (cfg->fsdp && (mt_fsdp_reason(s->c, cfg) >= 0 || s->j->opt_offload > 0)) {
-			s->res->pruned[MT_PRUNE_FSDP]++;
+		/* FSDP shards the optimizer itself: no CPU offload of it */
+		if (cfg->fsdp && ((why = mt_fsdp_impl_reason(s->m, s->c, cfg)) >= 0 ||
+				  s->j->opt_offload > 0)) {
+			s->res->pruned[why >= 0 ? why : MT_PRUNE_FSDP]++;
 			continue;
 		}
-		cfg->dist_opt = d > 0;
+		cfg->dist_opt = dist;
 		if (at(s, MT_ST_DIST_OPT, cfg))
 			continue;
 		for (rc = 0; rc < MT_RC_N * 2; rc++) {
@@ -286,7 +295,7 @@ static void level_c(struct srch *s, const struct mt_costs *a, const struct mt_pl
 			 * with activation offload only when pinned (5.11) */
 			int can_offload = cfg->pp == 1 && rc % MT_RC_N == MT_RC_NONE && L > 1 &&
 					  p->cuda_graph != 1 && !s->j->offload_modules &&
-					  (!cfg->fsdp || p->fsdp == 1);
+					  (!cfg->fsdp || p->fsdp > 0);
 
 			if (!ep_overlap_ok(s, cfg, rc / MT_RC_N, rc % MT_RC_N))
 				continue;
@@ -808,8 +817,8 @@ static void rules_after_plan(struct mt_cfg_facts *cf, const struct mt_job *j,
 	cf->b = plan;
 	mt_cfg_facts_stage(cf, MT_ST_PLAN, cfg);
 	cfg->dist_opt = knob(cf->r, MT_F_CFG_DIST_OPT, j->pins.dist_opt, cfg->dist_opt);
-	if (cfg->fsdp) /* Megatron-FSDP turns the distributed optimizer on */
-		cfg->dist_opt = 1;
+	if (cfg->fsdp) /* Megatron-FSDP turns the distributed optimizer on, FSDP2 refuses it */
+		cfg->dist_opt = cfg->fsdp == MT_FSDP_MEGATRON;
 	mt_cfg_facts_stage(cf, MT_ST_DIST_OPT, cfg);
 	mt_cfg_facts_stage(cf, MT_ST_RECOMPUTE, cfg);
 	if (cfg->offload_layers <= 0 && !j->offload_modules)
@@ -833,7 +842,7 @@ static int evaluate_one(const struct mt_model *m, const struct mt_cluster *c, co
 	struct mt_costs *a;
 	struct mt_plan *plan;
 	long dp, mb, rest;
-	int r, rc = MT_OK;
+	int r, rc = MT_OK, fwhy;
 
 	rc = mt_job_check(m, c, j, err);
 	if (rc)
@@ -897,11 +906,12 @@ static int evaluate_one(const struct mt_model *m, const struct mt_cluster *c, co
 	}
 	if (cfg->cp == 1)
 		cfg->cp_a2a = 0;
-	if (cfg->fsdp && mt_fsdp_reason(c, cfg) >= 0)
-		return mt_error_set(err, MT_EUSAGE, "--fsdp on: %s (%s)", mt_prune_text(MT_PRUNE_FSDP),
-				    mt_prune_cite(MT_PRUNE_FSDP));
+	if (cfg->fsdp && (fwhy = mt_fsdp_impl_reason(m, c, cfg)) >= 0)
+		return mt_error_set(err, MT_EUSAGE, "--fsdp %s: %s (%s)",
+				    cfg->fsdp == MT_FSDP_TORCH ? "torch" : "on", mt_prune_text(fwhy),
+				    mt_prune_cite(fwhy));
 	if (cfg->fsdp)
-		cfg->dist_opt = 1;
+		cfg->dist_opt = cfg->fsdp == MT_FSDP_MEGATRON;
 	a = malloc(sizeof(*a));
 	plan = malloc(sizeof(*plan));
 	if (!a || !plan) {

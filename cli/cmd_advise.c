@@ -72,10 +72,14 @@ static const char advise_usage[] =
 	"  --recompute-layers N|all   full recompute: layers per model chunk (default: the\n"
 	"                        fewest that fit)\n"
 	"  --cp-comm p2p|all_gather|a2a|a2a+p2p   --dist-opt on|off\n"
-	"  --fsdp on|off         Megatron-FSDP (--use-megatron-fsdp, optim_grads_params):\n"
-	"                        weights, gradients and optimizer sharded over DP, each\n"
-	"                        layer gathered per micro-batch; searched where it can run\n"
-	"                        (below compute capability 10 not with TP or CP)\n"
+	"  --fsdp on|off|megatron|torch   fully sharded data parallelism: weights,\n"
+	"                        gradients and optimizer sharded over DP, each layer\n"
+	"                        gathered per micro-batch; on = megatron: Megatron-FSDP\n"
+	"                        (--use-megatron-fsdp, optim_grads_params); torch:\n"
+	"                        PyTorch FSDP2 (--use-torch-fsdp2: PP 1, EP 1, untied\n"
+	"                        embeddings, no distributed optimizer); searched where\n"
+	"                        they can run (below compute capability 10 not with TP\n"
+	"                        or CP)\n"
 	"  --offload-layers N    layers whose activations go to host memory\n"
 	"                        (Megatron-Core: PP 1 and no recompute only)\n"
 	"  --offload-modules M,M...  fine-grained activation offload: the inputs of these\n"
@@ -308,6 +312,16 @@ static int parse_knob(const char *cmd, int c, const char *name, const char *arg,
 		a->job.opt_offload = d;
 		break;
 	}
+	case O_FSDP:
+		if (!strcmp(arg, "torch"))
+			a->job.pins.fsdp = MT_FSDP_TORCH;
+		else if (!strcmp(arg, "megatron"))
+			a->job.pins.fsdp = MT_FSDP_MEGATRON;
+		else if ((onoff = parse_onoff(arg)) >= 0)
+			a->job.pins.fsdp = onoff ? MT_FSDP_MEGATRON : MT_FSDP_OFF;
+		else
+			return bad(cmd, name, "on, off, megatron or torch", arg);
+		break;
 	case O_GRAD_REDUCE:
 		if (!strcmp(arg, "fp32"))
 			a->job.pins.grad_fp32 = 1;
@@ -322,7 +336,6 @@ static int parse_knob(const char *cmd, int c, const char *name, const char *arg,
 			return bad(cmd, name, "on or off", arg);
 		switch (c) {
 		case O_DIST_OPT: a->job.pins.dist_opt = onoff; break;
-		case O_FSDP: a->job.pins.fsdp = onoff; break;
 		case O_SP: a->job.pins.sp = onoff; break;
 		case O_TP_OVERLAP: a->job.pins.tp_overlap = onoff; break;
 		case O_OVERLAP_GRAD: a->job.pins.overlap_grad = onoff; break;
@@ -810,7 +823,7 @@ int cmd_estimate(int argc, char **argv)
 	cfg.recompute_layers = pinned_or(p->recompute_layers, 0);
 	cfg.cp_comm = pinned_or(p->cp_comm, MT_CP_P2P);
 	cfg.dist_opt = pinned_or(p->dist_opt, 1);
-	cfg.fsdp = p->fsdp == 1;
+	cfg.fsdp = p->fsdp > 0 ? p->fsdp : MT_FSDP_OFF;
 	cfg.offload_layers = pinned_or(p->offload_layers, 0);
 	cfg.cuda_graph = pinned_or(p->cuda_graph, 0);
 	cfg.sp = pinned_or(p->sp, cfg.tp > 1);

@@ -39,6 +39,16 @@ static void job_line(struct sbuf *sb, const struct mt_model *m, const struct mt_
 }
 
 /* The token dispatcher and the EP overlaps of a MoE candidate with EP. */
+/* How the optimizer states are sharded, after "distributed optimizer ". */
+static const char *dist_opt_words(const struct mt_config *c)
+{
+	if (c->fsdp == MT_FSDP_TORCH)
+		return "off, in PyTorch FSDP2 (weights, gradients and optimizer states sharded over DP)";
+	if (c->fsdp)
+		return "on, in Megatron-FSDP (weights, gradients and optimizer states sharded over DP)";
+	return c->dist_opt ? "on" : "off";
+}
+
 static void moe_words(struct sbuf *sb, const struct mt_model *m, const struct mt_config *cfg)
 {
 	if (!m->experts || (cfg->ep <= 1 && cfg->etp <= 1))
@@ -357,7 +367,8 @@ void mt_advice_text(struct sbuf *sb, const struct mt_model *m, const struct mt_c
 				      cf->offload_layers);
 		else
 			mt_table_cell(&t, "%s", mt_recompute_name(cf->recompute));
-		mt_table_cell(&t, "%s", cf->fsdp ? "fsdp" : cf->dist_opt ? "on" : "off");
+		mt_table_cell(&t, "%s", cf->fsdp == MT_FSDP_TORCH ? "fsdp2"
+					: cf->fsdp ? "fsdp" : cf->dist_opt ? "on" : "off");
 		mt_table_cell(&t, "%.1f", gib(e->mem.total));
 		mt_table_cell(&t, "%.3f", e->time.step);
 		mt_table_cell(&t, "%.0f", e->tput.tokens_per_s_per_gpu);
@@ -371,8 +382,7 @@ void mt_advice_text(struct sbuf *sb, const struct mt_model *m, const struct mt_c
 	sbuf_addf(sb, "\nbest: %s, recompute %s, distributed optimizer %s",
 		  mt_config_label(lbl, sizeof(lbl), m, &r->top[0].cfg),
 		  mt_recompute_name(r->top[0].cfg.recompute),
-		  r->top[0].cfg.fsdp ? "on, in Megatron-FSDP (weights, gradients and optimizer states "
-				       "sharded over DP)" : r->top[0].cfg.dist_opt ? "on" : "off");
+		  dist_opt_words(&r->top[0].cfg));
 	moe_words(sb, m, &r->top[0].cfg);
 	sbuf_addf(sb, "\n");
 	layout_line(sb, m, j, &r->top[0].cfg, "  ");
@@ -448,8 +458,7 @@ void mt_estimate_text(struct sbuf *sb, const struct mt_model *m, const struct mt
 	if (e->cfg.recompute == MT_RC_FULL)
 		sbuf_addf(sb, " (%d layers per chunk)", e->cfg.recompute_layers);
 	sbuf_addf(sb, ", distributed optimizer %s, %d micro-batches",
-		  e->cfg.fsdp ? "on, in Megatron-FSDP (weights, gradients and optimizer states sharded "
-				"over DP)" : e->cfg.dist_opt ? "on" : "off", e->cfg.num_mb);
+		  dist_opt_words(&e->cfg), e->cfg.num_mb);
 	moe_words(sb, m, &e->cfg);
 	sbuf_addf(sb, "\n");
 	layout_line(sb, m, j, &e->cfg, "");

@@ -153,5 +153,6 @@ unsigned mt_pinned_knobs(const struct mt_job *j)
 	if (p->offload_layers != MT_UNSET) k |= K_OFFLOAD;
 	if (j->moe_dispatcher != MT_DISPATCH_AUTO) k |= K_DISPATCHER;
 	if (p->ep_overlap != MT_UNSET) k |= K_EP_OVERLAP;
+	if (p->fsdp != MT_UNSET) k |= K_FSDP;
 	return k;
 }

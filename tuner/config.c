@@ -107,7 +107,7 @@ static const char *const prune_ids[MT_PRUNE_N] = {
 	"tp-heads", "tp-kv-heads", "tp-ffn", "cp-sequence", "cp-heads", "cp-attention",
 	"ep-experts", "ep-gpus", "etp-ffn", "etp-bias", "moe-sp", "sp-sequence", "offload", "pp-layers", "vpp",
 	"batch", "memory", "dominated",
-	"host-memory", "fsdp",
+	"host-memory", "fsdp", "torch-fsdp2",
 };
 
 static const char *const prune_texts[MT_PRUNE_N] = {
@@ -131,6 +131,7 @@ static const char *const prune_texts[MT_PRUNE_N] = {
 	"more recomputation or offload than needed to fit",
 	"offloaded activations or optimizer states do not fit in the host memory of a node",
 	"Megatron-FSDP needs a data-parallel group, and no TP or CP below compute capability 10",
+	"PyTorch FSDP2 needs PP 1, EP 1 and untied embeddings",
 };
 
 #define ETP_BIAS_CITE "Megatron-LM d98e8a6 megatron/core/transformer/transformer_config.py:2613 " \
@@ -180,6 +181,7 @@ static const char *const prune_cites[MT_PRUNE_N] = {
 	NULL,
 	NULL,
 	MT_FSDP_CITE,
+	MT_TORCH_FSDP_CITE,
 };
 
 const char *mt_prune_cite(int r) { return r >= 0 && r < MT_PRUNE_N ? prune_cites[r] : NULL; }
@@ -391,15 +393,27 @@ static int job_check_features(const struct mt_model *m, const struct mt_cluster 
 					    "--ep-overlap on: Megatron-Core rejects this combination: %s",
 					    why);
 	}
-	if (p->fsdp == 1 && p->dist_opt == 0)
+	if (p->fsdp == MT_FSDP_MEGATRON && p->dist_opt == 0)
 		return mt_error_set(err, MT_EUSAGE, "--fsdp on with --dist-opt off: Megatron-FSDP shards "
 				    "the optimizer itself and turns the distributed optimizer on "
 				    "(Megatron-LM d98e8a6 megatron/training/arguments.py:1128-1135)");
-	if (p->fsdp == 1 && c->compute_capability < 10 &&
+	if (p->fsdp > 0 && c->compute_capability < 10 &&
 	    ((p->tp != MT_UNSET && p->tp > 1) || (p->cp != MT_UNSET && p->cp > 1)))
-		return mt_error_set(err, MT_EUSAGE, "--fsdp on with --tp/--cp > 1 on %s (compute "
-				    "capability %.1f): %s", c->name, c->compute_capability,
-				    MT_FSDP_CITE);
+		return mt_error_set(err, MT_EUSAGE, "--fsdp %s with --tp/--cp > 1 on %s (compute "
+				    "capability %.1f): %s", p->fsdp == MT_FSDP_TORCH ? "torch" : "on",
+				    c->name, c->compute_capability, MT_FSDP_CITE);
+	if (p->fsdp == MT_FSDP_TORCH) {
+		const char *why = p->dist_opt == 1 ? "--dist-opt on"
+				  : p->pp != MT_UNSET && p->pp > 1 ? "--pp > 1"
+				  : p->ep != MT_UNSET && p->ep > 1 ? "--ep > 1"
+				  : m->tied ? "a model with tied embeddings"
+				  : j->opt_offload > 0 ? "--optimizer-cpu-offload (the hybrid device "
+							  "optimizer is the distributed optimizer's)"
+				  : NULL;
+		if (why)
+			return mt_error_set(err, MT_EUSAGE, "--fsdp torch with %s: %s", why,
+					    MT_TORCH_FSDP_CITE);
+	}
 	if (p->layout) {
 		/* arguments.py:941-949 and transformer_config.py:2242-2290 read
 		 * the layout against --pipeline-model-parallel-size */

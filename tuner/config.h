@@ -21,6 +21,10 @@ struct mt_cluster;
 struct mt_layout;
 
 enum mt_precision { MT_PREC_BF16, MT_PREC_FP8, MT_PREC_NVFP4 };
+/* Fully sharded data parallelism (docs/MODEL.md 5.11): none, Megatron-FSDP
+ * (--use-megatron-fsdp, optim_grads_params) or PyTorch FSDP2
+ * (--use-torch-fsdp2).  Non-zero means sharded. */
+enum mt_fsdp_impl { MT_FSDP_OFF, MT_FSDP_MEGATRON, MT_FSDP_TORCH };
 enum mt_fp8_recipe { MT_FP8_DELAYED, MT_FP8_TENSORWISE, MT_FP8_BLOCKWISE, MT_FP8_MXFP8 };
 enum mt_recompute { MT_RC_NONE, MT_RC_SELECTIVE, MT_RC_FULL, MT_RC_N };
 enum mt_cp_comm { MT_CP_P2P, MT_CP_ALL_GATHER, MT_CP_A2A, MT_CP_A2A_P2P, MT_CP_N };
@@ -48,7 +52,7 @@ struct mt_pins {
 	/* --pp-layout: a pipeline layout (tuner/layout.h), borrowed from the
 	 * caller for the life of the job; NULL leaves the split to the search */
 	const struct mt_layout *layout;
-	int fsdp;                 /* --fsdp on|off: Megatron-FSDP */
+	int fsdp;                 /* --fsdp off|megatron|torch: enum mt_fsdp_impl */
 };
 
 
@@ -95,7 +99,8 @@ struct mt_config {
 				   * alltoall or flex, no 1F1B overlap) */
 	int flex_backend;         /* enum mt_flex_backend of the cluster (flex) */
 	int cuda_graph;           /* Transformer Engine per-layer CUDA graphs (docs/MODEL.md 5.10) */
-	int fsdp;                 /* Megatron-FSDP, optim_grads_params (tuner/fsdp.h) */
+	int fsdp;                 /* enum mt_fsdp_impl: Megatron-FSDP (optim_grads_params) or
+				   * PyTorch FSDP2 (tuner/fsdp.h) */
 };
 
 /* Per-GPU memory on the most loaded pipeline stage, bytes. */
@@ -194,6 +199,7 @@ enum mt_prune {
 	MT_PRUNE_DOMINATED,    /* more recompute or offload than needed to fit */
 	MT_PRUNE_HOST_MEMORY,  /* offloaded state does not fit in the node's host memory */
 	MT_PRUNE_FSDP,         /* Megatron-FSDP: no DP group, or TP/CP below compute capability 10 */
+	MT_PRUNE_TORCH_FSDP,   /* PyTorch FSDP2: PP, EP or tied embeddings */
 	MT_PRUNE_N
 };
 
@@ -213,6 +219,11 @@ const char *mt_prune_cite(int reason);
 #define MT_FSDP_CITE "Megatron-LM d98e8a6 megatron/training/arguments.py:1166 asserts: FSDP " \
 	"requires CUDA_DEVICE_MAX_CONNECTIONS > 1 or unset, while TP and CP below compute " \
 	"capability 10 need it set to 1 (arguments.py:1456-1479: 'Try not to using them together')"
+/* PyTorch FSDP2's checks in validate_args */
+#define MT_TORCH_FSDP_CITE "Megatron-LM d98e8a6 megatron/training/arguments.py:1031-1049 " \
+	"asserts: --use-torch-fsdp2 is not supported with pipeline parallelism, expert " \
+	"parallelism, MCore's distributed optimizer or gradient accumulation fusion, and " \
+	"requires --untie-embeddings-and-output-weights"
 
 /* Validity of the knobs of a layer's shape: the enum mt_prune reason that
  * rules the value out, or -1 when it can run. */

@@ -322,13 +322,20 @@ int mt_megatron_args(const struct mt_model *m, const struct mt_job *j, const str
 		n = adds(o, n, "optimizer-offload-fraction", fr);
 		n = add(o, n, "use-precision-aware-optimizer", NULL, 0);
 	}
-	if (c->fsdp) {
+	if (c->fsdp == MT_FSDP_MEGATRON) {
 		/* Megatron-FSDP: validate_args requires the fsdp_dtensor checkpoint
 		 * format and keeps the distributed optimizer (v1) on
 		 * (arguments.py @ d98e8a64dd, lines 1118-1168) */
 		n = add(o, n, "use-megatron-fsdp", NULL, 0);
 		n = adds(o, n, "data-parallel-sharding-strategy", "optim_grads_params");
 		n = adds(o, n, "ckpt-format", "fsdp_dtensor");
+	} else if (c->fsdp == MT_FSDP_TORCH) {
+		/* PyTorch FSDP2: no distributed optimizer, no gradient
+		 * accumulation fusion, a torch_dist checkpoint (arguments.py @
+		 * d98e8a64dd, lines 1031-1049; untied embeddings are the model's) */
+		n = add(o, n, "use-torch-fsdp2", NULL, 0);
+		n = add(o, n, "no-gradient-accumulation-fusion", NULL, 0);
+		n = adds(o, n, "ckpt-format", "torch_dist");
 	}
 	if (c->dist_opt) {
 		n = add(o, n, "use-distributed-optimizer", NULL, 0);
@@ -524,7 +531,7 @@ int mt_bridge_overrides(const struct mt_model *m, const struct mt_job *j,
 		n = adds(o, n, "optimizer.optimizer_offload_fraction", fr);
 		n = adds(o, n, "optimizer.use_precision_aware_optimizer", "true");
 	}
-	if (c->fsdp) {
+	if (c->fsdp == MT_FSDP_MEGATRON) {
 		/* Bridge's ConfigContainer.validate() applies the rest of what
 		 * Megatron-FSDP needs (src/megatron/bridge/training/config.py @
 		 * 067f987df0, lines 1065-1125) */
@@ -532,6 +539,13 @@ int mt_bridge_overrides(const struct mt_model *m, const struct mt_job *j,
 		n = adds(o, n, "dist.use_megatron_fsdp", "true");
 		n = adds(o, n, "ddp.data_parallel_sharding_strategy", "optim_grads_params");
 		n = adds(o, n, "checkpoint.ckpt_format", "fsdp_dtensor");
+	} else if (c->fsdp == MT_FSDP_TORCH) {
+		/* DistributedInitConfig.use_torch_fsdp2 (training/config.py @
+		 * 067f987df0; setup.py:595 wraps the model in Megatron-Core's
+		 * TorchFullyShardedDataParallel) */
+		n = adds(o, n, "dist.use_torch_fsdp2", "true");
+		n = adds(o, n, "model.gradient_accumulation_fusion", "false");
+		n = adds(o, n, "checkpoint.ckpt_format", "torch_dist");
 	}
 	n = adds(o, n, "ddp.overlap_grad_reduce", c->overlap_grad ? "true" : "false");
 	n = adds(o, n, "ddp.overlap_param_gather",

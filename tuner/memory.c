@@ -63,9 +63,11 @@ static void stage_memory(const struct mt_ctx *x, const struct mt_costs *a, const
 	}
 	o->grads = gb * (Pd + Pe);
 	if (cfg->fsdp) { /* everything sharded, plus the layers gathered (5.10) */
-		double buf = mt_fsdp_buffer_bytes(a, cfg);
-		o->weights = (2 * Pd + b->par_fp8[r]) / dshard + 2 * Pe / eshard + buf * 4 / (4 + gb);
-		o->grads = gb * (Pd / dshard + Pe / eshard) + buf * gb / (4 + gb);
+		double bw, bg;
+
+		mt_fsdp_buffers(a, cfg, &bw, &bg);
+		o->weights = (2 * Pd + b->par_fp8[r]) / dshard + 2 * Pe / eshard + bw;
+		o->grads = gb * (Pd / dshard + Pe / eshard) + bg;
 	}
 	/* the share offloaded to the host leaves the GPU (4.10) */
 	o->optimizer = 12 * (Pd / dshard + Pe / eshard) * (1 - x->job->opt_offload);

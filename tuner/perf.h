@@ -101,6 +101,9 @@ struct mt_plan {
 	/* Megatron-FSDP (tuner/fsdp.h): one layer's parameter all-gather and
 	 * gradient reduce-scatter per micro-batch, s; the embedding's/output's */
 	double fsdp_ag[MT_L_N], fsdp_rs[MT_L_N], fsdp_io_ag, fsdp_io_rs;
+	/* ... and the parameters a rank gathers for one layer / for the
+	 * embedding or output layer (PyTorch FSDP2 copies them out, 5.11) */
+	double fsdp_par[MT_L_N], fsdp_io_par, fsdp_gb; /* fsdp_gb: gradient bytes */
 	/* DP communication per step, seconds: [dist_opt] */
 	double dp_rs[2], dp_ag[2], dp_rs_last[2], dp_ag_first[2];
 	/* parameters on each representative stage (elements), for memory */

@@ -123,7 +123,7 @@ static void stage_time(const struct mt_ctx *x, const struct mt_costs *a, const s
 		       layers * MT_GRAPH_CALLS_PER_LAYER * MT_GRAPH_CALL_US * 1e-6;
 	gpu = o->fwd + o->bwd + o->rc + o->off;
 	if (cfg->fsdp) {
-		mt_fsdp_stage_time(x, b, st, o->fwd, o->bwd + o->rc, &o->fsdp, &o->fsdp_hidden);
+		mt_fsdp_stage_time(x, b, st, cfg->fsdp, o->fwd, o->bwd + o->rc, &o->fsdp, &o->fsdp_hidden);
 		gpu += o->fsdp + MT_COMM_SM_SLOWDOWN * o->fsdp_hidden;
 	}
 	o->host = fmax(0, cpu - gpu);

@@ -58,6 +58,7 @@ llama3_70b_pretrain_32gpu_h100_bf16_config | 64 | --model llama3-70b --precision
 llama3_8b_pretrain_2gpu_h100_bf16_config | 8 | --model llama3-8b --seq 256 --gbs 64 --cluster dgx-b200 --tp 8 --mbs 1
 qwen3_30b_a3b_pretrain_8gpu_h100_bf16_config | 32 | --model qwen3-30b-a3b --seq 4096 --gbs 256 --pp 4 --vpp 7
 llama3_8b_pretrain_2gpu_h100_bf16_config | 8 | --model llama3-8b --seq 8192 --gbs 64 --fsdp on
+llama3_8b_pretrain_2gpu_h100_bf16_config | 8 | --model llama3-8b --seq 8192 --gbs 64 --fsdp torch
 JOBS
 
 [ $fail -eq 0 ] && echo "ok"

@@ -254,7 +254,10 @@ static void fsdp(void **state)
 
 	(void)state;
 	job_init(&j, 16, 8192, 128);
-	j.pins.fsdp = 1;
+	j.pins.fsdp = MT_FSDP_MEGATRON;
+	round_trip("llama3-8b", &j);
+	job_init(&j, 16, 8192, 128);
+	j.pins.fsdp = MT_FSDP_TORCH; /* fsdp_impl: "torch" comes back as FSDP2 */
 	round_trip("llama3-8b", &j);
 }
 
@@ -321,6 +324,7 @@ static void bad_config(void **state)
 	expect_bad(BASE "\"moe_dispatcher\": \"auto\"}", "moe_dispatcher': expected alltoall");
 	expect_bad(BASE "\"moe_dispatcher\": \"deepep\"}", "moe_dispatcher': expected alltoall");
 	expect_bad(BASE "\"fsdp\": 1}", "fsdp': expected true or false");
+	expect_bad(BASE "\"fsdp\": true, \"fsdp_impl\": \"zero3\"}", "fsdp_impl': expected megatron or torch");
 	expect_bad(BASE "\"cuda_graphs\": \"on\"}", "cuda_graphs': expected true or false");
 	expect_bad(BASE "\"ep_overlap\": null}", "ep_overlap': expected true or false");
 	expect_bad(BASE "\"moe_shared_expert_overlap\": 0}",

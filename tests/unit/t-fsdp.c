@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* Megatron-FSDP (tuner/fsdp.h): where it runs, the states it shards, the
- * collectives it adds and where they hide (docs/MODEL.md 5.11). */
+/* Megatron-FSDP and PyTorch FSDP2 (tuner/fsdp.h): where they run, the states
+ * they shard, the collectives they add and where they hide, and the copies
+ * FSDP2 adds (docs/MODEL.md 5.11). */
 #include <stdio.h>
 
 #include "testutil.h"
@@ -55,6 +56,37 @@ static void where_it_runs(void **state)
 	assert_non_null(strstr(mt_prune_cite(MT_PRUNE_FSDP), "arguments.py:1166"));
 }
 
+/* PyTorch FSDP2 runs where Megatron-FSDP does, and only with PP 1, EP 1 and
+ * untied embeddings (validate_args). */
+static void where_fsdp2_runs(void **state)
+{
+	struct mt_model tied = llama8;
+	struct mt_config c;
+
+	(void)state;
+	memset(&c, 0, sizeof(c));
+	c.tp = c.cp = c.pp = c.ep = 1;
+	c.dp = 8;
+	c.fsdp = MT_FSDP_TORCH;
+	assert_int_equal(mt_fsdp_impl_reason(&llama8, h100, &c), -1);
+	c.pp = 2;
+	assert_int_equal(mt_fsdp_impl_reason(&llama8, h100, &c), MT_PRUNE_TORCH_FSDP);
+	c.fsdp = MT_FSDP_MEGATRON; /* Megatron-FSDP combines with PP */
+	assert_int_equal(mt_fsdp_impl_reason(&llama8, h100, &c), -1);
+	c.fsdp = MT_FSDP_TORCH;
+	c.pp = 1;
+	c.ep = 2;
+	assert_int_equal(mt_fsdp_impl_reason(&llama8, h100, &c), MT_PRUNE_TORCH_FSDP);
+	c.ep = 1;
+	tied.tied = 1;
+	assert_int_equal(mt_fsdp_impl_reason(&tied, h100, &c), MT_PRUNE_TORCH_FSDP);
+	c.tp = 2; /* the checks both share come first */
+	assert_int_equal(mt_fsdp_impl_reason(&llama8, h100, &c), MT_PRUNE_FSDP);
+	assert_int_equal(mt_fsdp_impl_reason(&llama8, gb200, &c), -1);
+	assert_string_equal(mt_prune_id(MT_PRUNE_TORCH_FSDP), "torch-fsdp2");
+	assert_non_null(strstr(mt_prune_cite(MT_PRUNE_TORCH_FSDP), "arguments.py:1031-1049"));
+}
+
 static void eval(int fsdp, struct mt_eval *e)
 {
 	struct mt_error err = MT_ERROR_INIT;
@@ -87,7 +119,7 @@ static void shards_and_hides(void **state)
 
 	(void)state;
 	eval(0, &d);
-	eval(1, &f);
+	eval(MT_FSDP_MEGATRON, &f);
 	assert_true(f.cfg.fsdp && f.cfg.dist_opt);
 	assert_close(f.mem.optimizer, d.mem.optimizer, 1e-9);
 	P = d.mem.weights / 2; /* bf16 weights of the one stage */
@@ -102,11 +134,40 @@ static void shards_and_hides(void **state)
 	assert_true(f.time.step >= f.time.compute + f.time.dp_exposed);
 }
 
+/* FSDP2 against Megatron-FSDP on the same configuration: the same
+ * collectives, no distributed optimizer, one more layer of parameters and of
+ * gradients in flat buffers, and the copies in and out of them exposed:
+ * (2·2·2 + 2·g) bytes per parameter and micro-batch at the element-wise rate. */
+static void fsdp2_copies(void **state)
+{
+	struct mt_eval m, t;
+	double layer = (double)mt_model_attn_params(&llama8) + mt_model_dense_mlp_params(&llama8) +
+		       mt_model_norm_params(&llama8);
+	double P, gb, want;
+
+	(void)state;
+	eval(MT_FSDP_MEGATRON, &m);
+	eval(MT_FSDP_TORCH, &t);
+	assert_int_equal(t.cfg.fsdp, MT_FSDP_TORCH);
+	assert_false(t.cfg.dist_opt);
+	assert_close(t.mem.optimizer, m.mem.optimizer, 1e-9);
+	gb = m.cfg.grad_fp32 ? 4 : 2;
+	assert_close(t.mem.weights - m.mem.weights, 2 * layer, 0.02);
+	assert_close(t.mem.grads - m.mem.grads, gb * layer, 0.02);
+	P = (double)llama8.params_total;
+	want = m.cfg.num_mb * (8 + 2 * gb) * P / (h100->hbm_gbps * 1e9 * 0.70);
+	assert_close(t.time.dp_exposed - m.time.dp_exposed, want, 0.03);
+	assert_close(t.time.dp_hidden, m.time.dp_hidden, 1e-6);
+	assert_true(t.time.step > m.time.step);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(where_it_runs),
+		cmocka_unit_test(where_fsdp2_runs),
 		cmocka_unit_test(shards_and_hides),
+		cmocka_unit_test(fsdp2_copies),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
