@@ -113,7 +113,7 @@ static void json_pins(struct jw *w, const struct mt_pins *p)
 	if (p->fsdp != MT_UNSET)
 		jw_bool(w, "fsdp", p->fsdp != MT_FSDP_OFF);
 	if (p->fsdp > MT_FSDP_OFF)
-		jw_str(w, "fsdp_impl", p->fsdp == MT_FSDP_TORCH ? "torch" : "megatron");
+		jw_str(w, "fsdp_impl", mt_fsdp_impl_name(p->fsdp));
 	if (p->layout) {
 		char lay[MT_LAYOUT_STR_MAX * 2];
 
@@ -262,7 +262,7 @@ static void json_candidate(struct jw *w, const struct mt_model *m, const struct 
 	jw_bool(w, "distributed_optimizer", c->dist_opt);
 	jw_bool(w, "fsdp", c->fsdp != MT_FSDP_OFF);
 	if (c->fsdp)
-		jw_str(w, "fsdp_impl", c->fsdp == MT_FSDP_TORCH ? "torch" : "megatron");
+		jw_str(w, "fsdp_impl", mt_fsdp_impl_name(c->fsdp));
 	jw_str(w, "cp_comm_type", c->cp > 1 ? mt_cp_comm_name(c->cp_comm) : "p2p");
 	jw_int(w, "bucket_size_bytes", c->bucket_params * (c->grad_fp32 ? 4 : 2));
 	jw_int(w, "bucket_size_params", c->bucket_params);

@@ -71,9 +71,12 @@ static int get_enum(const cJSON *o, const char *key, int (*parse)(const char *),
 	return MT_OK;
 }
 
+/* "megatron" or "torch": the implementations of a sharded configuration */
 static int fsdp_impl_parse(const char *s)
 {
-	return !strcmp(s, "megatron") ? MT_FSDP_MEGATRON : !strcmp(s, "torch") ? MT_FSDP_TORCH : -1;
+	int impl = mt_fsdp_impl_parse(s);
+
+	return impl > MT_FSDP_OFF ? impl : -1;
 }
 
 static int split_parse(const char *s)

@@ -313,10 +313,8 @@ static int parse_knob(const char *cmd, int c, const char *name, const char *arg,
 		break;
 	}
 	case O_FSDP:
-		if (!strcmp(arg, "torch"))
-			a->job.pins.fsdp = MT_FSDP_TORCH;
-		else if (!strcmp(arg, "megatron"))
-			a->job.pins.fsdp = MT_FSDP_MEGATRON;
+		if ((onoff = mt_fsdp_impl_parse(arg)) >= 0)
+			a->job.pins.fsdp = onoff;
 		else if ((onoff = parse_onoff(arg)) >= 0)
 			a->job.pins.fsdp = onoff ? MT_FSDP_MEGATRON : MT_FSDP_OFF;
 		else

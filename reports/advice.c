@@ -38,7 +38,6 @@ static void job_line(struct sbuf *sb, const struct mt_model *m, const struct mt_
 	mt_corr_text(sb, &c->corr);
 }
 
-/* The token dispatcher and the EP overlaps of a MoE candidate with EP. */
 /* How the optimizer states are sharded, after "distributed optimizer ". */
 static const char *dist_opt_words(const struct mt_config *c)
 {
@@ -49,6 +48,7 @@ static const char *dist_opt_words(const struct mt_config *c)
 	return c->dist_opt ? "on" : "off";
 }
 
+/* The token dispatcher and the EP overlaps of a MoE candidate with EP. */
 static void moe_words(struct sbuf *sb, const struct mt_model *m, const struct mt_config *cfg)
 {
 	if (!m->experts || (cfg->ep <= 1 && cfg->etp <= 1))

@@ -43,6 +43,23 @@ const char *mt_recompute_name(int rc)
 	return rc >= 0 && rc < MT_RC_N ? rc_names[rc] : "?";
 }
 
+static const char *const fsdp_names[] = { "off", "megatron", "torch" };
+
+const char *mt_fsdp_impl_name(int impl)
+{
+	return impl >= MT_FSDP_OFF && impl <= MT_FSDP_TORCH ? fsdp_names[impl] : "?";
+}
+
+int mt_fsdp_impl_parse(const char *s)
+{
+	int i;
+
+	for (i = MT_FSDP_OFF; i <= MT_FSDP_TORCH; i++)
+		if (!strcmp(s, fsdp_names[i]))
+			return i;
+	return -1;
+}
+
 int mt_recompute_parse(const char *s)
 {
 	int i;

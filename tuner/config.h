@@ -170,6 +170,10 @@ void mt_job_init(struct mt_job *j);
 
 const char *mt_recompute_name(int rc);
 int mt_recompute_parse(const char *s);
+/* "off", "megatron" or "torch" for an enum mt_fsdp_impl, and back (-1 when
+ * unknown). */
+const char *mt_fsdp_impl_name(int impl);
+int mt_fsdp_impl_parse(const char *s);
 const char *mt_cp_comm_name(int cc);
 int mt_cp_comm_parse(const char *s);
 const char *mt_precision_name(int p);
