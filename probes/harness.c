@@ -16,14 +16,6 @@
 #include "gpu.h"
 #include "mpi.h"
 
-double mt_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 void mt_nvtx_push(const char *probe, const char *label)
 {
 #if MT_HAVE_NVTX

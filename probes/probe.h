@@ -39,6 +39,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "../lib/clock.h"
 #include "../lib/err.h"
 #include "../lib/stats.h"
 
@@ -199,9 +200,6 @@ const struct mt_probe *mt_probe_at(int i); /* NULL past the end */
 /* The names of the probes that are not hidden, comma-separated ("gemm,
  * attention, ..." with `sep` between them) into buf of n bytes. */
 void mt_probe_names(char *buf, size_t n, const char *sep);
-
-/* CLOCK_MONOTONIC in seconds. */
-double mt_now(void);
 
 /* NVTX ranges around measured phases (no-ops without NVTX). */
 void mt_nvtx_push(const char *probe, const char *label);

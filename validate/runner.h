@@ -22,6 +22,7 @@
 
 #include <signal.h>
 
+#include "../lib/clock.h"
 #include "../lib/err.h"
 #include "../lib/sbuf.h"
 #include "logparse.h"
@@ -75,9 +76,6 @@ struct mt_run_result {
  * the log cannot be created or the process not started. */
 int mt_run(const struct mt_run_opts *o, struct mt_logparse *p, struct mt_run_result *r,
 	   struct mt_error *err);
-
-/* Seconds on the monotonic clock. */
-double mt_now(void);
 
 /* SIGINT and SIGTERM set *flag (and are otherwise ignored) until
  * mt_runner_signals(NULL) restores the defaults. */
