@@ -3,7 +3,9 @@
 # False alarms and detection on real calibrations of this machine (part of `make bench`): 10
 # pairs of repeated CPU calibrations (5 with one process, 5 under mpirun -np 2; `calibrate
 # --backend cpu --quick --rounds $ROUNDS`, default 8 rounds, ROUNDS=1 for single passes;
-# without the offload probe, whose 256 MiB copies take most of its time) compared at the
+# under MPI each round a launch of its own, `--launcher 'mpirun -np 2'`, LAUNCH=one for all
+# rounds in one launch; without the offload probe, whose 256 MiB copies take most of its
+# time) compared at the
 # default tolerance: how many metrics come out `regressed`, and whether
 # a 10% slowdown injected into the samples of one probe (host: triad and Adam) of the second
 # calibration of each pair is flagged.  Prints the rates; the target is at most one false
@@ -29,6 +31,7 @@ mpirun() {
 command -v mpirun >/dev/null 2>&1 || { echo "compare-calibrate: mpirun missing (openmpi-bin)"; exit 0; }
 PROBES=gemm,attention,collective,host
 ROUNDS=${ROUNDS:-8}
+LAUNCH=${LAUNCH:-each}
 fail() {
 	echo "compare-calibrate: $*" >&2
 	exit 1
@@ -37,6 +40,10 @@ fail() {
 calibrate() { # np out
 	if [ "$1" -eq 1 ]; then
 		"$MT" calibrate --backend cpu --quick --rounds "$ROUNDS" --probes $PROBES -o "$2" >"$2.log" 2>&1
+	elif [ "$LAUNCH" = each ]; then # each round a launch of its own
+		ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" "$MT" calibrate --backend cpu \
+			--quick --rounds "$ROUNDS" --launcher "mpirun -np $1" --probes $PROBES -o "$2" \
+			>"$2.log" 2>&1
 	else
 		mpirun -np "$1" "$MT" calibrate --backend cpu --quick --rounds "$ROUNDS" --probes $PROBES -o "$2" \
 			>"$2.log" 2>&1

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -20,6 +21,7 @@
 #include "../probes/mpi.h"
 #include "../probes/probe.h"
 #include "../tuner/profile.h"
+#include "../validate/runner.h"
 #include "../probes/topology.h"
 #include "calibrate_fit.h"
 #include "cli.h"
@@ -29,7 +31,7 @@ static const char calibrate_usage[] =
 	"usage: megatune calibrate -o PROFILE.json [--probes LIST] [--quick|--full]\n"
 	"                          [--backend cuda|cpu] [--resume|--fresh] [--margin PCT]\n"
 	"                          [--results FILE] [--name NAME] [--rounds N]\n"
-	"                          [probe options]\n"
+	"                          [--launcher CMD] [probe options]\n"
 	"       mpirun -np N megatune calibrate ...   (or srun: one rank per GPU)\n"
 	CALIBRATE_FIT_USAGE
 	"\n"
@@ -57,6 +59,12 @@ static const char calibrate_usage[] =
 	"                       and `megatune compare` tests on the rounds' spread,\n"
 	"                       which holds the run-to-run noise (8 or more for a CI\n"
 	"                       baseline: docs/CI.md)\n"
+	"  --launcher CMD       start each round as a launch of its own: CMD (e.g.\n"
+	"                       'mpirun -np 2', 'srun -N 2 --ntasks-per-node 8')\n"
+	"                       followed by this calibrate command, run by /bin/sh;\n"
+	"                       the rounds' spread then also holds what a launch keeps\n"
+	"                       for its life (shared-memory segments, NCCL's rings);\n"
+	"                       run it outside mpirun/srun\n"
 	PROBE_OPTS_HELP
 	"\n"
 	CALIBRATE_FIT_HELP
@@ -160,8 +168,9 @@ static int name_ok(const char *s)
 
 /* The options of one pass. */
 struct calib_args {
-	const char *out, *probes, *results, *name;
+	const char *out, *probes, *results, *name, *launcher;
 	int resume, fresh, repair, rounds;
+	int lround; /* the one round a --launcher launch runs (0: not one) */
 	double margin;
 	struct mt_probe_opts o;
 	char resbuf[4096];
@@ -181,10 +190,13 @@ static int parse_args(int argc, char **argv, struct calib_args *a)
 		{ "margin", required_argument, NULL, 'm' },
 		{ "name", required_argument, NULL, 'n' },
 		{ "rounds", required_argument, NULL, 'N' },
+		{ "launcher", required_argument, NULL, 'L' },
+		{ "launched-round", required_argument, NULL, 'K' }, /* internal */
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	char list[256], names[256], *tok, *save;
+	double x;
 	int c, rc;
 
 	memset(a, 0, sizeof(*a));
@@ -220,8 +232,6 @@ static int parse_args(int argc, char **argv, struct calib_args *a)
 			}
 			break;
 		case 'N': {
-			double x;
-
 			if (mt_parse_num_range(optarg, 1, 100, &x) || x != (int)x) {
 				fprintf(stderr, "megatune calibrate: error: --rounds '%s': expected a "
 					"whole number from 1 to 100\n", optarg);
@@ -231,6 +241,22 @@ static int parse_args(int argc, char **argv, struct calib_args *a)
 			a->o.rounds = a->rounds > 1 ? a->rounds : 0;
 			break;
 		}
+		case 'L':
+			a->launcher = optarg;
+			if (!*optarg || strspn(optarg, " \t") == strlen(optarg)) {
+				fprintf(stderr, "megatune calibrate: error: --launcher: expected a "
+					"command (e.g. 'mpirun -np 2'), got an empty one\n");
+				return 2;
+			}
+			break;
+		case 'K':
+			if (mt_parse_num_range(optarg, 1, 100, &x) || x != (int)x) {
+				fprintf(stderr, "megatune calibrate: error: --launched-round '%s': "
+					"expected a whole number from 1 to 100\n", optarg);
+				return 2;
+			}
+			a->lround = (int)x;
+			break;
 		case 'h': fputs(calibrate_usage, stdout); return -1;
 		default:
 			if ((rc = probe_opt(c, optarg, &a->o, "calibrate")))
@@ -253,6 +279,15 @@ static int parse_args(int argc, char **argv, struct calib_args *a)
 		fprintf(stderr, "megatune calibrate: error: -o '%s' and --results '%s' are the "
 			"same file: give each its own path\n", a->out, a->results);
 		return 2;
+	}
+	if (a->lround > a->rounds) {
+		fprintf(stderr, "megatune calibrate: error: --launched-round %d: expected at most "
+			"--rounds (%d)\n", a->lround, a->rounds);
+		return 2;
+	}
+	if (a->lround > 1) { /* a later round adds to the file the first one started */
+		a->resume = 1;
+		a->fresh = a->repair = 0;
 	}
 	if (a->resume && a->fresh) {
 		fprintf(stderr, "megatune calibrate: error: --resume and --fresh exclude each other\n");
@@ -345,8 +380,9 @@ static int resume_results(const struct calib_args *a, const struct mt_world *w,
 			goto out;
 		}
 	}
-	fprintf(stderr, "resuming: %d results already in %s\n", cJSON_GetArraySize(*records),
-		a->results);
+	if (a->lround <= 1) /* a later round of --launcher adds its own */
+		fprintf(stderr, "resuming: %d results already in %s\n",
+			cJSON_GetArraySize(*records), a->results);
 	cs->done = *records;
 out:
 	sbuf_release(&kept);
@@ -528,6 +564,103 @@ static int gather_env(const struct calib_args *a, const struct mt_world *w, stru
 	return 0;
 }
 
+/* --launcher: round k runs as `sh -c 'LAUNCHER "$@"' megatune EXE calibrate
+ * ARGS... --launched-round k`; the last round's launch writes the profile.
+ * 0, 1 (some result failed verification) or the exit code of the round that
+ * stopped the pass. */
+static int launch_rounds(const struct calib_args *a, int argc, char **argv)
+{
+	struct mt_error err = MT_ERROR_INIT;
+	struct sbuf script = SBUF_INIT;
+	char exe[4096], kbuf[16];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	char **av = calloc((size_t)argc + 8, sizeof(char *));
+	int i, k, j, code = 0, failed = 0;
+
+	if (mt_world_launched()) {
+		free(av);
+		fprintf(stderr, "megatune calibrate: error: --launcher starts the ranks itself: run "
+			"`megatune calibrate --launcher '%s' ...` outside mpirun or srun\n",
+			a->launcher);
+		return 2;
+	}
+	if (mt_program_check(a->launcher, &err)) {
+		free(av);
+		fprintf(stderr, "megatune calibrate: error: --launcher: %s\n", err.msg);
+		return 2;
+	}
+	if (n <= 0 || !av) {
+		free(av);
+		fprintf(stderr, "megatune calibrate: error: cannot find this program to launch "
+			"its rounds: %s\n", n <= 0 ? strerror(errno) : "out of memory");
+		return 2;
+	}
+	exe[n] = 0;
+	sbuf_addf(&script, "%s \"$@\"", a->launcher);
+	if (script.failed) {
+		free(av);
+		fprintf(stderr, "megatune calibrate: error: out of memory\n");
+		return 2;
+	}
+	j = 0;
+	av[j++] = (char *)"/bin/sh";
+	av[j++] = (char *)"-c";
+	av[j++] = script.buf;
+	av[j++] = (char *)"megatune";
+	av[j++] = exe;
+	for (i = 0; i < argc; i++)
+		av[j++] = argv[i];
+	av[j++] = (char *)"--launched-round";
+	av[j++] = kbuf;
+	av[j] = NULL;
+	for (k = 1; k <= a->rounds && !code; k++) {
+		int status = 0;
+		pid_t pid;
+
+		snprintf(kbuf, sizeof(kbuf), "%d", k);
+		fprintf(stderr, "round %d of %d: %s\n", k, a->rounds, a->launcher);
+		fflush(stdout);
+		fflush(stderr);
+		pid = fork();
+		if (pid == 0) {
+			execv(av[0], av);
+			_exit(127);
+		}
+		while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
+		if (pid < 0) {
+			fprintf(stderr, "megatune calibrate: error: cannot start round %d: %s\n", k,
+				strerror(errno));
+			code = 2;
+		} else if (WIFEXITED(status) && WEXITSTATUS(status) == 1) {
+			failed = 1; /* written, with some result failed: go on */
+		} else if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+			continue;
+		} else if (g_stop || (WIFEXITED(status) && WEXITSTATUS(status) == 130) ||
+			   (WIFSIGNALED(status) && WTERMSIG(status) == SIGINT)) {
+			fprintf(stderr, "\ninterrupted in round %d: the results so far are in %s; run "
+				"the same command with --resume to continue\n", k, a->results);
+			code = 130;
+		} else if (WIFEXITED(status) && (WEXITSTATUS(status) == 2 ||
+						 WEXITSTATUS(status) == 77)) {
+			code = WEXITSTATUS(status); /* the launch said why */
+		} else {
+			if (WIFEXITED(status))
+				fprintf(stderr, "megatune calibrate: error: round %d: '%s' exited with "
+					"status %d", k, a->launcher, WEXITSTATUS(status));
+			else
+				fprintf(stderr, "megatune calibrate: error: round %d: '%s' was killed "
+					"by signal %d", k, a->launcher, WTERMSIG(status));
+			fprintf(stderr, "; the results so far are in %s, and the same command with "
+				"--resume continues\n", a->results);
+			code = 1;
+		}
+	}
+	free(av);
+	sbuf_release(&script);
+	return code ? code : failed;
+}
+
 int cmd_calibrate(int argc, char **argv)
 {
 	struct calib_args a;
@@ -545,6 +678,11 @@ int cmd_calibrate(int argc, char **argv)
 
 	if ((code = parse_args(argc, argv, &a)))
 		return code < 0 ? 0 : code;
+	if (a.launcher && !a.lround) {
+		signal(SIGINT, on_signal);
+		signal(SIGTERM, on_signal);
+		return launch_rounds(&a, argc, argv);
+	}
 	if ((env = getenv("MEGATUNE_CALIBRATE_STOP_AFTER")))
 		g_stop_after = atoi(env);
 	if (mt_world_init(&w, &full_argc, &full_argv, &err))
@@ -570,9 +708,10 @@ int cmd_calibrate(int argc, char **argv)
 			a.o.backend == MT_BACKEND_CUDA ? "cuda" : "cpu",
 			a.o.depth == MT_DEPTH_QUICK ? "quick" : a.o.depth == MT_DEPTH_FULL ? "full" :
 			a.o.depth == MT_DEPTH_SMOKE ? "smoke" : "normal");
-	for (round = 1; round <= a.rounds && !g_stop && !cs.write_failed; round++) {
+	for (round = a.lround ? a.lround : 1;
+	     round <= (a.lround ? a.lround : a.rounds) && !g_stop && !cs.write_failed; round++) {
 		a.o.round = cs.round = a.rounds > 1 ? round : 0;
-		if (w.rank == 0 && a.rounds > 1)
+		if (w.rank == 0 && a.rounds > 1 && !a.lround) /* else the launcher said it */
 			fprintf(stderr, "round %d of %d\n", round, a.rounds);
 		failed += run_probes(&a, &w, &cs);
 	}
@@ -593,7 +732,9 @@ int cmd_calibrate(int argc, char **argv)
 		goto done;
 	}
 	cs.done = NULL;
-	if (w.rank == 0)
+	if (w.rank == 0 && a.lround && a.lround < a.rounds)
+		code = failed ? 1 : 0; /* a later round's launch writes the profile */
+	else if (w.rank == 0)
 		code = write_profile(&a, &w, &e, failed);
 	if (w.mpi)
 		mt_world_bcast(&w, &code, (int)sizeof(code));

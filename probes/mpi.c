@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-static int launched(void)
+int mt_world_launched(void)
 {
 	const char *s;
 
@@ -27,7 +27,7 @@ int mt_world_init(struct mt_world *w, int *argc, char ***argv, struct mt_error *
 	w->size = w->local_size = w->nnodes = 1;
 	if (gethostname(w->host, sizeof(w->host) - 1))
 		snprintf(w->host, sizeof(w->host), "localhost");
-	if (!launched())
+	if (!mt_world_launched())
 		return MT_OK;
 	rc = MPI_Init_thread(argc, argv, MPI_THREAD_SERIALIZED, &provided);
 	if (rc != MPI_SUCCESS)

@@ -13,6 +13,9 @@
 
 #include "probe.h"
 
+/* 1 when a launcher started this process as one of its ranks (the
+ * variables above), 0 otherwise. */
+int mt_world_launched(void);
 int mt_world_init(struct mt_world *w, int *argc, char ***argv, struct mt_error *err);
 void mt_world_finalize(const struct mt_world *w);
 /* Stop every rank now (a hung collective); `code` is the exit status. */
