@@ -22,7 +22,9 @@ static const char history_usage[] =
 	"versions the document gives, the megatune version and the label (e.g. a\n"
 	"commit).  `list` prints the runs, oldest first; `show` a run's metrics;\n"
 	"`prune` deletes the given runs, or keeps the newest N of each kind, host\n"
-	"and GPU.  The file is created by `add`; two processes may add at once.\n"
+	"and GPU.  The file is created by `add`; two processes may add at once.  A\n"
+	"document the history holds already (same kind, host, GPU, time and every\n"
+	"metric's value) is not added twice: `add` names its run and goes on.\n"
 	"\n"
 	"  --db DB         the history file\n"
 	"  --label TEXT    a label for the added runs (a commit, a build)\n"
@@ -90,11 +92,17 @@ static int add(struct mt_history *h, const struct hopts *o, int argc, char **arg
 		return mt_error_set(err, MT_EUSAGE, "history add: expected FILE...");
 	for (i = optind; i < argc && !rc; i++) {
 		struct mt_cm_set s;
-		long long id = 0;
+		long long id = 0, dup = 0;
 
 		if (!(rc = mt_cm_load(argv[i], &s, err)) &&
-		    !(rc = mt_history_add(h, argv[i], o->label, &s, &id, err)))
-			printf("added run %lld: %s, %d metrics, from %s\n", id, s.kind, s.n, argv[i]);
+		    !(rc = mt_history_add(h, argv[i], o->label, &s, &id, &dup, err))) {
+			if (dup)
+				printf("not added: %s is run %lld already (the same %s, host, GPU, "
+				       "time and all %d metrics)\n", argv[i], dup, s.kind, s.n);
+			else
+				printf("added run %lld: %s, %d metrics, from %s\n", id, s.kind, s.n,
+				       argv[i]);
+		}
 		mt_cm_set_free(&s);
 	}
 	return rc;

@@ -232,14 +232,76 @@ static int insert_metrics(struct mt_history *h, long long run, const struct mt_c
 	return MT_OK;
 }
 
-int mt_history_add(struct mt_history *h, const char *source, const char *label,
-		   const struct mt_cm_set *s, long long *id, struct mt_error *err)
+/* 1 when run `run` holds exactly the metrics of s, with the same values. */
+static int same_metrics(struct mt_history *h, long long run, const struct mt_cm_set *s)
 {
-	long long rid = 0;
+	static const char sql[] = "SELECT value FROM metrics WHERE run = ? AND id = ?";
+	sqlite3_stmt *st;
+	int i, same = 1;
+
+	if (sqlite3_prepare_v2(h->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return 0;
+	for (i = 0; i < s->n && same; i++) {
+		const struct mt_cm_metric *m = &s->m[i];
+
+		sqlite3_reset(st);
+		sqlite3_bind_int64(st, 1, run);
+		bind_text(st, 2, m->id);
+		if (sqlite3_step(st) != SQLITE_ROW)
+			same = 0;
+		else if (sqlite3_column_type(st, 0) == SQLITE_NULL)
+			same = !isfinite(m->value);
+		else
+			same = isfinite(m->value) && sqlite3_column_double(st, 0) == m->value;
+	}
+	sqlite3_finalize(st);
+	return same;
+}
+
+/* The id of a run already stored with s's identity and values, 0 if none
+ * (the last 64 runs of that identity are looked at). */
+static long long find_same(struct mt_history *h, const struct mt_cm_set *s)
+{
+	static const char sql[] =
+		"SELECT id FROM runs r WHERE kind = ? AND host = ? AND gpu = ? AND created = ? "
+		"AND (SELECT count(*) FROM metrics m WHERE m.run = r.id) = ? "
+		"ORDER BY id DESC LIMIT 64";
+	sqlite3_stmt *st;
+	long long found = 0;
+
+	if (sqlite3_prepare_v2(h->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return 0;
+	bind_text(st, 1, s->kind);
+	bind_text(st, 2, s->env.host);
+	bind_text(st, 3, s->env.gpu);
+	bind_text(st, 4, s->env.created);
+	sqlite3_bind_int(st, 5, s->n);
+	while (!found && sqlite3_step(st) == SQLITE_ROW) {
+		long long run = sqlite3_column_int64(st, 0);
+
+		if (same_metrics(h, run, s))
+			found = run;
+	}
+	sqlite3_finalize(st);
+	return found;
+}
+
+int mt_history_add(struct mt_history *h, const char *source, const char *label,
+		   const struct mt_cm_set *s, long long *id, long long *dup, struct mt_error *err)
+{
+	long long rid = 0, same;
 	int rc;
 
+	if (dup)
+		*dup = 0;
 	if ((rc = exec(h, "BEGIN IMMEDIATE", "locking it", err)))
 		return rc;
+	/* under the lock: two writers adding one file store it once */
+	if (s->n > 0 && (same = find_same(h, s))) {
+		if (dup)
+			*dup = same;
+		return exec(h, "COMMIT", "committing", err);
+	}
 	if ((rc = insert_run(h, source, label, s, &rid, err)) ||
 	    (rc = insert_metrics(h, rid, s, err))) {
 		exec(h, "ROLLBACK", "rolling back", NULL);

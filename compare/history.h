@@ -39,9 +39,12 @@ int mt_history_open(const char *path, int create, struct mt_history **out, struc
 void mt_history_close(struct mt_history *h);
 
 /* Store a run: its metrics and environment (`megatune` defaults to this
- * build's version).  *id, when not NULL, is the new run's id. */
+ * build's version).  *id, when not NULL, is the new run's id.  A run the
+ * history already holds (the same kind, host, GPU and creation time, and
+ * every metric with the same value) is not stored twice: *dup, when not
+ * NULL, is then that run's id and *id is left alone (0 otherwise). */
 int mt_history_add(struct mt_history *h, const char *source, const char *label,
-		   const struct mt_cm_set *s, long long *id, struct mt_error *err);
+		   const struct mt_cm_set *s, long long *id, long long *dup, struct mt_error *err);
 
 /* The runs, oldest first; filtered by kind, host and GPU when those are not
  * NULL; the last `last` of them when last > 0.  *runs is owned by the caller

@@ -70,11 +70,15 @@ grep -q "no run of kind result (host 'ci-node-2'" "$T/oh1" || fail "another host
 	fail "--match gpu: exit $? $(cat "$T/oh2")"
 echo "ok - runs of another host are compared only with --match gpu"
 
-# two writers at once, from a database neither has created yet
+# two writers at once, from a database neither has created yet: writer a adds the 20 runs,
+# writer b the same runs of another host
 DB2=$T/two.sqlite
-( for i in $(seq 1 20); do "$MT" history add "$T/run02.jsonl" --db "$DB2" --label a$i || exit 1; done ) >"$T/wa" 2>&1 &
+for i in $(seq -w 1 20); do
+	sed 's/"host": "ci-node"/"host": "ci-node-b"/' "$T/run$i.jsonl" >"$T/b-run$i.jsonl"
+done
+( for i in $(seq -w 1 20); do "$MT" history add "$T/run$i.jsonl" --db "$DB2" --label a$i || exit 1; done ) >"$T/wa" 2>&1 &
 pa=$!
-( for i in $(seq 1 20); do "$MT" history add "$T/run03.jsonl" --db "$DB2" --label b$i || exit 1; done ) >"$T/wb" 2>&1 &
+( for i in $(seq -w 1 20); do "$MT" history add "$T/b-run$i.jsonl" --db "$DB2" --label b$i || exit 1; done ) >"$T/wb" 2>&1 &
 pb=$!
 wait $pa || fail "writer a: $(tail -3 "$T/wa")"
 wait $pb || fail "writer b: $(tail -3 "$T/wb")"
@@ -92,6 +96,27 @@ assert db.execute("pragma journal_mode").fetchone()[0] == "wal"
 assert db.execute("pragma user_version").fetchone()[0] == 1
 EOF
 echo "ok - two processes adding 20 runs each at once to a new database: 40 runs, 120 metrics, nothing lost"
+
+# the same run added again, and by two writers at once: stored once
+"$MT" history add "$T/run07.jsonl" --db "$DB2" --label again >"$T/again" 2>&1 ||
+	fail "adding a run again: exit $? $(cat "$T/again")"
+grep -q "not added: $T/run07.jsonl is run [0-9]* already (the same result, host, GPU, time and all 3 metrics)" \
+	"$T/again" || fail "adding a run again: $(cat "$T/again")"
+"$MT" history list --db "$DB2" | grep -q ' again$' && fail "a run stored twice"
+DB3=$T/same.sqlite
+"$MT" history add "$T/run04.jsonl" --db "$DB3" >"$T/s1" 2>&1 &
+pa=$!
+"$MT" history add "$T/run04.jsonl" --db "$DB3" >"$T/s2" 2>&1 &
+pb=$!
+wait $pa && wait $pb || fail "two writers of one run: $(cat "$T/s1" "$T/s2")"
+[ "$(cat "$T/s1" "$T/s2" | grep -c '^added run')" -eq 1 ] &&
+	[ "$(cat "$T/s1" "$T/s2" | grep -c '^not added')" -eq 1 ] ||
+	fail "two writers of one run: $(cat "$T/s1" "$T/s2")"
+# a run with one metric changed is another run
+sed 's/"median": \([0-9.]*\)/"median": 1\1/' "$T/run07.jsonl" >"$T/run07b.jsonl"
+"$MT" history add "$T/run07b.jsonl" --db "$DB2" >"$T/again2" 2>&1 && grep -q '^added run' "$T/again2" ||
+	fail "a run with other values not added: $(cat "$T/again2")"
+echo "ok - a run added again (or by two writers at once) is stored once; other values are another run"
 
 # list, show, prune
 "$MT" history show 1 --db "$DB" >"$T/show" 2>&1 || fail "history show: $(cat "$T/show")"
