@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -81,6 +82,17 @@ static void on_signal(int sig)
 {
 	(void)sig;
 	g_stop = 1;
+}
+
+/* --launcher: the launch of the round running now, which a signal to this
+ * process is passed on to */
+static volatile sig_atomic_t g_child;
+
+static void on_launcher_signal(int sig)
+{
+	g_stop = 1;
+	if (g_child > 0)
+		kill((pid_t)g_child, sig);
 }
 
 struct csink {
@@ -484,6 +496,16 @@ static int write_profile(const struct calib_args *a, const struct mt_world *w,
 
 	if (mt_results_read(a->results, &head, &records, &truncated, &err))
 		return cli_fail("calibrate", &err);
+	if (a->lround) { /* --launcher: the failed results of every round's launch */
+		const cJSON *r;
+
+		failed = 0;
+		cJSON_ArrayForEach(r, records) {
+			const char *v = mt_jget_strd(r, "verified", NULL);
+
+			failed += v && !strcmp(v, "FAILED");
+		}
+	}
 	{
 		/* rounds: one record per measurement, the median round's */
 		cJSON *one = mt_results_one_round(records);
@@ -565,9 +587,12 @@ static int gather_env(const struct calib_args *a, const struct mt_world *w, stru
 }
 
 /* --launcher: round k runs as `sh -c 'LAUNCHER "$@"' megatune EXE calibrate
- * ARGS... --launched-round k`; the last round's launch writes the profile.
- * 0, 1 (some result failed verification) or the exit code of the round that
- * stopped the pass. */
+ * ARGS... --launched-round k`.  The launches of the rounds before the last
+ * exit 0 whether or not a result failed (the file says), so any other status
+ * is the launcher failing; the last round's launch writes the profile and
+ * exits 1 when a result of any round failed.  0, 1 (a result failed, or a
+ * launch did), or the exit code of the round that stopped the pass (2, 77,
+ * 130). */
 static int launch_rounds(const struct calib_args *a, int argc, char **argv)
 {
 	struct mt_error err = MT_ERROR_INIT;
@@ -575,7 +600,7 @@ static int launch_rounds(const struct calib_args *a, int argc, char **argv)
 	char exe[4096], kbuf[16];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	char **av = calloc((size_t)argc + 8, sizeof(char *));
-	int i, k, j, code = 0, failed = 0;
+	int i, k, j, code = 0;
 
 	if (mt_world_launched()) {
 		free(av);
@@ -589,11 +614,12 @@ static int launch_rounds(const struct calib_args *a, int argc, char **argv)
 		fprintf(stderr, "megatune calibrate: error: --launcher: %s\n", err.msg);
 		return 2;
 	}
-	if (n <= 0 || !av) {
+	if (n <= 0 || n >= (ssize_t)sizeof(exe) - 1 || !av) {
 		free(av);
 		fprintf(stderr, "megatune calibrate: error: cannot find this program to launch "
-			"its rounds: %s\n", n <= 0 ? strerror(errno) : "out of memory");
-		return 2;
+			"its rounds: %s\n", !av ? "out of memory" : n <= 0 ? strerror(errno) :
+			"its path is too long");
+		return 1;
 	}
 	exe[n] = 0;
 	sbuf_addf(&script, "%s \"$@\"", a->launcher);
@@ -613,8 +639,10 @@ static int launch_rounds(const struct calib_args *a, int argc, char **argv)
 	av[j++] = (char *)"--launched-round";
 	av[j++] = kbuf;
 	av[j] = NULL;
-	for (k = 1; k <= a->rounds && !code; k++) {
-		int status = 0;
+	for (k = 1; k <= a->rounds && !code && !g_stop; k++) {
+		int status = 0, last = k == a->rounds;
+		time_t t0 = time(NULL);
+		struct stat st;
 		pid_t pid;
 
 		snprintf(kbuf, sizeof(kbuf), "%d", k);
@@ -626,25 +654,30 @@ static int launch_rounds(const struct calib_args *a, int argc, char **argv)
 			execv(av[0], av);
 			_exit(127);
 		}
+		g_child = pid;
 		while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR)
 			;
+		g_child = 0;
 		if (pid < 0) {
 			fprintf(stderr, "megatune calibrate: error: cannot start round %d: %s\n", k,
 				strerror(errno));
-			code = 2;
-		} else if (WIFEXITED(status) && WEXITSTATUS(status) == 1) {
-			failed = 1; /* written, with some result failed: go on */
-		} else if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
-			continue;
+			code = 1;
 		} else if (g_stop || (WIFEXITED(status) && WEXITSTATUS(status) == 130) ||
 			   (WIFSIGNALED(status) && WTERMSIG(status) == SIGINT)) {
 			fprintf(stderr, "\ninterrupted in round %d: the results so far are in %s; run "
 				"the same command with --resume to continue\n", k, a->results);
 			code = 130;
+		} else if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+			continue;
 		} else if (WIFEXITED(status) && (WEXITSTATUS(status) == 2 ||
 						 WEXITSTATUS(status) == 77)) {
 			code = WEXITSTATUS(status); /* the launch said why */
+		} else if (last && WIFEXITED(status) && WEXITSTATUS(status) == 1 &&
+			   stat(a->out, &st) == 0 && st.st_mtime >= t0) {
+			code = 1; /* the profile is written; some results failed (it said) */
 		} else {
+			/* earlier rounds' launches exit 0 with failed results: anything
+			 * else is the launcher's own failure */
 			if (WIFEXITED(status))
 				fprintf(stderr, "megatune calibrate: error: round %d: '%s' exited with "
 					"status %d", k, a->launcher, WEXITSTATUS(status));
@@ -656,9 +689,14 @@ static int launch_rounds(const struct calib_args *a, int argc, char **argv)
 			code = 1;
 		}
 	}
+	if (!code && g_stop) {
+		fprintf(stderr, "\ninterrupted: the results so far are in %s; run the same "
+			"command with --resume to continue\n", a->results);
+		code = 130;
+	}
 	free(av);
 	sbuf_release(&script);
-	return code ? code : failed;
+	return code;
 }
 
 int cmd_calibrate(int argc, char **argv)
@@ -679,8 +717,8 @@ int cmd_calibrate(int argc, char **argv)
 	if ((code = parse_args(argc, argv, &a)))
 		return code < 0 ? 0 : code;
 	if (a.launcher && !a.lround) {
-		signal(SIGINT, on_signal);
-		signal(SIGTERM, on_signal);
+		signal(SIGINT, on_launcher_signal);
+		signal(SIGTERM, on_launcher_signal);
 		return launch_rounds(&a, argc, argv);
 	}
 	if ((env = getenv("MEGATUNE_CALIBRATE_STOP_AFTER")))
@@ -733,7 +771,8 @@ int cmd_calibrate(int argc, char **argv)
 	}
 	cs.done = NULL;
 	if (w.rank == 0 && a.lround && a.lround < a.rounds)
-		code = failed ? 1 : 0; /* a later round's launch writes the profile */
+		code = 0; /* the last round's launch writes the profile, counting the
+			   * failed results of every round */
 	else if (w.rank == 0)
 		code = write_profile(&a, &w, &e, failed);
 	if (w.mpi)

@@ -13,8 +13,14 @@ int mt_world_launched(void)
 
 	if (getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMIX_RANK") || getenv("PMI_RANK"))
 		return 1;
-	s = getenv("SLURM_NTASKS");
-	return getenv("SLURM_PROCID") && s && atoi(s) > 1;
+	/* a task of an srun step (a batch script has SLURM_PROCID and
+	 * SLURM_NTASKS too, but no step id) */
+	if (!getenv("SLURM_PROCID") || !(getenv("SLURM_STEP_ID") || getenv("SLURM_STEPID")))
+		return 0;
+	s = getenv("SLURM_STEP_NUM_TASKS");
+	if (!s)
+		s = getenv("SLURM_NTASKS");
+	return s && atoi(s) > 1;
 }
 
 int mt_world_init(struct mt_world *w, int *argc, char ***argv, struct mt_error *err)

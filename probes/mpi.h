@@ -2,8 +2,9 @@
 /* mpi: the launch as the probes see it (struct mt_world in probes/probe.h).
  *
  * MPI is started only when a launcher started us (mpirun/mpiexec set
- * OMPI_COMM_WORLD_SIZE or PMIX_RANK, Slurm's srun sets SLURM_PROCID with
- * SLURM_NTASKS > 1, MPICH-style launchers set PMI_RANK); otherwise the world
+ * OMPI_COMM_WORLD_SIZE or PMIX_RANK, Slurm's srun sets SLURM_PROCID and a
+ * step id with SLURM_STEP_NUM_TASKS > 1 (a batch script, which has no step
+ * id, is not launched), MPICH-style launchers set PMI_RANK); otherwise the world
  * is this one process and every function below is a cheap no-op.  The local
  * rank comes from MPI_Comm_split_type(MPI_COMM_TYPE_SHARED), the host index
  * from the order of each host's first rank.

@@ -32,15 +32,17 @@ in_round() {
 	grep -c "\"round\":[[:space:]]*$2[,}]" "$1"
 }
 
-# a launcher that logs its pid and arguments, then runs the command; with
-# FAIL_ROUND set, the launch of that round exits 3 instead
+# a launcher that logs its arguments, then runs the command; with FAIL_ROUND
+# set, the launch of that round exits FAIL_CODE (default 1, as mpirun and srun
+# do when a launch fails) instead; with SLOW set, it sleeps that long first
 cat >"$T/launch" <<'EOF'
 #!/bin/sh
 log=$1
 shift
-echo "$$ $*" >>"$log"
+echo "$*" >>"$log"
 for a in "$@"; do last=$a; done
-[ "${FAIL_ROUND:-0}" = "$last" ] && exit 3
+[ "${FAIL_ROUND:-0}" = "$last" ] && exit "${FAIL_CODE:-1}"
+[ -n "${SLOW:-}" ] && sleep "$SLOW"
 exec "$@"
 EOF
 chmod +x "$T/launch"
@@ -53,7 +55,8 @@ for k in 1 2 3; do
 	grep -q -- "--launched-round $k\$" "$T/log" || fail "no launch of round $k: $(cat "$T/log")"
 	grep -q "^round $k of 3: $T/launch" "$T/err" || fail "round $k not announced: $(cat "$T/err")"
 done
-[ "$(cut -d' ' -f1 "$T/log" | sort -u | wc -l)" -eq 3 ] || fail "the rounds shared a process"
+grep -q "megatune-probe calibrate --backend cpu --smoke --probes gemm,host --rounds 3 --launcher" "$T/log" ||
+	fail "the launch does not run this calibrate command: $(cat "$T/log")"
 R=$T/p.json.results.jsonl
 [ "$(grep -c '"kind":[[:space:]]*"run"' "$R")" -eq 1 ] || fail "expected one head record"
 n1=$(in_round "$R" 1)
@@ -65,13 +68,14 @@ grep -q "wrote $T/p.json" "$T/err" || fail "the profile not announced: $(cat "$T
 # the launches are not asked to resume what they started: no "resuming" line
 grep -q '^resuming' "$T/err" && fail "a later round said it resumed: $(cat "$T/err")"
 
-# --- a launch that fails in round 2, then --resume
+# --- a launch that fails (exit 1) in round 2, then --resume
 rm -f "$T/log"
 FAIL_ROUND=2 "$MT" $CAL --rounds 3 --launcher "$T/launch $T/log" -o "$T/q.json" 2>"$T/err"
 rc=$?
 [ $rc -eq 1 ] || fail "a failed round: expected exit 1, got $rc: $(cat "$T/err")"
-grep -q "round 2: '$T/launch $T/log' exited with status 3" "$T/err" ||
+grep -q "round 2: '$T/launch $T/log' exited with status 1" "$T/err" ||
 	fail "the failed round not named: $(cat "$T/err")"
+grep -q "^round 3 of 3" "$T/err" && fail "the pass went on after a failed launch: $(cat "$T/err")"
 grep -q -- "--resume continues" "$T/err" || fail "no way on named: $(cat "$T/err")"
 [ -e "$T/q.json" ] && fail "a profile written from a pass that stopped"
 Q=$T/q.json.results.jsonl
@@ -94,6 +98,27 @@ grep -q "interrupted in round 1" "$T/err" || fail "the interrupted round not nam
 S=$T/s.json.results.jsonl
 [ "$(in_round "$S" 1)" -eq "$(in_round "$S" 2)" ] ||
 	fail "rounds differ after --resume: $(in_round "$S" 1), $(in_round "$S" 2)"
+grep -q '"schema":[[:space:]]*"megatune.profile/1"' "$T/s.json" || fail "no profile after --resume"
+
+# --- the last round's launch fails: no profile, the launch named
+rm -f "$T/log"
+FAIL_ROUND=2 "$MT" $CAL --rounds 2 --launcher "$T/launch $T/log" -o "$T/l.json" 2>"$T/err"
+rc=$?
+[ $rc -eq 1 ] && grep -q "round 2: '$T/launch $T/log' exited with status 1" "$T/err" ||
+	fail "a failed last launch: exit $rc $(cat "$T/err")"
+[ -e "$T/l.json" ] && fail "a profile from a pass whose last launch failed"
+
+# --- SIGTERM to megatune during round 1: passed on, no round 2, exit 130
+rm -f "$T/log"
+SLOW=3 "$MT" $CAL --rounds 3 --launcher "$T/launch $T/log" -o "$T/t.json" 2>"$T/err" &
+pid=$!
+sleep 1
+kill -TERM $pid
+wait $pid
+rc=$?
+[ $rc -eq 130 ] || fail "SIGTERM: expected exit 130, got $rc: $(cat "$T/err")"
+grep -q "^round 2 of 3" "$T/err" && fail "SIGTERM: the pass went on: $(cat "$T/err")"
+grep -q "interrupted in round 1" "$T/err" || fail "SIGTERM: the round not named: $(cat "$T/err")"
 
 # --- under mpirun: every round a 2-rank world
 if command -v mpirun >/dev/null 2>&1; then
@@ -101,7 +126,8 @@ if command -v mpirun >/dev/null 2>&1; then
 		--smoke --probes gemm,collective,host --rounds 2 --launcher 'mpirun -np 2' \
 		-o "$T/m.json" >"$T/out" 2>&1 || fail "--launcher 'mpirun -np 2': exit $? $(tail -20 "$T/out")"
 	M=$T/m.json.results.jsonl
-	grep -q '"ranks":[[:space:]]*2' "$M" || fail "the head record is not a 2-rank world"
+	grep '"kind":[[:space:]]*"run"' "$M" | grep -q '"world":[[:space:]]*{"ranks":[[:space:]]*2' ||
+		fail "the head record is not a 2-rank world: $(head -1 "$M")"
 	[ "$(grep '"probe":[[:space:]]*"collective"' "$M" | in_round /dev/stdin 1)" -ge 1 ] &&
 		[ "$(grep '"probe":[[:space:]]*"collective"' "$M" | in_round /dev/stdin 2)" -ge 1 ] ||
 		fail "no collective in each round"
