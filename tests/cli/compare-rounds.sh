@@ -10,6 +10,9 @@
 #  - The whole machine 8% slower, its canary (`canary_us`, the core's speed before each
 #    case) with it: nothing regressed; without canaries the same shift is 40 regressions;
 #    one probe 10% slower on a steady machine: its metrics regressed, nothing else.
+#  - A launch whose small collectives all run 25% slow (the state an MPI launch keeps for
+#    its life, docs/CI.md): as one of 8 rounds each launched apart (`calibrate
+#    --launcher`), nothing regressed; as all 8 rounds of one launch, the collectives regress.
 #  - Fewer than 6 rounds cannot reach 99%: a 20% change is `inconclusive`.
 #  - A real `calibrate --rounds 2` (CPU backend): every record carries its round, the
 #    profile takes one record per case, and an interrupted pass resumes round by round.
@@ -41,7 +44,7 @@ probes += [("attention", "fwd s%d" % s, 5.0 * s) for s in (256, 512, 1024, 2048,
 probes += [("offload", "h2d %d MiB" % s, 80.0 * s) for s in (1, 4, 16, 64, 128, 256, 512, 1024)]
 
 
-def run(path, rounds, slow=None, shift=1.0, machine=1.0, canary=False):
+def run(path, rounds, slow=None, shift=1.0, machine=1.0, canary=False, launch=None):
     h = dict(head)
     if rounds > 1:
         h["rounds"] = rounds
@@ -50,6 +53,8 @@ def run(path, rounds, slow=None, shift=1.0, machine=1.0, canary=False):
         for r in range(1, rounds + 1):
             for probe, label, base in probes:
                 k = (1.10 if probe == slow else 1.0) * shift * machine
+                if launch and probe == "collective":  # this round's launch's state
+                    k *= launch[r - 1]
                 off = math.exp(rng.gauss(0, 0.02))   # this round's state of the machine
                 s = [base * k * off * math.exp(rng.gauss(0, 0.01)) for _ in range(7)]
                 med = sorted(s)[3]
@@ -75,6 +80,11 @@ run("%s/mach-b.jsonl" % out, 8, canary=True, machine=1.08)
 run("%s/mach-s.jsonl" % out, 8, canary=True, slow="host")
 run("%s/nocan-a.jsonl" % out, 8)
 run("%s/nocan-b.jsonl" % out, 8, machine=1.08)
+slow_launch = [1.0] * 8
+slow_launch[2] = 1.25
+run("%s/launch-a.jsonl" % out, 8)
+run("%s/launch-b.jsonl" % out, 8, launch=slow_launch)
+run("%s/launch-one.jsonl" % out, 8, launch=[1.25] * 8)
 run("%s/few-a.jsonl" % out, 4)
 run("%s/few-b.jsonl" % out, 4, shift=1.20)
 PYEOF
@@ -130,6 +140,19 @@ case $rc:$out in
 2:*badc.jsonl:2*"field 'canary_us': expected a time in microseconds > 0"*) ok "a negative canary: exit 2 naming the field" ;;
 *) nok "a negative canary: exit $rc: $out" ;;
 esac
+
+# one slow launch of 8, against all 8 rounds in one slow launch
+"$MT" compare "$T/launch-a.jsonl" "$T/launch-b.jsonl" --json "$T/launch.json" >/dev/null 2>&1
+rc=$?
+[ $rc -eq 0 ] && [ "$(count "$T/launch.json" regressed)" -eq 0 ] &&
+	ok "one launch of 8 with its collectives 25% slow: nothing regressed" ||
+	nok "one slow launch of 8: exit $rc, $(count "$T/launch.json" regressed) regressed"
+"$MT" compare "$T/launch-a.jsonl" "$T/launch-one.jsonl" --json "$T/launch1.json" >/dev/null 2>&1
+rc=$?
+[ $rc -eq 1 ] && [ "$(count "$T/launch1.json" regressed collective)" -eq 8 ] &&
+	[ "$(count "$T/launch1.json" regressed)" -eq 8 ] &&
+	ok "the 8 rounds of one slow launch: its 8 collectives regressed, nothing else" ||
+	nok "8 rounds of one slow launch: exit $rc, $(count "$T/launch1.json" regressed collective) collectives, $(count "$T/launch1.json" regressed) in all"
 
 "$MT" compare "$T/few-a.jsonl" "$T/few-b.jsonl" --json "$T/few.json" >/dev/null 2>&1
 rc=$?
