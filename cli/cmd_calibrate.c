@@ -609,9 +609,9 @@ static int launch_rounds(const struct calib_args *a, int argc, char **argv)
 			a->launcher);
 		return 2;
 	}
-	if (mt_program_check(a->launcher, &err)) {
+	if (mt_program_check(a->launcher, "--launcher", &err)) {
 		free(av);
-		fprintf(stderr, "megatune calibrate: error: --launcher: %s\n", err.msg);
+		fprintf(stderr, "megatune calibrate: error: %s\n", err.msg);
 		return 2;
 	}
 	if (n <= 0 || n >= (ssize_t)sizeof(exe) - 1 || !av) {

@@ -113,7 +113,7 @@ static int is_exec(const char *path)
 	return !stat(path, &st) && S_ISREG(st.st_mode) && !access(path, X_OK);
 }
 
-int mt_program_check(const char *cmd, struct mt_error *err)
+int mt_program_check(const char *cmd, const char *what, struct mt_error *err)
 {
 	static const char *const builtin[] = {
 		"cd", "exec", "export", ".", "source", "set", "eval", "if", "for", "while",
@@ -153,7 +153,7 @@ int mt_program_check(const char *cmd, struct mt_error *err)
 		if (is_exec(word))
 			return MT_OK;
 		return mt_error_set(err, MT_EINVAL, "the launcher '%s' does not exist or is not "
-				    "executable (the program of the --launch template)", word);
+				    "executable (the program of %s)", word, what);
 	}
 	path = getenv("PATH");
 	for (p = path ? path : "/usr/bin:/bin"; *p;) {
@@ -167,7 +167,7 @@ int mt_program_check(const char *cmd, struct mt_error *err)
 			p++;
 	}
 	return mt_error_set(err, MT_EINVAL, "the launcher '%s' is not found on PATH (the program "
-			    "of the --launch template)", word);
+			    "of %s)", word, what);
 }
 
 /* ------------------------------------------------------------ running */

@@ -47,7 +47,7 @@ void mt_shell_quote(struct sbuf *sb, const char *s);
 /* The program a command line starts (its first word after VAR=value
  * assignments and `env`) exists: a path that is executable, or a name found on PATH;
  * shell keywords and builtins pass.  MT_EINVAL naming it otherwise. */
-int mt_program_check(const char *cmd, struct mt_error *err);
+int mt_program_check(const char *cmd, const char *what, struct mt_error *err);
 
 enum mt_run_end {
 	MT_RUN_EXITED = 0,  /* the command ended by itself */

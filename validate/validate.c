@@ -450,7 +450,7 @@ int mt_validate_one(struct mt_validation *v, const cJSON *advice, int i,
 
 	sbuf_init(&cmd);
 	if ((rc = mt_validate_command(v, advice, i, o, &cmd, err)) != MT_OK ||
-	    (rc = mt_program_check(cmd.buf, err)) != MT_OK) {
+	    (rc = mt_program_check(cmd.buf, "the --launch template", err)) != MT_OK) {
 		sbuf_release(&cmd);
 		return rc;
 	}

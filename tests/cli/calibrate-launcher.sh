@@ -141,7 +141,7 @@ fi
 [ $? -eq 2 ] && grep -q -- "--launcher: expected a command" "$T/err" ||
 	fail "an empty launcher: $(cat "$T/err")"
 "$MT" $CAL --rounds 2 --launcher 'no-such-launcher-here -n 2' -o "$T/b.json" 2>"$T/err"
-[ $? -eq 2 ] && grep -q "no-such-launcher-here" "$T/err" ||
+[ $? -eq 2 ] && grep -q "the launcher .no-such-launcher-here. is not found on PATH (the program of --launcher)" "$T/err" ||
 	fail "a launcher that does not exist: $(cat "$T/err")"
 [ -e "$T/b.json.results.jsonl" ] && fail "a results file started for a launcher that does not exist"
 OMPI_COMM_WORLD_SIZE=2 "$MT" $CAL --rounds 2 --launcher env -o "$T/b.json" 2>"$T/err"

@@ -175,6 +175,8 @@ static const char *lk(const char *key, void *ctx)
 	return NULL;
 }
 
+#define W "the --launch template" /* what mt_program_check names */
+
 static void templates_fill_quote_and_refuse(void **state)
 {
 	struct mt_error err = MT_ERROR_INIT;
@@ -196,13 +198,14 @@ static void templates_fill_quote_and_refuse(void **state)
 	mt_shell_quote(&sb, "");
 	assert_string_equal(sb.buf, "'a b'\\''c' --x=1,2 ''");
 	sbuf_release(&sb);
-	assert_int_equal(mt_program_check("A=1 B=2 sh -c true", &err), MT_OK);
-	assert_int_equal(mt_program_check("/nonexistent/x y", &err), MT_EINVAL);
+	assert_int_equal(mt_program_check("A=1 B=2 sh -c true", W, &err), MT_OK);
+	assert_int_equal(mt_program_check("/nonexistent/x y", W, &err), MT_EINVAL);
 	assert_non_null(strstr(err.msg, "'/nonexistent/x'"));
-	assert_int_equal(mt_program_check("env A=1 'B=2 3' sh", &err), MT_OK);
-	assert_int_equal(mt_program_check("env A=1 no-such-program-xyz", &err), MT_EINVAL);
+	assert_non_null(strstr(err.msg, "(the program of the --launch template)"));
+	assert_int_equal(mt_program_check("env A=1 'B=2 3' sh", W, &err), MT_OK);
+	assert_int_equal(mt_program_check("env A=1 no-such-program-xyz", W, &err), MT_EINVAL);
 	assert_non_null(strstr(err.msg, "'no-such-program-xyz' is not found on PATH"));
-	assert_int_equal(mt_program_check("cd /tmp && no-such-program-xyz", &err), MT_OK);
+	assert_int_equal(mt_program_check("cd /tmp && no-such-program-xyz", W, &err), MT_OK);
 }
 
 static void kendall_tau_counts_pairs(void **state)
