@@ -95,6 +95,17 @@ static void on_launcher_signal(int sig)
 		kill((pid_t)g_child, sig);
 }
 
+/* The line an interrupted pass ends with (round 0: not named). */
+static void say_interrupted(const char *results, int round)
+{
+	char in[32] = "";
+
+	if (round > 0)
+		snprintf(in, sizeof(in), " in round %d", round);
+	fprintf(stderr, "\ninterrupted%s: the results so far are in %s; run the same command "
+		"with --resume to continue\n", in, results);
+}
+
 struct csink {
 	struct mt_sink s;
 	struct mt_stream results; /* locked for the whole pass; fd -1 when closed */
@@ -664,8 +675,7 @@ static int launch_rounds(const struct calib_args *a, int argc, char **argv)
 			code = 1;
 		} else if (g_stop || (WIFEXITED(status) && WEXITSTATUS(status) == 130) ||
 			   (WIFSIGNALED(status) && WTERMSIG(status) == SIGINT)) {
-			fprintf(stderr, "\ninterrupted in round %d: the results so far are in %s; run "
-				"the same command with --resume to continue\n", k, a->results);
+			say_interrupted(a->results, k);
 			code = 130;
 		} else if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
 			continue;
@@ -689,9 +699,8 @@ static int launch_rounds(const struct calib_args *a, int argc, char **argv)
 			code = 1;
 		}
 	}
-	if (!code && g_stop) {
-		fprintf(stderr, "\ninterrupted: the results so far are in %s; run the same "
-			"command with --resume to continue\n", a->results);
+	if (!code && g_stop) { /* stopped between two rounds */
+		say_interrupted(a->results, 0);
 		code = 130;
 	}
 	free(av);
@@ -764,8 +773,7 @@ int cmd_calibrate(int argc, char **argv)
 	}
 	if (g_stop) {
 		if (w.rank == 0)
-			fprintf(stderr, "\ninterrupted: the results so far are in %s; run the same "
-				"command with --resume to continue\n", a.results);
+			say_interrupted(a.results, 0);
 		code = 130;
 		goto done;
 	}
