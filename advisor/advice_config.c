@@ -142,15 +142,16 @@ int mt_advice_layout(const cJSON *o, const char *file, const char *where, struct
 }
 
 /* The keys the merges of the MoE dispatchers, precision recipes, CUDA
- * graphs and Megatron-FSDP added. */
+ * graphs, Megatron-FSDP and the P2P overlap added (read after pp and vpp). */
 static int read_later_keys(const cJSON *o, const char *file, const char *where,
 			   struct mt_config *c, struct mt_error *err)
 {
 	int64_t bytes = 0; /* bucket_size_params x the gradient's bytes: checked, not kept */
-	int rc, impl = MT_FSDP_MEGATRON;
+	int rc, impl = MT_FSDP_MEGATRON, p2p = 1;
 
 	if ((rc = get_bool(o, "fsdp", &c->fsdp, file, where, err)) ||
 	    (rc = get_bool(o, "cuda_graphs", &c->cuda_graph, file, where, err)) ||
+	    (rc = get_bool(o, "overlap_p2p_comm", &p2p, file, where, err)) ||
 	    (rc = get_bool(o, "ep_overlap", &c->ep_overlap, file, where, err)) ||
 	    (rc = get_bool(o, "moe_shared_expert_overlap", &c->shared_overlap, file, where, err)) ||
 	    (rc = get_i64(o, "bucket_size_bytes", 0, 0, 1e15, &bytes, file, where, err)) ||
@@ -161,6 +162,8 @@ static int read_later_keys(const cJSON *o, const char *file, const char *where,
 		return rc;
 	if (c->fsdp)
 		c->fsdp = impl;
+	/* false without interleaving says nothing: Megatron has no overlap there */
+	c->p2p_blocking = !p2p && c->pp > 1 && c->vpp > 1;
 	return MT_OK;
 }
 

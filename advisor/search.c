@@ -454,6 +454,10 @@ static void search_pipeline(struct srch *s, struct split_cache *sc, const struct
 				res->pruned[MT_PRUNE_VPP]++;
 				continue;
 			}
+			if (vpp > 1 && pp <= 2 && cfg->p2p_blocking) {
+				res->pruned[MT_PRUNE_P2P_PP]++;
+				continue;
+			}
 			cfg->vpp = vpp;
 			if (at(s, MT_ST_VPP, cfg))
 				continue;
@@ -888,6 +892,8 @@ static int evaluate_one(const struct mt_model *m, const struct mt_cluster *c, co
 				    "--vpp %d: interleaving needs --pp > 1 and the %ld micro-batches "
 				    "divisible by PP %d (%s)", cfg->vpp, mb, cfg->pp,
 				    mt_prune_cite(MT_PRUNE_VPP));
+	if (cfg->vpp > 1 && cfg->pp <= 2 && cfg->p2p_blocking)
+		return cannot_run(err, MT_PRUNE_P2P_PP);
 	if (cfg->sp && (j->seq / cfg->cp) % cfg->tp)
 		return cannot_run(err, MT_PRUNE_SP_SEQ);
 	if (cfg->offload_layers > 0 &&

@@ -107,6 +107,9 @@ static const char advise_usage[] =
 	"settings (on by default, not searched; set rules may choose them):\n"
 	"  --tp-comm-overlap on|off   --overlap-grad-reduce on|off\n"
 	"  --overlap-param-gather on|off   --ce-fusion on|off   --grad-reduce fp32|bf16\n"
+	"  --overlap-p2p on|off  the interleaved schedule's stage-to-stage sends under\n"
+	"                        compute (off: --no-overlap-p2p-communication, each send\n"
+	"                        blocks its model chunk; needs PP > 2 with VPP)\n"
 	"\n"
 	"rules (the tuning guidance, docs/RULES.md):\n"
 	"  --rules PATH          add a rule file or a folder of *.rules files (repeatable);\n"
@@ -146,6 +149,7 @@ enum {
 	O_CE_FUSION, O_GRAD_REDUCE, O_TOP, O_JSON, O_FORMAT, O_RULES, O_NO_RULES, O_DISPATCHER,
 	O_BUCKET, O_REPORT, O_MLM_VERSION, O_BRIDGE_VERSION, O_EP_OVERLAP, O_MOE_BALANCE,
 	O_PARAM_GATHER, O_OPT_OFFLOAD, O_CUDA_GRAPHS, O_OFFLOAD_MODULES, O_PP_LAYOUT, O_FSDP,
+	O_P2P_OVERLAP,
 };
 
 static const struct option long_opts[] = {
@@ -194,6 +198,7 @@ static const struct option long_opts[] = {
 	{ "offload-modules", required_argument, NULL, O_OFFLOAD_MODULES },
 	{ "pp-layout", required_argument, NULL, O_PP_LAYOUT },
 	{ "fsdp", required_argument, NULL, O_FSDP },
+	{ "overlap-p2p", required_argument, NULL, O_P2P_OVERLAP },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -342,6 +347,7 @@ static int parse_knob(const char *cmd, int c, const char *name, const char *arg,
 		case O_EP_OVERLAP: a->job.pins.ep_overlap = onoff; break;
 		case O_PARAM_GATHER: a->job.param_gather_q = onoff; break;
 		case O_CUDA_GRAPHS: a->job.pins.cuda_graph = onoff; break;
+		case O_P2P_OVERLAP: a->job.pins.p2p_overlap = onoff; break;
 		}
 		break;
 	}

@@ -21,6 +21,7 @@ void mt_pins_init(struct mt_pins *p)
 	p->ep_overlap = MT_UNSET;
 	p->cuda_graph = MT_UNSET;
 	p->fsdp = MT_UNSET;
+	p->p2p_overlap = MT_UNSET;
 }
 
 void mt_job_init(struct mt_job *j)
@@ -124,7 +125,7 @@ static const char *const prune_ids[MT_PRUNE_N] = {
 	"tp-heads", "tp-kv-heads", "tp-ffn", "cp-sequence", "cp-heads", "cp-attention",
 	"ep-experts", "ep-gpus", "etp-ffn", "etp-bias", "moe-sp", "sp-sequence", "offload", "pp-layers", "vpp",
 	"batch", "memory", "dominated",
-	"host-memory", "fsdp", "torch-fsdp2",
+	"host-memory", "fsdp", "torch-fsdp2", "p2p-pp",
 };
 
 static const char *const prune_texts[MT_PRUNE_N] = {
@@ -149,6 +150,7 @@ static const char *const prune_texts[MT_PRUNE_N] = {
 	"offloaded activations or optimizer states do not fit in the host memory of a node",
 	"Megatron-FSDP needs a data-parallel group, and no TP or CP below compute capability 10",
 	"PyTorch FSDP2 needs PP 1, EP 1 and untied embeddings",
+	"interleaving without overlapped P2P communication needs PP > 2",
 };
 
 #define ETP_BIAS_CITE "Megatron-LM d98e8a6 megatron/core/transformer/transformer_config.py:2613 " \
@@ -199,6 +201,9 @@ static const char *const prune_cites[MT_PRUNE_N] = {
 	NULL,
 	MT_FSDP_CITE,
 	MT_TORCH_FSDP_CITE,
+	"Megatron-LM d98e8a6 megatron/training/arguments.py:1006 asserts: When interleaved "
+	"schedule is used and p2p communication overlap is disabled, pipeline-model-parallel size "
+	"should be greater than 2",
 };
 
 const char *mt_prune_cite(int r) { return r >= 0 && r < MT_PRUNE_N ? prune_cites[r] : NULL; }
@@ -229,6 +234,8 @@ void mt_config_settings(const struct mt_job *job, struct mt_config *cfg)
 	cfg->fused_ce = pin_or(p->fused_ce, 1);
 	cfg->grad_fp32 = pin_or(p->grad_fp32, 1);
 	cfg->bucket_params = 0;
+	/* Megatron-LM overlaps the interleaved schedule's sends by default */
+	cfg->p2p_blocking = p->p2p_overlap == 0;
 }
 
 /* ---------------------------------------------------------------- checks */
@@ -555,6 +562,11 @@ int mt_job_check(const struct mt_model *m, const struct mt_cluster *c, const str
 	if (p->vpp != MT_UNSET && p->vpp > 1 && p->pp == 1)
 		return mt_error_set(err, MT_EINVAL, "--vpp %d: interleaving needs --pp > 1 (%s)", p->vpp,
 				    CITE(MT_PRUNE_VPP));
+	if (p->p2p_overlap == 0 && p->vpp != MT_UNSET && p->vpp > 1 && p->pp != MT_UNSET &&
+	    p->pp <= 2)
+		return mt_error_set(err, MT_EINVAL, "--overlap-p2p off with --vpp %d: interleaving "
+				    "without the overlap needs --pp > 2, got %d (%s)", p->vpp, p->pp,
+				    CITE(MT_PRUNE_P2P_PP));
 	if (p->recompute_layers != MT_UNSET && p->recompute != MT_UNSET && p->recompute != MT_RC_FULL)
 		return mt_error_set(err, MT_EINVAL,
 				    "--recompute-layers applies to --recompute full only");

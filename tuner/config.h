@@ -49,6 +49,8 @@ struct mt_pins {
 	int bucket;               /* DDP bucket size in parameters */
 	int ep_overlap;           /* --overlap-moe-expert-parallel-comm (searched) */
 	int cuda_graph;           /* per-layer CUDA graphs (--cuda-graphs on|off) */
+	int p2p_overlap;          /* --overlap-p2p on|off: the interleaved schedule's
+				   * stage-to-stage sends under compute (default on) */
 	/* --pp-layout: a pipeline layout (tuner/layout.h), borrowed from the
 	 * caller for the life of the job; NULL leaves the split to the search */
 	const struct mt_layout *layout;
@@ -99,6 +101,9 @@ struct mt_config {
 				   * alltoall or flex, no 1F1B overlap) */
 	int flex_backend;         /* enum mt_flex_backend of the cluster (flex) */
 	int cuda_graph;           /* Transformer Engine per-layer CUDA graphs (docs/MODEL.md 5.10) */
+	int p2p_blocking;         /* with VPP > 1: each stage-to-stage send blocks its model
+				   * chunk (--no-overlap-p2p-communication, 5.5); 0: the
+				   * sends overlap compute, Megatron's default */
 	int fsdp;                 /* enum mt_fsdp_impl: Megatron-FSDP (optim_grads_params) or
 				   * PyTorch FSDP2 (tuner/fsdp.h) */
 };
@@ -204,6 +209,7 @@ enum mt_prune {
 	MT_PRUNE_HOST_MEMORY,  /* offloaded state does not fit in the node's host memory */
 	MT_PRUNE_FSDP,         /* Megatron-FSDP: no DP group, or TP/CP below compute capability 10 */
 	MT_PRUNE_TORCH_FSDP,   /* PyTorch FSDP2: PP, EP or tied embeddings */
+	MT_PRUNE_P2P_PP,       /* interleaving without P2P overlap needs PP > 2 */
 	MT_PRUNE_N
 };
 

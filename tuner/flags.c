@@ -352,6 +352,8 @@ int mt_megatron_args(const struct mt_model *m, const struct mt_job *j, const str
 		n = add(o, n, "grad-reduce-in-bf16", NULL, 0);
 	if (c->tp_overlap && c->sp)
 		n = add(o, n, "tp-comm-overlap", NULL, 0);
+	if (c->pp > 1 && c->vpp > 1 && c->p2p_blocking)
+		n = add(o, n, "no-overlap-p2p-communication", NULL, 0);
 	if (c->recompute == MT_RC_SELECTIVE) {
 		n = adds(o, n, "recompute-granularity", "selective");
 	} else if (c->recompute == MT_RC_FULL) {
@@ -556,6 +558,9 @@ int mt_bridge_overrides(const struct mt_model *m, const struct mt_job *j,
 		n = grad_reduce_note(o, n, j);
 	if (c->tp_overlap && c->sp)
 		n = adds(o, n, "comm_overlap.tp_comm_overlap", "true");
+	/* Bridge turns the overlap on with VPP (comm_overlap.py @ 067f987df0:454) */
+	if (c->pp > 1 && c->vpp > 1 && c->p2p_blocking)
+		n = adds(o, n, "comm_overlap.overlap_p2p_comm", "false");
 	else if (c->sp && c->tp > 1 && j->precision == MT_PREC_NVFP4)
 		/* recipes that turn the overlap on would keep it (docs/MODEL.md 5.1) */
 		n = adds(o, n, "comm_overlap.tp_comm_overlap", "false");

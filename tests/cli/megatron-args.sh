@@ -8,7 +8,7 @@
 # 2. every candidate of `advise --top 10` for twenty
 #    jobs (dense, MoE, long sequence, FP8, B200, GB200, the FP8 and NVFP4
 #    recipes, optimizer CPU offload, CUDA graphs, fine-grained offload, a pipeline
-#    layout, Megatron-FSDP, PyTorch FSDP2), its flags with its
+#    layout, Megatron-FSDP, PyTorch FSDP2, blocking pipeline sends), its flags with its
 #    environment on as many GPUs as the job, is accepted.
 # Exit 0 pass, 77 skip (with the reason on the last line), else fail.
 set -u
@@ -87,6 +87,7 @@ if [ "${MEGATRON_ARGS_ADVISE:-1}" = 1 ]; then
 --model qwen3-235b-a22b --gpus 256 --seq 4096 --gbs 2048 --pp 32 --vpp 3
 --model llama3-8b --gpus 16 --seq 8192 --gbs 128 --fsdp on
 --model llama3-8b --gpus 16 --seq 8192 --gbs 128 --fsdp torch
+--model llama3-70b --gpus 64 --seq 8192 --gbs 128 --overlap-p2p off
 JOBS
 	: >"$T/sets"
 	while IFS= read -r job; do

@@ -117,6 +117,8 @@ static int round_trip(const char *model, const struct mt_job *j0)
 		assert_int_equal(cfg.cuda_graph, want->cfg.cuda_graph);
 		assert_int_equal(cfg.ep_overlap, want->cfg.ep_overlap);
 		assert_int_equal(cfg.shared_overlap, want->cfg.shared_overlap);
+		/* blocking sends matter with interleaving only */
+		assert_int_equal(cfg.p2p_blocking, want->cfg.vpp > 1 && want->cfg.p2p_blocking);
 		if (m.experts && cfg.ep > 1)
 			assert_int_equal(cfg.dispatcher, want->cfg.dispatcher);
 		assert_int_equal(lay.n > 0, cfg.split == MT_SPLIT_LAYOUT);
@@ -274,6 +276,19 @@ static void cuda_graphs(void **state)
 	round_trip("llama3-8b", &j);
 }
 
+/* --overlap-p2p off: the interleaved candidates come back with blocking sends */
+static void p2p_blocking(void **state)
+{
+	struct mt_job j;
+
+	(void)state;
+	job_init(&j, 64, 8192, 128);
+	j.pins.p2p_overlap = 0;
+	j.pins.pp = 4;
+	j.pins.vpp = 5;
+	round_trip("llama3-70b", &j);
+}
+
 static void precision_and_offload(void **state)
 {
 	struct mt_job j;
@@ -327,6 +342,7 @@ static void bad_config(void **state)
 	expect_bad(BASE "\"fsdp\": true, \"fsdp_impl\": \"zero3\"}", "fsdp_impl': expected megatron or torch");
 	expect_bad(BASE "\"cuda_graphs\": \"on\"}", "cuda_graphs': expected true or false");
 	expect_bad(BASE "\"ep_overlap\": null}", "ep_overlap': expected true or false");
+	expect_bad(BASE "\"overlap_p2p_comm\": \"no\"}", "overlap_p2p_comm': expected true or false");
 	expect_bad(BASE "\"moe_shared_expert_overlap\": 0}",
 		   "moe_shared_expert_overlap': expected true or false");
 	expect_bad(BASE "\"bucket_size_bytes\": -1}", "bucket_size_bytes': expected an integer");
@@ -423,6 +439,7 @@ int main(void)
 		cmocka_unit_test(pinned_layout),
 		cmocka_unit_test(fsdp),
 		cmocka_unit_test(cuda_graphs),
+		cmocka_unit_test(p2p_blocking),
 		cmocka_unit_test(precision_and_offload),
 		cmocka_unit_test(bad_config),
 		cmocka_unit_test(large_bucket_and_good_layout),

@@ -6,8 +6,8 @@
  * figure compared is tokens/s per GPU: the predicted one from the predicted
  * step; the published one from the row's tokens column, else its step time,
  * else its TFLOP/s per GPU with the row's FLOP convention.  Every dense row
- * must be within 15% (two rows of deep pipelines sit at 12.3-12.4%), every MoE
- * row within 15%, the mean absolute error within 8%.  A row setup.json marks
+ * must be within 13% (the Megatron-LM README's 177B row sits at 12.3%), every
+ * MoE row within 15%, the mean absolute error within 7%.  A row setup.json marks
  * with "known_gap" (the effect that explains it, not modelled yet) must still
  * evaluate; it is printed and left out of the tolerances and the mean.
  * MT_VERBOSE=1 prints the table that docs/MODEL.md shows.
@@ -24,9 +24,9 @@
 #define DIR "tests/fixtures/published/"
 #define MAXROWS 32
 
-#define DENSE_TOL 0.15
+#define DENSE_TOL 0.13
 #define MOE_TOL 0.15
-#define MEAN_TOL 0.08
+#define MEAN_TOL 0.07
 
 struct row {
 	char label[96];
@@ -190,6 +190,7 @@ static void run_row(const cJSON *r)
 		j.pins.fused_ce = onoff(pins, "ce_fusion", MT_UNSET);
 		j.pins.ep_overlap = onoff(pins, "ep_overlap", MT_UNSET);
 		j.pins.cuda_graph = onoff(pins, "cuda_graphs", MT_UNSET);
+		j.pins.p2p_overlap = onoff(pins, "overlap_p2p", MT_UNSET);
 		if ((v = cJSON_GetObjectItem(pins, "moe_dispatcher")))
 			assert_true((j.moe_dispatcher = mt_dispatcher_parse(v->valuestring)) >= 0);
 		if ((v = cJSON_GetObjectItem(pins, "moe_balance")))
@@ -284,7 +285,7 @@ static void every_row_within_its_tolerance(void **state)
 	assert_int_equal(bad, 0);
 }
 
-static void mean_error_within_8_percent(void **state)
+static void mean_error_within_7_percent(void **state)
 {
 	double sum = 0;
 	int i, n = 0;
@@ -308,7 +309,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(every_row_within_its_tolerance),
-		cmocka_unit_test(mean_error_within_8_percent),
+		cmocka_unit_test(mean_error_within_7_percent),
 	};
 
 	return cmocka_run_group_tests(tests, load_setup, free_setup);
