@@ -245,6 +245,7 @@ void mt_advice_eval_job(const struct mt_job *job, const struct mt_config *cfg,
 	/* what mt_evaluate would otherwise choose itself */
 	p->ep_overlap = cfg->ep_overlap;
 	p->cuda_graph = cfg->cuda_graph;
+	p->p2p_overlap = cfg->p2p_blocking ? 0 : MT_UNSET;
 	if (out->moe_dispatcher == MT_DISPATCH_AUTO && (cfg->ep > 1 || cfg->etp > 1) &&
 	    cfg->dispatcher >= 0 && cfg->dispatcher < MT_DISPATCH_N)
 		out->moe_dispatcher = cfg->dispatcher;

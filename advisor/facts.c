@@ -146,7 +146,9 @@ static __attribute__((noinline)) void pp_facts(struct mt_cfg_facts *cf, int tp, 
 				break;
 			}
 	}
-	F(PIPE_INTERLEAVABLE) = pp > 1 && pp <= MT_MAX_PP && cf->vsplit[pp] == 1 && num_mb % pp == 0;
+	/* with blocking sends Megatron-LM interleaves only over PP > 2 (prune p2p-pp) */
+	F(PIPE_INTERLEAVABLE) = pp > 1 && pp <= MT_MAX_PP && cf->vsplit[pp] == 1 && num_mb % pp == 0 &&
+				!(cf->x->job->pins.p2p_overlap == 0 && pp <= 2);
 	F(CFG_PP) = pp;
 	F(CFG_DP) = dp;
 	F(CFG_NUM_MB) = num_mb;

@@ -562,11 +562,15 @@ int mt_job_check(const struct mt_model *m, const struct mt_cluster *c, const str
 	if (p->vpp != MT_UNSET && p->vpp > 1 && p->pp == 1)
 		return mt_error_set(err, MT_EINVAL, "--vpp %d: interleaving needs --pp > 1 (%s)", p->vpp,
 				    CITE(MT_PRUNE_VPP));
-	if (p->p2p_overlap == 0 && p->vpp != MT_UNSET && p->vpp > 1 && p->pp != MT_UNSET &&
-	    p->pp <= 2)
-		return mt_error_set(err, MT_EINVAL, "--overlap-p2p off with --vpp %d: interleaving "
-				    "without the overlap needs --pp > 2, got %d (%s)", p->vpp, p->pp,
-				    CITE(MT_PRUNE_P2P_PP));
+	if (p->p2p_overlap == 0 && p->pp != MT_UNSET && p->pp > 0 && p->pp <= 2) {
+		/* VPP pinned, or following from a pinned layout */
+		int v = p->vpp != MT_UNSET ? p->vpp : p->layout ? p->layout->n / p->pp : 1;
+
+		if (v > 1)
+			return mt_error_set(err, MT_EINVAL, "--overlap-p2p off with %d virtual "
+					    "stages per rank: interleaving without the overlap needs "
+					    "--pp > 2, got %d (%s)", v, p->pp, CITE(MT_PRUNE_P2P_PP));
+	}
 	if (p->recompute_layers != MT_UNSET && p->recompute != MT_UNSET && p->recompute != MT_RC_FULL)
 		return mt_error_set(err, MT_EINVAL,
 				    "--recompute-layers applies to --recompute full only");

@@ -558,12 +558,16 @@ int mt_bridge_overrides(const struct mt_model *m, const struct mt_job *j,
 		n = grad_reduce_note(o, n, j);
 	if (c->tp_overlap && c->sp)
 		n = adds(o, n, "comm_overlap.tp_comm_overlap", "true");
-	/* Bridge turns the overlap on with VPP (comm_overlap.py @ 067f987df0:454) */
-	if (c->pp > 1 && c->vpp > 1 && c->p2p_blocking)
-		n = adds(o, n, "comm_overlap.overlap_p2p_comm", "false");
 	else if (c->sp && c->tp > 1 && j->precision == MT_PREC_NVFP4)
 		/* recipes that turn the overlap on would keep it (docs/MODEL.md 5.1) */
 		n = adds(o, n, "comm_overlap.tp_comm_overlap", "false");
+	/* Bridge turns the overlap on and batching off with VPP (comm_overlap.py
+	 * @ 067f987df0:454-457); Megatron-LM's --no-overlap-p2p-communication
+	 * batches the sends (argument_utils.py:307 @ d98e8a6): both, as it runs */
+	if (c->pp > 1 && c->vpp > 1 && c->p2p_blocking) {
+		n = adds(o, n, "comm_overlap.overlap_p2p_comm", "false");
+		n = adds(o, n, "comm_overlap.batch_p2p_comm", "true");
+	}
 	if (c->recompute == MT_RC_SELECTIVE) {
 		n = adds(o, n, "model.recompute_granularity", "selective");
 	} else if (c->recompute == MT_RC_FULL) {
