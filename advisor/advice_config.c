@@ -142,7 +142,7 @@ int mt_advice_layout(const cJSON *o, const char *file, const char *where, struct
 }
 
 /* The keys the merges of the MoE dispatchers, precision recipes, CUDA
- * graphs, Megatron-FSDP and the P2P overlap added (read after pp and vpp). */
+ * graphs, Megatron-FSDP and the P2P overlap added. */
 static int read_later_keys(const cJSON *o, const char *file, const char *where,
 			   struct mt_config *c, struct mt_error *err)
 {
@@ -162,8 +162,8 @@ static int read_later_keys(const cJSON *o, const char *file, const char *where,
 		return rc;
 	if (c->fsdp)
 		c->fsdp = impl;
-	/* false without interleaving says nothing: Megatron has no overlap there */
-	c->p2p_blocking = !p2p && c->pp > 1 && c->vpp > 1;
+	/* false without interleaving says nothing: mt_p2p_blocks() reads it so */
+	c->p2p_blocking = !p2p;
 	return MT_OK;
 }
 
@@ -245,7 +245,7 @@ void mt_advice_eval_job(const struct mt_job *job, const struct mt_config *cfg,
 	/* what mt_evaluate would otherwise choose itself */
 	p->ep_overlap = cfg->ep_overlap;
 	p->cuda_graph = cfg->cuda_graph;
-	p->p2p_overlap = cfg->p2p_blocking ? 0 : MT_UNSET;
+	p->p2p_overlap = mt_p2p_blocks(cfg) ? 0 : MT_UNSET;
 	if (out->moe_dispatcher == MT_DISPATCH_AUTO && (cfg->ep > 1 || cfg->etp > 1) &&
 	    cfg->dispatcher >= 0 && cfg->dispatcher < MT_DISPATCH_N)
 		out->moe_dispatcher = cfg->dispatcher;

@@ -817,9 +817,7 @@ int cmd_estimate(int argc, char **argv)
 	mt_config_settings(&a.job, &cfg);
 	cfg.tp = pinned_or(p->tp, 1);
 	cfg.pp = pinned_or(p->pp, 1);
-	cfg.vpp = pinned_or(p->vpp, 1);
-	if (p->layout && p->vpp == MT_UNSET && p->pp > 0 && p->layout->n % p->pp == 0)
-		cfg.vpp = p->layout->n / p->pp; /* VPP follows from the layout */
+	cfg.vpp = pinned_or(mt_pins_vpp(p), 1); /* VPP may follow from the layout */
 	cfg.cp = pinned_or(p->cp, 1);
 	cfg.ep = pinned_or(p->ep, 1);
 	cfg.etp = pinned_or(p->etp, 1);

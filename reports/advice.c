@@ -460,7 +460,7 @@ void mt_estimate_text(struct sbuf *sb, const struct mt_model *m, const struct mt
 	sbuf_addf(sb, ", distributed optimizer %s, %d micro-batches",
 		  dist_opt_words(&e->cfg), e->cfg.num_mb);
 	moe_words(sb, m, &e->cfg);
-	if (e->cfg.pp > 1 && e->cfg.vpp > 1 && e->cfg.p2p_blocking)
+	if (mt_p2p_blocks(&e->cfg))
 		sbuf_addf(sb, ", pipeline sends blocking (P2P overlap off)");
 	sbuf_addf(sb, "\n");
 	layout_line(sb, m, j, &e->cfg, "");

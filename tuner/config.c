@@ -223,6 +223,20 @@ int mt_tp_overlap_default(const struct mt_job *job)
 	return job->precision != MT_PREC_NVFP4;
 }
 
+int mt_p2p_blocks(const struct mt_config *c)
+{
+	return c->pp > 1 && c->vpp > 1 && c->p2p_blocking;
+}
+
+int mt_pins_vpp(const struct mt_pins *p)
+{
+	if (p->vpp != MT_UNSET)
+		return p->vpp;
+	if (p->layout && p->pp > 0 && p->layout->n % p->pp == 0)
+		return p->layout->n / p->pp;
+	return MT_UNSET;
+}
+
 void mt_config_settings(const struct mt_job *job, struct mt_config *cfg)
 {
 	const struct mt_pins *p = &job->pins;
@@ -563,8 +577,7 @@ int mt_job_check(const struct mt_model *m, const struct mt_cluster *c, const str
 		return mt_error_set(err, MT_EINVAL, "--vpp %d: interleaving needs --pp > 1 (%s)", p->vpp,
 				    CITE(MT_PRUNE_VPP));
 	if (p->p2p_overlap == 0 && p->pp != MT_UNSET && p->pp > 0 && p->pp <= 2) {
-		/* VPP pinned, or following from a pinned layout */
-		int v = p->vpp != MT_UNSET ? p->vpp : p->layout ? p->layout->n / p->pp : 1;
+		int v = mt_pins_vpp(p);
 
 		if (v > 1)
 			return mt_error_set(err, MT_EINVAL, "--overlap-p2p off with %d virtual "

@@ -352,7 +352,7 @@ int mt_megatron_args(const struct mt_model *m, const struct mt_job *j, const str
 		n = add(o, n, "grad-reduce-in-bf16", NULL, 0);
 	if (c->tp_overlap && c->sp)
 		n = add(o, n, "tp-comm-overlap", NULL, 0);
-	if (c->pp > 1 && c->vpp > 1 && c->p2p_blocking)
+	if (mt_p2p_blocks(c))
 		n = add(o, n, "no-overlap-p2p-communication", NULL, 0);
 	if (c->recompute == MT_RC_SELECTIVE) {
 		n = adds(o, n, "recompute-granularity", "selective");
@@ -564,7 +564,7 @@ int mt_bridge_overrides(const struct mt_model *m, const struct mt_job *j,
 	/* Bridge turns the overlap on and batching off with VPP (comm_overlap.py
 	 * @ 067f987df0:454-457); Megatron-LM's --no-overlap-p2p-communication
 	 * batches the sends (argument_utils.py:307 @ d98e8a6): both, as it runs */
-	if (c->pp > 1 && c->vpp > 1 && c->p2p_blocking) {
+	if (mt_p2p_blocks(c)) {
 		n = adds(o, n, "comm_overlap.overlap_p2p_comm", "false");
 		n = adds(o, n, "comm_overlap.batch_p2p_comm", "true");
 	}

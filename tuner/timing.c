@@ -204,7 +204,7 @@ void mt_timing(const struct mt_ctx *x, const struct mt_costs *a, const struct mt
 	if (pp > 1) {
 		double all = 2 * mb * vpp * b->p2p_time;
 		t->pp_exposed = vpp > 1 ? 2 * (pp - 1) * b->p2p_time : 2 * (mb + pp - 1) * b->p2p_time;
-		if (vpp > 1 && cfg->p2p_blocking) /* each chunk waits for its sends */
+		if (mt_p2p_blocks(cfg)) /* each chunk waits for its sends */
 			t->pp_exposed = all;
 		t->pp_hidden = fmax(0, all - t->pp_exposed);
 	}

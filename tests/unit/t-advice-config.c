@@ -118,7 +118,7 @@ static int round_trip(const char *model, const struct mt_job *j0)
 		assert_int_equal(cfg.ep_overlap, want->cfg.ep_overlap);
 		assert_int_equal(cfg.shared_overlap, want->cfg.shared_overlap);
 		/* blocking sends matter with interleaving only */
-		assert_int_equal(cfg.p2p_blocking, want->cfg.vpp > 1 && want->cfg.p2p_blocking);
+		assert_int_equal(mt_p2p_blocks(&cfg), mt_p2p_blocks(&want->cfg));
 		if (m.experts && cfg.ep > 1)
 			assert_int_equal(cfg.dispatcher, want->cfg.dispatcher);
 		assert_int_equal(lay.n > 0, cfg.split == MT_SPLIT_LAYOUT);
