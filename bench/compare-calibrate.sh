@@ -12,7 +12,8 @@
 # alarm in all and every slowdown caught.  How a machine meets it depends on how steady it is
 # between runs (a shared 2-core VM under mpirun -np 2 is not), so this is a measurement, not a
 # test; tests/cli/compare-noise.sh and compare-rounds.sh test the statistics on results of
-# known noise.  About 6 minutes with 8 rounds on 2 cores.
+# known noise.  About 6 minutes with 8 rounds on 2 cores.  KEEP=DIR keeps the calibrations
+# and comparisons there (to compare them again, e.g. at another tolerance).
 # Usage: bench/compare-calibrate.sh [BUILD]
 set -u
 cd "$(dirname "$0")/.." || exit 2
@@ -21,7 +22,12 @@ BUILD=${1:-${BUILD:-build}}
 case $BUILD in */megatune) BUILD=$(dirname "$BUILD") ;; esac
 MT=$(pwd)/$BUILD/megatune
 T=$(mktemp -d "${TMPDIR:-/tmp}/compare-calibrate.XXXXXX") || exit 2
-trap 'rm -rf "$T"' EXIT
+if [ -n "${KEEP:-}" ]; then
+	mkdir -p "$KEEP" || exit 2
+	trap 'cp "$T"/* "$KEEP"/ 2>/dev/null; rm -rf "$T"' EXIT
+else
+	trap 'rm -rf "$T"' EXIT
+fi
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_btl=self,vader
 export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_plm_rsh_agent=false

@@ -191,7 +191,10 @@ const char *mt_cmp_verdict(double change_pct, int higher_better, double tol_pct,
 		return "inconclusive";
 	if (fabs(change_pct) <= tol_pct)
 		return "unchanged";
-	if (isfinite(noise_pct) && fabs(change_pct) <= noise_pct)
+	/* beyond the tolerance by more than the noise: the band around the change
+	 * stays clear of the tolerance, so the noise cannot have carried a change
+	 * within the tolerance past it */
+	if (isfinite(noise_pct) && fabs(change_pct) - noise_pct <= tol_pct)
 		return "inconclusive";
 	if (isfinite(p) && p >= alpha)
 		return "inconclusive";

@@ -5,8 +5,10 @@
  *
  * Each metric matched by identity gets a verdict (docs/FORMATS.md section
  * 14): `unchanged` when the change is within the tolerance; otherwise
- * `regressed` or `improved` when the noise does not explain it, else
- * `inconclusive`.  The noise comes from the data:
+ * `regressed` or `improved` when the noise does not explain it (the change
+ * exceeds the tolerance by more than the noise band, and the test, where
+ * there is one, rejects), else `inconclusive`.  The noise comes from the
+ * data:
  *  - rounds on both sides (calibrate --rounds, at least 3 each): the same
  *    test and band as for samples (below) with each round's median as one
  *    unit, so that the noise between runs, which the samples of one pass do
@@ -15,7 +17,7 @@
  *  - samples on both sides (n >= 3): the Mann-Whitney U test (normal
  *    approximation with tie and continuity corrections) must reject "same
  *    distribution" at the confidence (default 99%, two-sided), and the change
- *    must exceed the band of the medians (below);
+ *    must exceed the tolerance by more than the band of the medians (below);
  *  - a coefficient of variation over n repeats: a band of z x 1.2533 x
  *    sqrt(cv_b^2 / n_b + cv_c^2 / n_c) (the standard error of a median is
  *    1.2533 sigma / sqrt(n) for normal noise);
@@ -74,7 +76,9 @@ double mt_cmp_z(double confidence_pct);
 
 /* The verdict of a change: `change_pct` signed (current against baseline),
  * `noise_pct` the band (0 when none), `p` the test's p-value (NAN when no
- * test), `alpha` its level. */
+ * test), `alpha` its level.  Unchanged within the tolerance; regressed or
+ * improved when |change| - band > tolerance and p < alpha; else
+ * inconclusive. */
 const char *mt_cmp_verdict(double change_pct, int higher_better, double tol_pct, double noise_pct,
 			   double p, double alpha);
 

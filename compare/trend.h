@@ -17,7 +17,8 @@ struct mt_trend_point {
 	long long run;       /* the run's id */
 	const char *label;   /* its label ("" when none) */
 	double value;        /* NAN when the run lacks the metric */
-	double base, lo, hi; /* the rolling baseline and its band before this run (NAN: too few runs) */
+	double base, lo, hi; /* the rolling baseline before this run and the limits of "unchanged or
+				* inconclusive" around it: tolerance plus band (NAN: too few runs) */
 	const char *verdict; /* this run against that baseline */
 };
 

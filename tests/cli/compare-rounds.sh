@@ -6,10 +6,14 @@
 #    the run-to-run drift of this build machine's single-process calibrations, measured by
 #    bench/compare-calibrate.sh) over 1% sample noise.  Tested on the samples of one
 #    round, pairs false-alarm (the count is printed); on 8 rounds, 10 pairs give at most
-#    one `regressed` metric in all and a 10% slowdown of one probe is flagged every time.
+#    one `regressed` metric in all and a 10% slowdown of one probe is flagged every time
+#    (exit 1 on its metrics, none of them unchanged; those whose band reaches back into the
+#    tolerance are inconclusive, the count is printed).
 #  - The whole machine 8% slower, its canary (`canary_us`, the core's speed before each
-#    case) with it: nothing regressed; without canaries the same shift is 40 regressions;
-#    one probe 10% slower on a steady machine: its metrics regressed, nothing else.
+#    case) with it: nothing regressed; without canaries the same shift is flagged (at 8%
+#    against a 5% tolerance and a band of about 3%, about half the metrics regress, the
+#    others are inconclusive); one probe 10% slower on a steady machine: flagged on its
+#    metrics, nothing else.
 #  - A launch whose small collectives all run 25% slow (the state an MPI launch keeps for
 #    its life, docs/CI.md): as one of 8 rounds each launched apart (`calibrate
 #    --launcher`), nothing regressed; as all 8 rounds of one launch, the collectives regress.
@@ -93,7 +97,7 @@ count() { # comparison verdict [probe]: how many metrics
 	/usr/bin/python3 "$ROOT/tests/lib/verdicts.py" "$@"
 }
 
-one=0 fa=0 caught=0 nm=0 methods_ok=1
+one=0 fa=0 caught=0 nm=0 methods_ok=1 hostreg=0
 for i in 1 2 3 4 5 6 7 8 9 10; do
 	"$MT" compare "$T/one-a$i.jsonl" "$T/one-b$i.jsonl" --json "$T/one$i.json" >/dev/null 2>&1
 	[ $? -le 1 ] || { nok "compare of one round, pair $i"; continue; }
@@ -104,16 +108,21 @@ for i in 1 2 3 4 5 6 7 8 9 10; do
 	nm=$((nm + $(count "$T/r$i.json" metrics)))
 	/usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if all(m["method"]=="rounds" and m["n_baseline"]==8 for m in d["metrics"]) else 1)' "$T/r$i.json" || methods_ok=0
 	"$MT" compare "$T/r-a$i.jsonl" "$T/r-s$i.jsonl" --json "$T/s$i.json" >/dev/null 2>&1
-	[ "$(count "$T/s$i.json" regressed host)" -eq 8 ] && caught=$((caught + 1))
+	rc=$?
+	h=$(count "$T/s$i.json" regressed host)
+	hostreg=$((hostreg + h))
+	# flagged: exit 1 on the host metrics, none of them unchanged, nothing else regressed
+	[ $rc -eq 1 ] && [ "$h" -ge 1 ] && [ "$(count "$T/s$i.json" unchanged host)" -eq 0 ] &&
+		[ "$(count "$T/s$i.json" regressed)" -eq "$h" ] && caught=$((caught + 1))
 done
 echo "# one round (samples only): $one regressed of $nm metrics in 10 pairs"
-echo "# 8 rounds: $fa regressed of $nm metrics in 10 pairs (at most 1); a 10% slowdown of the host probe caught in $caught of 10 pairs"
+echo "# 8 rounds: $fa regressed of $nm metrics in 10 pairs (at most 1); a 10% slowdown of the host probe flagged in $caught of 10 pairs ($hostreg of 80 host metrics regressed, the others inconclusive)"
 [ "$nm" -eq 400 ] && ok "40 metrics per pair, rounds merged by identity" || nok "metrics matched: $nm of 400"
 [ "$methods_ok" -eq 1 ] && ok "every verdict tests the 8 rounds" || nok "a verdict did not use the rounds"
 [ "$one" -gt 1 ] && ok "the samples of one round miss the run-to-run noise ($one false alarms)" ||
 	nok "one round: expected false alarms from the round offsets, got $one"
 [ "$fa" -le 1 ] && ok "rounds: at most one false alarm ($fa)" || nok "rounds: $fa false alarms"
-[ "$caught" -eq 10 ] && ok "rounds: the slowdown caught every time" || nok "rounds: caught $caught of 10"
+[ "$caught" -eq 10 ] && ok "rounds: the slowdown flagged every time" || nok "rounds: flagged $caught of 10"
 
 # the whole machine 8% slower (every probe and the canary): not the probes' regression
 "$MT" compare "$T/mach-a.jsonl" "$T/mach-b.jsonl" --json "$T/mach.json" >/dev/null 2>&1
@@ -126,12 +135,13 @@ else
 fi
 "$MT" compare "$T/nocan-a.jsonl" "$T/nocan-b.jsonl" --json "$T/nocan.json" >/dev/null 2>&1
 rc=$?
-[ $rc -eq 1 ] && [ "$(count "$T/nocan.json" regressed)" -ge 30 ] &&
-	ok "the same shift without canaries: regressed ($(count "$T/nocan.json" regressed) of 40)" ||
+[ $rc -eq 1 ] && [ "$(count "$T/nocan.json" regressed)" -ge 10 ] && [ "$(count "$T/nocan.json" unchanged)" -eq 0 ] &&
+	ok "the same shift without canaries: flagged ($(count "$T/nocan.json" regressed) of 40 regressed, the others inconclusive)" ||
 	nok "the same shift without canaries: exit $rc, $(count "$T/nocan.json" regressed) regressed"
 "$MT" compare "$T/mach-a.jsonl" "$T/mach-s.jsonl" --json "$T/machs.json" >/dev/null 2>&1
-[ $? -eq 1 ] && [ "$(count "$T/machs.json" regressed host)" -eq 8 ] && [ "$(count "$T/machs.json" regressed)" -eq 8 ] &&
-	ok "a steady machine, the host probe 10% slower: its 8 metrics regressed, nothing else" ||
+[ $? -eq 1 ] && [ "$(count "$T/machs.json" regressed host)" -ge 1 ] && [ "$(count "$T/machs.json" unchanged host)" -eq 0 ] &&
+	[ "$(count "$T/machs.json" regressed)" -eq "$(count "$T/machs.json" regressed host)" ] &&
+	ok "a steady machine, the host probe 10% slower: flagged on it ($(count "$T/machs.json" regressed host) of 8 regressed, the others inconclusive), nothing else" ||
 	nok "host slowdown with canaries: $(count "$T/machs.json" regressed host) host, $(count "$T/machs.json" regressed) in all"
 sed '2s/"canary_us": [0-9.e+-]*/"canary_us": -1/' "$T/mach-a.jsonl" >"$T/badc.jsonl"
 out=$("$MT" compare "$T/badc.jsonl" "$T/mach-b.jsonl" 2>&1)

@@ -39,6 +39,14 @@ static void test_z_and_verdict(void **state)
 	assert_string_equal(mt_cmp_verdict(20, 1, 5, 4, NAN, 0.01), "improved");
 	assert_string_equal(mt_cmp_verdict(-20, 1, 5, 4, NAN, 0.01), "regressed");
 	assert_string_equal(mt_cmp_verdict(8, 0, 5, 10, NAN, 0.01), "inconclusive");
+	/* beyond the tolerance, and beyond the band, but the band reaches back
+	 * into the tolerance: the noise may have carried a change of 5% or less
+	 * past it */
+	assert_string_equal(mt_cmp_verdict(8.7, 0, 5, 7.8, NAN, 0.01), "inconclusive");
+	assert_string_equal(mt_cmp_verdict(-8.7, 1, 5, 7.8, 0.001, 0.01), "inconclusive");
+	assert_string_equal(mt_cmp_verdict(10.5, 0, 5, 3.7, 0.001, 0.01), "regressed");
+	assert_string_equal(mt_cmp_verdict(9, 0, 5, 4, NAN, 0.01), "inconclusive");
+	assert_string_equal(mt_cmp_verdict(9.01, 0, 5, 4, NAN, 0.01), "regressed");
 	assert_string_equal(mt_cmp_verdict(20, 0, 5, 4, 0.2, 0.01), "inconclusive");
 	assert_string_equal(mt_cmp_verdict(20, 0, 5, 4, 0.002, 0.01), "regressed");
 	assert_string_equal(mt_cmp_verdict(NAN, 0, 5, 0, NAN, 0.01), "inconclusive");
