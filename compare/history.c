@@ -79,6 +79,24 @@ static int count_tables(struct mt_history *h, int *n)
 	return MT_OK;
 }
 
+/* WAL mode, which stays with the file.  Switching to it needs the file to
+ * itself, and SQLite answers SQLITE_BUSY at once, without the busy handler,
+ * while another process holds it (two writers opening a new history): wait and
+ * try again, up to the busy timeout. */
+static int set_wal(struct mt_history *h, struct mt_error *err)
+{
+	struct timespec pause = { 0, 20 * 1000 * 1000 };
+	int i, rc = SQLITE_OK;
+
+	for (i = 0; i < 3000; i++) {
+		rc = sqlite3_exec(h->db, "PRAGMA journal_mode = WAL", NULL, NULL, NULL);
+		if (rc != SQLITE_BUSY && rc != SQLITE_LOCKED)
+			break;
+		nanosleep(&pause, NULL);
+	}
+	return rc == SQLITE_OK ? MT_OK : db_error(h, MT_EIO, "setting WAL mode", err);
+}
+
 /* Create the schema in an empty file, or check the version of an existing one. */
 static int setup(struct mt_history *h, int create, struct mt_error *err)
 {
@@ -132,7 +150,7 @@ int mt_history_open(const char *path, int create, struct mt_history **out, struc
 	sqlite3_busy_timeout(h->db, 60000);
 	/* the version first: a newer or foreign file is left as it is */
 	if ((rc = setup(h, create, err)) ||
-	    (rc = exec(h, "PRAGMA journal_mode = WAL", "setting WAL mode", err)) ||
+	    (rc = set_wal(h, err)) ||
 	    (rc = exec(h, "PRAGMA foreign_keys = ON", "enabling foreign keys", err))) {
 		mt_history_close(h);
 		return rc;
