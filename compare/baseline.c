@@ -72,7 +72,7 @@ static int values(const struct mt_cmp_hist_in *h, const char *id, int from, int 
 static char *step_note(const struct mt_cmp_hist_in *h, const char *id, const struct judged *j,
 		       double tol)
 {
-	double lim = (tol + j->noise_pct) / 100 * fabs(j->base);
+	double lim = mt_cmp_limit_pct(tol, j->noise_pct) / 100 * fabs(j->base);
 	double side = j->change_pct > 0 ? 1 : -1;
 	int r, first = -1, k;
 	char *s = malloc(384);
@@ -193,7 +193,7 @@ static int trend_one(const struct mt_cmp_hist_in *h, const struct mt_cm_metric *
 			double band;
 
 			judge(v, nv, last, &h->runs[r].m[k], tol, z, alpha, &j);
-			band = (tol + j.noise_pct) / 100 * fabs(j.base);
+			band = mt_cmp_limit_pct(tol, j.noise_pct) / 100 * fabs(j.base);
 			p->base = j.base;
 			p->lo = j.base - band;
 			p->hi = j.base + band;

@@ -182,6 +182,11 @@ double mt_cmp_z(double confidence_pct)
 	return (lo + hi) / 2;
 }
 
+double mt_cmp_limit_pct(double tol_pct, double noise_pct)
+{
+	return tol_pct + (isfinite(noise_pct) ? noise_pct : 0);
+}
+
 const char *mt_cmp_verdict(double change_pct, int higher_better, double tol_pct, double noise_pct,
 			   double p, double alpha)
 {
@@ -194,7 +199,7 @@ const char *mt_cmp_verdict(double change_pct, int higher_better, double tol_pct,
 	/* beyond the tolerance by more than the noise: the band around the change
 	 * stays clear of the tolerance, so the noise cannot have carried a change
 	 * within the tolerance past it */
-	if (isfinite(noise_pct) && fabs(change_pct) - noise_pct <= tol_pct)
+	if (fabs(change_pct) <= mt_cmp_limit_pct(tol_pct, noise_pct))
 		return "inconclusive";
 	if (isfinite(p) && p >= alpha)
 		return "inconclusive";

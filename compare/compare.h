@@ -82,6 +82,11 @@ double mt_cmp_z(double confidence_pct);
 const char *mt_cmp_verdict(double change_pct, int higher_better, double tol_pct, double noise_pct,
 			   double p, double alpha);
 
+/* The largest |change| in percent that the noise explains: the tolerance
+ * plus the band (a non-finite band counts as none).  Beyond it, on the worse
+ * side, a metric whose test rejects is regressed. */
+double mt_cmp_limit_pct(double tol_pct, double noise_pct);
+
 /* Compare two sets of the same kind into `out` (metrics ordered worst
  * regressions first).  A threshold pattern that matches no metric of either
  * set is MT_EINVAL naming the thresholds file and its line. */

@@ -12,6 +12,11 @@
 
 #include "../lib/version.h"
 
+/* how long a writer waits for another (ms), and how often the switch to WAL
+ * is tried again meanwhile */
+#define BUSY_MS 60000
+#define WAL_RETRY_MS 20
+
 struct mt_history {
 	sqlite3 *db;
 	char path[512];
@@ -85,10 +90,10 @@ static int count_tables(struct mt_history *h, int *n)
  * try again, up to the busy timeout. */
 static int set_wal(struct mt_history *h, struct mt_error *err)
 {
-	struct timespec pause = { 0, 20 * 1000 * 1000 };
+	struct timespec pause = { 0, WAL_RETRY_MS * 1000 * 1000 };
 	int i, rc = SQLITE_OK;
 
-	for (i = 0; i < 3000; i++) {
+	for (i = 0; i < BUSY_MS / WAL_RETRY_MS; i++) {
 		rc = sqlite3_exec(h->db, "PRAGMA journal_mode = WAL", NULL, NULL, NULL);
 		if (rc != SQLITE_BUSY && rc != SQLITE_LOCKED)
 			break;
@@ -147,7 +152,7 @@ int mt_history_open(const char *path, int create, struct mt_history **out, struc
 		mt_history_close(h);
 		return rc;
 	}
-	sqlite3_busy_timeout(h->db, 60000);
+	sqlite3_busy_timeout(h->db, BUSY_MS);
 	/* the version first: a newer or foreign file is left as it is */
 	if ((rc = setup(h, create, err)) ||
 	    (rc = set_wal(h, err)) ||
