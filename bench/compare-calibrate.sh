@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # False alarms and detection on real calibrations of this machine (part of `make bench`): 10
 # pairs of repeated CPU calibrations (5 with one process, 5 under mpirun -np 2; `calibrate
-# --backend cpu --quick --rounds $ROUNDS`, default 8 rounds, ROUNDS=1 for single passes;
+# --backend cpu --quick --rounds $ROUNDS`, default 10 rounds, ROUNDS=1 for single passes;
 # under MPI each round a launch of its own, `--launcher 'mpirun -np 2'`, LAUNCH=one for all
 # rounds in one launch; without the offload probe, whose 256 MiB copies take most of its
 # time) compared at the
@@ -12,7 +12,7 @@
 # alarm in all and every slowdown caught.  How a machine meets it depends on how steady it is
 # between runs (a shared 2-core VM under mpirun -np 2 is not), so this is a measurement, not a
 # test; tests/cli/compare-noise.sh and compare-rounds.sh test the statistics on results of
-# known noise.  About 6 minutes with 8 rounds on 2 cores.  KEEP=DIR keeps the calibrations
+# known noise.  About 9 minutes with 10 rounds on 2 cores.  KEEP=DIR keeps the calibrations
 # and comparisons there (to compare them again, e.g. at another tolerance).
 # Usage: bench/compare-calibrate.sh [BUILD]
 set -u
@@ -36,7 +36,7 @@ mpirun() {
 }
 command -v mpirun >/dev/null 2>&1 || { echo "compare-calibrate: mpirun missing (openmpi-bin)"; exit 0; }
 PROBES=gemm,attention,collective,host
-ROUNDS=${ROUNDS:-8}
+ROUNDS=${ROUNDS:-10}
 LAUNCH=${LAUNCH:-each}
 fail() {
 	echo "compare-calibrate: $*" >&2

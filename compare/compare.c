@@ -265,6 +265,72 @@ static void noise(const struct mt_cm_metric *b, const struct mt_cm_metric *c, do
 	}
 }
 
+/* Did the core run at another speed in `cur` than in `base`?  The canary
+ * times of the metric's rank in both documents (every case, every round):
+ * +1 slower, -1 faster, when the rank test rejects "same distribution" at
+ * alpha; else 0.  The direction is the side of one half of the probability
+ * that a current time exceeds a baseline one (the canary's timings fall on
+ * a few clock ticks, so medians often tie where the distributions do not). */
+static int canary_moved(const struct mt_cm_set *base, const struct mt_cm_set *cur,
+			const struct mt_cm_metric *b, const struct mt_cm_metric *c, double alpha)
+{
+	const struct mt_cm_canary *x, *y;
+	double p, above = 0;
+	int i, j;
+
+	if (b->canary_ix < 0 || c->canary_ix < 0 || b->canary_ix >= base->ncanaries ||
+	    c->canary_ix >= cur->ncanaries)
+		return 0;
+	x = &base->canaries[b->canary_ix];
+	y = &cur->canaries[c->canary_ix];
+	p = mt_mwu_p(x->v, x->n, y->v, y->n);
+	if (!(isfinite(p) && p < alpha))
+		return 0;
+	for (i = 0; i < x->n; i++)
+		for (j = 0; j < y->n; j++)
+			above += y->v[j] > x->v[i] ? 1 : y->v[j] == x->v[i] ? 0.5 : 0;
+	above /= (double)x->n * y->n;
+	return above > 0.5 ? 1 : above < 0.5 ? -1 : 0;
+}
+
+/* A compute-bound metric that moved the way the core did: the machine, not
+ * what the probe measures, may have made the change.  A core shared with
+ * another tenant keeps at least half its arithmetic throughput, so the
+ * core explains a time ratio up to 2 (docs/FORMATS.md section 14). */
+static void canary_gate(const struct mt_cm_set *base, const struct mt_cm_set *cur,
+			const struct mt_cm_metric *b, const struct mt_cm_metric *c, double alpha,
+			signed char *memo, struct mt_cmp_metric *m)
+{
+	int moved, slower;
+	double ratio;
+
+	if (!b->compute_bound || !c->compute_bound || b->higher_better ||
+	    (strcmp(m->verdict, "regressed") && strcmp(m->verdict, "improved")))
+		return;
+	if (!(b->value > 0 && c->value > 0))
+		return;
+	ratio = c->value / b->value;
+	if (ratio > 2 || ratio < 0.5)
+		return;
+	if (memo) { /* one test per pair of ranks, not per metric */
+		signed char *k = &memo[b->canary_ix * cur->ncanaries + c->canary_ix];
+
+		if (*k == 2)
+			*k = (signed char)canary_moved(base, cur, b, c, alpha);
+		moved = *k;
+	} else {
+		moved = canary_moved(base, cur, b, c, alpha);
+	}
+	if (!moved)
+		return;
+	slower = !strcmp(m->verdict, "regressed");
+	if ((slower && moved < 0) || (!slower && moved > 0))
+		return;
+	m->verdict = "inconclusive";
+	m->note = slower ? "the core itself ran slower in this run (its canary, rank test)"
+			 : "the core itself ran faster in this run (its canary, rank test)";
+}
+
 static int severity(const char *v)
 {
 	return !strcmp(v, "regressed") ? 0 : !strcmp(v, "inconclusive") ? 1 :
@@ -349,11 +415,15 @@ int mt_compare_sets(const struct mt_cm_set *base, const struct mt_cm_set *cur,
 		    const struct mt_cmp_opts *o, struct mt_comparison *out, struct mt_error *err)
 {
 	double z = mt_cmp_z(o->confidence_pct), alpha = 1 - o->confidence_pct / 100;
+	signed char *memo = NULL; /* canary_gate's verdicts per pair of ranks; 2 not yet */
 	int i, rc;
 
 	memset(out, 0, sizeof(*out));
 	if ((rc = check_thresholds(base, cur, o, err)))
 		return rc;
+	if (base->ncanaries && cur->ncanaries &&
+	    (memo = malloc((size_t)base->ncanaries * (size_t)cur->ncanaries)))
+		memset(memo, 2, (size_t)base->ncanaries * (size_t)cur->ncanaries);
 	out->kind = base->kind;
 	out->tolerance_pct = o->tolerance_pct;
 	out->confidence_pct = o->confidence_pct;
@@ -361,6 +431,7 @@ int mt_compare_sets(const struct mt_cm_set *base, const struct mt_cm_set *cur,
 	    (base->n && !(out->only_baseline = calloc((size_t)base->n, sizeof(char *)))) ||
 	    (cur->n && !(out->only_current = calloc((size_t)cur->n, sizeof(char *))))) {
 		mt_compare_free(out);
+		free(memo);
 		return mt_error_set(err, MT_ENOMEM, "out of memory");
 	}
 	for (i = 0; i < base->n; i++) {
@@ -386,7 +457,9 @@ int mt_compare_sets(const struct mt_cm_set *base, const struct mt_cm_set *cur,
 		noise(b, c, z, m);
 		m->verdict = mt_cmp_verdict(m->change_pct, b->higher_better, m->tolerance_pct,
 					    m->noise_pct, m->p_value, alpha);
+		canary_gate(base, cur, b, c, alpha, memo, m);
 	}
+	free(memo);
 	for (i = 0; i < cur->n; i++)
 		if (mt_cm_find(base, cur->m[i].id) < 0)
 			out->only_current[out->nonly_current++] = cur->m[i].name;

@@ -81,6 +81,12 @@ static int result_record(const char *path, int line, const cJSON *r, struct mt_c
 		return mt_error_set(err, MT_EINVAL, "%s:%d: field 'canary_us': expected a time in "
 				    "microseconds > 0", path, line);
 	m->canary = x ? x->valuedouble : 0;
+	if (x && (m->canary_ix = mt_cm_add_canary(out, rank < 0 ? -1 : rank, m->canary)) < 0)
+		return ADD_FAIL(path);
+	/* the CPU backend's BLAS probes run at the speed of the core's
+	 * arithmetic, which is what the canary times */
+	m->compute_bound = x && !strcmp(mt_jget_str(r, "backend"), "cpu") &&
+			   (!strcmp(probe, "gemm") || !strcmp(probe, "attention"));
 	if (smp && !cJSON_IsArray(smp))
 		return mt_error_set(err, MT_EINVAL, "%s:%d: field 'samples_us': expected an array "
 				    "of numbers", path, line);

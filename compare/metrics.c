@@ -50,6 +50,7 @@ struct mt_cm_metric *mt_cm_add(struct mt_cm_set *s, const char *id, const char *
 	m->unit = unit;
 	m->higher_better = higher_better;
 	m->value = value;
+	m->canary_ix = -1;
 	m->cv = NAN;
 	m->spread = NAN;
 	s->n++;
@@ -68,6 +69,40 @@ int mt_cm_set_samples(struct mt_cm_metric *m, const double *x, int n)
 	memcpy(m->samples, x, (size_t)n * sizeof(double));
 	m->nsamples = n;
 	return MT_OK;
+}
+
+int mt_cm_add_canary(struct mt_cm_set *s, double rank, double us)
+{
+	struct mt_cm_canary *c;
+	int i;
+
+	for (i = 0; i < s->ncanaries && s->canaries[i].rank != rank; i++)
+		;
+	if (i == s->ncanaries) {
+		if (s->ncanaries == s->capcanaries) {
+			int cap = s->capcanaries ? 2 * s->capcanaries : 4;
+			struct mt_cm_canary *n = realloc(s->canaries, (size_t)cap * sizeof(*n));
+
+			if (!n)
+				return -1;
+			s->canaries = n;
+			s->capcanaries = cap;
+		}
+		s->canaries[i] = (struct mt_cm_canary){ rank, NULL, 0, 0 };
+		s->ncanaries++;
+	}
+	c = &s->canaries[i];
+	if (c->n == c->cap) {
+		int cap = c->cap ? 2 * c->cap : 64;
+		double *v = realloc(c->v, (size_t)cap * sizeof(*v));
+
+		if (!v)
+			return -1;
+		c->v = v;
+		c->cap = cap;
+	}
+	c->v[c->n++] = us;
+	return i;
 }
 
 static const struct mt_cm_set *sort_set;
@@ -263,6 +298,9 @@ void mt_cm_set_free(struct mt_cm_set *s)
 		free(s->m[i].samples);
 		free(s->m[i].rounds);
 	}
+	for (i = 0; i < s->ncanaries; i++)
+		free(s->canaries[i].v);
+	free(s->canaries);
 	free(s->m);
 	free(s->order);
 	memset(s, 0, sizeof(*s));

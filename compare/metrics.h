@@ -36,6 +36,17 @@ struct mt_cm_metric {
 	int nrounds;
 	double canary;      /* the core's canary time before the case (us; the
 			     * rounds' median), 0 none: compare.h */
+	int canary_ix;      /* its rank's canary times in the set's canaries[],
+			     * -1 none */
+	int compute_bound;  /* CPU backend gemm or attention: bound by the
+			     * core's arithmetic, which the canary times */
+};
+
+/* Every canary time of one rank in a document (all cases, all rounds). */
+struct mt_cm_canary {
+	double rank;        /* the record's rank, -1 for all ranks */
+	double *v;
+	int n, cap;
 };
 
 /* What the document says about where it ran; "" when it does not say. */
@@ -49,6 +60,8 @@ struct mt_cm_set {
 	struct mt_cm_metric *m;
 	int n, cap;
 	int *order;         /* internal: indices sorted by id (mt_cm_index) */
+	struct mt_cm_canary *canaries; /* per rank, NULL when no record has one */
+	int ncanaries, capcanaries;
 };
 
 /* The kinds `megatune compare` reads, each one entry of a table. */
@@ -83,6 +96,10 @@ int mt_cm_parse(const char *path, const char *text, size_t len, struct mt_cm_set
 struct mt_cm_metric *mt_cm_add(struct mt_cm_set *s, const char *id, const char *name,
 			       const char *unit, int higher_better, double value);
 int mt_cm_set_samples(struct mt_cm_metric *m, const double *x, int n);
+
+/* Record a canary time of `rank` in the set; the index of its rank's entry,
+ * or -1 when out of memory. */
+int mt_cm_add_canary(struct mt_cm_set *s, double rank, double us);
 
 /* Metrics of one id measured in several rounds (round > 0) become one: its
  * `rounds` the rounds' medians in round order, its value their median, its
