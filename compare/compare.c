@@ -123,7 +123,9 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-double mt_mwu_p(const double *a, int na, const double *b, int nb)
+/* The test of mt_mwu_p(); *below, when not NULL, gets U_a / (na nb): the
+ * share of the (a, b) pairs with a above b, ties counting half. */
+static double mwu(const double *a, int na, const double *b, int nb, double *below)
 {
 	struct pt {
 		double v;
@@ -153,6 +155,8 @@ double mt_mwu_p(const double *a, int na, const double *b, int nb)
 	}
 	free(x);
 	u = r1 - na * (na + 1) / 2.0;
+	if (below)
+		*below = u / (na * (double)nb);
 	mu = na * (double)nb / 2;
 	var = na * (double)nb / 12.0 * ((n + 1) - ties / ((double)n * (n - 1)));
 	if (!(var > 0))
@@ -161,6 +165,11 @@ double mt_mwu_p(const double *a, int na, const double *b, int nb)
 	if (z < 0)
 		z = 0;
 	return erfc(z / sqrt(2));
+}
+
+double mt_mwu_p(const double *a, int na, const double *b, int nb)
+{
+	return mwu(a, na, b, nb, NULL);
 }
 
 double mt_cmp_z(double confidence_pct)
@@ -268,29 +277,25 @@ static void noise(const struct mt_cm_metric *b, const struct mt_cm_metric *c, do
 /* Did the core run at another speed in `cur` than in `base`?  The canary
  * times of the metric's rank in both documents (every case, every round):
  * +1 slower, -1 faster, when the rank test rejects "same distribution" at
- * alpha; else 0.  The direction is the side of one half of the probability
- * that a current time exceeds a baseline one (the canary's timings fall on
- * a few clock ticks, so medians often tie where the distributions do not). */
+ * alpha; else 0.  The direction is the side of one half of the test's U, the
+ * share of (baseline, current) pairs with the baseline above (the canary's
+ * timings fall on a few clock ticks, so medians often tie where the
+ * distributions do not). */
 static int canary_moved(const struct mt_cm_set *base, const struct mt_cm_set *cur,
 			const struct mt_cm_metric *b, const struct mt_cm_metric *c, double alpha)
 {
 	const struct mt_cm_canary *x, *y;
-	double p, above = 0;
-	int i, j;
+	double p, below = 0.5;
 
 	if (b->canary_ix < 0 || c->canary_ix < 0 || b->canary_ix >= base->ncanaries ||
 	    c->canary_ix >= cur->ncanaries)
 		return 0;
 	x = &base->canaries[b->canary_ix];
 	y = &cur->canaries[c->canary_ix];
-	p = mt_mwu_p(x->v, x->n, y->v, y->n);
+	p = mwu(x->v, x->n, y->v, y->n, &below); /* below: baseline above current */
 	if (!(isfinite(p) && p < alpha))
 		return 0;
-	for (i = 0; i < x->n; i++)
-		for (j = 0; j < y->n; j++)
-			above += y->v[j] > x->v[i] ? 1 : y->v[j] == x->v[i] ? 0.5 : 0;
-	above /= (double)x->n * y->n;
-	return above > 0.5 ? 1 : above < 0.5 ? -1 : 0;
+	return below < 0.5 ? 1 : below > 0.5 ? -1 : 0;
 }
 
 /* A compute-bound metric that moved the way the core did: the machine, not
