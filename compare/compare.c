@@ -217,7 +217,7 @@ const char *mt_cmp_verdict(double change_pct, int higher_better, double tol_pct,
 
 /* The band and the test of one pair of metrics (docs in compare.h). */
 static void noise(const struct mt_cm_metric *b, const struct mt_cm_metric *c, double z,
-		  struct mt_cmp_metric *out)
+		  double rb, double rc, struct mt_cmp_metric *out)
 {
 	out->p_value = NAN;
 	out->n_baseline = b->nsamples ? b->nsamples : b->n;
@@ -267,7 +267,10 @@ static void noise(const struct mt_cm_metric *b, const struct mt_cm_metric *c, do
 		};
 		size_t k;
 
-		out->noise_pct += 100 * fabs(c->canary / b->canary - 1);
+		/* the rank's whole run when both documents hold it: the median of
+		 * a case's ~10 canaries moves by clock ticks on its own */
+		out->noise_pct += 100 * (rb > 0 && rc > 0 ? fabs(rc / rb - 1)
+							  : fabs(c->canary / b->canary - 1));
 		for (k = 0; k < sizeof(w) / sizeof(w[0]); k++)
 			if (!strcmp(out->method, w[k].m))
 				out->method = w[k].with;
@@ -416,11 +419,44 @@ static int check_thresholds(const struct mt_cm_set *base, const struct mt_cm_set
 	return MT_OK;
 }
 
+/* The median of every canary time of each rank of a set (0 where none), or
+ * NULL when the set has none or memory is short (the case medians serve). */
+static double *canary_medians(const struct mt_cm_set *s)
+{
+	double *med, *t = NULL;
+	int i, cap = 0;
+
+	if (!s->ncanaries || !(med = calloc((size_t)s->ncanaries, sizeof(double))))
+		return NULL;
+	for (i = 0; i < s->ncanaries; i++) {
+		const struct mt_cm_canary *k = &s->canaries[i];
+
+		if (k->n > cap) {
+			double *n = realloc(t, (size_t)k->n * sizeof(double));
+
+			if (!n) {
+				free(t);
+				free(med);
+				return NULL;
+			}
+			t = n;
+			cap = k->n;
+		}
+		if (k->n) { /* mt_median reorders its input */
+			memcpy(t, k->v, (size_t)k->n * sizeof(double));
+			med[i] = mt_median(t, (size_t)k->n);
+		}
+	}
+	free(t);
+	return med;
+}
+
 int mt_compare_sets(const struct mt_cm_set *base, const struct mt_cm_set *cur,
 		    const struct mt_cmp_opts *o, struct mt_comparison *out, struct mt_error *err)
 {
 	double z = mt_cmp_z(o->confidence_pct), alpha = 1 - o->confidence_pct / 100;
 	signed char *memo = NULL; /* canary_gate's verdicts per pair of ranks; 2 not yet */
+	double *medb = NULL, *medc = NULL; /* each rank's canary median, both sides */
 	int i, rc;
 
 	memset(out, 0, sizeof(*out));
@@ -429,6 +465,10 @@ int mt_compare_sets(const struct mt_cm_set *base, const struct mt_cm_set *cur,
 	if (base->ncanaries && cur->ncanaries &&
 	    (memo = malloc((size_t)base->ncanaries * (size_t)cur->ncanaries)))
 		memset(memo, 2, (size_t)base->ncanaries * (size_t)cur->ncanaries);
+	if (base->ncanaries && cur->ncanaries) {
+		medb = canary_medians(base);
+		medc = canary_medians(cur);
+	}
 	out->kind = base->kind;
 	out->tolerance_pct = o->tolerance_pct;
 	out->confidence_pct = o->confidence_pct;
@@ -437,6 +477,8 @@ int mt_compare_sets(const struct mt_cm_set *base, const struct mt_cm_set *cur,
 	    (cur->n && !(out->only_current = calloc((size_t)cur->n, sizeof(char *))))) {
 		mt_compare_free(out);
 		free(memo);
+		free(medb);
+		free(medc);
 		return mt_error_set(err, MT_ENOMEM, "out of memory");
 	}
 	for (i = 0; i < base->n; i++) {
@@ -459,12 +501,16 @@ int mt_compare_sets(const struct mt_cm_set *base, const struct mt_cm_set *cur,
 		m->change_pct = b->value != 0 && isfinite(b->value) && isfinite(c->value)
 					? (c->value - b->value) / fabs(b->value) * 100 : NAN;
 		m->tolerance_pct = mt_cmp_tolerance(o, b, &which);
-		noise(b, c, z, m);
+		noise(b, c, z,
+		      medb && b->canary_ix >= 0 && b->canary_ix < base->ncanaries ? medb[b->canary_ix] : 0,
+		      medc && c->canary_ix >= 0 && c->canary_ix < cur->ncanaries ? medc[c->canary_ix] : 0, m);
 		m->verdict = mt_cmp_verdict(m->change_pct, b->higher_better, m->tolerance_pct,
 					    m->noise_pct, m->p_value, alpha);
 		canary_gate(base, cur, b, c, alpha, memo, m);
 	}
 	free(memo);
+	free(medb);
+	free(medc);
 	for (i = 0; i < cur->n; i++)
 		if (mt_cm_find(base, cur->m[i].id) < 0)
 			out->only_current[out->nonly_current++] = cur->m[i].name;

@@ -27,6 +27,11 @@
  *    median), z x s x sqrt(1 + pi / (2 N));
  *  - none: the tolerance alone.
  * z is the two-sided normal quantile of the confidence (2.576 at 99%).
+ * Where both sides carry the CPU canary (`canary_us`), the band grows by its
+ * relative change: the median of all canary times of the metric's rank in
+ * each document (the case's own median when a side has no such set).  CPU
+ * GEMM and attention that moved the way a rank test on those timings says
+ * the core did are `inconclusive`.
  *
  * Ownership: a struct mt_comparison filled here borrows its strings from the
  * two metric sets (and `notes`), which must outlive it; free it with
