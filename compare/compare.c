@@ -259,18 +259,21 @@ static void noise(const struct mt_cm_metric *b, const struct mt_cm_metric *c, do
 		out->noise_pct = 0;
 	if (b->canary > 0 && c->canary > 0) {
 		/* the machine's own change between the runs, from the core's
-		 * canary before the case: a change up to it is not the metric's */
+		 * canary: a change up to it, the way the machine went, is not the
+		 * metric's (a machine that ran faster explains no slowdown) */
 		static const struct { const char *m, *with; } w[] = {
 			{ "rounds", "rounds+canary" }, { "mann-whitney", "mann-whitney+canary" },
 			{ "cv band", "cv band+canary" }, { "document spread", "document spread+canary" },
 			{ "tolerance", "tolerance+canary" },
 		};
 		size_t k;
-
 		/* the rank's whole run when both documents hold it: the median of
 		 * a case's ~10 canaries moves by clock ticks on its own */
-		out->noise_pct += 100 * (rb > 0 && rc > 0 ? fabs(rc / rb - 1)
-							  : fabs(c->canary / b->canary - 1));
+		double mach = rb > 0 && rc > 0 ? rc / rb - 1 : c->canary / b->canary - 1;
+		int worse = b->higher_better ? c->value < b->value : c->value > b->value;
+
+		if (mach != 0 && (mach > 0) == worse)
+			out->noise_pct += 100 * fabs(mach);
 		for (k = 0; k < sizeof(w) / sizeof(w[0]); k++)
 			if (!strcmp(out->method, w[k].m))
 				out->method = w[k].with;

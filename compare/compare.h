@@ -27,9 +27,11 @@
  *    median), z x s x sqrt(1 + pi / (2 N));
  *  - none: the tolerance alone.
  * z is the two-sided normal quantile of the confidence (2.576 at 99%).
- * Where both sides carry the CPU canary (`canary_us`), the band grows by its
- * relative change: the median of all canary times of the metric's rank in
- * each document (the case's own median when a side has no such set).  CPU
+ * Where both sides carry the CPU canary (`canary_us`), the band of a metric
+ * that moved the way the canary did (worse when it got slower, better when
+ * faster) grows by its relative change: the median of all canary times of
+ * the metric's rank in each document (the case's own median when a side has
+ * no such set).  CPU
  * GEMM and attention that moved the way a rank test on those timings says
  * the core did are `inconclusive`.
  *

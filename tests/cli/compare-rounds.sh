@@ -20,6 +20,8 @@
 #    moved, and the memory-bound host probe 10% slower while the canary moved: flagged.
 #  - The host probe 10% slower with the canaries of its own cases two ticks slow and the
 #    rest of the run steady: flagged, the band taking the rank's canary over the whole run.
+#    The same slowdown on a machine that ran 1% faster (its canary a tick faster): flagged,
+#    a faster machine explaining no slowdown.
 #  - A launch whose small collectives all run 25% slow (the state an MPI launch keeps for
 #    its life, docs/CI.md): as one of 8 rounds each launched apart (`calibrate
 #    --launcher`), nothing regressed; as all 8 rounds of one launch, the collectives regress.
@@ -113,6 +115,8 @@ run("%s/few-b.jsonl" % out, 4, shift=1.20)
 run("%s/core-f.jsonl" % out, 8, canary=True, core=1 / 1.11, cfac=1 / 1.024)
 # the host probe 10% slower, its cases' canaries two ticks slow, the rest of the run steady
 run("%s/tick-s.jsonl" % out, 8, canary=True, slow="host", hcan=1.05)
+# the host probe 10% slower on a machine that ran 1% faster, its canary a tick faster
+run("%s/fast-s.jsonl" % out, 8, canary=True, slow="host", machine=0.99, cfac=0.976)
 PYEOF
 
 count() { # comparison verdict [probe]: how many metrics
@@ -192,6 +196,13 @@ wide=$(/usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); pri
 [ $rc -eq 1 ] && [ "$(count "$T/tick.json" regressed host)" -ge 1 ] && [ "$wide" -eq 0 ] &&
 	ok "the host probe 10% slower, its cases' canaries 5% slow, the rank's steady: flagged ($(count "$T/tick.json" regressed host) of 8 host regressed, no band of 5% or more)" ||
 	nok "host slowdown with its cases' canaries slow: exit $rc, $(count "$T/tick.json" regressed host) host regressed, $wide bands of 5% or more"
+# a machine that ran faster explains no slowdown: its canary does not widen that band
+"$MT" compare "$T/mach-a.jsonl" "$T/fast-s.jsonl" --json "$T/fast.json" >/dev/null 2>&1
+rc=$?
+wide=$(/usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(sum(1 for m in d["metrics"] if " host " in " "+m["name"].replace(","," ")+" " and m["noise_pct"] >= 5))' "$T/fast.json")
+[ $rc -eq 1 ] && [ "$(count "$T/fast.json" regressed host)" -ge 1 ] && [ "$wide" -eq 0 ] &&
+	ok "the host probe 10% slower on a machine 1% faster (canary a tick faster): flagged ($(count "$T/fast.json" regressed host) of 8 host regressed, no band of 5% or more)" ||
+	nok "host slowdown on a faster machine: exit $rc, $(count "$T/fast.json" regressed host) host regressed, $wide bands of 5% or more"
 "$MT" compare "$T/nocan-a.jsonl" "$T/nocan-b.jsonl" --json "$T/nocan.json" >/dev/null 2>&1
 rc=$?
 [ $rc -eq 1 ] && [ "$(count "$T/nocan.json" regressed)" -ge 10 ] && [ "$(count "$T/nocan.json" unchanged)" -eq 0 ] &&
