@@ -215,9 +215,17 @@ const char *mt_cmp_verdict(double change_pct, int higher_better, double tol_pct,
 	return worse > 0 ? "regressed" : "improved";
 }
 
-/* The band and the test of one pair of metrics (docs in compare.h). */
+/* The canary times of the metric's rank in its set, NULL when none. */
+static const struct mt_cm_canary *canary_of(const struct mt_cm_set *s, const struct mt_cm_metric *m)
+{
+	return m->canary_ix >= 0 && m->canary_ix < s->ncanaries ? &s->canaries[m->canary_ix] : NULL;
+}
+
+/* The band and the test of one pair of metrics (docs in compare.h); kb, kc
+ * the canaries of their ranks, NULL when none. */
 static void noise(const struct mt_cm_metric *b, const struct mt_cm_metric *c, double z,
-		  double rb, double rc, struct mt_cmp_metric *out)
+		  const struct mt_cm_canary *kb, const struct mt_cm_canary *kc,
+		  struct mt_cmp_metric *out)
 {
 	out->p_value = NAN;
 	out->n_baseline = b->nsamples ? b->nsamples : b->n;
@@ -269,7 +277,8 @@ static void noise(const struct mt_cm_metric *b, const struct mt_cm_metric *c, do
 		size_t k;
 		/* the rank's whole run when both documents hold it: the median of
 		 * a case's ~10 canaries moves by clock ticks on its own */
-		double mach = rb > 0 && rc > 0 ? rc / rb - 1 : c->canary / b->canary - 1;
+		double mach = kb && kc && kb->median > 0 && kc->median > 0
+				      ? kc->median / kb->median - 1 : c->canary / b->canary - 1;
 		int worse = b->higher_better ? c->value < b->value : c->value > b->value;
 
 		if (mach != 0 && (mach > 0) == worse)
@@ -280,24 +289,18 @@ static void noise(const struct mt_cm_metric *b, const struct mt_cm_metric *c, do
 	}
 }
 
-/* Did the core run at another speed in `cur` than in `base`?  The canary
- * times of the metric's rank in both documents (every case, every round):
+/* Did the core run at another speed in the current document than in the
+ * baseline?  x and y: the canary times of the metric's rank in each (every
+ * case, every round):
  * +1 slower, -1 faster, when the rank test rejects "same distribution" at
  * alpha; else 0.  The direction is the side of one half of the test's U, the
  * share of (baseline, current) pairs with the baseline above (the canary's
  * timings fall on a few clock ticks, so medians often tie where the
  * distributions do not). */
-static int canary_moved(const struct mt_cm_set *base, const struct mt_cm_set *cur,
-			const struct mt_cm_metric *b, const struct mt_cm_metric *c, double alpha)
+static int canary_moved(const struct mt_cm_canary *x, const struct mt_cm_canary *y, double alpha)
 {
-	const struct mt_cm_canary *x, *y;
 	double p, below = 0.5;
 
-	if (b->canary_ix < 0 || c->canary_ix < 0 || b->canary_ix >= base->ncanaries ||
-	    c->canary_ix >= cur->ncanaries)
-		return 0;
-	x = &base->canaries[b->canary_ix];
-	y = &cur->canaries[c->canary_ix];
 	p = mwu(x->v, x->n, y->v, y->n, &below); /* below: baseline above current */
 	if (!(isfinite(p) && p < alpha))
 		return 0;
@@ -312,10 +315,11 @@ static void canary_gate(const struct mt_cm_set *base, const struct mt_cm_set *cu
 			const struct mt_cm_metric *b, const struct mt_cm_metric *c, double alpha,
 			signed char *memo, struct mt_cmp_metric *m)
 {
+	const struct mt_cm_canary *x = canary_of(base, b), *y = canary_of(cur, c);
 	int moved, slower;
 	double ratio;
 
-	if (!b->compute_bound || !c->compute_bound || b->higher_better ||
+	if (!x || !y || !b->compute_bound || !c->compute_bound || b->higher_better ||
 	    (strcmp(m->verdict, "regressed") && strcmp(m->verdict, "improved")))
 		return;
 	if (!(b->value > 0 && c->value > 0))
@@ -327,10 +331,10 @@ static void canary_gate(const struct mt_cm_set *base, const struct mt_cm_set *cu
 		signed char *k = &memo[b->canary_ix * cur->ncanaries + c->canary_ix];
 
 		if (*k == 2)
-			*k = (signed char)canary_moved(base, cur, b, c, alpha);
+			*k = (signed char)canary_moved(x, y, alpha);
 		moved = *k;
 	} else {
-		moved = canary_moved(base, cur, b, c, alpha);
+		moved = canary_moved(x, y, alpha);
 	}
 	if (!moved)
 		return;
@@ -422,44 +426,11 @@ static int check_thresholds(const struct mt_cm_set *base, const struct mt_cm_set
 	return MT_OK;
 }
 
-/* The median of every canary time of each rank of a set (0 where none), or
- * NULL when the set has none or memory is short (the case medians serve). */
-static double *canary_medians(const struct mt_cm_set *s)
-{
-	double *med, *t = NULL;
-	int i, cap = 0;
-
-	if (!s->ncanaries || !(med = calloc((size_t)s->ncanaries, sizeof(double))))
-		return NULL;
-	for (i = 0; i < s->ncanaries; i++) {
-		const struct mt_cm_canary *k = &s->canaries[i];
-
-		if (k->n > cap) {
-			double *n = realloc(t, (size_t)k->n * sizeof(double));
-
-			if (!n) {
-				free(t);
-				free(med);
-				return NULL;
-			}
-			t = n;
-			cap = k->n;
-		}
-		if (k->n) { /* mt_median reorders its input */
-			memcpy(t, k->v, (size_t)k->n * sizeof(double));
-			med[i] = mt_median(t, (size_t)k->n);
-		}
-	}
-	free(t);
-	return med;
-}
-
 int mt_compare_sets(const struct mt_cm_set *base, const struct mt_cm_set *cur,
 		    const struct mt_cmp_opts *o, struct mt_comparison *out, struct mt_error *err)
 {
 	double z = mt_cmp_z(o->confidence_pct), alpha = 1 - o->confidence_pct / 100;
 	signed char *memo = NULL; /* canary_gate's verdicts per pair of ranks; 2 not yet */
-	double *medb = NULL, *medc = NULL; /* each rank's canary median, both sides */
 	int i, rc;
 
 	memset(out, 0, sizeof(*out));
@@ -468,10 +439,6 @@ int mt_compare_sets(const struct mt_cm_set *base, const struct mt_cm_set *cur,
 	if (base->ncanaries && cur->ncanaries &&
 	    (memo = malloc((size_t)base->ncanaries * (size_t)cur->ncanaries)))
 		memset(memo, 2, (size_t)base->ncanaries * (size_t)cur->ncanaries);
-	if (base->ncanaries && cur->ncanaries) {
-		medb = canary_medians(base);
-		medc = canary_medians(cur);
-	}
 	out->kind = base->kind;
 	out->tolerance_pct = o->tolerance_pct;
 	out->confidence_pct = o->confidence_pct;
@@ -480,8 +447,6 @@ int mt_compare_sets(const struct mt_cm_set *base, const struct mt_cm_set *cur,
 	    (cur->n && !(out->only_current = calloc((size_t)cur->n, sizeof(char *))))) {
 		mt_compare_free(out);
 		free(memo);
-		free(medb);
-		free(medc);
 		return mt_error_set(err, MT_ENOMEM, "out of memory");
 	}
 	for (i = 0; i < base->n; i++) {
@@ -504,16 +469,12 @@ int mt_compare_sets(const struct mt_cm_set *base, const struct mt_cm_set *cur,
 		m->change_pct = b->value != 0 && isfinite(b->value) && isfinite(c->value)
 					? (c->value - b->value) / fabs(b->value) * 100 : NAN;
 		m->tolerance_pct = mt_cmp_tolerance(o, b, &which);
-		noise(b, c, z,
-		      medb && b->canary_ix >= 0 && b->canary_ix < base->ncanaries ? medb[b->canary_ix] : 0,
-		      medc && c->canary_ix >= 0 && c->canary_ix < cur->ncanaries ? medc[c->canary_ix] : 0, m);
+		noise(b, c, z, canary_of(base, b), canary_of(cur, c), m);
 		m->verdict = mt_cmp_verdict(m->change_pct, b->higher_better, m->tolerance_pct,
 					    m->noise_pct, m->p_value, alpha);
 		canary_gate(base, cur, b, c, alpha, memo, m);
 	}
 	free(memo);
-	free(medb);
-	free(medc);
 	for (i = 0; i < cur->n; i++)
 		if (mt_cm_find(base, cur->m[i].id) < 0)
 			out->only_current[out->nonly_current++] = cur->m[i].name;

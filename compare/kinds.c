@@ -154,6 +154,8 @@ static int extract_result(const char *path, const char *text, size_t len, struct
 	}
 	if (!rc && mt_cm_merge_rounds(out))
 		rc = ADD_FAIL(path);
+	if (!rc)
+		mt_cm_canary_medians(out);
 	return rc;
 }
 

@@ -88,7 +88,7 @@ int mt_cm_add_canary(struct mt_cm_set *s, double rank, double us)
 			s->canaries = n;
 			s->capcanaries = cap;
 		}
-		s->canaries[i] = (struct mt_cm_canary){ rank, NULL, 0, 0 };
+		s->canaries[i] = (struct mt_cm_canary){ rank, NULL, 0, 0, 0 };
 		s->ncanaries++;
 	}
 	c = &s->canaries[i];
@@ -103,6 +103,15 @@ int mt_cm_add_canary(struct mt_cm_set *s, double rank, double us)
 	}
 	c->v[c->n++] = us;
 	return i;
+}
+
+void mt_cm_canary_medians(struct mt_cm_set *s)
+{
+	int i;
+
+	for (i = 0; i < s->ncanaries; i++)
+		if (s->canaries[i].n)
+			s->canaries[i].median = mt_median(s->canaries[i].v, (size_t)s->canaries[i].n);
 }
 
 static const struct mt_cm_set *sort_set;

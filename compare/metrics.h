@@ -45,8 +45,9 @@ struct mt_cm_metric {
 /* Every canary time of one rank in a document (all cases, all rounds). */
 struct mt_cm_canary {
 	double rank;        /* the record's rank, -1 for all ranks */
-	double *v;
+	double *v;          /* reordered by mt_cm_canary_medians() */
 	int n, cap;
+	double median;      /* of v[0..n), 0 until mt_cm_canary_medians() */
 };
 
 /* What the document says about where it ran; "" when it does not say. */
@@ -100,6 +101,10 @@ int mt_cm_set_samples(struct mt_cm_metric *m, const double *x, int n);
 /* Record a canary time of `rank` in the set; the index of its rank's entry,
  * or -1 when out of memory. */
 int mt_cm_add_canary(struct mt_cm_set *s, double rank, double us);
+
+/* Once every canary time of the document is in: each rank's median, the
+ * machine's speed over the whole run (the times are reordered). */
+void mt_cm_canary_medians(struct mt_cm_set *s);
 
 /* Metrics of one id measured in several rounds (round > 0) become one: its
  * `rounds` the rounds' medians in round order, its value their median, its
