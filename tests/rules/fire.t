@@ -88,6 +88,9 @@ moe-ep-nvlink | fires | advise --model deepseek-v3 --gpus 1024 --seq 4096 --gbs 
 moe-ep-nvlink | quiet | advise --model deepseek-v3 --gpus 1024 --seq 4096 --gbs 8192 --moe-dispatcher flex
 moe-ep-nvlink | fires | estimate --model qwen3-235b-a22b --gpus 256 --seq 4096 --gbs 1024 --tp 1 --pp 4 --vpp 1 --ep 16 --moe-dispatcher alltoall
 moe-ep-nvlink | quiet | estimate --model qwen3-235b-a22b --gpus 256 --seq 4096 --gbs 1024 --tp 1 --pp 4 --vpp 2 --ep 16
+moe-alltoall-host-wait | fires | estimate --model qwen3-30b-a3b --gpus 16 --seq 4096 --gbs 512 --tp 1 --pp 2 --vpp 24 --ep 8 --mbs 2 --moe-dispatcher alltoall
+moe-alltoall-host-wait | quiet | estimate --model qwen3-30b-a3b --gpus 16 --seq 4096 --gbs 512 --tp 1 --pp 2 --vpp 24 --ep 8 --mbs 2 --moe-dispatcher flex
+moe-alltoall-host-wait | quiet | estimate --model qwen3-235b-a22b --gpus 256 --seq 4096 --gbs 1024 --tp 1 --pp 4 --vpp 2 --ep 32 --moe-dispatcher alltoall --ep-overlap on
 moe-ep-overlap-1f1b | fires | estimate --model qwen3-235b-a22b --gpus 256 --seq 4096 --gbs 1024 --tp 1 --pp 4 --vpp 2 --ep 16 --ep-overlap on
 moe-ep-overlap-1f1b | quiet | estimate --model qwen3-235b-a22b --gpus 256 --seq 4096 --gbs 1024 --tp 1 --pp 4 --vpp 1 --ep 16
 moe-ep-overlap-1f1b | quiet | advise --model qwen3-235b-a22b --gpus 256 --seq 4096 --gbs 1024 --ep-overlap off
