@@ -134,6 +134,12 @@ $(BUILD)/megatune-probe: $(PROBE_EXE_OBJ) $(BUILD)/libmegatune_probes.a $(BUILD)
 	$(CC) $(LDFLAGS) $(PROBE_EXE_OBJ) $(BUILD)/libmegatune_probes.a $(BUILD)/libmegatune.a \
 		$(LDLIBS) $(PROBE_LIBS) -o $@
 
+# t-dlsearch loads a small real library copied under fake toolkit and wheel folders
+$(BUILD)/tests/libmtfake.so: tests/unit/fake-lib.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 $(WARN) -O2 -fPIC -shared -Wl,-soname,libmtfake.so.1 $< -o $@
+$(BUILD)/tests/t-dlsearch: | $(BUILD)/tests/libmtfake.so
+
 # t-search counts allocations: malloc and friends are wrapped at link time
 WRAP_ALLOC = -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc
 $(BUILD)/tests/t-search: TEST_LDFLAGS = $(WRAP_ALLOC)

@@ -113,6 +113,7 @@ struct csink {
 	int emitted, header, written, write_failed;
 	const cJSON *done;  /* --resume: records already measured */
 	int round;          /* the round being run (0: no rounds) */
+	int nolib;          /* a probe's library is missing on this GPU machine: stop, exit 2 */
 	double t0;
 };
 
@@ -475,6 +476,12 @@ static int run_probes(const struct calib_args *a, const struct mt_world *w, stru
 		if (rc == MT_EUNSUPPORTED) {
 			if (w->rank == 0)
 				c_skip(p, err.msg);
+		} else if (rc == MT_ENOLIB) {
+			/* not a skip: the pass would miss what this machine can measure */
+			if (w->rank == 0)
+				fprintf(stderr, "megatune calibrate: error: %s: %s\n", p->name, err.msg);
+			cs->nolib = 1;
+			break;
 		} else if (rc) {
 			if (w->rank == 0)
 				fprintf(stderr, "megatune calibrate: %s: %s\n", p->name, err.msg);
@@ -579,6 +586,8 @@ static int gather_env(const struct calib_args *a, const struct mt_world *w, stru
 	snprintf(e->name, sizeof(e->name), "calibrated-%s", w->host);
 	/* the backend must exist at all */
 	if (a->o.backend == MT_BACKEND_CUDA && mt_cuda_load(NULL, NULL, &err)) {
+		if (err.code != MT_EUNSUPPORTED) /* a GPU is there: the library must be too */
+			return w->rank == 0 ? cli_fail("calibrate", &err) : mt_exit_code(err.code);
 		if (w->rank == 0)
 			fprintf(stderr, "megatune calibrate: not applicable here: %s\n(--backend cpu "
 				"calibrates with the CPU backends)\n", err.msg);
@@ -747,8 +756,17 @@ int cmd_calibrate(int argc, char **argv)
 		code = open_results(&a, argc, argv, &w, &cs, &head, &records);
 	if (w.mpi)
 		mt_world_bcast(&w, &code, (int)sizeof(code));
-	if (code || (code = gather_env(&a, &w, &e)))
+	if (code)
 		goto done;
+	if ((code = gather_env(&a, &w, &e))) {
+		/* nothing measured (no GPU, or its library missing): a new results file holding
+		 * only its head would stop the next pass ("exists"), so it goes */
+		if (w.rank == 0 && !a.resume && cs.results.fd >= 0) {
+			mt_stream_close(&cs.results, NULL);
+			unlink(a.results);
+		}
+		goto done;
+	}
 	if (w.rank == 0)
 		fprintf(stderr, "calibrating %d host%s, %d rank%s, backend %s, %s sweep\n", w.nnodes,
 			w.nnodes == 1 ? "" : "s", w.size, w.size == 1 ? "" : "s",
@@ -756,11 +774,19 @@ int cmd_calibrate(int argc, char **argv)
 			a.o.depth == MT_DEPTH_QUICK ? "quick" : a.o.depth == MT_DEPTH_FULL ? "full" :
 			a.o.depth == MT_DEPTH_SMOKE ? "smoke" : "normal");
 	for (round = a.lround ? a.lround : 1;
-	     round <= (a.lround ? a.lround : a.rounds) && !g_stop && !cs.write_failed; round++) {
+	     round <= (a.lround ? a.lround : a.rounds) && !g_stop && !cs.write_failed && !cs.nolib;
+	     round++) {
 		a.o.round = cs.round = a.rounds > 1 ? round : 0;
 		if (w.rank == 0 && a.rounds > 1 && !a.lround) /* else the launcher said it */
 			fprintf(stderr, "round %d of %d\n", round, a.rounds);
 		failed += run_probes(&a, &w, &cs);
+	}
+	if (cs.nolib) {
+		if (w.rank == 0)
+			fprintf(stderr, "stopped: the results measured before are kept in %s; fix the "
+				"library and run the same command with --resume\n", a.results);
+		code = 2;
+		goto done;
 	}
 	if (cs.write_failed) {
 		if (w.rank == 0)

@@ -72,8 +72,26 @@ static void p_emit(struct mt_sink *s, const struct mt_measurement *m)
 		mt_result_record(ps->json, m);
 }
 
+/* Where the CUDA library found cuBLASLt, cuDNN and NCCL (or why not). */
+static void libraries_text(FILE *f)
+{
+	struct mt_cuda_lib libs[MT_CUDA_NLIBS];
+	int i;
+
+	if (mt_cuda_libraries(libs, NULL))
+		return;
+	for (i = 0; i < MT_CUDA_NLIBS; i++) {
+		if (libs[i].version)
+			fprintf(f, "library %-9s %d.%d.%d  %s  (%s)\n", libs[i].name,
+				libs[i].version / 10000, libs[i].version % 10000 / 100,
+				libs[i].version % 100, libs[i].path, libs[i].from);
+		else
+			fprintf(f, "library %-9s MISSING: %s\n", libs[i].name, libs[i].why);
+	}
+}
+
 static void topology_text(FILE *f, const struct mt_world *w, const struct mt_host_info *h, int nh,
-			  const struct mt_topo *t, const char *why)
+			  const struct mt_topo *t, const char *why, int cuda)
 {
 	int i, j;
 
@@ -82,6 +100,8 @@ static void topology_text(FILE *f, const struct mt_world *w, const struct mt_hos
 		fprintf(f, "host %-20s %s, %d CPUs, %d NUMA node%s, %.1f GiB\n", h[i].host,
 			h[i].cpu_model, h[i].cores, h[i].numa_nodes, h[i].numa_nodes == 1 ? "" : "s",
 			h[i].mem_bytes / (1024.0 * 1024 * 1024));
+	if (cuda)
+		libraries_text(f);
 	if (!t) {
 		fprintf(f, "gpus: none (%s)\n", why);
 		return;
@@ -125,7 +145,8 @@ static int run_topology(const struct mt_probe_opts *o, const struct mt_world *w,
 		snprintf(gerr.msg, sizeof(gerr.msg), "the CPU backend looks at hosts only");
 	if (w->rank == 0) {
 		if (table)
-			topology_text(table, w, hosts, nh, grc ? NULL : t, gerr.msg);
+			topology_text(table, w, hosts, nh, grc ? NULL : t, gerr.msg,
+				      o->backend == MT_BACKEND_CUDA);
 		if (json) {
 			int i;
 

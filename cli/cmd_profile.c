@@ -15,7 +15,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../lib/dlsearch.h"
 #include "../lib/fsutil.h"
+#include "../lib/jsonr.h"
 #include "../profiler/trace.h"
 #include "cli.h"
 #include "common.h"
@@ -26,7 +28,11 @@ static const char profile_usage[] =
 	"\n"
 	"Runs COMMAND (any CUDA program, PyTorch included, unmodified) with the\n"
 	"CUPTI tracer libmegatune_trace.so injected through CUDA_INJECTION64_PATH, and\n"
-	"NVTX ranges captured through NVTX_INJECTION64_PATH.  Every process that\n"
+	"NVTX ranges captured through NVTX_INJECTION64_PATH (the same library, which\n"
+	"hands them to its CUPTI).  The tracer finds CUPTI at run time: the copy the\n"
+	"process already loaded (PyTorch's), $MEGATUNE_CUPTI_PATH, the folders of\n"
+	"$MEGATUNE_CUDA_LIBRARY_PATH, LD_LIBRARY_PATH, the pip wheels, then the CUDA\n"
+	"toolkit; each trace's first line says which file.  Every process that\n"
 	"starts CUDA writes DIR/megatune-trace.rank<RANK>.jsonl (or .local<LOCAL_RANK>\n"
 	"or .pid<PID> when RANK is unset): kernels, memcpys, memsets, synchronisation,\n"
 	"CUDA API calls and NVTX ranges, streamed with bounded memory, flushed every\n"
@@ -43,7 +49,8 @@ static const char profile_usage[] =
 	"  --no-nvtx          do not capture NVTX ranges\n"
 	"\n"
 	"exit codes: the command's own exit status (128+N when killed by signal N);\n"
-	"2 bad usage; 77 the tracer library is not built here (no CUDA toolkit).\n";
+	"2 bad usage, or the tracer library missing on a machine with an NVIDIA GPU;\n"
+	"77 the tracer library is not built here (no CUDA toolkit) and there is no GPU.\n";
 
 static volatile sig_atomic_t child_pid;
 
@@ -80,22 +87,25 @@ static int find_lib(const char *given, char *out, size_t len)
 	return access(out, R_OK);
 }
 
-/* libcupti next to the CUDA toolkit the tracer was built with. */
-static const char *cupti_path(void)
+/* The CUPTI a trace's tracer loaded, from its first line ("" when it does not say). */
+static void trace_cupti(const char *path, char *out, size_t n)
 {
-	static const char *const cand[] = {
-		"/usr/local/cuda/lib64/libcupti.so.13", "/usr/local/cuda/lib64/libcupti.so",
-		"/usr/local/cuda/extras/CUPTI/lib64/libcupti.so",
-	};
-	const char *e = getenv("MEGATUNE_CUPTI_PATH");
-	size_t i;
+	char line[8192];
+	FILE *f = fopen(path, "r");
+	cJSON *h;
 
-	if (e)
-		return e;
-	for (i = 0; i < sizeof(cand) / sizeof(cand[0]); i++)
-		if (!access(cand[i], R_OK))
-			return cand[i];
-	return NULL;
+	out[0] = 0;
+	if (!f)
+		return;
+	if (fgets(line, sizeof(line), f) && (h = cJSON_Parse(line))) {
+		const char *p = mt_jget_strd(h, "cupti_path", NULL);
+		const char *w = mt_jget_strd(h, "cupti_from", NULL);
+
+		if (p && *p)
+			snprintf(out, n, "%s (%s)", p, w ? w : "?");
+		cJSON_Delete(h);
+	}
+	fclose(f);
 }
 
 static int mkdirs(const char *dir)
@@ -145,6 +155,13 @@ static int summarise(const char *dir, int chrome)
 		       t->ngpu, t->nlaunch, t->nnvtx,
 		       t->dropped ? " (records dropped: see the end record)" : "",
 		       t->has_end ? "" : " (no end record: the process did not exit cleanly)");
+		{
+			char cupti[PATH_MAX + 64];
+
+			trace_cupti(path, cupti, sizeof(cupti));
+			if (cupti[0])
+				printf("  CUPTI: %s\n", cupti);
+		}
 		if (chrome) {
 			char *buf = NULL;
 			size_t blen = 0;
@@ -223,10 +240,14 @@ int cmd_profile(int argc, char **argv)
 	if (optind >= argc)
 		return cli_usage_error("profile", "give the command to run after --");
 	if (find_lib(lib, libpath, sizeof(libpath))) {
-		fprintf(stderr, "megatune profile: %s: the tracer library libmegatune_trace.so is not "
-			"here (it is built by make where the CUDA toolkit's CUPTI headers are)\n",
-			lib ? lib : "next to megatune");
-		return 77;
+		int ngpu = mt_dl_nvidia_gpus();
+
+		/* no GPU: not applicable here; a GPU: a build to fix */
+		fprintf(stderr, "megatune profile: %s%s: the tracer library libmegatune_trace.so is "
+			"not here (it is built by make where the CUDA toolkit's CUPTI headers are)%s\n",
+			ngpu > 0 ? "error: " : "", lib ? lib : "next to megatune",
+			ngpu > 0 ? ", and this machine has an NVIDIA GPU" : "");
+		return ngpu > 0 ? 2 : 77;
 	}
 	if (mkdirs(dir) || !realpath(dir, absdir)) {
 		fprintf(stderr, "megatune profile: error: cannot create %s: %s\n", dir, strerror(errno));
@@ -236,8 +257,8 @@ int cmd_profile(int argc, char **argv)
 	setenv("MEGATUNE_TRACE_DIR", absdir, 1);
 	if (flush)
 		setenv("MEGATUNE_TRACE_FLUSH_MS", flush, 1);
-	if (nvtx && cupti_path())
-		setenv("NVTX_INJECTION64_PATH", cupti_path(), 1);
+	if (nvtx) /* the tracer forwards NVTX to the CUPTI it loaded: one instance */
+		setenv("NVTX_INJECTION64_PATH", libpath, 1);
 
 	fflush(NULL);
 	/* a SIGTERM that comes before the handler is in place (the command can

@@ -45,6 +45,7 @@ const char *mt_strerror(int code)
 	case MT_EUSAGE: return "bad usage";
 	case MT_EINFEASIBLE: return "nothing feasible";
 	case MT_EUNSUPPORTED: return "not applicable here";
+	case MT_ENOLIB: return "a library is missing";
 	}
 	return "unknown error";
 }

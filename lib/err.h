@@ -22,6 +22,8 @@ enum mt_status {
 	MT_EUSAGE = -5,       /* bad command line */
 	MT_EINFEASIBLE = -6,  /* the request is valid but nothing satisfies it */
 	MT_EUNSUPPORTED = -7, /* not applicable on this machine (exit 77) */
+	MT_ENOLIB = -8,       /* a library the feature needs is missing on a machine where
+			       * it applies, e.g. cuDNN on a machine with a GPU (exit 2) */
 };
 
 #define MT_ERROR_MSG_MAX 1024

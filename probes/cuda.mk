@@ -9,11 +9,14 @@
 #
 # Both are empty without nvcc.  Sources: probes/cuda/*.cu (nvcc, C++) and
 # probes/cuda/*.c (the C compiler; the top-level wildcard probes/*.c does not
-# reach them).  The library links the CUDA runtime statically, cuBLASLt, cuDNN
-# and NCCL dynamically (RUNPATH $(CUDA_HOME)/lib64), never libcuda or its stub:
-# it loads and answers MT_EUNSUPPORTED on machines without a driver.  Only
-# mt_cuda_api is exported (-fvisibility=hidden).  No sanitizer flags: the
-# library is dlopened and holds no megatune code.  WERROR=1 adds -Werror.
+# reach them), plus lib/dlsearch.c (self-contained).  The library links the CUDA
+# runtime statically and nothing else of CUDA: cuBLASLt, cuDNN and NCCL are found
+# and loaded at run time (probes/cuda/dl.cu: the toolkit or the pip wheels), never
+# libcuda or its stub, so it needs only libc, libm and libstdc++, loads anywhere
+# and answers MT_EUNSUPPORTED on machines without a driver.  -z defs keeps every
+# symbol defined.  Only mt_cuda_api is exported (-fvisibility=hidden).  No
+# sanitizer flags: the library is dlopened and holds no megatune code.  WERROR=1
+# adds -Werror.
 #
 # CUDA_GENCODE: sm_80 code for A100, sm_90 code for H100/H200 plus compute_90 PTX that newer GPUs
 # compile at load time.
@@ -30,8 +33,10 @@ CUDA_TEST_BIN := $(if $(HAVE_NVCC),$(BUILD)/tests/ref-gemm)
 ifneq ($(HAVE_NVCC),)
 CUDA_CU_SRC  := $(sort $(wildcard probes/cuda/*.cu))
 CUDA_C_SRC   := $(sort $(wildcard probes/cuda/*.c))
-CUDA_HDR     := $(wildcard probes/cuda/*.h) probes/gpu.h probes/probe.h lib/err.h lib/stats.h
-CUDA_OBJ     := $(CUDA_CU_SRC:%.cu=$(BUILD)/%.cu.o) $(CUDA_C_SRC:%.c=$(BUILD)/%.c.o)
+CUDA_HDR     := $(wildcard probes/cuda/*.h) probes/gpu.h probes/probe.h lib/err.h lib/stats.h \
+                lib/dlsearch.h
+CUDA_OBJ     := $(CUDA_CU_SRC:%.cu=$(BUILD)/%.cu.o) $(CUDA_C_SRC:%.c=$(BUILD)/%.c.o) \
+                $(BUILD)/probes/cuda/dlsearch.c.o
 CUDA_WERROR  := $(if $(filter 1,$(WERROR)),-Werror)
 NVCC_WERROR  := $(if $(CUDA_WERROR),-Xcompiler -Werror -Werror all-warnings)
 NVCC_FLAGS   := -std=c++17 -O2 $(CUDA_GENCODE) -isystem $(CUDA_HOME)/include \
@@ -46,11 +51,15 @@ $(BUILD)/probes/cuda/%.c.o: probes/cuda/%.c $(CUDA_HDR) probes/cuda.mk
 	$(CC) -std=c11 -D_GNU_SOURCE $(WARN) $(CUDA_WERROR) -O2 -g -fPIC -fvisibility=hidden \
 		-isystem $(CUDA_HOME)/include -c $< -o $@
 
+$(BUILD)/probes/cuda/dlsearch.c.o: lib/dlsearch.c lib/dlsearch.h lib/err.h probes/cuda.mk
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -D_GNU_SOURCE $(WARN) $(CUDA_WERROR) -O2 -g -fPIC -fvisibility=hidden \
+		-c $< -o $@
+
 $(CUDA_LIB): $(CUDA_OBJ)
 	@mkdir -p $(dir $@)
 	$(NVCC) -shared $(CUDA_GENCODE) -cudart static $(CUDA_OBJ) -o $@ \
-		-L$(CUDA_HOME)/lib64 -lcublasLt -lcudnn -lnccl -ldl -lpthread -lrt \
-		-Xlinker -rpath,$(CUDA_HOME)/lib64 -Xlinker -z,defs
+		-ldl -lpthread -lrt -Xlinker -z,defs
 
 $(BUILD)/tests/ref-gemm: tests/gpu/ref-gemm.cu probes/cuda.mk
 	@mkdir -p $(dir $@)

@@ -4,6 +4,8 @@
 #define _GNU_SOURCE
 #include "gpu.h"
 
+#include "../lib/dlsearch.h"
+
 #include <dlfcn.h>
 #include <limits.h>
 #include <stdint.h>
@@ -14,6 +16,7 @@
 
 
 static const struct mt_cuda_api *g_api;
+static int g_loaded;              /* the library loaded with our ABI (g_env filled) */
 static struct mt_cuda_env g_env;
 static struct mt_error g_err;
 static int g_tried;
@@ -51,39 +54,49 @@ static void *open_lib(char *why, size_t n)
 	}
 	if ((h = dlopen("libmegatune_cuda.so", RTLD_NOW | RTLD_LOCAL)))
 		return h;
-	snprintf(why, n, "libmegatune_cuda.so was not built (megatune was built without "
-		 "the CUDA toolkit) and is not on the library path");
+	snprintf(why, n, "libmegatune_cuda.so is neither next to this executable (%.200s) nor on "
+		 "the loader's path: megatune was built without the CUDA toolkit (nvcc); "
+		 "$MEGATUNE_CUDA_LIB names another copy", len > 0 ? exe : "?");
 	return NULL;
 }
 
 int mt_cuda_load(const struct mt_cuda_api **api, struct mt_cuda_env *env, struct mt_error *err)
 {
 	if (!g_tried) {
-		char why[512] = "";
+		/* no GPU: not applicable; a GPU the driver has bound: a build or set-up to fix */
+		int ngpu = mt_dl_nvidia_gpus(), code = ngpu > 0 ? MT_ENOLIB : MT_EUNSUPPORTED;
+		char why[512] = "", where[64] = "";
 		void *h;
 		mt_cuda_api_fn fn;
 
 		g_tried = 1;
+
+		if (ngpu > 0)
+			snprintf(where, sizeof(where), " on a machine with %d NVIDIA GPU%s", ngpu,
+				 ngpu == 1 ? "" : "s");
 		h = open_lib(why, sizeof(why));
 		if (!h) {
-			mt_error_set(&g_err, MT_EUNSUPPORTED, "CUDA backend unavailable: %s", why);
+			mt_error_set(&g_err, code, "CUDA backend unavailable%s: %s", where, why);
 		} else if (!(fn = (mt_cuda_api_fn)(uintptr_t)dlsym(h, "mt_cuda_api"))) {
-			mt_error_set(&g_err, MT_EUNSUPPORTED,
-				     "CUDA backend unavailable: libmegatune_cuda.so lacks mt_cuda_api");
+			mt_error_set(&g_err, code, "CUDA backend unavailable%s: libmegatune_cuda.so "
+				     "lacks mt_cuda_api", where);
 		} else if (!(g_api = fn()) || g_api->abi != MT_CUDA_ABI) {
-			mt_error_set(&g_err, MT_EUNSUPPORTED,
-				     "CUDA backend unavailable: libmegatune_cuda.so has interface %d, "
-				     "this megatune needs %d (rebuild both)",
+			mt_error_set(&g_err, code,
+				     "CUDA backend unavailable%s: libmegatune_cuda.so has interface "
+				     "%d, this megatune needs %d (rebuild both)", where,
 				     g_api ? g_api->abi : -1, MT_CUDA_ABI);
 			g_api = NULL;
-		} else if (g_api->env(&g_env, &g_err)) {
-			if (!g_err.code)
-				mt_error_set(&g_err, MT_EUNSUPPORTED, "no usable CUDA GPU");
-			g_api = NULL;
-		} else if (g_env.device_count <= 0) {
-			mt_error_set(&g_err, MT_EUNSUPPORTED,
-				     "no GPU visible (check CUDA_VISIBLE_DEVICES)");
-			g_api = NULL;
+		} else {
+			g_loaded = 1; /* env() fills the libraries even without a GPU */
+			if (g_api->env(&g_env, &g_err)) {
+				if (!g_err.code)
+					mt_error_set(&g_err, MT_EUNSUPPORTED, "no usable CUDA GPU");
+				g_api = NULL;
+			} else if (g_env.device_count <= 0) {
+				mt_error_set(&g_err, MT_EUNSUPPORTED,
+					     "no GPU visible (check CUDA_VISIBLE_DEVICES)");
+				g_api = NULL;
+			}
 		}
 	}
 	if (!g_api) {
@@ -98,6 +111,16 @@ int mt_cuda_load(const struct mt_cuda_api **api, struct mt_cuda_env *env, struct
 	return MT_OK;
 }
 
+int mt_cuda_libraries(struct mt_cuda_lib libs[MT_CUDA_NLIBS], struct mt_error *err)
+{
+	int rc = mt_cuda_load(NULL, NULL, err);
+
+	if (!g_loaded)
+		return rc ? rc : MT_EUNSUPPORTED;
+	memcpy(libs, g_env.libs, sizeof(g_env.libs));
+	return MT_OK;
+}
+
 /* ------------------------------------------------------- forwarding ops */
 
 const struct mt_probe_ops *mt_cuda_ops(const char *name, struct mt_error *err)
@@ -109,7 +132,7 @@ const struct mt_probe_ops *mt_cuda_ops(const char *name, struct mt_error *err)
 		return NULL;
 	for (i = 0; i < a->nprobes; i++)
 		if (!strcmp(a->probes[i].name, name))
-			return a->probes[i].ops;
+			return a->need(name, err) ? NULL : a->probes[i].ops;
 	mt_error_set(err, MT_EUNSUPPORTED, "the CUDA library has no %s probe", name);
 	return NULL;
 }

@@ -2,12 +2,19 @@
 /* gpu: the boundary between the C harness and the CUDA backends.
  *
  * All CUDA code (the .cu files under probes/cuda/) is built by nvcc into one shared library,
- * build/libmegatune_cuda.so, linked against the CUDA runtime, cuBLASLt, cuDNN
- * and NCCL, never against libcuda or its stub.  megatune itself does not link
- * any of them: mt_cuda_load() dlopens the library at run time (next to the
- * executable, or $MEGATUNE_CUDA_LIB), so megatune starts and runs its CPU
- * backends on machines without the CUDA libraries or a driver, and a GPU probe
- * there fails with MT_EUNSUPPORTED and the reason (exit 77).
+ * build/libmegatune_cuda.so, with the CUDA runtime linked in statically and nothing else of
+ * CUDA: never libcuda or its stub, and cuBLASLt, cuDNN and NCCL are found and loaded at run
+ * time (probes/cuda/dl.cu through lib/dlsearch.h: the toolkit or the pip wheels), so the
+ * library itself needs only libc, libm and libstdc++.  megatune itself links none of them:
+ * mt_cuda_load() dlopens the library at run time (next to the executable, or
+ * $MEGATUNE_CUDA_LIB), so megatune starts and runs its CPU backends on machines without
+ * the CUDA libraries or a driver.
+ *
+ * Not applicable, or broken?  Where there is no NVIDIA GPU (no driver, none bound, none
+ * visible) a GPU probe fails with MT_EUNSUPPORTED and the reason (exit 77).  Where the
+ * kernel driver has a GPU (mt_dl_nvidia_gpus() > 0) a library that is missing, ours or
+ * one of the CUDA stack's that a probe needs, is MT_ENOLIB (exit 2) naming the library and
+ * every place it was looked for: on a GPU machine that is a set-up to fix, not a skip.
  *
  * The library exports one symbol, mt_cuda_api(), returning a static table
  * with a list of probe ops by name (one line per probe in probes/cuda/common.cu).
@@ -28,16 +35,28 @@
 extern "C" {
 #endif
 
-#define MT_CUDA_ABI 2
+#define MT_CUDA_ABI 3
+
+/* The libraries of the CUDA stack the library loads at run time. */
+enum mt_cuda_libid { MT_LIB_CUBLASLT, MT_LIB_CUDNN, MT_LIB_NCCL, MT_CUDA_NLIBS };
+
+struct mt_cuda_lib {
+	char name[16];          /* "cuBLASLt", "cuDNN", "NCCL" */
+	int version;            /* its own version code, 0 when not loaded */
+	char path[512];         /* the file loaded, "" when not loaded */
+	char from[48];          /* where it was found (lib/dlsearch.h), "" when not loaded */
+	char why[768];          /* why it is not loaded: the places looked in; "" when loaded */
+};
 
 /* What the library and the driver report, for result heads and profiles. */
 struct mt_cuda_env {
 	int driver_version;     /* cudaDriverGetVersion, 0 without a driver */
 	int runtime_version;    /* cudaRuntimeGetVersion */
-	int nccl_version;       /* ncclGetVersion (22809 = 2.28.9) */
-	int cublaslt_version;   /* cublasLtGetVersion */
-	int cudnn_version;      /* cudnnGetVersion */
+	int nccl_version;       /* ncclGetVersion (22809 = 2.28.9), 0 without NCCL */
+	int cublaslt_version;   /* cublasLtGetVersion, 0 without cuBLASLt */
+	int cudnn_version;      /* cudnnGetVersion, 0 without cuDNN */
 	int device_count;       /* 0 when none is usable */
+	struct mt_cuda_lib libs[MT_CUDA_NLIBS];   /* by enum mt_cuda_libid */
 };
 
 #define MT_TOPO_MAX_GPUS 64
@@ -91,22 +110,33 @@ struct mt_cuda_api {
 	 * and "launch" (the host probe's "launch" and "launch_jitter" cases) */
 	const struct mt_cuda_probe *probes;
 	int nprobes;
+	/* The libraries of the CUDA stack the probe `name` needs (gemm cuBLASLt,
+	 * attention cuDNN, collective NCCL) are loaded: MT_OK, or MT_ENOLIB naming
+	 * the library and the places looked in (env() has already found a GPU). */
+	int (*need)(const char *name, struct mt_error *err);
 };
 
 typedef const struct mt_cuda_api *(*mt_cuda_api_fn)(void);
 const struct mt_cuda_api *mt_cuda_api(void);
 
-/* C side (probes/gpu.c): load the library once.  MT_OK and *api, or
- * MT_EUNSUPPORTED with the reason (library missing, no driver, no GPU). */
+/* C side (probes/gpu.c): load the library once.  MT_OK and *api; MT_EUNSUPPORTED with
+ * the reason (no driver, no GPU, or the library missing on a machine without a GPU);
+ * MT_ENOLIB when the library is missing or does not load on a machine with a GPU. */
 int mt_cuda_load(const struct mt_cuda_api **api, struct mt_cuda_env *env, struct mt_error *err);
+
+/* The libraries of the CUDA stack (cuBLASLt, cuDNN, NCCL) as the CUDA library found
+ * them, whether or not a GPU is usable: where each was loaded from, or why it was not.
+ * MT_OK and libs[MT_CUDA_NLIBS]; otherwise mt_cuda_load()'s error (the CUDA library
+ * itself did not load). */
+int mt_cuda_libraries(struct mt_cuda_lib libs[MT_CUDA_NLIBS], struct mt_error *err);
 
 /* Driver, CUDA runtime and NCCL versions as strings ("" without the
  * library or a driver), each buffer `n` bytes (probes/result.c). */
 void mt_cuda_versions(char *nccl, char *cuda, char *driver, size_t n);
 
-/* The library's ops of the probe `name`: the library loaded (mt_cuda_load())
- * and the name in its list; NULL with MT_EUNSUPPORTED and the reason in err
- * (err may be NULL). */
+/* The library's ops of the probe `name`: the library loaded (mt_cuda_load()),
+ * the name in its list and the libraries it needs loaded (api->need); NULL with
+ * MT_EUNSUPPORTED or MT_ENOLIB and the reason in err (err may be NULL). */
 const struct mt_probe_ops *mt_cuda_ops(const char *name, struct mt_error *err);
 
 /* The CUDA backend of a registry entry whose library ops carry the probe's

@@ -256,7 +256,8 @@ int mt_probe_run(const struct mt_probe *p, const struct mt_probe_opts *opts,
 /* ---------------------------------------------------------------- output */
 
 /* The first record of a result file: argv, host, GPU, driver/CUDA/NCCL
- * versions, megatune version, backend, world.  `gpu` may be NULL. */
+ * versions and, with the CUDA backend, the libraries of the CUDA stack as loaded
+ * (mt_result_libraries()), megatune version, backend, world. */
 void mt_result_head(FILE *f, int argc, char **argv, const struct mt_probe_opts *opts,
 		    const struct mt_world *world);
 /* One measurement as a JSON Lines record. */
@@ -267,6 +268,10 @@ struct sbuf;
 void mt_result_head_sb(struct sbuf *sb, int argc, char **argv, const struct mt_probe_opts *opts,
 		       const struct mt_world *world);
 void mt_result_record_sb(struct sbuf *sb, const struct mt_measurement *m);
+/* The member "libraries": {"cuBLASLt": {"version", "path", "from"} | {"missing": why},
+ * "cuDNN": ..., "NCCL": ...} into an open object of `w`: where the CUDA library found each
+ * (probes/gpu.h, mt_cuda_libraries()); nothing when the CUDA library itself is absent. */
+void mt_result_libraries(struct jw *w);
 /* The fixed-width table: header and units rows (starting with '#'), then one
  * row per measurement, formatted by probe kind. */
 void mt_table_header(FILE *f, const struct mt_probe *p);

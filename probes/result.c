@@ -47,6 +47,28 @@ void mt_cuda_versions(char *nccl, char *cuda, char *driver, size_t n)
 	snprintf(driver, n, "%d.%d", env.driver_version / 1000, env.driver_version % 1000 / 10);
 }
 
+void mt_result_libraries(struct jw *w)
+{
+	struct mt_cuda_lib libs[MT_CUDA_NLIBS];
+	int i;
+
+	if (mt_cuda_libraries(libs, NULL))
+		return;
+	jw_obj(w, "libraries");
+	for (i = 0; i < MT_CUDA_NLIBS; i++) {
+		jw_obj(w, libs[i].name);
+		if (libs[i].version) {
+			jw_int(w, "version", libs[i].version);
+			jw_str(w, "path", libs[i].path);
+			jw_str(w, "from", libs[i].from);
+		} else {
+			jw_str(w, "missing", libs[i].why);
+		}
+		jw_end(w);
+	}
+	jw_end(w);
+}
+
 void mt_result_head(FILE *f, int argc, char **argv, const struct mt_probe_opts *opts,
 		    const struct mt_world *world)
 {
@@ -115,6 +137,7 @@ void mt_result_head_sb(struct sbuf *out, int argc, char **argv, const struct mt_
 		jw_str(&w, "cuda", cuda);
 		jw_str(&w, "nccl", nccl);
 		jw_end(&w);
+		mt_result_libraries(&w);
 	}
 	jw_end(&w);
 	sbuf_add(out, sb.buf, sb.len);

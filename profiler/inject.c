@@ -7,16 +7,26 @@
  *
  * USE
  *   CUDA_INJECTION64_PATH=/abs/path/libmegatune_trace.so \
- *   NVTX_INJECTION64_PATH=/abs/path/libcupti.so.13 \   (optional: NVTX ranges; must be
- *                                                        the libcupti this library loads)
+ *   NVTX_INJECTION64_PATH=/abs/path/libmegatune_trace.so \   (optional: NVTX ranges)
  *   MEGATUNE_TRACE_DIR=/some/dir  torchrun ... train.py
  *
  * CONTRACT
- *   - The only exported symbol is `int InitializeInjection(void)`. The CUDA driver calls
- *     it once, during cuInit. It always returns 1 and never exits, aborts or raises.
+ *   - CUPTI is not linked: it is found at run time by lib/dlsearch.h (compiled in), in
+ *     this order: the copy the process has already loaded (PyTorch's), the file
+ *     $MEGATUNE_CUPTI_PATH names, the folders of $MEGATUNE_CUDA_LIBRARY_PATH, the loader's
+ *     path, the Python wheels (site-packages/nvidia/cu13/lib, nvidia/cuda_cupti/lib), the
+ *     CUDA toolkit; the first copy whose API version is CUPTI_API_VERSION is used. So one
+ *     build traces both a toolkit program and a pip-installed PyTorch, and one CUPTI
+ *     serves the process.
+ *   - Two exported symbols. `int InitializeInjection(void)`: the CUDA driver calls it
+ *     once, during cuInit. It always returns 1 and never exits, aborts or raises.
+ *     `int InitializeInjectionNvtx2(getExportTable)`: NVTX calls it at the first NVTX
+ *     call; it forwards to the same entry of the CUPTI loaded here (so the NVTX ranges
+ *     reach the instance that records the activity), or returns 0 (NVTX stays a no-op)
+ *     when no CUPTI was found.
  *   - Body runs once (pthread_once). cuptiGetVersion() must equal the CUPTI_API_VERSION
- *     this file was compiled against (record layouts change between releases); on a
- *     mismatch, or when any CUPTI set-up call fails (no driver, driver older than R580,
+ *     this file was compiled against (record layouts change between releases); when no
+ *     such CUPTI is found, or when any CUPTI set-up call fails (no driver, driver older than R580,
  *     another CUPTI client such as nsys), exactly one line starting "megatune-trace: "
  *     goes to stderr, no file is created, no thread is started, and the process runs on
  *     untraced.
@@ -54,9 +64,11 @@
  *
  *   first line:
  *   {"schema":"megatune.trace/1","pid":1234,"rank":0,"local_rank":0,"world_size":8,
- *    "host":"node1","cupti_version":130001,"clock":"cupti"}
+ *    "host":"node1","cupti_version":130001,"cupti_path":"/usr/local/cuda/lib64/libcupti.so.13",
+ *    "cupti_from":"the CUDA toolkit","clock":"cupti"}
  *     rank, local_rank, world_size: from RANK, LOCAL_RANK, WORLD_SIZE; omitted when unset
  *     or not a non-negative integer. cupti_version: cuptiGetVersion() at run time.
+ *     cupti_path, cupti_from: the CUPTI file loaded and where it was found (lib/dlsearch.h).
  *
  *   GPU records (dev: CUDA device ordinal; ctx: CUPTI context id; stream: CUPTI stream
  *   id; corr: correlation id, equal to the corr of the runtime/driver record that issued
@@ -94,7 +106,9 @@
  *     without a start, ranges still open at exit, records lost to a write error).
  */
 
+#include <cuda.h>
 #include <cupti.h>
+#include <dlfcn.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -114,12 +128,16 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../lib/dlsearch.h"
 #include "inject/out.h"
 
 /* libstdc++ (linked with -lstdc++) */
 char *__cxa_demangle(const char *mangled, char *out, size_t *len, int *status);
 
 __attribute__((visibility("default"))) int InitializeInjection(void);
+/* NVTX's injection entry (nvtx3/nvtxDetail/nvtxInit.h), forwarded to the CUPTI loaded here */
+typedef const void *(*mt_nvtx_export_table_fn)(uint32_t id);
+__attribute__((visibility("default"))) int InitializeInjectionNvtx2(mt_nvtx_export_table_fn get);
 
 #define SCHEMA "megatune.trace/1"
 #define CUPTI_BUF_SIZE ((size_t)4 << 20)
@@ -178,12 +196,87 @@ static struct nvtx_open *g_nv;
 static int32_t *g_nv_hash; /* NVTX_HASH slots: index into g_nv or -1 */
 static int32_t g_nv_free = -1, g_nv_head = -1, g_nv_tail = -1, g_nv_count;
 
+/* ---- CUPTI, loaded at run time -------------------------------------------------------- */
+
+/* The CUPTI functions this file calls; found in the copy lib/dlsearch.h picks (the one this
+ * process already has, $MEGATUNE_CUPTI_PATH, the loader's path, the Python wheels, then the
+ * toolkit), whose API version must be the one this file was compiled against. */
+#define CUPTI_FNS(X)                                                                     \
+	X(cuptiGetVersion) X(cuptiGetResultString) X(cuptiGetCallbackName)                \
+	X(cuptiActivityGetNextRecord) X(cuptiActivityGetNumDroppedRecords)               \
+	X(cuptiActivityEnable) X(cuptiActivityDisable) X(cuptiActivityFlushAll)          \
+	X(cuptiActivityEnableRuntimeApi) X(cuptiActivityEnableDriverApi)                 \
+	X(cuptiActivitySetAttribute) X(cuptiActivityRegisterCallbacks)                   \
+	X(cuptiActivityEnableAllSyncRecords)
+#define CUPTI_PTR(f) __typeof__(&f) f;
+static struct {
+	CUPTI_FNS(CUPTI_PTR)
+} g_cupti;
+static struct mt_dl_found g_cupti_lib;
+static char g_cupti_why[1024];
+static int g_cupti_ok;
+static pthread_once_t g_cupti_once = PTHREAD_ONCE_INIT;
+
+static int cupti_accept(void *h, char *why, size_t n)
+{
+	CUptiResult (*get)(uint32_t *);
+	void *p = dlsym(h, "cuptiGetVersion");
+	uint32_t v = 0;
+
+	memcpy(&get, &p, sizeof(p));
+	if (!get || get(&v) != CUPTI_SUCCESS) {
+		snprintf(why, n, "no working cuptiGetVersion");
+		return -1;
+	}
+	if (v != CUPTI_API_VERSION) {
+		snprintf(why, n, "API version %" PRIu32 ", this library was built for %d", v,
+			 CUPTI_API_VERSION);
+		return -1;
+	}
+	return 0;
+}
+
+static void cupti_find(void)
+{
+	static char soname[32], wheels[96];
+	const int major = CUDA_VERSION / 1000;
+	struct mt_dl_spec spec = {
+		"CUPTI", soname, "MEGATUNE_CUPTI_PATH",
+		"extras/CUPTI/lib64:lib64:lib:targets/x86_64-linux/lib:targets/sbsa-linux/lib",
+		wheels, cupti_accept,
+	};
+	void *p;
+
+	snprintf(soname, sizeof soname, "libcupti.so.%d", major);
+	snprintf(wheels, sizeof wheels, "nvidia/cu%d/lib:nvidia/cuda_cupti/lib", major);
+	/* the wheels first: inside a PyTorch process that is the copy torch uses */
+	if (mt_dl_find(&spec, MT_DL_WHEELS_FIRST, &g_cupti_lib, g_cupti_why, sizeof g_cupti_why))
+		return;
+	g_cupti_ok = 1;
+#define CUPTI_SYM(f)                                             \
+	p = dlsym(g_cupti_lib.handle, #f);                       \
+	memcpy(&g_cupti.f, &p, sizeof p);                        \
+	if (!p && g_cupti_ok) {                                  \
+		snprintf(g_cupti_why, sizeof g_cupti_why, "%.900s lacks %s", \
+			 g_cupti_lib.path, #f);                  \
+		g_cupti_ok = 0;                                  \
+	}
+	CUPTI_FNS(CUPTI_SYM)
+#undef CUPTI_SYM
+}
+
+/* 1 when CUPTI is loaded with every function above (found once per process). */
+static int cupti_ready(void)
+{
+	return pthread_once(&g_cupti_once, cupti_find) == 0 && g_cupti_ok;
+}
+
 /* ---- small helpers ------------------------------------------------------------------ */
 
 static const char *cupti_err(CUptiResult r)
 {
 	const char *s = NULL;
-	if (cuptiGetResultString(r, &s) != CUPTI_SUCCESS || s == NULL)
+	if (g_cupti.cuptiGetResultString(r, &s) != CUPTI_SUCCESS || s == NULL)
 		return "unknown CUPTI error";
 	return s;
 }
@@ -552,7 +645,7 @@ static void on_record(const CUpti_Activity *rec)
 		const CUpti_ActivityAPI *a = (const CUpti_ActivityAPI *)rec;
 		int rt = rec->kind == CUPTI_ACTIVITY_KIND_RUNTIME;
 		const char *api = NULL;
-		if (cuptiGetCallbackName(rt ? CUPTI_CB_DOMAIN_RUNTIME_API : CUPTI_CB_DOMAIN_DRIVER_API,
+		if (g_cupti.cuptiGetCallbackName(rt ? CUPTI_CB_DOMAIN_RUNTIME_API : CUPTI_CB_DOMAIN_DRIVER_API,
 					 a->cbid, &api) != CUPTI_SUCCESS ||
 		    api == NULL) {
 			snprintf(name, sizeof name, "cbid:%" PRIu32, (uint32_t)a->cbid);
@@ -612,13 +705,13 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
 			CUpti_Activity *rec = NULL;
 			uint64_t before = g_records;
 			for (;;) {
-				CUptiResult r = cuptiActivityGetNextRecord(buf, valid, &rec);
+				CUptiResult r = g_cupti.cuptiActivityGetNextRecord(buf, valid, &rec);
 				if (r != CUPTI_SUCCESS)
 					break; /* CUPTI_ERROR_MAX_LIMIT_REACHED: end of buffer */
 				on_record(rec);
 			}
 			size_t nd = 0;
-			if (cuptiActivityGetNumDroppedRecords(ctx, stream, &nd) == CUPTI_SUCCESS)
+			if (g_cupti.cuptiActivityGetNumDroppedRecords(ctx, stream, &nd) == CUPTI_SUCCESS)
 				g_dropped += nd;
 			if (g_write_failed)
 				g_dropped += g_records - before;
@@ -638,8 +731,8 @@ static void finish_trace(void)
 		return;
 	if (!atomic_load(&g_finished) && !g_forked) {
 		for (int i = 0; i < g_nkinds; i++)
-			(void)cuptiActivityDisable(g_kinds[i]); /* best effort */
-		CUptiResult r = cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+			(void)g_cupti.cuptiActivityDisable(g_kinds[i]); /* best effort */
+		CUptiResult r = g_cupti.cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
 		if (r != CUPTI_SUCCESS)
 			log_line("final flush failed: %s; the trace may miss its last records",
 				 cupti_err(r));
@@ -704,7 +797,7 @@ static void *flusher_main(void *arg)
 			continue;
 		}
 		if (n == 0) {
-			CUptiResult r = cuptiActivityFlushAll(0);
+			CUptiResult r = g_cupti.cuptiActivityFlushAll(0);
 			if (r != CUPTI_SUCCESS && !warned) {
 				warned = 1;
 				log_line("periodic flush failed: %s", cupti_err(r));
@@ -793,11 +886,11 @@ static CUptiResult enable_api_subset(int runtime, const char **what)
 	uint32_t n = runtime ? CUPTI_RUNTIME_TRACE_CBID_SIZE : CUPTI_DRIVER_TRACE_CBID_SIZE;
 	for (uint32_t cbid = 1; cbid < n; cbid++) {
 		const char *name = NULL;
-		if (cuptiGetCallbackName(dom, cbid, &name) != CUPTI_SUCCESS || name == NULL ||
+		if (g_cupti.cuptiGetCallbackName(dom, cbid, &name) != CUPTI_SUCCESS || name == NULL ||
 		    !has_prefix(name, runtime ? RUNTIME_PREFIXES : DRIVER_PREFIXES))
 			continue;
-		CUptiResult r = runtime ? cuptiActivityEnableRuntimeApi(cbid, 1)
-					: cuptiActivityEnableDriverApi(cbid, 1);
+		CUptiResult r = runtime ? g_cupti.cuptiActivityEnableRuntimeApi(cbid, 1)
+					: g_cupti.cuptiActivityEnableDriverApi(cbid, 1);
 		if (r != CUPTI_SUCCESS) {
 			*what = runtime ? "cuptiActivityEnableRuntimeApi" : "cuptiActivityEnableDriverApi";
 			return r;
@@ -823,6 +916,8 @@ static void write_header(uint32_t version)
 	}
 	kv_str("host", host);
 	kv_u64("cupti_version", version);
+	kv_str("cupti_path", g_cupti_lib.path);
+	kv_str("cupti_from", g_cupti_lib.from);
 	out_s(",\"clock\":\"cupti\"}\n");
 }
 
@@ -859,7 +954,7 @@ static int open_output(void)
 static void disable_all(void)
 {
 	for (int i = 0; i < g_nkinds; i++)
-		(void)cuptiActivityDisable(g_kinds[i]); /* best effort while backing out */
+		(void)g_cupti.cuptiActivityDisable(g_kinds[i]); /* best effort while backing out */
 	g_nkinds = 0;
 }
 
@@ -921,7 +1016,13 @@ static void install_sigterm(void)
 static void setup(void)
 {
 	uint32_t version = 0;
-	CUptiResult r = cuptiGetVersion(&version), e;
+	CUptiResult r, e;
+
+	if (!cupti_ready()) {
+		log_line("tracing disabled: %s", g_cupti_why);
+		return;
+	}
+	r = g_cupti.cuptiGetVersion(&version);
 	if (r != CUPTI_SUCCESS) {
 		log_line("tracing disabled: cuptiGetVersion: %s", cupti_err(r));
 		return;
@@ -945,10 +1046,10 @@ static void setup(void)
 
 	const char *what = "cuptiActivitySetAttribute(DEVICE_BUFFER_SIZE)";
 	size_t dev_buf = DEVICE_BUF_SIZE, attr_size = sizeof dev_buf;
-	r = cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE, &attr_size, &dev_buf);
+	r = g_cupti.cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE, &attr_size, &dev_buf);
 	if (r == CUPTI_SUCCESS) {
 		what = "cuptiActivityRegisterCallbacks";
-		r = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
+		r = g_cupti.cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
 	}
 	if (r != CUPTI_SUCCESS) {
 		log_line("tracing disabled: %s: %s", what, cupti_err(r));
@@ -979,13 +1080,13 @@ static void setup(void)
 		CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, CUPTI_ACTIVITY_KIND_MARKER};
 	for (size_t i = 0; i < sizeof kinds / sizeof kinds[0] && r == CUPTI_SUCCESS; i++) {
 		what = "cuptiActivityEnable";
-		r = cuptiActivityEnable(kinds[i]);
+		r = g_cupti.cuptiActivityEnable(kinds[i]);
 		if (r == CUPTI_SUCCESS)
 			g_kinds[g_nkinds++] = kinds[i];
 	}
 	/* no records for event/stream queries that find work still pending (polling loops
 	 * such as NCCL's watchdog would flood the trace); only a filter, so not fatal */
-	if (r == CUPTI_SUCCESS && (e = cuptiActivityEnableAllSyncRecords(0)) != CUPTI_SUCCESS)
+	if (r == CUPTI_SUCCESS && (e = g_cupti.cuptiActivityEnableAllSyncRecords(0)) != CUPTI_SUCCESS)
 		log_line("cuptiActivityEnableAllSyncRecords: %s; pending queries are traced too",
 			 cupti_err(e));
 	const char *api = getenv("MEGATUNE_TRACE_API");
@@ -994,7 +1095,7 @@ static void setup(void)
 		CUpti_ActivityKind kind = rt ? CUPTI_ACTIVITY_KIND_RUNTIME : CUPTI_ACTIVITY_KIND_DRIVER;
 		if (all) {
 			what = "cuptiActivityEnable";
-			r = cuptiActivityEnable(kind);
+			r = g_cupti.cuptiActivityEnable(kind);
 		} else {
 			r = enable_api_subset(rt, &what);
 		}
@@ -1025,6 +1126,18 @@ static void setup(void)
 		log_line("pthread_atfork failed: %s", strerror(err));
 	if (atexit(at_exit) != 0)
 		log_line("atexit failed: the trace will have no end record");
+}
+
+int InitializeInjectionNvtx2(mt_nvtx_export_table_fn get)
+{
+	int (*fn)(mt_nvtx_export_table_fn);
+	void *p;
+
+	if (!cupti_ready())
+		return 0; /* NVTX calls then stay no-ops; InitializeInjection says why */
+	p = dlsym(g_cupti_lib.handle, "InitializeInjectionNvtx2");
+	memcpy(&fn, &p, sizeof p);
+	return fn ? fn(get) : 0;
 }
 
 int InitializeInjection(void)

@@ -8,7 +8,9 @@
 #
 # Both are empty otherwise, so `all: $(TRACE_LIB) $(GPU_TEST_BIN)` builds what it can.
 # The library gets neither the sanitizer flags (it is loaded into foreign processes)
-# nor libcuda or its stub (libcupti dlopens the driver itself); WERROR=1 adds -Werror.
+# nor libcuda or its stub (libcupti dlopens the driver itself), nor libcupti: it finds
+# CUPTI at run time (lib/dlsearch.c, compiled in), so it needs only libc and libstdc++.
+# WERROR=1 adds -Werror.
 
 CUDA_HOME ?= /usr/local/cuda
 NVCC      ?= $(CUDA_HOME)/bin/nvcc
@@ -17,13 +19,12 @@ TRACE_LIB    := $(if $(wildcard $(CUDA_HOME)/include/cupti.h),$(BUILD)/libmegatu
 GPU_TEST_BIN := $(if $(wildcard $(CUDA_HOME)/bin/nvcc),$(BUILD)/tests/gpu-trace-check)
 
 ifneq ($(TRACE_LIB),)
-TRACE_SRC := profiler/inject.c profiler/inject/out.c
+TRACE_SRC := profiler/inject.c profiler/inject/out.c lib/dlsearch.c
 
-$(TRACE_LIB): $(TRACE_SRC) profiler/inject/out.h profiler/inject.mk
+$(TRACE_LIB): $(TRACE_SRC) profiler/inject/out.h lib/dlsearch.h lib/err.h profiler/inject.mk
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -D_GNU_SOURCE $(WARN) $(if $(filter 1,$(WERROR)),-Werror) -O2 -g -fPIC -shared -fvisibility=hidden \
-		-isystem $(CUDA_HOME)/include $(TRACE_SRC) \
-		-L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcupti -lstdc++ -lpthread -o $@
+		-isystem $(CUDA_HOME)/include $(TRACE_SRC) -Wl,-z,defs -lstdc++ -ldl -lpthread -o $@
 endif
 
 ifneq ($(GPU_TEST_BIN),)

@@ -264,7 +264,7 @@ __global__ void attn_col_ref(attn_dims a, const __nv_bfloat16 *q, const __nv_bfl
 static int attn_applicable(const struct mt_probe_ctx *ctx, struct mt_error *err)
 {
 	int rc = mtc_device_check(ctx->device, err), major = 0;
-	size_t ver = cudnnGetVersion();
+	size_t ver = mtc_dl.cudnnGetVersion();
 
 	if (rc)
 		return rc;
@@ -286,9 +286,9 @@ static void attn_teardown(void *state)
 		return;
 	mtc_timer_sync(&s->tm);
 	for (i = s->ndesc - 1; i >= 0; i--)
-		cudnnBackendDestroyDescriptor(s->desc[i]);
+		mtc_dl.cudnnBackendDestroyDescriptor(s->desc[i]);
 	if (s->handle)
-		cudnnDestroy(s->handle);
+		mtc_dl.cudnnDestroy(s->handle);
 	cudaFree(s->fwd.ws);
 	cudaFree(s->bwdp.ws);
 	cudaFree(s->q);
@@ -342,7 +342,7 @@ static int attn_setup(const struct mt_probe_ctx *ctx, struct mt_case *c, void **
 	s->s = c->seq;
 	s->causal = c->causal != 0;
 	s->bwd = c->bwd != 0;
-	s->ver = (int)cudnnGetVersion();
+	s->ver = (int)mtc_dl.cudnnGetVersion();
 	s->scale = 1.0f / sqrtf((float)s->d);
 	s->neginf = -INFINITY;
 	s->one = 1.0f;
@@ -385,13 +385,13 @@ static int attn_setup(const struct mt_probe_ctx *ctx, struct mt_case *c, void **
 	MTC_CK(cudaMemsetAsync(s->o, 0, s->nq * 2, s->tm.st));
 	MTC_CK(cudaMemsetAsync(s->stats, 0, sq * 4, s->tm.st));
 
-	stt = cudnnCreate(&s->handle);
+	stt = mtc_dl.cudnnCreate(&s->handle);
 	if (stt != CUDNN_STATUS_SUCCESS) {
 		s->handle = NULL;
 		rc = attn_dn_fail(err, "cudnnCreate", stt);
 		goto fail;
 	}
-	stt = cudnnSetStream(s->handle, s->tm.st);
+	stt = mtc_dl.cudnnSetStream(s->handle, s->tm.st);
 	if (stt != CUDNN_STATUS_SUCCESS) {
 		rc = attn_dn_fail(err, "cudnnSetStream", stt);
 		goto fail;

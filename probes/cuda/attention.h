@@ -6,9 +6,7 @@
 #ifndef MT_CUDA_ATTENTION_H
 #define MT_CUDA_ATTENTION_H
 
-#include <cudnn.h>
-
-#include "mtc.h"
+#include "dl.h"
 
 #define ATTN_MAX_DESC 1024
 #define ATTN_MAX_CFG 8

@@ -19,8 +19,8 @@ int attn_dn_fail(struct mt_error *err, const char *what, cudnnStatus_t stt)
 		   stt == CUDNN_STATUS_INTERNAL_ERROR_DEVICE_ALLOCATION_FAILED ? MT_ENOMEM : MT_EINVAL;
 
 	last[0] = 0;
-	cudnnGetLastErrorString(last, sizeof(last));
-	return mtc_fail(err, code, "%s: %s (%d)%s%s", what, cudnnGetErrorString(stt), (int)stt,
+	mtc_dl.cudnnGetLastErrorString(last, sizeof(last));
+	return mtc_fail(err, code, "%s: %s (%d)%s%s", what, mtc_dl.cudnnGetErrorString(stt), (int)stt,
 			last[0] ? ": " : "", last);
 }
 
@@ -32,7 +32,7 @@ static int dn_new(struct attn_state *s, cudnnBackendDescriptorType_t t, cudnnBac
 	*out = NULL;
 	if (s->ndesc >= ATTN_MAX_DESC)
 		return mtc_fail(err, MT_EINVAL, "attention: more than %d cuDNN descriptors", ATTN_MAX_DESC);
-	stt = cudnnBackendCreateDescriptor(t, out);
+	stt = mtc_dl.cudnnBackendCreateDescriptor(t, out);
 	if (stt != CUDNN_STATUS_SUCCESS)
 		return attn_dn_fail(err, "cudnnBackendCreateDescriptor", stt);
 	s->desc[s->ndesc++] = *out;
@@ -42,23 +42,23 @@ static int dn_new(struct attn_state *s, cudnnBackendDescriptorType_t t, cudnnBac
 static int dn_set(cudnnBackendDescriptor_t d, cudnnBackendAttributeName_t a, cudnnBackendAttributeType_t t,
 		  int64_t n, const void *v, const char *what, struct mt_error *err)
 {
-	cudnnStatus_t stt = cudnnBackendSetAttribute(d, a, t, n, v);
+	cudnnStatus_t stt = mtc_dl.cudnnBackendSetAttribute(d, a, t, n, v);
 	char call[160];
 
 	if (stt == CUDNN_STATUS_SUCCESS)
 		return MT_OK;
-	snprintf(call, sizeof(call), "cudnnBackendSetAttribute(%s)", what);
+	snprintf(call, sizeof(call), "mtc_dl.cudnnBackendSetAttribute(%s)", what);
 	return attn_dn_fail(err, call, stt);
 }
 
 static int dn_fin(cudnnBackendDescriptor_t d, const char *what, struct mt_error *err)
 {
-	cudnnStatus_t stt = cudnnBackendFinalize(d);
+	cudnnStatus_t stt = mtc_dl.cudnnBackendFinalize(d);
 	char call[160];
 
 	if (stt == CUDNN_STATUS_SUCCESS)
 		return MT_OK;
-	snprintf(call, sizeof(call), "cudnnBackendFinalize(%s)", what);
+	snprintf(call, sizeof(call), "mtc_dl.cudnnBackendFinalize(%s)", what);
 	return attn_dn_fail(err, call, stt);
 }
 
@@ -215,41 +215,41 @@ static int make_plan(struct attn_state *s, dnd *ops, int nops, const int64_t *ui
 		NEW(CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR, &heur);
 		SET(heur, CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &graph);
 		SET(heur, CUDNN_ATTR_ENGINEHEUR_MODE, CUDNN_TYPE_HEUR_MODE, 1, &modes[m]);
-		stt = cudnnBackendFinalize(heur);
+		stt = mtc_dl.cudnnBackendFinalize(heur);
 		if (stt != CUDNN_STATUS_SUCCESS) {
 			last = stt;
-			cudnnGetLastErrorString(last_msg, sizeof(last_msg));
+			mtc_dl.cudnnGetLastErrorString(last_msg, sizeof(last_msg));
 			continue;
 		}
 		for (i = 0; i < ATTN_MAX_CFG; i++)
 			NEW(CUDNN_BACKEND_ENGINECFG_DESCRIPTOR, &cfg[i]);
 		count = 0;
-		stt = cudnnBackendGetAttribute(heur, CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR,
+		stt = mtc_dl.cudnnBackendGetAttribute(heur, CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR,
 					       ATTN_MAX_CFG, &count, cfg);
 		if (stt != CUDNN_STATUS_SUCCESS) {
 			last = stt;
-			cudnnGetLastErrorString(last_msg, sizeof(last_msg));
+			mtc_dl.cudnnGetLastErrorString(last_msg, sizeof(last_msg));
 			continue;
 		}
 		for (i = 0; i < count && i < ATTN_MAX_CFG; i++) {
 			NEW(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR, &plan);
 			SET(plan, CUDNN_ATTR_EXECUTION_PLAN_HANDLE, CUDNN_TYPE_HANDLE, 1, &s->handle);
 			SET(plan, CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &cfg[i]);
-			stt = cudnnBackendFinalize(plan);   /* runtime-compiled engines JIT here */
+			stt = mtc_dl.cudnnBackendFinalize(plan);   /* runtime-compiled engines JIT here */
 			if (stt != CUDNN_STATUS_SUCCESS) {
 				last = stt;
-				cudnnGetLastErrorString(last_msg, sizeof(last_msg));
+				mtc_dl.cudnnGetLastErrorString(last_msg, sizeof(last_msg));
 				continue;
 			}
-			stt = cudnnBackendGetAttribute(plan, CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE,
+			stt = mtc_dl.cudnnBackendGetAttribute(plan, CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE,
 						       CUDNN_TYPE_INT64, 1, &got, &ws);
 			if (stt != CUDNN_STATUS_SUCCESS)
-				return attn_dn_fail(err, "cudnnBackendGetAttribute(EXECUTION_PLAN_WORKSPACE_SIZE)", stt);
+				return attn_dn_fail(err, "mtc_dl.cudnnBackendGetAttribute(EXECUTION_PLAN_WORKSPACE_SIZE)", stt);
 			if (dn_new(s, CUDNN_BACKEND_ENGINE_DESCRIPTOR, &engine, NULL) == MT_OK &&
-			    cudnnBackendGetAttribute(cfg[i], CUDNN_ATTR_ENGINECFG_ENGINE,
+			    mtc_dl.cudnnBackendGetAttribute(cfg[i], CUDNN_ATTR_ENGINECFG_ENGINE,
 						     CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &got, &engine) ==
 				    CUDNN_STATUS_SUCCESS)
-				cudnnBackendGetAttribute(engine, CUDNN_ATTR_ENGINE_GLOBAL_INDEX, CUDNN_TYPE_INT64, 1,
+				mtc_dl.cudnnBackendGetAttribute(engine, CUDNN_ATTR_ENGINE_GLOBAL_INDEX, CUDNN_TYPE_INT64, 1,
 							 &got, &idx);
 			p->plan = plan;
 			p->ws_bytes = ws;
@@ -632,7 +632,7 @@ int attn_exec(struct attn_state *s, struct attn_plan *p, struct mt_error *err)
 		if (e != cudaSuccess)
 			return mtc_cuda_fail(err, "cudaMemsetAsync(dQ accumulator)", e);
 	}
-	stt = cudnnBackendExecute(s->handle, p->plan, p->pack);
+	stt = mtc_dl.cudnnBackendExecute(s->handle, p->plan, p->pack);
 
 	if (stt != CUDNN_STATUS_SUCCESS)
 		return attn_dn_fail(err, "cudnnBackendExecute", stt);

@@ -18,8 +18,8 @@
  * rank; all_gather, reduce_scatter and all_to_all have bytes/4 elements in
  * the whole buffer and bytes/4/nranks per rank (per peer for all_to_all).
  * send_recv is nccl-tests' sendrecv: rank r sends to r+1 and receives from
- * r-1 inside one group.  all_to_all uses ncclAlltoAll (NCCL 2.28+, a weak
- * symbol so that an older libnccl still loads) or grouped send/recv.
+ * r-1 inside one group.  all_to_all uses ncclAlltoAll (NCCL 2.28+, an optional
+ * function of dl.h's table, so that an older libnccl still loads) or grouped send/recv.
  * Out-of-place, root 0 for broadcast.
  *
  * Method.  The harness barriers the ranks before each sample; run() records
@@ -40,11 +40,8 @@
 #include <string.h>
 #include <time.h>
 
-#include <nccl.h>
+#include "dl.h"
 
-#include "mtc.h"
-
-#pragma weak ncclAlltoAll
 
 enum { C_AR, C_AG, C_RS, C_A2A, C_SR, C_BC, C_N };   /* enum mt_coll */
 static const char *const op_names[C_N] = { "all_reduce", "all_gather", "reduce_scatter", "all_to_all",
@@ -89,9 +86,9 @@ struct coll_state {
 
 static int nccl_fail(struct mt_error *err, const char *call, ncclResult_t r, ncclComm_t comm)
 {
-	const char *last = ncclGetLastError(comm);
+	const char *last = mtc_dl.ncclGetLastError(comm);
 
-	return mtc_fail(err, MT_EINVAL, "%s: %s%s%s", call, ncclGetErrorString(r), last && *last ? ": " : "",
+	return mtc_fail(err, MT_EINVAL, "%s: %s%s%s", call, mtc_dl.ncclGetErrorString(r), last && *last ? ": " : "",
 			last ? last : "");
 }
 
@@ -108,7 +105,7 @@ static void comm_abort(struct coll_comm *cm)
 
 	for (i = 0; i < cm->ndev; i++)
 		if (cm->comm[i]) {
-			ncclCommAbort(cm->comm[i]);
+			mtc_dl.ncclCommAbort(cm->comm[i]);
 			cm->comm[i] = NULL;
 		}
 	cm->aborted = 1;
@@ -127,7 +124,7 @@ static int settle(ncclComm_t comm, ncclResult_t r, double deadline, const char *
 	if (r == ncclSuccess)
 		return MT_OK;
 	for (;;) {
-		ncclResult_t q = ncclCommGetAsyncError(comm, &st);
+		ncclResult_t q = mtc_dl.ncclCommGetAsyncError(comm, &st);
 
 		if (q != ncclSuccess)
 			return nccl_fail(err, "ncclCommGetAsyncError", q, comm);
@@ -154,20 +151,20 @@ static void close_comm(struct coll_comm *cm, double timeout)
 	if (!cm->used || cm->aborted)
 		return;
 	if (cm->ndev > 1) {
-		ncclGroupStart();
+		mtc_dl.ncclGroupStart();
 		for (i = 0; i < cm->ndev; i++)
-			ncclCommFinalize(cm->comm[i]);
-		ncclGroupEnd();
+			mtc_dl.ncclCommFinalize(cm->comm[i]);
+		mtc_dl.ncclGroupEnd();
 		for (i = 0; i < cm->ndev; i++)
-			ncclCommDestroy(cm->comm[i]);
+			mtc_dl.ncclCommDestroy(cm->comm[i]);
 	} else if (cm->comm[0]) {
-		r = ncclCommFinalize(cm->comm[0]);
+		r = mtc_dl.ncclCommFinalize(cm->comm[0]);
 		if (settle(cm->comm[0], r, mtc_now() + timeout, "ncclCommFinalize", &to, NULL) != MT_OK) {
-			ncclCommAbort(cm->comm[0]);
+			mtc_dl.ncclCommAbort(cm->comm[0]);
 			cm->comm[0] = NULL;
 			return;
 		}
-		ncclCommDestroy(cm->comm[0]);
+		mtc_dl.ncclCommDestroy(cm->comm[0]);
 	}
 	for (i = 0; i < cm->ndev; i++)
 		cm->comm[i] = NULL;
@@ -201,7 +198,7 @@ static int init_single(struct coll_comm *cm, const struct mt_group *G, struct mt
 			return rc;
 		cm->dev[i] = G->devices[i];
 	}
-	r = ncclCommInitAll(cm->comm, G->ndev, G->devices);
+	r = mtc_dl.ncclCommInitAll(cm->comm, G->ndev, G->devices);
 	if (r != ncclSuccess)
 		return nccl_fail(err, "ncclCommInitAll", r, NULL);
 	cm->ndev = G->ndev;
@@ -232,17 +229,17 @@ static int init_rank(struct coll_comm *cm, const struct mt_group *G, int dev, co
 	cm->rank0 = G->grank;
 	cm->blocking = 0;
 	cm->comm[0] = NULL;
-	r = ncclCommInitRankConfig(&cm->comm[0], G->ranks, uid, G->grank, &cfg);
+	r = mtc_dl.ncclCommInitRankConfig(&cm->comm[0], G->ranks, uid, G->grank, &cfg);
 	if (r != ncclSuccess && r != ncclInProgress) {
 		rc = nccl_fail(err, "ncclCommInitRankConfig", r, cm->comm[0]);
 		if (cm->comm[0])
-			ncclCommAbort(cm->comm[0]);
+			mtc_dl.ncclCommAbort(cm->comm[0]);
 		cm->comm[0] = NULL;
 		return rc;
 	}
 	rc = settle(cm->comm[0], r, mtc_now() + timeout, "ncclCommInitRankConfig", &to, err);
 	if (rc) {
-		ncclCommAbort(cm->comm[0]);
+		mtc_dl.ncclCommAbort(cm->comm[0]);
 		cm->comm[0] = NULL;
 		if (to)
 			return mtc_fail(err, MT_EINVAL,
@@ -271,9 +268,9 @@ static int coll_open(struct mt_probe_ctx *ctx, struct mt_error *err)
 		return mtc_fail(err, MT_ENOMEM, "collective: out of memory");
 	P->ngroups = ctx->ngroups > 0 ? ctx->ngroups : 0;
 	P->timeout = o && o->timeout_s > 0 ? o->timeout_s : 120.0;
-	if (ncclGetVersion(&v) == ncclSuccess)
+	if (mtc_dl.ncclGetVersion(&v) == ncclSuccess)
 		P->version = v;
-	P->alltoall = ncclAlltoAll != NULL && P->version >= 22800;
+	P->alltoall = mtc_dl.ncclAlltoAll != NULL && P->version >= 22800;
 
 	/* every layout in order on every rank, whatever fails: the broadcasts
 	 * are MPI collectives and must match across the world */
@@ -409,7 +406,7 @@ static int coll_applicable(const struct mt_probe_ctx *ctx, struct mt_error *err)
 
 	if (rc)
 		return rc;
-	r = ncclGetVersion(&v);
+	r = mtc_dl.ncclGetVersion(&v);
 	if (r != ncclSuccess)
 		return nccl_fail(err, "ncclGetVersion", r, NULL);
 	return MT_OK;
@@ -527,7 +524,7 @@ fail:
 static ncclResult_t coll_enqueue(struct coll_state *s, int *which)
 {
 	struct coll_comm *cm = s->cm;
-	ncclResult_t r = ncclGroupStart();
+	ncclResult_t r = mtc_dl.ncclGroupStart();
 	int i, p;
 
 	*which = 0;
@@ -538,42 +535,42 @@ static ncclResult_t coll_enqueue(struct coll_state *s, int *which)
 
 		switch (s->op) {
 		case C_AR:
-			r = ncclAllReduce(d->send, d->recv, s->count, ncclFloat, ncclSum, comm, d->tm.st);
+			r = mtc_dl.ncclAllReduce(d->send, d->recv, s->count, ncclFloat, ncclSum, comm, d->tm.st);
 			break;
 		case C_AG:
-			r = ncclAllGather(d->send, d->recv, s->count, ncclFloat, comm, d->tm.st);
+			r = mtc_dl.ncclAllGather(d->send, d->recv, s->count, ncclFloat, comm, d->tm.st);
 			break;
 		case C_RS:
-			r = ncclReduceScatter(d->send, d->recv, s->count, ncclFloat, ncclSum, comm, d->tm.st);
+			r = mtc_dl.ncclReduceScatter(d->send, d->recv, s->count, ncclFloat, ncclSum, comm, d->tm.st);
 			break;
 		case C_A2A:
 			if (s->P->alltoall) {
-				r = ncclAlltoAll(d->send, d->recv, s->count, ncclFloat, comm, d->tm.st);
+				r = mtc_dl.ncclAlltoAll(d->send, d->recv, s->count, ncclFloat, comm, d->tm.st);
 				break;
 			}
 			for (p = 0; r == ncclSuccess && p < n; p++) {
-				r = ncclSend(d->send + (size_t)p * s->per, s->per, ncclFloat, p, comm, d->tm.st);
+				r = mtc_dl.ncclSend(d->send + (size_t)p * s->per, s->per, ncclFloat, p, comm, d->tm.st);
 				if (r == ncclSuccess)
-					r = ncclRecv(d->recv + (size_t)p * s->per, s->per, ncclFloat, p, comm, d->tm.st);
+					r = mtc_dl.ncclRecv(d->recv + (size_t)p * s->per, s->per, ncclFloat, p, comm, d->tm.st);
 			}
 			break;
 		case C_SR:
-			r = ncclSend(d->send, s->count, ncclFloat, (rank + 1) % n, comm, d->tm.st);
+			r = mtc_dl.ncclSend(d->send, s->count, ncclFloat, (rank + 1) % n, comm, d->tm.st);
 			if (r == ncclSuccess)
-				r = ncclRecv(d->recv, s->count, ncclFloat, (rank - 1 + n) % n, comm, d->tm.st);
+				r = mtc_dl.ncclRecv(d->recv, s->count, ncclFloat, (rank - 1 + n) % n, comm, d->tm.st);
 			break;
 		default:
-			r = ncclBroadcast(d->send, d->recv, s->count, ncclFloat, 0, comm, d->tm.st);
+			r = mtc_dl.ncclBroadcast(d->send, d->recv, s->count, ncclFloat, 0, comm, d->tm.st);
 			break;
 		}
 		*which = i;
 	}
 	if (r != ncclSuccess) {
-		ncclGroupEnd();
+		mtc_dl.ncclGroupEnd();
 		return r;
 	}
 	*which = -1;
-	return ncclGroupEnd();
+	return mtc_dl.ncclGroupEnd();
 }
 
 static int coll_timeout(struct coll_state *s, const struct mt_case *c, const char *what, struct mt_error *err)
@@ -644,7 +641,7 @@ static int coll_run(void *state, const struct mt_case *c, double *seconds, struc
 		for (i = 0; i < s->ndev; i++) {
 			ncclResult_t st = ncclSuccess;
 
-			if (ncclCommGetAsyncError(cm->comm[i], &st) == ncclSuccess && st != ncclSuccess &&
+			if (mtc_dl.ncclCommGetAsyncError(cm->comm[i], &st) == ncclSuccess && st != ncclSuccess &&
 			    st != ncclInProgress) {
 				rc = nccl_fail(err, "NCCL asynchronous error", st, cm->comm[i]);
 				comm_abort(cm);

@@ -6,12 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cublasLt.h>
-#include <cudnn.h>
-#include <nccl.h>
 #include <nvtx3/nvToolsExt.h>
 
-#include "mtc.h"
+#include "dl.h"
 
 /* ------------------------------------------------------------ errors */
 
@@ -355,17 +352,20 @@ void mtc_nvtx_pop(void)
 
 static int env_fn(struct mt_cuda_env *env, struct mt_error *err)
 {
-	int n = 0, rc, v = 0;
+	int n = 0, rc, i;
 
 	memset(env, 0, sizeof(*env));
 	/* cudaGetDeviceCount first: it is what reports a missing driver */
 	rc = mtc_gpu_check(&n, err);
 	cudaRuntimeGetVersion(&env->runtime_version);
 	cudaDriverGetVersion(&env->driver_version);
-	if (ncclGetVersion(&v) == ncclSuccess)
-		env->nccl_version = v;
-	env->cublaslt_version = (int)cublasLtGetVersion();
-	env->cudnn_version = (int)cudnnGetVersion();
+	/* the CUDA stack's libraries: where each was found, or why not (never fatal here:
+	 * a probe that needs one asks need()) */
+	for (i = 0; i < MT_CUDA_NLIBS; i++)
+		mtc_dl_info(i, &env->libs[i]);
+	env->cublaslt_version = env->libs[MT_LIB_CUBLASLT].version;
+	env->cudnn_version = env->libs[MT_LIB_CUDNN].version;
+	env->nccl_version = env->libs[MT_LIB_NCCL].version;
 	env->device_count = rc ? 0 : n;
 	return rc;
 }
@@ -374,31 +374,47 @@ int mtc_nccl_id(unsigned char id[128], struct mt_error *err)
 {
 	ncclUniqueId u;
 	ncclResult_t r;
+	int rc;
 
+	if ((rc = mtc_dl_need(MT_LIB_NCCL, err)))
+		return rc;
 	memset(&u, 0, sizeof(u));
-	r = ncclGetUniqueId(&u);
+	r = mtc_dl.ncclGetUniqueId(&u);
 	if (r != ncclSuccess)
-		return mtc_fail(err, MT_EINVAL, "ncclGetUniqueId: %s (%s)", ncclGetErrorString(r),
-				ncclGetLastError(NULL));
+		return mtc_fail(err, MT_EINVAL, "ncclGetUniqueId: %s (%s)", mtc_dl.ncclGetErrorString(r),
+				mtc_dl.ncclGetLastError(NULL));
 	memcpy(id, &u, sizeof(u) < 128 ? sizeof(u) : 128);
 	return MT_OK;
 }
 
 /* The probes of the library, one line each: `mtc_<name>_ops`, defined in
  * <name>.cu as `extern "C" const struct mt_probe_ops`, found by the C side
- * under the registry's name (probes/gpu.h, mt_cuda_ops()). */
-#define MTC_PROBES(X) \
-	X(gemm)       \
-	X(attention)  \
-	X(collective) \
-	X(offload)    \
-	X(launch)
+ * under the registry's name (probes/gpu.h, mt_cuda_ops()), and the library of
+ * the CUDA stack it needs (-1: none beyond the runtime). */
+#define MTC_PROBES(X)                   \
+	X(gemm, MT_LIB_CUBLASLT)        \
+	X(attention, MT_LIB_CUDNN)      \
+	X(collective, MT_LIB_NCCL)      \
+	X(offload, -1)                  \
+	X(launch, -1)
 
-#define MTC_DECLARE(name) extern "C" const struct mt_probe_ops mtc_##name##_ops;
-#define MTC_ENTRY(name) { #name, &mtc_##name##_ops },
+#define MTC_DECLARE(name, lib) extern "C" const struct mt_probe_ops mtc_##name##_ops;
+#define MTC_ENTRY(name, lib) { #name, &mtc_##name##_ops },
+#define MTC_NEEDS(name, lib) lib,
 MTC_PROBES(MTC_DECLARE)
 
 static const struct mt_cuda_probe probes[] = { MTC_PROBES(MTC_ENTRY) };
+static const int probe_lib[] = { MTC_PROBES(MTC_NEEDS) };
+
+static int need_fn(const char *name, struct mt_error *err)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(probes) / sizeof(probes[0]); i++)
+		if (!strcmp(probes[i].name, name))
+			return probe_lib[i] < 0 ? MT_OK : mtc_dl_need(probe_lib[i], err);
+	return mtc_fail(err, MT_EUNSUPPORTED, "the CUDA library has no %s probe", name);
+}
 
 static const struct mt_cuda_api the_api = {
 	MT_CUDA_ABI,
@@ -407,6 +423,7 @@ static const struct mt_cuda_api the_api = {
 	mtc_nccl_id,
 	probes,
 	(int)(sizeof(probes) / sizeof(probes[0])),
+	need_fn,
 };
 
 extern "C" __attribute__((visibility("default"))) const struct mt_cuda_api *mt_cuda_api(void)

@@ -30,9 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cublasLt.h>
-
-#include "mtc.h"
+#include "dl.h"
 
 #define GEMM_MAX_ALGOS 8
 #define GEMM_WORKSPACE (32u << 20)
@@ -67,8 +65,8 @@ static int lt_fail(struct mt_error *err, const char *call, cublasStatus_t st)
 	int code = st == CUBLAS_STATUS_NOT_SUPPORTED ? MT_EUNSUPPORTED :
 		   st == CUBLAS_STATUS_ALLOC_FAILED ? MT_ENOMEM : MT_EINVAL;
 
-	return mtc_fail(err, code, "%s: %s (%s)", call, cublasLtGetStatusName(st),
-			cublasLtGetStatusString(st));
+	return mtc_fail(err, code, "%s: %s (%s)", call, mtc_dl.cublasLtGetStatusName(st),
+			mtc_dl.cublasLtGetStatusString(st));
 }
 
 #define LT_CK(call)                                                   \
@@ -134,19 +132,19 @@ static void gemm_teardown(void *state)
 		return;
 	mtc_timer_sync(&s->tm);
 	if (s->pref)
-		cublasLtMatmulPreferenceDestroy(s->pref);
+		mtc_dl.cublasLtMatmulPreferenceDestroy(s->pref);
 	if (s->la)
-		cublasLtMatrixLayoutDestroy(s->la);
+		mtc_dl.cublasLtMatrixLayoutDestroy(s->la);
 	if (s->lb)
-		cublasLtMatrixLayoutDestroy(s->lb);
+		mtc_dl.cublasLtMatrixLayoutDestroy(s->lb);
 	if (s->lc)
-		cublasLtMatrixLayoutDestroy(s->lc);
+		mtc_dl.cublasLtMatrixLayoutDestroy(s->lc);
 	if (s->ld)
-		cublasLtMatrixLayoutDestroy(s->ld);
+		mtc_dl.cublasLtMatrixLayoutDestroy(s->ld);
 	if (s->op)
-		cublasLtMatmulDescDestroy(s->op);
+		mtc_dl.cublasLtMatmulDescDestroy(s->op);
 	if (s->lt)
-		cublasLtDestroy(s->lt);
+		mtc_dl.cublasLtDestroy(s->lt);
 	cudaFree(s->a);
 	cudaFree(s->b);
 	cudaFree(s->d);
@@ -159,7 +157,7 @@ static void gemm_teardown(void *state)
 
 static cublasStatus_t gemm_call(struct gemm_state *s, const cublasLtMatmulAlgo_t *algo)
 {
-	return cublasLtMatmul(s->lt, s->op, &s->alpha, s->a, s->la, s->b, s->lb, &s->beta, s->d,
+	return mtc_dl.cublasLtMatmul(s->lt, s->op, &s->alpha, s->a, s->la, s->b, s->lb, &s->beta, s->d,
 			      s->lc, s->d, s->ld, algo, s->ws, GEMM_WORKSPACE, s->tm.st);
 }
 
@@ -202,7 +200,7 @@ static int gemm_autotune(struct gemm_state *s, double *best_s, struct mt_error *
 		}
 	}
 	if (s->best < 0) {
-		rc = lt_fail(err, "cublasLtMatmul (every heuristic algorithm)", last);
+		rc = lt_fail(err, "mtc_dl.cublasLtMatmul (every heuristic algorithm)", last);
 		return rc;
 	}
 	*best_s = best_ms / 3.0 / 1e3;
@@ -290,25 +288,25 @@ static int gemm_setup(const struct mt_probe_ctx *ctx, struct mt_case *c, void **
 		goto fail;
 	MTC_CK(cudaMemsetAsync(s->d, 0, (size_t)s->m * (size_t)s->n * esz_cd, s->tm.st));
 
-	LT_CK(cublasLtCreate(&s->lt));
-	LT_CK(cublasLtMatmulDescCreate(&s->op, comp, CUDA_R_32F));
-	LT_CK(cublasLtMatmulDescSetAttribute(s->op, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof(ta)));
-	LT_CK(cublasLtMatmulDescSetAttribute(s->op, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof(tb)));
+	LT_CK(mtc_dl.cublasLtCreate(&s->lt));
+	LT_CK(mtc_dl.cublasLtMatmulDescCreate(&s->op, comp, CUDA_R_32F));
+	LT_CK(mtc_dl.cublasLtMatmulDescSetAttribute(s->op, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof(ta)));
+	LT_CK(mtc_dl.cublasLtMatmulDescSetAttribute(s->op, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof(tb)));
 	if (c->dtype == DT_FP8) {
 		const float *sa = s->scales, *sb = s->scales + 1;
 
-		LT_CK(cublasLtMatmulDescSetAttribute(s->op, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &sa, sizeof(sa)));
-		LT_CK(cublasLtMatmulDescSetAttribute(s->op, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &sb, sizeof(sb)));
-		LT_CK(cublasLtMatmulDescSetAttribute(s->op, CUBLASLT_MATMUL_DESC_FAST_ACCUM, &fast, sizeof(fast)));
+		LT_CK(mtc_dl.cublasLtMatmulDescSetAttribute(s->op, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &sa, sizeof(sa)));
+		LT_CK(mtc_dl.cublasLtMatmulDescSetAttribute(s->op, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &sb, sizeof(sb)));
+		LT_CK(mtc_dl.cublasLtMatmulDescSetAttribute(s->op, CUBLASLT_MATMUL_DESC_FAST_ACCUM, &fast, sizeof(fast)));
 	}
-	LT_CK(cublasLtMatrixLayoutCreate(&s->la, ab, (uint64_t)s->k, (uint64_t)s->m, s->k));
-	LT_CK(cublasLtMatrixLayoutCreate(&s->lb, ab, (uint64_t)s->k, (uint64_t)s->n, s->k));
-	LT_CK(cublasLtMatrixLayoutCreate(&s->lc, cd, (uint64_t)s->m, (uint64_t)s->n, s->m));
-	LT_CK(cublasLtMatrixLayoutCreate(&s->ld, cd, (uint64_t)s->m, (uint64_t)s->n, s->m));
-	LT_CK(cublasLtMatmulPreferenceCreate(&s->pref));
-	LT_CK(cublasLtMatmulPreferenceSetAttribute(s->pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws,
+	LT_CK(mtc_dl.cublasLtMatrixLayoutCreate(&s->la, ab, (uint64_t)s->k, (uint64_t)s->m, s->k));
+	LT_CK(mtc_dl.cublasLtMatrixLayoutCreate(&s->lb, ab, (uint64_t)s->k, (uint64_t)s->n, s->k));
+	LT_CK(mtc_dl.cublasLtMatrixLayoutCreate(&s->lc, cd, (uint64_t)s->m, (uint64_t)s->n, s->m));
+	LT_CK(mtc_dl.cublasLtMatrixLayoutCreate(&s->ld, cd, (uint64_t)s->m, (uint64_t)s->n, s->m));
+	LT_CK(mtc_dl.cublasLtMatmulPreferenceCreate(&s->pref));
+	LT_CK(mtc_dl.cublasLtMatmulPreferenceSetAttribute(s->pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws,
 						   sizeof(ws)));
-	LT_CK(cublasLtMatmulAlgoGetHeuristic(s->lt, s->op, s->la, s->lb, s->lc, s->ld, s->pref,
+	LT_CK(mtc_dl.cublasLtMatmulAlgoGetHeuristic(s->lt, s->op, s->la, s->lb, s->lc, s->ld, s->pref,
 					     GEMM_MAX_ALGOS, s->res, &s->nres));
 	if (s->nres <= 0) {
 		cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, s->dev);
@@ -483,10 +481,10 @@ static void gemm_extra(void *state, const struct mt_case *c, char *buf, size_t n
 	if (!s || s->best < 0)
 		return;
 	algo = &s->res[s->best].algo;
-	cublasLtMatmulAlgoConfigGetAttribute(algo, CUBLASLT_ALGO_CONFIG_ID, &id, sizeof(id), &w);
-	cublasLtMatmulAlgoConfigGetAttribute(algo, CUBLASLT_ALGO_CONFIG_TILE_ID, &tile, sizeof(tile), &w);
-	cublasLtMatmulAlgoConfigGetAttribute(algo, CUBLASLT_ALGO_CONFIG_STAGES_ID, &stages, sizeof(stages), &w);
-	cublasLtMatmulAlgoConfigGetAttribute(algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM, &splitk, sizeof(splitk), &w);
+	mtc_dl.cublasLtMatmulAlgoConfigGetAttribute(algo, CUBLASLT_ALGO_CONFIG_ID, &id, sizeof(id), &w);
+	mtc_dl.cublasLtMatmulAlgoConfigGetAttribute(algo, CUBLASLT_ALGO_CONFIG_TILE_ID, &tile, sizeof(tile), &w);
+	mtc_dl.cublasLtMatmulAlgoConfigGetAttribute(algo, CUBLASLT_ALGO_CONFIG_STAGES_ID, &stages, sizeof(stages), &w);
+	mtc_dl.cublasLtMatmulAlgoConfigGetAttribute(algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM, &splitk, sizeof(splitk), &w);
 	mtc_member(buf, n, &pos, "\"algo_index\": %d", s->best);
 	mtc_member(buf, n, &pos, "\"algos_tried\": %d", s->nres);
 	mtc_member(buf, n, &pos, "\"workspace_bytes\": %u", GEMM_WORKSPACE);

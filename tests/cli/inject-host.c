@@ -6,7 +6,9 @@
  * happens to load the injection library (as the CUDA driver would):
  *   inject-host LIB OUT [SECONDS]
  *     dlopens LIB, calls InitializeInjection twice (the second must be a no-op),
- *     calls fake_cupti_generate(FAKE_N) when the loaded CUPTI is the fake below,
+ *     calls fake_cupti_generate(FAKE_N) when the CUPTI the library loaded is the fake below
+ *     (and the library's InitializeInjectionNvtx2, printing "nvtx=7" when it reached the
+ *     fake's),
  *     computes and prints a checksum, writes it to OUT, sleeps SECONDS if given,
  *     prints the thread counts before and after the library was set up, exits 0.
  *     INJECT_HOST_FORK=1: also fork a child that exits through exit() (atexit handlers
@@ -28,6 +30,13 @@
 #include <string.h>
 
 __attribute__((visibility("default"))) void fake_cupti_generate(int n);
+__attribute__((visibility("default"))) int InitializeInjectionNvtx2(const void *(*get)(uint32_t));
+
+/* NVTX's entry: the tracer forwards its own to this one; 7 says it arrived */
+int InitializeInjectionNvtx2(const void *(*get)(uint32_t))
+{
+	return get == NULL ? 7 : 0;
+}
 
 static CUpti_BuffersCallbackRequestFunc g_req;
 static CUpti_BuffersCallbackCompleteFunc g_done;
@@ -373,8 +382,16 @@ int main(int argc, char **argv)
 	}
 	int r1 = init(), r2 = init();
 	printf("init=%d,%d\n", r1, r2);
-	void (*gen)(int);
-	*(void **)&gen = dlsym(h, "fake_cupti_generate");
+	void (*gen)(int) = NULL;
+	/* the CUPTI the library found and loaded (lib/dlsearch.h): the stand-in, or not */
+	void *cupti = dlopen("libcupti.so.13", RTLD_NOW | RTLD_NOLOAD);
+	if (cupti)
+		*(void **)&gen = dlsym(cupti, "fake_cupti_generate");
+	if (gen) { /* the stand-in: NVTX's entry of the library reaches the stand-in's */
+		int (*nvtx)(const void *(*)(uint32_t));
+		*(void **)&nvtx = dlsym(h, "InitializeInjectionNvtx2");
+		printf("nvtx=%d\n", nvtx ? nvtx(NULL) : -1);
+	}
 	if (gen) {
 		const char *n = getenv("FAKE_N");
 		gen(n ? atoi(n) : 5);

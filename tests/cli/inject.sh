@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # The CUPTI injection library, build/libmegatune_trace.so (profiler/inject.c):
-#  - it exports InitializeInjection and nothing else;
+#  - it exports InitializeInjection and InitializeInjectionNvtx2 and nothing else, and
+#    links no CUPTI (it finds one at run time: lib/dlsearch.h);
 #  - loaded into an ordinary program with the real libcupti on a machine without a GPU,
 #    it says so in exactly one stderr line, creates nothing, starts no thread and leaves
 #    the program's output, exit status and SIGTERM behaviour alone (with a GPU: it
@@ -33,11 +34,14 @@ fail() {
 }
 nap() { sleep 0.2 2>/dev/null || sleep 1; }
 
-# --- exports: only InitializeInjection (the linker's _init/_fini/_edata/... aside)
+# --- exports: the two injection entries (the linker's _init/_fini/_edata/... aside)
 syms=$(nm -D --defined-only "$LIB" | awk '{print $NF}' |
 	grep -Ev '^(_init|_fini|_edata|_end|__bss_start)$' | sort | tr '\n' ' ')
-[ "$syms" = "InitializeInjection " ] ||
-	fail "exported symbols other than InitializeInjection: $syms"
+[ "$syms" = "InitializeInjection InitializeInjectionNvtx2 " ] ||
+	fail "exported symbols other than InitializeInjection and InitializeInjectionNvtx2: $syms"
+if ldd "$LIB" | grep -q libcupti; then
+	fail "the tracer links libcupti: $(ldd "$LIB" | grep libcupti)"
+fi
 
 # --- the host program
 cc -std=c11 -O1 -Wall -Wextra -Werror tests/cli/inject-host.c -o "$T/inject-host" -ldl ||
@@ -127,8 +131,8 @@ mkdir -p "$T/fake"
 cc -std=c11 -O1 -Wall -Wextra -Werror -fPIC -shared -DFAKE_CUPTI -isystem "$CUDA_HOME/include" \
 	-Wl,-soname,libcupti.so.13 tests/cli/inject-host.c -o "$T/fake/libcupti.so.13" -lpthread ||
 	fail "cannot build the stand-in libcupti"
-ldd_cupti=$(LD_LIBRARY_PATH=$T/fake ldd "$LIB" | grep libcupti)
-case $ldd_cupti in *"$T/fake/"*) ;; *) fail "the stand-in libcupti is not picked up: $ldd_cupti" ;; esac
+# found at run time through LD_LIBRARY_PATH (the loader's search), ahead of the toolkit's;
+# check_trace asserts the header names it
 
 python=$(command -v python3 || true)
 check_trace() { # name file records dropped n
@@ -141,15 +145,16 @@ check_trace() { # name file records dropped n
 		[ "$(grep -c '"t":"kernel"' "$f")" -eq $((2 * $5)) ] || fail "$1: kernel count"
 		return
 	fi
-	"$python" - "$f" "$5" <<'EOF' || fail "$1: $f does not hold the expected records"
+	"$python" - "$f" "$5" "$T/fake/libcupti.so.13" <<'EOF' || fail "$1: $f does not hold the expected records"
 import json, sys
-path, n = sys.argv[1], int(sys.argv[2])
+path, n, fake = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 lines = open(path, encoding="utf-8").read().split("\n")
 assert lines[-1] == "", "no final newline"
 recs = [json.loads(l) for l in lines[:-1]]
 h, body, end = recs[0], recs[1:-1], recs[-1]
 assert list(h) == ["schema", "pid", "rank", "local_rank", "world_size", "host",
-                   "cupti_version", "clock"], h
+                   "cupti_version", "cupti_path", "cupti_from", "clock"], h
+assert h["cupti_path"] == fake and h["cupti_from"] == "the loader's search path", h
 assert h["schema"] == "megatune.trace/1" and h["rank"] == 3 and h["local_rank"] == 1
 assert h["world_size"] == 8 and h["clock"] == "cupti" and h["cupti_version"] >= 130000, h
 keys = {"kernel": ["t", "name", "dev", "ctx", "stream", "start", "end", "corr", "grid", "block"],
@@ -199,6 +204,7 @@ rc=$?
 [ $rc -eq 0 ] || fail "stand-in CUPTI: exit status $rc (stderr: $(cat "$T/e2"))"
 [ ! -s "$T/e2" ] || fail "stand-in CUPTI: unexpected stderr: $(cat "$T/e2")"
 check_output "stand-in CUPTI" "$T/o2" "$T/out2"
+grep -qx 'nvtx=7' "$T/o2" || fail "stand-in CUPTI: NVTX's entry was not forwarded to it: $(cat "$T/o2")"
 check_trace "stand-in CUPTI" "$T/fk/sub/megatune-trace.rank3.jsonl" 60 5 5
 
 # SIGTERM: streamed while running, then flushed with its end record before dying
@@ -235,6 +241,10 @@ for what in version attr enable; do
 	check_one_line "failing $what" "$T/e-$what"
 	[ -z "$(ls -A "$T/f-$what" 2>/dev/null)" ] || fail "failing $what: left $(ls "$T/f-$what")"
 	echo "stand-in CUPTI failing at $what: $(cat "$T/e-$what")"
+	# a CUPTI of another API version is not used at all: the search went on past it
+	if [ $what = version ] && grep -q '(fake)' "$T/e-$what"; then
+		fail "failing version: the stand-in of another API version was used"
+	fi
 done
 # end to end without a GPU: megatune profile sets the environment, the program loads
 # the library it names (as the CUDA driver does), the stand-in CUPTI hands over records,
@@ -248,6 +258,8 @@ if [ -x "${MEGATUNE:-}" ]; then
 	[ $rc -eq 0 ] || fail "megatune profile: exit status $rc: $(cat "$T/o6" "$T/e6")"
 	grep -q "megatune-trace.rank5.jsonl: [1-9][0-9]* kernel/memcpy/memset" "$T/o6" ||
 		fail "megatune profile did not list the trace: $(cat "$T/o6")"
+	grep -qx "  CUPTI: $T/fake/libcupti.so.13 (the loader's search path)" "$T/o6" ||
+		fail "megatune profile did not say which CUPTI the tracer loaded: $(cat "$T/o6")"
 	[ -s "$T/prof/megatune-trace.rank5.json" ] || fail "megatune profile --chrome wrote nothing"
 	"$MEGATUNE" analyze --no-rules --json "$T/a1.json" --quiet "$T/prof/megatune-trace.rank5.jsonl" ||
 		fail "megatune analyze cannot read the tracer's output"

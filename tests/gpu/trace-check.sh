@@ -7,13 +7,14 @@
 #  - per kernel name, the summed trace duration is within 5% (or 20 us) of the
 #    summed CUDA-event time;
 #  - memcpy and memset records are there, the first line is the megatune.trace/1
-#    header, the last the end record, and nothing was dropped.
+#    header (naming the CUPTI loaded), the last the end record, and nothing was dropped;
+#  - the program's NVTX range is there (NVTX_INJECTION64_PATH is the tracer, which
+#    hands NVTX to the CUPTI it loaded).
 # Exit 0 pass, 77 skip (reason on the last line), anything else fail.
 # Usage: BUILD=build tests/gpu/trace-check.sh
 set -u
 cd "$(dirname "$0")/../.." || exit 2
 BUILD=${BUILD:-build}
-CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
 BIN=$BUILD/tests/gpu-trace-check
 LIB=$BUILD/libmegatune_trace.so
 
@@ -38,8 +39,8 @@ T=$(mktemp -d "${TMPDIR:-/tmp}/trace-check.XXXXXX") || exit 2
 trap 'rm -rf "$T"' EXIT
 unset RANK LOCAL_RANK WORLD_SIZE MEGATUNE_TRACE_API
 
-# NVTX goes to the libcupti the library loads (its RUNPATH): the same instance
-CUDA_INJECTION64_PATH=$LIB NVTX_INJECTION64_PATH=$CUDA_HOME/lib64/libcupti.so.13 \
+# NVTX goes through the tracer to the CUPTI it loaded: the same instance
+CUDA_INJECTION64_PATH=$LIB NVTX_INJECTION64_PATH=$LIB \
 	MEGATUNE_TRACE_DIR=$T/tr CUDA_MODULE_LOADING=EAGER \
 	timeout 300 "$BIN" >"$T/out" 2>"$T/err"
 rc=$?
@@ -74,6 +75,9 @@ recs = [json.loads(l) for l in lines]
 errors = []
 if recs[0].get("schema") != "megatune.trace/1":
     errors.append("first line is not the megatune.trace/1 header: %s" % lines[0])
+if not recs[0].get("cupti_path"):
+    errors.append("the header does not say which CUPTI was loaded: %s" % lines[0])
+print("CUPTI: %s (%s)" % (recs[0].get("cupti_path"), recs[0].get("cupti_from")))
 end = recs[-1]
 if end.get("t") != "end":
     errors.append("last line is not the end record: %s" % lines[-1])
@@ -123,7 +127,7 @@ acorr = {r["corr"] for r in body if r["t"] in ("runtime", "driver")}
 if kcorr - acorr:
     errors.append("%d kernels have no runtime/driver record with their corr" % len(kcorr - acorr))
 if not any(r["t"] == "nvtx" and r["name"] == "trace-check" for r in body):
-    print("note: no NVTX range 'trace-check' (NVTX injection not active)")
+    errors.append("no NVTX range 'trace-check': the tracer did not hand NVTX to its CUPTI")
 for e in errors:
     print("FAIL: " + e)
 sys.exit(1 if errors else 0)
