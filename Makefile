@@ -8,6 +8,8 @@
 #   make check    the same with warnings as errors, under ASan and UBSan
 #   make demo     install, build, run the advisor on the bundled defaults
 #   make bench    run the benchmarks and print their figures
+#   make gpu-bundle  a self-contained single-GPU build, build/gpu-bundle.tar.xz
+#                 (scripts/gpu-bundle.mk; MEGATRON_LM=<git repo> adds Megatron-LM)
 #   make clean
 #
 # Variables: CC, BUILD (output folder), SANITIZE (e.g. address,undefined),
@@ -81,6 +83,7 @@ FUZZ_SRC   = $(wildcard tests/fuzz/fuzz-*.c)
 
 include profiler/inject.mk
 include probes/cuda.mk
+include scripts/gpu-bundle.mk
 
 all: $(BUILD)/megatune $(BUILD)/megatune-probe $(BUILD)/.probe-links $(TRACE_LIB) $(GPU_TEST_BIN) \
 	$(CUDA_LIB) $(CUDA_TEST_BIN)

@@ -35,6 +35,12 @@ int mt_world_init(struct mt_world *w, int *argc, char ***argv, struct mt_error *
 		snprintf(w->host, sizeof(w->host), "localhost");
 	if (!mt_world_launched())
 		return MT_OK;
+#ifdef MT_MPI_ONE_RANK
+	return mt_error_set(err, MT_EUNSUPPORTED,
+			    "started by a launcher, but this megatune-probe is the one-rank build "
+			    "of the single-GPU bundle (make gpu-bundle: no MPI); run it without "
+			    "mpirun or srun, or use the regular build");
+#endif
 	rc = MPI_Init_thread(argc, argv, MPI_THREAD_SERIALIZED, &provided);
 	if (rc != MPI_SUCCESS)
 		return mt_error_set(err, MT_EUNSUPPORTED,

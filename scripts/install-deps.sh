@@ -1,15 +1,21 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # Install the Debian packages megatune needs to build, when missing; with
-# --test, also those the test suite needs (Chromium with a font for the HTML
+# --bundle, also those the single-GPU bundle needs (make gpu-bundle: the static
+# archives of libpfm and gfortran, dpkg-dev to unpack cJSON's source, xz); with
+# --test, those and the test suite's (Chromium with a font for the HTML
 # report's browser test, python3 for the tracer test's format check, xmllint for the JUnit
 # schema check).  Quick when everything is present: it
 # checks with dpkg first and only then runs apt-get update and apt-get install.
 set -eu
 
 PKGS="build-essential libcjson-dev libyajl-dev zlib1g-dev libcmocka-dev libopenblas-dev libopenmpi-dev openmpi-bin libpapi-dev libsqlite3-dev"
+BUNDLE_PKGS="libpfm4-dev gfortran dpkg-dev xz-utils"
+if [ "${1:-}" = "--bundle" ]; then
+	PKGS="$PKGS $BUNDLE_PKGS"
+fi
 if [ "${1:-}" = "--test" ]; then
-	PKGS="$PKGS chromium fonts-dejavu-core python3 python3-numpy python3-packaging python3-omegaconf python3-yaml libxml2-utils"
+	PKGS="$PKGS $BUNDLE_PKGS chromium fonts-dejavu-core python3 python3-numpy python3-packaging python3-omegaconf python3-yaml libxml2-utils"
 fi
 
 missing=""
