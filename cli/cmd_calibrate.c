@@ -71,9 +71,10 @@ static const char calibrate_usage[] =
 	CALIBRATE_FIT_HELP
 	"\n"
 	"exit codes: 0 success; 1 a result failed verification (the profile is still\n"
-	"written from the verified ones); 2 bad usage or a bad results file; 77 the\n"
-	"backend does not apply here (no GPU: use --backend cpu); 130 interrupted\n"
-	"(--resume continues).\n";
+	"written from the verified ones); 2 bad usage, a bad results file, or a GPU\n"
+	"library missing on a machine with an NVIDIA GPU (named, with where it was\n"
+	"looked for: megatune probe --help); 77 the backend does not apply here (no\n"
+	"GPU: use --backend cpu); 130 interrupted (--resume continues).\n";
 
 static volatile sig_atomic_t g_stop;
 static int g_stop_after = -1; /* tests: stop as if interrupted after N results */

@@ -35,9 +35,15 @@ static const char probe_usage[] =
 	"                       then no table)\n"
 	"  --quiet              no table\n"
 	"\n"
-	"exit codes: 0 success; 1 a result failed verification; 2 bad usage;\n"
-	"77 the probe does not apply here (no GPU, one rank for a collective), with\n"
-	"the reason.\n";
+	"The CUDA back end loads cuBLASLt, cuDNN and NCCL at run time: a copy already\n"
+	"loaded, the folders of $MEGATUNE_CUDA_LIBRARY_PATH, the loader's path, the CUDA\n"
+	"toolkit ($CUDA_HOME, /usr/local/cuda), then the pip wheels of the Python on\n"
+	"PATH; `megatune probe topology` says which file each came from.\n"
+	"\n"
+	"exit codes: 0 success; 1 a result failed verification; 2 bad usage, or a\n"
+	"library a GPU probe needs is missing on a machine with an NVIDIA GPU (the\n"
+	"message names it and where it was looked for); 77 the probe does not apply\n"
+	"here (no GPU, one rank for a collective), with the reason.\n";
 
 static void print_usage(FILE *f)
 {

@@ -44,10 +44,10 @@ CUDA_INJECTION64_PATH=$LIB NVTX_INJECTION64_PATH=$LIB \
 	MEGATUNE_TRACE_DIR=$T/tr CUDA_MODULE_LOADING=EAGER \
 	timeout 300 "$BIN" >"$T/out" 2>"$T/err"
 rc=$?
-if [ $rc -eq 77 ]; then
+if [ $rc -eq 77 ]; then   # nvidia-smi lists a GPU: CUDA not working is a failure
 	cat "$T/err"
-	echo "gpu-trace-check found no usable GPU"
-	exit 77
+	echo "FAIL: gpu-trace-check found no usable GPU where nvidia-smi lists one"
+	exit 1
 fi
 if [ $rc -ne 0 ]; then
 	cat "$T/err"

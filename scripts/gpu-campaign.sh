@@ -1,0 +1,293 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# gpu-campaign.sh: megatune's GPU side proven on one GPU in one run of under 8 minutes.
+#
+# From the repository root, on a machine with a GPU, a driver and PyTorch (no Debian -dev
+# packages needed: the bundle is self-contained):
+#
+#   make gpu-bundle [MEGATRON_LM=<git repository of NVIDIA/Megatron-LM>]   (on the build machine)
+#   bash scripts/gpu-campaign.sh                  (on the GPU machine, with build/gpu-bundle.tar.xz)
+#
+# Each phase runs under its own timeout, cut to what is left of DEADLINE; a phase that fails
+# does not stop the others.  Results: $OUT/summary.txt (one line per phase and the figures
+# that matter), $OUT/campaign.log (everything printed), $OUT/campaign.tgz (every output;
+# scripts/gpu-fixtures.sh turns it into tests/fixtures/gpu/<date>-<gpu>/).  Without a GPU
+# every GPU phase is reported "no-GPU" and the others run (tests/cli/gpu-campaign.sh).
+#
+# Phases, in order (PHASES=a,b,... runs some; the names are in the summary):
+#   env              the machine, the bundle, the libraries each part loads (any machine)
+#   gpu-trace-check  tests/gpu/trace-check.sh: the tracer against CUDA events
+#   gpu-probes       tests/gpu/probes.sh: every CUDA probe verified, GEMM against ref-gemm
+#   calibrate        calibrate --quick: topology, GEMM bf16+fp8 with the dense and MoE expert
+#                    shapes of qwen3-30b-a3b, attention fwd+bwd, offload, host
+#   torch-ref        the probes' cases measured by PyTorch (scripts/gpu/torch_ref.py)
+#   tinygpt-plain    a small GPT in plain PyTorch (scripts/gpu/tinygpt.py), untraced
+#   tinygpt-cupti    the same under megatune profile
+#   tinygpt-kineto   the same under torch.profiler
+#   analyze-cupti    megatune analyze of each trace
+#   analyze-kineto
+#   compare-traces   kernels and busy time of the two traces (scripts/gpu/cmp_traces.py)
+#   megatron-args    advise's top 3 for a 317M Llama on 1 GPU, through Megatron-LM's own
+#                    argument checks with the local-implementation flags (any machine)
+#   proxy-validate   validate --proxy of the top 2 on the GPU
+#   megatron         validate --launch of the top 3 with Megatron-LM (pretrain_gpt.py, mock
+#                    data, --transformer-impl local), then the best traced by megatune profile
+#   sustain          sustained vs burst GEMM with NVML clocks, GEMM beside a copy kernel
+#   host-cost        a PyTorch eager dense and MoE layer: CPU time per op, with CUDA graphs
+#
+# Environment: BUNDLE (gpu-bundle.tar.xz, or a folder holding build/, or a build folder;
+# default build/gpu-bundle.tar.xz, else build/), MLM (megatron-lm.tgz; default the bundle's),
+# OUT (default ./campaign-out), DEADLINE (seconds for everything, default 460), PHASES.
+# Exit status: 0 when no phase failed or timed out; 1 otherwise; 2 bad usage.
+set -u
+T0=$(date +%s)
+DEADLINE=${DEADLINE:-460}
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+OUT=${OUT:-$ROOT/campaign-out}
+PHASES=${PHASES:-all}
+case $DEADLINE in '' | *[!0-9]*) echo "gpu-campaign: DEADLINE must be whole seconds" >&2; exit 2 ;; esac
+mkdir -p "$OUT" || exit 2
+OUT=$(cd "$OUT" && pwd)
+W=$(mktemp -d "${TMPDIR:-/tmp}/campaign.XXXXXX") || exit 2
+R=$W/results
+mkdir -p "$R"
+trap 'rm -rf "$W"' EXIT
+exec > >(tee -a "$R/campaign.log") 2>&1
+SUM=$R/summary.txt
+export PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1 R W ROOT
+
+left() { echo $((DEADLINE - ($(date +%s) - T0))); }
+selected() { [ "$PHASES" = all ] || case ",$PHASES," in *",$1,"*) true ;; *) false ;; esac; }
+fails=0
+
+# phase NAME SECONDS gpu|any FUNCTION: FUNCTION (exported) under a timeout cut to the time
+# left; its output in $R/NAME.out; one line in the summary
+phase() {
+	local name=$1 want=$2 needs=$3 fn=$4 l t s rc st
+	selected "$name" || return 0
+	if [ "$needs" = gpu ] && [ "$HAVE_GPU" = 0 ]; then
+		printf '%-16s %-9s %5s  %s\n' "$name" "no-GPU" "-" "$NO_GPU_WHY" >>"$SUM"
+		return 0
+	fi
+	l=$(left)
+	t=$((want < l - 10 ? want : l - 10))
+	if [ "$t" -lt 15 ]; then
+		printf '%-16s %-9s %5s  %s\n' "$name" "NO-TIME" "-" "rerun with PHASES=$name" >>"$SUM"
+		return 0
+	fi
+	echo "=== $name (limit ${t}s, $(left)s left)"
+	s=$(date +%s)
+	timeout -k 5 "$t" bash -c "$fn" >"$R/$name.out" 2>&1
+	rc=$?
+	tail -n 30 "$R/$name.out"
+	case $rc in
+	0) st=ok ;;
+	77) st=SKIP-77 ;;   # "not applicable" on a GPU machine: a failure to look at
+	124 | 137) st=TIMEOUT ;;
+	*) st="FAIL:$rc" ;;
+	esac
+	[ "$st" = ok ] || fails=$((fails + 1))
+	printf '%-16s %-9s %4ss  %s\n' "$name" "$st" "$(($(date +%s) - s))" \
+		"$(grep -v '^[[:space:]]*$' "$R/$name.out" | tail -n 1 | cut -c1-110)" >>"$SUM"
+}
+
+# --- the machine and the bundle ------------------------------------------------------------
+HAVE_GPU=0
+NO_GPU_WHY="nvidia-smi lists no GPU"
+if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then
+	HAVE_GPU=1
+elif ! command -v nvidia-smi >/dev/null 2>&1; then
+	NO_GPU_WHY="no nvidia-smi"
+fi
+B=${BUNDLE:-}
+if [ -z "$B" ]; then
+	B=$ROOT/build/gpu-bundle.tar.xz
+	[ -f "$B" ] || B=$ROOT/build
+fi
+if [ -f "$B" ]; then
+	mkdir -p "$W/bundle"
+	tar -C "$W/bundle" -xJf "$B" 2>/dev/null ||
+		python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])' "$B" "$W/bundle" ||
+		{ echo "gpu-campaign: cannot unpack $B"; exit 2; }
+	B=$W/bundle/gpu-bundle
+fi
+if [ -x "$B/build/megatune" ]; then
+	BUN=$(cd "$B/build" && pwd)
+elif [ -x "$B/megatune" ]; then
+	BUN=$(cd "$B" && pwd)
+else
+	echo "gpu-campaign: no megatune in $B (make gpu-bundle, or BUNDLE=<build folder>)"
+	exit 2
+fi
+MT=$BUN/megatune
+MLM=${MLM:-}
+[ -z "$MLM" ] && [ -f "$B/megatron-lm.tgz" ] && MLM=$B/megatron-lm.tgz
+[ -n "$MLM" ] && MLM=$(readlink -f "$MLM")
+# Python: the one on PATH (PyTorch's); Megatron-LM's argument checks want numpy and
+# packaging, which Debian's /usr/bin/python3 has where install-deps.sh --test ran
+PY=python3
+CHECK_PY=python3
+if /usr/bin/python3 -c 'import numpy, packaging' 2>/dev/null; then CHECK_PY=/usr/bin/python3; fi
+# the CUDA libraries of the GPU tests' helpers (ref-gemm, gpu-trace-check), which link
+# them: the toolkit's and the pip wheels' folders (megatune's own parts find them alone)
+SP=$($PY -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])' 2>/dev/null || true)
+LDP=""
+for d in /usr/local/cuda/lib64 "$SP"/nvidia/cu13/lib "$SP"/nvidia/cudnn/lib "$SP"/nvidia/nccl/lib \
+	"$SP"/nvidia/cuda_runtime/lib "$SP"/nvidia/cublas/lib; do
+	[ -d "$d" ] && LDP=$LDP:$d
+done
+HELPER_LD=${LDP#:}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+MODEL=$ROOT/tests/fixtures/models/campaign-llama-350m.json
+export BUN MT MLM PY CHECK_PY HELPER_LD MODEL HAVE_GPU
+
+{
+	echo "megatune GPU campaign, $(date -u +%Y-%m-%dT%H:%M:%SZ), host $(hostname)"
+	if [ "$HAVE_GPU" = 1 ]; then
+		nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,power.limit \
+			--format=csv,noheader 2>/dev/null | sed 's/^/gpu: /'
+	else
+		echo "gpu: none ($NO_GPU_WHY)"
+	fi
+	head -2 "$B/MANIFEST" 2>/dev/null | sed 's/^/bundle: /'
+	echo "megatron-lm: ${MLM:-none}"
+	echo "deadline ${DEADLINE}s, phases $PHASES"
+	echo
+	printf '%-16s %-9s %5s  %s\n' phase status time "last line"
+} >"$SUM"
+
+# --- phases ----------------------------------------------------------------------------------
+p_env() {
+	echo "bundle $BUN"; echo "helpers' LD_LIBRARY_PATH=$HELPER_LD"
+	command -v nvidia-smi >/dev/null && nvidia-smi
+	$PY -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda,
+"cudnn", torch.backends.cudnn.version(), "nccl", torch.cuda.nccl.version() if torch.cuda.is_available() else "-",
+"gpu", torch.cuda.get_device_name(0) if torch.cuda.is_available() else "none")' 2>&1 || echo "no PyTorch"
+	for f in "$BUN"/megatune "$BUN"/megatune-probe "$BUN"/*.so "$BUN"/tests/*; do
+		[ -f "$f" ] && { echo "== ldd $f"; LD_LIBRARY_PATH=$HELPER_LD ldd "$f"; }
+	done
+	echo "== megatune probe topology (and the libraries the CUDA library loaded)"
+	"$MT" probe topology; rc=$?
+	echo "megatune probe topology: exit $rc"
+	[ "$HAVE_GPU" = 0 ] || [ $rc -eq 0 ]
+}
+t_trace() { cd "$ROOT" && LD_LIBRARY_PATH=$HELPER_LD BUILD=$BUN sh tests/gpu/trace-check.sh; }
+t_probes() { cd "$ROOT" && LD_LIBRARY_PATH=$HELPER_LD BUILD=$BUN MEGATUNE=$MT sh tests/gpu/probes.sh; }
+p_calib() {
+	"$MT" calibrate --quick --probes topology,gemm,attention,offload,host --dtype bf16,fp8 \
+		--model qwen3-30b-a3b -o "$R/calibrated.json"
+}
+p_torchref() { $PY "$ROOT/scripts/gpu/torch_ref.py" "$R/calibrated.json.results.jsonl" "$R/torch-ref.json"; }
+g_plain() { $PY "$ROOT/scripts/gpu/tinygpt.py"; }
+g_cupti() { "$MT" profile -o "$R/trace-cupti" -- $PY "$ROOT/scripts/gpu/tinygpt.py"; }
+g_kineto() { mkdir -p "$R/trace-kineto" && $PY "$ROOT/scripts/gpu/tinygpt.py" "$R/trace-kineto/tinygpt.pt.trace.json"; }
+a_cupti() { "$MT" analyze --step-range 'step#' --json "$R/analysis-cupti.json" "$R"/trace-cupti/megatune-trace.*.jsonl; }
+a_kineto() { "$MT" analyze --window steps --json "$R/analysis-kineto.json" "$R/trace-kineto/tinygpt.pt.trace.json"; }
+c_traces() {
+	$PY "$ROOT/scripts/gpu/cmp_traces.py" "$(ls "$R"/trace-cupti/megatune-trace.*.jsonl | head -1)" \
+		"$R/trace-kineto/tinygpt.pt.trace.json" || return 1
+	p=$(sed -n 's/.*ms\/step over steps 4-9: \([0-9.]*\).*/\1/p' "$R/tinygpt-plain.out")
+	c=$(sed -n 's/.*ms\/step over steps 4-9: \([0-9.]*\).*/\1/p' "$R/tinygpt-cupti.out")
+	[ -n "$p" ] && [ -n "$c" ] && awk -v p="$p" -v c="$c" \
+		'BEGIN { printf "tracer overhead: %.3f ms/step traced, %.3f untraced (%+.2f%%)\n", c, p, 100 * (c - p) / p }'
+}
+# the advice every Megatron-LM phase uses: a 317M Llama on one GPU, recompute none, the
+# calibrated profile when this run made one
+mlm_advice() {
+	local P=$R/calibrated.json
+	[ -s "$P" ] || P=dgx-h100
+	"$MT" advise --model "$MODEL" --cluster "$P" --gpus 1 --seq 1024 --gbs 16 --dist-opt off \
+		--recompute none --top 3 --json "$R/mlm-advice.json"
+}
+MLM_COMMON="--mock-data --eval-iters 0 --log-interval 1 --log-throughput --lr 1e-4"
+# neither Transformer Engine nor Apex is there: Megatron-LM's own layers
+MLM_LOCAL="--transformer-impl local --no-persist-layer-norm --no-gradient-accumulation-fusion \
+--no-masked-softmax-fusion --no-rope-fusion --no-bias-swiglu-fusion --no-bias-dropout-fusion"
+MLM_TEMPLATE="cd \"\$MLM_DIR\" && env {env} \${MLM_WRAP:-} $PY -m torch.distributed.run --standalone \
+--nproc-per-node {gpus} pretrain_gpt.py {megatron_args} $MLM_COMMON $MLM_LOCAL --train-iters {iters}"
+export MLM_COMMON MLM_LOCAL MLM_TEMPLATE
+export -f mlm_advice
+p_mlm_args() {
+	mlm_advice || return 1
+	MLM_DIR=/nonexistent "$MT" validate --advice "$R/mlm-advice.json" --top 3 --dry-run \
+		--launch "$MLM_TEMPLATE" -o "$R/unused.json" >"$R/mlm-commands.txt" || return 1
+	# "# NAME" then the command: into check_args.py's "LABEL :: WORLD_SIZE=1 FLAGS"
+	awk '/^# /{name=$2; next} name { sub(/.*pretrain_gpt\.py /, ""); print name " :: WORLD_SIZE=1 " $0; name="" }' \
+		"$R/mlm-commands.txt" >"$R/mlm-flagsets.txt"
+	[ "$(wc -l <"$R/mlm-flagsets.txt")" -eq 3 ] || { echo "not 3 flag sets"; cat "$R/mlm-commands.txt"; return 1; }
+	$CHECK_PY "$ROOT/tests/megatron/check_args.py" --world-size 1 "$R/mlm-flagsets.txt"
+}
+p_proxy() {
+	[ -s "$R/mlm-advice.json" ] || mlm_advice || return 1
+	"$MT" validate --advice "$R/mlm-advice.json" --top 2 --proxy --backend gpu --mpirun '' \
+		--iters 6 --warmup 2 --timeout 60 --dir "$R/proxy-logs" -o "$R/validation-proxy.json"
+}
+p_megatron() {
+	[ -s "$R/mlm-advice.json" ] || mlm_advice || return 1
+	export MLM_DIR=$W/mlm
+	mkdir -p "$MLM_DIR" && tar -C "$MLM_DIR" -xzf "$MLM" || return 1
+	# the dataset helpers Megatron-LM compiles at start-up with make and python3-config
+	(cd "$MLM_DIR/megatron/core/datasets" &&
+		g++ -O3 -shared -std=c++17 -fPIC $($PY -m pybind11 --includes) helpers.cpp \
+			-o "helpers_cpp$($PY -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))')") ||
+		echo "warning: helpers_cpp not built ahead"
+	if ! command -v make >/dev/null; then   # built above: its make has nothing to do
+		mkdir -p "$W/bin" && printf '#!/bin/sh\nexit 0\n' >"$W/bin/make" && chmod +x "$W/bin/make"
+		export PATH=$W/bin:$PATH
+	fi
+	"$MT" validate --advice "$R/mlm-advice.json" --top 3 --launch "$MLM_TEMPLATE" --iters 12 \
+		--warmup 4 --timeout 150 --dir "$R/megatron-logs" -o "$R/validation-megatron.json" || return 1
+	MLM_WRAP="$MT profile -o $R/trace-megatron --" "$MT" validate --advice "$R/mlm-advice.json" \
+		--top 1 --launch "$MLM_TEMPLATE" --iters 8 --warmup 3 --timeout 150 \
+		--dir "$R/megatron-traced-logs" -o "$R/validation-megatron-traced.json" || return 1
+	"$MT" analyze --json "$R/analysis-megatron.json" "$R"/trace-megatron/megatune-trace.*.jsonl | tail -n 25
+}
+p_sustain() { $PY "$ROOT/scripts/gpu/sustain.py" "$R/sustain.json" --seconds 30; }
+p_host() { $PY "$ROOT/scripts/gpu/host_cost.py" "$R/host-cost.json"; }
+export -f p_env t_trace t_probes p_calib p_torchref g_plain g_cupti g_kineto a_cupti a_kineto \
+	c_traces p_mlm_args p_proxy p_megatron p_sustain p_host
+
+phase env 60 any p_env
+phase gpu-trace-check 60 gpu t_trace
+phase gpu-probes 150 gpu t_probes
+phase calibrate 150 gpu p_calib
+phase torch-ref 90 gpu p_torchref
+phase tinygpt-plain 60 gpu g_plain
+phase tinygpt-cupti 60 gpu g_cupti
+phase tinygpt-kineto 60 gpu g_kineto
+phase analyze-cupti 30 gpu a_cupti
+phase analyze-kineto 30 gpu a_kineto
+phase compare-traces 30 gpu c_traces
+phase megatron-args 60 any p_mlm_args
+phase proxy-validate 90 gpu p_proxy
+if [ -n "$MLM" ] && [ -f "$MLM" ] || [ "$HAVE_GPU" = 0 ] || ! selected megatron; then
+	phase megatron 240 gpu p_megatron
+else
+	printf '%-16s %-9s %5s  %s\n' megatron no-input - \
+		"no Megatron-LM: make gpu-bundle MEGATRON_LM=<repository>, or MLM=<megatron-lm.tgz>" >>"$SUM"
+fi
+phase sustain 75 gpu p_sustain
+phase host-cost 90 gpu p_host
+
+# --- what comes back -------------------------------------------------------------------------
+{
+	echo
+	echo "highlights:"
+	for f in "$R"/*.out; do
+		grep -E 'probe .* ref-gemm|records checked|within 3%|^burst |tracer overhead|busy; megatune|ms/step over|wall/GPU|^moe: |^c[0-9]+-tp|[0-9]+ ok, [0-9]+ failed|CUPTI: |^library ' \
+			"$f" 2>/dev/null | cut -c1-150 | sed "s|^|$(basename "$f" .out): |"
+	done | head -n 50
+	echo
+	later=$(awk '$2 == "NO-TIME" { printf "%s%s", n++ ? "," : "", $1 }' "$SUM")
+	[ -n "$later" ] && echo "not reached in time; run them next: PHASES=$later bash scripts/gpu-campaign.sh"
+	echo "total $(($(date +%s) - T0)) s; $fails phase(s) failed or timed out"
+} >>"$SUM"
+echo "=== summary"
+cat "$SUM"
+cp "$SUM" "$OUT/summary.txt"
+tar -C "$W" -czf "$OUT/campaign.tgz" results
+if [ "$(stat -c %s "$OUT/campaign.tgz")" -gt 15000000 ]; then # what comes back is capped: raw traces go
+	tar -C "$W" -czf "$OUT/campaign.tgz" --exclude='results/trace-*' results
+fi
+cp "$R/campaign.log" "$OUT/campaign.log"
+ls -la "$OUT"
+[ "$fails" -eq 0 ]
