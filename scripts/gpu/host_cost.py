@@ -119,7 +119,6 @@ class Dense(Stepped):
         return steps, st
 
 
-
 class MoE(Stepped):
     def __init__(s, padded, h=2048, experts=128, local=16, ffn=768, topk=8, cap=1.0):
         super().__init__()
