@@ -339,7 +339,7 @@ int cmd_tune(int argc, char **argv)
 {
 	static volatile sig_atomic_t stop;
 	struct mt_error err = MT_ERROR_INIT;
-	char json[4096], out[4096];
+	char json[4096], out[4096], probe[4096];
 	cJSON *advice = NULL;
 	struct targs a;
 	int rc;
@@ -350,12 +350,10 @@ int cmd_tune(int argc, char **argv)
 		return 2;
 	a.ncand = 16;
 	a.t.per_round = 3;
-	a.t.v.backend = "cpu";
-	a.t.v.dir = "tune-run";
-	a.t.v.iters = 20;
-	a.t.v.warmup = 5;
-	a.t.v.timeout_s = 600;
-	a.t.v.grace_s = 10;
+	/* validate's defaults, the proxy program included: never a copy of them */
+	cli_sibling_exe("megatune-probe", probe, sizeof(probe));
+	mt_validate_opts_init(&a.t.v, "tune-run");
+	a.t.v.probe_exe = probe;
 	a.t.v.progress = stdout;
 	a.t.v.stop = &stop;
 	rc = parse(argc, argv, &a);

@@ -108,23 +108,6 @@ static int pos_num(const char *opt, const char *s, double lo, double *out)
 }
 
 /* the megatune-probe beside this program */
-static void probe_exe(char *buf, size_t cap)
-{
-	char exe[3072];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	char *slash;
-
-	if (n <= 0) {
-		snprintf(buf, cap, "megatune-probe");
-		return;
-	}
-	exe[n] = 0;
-	slash = strrchr(exe, '/');
-	if (slash)
-		*slash = 0;
-	snprintf(buf, cap, "%s/megatune-probe", exe);
-}
-
 struct vargs {
 	struct mt_validate_opts o;
 	const char *report;
@@ -288,13 +271,9 @@ int cmd_validate(int argc, char **argv)
 
 	memset(&a, 0, sizeof(a));
 	memset(&v, 0, sizeof(v));
-	a.o.top = 5;
-	a.o.backend = "cpu";
-	a.o.dir = "validate-logs";
-	a.o.iters = 20;
-	a.o.warmup = 5;
-	a.o.timeout_s = 600;
-	a.o.grace_s = 10;
+	cli_sibling_exe("megatune-probe", probe, sizeof(probe));
+	mt_validate_opts_init(&a.o, "validate-logs");
+	a.o.probe_exe = probe;
 	rc = parse_args(argc, argv, &a);
 	if (rc == -1)
 		return 0;
@@ -302,8 +281,6 @@ int cmd_validate(int argc, char **argv)
 		return -2 - rc;
 	if (rc)
 		return rc;
-	probe_exe(probe, sizeof(probe));
-	a.o.probe_exe = probe;
 	a.o.progress = stdout;
 	a.o.stop = &stop;
 	if (a.budget_min > 0)

@@ -43,6 +43,24 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 	return 2;
 }
 
+void cli_sibling_exe(const char *name, char *buf, size_t cap)
+{
+	char exe[3072];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	char *slash = NULL;
+
+	if (n > 0) {
+		exe[n] = 0;
+		slash = strrchr(exe, '/');
+	}
+	if (n <= 0 || !slash) {
+		snprintf(buf, cap, "%s", name);
+		return;
+	}
+	*slash = 0;
+	snprintf(buf, cap, "%s/%s", exe, name);
+}
+
 int cli_fail(const char *cmd, const struct mt_error *err)
 {
 	fprintf(stderr, "megatune %s: error: ", cmd);

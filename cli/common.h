@@ -7,6 +7,8 @@
 #ifndef MT_CLI_COMMON_H
 #define MT_CLI_COMMON_H
 
+#include <stddef.h>
+
 #include "../lib/err.h"
 
 /* The one hint after a usage error, on a line of its own:
@@ -23,6 +25,11 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 /* Print "megatune <cmd>: error: <msg>" to stderr and return the exit code
  * for err->code (mt_exit_code()). */
 int cli_fail(const char *cmd, const struct mt_error *err);
+
+/* The program `name` in this executable's folder (what `make` builds beside it, e.g.
+ * megatune-probe), into buf (cap bytes); `name` alone (found on PATH) when the folder
+ * cannot be read. */
+void cli_sibling_exe(const char *name, char *buf, size_t cap);
 
 /* At exit (registered with atexit() by main): standard output flushed and
  * checked; a failed write (a full disk, /dev/full, a closed pipe) ends the

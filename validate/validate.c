@@ -64,6 +64,19 @@ static void now_iso(char *buf, size_t cap)
 	strftime(buf, cap, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tmv));
 }
 
+void mt_validate_opts_init(struct mt_validate_opts *o, const char *dir)
+{
+	memset(o, 0, sizeof(*o));
+	o->top = 5;
+	o->backend = "cpu";
+	o->probe_exe = "megatune-probe";
+	o->dir = dir;
+	o->iters = 20;
+	o->warmup = 5;
+	o->timeout_s = 600;
+	o->grace_s = 10;
+}
+
 int mt_validate_init(struct mt_validation *v, const cJSON *advice,
 		     const struct mt_validate_opts *o, struct mt_error *err)
 {
@@ -251,7 +264,7 @@ int mt_validate_command(const struct mt_validation *v, const cJSON *advice, int 
 		if (rc == MT_OK) {
 			if (*pre)
 				sbuf_addc(sb, ' ');
-			mt_shell_quote(sb, o->probe_exe);
+			mt_shell_quote(sb, o->probe_exe ? o->probe_exe : "megatune-probe");
 			sbuf_adds(sb, " proxy --advice ");
 			sbuf_adds(sb, x.advice.buf);
 			/* the proxy prints every iteration, as Megatron-LM does: the

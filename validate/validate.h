@@ -46,6 +46,11 @@ struct mt_validate_opts {
 	volatile sig_atomic_t *stop;
 };
 
+/* The defaults every caller starts from (validate and tune alike): the top 5, the CPU
+ * proxy backend, 20 iterations of which 5 warm-up, a 600 s hang timeout with a 10 s
+ * grace, megatune-probe found on PATH, logs in `dir`; the rest zero/NULL. */
+void mt_validate_opts_init(struct mt_validate_opts *o, const char *dir);
+
 /* Read the advice (MT_EINVAL naming the file and field when it is not a
  * megatune.advice/1 document with candidates) and fill v with its first
  * `top` candidates, none run.  v is owned by the caller (mt_validation_free). */
