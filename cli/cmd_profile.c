@@ -63,28 +63,12 @@ static void forward(int sig)
 /* The tracer library: --lib, $MEGATUNE_TRACE_LIB, or next to this binary. */
 static int find_lib(const char *given, char *out, size_t len)
 {
-	char exe[PATH_MAX];
-	ssize_t n;
-	char *slash;
-
 	if (!given)
 		given = getenv("MEGATUNE_TRACE_LIB");
-	if (given) {
-		if (!realpath(given, out))
-			return -1;
-		return 0;
-	}
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n <= 0)
-		return -1;
-	exe[n] = '\0';
-	slash = strrchr(exe, '/');
-	if (!slash)
-		return -1;
-	*slash = '\0';
-	if ((size_t)snprintf(out, len, "%s/libmegatune_trace.so", exe) >= len)
-		return -1;
-	return access(out, R_OK);
+	if (given)
+		return realpath(given, out) ? 0 : -1;
+	cli_sibling_exe("libmegatune_trace.so", out, len);
+	return out[0] == '/' ? access(out, R_OK) : -1;
 }
 
 /* The CUPTI a trace's tracer loaded, from its first line ("" when it does not say). */

@@ -107,7 +107,6 @@ static int pos_num(const char *opt, const char *s, double lo, double *out)
 	return 0;
 }
 
-/* the megatune-probe beside this program */
 struct vargs {
 	struct mt_validate_opts o;
 	const char *report;

@@ -43,26 +43,17 @@ static const char usage[] =
 	"exit codes:\n"
 	"  0   success\n"
 	"  1   the check failed (for advise: nothing feasible)\n"
-	"  2   bad usage or bad input (the message names the file and field)\n"
+	"  2   bad usage or bad input (the message names the file and field), or a GPU\n"
+	"      library missing on a machine with an NVIDIA GPU\n"
 	"  77  not applicable on this machine\n";
 
 /* Exec megatune-probe from this program's folder with argv and the
  * environment as they are; returns (2) only when that fails. */
 static int run_probe_exe(const char *cmd, char **argv)
 {
-	char exe[4096], path[4096 + 32], *slash;
-	ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	char path[4096];
 
-	if (len <= 0) {
-		fprintf(stderr, "megatune %s: error: /proc/self/exe: %s (cannot find "
-			"megatune-probe beside this program)\n", cmd, strerror(errno));
-		return 2;
-	}
-	exe[len] = 0;
-	slash = strrchr(exe, '/');
-	if (slash)
-		*slash = 0;
-	snprintf(path, sizeof(path), "%s/megatune-probe", slash ? exe : ".");
+	cli_sibling_exe("megatune-probe", path, sizeof(path));
 	execv(path, argv);
 	fprintf(stderr, "megatune %s: error: %s: %s (calibrate and probe run in "
 		"megatune-probe, built beside megatune by make)\n", cmd, path, strerror(errno));

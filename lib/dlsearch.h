@@ -21,7 +21,8 @@
  *
  * Self-contained: libc and libdl only, no other megatune code, so that the two CUDA-side
  * libraries compile it in (with hidden visibility) as megatune does.  Nothing prints.
- * Handles are never closed: a library of the CUDA stack lives as long as the process.
+ * The copy taken is never closed (a library of the CUDA stack lives as long as the
+ * process); a copy accept() refused is closed at once.
  */
 #ifndef MT_DLSEARCH_H
 #define MT_DLSEARCH_H

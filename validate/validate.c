@@ -264,7 +264,7 @@ int mt_validate_command(const struct mt_validation *v, const cJSON *advice, int 
 		if (rc == MT_OK) {
 			if (*pre)
 				sbuf_addc(sb, ' ');
-			mt_shell_quote(sb, o->probe_exe ? o->probe_exe : "megatune-probe");
+			mt_shell_quote(sb, o->probe_exe);
 			sbuf_adds(sb, " proxy --advice ");
 			sbuf_adds(sb, x.advice.buf);
 			/* the proxy prints every iteration, as Megatron-LM does: the

@@ -20,8 +20,8 @@ int attn_dn_fail(struct mt_error *err, const char *what, cudnnStatus_t stt)
 
 	last[0] = 0;
 	mtc_dl.cudnnGetLastErrorString(last, sizeof(last));
-	return mtc_fail(err, code, "%s: %s (%d)%s%s", what, mtc_dl.cudnnGetErrorString(stt), (int)stt,
-			last[0] ? ": " : "", last);
+	return mtc_fail(err, code, "%s: %s (%d)%s%s", what, mtc_dl.cudnnGetErrorString(stt),
+			(int)stt, last[0] ? ": " : "", last);
 }
 
 static int dn_new(struct attn_state *s, cudnnBackendDescriptorType_t t, cudnnBackendDescriptor_t *out,
@@ -47,7 +47,7 @@ static int dn_set(cudnnBackendDescriptor_t d, cudnnBackendAttributeName_t a, cud
 
 	if (stt == CUDNN_STATUS_SUCCESS)
 		return MT_OK;
-	snprintf(call, sizeof(call), "mtc_dl.cudnnBackendSetAttribute(%s)", what);
+	snprintf(call, sizeof(call), "cudnnBackendSetAttribute(%s)", what);
 	return attn_dn_fail(err, call, stt);
 }
 
@@ -58,7 +58,7 @@ static int dn_fin(cudnnBackendDescriptor_t d, const char *what, struct mt_error 
 
 	if (stt == CUDNN_STATUS_SUCCESS)
 		return MT_OK;
-	snprintf(call, sizeof(call), "mtc_dl.cudnnBackendFinalize(%s)", what);
+	snprintf(call, sizeof(call), "cudnnBackendFinalize(%s)", what);
 	return attn_dn_fail(err, call, stt);
 }
 
@@ -224,8 +224,9 @@ static int make_plan(struct attn_state *s, dnd *ops, int nops, const int64_t *ui
 		for (i = 0; i < ATTN_MAX_CFG; i++)
 			NEW(CUDNN_BACKEND_ENGINECFG_DESCRIPTOR, &cfg[i]);
 		count = 0;
-		stt = mtc_dl.cudnnBackendGetAttribute(heur, CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR,
-					       ATTN_MAX_CFG, &count, cfg);
+		stt = mtc_dl.cudnnBackendGetAttribute(heur, CUDNN_ATTR_ENGINEHEUR_RESULTS,
+						      CUDNN_TYPE_BACKEND_DESCRIPTOR, ATTN_MAX_CFG,
+						      &count, cfg);
 		if (stt != CUDNN_STATUS_SUCCESS) {
 			last = stt;
 			mtc_dl.cudnnGetLastErrorString(last_msg, sizeof(last_msg));
@@ -235,22 +236,25 @@ static int make_plan(struct attn_state *s, dnd *ops, int nops, const int64_t *ui
 			NEW(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR, &plan);
 			SET(plan, CUDNN_ATTR_EXECUTION_PLAN_HANDLE, CUDNN_TYPE_HANDLE, 1, &s->handle);
 			SET(plan, CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &cfg[i]);
-			stt = mtc_dl.cudnnBackendFinalize(plan);   /* runtime-compiled engines JIT here */
+			/* runtime-compiled engines JIT here */
+			stt = mtc_dl.cudnnBackendFinalize(plan);
 			if (stt != CUDNN_STATUS_SUCCESS) {
 				last = stt;
 				mtc_dl.cudnnGetLastErrorString(last_msg, sizeof(last_msg));
 				continue;
 			}
-			stt = mtc_dl.cudnnBackendGetAttribute(plan, CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE,
-						       CUDNN_TYPE_INT64, 1, &got, &ws);
+			stt = mtc_dl.cudnnBackendGetAttribute(
+				plan, CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE, CUDNN_TYPE_INT64, 1,
+				&got, &ws);
 			if (stt != CUDNN_STATUS_SUCCESS)
-				return attn_dn_fail(err, "mtc_dl.cudnnBackendGetAttribute(EXECUTION_PLAN_WORKSPACE_SIZE)", stt);
+				return attn_dn_fail(err, "cudnnBackendGetAttribute(EXECUTION_PLAN_WORKSPACE_SIZE)", stt);
 			if (dn_new(s, CUDNN_BACKEND_ENGINE_DESCRIPTOR, &engine, NULL) == MT_OK &&
 			    mtc_dl.cudnnBackendGetAttribute(cfg[i], CUDNN_ATTR_ENGINECFG_ENGINE,
-						     CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &got, &engine) ==
-				    CUDNN_STATUS_SUCCESS)
-				mtc_dl.cudnnBackendGetAttribute(engine, CUDNN_ATTR_ENGINE_GLOBAL_INDEX, CUDNN_TYPE_INT64, 1,
-							 &got, &idx);
+							    CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &got,
+							    &engine) == CUDNN_STATUS_SUCCESS)
+				mtc_dl.cudnnBackendGetAttribute(engine,
+								CUDNN_ATTR_ENGINE_GLOBAL_INDEX,
+								CUDNN_TYPE_INT64, 1, &got, &idx);
 			p->plan = plan;
 			p->ws_bytes = ws;
 			p->engine = idx;

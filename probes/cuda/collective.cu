@@ -42,7 +42,6 @@
 
 #include "dl.h"
 
-
 enum { C_AR, C_AG, C_RS, C_A2A, C_SR, C_BC, C_N };   /* enum mt_coll */
 static const char *const op_names[C_N] = { "all_reduce", "all_gather", "reduce_scatter", "all_to_all",
 					   "send_recv", "broadcast" };
@@ -88,8 +87,8 @@ static int nccl_fail(struct mt_error *err, const char *call, ncclResult_t r, ncc
 {
 	const char *last = mtc_dl.ncclGetLastError(comm);
 
-	return mtc_fail(err, MT_EINVAL, "%s: %s%s%s", call, mtc_dl.ncclGetErrorString(r), last && *last ? ": " : "",
-			last ? last : "");
+	return mtc_fail(err, MT_EINVAL, "%s: %s%s%s", call, mtc_dl.ncclGetErrorString(r),
+			last && *last ? ": " : "", last ? last : "");
 }
 
 static void nap(void)
@@ -535,32 +534,41 @@ static ncclResult_t coll_enqueue(struct coll_state *s, int *which)
 
 		switch (s->op) {
 		case C_AR:
-			r = mtc_dl.ncclAllReduce(d->send, d->recv, s->count, ncclFloat, ncclSum, comm, d->tm.st);
+			r = mtc_dl.ncclAllReduce(d->send, d->recv, s->count, ncclFloat, ncclSum,
+						 comm, d->tm.st);
 			break;
 		case C_AG:
-			r = mtc_dl.ncclAllGather(d->send, d->recv, s->count, ncclFloat, comm, d->tm.st);
+			r = mtc_dl.ncclAllGather(d->send, d->recv, s->count, ncclFloat, comm,
+						 d->tm.st);
 			break;
 		case C_RS:
-			r = mtc_dl.ncclReduceScatter(d->send, d->recv, s->count, ncclFloat, ncclSum, comm, d->tm.st);
+			r = mtc_dl.ncclReduceScatter(d->send, d->recv, s->count, ncclFloat, ncclSum,
+						     comm, d->tm.st);
 			break;
 		case C_A2A:
 			if (s->P->alltoall) {
-				r = mtc_dl.ncclAlltoAll(d->send, d->recv, s->count, ncclFloat, comm, d->tm.st);
+				r = mtc_dl.ncclAlltoAll(d->send, d->recv, s->count, ncclFloat, comm,
+							d->tm.st);
 				break;
 			}
 			for (p = 0; r == ncclSuccess && p < n; p++) {
-				r = mtc_dl.ncclSend(d->send + (size_t)p * s->per, s->per, ncclFloat, p, comm, d->tm.st);
+				r = mtc_dl.ncclSend(d->send + (size_t)p * s->per, s->per, ncclFloat,
+						    p, comm, d->tm.st);
 				if (r == ncclSuccess)
-					r = mtc_dl.ncclRecv(d->recv + (size_t)p * s->per, s->per, ncclFloat, p, comm, d->tm.st);
+					r = mtc_dl.ncclRecv(d->recv + (size_t)p * s->per, s->per,
+							    ncclFloat, p, comm, d->tm.st);
 			}
 			break;
 		case C_SR:
-			r = mtc_dl.ncclSend(d->send, s->count, ncclFloat, (rank + 1) % n, comm, d->tm.st);
+			r = mtc_dl.ncclSend(d->send, s->count, ncclFloat, (rank + 1) % n, comm,
+					    d->tm.st);
 			if (r == ncclSuccess)
-				r = mtc_dl.ncclRecv(d->recv, s->count, ncclFloat, (rank - 1 + n) % n, comm, d->tm.st);
+				r = mtc_dl.ncclRecv(d->recv, s->count, ncclFloat,
+						    (rank - 1 + n) % n, comm, d->tm.st);
 			break;
 		default:
-			r = mtc_dl.ncclBroadcast(d->send, d->recv, s->count, ncclFloat, 0, comm, d->tm.st);
+			r = mtc_dl.ncclBroadcast(d->send, d->recv, s->count, ncclFloat, 0, comm,
+						 d->tm.st);
 			break;
 		}
 		*which = i;
@@ -641,8 +649,8 @@ static int coll_run(void *state, const struct mt_case *c, double *seconds, struc
 		for (i = 0; i < s->ndev; i++) {
 			ncclResult_t st = ncclSuccess;
 
-			if (mtc_dl.ncclCommGetAsyncError(cm->comm[i], &st) == ncclSuccess && st != ncclSuccess &&
-			    st != ncclInProgress) {
+			if (mtc_dl.ncclCommGetAsyncError(cm->comm[i], &st) == ncclSuccess &&
+			    st != ncclSuccess && st != ncclInProgress) {
 				rc = nccl_fail(err, "NCCL asynchronous error", st, cm->comm[i]);
 				comm_abort(cm);
 				goto fail;

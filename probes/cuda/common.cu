@@ -363,9 +363,6 @@ static int env_fn(struct mt_cuda_env *env, struct mt_error *err)
 	 * a probe that needs one asks need()) */
 	for (i = 0; i < MT_CUDA_NLIBS; i++)
 		mtc_dl_info(i, &env->libs[i]);
-	env->cublaslt_version = env->libs[MT_LIB_CUBLASLT].version;
-	env->cudnn_version = env->libs[MT_LIB_CUDNN].version;
-	env->nccl_version = env->libs[MT_LIB_NCCL].version;
 	env->device_count = rc ? 0 : n;
 	return rc;
 }
@@ -381,8 +378,8 @@ int mtc_nccl_id(unsigned char id[128], struct mt_error *err)
 	memset(&u, 0, sizeof(u));
 	r = mtc_dl.ncclGetUniqueId(&u);
 	if (r != ncclSuccess)
-		return mtc_fail(err, MT_EINVAL, "ncclGetUniqueId: %s (%s)", mtc_dl.ncclGetErrorString(r),
-				mtc_dl.ncclGetLastError(NULL));
+		return mtc_fail(err, MT_EINVAL, "ncclGetUniqueId: %s (%s)",
+				mtc_dl.ncclGetErrorString(r), mtc_dl.ncclGetLastError(NULL));
 	memcpy(id, &u, sizeof(u) < 128 ? sizeof(u) : 128);
 	return MT_OK;
 }
@@ -391,11 +388,11 @@ int mtc_nccl_id(unsigned char id[128], struct mt_error *err)
  * <name>.cu as `extern "C" const struct mt_probe_ops`, found by the C side
  * under the registry's name (probes/gpu.h, mt_cuda_ops()), and the library of
  * the CUDA stack it needs (-1: none beyond the runtime). */
-#define MTC_PROBES(X)                   \
-	X(gemm, MT_LIB_CUBLASLT)        \
-	X(attention, MT_LIB_CUDNN)      \
-	X(collective, MT_LIB_NCCL)      \
-	X(offload, -1)                  \
+#define MTC_PROBES(X)              \
+	X(gemm, MT_LIB_CUBLASLT)   \
+	X(attention, MT_LIB_CUDNN) \
+	X(collective, MT_LIB_NCCL) \
+	X(offload, -1)             \
 	X(launch, -1)
 
 #define MTC_DECLARE(name, lib) extern "C" const struct mt_probe_ops mtc_##name##_ops;

@@ -121,29 +121,15 @@ static void load_one(int lib)
 {
 	struct mt_cuda_lib *in = &g_info[lib];
 	struct mt_dl_found f;
-	struct mtc_dl_table t;
 	const char *miss;
 
 	memset(in, 0, sizeof(*in));
 	mtc_copy(in->name, sizeof(in->name), specs[lib].label);
 	if (mt_dl_find(&specs[lib], MT_DL_TOOLKIT_FIRST, &f, in->why, sizeof(in->why)))
 		return;
-	memset(&t, 0, sizeof(t));
-	resolve(f.handle, lib, &t, &miss); /* accepted: every required function is there */
-	switch (lib) {
-#define MTC_DL_SET(f) mtc_dl.f = t.f;
-	case MT_LIB_CUBLASLT:
-		MTC_DL_CUBLASLT(MTC_DL_SET, MTC_DL_SET)
-		break;
-	case MT_LIB_CUDNN:
-		MTC_DL_CUDNN(MTC_DL_SET, MTC_DL_SET)
-		break;
-	default:
-		MTC_DL_NCCL(MTC_DL_SET, MTC_DL_SET)
-		break;
-#undef MTC_DL_SET
-	}
-	in->version = version_of(lib, &t);
+	/* accepted, so every required function is there: publish this library's part */
+	resolve(f.handle, lib, &mtc_dl, &miss);
+	in->version = version_of(lib, &mtc_dl);
 	mtc_copy(in->path, sizeof(in->path), f.path);
 	mtc_copy(in->from, sizeof(in->from), f.from);
 }

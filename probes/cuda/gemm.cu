@@ -69,13 +69,14 @@ static int lt_fail(struct mt_error *err, const char *call, cublasStatus_t st)
 			mtc_dl.cublasLtGetStatusString(st));
 }
 
-#define LT_CK(call)                                                   \
-	do {                                                          \
-		cublasStatus_t st_ = (call);                          \
-		if (st_ != CUBLAS_STATUS_SUCCESS) {                   \
-			rc = lt_fail(err, #call, st_);                \
-			goto fail;                                    \
-		}                                                     \
+/* LT_CK(cublasLtCreate, &lt): the call through mtc_dl (dl.h), named as written */
+#define LT_CK(fn, ...)                                                    \
+	do {                                                              \
+		cublasStatus_t st_ = mtc_dl.fn(__VA_ARGS__);              \
+		if (st_ != CUBLAS_STATUS_SUCCESS) {                       \
+			rc = lt_fail(err, #fn "(" #__VA_ARGS__ ")", st_); \
+			goto fail;                                        \
+		}                                                         \
 	} while (0)
 
 /* ------------------------------------------------------------ reference */
@@ -157,8 +158,9 @@ static void gemm_teardown(void *state)
 
 static cublasStatus_t gemm_call(struct gemm_state *s, const cublasLtMatmulAlgo_t *algo)
 {
-	return mtc_dl.cublasLtMatmul(s->lt, s->op, &s->alpha, s->a, s->la, s->b, s->lb, &s->beta, s->d,
-			      s->lc, s->d, s->ld, algo, s->ws, GEMM_WORKSPACE, s->tm.st);
+	return mtc_dl.cublasLtMatmul(s->lt, s->op, &s->alpha, s->a, s->la, s->b, s->lb, &s->beta,
+				     s->d, s->lc, s->d, s->ld, algo, s->ws, GEMM_WORKSPACE,
+				     s->tm.st);
 }
 
 /* Time every heuristic result briefly; keep the fastest in s->best. */
@@ -200,7 +202,7 @@ static int gemm_autotune(struct gemm_state *s, double *best_s, struct mt_error *
 		}
 	}
 	if (s->best < 0) {
-		rc = lt_fail(err, "mtc_dl.cublasLtMatmul (every heuristic algorithm)", last);
+		rc = lt_fail(err, "cublasLtMatmul (every heuristic algorithm)", last);
 		return rc;
 	}
 	*best_s = best_ms / 3.0 / 1e3;
@@ -288,26 +290,29 @@ static int gemm_setup(const struct mt_probe_ctx *ctx, struct mt_case *c, void **
 		goto fail;
 	MTC_CK(cudaMemsetAsync(s->d, 0, (size_t)s->m * (size_t)s->n * esz_cd, s->tm.st));
 
-	LT_CK(mtc_dl.cublasLtCreate(&s->lt));
-	LT_CK(mtc_dl.cublasLtMatmulDescCreate(&s->op, comp, CUDA_R_32F));
-	LT_CK(mtc_dl.cublasLtMatmulDescSetAttribute(s->op, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof(ta)));
-	LT_CK(mtc_dl.cublasLtMatmulDescSetAttribute(s->op, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof(tb)));
+	LT_CK(cublasLtCreate, &s->lt);
+	LT_CK(cublasLtMatmulDescCreate, &s->op, comp, CUDA_R_32F);
+	LT_CK(cublasLtMatmulDescSetAttribute, s->op, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof(ta));
+	LT_CK(cublasLtMatmulDescSetAttribute, s->op, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof(tb));
 	if (c->dtype == DT_FP8) {
 		const float *sa = s->scales, *sb = s->scales + 1;
 
-		LT_CK(mtc_dl.cublasLtMatmulDescSetAttribute(s->op, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &sa, sizeof(sa)));
-		LT_CK(mtc_dl.cublasLtMatmulDescSetAttribute(s->op, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &sb, sizeof(sb)));
-		LT_CK(mtc_dl.cublasLtMatmulDescSetAttribute(s->op, CUBLASLT_MATMUL_DESC_FAST_ACCUM, &fast, sizeof(fast)));
+		LT_CK(cublasLtMatmulDescSetAttribute, s->op, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER,
+		      &sa, sizeof(sa));
+		LT_CK(cublasLtMatmulDescSetAttribute, s->op, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER,
+		      &sb, sizeof(sb));
+		LT_CK(cublasLtMatmulDescSetAttribute, s->op, CUBLASLT_MATMUL_DESC_FAST_ACCUM, &fast,
+		      sizeof(fast));
 	}
-	LT_CK(mtc_dl.cublasLtMatrixLayoutCreate(&s->la, ab, (uint64_t)s->k, (uint64_t)s->m, s->k));
-	LT_CK(mtc_dl.cublasLtMatrixLayoutCreate(&s->lb, ab, (uint64_t)s->k, (uint64_t)s->n, s->k));
-	LT_CK(mtc_dl.cublasLtMatrixLayoutCreate(&s->lc, cd, (uint64_t)s->m, (uint64_t)s->n, s->m));
-	LT_CK(mtc_dl.cublasLtMatrixLayoutCreate(&s->ld, cd, (uint64_t)s->m, (uint64_t)s->n, s->m));
-	LT_CK(mtc_dl.cublasLtMatmulPreferenceCreate(&s->pref));
-	LT_CK(mtc_dl.cublasLtMatmulPreferenceSetAttribute(s->pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws,
-						   sizeof(ws)));
-	LT_CK(mtc_dl.cublasLtMatmulAlgoGetHeuristic(s->lt, s->op, s->la, s->lb, s->lc, s->ld, s->pref,
-					     GEMM_MAX_ALGOS, s->res, &s->nres));
+	LT_CK(cublasLtMatrixLayoutCreate, &s->la, ab, (uint64_t)s->k, (uint64_t)s->m, s->k);
+	LT_CK(cublasLtMatrixLayoutCreate, &s->lb, ab, (uint64_t)s->k, (uint64_t)s->n, s->k);
+	LT_CK(cublasLtMatrixLayoutCreate, &s->lc, cd, (uint64_t)s->m, (uint64_t)s->n, s->m);
+	LT_CK(cublasLtMatrixLayoutCreate, &s->ld, cd, (uint64_t)s->m, (uint64_t)s->n, s->m);
+	LT_CK(cublasLtMatmulPreferenceCreate, &s->pref);
+	LT_CK(cublasLtMatmulPreferenceSetAttribute, s->pref,
+	      CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof(ws));
+	LT_CK(cublasLtMatmulAlgoGetHeuristic, s->lt, s->op, s->la, s->lb, s->lc, s->ld, s->pref,
+	      GEMM_MAX_ALGOS, s->res, &s->nres);
 	if (s->nres <= 0) {
 		cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, s->dev);
 		cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, s->dev);
@@ -481,10 +486,14 @@ static void gemm_extra(void *state, const struct mt_case *c, char *buf, size_t n
 	if (!s || s->best < 0)
 		return;
 	algo = &s->res[s->best].algo;
-	mtc_dl.cublasLtMatmulAlgoConfigGetAttribute(algo, CUBLASLT_ALGO_CONFIG_ID, &id, sizeof(id), &w);
-	mtc_dl.cublasLtMatmulAlgoConfigGetAttribute(algo, CUBLASLT_ALGO_CONFIG_TILE_ID, &tile, sizeof(tile), &w);
-	mtc_dl.cublasLtMatmulAlgoConfigGetAttribute(algo, CUBLASLT_ALGO_CONFIG_STAGES_ID, &stages, sizeof(stages), &w);
-	mtc_dl.cublasLtMatmulAlgoConfigGetAttribute(algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM, &splitk, sizeof(splitk), &w);
+	mtc_dl.cublasLtMatmulAlgoConfigGetAttribute(algo, CUBLASLT_ALGO_CONFIG_ID, &id, sizeof(id),
+						    &w);
+	mtc_dl.cublasLtMatmulAlgoConfigGetAttribute(algo, CUBLASLT_ALGO_CONFIG_TILE_ID, &tile,
+						    sizeof(tile), &w);
+	mtc_dl.cublasLtMatmulAlgoConfigGetAttribute(algo, CUBLASLT_ALGO_CONFIG_STAGES_ID, &stages,
+						    sizeof(stages), &w);
+	mtc_dl.cublasLtMatmulAlgoConfigGetAttribute(algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM, &splitk,
+						    sizeof(splitk), &w);
 	mtc_member(buf, n, &pos, "\"algo_index\": %d", s->best);
 	mtc_member(buf, n, &pos, "\"algos_tried\": %d", s->nres);
 	mtc_member(buf, n, &pos, "\"workspace_bytes\": %u", GEMM_WORKSPACE);

@@ -16,8 +16,11 @@ Three layers with the op mix of Megatron-LM's, bf16, plain PyTorch ops, 4096 tok
 For each:
   ops       per op, the CPU time to issue it while the GPU is kept busy (a queued
             torch.cuda._sleep), its kernels (torch.profiler), and the CPU time per kernel;
-  layer     forward+backward: CPU issue time (GPU kept busy), GPU time (the GPU never
-            waiting), and wall time from an idle GPU; wall / GPU > 1 is host-bound;
+            the host copy of moe-dropless is timed with the GPU idle (kept busy, it would
+            time the spin it waits for);
+  layer     forward+backward: CPU issue time (GPU kept busy; for moe-dropless it includes
+            the wait at its host copy), GPU time (the GPU never waiting), and wall time from
+            an idle GPU; wall / GPU > 1 is host-bound;
   graphs    forward+backward through torch.cuda.make_graphed_callables: the replay's wall
             time (not for moe-dropless: its host copy cannot be captured).
 And the floor: one tiny eager op (add_ on one element), CPU time per call.
@@ -198,7 +201,10 @@ def measure(name, mod, h):
         def one(i=i, f=f):
             for _, g in steps[:i]:
                 g()
-            busy(50)
+            if "(sync)" in op:  # it waits for the GPU: time it with nothing queued
+                torch.cuda.synchronize()
+            else:
+                busy(50)
             t = time.perf_counter_ns()
             f()
             return (time.perf_counter_ns() - t) / 1e3

@@ -21,6 +21,7 @@ Prints one row per case (megatune, torch, megatune/torch) and a last line
 "N cases: N within 3% (N faster), N outside"; OUT.json holds the rows.
 """
 import json
+import os
 import statistics
 import sys
 
@@ -133,7 +134,7 @@ def offload_case(c):
     else:
         fn = lambda: host.copy_(dev, non_blocking=pinned)
     # pageable copies synchronise with the host: eager, as the probe times them
-    sec, how = gpu_seconds(fn, inner_hint=None) if pinned else eager_seconds(fn)
+    sec, how = gpu_seconds(fn) if pinned else eager_seconds(fn)
     return [("copy_ " + ("pinned" if pinned else "pageable"), nb / sec / 1e9, how)]
 
 
@@ -188,7 +189,6 @@ def main():
            "gpu": torch.cuda.get_device_name(0), "rows": rows}
     with open(out + ".tmp", "w") as f:
         json.dump(doc, f, indent=1)
-    import os
     os.replace(out + ".tmp", out)
     print("%-46s %-18s %10s %10s %8s  %s" % ("case", "torch", "megatune", "torch", "mt/torch", "method"))
     for w in rows:
