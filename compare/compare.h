@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* compare: noise-aware verdicts of current figures against a baseline, and
  * their text, JUnit XML and Markdown renderings (the JSON document is
- * written by its owner, advisor/comparison.h).
+ * written by its owner, compare/comparison.h).
  *
  * Each metric matched by identity gets a verdict (docs/FORMATS.md section
  * 14): `unchanged` when the change is within the tolerance; otherwise
@@ -42,9 +42,9 @@
 #ifndef MT_COMPARE_H
 #define MT_COMPARE_H
 
-#include "../advisor/comparison.h"
 #include "../lib/err.h"
 #include "../lib/sbuf.h"
+#include "comparison.h"
 #include "metrics.h"
 
 #define MT_CMP_DEFAULT_TOLERANCE 5.0  /* percent */

@@ -6,8 +6,9 @@
  *    "N/A") and their rounding, NCCL version strings, nccl-tests binary names,
  *    the type errors and string fields of the JSON readers; the small string
  *    helpers are inline here;
- *  - import.c: the result (struct mt_import) and its tests and rows, the
- *    entry points that choose a reader;
+ *  - parsed.c: the result (struct mt_import) and its tests and rows, which
+ *    the readers fill;
+ *  - import.c: the entry points that choose a reader;
  *  - nccl_tests.c (text) and nccl_tests_json.c (-J) fill the tests through
  *    the reader state `struct ntp`; nccl_checks.c decides each test's
  *    collective and ranks and runs the checks of import.h;
@@ -145,7 +146,7 @@ int imp_jtype_error(struct mt_error *err, const char *path, const char *where,
 int imp_jstring(const cJSON *o, const char *key, char *out, size_t cap);
 
 /* ------------------------------------------------------------------ */
-/* results (import.c) */
+/* results (parsed.c) */
 
 struct mt_import *imp_new(int tool, const char *path);
 /* A new test (op unknown, no footer) or row; NULL when out of memory or past

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "../advisor/advice.h"
-#include "../advisor/comparison.h"
+#include "../compare/comparison.h"
 #include "../lib/fsutil.h"
 #include "../lib/version.h"
 #include "../tuner/cluster.h"
@@ -218,7 +218,7 @@ int mt_report_schema(const cJSON *doc, const char *want, const char *file, const
 }
 
 /* The typed documents the page draws, each read once (advisor/advice.h,
- * advisor/comparison.h); has_* says which were read. */
+ * compare/comparison.h); has_* says which were read. */
 struct parsed {
 	struct mt_advice_doc adv;
 	struct mt_comparison cmp;

@@ -1022,6 +1022,19 @@ const char *mt_coll_provenance(const struct mt_cluster *c, int op, int nranks, i
 	return sub ? "derived, from another collective's curve" : "derived, not measured";
 }
 
+int mt_group_per_domain(const struct mt_cluster *c, int n, int stride)
+{
+	int d = c->nvlink_domain;
+
+	if (n <= 1)
+		return 1;
+	if (stride >= d)
+		return 1;
+	if ((long)n * stride <= d)
+		return n;
+	return d / stride;
+}
+
 double mt_coll_time(const struct mt_cluster *c, int op, int nranks, int per_domain,
 		    double bytes)
 {

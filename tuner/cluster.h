@@ -184,6 +184,11 @@ double mt_attn_tflops(const struct mt_cluster *c, int impl, int head_dim, int se
 /* 1 when the attention measurement nearest to (impl, head_dim) was causal. */
 int mt_attn_causal(const struct mt_cluster *c, int impl, int head_dim);
 
+/* Number of members of a strided group (stride `stride`, size n) that share
+ * one NVLink domain, given Megatron's rank order (docs/MODEL.md 3.3): the
+ * per_domain of the collective look-ups below. */
+int mt_group_per_domain(const struct mt_cluster *c, int n, int stride);
+
 /* Seconds for one collective of `bytes` (the nccl-tests "size") over `nranks`
  * ranks of which `per_domain` share an NVLink domain (docs/MODEL.md 3.3). */
 double mt_coll_time(const struct mt_cluster *c, int op, int nranks, int per_domain,

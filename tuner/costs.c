@@ -29,21 +29,6 @@ void mt_ctx_init(struct mt_ctx *x, const struct mt_model *m, const struct mt_clu
 	x->host_op_s = (c->launch_overhead_us > 0 ? c->launch_overhead_us : MT_HOST_OP_US_DEFAULT) * 1e-6;
 }
 
-/* Declared in config.h; defined here, where the collectives of level A use it
- * (and the compiler inlines it). */
-int mt_group_per_domain(const struct mt_cluster *c, int n, int stride)
-{
-	int d = c->nvlink_domain;
-
-	if (n <= 1)
-		return 1;
-	if (stride >= d)
-		return 1;
-	if ((long)n * stride <= d)
-		return n;
-	return d / stride;
-}
-
 /* The three GEMMs of a linear layer (forward, data gradient, weight gradient)
  * for an (M x K) input and a (K x N) weight. */
 struct lin {

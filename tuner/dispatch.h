@@ -13,9 +13,11 @@
  *              (dispatch, combine), dtype, span and EP size.  Its kernels take
  *              `sms` SMs from compute while they run under it.
  *
- * The profile section is read here (mt_dispatch_read(), called by the
- * profile reader in cluster.c) into struct mt_dispatch_prof; every look-up
- * afterwards is arithmetic on it, without allocation.
+ * The profile section is read by dispatch_prof.c (mt_dispatch_read(), called
+ * by the profile reader in cluster.c) into struct mt_dispatch_prof; every
+ * look-up afterwards (dispatch_prof.c) is arithmetic on it, without
+ * allocation.  dispatch.c times the dispatchers from those look-ups and the
+ * collective curves.
  */
 #ifndef MT_DISPATCH_H
 #define MT_DISPATCH_H

@@ -10,7 +10,7 @@
 #include "../lib/jsonr.h"
 #include "../lib/sbuf.h"
 #include "../lib/stats_json.h"
-#include "cluster.h"
+#include "correction.h"
 
 int mt_profile_load_json(const char *spec, cJSON **out, struct mt_error *err)
 {
@@ -44,14 +44,6 @@ int mt_profile_read(const char *spec, cJSON **out, const char **file, struct mt_
 	}
 	*file = b->path;
 	return mt_json_parse(b->path, b->data, b->len, out, err);
-}
-
-int mt_profile_cluster(const char *spec, const cJSON *doc, struct mt_cluster **out,
-		       struct mt_error *err)
-{
-	const struct mt_bundled *b = mt_is_path(spec) ? NULL : mt_bundled_find("profile", spec);
-
-	return mt_cluster_from_json(doc, b ? b->path : spec, out, err);
 }
 
 int mt_profile_new(const char *spec, const char *name, cJSON **doc, struct mt_error *err)
@@ -318,35 +310,6 @@ void mt_profile_outlier(cJSON *doc, const char *what, const char *metric, double
 	cJSON_AddNumberToObject(o, "median", mt_round_sig(median, 6));
 	cJSON_AddNumberToObject(o, "below_pct", mt_round_sig(below_pct, 3));
 	cJSON_AddItemToArray(arr(doc, "outliers"), o);
-}
-
-int mt_profile_write(const cJSON *doc, const char *path, struct mt_error *err)
-{
-	struct mt_cluster *c = NULL;
-	char *text;
-	int rc;
-
-	if ((rc = mt_cluster_from_json(doc, path, &c, err)))
-		return mt_error_prefix(err, "not writing %s, the profile would be invalid: ",
-				       path);
-	mt_cluster_free(c);
-	text = cJSON_Print(doc);
-	if (!text)
-		return mt_error_set(err, MT_ENOMEM, "out of memory");
-	{
-		size_t n = strlen(text);
-		char *t = realloc(text, n + 2);
-		if (!t) {
-			cJSON_free(text);
-			return mt_error_set(err, MT_ENOMEM, "out of memory");
-		}
-		text = t;
-		text[n] = '\n';
-		text[n + 1] = 0;
-		rc = mt_write_atomic(path, text, n + 1, err);
-	}
-	free(text);
-	return rc;
 }
 
 static void num_or_null(cJSON *o, const char *key, double v)

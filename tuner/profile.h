@@ -13,6 +13,11 @@
  * validates the document with the same reader `megatune advise` uses
  * (tuner/cluster.h) and only then writes it atomically, so a failed import or
  * calibration never leaves a bad file nor replaces a good one.
+ *
+ * profile.c finds, loads and builds the document and calls nothing of
+ * cluster.c (whose mt_cluster_load() finds profiles through it);
+ * profile_validate.c holds the two functions that run the cluster reader,
+ * mt_profile_cluster() and mt_profile_write().
  */
 #ifndef MT_PROFILE_H
 #define MT_PROFILE_H

@@ -16,6 +16,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../lib/shell.h"
+
 static void nap(double s)
 {
 	struct timespec ts = { (time_t)s, (long)((s - (double)(time_t)s) * 1e9) };
@@ -28,21 +30,11 @@ static void nap(double s)
 
 void mt_shell_quote(struct sbuf *sb, const char *s)
 {
-	const char *q;
-
 	if (*s && !s[strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-			     "0123456789_-+=.,/:@%")]) {
+			     "0123456789_-+=.,/:@%")])
 		sbuf_adds(sb, s);
-		return;
-	}
-	sbuf_addc(sb, '\'');
-	for (q = s; *q; q++) {
-		if (*q == '\'')
-			sbuf_adds(sb, "'\\''");
-		else
-			sbuf_addc(sb, *q);
-	}
-	sbuf_addc(sb, '\'');
+	else
+		mt_shell_squote(sb, s);
 }
 
 static int known_key(const char *key, size_t n)

@@ -41,7 +41,8 @@ int mt_template_fill(const char *tmpl, mt_template_lookup lookup, void *ctx, str
 		     struct mt_error *err);
 
 /* Append s as one shell word: bare when it has only safe characters,
- * else single-quoted with each ' written '\''. */
+ * else single-quoted with each ' written '\'' (mt_shell_squote(),
+ * lib/shell.h). */
 void mt_shell_quote(struct sbuf *sb, const char *s);
 
 /* The program a command line starts (its first word after VAR=value

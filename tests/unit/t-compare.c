@@ -7,7 +7,7 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "../../advisor/comparison.h"
+#include "../../compare/comparison.h"
 #include "../../compare/compare.h"
 #include "../../lib/jsonr.h"
 

@@ -12,6 +12,7 @@
 #include "../../lib/fsutil.h"
 #include "../../lib/jsonr.h"
 #include "../../lib/jsonw.h"
+#include "../../lib/shell.h"
 #include "../../lib/stats.h"
 #include "../../lib/stats_json.h"
 #include "../../lib/table.h"
@@ -35,6 +36,21 @@ static void sbuf_grows_and_detaches(void **state)
 	assert_string_equal(sb.buf, "");
 	assert_int_equal(len, strlen(s));
 	free(s);
+	sbuf_release(&sb);
+}
+
+/* one word the shell reads back as it was: quotes closed, escaped, reopened */
+static void shell_squote_quotes_every_byte(void **state)
+{
+	struct sbuf sb = SBUF_INIT;
+
+	(void)state;
+	mt_shell_squote(&sb, "a b'c");
+	sbuf_addc(&sb, ' ');
+	mt_shell_squote(&sb, "");
+	sbuf_addc(&sb, ' ');
+	mt_shell_squote(&sb, "$x\\n'");
+	assert_string_equal(sb.buf, "'a b'\\''c' '' '$x\\n'\\'''");
 	sbuf_release(&sb);
 }
 
@@ -286,6 +302,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(robust_cv_ignores_an_outlier_and_keeps_its_input),
 		cmocka_unit_test(sbuf_grows_and_detaches),
+		cmocka_unit_test(shell_squote_quotes_every_byte),
 		cmocka_unit_test(json_writer_numbers_and_escapes),
 		cmocka_unit_test(json_reader_positions_and_types),
 		cmocka_unit_test(table_aligns_columns),

@@ -8,7 +8,7 @@
 #include "testutil.h"
 
 #include "../../lib/bundled.h"
-#include "../../advisor/comparison.h"
+#include "../../compare/comparison.h"
 #include "../../lib/jsonr.h"
 #include "../../reports/advice.h"
 #include "../../reports/html.h"
@@ -209,7 +209,7 @@ static void schemas_are_checked(void **state)
 	assert_non_null(strstr(err.msg, "--compare expects \"megatune.comparison/1\""));
 }
 
-/* advisor/comparison.h: the typed reader of megatune.comparison/1 */
+/* compare/comparison.h: the typed reader of megatune.comparison/1 */
 static void comparison_document_is_read(void **state)
 {
 	struct mt_error err = MT_ERROR_INIT;
