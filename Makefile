@@ -48,7 +48,7 @@ endif
 # libmegatune.a: everything but the probes (megatune, unit tests, benchmarks,
 # fuzzers); libmegatune_probes.a: probes/ (megatune-probe, the probe tests).
 PROBE_LIB_SRC = $(wildcard probes/*.c)
-LIB_SRC    = $(wildcard lib/*.c) $(wildcard tuner/*.c) $(wildcard rules/*.c) $(wildcard advisor/*.c) \
+LIB_SRC    = $(wildcard lib/*.c) $(wildcard tuner/*.c) $(wildcard job/*.c) $(wildcard rules/*.c) $(wildcard advisor/*.c) \
              $(wildcard reports/*.c) $(wildcard import/*.c) $(wildcard validate/*.c) \
              $(filter-out profiler/inject.c,$(wildcard profiler/*.c)) \
              $(filter-out $(HISTORY_SRC),$(wildcard compare/*.c))
@@ -150,6 +150,14 @@ $(BUILD)/tests/t-search: TEST_LDFLAGS = $(WRAP_ALLOC)
 $(PROBE_TESTS): $(BUILD)/libmegatune_probes.a
 $(PROBE_TESTS): TEST_PROBES = $(BUILD)/libmegatune_probes.a
 $(PROBE_TESTS): TEST_PROBE_LIBS = $(PROBE_LIBS)
+
+# t-cli-opts reads every command's option table: the cli/ objects of both programs
+# but their two mains, with what megatune and megatune-probe link
+CLI_TEST_OBJ = $(filter-out $(BUILD)/cli/main.o $(BUILD)/cli/probe_main.o,$(CLI_OBJ) \
+             $(PROBE_CLI_SRC:%.c=$(BUILD)/%.o)) $(HISTORY_OBJ)
+$(BUILD)/tests/t-cli-opts: $(CLI_TEST_OBJ) $(BUILD)/libmegatune_probes.a
+$(BUILD)/tests/t-cli-opts: TEST_PROBES = $(CLI_TEST_OBJ) $(BUILD)/libmegatune_probes.a
+$(BUILD)/tests/t-cli-opts: TEST_PROBE_LIBS = $(PROBE_LIBS) $(SQLITE_LIBS)
 
 $(BUILD)/tests/t-%: tests/unit/t-%.c tests/unit/testutil.h $(BUILD)/libmegatune.a
 	@mkdir -p $(dir $@)

@@ -5,6 +5,7 @@
 #include "advice.h"
 
 #include <limits.h>
+#include <stddef.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,12 +16,13 @@
 #include "../lib/jsonw.h"
 #include "../lib/units.h"
 #include "../lib/version.h"
+#include "../job/knobs.h"
 #include "../rules/engine.h"
 #include "../rules/fired.h"
 #include "../tuner/hostmem.h"
 #include "../tuner/precision.h"
-#include "../tuner/flags.h"
-#include "../tuner/flagtable.h"
+#include "../job/flags.h"
+#include "../job/flagtable.h"
 #include "../tuner/layout.h"
 
 int mt_candidate_args(const struct mt_model *m, const struct mt_job *j, const struct mt_config *c,
@@ -74,55 +76,54 @@ const char *mt_config_label(char *buf, size_t cap, const struct mt_model *m,
 
 /* ---------------------------------------------------------------- JSON */
 
-static void json_pins(struct jw *w, const struct mt_pins *p)
+/* A knob's value under its JSON key (job/knobs.def), as the advice writes
+ * it: numbers, booleans, names. */
+static void json_knob(struct jw *w, int k, long long v)
 {
+	const struct mt_knob *kn = &mt_knobs[k];
+	char buf[32];
+
+	switch (kn->type) {
+	case MT_KT_ONOFF:
+		jw_bool(w, kn->json, (int)v);
+		break;
+	case MT_KT_FSDP:
+		jw_bool(w, kn->json, v != MT_FSDP_OFF);
+		if (v > MT_FSDP_OFF)
+			jw_str(w, "fsdp_impl", mt_fsdp_impl_name((int)v));
+		break;
+	case MT_KT_RECOMPUTE:
+	case MT_KT_CP_COMM:
+	case MT_KT_GRAD_DTYPE:
+	case MT_KT_DISPATCHER:
+		jw_str(w, kn->json, mt_knob_format(k, v, buf, sizeof(buf)));
+		break;
+	default:
+		jw_int(w, kn->json, v);
+		break;
+	}
+}
+
+/* The pins, in the knob table's order; the job's own settings (the
+ * dispatcher, the quantised gather) are written with the job. */
+static void json_pins(struct jw *w, const struct mt_job *j)
+{
+	const size_t lo = offsetof(struct mt_job, pins), hi = lo + sizeof(struct mt_pins);
+	int k;
+
 	jw_obj(w, "pins");
-#define PIN(name, field) if (p->field != MT_UNSET) jw_int(w, name, p->field)
-	PIN("tp", tp);
-	PIN("pp", pp);
-	PIN("vpp", vpp);
-	PIN("cp", cp);
-	PIN("ep", ep);
-	PIN("etp", etp);
-	PIN("mbs", mbs);
-	if (p->recompute != MT_UNSET)
-		jw_str(w, "recompute", mt_recompute_name(p->recompute));
-	PIN("recompute_layers", recompute_layers);
-	if (p->cp_comm != MT_UNSET)
-		jw_str(w, "cp_comm_type", mt_cp_comm_name(p->cp_comm));
-	if (p->dist_opt != MT_UNSET)
-		jw_bool(w, "distributed_optimizer", p->dist_opt);
-	PIN("offload_layers", offload_layers);
-	if (p->ep_overlap != MT_UNSET)
-		jw_bool(w, "ep_overlap", p->ep_overlap);
-	if (p->cuda_graph != MT_UNSET)
-		jw_bool(w, "cuda_graphs", p->cuda_graph);
-	if (p->p2p_overlap != MT_UNSET)
-		jw_bool(w, "overlap_p2p_comm", p->p2p_overlap);
-	if (p->sp != MT_UNSET)
-		jw_bool(w, "sequence_parallel", p->sp);
-	if (p->tp_overlap != MT_UNSET)
-		jw_bool(w, "tp_comm_overlap", p->tp_overlap);
-	if (p->overlap_grad != MT_UNSET)
-		jw_bool(w, "overlap_grad_reduce", p->overlap_grad);
-	if (p->overlap_param != MT_UNSET)
-		jw_bool(w, "overlap_param_gather", p->overlap_param);
-	if (p->fused_ce != MT_UNSET)
-		jw_bool(w, "cross_entropy_fusion", p->fused_ce);
-	if (p->grad_fp32 != MT_UNSET)
-		jw_str(w, "grad_reduce_dtype", p->grad_fp32 ? "fp32" : "bf16");
-	PIN("bucket_size_params", bucket);
-	if (p->fsdp != MT_UNSET)
-		jw_bool(w, "fsdp", p->fsdp != MT_FSDP_OFF);
-	if (p->fsdp > MT_FSDP_OFF)
-		jw_str(w, "fsdp_impl", mt_fsdp_impl_name(p->fsdp));
-	if (p->layout) {
+	for (k = 0; k < MT_KNOB_N; k++) {
+		int v = mt_knob_pin(j, k);
+
+		if (mt_knobs[k].pin >= lo && mt_knobs[k].pin < hi && v != MT_UNSET)
+			json_knob(w, k, v);
+	}
+	if (j->pins.layout) {
 		char lay[MT_LAYOUT_STR_MAX * 2];
 
-		if (mt_layout_format(p->layout, lay, sizeof(lay)) >= 0)
+		if (mt_layout_format(j->pins.layout, lay, sizeof(lay)) >= 0)
 			jw_str(w, "pipeline_layout", lay);
 	}
-#undef PIN
 	jw_end(w);
 }
 
@@ -174,7 +175,7 @@ static void json_head(struct jw *w, const struct mt_model *m, const struct mt_cl
 	jw_str(w, "bridge_version", mt_release_name(MT_FLAG_BRIDGE,
 		mt_release_resolve(MT_FLAG_BRIDGE, j->bridge_version)));
 	jw_num(w, "mem_headroom", j->mem_headroom, 6);
-	json_pins(w, &j->pins);
+	json_pins(w, j);
 	jw_end(w);
 	jw_obj(w, "model");
 	jw_str(w, "arch", m->arch);
@@ -294,6 +295,9 @@ static void json_candidate(struct jw *w, const struct mt_model *m, const struct 
 		jw_int(w, "first_stage_layers", c->first_layers);
 		jw_int(w, "last_stage_layers", c->last_layers);
 	}
+	for (n = 0; n < MT_KNOB_N; n++) /* the settings megatune does not time */
+		if (mt_knobs[n].group == MT_KG_GENERIC && mt_knob_cfg(c, n) != MT_UNSET)
+			json_knob(w, n, mt_knob_cfg(c, n));
 	jw_end(w);
 
 	jw_obj(w, "memory");

@@ -14,7 +14,7 @@
 
 #include "../lib/err.h"
 #include "../lib/sbuf.h"
-#include "../tuner/flags.h"
+#include "../job/flags.h"
 #include "../tuner/cluster.h"
 #include "../tuner/config.h"
 #include "../tuner/model.h"
@@ -47,7 +47,7 @@ const struct mt_explain *mt_advice_explain(const struct mt_advice_rules *ar, int
 
 /* The flags of a candidate: the configuration's own, with the effects of the
  * set rules that fired for it (ex may be NULL), spelled for the job's
- * megatron_version / bridge_version (tuner/flagtable.h: what that release
+ * megatron_version / bridge_version (job/flagtable.h: what that release
  * does not accept becomes a note).  Each returns the count. */
 int mt_candidate_args(const struct mt_model *m, const struct mt_job *j, const struct mt_config *c,
 		      const struct mt_explain *ex, struct mt_kv *out);

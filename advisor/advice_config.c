@@ -9,6 +9,7 @@
 
 #include "../lib/fsutil.h"
 #include "../lib/jsonr.h"
+#include "../job/knobs.h"
 #include "../tuner/hostmem.h"
 #include "../tuner/layout.h"
 
@@ -167,6 +168,43 @@ static int read_later_keys(const cJSON *o, const char *file, const char *where,
 	return MT_OK;
 }
 
+/* The settings megatune does not time (job/knobs.def's GENERIC rows), each
+ * under its key, read by its type. */
+static int read_generic(const cJSON *o, const char *file, const char *where, struct mt_config *c,
+			struct mt_error *err)
+{
+	int k, rc;
+
+	for (k = 0; k < MT_KNOB_N; k++) {
+		const struct mt_knob *kn = &mt_knobs[k];
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, kn->json);
+		char want[160];
+		int x;
+
+		if (kn->group != MT_KG_GENERIC || !v)
+			continue;
+		if (kn->type == MT_KT_INT) {
+			int64_t i = 0;
+
+			if ((rc = get_i64(o, kn->json, 1, (int)kn->lo, (double)kn->hi, &i, file, where,
+					  err)))
+				return rc;
+			x = (int)i;
+		} else if (kn->type == MT_KT_ONOFF) {
+			x = 0;
+			if ((rc = get_bool(o, kn->json, &x, file, where, err)))
+				return rc;
+		} else if (!cJSON_IsString(v) || mt_knob_parse(k, v->valuestring, &x, want,
+								 sizeof(want))) {
+			mt_knob_parse(k, "", &x, want, sizeof(want));
+			return mt_error_set(err, MT_EINVAL, "%s: field '%s.%s': expected %s", file,
+					    where, kn->json, want);
+		}
+		mt_knob_set_cfg(c, k, x);
+	}
+	return MT_OK;
+}
+
 int mt_advice_config(const cJSON *o, const struct mt_job *job, const char *file,
 		     const char *where, struct mt_config *c, struct mt_error *err)
 {
@@ -210,7 +248,8 @@ int mt_advice_config(const cJSON *o, const struct mt_job *job, const char *file,
 	    (rc = get_enum(o, "pipeline_split", split_parse, &c->split,
 			   "even, account_embedding_and_loss, account_loss, first_last or layout",
 			   file, where, err)) ||
-	    (rc = read_later_keys(o, file, where, c, err)))
+	    (rc = read_later_keys(o, file, where, c, err)) ||
+	    (rc = read_generic(o, file, where, c, err)))
 		return rc;
 	{
 		struct mt_layout l;

@@ -218,10 +218,44 @@ static __attribute__((noinline)) void time_facts(struct mt_cfg_facts *cf, const 
 	F(TPUT_MFU) = tp->mfu;
 }
 
+/* The facts of the GENERIC knobs (job/knobs.def): each the value in the
+ * configuration, n/a when not set, written at the fact's stage. */
+#define FACT(id, name, type, stage, kbit, unit, desc) MT_F_##id, MT_ST_##stage
+#define NOFACT -1, -1
+#define G_PINS(...)
+#define G_SETTINGS(...)
+#define G_GENERIC(...) { __VA_ARGS__ },
+static const struct { int fact, stage, knob; } generic[] = {
+#define KNOB(id, cli, meta, type, lo, hi, dflt, pin, cfg, fact, json, mlm, bridge, verl, group, \
+	     help) G_##group(fact, MT_KNOB_##id)
+#include "../job/knobs.def"
+#undef KNOB
+	{ -1, -1, -1 },
+};
+#undef G_PINS
+#undef G_SETTINGS
+#undef G_GENERIC
+#undef NOFACT
+#undef FACT
+#define NGENERIC ((int)(sizeof(generic) / sizeof(generic[0])) - 1)
+
+static void generic_facts(struct mt_cfg_facts *cf, int stage, const struct mt_config *cfg)
+{
+	int i;
+
+	for (i = 0; i < NGENERIC; i++)
+		if (generic[i].fact >= 0 && generic[i].stage == stage) {
+			long long v = mt_knob_cfg(cfg, generic[i].knob);
+			cf->f[generic[i].fact].n = v == MT_UNSET ? NAN : (double)v;
+		}
+}
+
 void mt_cfg_facts_stage(struct mt_cfg_facts *cf, int stage, const struct mt_config *cfg)
 {
 	if (!cf->r)
 		return;
+	if (NGENERIC)
+		generic_facts(cf, stage, cfg);
 	switch (stage) {
 	case MT_ST_TP: F(CFG_TP) = cfg->tp; break;
 	case MT_ST_CP: cp_facts(cf, cfg->tp, cfg->cp); break;

@@ -9,6 +9,7 @@
 
 #include "../rules/engine.h"
 #include "../tuner/hostmem.h"
+#include "../job/release.h"
 #include "../tuner/fsdp.h"
 #include "../tuner/perf.h"
 #include "facts.h"
@@ -281,6 +282,12 @@ static void level_c(struct srch *s, const struct mt_costs *a, const struct mt_pl
 			continue;
 		if (p->fsdp != MT_UNSET && p->fsdp != cfg->fsdp)
 			continue;
+		/* what the target release lacks (job/release.h) */
+		if ((d == 2 && (s->j->release_off & MT_ROFF_FSDP_MEGATRON)) ||
+		    (d == 3 && (s->j->release_off & MT_ROFF_FSDP_TORCH))) {
+			s->res->pruned[MT_PRUNE_RELEASE]++;
+			continue;
+		}
 		/* FSDP shards the optimizer itself: no CPU offload of it */
 		if (cfg->fsdp && ((why = mt_fsdp_impl_reason(s->m, s->c, cfg)) >= 0 ||
 				  s->j->opt_offload > 0)) {
@@ -522,6 +529,10 @@ static void search_dispatchers(struct srch *s, struct split_cache *sc, struct mt
 		if (!moe ? d != (want != MT_DISPATCH_AUTO ? want : MT_DISPATCH_ALLTOALL)
 			 : (want != MT_DISPATCH_AUTO && d != want) || !mt_dispatch_available(s->c, d))
 			continue;
+		if (moe && d == MT_DISPATCH_FLEX && (s->j->release_off & MT_ROFF_FLEX)) {
+			s->res->pruned[MT_PRUNE_RELEASE]++;
+			continue;
+		}
 		cfg->dispatcher = d;
 		if (at(s, MT_ST_ETP, cfg))
 			continue;
@@ -585,6 +596,11 @@ static void search_shapes(struct srch *s, struct split_cache *sc, struct mt_cost
 			for (cc = 0; cc < (cp > 1 ? MT_CP_N : 1); cc++) {
 				if (cc_set && cp > 1 && cc != cc_val)
 					continue;
+				if ((cc != MT_CP_P2P && (j->release_off & MT_ROFF_CP_COMM)) ||
+				    (cc == MT_CP_A2A_P2P && (j->release_off & MT_ROFF_CP_A2A_P2P))) {
+					res->pruned[MT_PRUNE_RELEASE]++;
+					continue;
+				}
 				if ((r = mt_cp_reason(m, j, tp, cp, cc)) >= 0 ||
 				    (cc == MT_CP_A2A_P2P && !mt_a2a_p2p_ok(m, tp, cp, cfg->cp_a2a) &&
 				     (r = MT_PRUNE_CP_HEADS) >= 0)) {
@@ -723,9 +739,14 @@ int mt_search(const struct mt_model *m, const struct mt_cluster *c, const struct
 	struct mt_costs *a = NULL;
 	struct mt_plan *plan = NULL;
 	struct timespec t0, t1;
+	struct mt_job rj = *j;
 	int rc;
 
 	memset(res, 0, sizeof(*res));
+	/* what the target releases cannot run is not searched (job/release.h) */
+	if ((rc = mt_release_restrict(&rj, c, err)))
+		return rc;
+	j = &rj;
 	rc = mt_job_check(m, c, j, err);
 	if (rc)
 		return rc;
@@ -971,11 +992,17 @@ int mt_evaluate(const struct mt_model *m, const struct mt_cluster *c, const stru
 {
 	struct mt_config best_cfg = *cfg, try;
 	struct mt_eval e;
+	struct mt_job rj = *j;
 	int d, o, rc, have = 0, moe = m->experts && (cfg->ep > 1 || cfg->etp > 1);
 
+	if ((rc = mt_release_restrict(&rj, c, err)))
+		return rc;
+	j = &rj;
 	for (d = 0; d < MT_DISPATCH_N; d++) {
 		if (j->moe_dispatcher != MT_DISPATCH_AUTO ? d != j->moe_dispatcher
-		    : moe ? !mt_dispatch_available(c, d) : d != MT_DISPATCH_ALLTOALL)
+		    : moe ? !mt_dispatch_available(c, d) ||
+			    (d == MT_DISPATCH_FLEX && (j->release_off & MT_ROFF_FLEX))
+			  : d != MT_DISPATCH_ALLTOALL)
 			continue;
 		for (o = 0; o <= 1; o++) {
 			const char *why = o ? mt_ep_overlap_reason(m, cfg->ep, d, cfg->pp, cfg->vpp,

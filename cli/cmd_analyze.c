@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* analyze: per-rank time breakdown of GPU traces, stragglers, and findings. */
-#include <getopt.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +19,7 @@
 #include "cli.h"
 #include "common.h"
 
-static const char analyze_usage[] =
+static const char analyze_head[] =
 	"usage: megatune analyze TRACE... [--json FILE] [--facts FILE] [--linked-only]\n"
 	"                        [--window all|steps|hta] [--comm-pattern REGEX]...\n"
 	"                        [--step-range PREFIX]... [--rules PATH]... [--no-rules]\n"
@@ -32,25 +32,9 @@ static const char analyze_usage[] =
 	"and launch gaps), the communication/computation overlap (HTA's definition),\n"
 	"exposed communication, kernel categories and iteration times; across ranks\n"
 	"the slowest rank, the stragglers and the start skew; then the findings of the\n"
-	"diagnose rules.\n"
-	"\n"
-	"  --json FILE          write megatune.analysis/1 ('-': standard output)\n"
-	"  --facts FILE         write the findings as megatune.facts/1 (for rules check)\n"
-	"  --linked-only        count only GPU events linked to a CPU launch call, as\n"
-	"                       TraceLens does (default: every GPU event counts)\n"
-	"  --window W           all (default): the whole trace; steps: events launched\n"
-	"                       inside the ProfilerStep ranges; hta: from the first step\n"
-	"                       to the start of the last (Holistic Trace Analysis)\n"
-	"  --comm-pattern RE    also count kernels matching this extended regular\n"
-	"                       expression as communication (NCCL, RCCL, DeepEP\n"
-	"                       dpsk::ep:: and NVSHMEM are recognised already)\n"
-	"  --step-range PREFIX  CPU or NVTX ranges starting with PREFIX are iterations\n"
-	"                       (ProfilerStep#N always is)\n"
-	"  --rules PATH         more rule files (the bundled diagnose rules always run\n"
-	"                       unless --no-rules)\n"
-	"  --cluster NAME|FILE  a cluster profile for rules that read cluster facts\n"
-	"  --quiet              no text summary (with --json or --facts)\n"
-	"\n"
+	"diagnose rules.\n";
+
+static const char analyze_tail[] =
 	"exit codes: 0 success; 2 bad usage or a bad trace (unreadable, empty,\n"
 	"truncated, not JSON, no GPU work).\n";
 
@@ -63,73 +47,58 @@ struct aopts {
 	int nsteps;
 };
 
+static const char *const windows[] = { "all", "steps", "hta", NULL };
+_Static_assert(sizeof(enum mt_window) == sizeof(int), "--window is read as an int");
+
+#define AO(field) offsetof(struct aopts, field)
+
+static const struct cli_opt analyze_opts[] = {
+	CLI_SEC("options"),
+	{ .type = CLI_STR, .name = "json", .meta = "FILE", .off = AO(json),
+	  .help = "write megatune.analysis/1 ('-': standard output)" },
+	{ .type = CLI_STR, .name = "facts", .meta = "FILE", .off = AO(facts),
+	  .help = "write the findings as megatune.facts/1 (for rules check)" },
+	{ .type = CLI_FLAG, .name = "linked-only", .off = AO(ao.linked_only),
+	  .help = "count only GPU events linked to a CPU launch call, as\n"
+		  "TraceLens does (default: every GPU event counts)" },
+	{ .type = CLI_CHOICE, .name = "window", .meta = "W", .off = AO(ao.window),
+	  .choices = windows,
+	  .help = "all (default): the whole trace; steps: events launched\n"
+		  "inside the ProfilerStep ranges; hta: from the first step\n"
+		  "to the start of the last (Holistic Trace Analysis)" },
+	{ .type = CLI_STRS, .name = "comm-pattern", .meta = "RE", .off = AO(ao.comm_patterns),
+	  .count_off = AO(ao.ncomm_patterns), .cap = MT_MAX_COMM_PATTERNS, .want = "patterns",
+	  .help = "also count kernels matching this extended regular\n"
+		  "expression as communication (NCCL, RCCL, DeepEP\n"
+		  "dpsk::ep:: and NVSHMEM are recognised already)" },
+	{ .type = CLI_STRS, .name = "step-range", .meta = "PREFIX", .off = AO(steps),
+	  .count_off = AO(nsteps), .cap = 16, .want = "prefixes",
+	  .help = "CPU or NVTX ranges starting with PREFIX are iterations\n"
+		  "(ProfilerStep#N always is)" },
+	{ .type = CLI_STRS, .name = "rules", .meta = "PATH", .off = AO(rules),
+	  .count_off = AO(nrules), .cap = 16, .want = "paths",
+	  .help = "more rule files (the bundled diagnose rules always run\n"
+		  "unless --no-rules)" },
+	{ .type = CLI_FLAG, .name = "no-rules", .off = AO(no_rules),
+	  .help = "leave out the bundled diagnose rules (those of --rules\n"
+		  "still run)" },
+	{ .type = CLI_STR, .name = "cluster", .meta = "NAME|FILE", .off = AO(cluster),
+	  .help = "a cluster profile for rules that read cluster facts" },
+	{ .type = CLI_FLAG, .name = "quiet", .short_name = 'q', .off = AO(quiet),
+	  .help = "no text summary (with --json or --facts)" },
+	CLI_OPT_END
+};
+
+/* the options end at the first trace: one given after it is refused below */
+const struct cli_spec cli_spec_analyze = {
+	.cmd = "analyze", .head = analyze_head, .opts = analyze_opts, .tail = analyze_tail,
+	.in_order = 1,
+};
+
 static int parse(int argc, char **argv, struct aopts *o, int *first)
 {
-	static const struct option opts[] = {
-		{ "json", required_argument, NULL, 'j' },
-		{ "facts", required_argument, NULL, 'f' },
-		{ "linked-only", no_argument, NULL, 'l' },
-		{ "window", required_argument, NULL, 'w' },
-		{ "comm-pattern", required_argument, NULL, 'c' },
-		{ "step-range", required_argument, NULL, 's' },
-		{ "rules", required_argument, NULL, 'r' },
-		{ "no-rules", no_argument, NULL, 'n' },
-		{ "cluster", required_argument, NULL, 'k' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c;
-
 	memset(o, 0, sizeof(*o));
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "+hq", opts, NULL)) != -1) {
-		switch (c) {
-		case 'h':
-			fputs(analyze_usage, stdout);
-			return 0;
-		case 'j': o->json = optarg; break;
-		case 'f': o->facts = optarg; break;
-		case 'l': o->ao.linked_only = 1; break;
-		case 'w':
-			if (!strcmp(optarg, "all"))
-				o->ao.window = MT_WIN_ALL;
-			else if (!strcmp(optarg, "steps"))
-				o->ao.window = MT_WIN_STEPS;
-			else if (!strcmp(optarg, "hta"))
-				o->ao.window = MT_WIN_HTA;
-			else
-				return cli_usage_error("analyze",
-					"--window: expected all, steps or hta, got '%s'", optarg);
-			break;
-		case 'c':
-			if (o->ao.ncomm_patterns == MT_MAX_COMM_PATTERNS)
-				return cli_usage_error("analyze",
-						       "--comm-pattern: at most 16 patterns");
-			o->ao.comm_patterns[o->ao.ncomm_patterns++] = optarg;
-			break;
-		case 's':
-			if (o->nsteps == 16)
-				return cli_usage_error("analyze",
-						       "--step-range: at most 16 prefixes");
-			o->steps[o->nsteps++] = optarg;
-			break;
-		case 'r':
-			if (o->nrules == 16)
-				return cli_usage_error("analyze", "--rules: at most 16 paths");
-			o->rules[o->nrules++] = optarg;
-			break;
-		case 'n': o->no_rules = 1; break;
-		case 'k': o->cluster = optarg; break;
-		case 'q': o->quiet = 1; break;
-		default:
-			return cli_usage_error("analyze",
-				"unknown or incomplete option '%s'", argv[optind - 1]);
-		}
-	}
-	*first = optind;
-	return -1;
+	return cli_parse(&cli_spec_analyze, argc, argv, o, first);
 }
 
 /* Two traces that say they are the same rank (copies of one trace, or two

@@ -2,8 +2,9 @@
 /* calibrate: run the probes, append every result as it comes, write the
  * cluster profile, name the outliers. */
 #include <errno.h>
-#include <getopt.h>
+#include <limits.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,7 +29,7 @@
 #include "cli.h"
 #include "probe_opts.h"
 
-static const char calibrate_usage[] =
+static const char calibrate_head[] =
 	"usage: megatune calibrate -o PROFILE.json [--probes LIST] [--quick|--full]\n"
 	"                          [--backend cuda|cpu] [--resume|--fresh] [--margin PCT]\n"
 	"                          [--results FILE] [--name NAME] [--rounds N]\n"
@@ -42,32 +43,9 @@ static const char calibrate_usage[] =
 	"(PROFILE.json.results.jsonl, megatune.result/1) as it is measured, so an\n"
 	"interrupted pass keeps what it measured and --resume continues it.  A GPU or\n"
 	"link more than --margin percent below the median of its peers is named on\n"
-	"screen and in the profile's `outliers`.\n"
-	"\n"
-	"  -o, --output FILE    the profile to write (written whole at the end, never\n"
-	"                       over a good file on failure)\n"
-	"  --probes LIST        which probes, comma-separated\n"
-	"  --resume             continue an interrupted pass from its results file\n"
-	"  --fresh              start over, replacing an earlier results file\n"
-	"  --repair             with --resume: a damaged results file (a record cut or\n"
-	"                       zeroed in the middle) is rewritten with its valid\n"
-	"                       records, naming what was dropped\n"
-	"  --results FILE       the results file (default PROFILE.json.results.jsonl)\n"
-	"  --margin PCT         outlier margin below the median of peers (default 10)\n"
-	"  --name NAME          the profile's name (default: calibrated-<host>)\n"
-	"  --rounds N           run the whole pass N times (default 1); each record\n"
-	"                       keeps its round, the profile takes the median round,\n"
-	"                       and `megatune compare` tests on the rounds' spread,\n"
-	"                       which holds the run-to-run noise (8 or more for a CI\n"
-	"                       baseline: docs/CI.md)\n"
-	"  --launcher CMD       start each round as a launch of its own: CMD (e.g.\n"
-	"                       'mpirun -np 2', 'srun -N 2 --ntasks-per-node 8')\n"
-	"                       followed by this calibrate command, run by /bin/sh;\n"
-	"                       the rounds' spread then also holds what a launch keeps\n"
-	"                       for its life (shared-memory segments, NCCL's rings);\n"
-	"                       run it outside mpirun/srun\n"
-	PROBE_OPTS_HELP
-	"\n"
+	"screen and in the profile's `outliers`.\n";
+
+static const char calibrate_tail[] =
 	CALIBRATE_FIT_HELP
 	"\n"
 	"exit codes: 0 success; 1 a result failed verification (the profile is still\n"
@@ -201,95 +179,98 @@ struct calib_args {
 	char resbuf[4096];
 };
 
+static int opt_name(const char *cmd, const struct cli_opt *opt, const char *arg, void *args)
+{
+	if (!name_ok(arg))
+		return cli_opt_bad(cmd, opt->name, "text without control characters, in UTF-8",
+				   arg);
+	((struct calib_args *)args)->name = arg;
+	return 0;
+}
+
+static int opt_margin(const char *cmd, const struct cli_opt *opt, const char *arg, void *args)
+{
+	double v;
+
+	if (mt_parse_num_range(arg, 0, 100, &v) || !(v > 0) || v >= 100)
+		return cli_opt_bad(cmd, opt->name, "a percentage between 0 and 100", arg);
+	((struct calib_args *)args)->margin = v;
+	return 0;
+}
+
+static int opt_launcher(const char *cmd, const struct cli_opt *opt, const char *arg, void *args)
+{
+	if (!*arg || strspn(arg, " \t") == strlen(arg))
+		return cli_opt_bad(cmd, opt->name, "a command (e.g. 'mpirun -np 2')", arg);
+	((struct calib_args *)args)->launcher = arg;
+	return 0;
+}
+
+#define CA(field) offsetof(struct calib_args, field)
+
+static const struct cli_opt calibrate_opts[] = {
+	CLI_SEC("options"),
+	{ .type = CLI_STR, .name = "output", .short_name = 'o', .meta = "FILE", .off = CA(out),
+	  .help = "the profile to write (written whole at the end, never\n"
+		  "over a good file on failure)" },
+	{ .type = CLI_STR, .name = "probes", .meta = "LIST", .off = CA(probes),
+	  .help = "which probes, comma-separated" },
+	{ .type = CLI_FLAG, .name = "resume", .off = CA(resume),
+	  .help = "continue an interrupted pass from its results file" },
+	{ .type = CLI_FLAG, .name = "fresh", .off = CA(fresh),
+	  .help = "start over, replacing an earlier results file" },
+	{ .type = CLI_FLAG, .name = "repair", .off = CA(repair),
+	  .help = "with --resume: a damaged results file (a record cut or\n"
+		  "zeroed in the middle) is rewritten with its valid\n"
+		  "records, naming what was dropped" },
+	{ .type = CLI_STR, .name = "results", .meta = "FILE", .off = CA(results),
+	  .help = "the results file (default PROFILE.json.results.jsonl)" },
+	{ .type = CLI_FN, .name = "margin", .meta = "PCT", .fn = opt_margin, .has_arg = 1,
+	  .help = "outlier margin below the median of peers (default 10)" },
+	{ .type = CLI_FN, .name = "name", .meta = "NAME", .fn = opt_name, .has_arg = 1,
+	  .help = "the profile's name (default: calibrated-<host>)" },
+	{ .type = CLI_INT, .name = "rounds", .meta = "N", .off = CA(rounds), .lo = 1, .hi = 100,
+	  .want = "a whole number from 1 to 100",
+	  .help = "run the whole pass N times (default 1); each record\n"
+		  "keeps its round, the profile takes the median round,\n"
+		  "and `megatune compare` tests on the rounds' spread,\n"
+		  "which holds the run-to-run noise (8 or more for a CI\n"
+		  "baseline: docs/CI.md)" },
+	{ .type = CLI_FN, .name = "launcher", .meta = "CMD", .fn = opt_launcher, .has_arg = 1,
+	  .help = "start each round as a launch of its own: CMD (e.g.\n"
+		  "'mpirun -np 2', 'srun -N 2 --ntasks-per-node 8')\n"
+		  "followed by this calibrate command, run by /bin/sh;\n"
+		  "the rounds' spread then also holds what a launch keeps\n"
+		  "for its life (shared-memory segments, NCCL's rings);\n"
+		  "run it outside mpirun/srun" },
+	{ .type = CLI_INT, .name = "launched-round", .meta = "K", .off = CA(lround), .lo = 1,
+	  .hi = 100, .want = "a whole number from 1 to 100",
+	  .help = "(internal) the one round K this launch of --launcher\nruns" },
+	CLI_SEC("probe options"),
+	{ .type = CLI_GROUP, .off = CA(o), .group = probe_opts_group },
+	CLI_OPT_END
+};
+
+const struct cli_spec cli_spec_calibrate = {
+	.cmd = "calibrate", .head = calibrate_head, .opts = calibrate_opts, .tail = calibrate_tail,
+};
+
 /* 0, or the exit code after printing the error (or the help: -1). */
 static int parse_args(int argc, char **argv, struct calib_args *a)
 {
-	static const struct option longopts[] = {
-		PROBE_LONGOPTS,
-		{ "output", required_argument, NULL, 'o' },
-		{ "probes", required_argument, NULL, 'p' },
-		{ "resume", no_argument, NULL, 'r' },
-		{ "fresh", no_argument, NULL, 'f' },
-		{ "repair", no_argument, NULL, 'F' },
-		{ "results", required_argument, NULL, 'R' },
-		{ "margin", required_argument, NULL, 'm' },
-		{ "name", required_argument, NULL, 'n' },
-		{ "rounds", required_argument, NULL, 'N' },
-		{ "launcher", required_argument, NULL, 'L' },
-		{ "launched-round", required_argument, NULL, 'K' }, /* internal */
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
 	char list[256], names[256], *tok, *save;
-	double x;
-	int c, rc;
+	int rc, first;
 
 	memset(a, 0, sizeof(*a));
 	a->margin = 10;
 	a->rounds = 1;
 	probe_opts_init(&a->o);
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'o': a->out = optarg; break;
-		case 'p': a->probes = optarg; break;
-		case 'r': a->resume = 1; break;
-		case 'f': a->fresh = 1; break;
-		case 'F': a->repair = 1; break;
-		case 'R': a->results = optarg; break;
-		case 'n':
-			a->name = optarg;
-			if (!name_ok(optarg)) {
-				char shown[128];
-
-				fprintf(stderr, "megatune calibrate: error: --name '%s': expected "
-					"text without control characters, in UTF-8\n",
-					mt_text_escape(shown, sizeof(shown), optarg));
-				return 2;
-			}
-			break;
-		case 'm':
-			if (mt_parse_num_range(optarg, 0, 100, &a->margin) || !(a->margin > 0) ||
-			    a->margin >= 100) {
-				fprintf(stderr, "megatune calibrate: error: --margin '%s': expected a "
-					"percentage between 0 and 100\n", optarg);
-				return 2;
-			}
-			break;
-		case 'N': {
-			if (mt_parse_num_range(optarg, 1, 100, &x) || x != (int)x) {
-				fprintf(stderr, "megatune calibrate: error: --rounds '%s': expected a "
-					"whole number from 1 to 100\n", optarg);
-				return 2;
-			}
-			a->rounds = (int)x;
-			a->o.rounds = a->rounds > 1 ? a->rounds : 0;
-			break;
-		}
-		case 'L':
-			a->launcher = optarg;
-			if (!*optarg || strspn(optarg, " \t") == strlen(optarg)) {
-				fprintf(stderr, "megatune calibrate: error: --launcher: expected a "
-					"command (e.g. 'mpirun -np 2'), got an empty one\n");
-				return 2;
-			}
-			break;
-		case 'K':
-			if (mt_parse_num_range(optarg, 1, 100, &x) || x != (int)x) {
-				fprintf(stderr, "megatune calibrate: error: --launched-round '%s': "
-					"expected a whole number from 1 to 100\n", optarg);
-				return 2;
-			}
-			a->lround = (int)x;
-			break;
-		case 'h': fputs(calibrate_usage, stdout); return -1;
-		default:
-			if ((rc = probe_opt(c, optarg, &a->o, "calibrate")))
-				return rc;
-		}
-	}
-	if (optind < argc) {
-		fprintf(stderr, "megatune calibrate: error: unexpected argument '%s'\n", argv[optind]);
+	if ((rc = cli_parse(&cli_spec_calibrate, argc, argv, a, &first)) >= 0)
+		return rc ? rc : -1;
+	a->o.rounds = a->rounds > 1 ? a->rounds : 0;
+	if (first < argc) {
+		fprintf(stderr, "megatune calibrate: error: unexpected argument '%s'\n",
+			argv[first]);
 		return 2;
 	}
 	if (!a->out) {
@@ -619,7 +600,6 @@ static int launch_rounds(const struct calib_args *a, int argc, char **argv)
 	struct mt_error err = MT_ERROR_INIT;
 	struct sbuf script = SBUF_INIT;
 	char exe[4096], kbuf[16];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	char **av = calloc((size_t)argc + 8, sizeof(char *));
 	int i, k, j, code = 0;
 
@@ -635,14 +615,12 @@ static int launch_rounds(const struct calib_args *a, int argc, char **argv)
 		fprintf(stderr, "megatune calibrate: error: %s\n", err.msg);
 		return 2;
 	}
-	if (n <= 0 || n >= (ssize_t)sizeof(exe) - 1 || !av) {
-		free(av);
-		fprintf(stderr, "megatune calibrate: error: cannot find this program to launch "
-			"its rounds: %s\n", !av ? "out of memory" : n <= 0 ? strerror(errno) :
-			"its path is too long");
+	if (!av) {
+		fprintf(stderr, "megatune calibrate: error: out of memory\n");
 		return 1;
 	}
-	exe[n] = 0;
+	/* this program: calibrate runs in megatune-probe */
+	cli_sibling_exe("megatune-probe", exe, sizeof(exe));
 	sbuf_addf(&script, "%s \"$@\"", a->launcher);
 	if (script.failed) {
 		free(av);
@@ -740,8 +718,13 @@ int cmd_calibrate(int argc, char **argv)
 		signal(SIGTERM, on_launcher_signal);
 		return launch_rounds(&a, argc, argv);
 	}
-	if ((env = getenv("MEGATUNE_CALIBRATE_STOP_AFTER")))
-		g_stop_after = atoi(env);
+	if ((env = getenv("MEGATUNE_CALIBRATE_STOP_AFTER"))) {
+		long long v;
+
+		/* tests only: a count of results; anything else is ignored */
+		if (!mt_parse_int(env, 0, INT_MAX, &v))
+			g_stop_after = (int)v;
+	}
 	if (mt_world_init(&w, &full_argc, &full_argv, &err))
 		return cli_fail("calibrate", &err);
 	memset(&cs, 0, sizeof(cs));

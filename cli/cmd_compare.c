@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* compare: a noise-aware verdict of CURRENT against BASELINE or a history. */
-#include <getopt.h>
-#include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,9 +8,10 @@
 #include "../compare/compare.h"
 #include "../compare/history.h"
 #include "../lib/fsutil.h"
+#include "../lib/num.h"
 #include "cli.h"
 
-static const char compare_usage[] =
+static const char compare_head[] =
 	"usage: megatune compare BASELINE CURRENT [options]\n"
 	"       megatune compare --history DB CURRENT [--window N] [options]\n"
 	"\n"
@@ -28,28 +28,9 @@ static const char compare_usage[] =
 	"of variation, the spread nccl-tests shows between its placements, or\n"
 	"the spread of the history's runs (docs/FORMATS.md section 14).  CPU\n"
 	"GEMM and attention that moved the way the core's canary did (a rank test\n"
-	"on its timings) are `inconclusive`: the core itself ran at another speed.\n"
-	"\n"
-	"  --tolerance PCT     a change smaller than this is `unchanged` (default 5)\n"
-	"  --thresholds FILE   per-metric tolerances: lines 'PATTERN PCT' (a glob\n"
-	"                      on the metric id or name); a line matching no metric\n"
-	"                      is an error\n"
-	"  --confidence PCT    of the noise band and the test (default 99)\n"
-	"  --history DB        compare CURRENT against the median of the last N\n"
-	"                      comparable runs of the history (same kind, host and\n"
-	"                      GPU; `megatune history add` stores them), and say\n"
-	"                      where a step change began\n"
-	"  --window N          the runs of that baseline (default 10)\n"
-	"  --match LIST        what makes a run comparable besides its kind: host,gpu\n"
-	"                      (the default), gpu (runners with changing host names),\n"
-	"                      host, or none\n"
-	"  --json FILE         the megatune.comparison/1 document ('-': stdout)\n"
-	"  --junit FILE        JUnit XML: one test case per metric, a regression is\n"
-	"                      a failure with its numbers\n"
-	"  --markdown FILE     a summary a CI system can post\n"
-	"  --all               list unchanged metrics too\n"
-	"  -q, --quiet         no text verdict\n"
-	"\n"
+	"on its timings) are `inconclusive`: the core itself ran at another speed.\n";
+
+static const char compare_tail[] =
 	"exit codes: 0 nothing regressed; 1 something regressed; 2 bad usage or\n"
 	"bad input (unreadable, another schema, documents of different kinds).\n";
 
@@ -60,87 +41,94 @@ struct copts {
 	int match_host, match_gpu;
 };
 
-static int parse_pct(const char *s, double lo, double hi, double *out)
+/* --tolerance, --confidence: a percentage (a trailing '%' allowed) in [lo, hi]
+ * from the entry, into the double at its offset */
+static int opt_pct(const char *cmd, const struct cli_opt *opt, const char *arg, void *args)
 {
-	char *end;
-	double v = strtod(s, &end);
+	char num[64];
+	size_t n = strlen(arg);
+	double v;
 
-	if (end == s || (*end && strcmp(end, "%")) || !(v >= lo && v <= hi))
-		return -1;
-	*out = v;
+	if (n && arg[n - 1] == '%')
+		n--;
+	if (n >= sizeof(num))
+		return cli_opt_bad(cmd, opt->name, opt->want, arg);
+	memcpy(num, arg, n);
+	num[n] = 0;
+	if (mt_parse_num_range(num, opt->lo, opt->hi, &v))
+		return cli_opt_bad(cmd, opt->name, opt->want, arg);
+	*(double *)((char *)args + opt->off) = v;
 	return 0;
 }
 
-static int parse(int argc, char **argv, struct copts *c)
+static int opt_match(const char *cmd, const struct cli_opt *opt, const char *arg, void *args)
 {
-	static const struct option opts[] = {
-		{ "tolerance", required_argument, NULL, 't' },
-		{ "thresholds", required_argument, NULL, 'T' },
-		{ "confidence", required_argument, NULL, 'c' },
-		{ "history", required_argument, NULL, 'H' },
-		{ "window", required_argument, NULL, 'w' },
-		{ "match", required_argument, NULL, 'M' },
-		{ "json", required_argument, NULL, 'j' },
-		{ "junit", required_argument, NULL, 'u' },
-		{ "markdown", required_argument, NULL, 'm' },
-		{ "all", no_argument, NULL, 'a' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int ch;
-	char *end;
+	struct copts *c = args;
+
+	c->match_host = !strcmp(arg, "host,gpu") || !strcmp(arg, "gpu,host") ||
+			!strcmp(arg, "host");
+	c->match_gpu = !strcmp(arg, "host,gpu") || !strcmp(arg, "gpu,host") || !strcmp(arg, "gpu");
+	if (!c->match_host && !c->match_gpu && strcmp(arg, "none"))
+		return cli_opt_bad(cmd, opt->name, "host,gpu, gpu, host or none", arg);
+	return 0;
+}
+
+#define CO(field) offsetof(struct copts, field)
+
+static const struct cli_opt compare_opts[] = {
+	CLI_SEC("options"),
+	{ .type = CLI_FN, .name = "tolerance", .meta = "PCT", .off = CO(o.tolerance_pct),
+	  .fn = opt_pct, .has_arg = 1, .lo = 0, .hi = 1e6,
+	  .want = "a percentage from 0 to 1000000",
+	  .help = "a change smaller than this is `unchanged` (default 5)" },
+	{ .type = CLI_STR, .name = "thresholds", .meta = "FILE", .off = CO(thresholds),
+	  .help = "per-metric tolerances: lines 'PATTERN PCT' (a glob\n"
+		  "on the metric id or name); a line matching no metric\nis an error" },
+	{ .type = CLI_FN, .name = "confidence", .meta = "PCT", .off = CO(o.confidence_pct),
+	  .fn = opt_pct, .has_arg = 1, .lo = 50, .hi = 99.9999,
+	  .want = "a percentage from 50 to 99.9999",
+	  .help = "of the noise band and the test (default 99)" },
+	{ .type = CLI_STR, .name = "history", .meta = "DB", .off = CO(history),
+	  .help = "compare CURRENT against the median of the last N\n"
+		  "comparable runs of the history (same kind, host and\n"
+		  "GPU; `megatune history add` stores them), and say\n"
+		  "where a step change began" },
+	{ .type = CLI_INT, .name = "window", .meta = "N", .off = CO(window), .lo = 1, .hi = 100000,
+	  .want = "a number of runs from 1 to 100000",
+	  .help = "the runs of that baseline (default 10)" },
+	{ .type = CLI_FN, .name = "match", .meta = "LIST", .fn = opt_match, .has_arg = 1,
+	  .help = "what makes a run comparable besides its kind: host,gpu\n"
+		  "(the default), gpu (runners with changing host names),\nhost, or none" },
+	{ .type = CLI_STR, .name = "json", .meta = "FILE", .off = CO(json),
+	  .help = "the megatune.comparison/1 document ('-': stdout)" },
+	{ .type = CLI_STR, .name = "junit", .meta = "FILE", .off = CO(junit),
+	  .help = "JUnit XML: one test case per metric, a regression is\n"
+		  "a failure with its numbers" },
+	{ .type = CLI_STR, .name = "markdown", .meta = "FILE", .off = CO(markdown),
+	  .help = "a summary a CI system can post" },
+	{ .type = CLI_FLAG, .name = "all", .off = CO(all), .help = "list unchanged metrics too" },
+	{ .type = CLI_FLAG, .name = "quiet", .short_name = 'q', .off = CO(quiet),
+	  .help = "no text verdict" },
+	CLI_OPT_END
+};
+
+const struct cli_spec cli_spec_compare = {
+	.cmd = "compare", .head = compare_head, .opts = compare_opts, .tail = compare_tail,
+};
+
+/* -1 to go on with the operands at argv[*first..], or the exit code. */
+static int parse(int argc, char **argv, struct copts *c, int *first)
+{
+	int rc;
 
 	memset(c, 0, sizeof(*c));
 	c->o.tolerance_pct = MT_CMP_DEFAULT_TOLERANCE;
 	c->o.confidence_pct = MT_CMP_DEFAULT_CONFIDENCE;
 	c->window = 10;
 	c->match_host = c->match_gpu = 1;
-	opterr = 0;
-	optind = 1;
-	while ((ch = getopt_long(argc, argv, "hq", opts, NULL)) != -1) {
-		switch (ch) {
-		case 'h':
-			fputs(compare_usage, stdout);
-			return 0;
-		case 't':
-			if (parse_pct(optarg, 0, 1e6, &c->o.tolerance_pct))
-				return cli_usage_error("compare", "--tolerance '%s': expected a "
-						       "percentage >= 0", optarg);
-			break;
-		case 'c':
-			if (parse_pct(optarg, 50, 99.9999, &c->o.confidence_pct))
-				return cli_usage_error("compare", "--confidence '%s': expected a "
-						       "percentage in [50, 99.9999]", optarg);
-			break;
-		case 'w':
-			c->window = (int)strtol(optarg, &end, 10);
-			if (*end || c->window < 1 || c->window > 100000)
-				return cli_usage_error("compare", "--window '%s': expected a number "
-						       "of runs >= 1", optarg);
-			break;
-		case 'M':
-			c->match_host = !strcmp(optarg, "host,gpu") || !strcmp(optarg, "gpu,host") ||
-					!strcmp(optarg, "host");
-			c->match_gpu = !strcmp(optarg, "host,gpu") || !strcmp(optarg, "gpu,host") ||
-				       !strcmp(optarg, "gpu");
-			if (!c->match_host && !c->match_gpu && strcmp(optarg, "none"))
-				return cli_usage_error("compare", "--match '%s': expected host,gpu, "
-						       "gpu, host or none", optarg);
-			break;
-		case 'T': c->thresholds = optarg; break;
-		case 'H': c->history = optarg; break;
-		case 'j': c->json = optarg; break;
-		case 'u': c->junit = optarg; break;
-		case 'm': c->markdown = optarg; break;
-		case 'a': c->all = 1; break;
-		case 'q': c->quiet = 1; break;
-		default:
-			return cli_usage_error("compare", "%s '%s'", optopt ? "option needs a value:"
-					       : "unknown option", argv[optind - 1]);
-		}
-	}
-	if (argc - optind != (c->history ? 1 : 2))
+	if ((rc = cli_parse(&cli_spec_compare, argc, argv, c, first)) >= 0)
+		return rc;
+	if (argc - *first != (c->history ? 1 : 2))
 		return cli_usage_error("compare", c->history ? "expected one CURRENT document with "
 				       "--history" : "expected BASELINE and CURRENT");
 	return -1;
@@ -275,7 +263,7 @@ int cmd_compare(int argc, char **argv)
 	struct mt_cm_set base, cur;
 	struct mt_thresholds th;
 	struct mt_comparison cmp;
-	int rc = parse(argc, argv, &c), fail;
+	int first = 0, rc = parse(argc, argv, &c, &first), fail;
 
 	if (rc >= 0)
 		return rc;
@@ -289,26 +277,26 @@ int cmd_compare(int argc, char **argv)
 		c.o.th = &th;
 	}
 	if (c.history) {
-		if (!(rc = mt_cm_load(argv[optind], &cur, &err)))
-			rc = compare_history(&c, argv[optind], &cur, &cmp, &err);
+		if (!(rc = mt_cm_load(argv[first], &cur, &err)))
+			rc = compare_history(&c, argv[first], &cur, &cmp, &err);
 		goto out;
 	}
-	if ((rc = mt_cm_load(argv[optind], &base, &err)) ||
-	    (rc = mt_cm_load(argv[optind + 1], &cur, &err)))
+	if ((rc = mt_cm_load(argv[first], &base, &err)) ||
+	    (rc = mt_cm_load(argv[first + 1], &cur, &err)))
 		goto out;
 	if (strcmp(base.kind, cur.kind)) {
 		rc = mt_error_set(&err, MT_EINVAL, "%s is %s, %s is %s: compare documents of one "
-				  "kind", argv[optind], base.kind, argv[optind + 1], cur.kind);
+				  "kind", argv[first], base.kind, argv[first + 1], cur.kind);
 		goto out;
 	}
 	if (!(rc = mt_compare_sets(&base, &cur, &c.o, &cmp, &err))) {
 		char src[1200];
 
 		snprintf(src, sizeof(src), "%s: %s (baseline) against %s (current)", base.kind,
-			 argv[optind], argv[optind + 1]);
+			 argv[first], argv[first + 1]);
 		cmp.source = src;
-		cmp.baseline_file = argv[optind];
-		cmp.current_file = argv[optind + 1];
+		cmp.baseline_file = argv[first];
+		cmp.current_file = argv[first + 1];
 		rc = outputs(&c, &cmp, &err);
 		cmp.source = NULL;
 	}

@@ -1,15 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /* history: store runs for `megatune compare --history`, list, show, prune. */
-#include <getopt.h>
+#include <limits.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../compare/history.h"
+#include "../lib/num.h"
 #include "cli.h"
 
-static const char history_usage[] =
+static const char history_head[] =
 	"usage: megatune history add FILE... --db DB [--label TEXT]\n"
 	"       megatune history list --db DB [--kind KIND] [--last N]\n"
 	"       megatune history show RUN --db DB\n"
@@ -24,15 +26,9 @@ static const char history_usage[] =
 	"`prune` deletes the given runs, or keeps the newest N of each kind, host\n"
 	"and GPU.  The file is created by `add`; two processes may add at once.  A\n"
 	"document the history holds already (same kind, host, GPU, time and every\n"
-	"metric's value) is not added twice: `add` names its run and goes on.\n"
-	"\n"
-	"  --db DB         the history file\n"
-	"  --label TEXT    a label for the added runs (a commit, a build)\n"
-	"  --kind KIND     list only runs of this kind (result, profile, analysis,\n"
-	"                  advice, nccl-tests, nvbandwidth)\n"
-	"  --last N        list only the newest N runs\n"
-	"  --keep N        prune all but the newest N runs of each kind, host and GPU\n"
-	"\n"
+	"metric's value) is not added twice: `add` names its run and goes on.\n";
+
+static const char history_tail[] =
 	"exit codes: 0 success; 2 bad usage, an unreadable document, or a file that\n"
 	"is not a megatune history (or of a newer schema version).\n";
 
@@ -41,56 +37,56 @@ struct hopts {
 	int last, keep;
 };
 
-static int parse(int argc, char **argv, struct hopts *o)
+#define HO(field) offsetof(struct hopts, field)
+
+static const struct cli_opt history_opts[] = {
+	CLI_SEC("options"),
+	{ .type = CLI_STR, .name = "db", .meta = "DB", .off = HO(db), .help = "the history file" },
+	{ .type = CLI_STR, .name = "label", .meta = "TEXT", .off = HO(label),
+	  .help = "a label for the added runs (a commit, a build)" },
+	{ .type = CLI_STR, .name = "kind", .meta = "KIND", .off = HO(kind),
+	  .help = "list only runs of this kind (result, profile, analysis,\n"
+		  "advice, nccl-tests, nvbandwidth)" },
+	{ .type = CLI_INT, .name = "last", .meta = "N", .off = HO(last), .lo = 1, .hi = INT_MAX,
+	  .want = "a number >= 1", .help = "list only the newest N runs" },
+	{ .type = CLI_INT, .name = "keep", .meta = "N", .off = HO(keep), .lo = 1, .hi = INT_MAX,
+	  .want = "a number >= 1",
+	  .help = "prune all but the newest N runs of each kind, host\nand GPU" },
+	CLI_OPT_END
+};
+
+const struct cli_spec cli_spec_history = {
+	.cmd = "history", .head = history_head, .opts = history_opts, .tail = history_tail,
+};
+
+/* argv[0] is the subcommand; -1 to go on with the operands at argv[*first..],
+ * or the exit code. */
+static int parse(int argc, char **argv, struct hopts *o, int *first)
 {
-	static const struct option opts[] = {
-		{ "db", required_argument, NULL, 'd' },
-		{ "label", required_argument, NULL, 'l' },
-		{ "kind", required_argument, NULL, 'k' },
-		{ "last", required_argument, NULL, 'n' },
-		{ "keep", required_argument, NULL, 'K' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int ch;
-	char *end;
+	int rc;
 
 	memset(o, 0, sizeof(*o));
-	opterr = 0;
-	optind = 1;
-	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (ch) {
-		case 'h':
-			fputs(history_usage, stdout);
-			return 0;
-		case 'd': o->db = optarg; break;
-		case 'l': o->label = optarg; break;
-		case 'k': o->kind = optarg; break;
-		case 'n':
-		case 'K':
-			*(ch == 'n' ? &o->last : &o->keep) = (int)strtol(optarg, &end, 10);
-			if (*end || (ch == 'n' ? o->last : o->keep) < 1)
-				return cli_usage_error("history", "%s '%s': expected a number >= 1",
-						       ch == 'n' ? "--last" : "--keep", optarg);
-			break;
-		default:
-			return cli_usage_error("history", "%s '%s'", optopt ? "option needs a value:"
-					       : "unknown option", argv[optind - 1]);
-		}
-	}
+	if ((rc = cli_parse(&cli_spec_history, argc, argv, o, first)) >= 0)
+		return rc;
 	if (!o->db)
 		return cli_usage_error("history", "missing --db DB (the history file)");
 	return -1;
 }
 
-static int add(struct mt_history *h, const struct hopts *o, int argc, char **argv,
+/* A run id operand: a decimal integer >= 1. */
+static int run_id(const char *s, long long *id)
+{
+	return mt_parse_int(s, 1, LLONG_MAX, id);
+}
+
+static int add(struct mt_history *h, const struct hopts *o, int first, int argc, char **argv,
 	       struct mt_error *err)
 {
 	int i, rc = MT_OK;
 
-	if (optind >= argc)
+	if (first >= argc)
 		return mt_error_set(err, MT_EUSAGE, "history add: expected FILE...");
-	for (i = optind; i < argc && !rc; i++) {
+	for (i = first; i < argc && !rc; i++) {
 		struct mt_cm_set s;
 		long long id = 0, dup = 0;
 
@@ -126,20 +122,18 @@ static int list(struct mt_history *h, const struct hopts *o, struct mt_error *er
 	return MT_OK;
 }
 
-static int show(struct mt_history *h, int argc, char **argv, struct mt_error *err)
+static int show(struct mt_history *h, int first, int argc, char **argv, struct mt_error *err)
 {
 	struct mt_hist_run *r = NULL, *x = NULL;
 	struct mt_cm_set s;
 	long long id;
-	char *end;
 	int n = 0, i, rc;
 
-	if (argc - optind != 1)
+	if (argc - first != 1)
 		return mt_error_set(err, MT_EUSAGE, "history show: expected one RUN id");
-	id = strtoll(argv[optind], &end, 10);
-	if (*end || id < 1)
+	if (run_id(argv[first], &id))
 		return mt_error_set(err, MT_EUSAGE, "history show: '%s' is not a run id",
-				    argv[optind]);
+				    argv[first]);
 	if ((rc = mt_history_list(h, NULL, NULL, NULL, 0, &r, &n, err)))
 		return rc;
 	for (i = 0; i < n; i++)
@@ -169,22 +163,20 @@ static int show(struct mt_history *h, int argc, char **argv, struct mt_error *er
 	return MT_OK;
 }
 
-static int prune(struct mt_history *h, const struct hopts *o, int argc, char **argv,
+static int prune(struct mt_history *h, const struct hopts *o, int first, int argc, char **argv,
 		 struct mt_error *err)
 {
 	long long *ids = NULL;
-	int n = argc - optind, i, removed = 0, rc;
-	char *end;
+	int n = argc - first, i, removed = 0, rc;
 
 	if ((o->keep > 0) == (n > 0))
 		return mt_error_set(err, MT_EUSAGE, "history prune: give --keep N or run ids");
 	if (n && !(ids = calloc((size_t)n, sizeof(*ids))))
 		return mt_error_set(err, MT_ENOMEM, "out of memory");
 	for (i = 0; i < n; i++) {
-		ids[i] = strtoll(argv[optind + i], &end, 10);
-		if (*end || ids[i] < 1) {
+		if (run_id(argv[first + i], &ids[i])) {
 			rc = mt_error_set(err, MT_EUSAGE, "history prune: '%s' is not a run id",
-					  argv[optind + i]);
+					  argv[first + i]);
 			free(ids);
 			return rc;
 		}
@@ -202,30 +194,30 @@ int cmd_history(int argc, char **argv)
 	struct mt_history *h = NULL;
 	struct hopts o;
 	const char *sub;
-	int rc;
+	int rc, first = 0;
 
 	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
-		fputs(history_usage, argc < 2 ? stderr : stdout);
+		cli_help(argc < 2 ? stderr : stdout, &cli_spec_history);
 		return argc < 2 ? 2 : 0;
 	}
 	sub = argv[1];
 	if (strcmp(sub, "add") && strcmp(sub, "list") && strcmp(sub, "show") && strcmp(sub, "prune"))
 		return cli_usage_error("history", "unknown subcommand '%s' (add, list, show, prune)",
 				       sub);
-	if ((rc = parse(argc - 1, argv + 1, &o)) >= 0)
+	if ((rc = parse(argc - 1, argv + 1, &o, &first)) >= 0)
 		return rc;
-	optind++; /* parse() counted from argv + 1 */
+	first++; /* parse() counted from argv + 1 */
 	if ((rc = mt_history_open(o.db, !strcmp(sub, "add"), &h, &err)))
 		return cli_fail("history", &err);
 	if (!strcmp(sub, "add"))
-		rc = add(h, &o, argc, argv, &err);
+		rc = add(h, &o, first, argc, argv, &err);
 	else if (!strcmp(sub, "list"))
-		rc = optind < argc ? mt_error_set(&err, MT_EUSAGE, "history list: unexpected '%s'",
-						  argv[optind]) : list(h, &o, &err);
+		rc = first < argc ? mt_error_set(&err, MT_EUSAGE, "history list: unexpected '%s'",
+						 argv[first]) : list(h, &o, &err);
 	else if (!strcmp(sub, "show"))
-		rc = show(h, argc, argv, &err);
+		rc = show(h, first, argc, argv, &err);
 	else
-		rc = prune(h, &o, argc, argv, &err);
+		rc = prune(h, &o, first, argc, argv, &err);
 	mt_history_close(h);
 	if (rc == MT_EUSAGE) {
 		fprintf(stderr, "megatune history: error: %s\n", err.msg);

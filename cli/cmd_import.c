@@ -2,7 +2,7 @@
 /* import: nccl-tests and nvbandwidth output into a megatune.profile/1: the
  * options, then the readers, the profile builder and the summaries of
  * import/import.h. */
-#include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +16,7 @@
 #include "cli.h"
 #include "common.h"
 
-static const char import_usage[] =
+static const char import_head[] =
 	"usage: megatune import nccl-tests|nvbandwidth FILE... [-o profile.json]\n"
 	"                       [--base NAME|FILE] [--name NAME] [--span nvlink|network]\n"
 	"                       [--op OP] [--ranks N] [--strict] [--json]\n"
@@ -38,27 +38,9 @@ static const char import_usage[] =
 	"Checks: busbw = algbw x the bus factor of the collective for every row; the\n"
 	"'Avg bus bandwidth' footer is the mean of every busbw of the table within\n"
 	"the rounding of the printed digits; nvbandwidth SUM lines add up.  A failed\n"
-	"check is a warning, or an error with --strict.\n"
-	"\n"
-	"  -o, --output FILE   the profile to write (atomically; '-': standard output).\n"
-	"                      Without it the files are only read and checked.\n"
-	"  --base NAME|FILE    the profile the measurements are added to (its GPU,\n"
-	"                      node, GEMM and other curves stay); default: the bundled\n"
-	"                      profile of the GPU the logs name (H100 dgx-h100, H200\n"
-	"                      dgx-h200, A100 dgx-a100-80g, B200 dgx-b200, GB200\n"
-	"                      gb200-nvl72)\n"
-	"  --name NAME         the profile's name (default: the output file's name)\n"
-	"  --span S            nvlink or network for every curve (default: nvlink when\n"
-	"                      every rank ran on one host inside one NVLink domain)\n"
-	"  --op OP             the collective of a table the log does not name\n"
-	"                      (all_reduce, all_gather, reduce_scatter, alltoall,\n"
-	"                      sendrecv, broadcast); a named test keeps its name\n"
-	"  --ranks N           the rank count where the log has no device list and\n"
-	"                      busbw/algbw does not determine it\n"
-	"  --strict            a failed consistency check is an error (exit 1)\n"
-	"  --json              print what was read and checked as JSON\n"
-	"                      (megatune.import/1) instead of the text summary\n"
-	"\n"
+	"check is a warning, or an error with --strict.\n";
+
+static const char import_tail[] =
 	"exit codes: 0 success; 1 a check failed under --strict; 2 bad usage or bad\n"
 	"input (not a log of that tool, an empty file, a table without rows, a value\n"
 	"that is not a number), with the file, the line and what was expected; the\n"
@@ -69,77 +51,68 @@ struct iopts {
 	int span, op, ranks, strict, json;
 };
 
+static int opt_name(const char *cmd, const struct cli_opt *opt, const char *arg, void *args)
+{
+	if (!arg[0] || strlen(arg) > 63)
+		return cli_opt_bad(cmd, opt->name, "a name of 1 to 63 characters", arg);
+	((struct iopts *)args)->name = arg;
+	return 0;
+}
+
+static int opt_op(const char *cmd, const struct cli_opt *opt, const char *arg, void *args)
+{
+	if ((((struct iopts *)args)->op = mt_coll_parse(arg)) < 0)
+		return cli_opt_bad(cmd, opt->name, "all_reduce, all_gather, reduce_scatter, "
+				   "alltoall, sendrecv or broadcast", arg);
+	return 0;
+}
+
+/* in the order of enum mt_span */
+static const char *const spans[] = { "nvlink", "network", NULL };
+
+#define IO(field) offsetof(struct iopts, field)
+
+static const struct cli_opt import_opts[] = {
+	CLI_SEC("options"),
+	{ .type = CLI_STR, .name = "output", .short_name = 'o', .meta = "FILE", .off = IO(out),
+	  .help = "the profile to write (atomically; '-': standard output).\n"
+		  "Without it the files are only read and checked." },
+	{ .type = CLI_STR, .name = "base", .meta = "NAME|FILE", .off = IO(base),
+	  .help = "the profile the measurements are added to (its GPU,\n"
+		  "node, GEMM and other curves stay); default: the bundled\n"
+		  "profile of the GPU the logs name (H100 dgx-h100, H200\n"
+		  "dgx-h200, A100 dgx-a100-80g, B200 dgx-b200, GB200\n"
+		  "gb200-nvl72)" },
+	{ .type = CLI_FN, .name = "name", .meta = "NAME", .fn = opt_name, .has_arg = 1,
+	  .help = "the profile's name (default: the output file's name)" },
+	{ .type = CLI_CHOICE, .name = "span", .meta = "S", .off = IO(span), .choices = spans,
+	  .help = "nvlink or network for every curve (default: nvlink when\n"
+		  "every rank ran on one host inside one NVLink domain)" },
+	{ .type = CLI_FN, .name = "op", .meta = "OP", .fn = opt_op, .has_arg = 1,
+	  .help = "the collective of a table the log does not name\n"
+		  "(all_reduce, all_gather, reduce_scatter, alltoall,\n"
+		  "sendrecv, broadcast); a named test keeps its name" },
+	{ .type = CLI_INT, .name = "ranks", .meta = "N", .off = IO(ranks), .lo = 2, .hi = 1 << 24,
+	  .want = "a number of ranks from 2 to 16777216",
+	  .help = "the rank count where the log has no device list and\n"
+		  "busbw/algbw does not determine it" },
+	{ .type = CLI_FLAG, .name = "strict", .off = IO(strict),
+	  .help = "a failed consistency check is an error (exit 1)" },
+	{ .type = CLI_FLAG, .name = "json", .off = IO(json),
+	  .help = "print what was read and checked as JSON\n"
+		  "(megatune.import/1) instead of the text summary" },
+	CLI_OPT_END
+};
+
+const struct cli_spec cli_spec_import = {
+	.cmd = "import", .head = import_head, .opts = import_opts, .tail = import_tail,
+};
+
 static int parse(int argc, char **argv, struct iopts *o, int *first)
 {
-	static const struct option opts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "base", required_argument, NULL, 'b' },
-		{ "name", required_argument, NULL, 'n' },
-		{ "span", required_argument, NULL, 's' },
-		{ "op", required_argument, NULL, 'p' },
-		{ "ranks", required_argument, NULL, 'r' },
-		{ "strict", no_argument, NULL, 'S' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c;
-
 	memset(o, 0, sizeof(*o));
 	o->span = o->op = -1;
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
-		switch (c) {
-		case 'h':
-			fputs(import_usage, stdout);
-			return 0;
-		case 'o': o->out = optarg; break;
-		case 'b': o->base = optarg; break;
-		case 'n':
-			if (!optarg[0] || strlen(optarg) > 63)
-				return cli_usage_error("import",
-					"--name: expected a name of 1 to 63 characters, got '%s'",
-						   optarg);
-			o->name = optarg;
-			break;
-		case 's':
-			if (!strcmp(optarg, "nvlink"))
-				o->span = MT_SPAN_NVLINK;
-			else if (!strcmp(optarg, "network"))
-				o->span = MT_SPAN_NETWORK;
-			else
-				return cli_usage_error("import",
-					"--span: expected nvlink or network, got '%s'", optarg);
-			break;
-		case 'p':
-			if ((o->op = mt_coll_parse(optarg)) < 0)
-				return cli_usage_error("import",
-					"--op: expected all_reduce, all_gather, reduce_scatter, "
-						   "alltoall, sendrecv or broadcast, got '%s'", optarg);
-			break;
-		case 'r': {
-			char *end;
-			long v = strtol(optarg, &end, 10);
-			if (!optarg[0] || *end || v < 2 || v > (1 << 24))
-				return cli_usage_error("import",
-					"--ranks: expected a number of ranks of 2 or more, got '%s'",
-						   optarg);
-			o->ranks = (int)v;
-			break;
-		}
-		case 'S': o->strict = 1; break;
-		case 'j': o->json = 1; break;
-		default:
-			if (optopt && strchr("o", optopt))
-				return cli_usage_error("import",
-					"option '%s' needs a value", argv[optind - 1]);
-			return cli_usage_error("import",
-				"unknown or incomplete option '%s'", argv[optind - 1]);
-		}
-	}
-	*first = optind;
-	return -1;
+	return cli_parse(&cli_spec_import, argc, argv, o, first);
 }
 
 /* ------------------------------------------------------------------ */

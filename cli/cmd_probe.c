@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* probe: run one probe and print its table (and megatune.result/1 JSON Lines). */
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +15,7 @@
 #include "cli.h"
 #include "probe_opts.h"
 
-static const char probe_usage[] =
+static const char probe_head[] =
 	"usage: megatune probe NAME [--backend cuda|cpu] [--quick|--full|--smoke]\n"
 	"                      [--json FILE] [probe options]\n"
 	"       megatune probe --list            (the names, one a line)\n"
@@ -25,16 +25,9 @@ static const char probe_usage[] =
 	"(n, median, min, max, p95, cv).  Under mpirun or srun every rank takes part:\n"
 	"per-GPU probes run on every rank at once (one GPU per rank by local rank) and\n"
 	"rank 0 prints every rank's row; collectives run on the parallel groups a job\n"
-	"uses (inside a node: 2, 4, 8 ranks; across nodes: rails and the whole world).\n"
-	"\n"
-	"probes:\n"
-	"%s"
-	"\n"
-	PROBE_OPTS_HELP
-	"  --json FILE          also write megatune.result/1 JSON Lines ('-': stdout,\n"
-	"                       then no table)\n"
-	"  --quiet              no table\n"
-	"\n"
+	"uses (inside a node: 2, 4, 8 ranks; across nodes: rails and the whole world).\n";
+
+static const char probe_tail[] =
 	"The CUDA back end loads cuBLASLt, cuDNN and NCCL at run time: a copy already\n"
 	"loaded, the folders of $MEGATUNE_CUDA_LIBRARY_PATH, the loader's path, the CUDA\n"
 	"toolkit ($CUDA_HOME, /usr/local/cuda), then the pip wheels of the Python on\n"
@@ -45,18 +38,39 @@ static const char probe_usage[] =
 	"message names it and where it was looked for); 77 the probe does not apply\n"
 	"here (no GPU, one rank for a collective), with the reason.\n";
 
-static void print_usage(FILE *f)
+/* The probes of the registry, one a line. */
+static void probe_list(FILE *f)
 {
-	char list[1024] = "";
 	const struct mt_probe *p;
 	int i;
 
-	for (i = 0; (p = mt_probe_at(i)); i++) {
-		size_t l = strlen(list);
-		snprintf(list + l, sizeof(list) - l, "  %-11s %s\n", p->name, p->summary);
-	}
-	fprintf(f, probe_usage, list);
+	for (i = 0; (p = mt_probe_at(i)); i++)
+		fprintf(f, "  %-11s %s\n", p->name, p->summary);
 }
+
+struct pargs {
+	struct mt_probe_opts o;
+	const char *json;
+	int quiet;
+};
+
+#define PA(field) offsetof(struct pargs, field)
+
+static const struct cli_opt probe_opts[] = {
+	CLI_SEC("probes"),
+	{ .type = CLI_TEXT, .put = probe_list },
+	CLI_SEC("options"),
+	{ .type = CLI_GROUP, .off = PA(o), .group = probe_opts_group },
+	{ .type = CLI_STR, .name = "json", .short_name = 'j', .meta = "FILE", .off = PA(json),
+	  .help = "also write megatune.result/1 JSON Lines ('-': stdout,\nthen no table)" },
+	{ .type = CLI_FLAG, .name = "quiet", .short_name = 'q', .off = PA(quiet),
+	  .help = "no table" },
+	CLI_OPT_END
+};
+
+const struct cli_spec cli_spec_probe = {
+	.cmd = "probe", .head = probe_head, .opts = probe_opts, .tail = probe_tail,
+};
 
 struct psink {
 	struct mt_sink s;
@@ -188,24 +202,18 @@ static int run_topology(const struct mt_probe_opts *o, const struct mt_world *w,
 
 int cmd_probe(int argc, char **argv)
 {
-	struct mt_probe_opts o;
+	struct pargs a;
+	const struct mt_probe_opts *o = &a.o;
 	struct mt_world w;
 	struct mt_error err = MT_ERROR_INIT;
 	const struct mt_probe *p;
-	const char *json = NULL;
+	const char *json;
 	struct psink ps;
 	FILE *jf = NULL;
-	int c, quiet = 0, failed = 0, rc, idx, code;
+	int failed = 0, rc, idx, code, first;
 	char **full_argv = argv, *jbuf = NULL;
 	size_t jlen = 0;
 	int full_argc = argc;
-	static const struct option longopts[] = {
-		PROBE_LONGOPTS,
-		{ "json", required_argument, NULL, 'j' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
 
 	if (!strcmp(argv[0], "--list") ||
 	    (!strcmp(argv[0], "probe") && argc > 1 && !strcmp(argv[1], "--list"))) {
@@ -217,7 +225,7 @@ int cmd_probe(int argc, char **argv)
 	if (!strcmp(argv[0], "probe") || !strcmp(argv[0], "--help") || !strcmp(argv[0], "-h")) {
 		int help = !strcmp(argv[0], "--help") || !strcmp(argv[0], "-h") ||
 			   (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")));
-		print_usage(help ? stdout : stderr);
+		cli_help(help ? stdout : stderr, &cli_spec_probe);
 		if (!help)
 			fprintf(stderr, "megatune probe: error: name a probe\n");
 		return help ? 0 : 2;
@@ -231,21 +239,13 @@ int cmd_probe(int argc, char **argv)
 			argv[0], names);
 		return 2;
 	}
-	probe_opts_init(&o);
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "j:qh", longopts, &idx)) != -1) {
-		if (c == 'j')
-			json = optarg;
-		else if (c == 'q')
-			quiet = 1;
-		else if (c == 'h') {
-			print_usage(stdout);
-			return 0;
-		} else if ((rc = probe_opt(c, optarg, &o, "probe")))
-			return rc;
-	}
-	if (optind < argc) {
-		fprintf(stderr, "megatune probe: error: unexpected argument '%s'\n", argv[optind]);
+	memset(&a, 0, sizeof(a));
+	probe_opts_init(&a.o);
+	if ((rc = cli_parse(&cli_spec_probe, argc, argv, &a, &first)) >= 0)
+		return rc;
+	json = a.json;
+	if (first < argc) {
+		fprintf(stderr, "megatune probe: error: unexpected argument '%s'\n", argv[first]);
 		return 2;
 	}
 	if ((rc = mt_world_init(&w, &full_argc, &full_argv, &err)))
@@ -261,14 +261,14 @@ int cmd_probe(int argc, char **argv)
 				strerror(errno));
 			mt_world_abort(&w, 2);
 		}
-		mt_result_head(jf, argc, argv, &o, &w);
+		mt_result_head(jf, argc, argv, o, &w);
 	}
 	ps.json = jf;
-	ps.table = w.rank == 0 && !quiet && jf != stdout ? stdout : NULL;
+	ps.table = w.rank == 0 && !a.quiet && jf != stdout ? stdout : NULL;
 	if (p->kind == MT_PROBE_INFO) {
-		code = run_topology(&o, &w, ps.table, jf);
+		code = run_topology(o, &w, ps.table, jf);
 	} else {
-		rc = mt_probe_run(p, &o, &w, &ps.s, NULL, NULL, &failed, &err);
+		rc = mt_probe_run(p, o, &w, &ps.s, NULL, NULL, &failed, &err);
 		if (rc) {
 			if (w.rank == 0)
 				fprintf(stderr, "megatune probe %s: %s: %s\n", p->name,

@@ -4,9 +4,9 @@
 #define _GNU_SOURCE 1
 #include <dirent.h>
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +22,7 @@
 #include "cli.h"
 #include "common.h"
 
-static const char profile_usage[] =
+static const char profile_head[] =
 	"usage: megatune profile -o DIR [--chrome] [--flush-ms N] [--lib PATH] [--no-nvtx]\n"
 	"                        -- COMMAND [ARGS...]\n"
 	"\n"
@@ -38,19 +38,42 @@ static const char profile_usage[] =
 	"CUDA API calls and NVTX ranges, streamed with bounded memory, flushed every\n"
 	"second, on exit and on SIGTERM.  Analyse them with `megatune analyze DIR/*.jsonl`.\n"
 	"Under torchrun, srun or mpirun, put `megatune profile -o DIR --` before the\n"
-	"launcher: the environment reaches every worker.\n"
-	"\n"
-	"  -o, --output DIR   where the traces go (created)\n"
-	"  --chrome           also write each trace as Chrome trace JSON (.json), to open\n"
-	"                     in Perfetto (ui.perfetto.dev) or chrome://tracing\n"
-	"  --flush-ms N       flush period (default 1000)\n"
-	"  --lib PATH         the tracer library (default: next to this binary, or\n"
-	"                     $MEGATUNE_TRACE_LIB)\n"
-	"  --no-nvtx          do not capture NVTX ranges\n"
-	"\n"
+	"launcher: the environment reaches every worker.\n";
+
+static const char profile_tail[] =
 	"exit codes: the command's own exit status (128+N when killed by signal N);\n"
 	"2 bad usage, or the tracer library missing on a machine with an NVIDIA GPU;\n"
 	"77 the tracer library is not built here (no CUDA toolkit) and there is no GPU.\n";
+
+struct pfargs {
+	const char *dir, *lib;
+	int chrome, no_nvtx, flush_ms;
+};
+
+#define PF(field) offsetof(struct pfargs, field)
+
+static const struct cli_opt profile_opts[] = {
+	CLI_SEC("options"),
+	{ .type = CLI_STR, .name = "output", .short_name = 'o', .meta = "DIR", .off = PF(dir),
+	  .help = "where the traces go (created)" },
+	{ .type = CLI_FLAG, .name = "chrome", .off = PF(chrome),
+	  .help = "also write each trace as Chrome trace JSON (.json), to\n"
+		  "open in Perfetto (ui.perfetto.dev) or chrome://tracing" },
+	{ .type = CLI_INT, .name = "flush-ms", .meta = "N", .off = PF(flush_ms), .lo = 10,
+	  .hi = 3600000, .help = "flush period (default 1000)" },
+	{ .type = CLI_STR, .name = "lib", .meta = "PATH", .off = PF(lib),
+	  .help = "the tracer library (default: next to this binary, or\n"
+		  "$MEGATUNE_TRACE_LIB)" },
+	{ .type = CLI_FLAG, .name = "no-nvtx", .off = PF(no_nvtx),
+	  .help = "do not capture NVTX ranges" },
+	CLI_OPT_END
+};
+
+/* the options end at COMMAND: its own options are its own */
+const struct cli_spec cli_spec_profile = {
+	.cmd = "profile", .head = profile_head, .opts = profile_opts, .tail = profile_tail,
+	.in_order = 1,
+};
 
 static volatile sig_atomic_t child_pid;
 
@@ -178,50 +201,22 @@ static int summarise(const char *dir, int chrome)
 
 int cmd_profile(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "chrome", no_argument, NULL, 'c' },
-		{ "flush-ms", required_argument, NULL, 'f' },
-		{ "lib", required_argument, NULL, 'l' },
-		{ "no-nvtx", no_argument, NULL, 'n' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *dir = NULL, *lib = NULL, *flush = NULL;
+	struct pfargs pa;
+	const char *dir, *lib;
 	char libpath[PATH_MAX], absdir[PATH_MAX];
-	int c, chrome = 0, nvtx = 1, status, rc;
+	int status, rc, first;
 	struct sigaction sa, old_int, old_term;
 	sigset_t block, old_mask;
 	pid_t pid;
 
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "+ho:", opts, NULL)) != -1) {
-		switch (c) {
-		case 'h':
-			fputs(profile_usage, stdout);
-			return 0;
-		case 'o': dir = optarg; break;
-		case 'c': chrome = 1; break;
-		case 'f': {
-			char *end;
-			long v = strtol(optarg, &end, 10);
-			if (*end || v < 10 || v > 3600000)
-				return cli_usage_error("profile",
-					"--flush-ms: expected 10..3600000, got '%s'", optarg);
-			flush = optarg;
-			break;
-		}
-		case 'l': lib = optarg; break;
-		case 'n': nvtx = 0; break;
-		default:
-			return cli_usage_error("profile",
-				"unknown or incomplete option '%s'", argv[optind - 1]);
-		}
-	}
+	memset(&pa, 0, sizeof(pa));
+	if ((rc = cli_parse(&cli_spec_profile, argc, argv, &pa, &first)) >= 0)
+		return rc;
+	dir = pa.dir;
+	lib = pa.lib;
 	if (!dir)
 		return cli_usage_error("profile", "-o DIR is required");
-	if (optind >= argc)
+	if (first >= argc)
 		return cli_usage_error("profile", "give the command to run after --");
 	if (find_lib(lib, libpath, sizeof(libpath))) {
 		int ngpu = mt_dl_nvidia_gpus();
@@ -239,9 +234,13 @@ int cmd_profile(int argc, char **argv)
 	}
 	setenv("CUDA_INJECTION64_PATH", libpath, 1);
 	setenv("MEGATUNE_TRACE_DIR", absdir, 1);
-	if (flush)
+	if (pa.flush_ms) {
+		char flush[16];
+
+		snprintf(flush, sizeof(flush), "%d", pa.flush_ms);
 		setenv("MEGATUNE_TRACE_FLUSH_MS", flush, 1);
-	if (nvtx) /* the tracer forwards NVTX to the CUPTI it loaded: one instance */
+	}
+	if (!pa.no_nvtx) /* the tracer forwards NVTX to the CUPTI it loaded: one instance */
 		setenv("NVTX_INJECTION64_PATH", libpath, 1);
 
 	fflush(NULL);
@@ -258,8 +257,8 @@ int cmd_profile(int argc, char **argv)
 	}
 	if (pid == 0) {
 		sigprocmask(SIG_SETMASK, &old_mask, NULL);
-		execvp(argv[optind], argv + optind);
-		fprintf(stderr, "megatune profile: error: cannot run %s: %s\n", argv[optind],
+		execvp(argv[first], argv + first);
+		fprintf(stderr, "megatune profile: error: cannot run %s: %s\n", argv[first],
 			strerror(errno));
 		_exit(127);
 	}
@@ -283,7 +282,7 @@ int cmd_profile(int argc, char **argv)
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 	rc = WIFEXITED(status) ? WEXITSTATUS(status) : WIFSIGNALED(status) ? 128 + WTERMSIG(status) : 2;
-	if (summarise(absdir, chrome) && !rc)
+	if (summarise(absdir, pa.chrome) && !rc)
 		rc = 2;
 	return rc;
 }

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* proxy: run one candidate of an advice file as a layer proxy under MPI and
  * print Megatron-LM iteration lines (probes/proxy.h). */
-#include <errno.h>
-#include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +17,7 @@
 #include "../tuner/model.h"
 #include "cli.h"
 
-static const char proxy_usage[] =
+static const char proxy_head[] =
 	"usage: megatune-probe proxy --advice FILE --candidate K [--backend cpu|gpu]\n"
 	"                            [--iters N] [--warmup W] [--timeout S]\n"
 	"       (megatune proxy ... runs the same)\n"
@@ -36,16 +35,9 @@ static const char proxy_usage[] =
 	"FLOPs per step / step / GPUs) and the memory report after the first and the last\n"
 	"(the proxy's own buffers: not the job's memory).  With fewer ranks than the\n"
 	"configuration's GPUs, DP replicas, then PP stages, EP, CP and TP groups are made\n"
-	"smaller (said on stderr); the per-GPU shapes and message sizes stay.\n"
-	"\n"
-	"  --advice FILE        a megatune.advice/1 file (megatune advise --json FILE)\n"
-	"  --candidate K        which candidate, 1 = the best\n"
-	"  --backend cpu|gpu    cpu: OpenBLAS, BLAS attention, MPI; gpu (default): cuBLASLt,\n"
-	"                       the attention kernels, NCCL (also spelt cuda)\n"
-	"  --iters N            iterations printed (default 10)\n"
-	"  --warmup W           iterations run first and not printed (default 2)\n"
-	"  --timeout S          a collective not finished after S seconds is aborted (gpu)\n"
-	"\n"
+	"smaller (said on stderr); the per-GPU shapes and message sizes stay.\n";
+
+static const char proxy_tail[] =
 	"exit codes: 0 success; 2 bad usage or input (missing advice, wrong schema, a\n"
 	"candidate out of range, a configuration the model cannot split); 77 the backend\n"
 	"does not apply here (no GPU), with the reason.\n";
@@ -56,59 +48,57 @@ struct pargs {
 	double timeout;
 };
 
-static int num_arg(const char *opt, const char *v, int lo, int *out)
+static int opt_backend(const char *cmd, const struct cli_opt *opt, const char *arg, void *args)
 {
-	char *end;
-	long x;
+	struct pargs *a = args;
 
-	errno = 0;
-	x = strtol(v, &end, 10);
-	if (errno || end == v || *end || x < lo || x > 1000000)
-		return cli_usage_error("proxy", "%s: expected an integer >= %d, got '%s'", opt, lo, v);
-	*out = (int)x;
+	if (!strcmp(arg, "cpu"))
+		a->backend = MT_BACKEND_CPU;
+	else if (!strcmp(arg, "gpu") || !strcmp(arg, "cuda"))
+		a->backend = MT_BACKEND_CUDA;
+	else
+		return cli_opt_bad(cmd, opt->name, "cpu or gpu", arg);
 	return 0;
 }
 
+#define PA(field) offsetof(struct pargs, field)
+
+static const struct cli_opt proxy_opts[] = {
+	CLI_SEC("options"),
+	{ .type = CLI_STR, .name = "advice", .meta = "FILE", .off = PA(advice),
+	  .help = "a megatune.advice/1 file (megatune advise --json FILE)" },
+	{ .type = CLI_INT, .name = "candidate", .meta = "K", .off = PA(cand), .lo = 1,
+	  .hi = 1000000, .help = "which candidate, 1 = the best" },
+	{ .type = CLI_FN, .name = "backend", .meta = "cpu|gpu", .fn = opt_backend, .has_arg = 1,
+	  .help = "cpu: OpenBLAS, BLAS attention, MPI; gpu (default):\n"
+		  "cuBLASLt, the attention kernels, NCCL (also spelt cuda)" },
+	{ .type = CLI_INT, .name = "iters", .meta = "N", .off = PA(iters), .lo = 1, .hi = 1000000,
+	  .help = "iterations printed (default 10)" },
+	{ .type = CLI_INT, .name = "warmup", .meta = "W", .off = PA(warmup), .lo = 0, .hi = 1000000,
+	  .help = "iterations run first and not printed (default 2)" },
+	{ .type = CLI_NUM, .name = "timeout", .meta = "S", .off = PA(timeout), .lo = 0, .hi = 86400,
+	  .want = "seconds from 0 to 86400",
+	  .help = "a collective not finished after S seconds is aborted\n(gpu)" },
+	CLI_OPT_END
+};
+
+const struct cli_spec cli_spec_proxy = {
+	.cmd = "proxy", .head = proxy_head, .opts = proxy_opts, .tail = proxy_tail,
+};
+
+/* 0 to go on, -1 after the help, or the exit code. */
 static int parse(int argc, char **argv, struct pargs *a)
 {
-	static const struct option lo[] = {
-		{ "advice", required_argument, NULL, 'a' }, { "candidate", required_argument, NULL, 'k' },
-		{ "backend", required_argument, NULL, 'b' }, { "iters", required_argument, NULL, 'i' },
-		{ "warmup", required_argument, NULL, 'w' }, { "timeout", required_argument, NULL, 't' },
-		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 }
-	};
-	int c, rc;
+	int rc, first;
 
 	memset(a, 0, sizeof(*a));
 	a->backend = MT_BACKEND_CUDA;
 	a->iters = 10;
 	a->warmup = 2;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
-		switch (c) {
-		case 'a': a->advice = optarg; break;
-		case 'k': if ((rc = num_arg("--candidate", optarg, 1, &a->cand))) return rc; break;
-		case 'i': if ((rc = num_arg("--iters", optarg, 1, &a->iters))) return rc; break;
-		case 'w': if ((rc = num_arg("--warmup", optarg, 0, &a->warmup))) return rc; break;
-		case 't': a->timeout = atof(optarg); break;
-		case 'b':
-			if (!strcmp(optarg, "cpu"))
-				a->backend = MT_BACKEND_CPU;
-			else if (!strcmp(optarg, "gpu") || !strcmp(optarg, "cuda"))
-				a->backend = MT_BACKEND_CUDA;
-			else
-				return cli_usage_error("proxy", "--backend: expected cpu or gpu, got '%s'",
-						       optarg);
-			break;
-		case 'h': fputs(proxy_usage, stdout); return -1;
-		default:
-			return cli_usage_error("proxy", "unknown or incomplete option '%s'",
-					       argv[optind - 1]);
-		}
-	}
-	if (optind < argc)
-		return cli_usage_error("proxy", "unexpected argument '%s'", argv[optind]);
+	if ((rc = cli_parse(&cli_spec_proxy, argc, argv, a, &first)) >= 0)
+		return rc ? rc : -1;
+	if (first < argc)
+		return cli_usage_error("proxy", "unexpected argument '%s'", argv[first]);
 	if (!a->advice)
 		return cli_usage_error("proxy", "--advice FILE is required");
 	if (!a->cand)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* report: the HTML tuning report from the documents the other commands write. */
-#include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,30 +15,60 @@
 #include "cli.h"
 #include "common.h"
 
-static const char report_usage[] =
+static const char report_head[] =
 	"usage: megatune report [--advice FILE] [--profile FILE|NAME] [--analysis FILE]\n"
 	"                       [--compare FILE] [--validation FILE] [--history DB [--window N]]\n"
 	"                       -o report.html\n"
 	"\n"
 	"One self-contained HTML page (inline CSS, SVG charts and a few lines of\n"
-	"JavaScript; it fetches nothing) from what the other commands write:\n"
-	"  --advice FILE     megatune.advice/1 (advise --json): summary, candidates,\n"
-	"                    memory, time, the rules that fired, configuration\n"
-	"  --profile FILE    megatune.profile/1, or a bundled profile name: the\n"
-	"                    cluster, its GEMM and collective curves, with provenance\n"
-	"  --analysis FILE   megatune.analysis/1: per-rank time and profile findings\n"
-	"  --compare FILE    megatune.comparison/1: regression verdicts\n"
-	"  --history DB      a history (megatune history add): a trend chart per metric\n"
-	"                    of its newest run's kind, host and GPU, with the rolling\n"
-	"                    baseline of `megatune compare --history` and its band\n"
-	"  --window N        the runs of that baseline (default 10)\n"
-	"  --validation FILE megatune.validation/1 (validate -o): predicted vs measured\n"
-	"                    step, each run's status with its evidence\n"
-	"  -o, --output FILE the page ('-' for standard output)\n"
+	"JavaScript; it fetches nothing) from what the other commands write.\n";
+
+static const char report_tail[] =
 	"Each section appears when its input is given.  `megatune advise ... --report\n"
 	"FILE` writes the same page for a search, with its cluster.\n"
 	"\n"
 	"exit codes: 0 success; 2 bad usage or a bad input file.\n";
+
+struct rargs {
+	struct mt_report_in in;
+	const char *out;
+	int window;
+};
+
+#define RA(field) offsetof(struct rargs, field)
+
+static const struct cli_opt report_opts[] = {
+	CLI_SEC("inputs"),
+	{ .type = CLI_STR, .name = "advice", .meta = "FILE", .off = RA(in.advice_file),
+	  .help = "megatune.advice/1 (advise --json): summary, candidates,\n"
+		  "memory, time, the rules that fired, configuration" },
+	{ .type = CLI_STR, .name = "profile", .meta = "FILE", .off = RA(in.profile_file),
+	  .help = "megatune.profile/1, or a bundled profile name: the\n"
+		  "cluster, its GEMM and collective curves, with provenance" },
+	{ .type = CLI_STR, .name = "analysis", .meta = "FILE", .off = RA(in.analysis_file),
+	  .help = "megatune.analysis/1: per-rank time and profile findings" },
+	{ .type = CLI_STR, .name = "compare", .meta = "FILE", .off = RA(in.compare_file),
+	  .help = "megatune.comparison/1: regression verdicts" },
+	{ .type = CLI_STR, .name = "history", .meta = "DB", .off = RA(in.history_file),
+	  .help = "a history (megatune history add): a trend chart per\n"
+		  "metric of its newest run's kind, host and GPU, with the\n"
+		  "rolling baseline of `megatune compare --history` and\n"
+		  "its band" },
+	{ .type = CLI_INT, .name = "window", .meta = "N", .off = RA(window), .lo = 1, .hi = 100000,
+	  .want = "a number of runs from 1 to 100000",
+	  .help = "the runs of that baseline (default 10)" },
+	{ .type = CLI_STR, .name = "validation", .meta = "FILE", .off = RA(in.validation_file),
+	  .help = "megatune.validation/1 (validate -o): predicted vs\n"
+		  "measured step, each run's status with its evidence" },
+	CLI_SEC("output"),
+	{ .type = CLI_STR, .name = "output", .short_name = 'o', .meta = "FILE", .off = RA(out),
+	  .help = "the page ('-' for standard output)" },
+	CLI_OPT_END
+};
+
+const struct cli_spec cli_spec_report = {
+	.cmd = "report", .head = report_head, .opts = report_opts, .tail = report_tail,
+};
 
 /* What the Trends section draws, read from the history here so that the
  * report itself needs no database. */
@@ -107,95 +137,61 @@ out:
 
 int cmd_report(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "advice", required_argument, NULL, 'a' },
-		{ "profile", required_argument, NULL, 'p' },
-		{ "analysis", required_argument, NULL, 'n' },
-		{ "compare", required_argument, NULL, 'c' },
-		{ "history", required_argument, NULL, 'H' },
-		{ "window", required_argument, NULL, 'w' },
-		{ "validation", required_argument, NULL, 'v' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct mt_error err = MT_ERROR_INIT;
-	struct mt_report_in in;
+	struct rargs ra;
+	struct mt_report_in *inp = &ra.in;
 	cJSON *docs[4] = { NULL, NULL, NULL, NULL };
 	struct mt_cluster *cluster = NULL;
 	struct trends tr;
 	struct mt_validation val;
 	int has_val = 0;
-	const char *out = NULL;
-	char *end;
-	int c, rc = 0, i, window = 10;
+	const char *out;
+	int rc = 0, i, first;
 
-	memset(&in, 0, sizeof(in));
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
-		switch (c) {
-		case 'h':
-			fputs(report_usage, stdout);
-			return 0;
-		case 'a': in.advice_file = optarg; break;
-		case 'p': in.profile_file = optarg; break;
-		case 'n': in.analysis_file = optarg; break;
-		case 'c': in.compare_file = optarg; break;
-		case 'H': in.history_file = optarg; break;
-		case 'w':
-			window = (int)strtol(optarg, &end, 10);
-			if (*end || window < 1)
-				return cli_usage_error("report", "--window '%s': expected a number "
-						       "of runs >= 1", optarg);
-			break;
-		case 'v': in.validation_file = optarg; break;
-		case 'o': out = optarg; break;
-		default:
-			return cli_usage_error("report", "%s '%s'", optopt ? "option needs a value:"
-					       : "unknown option", argv[optind - 1]);
-		}
-	}
-	if (optind < argc) {
-		return cli_usage_error("report", "unexpected argument '%s'", argv[optind]);
-	}
-	if (!out) {
+	memset(&ra, 0, sizeof(ra));
+	ra.window = 10;
+	if ((rc = cli_parse(&cli_spec_report, argc, argv, &ra, &first)) >= 0)
+		return rc;
+	rc = 0;
+	out = ra.out;
+	if (first < argc)
+		return cli_usage_error("report", "unexpected argument '%s'", argv[first]);
+	if (!out)
 		return cli_usage_error("report", "missing -o FILE (the page to write)");
-	}
 	{
-		const char *ins[5] = { in.advice_file, in.profile_file, in.analysis_file,
-				       in.compare_file, in.history_file };
+		const char *ins[5] = { inp->advice_file, inp->profile_file, inp->analysis_file,
+				       inp->compare_file, inp->history_file };
 
 		if ((rc = cli_check_io("report", ins, 5, &out, 1)))
 			return rc;
 	}
 	memset(&tr, 0, sizeof(tr));
-	if ((in.history_file && read_trends(in.history_file, window, &tr, &err)) ||
-	    (in.advice_file && mt_json_load(in.advice_file, &docs[0], &err)) ||
-	    (in.profile_file && mt_profile_load_json(in.profile_file, &docs[1], &err)) ||
-	    (in.analysis_file && mt_json_load(in.analysis_file, &docs[2], &err)) ||
-	    (in.compare_file && mt_json_load(in.compare_file, &docs[3], &err)) ||
-	    (docs[1] && (mt_report_schema(docs[1], "megatune.profile/1", in.profile_file,
+	if ((inp->history_file && read_trends(inp->history_file, ra.window, &tr, &err)) ||
+	    (inp->advice_file && mt_json_load(inp->advice_file, &docs[0], &err)) ||
+	    (inp->profile_file && mt_profile_load_json(inp->profile_file, &docs[1], &err)) ||
+	    (inp->analysis_file && mt_json_load(inp->analysis_file, &docs[2], &err)) ||
+	    (inp->compare_file && mt_json_load(inp->compare_file, &docs[3], &err)) ||
+	    (docs[1] && (mt_report_schema(docs[1], "megatune.profile/1", inp->profile_file,
 					  "--profile", &err) ||
-			 mt_profile_cluster(in.profile_file, docs[1], &cluster, &err)))) {
+			 mt_profile_cluster(inp->profile_file, docs[1], &cluster, &err)))) {
 		rc = cli_fail("report", &err);
 		goto out;
 	}
-	if (in.validation_file) {
-		if (mt_validation_load(in.validation_file, "--validation", &val, &err)) {
+	if (inp->validation_file) {
+		if (mt_validation_load(inp->validation_file, "--validation", &val, &err)) {
 			rc = cli_fail("report", &err);
 			goto out;
 		}
 		has_val = 1;
-		in.validation = &val;
+		inp->validation = &val;
 	}
-	in.advice = docs[0];
-	in.cluster = cluster;
-	in.analysis = docs[2];
-	in.compare = docs[3];
-	in.trends = tr.t;
-	in.ntrends = tr.nt;
-	if (mt_report_write(out, &in, &err))
+	inp->advice = docs[0];
+	inp->cluster = cluster;
+	inp->analysis = docs[2];
+	inp->compare = docs[3];
+	inp->trends = tr.t;
+	inp->ntrends = tr.nt;
+	if (mt_report_write(out, inp, &err))
 		rc = cli_fail("report", &err);
 out:
 	trends_free(&tr);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* rules: list, show, lint, check and document the rule files. */
-#include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +14,7 @@
 #include "cli.h"
 #include "common.h"
 
-static const char rules_usage[] =
+static const char rules_head[] =
 	"usage: megatune rules list  [--rules PATH]... [--kind K] [--ids]\n"
 	"       megatune rules show  ID [--rules PATH]...\n"
 	"       megatune rules lint  [FILE|DIR...]\n"
@@ -33,8 +33,9 @@ static const char rules_usage[] =
 	"  check   evaluate the rules on a megatune.facts/1 file (profile findings):\n"
 	"          prints the rules that fire, with their messages\n"
 	"  facts   the names a rule may use, with units and meaning\n"
-	"  doc     the Markdown reference (docs/RULES.md)\n"
-	"\n"
+	"  doc     the Markdown reference (docs/RULES.md)\n";
+
+static const char rules_tail[] =
 	"exit codes: 0 success; 2 bad usage, a rule file with a problem, or bad input.\n";
 
 struct ropts {
@@ -46,49 +47,43 @@ struct ropts {
 	int nrest;
 };
 
+#define RO(field) offsetof(struct ropts, field)
+
+static const struct cli_opt rules_opts[] = {
+	CLI_SEC("options"),
+	{ .type = CLI_STRS, .name = "rules", .meta = "PATH", .off = RO(paths),
+	  .count_off = RO(npaths), .cap = 16, .want = "paths",
+	  .help = "more rules: a .rules file or a folder of them (list,\n"
+		  "show, check, doc)" },
+	{ .type = CLI_STR, .name = "kind", .meta = "K", .off = RO(kind),
+	  .help = "list: only rules of this kind (constraint, set, advise,\ndiagnose)" },
+	{ .type = CLI_FLAG, .name = "ids", .off = RO(ids),
+	  .help = "list: the ids alone, one per line" },
+	{ .type = CLI_STR, .name = "facts", .meta = "FILE", .off = RO(facts),
+	  .help = "check: the megatune.facts/1 file" },
+	{ .type = CLI_STR, .name = "cluster", .meta = "NAME|FILE", .off = RO(cluster),
+	  .help = "check: a cluster profile for rules that read cluster\nfacts" },
+	{ .type = CLI_FLAG, .name = "json", .off = RO(json),
+	  .help = "check: the rules that fire as JSON\n(megatune.rulecheck/1)" },
+	{ .type = CLI_STR, .name = "output", .short_name = 'o', .meta = "FILE", .off = RO(out),
+	  .help = "doc: the file to write (default: standard output)" },
+	CLI_OPT_END
+};
+
+const struct cli_spec cli_spec_rules = {
+	.cmd = "rules", .head = rules_head, .opts = rules_opts, .tail = rules_tail,
+};
+
+/* argv[0] is the subcommand. */
 static int parse(int argc, char **argv, struct ropts *o)
 {
-	static const struct option opts[] = {
-		{ "rules", required_argument, NULL, 'r' },
-		{ "kind", required_argument, NULL, 'k' },
-		{ "facts", required_argument, NULL, 'f' },
-		{ "cluster", required_argument, NULL, 'c' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "ids", no_argument, NULL, 'i' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c;
+	int rc, first;
 
 	memset(o, 0, sizeof(*o));
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
-		switch (c) {
-		case 'h':
-			fputs(rules_usage, stdout);
-			return 0;
-		case 'r':
-			if (o->npaths == 16)
-				return cli_usage_error("rules", "--rules: at most %s paths", "16");
-			o->paths[o->npaths++] = optarg;
-			break;
-		case 'k': o->kind = optarg; break;
-		case 'f': o->facts = optarg; break;
-		case 'c': o->cluster = optarg; break;
-		case 'j': o->json = 1; break;
-		case 'i': o->ids = 1; break;
-		case 'o': o->out = optarg; break;
-		default:
-			if (optopt)
-				return cli_usage_error("rules",
-					"option '%s' needs a value", argv[optind - 1]);
-			return cli_usage_error("rules", "unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	o->rest = argv + optind;
-	o->nrest = argc - optind;
+	if ((rc = cli_parse(&cli_spec_rules, argc, argv, o, &first)) >= 0)
+		return rc;
+	o->rest = argv + first;
+	o->nrest = argc - first;
 	return -1;
 }
 
@@ -331,12 +326,12 @@ int cmd_rules(int argc, char **argv)
 	int rc;
 
 	if (argc < 2) {
-		fputs(rules_usage, stderr);
+		cli_help(stderr, &cli_spec_rules);
 		return 2;
 	}
 	sub = argv[1];
 	if (!strcmp(sub, "-h") || !strcmp(sub, "--help")) {
-		fputs(rules_usage, stdout);
+		cli_help(stdout, &cli_spec_rules);
 		return 0;
 	}
 	if ((rc = parse(argc - 1, argv + 1, &o)) >= 0)

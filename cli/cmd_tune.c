@@ -2,7 +2,7 @@
 /* tune: advise, validate the best few, correct, re-rank, validate again. */
 #include <errno.h>
 #include <fcntl.h>
-#include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,8 +17,9 @@
 #include "../validate/validate.h"
 #include "cli.h"
 #include "common.h"
+#include "runner_opts.h"
 
-static const char tune_usage[] =
+static const char tune_head[] =
 	"usage: megatune tune --model NAME|FILE --gpus N --seq N --gbs N [advise options]\n"
 	"                     (--launch TEMPLATE | --proxy) [tune options]\n"
 	"       megatune tune --advice FILE (--launch TEMPLATE | --proxy) [tune options]\n"
@@ -34,170 +35,103 @@ static const char tune_usage[] =
 	"Correction: the predicted step of a candidate not yet run is scaled by the\n"
 	"measured/predicted ratio of the run candidate with the most alike\n"
 	"configuration (equal TP, PP, VPP, CP, EP, ETP, micro-batch, recompute, CP\n"
-	"communication, offload on/off; ties averaged); runs that failed do not count.\n"
-	"\n"
-	"tune options:\n"
-	"  --advice FILE       start from this megatune.advice/1 instead of advising\n"
-	"  --candidates N      the list advise keeps (its --top, default 16)\n"
-	"  --per-round K       candidates run per round (default 3)\n"
-	"  --max-rounds N      stop after N rounds (default: no limit)\n"
-	"  --dir DIR           logs, advice.json, advise.txt (default tune-run)\n"
-	"  -o, --output FILE   the megatune.validation/1 of every run (default\n"
-	"                      DIR/validation.json)\n"
-	"  --report FILE       the HTML report of the validation\n"
-	"  --resume            go on from the -o file of an earlier tune (and its\n"
-	"                      DIR/advice.json): what it ran is not run again\n"
-	"and, as for `megatune validate` (see its --help): --launch TEMPLATE, --proxy,\n"
-	"--backend cpu|gpu, --mpirun CMD, --iters N (20), --warmup N (5), --timeout S\n"
-	"(600), --kill-grace S (10), --budget MIN.\n"
-	"\n"
+	"communication, offload on/off; ties averaged); runs that failed do not count.\n";
+
+static const char tune_tail[] =
 	"exit codes: 0 a measured best was found; 1 nothing feasible or no candidate\n"
 	"ran to the end; 2 bad usage or input; 130 interrupted (the validation keeps\n"
 	"what was measured).\n";
 
 struct targs {
+	struct cli_runner r;   /* validate's runner options (copied into t.v) */
 	struct mt_tune_opts t;
 	const char *advice, *report, *out;
 	int ncand, resume;
-	double budget_min;
 	char **pass;   /* the options for advise */
 	int npass;
 };
 
-static int number(const char *opt, const char *s, double lo, double *out)
-{
-	char *end;
-	double v = strtod(s, &end);
+#define TA(field) offsetof(struct targs, field)
 
-	if (end == s || *end || !(v >= lo) || !isfinite(v))
-		return cli_usage_error("tune", "%s expects a number >= %g, got '%s'", opt, lo, s);
-	*out = v;
-	return 0;
-}
-
-/* one of tune's options with a value (--opt V or --opt=V): 1 taken, 0 not
- * tune's, 2 bad */
-static int take(struct targs *a, const char *opt, const char *val)
-{
-	struct mt_validate_opts *o = &a->t.v;
-	double x;
-
-	if (!strcmp(opt, "--advice")) a->advice = val;
-	else if (!strcmp(opt, "--launch")) o->launch = val;
-	else if (!strcmp(opt, "--backend")) o->backend = val;
-	else if (!strcmp(opt, "--mpirun")) o->mpirun = val;
-	else if (!strcmp(opt, "--dir")) o->dir = val;
-	else if (!strcmp(opt, "-o") || !strcmp(opt, "--output")) a->out = val;
-	else if (!strcmp(opt, "--report")) a->report = val;
-	else if (!strcmp(opt, "--timeout")) return number(opt, val, 0.001, &o->timeout_s) ? 2 : 1;
-	else if (!strcmp(opt, "--kill-grace")) return number(opt, val, 0, &o->grace_s) ? 2 : 1;
-	else if (!strcmp(opt, "--budget")) return number(opt, val, 0.001, &a->budget_min) ? 2 : 1;
-	else if (!strcmp(opt, "--iters") || !strcmp(opt, "--warmup") ||
-		 !strcmp(opt, "--candidates") || !strcmp(opt, "--per-round") ||
-		 !strcmp(opt, "--max-rounds")) {
-		if (number(opt, val, strcmp(opt, "--warmup") ? 1 : 0, &x))
-			return 2;
-		if (x != floor(x) || x > 1e6)
-			return cli_usage_error("tune", "%s expects a whole number, got '%s'", opt, val);
-		if (!strcmp(opt, "--iters")) o->iters = (int)x;
-		else if (!strcmp(opt, "--warmup")) o->warmup = (int)x;
-		else if (!strcmp(opt, "--candidates")) a->ncand = (int)x;
-		else if (!strcmp(opt, "--per-round")) a->t.per_round = (int)x;
-		else a->t.max_rounds = (int)x;
-	} else
-		return 0;
-	return 1;
-}
-
-static const char *const valued[] = {
-	"--advice", "--launch", "--backend", "--mpirun", "--dir", "-o", "--output", "--report",
-	"--timeout", "--kill-grace", "--budget", "--iters", "--warmup", "--candidates",
-	"--per-round", "--max-rounds", NULL,
+static const struct cli_opt tune_opts[] = {
+	CLI_SEC("tune options"),
+	{ .type = CLI_STR, .name = "advice", .meta = "FILE", .off = TA(advice),
+	  .help = "start from this megatune.advice/1 instead of advising" },
+	{ .type = CLI_INT, .name = "candidates", .meta = "N", .off = TA(ncand), .lo = 1, .hi = 64,
+	  .help = "the list advise keeps (its --top, default 16)" },
+	{ .type = CLI_INT, .name = "per-round", .meta = "K", .off = TA(t.per_round), .lo = 1,
+	  .hi = 1000000, .help = "candidates run per round (default 3)" },
+	{ .type = CLI_INT, .name = "max-rounds", .meta = "N", .off = TA(t.max_rounds), .lo = 1,
+	  .hi = 1000000, .help = "stop after N rounds (default: no limit)" },
+	{ .type = CLI_STR, .name = "dir", .meta = "DIR", .off = TA(r.o.dir),
+	  .help = "logs, advice.json, advise.txt (default tune-run)" },
+	{ .type = CLI_STR, .name = "output", .short_name = 'o', .meta = "FILE", .off = TA(out),
+	  .help = "the megatune.validation/1 of every run (default\nDIR/validation.json)" },
+	{ .type = CLI_STR, .name = "report", .meta = "FILE", .off = TA(report),
+	  .help = "the HTML report of the validation" },
+	{ .type = CLI_FLAG, .name = "resume", .off = TA(resume),
+	  .help = "go on from the -o file of an earlier tune (and its\n"
+		  "DIR/advice.json): what it ran is not run again" },
+	CLI_SEC("what to run (as for megatune validate)"),
+	{ .type = CLI_GROUP, .off = TA(r), .group = cli_runner_what },
+	CLI_SEC("how"),
+	{ .type = CLI_GROUP, .off = TA(r), .group = cli_runner_how },
+	CLI_OPT_END
 };
 
+const struct cli_spec cli_spec_tune = {
+	.cmd = "tune", .head = tune_head, .opts = tune_opts, .tail = tune_tail,
+};
+
+/* tune's own options into a; the others (advise's) into a->pass, in order.
+ * -1 to go on, or the exit code (0 after the help). */
 static int parse(int argc, char **argv, struct targs *a)
 {
-	int i, k, rc;
+	int i, rc;
 
-	for (i = 1; i < argc; i++) {
-		char opt[64];
-		const char *eq = strchr(argv[i], '='), *val = NULL;
-		size_t n = eq && !strncmp(argv[i], "--", 2) ? (size_t)(eq - argv[i]) : strlen(argv[i]);
+	if ((rc = cli_parse_known(&cli_spec_tune, argc, argv, a, a->pass, &a->npass)) >= 0)
+		return rc;
+	for (i = 0; i < a->npass; i++) {
+		const char *p = a->pass[i], *eq = strchr(p, '=');
+		size_t n = eq && !strncmp(p, "--", 2) ? (size_t)(eq - p) : strlen(p);
 
-		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			fputs(tune_usage, stdout);
-			return -1;
-		}
-		if (!strcmp(argv[i], "--proxy")) {
-			a->t.v.proxy = 1;
-			continue;
-		}
-		if (!strcmp(argv[i], "--resume")) {
-			a->resume = 1;
-			continue;
-		}
-		snprintf(opt, sizeof(opt), "%.*s", (int)(n < sizeof(opt) ? n : sizeof(opt) - 1), argv[i]);
-		for (k = 0; valued[k] && strcmp(valued[k], opt); k++)
-			;
-		if (!valued[k]) {
-			if (!strcmp(opt, "--top") || !strcmp(opt, "--json") || !strcmp(opt, "--format"))
-				return cli_usage_error("tune", "%s: tune sets advise's %s itself (the "
-						       "list's size is --candidates)", opt, opt);
-			a->pass[a->npass++] = argv[i];
-			continue;
-		}
-		val = eq && n == strlen(opt) && argv[i][n] == '=' ? eq + 1 : NULL;
-		if (!val) {
-			if (i + 1 >= argc)
-				return cli_usage_error("tune", "option needs a value: '%s'", opt);
-			val = argv[++i];
-		}
-		if ((rc = take(a, opt, val)) == 2)
-			return 2;
+		if ((n == 5 && !strncmp(p, "--top", 5)) || (n == 6 && !strncmp(p, "--json", 6)) ||
+		    (n == 8 && !strncmp(p, "--format", 8)))
+			return cli_usage_error("tune", "%.*s: tune sets advise's %.*s itself "
+					       "(the list's size is --candidates)", (int)n, p,
+					       (int)n, p);
 	}
-	return 0;
+	return -1;
 }
 
 static int check(struct targs *a)
 {
-	const struct mt_validate_opts *o = &a->t.v;
+	int rc;
 
-	if (!o->launch == !o->proxy)
-		return cli_usage_error("tune", o->proxy ? "give --launch or --proxy, not both"
-				       : "missing --launch TEMPLATE or --proxy (what to run)");
-	if (o->proxy && strcmp(o->backend, "cpu") && strcmp(o->backend, "gpu"))
-		return cli_usage_error("tune", "--backend expects cpu or gpu, got '%s'", o->backend);
-	if (!o->proxy && o->mpirun)
-		return cli_usage_error("tune", "--mpirun goes with --proxy");
-	if (o->warmup >= o->iters)
-		return cli_usage_error("tune", "--warmup %d leaves no iteration of --iters %d",
-				       o->warmup, o->iters);
+	if ((rc = cli_runner_check("tune", &a->r)))
+		return rc;
 	if (a->advice && a->npass)
 		return cli_usage_error("tune", "'%s': with --advice, the job comes from the file "
 				       "(no advise options)", a->pass[0]);
 	if (!a->advice && !a->npass)
 		return cli_usage_error("tune", "missing the job (--model, --gpus, --seq, --gbs as "
 				       "for advise) or --advice FILE");
-	if (a->ncand > 64)
-		return cli_usage_error("tune", "--candidates expects at most 64, got %d", a->ncand);
 	return 0;
 }
 
 /* megatune advise <pass> --top N --json DIR/advice.json, stdout to DIR/advise.txt */
 static int run_advise(struct targs *a, const char *json)
 {
-	char exe[3072], top[16], txt[4096];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	char exe[4096], top[16], txt[4096];
 	char **av = calloc((size_t)a->npass + 8, sizeof(char *));
 	int i, k = 0, status = 0, fd;
 	pid_t pid;
 
-	if (n <= 0 || !av) {
-		free(av);
-		fprintf(stderr, "megatune tune: error: cannot find this program to run advise\n");
+	if (!av) {
+		fprintf(stderr, "megatune tune: error: out of memory\n");
 		return 2;
 	}
-	exe[n] = 0;
+	cli_sibling_exe("megatune", exe, sizeof(exe));
 	snprintf(top, sizeof(top), "%d", a->ncand);
 	snprintf(txt, sizeof(txt), "%s/advise.txt", a->t.v.dir);
 	av[k++] = exe;
@@ -339,7 +273,7 @@ int cmd_tune(int argc, char **argv)
 {
 	static volatile sig_atomic_t stop;
 	struct mt_error err = MT_ERROR_INIT;
-	char json[4096], out[4096], probe[4096];
+	char json[4096], out[4096];
 	cJSON *advice = NULL;
 	struct targs a;
 	int rc;
@@ -351,20 +285,15 @@ int cmd_tune(int argc, char **argv)
 	a.ncand = 16;
 	a.t.per_round = 3;
 	/* validate's defaults, the proxy program included: never a copy of them */
-	cli_sibling_exe("megatune-probe", probe, sizeof(probe));
-	mt_validate_opts_init(&a.t.v, "tune-run");
-	a.t.v.probe_exe = probe;
+	cli_runner_init(&a.r, "tune-run");
+	if ((rc = parse(argc, argv, &a)) >= 0 || (rc = check(&a))) {
+		free(a.pass);
+		return rc;
+	}
+	a.t.v = a.r.o;
 	a.t.v.progress = stdout;
 	a.t.v.stop = &stop;
-	rc = parse(argc, argv, &a);
-	if (rc == 0)
-		rc = check(&a);
-	if (rc) {
-		free(a.pass);
-		return rc < 0 ? 0 : rc;
-	}
-	if (a.budget_min > 0)
-		a.t.v.deadline = mt_now() + a.budget_min * 60;
+	a.t.v.deadline = cli_runner_deadline(&a.r);
 	if (mkdir(a.t.v.dir, 0755) && errno != EEXIST) {
 		fprintf(stderr, "megatune tune: error: cannot create '%s': %s\n", a.t.v.dir,
 			strerror(errno));

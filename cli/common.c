@@ -46,14 +46,9 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 void cli_sibling_exe(const char *name, char *buf, size_t cap)
 {
 	char exe[3072];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	char *slash = NULL;
+	char *slash = mt_self_exe(exe, sizeof(exe)) ? NULL : strrchr(exe, '/');
 
-	if (n > 0) {
-		exe[n] = 0;
-		slash = strrchr(exe, '/');
-	}
-	if (n <= 0 || !slash) {
+	if (!slash) {
 		snprintf(buf, cap, "%s", name);
 		return;
 	}

@@ -2,9 +2,10 @@
 /* megatune: calibrate GPU clusters, profile training runs, advise on
  * Megatron-LM configurations.  This file dispatches to the subcommands.
  *
- * `calibrate` and `probe` run in megatune-probe (cli/probe_main.c), the
- * executable that links MPI, BLAS and PAPI: this one execs it from its own
- * folder with the same arguments and environment, and links none of them. */
+ * `calibrate`, `probe` and `proxy` run in megatune-probe (cli/probe_main.c),
+ * the executable that links MPI, BLAS and PAPI: this one execs it from its own
+ * folder with the same arguments and environment, and links none of them.
+ * One table, commands[], gives the dispatch and the list of `megatune --help`. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,29 +15,55 @@
 #include "../lib/version.h"
 #include "cli.h"
 
-static const char usage[] =
+/* The commands: name, function (NULL: it runs in megatune-probe, which this
+ * program execs), the line of `megatune --help` (NULL: an alias, not listed;
+ * '\n' continues it on the next line, indented). */
+struct command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *help;
+	int probe_exe; /* runs in megatune-probe */
+};
+
+static const struct command commands[] = {
+	{ "advise", cmd_advise, "search every parallel configuration and rank the best", 0 },
+	{ "estimate", cmd_estimate, "break down memory and time of one configuration", 0 },
+	{ "rules", cmd_rules, "list, show, lint and check the tuning rules", 0 },
+	{ "report", cmd_report,
+	  "the HTML report of an advice, a profile, an analysis, a comparison", 0 },
+	{ "calibrate", NULL,
+	  "run the probes and write a cluster profile (mpirun/srun for many nodes)", 1 },
+	{ "probe", NULL, "run one probe (gemm, attention, collective, dispatch, offload, host,\n"
+			 "topology)", 1 },
+	{ "import", cmd_import, "turn nccl-tests or nvbandwidth output into a cluster profile", 0 },
+	{ "profile", cmd_profile, "run a command under the CUPTI tracer (one trace per process)",
+	  0 },
+	{ "analyze", cmd_analyze, "per-rank time breakdown, overlap, idle and stragglers of traces",
+	  0 },
+	{ "analyse", cmd_analyze, NULL, 0 },
+	{ "compare", cmd_compare,
+	  "noise-aware verdicts of current results against a baseline or a history", 0 },
+	{ "history", cmd_history, "store runs in a history (SQLite) for compare; list, show, prune",
+	  0 },
+	{ "validate", cmd_validate,
+	  "run the top candidates for real and compare predicted with measured", 0 },
+	{ "tune", cmd_tune,
+	  "advise, validate, correct and re-rank until the measured best is stable", 0 },
+	{ "proxy", NULL, "run one advice candidate as a layer proxy (under mpirun), printing\n"
+			 "Megatron-LM iteration lines", 1 },
+};
+
+#define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+static const char usage_head[] =
 	"usage: megatune <command> [options]\n"
 	"\n"
 	"Advise on the parallel configuration of Megatron-LM / Megatron-Core /\n"
 	"Megatron-Bridge training from a model, a GPU budget and a cluster profile.\n"
 	"\n"
-	"commands:\n"
-	"  advise     search every parallel configuration and rank the best\n"
-	"  estimate   break down memory and time of one configuration\n"
-	"  rules      list, show, lint and check the tuning rules\n"
-	"  report     the HTML report of an advice, a profile, an analysis, a comparison\n"
-	"  calibrate  run the probes and write a cluster profile (mpirun/srun for many nodes)\n"
-	"  probe      run one probe (gemm, attention, collective, dispatch, offload, host,\n"
-	"             topology)\n"
-	"  import     turn nccl-tests or nvbandwidth output into a cluster profile\n"
-	"  profile    run a command under the CUPTI tracer (one trace per process)\n"
-	"  analyze    per-rank time breakdown, overlap, idle and stragglers of traces\n"
-	"  compare    noise-aware verdicts of current results against a baseline or a history\n"
-	"  history    store runs in a history (SQLite) for compare; list, show, prune\n"
-	"  validate   run the top candidates for real and compare predicted with measured\n"
-	"  tune       advise, validate, correct and re-rank until the measured best is stable\n"
-	"  proxy      run one advice candidate as a layer proxy (under mpirun), printing\n"
-	"             Megatron-LM iteration lines\n"
+	"commands:\n";
+
+static const char usage_tail[] =
 	"\n"
 	"Run 'megatune <command> --help' for the options of a command.\n"
 	"\n"
@@ -46,6 +73,27 @@ static const char usage[] =
 	"  2   bad usage or bad input (the message names the file and field), or a GPU\n"
 	"      library missing on a machine with an NVIDIA GPU\n"
 	"  77  not applicable on this machine\n";
+
+/* The usage: the commands of the table, each with its line from column 13. */
+static void usage(FILE *f)
+{
+	size_t i;
+
+	fputs(usage_head, f);
+	for (i = 0; i < NCOMMANDS; i++) {
+		const char *h = commands[i].help, *nl;
+
+		if (!h)
+			continue;
+		fprintf(f, "  %-10s ", commands[i].name);
+		while ((nl = strchr(h, '\n'))) {
+			fprintf(f, "%.*s\n%13s", (int)(nl - h), h, "");
+			h = nl + 1;
+		}
+		fprintf(f, "%s\n", h);
+	}
+	fputs(usage_tail, f);
+}
 
 /* Exec megatune-probe from this program's folder with argv and the
  * environment as they are; returns (2) only when that fails. */
@@ -65,48 +113,31 @@ int main(int argc, char **argv)
 	/* build/probe-<name> names megatune-probe; a link to megatune under
 	 * such a name goes there too */
 	const char *base = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
+	size_t i;
 
 	atexit(cli_check_stdout);
 	if (!strncmp(base, "probe-", 6))
 		return run_probe_exe("probe", argv);
 	if (argc < 2) {
-		fputs(usage, stderr);
+		usage(stderr);
 		return 2;
 	}
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
-		fputs(usage, stdout);
+		usage(stdout);
 		return 0;
 	}
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
 		printf("megatune %s\n", MEGATUNE_VERSION);
 		return 0;
 	}
-	if (!strcmp(argv[1], "advise"))
-		return cmd_advise(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "estimate"))
-		return cmd_estimate(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "rules"))
-		return cmd_rules(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "report"))
-		return cmd_report(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "analyze") || !strcmp(argv[1], "analyse"))
-		return cmd_analyze(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "calibrate") || !strcmp(argv[1], "probe"))
-		return run_probe_exe(argv[1], argv);
-	if (!strcmp(argv[1], "proxy"))
-		return run_probe_exe(argv[1], argv);
-	if (!strcmp(argv[1], "import"))
-		return cmd_import(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "profile"))
-		return cmd_profile(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "compare"))
-		return cmd_compare(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "history"))
-		return cmd_history(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "validate"))
-		return cmd_validate(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "tune"))
-		return cmd_tune(argc - 1, argv + 1);
-	fprintf(stderr, "megatune: error: unknown command '%s'\n\n%s", argv[1], usage);
+	for (i = 0; i < NCOMMANDS; i++) {
+		if (strcmp(argv[1], commands[i].name))
+			continue;
+		if (commands[i].probe_exe)
+			return run_probe_exe(argv[1], argv);
+		return commands[i].fn(argc - 1, argv + 1);
+	}
+	fprintf(stderr, "megatune: error: unknown command '%s'\n\n", argv[1]);
+	usage(stderr);
 	return 2;
 }

@@ -3,6 +3,7 @@
 #include "common.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,89 +49,111 @@ double probe_parse_size(const char *s)
 	return *end ? -1 : floor(v);
 }
 
-static int bad(const char *cmd, const char *opt, const char *arg, const char *want)
+/* --backend cuda|gpu|cpu */
+static int opt_backend(const char *cmd, const struct cli_opt *opt, const char *arg, void *args)
 {
-	fprintf(stderr, "megatune %s: error: %s '%s': expected %s\n", cmd, opt, arg, want);
-	return 2;
-}
+	struct mt_probe_opts *o = args;
 
-static int posint(const char *arg, int *out)
-{
-	char *end;
-	long v = strtol(arg, &end, 10);
-
-	if (end == arg || *end || v < 0 || v > 1000000)
-		return -1;
-	*out = (int)v;
+	if (!strcmp(arg, "cuda") || !strcmp(arg, "gpu"))
+		o->backend = MT_BACKEND_CUDA;
+	else if (!strcmp(arg, "cpu"))
+		o->backend = MT_BACKEND_CPU;
+	else
+		return cli_opt_bad(cmd, opt->name, "cuda or cpu", arg);
 	return 0;
 }
 
-int probe_opt(int c, const char *arg, struct mt_probe_opts *o, const char *cmd)
+/* --quick, --full, --smoke: the depth the entry's data points to */
+static int opt_depth(const char *cmd, const struct cli_opt *opt, const char *arg, void *args)
+{
+	(void)cmd;
+	(void)arg;
+	((struct mt_probe_opts *)args)->depth = *(const int *)opt->data;
+	return 0;
+}
+
+/* --min-bytes, --max-bytes: a size, into the double at the entry's offset */
+static int opt_size(const char *cmd, const struct cli_opt *opt, const char *arg, void *args)
+{
+	double v = probe_parse_size(arg);
+
+	if (v < 1)
+		return cli_opt_bad(cmd, opt->name, "a size such as 4096, 64K, 1M or 4G", arg);
+	*(double *)((char *)args + opt->off) = v;
+	return 0;
+}
+
+static int opt_dtype(const char *cmd, const struct cli_opt *opt, const char *arg, void *args)
+{
+	struct mt_probe_opts *o = args;
+	char buf[128], *tok, *save;
+
+	snprintf(buf, sizeof(buf), "%s", arg);
+	o->dtypes = 0;
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		int d = mt_dtype_parse(tok);
+		if (d < 0 || d == MT_DT_FP4) /* no FP4 kernel in the probes */
+			return cli_opt_bad(cmd, opt->name, "bf16, fp16, fp8, tf32 or fp32", tok);
+		o->dtypes |= 1 << d;
+	}
+	if (!o->dtypes)
+		return cli_opt_bad(cmd, opt->name, "a list such as bf16,fp8", arg);
+	return 0;
+}
+
+static int opt_ops(const char *cmd, const struct cli_opt *opt, const char *arg, void *args)
 {
 	char buf[128], *tok, *save;
-	double v;
 
-	switch (c) {
-	case PO_BACKEND:
-		if (!strcmp(arg, "cuda") || !strcmp(arg, "gpu"))
-			o->backend = MT_BACKEND_CUDA;
-		else if (!strcmp(arg, "cpu"))
-			o->backend = MT_BACKEND_CPU;
-		else
-			return bad(cmd, "--backend", arg, "cuda or cpu");
-		return 0;
-	case PO_QUICK: o->depth = MT_DEPTH_QUICK; return 0;
-	case PO_FULL: o->depth = MT_DEPTH_FULL; return 0;
-	case PO_SMOKE: o->depth = MT_DEPTH_SMOKE; return 0;
-	case PO_WARMUP:
-		return posint(arg, &o->warmup) ? bad(cmd, "--warmup", arg, "a count") : 0;
-	case PO_REPEATS:
-		if (posint(arg, &o->repeats) || o->repeats < 1)
-			return bad(cmd, "--repeats", arg, "a count of at least 1");
-		return 0;
-	case PO_MINB:
-	case PO_MAXB:
-		if ((v = probe_parse_size(arg)) < 1)
-			return bad(cmd, c == PO_MINB ? "--min-bytes" : "--max-bytes", arg,
-				   "a size such as 4096, 64K, 1M or 4G");
-		if (c == PO_MINB)
-			o->min_bytes = v;
-		else
-			o->max_bytes = v;
-		return 0;
-	case PO_DTYPE:
-		snprintf(buf, sizeof(buf), "%s", arg);
-		o->dtypes = 0;
-		for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-			int d = mt_dtype_parse(tok);
-			if (d < 0 || d == MT_DT_FP4) /* no FP4 kernel in the probes */
-				return bad(cmd, "--dtype", tok, "bf16, fp16, fp8, tf32 or fp32");
-			o->dtypes |= 1 << d;
-		}
-		if (!o->dtypes)
-			return bad(cmd, "--dtype", arg, "a list such as bf16,fp8");
-		return 0;
-	case PO_MODEL: o->model = arg; return 0;
-	case PO_TP:
-		if (posint(arg, &o->tp) || o->tp < 1)
-			return bad(cmd, "--tp", arg, "a tensor-parallel size of at least 1");
-		return 0;
-	case PO_OPS:
-		snprintf(buf, sizeof(buf), "%s", arg);
-		for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
-			if (mt_coll_parse(tok) < 0 && strcmp(tok, "all_to_all") && strcmp(tok, "send_recv"))
-				return bad(cmd, "--ops", tok, "all_reduce, all_gather, reduce_scatter, "
-					   "alltoall, sendrecv or broadcast");
-		o->ops = arg;
-		return 0;
-	case PO_SINGLE: o->single_process = 1; return 0;
-	case PO_TIMEOUT: {
-		if (mt_parse_num_range(arg, 0, 86400, &v) || !(v > 0))
-			return bad(cmd, "--timeout", arg, "seconds between 0 and 86400");
-		o->timeout_s = v;
-		return 0;
-	}
-	default:
-		return cli_usage_error(cmd, "unknown option");
-	}
+	snprintf(buf, sizeof(buf), "%s", arg);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+		if (mt_coll_parse(tok) < 0 && strcmp(tok, "all_to_all") && strcmp(tok, "send_recv"))
+			return cli_opt_bad(cmd, opt->name, "all_reduce, all_gather, "
+					   "reduce_scatter, alltoall, sendrecv or broadcast", tok);
+	((struct mt_probe_opts *)args)->ops = arg;
+	return 0;
 }
+
+static const int depth_quick = MT_DEPTH_QUICK, depth_full = MT_DEPTH_FULL,
+		 depth_smoke = MT_DEPTH_SMOKE;
+
+#define PO(field) offsetof(struct mt_probe_opts, field)
+
+const struct cli_opt probe_opts_group[] = {
+	{ .type = CLI_FN, .name = "backend", .meta = "cuda|cpu", .fn = opt_backend, .has_arg = 1,
+	  .help = "cuda (default): the GPUs; cpu: the CPU backends\n"
+		  "(OpenBLAS, BLAS attention, MPI collectives, memcpy),\n"
+		  "real work on any machine" },
+	{ .type = CLI_FN, .name = "quick", .fn = opt_depth, .data = &depth_quick,
+	  .help = "a short sweep (about a minute per node)" },
+	{ .type = CLI_FN, .name = "full", .fn = opt_depth, .data = &depth_full,
+	  .help = "the complete sweep" },
+	{ .type = CLI_FN, .name = "smoke", .fn = opt_depth, .data = &depth_smoke,
+	  .help = "tiny sizes, for tests" },
+	{ .type = CLI_INT, .name = "warmup", .meta = "N", .off = PO(warmup), .lo = 0, .hi = 1000000,
+	  .help = "untimed runs before measuring (default 2)" },
+	{ .type = CLI_INT, .name = "repeats", .meta = "N", .off = PO(repeats), .lo = 1,
+	  .hi = 1000000, .help = "timed samples per case (default 7; full 20; smoke 3)" },
+	{ .type = CLI_FN, .name = "min-bytes", .meta = "SIZE", .off = PO(min_bytes), .fn = opt_size,
+	  .has_arg = 1, .help = "smallest message or copy (1K, 64M, 4G: powers of 1024)" },
+	{ .type = CLI_FN, .name = "max-bytes", .meta = "SIZE", .off = PO(max_bytes), .fn = opt_size,
+	  .has_arg = 1, .help = "largest message or copy" },
+	{ .type = CLI_FN, .name = "dtype", .meta = "LIST", .fn = opt_dtype, .has_arg = 1,
+	  .help = "gemm and attention types: bf16,fp8,tf32,fp16,fp32" },
+	{ .type = CLI_STR, .name = "model", .meta = "NAME|FILE", .off = PO(model),
+	  .help = "gemm and attention also at this model's exact shapes;\n"
+		  "dispatch: its hidden size, top-k and experts" },
+	{ .type = CLI_INT, .name = "tp", .meta = "N", .off = PO(tp), .lo = 1, .hi = 1000000,
+	  .help = "with --model: the tensor-parallel size (default 1)" },
+	{ .type = CLI_FN, .name = "ops", .meta = "LIST", .fn = opt_ops, .has_arg = 1,
+	  .help = "collectives to run (all_reduce,all_gather,\n"
+		  "reduce_scatter,alltoall,sendrecv,broadcast; default\n"
+		  "all, quick a few)" },
+	{ .type = CLI_FLAG, .name = "single-process", .off = PO(single_process),
+	  .help = "one process over every local GPU (no mpirun)" },
+	{ .type = CLI_NUM, .name = "timeout", .meta = "S", .off = PO(timeout_s), .lo = 0.001,
+	  .hi = 86400, .want = "seconds from 0.001 to 86400",
+	  .help = "a collective that has not finished after S seconds is\n"
+		  "aborted and reported (default 120)" },
+	CLI_OPT_END
+};

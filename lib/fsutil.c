@@ -443,3 +443,16 @@ int mt_is_path(const char *spec)
 	return strchr(spec, '/') || (n > 5 && !strcmp(spec + n - 5, ".json")) ||
 	       stat(spec, &st) == 0;
 }
+
+int mt_self_exe(char *buf, size_t cap)
+{
+	ssize_t n;
+
+	if (cap < 2)
+		return -1;
+	n = readlink("/proc/self/exe", buf, cap - 1);
+	if (n <= 0 || (size_t)n >= cap - 1)
+		return -1;
+	buf[n] = 0;
+	return 0;
+}

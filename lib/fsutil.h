@@ -21,6 +21,10 @@ int mt_read_file(const char *path, size_t max_bytes, char **data, size_t *len,
  * ends in ".json", or exists. */
 int mt_is_path(const char *spec);
 
+/* The path of this program (/proc/self/exe), into buf: 0, or -1 when it
+ * cannot be read or does not fit. */
+int mt_self_exe(char *buf, size_t cap);
+
 /* Write `len` bytes to `path` through a temporary file and rename().
  * "-" writes to standard output.
  *

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 int mt_parse_num(const char *s, double *out)
 {
@@ -53,4 +54,28 @@ int mt_parse_num_range(const char *s, double lo, double hi, double *out)
 		return -1;
 	*out = v;
 	return 0;
+}
+
+int mt_parse_int(const char *s, long long lo, long long hi, long long *out)
+{
+	double v;
+
+	/* digits and a sign only, read by the one reader: exact up to 2^53,
+	 * beyond what any option takes */
+	if (!s || s[strspn(s, "-0123456789")] || mt_parse_num(s, &v) || v < (double)lo ||
+	    v > (double)hi || fabs(v) > 9007199254740992.0)
+		return -1;
+	*out = (long long)v;
+	return 0;
+}
+
+int mt_parse_onoff(const char *s)
+{
+	if (!s)
+		return -1;
+	if (!strcmp(s, "on") || !strcmp(s, "true") || !strcmp(s, "1"))
+		return 1;
+	if (!strcmp(s, "off") || !strcmp(s, "false") || !strcmp(s, "0"))
+		return 0;
+	return -1;
 }

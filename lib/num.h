@@ -14,4 +14,13 @@ int mt_parse_num(const char *s, double *out);
 /* mt_parse_num() and lo <= value <= hi. */
 int mt_parse_num_range(const char *s, double lo, double hi, double *out);
 
+/* The whole of `s` as a decimal integer ([-]digits: no sign '+', no spaces,
+ * no hexadecimal or octal prefix, no fraction or exponent) with
+ * lo <= value <= hi and |value| <= 2^53: 0 with *out set, or -1. */
+int mt_parse_int(const char *s, long long lo, long long hi, long long *out);
+
+/* on|true|1 -> 1, off|false|0 -> 0, anything else -1: the one reader of
+ * a switch (options, knobs). */
+int mt_parse_onoff(const char *s);
+
 #endif

@@ -9,7 +9,7 @@
 #include "../lib/table.h"
 #include "../lib/units.h"
 #include "../rules/engine.h"
-#include "../tuner/flags.h"
+#include "../job/flags.h"
 #include "../tuner/hostmem.h"
 #include "../tuner/precision.h"
 #include "../tuner/layout.h"

@@ -9,7 +9,7 @@
 
 #include "advice.h"
 #include "html_parts.h"
-#include "../tuner/flags.h"
+#include "../job/flags.h"
 
 /* "TP4 PP2 VPP8 CP2(p2p) EP8 DP4 MBS1" from a candidate's config */
 static void label(struct sbuf *sb, const cJSON *cand)

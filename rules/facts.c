@@ -17,14 +17,13 @@ static const char *const ENUM_SPLIT[] = { "even", "account", "account_loss", "fi
 					    NULL };
 static const char *const ENUM_RECOMPUTE[] = { "none", "selective", "full", NULL };
 
-#define NUM MT_FT_NUM, NULL
-#define BOOL MT_FT_BOOL, NULL
-#define STR MT_FT_STR, NULL
+/* no macro named NUM, BOOL or STR: the knob table's FACT() columns reach X
+ * with their arguments expanded (rules/facts.def) */
 #define ENUM(t) MT_FT_ENUM, t
 
-#define TYPE_NUM NUM
-#define TYPE_BOOL BOOL
-#define TYPE_STR STR
+#define TYPE_NUM MT_FT_NUM, NULL
+#define TYPE_BOOL MT_FT_BOOL, NULL
+#define TYPE_STR MT_FT_STR, NULL
 #define TYPE_ENUM_PRECISION ENUM(ENUM_PRECISION)
 #define TYPE_ENUM_FP8_RECIPE ENUM(ENUM_FP8_RECIPE)
 #define TYPE_ENUM_ATTENTION ENUM(ENUM_ATTENTION)
@@ -124,35 +123,4 @@ const char *mt_fact_suggest(const char *name, size_t n)
 			return mt_facts[i].name;
 	}
 	return NULL;
-}
-
-unsigned mt_pinned_knobs(const struct mt_job *j)
-{
-	const struct mt_pins *p = &j->pins;
-	unsigned k = 0;
-
-	if (p->tp != MT_UNSET) k |= K_TP;
-	if (p->cp != MT_UNSET) k |= K_CP;
-	if (p->cp_comm != MT_UNSET) k |= K_CP_COMM;
-	if (p->sp != MT_UNSET) k |= K_SP;
-	if (p->ep != MT_UNSET) k |= K_EP;
-	if (p->etp != MT_UNSET) k |= K_ETP;
-	if (p->mbs != MT_UNSET) k |= K_MBS;
-	if (p->tp_overlap != MT_UNSET) k |= K_TP_OVERLAP;
-	if (p->fused_ce != MT_UNSET) k |= K_FUSED_CE;
-	if (p->cuda_graph != MT_UNSET) k |= K_CUDA_GRAPH;
-	if (p->pp != MT_UNSET) k |= K_PP;
-	if (p->vpp != MT_UNSET) k |= K_VPP;
-	if (p->overlap_grad != MT_UNSET) k |= K_OVERLAP_GRAD;
-	if (p->overlap_param != MT_UNSET) k |= K_OVERLAP_PARAM;
-	if (p->grad_fp32 != MT_UNSET) k |= K_GRAD_FP32;
-	if (p->bucket != MT_UNSET) k |= K_BUCKET;
-	if (p->dist_opt != MT_UNSET) k |= K_DIST_OPT;
-	if (p->recompute != MT_UNSET) k |= K_RECOMPUTE;
-	if (p->recompute_layers != MT_UNSET) k |= K_RC_LAYERS;
-	if (p->offload_layers != MT_UNSET) k |= K_OFFLOAD;
-	if (j->moe_dispatcher != MT_DISPATCH_AUTO) k |= K_DISPATCHER;
-	if (p->ep_overlap != MT_UNSET) k |= K_EP_OVERLAP;
-	if (p->fsdp != MT_UNSET) k |= K_FSDP;
-	return k;
 }

@@ -16,6 +16,7 @@
 
 #include <stddef.h>
 
+#include "../job/knobs.h"
 #include "../tuner/config.h"
 
 /* Points of the search, in the order it fixes the knobs. */
@@ -48,21 +49,7 @@ enum mt_stage {
 
 const char *mt_stage_name(int stage);
 
-/* Search knobs, as bits: a constraint whose knobs are all pinned by the user
- * does not prune (the user asked for it); it is reported instead. */
-enum {
-	K_TP = 1u << 0, K_CP = 1u << 1, K_CP_COMM = 1u << 2, K_SP = 1u << 3, K_EP = 1u << 4,
-	K_ETP = 1u << 5, K_MBS = 1u << 6, K_TP_OVERLAP = 1u << 7, K_FUSED_CE = 1u << 8,
-	K_PP = 1u << 9, K_VPP = 1u << 10, K_OVERLAP_GRAD = 1u << 11, K_OVERLAP_PARAM = 1u << 12,
-	K_GRAD_FP32 = 1u << 13, K_BUCKET = 1u << 14, K_DIST_OPT = 1u << 15,
-	K_RECOMPUTE = 1u << 16, K_RC_LAYERS = 1u << 17, K_OFFLOAD = 1u << 18,
-	K_DISPATCHER = 1u << 19, K_EP_OVERLAP = 1u << 20, K_CUDA_GRAPH = 1u << 21,
-	K_FSDP = 1u << 22,
-	K_ALL = (1u << 23) - 1
-};
-
-/* Knobs of a job that the user pinned, as K_* bits. */
-unsigned mt_pinned_knobs(const struct mt_job *j);
+/* The knobs' bits (K_*) and mt_pinned_knobs(): job/knobs.h. */
 
 enum mt_fact_type { MT_FT_NUM, MT_FT_BOOL, MT_FT_STR, MT_FT_ENUM };
 

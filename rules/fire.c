@@ -111,29 +111,18 @@ static void set_effect(struct mt_fired *f, struct sbuf *eff, struct mt_explain *
 		f->effect = sbuf_detach(eff, NULL);
 }
 
-/* The value a pin gives a settable knob, or 0 when it is not pinned. */
+/* The value a pin gives a settable knob, or 0 when it is not pinned: the
+ * knob whose fact it is (job/knobs.def). */
 static int pin_of(const struct mt_job *j, int fact, double *v)
 {
-	const struct mt_pins *p = &j->pins;
-	int pin = MT_UNSET;
+	int k = mt_knob_by_fact(mt_facts[fact].name), pin;
 
-	switch (fact) {
-	case MT_F_CFG_CP_COMM: pin = p->cp_comm; break;
-	case MT_F_CFG_SP: pin = p->sp; break;
-	case MT_F_CFG_ETP: pin = p->etp; break;
-	case MT_F_CFG_TP_OVERLAP: pin = p->tp_overlap; break;
-	case MT_F_CFG_FUSED_CE: pin = p->fused_ce; break;
-	case MT_F_CFG_OVERLAP_GRAD: pin = p->overlap_grad; break;
-	case MT_F_CFG_OVERLAP_PARAM: pin = p->overlap_param; break;
-	case MT_F_CFG_GRAD_FP32: pin = p->grad_fp32; break;
-	case MT_F_CFG_BUCKET: pin = p->bucket; break;
-	case MT_F_CFG_DIST_OPT: pin = p->dist_opt; break;
-	case MT_F_CFG_CUDA_GRAPH: pin = p->cuda_graph; break;
-	default: break;
-	}
-	if (pin == MT_UNSET)
+	if (k < 0)
 		return 0;
-	*v = pin;
+	pin = mt_knob_pin(j, k);
+	if (pin == MT_UNSET || (mt_knobs[k].type == MT_KT_DISPATCHER && pin == MT_DISPATCH_AUTO))
+		return 0;
+	*v = mt_knobs[k].type == MT_KT_FSDP ? pin != MT_FSDP_OFF : pin;
 	return 1;
 }
 

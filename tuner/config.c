@@ -22,6 +22,8 @@ void mt_pins_init(struct mt_pins *p)
 	p->cuda_graph = MT_UNSET;
 	p->fsdp = MT_UNSET;
 	p->p2p_overlap = MT_UNSET;
+	for (int i = 0; i < MT_KNOB_EXTRA; i++)
+		p->extra[i] = MT_UNSET;
 }
 
 void mt_job_init(struct mt_job *j)
@@ -125,7 +127,7 @@ static const char *const prune_ids[MT_PRUNE_N] = {
 	"tp-heads", "tp-kv-heads", "tp-ffn", "cp-sequence", "cp-heads", "cp-attention",
 	"ep-experts", "ep-gpus", "etp-ffn", "etp-bias", "moe-sp", "sp-sequence", "offload", "pp-layers", "vpp",
 	"batch", "memory", "dominated",
-	"host-memory", "fsdp", "torch-fsdp2", "p2p-pp",
+	"host-memory", "fsdp", "torch-fsdp2", "p2p-pp", "release",
 };
 
 static const char *const prune_texts[MT_PRUNE_N] = {
@@ -151,6 +153,7 @@ static const char *const prune_texts[MT_PRUNE_N] = {
 	"Megatron-FSDP needs a data-parallel group, and no TP or CP below compute capability 10",
 	"PyTorch FSDP2 needs PP 1, EP 1 and untied embeddings",
 	"interleaving without overlapped P2P communication needs PP > 2",
+	"the target Megatron-LM or Megatron-Bridge release lacks its flags",
 };
 
 #define ETP_BIAS_CITE "Megatron-LM d98e8a6 megatron/core/transformer/transformer_config.py:2613 " \
@@ -204,6 +207,7 @@ static const char *const prune_cites[MT_PRUNE_N] = {
 	"Megatron-LM d98e8a6 megatron/training/arguments.py:1006 asserts: When interleaved "
 	"schedule is used and p2p communication overlap is disabled, pipeline-model-parallel size "
 	"should be greater than 2",
+	NULL, /* release: megatune's table of releases (job/flagtable.def) */
 };
 
 const char *mt_prune_cite(int r) { return r >= 0 && r < MT_PRUNE_N ? prune_cites[r] : NULL; }
@@ -250,6 +254,8 @@ void mt_config_settings(const struct mt_job *job, struct mt_config *cfg)
 	cfg->bucket_params = 0;
 	/* Megatron-LM overlaps the interleaved schedule's sends by default */
 	cfg->p2p_blocking = p->p2p_overlap == 0;
+	/* the settings megatune does not time, as pinned */
+	memcpy(cfg->extra, p->extra, sizeof(cfg->extra));
 }
 
 /* ---------------------------------------------------------------- checks */
@@ -325,7 +331,7 @@ const char *mt_ep_overlap_reason(const struct mt_model *m, int ep, int dispatche
 	return NULL;
 }
 
-/* Per-layer CUDA graphs capture attention (tuner/flags.c), so with the EP
+/* Per-layer CUDA graphs capture attention (job/flags.c), so with the EP
  * overlap's --delay-wgrad-compute the delayed weight gradients fall in the
  * graphs' scope, which needs Transformer Engine >= 2.12.0; megatune targets
  * 2.10.0 (the release tests/megatron/check_args.py checks against). */

@@ -37,6 +37,17 @@ enum mt_split {
 };
 
 #define MT_UNSET (-1)
+/* Knob values a target release lacks (struct mt_job release_off) */
+enum {
+	MT_ROFF_FLEX = 1u << 0,          /* the flex dispatcher (DeepEP / HybridEP) */
+	MT_ROFF_FSDP_MEGATRON = 1u << 1, /* Megatron-FSDP */
+	MT_ROFF_FSDP_TORCH = 1u << 2,    /* PyTorch FSDP2 */
+	MT_ROFF_CP_COMM = 1u << 3,       /* CP communication other than p2p */
+	MT_ROFF_CP_A2A_P2P = 1u << 4,    /* hierarchical a2a+p2p */
+};
+/* Spare slots for the settings megatune does not time (job/knobs.def's
+ * GENERIC rows): a pin and the candidate's value, MT_UNSET when not set. */
+#define MT_KNOB_EXTRA 4
 /* --recompute-layers all: every layer of each model chunk */
 #define MT_ALL_LAYERS (1 << 20)
 
@@ -55,6 +66,7 @@ struct mt_pins {
 	 * caller for the life of the job; NULL leaves the split to the search */
 	const struct mt_layout *layout;
 	int fsdp;                 /* --fsdp off|megatron|torch: enum mt_fsdp_impl */
+	int extra[MT_KNOB_EXTRA]; /* generic settings (job/knobs.def) */
 };
 
 
@@ -70,8 +82,10 @@ struct mt_job {
 	int top_k;
 	int moe_balance;          /* enum mt_moe_balance: aux (default), forced, drop */
 	double moe_capacity;      /* MT_BAL_DROP: the expert capacity factor */
-	int megatron_version;     /* release of the flags (tuner/flagtable.h): 0 the newest */
+	int megatron_version;     /* release of the flags (job/flagtable.h): 0 the newest */
 	int bridge_version;       /* release of the Bridge overrides: 0 the newest */
+	unsigned release_off;     /* MT_ROFF_* bits: values the releases cannot run, which
+				   * the search skips (job/release.h) */
 	struct mt_pins pins;
 	/* low precision and host memory (tuner/precision.h, tuner/hostmem.h) */
 	int param_gather_q;       /* weights kept and all-gathered quantised (--fp8-param-gather);
@@ -106,6 +120,7 @@ struct mt_config {
 				   * sends overlap compute, Megatron's default */
 	int fsdp;                 /* enum mt_fsdp_impl: Megatron-FSDP (optim_grads_params) or
 				   * PyTorch FSDP2 (tuner/fsdp.h) */
+	int extra[MT_KNOB_EXTRA]; /* generic settings as pinned (job/knobs.def) */
 };
 
 /* Per-GPU memory on the most loaded pipeline stage, bytes. */
@@ -163,7 +178,7 @@ struct mt_eval {
 	int feasible;             /* fits in memory */
 };
 
-/* One item of a list of settings (tuner/flags.h, and the set rules' effects):
+/* One item of a list of settings (job/flags.h, and the set rules' effects):
  * a flag ("--sequence-parallel") or key and value. */
 struct mt_kv {
 	char key[96];
@@ -210,6 +225,7 @@ enum mt_prune {
 	MT_PRUNE_FSDP,         /* Megatron-FSDP: no DP group, or TP/CP below compute capability 10 */
 	MT_PRUNE_TORCH_FSDP,   /* PyTorch FSDP2: PP, EP or tied embeddings */
 	MT_PRUNE_P2P_PP,       /* interleaving without P2P overlap needs PP > 2 */
+	MT_PRUNE_RELEASE,      /* the target Megatron-LM / Bridge release lacks it (job/release.h) */
 	MT_PRUNE_N
 };
 
@@ -253,10 +269,6 @@ const char *mt_ep_overlap_reason(const struct mt_model *m, int ep, int dispatche
  * backend of the cluster and the shared-expert overlap. */
 void mt_config_moe_settings(const struct mt_model *m, const struct mt_cluster *c,
 			    struct mt_config *cfg);
-
-/* Number of members of a strided group (stride st, size n) that share one
- * NVLink domain, given Megatron's rank order (docs/MODEL.md 3.3). */
-int mt_group_per_domain(const struct mt_cluster *c, int n, int stride);
 
 /* Check a request before searching: GPUs, batch, sequence, precision and
  * pins against the model and cluster.  Returns MT_OK, or MT_EUSAGE /

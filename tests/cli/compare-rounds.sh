@@ -299,7 +299,7 @@ grep -q "wrote $P (5 results" "$T/cal2.log" && ok "the profile takes one record 
 out=$("$MT" calibrate --backend cpu --quick --rounds 0 -o "$T/x.json" 2>&1)
 rc=$?
 case $rc:$out in
-2:*"--rounds '0': expected a whole number from 1 to 100"*) ok "--rounds 0: exit 2" ;;
+2:*"--rounds: expected a whole number from 1 to 100, got '0'"*) ok "--rounds 0: exit 2" ;;
 *) nok "--rounds 0: exit $rc: $out" ;;
 esac
 echo "$pass passed, $fail failed"

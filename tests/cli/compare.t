@@ -16,7 +16,7 @@ newer schema | 2 | 'megatune.result/2' is newer than this megatune reads | compa
 not a document | 2 | not a megatune document, nccl-tests output or nvbandwidth output | compare tests/fixtures/compare/README.md tests/fixtures/compare/README.md
 thresholds unknown metric | 2 | thresholds-unknown.txt:2: 'alltoall\*' matches no metric | compare --thresholds tests/fixtures/compare/thresholds-unknown.txt tests/fixtures/nccl-tests/h100_p5_2node16gpu_all_reduce_efa_v2.22.3-1.txt tests/fixtures/nccl-tests/h100_p5_2node16gpu_all_reduce_efa_v2.22.3-1-with-tuner.txt
 thresholds bad line | 2 | thresholds-bad.txt:1: expected 'PATTERN PCT' | compare --thresholds tests/fixtures/compare/thresholds-bad.txt tests/fixtures/compare/result-a.jsonl tests/fixtures/compare/result-b.jsonl
-bad tolerance | 2 | --tolerance 'x': expected a percentage | compare --tolerance x tests/fixtures/compare/result-a.jsonl tests/fixtures/compare/result-b.jsonl
+bad tolerance | 2 | --tolerance: expected a percentage from 0 to 1000000, got 'x' | compare --tolerance x tests/fixtures/compare/result-a.jsonl tests/fixtures/compare/result-b.jsonl
 one document | 2 | expected BASELINE and CURRENT | compare tests/fixtures/compare/result-a.jsonl
 corrupt history | 2 | history-corrupt.db: not a megatune history database | compare --history tests/fixtures/compare/history-corrupt.db tests/fixtures/compare/result-a.jsonl
 history needs --db | 2 | missing --db DB | history list
@@ -29,7 +29,7 @@ profiles H100 against H200 | 1 | improved +\+39\.73% .* memory bandwidth | compa
 nvbandwidth against itself | 0 | 88 metrics: 0 regressed, 0 improved, 88 unchanged | compare tests/fixtures/nvbandwidth/h100_8gpu_nvbandwidth_v0.8_constructed.txt tests/fixtures/nvbandwidth/h100_8gpu_nvbandwidth_v0.8_constructed.txt
 markdown to stdout | 1 | ^### megatune compare \(nccl-tests\) | compare -q --markdown - tests/fixtures/nccl-tests/h100_p5_2node16gpu_all_reduce_efa_v2.22.3-1.txt tests/fixtures/nccl-tests/h100_p5_2node16gpu_all_reduce_efa_v2.22.3-1-with-tuner.txt
 nothing in common | 2 | have no metric in common \(64 only in the baseline, 48 only in the current\) | compare tests/fixtures/nccl-tests/h100_p5_2node16gpu_all_reduce_efa_v2.22.3-1.txt tests/fixtures/nccl-tests/h200_2node2gpu_all_reduce_1nic_dranet.txt
-bad --match | 2 | --match 'rack': expected host,gpu, gpu, host or none | compare --match rack --history x.sqlite tests/fixtures/compare/result-a.jsonl
+bad --match | 2 | --match: expected host,gpu, gpu, host or none, got 'rack' | compare --match rack --history x.sqlite tests/fixtures/compare/result-a.jsonl
 a bad profile | 2 | profile-busbw-type.json: field 'collectives\[2\]\.points\[3\]\.busbw_gbps': expected a number | compare tests/fixtures/bad/profile-busbw-type.json dgx-h100
 # validations: candidates matched by name, their measured step and tokens/s per GPU
 validation pair regressed | 1 | regressed +\+25\.00% .*c1-tp2-pp1-mbs4 measured step | compare tests/fixtures/validate/validation-standin.json tests/fixtures/compare/validation-c1-slower.json

@@ -57,7 +57,7 @@ for v in nan inf -inf 1e400 0x10 infinity; do
 	expect "--mem-headroom $v" 2 "--mem-headroom: expected a percentage" \
 		advise --model l.json $JOB --mem-headroom "$v"
 done
-expect "calibrate --margin nan" 2 "--margin 'nan': expected a percentage" \
+expect "calibrate --margin nan" 2 "--margin: expected a percentage between 0 and 100, got 'nan'" \
 	calibrate --backend cpu -o c.json --margin nan
 expect "probe --timeout nan" 2 "timeout" probe gemm --backend cpu --timeout nan
 expect "probe --max-bytes inf" 2 "bytes" probe collective --backend cpu --max-bytes inf
@@ -87,7 +87,7 @@ expect "an escape sequence in a model name" 2 "esc.json: field 'name': expected 
 printf '{"schema":"megatune.model/1","name":"bad\377utf","hidden_size":4096}' >utf.json
 expect "invalid UTF-8 in a model name" 2 "utf.json: field 'name': expected text without control characters, in UTF-8, got \"bad\\\\xff" \
 	advise --model utf.json $JOB
-expect "calibrate --name with an escape sequence" 2 "--name .x\\\\x1b\\[2Jy.: expected text" \
+expect "calibrate --name with an escape sequence" 2 "--name: expected text without control characters, in UTF-8, got .x\\\\x1b\\[2Jy." \
 	calibrate --backend cpu -o c.json --name "x${ESC}[2Jy"
 printf '{"schema":"megatune.model/1","hidden_size":4096,"x\033]0;title\007":1}' >key.json
 expect "an escape sequence in an echoed key" 2 "unknown field 'x\\\\x1b\]0;title\\\\x07'" \

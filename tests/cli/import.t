@@ -7,11 +7,11 @@ no tool | 2 | give the tool \(nccl-tests or nvbandwidth\) and at least one file 
 unknown tool | 2 | expected nccl-tests or nvbandwidth, got 'ib_write_bw' | import ib_write_bw x.txt
 no file | 2 | give at least one nccl-tests output file | import nccl-tests
 options after the files | 0 | "schema": "megatune.import/1" | import nccl-tests tests/fixtures/nccl-tests/h200_2node2gpu_all_reduce_1nic_dranet.txt --json
-unknown option | 2 | unknown or incomplete option '--frobnicate' | import --frobnicate nccl-tests x.txt
+unknown option | 2 | unknown option '--frobnicate' | import --frobnicate nccl-tests x.txt
 -o without a value | 2 | option '-o' needs a value | import nccl-tests x.txt -o
 bad span | 2 | --span: expected nvlink or network, got 'pcie' | import --span pcie nccl-tests x.txt
 bad op | 2 | --op: expected all_reduce, all_gather, reduce_scatter, alltoall, sendrecv or broadcast, got 'reduce' | import --op reduce nccl-tests x.txt
-bad ranks | 2 | --ranks: expected a number of ranks of 2 or more, got 'one' | import --ranks one nccl-tests x.txt
+bad ranks | 2 | --ranks: expected a number of ranks from 2 to 16777216, got 'one' | import --ranks one nccl-tests x.txt
 json and profile both on stdout | 2 | --json and -o - would both write to standard output | import --json -o - nccl-tests x.txt
 missing file | 2 | cannot read 'nope.txt': No such file | import nccl-tests nope.txt
 a directory | 2 | cannot read 'tests/fixtures' | import nccl-tests tests/fixtures

@@ -6,18 +6,20 @@
 set -u
 cd "$(dirname "$0")/../.." || exit 2
 fail=0
-# lib -> tuner -> rules -> advisor -> validate -> reports -> cli; probes, import and the
-# profiler sit beside rules and advisor: each may include only a folder of a
-# lower layer (or its own).  compare (5) sits above them, below reports.
+# lib -> tuner -> job -> rules -> advisor -> validate -> reports -> cli; probes, import
+# and the profiler sit beside rules and advisor: each may include only a folder of a
+# lower layer (or its own).  job (2), the job as Megatron-LM, Bridge and verl spell
+# it, sits on the model (tuner) and below the rules, whose facts its knob table
+# declares; compare (6) sits above validate, below reports.
 layer() {
 	case $1 in
-	lib) echo 0 ;; tuner) echo 1 ;; rules|probes) echo 2 ;;
-	advisor|import|profiler) echo 3 ;; validate) echo 4 ;; reports) echo 6 ;; cli) echo 7 ;;
-	compare) echo 5 ;;
+	lib) echo 0 ;; tuner) echo 1 ;; job) echo 2 ;; rules|probes) echo 3 ;;
+	advisor|import|profiler) echo 4 ;; validate) echo 5 ;; reports) echo 7 ;; cli) echo 8 ;;
+	compare) echo 6 ;;
 	*) echo 9 ;;
 	esac
 }
-for f in $(git ls-files 'lib/*.[ch]' 'tuner/*.[ch]' 'rules/*.[ch]' 'advisor/*.[ch]' \
+for f in $(git ls-files 'lib/*.[ch]' 'tuner/*.[ch]' 'job/*.[ch]' 'rules/*.[ch]' 'advisor/*.[ch]' \
 	'probes/*.[ch]' 'probes/*.cu' 'import/*.[ch]' 'profiler/*.[ch]' 'validate/*.[ch]' 'reports/*.[ch]' 'cli/*.[ch]' 'compare/*.[ch]'); do
 	[ -f "$f" ] || continue
 	from=${f%%/*}
@@ -53,6 +55,81 @@ for f in cli/cmd_*.c; do
 		done
 	done
 done
+# no loop of calls between two files of a folder: when A.c calls a function
+# B.c defines, B.c calls none A.c defines (headers don't count).  One awk pass
+# over every .c file: the file-scope definitions that are not static ("int
+# mt_x(...)" or "int" then "mt_x(...)", then a line "{"), and the calls
+# "name(" outside comments, strings and characters.
+awk '
+	FNR == 1 { n = split(FILENAME, p, "/"); dir = p[1]; incom = 0; spec = ""; cand = "" }
+	{
+		s = $0
+		# comments (possibly over several lines), strings and characters out
+		out = ""
+		while (s != "") {
+			if (incom) {
+				i = index(s, "*/")
+				if (!i) { s = ""; break }
+				s = substr(s, i + 2); incom = 0
+				continue
+			}
+			gsub(/\x27([^\x27\\]|\\.)*\x27/, "\x27\x27", s)
+			gsub(/"([^"\\]|\\.)*"/, "\"\"", s)
+			i = index(s, "/*"); j = index(s, "//")
+			if (j && (!i || j < i)) { out = out substr(s, 1, j - 1); s = ""; break }
+			if (!i) { out = out s; s = ""; break }
+			out = out substr(s, 1, i - 1) " "; s = substr(s, i + 2); incom = 1
+		}
+		line = out
+		# a definition: its signature at column 0, then a line "{"
+		sig = line
+		sub(/^__attribute__\(\([^)]*\)\) */, "", sig)
+		if (sig ~ /^[A-Za-z_][A-Za-z_0-9 \t*]*[ \t*][A-Za-z_][A-Za-z_0-9]*\(/ ||
+		    (sig ~ /^[A-Za-z_][A-Za-z_0-9]*\(/ && spec != "")) {
+			st = (sig ~ /^(static|typedef|extern)[ \t]/ || spec ~ /(^|[ \t])static([ \t]|$)/)
+			nm = sig; sub(/\(.*/, "", nm); sub(/.*[ \t*]/, "", nm)
+			cand = st ? "" : nm
+			if (st) local[FILENAME, nm] = 1
+			spec = ""
+		} else if (line ~ /^[A-Za-z_][A-Za-z_0-9 \t*]*$/) {
+			spec = spec " " line	# a return type on its own line
+		} else
+			spec = ""
+		if (cand != "" && (line ~ /^\{/ || line ~ /\)[ \t]*\{/)) {
+			if (!(cand in def)) def[cand] = FILENAME
+			local[FILENAME, cand] = 1
+			cand = ""
+		}
+		if (cand != "" && line ~ /;[ \t]*$/) cand = ""	# a declaration
+		# the calls, in the order they appear
+		t = line
+		while (match(t, /[A-Za-z_][A-Za-z_0-9]*\(/)) {
+			c = substr(t, RSTART, RLENGTH - 1)
+			if (RSTART == 1 || substr(t, RSTART - 1, 1) !~ /[A-Za-z_0-9.>]/)
+				if (!((FILENAME, c) in seen)) { seen[FILENAME, c] = 1; calls[++ncalls] = FILENAME SUBSEP c }
+			t = substr(t, RSTART + RLENGTH)
+		}
+		files[FILENAME] = dir
+	}
+	END {
+		# the first function of B that A calls, for each pair of files A, B
+		for (k = 1; k <= ncalls; k++) {
+			split(calls[k], q, SUBSEP); a = q[1]; c = q[2]
+			if (!(c in def)) continue
+			b = def[c]
+			if (b == a || files[a] != files[b] || ((a, c) in local)) continue
+			if (!((a, b) in edge)) { edge[a, b] = c; order[++nedges] = a SUBSEP b }
+		}
+		for (k = 1; k <= nedges; k++) {
+			split(order[k], q, SUBSEP); a = q[1]; b = q[2]
+			if (a < b && ((b, a) in edge)) {
+				print "loop: " a " calls " edge[a, b] "() of " b " and " b " calls " edge[b, a] "() of " a
+				bad = 1
+			}
+		}
+		exit bad
+	}' lib/*.c tuner/*.c job/*.c rules/*.c advisor/*.c import/*.c profiler/*.c validate/*.c \
+	compare/*.c reports/*.c probes/*.c cli/*.c || fail=1
 # sizes: files at most 1,200 lines; a function (from a line "{" to a line "}")
 # at most 150
 for f in $(git ls-files '*.c' '*.h' '*.cu' | grep -v -e '^tests/' -e '^bench/'); do

@@ -168,7 +168,7 @@ echo '{"schema": "megatune.profile/1"}' >"$T/wrong.json"
 echo '{"schema": "megatune.advice/1", "job": {"gpus": 4}, "candidates": [' >"$T/trunc.json"
 check2 "missing advice" "cannot read .*nothere.json" --advice "$T/nothere.json" --candidate 1 --backend cpu
 check2 "candidate out of range" "--candidate 4: .* has 3 candidates" --advice "$T/adv.json" --candidate 4 --backend cpu
-check2 "candidate 0" "--candidate: expected an integer >= 1" --advice "$T/adv.json" --candidate 0
+check2 "candidate 0" "--candidate: expected an integer from 1 to 1000000, got '0'" --advice "$T/adv.json" --candidate 0
 check2 "wrong schema" "schema.*megatune.advice/1" --advice "$T/wrong.json" --candidate 1 --backend cpu
 check2 "truncated advice" "trunc.json" --advice "$T/trunc.json" --candidate 1 --backend cpu
 check2 "no --candidate" "--candidate K is required" --advice "$T/adv.json"

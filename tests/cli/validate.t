@@ -15,8 +15,8 @@ launch and proxy | 2 | give --launch or --proxy, not both | validate --advice te
 a bad backend | 2 | --backend expects cpu or gpu, got 'tpu' | validate --advice tests/fixtures/validate/advice-llama3-8b-16.json --proxy --backend tpu -o v.json
 mpirun without proxy | 2 | --mpirun goes with --proxy | validate --advice tests/fixtures/validate/advice-llama3-8b-16.json --launch true --mpirun 'srun' -o v.json
 warm-up leaves nothing | 2 | --warmup 20 leaves no iteration of --iters 20 | validate --advice tests/fixtures/validate/advice-llama3-8b-16.json --launch true --warmup 20 -o v.json
-a bad top | 2 | --top expects a whole number 1..64, got '0' | validate --advice tests/fixtures/validate/advice-llama3-8b-16.json --launch true --top 0 -o v.json
-a bad timeout | 2 | --timeout expects a number | validate --advice tests/fixtures/validate/advice-llama3-8b-16.json --launch true --timeout soon -o v.json
+a bad top | 2 | --top: expected an integer from 1 to 64, got '0' | validate --advice tests/fixtures/validate/advice-llama3-8b-16.json --launch true --top 0 -o v.json
+a bad timeout | 2 | --timeout: expected seconds from 0.001 to 10000000, got 'soon' | validate --advice tests/fixtures/validate/advice-llama3-8b-16.json --launch true --timeout soon -o v.json
 no output | 2 | missing -o FILE | validate --advice tests/fixtures/validate/advice-llama3-8b-16.json --launch true
 an unknown option | 2 | unknown option '--colour' | validate --colour
 resume of a document of another kind | 2 | field 'schema': --resume expects "megatune.validation/1" | validate --advice tests/fixtures/validate/advice-llama3-8b-16.json --launch true --resume -o tests/fixtures/validate/advice-llama3-8b-16.json
@@ -42,6 +42,6 @@ tune with advice and job flags | 2 | with --advice, the job comes from the file 
 tune sets advise's top | 2 | --top: tune sets advise's --top itself | tune --model llama3-8b --gpus 8 --seq 4096 --gbs 64 --top 3 --launch true
 tune without what to run | 2 | missing --launch TEMPLATE or --proxy | tune --model llama3-8b --gpus 8 --seq 4096 --gbs 64
 tune passes bad job flags to advise | 2 | megatune advise: error | tune --model no-such-model --gpus 8 --seq 4096 --gbs 64 --launch true --dir tune-bad
-tune with a bad per-round | 2 | --per-round expects a number >= 1, got '0' | tune --advice tests/fixtures/validate/advice-llama3-8b-16.json --launch true --per-round 0
+tune with a bad per-round | 2 | --per-round: expected an integer from 1 to 1000000, got '0' | tune --advice tests/fixtures/validate/advice-llama3-8b-16.json --launch true --per-round 0
 tune with an unknown placeholder | 2 | unknown placeholder \{gpu\} | tune --advice tests/fixtures/validate/advice-llama3-8b-16.json --launch 'run {gpu}' --dir tune-ph
 tune with a launcher that does not exist | 2 | the launcher '/no/such/launcher' does not exist | tune --advice tests/fixtures/validate/advice-llama3-8b-16.json --launch '/no/such/launcher {name}' --dir tune-nl

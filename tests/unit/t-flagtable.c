@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* Flags by release: the table (tuner/flagtable.def) is well formed, holds
+/* Flags by release: the table (job/flagtable.def) is well formed, holds
  * every Megatron-LM flag and Megatron-Bridge override megatune prints (the
- * configuration's own for every branch of tuner/flags.c, the bundled rules'
+ * configuration's own for every branch of job/flags.c, the bundled rules'
  * ARG and BRIDGE effects, the launch script's benchmark arguments), and an
  * older release gets the older spelling or a note. */
 #include <stdio.h>
@@ -13,9 +13,9 @@
 #include "../../rules/engine.h"
 #include "../../rules/ruleset.h"
 #include "../../tuner/cluster.h"
-#include "../../tuner/flags.h"
-#include "../../tuner/flagtable.h"
-#include "../../tuner/launch.h"
+#include "../../job/flags.h"
+#include "../../job/flagtable.h"
+#include "../../job/launch.h"
 
 static void rows_are_well_formed(void **state)
 {
@@ -92,7 +92,7 @@ static void assert_in_table(int kind, const struct mt_kv *kv, int n)
 		}
 		r = mt_flag_find(kind, kv[i].key);
 		if (!r)
-			fail_msg("%s%s is printed but not in tuner/flagtable.def",
+			fail_msg("%s%s is printed but not in job/flagtable.def",
 				 kind == MT_FLAG_MEGATRON ? "--" : "", kv[i].key);
 		if (!mt_flag_accepts(r, newest))
 			fail_msg("%s is not accepted by the newest release", kv[i].key);
@@ -118,7 +118,7 @@ static void rule_effects_are_in_the_table(void **state)
 				key += 2;
 			if (!mt_flag_find(o->kind == MT_OUT_ARG ? MT_FLAG_MEGATRON : MT_FLAG_BRIDGE,
 					  key))
-				fail_msg("rule %s: %s is not in tuner/flagtable.def",
+				fail_msg("rule %s: %s is not in job/flagtable.def",
 					 rs->rules[i].id, o->key);
 			seen++;
 		}
@@ -147,7 +147,7 @@ static void check_config(const struct mt_model *m, const struct mt_job *j,
 	assert_in_table(MT_FLAG_BRIDGE, kv, mt_candidate_bridge(m, j, c, NULL, kv));
 }
 
-/* Every branch of tuner/flags.c: splits, CP kinds, experts and dispatchers,
+/* Every branch of job/flags.c: splits, CP kinds, experts and dispatchers,
  * precision, recompute, offload, overlap, buckets, gradient reduction. */
 static void every_branch_is_in_the_table(void **state)
 {

@@ -9,8 +9,8 @@
 #include "../../lib/jsonr.h"
 #include "../../reports/advice.h"
 #include "../../rules/engine.h"
-#include "../../tuner/flags.h"
-#include "../../tuner/launch.h"
+#include "../../job/flags.h"
+#include "../../job/launch.h"
 
 static struct mt_cluster *h100;
 static struct mt_model model;

@@ -31,6 +31,25 @@ static void test_parse_num(void **state)
 	assert_int_equal(mt_parse_num_range("nan", 0, 90, &v), -1);
 }
 
+static void test_parse_int(void **state)
+{
+	static const char *const bad[] = { "", "0x10", "010x", "1.0", "1e3", "+5", " 5", "5 ",
+					   "nan", "--1", "-", "9223372036854775808", "12abc", NULL };
+	long long v = 0;
+	int i;
+
+	(void)state;
+	for (i = 0; bad[i]; i++)
+		if (mt_parse_int(bad[i], -100, 1LL << 62, &v) == 0)
+			fail_msg("'%s' was accepted as %lld", bad[i], v);
+	assert_int_equal(mt_parse_int("010", 0, 100, &v), 0); /* decimal, not octal */
+	assert_true(v == 10);
+	assert_int_equal(mt_parse_int("-7", -100, 100, &v), 0);
+	assert_true(v == -7);
+	assert_int_equal(mt_parse_int("101", 0, 100, &v), -1);
+	assert_int_equal(mt_parse_int("0", 1, 100, &v), -1);
+}
+
 static void test_term_clean(void **state)
 {
 	char buf[64];
@@ -99,6 +118,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_num),
+		cmocka_unit_test(test_parse_int),
 		cmocka_unit_test(test_term_clean),
 		cmocka_unit_test(test_json_out_utf8),
 		cmocka_unit_test(test_json_checks),

@@ -11,8 +11,8 @@
 #define MT_FLAGS_H
 
 #include "../lib/sbuf.h"
-#include "config.h"
-#include "model.h"
+#include "../tuner/config.h"
+#include "../tuner/model.h"
 
 /* struct mt_kv (tuner/config.h): one item of a list. */
 #define MT_FLAGS_MAX 128

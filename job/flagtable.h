@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* flagtable: the upstream releases that accept each Megatron-LM flag and
  * Megatron-Bridge override path megatune prints (the data, with its sources,
- * is tuner/flagtable.def), and the rewriting of a list for a chosen release.
+ * is job/flagtable.def), and the rewriting of a list for a chosen release.
  *
  * A release is named by its index among the releases of its kind, oldest
  * first; mt_release_resolve turns the job's setting (0: the newest) into one.
@@ -10,7 +10,7 @@
 #ifndef MT_FLAGTABLE_H
 #define MT_FLAGTABLE_H
 
-#include "config.h"
+#include "../tuner/config.h"
 
 enum mt_flag_kind { MT_FLAG_MEGATRON, MT_FLAG_BRIDGE };
 

@@ -5,10 +5,16 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cluster.h"
-#include "hostmem.h"
-#include "precision.h"
-#include "layout.h"
+#include "../lib/shell.h"
+#include "knobs.h"
+#include "../tuner/cluster.h"
+#include "../tuner/hostmem.h"
+#include "../tuner/precision.h"
+#include "../tuner/layout.h"
+
+/* A knob's Megatron-LM flag and Bridge path, as the knob table declares them */
+#define KF(id) mt_knob_flag(MT_KNOB_##id, (char[96]){ 0 }, 96)
+#define KB(id) (mt_knobs[MT_KNOB_##id].bridge)
 
 static int add(struct mt_kv *o, int n, const char *k, const char *fmt, long long v)
 {
@@ -127,11 +133,11 @@ static int dispatch_args(const struct mt_job *j, const struct mt_config *c, stru
 {
 	int d = dispatcher_of(j, c);
 
-	n = adds(o, n, "moe-token-dispatcher-type", mt_dispatcher_name(d));
+	n = adds(o, n, KF(DISPATCHER), mt_dispatcher_name(d));
 	if (d == MT_DISPATCH_FLEX)
 		n = adds(o, n, "moe-flex-dispatcher-backend", mt_flex_backend_name(c->flex_backend));
 	if (c->ep_overlap) {
-		n = add(o, n, "overlap-moe-expert-parallel-comm", NULL, 0);
+		n = add(o, n, KF(EP_OVERLAP), NULL, 0);
 		n = add(o, n, "delay-wgrad-compute", NULL, 0);
 	} else if (c->shared_overlap) {
 		n = add(o, n, "moe-shared-expert-overlap", NULL, 0);
@@ -149,11 +155,11 @@ static int dispatch_overrides(const struct mt_job *j, const struct mt_config *c,
 {
 	int d = dispatcher_of(j, c);
 
-	n = adds(o, n, "model.moe_token_dispatcher_type", mt_dispatcher_name(d));
+	n = adds(o, n, KB(DISPATCHER), mt_dispatcher_name(d));
 	if (d == MT_DISPATCH_FLEX)
 		n = adds(o, n, "model.moe_flex_dispatcher_backend", mt_flex_backend_name(c->flex_backend));
 	if (c->ep_overlap) {
-		n = adds(o, n, "comm_overlap.overlap_moe_expert_parallel_comm", "true");
+		n = adds(o, n, KB(EP_OVERLAP), "true");
 		n = adds(o, n, "comm_overlap.delay_wgrad_compute", "true");
 	} else if (c->shared_overlap) {
 		n = adds(o, n, "model.moe_shared_expert_overlap", "true");
@@ -261,13 +267,13 @@ int mt_megatron_args(const struct mt_model *m, const struct mt_job *j, const str
 	int n = 0;
 
 	n = model_args(m, j, o, n);
-	n = add(o, n, "tensor-model-parallel-size", "%lld", c->tp);
-	n = add(o, n, "pipeline-model-parallel-size", "%lld", c->pp);
+	n = add(o, n, KF(TP), "%lld", c->tp);
+	n = add(o, n, KF(PP), "%lld", c->pp);
 	/* a layout gives VPP itself: validate_args allows no more than one of
 	 * it and the virtual-stage flags (arguments.py @ d98e8a64dd, lines
 	 * 929-949) */
 	if (c->vpp > 1 && c->split != MT_SPLIT_LAYOUT)
-		n = add(o, n, "num-virtual-stages-per-pipeline-rank", "%lld", c->vpp);
+		n = add(o, n, KF(VPP), "%lld", c->vpp);
 	if (c->split == MT_SPLIT_LAYOUT) {
 		char lay[sizeof(o->val)];
 
@@ -282,9 +288,9 @@ int mt_megatron_args(const struct mt_model *m, const struct mt_job *j, const str
 		n = add(o, n, "decoder-first-pipeline-num-layers", "%lld", c->first_layers);
 		n = add(o, n, "decoder-last-pipeline-num-layers", "%lld", c->last_layers);
 	}
-	n = add(o, n, "context-parallel-size", "%lld", c->cp);
+	n = add(o, n, KF(CP), "%lld", c->cp);
 	if (c->cp > 1) {
-		n = adds(o, n, "cp-comm-type", mt_cp_comm_name(c->cp_comm));
+		n = adds(o, n, KF(CP_COMM), mt_cp_comm_name(c->cp_comm));
 		if (c->cp_comm == MT_CP_A2A_P2P && c->cp_a2a > 0) {
 			char v[64];
 			snprintf(v, sizeof(v), "%d %d", c->cp_a2a, c->cp / c->cp_a2a);
@@ -292,13 +298,13 @@ int mt_megatron_args(const struct mt_model *m, const struct mt_job *j, const str
 		}
 	}
 	if (m->experts) {
-		n = add(o, n, "expert-model-parallel-size", "%lld", c->ep);
-		n = add(o, n, "expert-tensor-parallel-size", "%lld", c->etp);
+		n = add(o, n, KF(EP), "%lld", c->ep);
+		n = add(o, n, KF(ETP), "%lld", c->etp);
 		n = dispatch_args(j, c, o, n);
 	}
 	if (c->sp)
-		n = add(o, n, "sequence-parallel", NULL, 0);
-	n = add(o, n, "micro-batch-size", "%lld", c->mbs);
+		n = add(o, n, KF(SP), NULL, 0);
+	n = add(o, n, KF(MBS), "%lld", c->mbs);
 	n = add(o, n, "global-batch-size", "%lld", j->gbs);
 	n = add(o, n, "bf16", NULL, 0);
 	if (j->precision == MT_PREC_FP8) {
@@ -326,7 +332,7 @@ int mt_megatron_args(const struct mt_model *m, const struct mt_job *j, const str
 		/* Megatron-FSDP: validate_args requires the fsdp_dtensor checkpoint
 		 * format and keeps the distributed optimizer (v1) on
 		 * (arguments.py @ d98e8a64dd, lines 1118-1168) */
-		n = add(o, n, "use-megatron-fsdp", NULL, 0);
+		n = add(o, n, KF(FSDP), NULL, 0);
 		n = adds(o, n, "data-parallel-sharding-strategy", "optim_grads_params");
 		n = adds(o, n, "ckpt-format", "fsdp_dtensor");
 	} else if (c->fsdp == MT_FSDP_TORCH) {
@@ -338,28 +344,28 @@ int mt_megatron_args(const struct mt_model *m, const struct mt_job *j, const str
 		n = adds(o, n, "ckpt-format", "torch_dist");
 	}
 	if (c->dist_opt) {
-		n = add(o, n, "use-distributed-optimizer", NULL, 0);
+		n = add(o, n, KF(DIST_OPT), NULL, 0);
 		/* arguments.py @ d98e8a64dd, lines 1025-1028: only with the
 		 * distributed optimizer and the reduction overlap */
 		if (c->overlap_param && c->overlap_grad)
-			n = add(o, n, "overlap-param-gather", NULL, 0);
+			n = add(o, n, KF(OVERLAP_PARAM), NULL, 0);
 	}
 	if (c->overlap_grad)
-		n = add(o, n, "overlap-grad-reduce", NULL, 0);
+		n = add(o, n, KF(OVERLAP_GRAD), NULL, 0);
 	if (c->bucket_params > 0)
-		n = add(o, n, "ddp-bucket-size", "%lld", c->bucket_params);
+		n = add(o, n, KF(BUCKET), "%lld", c->bucket_params);
 	if (!c->grad_fp32)
-		n = add(o, n, "grad-reduce-in-bf16", NULL, 0);
+		n = add(o, n, KF(GRAD_FP32), NULL, 0);
 	if (c->tp_overlap && c->sp)
-		n = add(o, n, "tp-comm-overlap", NULL, 0);
+		n = add(o, n, KF(TP_OVERLAP), NULL, 0);
 	if (mt_p2p_blocks(c))
 		n = add(o, n, "no-overlap-p2p-communication", NULL, 0);
 	if (c->recompute == MT_RC_SELECTIVE) {
-		n = adds(o, n, "recompute-granularity", "selective");
+		n = adds(o, n, KF(RECOMPUTE), "selective");
 	} else if (c->recompute == MT_RC_FULL) {
-		n = adds(o, n, "recompute-granularity", "full");
+		n = adds(o, n, KF(RECOMPUTE), "full");
 		n = adds(o, n, "recompute-method", "block");
-		n = add(o, n, "recompute-num-layers", "%lld", c->recompute_layers);
+		n = add(o, n, KF(RC_LAYERS), "%lld", c->recompute_layers);
 	}
 	/* No --cpu-offloading: TransformerConfig's cpu_offloading and
 	 * cpu_offloading_activations/_weights are excluded from the command
@@ -368,7 +374,7 @@ int mt_megatron_args(const struct mt_model *m, const struct mt_job *j, const str
 	 * 1950-1951 and 2320-2322; activations are offloaded by default,
 	 * megatron/core/model_parallel_config.py line 471). */
 	if (c->offload_layers > 0)
-		n = add(o, n, "cpu-offloading-num-layers", "%lld", c->offload_layers);
+		n = add(o, n, KF(OFFLOAD), "%lld", c->offload_layers);
 	if (j->offload_modules) {
 		char v[160];
 
@@ -378,13 +384,13 @@ int mt_megatron_args(const struct mt_model *m, const struct mt_job *j, const str
 	if (c->cuda_graph) {
 		char mods[64];
 
-		n = adds(o, n, "cuda-graph-impl", "transformer_engine");
+		n = adds(o, n, KF(CUDA_GRAPH), "transformer_engine");
 		n = adds(o, n, "cuda-graph-modules", graph_modules(m, mods, sizeof(mods), ' '));
 	}
 	if (c->fused_ce)
-		n = add(o, n, "cross-entropy-loss-fusion", NULL, 0);
+		n = add(o, n, KF(FUSED_CE), NULL, 0);
 	n = adds(o, n, "attention-backend", j->attn_impl == MT_ATTN_FLASH ? "fused" : "unfused");
-	return n;
+	return mt_knobs_megatron_generic(c, o, n, MT_FLAGS_MAX);
 }
 
 /* Bridge's named precision recipes (Megatron-Bridge
@@ -416,7 +422,7 @@ static int bucket_override(struct mt_kv *o, int n, const struct mt_config *c)
 {
 	char text[192];
 
-	n = add(o, n, "ddp.bucket_size", "%lld", c->bucket_params);
+	n = add(o, n, KB(BUCKET), "%lld", c->bucket_params);
 	if (c->dp < 2)
 		return n;
 	snprintf(text, sizeof(text), "ddp.bucket_size: a recipe with a CommOverlapConfig sets "
@@ -479,12 +485,12 @@ int mt_bridge_overrides(const struct mt_model *m, const struct mt_job *j,
 {
 	int n = 0;
 
-	n = add(o, n, "model.tensor_model_parallel_size", "%lld", c->tp);
-	n = add(o, n, "model.pipeline_model_parallel_size", "%lld", c->pp);
+	n = add(o, n, KB(TP), "%lld", c->tp);
+	n = add(o, n, KB(PP), "%lld", c->pp);
 	if (c->vpp > 1)
-		n = add(o, n, "model.virtual_pipeline_model_parallel_size", "%lld", c->vpp);
+		n = add(o, n, KB(VPP), "%lld", c->vpp);
 	else
-		n = adds(o, n, "model.virtual_pipeline_model_parallel_size", "null");
+		n = adds(o, n, KB(VPP), "null");
 	if (c->split == MT_SPLIT_ACCOUNT) {
 		n = adds(o, n, "model.account_for_embedding_in_pipeline_split", "true");
 		n = adds(o, n, "model.account_for_loss_in_pipeline_split", "true");
@@ -502,9 +508,9 @@ int mt_bridge_overrides(const struct mt_model *m, const struct mt_job *j,
 		n = add(o, n, "model.num_layers_in_first_pipeline_stage", "%lld", c->first_layers);
 		n = add(o, n, "model.num_layers_in_last_pipeline_stage", "%lld", c->last_layers);
 	}
-	n = add(o, n, "model.context_parallel_size", "%lld", c->cp);
+	n = add(o, n, KB(CP), "%lld", c->cp);
 	if (c->cp > 1) {
-		n = adds(o, n, "model.cp_comm_type", mt_cp_comm_name(c->cp_comm));
+		n = adds(o, n, KB(CP_COMM), mt_cp_comm_name(c->cp_comm));
 		if (c->cp_comm == MT_CP_A2A_P2P && c->cp_a2a > 0) {
 			char v[64];
 			snprintf(v, sizeof(v), "[%d,%d]", c->cp_a2a, c->cp / c->cp_a2a);
@@ -512,18 +518,18 @@ int mt_bridge_overrides(const struct mt_model *m, const struct mt_job *j,
 		}
 	}
 	if (m->experts) {
-		n = add(o, n, "model.expert_model_parallel_size", "%lld", c->ep);
-		n = add(o, n, "model.expert_tensor_parallel_size", "%lld", c->etp);
+		n = add(o, n, KB(EP), "%lld", c->ep);
+		n = add(o, n, KB(ETP), "%lld", c->etp);
 	}
 	if (m->experts)
 		n = dispatch_overrides(j, c, o, n);
-	n = adds(o, n, "model.sequence_parallel", c->sp ? "true" : "false");
-	n = add(o, n, "train.micro_batch_size", "%lld", c->mbs);
+	n = adds(o, n, KB(SP), c->sp ? "true" : "false");
+	n = add(o, n, KB(MBS), "%lld", c->mbs);
 	n = add(o, n, "train.global_batch_size", "%lld", j->gbs);
 	n = add(o, n, "model.seq_length", "%lld", j->seq);
 	n = add(o, n, "dataset.seq_length", "%lld", j->seq);
 	n = adds(o, n, "mixed_precision", precision_recipe(j));
-	n = adds(o, n, "ddp.use_distributed_optimizer", c->dist_opt ? "true" : "false");
+	n = adds(o, n, KB(DIST_OPT), c->dist_opt ? "true" : "false");
 	n = adds(o, n, "optimizer.use_distributed_optimizer", c->dist_opt ? "true" : "false");
 	if (j->opt_offload > 0) { /* OptimizerConfig fields (optimizer_config.py @ d98e8a64dd) */
 		char fr[32];
@@ -537,7 +543,7 @@ int mt_bridge_overrides(const struct mt_model *m, const struct mt_job *j,
 		/* Bridge's ConfigContainer.validate() applies the rest of what
 		 * Megatron-FSDP needs (src/megatron/bridge/training/config.py @
 		 * 067f987df0, lines 1065-1125) */
-		n = adds(o, n, "ddp.use_megatron_fsdp", "true");
+		n = adds(o, n, KB(FSDP), "true");
 		n = adds(o, n, "dist.use_megatron_fsdp", "true");
 		n = adds(o, n, "ddp.data_parallel_sharding_strategy", "optim_grads_params");
 		n = adds(o, n, "checkpoint.ckpt_format", "fsdp_dtensor");
@@ -549,31 +555,31 @@ int mt_bridge_overrides(const struct mt_model *m, const struct mt_job *j,
 		n = adds(o, n, "model.gradient_accumulation_fusion", "false");
 		n = adds(o, n, "checkpoint.ckpt_format", "torch_dist");
 	}
-	n = adds(o, n, "ddp.overlap_grad_reduce", c->overlap_grad ? "true" : "false");
-	n = adds(o, n, "ddp.overlap_param_gather",
+	n = adds(o, n, KB(OVERLAP_GRAD), c->overlap_grad ? "true" : "false");
+	n = adds(o, n, KB(OVERLAP_PARAM),
 		 c->dist_opt && c->overlap_param && c->overlap_grad ? "true" : "false");
 	if (c->bucket_params > 0)
 		n = bucket_override(o, n, c);
 	if (!c->grad_fp32)
 		n = grad_reduce_note(o, n, j);
 	if (c->tp_overlap && c->sp)
-		n = adds(o, n, "comm_overlap.tp_comm_overlap", "true");
+		n = adds(o, n, KB(TP_OVERLAP), "true");
 	else if (c->sp && c->tp > 1 && j->precision == MT_PREC_NVFP4)
 		/* recipes that turn the overlap on would keep it (docs/MODEL.md 5.1) */
-		n = adds(o, n, "comm_overlap.tp_comm_overlap", "false");
+		n = adds(o, n, KB(TP_OVERLAP), "false");
 	/* Bridge turns the overlap on and batching off with VPP (comm_overlap.py
 	 * @ 067f987df0:454-457); Megatron-LM's --no-overlap-p2p-communication
 	 * batches the sends (argument_utils.py:307 @ d98e8a6): both, as it runs */
 	if (mt_p2p_blocks(c)) {
-		n = adds(o, n, "comm_overlap.overlap_p2p_comm", "false");
+		n = adds(o, n, KB(P2P_OVERLAP), "false");
 		n = adds(o, n, "comm_overlap.batch_p2p_comm", "true");
 	}
 	if (c->recompute == MT_RC_SELECTIVE) {
-		n = adds(o, n, "model.recompute_granularity", "selective");
+		n = adds(o, n, KB(RECOMPUTE), "selective");
 	} else if (c->recompute == MT_RC_FULL) {
-		n = adds(o, n, "model.recompute_granularity", "full");
+		n = adds(o, n, KB(RECOMPUTE), "full");
 		n = adds(o, n, "model.recompute_method", "block");
-		n = add(o, n, "model.recompute_num_layers", "%lld", c->recompute_layers);
+		n = add(o, n, KB(RC_LAYERS), "%lld", c->recompute_layers);
 		/* Megatron-LM d98e8a6 megatron/core/transformer/transformer_config.py
 		 * 2854-2858: with CUDA graphs, only full-iteration graphs allow it */
 		n = note(o, n, "model.recompute_granularity",
@@ -583,9 +589,9 @@ int mt_bridge_overrides(const struct mt_model *m, const struct mt_job *j,
 	}
 	if (c->offload_layers > 0) {
 		n = adds(o, n, "model.cpu_offloading", "true");
-		n = add(o, n, "model.cpu_offloading_num_layers", "%lld", c->offload_layers);
+		n = add(o, n, KB(OFFLOAD), "%lld", c->offload_layers);
 	}
-	n = adds(o, n, "model.cross_entropy_loss_fusion", c->fused_ce ? "true" : "false");
+	n = adds(o, n, KB(FUSED_CE), c->fused_ce ? "true" : "false");
 	if (j->offload_modules) {
 		char l[160], v[170];
 
@@ -596,7 +602,7 @@ int mt_bridge_overrides(const struct mt_model *m, const struct mt_job *j,
 	if (c->cuda_graph) {
 		char mods[64], v[72];
 
-		n = adds(o, n, "model.cuda_graph_impl", "transformer_engine");
+		n = adds(o, n, KB(CUDA_GRAPH), "transformer_engine");
 		snprintf(v, sizeof(v), "[%s]", graph_modules(m, mods, sizeof(mods), ','));
 		/* a recipe's own scope would clash with the modules (Megatron-LM
 		 * d98e8a6 transformer_config.py: cuda_graph_scope and
@@ -606,6 +612,7 @@ int mt_bridge_overrides(const struct mt_model *m, const struct mt_job *j,
 	}
 	n = adds(o, n, "model.attention_backend",
 		 j->attn_impl == MT_ATTN_FLASH ? ATTN_TARGET("fused") : ATTN_TARGET("unfused"));
+	n = mt_knobs_bridge_generic(c, o, n, MT_FLAGS_MAX);
 	return mt_bridge_notes(o, n);
 }
 
@@ -634,25 +641,12 @@ int mt_kv_is_note(const struct mt_kv *kv)
 
 #define SHELL_SPECIAL "{},$*?[]'\"\\;&|<>()`!~"
 
-/* s in single quotes, a quote inside written '\'' (a value from a rule file
- * or a name from an input file may hold one). */
-static void squote(struct sbuf *sb, const char *s)
-{
-	sbuf_addc(sb, '\'');
-	for (; *s; s++)
-		if (*s == '\'')
-			sbuf_adds(sb, "'\\''");
-		else
-			sbuf_addc(sb, *s);
-	sbuf_addc(sb, '\'');
-}
-
 /* A word the shell would expand or split (a brace list, a comma inside one,
  * a space) goes in single quotes. */
 void mt_shell_word(struct sbuf *sb, const char *s)
 {
 	if (s[strcspn(s, " " SHELL_SPECIAL)])
-		squote(sb, s);
+		mt_shell_squote(sb, s);
 	else
 		sbuf_adds(sb, s);
 }
@@ -679,7 +673,7 @@ void mt_kv_render(struct sbuf *sb, const struct mt_kv *kv, int n, int style, con
 			 * else the shell reads ("([0]*3+[1]*58)") is quoted */
 			if (kv[i].val[strcspn(kv[i].val, SHELL_SPECIAL)]) {
 				sbuf_addc(sb, ' ');
-				squote(sb, kv[i].val);
+				mt_shell_squote(sb, kv[i].val);
 			} else
 				sbuf_addf(sb, " %s", kv[i].val);
 		} else {

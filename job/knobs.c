@@ -1,0 +1,268 @@
+/* SPDX-License-Identifier: MIT */
+/* knobs: the table (knobs.def) and the walks every reader and writer share. */
+#include "knobs.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "../lib/num.h"
+#include "../tuner/dispatch.h"
+
+#define DERIVED MT_KNOB_DERIVED
+#define PIN(f) offsetof(struct mt_job, f)
+#define CFG(f) (long)offsetof(struct mt_config, f), 0
+#define CFG64(f) (long)offsetof(struct mt_config, f), 1
+#define NOCFG -1L, 0
+#define FACT(id, name, type, stage, kbit, unit, desc) name, kbit
+#define NOFACT NULL, 0u
+#define PINS MT_KG_PINS
+#define SETTINGS MT_KG_SETTINGS
+#define GENERIC MT_KG_GENERIC
+
+const struct mt_knob mt_knobs[MT_KNOB_N] = {
+#define KNOB(id, cli, meta, type, lo, hi, dflt, pin, cfg, fact, json, mlm, bridge, verl, group, \
+	     help) \
+	{ cli, meta, MT_KT_##type, lo, hi, dflt, pin, cfg, fact, json, mlm, bridge, verl, group, help },
+#include "knobs.def"
+#undef KNOB
+};
+
+/* every slot a GENERIC row uses exists */
+#define KNOB(id, cli, meta, type, lo, hi, dflt, pin, cfg, ...) \
+	_Static_assert(pin < sizeof(struct mt_job), "knobs.def: " #id ": the pin is outside the job");
+#include "knobs.def"
+#undef KNOB
+
+int mt_knob_by_cli(const char *cli)
+{
+	int k;
+
+	for (k = 0; k < MT_KNOB_N; k++)
+		if (!strcmp(mt_knobs[k].cli, cli))
+			return k;
+	return -1;
+}
+
+int mt_knob_by_fact(const char *fact)
+{
+	int k;
+
+	for (k = 0; k < MT_KNOB_N; k++)
+		if (mt_knobs[k].fact && !strcmp(mt_knobs[k].fact, fact))
+			return k;
+	return -1;
+}
+
+int mt_knob_pin(const struct mt_job *j, int k)
+{
+	int v;
+
+	memcpy(&v, (const char *)j + mt_knobs[k].pin, sizeof(v));
+	return v;
+}
+
+void mt_knob_set_pin(struct mt_job *j, int k, int v)
+{
+	memcpy((char *)j + mt_knobs[k].pin, &v, sizeof(v));
+}
+
+long long mt_knob_cfg(const struct mt_config *c, int k)
+{
+	const struct mt_knob *kn = &mt_knobs[k];
+	int64_t v64;
+	int v;
+
+	if (kn->cfg < 0)
+		return MT_UNSET;
+	if (kn->cfg64) {
+		memcpy(&v64, (const char *)c + kn->cfg, sizeof(v64));
+		return v64;
+	}
+	memcpy(&v, (const char *)c + kn->cfg, sizeof(v));
+	return v;
+}
+
+void mt_knob_set_cfg(struct mt_config *c, int k, long long v)
+{
+	const struct mt_knob *kn = &mt_knobs[k];
+	int64_t v64 = v;
+	int v32 = (int)v;
+
+	if (kn->cfg < 0)
+		return;
+	if (kn->cfg64)
+		memcpy((char *)c + kn->cfg, &v64, sizeof(v64));
+	else
+		memcpy((char *)c + kn->cfg, &v32, sizeof(v32));
+}
+
+int mt_knob_parse(int k, const char *s, int *out, char *want, size_t cap)
+{
+	const struct mt_knob *kn = &mt_knobs[k];
+	long long v;
+	int x = -1;
+
+	switch (kn->type) {
+	case MT_KT_INT:
+	case MT_KT_LAYERS:
+		if (kn->type == MT_KT_LAYERS && !strcmp(s, "all")) {
+			*out = MT_ALL_LAYERS;
+			return 0;
+		}
+		if (kn->lo == 1 && kn->hi == 1 << 24)
+			snprintf(want, cap, "a positive integer%s",
+				 kn->type == MT_KT_LAYERS ? " or all" : "");
+		else
+			snprintf(want, cap, "an integer from %lld to %lld%s", kn->lo, kn->hi,
+				 kn->type == MT_KT_LAYERS ? " or all" : "");
+		if (mt_parse_int(s, kn->lo, kn->hi, &v))
+			return -1;
+		*out = (int)v;
+		return 0;
+	case MT_KT_ONOFF:
+		snprintf(want, cap, "on or off");
+		x = mt_parse_onoff(s);
+		break;
+	case MT_KT_RECOMPUTE:
+		snprintf(want, cap, "none, selective or full");
+		x = mt_recompute_parse(s);
+		break;
+	case MT_KT_CP_COMM:
+		snprintf(want, cap, "p2p, all_gather, a2a or a2a+p2p");
+		x = mt_cp_comm_parse(s);
+		break;
+	case MT_KT_FSDP:
+		snprintf(want, cap, "on, off, megatron or torch");
+		if ((x = mt_fsdp_impl_parse(s)) < 0 && (x = mt_parse_onoff(s)) >= 0)
+			x = x ? MT_FSDP_MEGATRON : MT_FSDP_OFF;
+		break;
+	case MT_KT_GRAD_DTYPE:
+		snprintf(want, cap, "fp32 or bf16");
+		x = !strcmp(s, "fp32") ? 1 : !strcmp(s, "bf16") ? 0 : -1;
+		break;
+	case MT_KT_DISPATCHER:
+		snprintf(want, cap, "alltoall, allgather, flex or auto");
+		x = mt_dispatcher_parse(s);
+		if (x < MT_DISPATCH_AUTO)
+			return -1;
+		*out = x;
+		return 0;
+	}
+	if (x < 0)
+		return -1;
+	*out = x;
+	return 0;
+}
+
+const char *mt_knob_format(int k, long long v, char *buf, size_t cap)
+{
+	switch (mt_knobs[k].type) {
+	case MT_KT_ONOFF:
+		return v ? "on" : "off";
+	case MT_KT_RECOMPUTE:
+		return mt_recompute_name((int)v);
+	case MT_KT_CP_COMM:
+		return mt_cp_comm_name((int)v);
+	case MT_KT_FSDP:
+		return mt_fsdp_impl_name((int)v);
+	case MT_KT_GRAD_DTYPE:
+		return v ? "fp32" : "bf16";
+	case MT_KT_DISPATCHER:
+		return mt_dispatcher_name((int)v);
+	case MT_KT_LAYERS:
+		if (v == MT_ALL_LAYERS)
+			return "all";
+		/* fall through */
+	default:
+		snprintf(buf, cap, "%lld", v);
+		return buf;
+	}
+}
+
+unsigned mt_pinned_knobs(const struct mt_job *j)
+{
+	unsigned bits = 0;
+	int k;
+
+	for (k = 0; k < MT_KNOB_N; k++) {
+		int v = mt_knob_pin(j, k);
+
+		/* the dispatcher's unpinned value is auto */
+		if (mt_knobs[k].type == MT_KT_DISPATCHER ? v != MT_DISPATCH_AUTO : v != MT_UNSET)
+			bits |= mt_knobs[k].kbit;
+	}
+	return bits;
+}
+
+void mt_knobs_estimate_config(const struct mt_job *job, struct mt_config *cfg)
+{
+	int k;
+
+	mt_config_settings(job, cfg);
+	for (k = 0; k < MT_KNOB_N; k++) {
+		const struct mt_knob *kn = &mt_knobs[k];
+		int pin = mt_knob_pin(job, k);
+
+		if (kn->cfg < 0 || kn->type == MT_KT_DISPATCHER)
+			continue;
+		if (pin != MT_UNSET && !(kn->type == MT_KT_FSDP && pin == MT_FSDP_OFF))
+			mt_knob_set_cfg(cfg, k, pin);
+		else if (kn->dflt != MT_UNSET && kn->dflt != MT_KNOB_DERIVED)
+			mt_knob_set_cfg(cfg, k, kn->dflt);
+	}
+	/* what follows from the others: VPP from a pinned layout, SP with TP */
+	if (job->pins.vpp == MT_UNSET)
+		cfg->vpp = mt_pins_vpp(&job->pins) != MT_UNSET ? mt_pins_vpp(&job->pins) : 1;
+	if (job->pins.sp == MT_UNSET)
+		cfg->sp = cfg->tp > 1;
+}
+
+const char *mt_knob_flag(int k, char *buf, size_t cap)
+{
+	size_t i;
+
+	snprintf(buf, cap, "%s", mt_knobs[k].megatron);
+	for (i = 0; buf[i]; i++)
+		if (buf[i] == '_')
+			buf[i] = '-';
+	return buf;
+}
+
+/* The GENERIC knobs that are set, as key and value. */
+static int generic(const struct mt_config *c, struct mt_kv *o, int n, int cap, int bridge)
+{
+	int k;
+
+	for (k = 0; k < MT_KNOB_N && n < cap; k++) {
+		const struct mt_knob *kn = &mt_knobs[k];
+		long long v = mt_knob_cfg(c, k);
+		char buf[32];
+
+		if (kn->group != MT_KG_GENERIC || v == MT_UNSET || !*(bridge ? kn->bridge : kn->megatron))
+			continue;
+		if (!bridge && kn->type == MT_KT_ONOFF && !v)
+			continue; /* Megatron-LM's store_true flags: off is the flag left out */
+		if (bridge)
+			snprintf(o[n].key, sizeof(o[n].key), "%s", kn->bridge);
+		else
+			mt_knob_flag(k, o[n].key, sizeof(o[n].key));
+		if (kn->type == MT_KT_ONOFF)
+			snprintf(o[n].val, sizeof(o[n].val), "%s", bridge ? (v ? "true" : "false") : "");
+		else if (kn->type == MT_KT_INT || kn->type == MT_KT_LAYERS)
+			snprintf(o[n].val, sizeof(o[n].val), "%lld", v);
+		else
+			snprintf(o[n].val, sizeof(o[n].val), "%s", mt_knob_format(k, v, buf, sizeof(buf)));
+		n++;
+	}
+	return n;
+}
+
+int mt_knobs_megatron_generic(const struct mt_config *c, struct mt_kv *o, int n, int cap)
+{
+	return generic(c, o, n, cap, 0);
+}
+
+int mt_knobs_bridge_generic(const struct mt_config *c, struct mt_kv *o, int n, int cap)
+{
+	return generic(c, o, n, cap, 1);
+}

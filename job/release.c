@@ -1,0 +1,166 @@
+/* SPDX-License-Identifier: MIT */
+/* release: what a job's target releases can run (release.h). */
+#include "release.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "../tuner/dispatch.h"
+#include "flagtable.h"
+
+/* The releases of a job, resolved. */
+struct rel {
+	int mlm, bridge;
+};
+
+/* 0 when release `r` of `kind` accepts `name` (itself or its older
+ * spelling; a name not in the table is accepted), else the row. */
+static const struct mt_flag_row *lacks(int kind, int r, const char *name)
+{
+	const struct mt_flag_row *row = mt_flag_find(kind, name), *old;
+
+	if (!row || mt_flag_accepts(row, r))
+		return NULL;
+	if (row->older[0] && (old = mt_flag_find(kind, row->older)) && mt_flag_accepts(old, r))
+		return NULL;
+	return row;
+}
+
+/* The first of the Megatron-LM flags and Bridge paths (NULL-terminated
+ * lists) that the releases lack, described in msg; 0 when they run all. */
+static int missing(const struct rel *rl, const char *const *mlm, const char *const *bridge,
+		   char *msg, size_t cap)
+{
+	const struct mt_flag_row *row;
+	int i;
+
+	for (i = 0; mlm && mlm[i]; i++)
+		if ((row = lacks(MT_FLAG_MEGATRON, rl->mlm, mlm[i]))) {
+			snprintf(msg, cap, "Megatron-LM %s or newer (--%s); the target is %s",
+				 row->first, row->name, mt_release_name(MT_FLAG_MEGATRON, rl->mlm));
+			return 1;
+		}
+	for (i = 0; bridge && bridge[i]; i++)
+		if ((row = lacks(MT_FLAG_BRIDGE, rl->bridge, bridge[i]))) {
+			snprintf(msg, cap, "Megatron-Bridge %s or newer (%s); the target is %s",
+				 row->first, row->name, mt_release_name(MT_FLAG_BRIDGE, rl->bridge));
+			return 1;
+		}
+	return 0;
+}
+
+#define LIST(...) (const char *const[]){ __VA_ARGS__, NULL }
+
+static const char *const *EP_OVERLAP_M = LIST("overlap-moe-expert-parallel-comm",
+						"delay-wgrad-compute");
+static const char *const *EP_OVERLAP_B = LIST("comm_overlap.overlap_moe_expert_parallel_comm",
+						"comm_overlap.delay_wgrad_compute");
+
+/* A pinned value the releases cannot run: the error; an unpinned one: the
+ * knob pinned off.  Returns MT_OK or the error. */
+static int pin_off(const struct rel *rl, int *pin, int on_value, const char *const *mlm,
+		   const char *const *bridge, const char *what, struct mt_error *err)
+{
+	char msg[256];
+
+	if (!missing(rl, mlm, bridge, msg, sizeof(msg)))
+		return MT_OK;
+	if (*pin != MT_UNSET && *pin >= on_value)
+		return mt_error_set(err, MT_EUSAGE, "%s needs %s", what, msg);
+	*pin = 0;
+	return MT_OK;
+}
+
+/* The job's own settings: refused when the releases cannot run them. */
+static int settings(const struct rel *rl, const struct mt_job *j, struct mt_error *err)
+{
+	static const char *const recipe_flag[] = { NULL, "fp8-recipe", "fp8-recipe=blockwise",
+						   "fp8-recipe=mxfp8" };
+	char msg[256];
+
+	if (j->precision == MT_PREC_NVFP4 && missing(rl, LIST("fp4-format"), NULL, msg, sizeof(msg)))
+		return mt_error_set(err, MT_EUSAGE, "--precision nvfp4 needs %s", msg);
+	if (j->precision == MT_PREC_FP8 && j->fp8_recipe > 0 && j->fp8_recipe < 4 &&
+	    missing(rl, LIST(recipe_flag[j->fp8_recipe]), NULL, msg, sizeof(msg)))
+		return mt_error_set(err, MT_EUSAGE, "--fp8-recipe %s needs %s",
+				    mt_fp8_recipe_name(j->fp8_recipe), msg);
+	if (j->offload_modules &&
+	    missing(rl, LIST("fine-grained-activation-offloading"),
+		    LIST("model.fine_grained_activation_offloading"), msg, sizeof(msg)))
+		return mt_error_set(err, MT_EUSAGE, "--offload-modules needs %s", msg);
+	if (j->opt_offload > 0 &&
+	    missing(rl, LIST("optimizer-cpu-offload"), LIST("optimizer.optimizer_cpu_offload"), msg,
+		    sizeof(msg)))
+		return mt_error_set(err, MT_EUSAGE, "--optimizer-cpu-offload needs %s", msg);
+	if (j->moe_balance == MT_BAL_FORCED &&
+	    missing(rl, LIST("moe-router-force-load-balancing"),
+		    LIST("model.moe_router_force_load_balancing"), msg, sizeof(msg)))
+		return mt_error_set(err, MT_EUSAGE, "--moe-balance forced needs %s", msg);
+	return MT_OK;
+}
+
+/* The dispatcher, FSDP and CP communication: values the search skips. */
+static int skipped(const struct rel *rl, struct mt_job *j, const struct mt_cluster *c,
+		   struct mt_error *err)
+{
+	struct mt_pins *p = &j->pins;
+	char msg[256];
+	int hybrid = c && c->dispatch.flex_backend == MT_FLEX_HYBRIDEP;
+
+	if (missing(rl, hybrid ? LIST("moe-token-dispatcher-type=flex",
+				      "moe-flex-dispatcher-backend=hybridep")
+			       : LIST("moe-token-dispatcher-type=flex"),
+		    LIST("model.moe_flex_dispatcher_backend"), msg, sizeof(msg))) {
+		if (j->moe_dispatcher == MT_DISPATCH_FLEX)
+			return mt_error_set(err, MT_EUSAGE, "--moe-dispatcher flex needs %s", msg);
+		j->release_off |= MT_ROFF_FLEX;
+	}
+	if (missing(rl, LIST("use-megatron-fsdp", "ckpt-format=fsdp_dtensor"),
+		    LIST("ddp.use_megatron_fsdp"), msg, sizeof(msg))) {
+		if (p->fsdp == MT_FSDP_MEGATRON)
+			return mt_error_set(err, MT_EUSAGE, "--fsdp megatron needs %s", msg);
+		j->release_off |= MT_ROFF_FSDP_MEGATRON;
+	}
+	if (missing(rl, LIST("use-torch-fsdp2"), LIST("dist.use_torch_fsdp2"), msg, sizeof(msg))) {
+		if (p->fsdp == MT_FSDP_TORCH)
+			return mt_error_set(err, MT_EUSAGE, "--fsdp torch needs %s", msg);
+		j->release_off |= MT_ROFF_FSDP_TORCH;
+	}
+	if (missing(rl, LIST("cp-comm-type"), LIST("model.cp_comm_type"), msg, sizeof(msg))) {
+		if (p->cp_comm != MT_UNSET && p->cp_comm != MT_CP_P2P)
+			return mt_error_set(err, MT_EUSAGE, "--cp-comm %s needs %s",
+					    mt_cp_comm_name(p->cp_comm), msg);
+		j->release_off |= MT_ROFF_CP_COMM | MT_ROFF_CP_A2A_P2P;
+	}
+	if (missing(rl, LIST("hierarchical-context-parallel-sizes"),
+		    LIST("model.hierarchical_context_parallel_sizes"), msg, sizeof(msg))) {
+		if (p->cp_comm == MT_CP_A2A_P2P)
+			return mt_error_set(err, MT_EUSAGE, "--cp-comm a2a+p2p needs %s", msg);
+		j->release_off |= MT_ROFF_CP_A2A_P2P;
+	}
+	return MT_OK;
+}
+
+int mt_release_restrict(struct mt_job *j, const struct mt_cluster *c, struct mt_error *err)
+{
+	struct rel rl = { mt_release_resolve(MT_FLAG_MEGATRON, j->megatron_version),
+			  mt_release_resolve(MT_FLAG_BRIDGE, j->bridge_version) };
+	struct mt_pins *p = &j->pins;
+	char msg[256];
+	int rc;
+
+	j->release_off = 0;
+	if ((rc = settings(&rl, j, err)) || (rc = skipped(&rl, j, c, err)) ||
+	    (rc = pin_off(&rl, &p->ep_overlap, 1, EP_OVERLAP_M, EP_OVERLAP_B, "--ep-overlap on",
+			  err)) ||
+	    (rc = pin_off(&rl, &p->cuda_graph, 1, LIST("cuda-graph-impl"),
+			  LIST("model.cuda_graph_impl"), "--cuda-graphs on", err)) ||
+	    (rc = pin_off(&rl, &p->offload_layers, 1, LIST("cpu-offloading-num-layers"),
+			  LIST("model.cpu_offloading_num_layers"), "--offload-layers", err)))
+		return rc;
+	if (p->p2p_overlap == 0 &&
+	    missing(&rl, LIST("no-overlap-p2p-communication"), LIST("comm_overlap.overlap_p2p_comm"),
+		    msg, sizeof(msg)))
+		return mt_error_set(err, MT_EUSAGE, "--overlap-p2p off needs %s", msg);
+	return MT_OK;
+}

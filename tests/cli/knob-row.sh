@@ -1,0 +1,46 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# A knob is one row of job/knobs.def: the test-only row under MT_TEST_KNOB, and
+# nothing else, makes --test-knob an option of advise (in its --help), a pin
+# (refused like every number when it is not one), a key of the advice JSON that
+# validate reads back, a rule fact (config.test_knob) and a Megatron-LM flag and
+# Bridge override.  Built apart, in $BUILD/knobtest, with -DMT_TEST_KNOB.
+# Exit 0 pass, other fail.
+set -u
+cd "$(dirname "$0")/../.." || exit 2
+BUILD=${BUILD:-build}
+KB=$BUILD/knobtest
+fail() { echo "FAIL: $*"; exit 1; }
+make -s BUILD="$KB" NO_DEPS=1 CFLAGS="-O0 -DMT_TEST_KNOB" "$KB/megatune" >/dev/null 2>"$KB.log" ||
+	{ cat "$KB.log"; fail "the build with -DMT_TEST_KNOB"; }
+MT=$KB/megatune
+T=$(mktemp -d "${TMPDIR:-/tmp}/knob-row.XXXXXX") || exit 2
+trap 'rm -rf "$T"' EXIT
+job="--model llama3-8b --gpus 8 --seq 4096 --gbs 64"
+# shellcheck disable=SC2086
+{
+	"$MT" advise --help | grep -q '^  --test-knob N  *a test-only knob' ||
+		fail "--test-knob is not in advise --help"
+	"$MT" estimate $job --test-knob 0x7 >"$T/out" 2>&1
+	[ $? -eq 2 ] && grep -q "^megatune estimate: error: --test-knob: expected an integer from 0 to 64, got '0x7'" "$T/out" ||
+		fail "--test-knob 0x7 is not refused: $(cat "$T/out")"
+	"$MT" estimate $job --test-knob 7 --format megatron >"$T/mlm" || fail "estimate --test-knob 7"
+	grep -q -- '--test-knob-size 7' "$T/mlm" || fail "no --test-knob-size 7 in the Megatron-LM flags"
+	"$MT" estimate $job --test-knob 7 --format bridge >"$T/bridge" || fail "estimate --format bridge"
+	grep -q 'model.test_knob_size=7' "$T/bridge" || fail "no model.test_knob_size=7 in the overrides"
+	# the advice JSON: the pin and the candidate's value, read back by validate
+	"$MT" advise $job --test-knob 7 --top 2 --json "$T/advice.json" >/dev/null || fail "advise --json"
+	[ "$(grep -c '"test_knob": 7' "$T/advice.json")" -eq 3 ] ||
+		fail "the pin and the two candidates do not carry test_knob 7"
+	"$MT" validate --advice "$T/advice.json" --top 1 --launch 'echo {megatron_args}' --dry-run \
+		-o "$T/val.json" >"$T/dry" 2>&1 || fail "validate --dry-run: $(tail -3 "$T/dry")"
+	grep -q -- '--test-knob-size 7' "$T/dry" || fail "validate did not read test_knob back"
+	# a rule reads it
+	printf 'RULE test-knob-seen\nTITLE The test knob reaches the rules\nKIND advise\nWHEN config.test_knob > 3\nSAY The test knob is {config.test_knob}.\nCITE tests/cli/knob-row.sh\n' >"$T/t.rules"
+	"$MT" estimate $job --test-knob 7 --rules "$T/t.rules" >"$T/rule" || fail "estimate --rules"
+	grep -q 'test-knob-seen .*The test knob is 7\.' "$T/rule" || fail "the rule did not see config.test_knob"
+	# and without the row, none of it
+	build_mt=${MEGATUNE:-$BUILD/megatune}
+	"$build_mt" advise --help | grep -q -- '--test-knob' && fail "the default build has --test-knob"
+}
+echo "ok: one row of job/knobs.def gives --test-knob everywhere"

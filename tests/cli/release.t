@@ -1,0 +1,15 @@
+# The target release in the search (job/release.h): what --megatron-version / --bridge-version
+# lacks is not searched, a pin of it is refused naming the release that introduced it.
+# name | expected exit status | ERE that stdout+stderr must match (!ERE: must not) | arguments
+release newest searches the EP overlap | 0 | ^best: .*EP overlap 1F1B | advise --model qwen3-30b-a3b --gpus 16 --seq 4096 --gbs 512 --top 2
+release 0.12 leaves the EP overlap out | 0 | ^best: .*EP overlap off | advise --model qwen3-30b-a3b --gpus 16 --seq 4096 --gbs 512 --top 2 --megatron-version 0.12
+release 0.12 prints no EP overlap flag | 0 | !overlap-moe-expert-parallel-comm | advise --model qwen3-30b-a3b --gpus 16 --seq 4096 --gbs 512 --megatron-version 0.12 --format megatron
+release 0.12 counts what it left out | 0 | pruned: .*release [1-9] | advise --model qwen3-30b-a3b --gpus 16 --seq 4096 --gbs 512 --top 2 --megatron-version 0.12
+release pin of the EP overlap is refused | 2 | --ep-overlap on needs Megatron-LM core_v0.14.0 or newer \(--overlap-moe-expert-parallel-comm\); the target is core_v0.12.0 | advise --model qwen3-30b-a3b --gpus 16 --seq 4096 --gbs 512 --megatron-version 0.12 --ep-overlap on
+release pin of Megatron-FSDP is refused | 2 | --fsdp megatron needs Megatron-LM core_v0.14.0 or newer \(--use-megatron-fsdp\) | estimate --model llama3-8b --gpus 8 --seq 8192 --gbs 128 --fsdp on --megatron-version 0.13
+release 0.13 does not pick Megatron-FSDP | 0 | !in Megatron-FSDP | advise --model llama3-70b --cluster gb200-nvl72 --gpus 144 --seq 8192 --gbs 576 --megatron-version 0.13 --top 3
+release pin of CUDA graphs is refused | 2 | --cuda-graphs on needs Megatron-LM core_v0.15.0 | estimate --model llama3-8b --gpus 8 --seq 8192 --gbs 128 --cuda-graphs on --megatron-version 0.14
+release NVFP4 needs core_v0.15.0 | 2 | --precision nvfp4 needs Megatron-LM core_v0.15.0 | advise --model llama3-8b --cluster dgx-b200 --gpus 8 --seq 8192 --gbs 128 --precision nvfp4 --megatron-version 0.14
+release fine-grained offload needs Bridge v0.3.0 | 2 | --offload-modules needs Megatron-Bridge v0.3.0 or newer | estimate --model llama3-8b --gpus 8 --seq 8192 --gbs 128 --offload-modules core_attn --bridge-version 0.2
+release flex needs core_v0.12.0 | 2 | --moe-dispatcher flex needs Megatron-LM core_v0.12.0 | advise --model qwen3-30b-a3b --gpus 16 --seq 4096 --gbs 512 --moe-dispatcher flex --megatron-version 0.11
+release 0.11 searches no flex dispatcher | 0 | !dispatcher flex | advise --model qwen3-30b-a3b --gpus 16 --seq 4096 --gbs 512 --megatron-version 0.11 --top 3
