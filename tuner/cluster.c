@@ -959,6 +959,28 @@ static double curve_busbw(const struct mt_coll_curve *cv, double bytes)
 	return exp(interp(cv->lx, cv->ly, cv->npts, log(bytes), 0, 0));
 }
 
+/* The physical bounds of a network group that no measurement covers
+ * (docs/MODEL.md 3.3): the k members of a domain send over their own NICs,
+ * so the group's bus bandwidth is at most k NICs' line rate; and each member
+ * also moves the data over NVLink inside its domain, so it is at most what k
+ * ranks of one domain reach there: a group cannot beat its slowest link. */
+static double network_bound(const struct mt_cluster *c, int op, int k, double bytes, double bw)
+{
+	if (c->nics_per_node > 0 && c->nic_gbps > 0 && c->gpus_per_node > 0) {
+		double nic = (double)k * c->nic_gbps * c->nics_per_node / c->gpus_per_node;
+
+		if (bw > nic)
+			bw = nic;
+	}
+	if (k > 1 && k <= c->nvlink_domain) {
+		double nv = mt_coll_busbw(c, op, k, k, bytes);
+
+		if (nv > 0 && bw > nv)
+			bw = nv;
+	}
+	return bw;
+}
+
 double mt_coll_busbw(const struct mt_cluster *c, int op, int nranks, int per_domain,
 		     double bytes)
 {
@@ -979,15 +1001,17 @@ double mt_coll_busbw(const struct mt_cluster *c, int op, int nranks, int per_dom
 		double nic = c->nics_per_node > 0 ? c->nic_gbps * c->nics_per_node /
 							    c->gpus_per_node
 						  : 12.5;
-		return 0.9 * nic * per_domain;
+		return network_bound(c, op, per_domain, bytes, 0.9 * nic * per_domain);
 	}
 	if (!cv) /* no NVLink curve at all: 80% of the NVLink line rate */
 		return 0.8 * (c->nvlink_gbps > 0 ? c->nvlink_gbps : 25);
 	if (span == MT_SPAN_NETWORK && cv->per_node != per_domain) {
 		/* k members per domain drive k NICs: at the same total size each NIC
-		 * carries size/k, so busbw(k) = busbw_curve(size * kc / k) * k / kc */
+		 * carries size/k, so busbw(k) = busbw_curve(size * kc / k) * k / kc,
+		 * within the bounds of the links it stretches over */
 		double kc = cv->per_node, k = per_domain;
-		return curve_busbw(cv, bytes * kc / k) * k / kc;
+		return network_bound(c, op, per_domain, bytes,
+				     curve_busbw(cv, bytes * kc / k) * k / kc);
 	}
 	return curve_busbw(cv, bytes);
 }
