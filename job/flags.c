@@ -98,7 +98,7 @@ static int addg(struct mt_kv *o, int n, const char *k, double v)
  * sigmoid or sqrtsoftplus score function (transformer_config.py @ d98e8a64dd,
  * lines 2617-2625).  --moe-grouped-gemm is the set rule moe-grouped-gemm's
  * (rules/defs/moe.rules): a kernel choice, not part of the model. */
-static int moe_args(const struct mt_model *m, struct mt_kv *o, int n)
+static int moe_args(const struct mt_model *m, const struct mt_job *j, struct mt_kv *o, int n)
 {
 	char pat[sizeof(o->val)];
 
@@ -112,6 +112,44 @@ static int moe_args(const struct mt_model *m, struct mt_kv *o, int n)
 	if (m->router_bias) {
 		n = adds(o, n, "moe-router-score-function", "sigmoid");
 		n = add(o, n, "moe-router-enable-expert-bias", NULL, 0);
+	}
+	/* the load-balancing loss the model was trained with: Megatron-LM's
+	 * moe_aux_loss_coeff defaults to 0.0 (transformer_config.py @ d98e8a64dd,
+	 * line 875), which would train without one while megatune times the
+	 * aux-loss balance; a config that states none gets 1e-2, the coefficient
+	 * of Megatron-LM's Mixtral example, or with the aux-loss-free expert bias
+	 * DeepSeek-V3's complementary sequence-wise loss at 1e-4 (DeepSeek-V3
+	 * technical report, arXiv:2412.19437, section 2.1.2).  Forced balance
+	 * needs none. */
+	if (j->moe_balance != MT_BAL_FORCED) {
+		int seq = m->seq_aux || (m->router_bias && m->aux_coef < 0);
+
+		n = adds(o, n, "moe-router-load-balancing-type", seq ? "seq_aux_loss" : "aux_loss");
+		n = addg(o, n, "moe-aux-loss-coeff", m->aux_coef >= 0 ? m->aux_coef :
+			 m->router_bias ? 1e-4 : 1e-2);
+	}
+	return n;
+}
+
+/* RoPE as the model has it: the base (Megatron-LM's --rotary-base is an int,
+ * default 10000), Llama 3.x scaling (--use-rope-scaling, factor), and YaRN,
+ * which Megatron-LM's GPT path runs with multi-latent attention only
+ * (--rope-type yarn and MLATransformerConfig's rotary_scaling_factor, mscale,
+ * mscale_all_dim; arguments.py @ d98e8a64dd lines 2906 and 3558-3563). */
+static int rope_args(const struct mt_model *m, struct mt_kv *o, int n)
+{
+	if (m->learned_pos || m->no_pos)
+		return n;
+	if (m->rope_base > 0)
+		n = add(o, n, "rotary-base", "%lld", (long long)(m->rope_base + 0.5));
+	if (m->rope_scaling == MT_ROPE_LLAMA3) {
+		n = add(o, n, "use-rope-scaling", NULL, 0);
+		n = addg(o, n, "rope-scaling-factor", m->rope_factor > 0 ? m->rope_factor : 8);
+	} else if (m->rope_scaling == MT_ROPE_YARN && m->mla) {
+		n = adds(o, n, "rope-type", "yarn");
+		n = addg(o, n, "rotary-scaling-factor", m->rope_factor > 0 ? m->rope_factor : 1);
+		n = addg(o, n, "mscale", m->yarn_mscale > 0 ? m->yarn_mscale : 1);
+		n = addg(o, n, "mscale-all-dim", m->yarn_mscale_all_dim);
 	}
 	return n;
 }
@@ -211,7 +249,10 @@ static int model_args(const struct mt_model *m, const struct mt_job *j, struct m
 	n = add(o, n, "max-position-embeddings", "%lld", maxpos);
 	n = adds(o, n, "position-embedding-type",
 		 m->learned_pos ? "learned_absolute" : m->no_pos ? "none" : "rope");
+	n = rope_args(m, o, n);
 	n = adds(o, n, "normalization", m->norm == MT_NORM_RMS ? "RMSNorm" : "LayerNorm");
+	if (m->norm_eps > 0)
+		n = addg(o, n, "norm-epsilon", m->norm_eps);
 	if (m->gated)
 		n = add(o, n, "swiglu", NULL, 0);
 	if (!m->tied)
@@ -228,7 +269,7 @@ static int model_args(const struct mt_model *m, const struct mt_job *j, struct m
 	n = adds(o, n, "tokenizer-type", "NullTokenizer");
 	n = add(o, n, "vocab-size", "%lld", m->vocab);
 	if (m->experts)
-		n = moe_args(m, o, n);
+		n = moe_args(m, j, o, n);
 	if (m->mtp_layers > 0)
 		n = add(o, n, "mtp-num-layers", "%lld", m->mtp_layers);
 	return n;

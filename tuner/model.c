@@ -575,6 +575,48 @@ static int hf_rope_limit(const cJSON *o, const char *file, struct mt_model *m,
 	return MT_OK;
 }
 
+/* What the run must be told to train this model: the RoPE base and scaling,
+ * the norms' epsilon, the router's auxiliary loss (transformers' config
+ * fields: rope_theta, rope_scaling, rms_norm_eps / layer_norm_eps[ilon],
+ * router_aux_loss_coef / aux_loss_alpha and seq_aux). */
+static int hf_numerics(const cJSON *o, const char *file, struct mt_model *m,
+		       struct mt_error *err)
+{
+	const char *key = pick(o, KEYS("rope_scaling", "rope_parameters")), *tk;
+	const cJSON *rs = key ? cJSON_GetObjectItemCaseSensitive(o, key) : NULL;
+	struct mt_jpos at = { file, "" }, rat = { file, key };
+	char type[32] = "";
+	double orig = 0;
+	int rc;
+
+	m->aux_coef = -1;
+	if ((rc = get_num_any(&at, o, KEYS("rope_theta"), 1, 1e12, &m->rope_base, err)) < 0 ||
+	    (rc = get_num_any(&at, o, KEYS("rms_norm_eps", "layer_norm_epsilon", "layer_norm_eps"),
+			      1e-12, 1, &m->norm_eps, err)) < 0 ||
+	    (rc = get_num_any(&at, o, KEYS("router_aux_loss_coef", "aux_loss_alpha"), 0, 100,
+			      &m->aux_coef, err)) < 0 ||
+	    (rc = mt_jbool(&at, o, "seq_aux", 0, &m->seq_aux, err)) < 0)
+		return rc;
+	/* rope_parameters (transformers 5) holds rope_theta too */
+	if (cJSON_IsObject(rs) && !m->rope_base &&
+	    (rc = get_num_any(&rat, rs, KEYS("rope_theta"), 1, 1e12, &m->rope_base, err)) < 0)
+		return rc;
+	if (!cJSON_IsObject(rs) || !(tk = pick(rs, KEYS("rope_type", "type"))))
+		return MT_OK;
+	if ((rc = mt_jstr(&rat, rs, tk, 0, type, sizeof(type), err)) < 0 ||
+	    (rc = get_num_any(&rat, rs, KEYS("factor"), 1e-6, 1e6, &m->rope_factor, err)) < 0 ||
+	    (rc = get_num_any(&rat, rs, KEYS("original_max_position_embeddings"), 1, 1 << 30, &orig,
+			      err)) < 0 ||
+	    (rc = get_num_any(&rat, rs, KEYS("mscale"), 0, 1e3, &m->yarn_mscale, err)) < 0 ||
+	    (rc = get_num_any(&rat, rs, KEYS("mscale_all_dim"), 0, 1e3, &m->yarn_mscale_all_dim,
+			      err)) < 0)
+		return rc;
+	m->rope_orig_max = (int)orig;
+	m->rope_scaling = !strcmp(type, "llama3") ? MT_ROPE_LLAMA3 : !strcmp(type, "yarn") ?
+			  MT_ROPE_YARN : !strcmp(type, "default") ? MT_ROPE_NONE : MT_ROPE_OTHER;
+	return MT_OK;
+}
+
 static int read_hf(const cJSON *o, const char *file, struct mt_model *m, struct mt_error *err)
 {
 	struct mt_jpos at = { file, "" };
@@ -610,7 +652,8 @@ static int read_hf(const cJSON *o, const char *file, struct mt_model *m, struct 
 	if (m->max_pos)
 		snprintf(m->max_pos_key, sizeof(m->max_pos_key), "%s",
 			 pick(o, KEYS("max_position_embeddings", "n_positions", "n_ctx")));
-	if ((rc = hf_rope_limit(o, file, m, err)) < 0 || (rc = hf_window(o, file, m, err)) < 0)
+	if ((rc = hf_rope_limit(o, file, m, err)) < 0 || (rc = hf_window(o, file, m, err)) < 0 ||
+	    (rc = hf_numerics(o, file, m, err)) < 0)
 		return rc;
 	m->ffn = gpt2_style ? 4 * m->hidden : 0;
 	if ((rc = get_int_any(&at, o, KEYS("intermediate_size", "n_inner", "ffn_dim"), 0, 1, &m->ffn, err)) < 0)
@@ -718,7 +761,8 @@ static const char *const megatune_keys[] = {
 	"hidden_dropout", "attention_dropout", "multi_latent_attention", "q_lora_rank",
 	"kv_lora_rank", "qk_head_dim", "qk_pos_emb_head_dim", "v_head_dim", "num_experts",
 	"moe_router_topk", "moe_ffn_hidden_size", "moe_shared_expert_intermediate_size",
-	"moe_router_enable_expert_bias", "moe_layer_freq", "mtp_num_layers", NULL,
+	"moe_router_enable_expert_bias", "moe_layer_freq", "mtp_num_layers", "rotary_base",
+	"norm_epsilon", "moe_aux_loss_coeff", NULL,
 };
 
 static int read_megatune(const cJSON *o, const char *file, struct mt_model *m,
@@ -751,6 +795,9 @@ static int read_megatune(const cJSON *o, const char *file, struct mt_model *m,
 	    (rc = mt_jint32(&at, o, "ffn_hidden_size", 0, 1, MT_MAX_DIM, &m->ffn, err)) < 0 ||
 	    (rc = mt_jint32(&at, o, "vocab_size", 1, 1, MT_MAX_DIM, &m->vocab, err)) < 0 ||
 	    (rc = mt_jint32(&at, o, "max_position_embeddings", 0, 1, MT_MAX_DIM, &m->max_pos, err)) < 0 ||
+	    (rc = mt_jnum(&at, o, "rotary_base", 0, 1, 1e12, &m->rope_base, err)) < 0 ||
+	    (rc = mt_jnum(&at, o, "norm_epsilon", 0, 1e-12, 1, &m->norm_eps, err)) < 0 ||
+	    (rc = mt_jnum(&at, o, "moe_aux_loss_coeff", 0, 0, 100, &m->aux_coef, err)) < 0 ||
 	    (rc = mt_jbool(&at, o, "swiglu", 0, &m->gated, err)) < 0 ||
 	    (rc = mt_jstr(&at, o, "normalization", 0, normalization, sizeof(normalization), err)) < 0 ||
 	    (rc = mt_jstr(&at, o, "position_embedding_type", 0, pos, sizeof(pos), err)) < 0 ||
@@ -837,6 +884,7 @@ int mt_model_from_json(const cJSON *root, const char *file, struct mt_model *m,
 	int rc;
 
 	memset(m, 0, sizeof(*m));
+	m->aux_coef = -1;
 	if (!cJSON_IsObject(root))
 		return mt_error_set(err, MT_EINVAL, "%s: expected a JSON object at the top level, got %s",
 				    file, mt_json_type(root));

@@ -25,6 +25,9 @@ enum mt_norm_kind {
 	MT_NORM_LAYER = 2, /* weight and bias */
 };
 
+/* RoPE scaling a Hugging Face config states (rope_scaling.rope_type) */
+enum mt_rope_scaling { MT_ROPE_NONE, MT_ROPE_LLAMA3, MT_ROPE_YARN, MT_ROPE_OTHER };
+
 struct mt_model {
 	char name[128];
 	char source[256];  /* "bundled" or the path it was read from */
@@ -53,6 +56,16 @@ struct mt_model {
 	int no_pos;        /* no position embedding at all (else RoPE) */
 	double dropout;    /* hidden dropout probability */
 	double attn_dropout;
+	/* what the training run must be told so that it trains this model
+	 * (job/flags.c prints them); 0 or -1: the config does not say */
+	double rope_base;  /* RoPE base (rope_theta); 0: not stated, Megatron's 10000 */
+	int rope_scaling;  /* enum mt_rope_scaling */
+	double rope_factor;      /* llama3, yarn: the scaling factor */
+	int rope_orig_max;       /* yarn: original_max_position_embeddings */
+	double yarn_mscale, yarn_mscale_all_dim;
+	double norm_eps;   /* epsilon of the norms (rms_norm_eps); 0: not stated */
+	double aux_coef;   /* the router's load-balancing loss coefficient; -1: not stated */
+	int seq_aux;       /* DeepSeek's sequence-wise auxiliary loss */
 
 	/* multi-latent attention (DeepSeek-V2/V3) */
 	int mla;

@@ -13,7 +13,9 @@ megatune prints them (`\\` line continuations are joined first).  Blank lines
 and lines starting with # are skipped.  A line may start with `LABEL ::`, and
 then with NAME=VALUE environment settings for that set alone (for example
 WORLD_SIZE=64 CUDA_DEVICE_MAX_CONNECTIONS=1); the pseudo-variable
-CAPABILITY=MAJOR.MINOR sets the GPU's compute capability for that set.
+CAPABILITY=MAJOR.MINOR sets the GPU's compute capability for that set, and
+HF=PATH compares the model Megatron-LM builds from the flags (its arguments
+and TransformerConfig) with that Hugging Face config.json, field by field.
 
 Output: "ok - LABEL" or "not ok - LABEL: MESSAGE" per set, where MESSAGE is
 the assertion or error that stopped it; with --verbose, the warnings Megatron
@@ -89,10 +91,69 @@ def first_line(text):
     return lines[-1].strip() if lines else ""
 
 
+def hf_mismatches(hf, args, cfg):
+    """The fields where the model Megatron-LM builds differs from the HF config."""
+    def first(*keys, default=None):
+        for k in keys:
+            if hf.get(k) is not None:
+                return hf[k]
+        return default
+
+    want = {
+        "hidden_size": first("hidden_size", "n_embd"),
+        "num_attention_heads": first("num_attention_heads", "n_head"),
+        "num_layers": first("num_hidden_layers", "n_layer"),
+    }
+    experts = first("num_local_experts", "n_routed_experts", "num_experts")
+    if not hf.get("kv_lora_rank"):
+        want["num_query_groups"] = first("num_key_value_heads",
+                                         default=want["num_attention_heads"])
+    if first("rope_theta") is not None:
+        want["rotary_base"] = int(round(first("rope_theta")))
+    eps = first("rms_norm_eps", "layer_norm_epsilon", "layer_norm_eps")
+    if eps is not None:
+        want["layernorm_epsilon"] = float(eps)
+        want["normalization"] = "RMSNorm" if "rms_norm_eps" in hf else "LayerNorm"
+    rs = hf.get("rope_scaling") or {}
+    rtype = rs.get("rope_type", rs.get("type"))
+    if rtype == "llama3":
+        want["use_rope_scaling"] = True
+        want["rope_scaling_factor"] = float(rs.get("factor", 8.0))
+    elif rtype == "yarn" and hf.get("kv_lora_rank"):
+        want["rotary_scaling_factor"] = float(rs.get("factor", 1.0))
+    if hf.get("tie_word_embeddings") is not None:
+        want["untie_embeddings_and_output_weights"] = not hf["tie_word_embeddings"]
+    if experts:
+        want["num_moe_experts"] = experts
+        want["moe_router_topk"] = first("num_experts_per_tok")
+        coef = first("router_aux_loss_coef", "aux_loss_alpha")
+        if coef is not None:
+            got = cfg.moe_aux_loss_coeff
+            want["moe_aux_loss_coeff"] = float(coef) if not isinstance(got, list) else [float(coef)]
+    if hf.get("kv_lora_rank"):
+        want["kv_lora_rank"] = hf["kv_lora_rank"]
+        if hf.get("q_lora_rank"):
+            want["q_lora_rank"] = hf["q_lora_rank"]
+    bad = []
+    for field, value in want.items():
+        got = getattr(cfg, field, getattr(args, field, None))
+        if field in ("rotary_base", "use_rope_scaling", "rope_scaling_factor", "normalization",
+                     "untie_embeddings_and_output_weights"):
+            got = getattr(args, field, None)
+        if isinstance(value, float) and isinstance(got, (int, float)):
+            same = abs(got - value) <= 1e-9 * max(1.0, abs(value))
+        else:
+            same = got == value
+        if not same:
+            bad.append("%s: Megatron-LM has %r, the HF config %r" % (field, got, value))
+    return bad
+
+
 def check(argv, env, default_capability):
     """Return (error message or None, [warnings])."""
     env = dict(env)
     cap = capability(env.pop("CAPABILITY", default_capability))
+    hf_path = env.pop("HF", None)
     saved = dict(os.environ)
     os.environ.update(env)
     MEGATRON["torch"].cuda.set_capability(*cap)
@@ -105,7 +166,13 @@ def check(argv, env, default_capability):
             with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
                 args = MEGATRON["parse_args"](ignore_unknown_args=False)
                 MEGATRON["validate_args"](args, {})
-                MEGATRON["core_transformer_config_from_args"](args)
+                cfg = MEGATRON["core_transformer_config_from_args"](args)
+            if hf_path:
+                import json
+                with open(hf_path) as f:
+                    bad = hf_mismatches(json.load(f), args, cfg)
+                if bad:
+                    error = "not the model of %s: %s" % (hf_path, "; ".join(bad))
         except SystemExit as e:  # argparse's error(): the message is on stderr
             error = first_line(err.getvalue()) or "exit %s" % e.code
         except AssertionError as e:
