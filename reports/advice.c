@@ -60,6 +60,34 @@ static void moe_words(struct sbuf *sb, const struct mt_model *m, const struct mt
 		  cfg->shared_overlap ? ", shared experts overlapped" : "");
 }
 
+/* The knobs of a candidate that Megatron-LM would not run without a flag and
+ * that the label and the words above leave out: offloads, CUDA graphs,
+ * blocking pipeline sends, full recompute's layers. */
+static void extra_words(struct sbuf *sb, const struct mt_job *j, const struct mt_config *cfg)
+{
+	int i, first = 1;
+
+	if (cfg->recompute == MT_RC_FULL)
+		sbuf_addf(sb, " (%d layers per model chunk)", cfg->recompute_layers);
+	if (cfg->offload_layers > 0)
+		sbuf_addf(sb, ", activations of %d layers offloaded to the host", cfg->offload_layers);
+	if (j->offload_modules) {
+		sbuf_adds(sb, ", inputs of ");
+		for (i = 0; i < MT_OM_N; i++)
+			if (j->offload_modules & (1u << i)) {
+				sbuf_addf(sb, "%s%s", first ? "" : ",", mt_offload_module_name(i));
+				first = 0;
+			}
+		sbuf_adds(sb, " offloaded to the host");
+	}
+	if (j->opt_offload > 0)
+		sbuf_addf(sb, ", %.0f%% of the optimizer states on the host", 100 * j->opt_offload);
+	if (cfg->cuda_graph)
+		sbuf_adds(sb, ", CUDA graphs");
+	if (mt_p2p_blocks(cfg))
+		sbuf_adds(sb, ", blocking pipeline sends");
+}
+
 /* Host memory per node (docs/MODEL.md 4.10); "" when the profile lacks it. */
 static void host_line(struct sbuf *sb, const struct mt_cluster *c, const struct mt_mem *m,
 		      const char *ind)
@@ -379,10 +407,11 @@ void mt_advice_text(struct sbuf *sb, const struct mt_model *m, const struct mt_c
 	mt_table_release(&t);
 	if (!r->ntop)
 		return;
-	sbuf_addf(sb, "\nbest: %s, recompute %s, distributed optimizer %s",
+	sbuf_addf(sb, "\nbest: %s, recompute %s",
 		  mt_config_label(lbl, sizeof(lbl), m, &r->top[0].cfg),
-		  mt_recompute_name(r->top[0].cfg.recompute),
-		  dist_opt_words(&r->top[0].cfg));
+		  mt_recompute_name(r->top[0].cfg.recompute));
+	extra_words(sb, j, &r->top[0].cfg);
+	sbuf_addf(sb, ", distributed optimizer %s", dist_opt_words(&r->top[0].cfg));
 	moe_words(sb, m, &r->top[0].cfg);
 	sbuf_addf(sb, "\n");
 	layout_line(sb, m, j, &r->top[0].cfg, "  ");

@@ -67,6 +67,42 @@ static const struct {
 	{ "gpu_overhead_s", "kernel gaps and SM sharing" },
 };
 
+/* What the candidate runs beyond Megatron-LM's defaults and the label:
+ * offloads with the host memory they take, FSDP, CUDA graphs. */
+static void extra_settings(struct sbuf *sb, const cJSON *job, const cJSON *c)
+{
+	const cJSON *mods = cJSON_GetObjectItemCaseSensitive(job, "offload_modules"), *m;
+	double off = jnum(c, "config.offload_layers"), opt = jnum(job, "optimizer_cpu_offload");
+	int first = 1;
+
+	const char *rc = jstr(c, "config.recompute"), *impl = jstr(c, "config.fsdp_impl");
+
+	if (rc && !strcmp(rc, "full"))
+		sbuf_addf(sb, " (%.0f layers per model chunk)", jnum(c, "config.recompute_layers"));
+	if (off > 0)
+		sbuf_addf(sb, ", <b>activations of %.0f layers offloaded to the host</b>", off);
+	if (cJSON_IsArray(mods) && cJSON_GetArraySize(mods) > 0) {
+		sbuf_adds(sb, ", <b>inputs of ");
+		cJSON_ArrayForEach(m, mods) {
+			if (!first)
+				sbuf_adds(sb, ",");
+			esc(sb, cJSON_IsString(m) ? m->valuestring : "?");
+			first = 0;
+		}
+		sbuf_adds(sb, " offloaded to the host</b>");
+	}
+	if (opt > 0)
+		sbuf_addf(sb, ", <b>%.0f%% of the optimizer states on the host</b>", 100 * opt);
+	if ((off > 0 || opt > 0 || !first) && jnum(c, "memory.host_per_node_bytes") > 0)
+		sbuf_addf(sb, " (%.1f GiB of pinned host memory per node)",
+			  jnum(c, "memory.host_per_node_bytes") / GIB);
+	if (jtrue(c, "config.fsdp"))
+		sbuf_addf(sb, ", in %s", impl && !strcmp(impl, "torch") ? "PyTorch FSDP2" :
+			  "Megatron-FSDP");
+	if (jtrue(c, "config.cuda_graphs"))
+		sbuf_adds(sb, ", CUDA graphs");
+}
+
 static void card(struct sbuf *sb, const char *value, const char *what)
 {
 	sbuf_adds(sb, "<div class=\"card\"><b>");
@@ -116,6 +152,7 @@ void html_summary(struct sbuf *sb, const cJSON *adv)
 	label(sb, best);
 	sbuf_adds(sb, "</b>, recompute ");
 	esc(sb, jstr(best, "config.recompute"));
+	extra_settings(sb, job, best);
 	sbuf_addf(sb, ", distributed optimizer %s.</p>",
 		  jtrue(best, "config.distributed_optimizer") ? "on" : "off");
 	if (jtrue(adv, "rules.constraints_relaxed")) {
@@ -196,6 +233,7 @@ void html_candidates(struct sbuf *sb, const cJSON *adv)
 		      "<th class=\"n\">MFU</th></tr></thead><tbody>");
 	cJSON_ArrayForEach(c, jget(adv, "candidates")) {
 		const cJSON *cf = jget(c, "config");
+		const char *impl;
 		sbuf_addf(sb, "<tr%s>", i++ ? "" : " class=\"best\"");
 		td_num(sb, jnum(c, "rank"), "%.0f");
 		td_num(sb, jnum(cf, "tp"), "%.0f");
@@ -208,8 +246,19 @@ void html_candidates(struct sbuf *sb, const cJSON *adv)
 		td_num(sb, jnum(cf, "dp"), "%.0f");
 		td_num(sb, jnum(cf, "mbs"), "%.0f");
 		td_num(sb, jnum(cf, "num_microbatches"), "%.0f");
-		td_str(sb, jstr(cf, "recompute"));
-		td_str(sb, jtrue(cf, "distributed_optimizer") ? "on" : "off");
+		if (jnum(cf, "offload_layers") > 0) {
+			char rc[64];
+
+			snprintf(rc, sizeof(rc), "%s +offload %.0f", jstr(cf, "recompute") ?
+				 jstr(cf, "recompute") : "?",
+				 jnum(cf, "offload_layers"));
+			td_str(sb, rc);
+		} else {
+			td_str(sb, jstr(cf, "recompute"));
+		}
+		impl = jstr(cf, "fsdp_impl");
+		td_str(sb, jtrue(cf, "fsdp") ? (impl && !strcmp(impl, "torch") ? "fsdp2" : "fsdp")
+					   : jtrue(cf, "distributed_optimizer") ? "on" : "off");
 		td_num(sb, jnum(c, "memory.total_bytes") / GIB, "%.1f");
 		td_num(sb, jnum(c, "time.step_s"), "%.3f");
 		td_num(sb, jnum(c, "throughput.tokens_per_s_per_gpu"), "%.0f");
