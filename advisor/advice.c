@@ -414,6 +414,34 @@ static void json_rules_head(struct jw *w, const struct mt_advice_rules *ar, int 
 	jw_end(w);
 }
 
+/* Nothing fits: the closest candidate, the GPUs the model states alone need,
+ * and the changes that fit (advisor/suggest.h), each with its best. */
+static void json_nofit(struct jw *w, const struct mt_model *m, const struct mt_job *j,
+		       const struct mt_search_result *r)
+{
+	int i;
+
+	jw_obj(w, "nofit");
+	if (r->min_gpus > 0)
+		jw_int(w, "min_gpus_model_states", r->min_gpus);
+	if (r->has_closest) {
+		jw_arr(w, "closest");
+		json_candidate(w, m, j, &r->closest, 0, NULL);
+		jw_end(w);
+	}
+	jw_arr(w, "changes_that_fit");
+	for (i = 0; i < r->nsugg; i++) {
+		jw_obj(w, NULL);
+		jw_str(w, "change", r->sugg[i].change);
+		jw_arr(w, "best");
+		json_candidate(w, m, j, &r->sugg[i].best, 1, NULL);
+		jw_end(w);
+		jw_end(w);
+	}
+	jw_end(w);
+	jw_end(w);
+}
+
 void mt_advice_json(struct sbuf *sb, const struct mt_model *m, const struct mt_cluster *c,
 		    const struct mt_job *j, const struct mt_search_result *r,
 		    const struct mt_advice_rules *ar)
@@ -444,6 +472,8 @@ void mt_advice_json(struct sbuf *sb, const struct mt_model *m, const struct mt_c
 	jw_num(&w, "seconds", r->seconds, 6);
 	jw_num(&w, "capacity_bytes", r->capacity_bytes, 15);
 	jw_end(&w);
+	if (!r->ntop)
+		json_nofit(&w, m, j, r);
 	jw_end(&w);
 }
 

@@ -26,6 +26,13 @@
 #include "../tuner/model.h"
 
 #define MT_TOP_MAX 64
+#define MT_SUGGEST_MAX 6
+
+/* A change of the job that makes a configuration fit (advisor/suggest.h) */
+struct mt_suggestion {
+	char change[96];              /* the option as the user gives it: "--gpus 16" */
+	struct mt_eval best;          /* the fastest configuration that fits with it */
+};
 
 struct mt_search_result {
 	struct mt_eval top[MT_TOP_MAX];
@@ -46,6 +53,10 @@ struct mt_search_result {
 	int relaxed;
 	int relaxed_rule;
 	long long strict_evaluated;   /* evaluations of the other passes */
+	/* nothing fits: the changes that would (filled by mt_suggest_fits) */
+	struct mt_suggestion sugg[MT_SUGGEST_MAX];
+	int nsugg;
+	long min_gpus;                /* GPUs the model states alone need, 0 unknown */
 };
 
 struct mt_rules_run;

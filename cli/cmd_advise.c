@@ -20,6 +20,7 @@
 #include "../job/launch.h"
 #include "../tuner/layout.h"
 #include "../advisor/search.h"
+#include "../advisor/suggest.h"
 #include "cli.h"
 #include "common.h"
 #include "opts.h"
@@ -533,6 +534,12 @@ int cmd_advise(int argc, char **argv)
 		goto out;
 	}
 	if (mt_search(&m, c, &a.job, run, res, &err)) {
+		rc = cli_fail("advise", &err);
+		goto out;
+	}
+	/* nothing fits: the changes that would, each searched */
+	if (!res->ntop && mt_suggest_fits(&m, c, &a.job, res) < 0) {
+		mt_error_set(&err, MT_ENOMEM, "out of memory");
 		rc = cli_fail("advise", &err);
 		goto out;
 	}

@@ -450,9 +450,11 @@ void mt_infeasible_text(struct sbuf *sb, const struct mt_model *m, const struct 
 				  mt_prune_text(i));
 	rule_prune_line(sb, ar, r);
 	if (r->has_closest) {
-		sbuf_addf(sb, "closest: %s, recompute %s, needs %.1f GiB\n",
+		sbuf_addf(sb, "closest: %s, recompute %s%s, needs %.1f GiB\n",
 			  mt_config_label(lbl, sizeof(lbl), m, &r->closest.cfg),
-			  mt_recompute_name(r->closest.cfg.recompute), gib(r->closest.mem.total));
+			  mt_recompute_name(r->closest.cfg.recompute),
+			  r->closest.cfg.fsdp == MT_FSDP_TORCH ? ", in PyTorch FSDP2" :
+			  r->closest.cfg.fsdp ? ", in Megatron-FSDP" : "", gib(r->closest.mem.total));
 		memory_lines(sb, &r->closest, r->capacity_bytes, "  ");
 	}
 	{
@@ -467,8 +469,24 @@ void mt_infeasible_text(struct sbuf *sb, const struct mt_model *m, const struct 
 			      "gradients and Adam states) need at least %ld GPUs of %.1f GiB\n", n,
 			  gib(r->capacity_bytes));
 	}
-	sbuf_adds(sb, "try more GPUs, a smaller micro-batch or sequence, or a cluster with more "
-		      "memory per GPU\n");
+	if (!r->nsugg) {
+		sbuf_adds(sb, "try more GPUs, a smaller micro-batch or sequence, or a cluster with more "
+			      "memory per GPU\n");
+		return;
+	}
+	sbuf_adds(sb, "changes that fit (each searched by the model alone; run with the change for "
+		      "the rules' answer):\n");
+	for (i = 0; i < r->nsugg; i++) {
+		const struct mt_eval *e = &r->sugg[i].best;
+
+		sbuf_addf(sb, "  %-28s %s, recompute %s", r->sugg[i].change,
+			  mt_config_label(lbl, sizeof(lbl), m, &e->cfg),
+			  mt_recompute_name(e->cfg.recompute));
+		sbuf_addf(sb, "%s: %.3f s per step, %.0f tokens/s per GPU, %.1f GiB\n",
+			  e->cfg.fsdp == MT_FSDP_TORCH ? ", in PyTorch FSDP2" :
+			  e->cfg.fsdp ? ", in Megatron-FSDP" : "", e->time.step,
+			  e->tput.tokens_per_s_per_gpu, gib(e->mem.total));
+	}
 }
 
 void mt_estimate_text(struct sbuf *sb, const struct mt_model *m, const struct mt_cluster *c,

@@ -103,6 +103,37 @@ static void extra_settings(struct sbuf *sb, const cJSON *job, const cJSON *c)
 		sbuf_adds(sb, ", CUDA graphs");
 }
 
+/* Nothing fits: the closest candidate's memory, the GPUs the model states
+ * need, and the changes that fit with the best each gives (advice "nofit"). */
+static void nofit(struct sbuf *sb, const cJSON *nf)
+{
+	const cJSON *ch;
+
+	sbuf_adds(sb, "<p class=\"none\">No configuration fits: see the pruned counts below.");
+	if (jnum(nf, "min_gpus_model_states") > 0)
+		sbuf_addf(sb, " The model states alone need at least %.0f GPUs.",
+			  jnum(nf, "min_gpus_model_states"));
+	sbuf_adds(sb, "</p>");
+	if (cJSON_GetArraySize(jget(nf, "changes_that_fit")) > 0) {
+		sbuf_adds(sb, "<p>Changes that fit, each searched by the model alone:</p><ul>");
+		cJSON_ArrayForEach(ch, jget(nf, "changes_that_fit")) {
+			const cJSON *b = cJSON_GetArrayItem(jget(ch, "best"), 0);
+
+			sbuf_adds(sb, "<li><code>");
+			esc(sb, jstr(ch, "change") ? jstr(ch, "change") : "?");
+			sbuf_adds(sb, "</code>: ");
+			if (b) {
+				label(sb, b);
+				sbuf_addf(sb, ", %.3f s per step, %.1f GiB", jnum(b, "time.step_s"),
+					  jnum(b, "memory.total_bytes") / GIB);
+			}
+			sbuf_adds(sb, "</li>");
+		}
+		sbuf_adds(sb, "</ul>");
+	}
+	sbuf_adds(sb, "</section>");
+}
+
 static void card(struct sbuf *sb, const char *value, const char *what)
 {
 	sbuf_adds(sb, "<div class=\"card\"><b>");
@@ -144,8 +175,7 @@ void html_summary(struct sbuf *sb, const cJSON *adv)
 	esc(sb, jstr(job, "precision"));
 	sbuf_adds(sb, ".</p>");
 	if (!best) {
-		sbuf_adds(sb, "<p class=\"none\">No configuration fits: see the pruned counts below.</p>"
-			      "</section>");
+		nofit(sb, jget(adv, "nofit"));
 		return;
 	}
 	sbuf_adds(sb, "<p>Recommended: <b>");

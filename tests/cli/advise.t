@@ -210,3 +210,9 @@ best line names fine-grained offload | 0 | ^best: .*inputs of core_attn,attn_pro
 best line names the optimizer offload | 0 | ^best: .*50% of the optimizer states on the host | advise --model llama3-8b --gpus 8 --seq 8192 --gbs 64 --optimizer-cpu-offload 0.5 --top 1
 report summary names the offload and its host memory | 0 | Recommended: <b>TP8 PP1 DP8 MBS1</b>, recompute none, <b>activations of [0-9]+ layers offloaded to the host</b> \([0-9.]+ GiB of pinned host memory per node\) | advise --model llama3-70b --gpus 64 --seq 65536 --gbs 64 --top 2 --report -
 report table shows the offload | 0 | <td>none \+offload [0-9]+</td> | advise --model llama3-70b --gpus 64 --seq 65536 --gbs 64 --top 2 --report -
+# nothing fits: the changes that would, each searched, in the text and the JSON
+no-fit lists the optimizer offload that fits | 1 | ^  --optimizer-cpu-offload 1 +TP[0-9]+ PP[0-9]+.*s per step | advise --model llama3-70b --gpus 8 --seq 4096 --gbs 64
+no-fit lists the GPUs that fit | 1 | ^  --gpus 32 +TP | advise --model llama3-70b --gpus 8 --seq 4096 --gbs 64
+no-fit JSON carries the changes | 1 | "change": "--optimizer-cpu-offload 1" | advise --model llama3-70b --gpus 8 --seq 4096 --gbs 64 --format json
+no-fit JSON carries the closest and the minimum GPUs | 1 | "min_gpus_model_states": 16 | advise --model llama3-70b --gpus 8 --seq 4096 --gbs 64 --format json
+no-fit closest says FSDP | 1 | ^closest: .*, in Megatron-FSDP, needs | advise --model llama3-70b --gpus 8 --seq 4096 --gbs 64
