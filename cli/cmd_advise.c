@@ -403,7 +403,7 @@ static int print_flags(const struct mt_model *m, const struct mt_cluster *cl,
 		mt_kv_render(&sb, kv, n, MT_KV_ASSIGN, " \\\n  ");
 	} else {
 		n = mt_candidate_env(ex, kv);
-		mt_kv_render(&sb, kv, n, MT_KV_ASSIGN, "\n");
+		mt_kv_render(&sb, kv, n, MT_KV_EXPORT, "\n");
 	}
 	if (n)
 		sbuf_addc(&sb, '\n');

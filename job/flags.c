@@ -719,6 +719,8 @@ void mt_kv_render(struct sbuf *sb, const struct mt_kv *kv, int n, int style, con
 				sbuf_addf(sb, " %s", kv[i].val);
 		} else {
 			snprintf(buf, sizeof(buf), "%s=%s", kv[i].key, kv[i].val[0] ? kv[i].val : "true");
+			if (style == MT_KV_EXPORT)
+				sbuf_adds(sb, "export ");
 			mt_shell_word(sb, buf);
 		}
 	}

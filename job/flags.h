@@ -43,7 +43,7 @@ int mt_kv_merge(struct mt_kv *o, int n, const struct mt_kv *add, int nadd);
  * "--key value", overrides as "key=value", env as "KEY=value"; an assignment
  * the shell would expand is single-quoted (mt_shell_word). */
 void mt_kv_render(struct sbuf *sb, const struct mt_kv *kv, int n, int style, const char *sep);
-enum { MT_KV_ARGS, MT_KV_ASSIGN };
+enum { MT_KV_ARGS, MT_KV_ASSIGN, MT_KV_EXPORT /* "export KEY=value", for a shell to source */ };
 void mt_shell_word(struct sbuf *sb, const char *s);
 
 #endif

@@ -10,6 +10,7 @@
 #include "../lib/units.h"
 #include "../rules/engine.h"
 #include "../job/flags.h"
+#include "../job/knobs.h"
 #include "../tuner/hostmem.h"
 #include "../tuner/precision.h"
 #include "../tuner/layout.h"
@@ -29,8 +30,9 @@ static void job_line(struct sbuf *sb, const struct mt_model *m, const struct mt_
 	sbuf_addf(sb, "%s (%s parameters", m->name, mt_fmt_count(p1, sizeof(p1), (double)m->params_total));
 	if (m->experts)
 		sbuf_addf(sb, ", %s active", mt_fmt_count(p2, sizeof(p2), (double)m->params_active));
-	sbuf_addf(sb, ") on %s (%s, %.0f GiB), %d GPUs, sequence %d, global batch %lld, %s",
-		  c->name, c->gpu_name, gib(c->memory_bytes), j->gpus, j->seq, (long long)j->gbs,
+	sbuf_addf(sb, ") on %s (%s, %.0f GiB), %d GPU%s, sequence %d, global batch %lld, %s",
+		  c->name, c->gpu_name, gib(c->memory_bytes), j->gpus, j->gpus == 1 ? "" : "s",
+		  j->seq, (long long)j->gbs,
 		  mt_precision_name(j->precision));
 	if (j->precision == MT_PREC_FP8)
 		sbuf_addf(sb, " (%s scaling)", mt_fp8_recipe_name(j->fp8_recipe));
@@ -58,6 +60,25 @@ static void moe_words(struct sbuf *sb, const struct mt_model *m, const struct mt
 		sbuf_addf(sb, " (%s)", mt_flex_backend_name(cfg->flex_backend));
 	sbuf_addf(sb, ", EP overlap %s%s", cfg->ep_overlap ? "1F1B" : "off",
 		  cfg->shared_overlap ? ", shared experts overlapped" : "");
+}
+
+/* How candidate a differs from b, knob by knob (job/knobs.def): " (mbs 2
+ * against 1, recompute selective against none)"; nothing when they agree. */
+static void differences(struct sbuf *sb, const struct mt_config *a, const struct mt_config *b)
+{
+	char x[32], y[32];
+	int k, n = 0;
+
+	for (k = 0; k < MT_KNOB_N; k++) {
+		long long va = mt_knob_cfg(a, k), vb = mt_knob_cfg(b, k);
+
+		if (mt_knobs[k].cfg < 0 || va == vb)
+			continue;
+		sbuf_addf(sb, "%s%s %s against %s", n++ ? ", " : " (", mt_knobs[k].cli,
+			  mt_knob_format(k, va, x, sizeof(x)), mt_knob_format(k, vb, y, sizeof(y)));
+	}
+	if (n)
+		sbuf_addc(sb, ')');
 }
 
 /* The knobs of a candidate that Megatron-LM would not run without a flag and
@@ -427,8 +448,10 @@ void mt_advice_text(struct sbuf *sb, const struct mt_model *m, const struct mt_c
 		  mt_precision_name(j->precision));
 	if (r->ntop > 1) {
 		double d = r->top[1].time.step / r->top[0].time.step - 1;
-		sbuf_addf(sb, "  runner-up: %s, %.1f%% slower\n",
+		sbuf_addf(sb, "  runner-up: %s, %.1f%% slower",
 			  mt_config_label(lbl, sizeof(lbl), m, &r->top[1].cfg), 100 * d);
+		differences(sb, &r->top[1].cfg, &r->top[0].cfg);
+		sbuf_addc(sb, '\n');
 	}
 	rules_lines(sb, mt_advice_explain(ar, 0), "  ");
 	flags_lines(sb, m, j, &r->top[0].cfg, mt_advice_explain(ar, 0));
@@ -504,8 +527,8 @@ void mt_estimate_text(struct sbuf *sb, const struct mt_model *m, const struct mt
 		  mt_recompute_name(e->cfg.recompute));
 	if (e->cfg.recompute == MT_RC_FULL)
 		sbuf_addf(sb, " (%d layers per chunk)", e->cfg.recompute_layers);
-	sbuf_addf(sb, ", distributed optimizer %s, %d micro-batches",
-		  dist_opt_words(&e->cfg), e->cfg.num_mb);
+	sbuf_addf(sb, ", distributed optimizer %s, %d micro-batch%s",
+		  dist_opt_words(&e->cfg), e->cfg.num_mb, e->cfg.num_mb == 1 ? "" : "es");
 	moe_words(sb, m, &e->cfg);
 	if (mt_p2p_blocks(&e->cfg))
 		sbuf_addf(sb, ", pipeline sends blocking (P2P overlap off)");

@@ -80,7 +80,7 @@ torchrun several nodes | 0 | ^  --nnodes 4 \\$ | advise --model llama3-70b --gpu
 launch from estimate | 0 | ^  --train-iters 20 \\$ | estimate --model llama3-8b --gpus 8 --seq 4096 --gbs 64 --tp 2 --format torchrun
 bad format names the launch ones | 2 | expected text, json, megatron, bridge, env, torchrun or slurm | advise --model llama3-8b --gpus 8 --seq 4096 --gbs 64 --format sbatch
 bridge overrides | 0 | ^model.tensor_model_parallel_size=4 | advise --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --tp 4 --format bridge
-environment | 0 | ^CUDA_DEVICE_MAX_CONNECTIONS=1 | advise --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --tp 4 --format env
+environment | 0 | ^export CUDA_DEVICE_MAX_CONNECTIONS=1 | advise --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --tp 4 --format env
 json to stdout | 0 | "schema": "megatune.advice/1" | advise --model llama3-8b --gpus 8 --seq 4096 --gbs 64 --format json
 json into a missing folder | 2 | cannot write 'no/such/dir/a.json' | advise --model llama3-8b --gpus 8 --seq 4096 --gbs 64 --json no/such/dir/a.json
 estimate breaks down memory | 0 | optimizer states | estimate --model llama3-8b --gpus 8 --seq 4096 --gbs 64 --tp 2
@@ -110,7 +110,7 @@ no comm_overlap override | 0 | !^ *comm_overlap\. | advise --model llama3-70b --
 TP overlap named for the recipe | 0 | ^# comm_overlap.tp_comm_overlap=true: .*CommOverlapConfig\(tp_comm_overlap=True\) | advise --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --tp 4 --format bridge
 no ddp.grad_reduce_in_fp32 override | 0 | !ddp\.grad_reduce_in_fp32 | advise --model llama3-70b --gpus 64 --seq 65536 --gbs 64 --format bridge
 attention backend as the enum | 0 | 'model.attention_backend=\{_target_:megatron.core.transformer.enums.AttnBackend.fused,_call_:false\}' | advise --model llama3-8b --gpus 8 --seq 4096 --gbs 64 --format bridge
-32 connections on Blackwell | 0 | ^CUDA_DEVICE_MAX_CONNECTIONS=32$ | advise --model llama3-70b --cluster dgx-b200 --gpus 64 --seq 8192 --gbs 128 --tp 4 --format env
+32 connections on Blackwell | 0 | ^export CUDA_DEVICE_MAX_CONNECTIONS=32$ | advise --model llama3-70b --cluster dgx-b200 --gpus 64 --seq 8192 --gbs 128 --tp 4 --format env
 not 1 on Blackwell | 0 | !CUDA_DEVICE_MAX_CONNECTIONS=1 | advise --model llama3-70b --cluster gb200-nvl72 --gpus 64 --seq 8192 --gbs 128 --tp 4 --format env
 help lists the release options | 0 | --megatron-version R .*core_v0.8.0 | advise --help
 help lists the Bridge release option | 0 | --bridge-version R | advise --help
@@ -216,3 +216,8 @@ no-fit lists the GPUs that fit | 1 | ^  --gpus 32 +TP | advise --model llama3-70
 no-fit JSON carries the changes | 1 | "change": "--optimizer-cpu-offload 1" | advise --model llama3-70b --gpus 8 --seq 4096 --gbs 64 --format json
 no-fit JSON carries the closest and the minimum GPUs | 1 | "min_gpus_model_states": 16 | advise --model llama3-70b --gpus 8 --seq 4096 --gbs 64 --format json
 no-fit closest says FSDP | 1 | ^closest: .*, in Megatron-FSDP, needs | advise --model llama3-70b --gpus 8 --seq 4096 --gbs 64
+# smaller things a new user found
+env lines are exported | 0 | ^export PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True$ | advise --model llama3-8b --gpus 8 --seq 8192 --gbs 64 --format env
+runner-up says how it differs from the best | 0 | ^  runner-up: .*slower \(.* against .*\)$ | advise --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --top 3
+one GPU is one GPU | 0 | , 1 GPU, sequence | estimate --model tests/fixtures/models/tiny-llama.json --gpus 1 --seq 128 --gbs 8
+one micro-batch is one micro-batch | 0 | , 1 micro-batch$ | estimate --model tests/fixtures/models/tiny-llama.json --gpus 1 --seq 128 --gbs 1

@@ -26,7 +26,7 @@ for job in "llama3-70b --gpus 64 --seq 8192 --gbs 128" \
 	done
 	"$M" advise "$@" --format env >"$t/env" 2>/dev/null
 	while IFS= read -r v; do
-		grep -qxF "export $v" "$t/slurm.sh" || bad "$job: no 'export $v' in the slurm script"
+		grep -qxF "$v" "$t/slurm.sh" || bad "$job: no '$v' in the slurm script"
 	done <"$t/env"
 	"$M" advise "$@" --format megatron 2>/dev/null | sed 's/ \\$//; s/^ *//' >"$t/args"
 	while IFS= read -r a; do

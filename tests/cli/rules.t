@@ -57,7 +57,7 @@ nothing fits the constraints: one is relaxed | 0 | NOTE: no candidate that fits 
 a relaxed rule is marked under the best | 0 | site-no-pipeline +PP [0-9]+: our launcher | advise --model llama3.1-405b --gpus 128 --seq 8192 --gbs 128 --rules tests/fixtures/rules/site-no-pp.rules
 the flex dispatcher may cross NVLink domains | 0 | --moe-token-dispatcher-type flex | advise --model deepseek-v3 --gpus 1024 --seq 4096 --gbs 8192 --moe-dispatcher flex
 a bad dispatcher | 2 | --moe-dispatcher: expected alltoall, allgather, flex or auto, got 'deepep' | advise --model deepseek-v3 --gpus 1024 --seq 4096 --gbs 8192 --moe-dispatcher deepep
-environment from rules | 0 | ^CUDA_DEVICE_MAX_CONNECTIONS=1$ | advise --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --format env
+environment from rules | 0 | ^export CUDA_DEVICE_MAX_CONNECTIONS=1$ | advise --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --format env
 no environment without rules | 0 | !CUDA_DEVICE_MAX_CONNECTIONS | advise --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --format env --no-rules
 NCCL versions read as versions | 0 | with NCCL 2\.21\.5 \(before 2\.26\) | estimate --model llama3-8b --cluster tests/fixtures/rules/gb200-nccl2.21.json --gpus 8 --seq 8192 --gbs 64 --tp 2 --offload-layers 8 --format json
 memory alone: no relaxation is claimed | 1 | !NOTE | advise --model llama3.1-405b --gpus 8 --seq 8192 --gbs 64 --tp 8 --pp 1 --cp 1
