@@ -25,7 +25,8 @@
 #include "common.h"
 #include "opts.h"
 
-enum out_format { F_TEXT, F_JSON, F_MEGATRON, F_BRIDGE, F_ENV, F_TORCHRUN, F_SLURM };
+/* F_NONE: nothing of the format's own on stdout (--json - or --report - has it) */
+enum out_format { F_TEXT, F_JSON, F_MEGATRON, F_BRIDGE, F_ENV, F_TORCHRUN, F_SLURM, F_NONE };
 
 #define MAX_RULE_PATHS 16
 
@@ -245,10 +246,13 @@ static const struct cli_opt out_opts[] = {
 	  .want = "an integer between 1 and 64",
 	  .help = "candidates to keep (default 5, at most 64)" },
 	{ .type = CLI_STR, .name = "json", .meta = "FILE", .off = offsetof(struct args, json),
-	  .help = "write megatune.advice/1 JSON ('-' for stdout)" },
+	  .help = "write megatune.advice/1 JSON ('-': standard output,\n"
+		  "instead of the text; one of --json -, --report - and\n"
+		  "--format writes there)" },
 	{ .type = CLI_STR, .name = "report", .meta = "FILE", .off = offsetof(struct args, report),
 	  .help = "write the HTML report (summary, cluster curves,\n"
-		  "candidates, memory, time, rules, configuration)" },
+		  "candidates, memory, time, rules, configuration; '-':\n"
+		  "standard output, instead of the text)" },
 	{ .type = CLI_CHOICE, .name = "format", .meta = "F", .off = offsetof(struct args, format),
 	  .choices = format_names,
 	  .help = "text (default), json, megatron, bridge, env, torchrun or\n"
@@ -318,6 +322,21 @@ static int parse_args(const char *cmd, int argc, char **argv, struct args *a)
 	if (first < argc) {
 		fprintf(stderr, "megatune %s: error: unexpected argument '%s'\n", cmd, argv[first]);
 		return 2;
+	}
+	{
+		/* one writer of standard output: --json - or --report - takes it
+		 * from the text summary; with any other --format, or both, the
+		 * documents would be mixed */
+		int json = a->json && !strcmp(a->json, "-"), page = a->report && !strcmp(a->report, "-");
+
+		if (json + page > 1 || ((json || page) && a->format != F_TEXT))
+			return cli_usage_error(cmd, "%s%s%s%s write to standard output: choose one",
+					       json ? "--json -" : "", json && page ? " and --report -" :
+					       page ? "--report -" : "", a->format != F_TEXT ?
+					       " and --format " : "", a->format != F_TEXT ?
+					       format_names[a->format] : "");
+		if (json || page)
+			a->format = F_NONE;
 	}
 	if (a->no_rules && a->nrule_paths) {
 		fprintf(stderr, "megatune %s: error: --rules and --no-rules exclude each other\n", cmd);
@@ -574,7 +593,7 @@ int cmd_advise(int argc, char **argv)
 		sbuf_reset(&sb);
 		mt_advice_text(&sb, &m, c, &a.job, res, &ar);
 		rc = emit("advise", "-", &sb);
-	} else if (a.format != F_JSON) {
+	} else if (a.format != F_JSON && a.format != F_NONE) {
 		rc = print_flags(&m, c, &a.job, &res->top[0].cfg, ex, a.format);
 	}
 out:
@@ -644,7 +663,7 @@ int cmd_estimate(int argc, char **argv)
 		sbuf_reset(&sb);
 		mt_estimate_text(&sb, &m, c, &a.job, &e, &ar);
 		rc = emit("estimate", "-", &sb);
-	} else if (a.format != F_JSON) {
+	} else if (a.format != F_JSON && a.format != F_NONE) {
 		rc = print_flags(&m, c, &a.job, &e.cfg, run ? &ex : NULL, a.format);
 	}
 	if (!rc && !e.feasible)

@@ -1009,9 +1009,10 @@ double mt_coll_busbw(const struct mt_cluster *c, int op, int nranks, int per_dom
 		/* k members per domain drive k NICs: at the same total size each NIC
 		 * carries size/k, so busbw(k) = busbw_curve(size * kc / k) * k / kc,
 		 * within the bounds of the links it stretches over */
-		double kc = cv->per_node, k = per_domain;
-		return network_bound(c, op, per_domain, bytes,
-				     curve_busbw(cv, bytes * kc / k) * k / kc);
+		double kc = cv->per_node, k = per_domain, bw = curve_busbw(cv, bytes * kc / k) * k / kc;
+
+		/* scaled down, a curve stays within what was measured */
+		return k > kc ? network_bound(c, op, per_domain, bytes, bw) : bw;
 	}
 	return curve_busbw(cv, bytes);
 }

@@ -221,3 +221,6 @@ env lines are exported | 0 | ^export PYTORCH_CUDA_ALLOC_CONF=expandable_segments
 runner-up says how it differs from the best | 0 | ^  runner-up: .*slower \(.* against .*\)$ | advise --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --top 3
 one GPU is one GPU | 0 | , 1 GPU, sequence | estimate --model tests/fixtures/models/tiny-llama.json --gpus 1 --seq 128 --gbs 8
 one micro-batch is one micro-batch | 0 | , 1 micro-batch$ | estimate --model tests/fixtures/models/tiny-llama.json --gpus 1 --seq 128 --gbs 1
+one writer of stdout: JSON and flags are refused | 2 | --json - and --format megatron write to standard output: choose one | advise --model llama3-8b --gpus 8 --seq 4096 --gbs 64 --json - --format megatron
+one writer of stdout: JSON and the page are refused | 2 | --json - and --report - write to standard output: choose one | estimate --model llama3-8b --gpus 8 --seq 4096 --gbs 64 --json - --report -
+one writer of stdout: --json - alone is the JSON alone | 0 | !^best: | advise --model llama3-8b --gpus 8 --seq 4096 --gbs 64 --json -
