@@ -31,7 +31,7 @@ void mt_rule_show(const struct mt_rule *r, struct sbuf *sb)
 	sbuf_addf(sb, "  kind      %s%s\n", mt_rule_kind_name(r->kind), r->disabled ? " (disabled)" : "");
 	sbuf_addf(sb, "  source    %s:%d\n", r->file, r->line);
 	sbuf_addf(sb, "  when      %s\n", r->when_src);
-	sbuf_addf(sb, "  evaluated %s%s\n",
+	sbuf_addf(sb, "  evaluated %s%s",
 		  r->kind == MT_RK_CONSTRAINT ? "in the search, once the search knows '"
 		  : r->kind == MT_RK_SET && r->nsets ? "in the search, when it chooses '"
 		  : r->kind == MT_RK_DIAGNOSE ? "on profile findings ('"

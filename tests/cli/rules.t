@@ -64,3 +64,4 @@ memory alone: no relaxation is claimed | 1 | !NOTE | advise --model llama3.1-405
 a pinned pipeline is not pruned by pp-vpp | 0 | pp-vpp +PP 4 without interleaving | advise --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --pp 4 --vpp 1
 a pinned offload is not pruned by offload-bandwidth | 0 | offload-bandwidth +Copying one layer | advise --model llama3-8b --gpus 8 --seq 8192 --gbs 64 --offload-layers 8 --tp 2
 a pinned bucket | 0 | --ddp-bucket-size 123000000 | estimate --model llama3-8b --gpus 64 --seq 4096 --gbs 512 --bucket-size 123000000
+rules show says when a rule runs on one line | 0 | ^  evaluated in the search, once the search knows 'tp'$ | rules show tp-nvlink
