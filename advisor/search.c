@@ -786,6 +786,10 @@ int mt_search(const struct mt_model *m, const struct mt_cluster *c, const struct
 		relax(&s, &sc, a, plan);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	res->seconds = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+	res->min_gpus = (long)(18.0 * (double)m->params_total / s.cap) + 1;
+	if (res->min_gpus > c->gpus_per_node)
+		res->min_gpus = (res->min_gpus + c->gpus_per_node - 1) / c->gpus_per_node *
+				c->gpus_per_node;
 out:
 	free(sc.ok);
 	free(a);

@@ -56,7 +56,9 @@ struct mt_search_result {
 	/* nothing fits: the changes that would (filled by mt_suggest_fits) */
 	struct mt_suggestion sugg[MT_SUGGEST_MAX];
 	int nsugg;
-	long min_gpus;                /* GPUs the model states alone need, 0 unknown */
+	long min_gpus;                /* GPUs the model states alone need: 18 bytes per
+				       * parameter (bf16 weights, fp32 gradients and Adam
+				       * states), whole nodes beyond one */
 };
 
 struct mt_rules_run;

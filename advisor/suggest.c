@@ -52,15 +52,9 @@ int mt_suggest_fits(const struct mt_model *m, const struct mt_cluster *c, const 
 	struct mt_job j;
 	struct mt_eval e;
 	char change[96];
-	double need = res->capacity_bytes > 0 ? 18.0 * (double)m->params_total /
-						res->capacity_bytes : 0;
 	int k;
 
 	res->nsugg = 0;
-	res->min_gpus = need > 0 ? (long)need + 1 : 0;
-	if (res->min_gpus > c->gpus_per_node)
-		res->min_gpus = (res->min_gpus + c->gpus_per_node - 1) / c->gpus_per_node *
-				c->gpus_per_node;
 	if (!tmp)
 		return -1;
 	/* the optimizer states on the host (with the distributed optimizer) */

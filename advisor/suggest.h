@@ -12,8 +12,7 @@
 /* Fill res->sugg (at most MT_SUGGEST_MAX) with the changes of `job` that make
  * a configuration fit, each the fastest the search finds with that one
  * change, by the model alone (no rules: rerunning with the change gives the
- * rules' answer).  Also sets res->min_gpus, the GPUs the model states alone
- * need.  Returns the number of suggestions, or -1 when out of memory. */
+ * rules' answer).  Returns the number of suggestions, or -1 when out of memory. */
 int mt_suggest_fits(const struct mt_model *m, const struct mt_cluster *c, const struct mt_job *job,
 		    struct mt_search_result *res);
 

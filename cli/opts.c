@@ -43,11 +43,6 @@ static int takes_arg(const struct cli_opt *o)
 	return o->type == CLI_FN ? o->has_arg : o->type != CLI_FLAG;
 }
 
-int cli_onoff(const char *s)
-{
-	return mt_parse_onoff(s);
-}
-
 int cli_opt_bad(const char *cmd, const char *name, const char *want, const char *arg)
 {
 	struct sbuf sb = SBUF_INIT;
@@ -123,7 +118,7 @@ static int set_value(const char *cmd, const struct flat *f, const char *arg, voi
 		*(double *)dst = dv * (o->scale ? o->scale : 1);
 		return 0;
 	case CLI_ONOFF:
-		if ((i = cli_onoff(arg)) < 0)
+		if ((i = mt_parse_onoff(arg)) < 0)
 			return cli_opt_bad(cmd, o->name, want_of(o, want, sizeof(want)), arg);
 		*(int *)dst = i;
 		return 0;

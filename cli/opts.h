@@ -98,9 +98,6 @@ int cli_opt_names(const struct cli_spec *spec, const char **names, int cap);
  * characters and invalid UTF-8 of ARG shown escaped, never sent raw); 2. */
 int cli_opt_bad(const char *cmd, const char *name, const char *want, const char *arg);
 
-/* on|true|1 -> 1, off|false|0 -> 0, else -1. */
-int cli_onoff(const char *s);
-
 /* Options of every command at most (groups expanded). */
 #define CLI_OPTS_MAX 160
 

@@ -27,7 +27,8 @@ const struct mt_knob mt_knobs[MT_KNOB_N] = {
 #undef KNOB
 };
 
-/* every slot a GENERIC row uses exists */
+/* every pin lies inside the job (an extra[i] past MT_KNOB_EXTRA fails here only
+ * when it also runs past struct mt_job; keep i below MT_KNOB_EXTRA) */
 #define KNOB(id, cli, meta, type, lo, hi, dflt, pin, cfg, ...) \
 	_Static_assert(pin < sizeof(struct mt_job), "knobs.def: " #id ": the pin is outside the job");
 #include "knobs.def"
@@ -205,7 +206,7 @@ void mt_knobs_estimate_config(const struct mt_job *job, struct mt_config *cfg)
 
 		if (kn->cfg < 0 || kn->type == MT_KT_DISPATCHER)
 			continue;
-		if (pin != MT_UNSET && !(kn->type == MT_KT_FSDP && pin == MT_FSDP_OFF))
+		if (pin != MT_UNSET)
 			mt_knob_set_cfg(cfg, k, pin);
 		else if (kn->dflt != MT_UNSET && kn->dflt != MT_KNOB_DERIVED)
 			mt_knob_set_cfg(cfg, k, kn->dflt);

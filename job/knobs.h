@@ -77,8 +77,7 @@ struct mt_knob {
 
 extern const struct mt_knob mt_knobs[MT_KNOB_N];
 
-/* The knob whose option is `cli` (or whose JSON key, fact or Megatron field
- * is `name` for the _json/_fact/_megatron forms), or -1. */
+/* The knob whose option is `cli`, or whose rule fact is `fact`; -1 for none. */
 int mt_knob_by_cli(const char *cli);
 int mt_knob_by_fact(const char *fact);
 

@@ -480,18 +480,9 @@ void mt_infeasible_text(struct sbuf *sb, const struct mt_model *m, const struct 
 			  r->closest.cfg.fsdp ? ", in Megatron-FSDP" : "", gib(r->closest.mem.total));
 		memory_lines(sb, &r->closest, r->capacity_bytes, "  ");
 	}
-	{
-		/* weights, gradients and Adam states alone: 18 bytes per parameter
-		 * when every GPU holds a model-parallel shard (DP 1) */
-		double need = 18.0 * (double)m->params_total / r->capacity_bytes;
-		long n = (long)need + 1;
-
-		if (n > c->gpus_per_node)
-			n = (n + c->gpus_per_node - 1) / c->gpus_per_node * c->gpus_per_node;
-		sbuf_addf(sb, "the model states alone (18 bytes per parameter: bf16 weights, fp32 "
-			      "gradients and Adam states) need at least %ld GPUs of %.1f GiB\n", n,
-			  gib(r->capacity_bytes));
-	}
+	sbuf_addf(sb, "the model states alone (18 bytes per parameter: bf16 weights, fp32 "
+		      "gradients and Adam states) need at least %ld GPUs of %.1f GiB\n", r->min_gpus,
+		  gib(r->capacity_bytes));
 	if (!r->nsugg) {
 		sbuf_adds(sb, "try more GPUs, a smaller micro-batch or sequence, or a cluster with more "
 			      "memory per GPU\n");
