@@ -2,6 +2,7 @@
 /* flags: Megatron-LM arguments, Megatron-Bridge overrides, environment. */
 #include "flags.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -109,9 +110,20 @@ static int moe_args(const struct mt_model *m, const struct mt_job *j, struct mt_
 		n = add(o, n, "moe-shared-expert-intermediate-size", "%lld", m->shared_ffn);
 	if (moe_pattern(m, pat, sizeof(pat)) > 0)
 		n = adds(o, n, "moe-layer-freq", pat);
-	if (m->router_bias) {
+	if (m->shared_gate)
+		n = add(o, n, "moe-shared-expert-gate", NULL, 0);
+	/* how scores become weights (moe_utils.py topk_routing_with_score_function) */
+	if (m->router_sigmoid)
 		n = adds(o, n, "moe-router-score-function", "sigmoid");
+	else if (m->router_pre_softmax)
+		n = add(o, n, "moe-router-pre-softmax", NULL, 0);
+	if (m->router_bias)
 		n = add(o, n, "moe-router-enable-expert-bias", NULL, 0);
+	if (m->router_scale > 0 && m->router_scale != 1)
+		n = addg(o, n, "moe-router-topk-scaling-factor", m->router_scale);
+	if (m->router_groups > 1) {
+		n = add(o, n, "moe-router-num-groups", "%lld", m->router_groups);
+		n = add(o, n, "moe-router-group-topk", "%lld", m->router_group_topk);
 	}
 	/* the load-balancing loss the model was trained with: Megatron-LM's
 	 * moe_aux_loss_coeff defaults to 0.0 (transformer_config.py @ d98e8a64dd,
@@ -132,12 +144,19 @@ static int moe_args(const struct mt_model *m, const struct mt_job *j, struct mt_
 }
 
 /* RoPE as the model has it: the base (Megatron-LM's --rotary-base is an int,
- * default 10000), Llama 3.x scaling (--use-rope-scaling, factor), and YaRN,
- * which Megatron-LM's GPT path runs with multi-latent attention only
- * (--rope-type yarn and MLATransformerConfig's rotary_scaling_factor, mscale,
- * mscale_all_dim; arguments.py @ d98e8a64dd lines 2906 and 3558-3563). */
+ * default 10000), Llama 3.x scaling (--use-rope-scaling, factor), and YaRN:
+ * with multi-latent attention --rope-type yarn and MLATransformerConfig's
+ * rotary_scaling_factor, mscale, mscale_all_dim (arguments.py @ d98e8a64dd
+ * lines 2906 and 3558-3563; its beta_fast, beta_slow and original context
+ * have no flag, mt_model_unexpressed() names a config that differs), and
+ * without it --position-embedding-type yarn with the --yarn-* flags
+ * (core_v0.18.0 and core_v0.19.0; training/argument_utils.py maps them). */
+static int note(struct mt_kv *o, int n, const char *about, const char *text);
+
 static int rope_args(const struct mt_model *m, struct mt_kv *o, int n)
 {
+	char text[sizeof(o->val)];
+
 	if (m->learned_pos || m->no_pos)
 		return n;
 	if (m->rope_base > 0)
@@ -145,11 +164,34 @@ static int rope_args(const struct mt_model *m, struct mt_kv *o, int n)
 	if (m->rope_scaling == MT_ROPE_LLAMA3) {
 		n = add(o, n, "use-rope-scaling", NULL, 0);
 		n = addg(o, n, "rope-scaling-factor", m->rope_factor > 0 ? m->rope_factor : 8);
-	} else if (m->rope_scaling == MT_ROPE_YARN && m->mla) {
-		n = adds(o, n, "rope-type", "yarn");
+	} else if (m->rope_scaling == MT_ROPE_YARN) {
+		if (m->mla)
+			n = adds(o, n, "rope-type", "yarn");
 		n = addg(o, n, "rotary-scaling-factor", m->rope_factor > 0 ? m->rope_factor : 1);
+		if (!m->mla) {
+			n = add(o, n, "yarn-original-max-position-embeddings", "%lld",
+				m->rope_orig_max > 0 ? m->rope_orig_max : 4096);
+			n = addg(o, n, "yarn-beta-fast", m->yarn_beta_fast > 0 ? m->yarn_beta_fast : 32);
+			n = addg(o, n, "yarn-beta-slow", m->yarn_beta_slow > 0 ? m->yarn_beta_slow : 1);
+		}
 		n = addg(o, n, "mscale", m->yarn_mscale > 0 ? m->yarn_mscale : 1);
 		n = addg(o, n, "mscale-all-dim", m->yarn_mscale_all_dim);
+		if (m->mla && ((m->rope_orig_max > 0 && m->rope_orig_max != 4096) ||
+			       (m->yarn_beta_fast > 0 && m->yarn_beta_fast != 32) ||
+			       (m->yarn_beta_slow > 0 && m->yarn_beta_slow != 1))) {
+			snprintf(text, sizeof(text), "YaRN: the config's original context %d, beta_fast "
+				 "%g, beta_slow %g have no Megatron-LM flag with multi-latent "
+				 "attention; MLATransformerConfig's defaults (4096, 32, 1) apply",
+				 m->rope_orig_max, m->yarn_beta_fast, m->yarn_beta_slow);
+			n = note(o, n, "rope", text);
+		}
+	} else if (m->rope_scaling == MT_ROPE_LINEAR && m->rope_factor == floor(m->rope_factor)) {
+		/* linear position interpolation: an int in Megatron-LM (arguments.py line 2422) */
+		n = add(o, n, "rotary-seq-len-interpolation-factor", "%lld", (long long)m->rope_factor);
+	} else if (m->rope_scaling == MT_ROPE_LINEAR || m->rope_scaling == MT_ROPE_OTHER) {
+		snprintf(text, sizeof(text), "RoPE scaling \"%s\" (factor %g) has no Megatron-LM "
+			 "flag: these flags train with unscaled RoPE", m->rope_type, m->rope_factor);
+		n = note(o, n, "rope", text);
 	}
 	return n;
 }
@@ -248,7 +290,8 @@ static int model_args(const struct mt_model *m, const struct mt_job *j, struct m
 	n = add(o, n, "seq-length", "%lld", j->seq);
 	n = add(o, n, "max-position-embeddings", "%lld", maxpos);
 	n = adds(o, n, "position-embedding-type",
-		 m->learned_pos ? "learned_absolute" : m->no_pos ? "none" : "rope");
+		 m->learned_pos ? "learned_absolute" : m->no_pos ? "none" :
+		 m->rope_scaling == MT_ROPE_YARN && !m->mla ? "yarn" : "rope");
 	n = rope_args(m, o, n);
 	n = adds(o, n, "normalization", m->norm == MT_NORM_RMS ? "RMSNorm" : "LayerNorm");
 	if (m->norm_eps > 0)
@@ -262,7 +305,9 @@ static int model_args(const struct mt_model *m, const struct mt_job *j, struct m
 		if (m->qkv_bias)
 			n = add(o, n, "add-qkv-bias", NULL, 0);
 	}
-	if (m->qk_norm)
+	/* with multi-latent attention the flag norms the compressed query and
+	 * key-value latents (DeepSeek's q_a_layernorm, kv_a_layernorm) */
+	if (m->qk_norm || m->mla)
 		n = add(o, n, "qk-layernorm", NULL, 0);
 	n = addg(o, n, "hidden-dropout", m->dropout);
 	n = addg(o, n, "attention-dropout", m->attn_dropout);

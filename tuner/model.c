@@ -2,6 +2,7 @@
 /* model: architectures, config readers, parameter and FLOP counts. */
 #include "model.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -80,7 +81,7 @@ int64_t mt_model_expert_params(const struct mt_model *m)
 
 int64_t mt_model_shared_params(const struct mt_model *m)
 {
-	return m->shared_ffn ? mlp_params(m, m->shared_ffn, 0) : 0;
+	return m->shared_ffn ? mlp_params(m, m->shared_ffn, 0) + (m->shared_gate ? m->hidden : 0) : 0;
 }
 
 int64_t mt_model_router_params(const struct mt_model *m)
@@ -429,7 +430,7 @@ static const char *const hf_encdec_types[] = {
 };
 static const char *const hf_ssm_types[] = {
 	"mamba", "mamba2", "falcon_mamba", "jamba", "zamba", "zamba2", "bamba", "nemotron_h",
-	"falcon_h1", "granitemoehybrid", "recurrent_gemma", "rwkv", NULL,
+	"falcon_h1", "granitemoehybrid", "recurrent_gemma", "rwkv", "qwen3_next", NULL,
 };
 
 static int unsupported(struct mt_error *err, const char *file, const char *field,
@@ -444,7 +445,7 @@ static int unsupported(struct mt_error *err, const char *file, const char *field
  * logit soft-capping, per-layer attention kinds other than full and sliding
  * window, and any model_type outside hf_families. */
 static int hf_check_arch(const cJSON *o, const char *file, const char *type,
-			 struct mt_error *err)
+			 const char *field, struct mt_error *err)
 {
 	static const char *const caps[] = { "attn_logit_softcapping", "final_logit_softcapping",
 					    NULL };
@@ -461,7 +462,7 @@ static int hf_check_arch(const cJSON *o, const char *file, const char *type,
 		snprintf(what, sizeof(what), "\"%s\" is %s", type, str_in(type, hf_ssm_types) ?
 			 "a state-space (Mamba) or recurrent architecture, not modelled" :
 			 "an encoder-decoder architecture (T5, BART), not modelled");
-		return unsupported(err, file, "model_type", what);
+		return unsupported(err, file, field, what);
 	}
 	cJSON_ArrayForEach(v, o) {
 		if (cJSON_IsNull(v) || (strncmp(v->string, "ssm_", 4) &&
@@ -502,10 +503,10 @@ static int hf_check_arch(const cJSON *o, const char *file, const char *type,
 		for (f = hf_families; f->type; f++)
 			sbuf_addf(&names, "%s%s", f == hf_families ? "" : ", ", f->type);
 		rc = mt_error_set(err, MT_EINVAL,
-				  "%s: field 'model_type': \"%s\" is not a family megatune reads "
+				  "%s: field '%s': \"%s\" is not a family megatune reads "
 				  "(%s); its layers may differ from a Llama-style decoder, so it "
 				  "is refused rather than guessed (write a megatune model JSON, "
-				  "docs/FORMATS.md)", file, type, names.buf);
+				  "docs/FORMATS.md)", file, field, type, names.buf);
 		sbuf_release(&names);
 		return rc;
 	}
@@ -609,11 +610,114 @@ static int hf_numerics(const cJSON *o, const char *file, struct mt_model *m,
 			      err)) < 0 ||
 	    (rc = get_num_any(&rat, rs, KEYS("mscale"), 0, 1e3, &m->yarn_mscale, err)) < 0 ||
 	    (rc = get_num_any(&rat, rs, KEYS("mscale_all_dim"), 0, 1e3, &m->yarn_mscale_all_dim,
-			      err)) < 0)
+			      err)) < 0 ||
+	    (rc = get_num_any(&rat, rs, KEYS("beta_fast"), 1e-6, 1e6, &m->yarn_beta_fast, err)) < 0 ||
+	    (rc = get_num_any(&rat, rs, KEYS("beta_slow"), 1e-6, 1e6, &m->yarn_beta_slow, err)) < 0)
 		return rc;
 	m->rope_orig_max = (int)orig;
 	m->rope_scaling = !strcmp(type, "llama3") ? MT_ROPE_LLAMA3 : !strcmp(type, "yarn") ?
-			  MT_ROPE_YARN : !strcmp(type, "default") ? MT_ROPE_NONE : MT_ROPE_OTHER;
+			  MT_ROPE_YARN : !strcmp(type, "linear") ? MT_ROPE_LINEAR :
+			  !strcmp(type, "default") ? MT_ROPE_NONE : MT_ROPE_OTHER;
+	snprintf(m->rope_type, sizeof(m->rope_type), "%s", type);
+	return MT_OK;
+}
+
+/* A config without model_type names its class in `architectures`
+ * (transformers' modeling class, e.g. "Qwen3NextForCausalLM"): its family is
+ * the class name before "For" or "LMHead", lower-cased with an underscore
+ * before each inner capital that follows a lower-case letter or digit
+ * ("Qwen3Next" -> "qwen3_next", "DeepseekV3" -> "deepseek_v3", "Qwen2Moe" ->
+ * "qwen2_moe"), with the few that transformers spells otherwise listed.  No
+ * architectures field leaves arch empty. */
+static int hf_arch_from_class(const cJSON *o, const char *file, char *arch, size_t cap,
+			      struct mt_error *err)
+{
+	static const char *const odd[][2] = {
+		{ "GPT2", "gpt2" }, { "GPTJ", "gptj" }, { "GPTNeoX", "gpt_neox" },
+		{ "GPTBigCode", "gpt_bigcode" }, { "OPT", "opt" }, { NULL, NULL },
+	};
+	const cJSON *a = cJSON_GetObjectItemCaseSensitive(o, "architectures"), *e;
+	char stem[48];
+	size_t i, n, len = 0;
+	const char *s, *end;
+
+	if (!a || cJSON_IsNull(a))
+		return MT_OK;
+	e = cJSON_IsArray(a) ? cJSON_GetArrayItem(a, 0) : NULL;
+	if (!cJSON_IsString(e) || !e->valuestring[0])
+		return mt_error_set(err, MT_EINVAL, "%s: field 'architectures': expected an array of "
+				    "class names such as [\"LlamaForCausalLM\"]", file);
+	s = e->valuestring;
+	end = strstr(s, "For");
+	if (!end)
+		end = strstr(s, "LMHead");
+	n = end ? (size_t)(end - s) : strlen(s);
+	if (n == 0 || n >= sizeof(stem))
+		return mt_error_set(err, MT_EINVAL, "%s: field 'architectures': \"%s\" is not a "
+				    "transformers model class name", file, s);
+	memcpy(stem, s, n);
+	stem[n] = '\0';
+	for (i = 0; odd[i][0]; i++)
+		if (!strcmp(stem, odd[i][0])) {
+			snprintf(arch, cap, "%s", odd[i][1]);
+			return MT_OK;
+		}
+	for (i = 0; i < n && len + 2 < cap; i++) {
+		unsigned char c = (unsigned char)stem[i];
+
+		if (i > 0 && isupper(c) && (islower((unsigned char)stem[i - 1]) ||
+					    isdigit((unsigned char)stem[i - 1])))
+			arch[len++] = '_';
+		arch[len++] = (char)tolower(c);
+	}
+	arch[len] = '\0';
+	return MT_OK;
+}
+
+/* How the router turns scores into weights, as transformers' MoE classes
+ * do it: the score function (DeepSeek's scoring_func: "softmax" or
+ * "sigmoid"), whether the top-k weights are renormalised (norm_topk_prob;
+ * its class default: false for Qwen2-MoE, Qwen3-MoE and DeepSeek-V2, true for
+ * DeepSeek-V3; Mixtral always renormalises), the scaling of the routed
+ * output (routed_scaling_factor), group-limited routing (n_group,
+ * topk_group) and Qwen2-MoE's sigmoid gate on the shared experts
+ * (Qwen2MoeSparseMoeBlock.shared_expert_gate).  Megatron-LM's router
+ * (megatron/core/transformer/moe/moe_utils.py topk_routing_with_score_function
+ * @ d98e8a64dd) renormalises softmax weights unless --moe-router-pre-softmax
+ * and always renormalises sigmoid ones. */
+static int hf_router(const cJSON *o, const char *file, const struct hf_family *fam,
+		     struct mt_model *m, struct mt_error *err)
+{
+	struct mt_jpos at = { file, "" };
+	char score[16] = "softmax", method[32] = "";
+	int rc, norm = !strcmp(m->arch, "deepseek_v3") || fam->all_moe;
+
+	if ((rc = mt_jstr(&at, o, "scoring_func", 0, score, sizeof(score), err)) < 0 ||
+	    (rc = mt_jbool(&at, o, "norm_topk_prob", 0, &norm, err)) < 0 ||
+	    (rc = get_num_any(&at, o, KEYS("routed_scaling_factor"), 1e-6, 1e6, &m->router_scale,
+			      err)) < 0 ||
+	    (rc = mt_jstr(&at, o, "topk_method", 0, method, sizeof(method), err)) < 0 ||
+	    (rc = get_int_any(&at, o, KEYS("n_group"), 0, 1, &m->router_groups, err)) < 0 ||
+	    (rc = get_int_any(&at, o, KEYS("topk_group"), 0, 1, &m->router_group_topk, err)) < 0)
+		return rc;
+	if (strcmp(score, "softmax") && strcmp(score, "sigmoid"))
+		return mt_error_set(err, MT_EINVAL, "%s: field 'scoring_func': expected \"softmax\" "
+				    "or \"sigmoid\", got \"%s\"", file, score);
+	if (fam->all_moe && !norm)
+		return mt_error_set(err, MT_EINVAL, "%s: field 'norm_topk_prob': %s renormalises "
+				    "its top-k weights always; false is not that model", file,
+				    m->arch);
+	m->router_sigmoid = !strcmp(score, "sigmoid") || m->router_bias;
+	m->router_pre_softmax = !m->router_sigmoid && !norm;
+	/* DeepSeek's topk_method: "greedy" ignores the groups; "group_limited_greedy"
+	 * (V2) and "noaux_tc" (V3) pick the top groups first */
+	if (!strcmp(method, "greedy") || m->router_groups <= 1 || m->router_group_topk <= 0 ||
+	    m->router_group_topk >= m->router_groups)
+		m->router_groups = m->router_group_topk = 0;
+	else if (m->experts % m->router_groups)
+		return mt_error_set(err, MT_EINVAL, "%s: field 'n_group': %d groups do not divide "
+				    "the %d routed experts", file, m->router_groups, m->experts);
+	m->shared_gate = !strcmp(m->arch, "qwen2_moe") && m->shared_ffn > 0;
 	return MT_OK;
 }
 
@@ -624,20 +728,26 @@ static int read_hf(const cJSON *o, const char *file, struct mt_model *m, struct 
 	const cJSON *v;
 	char act[48] = "";
 	int rc, i, gpt2_style, first_dense = 0, freq = 1, sparse_step = 1, shared_experts = 0;
+	int from_class;
 
 	gpt2_style = pick(o, KEYS("n_embd")) != NULL;
 	if ((rc = mt_jstr(&at, o, "model_type", 0, m->arch, sizeof(m->arch), err)) < 0)
 		return rc;
-	if (!m->arch[0])
-		snprintf(m->arch, sizeof(m->arch), "%s", gpt2_style ? "gpt2" : "llama");
-	if ((rc = hf_check_arch(o, file, m->arch, err)) < 0)
-		return rc;
-	fam = hf_family_of(m->arch);
 	if (!pick(o, KEYS("hidden_size", "n_embd", "d_model")))
 		return mt_error_set(err, MT_EINVAL,
 				    "%s: not a model config: missing field 'hidden_size' (or 'n_embd'): "
 				    "expected a Hugging Face config.json or a megatune model JSON",
 				    file);
+	from_class = !m->arch[0];
+	if (from_class && (rc = hf_arch_from_class(o, file, m->arch, sizeof(m->arch), err)) < 0)
+		return rc;
+	from_class = from_class && m->arch[0];
+	if (!m->arch[0])
+		snprintf(m->arch, sizeof(m->arch), "%s", gpt2_style ? "gpt2" : "llama");
+	if ((rc = hf_check_arch(o, file, m->arch, from_class ? "architectures" : "model_type",
+				err)) < 0)
+		return rc;
+	fam = hf_family_of(m->arch);
 	if ((rc = get_int_any(&at, o, KEYS("hidden_size", "n_embd", "d_model"), 1, 1, &m->hidden, err)) < 0 ||
 	    (rc = get_int_any(&at, o, KEYS("num_hidden_layers", "n_layer", "num_layers"), 1, 1, &m->layers, err)) < 0 ||
 	    (rc = get_int_any(&at, o, KEYS("num_attention_heads", "n_head"), 1, 1, &m->heads, err)) < 0 ||
@@ -716,6 +826,8 @@ static int read_hf(const cJSON *o, const char *file, struct mt_model *m, struct 
 		m->router_bias = cJSON_IsString(cJSON_GetObjectItemCaseSensitive(o, "topk_method")) &&
 				 !strcmp(cJSON_GetObjectItemCaseSensitive(o, "topk_method")->valuestring,
 					 "noaux_tc");
+		if ((rc = hf_router(o, file, fam, m, err)) < 0)
+			return rc;
 		for (i = 0; i < m->layers; i++) {
 			if (fam->moe_dense_first || !strncmp(m->arch, "deepseek", 8))
 				m->is_moe[i] = i >= first_dense && i % freq == 0;
@@ -762,14 +874,16 @@ static const char *const megatune_keys[] = {
 	"kv_lora_rank", "qk_head_dim", "qk_pos_emb_head_dim", "v_head_dim", "num_experts",
 	"moe_router_topk", "moe_ffn_hidden_size", "moe_shared_expert_intermediate_size",
 	"moe_router_enable_expert_bias", "moe_layer_freq", "mtp_num_layers", "rotary_base",
-	"norm_epsilon", "moe_aux_loss_coeff", NULL,
+	"norm_epsilon", "moe_aux_loss_coeff", "moe_router_score_function", "moe_router_pre_softmax",
+	"moe_router_topk_scaling_factor", "moe_router_num_groups", "moe_router_group_topk",
+	"moe_shared_expert_gate", NULL,
 };
 
 static int read_megatune(const cJSON *o, const char *file, struct mt_model *m,
 			 struct mt_error *err)
 {
 	struct mt_jpos at = { file, "" };
-	char normalization[32] = "LayerNorm", pos[32] = "learned_absolute";
+	char normalization[32] = "LayerNorm", pos[32] = "learned_absolute", score[16] = "softmax";
 	const cJSON *freq;
 	int rc, i, untie = 0, bias = 1, expert_bias = 0;
 
@@ -818,6 +932,15 @@ static int read_megatune(const cJSON *o, const char *file, struct mt_model *m,
 	    (rc = mt_jint32(&at, o, "moe_ffn_hidden_size", 0, 1, MT_MAX_DIM, &m->moe_ffn, err)) < 0 ||
 	    (rc = mt_jint32(&at, o, "moe_shared_expert_intermediate_size", 0, 0, MT_MAX_DIM, &m->shared_ffn, err)) < 0 ||
 	    (rc = mt_jbool(&at, o, "moe_router_enable_expert_bias", 0, &expert_bias, err)) < 0 ||
+	    (rc = mt_jstr(&at, o, "moe_router_score_function", 0, score, sizeof(score), err)) < 0 ||
+	    (rc = mt_jbool(&at, o, "moe_router_pre_softmax", 0, &m->router_pre_softmax, err)) < 0 ||
+	    (rc = mt_jnum(&at, o, "moe_router_topk_scaling_factor", 0, 1e-6, 1e6, &m->router_scale,
+			  err)) < 0 ||
+	    (rc = mt_jint32(&at, o, "moe_router_num_groups", 0, 1, MT_MAX_DIM, &m->router_groups,
+			    err)) < 0 ||
+	    (rc = mt_jint32(&at, o, "moe_router_group_topk", 0, 1, MT_MAX_DIM, &m->router_group_topk,
+			    err)) < 0 ||
+	    (rc = mt_jbool(&at, o, "moe_shared_expert_gate", 0, &m->shared_gate, err)) < 0 ||
 	    (rc = mt_jint32(&at, o, "mtp_num_layers", 0, 0, 64, &m->mtp_layers, err)) < 0)
 		return rc;
 	if (!strcmp(normalization, "RMSNorm"))
@@ -843,6 +966,10 @@ static int read_megatune(const cJSON *o, const char *file, struct mt_model *m,
 	m->tied = !untie;
 	m->linear_bias = bias;
 	m->router_bias = expert_bias;
+	if (strcmp(score, "softmax") && strcmp(score, "sigmoid"))
+		return mt_error_set(err, MT_EINVAL, "%s: field 'moe_router_score_function': expected "
+				    "\"softmax\" or \"sigmoid\", got \"%s\"", file, score);
+	m->router_sigmoid = !strcmp(score, "sigmoid") || expert_bias;
 	m->no_pos = !strcmp(pos, "none");
 	if (m->ffn <= 0) /* Megatron-LM's default: 4h, or 2/3 of it (multiple of 64) for SwiGLU */
 		m->ffn = m->gated ? (int)(4.0 * m->hidden * 2 / 3 / 64) * 64 : 4 * m->hidden;

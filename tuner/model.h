@@ -26,7 +26,7 @@ enum mt_norm_kind {
 };
 
 /* RoPE scaling a Hugging Face config states (rope_scaling.rope_type) */
-enum mt_rope_scaling { MT_ROPE_NONE, MT_ROPE_LLAMA3, MT_ROPE_YARN, MT_ROPE_OTHER };
+enum mt_rope_scaling { MT_ROPE_NONE, MT_ROPE_LLAMA3, MT_ROPE_YARN, MT_ROPE_LINEAR, MT_ROPE_OTHER };
 
 struct mt_model {
 	char name[128];
@@ -60,9 +60,11 @@ struct mt_model {
 	 * (job/flags.c prints them); 0 or -1: the config does not say */
 	double rope_base;  /* RoPE base (rope_theta); 0: not stated, Megatron's 10000 */
 	int rope_scaling;  /* enum mt_rope_scaling */
+	char rope_type[24]; /* rope_scaling.rope_type as the config spells it */
 	double rope_factor;      /* llama3, yarn: the scaling factor */
 	int rope_orig_max;       /* yarn: original_max_position_embeddings */
 	double yarn_mscale, yarn_mscale_all_dim;
+	double yarn_beta_fast, yarn_beta_slow; /* yarn: 0 when not stated (32 and 1) */
 	double norm_eps;   /* epsilon of the norms (rms_norm_eps); 0: not stated */
 	double aux_coef;   /* the router's load-balancing loss coefficient; -1: not stated */
 	int seq_aux;       /* DeepSeek's sequence-wise auxiliary loss */
@@ -81,6 +83,12 @@ struct mt_model {
 	int moe_ffn;       /* intermediate size of one routed expert */
 	int shared_ffn;    /* total intermediate size of the shared experts, 0 if none */
 	int router_bias;   /* per-expert score bias (DeepSeek-V3 aux-loss-free routing) */
+	int router_sigmoid; /* sigmoid scores (DeepSeek-V3 scoring_func), else softmax */
+	int router_pre_softmax; /* softmax over all experts, top-k weights not renormalised
+				 * (norm_topk_prob false: DeepSeek-V2, Qwen1.5-MoE) */
+	double router_scale; /* routed_scaling_factor; 0: not stated (1) */
+	int router_groups, router_group_topk; /* group-limited routing (n_group, topk_group) */
+	int shared_gate;   /* a sigmoid gate on the shared experts' output (Qwen2-MoE) */
 	int moe_layers;    /* number of MoE layers (derived from is_moe) */
 	unsigned char is_moe[MT_MAX_LAYERS];
 	int mtp_layers;    /* multi-token-prediction depth */

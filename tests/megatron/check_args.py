@@ -91,54 +91,138 @@ def first_line(text):
     return lines[-1].strip() if lines else ""
 
 
+# What transformers' configuration classes assume when a field is absent, by
+# model_type (the test's own reading, independent of megatune's): tied
+# embeddings, biases on every linear layer, QKV bias, QK norm, gated MLP,
+# top-k renormalisation of the router's weights.
+HF_DEFAULTS = {
+    "llama": dict(tied=False, bias=False, qkv_bias=False, qk_norm=False, gated=True),
+    "mistral": dict(tied=False, bias=False, qkv_bias=False, qk_norm=False, gated=True),
+    "mixtral": dict(tied=False, bias=False, qkv_bias=False, qk_norm=False, gated=True,
+                    norm_topk=True, all_moe=True),
+    "qwen2": dict(tied=False, bias=False, qkv_bias=True, qk_norm=False, gated=True),
+    "qwen2_moe": dict(tied=False, bias=False, qkv_bias=True, qk_norm=False, gated=True,
+                      norm_topk=False, shared_gate=True),
+    "qwen3": dict(tied=False, bias=False, qkv_bias=False, qk_norm=True, gated=True),
+    "qwen3_moe": dict(tied=False, bias=False, qkv_bias=False, qk_norm=True, gated=True,
+                      norm_topk=False),
+    "deepseek_v2": dict(tied=False, bias=False, qkv_bias=False, qk_norm=True, gated=True,
+                        norm_topk=False),
+    "deepseek_v3": dict(tied=False, bias=False, qkv_bias=False, qk_norm=True, gated=True,
+                        norm_topk=True),
+    "gpt2": dict(tied=True, bias=True, qkv_bias=True, qk_norm=False, gated=False),
+}
+
+
 def hf_mismatches(hf, args, cfg):
-    """The fields where the model Megatron-LM builds differs from the HF config."""
+    """The fields where the model Megatron-LM builds differs from the HF config:
+    shape, heads, KV groups, head dim, RoPE base and scaling, norm type and
+    epsilon, QK norm, biases, gated MLP, tied embeddings, experts, top-k,
+    router, shared experts, MoE layers, MLA ranks, MTP."""
     def first(*keys, default=None):
         for k in keys:
             if hf.get(k) is not None:
                 return hf[k]
         return default
 
+    kind = hf.get("model_type", "gpt2" if "n_embd" in hf else "llama")
+    d = HF_DEFAULTS[kind]
+    mla = bool(hf.get("kv_lora_rank"))
+    heads = first("num_attention_heads", "n_head")
+    hidden = first("hidden_size", "n_embd")
     want = {
-        "hidden_size": first("hidden_size", "n_embd"),
-        "num_attention_heads": first("num_attention_heads", "n_head"),
+        "hidden_size": hidden,
+        "num_attention_heads": heads,
         "num_layers": first("num_hidden_layers", "n_layer"),
+        "gated_linear_unit": d["gated"],
+        "add_bias_linear": d["bias"],
+        "add_qkv_bias": bool(hf.get("attention_bias", d["qkv_bias"])) or d["bias"],
+        "qk_layernorm": d["qk_norm"],
+        "untie_embeddings_and_output_weights": not hf.get("tie_word_embeddings", d["tied"]),
     }
     experts = first("num_local_experts", "n_routed_experts", "num_experts")
-    if not hf.get("kv_lora_rank"):
-        want["num_query_groups"] = first("num_key_value_heads",
-                                         default=want["num_attention_heads"])
+    if not mla:
+        want["num_query_groups"] = first("num_key_value_heads", default=heads)
+        want["kv_channels"] = first("head_dim", default=hidden // heads)
     if first("rope_theta") is not None:
         want["rotary_base"] = int(round(first("rope_theta")))
     eps = first("rms_norm_eps", "layer_norm_epsilon", "layer_norm_eps")
     if eps is not None:
         want["layernorm_epsilon"] = float(eps)
-        want["normalization"] = "RMSNorm" if "rms_norm_eps" in hf else "LayerNorm"
+    want["normalization"] = "RMSNorm" if "rms_norm_eps" in hf or kind != "gpt2" else "LayerNorm"
     rs = hf.get("rope_scaling") or {}
     rtype = rs.get("rope_type", rs.get("type"))
     if rtype == "llama3":
         want["use_rope_scaling"] = True
         want["rope_scaling_factor"] = float(rs.get("factor", 8.0))
-    elif rtype == "yarn" and hf.get("kv_lora_rank"):
+    elif rtype == "yarn":
         want["rotary_scaling_factor"] = float(rs.get("factor", 1.0))
-    if hf.get("tie_word_embeddings") is not None:
-        want["untie_embeddings_and_output_weights"] = not hf["tie_word_embeddings"]
+        want["mscale"] = float(rs.get("mscale", 1.0))
+        want["mscale_all_dim"] = float(rs.get("mscale_all_dim", 0.0))
+        if not mla:
+            want["position_embedding_type"] = "yarn"
+    elif rtype == "linear":
+        want["rotary_seq_len_interpolation_factor"] = int(rs["factor"])
+    # the MLP: the dense width where the model has dense layers; the routed
+    # experts' width, their number, top-k and where they are
+    dense_layers = 0
+    if experts:
+        dense_layers = hf.get("first_k_dense_replace", 0) + len(hf.get("mlp_only_layers") or [])
+    if not experts or dense_layers:
+        want["ffn_hidden_size"] = first("intermediate_size", "n_inner", default=4 * hidden)
     if experts:
         want["num_moe_experts"] = experts
         want["moe_router_topk"] = first("num_experts_per_tok")
+        want["moe_ffn_hidden_size"] = first("moe_intermediate_size", "intermediate_size")
+        shared = hf.get("shared_expert_intermediate_size") or \
+            (hf.get("n_shared_experts") or 0) * hf.get("moe_intermediate_size", 0)
+        want["moe_shared_expert_intermediate_size"] = shared or None
+        want["moe_shared_expert_gate"] = bool(shared and d.get("shared_gate"))
+        layers = want["num_layers"]
+        k = hf.get("first_k_dense_replace", 0)
+        freq = hf.get("moe_layer_freq", 1) if kind.startswith("deepseek") else 1
+        step = hf.get("decoder_sparse_step", 1) if not kind.startswith("deepseek") else 1
+        pattern = [int(i >= k and i % freq == 0 and (i + 1) % step == 0) for i in range(layers)]
+        for i in hf.get("mlp_only_layers") or []:
+            pattern[i] = 0
+        got_freq = getattr(cfg, "moe_layer_freq", 1)
+        got = [1] * layers if got_freq == 1 else \
+            ([int(i % got_freq == 0) for i in range(layers)] if isinstance(got_freq, int)
+             else list(got_freq))
+        if got != pattern:
+            want["moe_layer_pattern"] = pattern
+        sigmoid = hf.get("scoring_func") == "sigmoid"
+        want["moe_router_score_function"] = "sigmoid" if sigmoid else "softmax"
+        if not sigmoid:
+            want["moe_router_pre_softmax"] = not hf.get("norm_topk_prob", d.get("norm_topk", True))
+        want["moe_router_enable_expert_bias"] = hf.get("topk_method") == "noaux_tc"
+        scale = hf.get("routed_scaling_factor")
+        if scale not in (None, 1, 1.0):
+            want["moe_router_topk_scaling_factor"] = float(scale)
+        groups = hf.get("n_group") or 0
+        if groups > 1 and hf.get("topk_method") in ("group_limited_greedy", "noaux_tc"):
+            want["moe_router_num_groups"] = groups
+            want["moe_router_group_topk"] = hf.get("topk_group")
         coef = first("router_aux_loss_coef", "aux_loss_alpha")
         if coef is not None:
             got = cfg.moe_aux_loss_coeff
             want["moe_aux_loss_coeff"] = float(coef) if not isinstance(got, list) else [float(coef)]
-    if hf.get("kv_lora_rank"):
+    if mla:
         want["kv_lora_rank"] = hf["kv_lora_rank"]
-        if hf.get("q_lora_rank"):
-            want["q_lora_rank"] = hf["q_lora_rank"]
+        want["q_lora_rank"] = hf.get("q_lora_rank")
+        want["qk_head_dim"] = hf["qk_nope_head_dim"]
+        want["qk_pos_emb_head_dim"] = hf["qk_rope_head_dim"]
+        want["v_head_dim"] = hf["v_head_dim"]
+    want["mtp_num_layers"] = hf.get("num_nextn_predict_layers") or None
     bad = []
     for field, value in want.items():
+        if field == "moe_layer_pattern":
+            bad.append("MoE layers: Megatron-LM has %r, the HF config %r" % (got_freq, value))
+            continue
         got = getattr(cfg, field, getattr(args, field, None))
         if field in ("rotary_base", "use_rope_scaling", "rope_scaling_factor", "normalization",
-                     "untie_embeddings_and_output_weights"):
+                     "untie_embeddings_and_output_weights", "position_embedding_type",
+                     "rotary_seq_len_interpolation_factor"):
             got = getattr(args, field, None)
         if isinstance(value, float) and isinstance(got, (int, float)):
             same = abs(got - value) <= 1e-9 * max(1.0, abs(value))
