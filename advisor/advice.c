@@ -175,6 +175,7 @@ static void json_head(struct jw *w, const struct mt_model *m, const struct mt_cl
 	jw_str(w, "bridge_version", mt_release_name(MT_FLAG_BRIDGE,
 		mt_release_resolve(MT_FLAG_BRIDGE, j->bridge_version)));
 	jw_num(w, "mem_headroom", j->mem_headroom, 6);
+	jw_num(w, "prefer_headroom", j->roomy_tol, 6);
 	json_pins(w, j);
 	jw_end(w);
 	jw_obj(w, "model");
@@ -471,6 +472,7 @@ void mt_advice_json(struct sbuf *sb, const struct mt_model *m, const struct mt_c
 	jw_int(&w, "feasible", r->feasible);
 	jw_num(&w, "seconds", r->seconds, 6);
 	jw_num(&w, "capacity_bytes", r->capacity_bytes, 15);
+	jw_bool(&w, "headroom_pick", r->roomy_pick);
 	jw_end(&w);
 	if (!r->ntop)
 		json_nofit(&w, m, j, r);

@@ -334,6 +334,10 @@ int mt_advice_job(const cJSON *doc, const char *file, struct mt_job *job, struct
 	if (!(job->mem_headroom >= 0 && job->mem_headroom < 1))
 		return mt_error_set(err, MT_EINVAL, "%s: field 'job.mem_headroom': expected a share "
 				    "between 0 and 1", file);
+	job->roomy_tol = mt_jget_num(j, "prefer_headroom", job->roomy_tol);
+	if (!(job->roomy_tol >= 0 && job->roomy_tol < 1))
+		return mt_error_set(err, MT_EINVAL, "%s: field 'job.prefer_headroom': expected a share "
+				    "between 0 and 1", file);
 	if (!(mods = cJSON_GetObjectItemCaseSensitive(j, "offload_modules")))
 		return MT_OK;
 	if (!cJSON_IsArray(mods))

@@ -33,6 +33,8 @@ struct srch {
 	double host_cap;         /* usable host memory per node, 0 unchecked */
 	int k;
 	int want_mem, want_time; /* constraints read memory or time facts */
+	struct mt_eval roomy;    /* the fastest candidate within MT_ROOMY_USE of cap */
+	int has_roomy;
 };
 
 /* Micro-batch sizes and expert-TP sizes searched unless pinned. */
@@ -147,6 +149,11 @@ static void keep(struct srch *s, const struct mt_eval *e)
 	int i;
 
 	r->feasible++;
+	if (e->mem.total <= MT_ROOMY_USE * s->cap &&
+	    (!s->has_roomy || e->time.step < s->roomy.time.step)) {
+		s->roomy = *e;
+		s->has_roomy = 1;
+	}
 	if (r->ntop == s->k && e->time.step >= r->top[r->ntop - 1].time.step)
 		return;
 	i = r->ntop < s->k ? r->ntop++ : r->ntop - 1;
@@ -161,6 +168,33 @@ static void closest(struct srch *s, const struct mt_eval *e)
 {
 	s->res->closest = *e;
 	s->res->has_closest = 1;
+}
+
+/* Headroom before speed (config.h MT_ROOMY_USE, docs/MODEL.md section 8):
+ * when the fastest candidate uses more than MT_ROOMY_USE of the usable
+ * memory and the fastest one within it is at most roomy_tol slower, that one
+ * is ranked first and the others follow in step-time order. */
+static void prefer_roomy(struct srch *s)
+{
+	struct mt_search_result *r = s->res;
+	struct mt_eval *t = r->top;
+	int i, n = r->ntop;
+
+	if (!n || !s->has_roomy || s->j->roomy_tol <= 0 || t[0].mem.total <= MT_ROOMY_USE * s->cap ||
+	    s->roomy.time.step > t[0].time.step * (1 + s->j->roomy_tol))
+		return;
+	/* drop its own entry, if the list has it, then shift the list down one */
+	for (i = 0; i < n; i++)
+		if (t[i].time.step == s->roomy.time.step && t[i].mem.total == s->roomy.mem.total &&
+		    !memcmp(&t[i].cfg, &s->roomy.cfg, sizeof(t[i].cfg)))
+			break;
+	if (i == n && n < s->k)
+		n++;
+	for (i = i < n ? i : n - 1; i > 0; i--)
+		t[i] = t[i - 1];
+	t[0] = s->roomy;
+	r->ntop = n;
+	r->roomy_pick = 1;
 }
 
 /* Memory of cfg; counts one evaluation. */
@@ -262,9 +296,15 @@ static void level_c(struct srch *s, const struct mt_costs *a, const struct mt_pl
 	const struct mt_pins *p = &s->j->pins;
 	const int L = s->m->layers;
 	struct mt_mem mem;
-	int d, rc, chunk = b->chunk_layers_max, dset, dval = 0;
+	int d, rc, chunk = b->chunk_layers_max, dset, dval = 0, keep = -1;
 
 	dset = fixed(s->r, MT_F_CFG_DIST_OPT, p->dist_opt, &dval);
+	/* one data-parallel rank for every parameter: nothing to shard, so the
+	 * distributed optimizer and FSDP are DDP by another name; one row, the
+	 * one a pin, a set rule or the optimizer offload asks for, else DDP */
+	if (cfg->dp == 1 && (!s->m->experts || cfg->edp <= 1))
+		keep = p->fsdp > 0 ? (p->fsdp == MT_FSDP_TORCH ? 3 : 2) :
+		       (dset && dval) || s->j->opt_offload > 0 ? 1 : 0;
 	for (d = 3; d >= 0; d--) {
 		/* d = 3: PyTorch FSDP2, without the distributed optimizer (it
 		 * shards the states itself); d = 2: Megatron-FSDP, with the
@@ -272,6 +312,8 @@ static void level_c(struct srch *s, const struct mt_costs *a, const struct mt_pl
 		 * optimizer; d = 0: none */
 		int dist = d == 1 || d == 2, why;
 
+		if (keep >= 0 && d != keep)
+			continue;
 		cfg->fsdp = d == 3 ? MT_FSDP_TORCH : d == 2 ? MT_FSDP_MEGATRON : MT_FSDP_OFF;
 		/* the dist-opt rule prefers the distributed optimizer to DDP, not to
 		 * FSDP2, which shards the states without it; a pin decides */
@@ -784,6 +826,7 @@ int mt_search(const struct mt_model *m, const struct mt_cluster *c, const struct
 	run_search(&s, &sc, a, plan);
 	if (rules && !res->ntop)
 		relax(&s, &sc, a, plan);
+	prefer_roomy(&s);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	res->seconds = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
 	res->min_gpus = (long)(18.0 * (double)m->params_total / s.cap) + 1;

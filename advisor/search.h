@@ -56,6 +56,8 @@ struct mt_search_result {
 	/* nothing fits: the changes that would (filled by mt_suggest_fits) */
 	struct mt_suggestion sugg[MT_SUGGEST_MAX];
 	int nsugg;
+	int roomy_pick;               /* top[0] is the headroom pick and top[1] the fastest,
+				       * which uses more than MT_ROOMY_USE of the memory */
 	long min_gpus;                /* GPUs the model states alone need: 18 bytes per
 				       * parameter (bf16 weights, fp32 gradients and Adam
 				       * states), whole nodes beyond one */

@@ -37,6 +37,7 @@ struct args {
 	const char *rule_paths[MAX_RULE_PATHS];
 	int nrule_paths;
 	int no_rules;
+	int recipe_given;        /* --fp8-recipe was given */
 	struct mt_layout layout; /* --pp-layout, when given (job.pins.layout points here) */
 };
 
@@ -122,7 +123,10 @@ static int opt_share(const char *cmd, const struct cli_opt *o, const char *arg, 
 	}
 	if (mt_parse_num_range(arg, 0, 90, &d) || d >= 90)
 		return cli_opt_bad(cmd, o->name, "a percentage in [0, 90)", arg);
-	job->mem_headroom = d / 100;
+	if (!strcmp(o->name, "prefer-headroom"))
+		job->roomy_tol = d / 100;
+	else
+		job->mem_headroom = d / 100;
 	return 0;
 }
 
@@ -174,7 +178,8 @@ static const struct cli_opt job_opts[] = {
 	  .help = "bf16 (default), fp8 or nvfp4 (Blackwell: FP4 GEMMs)" },
 	{ .type = CLI_CHOICE, .name = "fp8-recipe", .meta = "R", .off = JOB(fp8_recipe),
 	  .choices = recipe_names,
-	  .help = "delayed (default), tensorwise (current scaling),\n"
+	  .help = "delayed (default, Megatron-LM's; NVIDIA's Blackwell\n"
+		  "recipes use mxfp8), tensorwise (current scaling),\n"
 		  "blockwise (128x128 weight / 1x128 activation scales,\n"
 		  "Hopper or newer) or mxfp8 (1x32 blocks, Blackwell)" },
 	FN("optimizer-cpu-offload", "F", opt_share,
@@ -183,6 +188,11 @@ static const struct cli_opt job_opts[] = {
 	{ .type = CLI_CHOICE, .name = "attention", .meta = "A", .off = JOB(attn_impl),
 	  .choices = attention_names, .help = "flash (default, fused attention) or unfused" },
 	FN("mem-headroom", "PCT", opt_share, "GPU memory kept free, percent (default 5)"),
+	FN("prefer-headroom", "PCT", opt_share,
+	   "rank first the fastest candidate using at most 95%\n"
+	   "of the usable memory when it is at most PCT percent\n"
+	   "slower than a faster one above that (default 3;\n"
+	   "0: rank by step time alone)"),
 	FN("moe-balance", "B", opt_balance,
 	   "router load balance: aux (default, auxiliary loss: the\n"
 	   "busiest EP rank gets 1.3x the mean), forced\n"
@@ -317,8 +327,12 @@ static int parse_args(const char *cmd, int argc, char **argv, struct args *a)
 	memset(a, 0, sizeof(*a));
 	a->cluster = "dgx-h100";
 	mt_job_init(&a->job);
+	a->job.fp8_recipe = -1;
 	if ((rc = cli_parse(spec, argc, argv, a, &first)) >= 0)
 		return rc;
+	a->recipe_given = a->job.fp8_recipe >= 0;
+	if (!a->recipe_given)
+		a->job.fp8_recipe = MT_FP8_DELAYED;
 	if (first < argc) {
 		fprintf(stderr, "megatune %s: error: unexpected argument '%s'\n", cmd, argv[first]);
 		return 2;
@@ -456,6 +470,14 @@ static int load_inputs(const char *cmd, struct args *a, struct mt_model *m,
 	warn_model(cmd, m, &a->job);
 	if (mt_cluster_load(a->cluster, c, &err))
 		return cli_fail(cmd, &err);
+	/* FP8 on Blackwell: Megatron-LM's default recipe is per-tensor delayed
+	 * scaling, while NVIDIA's Blackwell recipes train with MXFP8, which its
+	 * tensor cores scale in hardware (tuner/precision.c) */
+	if (a->job.precision == MT_PREC_FP8 && !a->recipe_given && (*c)->compute_capability >= 10)
+		fprintf(stderr, "megatune %s: warning: --precision fp8 on %s uses delayed (per-tensor) "
+			"scaling, Megatron-LM's default; NVIDIA's Blackwell recipes train with MXFP8, "
+			"1x32 blocks scaled by the tensor cores: --fp8-recipe mxfp8 (Bridge's "
+			"bf16_with_mxfp8_mixed)\n", cmd, (*c)->gpu_name);
 	*rs = NULL;
 	if (!a->no_rules) {
 		if (mt_ruleset_load_files(a->rule_paths, a->nrule_paths, 1, rs, &err))

@@ -448,8 +448,16 @@ void mt_advice_text(struct sbuf *sb, const struct mt_model *m, const struct mt_c
 		  mt_precision_name(j->precision));
 	if (r->ntop > 1) {
 		double d = r->top[1].time.step / r->top[0].time.step - 1;
-		sbuf_addf(sb, "  runner-up: %s, %.1f%% slower",
-			  mt_config_label(lbl, sizeof(lbl), m, &r->top[1].cfg), 100 * d);
+
+		if (r->roomy_pick)
+			sbuf_addf(sb, "  runner-up: %s, %.1f%% faster but on the memory limit (%.1f of "
+				      "%.1f GiB usable): ranked second for headroom, see "
+				      "--prefer-headroom", mt_config_label(lbl, sizeof(lbl), m,
+				      &r->top[1].cfg), -100 * d, gib(r->top[1].mem.total),
+				  gib(r->capacity_bytes));
+		else
+			sbuf_addf(sb, "  runner-up: %s, %.1f%% slower",
+				  mt_config_label(lbl, sizeof(lbl), m, &r->top[1].cfg), 100 * d);
 		differences(sb, &r->top[1].cfg, &r->top[0].cfg);
 		sbuf_addc(sb, '\n');
 	}

@@ -215,7 +215,11 @@ void html_summary(struct sbuf *sb, const cJSON *adv)
 
 		sbuf_adds(sb, "<p>Runner-up: ");
 		label(sb, second);
-		if (d < 0.001)
+		if (jtrue(adv, "search.headroom_pick"))
+			sbuf_addf(sb, ", %.1f%% faster but on the memory limit (%.1f of %.1f GiB usable): "
+				      "ranked second for headroom (--prefer-headroom)", -100 * d,
+				  jnum(second, "memory.total_bytes") / GIB, cap / GIB);
+		else if (d < 0.001)
 			sbuf_adds(sb, ", practically as fast (within 0.1%)");
 		else
 			sbuf_addf(sb, ", %.1f%% slower", 100 * d);

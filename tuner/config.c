@@ -32,6 +32,7 @@ void mt_job_init(struct mt_job *j)
 	j->precision = MT_PREC_BF16;
 	j->attn_impl = MT_ATTN_FLASH;
 	j->mem_headroom = 0.05;
+	j->roomy_tol = MT_ROOMY_TOL;
 	j->top_k = 5;
 	j->moe_dispatcher = MT_DISPATCH_AUTO;
 	j->param_gather_q = MT_UNSET;

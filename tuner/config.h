@@ -51,6 +51,14 @@ enum {
 /* --recompute-layers all: every layer of each model chunk */
 #define MT_ALL_LAYERS (1 << 20)
 
+/* Headroom before speed (docs/MODEL.md 7.1): a candidate
+ * using more than MT_ROOMY_USE of the usable memory is on the limit; the
+ * ranking puts first the fastest candidate within it when that is at most
+ * mt_job.roomy_tol slower (default MT_ROOMY_TOL, half the model's mean
+ * error on the published rows, 6.6%). */
+#define MT_ROOMY_USE 0.95
+#define MT_ROOMY_TOL 0.03
+
 /* Knobs a user may fix; MT_UNSET leaves a knob to the search. */
 struct mt_pins {
 	int tp, pp, vpp, cp, ep, etp, mbs;
@@ -79,6 +87,10 @@ struct mt_job {
 	int attn_impl;            /* enum mt_attn_impl (flash unless pinned) */
 	int moe_dispatcher;       /* enum mt_dispatcher, or MT_DISPATCH_AUTO: searched */
 	double mem_headroom;      /* fraction of GPU memory kept free, default 0.05 */
+	double roomy_tol;         /* step time given up for headroom: the ranking puts first the
+				   * fastest candidate using at most MT_ROOMY_USE of the usable
+				   * memory when it is within this share of the fastest, which
+				   * uses more (default MT_ROOMY_TOL; 0: off; docs/MODEL.md 7.1) */
 	int top_k;
 	int moe_balance;          /* enum mt_moe_balance: aux (default), forced, drop */
 	double moe_capacity;      /* MT_BAL_DROP: the expert capacity factor */

@@ -227,3 +227,14 @@ one micro-batch is one micro-batch | 0 | , 1 micro-batch$ | estimate --model tes
 one writer of stdout: JSON and flags are refused | 2 | --json - and --format megatron write to standard output: choose one | advise --model llama3-8b --gpus 8 --seq 4096 --gbs 64 --json - --format megatron
 one writer of stdout: JSON and the page are refused | 2 | --json - and --report - write to standard output: choose one | estimate --model llama3-8b --gpus 8 --seq 4096 --gbs 64 --json - --report -
 one writer of stdout: --json - alone is the JSON alone | 0 | !^best: | advise --model llama3-8b --gpus 8 --seq 4096 --gbs 64 --json -
+# headroom before speed (docs/MODEL.md 7.1): MBS 2 at 75.4 of 75.7 GiB is 1.8% faster than MBS 1 at 56.9 GiB
+headroom: the pick off the memory limit is first | 0 | best: TP1 PP1 DP8 MBS1, recompute none | advise --model tests/fixtures/models/hf-mistral-7b.json --gpus 8 --seq 4096 --gbs 256
+headroom: the faster one on the limit is the runner-up, named so | 0 | runner-up: TP1 PP1 DP8 MBS2, 1.8% faster but on the memory limit \(75.4 of 75.7 GiB usable\) | advise --model tests/fixtures/models/hf-mistral-7b.json --gpus 8 --seq 4096 --gbs 256
+headroom: the JSON says the pick was for headroom | 0 | "headroom_pick": true | advise --model tests/fixtures/models/hf-mistral-7b.json --gpus 8 --seq 4096 --gbs 256 --json -
+headroom: 0 ranks by step time alone | 0 | best: TP1 PP1 DP8 MBS2, recompute none | advise --model tests/fixtures/models/hf-mistral-7b.json --gpus 8 --seq 4096 --gbs 256 --prefer-headroom 0
+headroom: more than the gap keeps the fastest | 0 | best: TP1 PP1 DP8 MBS2, recompute none | advise --model tests/fixtures/models/hf-mistral-7b.json --gpus 8 --seq 4096 --gbs 256 --prefer-headroom 1
+headroom: a bad share is refused | 2 | --prefer-headroom.*a percentage in \[0, 90\) | advise --model llama3-8b --gpus 8 --seq 4096 --gbs 64 --prefer-headroom 95
+# FP8 on Blackwell without a recipe: delayed scaling, with a word about MXFP8
+fp8 on Blackwell names MXFP8 | 0 | warning: --precision fp8 on .*B200.* uses delayed \(per-tensor\) scaling, Megatron-LM's default; NVIDIA's Blackwell recipes train with MXFP8 | estimate --model llama3-8b --cluster dgx-b200 --gpus 8 --seq 4096 --gbs 64 --precision fp8
+fp8 on Blackwell with a recipe given is quiet | 0 | !Blackwell recipes train with MXFP8 | estimate --model llama3-8b --cluster dgx-b200 --gpus 8 --seq 4096 --gbs 64 --precision fp8 --fp8-recipe delayed
+fp8 on Hopper is quiet | 0 | !Blackwell recipes | estimate --model llama3-8b --gpus 8 --seq 4096 --gbs 64 --precision fp8
