@@ -4,6 +4,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../lib/shell.h"
@@ -566,10 +567,80 @@ int mt_bridge_notes(struct mt_kv *o, int n)
 	return n;
 }
 
+/* The model's numerics as TransformerConfig fields, for Bridge: its recipes
+ * build the model from their own provider (or AutoBridge from the Hugging
+ * Face config), not from overrides, so the fields megatune timed and Megatron
+ * Core's defaults get wrong are named in notes, each settable as
+ * model.FIELD=VALUE.  The Megatron-LM flags of model_args() that carry them,
+ * with the field where the name differs. */
+static int model_notes(const struct mt_model *m, const struct mt_job *j, struct mt_kv *o, int n)
+{
+	static const char *const fields[][2] = {
+		{ "rotary-base", NULL }, { "use-rope-scaling", NULL }, { "rope-scaling-factor", NULL },
+		{ "rotary-scaling-factor", NULL }, { "mscale", NULL }, { "mscale-all-dim", NULL },
+		{ "norm-epsilon", "layernorm_epsilon" }, { "qk-layernorm", NULL },
+		{ "moe-shared-expert-gate", NULL }, { "moe-router-score-function", NULL },
+		{ "moe-router-pre-softmax", NULL }, { "moe-router-enable-expert-bias", NULL },
+		{ "moe-router-topk-scaling-factor", NULL }, { "moe-router-num-groups", NULL },
+		{ "moe-router-group-topk", NULL }, { "moe-router-load-balancing-type", NULL },
+		{ "moe-aux-loss-coeff", NULL },
+	};
+	struct mt_kv *kv = calloc(MT_FLAGS_MAX, sizeof(*kv));
+	char text[512], item[160], about[16];
+	size_t len = 0, f;
+	int i, k, part = 0;
+
+	if (!kv)
+		return n;
+	k = model_args(m, j, kv, 0);
+	text[0] = '\0';
+	for (f = 0; f <= sizeof(fields) / sizeof(fields[0]); f++) {
+		item[0] = '\0';
+		for (i = 0; f < sizeof(fields) / sizeof(fields[0]) && i < k; i++) {
+			const char *name = fields[f][1];
+			char field[96];
+			size_t c;
+
+			if (strcmp(kv[i].key, fields[f][0]))
+				continue;
+			if (!name) {
+				for (c = 0; kv[i].key[c] && c + 1 < sizeof(field); c++)
+					field[c] = kv[i].key[c] == '-' ? '_' : kv[i].key[c];
+				field[c] = '\0';
+				name = field;
+			}
+			snprintf(item, sizeof(item), "model.%s=%s", name,
+				 kv[i].val[0] ? kv[i].val : "true");
+		}
+		/* a full note, or the last: out */
+		if ((item[0] && len + strlen(item) + 2 > 240) ||
+		    (f == sizeof(fields) / sizeof(fields[0]) && len)) {
+			snprintf(about, sizeof(about), "model%d", ++part);
+			n = note(o, n, about, text);
+			len = 0;
+			text[0] = '\0';
+		}
+		if (!item[0])
+			continue;
+		if (!len && !part)
+			snprintf(text, sizeof(text), "%s as megatune timed it (the recipe's provider "
+				 "or AutoBridge must build it so): %s", m->name, item);
+		else if (!len)
+			snprintf(text, sizeof(text), "%s, continued: %s", m->name, item);
+		else
+			snprintf(text + len, sizeof(text) - len, " %s", item);
+		len = strlen(text);
+	}
+	free(kv);
+	return n;
+}
+
 int mt_bridge_overrides(const struct mt_model *m, const struct mt_job *j,
 			const struct mt_config *c, struct mt_kv *o)
 {
 	int n = 0;
+
+	n = model_notes(m, j, o, n);
 
 	n = add(o, n, KB(TP), "%lld", c->tp);
 	n = add(o, n, KB(PP), "%lld", c->pp);
