@@ -10,10 +10,15 @@
 #   make bench    run the benchmarks and print their figures
 #   make gpu-bundle  a self-contained single-GPU build, build/gpu-bundle.tar.xz
 #                 (scripts/gpu-bundle.mk; MEGATRON_LM=<git repo> adds Megatron-LM)
+#   make install  the programs, the tracer and CUDA libraries, man pages and
+#                 bash and zsh completion under PREFIX (/usr/local), DESTDIR;
+#                 make uninstall; make man; make deb (scripts/install.mk)
+#   make help     these lines
 #   make clean
 #
 # Variables: CC, BUILD (output folder), SANITIZE (e.g. address,undefined),
-# WERROR=1, NO_DEPS=1 (skip the package check).
+# WERROR=1, NO_DEPS=1 (skip the package check), PREFIX, DESTDIR,
+# MEGATUNE_COMMIT (the commit --version names, when built outside git).
 
 CC      ?= cc
 BUILD   ?= build
@@ -76,7 +81,7 @@ BENCH_SRC  = $(wildcard bench/*.c)
 BENCH_BIN  = $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 FUZZ_SRC   = $(wildcard tests/fuzz/fuzz-*.c)
 
-.PHONY: all test check headers demo bench clean deps deps-test unit fuzz docs
+.PHONY: all test check headers demo bench clean deps deps-test unit fuzz docs help FORCE
 
 # the CUPTI tracer and its GPU check (built where the CUDA toolkit is)
 .DEFAULT_GOAL := all
@@ -84,6 +89,7 @@ FUZZ_SRC   = $(wildcard tests/fuzz/fuzz-*.c)
 include profiler/inject.mk
 include probes/cuda.mk
 include scripts/gpu-bundle.mk
+include scripts/install.mk
 
 all: $(BUILD)/megatune $(BUILD)/megatune-probe $(BUILD)/.probe-links $(TRACE_LIB) $(GPU_TEST_BIN) \
 	$(CUDA_LIB) $(CUDA_TEST_BIN)
@@ -108,6 +114,14 @@ endif
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+# the commit `megatune --version` names: $(BUILD)/gen/commit.h, rewritten only when it
+# changes (scripts/version-commit.sh), included by cli/main.c alone
+$(BUILD)/gen/commit.h: FORCE
+	@scripts/version-commit.sh $@ $(MEGATUNE_COMMIT)
+$(BUILD)/cli/main.o: $(BUILD)/gen/commit.h
+$(BUILD)/cli/main.o: ALL_CFLAGS += -I$(BUILD)/gen
+FORCE:
 
 $(BUILD)/tools/embed: tools/embed.c
 	@mkdir -p $(dir $@)
@@ -218,6 +232,9 @@ fuzz:
 		echo clang -fsanitize=fuzzer,address,undefined $$f -o build-fuzz/$$n; \
 		clang -std=c11 -D_POSIX_C_SOURCE=200809L -g -O1 -fsanitize=fuzzer,address,undefined \
 			$$f build-fuzz/libmegatune.a $(LDLIBS) -o build-fuzz/$$n || exit 1; done
+
+help:
+	@sed -n '/^#   make/,/^#$$/{/^#$$/q;s/^# //;p}' Makefile
 
 clean:
 	rm -rf build build-check build-fuzz

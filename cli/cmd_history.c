@@ -196,10 +196,12 @@ int cmd_history(int argc, char **argv)
 	const char *sub;
 	int rc, first = 0;
 
-	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
-		cli_help(argc < 2 ? stderr : stdout, &cli_spec_history);
-		return argc < 2 ? 2 : 0;
+	if (argc < 2) {
+		cli_help(stderr, &cli_spec_history);
+		return 2;
 	}
+	if ((rc = cli_help_arg(&cli_spec_history, argv[1])) >= 0)
+		return rc;
 	sub = argv[1];
 	if (strcmp(sub, "add") && strcmp(sub, "list") && strcmp(sub, "show") && strcmp(sub, "prune"))
 		return cli_usage_error("history", "unknown subcommand '%s' (add, list, show, prune)",

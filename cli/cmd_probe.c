@@ -222,13 +222,14 @@ int cmd_probe(int argc, char **argv)
 			printf("%s\n", p->name);
 		return 0;
 	}
-	if (!strcmp(argv[0], "probe") || !strcmp(argv[0], "--help") || !strcmp(argv[0], "-h")) {
-		int help = !strcmp(argv[0], "--help") || !strcmp(argv[0], "-h") ||
-			   (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")));
-		cli_help(help ? stdout : stderr, &cli_spec_probe);
-		if (!help)
-			fprintf(stderr, "megatune probe: error: name a probe\n");
-		return help ? 0 : 2;
+	if ((rc = cli_help_arg(&cli_spec_probe, argv[0])) >= 0)
+		return rc;
+	if (!strcmp(argv[0], "probe")) {
+		if (argc > 1 && (rc = cli_help_arg(&cli_spec_probe, argv[1])) >= 0)
+			return rc;
+		cli_help(stderr, &cli_spec_probe);
+		fprintf(stderr, "megatune probe: error: name a probe\n");
+		return 2;
 	}
 	p = mt_probe_find(argv[0]);
 	if (!p) {

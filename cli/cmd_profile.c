@@ -83,15 +83,19 @@ static void forward(int sig)
 		kill((pid_t)child_pid, sig);
 }
 
-/* The tracer library: --lib, $MEGATUNE_TRACE_LIB, or next to this binary. */
-static int find_lib(const char *given, char *out, size_t len)
+/* The tracer library: --lib, $MEGATUNE_TRACE_LIB, or next to this binary (a build
+ * folder), or in ../lib/megatune/ (installed). */
+static int find_lib(const char *given, char out[PATH_MAX])
 {
+	char found[PATH_MAX];
+
 	if (!given)
 		given = getenv("MEGATUNE_TRACE_LIB");
 	if (given)
 		return realpath(given, out) ? 0 : -1;
-	cli_sibling_exe("libmegatune_trace.so", out, len);
-	return out[0] == '/' ? access(out, R_OK) : -1;
+	if (cli_installed_file("libmegatune_trace.so", found, sizeof(found)))
+		return -1;
+	return realpath(found, out) ? 0 : -1;
 }
 
 /* The CUPTI a trace's tracer loaded, from its first line ("" when it does not say). */
@@ -218,13 +222,13 @@ int cmd_profile(int argc, char **argv)
 		return cli_usage_error("profile", "-o DIR is required");
 	if (first >= argc)
 		return cli_usage_error("profile", "give the command to run after --");
-	if (find_lib(lib, libpath, sizeof(libpath))) {
+	if (find_lib(lib, libpath)) {
 		int ngpu = mt_dl_nvidia_gpus();
 
 		/* no GPU: not applicable here; a GPU: a build to fix */
 		fprintf(stderr, "megatune profile: %s%s: the tracer library libmegatune_trace.so is "
 			"not here (it is built by make where the CUDA toolkit's CUPTI headers are)%s\n",
-			ngpu > 0 ? "error: " : "", lib ? lib : "next to megatune",
+			ngpu > 0 ? "error: " : "", lib ? lib : "next to megatune or in ../lib/megatune",
 			ngpu > 0 ? ", and this machine has an NVIDIA GPU" : "");
 		return ngpu > 0 ? 2 : 77;
 	}

@@ -330,10 +330,8 @@ int cmd_rules(int argc, char **argv)
 		return 2;
 	}
 	sub = argv[1];
-	if (!strcmp(sub, "-h") || !strcmp(sub, "--help")) {
-		cli_help(stdout, &cli_spec_rules);
-		return 0;
-	}
+	if ((rc = cli_help_arg(&cli_spec_rules, sub)) >= 0)
+		return rc;
 	if ((rc = parse(argc - 1, argv + 1, &o)) >= 0)
 		return rc;
 	if (!strcmp(sub, "list"))

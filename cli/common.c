@@ -56,6 +56,21 @@ void cli_sibling_exe(const char *name, char *buf, size_t cap)
 	snprintf(buf, cap, "%s/%s", exe, name);
 }
 
+int cli_installed_file(const char *name, char *buf, size_t cap)
+{
+	char installed[512];
+
+	snprintf(installed, sizeof(installed), "../lib/megatune/%s", name);
+	cli_sibling_exe(name, buf, cap);
+	if (buf[0] == '/' && !access(buf, R_OK))
+		return 0;
+	cli_sibling_exe(installed, buf, cap);
+	if (buf[0] == '/' && !access(buf, R_OK))
+		return 0;
+	cli_sibling_exe(name, buf, cap);
+	return -1;
+}
+
 int cli_fail(const char *cmd, const struct mt_error *err)
 {
 	fprintf(stderr, "megatune %s: error: ", cmd);

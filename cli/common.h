@@ -31,6 +31,12 @@ int cli_fail(const char *cmd, const struct mt_error *err);
  * cannot be read. */
 void cli_sibling_exe(const char *name, char *buf, size_t cap);
 
+/* A file megatune keeps beside its programs (libmegatune_trace.so): `name` in this
+ * executable's folder (a build folder), else in ../lib/megatune/ from it (an installed
+ * tree, make install: bin/ and lib/megatune/).  0 with the readable file's path in buf;
+ * -1 when neither is readable, buf then naming the first place looked. */
+int cli_installed_file(const char *name, char *buf, size_t cap);
+
 /* At exit (registered with atexit() by main): standard output flushed and
  * checked; a failed write (a full disk, /dev/full, a closed pipe) ends the
  * process with "megatune: error: cannot write to standard output" and exit 2

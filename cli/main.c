@@ -12,8 +12,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../lib/bundled.h"
 #include "../lib/version.h"
 #include "cli.h"
+#include "commit.h" /* $(BUILD)/gen/commit.h: MEGATUNE_COMMIT (scripts/version-commit.sh) */
+#include "manpage.h"
 
 /* The commands: name, function (NULL: it runs in megatune-probe, which this
  * program execs), the line of `megatune --help` (NULL: an alias, not listed;
@@ -95,6 +98,101 @@ static void usage(FILE *f)
 	fputs(usage_tail, f);
 }
 
+/* The files of megatune(1) (a build folder has them beside megatune). */
+static const char *const man_files[][2] = {
+	{ "megatune-probe", "beside megatune: calibrate, probe and proxy run in it, the one "
+	  "program linking MPI, BLAS and PAPI" },
+	{ "../lib/megatune/libmegatune_trace.so",
+	  "the CUPTI tracer megatune profile injects (when built: the CUDA toolkit's CUPTI "
+	  "headers); looked for beside megatune, then here; $MEGATUNE_TRACE_LIB or --lib "
+	  "names another" },
+	{ "../lib/megatune/libmegatune_cuda.so",
+	  "the CUDA back end of the probes (when built: nvcc), found the same way; "
+	  "$MEGATUNE_CUDA_LIB names another" },
+	{ "../lib/megatune/probe-NAME", "megatune-probe under the name of a probe: runs "
+	  "megatune probe NAME" },
+};
+
+/* The line of `megatune --help` of command i (an alias: its command's). */
+static const char *summary_of(size_t i)
+{
+	size_t j;
+
+	for (j = 0; !commands[i].help && j < NCOMMANDS; j++)
+		if (commands[j].help && commands[j].fn == commands[i].fn)
+			return commands[j].help;
+	return commands[i].help ? commands[i].help : "";
+}
+
+/* megatune(1): the usage, the commands with their lines, the exit codes, the files. */
+static void man_page(void)
+{
+	const char *see[NCOMMANDS];
+	char pages[NCOMMANDS][32];
+	size_t i, n = 0, len = strlen(usage_head);
+
+	cli_man_begin(stdout, "megatune", "advise on the parallel configuration of "
+		      "Megatron-LM training, measure clusters, profile runs");
+	if (len > 10 && !strcmp(usage_head + len - 10, "commands:\n"))
+		len -= 10; /* the commands are a section of their own */
+	cli_man_head(stdout, usage_head, len);
+	cli_man_section(stdout, "COMMANDS");
+	for (i = 0; i < NCOMMANDS; i++) {
+		if (!commands[i].help)
+			continue;
+		cli_man_item(stdout, commands[i].name, commands[i].help);
+		snprintf(pages[n], sizeof(pages[n]), "megatune-%s", commands[i].name);
+		see[n] = pages[n];
+		n++;
+	}
+	cli_man_item(stdout, "--version", "the version and the commit it is built from");
+	cli_man_tail(stdout, usage_tail);
+	cli_man_section(stdout, "FILES");
+	for (i = 0; i < sizeof(man_files) / sizeof(man_files[0]); i++)
+		cli_man_item(stdout, man_files[i][0], man_files[i][1]);
+	cli_man_end(stdout, see, n);
+}
+
+/* `megatune --help=FORMAT`: for tools, as `megatune CMD --help=FORMAT` (cli/opts.h):
+ * man, megatune(1); complete, the commands and options of shell completion; models and
+ * profiles, the bundled names, one a line.  Returns the exit code. */
+static int help_as(const char *format)
+{
+	const char *kind = !strcmp(format, "models") ? "model"
+			   : !strcmp(format, "profiles") ? "profile" : NULL;
+	const struct mt_bundled *b;
+	size_t i;
+
+	if (!strcmp(format, "man")) {
+		man_page();
+		return 0;
+	}
+	if (kind) {
+		for (b = mt_bundled_files; b->name; b++)
+			if (!strcmp(b->kind, kind))
+				printf("%s\n", b->name);
+		return 0;
+	}
+	if (strcmp(format, "complete")) {
+		fprintf(stderr, "megatune: error: --help: expected man, complete, models or "
+			"profiles, got '%s'\n", format);
+		return 2;
+	}
+	for (i = 0; i < NCOMMANDS; i++) {
+		const char *h = commands[i].help;
+
+		if (!h)
+			continue;
+		printf("%s\t\t\t", commands[i].name);
+		for (; *h; h++)
+			putchar(*h == '\n' ? ' ' : *h);
+		putchar('\n');
+	}
+	printf("--help\t\t\tthe commands and the exit codes\n"
+	       "--version\t\t\tthe version and the commit it is built from\n");
+	return 0;
+}
+
 /* Exec megatune-probe from this program's folder with argv and the
  * environment as they are; returns (2) only when that fails. */
 static int run_probe_exe(const char *cmd, char **argv)
@@ -126,13 +224,21 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
+	if (!strncmp(argv[1], "--help=", 7))
+		return help_as(argv[1] + 7);
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
-		printf("megatune %s\n", MEGATUNE_VERSION);
+		printf("megatune %s (commit %s)\n", MEGATUNE_VERSION, MEGATUNE_COMMIT);
 		return 0;
 	}
 	for (i = 0; i < NCOMMANDS; i++) {
+		int k;
+
 		if (strcmp(argv[1], commands[i].name))
 			continue;
+		/* the NAME line of its page (cli/manpage.h), in megatune-probe too */
+		for (k = 2; k < argc; k++)
+			if (!strcmp(argv[k], "--help=man"))
+				setenv("MEGATUNE_MAN_SUMMARY", summary_of(i), 1);
 		if (commands[i].probe_exe)
 			return run_probe_exe(argv[1], argv);
 		return commands[i].fn(argc - 1, argv + 1);

@@ -10,6 +10,10 @@
 #include "../lib/sbuf.h"
 #include "../lib/text.h"
 #include "common.h"
+#include "manpage.h"
+
+/* getopt_long's value for --help[=FORMAT] (-h is 'h'; the options are 256 and up) */
+#define HELP_LONG 255
 
 /* One option of a flattened table: the entry and its offset in args. */
 struct flat {
@@ -179,17 +183,15 @@ int cli_parse(const struct cli_spec *spec, int argc, char **argv, void *args, in
 		}
 	}
 	shorts[ns] = 0;
-	lo[nlo++] = (struct option){ "help", no_argument, NULL, 'h' };
+	lo[nlo++] = (struct option){ "help", optional_argument, NULL, HELP_LONG };
 	lo[nlo] = (struct option){ NULL, 0, NULL, 0 };
 	opterr = 0;
 	optind = 0; /* 0, not 1: getopt starts afresh (glibc, musl), its "+" read again */
 	while ((c = getopt_long(argc, argv, shorts, lo, NULL)) != -1) {
 		const struct flat *f = NULL;
 
-		if (c == 'h') {
-			cli_help(stdout, spec);
-			return 0;
-		}
+		if (c == 'h' || c == HELP_LONG)
+			return cli_help_as(spec, c == HELP_LONG ? optarg : NULL);
 		if (c == '?')
 			return cli_usage_error(spec->cmd, "unknown option '%s'", argv[optind - 1]);
 		if (c == ':')
@@ -244,10 +246,8 @@ int cli_parse_known(const struct cli_spec *spec, int argc, char **argv, void *ar
 		const char *a = argv[i], *val = NULL, *eq = NULL;
 		const struct flat *f = NULL;
 
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			cli_help(stdout, spec);
-			return 0;
-		}
+		if ((rc = cli_help_arg(spec, a)) >= 0)
+			return rc;
 		if (a[0] == '-' && a[1] == '-' && a[2]) {
 			eq = strchr(a + 2, '=');
 			f = find_opt(flat, n, a + 2, eq ? (size_t)(eq - a - 2) : strlen(a + 2));
@@ -349,4 +349,87 @@ int cli_opt_names(const struct cli_spec *spec, const char **names, int cap)
 	if (k < cap)
 		names[k] = "help";
 	return k + 1;
+}
+
+/* The words the usage lines name after "megatune CMD ": lower-case words, '|' between
+ * alternatives ("rules list", "import nccl-tests|nvbandwidth"), each once. */
+static void put_usage_words(FILE *f, const struct cli_spec *spec)
+{
+	const char *p = spec->head, *end = strstr(p, "\n\n"), *seen[16];
+	size_t seen_len[16];
+	char key[64];
+	int nseen = 0, i;
+
+	snprintf(key, sizeof(key), "megatune %s ", spec->cmd);
+	if (!end)
+		end = p + strlen(p);
+	while ((p = strstr(p, key)) && p < end) {
+		const char *w = p + strlen(key), *stop = w + strcspn(w, " \n");
+		size_t k;
+
+		for (; w < stop; w += k + 1) {
+			k = strcspn(w, "|");
+			if (w + k > stop)
+				k = (size_t)(stop - w);
+			if (!k || w[0] < 'a' || w[0] > 'z' || strspn(w, "abcdefghijklmnopqrstuvwxyz"
+							   "0123456789-") < k)
+				continue;
+			for (i = 0; i < nseen; i++)
+				if (seen_len[i] == k && !strncmp(seen[i], w, k))
+					break;
+			if (i < nseen)
+				continue;
+			if (nseen < 16) {
+				seen[nseen] = w;
+				seen_len[nseen++] = k;
+			}
+			fprintf(f, "%.*s\t\t\t\n", (int)k, w);
+		}
+		p = stop;
+	}
+}
+
+/* cli_help_as(spec, "complete") */
+static void put_complete(FILE *f, const struct cli_spec *spec)
+{
+	struct flat flat[CLI_OPTS_MAX];
+	int n = flatten(spec->opts, 0, flat, 0, CLI_OPTS_MAX), i, j;
+
+	for (i = 0; i < n && i < CLI_OPTS_MAX; i++) {
+		const struct cli_opt *o = flat[i].o;
+		const char *h = o->help ? o->help : "";
+
+		if (!is_option(o))
+			continue;
+		fprintf(f, "--%s\t%s\t", o->name, takes_arg(o) && o->meta ? o->meta : "");
+		if (o->type == CLI_ONOFF)
+			fputs("on off", f);
+		for (j = 0; o->type == CLI_CHOICE && o->choices[j]; j++)
+			fprintf(f, "%s%s", j ? " " : "", o->choices[j]);
+		fprintf(f, "\t%.*s\n", (int)strcspn(h, "\n"), h);
+	}
+	fputs("--help\t\t\tthis help\n", f);
+	put_usage_words(f, spec);
+}
+
+int cli_help_as(const struct cli_spec *spec, const char *format)
+{
+	if (!format)
+		cli_help(stdout, spec);
+	else if (!strcmp(format, "man"))
+		cli_man_page(stdout, spec);
+	else if (!strcmp(format, "complete"))
+		put_complete(stdout, spec);
+	else
+		return cli_opt_bad(spec->cmd, "help", "man or complete", format);
+	return 0;
+}
+
+int cli_help_arg(const struct cli_spec *spec, const char *arg)
+{
+	if (!strcmp(arg, "-h") || !strcmp(arg, "--help"))
+		return cli_help_as(spec, NULL);
+	if (!strncmp(arg, "--help=", 7))
+		return cli_help_as(spec, arg + 7);
+	return -1;
 }

@@ -90,6 +90,22 @@ int cli_parse_known(const struct cli_spec *spec, int argc, char **argv, void *ar
 /* The help: head, the options with their text from column 24, tail. */
 void cli_help(FILE *f, const struct cli_spec *spec);
 
+/* The help of spec on standard output in a format (cli_parse() and cli_parse_known() read
+ * --help=FORMAT; for tools, not listed in the help):
+ *   NULL      the text of cli_help() (--help)
+ *   man       the manual page megatune-CMD(1) in roff (cli/manpage.h)
+ *   complete  the words of shell completion, one a line, four fields separated by tabs:
+ *             the word ("--model" for an option; a word the usage lines name after
+ *             "megatune CMD", "list" of rules, "nccl-tests" of import), the option's value
+ *             as the help shows it ("NAME|FILE"; empty: a flag or a word), the values the
+ *             table knows it takes (space-separated: CLI_CHOICE, CLI_ONOFF; else empty),
+ *             the first line of its help
+ * Returns 0, or 2 after an error message for an unknown format. */
+int cli_help_as(const struct cli_spec *spec, const char *format);
+
+/* arg is "-h", "--help" or "--help=FORMAT": cli_help_as() of it; else -1. */
+int cli_help_arg(const struct cli_spec *spec, const char *arg);
+
 /* The long names of the options of spec in table order (groups expanded),
  * help and -h included; at most cap are stored; returns how many there are. */
 int cli_opt_names(const struct cli_spec *spec, const char **names, int cap);

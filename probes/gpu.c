@@ -21,12 +21,15 @@ static struct mt_cuda_env g_env;
 static struct mt_error g_err;
 static int g_tried;
 
-/* The library next to the executable (build/), else the loader's search. */
+/* The library next to the executable (build/), else in ../lib/megatune/ from it (make
+ * install: bin/ and lib/megatune/), else the loader's search. */
 static void *open_lib(char *why, size_t n)
 {
+	static const char *const where[] = { "", "../lib/megatune/" };
 	const char *env = getenv("MEGATUNE_CUDA_LIB");
-	char exe[PATH_MAX], path[PATH_MAX + 32];
+	char exe[PATH_MAX], path[PATH_MAX + 48];
 	ssize_t len;
+	size_t i;
 	void *h;
 
 	if (env && *env) {
@@ -41,9 +44,10 @@ static void *open_lib(char *why, size_t n)
 
 		exe[len] = 0;
 		slash = strrchr(exe, '/');
-		if (slash) {
+		if (slash)
 			*slash = 0;
-			snprintf(path, sizeof(path), "%s/libmegatune_cuda.so", exe);
+		for (i = 0; slash && i < sizeof(where) / sizeof(where[0]); i++) {
+			snprintf(path, sizeof(path), "%s/%slibmegatune_cuda.so", exe, where[i]);
 			if (access(path, R_OK) == 0) {
 				if ((h = dlopen(path, RTLD_NOW | RTLD_LOCAL)))
 					return h;
@@ -54,9 +58,9 @@ static void *open_lib(char *why, size_t n)
 	}
 	if ((h = dlopen("libmegatune_cuda.so", RTLD_NOW | RTLD_LOCAL)))
 		return h;
-	snprintf(why, n, "libmegatune_cuda.so is neither next to this executable (%.200s) nor on "
-		 "the loader's path: megatune was built without the CUDA toolkit (nvcc); "
-		 "$MEGATUNE_CUDA_LIB names another copy", len > 0 ? exe : "?");
+	snprintf(why, n, "libmegatune_cuda.so is neither next to this executable (%.200s), nor in "
+		 "../lib/megatune from it, nor on the loader's path: megatune was built without the "
+		 "CUDA toolkit (nvcc); $MEGATUNE_CUDA_LIB names another copy", len > 0 ? exe : "?");
 	return NULL;
 }
 

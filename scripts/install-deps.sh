@@ -5,7 +5,8 @@
 # archives of libpfm and gfortran, dpkg-dev to unpack cJSON's source, xz); with
 # --test, those and the test suite's (Chromium with a font for the HTML
 # report's browser test, python3 for the tracer test's format check, xmllint for the JUnit
-# schema check).  Quick when everything is present: it
+# schema check, man-db and groff-base for the man pages of make install; dpkg-dev, already
+# the bundle's, gives make deb its dpkg-shlibdeps).  Quick when everything is present: it
 # checks with dpkg first and only then runs apt-get update and apt-get install.
 set -eu
 
@@ -15,7 +16,7 @@ if [ "${1:-}" = "--bundle" ]; then
 	PKGS="$PKGS $BUNDLE_PKGS"
 fi
 if [ "${1:-}" = "--test" ]; then
-	PKGS="$PKGS $BUNDLE_PKGS chromium fonts-dejavu-core python3 python3-numpy python3-packaging python3-omegaconf python3-yaml libxml2-utils"
+	PKGS="$PKGS $BUNDLE_PKGS chromium fonts-dejavu-core python3 python3-numpy python3-packaging python3-omegaconf python3-yaml libxml2-utils man-db groff-base"
 fi
 
 missing=""
