@@ -470,6 +470,7 @@ static int load_inputs(const char *cmd, struct args *a, struct mt_model *m,
 	warn_model(cmd, m, &a->job);
 	if (mt_cluster_load(a->cluster, c, &err))
 		return cli_fail(cmd, &err);
+	cli_cluster_warnings(cmd, *c);
 	/* FP8 on Blackwell: Megatron-LM's default recipe is per-tensor delayed
 	 * scaling, while NVIDIA's Blackwell recipes train with MXFP8, which its
 	 * tensor cores scale in hardware (tuner/precision.c) */

@@ -542,6 +542,7 @@ static int write_profile(const struct calib_args *a, const struct mt_world *w,
 	    mt_profile_write(doc, a->out, &err)) {
 		code = cli_fail("calibrate", &err);
 	} else {
+		cli_profile_warnings("calibrate", doc, a->out);
 		fprintf(stderr, "wrote %s (%d results, %d outlier%s); results in %s\n", a->out,
 			cJSON_GetArraySize(records), n, n == 1 ? "" : "s", a->results);
 		if (failed) {

@@ -234,11 +234,15 @@ int cmd_import(int argc, char **argv)
 			goto fail;
 		if (o.out) {
 			rc = mt_profile_write(doc, o.out, &err);
+			if (!rc)
+				cli_profile_warnings("import", doc, o.out);
 		} else {
 			struct mt_cluster *c = NULL;
 			rc = mt_cluster_from_json(doc, "(imported profile)", &c, &err);
 			if (rc)
 				mt_error_prefix(&err, "the profile would be invalid: ");
+			else
+				cli_cluster_warnings("import", c);
 			mt_cluster_free(c);
 		}
 		if (rc)

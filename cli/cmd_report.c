@@ -185,6 +185,7 @@ int cmd_report(int argc, char **argv)
 		has_val = 1;
 		inp->validation = &val;
 	}
+	cli_cluster_warnings("report", cluster);
 	inp->advice = docs[0];
 	inp->cluster = cluster;
 	inp->analysis = docs[2];

@@ -10,6 +10,7 @@
 #include "../lib/fsutil.h"
 #include "../lib/sbuf.h"
 #include "../lib/text.h"
+#include "../tuner/cluster.h"
 
 void cli_usage_hint(const char *cmd)
 {
@@ -25,6 +26,28 @@ static void put_clean(const char *msg)
 	mt_term_clean(&sb, msg, strlen(msg), 1);
 	fputs(sb.failed ? "(out of memory)" : sb.buf, stderr);
 	sbuf_release(&sb);
+}
+
+void cli_cluster_warnings(const char *cmd, const struct mt_cluster *c)
+{
+	char note[1024];
+	int i;
+
+	for (i = 0; c && mt_cluster_note(c, i, note, sizeof(note)); i++) {
+		fprintf(stderr, "megatune %s: warning: ", cmd);
+		put_clean(note);
+		fputc('\n', stderr);
+	}
+}
+
+void cli_profile_warnings(const char *cmd, const cJSON *doc, const char *file)
+{
+	struct mt_error err = MT_ERROR_INIT;
+	struct mt_cluster *c = NULL;
+
+	if (!mt_cluster_from_json(doc, file, &c, &err))
+		cli_cluster_warnings(cmd, c);
+	mt_cluster_free(c);
 }
 
 int cli_usage_error(const char *cmd, const char *fmt, ...)

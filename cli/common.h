@@ -9,7 +9,11 @@
 
 #include <stddef.h>
 
+#include <cjson/cJSON.h>
+
 #include "../lib/err.h"
+
+struct mt_cluster;
 
 /* The one hint after a usage error, on a line of its own:
  *     run 'megatune <cmd> --help' for the options
@@ -36,6 +40,15 @@ void cli_sibling_exe(const char *name, char *buf, size_t cap);
  * tree, make install: bin/ and lib/megatune/).  0 with the readable file's path in buf;
  * -1 when neither is readable, buf then naming the first place looked. */
 int cli_installed_file(const char *name, char *buf, size_t cap);
+
+/* The measurements of profile c above the hardware it describes, which the
+ * model caps (mt_cluster_note()), as "megatune <cmd>: warning: ..." lines on
+ * stderr. */
+void cli_cluster_warnings(const char *cmd, const struct mt_cluster *c);
+
+/* The same for the profile document doc about to be or just written to
+ * `file` (nothing when it does not validate: the writer says why). */
+void cli_profile_warnings(const char *cmd, const cJSON *doc, const char *file);
 
 /* At exit (registered with atexit() by main): standard output flushed and
  * checked; a failed write (a full disk, /dev/full, a closed pipe) ends the

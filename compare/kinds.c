@@ -252,9 +252,9 @@ static int extract_profile(const char *path, const char *text, size_t len, struc
 	}
 	if (!rc)
 		rc = profile_curves(path, cl, out, err);
-	if (!rc && cl->hbm_measured)
+	if (!rc && cl->hbm_measured) /* as measured, before the datasheet bounds it */
 		rc = prof_add(out, path, "memory_bandwidth", "memory bandwidth", "GB/s", 1,
-			      cl->hbm_gbps, NULL, err);
+			      cl->hbm_measured_gbps, NULL, err);
 	if (!rc && cl->launch_overhead_us > 0)
 		rc = prof_add(out, path, "host|launch_overhead_us", "host launch overhead", "us", 0,
 			      cl->launch_overhead_us, NULL, err);

@@ -394,6 +394,28 @@ int mt_jarr(const struct mt_jpos *at, const cJSON *obj, const char *key, int req
 	return 1;
 }
 
+int mt_jkeys(const struct mt_jpos *at, const cJSON *obj, const char *const *keys,
+	     struct mt_error *err)
+{
+	const cJSON *v;
+	char p[256], list[1024];
+	size_t i, n;
+
+	for (v = obj ? obj->child : NULL; v; v = v->next) {
+		for (i = 0; keys[i] && strcmp(keys[i], v->string ? v->string : ""); i++)
+			;
+		if (keys[i])
+			continue;
+		for (i = 0, n = 0, list[0] = 0; keys[i] && n < sizeof(list); i++)
+			n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%s", i ? ", " : "", keys[i]);
+		return mt_error_set(err, MT_EINVAL,
+				    "%s: field '%s': unknown field (expected one of %s)", at->file,
+				    mt_jpath(p, sizeof(p), at->where, v->string ? v->string : ""),
+				    list);
+	}
+	return MT_OK;
+}
+
 const cJSON *mt_jget(const cJSON *o, const char *path)
 {
 	const cJSON *v;

@@ -67,6 +67,13 @@ int mt_jobj(const struct mt_jpos *at, const cJSON *obj, const char *key, int req
 int mt_jarr(const struct mt_jpos *at, const cJSON *obj, const char *key, int required,
 	    const cJSON **out, struct mt_error *err);
 
+/* Every member of the object obj (at `at`) is named in keys[] (a NULL-ended
+ * list): MT_OK, else MT_EINVAL "<file>: field '<where>.<key>': unknown field
+ * (expected one of <keys>)".  A misspelt key would otherwise be read as
+ * absent, its default silently standing in for what the file meant. */
+int mt_jkeys(const struct mt_jpos *at, const cJSON *obj, const char *const *keys,
+	     struct mt_error *err);
+
 /* Lenient reads of documents already validated or written by megatune
  * itself.  `path` is a key or a dotted path of keys through nested objects
  * ("gpu.name"); a step into anything but an object finds nothing.  Each

@@ -635,6 +635,42 @@ static void profile_cpu(const struct mt_calib *b, cJSON *gpu, cJSON *node)
 		mt_profile_memory_bandwidth(b->doc, "stream-triad", membw, b->src);
 }
 
+/* The link rates of the node cover what its own curves reach: calibrate
+ * writes the best all-reduce as the NVLink (and, on the CPU backend, the
+ * network) rate, or keeps a bundled base's, and the described hardware
+ * bounds every curve (docs/MODEL.md 3.3).  A rate below a measured curve is
+ * raised to the least one that covers it (the bounds are in proportion to
+ * the rate): what calibrate measured is the hardware. */
+static void links_cover_curves(cJSON *doc, cJSON *node)
+{
+	struct mt_error err = MT_ERROR_INIT;
+	struct mt_cluster *c = NULL;
+	double nvl, nic;
+	int i;
+
+	if (mt_cluster_from_json(doc, "(calibrated profile)", &c, &err))
+		return; /* writing it says why */
+	nvl = c->nvlink_gbps;
+	nic = c->nic_gbps;
+	for (i = 0; i < c->ncoll; i++) {
+		const struct mt_coll_curve *cv = &c->coll[i];
+		int nvlink = cv->span == MT_SPAN_NVLINK;
+		double line = mt_coll_line_gbps(c, cv->op, cv->ranks, nvlink ? cv->ranks : cv->per_node);
+		double need = line > 0 ? cv->peak_gbps / line * (nvlink ? c->nvlink_gbps : c->nic_gbps)
+				       : 0;
+
+		if (nvlink && need > nvl)
+			nvl = need;
+		else if (!nvlink && need > nic)
+			nic = need;
+	}
+	if (nvl > c->nvlink_gbps)
+		set_num(node, "nvlink_gbps", nvl);
+	if (nic > c->nic_gbps)
+		set_num(node, "nic_gbps", nic);
+	mt_cluster_free(c);
+}
+
 int mt_calibrate_profile(const cJSON *records, const struct mt_calib_info *in, cJSON **doc,
 			 struct mt_error *err)
 {
@@ -675,6 +711,7 @@ int mt_calibrate_profile(const cJSON *records, const struct mt_calib_info *in, c
 		profile_gpu(&b, base, gpu, node);
 	else
 		profile_cpu(&b, gpu, node);
+	links_cover_curves(b.doc, node);
 	mt_profile_software(b.doc, in->nccl && *in->nccl ? in->nccl : NULL,
 			    in->cuda && *in->cuda ? in->cuda : NULL);
 	nout = mt_find_outliers(records, in->margin_pct, outl, 64);

@@ -384,9 +384,11 @@ def main():
              'have 8x200Gbit/s IB cards and we measure 192GB/s AllReduce BusBW"; the size is not stated: '
              'placed at 8 GiB as the plateau of the all_reduce network curve'},
             {'id': 'derived-a100-net', 'kind': 'derived', 'citation':
-             'Network all_gather, reduce_scatter, alltoall and sendrecv for DGX A100: the all_reduce '
+             'Network all_gather, reduce_scatter and sendrecv for DGX A100: the all_reduce '
              'network curve (abci-a100-16node + nccl-812-dgx-a100) at the same busbw; groups with fewer '
-             'GPUs per node scale by the number of NICs they drive'},
+             'GPUs per node scale by the number of NICs they drive. No all-to-all: at a ring\'s busbw it '
+             'would move more across the network than 8 NICs of 25 GB/s carry, so it is derived from the '
+             'NIC description (docs/MODEL.md 3.3)'},
         ],
         'gpu': {'name': 'NVIDIA A100-SXM4-80GB', 'memory_bytes': 80 * 10**9, 'sm_count': 108,
                 'compute_capability': 8.0,
@@ -407,7 +409,7 @@ def main():
     net = curve('all_reduce', 'network', 128, 8, 'abci-a100-16node', a100_16n)
     net['points'].append({'bytes': 8 * GIB, 'busbw_gbps': 192.0, 'source': 'nccl-812-dgx-a100'})
     a100['collectives'].append(net)
-    for op in ('all_gather', 'reduce_scatter', 'alltoall', 'sendrecv'):
+    for op in ('all_gather', 'reduce_scatter', 'sendrecv'):
         c = json.loads(json.dumps(net))
         c['op'] = op
         c['source'] = 'derived-a100-net'

@@ -10,9 +10,54 @@
 #include "../lib/jsonr.h"
 #include "../lib/stats_json.h"
 #include "../lib/ver.h"
+#include "constants.h"
 #include "profile.h"
 
 #define INT_MAXV 0x7fffffff
+
+/* The fields of megatune.profile/1, object by object (docs/FORMATS.md section
+ * 2 says what part of the model each feeds): any other key is refused, since
+ * a misspelt one would be read as absent and its default would stand in. */
+static const char *const top_keys[] = { "schema", "name", "description", "sources", "gpu",
+					"node", "memory_bandwidth", "gemm", "attention",
+					"collectives", "offload", "host", "software", "outliers",
+					"corrections", "moe_dispatch", "skeleton", NULL };
+static const char *const source_keys[] = { "id", "kind", "citation", NULL };
+static const char *const gpu_keys[] = { "name", "memory_bytes", "sm_count", "compute_capability",
+					"hbm_gbps", "peak_tflops", "source", NULL };
+static const char *const node_keys[] = { "gpus_per_node", "nvlink_domain", "nvlink_gbps",
+					 "nics_per_node", "nic_gbps", "nic_latency_us",
+					 "pcie_gbps", "numa_nodes", "host_memory_bytes", "source",
+					 NULL };
+static const char *const membw_keys[] = { "kernel", "gbps", "source", NULL };
+static const char *const gemm_keys[] = { "dtype", "m", "n", "k", "tflops", "stats", "source",
+					 NULL };
+static const char *const attn_keys[] = { "impl", "dtype", "head_dim", "seq", "causal",
+					 "fwd_tflops", "bwd_tflops", "source", NULL };
+static const char *const coll_keys[] = { "op", "span", "ranks", "ranks_per_node", "source",
+					 "points", NULL };
+static const char *const point_keys[] = { "bytes", "busbw_gbps", "time_us", "stats", "source",
+					  NULL };
+static const char *const offload_keys[] = { "direction", "memory", "numa_local", "under_load",
+					    "gbps", "stats", "source", NULL };
+static const char *const host_keys[] = { "launch_overhead_us", "optimizer_gparams_per_s",
+					 "memory_gbps", "source", NULL };
+static const char *const software_keys[] = { "nccl", "cuda", NULL };
+static const char *const outlier_keys[] = { "what", "metric", "value", "median", "below_pct",
+					    NULL };
+static const char *const stats_keys[] = { "n", "median", "min", "max", "p95", "cv", NULL };
+static const char *const corr_keys[] = { "source", "fitted", "model", "factors", "not_fitted",
+					 "memory_overhead_bytes", "runs_used", "memory_runs_used",
+					 "rms_rel_error_before", "rms_rel_error_after",
+					 "loo_mean_abs_rel_error_before",
+					 "loo_mean_abs_rel_error_after",
+					 "memory_loo_mean_abs_rel_error_before",
+					 "memory_loo_mean_abs_rel_error_after", "runs", NULL };
+static const char *const corr_run_keys[] = { "file", "name", "measured_step_s",
+					     "predicted_step_s", "corrected_step_s",
+					     "measured_mem_bytes", "predicted_mem_bytes", NULL };
+static const char *const corr_drop_keys[] = { "factor", "why", NULL };
+static const char *const skeleton_keys[] = { "copy_gbps", "bytes", "source", NULL };
 
 static const char *const dtype_names[MT_DT_N] = { "bf16", "fp16", "fp8", "tf32", "fp32", "fp4" };
 static const char *const coll_names[MT_COLL_N] = { "all_reduce", "all_gather",
@@ -126,6 +171,14 @@ static int source_ref(struct rd *r, const cJSON *o, const char *where, int requi
 
 static int read_stats(struct rd *r, const cJSON *o, const char *where, struct mt_stats *st)
 {
+	const cJSON *s = cJSON_GetObjectItemCaseSensitive(o, "stats");
+	char p[256];
+	int rc;
+
+	if (cJSON_IsObject(s) &&
+	    (rc = mt_jkeys(&(struct mt_jpos){ r->file, mt_jpath(p, sizeof(p), where, "stats") }, s,
+			   stats_keys, r->err)) < 0)
+		return rc;
 	return mt_stats_read(&(struct mt_jpos){ r->file, where }, o, "stats", 0, st, r->err);
 }
 
@@ -177,7 +230,8 @@ static int read_sources(struct rd *r, const cJSON *root)
 		if (!cJSON_IsObject(e))
 			return mt_error_set(r->err, MT_EINVAL, "%s: field '%s': expected an object",
 					    r->file, ea.where);
-		if ((rc = mt_jstr(&ea, e, "id", 1, s->id, sizeof(s->id), r->err)) < 0 ||
+		if ((rc = mt_jkeys(&ea, e, source_keys, r->err)) < 0 ||
+		    (rc = mt_jstr(&ea, e, "id", 1, s->id, sizeof(s->id), r->err)) < 0 ||
 		    (rc = mt_jstr(&ea, e, "citation", 1, s->citation, sizeof(s->citation), r->err)) < 0 ||
 		    (rc = enum_field(r, e, ea.where, "kind", kinds, 5, 1, &k)) < 0)
 			return rc;
@@ -202,7 +256,8 @@ static int read_gpu(struct rd *r, const cJSON *root)
 
 	if ((rc = mt_jobj(&at, root, "gpu", 1, &g, r->err)) < 0)
 		return rc;
-	if ((rc = mt_jstr(&ga, g, "name", 1, c->gpu_name, sizeof(c->gpu_name), r->err)) < 0 ||
+	if ((rc = mt_jkeys(&ga, g, gpu_keys, r->err)) < 0 ||
+	    (rc = mt_jstr(&ga, g, "name", 1, c->gpu_name, sizeof(c->gpu_name), r->err)) < 0 ||
 	    (rc = mt_jnum(&ga, g, "memory_bytes", 1, 1e9, 1e14, &c->memory_bytes, r->err)) < 0 ||
 	    (rc = mt_jint32(&ga, g, "sm_count", 0, 1, 100000, &c->sm_count, r->err)) < 0 ||
 	    (rc = mt_jnum(&ga, g, "compute_capability", 0, 1, 100, &c->compute_capability, r->err)) < 0 ||
@@ -210,6 +265,15 @@ static int read_gpu(struct rd *r, const cJSON *root)
 	    (rc = mt_jobj(&ga, g, "peak_tflops", 1, &pk, r->err)) < 0 ||
 	    (rc = source_ref(r, g, "gpu", 1, -1, &c->gpu_src)) < 0)
 		return rc;
+	{
+		const char *dts[MT_DT_N + 1];
+
+		for (i = 0; i < MT_DT_N; i++)
+			dts[i] = dtype_names[i];
+		dts[MT_DT_N] = NULL;
+		if ((rc = mt_jkeys(&pa, pk, dts, r->err)) < 0)
+			return rc;
+	}
 	for (i = 0; i < MT_DT_N; i++)
 		if ((rc = mt_jnum(&pa, pk, dtype_names[i], i == MT_DT_BF16, 0.001, 1e6,
 				  &c->peak_tflops[i], r->err)) < 0)
@@ -227,11 +291,14 @@ static int read_node(struct rd *r, const cJSON *root)
 	if ((rc = mt_jobj(&at, root, "node", 1, &n, r->err)) < 0)
 		return rc;
 	c->numa_nodes = 1;
-	if ((rc = mt_jint32(&na, n, "gpus_per_node", 1, 1, 4096, &c->gpus_per_node, r->err)) < 0 ||
+	c->nic_latency_us = MT_NIC_LATENCY_US;
+	if ((rc = mt_jkeys(&na, n, node_keys, r->err)) < 0 ||
+	    (rc = mt_jint32(&na, n, "gpus_per_node", 1, 1, 4096, &c->gpus_per_node, r->err)) < 0 ||
 	    (rc = mt_jint32(&na, n, "nvlink_domain", 1, 1, 1 << 20, &c->nvlink_domain, r->err)) < 0 ||
 	    (rc = mt_jnum(&na, n, "nvlink_gbps", c->nvlink_domain > 1, 0.1, 1e6, &c->nvlink_gbps, r->err)) < 0 ||
 	    (rc = mt_jint32(&na, n, "nics_per_node", 1, 0, 4096, &c->nics_per_node, r->err)) < 0 ||
 	    (rc = mt_jnum(&na, n, "nic_gbps", c->nics_per_node > 0, 0.1, 1e6, &c->nic_gbps, r->err)) < 0 ||
+	    (rc = mt_jnum(&na, n, "nic_latency_us", 0, 0.01, 1e5, &c->nic_latency_us, r->err)) < 0 ||
 	    (rc = mt_jnum(&na, n, "pcie_gbps", 0, 0.1, 1e6, &c->pcie_gbps, r->err)) < 0 ||
 	    (rc = mt_jnum(&na, n, "host_memory_bytes", 0, 1e9, 1e15, &c->host_memory_bytes,
 			  r->err)) < 0 ||
@@ -251,6 +318,7 @@ static int read_hbm(struct rd *r, const cJSON *root)
 {
 	struct mt_jpos at = { r->file, "" }, ma = { r->file, "memory_bandwidth" };
 	const cJSON *m = NULL;
+	char kernel[256];
 	int rc;
 
 	if ((rc = mt_jobj(&at, root, "memory_bandwidth", 0, &m, r->err)) < 0)
@@ -260,10 +328,15 @@ static int read_hbm(struct rd *r, const cJSON *root)
 		r->c->hbm_src = r->c->gpu_src;
 		return MT_OK;
 	}
-	if ((rc = mt_jnum(&ma, m, "gbps", 1, 1, 1e6, &r->c->hbm_gbps, r->err)) < 0 ||
+	if ((rc = mt_jkeys(&ma, m, membw_keys, r->err)) < 0 ||
+	    (rc = mt_jnum(&ma, m, "gbps", 1, 1, 1e6, &r->c->hbm_measured_gbps, r->err)) < 0 ||
+	    (rc = mt_jstr(&ma, m, "kernel", 0, kernel, sizeof(kernel), r->err)) < 0 ||
 	    (rc = source_ref(r, m, "memory_bandwidth", 1, -1, &r->c->hbm_src)) < 0)
 		return rc;
 	r->c->hbm_measured = 1;
+	/* the datasheet bounds what was measured (mt_cluster_note names it) */
+	r->c->hbm_gbps = r->c->hbm_measured_gbps < r->c->hbm_spec_gbps ? r->c->hbm_measured_gbps
+								      : r->c->hbm_spec_gbps;
 	return MT_OK;
 }
 
@@ -287,7 +360,8 @@ static int read_gemm(struct rd *r, const cJSON *root)
 		if (!cJSON_IsObject(e))
 			return mt_error_set(r->err, MT_EINVAL, "%s: field '%s': expected an object",
 					    r->file, ea.where);
-		if ((rc = enum_field(r, e, ea.where, "dtype", dtype_names, MT_DT_N, 1, &g->dtype)) < 0 ||
+		if ((rc = mt_jkeys(&ea, e, gemm_keys, r->err)) < 0 ||
+		    (rc = enum_field(r, e, ea.where, "dtype", dtype_names, MT_DT_N, 1, &g->dtype)) < 0 ||
 		    (rc = mt_jnum(&ea, e, "m", 1, 1, 1e9, &g->m, r->err)) < 0 ||
 		    (rc = mt_jnum(&ea, e, "n", 1, 1, 1e9, &g->n, r->err)) < 0 ||
 		    (rc = mt_jnum(&ea, e, "k", 1, 1, 1e9, &g->k, r->err)) < 0 ||
@@ -328,7 +402,8 @@ static int read_attention(struct rd *r, const cJSON *root)
 					    r->file, ea.where);
 		a->impl = MT_ATTN_FLASH;
 		a->dtype = MT_DT_BF16;
-		if ((rc = enum_field(r, e, ea.where, "impl", impl_names, MT_ATTN_IMPL_N, 0, &a->impl)) < 0 ||
+		if ((rc = mt_jkeys(&ea, e, attn_keys, r->err)) < 0 ||
+		    (rc = enum_field(r, e, ea.where, "impl", impl_names, MT_ATTN_IMPL_N, 0, &a->impl)) < 0 ||
 		    (rc = enum_field(r, e, ea.where, "dtype", dtype_names, MT_DT_N, 0, &a->dtype)) < 0 ||
 		    (rc = mt_jint32(&ea, e, "head_dim", 1, 1, 4096, &a->head_dim, r->err)) < 0 ||
 		    (rc = mt_jint32(&ea, e, "seq", 1, 1, 1 << 28, &a->seq, r->err)) < 0 ||
@@ -369,7 +444,8 @@ static int read_collectives(struct rd *r, const cJSON *root)
 		if (!cJSON_IsObject(e))
 			return mt_error_set(r->err, MT_EINVAL, "%s: field '%s': expected an object",
 					    r->file, ea.where);
-		if ((rc = enum_field(r, e, ea.where, "op", coll_names, MT_COLL_N, 1, &cv->op)) < 0 ||
+		if ((rc = mt_jkeys(&ea, e, coll_keys, r->err)) < 0 ||
+		    (rc = enum_field(r, e, ea.where, "op", coll_names, MT_COLL_N, 1, &cv->op)) < 0 ||
 		    (rc = enum_field(r, e, ea.where, "span", span_names, MT_SPAN_N, 1, &cv->span)) < 0 ||
 		    (rc = mt_jint32(&ea, e, "ranks", 1, 2, 1 << 24, &cv->ranks, r->err)) < 0 ||
 		    (rc = mt_jint32(&ea, e, "ranks_per_node", 0, 1, 1 << 24, &cv->per_node, r->err)) < 0 ||
@@ -414,7 +490,8 @@ static int read_collectives(struct rd *r, const cJSON *root)
 				return mt_error_set(r->err, MT_EINVAL,
 						    "%s: field '%s': expected an object", r->file,
 						    pa.where);
-			if ((rc = mt_jnum(&pa, p, "bytes", 1, 1, 1e15, &pt->bytes, r->err)) < 0 ||
+			if ((rc = mt_jkeys(&pa, p, point_keys, r->err)) < 0 ||
+			    (rc = mt_jnum(&pa, p, "bytes", 1, 1, 1e15, &pt->bytes, r->err)) < 0 ||
 			    (rc = mt_jnum(&pa, p, "busbw_gbps", 1, 1e-6, 1e6, &pt->busbw_gbps, r->err)) < 0 ||
 			    (has_t = mt_jnum(&pa, p, "time_us", 0, 1e-3, 1e12, &pt->time_us, r->err)) < 0 ||
 			    (rc = read_stats(r, p, pa.where, &pt->st)) < 0 ||
@@ -440,6 +517,7 @@ static int read_offload(struct rd *r, const cJSON *root)
 {
 	struct mt_jpos at = { r->file, "" };
 	const cJSON *arr = NULL, *e;
+	struct mt_stats st;
 	char w[64], mem[16];
 	int rc, i = 0;
 
@@ -458,11 +536,13 @@ static int read_offload(struct rd *r, const cJSON *root)
 					    r->file, ea.where);
 		snprintf(mem, sizeof(mem), "pinned");
 		o->numa_local = 1;
-		if ((rc = enum_field(r, e, ea.where, "direction", dir_names, MT_OFF_N, 1, &o->dir)) < 0 ||
+		if ((rc = mt_jkeys(&ea, e, offload_keys, r->err)) < 0 ||
+		    (rc = enum_field(r, e, ea.where, "direction", dir_names, MT_OFF_N, 1, &o->dir)) < 0 ||
 		    (rc = mt_jstr(&ea, e, "memory", 0, mem, sizeof(mem), r->err)) < 0 ||
 		    (rc = mt_jbool(&ea, e, "numa_local", 0, &o->numa_local, r->err)) < 0 ||
 		    (rc = mt_jbool(&ea, e, "under_load", 0, &o->under_load, r->err)) < 0 ||
 		    (rc = mt_jnum(&ea, e, "gbps", 1, 1e-3, 1e6, &o->gbps, r->err)) < 0 ||
+		    (rc = read_stats(r, e, ea.where, &st)) < 0 ||
 		    (rc = source_ref(r, e, ea.where, 1, -1, &o->src)) < 0)
 			return rc;
 		if (strcmp(mem, "pinned") && strcmp(mem, "pageable"))
@@ -483,8 +563,10 @@ static int read_host(struct rd *r, const cJSON *root)
 
 	if ((rc = mt_jobj(&at, root, "host", 0, &h, r->err)) <= 0)
 		return rc;
-	if ((rc = mt_jnum(&ha, h, "launch_overhead_us", 0, 0.01, 1e6, &r->c->launch_overhead_us, r->err)) < 0 ||
+	if ((rc = mt_jkeys(&ha, h, host_keys, r->err)) < 0 ||
+	    (rc = mt_jnum(&ha, h, "launch_overhead_us", 0, 0.01, 1e6, &r->c->launch_overhead_us, r->err)) < 0 ||
 	    (rc = mt_jnum(&ha, h, "optimizer_gparams_per_s", 0, 1e-6, 1e6, &r->c->optimizer_gparams_per_s, r->err)) < 0 ||
+	    (rc = mt_jnum(&ha, h, "memory_gbps", 0, 1e-3, 1e6, &r->c->host_memory_gbps, r->err)) < 0 ||
 	    (rc = source_ref(r, h, "host", 1, -1, &r->c->host_src)) < 0)
 		return rc;
 	return MT_OK;
@@ -499,7 +581,8 @@ static int read_software(struct rd *r, const cJSON *root)
 
 	if ((rc = mt_jobj(&at, root, "software", 0, &s, r->err)) <= 0)
 		return rc;
-	if ((rc = mt_jstr(&sa, s, "nccl", 0, r->c->nccl_version, sizeof(r->c->nccl_version), r->err)) < 0 ||
+	if ((rc = mt_jkeys(&sa, s, software_keys, r->err)) < 0 ||
+	    (rc = mt_jstr(&sa, s, "nccl", 0, r->c->nccl_version, sizeof(r->c->nccl_version), r->err)) < 0 ||
 	    (rc = mt_jstr(&sa, s, "cuda", 0, r->c->cuda_version, sizeof(r->c->cuda_version), r->err)) < 0)
 		return rc;
 	if (r->c->nccl_version[0] && mt_ver_code(r->c->nccl_version) < 0)
@@ -534,11 +617,58 @@ static int read_outliers(struct rd *r, const cJSON *root)
 			return mt_error_set(r->err, MT_EINVAL,
 					    "%s: field 'outliers[%d]': expected a string or an object "
 					    "with a string 'what'", r->file, i);
+		if (cJSON_IsObject(e)) {
+			char w[64];
+			int rc2 = mt_jkeys(&(struct mt_jpos){ r->file,
+						   mt_jpath_index(w, sizeof(w), "outliers", i) },
+					   e, outlier_keys, r->err);
+
+			if (rc2 < 0)
+				return rc2;
+		}
 		r->c->outliers[i] = strdup(s);
 		if (!r->c->outliers[i])
 			return mt_error_set(r->err, MT_ENOMEM, "out of memory");
 		i++;
 	}
+	return MT_OK;
+}
+
+/* The keys of the records of two sections no reader here reads: the fitted
+ * corrections' provenance (the factors are correction.c's) and the template
+ * probe's record (probes/skeleton.c), which no model reads. */
+static int check_sections(struct rd *r, const cJSON *root)
+{
+	static const struct {
+		const char *key;
+		const char *const *keys;
+	} lists[] = { { "runs", corr_run_keys }, { "not_fitted", corr_drop_keys } };
+	struct mt_jpos at = { r->file, "" }, ca = { r->file, "corrections" },
+		       sa = { r->file, "skeleton" };
+	const cJSON *sec = cJSON_GetObjectItemCaseSensitive(root, "corrections"), *e;
+	char w[64], p[64];
+	size_t l;
+	int rc, i, src;
+
+	if (cJSON_IsObject(sec)) {
+		if ((rc = mt_jkeys(&ca, sec, corr_keys, r->err)) < 0)
+			return rc;
+		for (l = 0; l < sizeof(lists) / sizeof(lists[0]); l++) {
+			i = 0;
+			snprintf(p, sizeof(p), "corrections.%s", lists[l].key);
+			cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(sec, lists[l].key)) {
+				struct mt_jpos ea = { r->file, mt_jpath_index(w, sizeof(w), p, i++) };
+
+				if (cJSON_IsObject(e) && (rc = mt_jkeys(&ea, e, lists[l].keys, r->err)) < 0)
+					return rc;
+			}
+		}
+	}
+	if ((rc = mt_jobj(&at, root, "skeleton", 0, &sec, r->err)) <= 0)
+		return rc;
+	if ((rc = mt_jkeys(&sa, sec, skeleton_keys, r->err)) < 0 ||
+	    (rc = source_ref(r, sec, "skeleton", 0, -1, &src)) < 0)
+		return rc;
 	return MT_OK;
 }
 
@@ -645,9 +775,12 @@ static void prepare_coll(struct mt_cluster *c)
 	for (i = 0; i < c->ncoll; i++) {
 		struct mt_coll_curve *cv = &c->coll[i];
 
+		cv->peak_gbps = 0;
 		for (j = 0; j < cv->npts; j++) {
 			cv->lx[j] = log(cv->pts[j].bytes);
 			cv->ly[j] = log(cv->pts[j].busbw_gbps);
+			if (cv->pts[j].busbw_gbps > cv->peak_gbps)
+				cv->peak_gbps = cv->pts[j].busbw_gbps;
 		}
 		cv->alpha_us = -1;
 		if (cv->npts >= 2) {
@@ -686,6 +819,8 @@ int mt_cluster_from_json(const cJSON *root, const char *file, struct mt_cluster 
 		return mt_error_set(err, MT_EINVAL,
 				    "%s: field 'schema': version \"%s\" is not supported (this "
 				    "megatune reads megatune.profile/1)", file, schema);
+	if ((rc = mt_jkeys(&at, root, top_keys, err)) < 0)
+		return rc;
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return mt_error_set(err, MT_ENOMEM, "out of memory");
@@ -701,7 +836,7 @@ int mt_cluster_from_json(const cJSON *root, const char *file, struct mt_cluster 
 	    (rc = read_gemm(&r, root)) < 0 || (rc = read_attention(&r, root)) < 0 ||
 	    (rc = read_collectives(&r, root)) < 0 || (rc = read_offload(&r, root)) < 0 ||
 	    (rc = read_host(&r, root)) < 0 || (rc = read_software(&r, root)) < 0 ||
-	    (rc = read_outliers(&r, root)) < 0 ||
+	    (rc = read_outliers(&r, root)) < 0 || (rc = check_sections(&r, root)) < 0 ||
 	    (rc = mt_dispatch_read(root, file, c, err)) < 0 ||
 	    (rc = prepare_gemm(c, file, err)) < 0)
 		goto fail;
@@ -890,62 +1025,7 @@ int mt_attn_causal(const struct mt_cluster *c, int impl, int head_dim)
 	return causal;
 }
 
-/* The curve for (op, span) nearest in group shape; NULL when there is none. */
-static const struct mt_coll_curve *find_curve(const struct mt_cluster *c, int op, int span,
-					      int nranks, int per_domain)
-{
-	const struct mt_coll_curve *best = NULL;
-	double bd = 1e300;
-	int i;
-
-	for (i = 0; i < c->ncoll; i++) {
-		const struct mt_coll_curve *cv = &c->coll[i];
-		double d;
-
-		if (cv->op != op || cv->span != span)
-			continue;
-		d = fabs(log((double)cv->ranks / nranks));
-		if (span == MT_SPAN_NETWORK)
-			d += 4 * fabs(log((double)cv->per_node / per_domain));
-		d -= 1e-3 * cv->npts; /* prefer fuller sweeps on ties */
-		if (d < bd) {
-			bd = d;
-			best = cv;
-		}
-	}
-	return best;
-}
-
-/* Substitutes when a profile lacks an operation (docs/MODEL.md 3.3): the
- * closest relative first, then any operation measured on that span. */
-static const struct mt_coll_curve *find_curve_any(const struct mt_cluster *c, int op, int span,
-						  int nranks, int per_domain)
-{
-	static const int fallback[MT_COLL_N][MT_COLL_N - 1] = {
-		[MT_COLL_ALL_REDUCE] = { MT_COLL_REDUCE_SCATTER, MT_COLL_ALL_GATHER, MT_COLL_ALL_TO_ALL,
-					 MT_COLL_SEND_RECV, MT_COLL_BROADCAST },
-		[MT_COLL_ALL_GATHER] = { MT_COLL_REDUCE_SCATTER, MT_COLL_ALL_REDUCE, MT_COLL_ALL_TO_ALL,
-					 MT_COLL_SEND_RECV, MT_COLL_BROADCAST },
-		[MT_COLL_REDUCE_SCATTER] = { MT_COLL_ALL_GATHER, MT_COLL_ALL_REDUCE, MT_COLL_ALL_TO_ALL,
-					     MT_COLL_SEND_RECV, MT_COLL_BROADCAST },
-		[MT_COLL_ALL_TO_ALL] = { MT_COLL_ALL_GATHER, MT_COLL_REDUCE_SCATTER, MT_COLL_ALL_REDUCE,
-					 MT_COLL_SEND_RECV, MT_COLL_BROADCAST },
-		[MT_COLL_SEND_RECV] = { MT_COLL_ALL_GATHER, MT_COLL_REDUCE_SCATTER, MT_COLL_ALL_REDUCE,
-					MT_COLL_ALL_TO_ALL, MT_COLL_BROADCAST },
-		[MT_COLL_BROADCAST] = { MT_COLL_ALL_GATHER, MT_COLL_ALL_REDUCE, MT_COLL_REDUCE_SCATTER,
-					MT_COLL_ALL_TO_ALL, MT_COLL_SEND_RECV },
-	};
-	const struct mt_coll_curve *cv = find_curve(c, op, span, nranks, per_domain);
-	int i;
-
-	for (i = 0; !cv && i < MT_COLL_N - 1; i++)
-		cv = find_curve(c, fallback[op][i], span, nranks, per_domain);
-	return cv;
-}
-
-/* busbw (GB/s) of a curve at `bytes`, with alpha-beta extrapolation below the
- * smallest measured size and the last value above the largest. */
-static double curve_busbw(const struct mt_coll_curve *cv, double bytes)
+double mt_coll_curve_busbw(const struct mt_coll_curve *cv, double bytes)
 {
 	if (bytes < cv->pts[0].bytes) {
 		double algbw_ratio, t;
@@ -959,124 +1039,9 @@ static double curve_busbw(const struct mt_coll_curve *cv, double bytes)
 	return exp(interp(cv->lx, cv->ly, cv->npts, log(bytes), 0, 0));
 }
 
-/* The physical bounds of a network group that no measurement covers
- * (docs/MODEL.md 3.3): the k members of a domain send over their own NICs,
- * so the group's bus bandwidth is at most k NICs' line rate; and each member
- * also moves the data over NVLink inside its domain, so it is at most what k
- * ranks of one domain reach there: a group cannot beat its slowest link. */
-static double network_bound(const struct mt_cluster *c, int op, int k, double bytes, double bw)
-{
-	if (c->nics_per_node > 0 && c->nic_gbps > 0 && c->gpus_per_node > 0) {
-		double nic = (double)k * c->nic_gbps * c->nics_per_node / c->gpus_per_node;
-
-		if (bw > nic)
-			bw = nic;
-	}
-	if (k > 1 && k <= c->nvlink_domain) {
-		double nv = mt_coll_busbw(c, op, k, k, bytes);
-
-		if (nv > 0 && bw > nv)
-			bw = nv;
-	}
-	return bw;
-}
-
-double mt_coll_busbw(const struct mt_cluster *c, int op, int nranks, int per_domain,
-		     double bytes)
-{
-	const struct mt_coll_curve *cv;
-	int span;
-
-	if (nranks <= 1 || bytes <= 0)
-		return 0;
-	if (per_domain < 1)
-		per_domain = 1;
-	if (per_domain > nranks)
-		per_domain = nranks;
-	span = (per_domain == nranks && nranks <= c->nvlink_domain) ? MT_SPAN_NVLINK
-								     : MT_SPAN_NETWORK;
-	cv = find_curve_any(c, op, span, nranks, per_domain);
-	if (!cv && span == MT_SPAN_NETWORK) {
-		/* no network measurement: the NIC line rate at 90%, per domain member */
-		double nic = c->nics_per_node > 0 ? c->nic_gbps * c->nics_per_node /
-							    c->gpus_per_node
-						  : 12.5;
-		return network_bound(c, op, per_domain, bytes, 0.9 * nic * per_domain);
-	}
-	if (!cv) /* no NVLink curve at all: 80% of the NVLink line rate */
-		return 0.8 * (c->nvlink_gbps > 0 ? c->nvlink_gbps : 25);
-	if (span == MT_SPAN_NETWORK && cv->per_node != per_domain) {
-		/* k members per domain drive k NICs: at the same total size each NIC
-		 * carries size/k, so busbw(k) = busbw_curve(size * kc / k) * k / kc,
-		 * within the bounds of the links it stretches over */
-		double kc = cv->per_node, k = per_domain, bw = curve_busbw(cv, bytes * kc / k) * k / kc;
-
-		/* scaled down, a curve stays within what was measured */
-		return k > kc ? network_bound(c, op, per_domain, bytes, bw) : bw;
-	}
-	return curve_busbw(cv, bytes);
-}
-
-const char *mt_coll_provenance(const struct mt_cluster *c, int op, int nranks, int per_domain)
-{
-	const struct mt_coll_curve *cv;
-	const struct mt_source *src;
-	int span, sub = 0;
-
-	if (nranks <= 1)
-		return "no communication";
-	if (per_domain < 1)
-		per_domain = 1;
-	if (per_domain > nranks)
-		per_domain = nranks;
-	span = (per_domain == nranks && nranks <= c->nvlink_domain) ? MT_SPAN_NVLINK
-								     : MT_SPAN_NETWORK;
-	cv = find_curve(c, op, span, nranks, per_domain);
-	if (!cv) {
-		cv = find_curve_any(c, op, span, nranks, per_domain);
-		sub = cv != NULL;
-	}
-	if (!cv)
-		return span == MT_SPAN_NETWORK ? "estimated from the NIC line rate"
-					       : "estimated from the NVLink line rate";
-	src = mt_cluster_source(c, cv->src);
-	if (src && (!strcmp(src->kind, "measured") || !strcmp(src->kind, "imported")))
-		return sub ? "measured, from another collective's curve" : "measured";
-	if (src && !strcmp(src->kind, "published"))
-		return sub ? "published, from another collective's curve" : "published measurement";
-	return sub ? "derived, from another collective's curve" : "derived, not measured";
-}
-
-int mt_group_per_domain(const struct mt_cluster *c, int n, int stride)
-{
-	int d = c->nvlink_domain;
-
-	if (n <= 1)
-		return 1;
-	if (stride >= d)
-		return 1;
-	if ((long)n * stride <= d)
-		return n;
-	return d / stride;
-}
-
-double mt_coll_time(const struct mt_cluster *c, int op, int nranks, int per_domain,
-		    double bytes)
-{
-	double bw;
-
-	if (nranks <= 1 || bytes <= 0)
-		return 0;
-	bw = mt_coll_busbw(c, op, nranks, per_domain, bytes);
-	if (bw <= 0)
-		return 0;
-	return bytes * mt_coll_busbw_factor(op, nranks) / (bw * 1e9) *
-	       mt_corr_coll(&c->corr, op, nranks, per_domain);
-}
-
 double mt_offload_gbps(const struct mt_cluster *c, int dir)
 {
-	double best = 0;
+	double best = 0, lim;
 	int i;
 
 	for (i = 0; i < c->noffload; i++) {
@@ -1084,8 +1049,10 @@ double mt_offload_gbps(const struct mt_cluster *c, int dir)
 		if (o->dir == dir && o->pinned && o->numa_local && !o->under_load && o->gbps > best)
 			best = o->gbps;
 	}
-	if (best > 0)
-		return best;
-	/* no measurement: 85% of the PCIe line rate */
-	return c->pcie_gbps > 0 ? 0.85 * c->pcie_gbps : 20;
+	/* no measurement: 85% of the PCIe line rate; a measurement faster than
+	 * the host link the profile describes is capped there (mt_cluster_note) */
+	if (best <= 0)
+		return c->pcie_gbps > 0 ? 0.85 * c->pcie_gbps : 20;
+	lim = dir == MT_OFF_BIDIR ? 2 * c->pcie_gbps : c->pcie_gbps; /* both directions */
+	return lim > 0 && best > lim ? lim : best;
 }

@@ -14,6 +14,8 @@
 #ifndef MT_CLUSTER_H
 #define MT_CLUSTER_H
 
+#include <stddef.h>
+
 #include <cjson/cJSON.h>
 
 #include "../lib/err.h"
@@ -77,9 +79,10 @@ struct mt_coll_curve {
 	struct mt_coll_pt *pts;  /* sorted by bytes */
 	int src;
 	/* prepared: log-scaled copies and the alpha-beta fit of the two smallest
-	 * sizes used below the measured range */
+	 * sizes used below the measured range; the highest busbw of the points */
 	double *lx, *ly;
 	double alpha_us, beta_us_per_byte;
+	double peak_gbps;
 };
 
 struct mt_offload_pt {
@@ -115,12 +118,15 @@ struct mt_cluster {
 	double nvlink_gbps;          /* per GPU, per direction */
 	int nics_per_node;
 	double nic_gbps;             /* per NIC, per direction (GB/s) */
+	double nic_latency_us;       /* one network step of an NCCL ring (node.nic_latency_us,
+				      * default MT_NIC_LATENCY_US): the derived network curves */
 	double pcie_gbps;
 	int numa_nodes;
 	int numa_given;              /* numa_nodes was in the profile (else 1) */
 	int node_src;
 
-	double hbm_gbps;             /* achievable (STREAM-like) bandwidth */
+	double hbm_gbps;             /* achievable (STREAM-like) bandwidth, at most the datasheet's */
+	double hbm_measured_gbps;    /* memory_bandwidth.gbps as the profile gives it, 0 without */
 	int hbm_src;
 	int hbm_measured;            /* memory_bandwidth given (else 90% of the datasheet) */
 
@@ -140,6 +146,7 @@ struct mt_cluster {
 	double host_memory_bytes;    /* host RAM per node (node.host_memory_bytes), 0 unknown */
 	double launch_overhead_us;   /* 0 when not measured */
 	double optimizer_gparams_per_s; /* host Adam throughput, 0 when unknown */
+	double host_memory_gbps;     /* host STREAM triad (host.memory_gbps), 0 when unknown */
 	int host_src;
 
 	/* software the measurements ran with ("" when not given) */
@@ -193,17 +200,44 @@ int mt_group_per_domain(const struct mt_cluster *c, int n, int stride);
  * ranks of which `per_domain` share an NVLink domain (docs/MODEL.md 3.3). */
 double mt_coll_time(const struct mt_cluster *c, int op, int nranks, int per_domain,
 		    double bytes);
+/* The bus bandwidth (GB/s) of one curve at `bytes`, as the profile gives it:
+ * interpolated in log-log, flat above the largest size, the alpha-beta line
+ * through the two smallest below it (docs/MODEL.md 3.3); no bound applied. */
+double mt_coll_curve_busbw(const struct mt_coll_curve *cv, double bytes);
 /* The bus bandwidth (GB/s) that mt_coll_time() used. */
 double mt_coll_busbw(const struct mt_cluster *c, int op, int nranks, int per_domain,
 		     double bytes);
 
 /* Where the curve mt_coll_busbw() uses comes from, in words: "measured",
  * "published measurement", "derived, not measured", "... from another
- * collective's curve" when the profile lacks this one, or a line-rate
- * estimate.  A static string. */
+ * collective's curve" when the profile lacks this one, each with ", bounded
+ * by the NICs' line rate" (or "the NVLink line rate") when the curve is
+ * faster than the hardware the profile describes; "derived from the NIC
+ * description" for a network group of a profile without network curves
+ * ("estimated, the profile describes no NICs" without NICs either); or
+ * "estimated from the NVLink line rate".  A static string. */
 const char *mt_coll_provenance(const struct mt_cluster *c, int op, int nranks, int per_domain);
 
-/* Host<->device copy bandwidth (GB/s), pinned NUMA-local memory. */
+/* The line rate that bounds a collective's bus bandwidth (GB/s) by the
+ * hardware the profile describes (docs/MODEL.md 3.3): across NVLink domains
+ * the NICs of the `per_domain` members (node.nics_per_node, nic_gbps), inside
+ * one domain node.nvlink_gbps; 0 when the profile describes no such link.
+ * mt_coll_busbw() never exceeds it: a curve whose peak P is above it has
+ * 1/busbw' = 1/busbw + 1/line - 1/P (each byte at the described rate, the
+ * measured latency kept). */
+double mt_coll_line_gbps(const struct mt_cluster *c, int op, int nranks, int per_domain);
+
+/* Sentence i (from 0) about measurements of the profile above the hardware
+ * it describes, which the model bounds there (memory_bandwidth above
+ * gpu.hbm_gbps, a pinned NUMA-local offload measurement above
+ * node.pcie_gbps, the network curves above their NICs' line rate, the NVLink
+ * curves above node.nvlink_gbps: one sentence each), written into buf[cap]:
+ * 1 when there is a sentence i, 0 after the last (buf then undefined).  For
+ * the commands that load or write a profile to print as warnings. */
+int mt_cluster_note(const struct mt_cluster *c, int i, char *buf, size_t cap);
+
+/* Host<->device copy bandwidth (GB/s), pinned NUMA-local memory, at most
+ * node.pcie_gbps. */
 double mt_offload_gbps(const struct mt_cluster *c, int dir);
 
 /* The source record of index i (for provenance output). */

@@ -86,9 +86,40 @@
  * dataset's index arrays and the data-loader workers (megatune's estimate). */
 #define MT_HOST_RANK_BYTES (8.0 * 1073741824.0)
 /* Host Adam throughput of a node when the profile does not measure it
- * (host.optimizer_gparams_per_s): 28 bytes per parameter at ~140 GB/s of
- * two-socket DRAM bandwidth (megatune's estimate). */
+ * (host.optimizer_gparams_per_s) nor its memory bandwidth (host.memory_gbps):
+ * MT_HOST_ADAM_BYTES per parameter at ~140 GB/s of two-socket DRAM bandwidth
+ * (megatune's estimate). */
 #define MT_HOST_ADAM_GPARAMS 5.0
+/* DRAM bytes of one host Adam update: FP32 parameter, gradient and two
+ * moments read (16), parameter and moments written (12). */
+#define MT_HOST_ADAM_BYTES 28.0
+
+/* Network curves derived from the NIC description (docs/MODEL.md 3.3), for a
+ * profile without network measurements.  Latencies are NCCL's own tuning
+ * model (src/graph/tuning.cc @ b6475625, Simple protocol): the base latency
+ * of a ring, one NVLink step of a ring, one step of a tree (NVLink or
+ * network); a network step of a ring is node.nic_latency_us. */
+#define MT_NCCL_BASE_US 8.4
+#define MT_NCCL_NVL_STEP_US 3.4
+#define MT_NCCL_TREE_STEP_US 28.0
+/* node.nic_latency_us when the profile does not give it: NCCL's network
+ * step of a ring (hwLat[NET][RING][SIMPLE], the same file). */
+#define MT_NIC_LATENCY_US 14.0
+/* NCCL's tree all-reduce reaches this share of the ring's bandwidth
+ * (tuning.cc: busBw * .92). */
+#define MT_NCCL_TREE_BW 0.92
+/* Shares of the NIC line rate the derived curves reach, fitted on dgx-h100's
+ * 10-node nccl-tests sweeps (xxrjun-10node: the 80-rank all-reduce,
+ * all-gather and reduce-scatter at 4, 8 and 16 GiB against 8 NICs of 50
+ * GB/s; the 80-rank all-to-all against its bound L (n-1)/(n-k); send/recv
+ * against one NIC from the one-GPU-per-node run, the pattern of pipeline
+ * sends).  docs/MODEL.md 3.3 gives the fit and the cross-checks. */
+#define MT_NET_EFF_RING 0.81
+#define MT_NET_EFF_A2A 0.92
+#define MT_NET_EFF_P2P 0.50
+/* Per-GPU network line rate assumed for a profile that describes no NICs
+ * (nics_per_node 0), GB/s: one 100 Gb/s port. */
+#define MT_NIC_GBPS_UNKNOWN 12.5
 /* Bytes per parameter of the offloaded optimizer: FP32 master weight and two
  * FP32 moments (12), and the FP32 gradient copied to the host (4). */
 #define MT_OPT_HOST_BYTES 16.0

@@ -16,6 +16,12 @@
 static const char *const backend_names[MT_FLEX_N] = { "deepep", "hybridep", "probe" };
 static const char *const op_names[MT_DOP_N] = { "dispatch", "combine" };
 static const char *const basis_names[MT_DBASIS_N] = { "rank", "node" };
+/* the section's fields and its points' (docs/FORMATS.md section 2); any other
+ * key is refused */
+static const char *const section_keys[] = { "flex_backend", "flex_sms", "fp8_dispatch", "points",
+					    NULL };
+static const char *const point_keys[] = { "backend", "op", "dtype", "span", "ranks", "sms",
+					  "tokens", "basis", "gbps", "latency_us", "source", NULL };
 
 const char *mt_flex_backend_name(int b)
 {
@@ -64,7 +70,8 @@ static int read_point(const char *file, const char *where, const cJSON *e, struc
 		return mt_error_set(err, MT_EINVAL, "%s: field '%s': expected an object", file, where);
 	p->latency_us = 0;
 	p->sms = 0;
-	if ((rc = mt_jstr(&at, e, "backend", 1, backend, sizeof(backend), err)) < 0 ||
+	if ((rc = mt_jkeys(&at, e, point_keys, err)) < 0 ||
+	    (rc = mt_jstr(&at, e, "backend", 1, backend, sizeof(backend), err)) < 0 ||
 	    (rc = mt_jstr(&at, e, "op", 1, op, sizeof(op), err)) < 0 ||
 	    (rc = mt_jstr(&at, e, "dtype", 1, dtype, sizeof(dtype), err)) < 0 ||
 	    (rc = mt_jstr(&at, e, "span", 1, span, sizeof(span), err)) < 0 ||
@@ -113,7 +120,8 @@ int mt_dispatch_read(const cJSON *root, const char *file, struct mt_cluster *c,
 				    file, mt_json_type(sec));
 	p->flex_sms = 20;
 	p->fp8_dispatch = 1;
-	if ((rc = mt_jstr(&at, sec, "flex_backend", 1, backend, sizeof(backend), err)) < 0 ||
+	if ((rc = mt_jkeys(&at, sec, section_keys, err)) < 0 ||
+	    (rc = mt_jstr(&at, sec, "flex_backend", 1, backend, sizeof(backend), err)) < 0 ||
 	    (rc = mt_jint32(&at, sec, "flex_sms", 0, 1, 100000, &p->flex_sms, err)) < 0 ||
 	    (rc = mt_jbool(&at, sec, "fp8_dispatch", 0, &p->fp8_dispatch, err)) < 0 ||
 	    (rc = mt_jarr(&at, sec, "points", 1, &arr, err)) < 0)

@@ -105,7 +105,11 @@ double mt_opt_offload_time(const struct mt_ctx *x, double opt_params)
 		return 0;
 	n = j->opt_offload * opt_params;
 	ranks = c->gpus_per_node < j->gpus ? c->gpus_per_node : j->gpus;
-	gpps = c->optimizer_gparams_per_s > 0 ? c->optimizer_gparams_per_s : MT_HOST_ADAM_GPARAMS;
+	/* measured, else what the host's measured memory bandwidth allows (Adam
+	 * on the host is memory-bound), else the estimate */
+	gpps = c->optimizer_gparams_per_s > 0 ? c->optimizer_gparams_per_s
+	       : c->host_memory_gbps > 0      ? c->host_memory_gbps / MT_HOST_ADAM_BYTES
+					      : MT_HOST_ADAM_GPARAMS;
 	d2h = mt_offload_gbps(c, MT_OFF_D2H) * 1e9;
 	h2d = mt_offload_gbps(c, MT_OFF_H2D) * 1e9;
 	/* FP32 gradients down, BF16 parameters up; Adam on the node's CPUs,

@@ -405,6 +405,35 @@ static void test_profile_from_records(void **state)
 	mt_cluster_free(c);
 	cJSON_Delete(doc);
 	cJSON_Delete(recs);
+
+	/* the link rate written covers every curve measured on it, not only the
+	 * all-reduce: the profile's description bounds its curves (issue 29) */
+	recs = cJSON_Parse("[{\"probe\": \"gemm\", \"label\": \"g\", \"rank\": 0, "
+			   "\"case\": {\"dtype\": \"fp32\", \"m\": 64, \"n\": 64, \"k\": 64}, "
+			   "\"time_us\": {\"n\": 3, \"median\": 5}, \"tflops\": 0.1, "
+			   "\"verified\": \"yes\"}, {\"probe\": \"collective\", \"label\": \"a\", "
+			   "\"rank\": -1, \"case\": {\"op\": \"all_reduce\", \"span\": \"nvlink\", "
+			   "\"ranks\": 2, \"ranks_per_node\": 2, \"bytes\": 1048576}, \"time_us\": "
+			   "{\"n\": 3, \"median\": 20}, \"busbw_gbps\": 1.0, \"verified\": \"yes\"}, "
+			   "{\"probe\": \"collective\", \"label\": \"b\", \"rank\": -1, \"case\": "
+			   "{\"op\": \"alltoall\", \"span\": \"nvlink\", \"ranks\": 2, "
+			   "\"ranks_per_node\": 2, \"bytes\": 1048576}, \"time_us\": {\"n\": 3, "
+			   "\"median\": 20}, \"busbw_gbps\": 2.0, \"verified\": \"yes\"}]");
+	assert_non_null(recs);
+	assert_int_equal(mt_calibrate_profile(recs, &in, &doc, &err), 0);
+	if (mt_cluster_from_json(doc, "links", &c, &err))
+		fail_msg("%s", err.msg);
+	assert_close(c->nvlink_gbps, 2.0, 1e-9);
+	{
+		char note[512];
+
+		if (mt_cluster_note(c, 0, note, sizeof(note)))
+			fail_msg("%s", note);
+	}
+	assert_close(mt_coll_busbw(c, MT_COLL_ALL_TO_ALL, 2, 2, 1048576), 2.0, 1e-9);
+	mt_cluster_free(c);
+	cJSON_Delete(doc);
+	cJSON_Delete(recs);
 }
 
 /* Every measuring probe describes its cases and feeds the profile; hidden
