@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../tuner/band.h"
 #include "../lib/fsutil.h"
 #include "../lib/jsonr.h"
 #include "../lib/jsonw.h"
@@ -210,6 +211,32 @@ static void json_head(struct jw *w, const struct mt_model *m, const struct mt_cl
 	jw_end(w);
 }
 
+/* The band of a prediction (tuner/band.h, docs/MODEL.md 8.1): the step's
+ * range, the throughput's, the candidate's own part and its uncertain terms. */
+static void band_json(struct jw *w, const struct mt_eval *e)
+{
+	const struct mt_band *b = &e->band;
+	double tok = e->tput.tokens_per_s_per_gpu * e->time.step;
+	int i;
+
+	if (b->hi <= 0)
+		return;
+	jw_obj(w, "band");
+	jw_num(w, "step_lo_s", b->lo, 6);
+	jw_num(w, "step_hi_s", b->hi, 6);
+	jw_num(w, "tokens_per_s_per_gpu_lo", tok / b->hi, 6);
+	jw_num(w, "tokens_per_s_per_gpu_hi", tok / b->lo, 6);
+	jw_num(w, "model_error", b->base, 4);
+	jw_num(w, "own_lo_s", b->spec_lo, 6);
+	jw_num(w, "own_hi_s", b->spec_hi, 6);
+	jw_arr(w, "uncertain_terms");
+	for (i = 0; i < MT_BT_N; i++)
+		if (b->terms & (1u << i))
+			jw_str(w, NULL, mt_band_term_name(i));
+	jw_end(w);
+	jw_end(w);
+}
+
 static void json_kv_array(struct jw *w, const char *key, const struct mt_kv *kv, int n, int args)
 {
 	char buf[400];
@@ -354,6 +381,7 @@ static void json_candidate(struct jw *w, const struct mt_model *m, const struct 
 	jw_num(w, "model_flops_per_step", e->tput.model_flops_step, 8);
 	jw_num(w, "hw_flops_per_step", e->tput.hw_flops_step, 8);
 	jw_end(w);
+	band_json(w, e);
 
 	mt_fired_json(w, "rules", ex, MT_FIRED_FULL);
 

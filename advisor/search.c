@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "../rules/engine.h"
+#include "../tuner/band.h"
 #include "../tuner/hostmem.h"
 #include "../job/release.h"
 #include "../tuner/fsdp.h"
@@ -143,7 +144,16 @@ static void bucket_setting(struct mt_cfg_facts *cf, const struct mt_pins *p,
 		mt_cfg_facts_stage(cf, MT_ST_BUCKET, cfg);
 }
 
-static void keep(struct srch *s, const struct mt_eval *e)
+/* The ranking's key: the step time at the upper end of the candidate's own
+ * terms (band.h: the model-wide error, which the candidates share, left
+ * out), so that an advantage resting only on uncertain terms does not rank
+ * first (docs/MODEL.md 8.1). */
+static double rank_key(const struct mt_eval *e)
+{
+	return e->time.step + e->band.spec_hi;
+}
+
+static void keep(struct srch *s, struct mt_eval *e)
 {
 	struct mt_search_result *r = s->res;
 	int i;
@@ -154,10 +164,14 @@ static void keep(struct srch *s, const struct mt_eval *e)
 		s->roomy = *e;
 		s->has_roomy = 1;
 	}
-	if (r->ntop == s->k && e->time.step >= r->top[r->ntop - 1].time.step)
+	/* the key is at least the step: most candidates stop here, unbanded */
+	if (r->ntop == s->k && e->time.step >= rank_key(&r->top[r->ntop - 1]))
+		return;
+	mt_band(s->m, s->c, s->j, &e->cfg, &e->time, &e->band);
+	if (r->ntop == s->k && rank_key(e) >= rank_key(&r->top[r->ntop - 1]))
 		return;
 	i = r->ntop < s->k ? r->ntop++ : r->ntop - 1;
-	while (i > 0 && r->top[i - 1].time.step > e->time.step) {
+	while (i > 0 && rank_key(&r->top[i - 1]) > rank_key(e)) {
 		r->top[i] = r->top[i - 1];
 		i--;
 	}
@@ -183,6 +197,7 @@ static void prefer_roomy(struct srch *s)
 	if (!n || !s->has_roomy || s->j->roomy_tol <= 0 || t[0].mem.total <= MT_ROOMY_USE * s->cap ||
 	    s->roomy.time.step > t[0].time.step * (1 + s->j->roomy_tol))
 		return;
+	mt_band(s->m, s->c, s->j, &s->roomy.cfg, &s->roomy.time, &s->roomy.band);
 	/* drop its own entry, if the list has it, then shift the list down one */
 	for (i = 0; i < n; i++)
 		if (t[i].time.step == s->roomy.time.step && t[i].mem.total == s->roomy.mem.total &&
@@ -211,6 +226,7 @@ static void finish(struct srch *s, const struct mt_costs *a, const struct mt_pla
 {
 	struct mt_eval e;
 
+	memset(&e.band, 0, sizeof(e.band));
 	if (s->r) {
 		if (at(s, MT_ST_LAYERS, cfg))
 			return;
@@ -738,7 +754,7 @@ static void relax(struct srch *s, struct split_cache *sc, struct mt_costs *a, st
 		mt_rules_relax(s->r, i);
 		run_search(s, sc, a, plan);
 		evaluated += trial->evaluated;
-		if (trial->ntop && (!best->ntop || trial->top[0].time.step < best->top[0].time.step)) {
+		if (trial->ntop && (!best->ntop || rank_key(&trial->top[0]) < rank_key(&best->top[0]))) {
 			*best = *trial;
 			which = i;
 		}
@@ -1022,6 +1038,7 @@ static int evaluate_one(const struct mt_model *m, const struct mt_cluster *c, co
 	out->cfg = *cfg;
 	mt_memory(&x, a, plan, cfg, &out->mem);
 	mt_timing(&x, a, plan, cfg, &out->time, &out->tput);
+	mt_band(m, c, j, cfg, &out->time, &out->band);
 	out->feasible = out->mem.total <= c->memory_bytes * (1 - j->mem_headroom) &&
 			(mt_host_capacity(c) <= 0 || out->mem.host_per_node <= mt_host_capacity(c));
 out:
@@ -1031,8 +1048,9 @@ out:
 }
 
 /* estimate: the dispatcher (auto: each the profile can time) and the 1F1B EP
- * overlap (unpinned: on where Megatron-LM allows it, else off) that run
- * fastest, the other knobs as given. */
+ * overlap (unpinned: on where Megatron-LM allows it, else off) that the
+ * search would rank first (rank_key: docs/MODEL.md 8.1), the other knobs as
+ * given. */
 int mt_evaluate(const struct mt_model *m, const struct mt_cluster *c, const struct mt_job *j,
 		struct mt_rules_run *rules, struct mt_config *cfg, struct mt_eval *out,
 		struct mt_error *err)
@@ -1071,7 +1089,7 @@ int mt_evaluate(const struct mt_model *m, const struct mt_cluster *c, const stru
 			if (rc)
 				return rc;
 			if (!have || (e.feasible && !out->feasible) ||
-			    (e.feasible == out->feasible && e.time.step < out->time.step)) {
+			    (e.feasible == out->feasible && rank_key(&e) < rank_key(out))) {
 				*out = e;
 				best_cfg = try;
 				have = 1;

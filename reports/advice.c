@@ -3,9 +3,11 @@
  * (the JSON document is advisor/advice.c's). */
 #include "advice.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "../tuner/band.h"
 #include "../lib/table.h"
 #include "../lib/units.h"
 #include "../rules/engine.h"
@@ -158,6 +160,26 @@ static void memory_lines(struct sbuf *sb, const struct mt_eval *e, double cap, c
 		  gib(m->moe_dispatch), gib(m->transient));
 	sbuf_addf(sb, "%s  NCCL %.1f, CUDA context %.1f, workspaces %.2f, fragmentation %.1f (GiB)\n",
 		  ind, gib(m->nccl), gib(m->cuda_context), gib(m->workspace), gib(m->fragmentation));
+}
+
+/* The band of a prediction as a line (tuner/band.h): the throughput's range
+ * and the terms that widen it. */
+static void band_line(struct sbuf *sb, const struct mt_eval *e, const char *ind)
+{
+	const struct mt_band *b = &e->band;
+	double tok = e->tput.tokens_per_s_per_gpu;
+	int i, n = 0;
+
+	if (b->hi <= 0 || b->lo <= 0)
+		return;
+	sbuf_addf(sb, "%sband: %.0f to %.0f tokens/s per GPU (%+.0f%%/%+.0f%%: the model's %.0f%% "
+		      "error on published runs", ind, tok * e->time.step / b->hi,
+		  tok * e->time.step / b->lo, 100 * (e->time.step / b->hi - 1),
+		  100 * (e->time.step / b->lo - 1), 100 * b->base);
+	for (i = 0; i < MT_BT_N; i++)
+		if (b->terms & (1u << i))
+			sbuf_addf(sb, "%s%s", n++ ? ", " : "; uncertain here: ", mt_band_term_name(i));
+	sbuf_adds(sb, ")\n");
 }
 
 static void time_lines(struct sbuf *sb, const struct mt_eval *e, const char *ind)
@@ -446,10 +468,20 @@ void mt_advice_text(struct sbuf *sb, const struct mt_model *m, const struct mt_c
 		  r->top[0].tput.hw_tflops_per_gpu, 100 * r->top[0].tput.mfu,
 		  c->peak_tflops[mt_recipe(mt_recipe_of(j))->gemm_dtype],
 		  mt_precision_name(j->precision));
+	band_line(sb, &r->top[0], "  ");
 	if (r->ntop > 1) {
 		double d = r->top[1].time.step / r->top[0].time.step - 1;
 
-		if (r->roomy_pick)
+		if (!r->roomy_pick && fabs(d) < 0.001)
+			sbuf_addf(sb, "  runner-up: %s, as fast (within 0.1%%)",
+				  mt_config_label(lbl, sizeof(lbl), m, &r->top[1].cfg));
+		else if (!r->roomy_pick && d < 0)
+			sbuf_addf(sb, "  runner-up: %s, %.1f%% faster as predicted, but less surely: its "
+				      "own terms reach +%.1f%% against +%.1f%% (docs/MODEL.md 8.1)",
+				  mt_config_label(lbl, sizeof(lbl), m, &r->top[1].cfg), -100 * d,
+				  100 * r->top[1].band.spec_hi / r->top[1].time.step,
+				  100 * r->top[0].band.spec_hi / r->top[0].time.step);
+		else if (r->roomy_pick)
 			sbuf_addf(sb, "  runner-up: %s, %.1f%% faster but on the memory limit (%.1f of "
 				      "%.1f GiB usable): ranked second for headroom, see "
 				      "--prefer-headroom", mt_config_label(lbl, sizeof(lbl), m,
@@ -592,6 +624,10 @@ void mt_estimate_text(struct sbuf *sb, const struct mt_model *m, const struct mt
 	sbuf_addf(sb, "\nthroughput: %.0f tokens/s per GPU, %.1f model TFLOP/s per GPU, %.1f "
 		      "executed TFLOP/s per GPU, MFU %.1f%%\n\n", e->tput.tokens_per_s_per_gpu,
 		  e->tput.model_tflops_per_gpu, e->tput.hw_tflops_per_gpu, 100 * e->tput.mfu);
+	if (sb->len >= 2 && sb->buf[sb->len - 1] == '\n' && sb->buf[sb->len - 2] == '\n')
+		sb->len--;
+	band_line(sb, e, "");
+	sbuf_addc(sb, '\n');
 	rules_lines(sb, mt_advice_explain(ar, 0), "");
 	if (mt_advice_explain(ar, 0) && mt_advice_explain(ar, 0)->n)
 		sbuf_addc(sb, '\n');

@@ -195,7 +195,17 @@ void html_summary(struct sbuf *sb, const cJSON *adv)
 	snprintf(buf, sizeof(buf), "%.3f s", jnum(best, "time.step_s"));
 	card(sb, buf, "predicted step time");
 	snprintf(buf, sizeof(buf), "%.0f", jnum(best, "throughput.tokens_per_s_per_gpu"));
-	card(sb, buf, "tokens/s per GPU");
+	if (jnum(best, "band.tokens_per_s_per_gpu_hi") > 0) {
+		char what[96];
+
+		/* the band of the prediction (docs/MODEL.md 8.1) */
+		snprintf(what, sizeof(what), "tokens/s per GPU (band %.0f to %.0f)",
+			 jnum(best, "band.tokens_per_s_per_gpu_lo"),
+			 jnum(best, "band.tokens_per_s_per_gpu_hi"));
+		card(sb, buf, what);
+	} else {
+		card(sb, buf, "tokens/s per GPU");
+	}
 	snprintf(buf, sizeof(buf), "%.1f", jnum(best, "throughput.model_tflops_per_gpu"));
 	card(sb, buf, "model TFLOP/s per GPU");
 	snprintf(buf, sizeof(buf), "%.1f%%", 100 * jnum(best, "throughput.mfu"));

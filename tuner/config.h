@@ -170,6 +170,8 @@ struct mt_time {
 	double bubble;
 	double optimizer;
 	double host_exposed;      /* launch overhead not hidden behind GPU work */
+	double host_cpu, host_gpu; /* the critical stage's host issue time and GPU time over
+				    * all micro-batches (host_exposed: what the first exceeds) */
 	double imbalance;         /* slowest stage above the mean, times micro-batches */
 };
 
@@ -182,11 +184,30 @@ struct mt_tput {
 	double hw_flops_step;     /* executed FLOPs, recomputation included */
 };
 
+/* the uncertain terms a band counts, as bits of mt_band.terms */
+enum {
+	MT_BT_GEMM_DERIVED = 1 << 0, /* GEMMs on a curve scaled from another dtype */
+	MT_BT_COMM_DERIVED = 1 << 1, /* exposed communication on derived curves */
+	MT_BT_DISPATCH = 1 << 2,     /* token dispatch exposed */
+	MT_BT_OVERLAP = 1 << 3,      /* communication hidden by the overlap model */
+	MT_BT_HOST = 1 << 4,         /* the host's issue time near or above the GPU's */
+};
+#define MT_BT_N 5
+
+/* The range of a predicted step time (tuner/band.h, docs/MODEL.md 8.1). */
+struct mt_band {
+	double lo, hi;            /* step time range, s */
+	double spec_lo, spec_hi;  /* the candidate's own terms, s (no model-wide error) */
+	double base;              /* the model-wide relative error used */
+	unsigned terms;           /* MT_BT_* that count for more than 1% of the step */
+};
+
 struct mt_eval {
 	struct mt_config cfg;
 	struct mt_mem mem;
 	struct mt_time time;
 	struct mt_tput tput;
+	struct mt_band band;
 	int feasible;             /* fits in memory */
 };
 

@@ -124,4 +124,35 @@
  * FP32 moments (12), and the FP32 gradient copied to the host (4). */
 #define MT_OPT_HOST_BYTES 16.0
 
+/* The band of a prediction (docs/MODEL.md 8.1).  The model-wide error of its
+ * kind: the root mean square of the errors of docs/MODEL.md section 8's table
+ * (known gaps left out), dense rows and MoE rows (tests/unit/t-published.c
+ * recomputes both and checks these). */
+#define MT_BAND_BASE_DENSE 0.068
+#define MT_BAND_BASE_MOE 0.091
+/* Relative uncertainty of each term by where its figure comes from: a GEMM
+ * curve measured for the dtype or scaled from another; attention (published
+ * FlashAttention rates, the direction often unstated); element-wise traffic
+ * (a share of STREAM); kernel gaps and SM sharing; exposed communication on a
+ * measured or a derived curve; token dispatch (published DeepEP/HybridEP
+ * tables or an all-to-all curve); offload copies; the pipeline bubble; the
+ * optimizer step.  Overlapped communication may surface: up to MT_U_HIDDEN of
+ * what the model hides.  The host's issue cost per kernel is a default or one
+ * measurement of a bare launch, while an eager PyTorch op through Transformer
+ * Engine costs the CPU several times that: the band's upper end prices it at
+ * MT_U_HOST_FACTOR times the model's. */
+#define MT_U_GEMM_MEASURED 0.05
+#define MT_U_GEMM_DERIVED 0.15
+#define MT_U_ATTENTION 0.15
+#define MT_U_ELEMENTWISE 0.20
+#define MT_U_GPU_OVERHEAD 0.50
+#define MT_U_COMM_MEASURED 0.20
+#define MT_U_COMM_DERIVED 0.35
+#define MT_U_DISPATCH 0.35
+#define MT_U_OFFLOAD 0.30
+#define MT_U_BUBBLE 0.20
+#define MT_U_OPTIMIZER 0.30
+#define MT_U_HIDDEN 0.25
+#define MT_U_HOST_FACTOR 3.0
+
 #endif

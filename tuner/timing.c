@@ -37,6 +37,7 @@ static double ep_overlap_exposed(const struct mt_costs *a, const struct mt_plan 
 struct stage_time {
 	double t, fwd, bwd;
 	double gemm, attn, elem, rc, tp, cp, ep, off, off_hidden, host, slow;
+	double cpu, gpu;           /* the host's issue time and the GPU's, per micro-batch */
 	double fsdp, fsdp_hidden;  /* Megatron-FSDP collectives, per micro-batch (5.10) */
 	double params, params_exp;
 	int st;
@@ -127,6 +128,8 @@ static void stage_time(const struct mt_ctx *x, const struct mt_costs *a, const s
 		gpu += o->fsdp + MT_COMM_SM_SLOWDOWN * o->fsdp_hidden;
 	}
 	o->host = fmax(0, cpu - gpu);
+	o->cpu = cpu;
+	o->gpu = gpu;
 	o->t = gpu + o->host;
 	o->params = b->par_dense[r];
 	o->params_exp = b->par_exp[r];
@@ -184,6 +187,8 @@ void mt_timing(const struct mt_ctx *x, const struct mt_costs *a, const struct mt
 	t->offload_exposed = mb * crit.off;
 	t->offload_hidden = mb * crit.off_hidden;
 	t->host_exposed = mb * crit.host;
+	t->host_cpu = mb * crit.cpu;
+	t->host_gpu = mb * crit.gpu;
 	t->bubble = pp > 1 ? (pp - 1) / vpp * mean : 0;
 	t->imbalance = mb * (crit.t - mean);
 	/* hidden parts, for the report */

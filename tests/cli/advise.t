@@ -221,7 +221,7 @@ no-fit JSON carries the closest and the minimum GPUs | 1 | "min_gpus_model_state
 no-fit closest says FSDP | 1 | ^closest: .*, in Megatron-FSDP, needs | advise --model llama3-70b --gpus 8 --seq 4096 --gbs 64
 # smaller things a new user found
 env lines are exported | 0 | ^export PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True$ | advise --model llama3-8b --gpus 8 --seq 8192 --gbs 64 --format env
-runner-up says how it differs from the best | 0 | ^  runner-up: .*slower \(.* against .*\)$ | advise --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --top 3
+runner-up says how it differs from the best | 0 | ^  runner-up: TP[^ ]* .*, .* \(.* against .*\)$ | advise --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --top 3
 one GPU is one GPU | 0 | , 1 GPU, sequence | estimate --model tests/fixtures/models/tiny-llama.json --gpus 1 --seq 128 --gbs 8
 one micro-batch is one micro-batch | 0 | , 1 micro-batch$ | estimate --model tests/fixtures/models/tiny-llama.json --gpus 1 --seq 128 --gbs 1
 one writer of stdout: JSON and flags are refused | 2 | --json - and --format megatron write to standard output: choose one | advise --model llama3-8b --gpus 8 --seq 4096 --gbs 64 --json - --format megatron

@@ -55,7 +55,10 @@ def estimate(cfg, cluster):
          "--overlap-grad-reduce", onoff(cfg["overlap_grad_reduce"]),
          "--overlap-param-gather", onoff(cfg["overlap_param_gather"]),
          "--ce-fusion", onoff(cfg["cross_entropy_fusion"]),
-         "--grad-reduce", cfg["grad_reduce_dtype"]]
+         "--grad-reduce", cfg["grad_reduce_dtype"],
+         # the dispatcher and EP overlap as advised: unpinned, estimate takes the one the
+         # search would rank first for this configuration, not necessarily this candidate's
+         "--moe-dispatcher", cfg["moe_dispatcher"], "--ep-overlap", onoff(cfg["ep_overlap"])]
     if cfg["recompute"] == "full":
         a += ["--recompute-layers", cfg["recompute_layers"]]
     out = subprocess.run([str(x) for x in a], capture_output=True, text=True)

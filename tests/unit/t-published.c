@@ -18,6 +18,7 @@
 #include "testutil.h"
 
 #include "../../lib/fsutil.h"
+#include "../../tuner/constants.h"
 #include "../../lib/jsonr.h"
 #include "../../advisor/search.h"
 
@@ -31,6 +32,7 @@
 struct row {
 	char label[96];
 	double published, predicted, err;
+	double lo, hi;             /* the prediction's band, tokens/s per GPU */
 	char config[200];
 	int ok, moe, gap;
 };
@@ -225,6 +227,8 @@ static void run_row(const cJSON *r)
 		}
 		assert_true(out->published > 0);
 		out->predicted = tokens / e->time.step / j.gpus;
+		out->lo = tokens / e->band.hi / j.gpus;
+		out->hi = tokens / e->band.lo / j.gpus;
 		snprintf(out->config, sizeof(out->config), "TP%d PP%d VPP%d CP%d EP%d DP%d MBS%d rc=%s%s%s%s",
 			 cfg.tp, cfg.pp, cfg.vpp, cfg.cp, cfg.ep, cfg.dp, cfg.mbs,
 			 mt_recompute_name(cfg.recompute), cfg.offload_layers ? "+off" : "",
@@ -305,11 +309,55 @@ static void mean_error_within_7_percent(void **state)
 	assert_true(sum / n <= MEAN_TOL);
 }
 
+/* The band of each pinned prediction holds its published value for at least
+ * 80% of the rows, known gaps included (docs/MODEL.md 8.1) */
+static void bands_hold_the_published_values(void **state)
+{
+	int i, in = 0;
+
+	(void)state;
+	assert_true(nrows > 0);
+	for (i = 0; i < nrows; i++) {
+		int inside = rows[i].published >= rows[i].lo && rows[i].published <= rows[i].hi;
+
+		in += inside;
+		if (mt_test_verbose())
+			printf("# %-48s %6.0f in [%6.0f, %6.0f] %s\n", rows[i].label, rows[i].published,
+			       rows[i].lo, rows[i].hi, inside ? "yes" : "NO");
+	}
+	if (mt_test_verbose())
+		printf("# %d of %d published values inside their bands\n", in, nrows);
+	assert_true(in >= 0.8 * nrows);
+}
+
+/* The model-wide errors of the band (tuner/constants.h) are this table's:
+ * the root mean square of the dense and of the MoE rows, known gaps left out */
+static void band_errors_are_the_tables(void **state)
+{
+	double sq[2] = { 0, 0 };
+	int i, n[2] = { 0, 0 };
+
+	(void)state;
+	for (i = 0; i < nrows; i++)
+		if (!rows[i].gap) {
+			sq[rows[i].moe] += rows[i].err * rows[i].err;
+			n[rows[i].moe]++;
+		}
+	assert_true(n[0] > 0 && n[1] > 0);
+	if (mt_test_verbose())
+		printf("# RMS error: dense %.2f%% (%d rows), MoE %.2f%% (%d rows)\n",
+		       100 * sqrt(sq[0] / n[0]), n[0], 100 * sqrt(sq[1] / n[1]), n[1]);
+	assert_true(fabs(sqrt(sq[0] / n[0]) - MT_BAND_BASE_DENSE) < 0.005);
+	assert_true(fabs(sqrt(sq[1] / n[1]) - MT_BAND_BASE_MOE) < 0.005);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(every_row_within_its_tolerance),
 		cmocka_unit_test(mean_error_within_7_percent),
+		cmocka_unit_test(bands_hold_the_published_values),
+		cmocka_unit_test(band_errors_are_the_tables),
 	};
 
 	return cmocka_run_group_tests(tests, load_setup, free_setup);
