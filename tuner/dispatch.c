@@ -84,7 +84,6 @@ void mt_dispatch_cost(const struct mt_ctx *x, int d, int ep, int etp, double tok
 	const struct mt_cluster *c = x->cluster;
 	const struct mt_model *m = x->model;
 	const double h = m->hidden, k = m->topk;
-	const int fp8 = x->job->precision == MT_PREC_FP8;
 
 	memset(o, 0, sizeof(*o));
 	o->src = -1;
@@ -96,16 +95,18 @@ void mt_dispatch_cost(const struct mt_ctx *x, int d, int ep, int etp, double tok
 		return;
 	if (d == MT_DISPATCH_FLEX && mt_dispatch_available(c, d)) {
 		int per = mt_group_per_domain(c, ep, etp), basis, src, nodes;
-		int dfp8 = fp8 && c->dispatch.fp8_dispatch;
 		double lat, gd, gc, copies;
 
+		/* BF16 tokens, as Megatron-LM sends them with DeepEP and HybridEP
+		 * in FP8 training too (token_dispatcher.py:1151, 1320 and
+		 * fused_a2a.py:327, 402 @ d98e8a6; docs/MODEL.md 5.3) */
 		nodes = (ep + per - 1) / per;
-		gd = mt_dispatch_gbps(c, MT_DOP_DISPATCH, dfp8, ep, per, &basis, &src, &lat);
+		gd = mt_dispatch_gbps(c, MT_DOP_DISPATCH, 0, ep, per, &basis, &src, &lat);
 		if (basis == MT_DBASIS_NODE)
 			copies = mt_route_remote_nodes(m->experts, m->topk, nodes);
 		else
 			copies = mt_route_ranks(m->experts, m->topk, ep);
-		o->bytes = tokens * copies * h * (dfp8 ? 1 + 4.0 / 128 : 2);
+		o->bytes = tokens * copies * h * 2;
 		o->dispatch_s = gd > 0 ? lam * o->bytes / (gd * 1e9) + lat * 1e-6 : 0;
 		o->gbps = gd;
 		o->src = src;

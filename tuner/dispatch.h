@@ -13,6 +13,10 @@
  *              (dispatch, combine), dtype, span and EP size.  Its kernels take
  *              `sms` SMs from compute while they run under it.
  *
+ * Every dispatcher megatune times sends what Megatron-LM sends: the BF16
+ * hidden states, in FP8 training too (docs/MODEL.md 5.3); a point's dtype
+ * only says what its measurement sent.
+ *
  * The profile section is read by dispatch_prof.c (mt_dispatch_read(), called
  * by the profile reader in cluster.c) into struct mt_dispatch_prof; every
  * look-up afterwards (dispatch_prof.c) is arithmetic on it, without
@@ -52,7 +56,6 @@ struct mt_dispatch_pt {
 struct mt_dispatch_prof {
 	int flex_backend;           /* enum mt_flex_backend; -1 without a section */
 	int flex_sms;               /* SMs the flex kernels take */
-	int fp8_dispatch;           /* the backend's Megatron wrapper sends FP8 */
 	int npts;
 	struct mt_dispatch_pt *pts;
 };
@@ -72,9 +75,12 @@ void mt_dispatch_free(struct mt_dispatch_prof *p);
  * always; flex with a moe_dispatch section). */
 int mt_dispatch_available(const struct mt_cluster *c, int d);
 
-/* Bandwidth (GB/s) of one flex operation over `ranks` EP ranks of which
- * `per_domain` share an NVLink domain; *basis and *src tell what it counts and
- * where it comes from (-1: no point).  0 when the profile has none. */
+/* Bandwidth (GB/s) of one flex operation sending `fp8` (1) or BF16 (0) tokens
+ * over `ranks` EP ranks of which `per_domain` share an NVLink domain: the
+ * best-fitting family of points (span, then for a span across domains the
+ * node basis, then backend, dtype and SM count), log-interpolated in the EP
+ * size; *basis and *src tell what it counts and where it comes from (-1: no
+ * point).  0 when the profile has none. */
 double mt_dispatch_gbps(const struct mt_cluster *c, int op, int fp8, int ranks, int per_domain,
 			int *basis, int *src, double *latency_us);
 

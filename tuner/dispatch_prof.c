@@ -18,8 +18,7 @@ static const char *const op_names[MT_DOP_N] = { "dispatch", "combine" };
 static const char *const basis_names[MT_DBASIS_N] = { "rank", "node" };
 /* the section's fields and its points' (docs/FORMATS.md section 2); any other
  * key is refused */
-static const char *const section_keys[] = { "flex_backend", "flex_sms", "fp8_dispatch", "points",
-					    NULL };
+static const char *const section_keys[] = { "flex_backend", "flex_sms", "points", NULL };
 static const char *const point_keys[] = { "backend", "op", "dtype", "span", "ranks", "sms",
 					  "tokens", "basis", "gbps", "latency_us", "source", NULL };
 
@@ -119,11 +118,17 @@ int mt_dispatch_read(const cJSON *root, const char *file, struct mt_cluster *c,
 		return mt_error_set(err, MT_EINVAL, "%s: field 'moe_dispatch': expected an object, got %s",
 				    file, mt_json_type(sec));
 	p->flex_sms = 20;
-	p->fp8_dispatch = 1;
+	/* the wire dtype is Megatron's, not the cluster's (docs/MODEL.md 5.3):
+	 * the section-wide flag of older profiles is refused with the reason */
+	if (cJSON_GetObjectItemCaseSensitive(sec, "fp8_dispatch"))
+		return mt_error_set(err, MT_EINVAL, "%s: field 'moe_dispatch.fp8_dispatch': no longer "
+				    "read: Megatron-LM's DeepEP and HybridEP dispatchers send BF16 "
+				    "tokens whatever the precision (docs/MODEL.md 5.3), and each "
+				    "point's 'dtype' says what its measurement sent; remove the key",
+				    file);
 	if ((rc = mt_jkeys(&at, sec, section_keys, err)) < 0 ||
 	    (rc = mt_jstr(&at, sec, "flex_backend", 1, backend, sizeof(backend), err)) < 0 ||
 	    (rc = mt_jint32(&at, sec, "flex_sms", 0, 1, 100000, &p->flex_sms, err)) < 0 ||
-	    (rc = mt_jbool(&at, sec, "fp8_dispatch", 0, &p->fp8_dispatch, err)) < 0 ||
 	    (rc = mt_jarr(&at, sec, "points", 1, &arr, err)) < 0)
 		return rc;
 	if ((rc = pick(file, "moe_dispatch", "flex_backend", backend, backend_names, MT_FLEX_PROBE,
@@ -178,6 +183,13 @@ static double fit(const struct mt_dispatch_prof *p, const struct mt_dispatch_pt 
 		s += 10;
 	if (q->fp8 != fp8)
 		s += 5;
+	/* across NVLink domains the RDMA links bound the dispatch: a figure of
+	 * the bytes sent to other nodes (DeepEP's internode "bottleneck"
+	 * bandwidth) is the one measured on that basis, before any library's
+	 * per-rank (algorithm, logical) figure, whose local share depends on the
+	 * topology it was measured on; measured patterns keep their own basis */
+	if (span == MT_SPAN_NETWORK && q->basis != MT_DBASIS_NODE && q->backend != MT_FLEX_PROBE)
+		s += 20;
 	if (q->sms && p->flex_sms)
 		s += fabs(log((double)q->sms / p->flex_sms));
 	return s;
@@ -195,7 +207,7 @@ double mt_dispatch_gbps(const struct mt_cluster *c, int op, int fp8, int ranks, 
 	*basis = MT_DBASIS_RANK;
 	*src = -1;
 	*latency_us = 0;
-	/* the best-fitting family (backend, dtype, span, SMs) ... */
+	/* the best-fitting family (span, basis, backend, dtype, SMs) ... */
 	for (i = 0; i < p->npts; i++) {
 		double f = fit(p, &p->pts[i], op, fp8, span);
 		if (f >= 0 && (best < 0 || f < best))

@@ -20,6 +20,20 @@ static struct mt_cluster *load(const char *spec)
 	return c;
 }
 
+/* The jobs of the layer tests: 256 GPUs, sequence 4096, global batch 2048. */
+static void job_256(struct mt_job *j)
+{
+	mt_job_init(j);
+	j->gpus = 256;
+	j->seq = 4096;
+	j->gbs = 2048;
+}
+
+/* DeepSeek-V3's shape of the issue: TP1 EP32, flex */
+static const struct mt_shape ep32_flex = { .tp = 1, .cp = 1, .mbs = 1, .ep = 32, .etp = 1,
+					   .sp = 1, .fused_ce = 1,
+					   .dispatcher = MT_DISPATCH_FLEX };
+
 static void routing_counts_distinct_ranks_and_nodes(void **state)
 {
 	(void)state;
@@ -80,7 +94,6 @@ static void published_curves_of_the_bundled_profiles(void **state)
 	assert_close(mt_dispatch_gbps(h, MT_DOP_COMBINE, 0, 256, 8, &basis, &src, &lat), 50, 1e-12);
 	/* HybridEP on NVL72, 16 SMs: EP32 inside the domain, BF16 dispatch 485.5 */
 	assert_int_equal(gb->dispatch.flex_backend, MT_FLEX_HYBRIDEP);
-	assert_false(gb->dispatch.fp8_dispatch);
 	g = mt_dispatch_gbps(gb, MT_DOP_DISPATCH, 0, 32, 32, &basis, &src, &lat);
 	assert_close(g, 485.5, 1e-12);
 	mt_cluster_free(h);
@@ -138,6 +151,17 @@ static void reader_errors_name_the_field(void **state)
 		  "\"deepep\", \"op\": \"dispatch\", \"dtype\": \"fp4\", \"span\": \"nvlink\", "
 		  "\"ranks\": 8, \"gbps\": 40, \"source\": \"s\"}]}}",
 		  "field 'moe_dispatch.points[0].dtype': expected \"fp8\" or \"bf16\"" },
+		/* what is sent is Megatron's (BF16), not a cluster's: the old
+		 * section-wide flag is refused with the reason (issue 30) */
+		{ HEAD "\"moe_dispatch\": {\"flex_backend\": \"deepep\", \"fp8_dispatch\": true, "
+		  "\"points\": [{\"backend\": \"deepep\", \"op\": \"dispatch\", \"dtype\": \"fp8\", "
+		  "\"span\": \"network\", \"ranks\": 16, \"gbps\": 40, \"source\": \"s\"}]}}",
+		  "field 'moe_dispatch.fp8_dispatch': no longer read: Megatron-LM's DeepEP and "
+		  "HybridEP dispatchers send BF16" },
+		{ HEAD "\"moe_dispatch\": {\"flex_backend\": \"hybridep\", \"fp8_dispatch\": false, "
+		  "\"points\": [{\"backend\": \"hybridep\", \"op\": \"dispatch\", \"dtype\": "
+		  "\"bf16\", \"span\": \"nvlink\", \"ranks\": 8, \"gbps\": 40, \"source\": \"s\"}]}}",
+		  "field 'moe_dispatch.fp8_dispatch': no longer read" },
 	};
 	size_t i;
 
@@ -182,10 +206,7 @@ static void dispatchers_and_overlap_in_a_layer(void **state)
 	assert_non_null(a);
 	assert_non_null(f);
 	assert_int_equal(mt_model_load("qwen3-235b-a22b", &m, &err), 0);
-	mt_job_init(&j);
-	j.gpus = 256;
-	j.seq = 4096;
-	j.gbs = 2048;
+	job_256(&j);
 	mt_ctx_init(&x, &m, c, &j);
 	sh.dispatcher = MT_DISPATCH_ALLTOALL;
 	mt_costs_compute(&x, &sh, a);
@@ -212,6 +233,103 @@ static void dispatchers_and_overlap_in_a_layer(void **state)
 	free(a);
 	free(f);
 	mt_cluster_free(c);
+}
+
+/* Megatron-LM sends the BF16 hidden states with DeepEP (token_dispatcher.py:1320
+ * @ d98e8a6) and HybridEP (fused_a2a.py:327 refuses FP8 dispatch) whatever the
+ * precision: FP8 training dispatches as many bytes, in as much time, as BF16
+ * (issue 30: dgx-h100 said fp8_dispatch true and halved them). */
+static void fp8_training_dispatches_bf16(void **state)
+{
+	static const char *const clusters[] = { "dgx-h100", "dgx-b200", "gb200-nvl72" };
+	struct mt_error err = MT_ERROR_INIT;
+	struct mt_model m;
+	struct mt_costs *cs = calloc(2, sizeof(*cs)), *b = cs, *f = cs + 1;
+	size_t i;
+
+	(void)state;
+	assert_non_null(cs);
+	assert_int_equal(mt_model_load("deepseek-v3", &m, &err), 0);
+	for (i = 0; i < sizeof(clusters) / sizeof(clusters[0]); i++) {
+		struct mt_cluster *c = load(clusters[i]);
+		struct mt_job j;
+		struct mt_ctx x;
+
+		job_256(&j);
+		j.precision = MT_PREC_BF16;
+		mt_ctx_init(&x, &m, c, &j);
+		mt_costs_compute(&x, &ep32_flex, b);
+		j.precision = MT_PREC_FP8;
+		mt_costs_compute(&x, &ep32_flex, f);
+		assert_true(b->disp.bytes > 0);
+		if (fabs(f->disp.bytes - b->disp.bytes) > 1e-9 * b->disp.bytes ||
+		    fabs(f->disp.dispatch_s - b->disp.dispatch_s) > 1e-12)
+			fail_msg("%s: FP8 training dispatches %.0f bytes in %g s, BF16 %.0f in %g s",
+				 clusters[i], f->disp.bytes, f->disp.dispatch_s, b->disp.bytes,
+				 b->disp.dispatch_s);
+		mt_cluster_free(c);
+	}
+	free(cs);
+}
+
+/* DeepSeek-V3 at EP32 on DGX B200 (4 nodes of 8): the inter-node dispatch is
+ * timed on DeepEP V1's node-basis RDMA figure for the same 400 Gb/s NIC per
+ * GPU (58 GB/s, derived), the bytes counted once per other node, not on
+ * DeepEP V2's EP16 per-rank figure (90 GB/s over every destination rank:
+ * 407 MiB per dispatch, 4.74 ms, before issue 30). */
+static void blackwell_inter_node_ep_uses_node_basis_rdma(void **state)
+{
+	struct mt_error err = MT_ERROR_INIT;
+	struct mt_cluster *c = load("dgx-b200"), *gb = load("gb200-nvl72");
+	struct mt_model m;
+	struct mt_costs *o = malloc(sizeof(*o));
+	struct mt_job j;
+	struct mt_ctx x;
+	int basis, src;
+	double lat, g, per_copy, before_s;
+
+	(void)state;
+	assert_non_null(o);
+	/* the look-up: node basis across domains, derived, for both Blackwell profiles */
+	g = mt_dispatch_gbps(c, MT_DOP_DISPATCH, 0, 32, 8, &basis, &src, &lat);
+	assert_close(g, 58, 1e-12);
+	assert_int_equal(basis, MT_DBASIS_NODE);
+	assert_string_equal(mt_cluster_source(c, src)->id, "deepep-v1-cx7");
+	assert_string_equal(mt_cluster_source(c, src)->kind, "derived");
+	assert_close(mt_dispatch_gbps(c, MT_DOP_COMBINE, 0, 32, 8, &basis, &src, &lat), 57, 1e-12);
+	assert_int_equal(basis, MT_DBASIS_NODE);
+	/* two NVL72 racks: EP144 beyond the table's EP64, its 51 GB/s */
+	assert_close(mt_dispatch_gbps(gb, MT_DOP_DISPATCH, 0, 144, 72, &basis, &src, &lat), 51,
+		     1e-12);
+	assert_int_equal(basis, MT_DBASIS_NODE);
+	/* inside one domain nothing changes: HybridEP's NVLink table */
+	assert_close(mt_dispatch_gbps(gb, MT_DOP_DISPATCH, 0, 32, 72, &basis, &src, &lat), 485.5,
+		     1e-12);
+	assert_int_equal(basis, MT_DBASIS_RANK);
+
+	/* the layer: bytes once per other node of the 4, BF16 */
+	assert_int_equal(mt_model_load("deepseek-v3", &m, &err), 0);
+	job_256(&j);
+	mt_ctx_init(&x, &m, c, &j);
+	mt_costs_compute(&x, &ep32_flex, o);
+	assert_string_equal(mt_cluster_source(c, o->disp.src)->id, "deepep-v1-cx7");
+	assert_close(o->disp.gbps, 58, 1e-12);
+	per_copy = 4096.0 * m.hidden * 2;
+	assert_close(o->disp.bytes / per_copy, mt_route_remote_nodes(m.experts, m.topk, 4), 1e-9);
+	/* what the per-rank figure gave: 407 MiB at 90 GB/s */
+	before_s = per_copy * mt_route_ranks(m.experts, m.topk, 32) / 90e9;
+	assert_true(per_copy * mt_route_ranks(m.experts, m.topk, 32) / (1 << 20) > 406 &&
+		    per_copy * mt_route_ranks(m.experts, m.topk, 32) / (1 << 20) < 408);
+	if (getenv("MT_VERBOSE"))
+		printf("DeepSeek-V3 EP32 on dgx-b200: %.1f MiB at %g GB/s = %.3f ms per dispatch "
+		       "(per-rank basis before: %.1f MiB at 90 GB/s = %.3f ms); busiest rank %.3f ms\n",
+		       o->disp.bytes / (1 << 20), o->disp.gbps, o->disp.bytes / 58e9 * 1e3,
+		       per_copy * mt_route_ranks(m.experts, m.topk, 32) / (1 << 20), before_s * 1e3,
+		       o->disp.dispatch_s * 1e3);
+	assert_true(o->disp.bytes / 58e9 < 0.7 * before_s);
+	free(o);
+	mt_cluster_free(c);
+	mt_cluster_free(gb);
 }
 
 static void overlap_checks_cite_megatron(void **state)
@@ -244,6 +362,8 @@ int main(void)
 		cmocka_unit_test(published_curves_of_the_bundled_profiles),
 		cmocka_unit_test(reader_errors_name_the_field),
 		cmocka_unit_test(dispatchers_and_overlap_in_a_layer),
+		cmocka_unit_test(fp8_training_dispatches_bf16),
+		cmocka_unit_test(blackwell_inter_node_ep_uses_node_basis_rdma),
 		cmocka_unit_test(overlap_checks_cite_megatron),
 	};
 
