@@ -25,6 +25,7 @@
 #include "../job/flags.h"
 #include "../job/flagtable.h"
 #include "../tuner/layout.h"
+#include "../tuner/recompute.h"
 
 int mt_candidate_args(const struct mt_model *m, const struct mt_job *j, const struct mt_config *c,
 		      const struct mt_explain *ex, struct mt_kv *out)
@@ -82,9 +83,17 @@ const char *mt_config_label(char *buf, size_t cap, const struct mt_model *m,
 static void json_knob(struct jw *w, int k, long long v)
 {
 	const struct mt_knob *kn = &mt_knobs[k];
-	char buf[32];
+	char buf[MT_KNOB_FMT_MAX];
+	int i;
 
 	switch (kn->type) {
+	case MT_KT_RC_MODULES: /* a list of names */
+		jw_arr(w, kn->json);
+		for (i = 0; i < MT_RCM_N; i++)
+			if (v & (1LL << i))
+				jw_str(w, NULL, mt_rc_module_name(i));
+		jw_end(w);
+		break;
 	case MT_KT_ONOFF:
 		jw_bool(w, kn->json, (int)v);
 		break;
@@ -289,6 +298,9 @@ static void json_candidate(struct jw *w, const struct mt_model *m, const struct 
 	jw_int(w, "num_microbatches", c->num_mb);
 	jw_str(w, "recompute", mt_recompute_name(c->recompute));
 	jw_int(w, "recompute_layers", c->recompute == MT_RC_FULL ? c->recompute_layers : 0);
+	if (c->recompute == MT_RC_SELECTIVE)
+		json_knob(w, MT_KNOB_RC_MODULES,
+			  c->recompute_modules > 0 ? c->recompute_modules : (int)MT_RCM_DEFAULT);
 	jw_bool(w, "sequence_parallel", c->sp);
 	jw_bool(w, "distributed_optimizer", c->dist_opt);
 	jw_bool(w, "fsdp", c->fsdp != MT_FSDP_OFF);

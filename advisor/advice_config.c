@@ -12,6 +12,7 @@
 #include "../job/knobs.h"
 #include "../tuner/hostmem.h"
 #include "../tuner/layout.h"
+#include "../tuner/recompute.h"
 
 /* An integer >= lo (and at most hi) at key. */
 static int get_i64(const cJSON *o, const char *key, int required, int lo, double hi,
@@ -73,6 +74,34 @@ static int get_enum(const cJSON *o, const char *key, int (*parse)(const char *),
 }
 
 /* "megatron" or "torch": the implementations of a sharded configuration */
+static int fsdp_impl_parse(const char *s);
+
+/* config.recompute_modules: a list of module names (selective only; absent:
+ * core_attn) */
+static int get_rc_modules(const cJSON *o, const char *file, const char *where,
+			  struct mt_config *c, struct mt_error *err)
+{
+	const cJSON *l = cJSON_GetObjectItemCaseSensitive(o, "recompute_modules"), *v;
+	unsigned bits = 0;
+
+	if (l && !cJSON_IsArray(l))
+		return mt_error_set(err, MT_EINVAL, "%s: field '%s.recompute_modules': expected a "
+				    "list of module names", file, where);
+	cJSON_ArrayForEach(v, l) {
+		unsigned b;
+		char bad[64];
+
+		if (!cJSON_IsString(v) || mt_rc_modules_parse(v->valuestring, &b, bad, sizeof(bad)))
+			return mt_error_set(err, MT_EINVAL, "%s: field '%s.recompute_modules': "
+					    "expected names from core_attn, moe_act, layernorm, "
+					    "mla_up_proj, mlp, moe, shared_experts", file, where);
+		bits |= b;
+	}
+	c->recompute_modules = c->recompute != MT_RC_SELECTIVE ? 0 : bits ? (int)bits
+			     : (int)MT_RCM_DEFAULT;
+	return MT_OK;
+}
+
 static int fsdp_impl_parse(const char *s)
 {
 	int impl = mt_fsdp_impl_parse(s);
@@ -261,7 +290,7 @@ int mt_advice_config(const cJSON *o, const struct mt_job *job, const char *file,
 		c->bucket_params = bucket;
 	if (c->recompute == MT_RC_FULL && c->recompute_layers == 0)
 		c->recompute_layers = MT_ALL_LAYERS;
-	return MT_OK;
+	return get_rc_modules(o, file, where, c, err);
 }
 
 void mt_advice_eval_job(const struct mt_job *job, const struct mt_config *cfg,
@@ -280,6 +309,8 @@ void mt_advice_eval_job(const struct mt_job *job, const struct mt_config *cfg,
 	p->etp = cfg->etp;
 	p->mbs = cfg->mbs;
 	p->recompute = cfg->recompute;
+	p->recompute_modules = cfg->recompute == MT_RC_SELECTIVE && cfg->recompute_modules > 0
+				       ? cfg->recompute_modules : MT_UNSET;
 	p->offload_layers = cfg->offload_layers;
 	/* what mt_evaluate would otherwise choose itself */
 	p->ep_overlap = cfg->ep_overlap;

@@ -295,6 +295,8 @@ void mt_cfg_facts_stage(struct mt_cfg_facts *cf, int stage, const struct mt_conf
 		break;
 	case MT_ST_RECOMPUTE:
 		F(CFG_RECOMPUTE) = cfg->recompute;
+		F(CFG_RC_MODULES) = cfg->recompute != MT_RC_SELECTIVE ? 0
+				    : cfg->recompute_modules > 0 ? cfg->recompute_modules : 1;
 		F(CFG_EP_OVERLAP) = cfg->ep_overlap;
 		break;
 	case MT_ST_LAYERS:

@@ -294,13 +294,175 @@ static int graph_setting(struct mt_rules_run *r, const struct mt_model *m,
 		return 0;
 	/* nor a graphed attention whose recomputation draws dropout masks
 	 * (transformer_config.py:2879) */
-	if (cfg->recompute == MT_RC_SELECTIVE && m->attn_dropout > 0)
+	if ((mt_rc_mods(cfg) & MT_RCM_DEFAULT) && m->attn_dropout > 0)
+		return 0;
+	/* nor a graphed MLP or MoE block recomputed with hidden dropout (2886) */
+	if ((mt_rc_mods(cfg) & ((1u << MT_RCM_MLP) | (1u << MT_RCM_MOE))) && m->dropout > 0)
 		return 0;
 	/* nor with the EP overlap: its --delay-wgrad-compute inside graphed
 	 * attention needs Transformer Engine >= 2.12 (arguments.py:1916; 5.10) */
 	if (cfg->ep_overlap)
 		return 0;
 	return knob(r, MT_F_CFG_CUDA_GRAPH, p->cuda_graph, 0) ? 1 : 0;
+}
+
+/* The fewest of *field from lo to hi whose memory fits, hi fitting
+ * (bisection: memory falls as *field grows). */
+static int fewest_fit(struct srch *s, const struct mt_costs *a, const struct mt_plan *b,
+		      struct mt_config *cfg, int *field, int lo, int hi, struct mt_mem *mem)
+{
+	while (lo < hi) {
+		int n = (lo + hi) / 2;
+
+		*field = n;
+		if (mem_of(s, a, b, cfg, mem) <= s->cap)
+			hi = n;
+		else
+			lo = n + 1;
+	}
+	return lo;
+}
+
+/* One recompute mode of level C (rc: the mode, and the EP overlap as rc /
+ * MT_RC_N) with the selective modules mods: the fewest layers that fit for
+ * full recompute and offload. */
+static void rc_mode(struct srch *s, const struct mt_costs *a, const struct mt_plan *b,
+		    struct mt_config *cfg, int rc, unsigned mods)
+{
+	const struct mt_pins *p = &s->j->pins;
+	const int L = s->m->layers;
+	const int chunk = b->chunk_layers_max;
+	struct mt_mem mem;
+
+	/* pinned graphs rule out full recompute and offload (5.10); FSDP
+	 * with activation offload only when pinned (5.11) */
+	int can_offload = cfg->pp == 1 && rc % MT_RC_N == MT_RC_NONE && L > 1 &&
+			  p->cuda_graph != 1 && !s->j->offload_modules &&
+			  (!cfg->fsdp || p->fsdp > 0);
+
+	if (!ep_overlap_ok(s, cfg, rc / MT_RC_N, rc % MT_RC_N))
+		return;
+	cfg->ep_overlap = rc / MT_RC_N;
+	mt_config_moe_settings(s->m, s->c, cfg);
+	if (p->recompute != MT_UNSET && p->recompute != rc % MT_RC_N)
+		return;
+	cfg->recompute = rc % MT_RC_N;
+	cfg->recompute_modules = (int)mods;
+	mt_config_moe_settings(s->m, s->c, cfg); /* the shared-expert overlap follows */
+	if (p->cuda_graph == 1 && rc % MT_RC_N == MT_RC_FULL)
+		return;
+	cfg->recompute_layers = 0;
+	cfg->offload_layers = 0;
+	cfg->cuda_graph = 0;
+	if (at(s, MT_ST_RECOMPUTE, cfg))
+		return;
+	cfg->cuda_graph = s->j->offload_modules ? 0 : graph_setting(s->r, s->m, p, cfg);
+	if (p->offload_layers != MT_UNSET && p->offload_layers > 0) {
+		if (!can_offload || p->offload_layers >= L) {
+			s->res->pruned[MT_PRUNE_OFFLOAD]++;
+			return;
+		}
+		cfg->offload_layers = p->offload_layers;
+		cfg->cuda_graph = 0;
+	}
+	/* graphs only where their buffers fit (docs/MODEL.md 5.10) */
+	if (cfg->cuda_graph && p->cuda_graph == MT_UNSET &&
+	    mem_of(s, a, b, cfg, &mem) > s->cap)
+		cfg->cuda_graph = 0;
+	if (rc % MT_RC_N == MT_RC_FULL) {
+		int lo = 1, hi = chunk;
+
+		if (p->recompute_layers != MT_UNSET) {
+			cfg->recompute_layers = p->recompute_layers < chunk
+							? p->recompute_layers : chunk;
+		} else {
+			cfg->recompute_layers = hi;
+			if (mem_of(s, a, b, cfg, &mem) <= s->cap) {
+				lo = fewest_fit(s, a, b, cfg, &cfg->recompute_layers, lo, hi, &mem);
+				s->res->pruned[MT_PRUNE_DOMINATED] += chunk - lo;
+				s->res->pruned[MT_PRUNE_MEMORY] += lo - 1;
+				cfg->recompute_layers = lo;
+			}
+		}
+		mem_of(s, a, b, cfg, &mem);
+		finish(s, a, b, cfg, &mem);
+		return;
+	}
+	if (mem_of(s, a, b, cfg, &mem) <= s->cap || !can_offload ||
+	    p->offload_layers != MT_UNSET) {
+		finish(s, a, b, cfg, &mem);
+		if (can_offload && p->offload_layers == MT_UNSET)
+			s->res->pruned[MT_PRUNE_DOMINATED] += L - 1;
+		return;
+	}
+	/* offload: the fewest layers that fit */
+	{
+		struct mt_mem m2;
+		int lo = 1, hi = L - 1;
+
+		cfg->cuda_graph = 0; /* Megatron: no graphs with CPU offloading */
+		cfg->offload_layers = hi;
+		if (mem_of(s, a, b, cfg, &m2) > s->cap) {
+			cfg->offload_layers = 0;
+			finish(s, a, b, cfg, &mem); /* records the miss */
+			s->res->pruned[MT_PRUNE_MEMORY] += L - 1;
+			return;
+		}
+		lo = fewest_fit(s, a, b, cfg, &cfg->offload_layers, lo, hi, &m2);
+		s->res->pruned[MT_PRUNE_DOMINATED] += L - 1 - lo;
+		s->res->pruned[MT_PRUNE_MEMORY] += lo;
+		cfg->offload_layers = lo;
+		mem_of(s, a, b, cfg, &m2);
+		finish(s, a, b, cfg, &m2);
+	}
+}
+
+/* The recompute modes of level C: for selective recomputation the pinned
+ * modules (--recompute selective alone: core_attn, Megatron-LM's default),
+ * else each set the search tries (tuner/recompute.h) that Megatron-LM and the
+ * target release run; each set after the second adds modules to it, so once
+ * one of those fits the rest are dominated. */
+static void recompute_modes(struct srch *s, const struct mt_costs *a, const struct mt_plan *b,
+			    struct mt_config *cfg, int rc)
+{
+	const struct mt_pins *p = &s->j->pins;
+	unsigned sets[MT_RC_SETS_MAX];
+	int n, i;
+	struct mt_mem mem;
+
+	if (rc % MT_RC_N != MT_RC_SELECTIVE) {
+		if (p->recompute_modules == MT_UNSET)
+			rc_mode(s, a, b, cfg, rc, 0);
+		return;
+	}
+	if (p->recompute_modules != MT_UNSET || p->recompute == MT_RC_SELECTIVE) {
+		/* pinned, or --recompute selective alone: Megatron-LM's default */
+		sets[0] = p->recompute_modules != MT_UNSET ? (unsigned)p->recompute_modules
+							   : MT_RCM_DEFAULT;
+		n = 1;
+	} else {
+		n = s->j->release_off & MT_ROFF_RC_MODULES ? 1 : mt_rc_module_sets(s->m, s->j, sets);
+	}
+	for (i = 0; i < n; i++) {
+		unsigned mods = sets[i];
+
+		if (i > 0) {
+			/* moe_act needs grouped GEMM: several experts per GPU */
+			if (s->m->experts && s->m->experts / cfg->ep <= 1)
+				mods &= ~(1u << MT_RCM_MOE_ACT);
+			if (!mods || mods == sets[i - 1] ||
+			    mt_rc_modules_reason(s->m, s->j, mods, cfg->ep, rc / MT_RC_N, 0))
+				continue;
+		}
+		rc_mode(s, a, b, cfg, rc, mods);
+		/* a later set is dominated once this one fits (the sets after
+		 * the first add modules) */
+		if (i > 0 && cfg->recompute == MT_RC_SELECTIVE &&
+		    mem_of(s, a, b, cfg, &mem) <= s->cap) {
+			s->res->pruned[MT_PRUNE_DOMINATED] += n - 1 - i;
+			return;
+		}
+	}
 }
 
 /* Level C: recompute, distributed optimizer, activation offload.  Memory falls
@@ -310,9 +472,7 @@ static void level_c(struct srch *s, const struct mt_costs *a, const struct mt_pl
 		    struct mt_config *cfg)
 {
 	const struct mt_pins *p = &s->j->pins;
-	const int L = s->m->layers;
-	struct mt_mem mem;
-	int d, rc, chunk = b->chunk_layers_max, dset, dval = 0, keep = -1;
+	int d, rc, dset, dval = 0, keep = -1;
 
 	dset = fixed(s->r, MT_F_CFG_DIST_OPT, p->dist_opt, &dval);
 	/* one data-parallel rank for every parameter: nothing to shard, so the
@@ -355,101 +515,8 @@ static void level_c(struct srch *s, const struct mt_costs *a, const struct mt_pl
 		cfg->dist_opt = dist;
 		if (at(s, MT_ST_DIST_OPT, cfg))
 			continue;
-		for (rc = 0; rc < MT_RC_N * 2; rc++) {
-			/* pinned graphs rule out full recompute and offload (5.10); FSDP
-			 * with activation offload only when pinned (5.11) */
-			int can_offload = cfg->pp == 1 && rc % MT_RC_N == MT_RC_NONE && L > 1 &&
-					  p->cuda_graph != 1 && !s->j->offload_modules &&
-					  (!cfg->fsdp || p->fsdp > 0);
-
-			if (!ep_overlap_ok(s, cfg, rc / MT_RC_N, rc % MT_RC_N))
-				continue;
-			cfg->ep_overlap = rc / MT_RC_N;
-			mt_config_moe_settings(s->m, s->c, cfg);
-			if (p->recompute != MT_UNSET && p->recompute != rc % MT_RC_N)
-				continue;
-			cfg->recompute = rc % MT_RC_N;
-			if (p->cuda_graph == 1 && rc % MT_RC_N == MT_RC_FULL)
-				continue;
-			cfg->recompute_layers = 0;
-			cfg->offload_layers = 0;
-			cfg->cuda_graph = 0;
-			if (at(s, MT_ST_RECOMPUTE, cfg))
-				continue;
-			cfg->cuda_graph = s->j->offload_modules ? 0 : graph_setting(s->r, s->m, p, cfg);
-			if (p->offload_layers != MT_UNSET && p->offload_layers > 0) {
-				if (!can_offload || p->offload_layers >= L) {
-					s->res->pruned[MT_PRUNE_OFFLOAD]++;
-					continue;
-				}
-				cfg->offload_layers = p->offload_layers;
-				cfg->cuda_graph = 0;
-			}
-			/* graphs only where their buffers fit (docs/MODEL.md 5.10) */
-			if (cfg->cuda_graph && p->cuda_graph == MT_UNSET &&
-			    mem_of(s, a, b, cfg, &mem) > s->cap)
-				cfg->cuda_graph = 0;
-			if (rc % MT_RC_N == MT_RC_FULL) {
-				int lo = 1, hi = chunk, n;
-
-				if (p->recompute_layers != MT_UNSET) {
-					cfg->recompute_layers = p->recompute_layers < chunk
-									? p->recompute_layers : chunk;
-				} else {
-					cfg->recompute_layers = hi;
-					if (mem_of(s, a, b, cfg, &mem) <= s->cap) {
-						while (lo < hi) {
-							n = (lo + hi) / 2;
-							cfg->recompute_layers = n;
-							if (mem_of(s, a, b, cfg, &mem) <= s->cap)
-								hi = n;
-							else
-								lo = n + 1;
-						}
-						s->res->pruned[MT_PRUNE_DOMINATED] += chunk - lo;
-						s->res->pruned[MT_PRUNE_MEMORY] += lo - 1;
-						cfg->recompute_layers = lo;
-					}
-				}
-				mem_of(s, a, b, cfg, &mem);
-				finish(s, a, b, cfg, &mem);
-				continue;
-			}
-			if (mem_of(s, a, b, cfg, &mem) <= s->cap || !can_offload ||
-			    p->offload_layers != MT_UNSET) {
-				finish(s, a, b, cfg, &mem);
-				if (can_offload && p->offload_layers == MT_UNSET)
-					s->res->pruned[MT_PRUNE_DOMINATED] += L - 1;
-				continue;
-			}
-			/* offload: the fewest layers that fit */
-			{
-				struct mt_mem m2;
-				int lo = 1, hi = L - 1, n;
-
-				cfg->cuda_graph = 0; /* Megatron: no graphs with CPU offloading */
-				cfg->offload_layers = hi;
-				if (mem_of(s, a, b, cfg, &m2) > s->cap) {
-					cfg->offload_layers = 0;
-					finish(s, a, b, cfg, &mem); /* records the miss */
-					s->res->pruned[MT_PRUNE_MEMORY] += L - 1;
-					continue;
-				}
-				while (lo < hi) {
-					n = (lo + hi) / 2;
-					cfg->offload_layers = n;
-					if (mem_of(s, a, b, cfg, &m2) <= s->cap)
-						hi = n;
-					else
-						lo = n + 1;
-				}
-				s->res->pruned[MT_PRUNE_DOMINATED] += L - 1 - lo;
-				s->res->pruned[MT_PRUNE_MEMORY] += lo;
-				cfg->offload_layers = lo;
-				mem_of(s, a, b, cfg, &m2);
-				finish(s, a, b, cfg, &m2);
-			}
-		}
+		for (rc = 0; rc < MT_RC_N * 2; rc++)
+			recompute_modes(s, a, b, cfg, rc);
 	}
 }
 

@@ -12,6 +12,7 @@
 #include "../tuner/cluster.h"
 #include "../tuner/hostmem.h"
 #include "../tuner/precision.h"
+#include "../tuner/recompute.h"
 #include "../tuner/layout.h"
 
 /* A knob's Megatron-LM flag and Bridge path, as the knob table declares them */
@@ -449,6 +450,14 @@ int mt_megatron_args(const struct mt_model *m, const struct mt_job *j, const str
 		n = add(o, n, "no-overlap-p2p-communication", NULL, 0);
 	if (c->recompute == MT_RC_SELECTIVE) {
 		n = adds(o, n, KF(RECOMPUTE), "selective");
+		/* Megatron-LM's default set is core_attn alone: named otherwise */
+		if (c->recompute_modules > 0 && c->recompute_modules != MT_RCM_DEFAULT) {
+			char v[MT_KNOB_FMT_MAX];
+
+			n = adds(o, n, KF(RC_MODULES),
+				 mt_rc_modules_format((unsigned)c->recompute_modules, ' ', v,
+						      sizeof(v)));
+		}
 	} else if (c->recompute == MT_RC_FULL) {
 		n = adds(o, n, KF(RECOMPUTE), "full");
 		n = adds(o, n, "recompute-method", "block");
@@ -733,6 +742,19 @@ int mt_bridge_overrides(const struct mt_model *m, const struct mt_job *j,
 	}
 	if (c->recompute == MT_RC_SELECTIVE) {
 		n = adds(o, n, KB(RECOMPUTE), "selective");
+		/* a recipe's full-recompute layer count: selective refuses one
+		 * (transformer_config.py:1929 raises: selective recompute_num_layers
+		 * must be None) */
+		n = adds(o, n, "model.recompute_method", "null");
+		n = adds(o, n, KB(RC_LAYERS), "null");
+		if (c->recompute_modules > 0 && c->recompute_modules != MT_RCM_DEFAULT) {
+			char v[MT_KNOB_FMT_MAX + 2], l[MT_KNOB_FMT_MAX];
+
+			snprintf(v, sizeof(v), "[%s]",
+				 mt_rc_modules_format((unsigned)c->recompute_modules, ',', l,
+						      sizeof(l)));
+			n = adds(o, n, KB(RC_MODULES), v);
+		}
 	} else if (c->recompute == MT_RC_FULL) {
 		n = adds(o, n, KB(RECOMPUTE), "full");
 		n = adds(o, n, "model.recompute_method", "block");

@@ -7,6 +7,7 @@
 
 #include "../lib/num.h"
 #include "../tuner/dispatch.h"
+#include "../tuner/recompute.h"
 
 #define DERIVED MT_KNOB_DERIVED
 #define PIN(f) offsetof(struct mt_job, f)
@@ -141,6 +142,19 @@ int mt_knob_parse(int k, const char *s, int *out, char *want, size_t cap)
 		snprintf(want, cap, "fp32 or bf16");
 		x = !strcmp(s, "fp32") ? 1 : !strcmp(s, "bf16") ? 0 : -1;
 		break;
+	case MT_KT_RC_MODULES: {
+		char bad[64];
+		unsigned bits;
+
+		if (!mt_rc_modules_parse(s, &bits, bad, sizeof(bad))) {
+			*out = (int)bits;
+			return 0;
+		}
+		snprintf(want, cap, "modules from core_attn, moe_act, layernorm, mla_up_proj, mlp, "
+			 "moe, shared_experts, separated by commas%s%s%s", *bad ? " ('" : "", bad,
+			 *bad ? "' is none of them)" : "");
+		return -1;
+	}
 	case MT_KT_DISPATCHER:
 		snprintf(want, cap, "alltoall, allgather, flex or auto");
 		x = mt_dispatcher_parse(s);
@@ -170,6 +184,8 @@ const char *mt_knob_format(int k, long long v, char *buf, size_t cap)
 		return v ? "fp32" : "bf16";
 	case MT_KT_DISPATCHER:
 		return mt_dispatcher_name((int)v);
+	case MT_KT_RC_MODULES:
+		return v > 0 ? mt_rc_modules_format((unsigned)v, ',', buf, cap) : "none";
 	case MT_KT_LAYERS:
 		if (v == MT_ALL_LAYERS)
 			return "all";
@@ -216,6 +232,13 @@ void mt_knobs_estimate_config(const struct mt_job *job, struct mt_config *cfg)
 		cfg->vpp = mt_pins_vpp(&job->pins) != MT_UNSET ? mt_pins_vpp(&job->pins) : 1;
 	if (job->pins.sp == MT_UNSET)
 		cfg->sp = cfg->tp > 1;
+	/* named recompute modules are selective recomputation; without it, none */
+	if (job->pins.recompute_modules != MT_UNSET && job->pins.recompute == MT_UNSET)
+		cfg->recompute = MT_RC_SELECTIVE;
+	if (cfg->recompute != MT_RC_SELECTIVE)
+		cfg->recompute_modules = 0;
+	else if (cfg->recompute_modules <= 0)
+		cfg->recompute_modules = MT_RCM_DEFAULT;
 }
 
 const char *mt_knob_flag(int k, char *buf, size_t cap)
@@ -237,7 +260,7 @@ static int generic(const struct mt_config *c, struct mt_kv *o, int n, int cap, i
 	for (k = 0; k < MT_KNOB_N && n < cap; k++) {
 		const struct mt_knob *kn = &mt_knobs[k];
 		long long v = mt_knob_cfg(c, k);
-		char buf[32];
+		char buf[MT_KNOB_FMT_MAX];
 
 		if (kn->group != MT_KG_GENERIC || v == MT_UNSET || !*(bridge ? kn->bridge : kn->megatron))
 			continue;

@@ -26,8 +26,8 @@ enum {
 	K_GRAD_FP32 = 1u << 13, K_BUCKET = 1u << 14, K_DIST_OPT = 1u << 15,
 	K_RECOMPUTE = 1u << 16, K_RC_LAYERS = 1u << 17, K_OFFLOAD = 1u << 18,
 	K_DISPATCHER = 1u << 19, K_EP_OVERLAP = 1u << 20, K_CUDA_GRAPH = 1u << 21,
-	K_FSDP = 1u << 22,
-	K_ALL = (1u << 23) - 1
+	K_FSDP = 1u << 22, K_RC_MODULES = 1u << 23,
+	K_ALL = (1u << 24) - 1
 };
 
 enum mt_knob_type {
@@ -39,6 +39,8 @@ enum mt_knob_type {
 	MT_KT_GRAD_DTYPE, /* fp32 (1) or bf16 (0) */
 	MT_KT_LAYERS,     /* a number of layers, or all (MT_ALL_LAYERS) */
 	MT_KT_DISPATCHER, /* alltoall, allgather, flex (enum mt_dispatcher); auto unpinned */
+	MT_KT_RC_MODULES, /* a list of recompute modules: bits of enum mt_rc_module
+			   * (tuner/recompute.h), written "core_attn,mlp" */
 };
 
 /* Where a knob belongs: searched unless pinned, a setting on by default,
@@ -92,7 +94,9 @@ void mt_knob_set_cfg(struct mt_config *c, int k, long long v);
  * "all", "12"): 0 with *out set, or -1.  `want` (cap bytes) gets what the
  * knob expects, for the message. */
 int mt_knob_parse(int k, const char *s, int *out, char *want, size_t cap);
-/* The value as the option writes it ("on", "selective", "12"), into buf. */
+/* The value as the option writes it ("on", "selective", "12",
+ * "moe_act,layernorm"; MT_KNOB_FMT_MAX bytes hold any), into buf. */
+#define MT_KNOB_FMT_MAX 96
 const char *mt_knob_format(int k, long long v, char *buf, size_t cap);
 
 /* Knob k's Megatron-LM flag without "--": its argparse field with dashes

@@ -7,6 +7,7 @@
 #include "../lib/num.h"
 #include "../tuner/dispatch.h"
 #include "../tuner/layout.h"
+#include "../tuner/recompute.h"
 #include "knobs.h"
 
 /* The argument named `flag`, or NULL. */
@@ -112,5 +113,10 @@ int mt_megatron_read(const struct mt_kv *kv, int n, struct mt_config *c, struct 
 	/* --recompute-method block --recompute-num-layers N: full recompute only */
 	if (c->recompute != MT_RC_FULL)
 		c->recompute_layers = 0;
+	/* --recompute-modules: selective only; without it, core_attn */
+	if (c->recompute != MT_RC_SELECTIVE)
+		c->recompute_modules = 0;
+	else if (c->recompute_modules <= 0)
+		c->recompute_modules = MT_RCM_DEFAULT;
 	return MT_OK;
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "../tuner/dispatch.h"
+#include "../tuner/recompute.h"
 #include "flagtable.h"
 
 /* The releases of a job, resolved. */
@@ -132,6 +133,17 @@ static int skipped(const struct rel *rl, struct mt_job *j, const struct mt_clust
 					    mt_cp_comm_name(p->cp_comm), msg);
 		j->release_off |= MT_ROFF_CP_COMM | MT_ROFF_CP_A2A_P2P;
 	}
+	if (missing(rl, LIST("recompute-modules"), LIST("model.recompute_modules"), msg,
+		    sizeof(msg))) {
+		if (p->recompute_modules != MT_UNSET && p->recompute_modules != MT_RCM_DEFAULT)
+			return mt_error_set(err, MT_EUSAGE, "--recompute-modules needs %s", msg);
+		j->release_off |= MT_ROFF_RC_MODULES;
+	}
+	if (p->recompute_modules != MT_UNSET &&
+	    (p->recompute_modules & (1u << MT_RCM_SHARED_EXPERTS)) &&
+	    missing(rl, LIST("recompute-modules=shared_experts"), NULL, msg, sizeof(msg)))
+		return mt_error_set(err, MT_EUSAGE, "--recompute-modules shared_experts needs %s",
+				    msg);
 	if (missing(rl, LIST("hierarchical-context-parallel-sizes"),
 		    LIST("model.hierarchical_context_parallel_sizes"), msg, sizeof(msg))) {
 		if (p->cp_comm == MT_CP_A2A_P2P)

@@ -16,6 +16,7 @@
 #include "../tuner/hostmem.h"
 #include "../tuner/precision.h"
 #include "../tuner/layout.h"
+#include "../tuner/recompute.h"
 
 /* ---------------------------------------------------------------- text */
 
@@ -64,17 +65,35 @@ static void moe_words(struct sbuf *sb, const struct mt_model *m, const struct mt
 		  cfg->shared_overlap ? ", shared experts overlapped" : "");
 }
 
+/* The recompute mode in words: "selective (moe_act,layernorm)" where the
+ * modules are not Megatron-LM's default core_attn alone. */
+#define RCW_MAX (MT_KNOB_FMT_MAX + 16)
+static const char *rc_words(const struct mt_config *c, char *buf, size_t cap)
+{
+	char l[MT_KNOB_FMT_MAX];
+
+	if (c->recompute != MT_RC_SELECTIVE || c->recompute_modules <= 0 ||
+	    c->recompute_modules == MT_RCM_DEFAULT)
+		return mt_recompute_name(c->recompute);
+	snprintf(buf, cap, "selective (%s)",
+		 mt_rc_modules_format((unsigned)c->recompute_modules, ',', l, sizeof(l)));
+	return buf;
+}
+
 /* How candidate a differs from b, knob by knob (job/knobs.def): " (mbs 2
  * against 1, recompute selective against none)"; nothing when they agree. */
 static void differences(struct sbuf *sb, const struct mt_config *a, const struct mt_config *b)
 {
-	char x[32], y[32];
+	char x[MT_KNOB_FMT_MAX], y[MT_KNOB_FMT_MAX];
 	int k, n = 0;
 
 	for (k = 0; k < MT_KNOB_N; k++) {
 		long long va = mt_knob_cfg(a, k), vb = mt_knob_cfg(b, k);
 
 		if (mt_knobs[k].cfg < 0 || va == vb)
+			continue;
+		/* the modules differ only between two selective candidates */
+		if (k == MT_KNOB_RC_MODULES && (va <= 0 || vb <= 0))
 			continue;
 		sbuf_addf(sb, "%s%s %s against %s", n++ ? ", " : " (", mt_knobs[k].cli,
 			  mt_knob_format(k, va, x, sizeof(x)), mt_knob_format(k, vb, y, sizeof(y)));
@@ -434,10 +453,10 @@ void mt_advice_text(struct sbuf *sb, const struct mt_model *m, const struct mt_c
 			mt_table_cell(&t, "full %d%s", cf->recompute_layers,
 				      cf->offload_layers ? " +off" : "");
 		else if (cf->offload_layers)
-			mt_table_cell(&t, "%s +offload %d", mt_recompute_name(cf->recompute),
+			mt_table_cell(&t, "%s +offload %d", rc_words(cf, (char[RCW_MAX]){ 0 }, RCW_MAX),
 				      cf->offload_layers);
 		else
-			mt_table_cell(&t, "%s", mt_recompute_name(cf->recompute));
+			mt_table_cell(&t, "%s", rc_words(cf, (char[RCW_MAX]){ 0 }, RCW_MAX));
 		mt_table_cell(&t, "%s", cf->fsdp == MT_FSDP_TORCH ? "fsdp2"
 					: cf->fsdp ? "fsdp" : cf->dist_opt ? "on" : "off");
 		mt_table_cell(&t, "%.1f", gib(e->mem.total));
@@ -452,7 +471,7 @@ void mt_advice_text(struct sbuf *sb, const struct mt_model *m, const struct mt_c
 		return;
 	sbuf_addf(sb, "\nbest: %s, recompute %s",
 		  mt_config_label(lbl, sizeof(lbl), m, &r->top[0].cfg),
-		  mt_recompute_name(r->top[0].cfg.recompute));
+		  rc_words(&r->top[0].cfg, (char[RCW_MAX]){ 0 }, RCW_MAX));
 	extra_words(sb, j, &r->top[0].cfg);
 	sbuf_addf(sb, ", distributed optimizer %s", dist_opt_words(&r->top[0].cfg));
 	moe_words(sb, m, &r->top[0].cfg);
@@ -515,7 +534,7 @@ void mt_infeasible_text(struct sbuf *sb, const struct mt_model *m, const struct 
 	if (r->has_closest) {
 		sbuf_addf(sb, "closest: %s, recompute %s%s, needs %.1f GiB\n",
 			  mt_config_label(lbl, sizeof(lbl), m, &r->closest.cfg),
-			  mt_recompute_name(r->closest.cfg.recompute),
+			  rc_words(&r->closest.cfg, (char[RCW_MAX]){ 0 }, RCW_MAX),
 			  r->closest.cfg.fsdp == MT_FSDP_TORCH ? ", in PyTorch FSDP2" :
 			  r->closest.cfg.fsdp ? ", in Megatron-FSDP" : "", gib(r->closest.mem.total));
 		memory_lines(sb, &r->closest, r->capacity_bytes, "  ");
@@ -535,7 +554,7 @@ void mt_infeasible_text(struct sbuf *sb, const struct mt_model *m, const struct 
 
 		sbuf_addf(sb, "  %-28s %s, recompute %s", r->sugg[i].change,
 			  mt_config_label(lbl, sizeof(lbl), m, &e->cfg),
-			  mt_recompute_name(e->cfg.recompute));
+			  rc_words(&e->cfg, (char[RCW_MAX]){ 0 }, RCW_MAX));
 		sbuf_addf(sb, "%s: %.3f s per step, %.0f tokens/s per GPU, %.1f GiB\n",
 			  e->cfg.fsdp == MT_FSDP_TORCH ? ", in PyTorch FSDP2" :
 			  e->cfg.fsdp ? ", in Megatron-FSDP" : "", e->time.step,
@@ -555,7 +574,7 @@ void mt_estimate_text(struct sbuf *sb, const struct mt_model *m, const struct mt
 
 	job_line(sb, m, c, j);
 	sbuf_addf(sb, "configuration: %s, recompute %s", mt_config_label(lbl, sizeof(lbl), m, &e->cfg),
-		  mt_recompute_name(e->cfg.recompute));
+		  rc_words(&e->cfg, (char[RCW_MAX]){ 0 }, RCW_MAX));
 	if (e->cfg.recompute == MT_RC_FULL)
 		sbuf_addf(sb, " (%d layers per chunk)", e->cfg.recompute_layers);
 	sbuf_addf(sb, ", distributed optimizer %s, %d micro-batch%s",

@@ -67,11 +67,25 @@ static const struct {
 	{ "gpu_overhead_s", "kernel gaps and SM sharing" },
 };
 
+/* The strings of a JSON list, escaped, separated by commas. */
+static void names(struct sbuf *sb, const cJSON *list)
+{
+	const cJSON *m;
+	int first = 1;
+
+	cJSON_ArrayForEach(m, list) {
+		if (!first)
+			sbuf_adds(sb, ",");
+		esc(sb, cJSON_IsString(m) ? m->valuestring : "?");
+		first = 0;
+	}
+}
+
 /* What the candidate runs beyond Megatron-LM's defaults and the label:
  * offloads with the host memory they take, FSDP, CUDA graphs. */
 static void extra_settings(struct sbuf *sb, const cJSON *job, const cJSON *c)
 {
-	const cJSON *mods = cJSON_GetObjectItemCaseSensitive(job, "offload_modules"), *m;
+	const cJSON *mods = cJSON_GetObjectItemCaseSensitive(job, "offload_modules");
 	double off = jnum(c, "config.offload_layers"), opt = jnum(job, "optimizer_cpu_offload");
 	int first = 1;
 
@@ -79,16 +93,25 @@ static void extra_settings(struct sbuf *sb, const cJSON *job, const cJSON *c)
 
 	if (rc && !strcmp(rc, "full"))
 		sbuf_addf(sb, " (%.0f layers per model chunk)", jnum(c, "config.recompute_layers"));
+	/* selective recompute of modules other than core_attn alone */
+	{
+		const cJSON *cf = cJSON_GetObjectItemCaseSensitive(c, "config");
+		const cJSON *rm = cJSON_GetObjectItemCaseSensitive(cf, "recompute_modules");
+
+		if (cJSON_IsArray(rm) && (cJSON_GetArraySize(rm) != 1 ||
+					  !cJSON_IsString(cJSON_GetArrayItem(rm, 0)) ||
+					  strcmp(cJSON_GetArrayItem(rm, 0)->valuestring, "core_attn"))) {
+			sbuf_adds(sb, " (modules ");
+			names(sb, rm);
+			sbuf_adds(sb, ")");
+		}
+	}
 	if (off > 0)
 		sbuf_addf(sb, ", <b>activations of %.0f layers offloaded to the host</b>", off);
 	if (cJSON_IsArray(mods) && cJSON_GetArraySize(mods) > 0) {
 		sbuf_adds(sb, ", <b>inputs of ");
-		cJSON_ArrayForEach(m, mods) {
-			if (!first)
-				sbuf_adds(sb, ",");
-			esc(sb, cJSON_IsString(m) ? m->valuestring : "?");
-			first = 0;
-		}
+		names(sb, mods);
+		first = 0;
 		sbuf_adds(sb, " offloaded to the host</b>");
 	}
 	if (opt > 0)

@@ -10,12 +10,14 @@
 #include "model.h"
 #include "hostmem.h"
 #include "precision.h"
+#include "recompute.h"
 
 void mt_pins_init(struct mt_pins *p)
 {
 	p->tp = p->pp = p->vpp = p->cp = p->ep = p->etp = p->mbs = MT_UNSET;
 	p->recompute = p->recompute_layers = p->cp_comm = p->dist_opt = MT_UNSET;
 	p->offload_layers = p->sp = MT_UNSET;
+	p->recompute_modules = MT_UNSET;
 	p->tp_overlap = p->overlap_grad = p->overlap_param = p->fused_ce = p->grad_fp32 = MT_UNSET;
 	p->bucket = MT_UNSET;
 	p->ep_overlap = MT_UNSET;
@@ -356,11 +358,40 @@ void mt_config_moe_settings(const struct mt_model *m, const struct mt_cluster *c
 			    struct mt_config *cfg)
 {
 	cfg->flex_backend = c->dispatch.flex_backend > 0 ? c->dispatch.flex_backend : MT_FLEX_DEEPEP;
+	/* not with the shared experts recomputed (transformer_config.py:1991) */
 	cfg->shared_overlap = m->experts && m->shared_ffn > 0 && cfg->ep > 1 && !cfg->ep_overlap &&
-			      cfg->dispatcher != MT_DISPATCH_ALLGATHER;
+			      cfg->dispatcher != MT_DISPATCH_ALLGATHER &&
+			      !(cfg->recompute == MT_RC_SELECTIVE &&
+				(cfg->recompute_modules & (1u << MT_RCM_SHARED_EXPERTS)));
 }
 
 #define CITE(r) mt_prune_cite(r)
+
+/* --recompute-modules: selective recomputation only, and Megatron-LM's
+ * checks of the modules (tuner/recompute.h) */
+static int rc_modules_check(const struct mt_model *m, const struct mt_job *j,
+			    struct mt_error *err)
+{
+	const struct mt_pins *p = &j->pins;
+	char list[128];
+	const char *why;
+
+	if (p->recompute_modules == MT_UNSET)
+		return MT_OK;
+	mt_rc_modules_format((unsigned)p->recompute_modules, ',', list, sizeof(list));
+	if (p->recompute != MT_UNSET && p->recompute != MT_RC_SELECTIVE)
+		return mt_error_set(err, MT_EINVAL,
+				    "--recompute-modules %s applies to --recompute selective only, "
+				    "got --recompute %s (Megatron-LM d98e8a6 "
+				    "megatron/core/transformer/transformer_config.py:1943: the modules "
+				    "are read with recompute_granularity selective)", list,
+				    mt_recompute_name(p->recompute));
+	why = mt_rc_modules_reason(m, j, (unsigned)p->recompute_modules,
+				   p->ep != MT_UNSET ? p->ep : 0, p->ep_overlap == 1, 0);
+	if (why)
+		return mt_error_set(err, MT_EINVAL, "--recompute-modules %s: %s", list, why);
+	return MT_OK;
+}
 #define SP_TP_CITE "Megatron-LM d98e8a6 megatron/core/model_parallel_config.py:504 raises: " \
 	"Cannot use sequence parallelism without tensor parallelism"
 
@@ -402,7 +433,17 @@ static int precision_offload_check(const struct mt_model *m, const struct mt_clu
 					    ? "2856 asserts: full recompute is only supported with full "
 					      "iteration CUDA graph"
 					    : "2801 raises: CUDA graphs not supported with CPU offloading");
-	if (p->cuda_graph == 1 && p->recompute == MT_RC_SELECTIVE && m->attn_dropout > 0)
+	if (p->cuda_graph == 1 && p->recompute_modules != MT_UNSET && m->dropout > 0 &&
+	    (p->recompute_modules & ((1u << MT_RCM_MLP) | (1u << MT_RCM_MOE))))
+		return mt_error_set(err, MT_EINVAL,
+				    "--cuda-graphs on: model '%s' has hidden dropout %g, and Megatron-LM "
+				    "does not graph an MLP or MoE block it recomputes (--recompute-modules "
+				    "mlp or moe; d98e8a6 megatron/core/transformer/transformer_config.py:2886 "
+				    "asserts: hidden dropout is not supported with graphed MLP/MoE "
+				    "recomputation)", m->name, m->dropout);
+	if (p->cuda_graph == 1 && m->attn_dropout > 0 &&
+	    (p->recompute == MT_RC_SELECTIVE || p->recompute_modules != MT_UNSET) &&
+	    (p->recompute_modules == MT_UNSET || (p->recompute_modules & MT_RCM_DEFAULT)))
 		return mt_error_set(err, MT_EINVAL,
 				    "--cuda-graphs on: model '%s' has attention dropout %g, and Megatron-LM "
 				    "does not graph an attention it recomputes (--recompute selective; "
@@ -599,6 +640,8 @@ int mt_job_check(const struct mt_model *m, const struct mt_cluster *c, const str
 		return mt_error_set(err, MT_EINVAL, "--recompute-layers %d: the model has %d layers "
 				    "(give at most %d, or 'all')", p->recompute_layers, m->layers,
 				    m->layers);
+	if ((rc = rc_modules_check(m, j, err)))
+		return rc;
 	if (p->sp == 1 && p->tp == 1)
 		return mt_error_set(err, MT_EINVAL, "--sequence-parallel on needs --tp > 1 (%s)", SP_TP_CITE);
 	if (p->sp == 0 && m->experts && p->tp != MT_UNSET && p->tp > 1)

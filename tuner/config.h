@@ -44,6 +44,7 @@ enum {
 	MT_ROFF_FSDP_TORCH = 1u << 2,    /* PyTorch FSDP2 */
 	MT_ROFF_CP_COMM = 1u << 3,       /* CP communication other than p2p */
 	MT_ROFF_CP_A2A_P2P = 1u << 4,    /* hierarchical a2a+p2p */
+	MT_ROFF_RC_MODULES = 1u << 5,    /* recompute modules other than core_attn */
 };
 /* Spare slots for the settings megatune does not time (job/knobs.def's
  * GENERIC rows): a pin and the candidate's value, MT_UNSET when not set. */
@@ -63,6 +64,8 @@ enum {
 struct mt_pins {
 	int tp, pp, vpp, cp, ep, etp, mbs;
 	int recompute, recompute_layers, cp_comm, dist_opt, offload_layers, sp;
+	int recompute_modules;    /* --recompute-modules: bits of enum mt_rc_module
+				   * (tuner/recompute.h); implies selective */
 	/* settings that are on by default rather than searched */
 	int tp_overlap, overlap_grad, overlap_param, fused_ce, grad_fp32;
 	int bucket;               /* DDP bucket size in parameters */
@@ -113,6 +116,8 @@ struct mt_config {
 	int sp;                   /* sequence parallelism */
 	int recompute;            /* enum mt_recompute */
 	int recompute_layers;     /* full: layers per model chunk recomputed */
+	int recompute_modules;    /* selective: bits of enum mt_rc_module (tuner/recompute.h),
+				   * MT_RCM_DEFAULT (core_attn) unless chosen; 0 otherwise */
 	int cp_comm;              /* enum mt_cp_comm (meaningful when cp > 1) */
 	int cp_a2a;               /* a2a+p2p: size of the inner a2a group */
 	int dist_opt;             /* distributed optimizer */

@@ -97,6 +97,13 @@ struct work {
 	double attn_lin_f, attn_lin_b, attn_lin_flops, mlp_f, mlp_b, mlp_flops;
 	double core_flops, attn_f, attn_b, e_sp, e_tp;
 	double shared_f, shared_b;  /* the shared experts' GEMMs (MoE layer) */
+	/* what selective recomputation re-runs (5.12), per layer and micro-batch */
+	double up_f, up_flops;      /* MLA's q and kv up projections, forward */
+	double shared_flops;        /* the shared experts' GEMM FLOPs, forward */
+	double e_mlp, e_moe;        /* element-wise bytes per token, forward: the dense MLP's
+				     * activation; the MoE block (shared experts included) */
+	double tp_pair_f;           /* exposed forward TP traffic of one GEMM pair */
+	double ep_f;                /* exposed forward EP traffic (MoE layer) */
 };
 
 /* ---- attention projections (4.1) */
@@ -115,11 +122,15 @@ static void attn_projections(struct work *w)
 		if (ql > 0) {
 			parts[np++] = linear(x, dt, T, ql, h);          /* q down, replicated */
 			parts[np++] = linear(x, dt, T, a * dqk / t, ql); /* q up */
+			w->up_f += parts[np - 1].f;
+			w->up_flops += parts[np - 1].flops;
 		} else {
 			parts[np++] = linear(x, dt, T, a * dqk / t, h);
 		}
 		parts[np++] = linear(x, dt, T, kvl + dr, h);            /* kv down, replicated */
 		parts[np++] = linear(x, dt, T, a * (m->qk_nope_dim + dv) / t, kvl); /* kv up */
+		w->up_f += parts[np - 1].f;
+		w->up_flops += parts[np - 1].flops;
 		parts[np++] = linear(x, dt, T, h, a * dv / t);          /* output projection */
 		for (i = 0; i < np; i++) {
 			w->attn_lin_f += parts[i].f;
@@ -179,6 +190,7 @@ static void prepare(const struct mt_ctx *x, const struct mt_shape *sh, struct wo
 	w->inner_a2a = sh->cp_a2a > 0 ? sh->cp_a2a : mt_group_per_domain(x->cluster, cp, tp);
 	w->shared_f = w->shared_b = 0;
 	w->attn_lin_f = w->attn_lin_b = w->attn_lin_flops = 0;
+	w->up_f = w->up_flops = w->shared_flops = w->e_mlp = w->e_moe = 0;
 
 	attn_projections(w);
 
@@ -236,8 +248,11 @@ static void layer_compute(struct work *w, int k, struct mt_costs *o)
 		o->gemm_f[k] += w->mlp_f;
 		o->gemm_b[k] += w->mlp_b;
 		o->flops_gemm_f[k] += w->mlp_flops;
-		e += ((m->gated ? 6.0 : 4.0) * m->ffn + fp8_cast * m->ffn) / t;
+		w->e_mlp = ((m->gated ? 6.0 : 4.0) * m->ffn + fp8_cast * m->ffn) / t;
+		e += w->e_mlp;
 	} else {
+		double e0 = e;
+
 		/* MoE layer (4.1, 4.3): the busiest EP rank receives lam times
 		 * the mean number of routed tokens (5.3); Transformer Engine's
 		 * grouped linear runs one GEMM per local expert */
@@ -258,6 +273,7 @@ static void layer_compute(struct work *w, int k, struct mt_costs *o)
 
 			w->shared_f = su.f + sd.f;
 			w->shared_b = su.b + sd.b;
+			w->shared_flops = su.flops + sd.flops;
 			o->gemm_f[k] += su.f + sd.f;
 			o->gemm_b[k] += su.b + sd.b;
 			o->flops_gemm_f[k] += su.flops + sd.flops;
@@ -271,6 +287,7 @@ static void layer_compute(struct work *w, int k, struct mt_costs *o)
 						       fp8_cast * (sh->etp * h + fe))) / w->spd;
 		if (fp8_cast > 0 && w->Tm > 0)
 			e += el * 8 * 2 * h * 2 / T;
+		w->e_moe = e - e0;
 	}
 	bytes = e * T;
 	o->elem_f[k] = bytes / (x->hbm * MT_ELEM_EFFICIENCY);
@@ -279,7 +296,7 @@ static void layer_compute(struct work *w, int k, struct mt_costs *o)
 
 /* ---- TP communication (5.1) of layer kind k; returns the slowdown of the
  * GEMMs that hide it. */
-static double layer_tp_comm(const struct work *w, int k, struct mt_costs *o)
+static double layer_tp_comm(struct work *w, int k, struct mt_costs *o)
 {
 	const struct mt_ctx *x = w->x;
 	const struct mt_shape *sh = w->sh;
@@ -309,6 +326,7 @@ static double layer_tp_comm(const struct work *w, int k, struct mt_costs *o)
 	}
 	exp_f = exposed_overlap(comm_f, tp_pair_f, sh->tp_overlap && sp);
 	exp_b = exposed_overlap(comm_b, tp_pair_b, sh->tp_overlap && sp);
+	w->tp_pair_f = tp > 1 ? exp_f / ((k == MT_L_DENSE || x->model->shared_ffn) ? 2 : 1) : 0;
 	o->tp_comm[k] = comm_f + comm_b;
 	o->tp_exposed[k] = exp_f + exp_b;
 	return MT_COMM_SM_SLOWDOWN * ((comm_f - exp_f) + (comm_b - exp_b));
@@ -372,7 +390,7 @@ static void layer_cp_comm(const struct work *w, int k, struct mt_costs *o)
 
 /* ---- EP communication (5.3), then the kernels issued and the layer's
  * forward and backward time with the exposed communication. */
-static void layer_time(const struct work *w, int k, double slow, struct mt_costs *o)
+static void layer_time(struct work *w, int k, double slow, struct mt_costs *o)
 {
 	const struct mt_ctx *x = w->x;
 	const struct mt_model *m = x->model;
@@ -407,6 +425,7 @@ static void layer_time(const struct work *w, int k, double slow, struct mt_costs
 	}
 	o->ep_comm[k] = comm_f + comm_b;
 	o->ep_exposed[k] = comm_f + comm_b - hid;
+	w->ep_f = fmax(0, comm_f - hid / 2);
 
 	/* kernels issued per layer and micro-batch, forward + backward (5.8) */
 	o->host_ops[k] = 40 + (tp > 1 ? 10 : 0) + (w->fp8_cast > 0 ? 12 : 0) + (cp > 1 ? 4 * cp : 0);
@@ -424,8 +443,69 @@ static void layer_time(const struct work *w, int k, double slow, struct mt_costs
 	o->fwd[k] += (o->tp_exposed[k] + o->cp_exposed[k] + o->ep_exposed[k]) * MT_COMM_FWD_SHARE;
 	o->bwd[k] += (o->tp_exposed[k] + o->cp_exposed[k] + o->ep_exposed[k]) *
 		     (1 - MT_COMM_FWD_SHARE);
-	o->rc_selective[k] = o->attn_f[k];
 	o->rc_full[k] = o->fwd[k];
+}
+
+/* ---- selective recomputation (4.4, 5.12): per module, the activation
+ * bytes it frees and the forward work the backward re-runs, for layer kind
+ * k; act_core and act_mlp are layer_memory's terms per token */
+static void layer_recompute(const struct work *w, int k, double act_core, double act_mlp,
+			    struct mt_costs *o)
+{
+	const struct mt_model *m = w->x->model;
+	const double h = w->h, a = w->a, t = w->t, spd = w->spd, gin = w->gin, T = w->T;
+	const double bw = w->x->hbm * MT_ELEM_EFFICIENCY;
+	double *fr = o->rc_act[k], *tm = o->rc_mod[k], *fl = o->rc_mod_flops[k];
+	int i, norms = (m->mla ? 1 : 0) + (k == MT_L_MOE ? 1 : 0);
+
+	for (i = 0; i < MT_RCM_N; i++)
+		fr[i] = tm[i] = fl[i] = 0;
+	/* core_attn (attention.py:393): the softmax and its dropout (unfused)
+	 * or the log-sum-exp (flash); the attention forward again */
+	fr[MT_RCM_CORE_ATTN] = T * act_core;
+	tm[MT_RCM_CORE_ATTN] = w->attn_f;
+	fl[MT_RCM_CORE_ATTN] = w->core_flops;
+	/* layernorm (transformer_layer.py:475-527): a norm not fused into the
+	 * next linear (MLA's input norm, a MoE layer's pre-MLP norm) discards
+	 * its output, the linear's saved input; the norm again (read, write) */
+	fr[MT_RCM_LAYERNORM] = T * norms * gin * h / spd;
+	tm[MT_RCM_LAYERNORM] = T * norms * 4 * h / spd / bw;
+	/* mla_up_proj (multi_latent_attention.py:171, 455): Q, K and V; the
+	 * up projections and RoPE again */
+	if (m->mla) {
+		fr[MT_RCM_MLA_UP_PROJ] = T * (2 * a * w->dqk + 2 * a * w->dqk + 2 * a * w->dv) / t;
+		tm[MT_RCM_MLA_UP_PROJ] = w->up_f + T * 4 * a * m->qk_rope_dim / t / bw;
+		fl[MT_RCM_MLA_UP_PROJ] = w->up_flops;
+	}
+	if (k == MT_L_DENSE) {
+		/* mlp (transformer_layer.py:537, 992): FC1's input, the activation's
+		 * input and FC2's input; the MLP forward, its norm and TP pair again */
+		fr[MT_RCM_MLP] = T * (gin * h / spd + act_mlp);
+		tm[MT_RCM_MLP] = w->mlp_f + T * (w->e_mlp + 4 * h / spd) / bw + w->tp_pair_f;
+		fl[MT_RCM_MLP] = w->mlp_flops;
+		return;
+	}
+	/* moe_act (experts.py:269, 1019): each routed copy's FC2 input; the
+	 * activation again on the busiest rank */
+	fr[MT_RCM_MOE_ACT] = T * m->topk * gin * m->moe_ffn / spd;
+	tm[MT_RCM_MOE_ACT] = T * mt_moe_imbalance(w->x) * m->topk * (m->gated ? 6.0 : 4.0) *
+			     m->moe_ffn / spd / bw;
+	/* shared_experts (moe_layer.py:252, 517): their activation and FC2
+	 * inputs; their forward and TP pair again */
+	if (m->shared_ffn) {
+		fr[MT_RCM_SHARED_EXPERTS] = T * (2 * w->gm * m->shared_ffn + gin * m->shared_ffn) / t;
+		tm[MT_RCM_SHARED_EXPERTS] = w->shared_f + T * ((m->gated ? 6.0 : 4.0) + w->fp8_cast) *
+						      m->shared_ffn / t / bw + w->tp_pair_f;
+		fl[MT_RCM_SHARED_EXPERTS] = w->shared_flops;
+	}
+	/* moe (moe_layer.py:247, 701): everything the MoE block keeps, its input
+	 * kept in BF16 by the checkpoint instead of the router's and experts'
+	 * inputs; the whole block forward again: router, dispatch, experts,
+	 * combine, shared experts */
+	fr[MT_RCM_MOE] = T * (act_mlp + (gin - 2) * h / spd);
+	tm[MT_RCM_MOE] = o->gemm_f[k] - w->attn_lin_f + T * w->e_moe / bw + w->ep_f +
+			 (m->shared_ffn ? w->tp_pair_f : 0);
+	fl[MT_RCM_MOE] = o->flops_gemm_f[k] - w->attn_lin_flops;
 }
 
 /* ---- activations (4.4) and parameters of layer kind k on this GPU */
@@ -465,6 +545,7 @@ static void layer_memory(const struct work *w, int k, struct mt_costs *o)
 	}
 	o->act[k][MT_RC_NONE] = T * (act_sp + act_tp + act_core + act_mlp);
 	o->act[k][MT_RC_SELECTIVE] = T * (act_sp + act_tp + act_mlp);
+	layer_recompute(w, k, act_core, act_mlp, o);
 	o->act[k][MT_RC_FULL] = T * 2 * h / spd;
 	o->act_layer_peak[k] = o->act[k][MT_RC_NONE];
 	/* fine-grained offload (4.10): the input of each module named */

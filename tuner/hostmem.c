@@ -54,7 +54,8 @@ static double offloaded(const struct mt_costs *a, const struct mt_plan *b,
 			const struct mt_config *cfg, int st)
 {
 	double layers = b->nl[st][0] + b->nl[st][1], chunk, f_rc = 0, f_off, out = 0;
-	int base = cfg->recompute == MT_RC_SELECTIVE ? MT_RC_SELECTIVE : MT_RC_NONE, k;
+	const unsigned mods = mt_rc_mods(cfg);
+	int k;
 
 	if (cfg->offload_layers <= 0 || layers <= 0)
 		return 0;
@@ -63,7 +64,7 @@ static double offloaded(const struct mt_costs *a, const struct mt_plan *b,
 		f_rc = fmin(cfg->recompute_layers, chunk) / chunk;
 	f_off = fmin(cfg->offload_layers, chunk * (1 - f_rc)) / chunk;
 	for (k = 0; k < MT_L_N; k++)
-		out += b->nl[st][k] / (double)b->vpp * f_off * a->act[k][base];
+		out += b->nl[st][k] / (double)b->vpp * f_off * mt_act_kept(a, k, mods);
 	return out;
 }
 

@@ -15,7 +15,10 @@ static double chunk_act(const struct mt_costs *a, const struct mt_plan *b,
 			const struct mt_config *cfg, int st, double *layer_avg)
 {
 	double layers = b->nl[st][0] + b->nl[st][1], chunk, f_rc = 0, f_off = 0, act = 0, avg;
-	int base = cfg->recompute == MT_RC_SELECTIVE ? MT_RC_SELECTIVE : MT_RC_NONE, k;
+	const unsigned mods = mt_rc_mods(cfg);
+	/* per layer without full recompute: less what the recomputed modules free */
+	const double kept[MT_L_N] = { mt_act_kept(a, 0, mods), mt_act_kept(a, 1, mods) };
+	int k;
 
 	*layer_avg = 0;
 	if (layers <= 0)
@@ -27,11 +30,11 @@ static double chunk_act(const struct mt_costs *a, const struct mt_plan *b,
 		f_off = fmin(cfg->offload_layers, chunk * (1 - f_rc)) / chunk;
 	for (k = 0; k < MT_L_N; k++) {
 		double n = b->nl[st][k] / (double)b->vpp;
-		act += n * ((1 - f_rc) * a->act[k][base] + f_rc * a->act[k][MT_RC_FULL]);
-		act -= n * f_off * a->act[k][base];
+		act += n * ((1 - f_rc) * kept[k] + f_rc * a->act[k][MT_RC_FULL]);
+		act -= n * f_off * kept[k];
 		act -= n * (1 - f_rc) * a->act_fine[k]; /* fine-grained offload (4.10) */
 	}
-	avg = (b->nl[st][0] * a->act[0][base] + b->nl[st][1] * a->act[1][base]) / layers;
+	avg = (b->nl[st][0] * kept[0] + b->nl[st][1] * kept[1]) / layers;
 	*layer_avg = avg;
 	if (f_off > 0)
 		act += avg; /* one layer in flight to or from the host */

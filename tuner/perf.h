@@ -22,6 +22,7 @@
 #include "config.h"
 #include "layout.h"
 #include "model.h"
+#include "recompute.h"
 
 #define MT_MAX_PP 1024
 
@@ -43,7 +44,11 @@ struct mt_costs {
 	double cp_comm[MT_L_N], cp_exposed[MT_L_N];
 	double ep_comm[MT_L_N], ep_exposed[MT_L_N];
 	double fwd[MT_L_N], bwd[MT_L_N];             /* compute + exposed comm */
-	double rc_selective[MT_L_N];                 /* extra time, selective recompute */
+	/* selective recompute, per module (enum mt_rc_module, docs/MODEL.md
+	 * 4.4 and 5.12): the forward work re-run in the backward (s), its
+	 * executed FLOPs, and the activation bytes it frees */
+	double rc_mod[MT_L_N][MT_RCM_N], rc_mod_flops[MT_L_N][MT_RCM_N];
+	double rc_act[MT_L_N][MT_RCM_N];
 	double rc_full[MT_L_N];                      /* extra time, one more forward */
 	double host_ops[MT_L_N];                     /* kernels launched, fwd + bwd */
 	double host_ops_graph[MT_L_N];               /* of those, captured by per-layer graphs */
@@ -52,7 +57,8 @@ struct mt_costs {
 	double flops_gemm_f[MT_L_N], flops_attn_f[MT_L_N];
 
 	/* activation bytes per layer per micro-batch */
-	double act[MT_L_N][MT_RC_N];   /* [none, selective, full (checkpoint only)] */
+	double act[MT_L_N][MT_RC_N];   /* [none, selective (core_attn), full (checkpoint only)];
+					* mt_act_kept() for a candidate's modules */
 	double act_layer_peak[MT_L_N]; /* one layer rematerialised during backward */
 	double act_fine[MT_L_N];       /* of act[k][base], the inputs of the job's offload_modules */
 
@@ -179,5 +185,44 @@ double mt_ep_overlap_paired(int pp, int vpp, int num_mb);
 
 /* Layers of model chunk j (0-based over pp*vpp chunks) under a split. */
 int mt_chunk_layers(int L, int pp, int vpp, int split, int first, int last, int chunk);
+
+/* The modules a configuration recomputes: its selective set (core_attn when
+ * none is named), 0 without selective recomputation. */
+static inline unsigned mt_rc_mods(const struct mt_config *c)
+{
+	if (c->recompute != MT_RC_SELECTIVE)
+		return 0;
+	return c->recompute_modules > 0 ? (unsigned)c->recompute_modules : MT_RCM_DEFAULT;
+}
+
+/* Activation bytes of one layer of kind k per micro-batch kept without full
+ * recomputation: all of them less what the recomputed modules free (4.4). */
+static inline double mt_act_kept(const struct mt_costs *a, int k, unsigned mods)
+{
+	double v = a->act[k][MT_RC_NONE];
+	int i;
+
+	if (mods & (1u << MT_RCM_MOE)) /* the MoE block holds the experts' and shared ones' */
+		mods &= ~((1u << MT_RCM_MOE_ACT) | (1u << MT_RCM_SHARED_EXPERTS));
+	for (i = 0; mods; i++, mods >>= 1)
+		if (mods & 1)
+			v -= a->rc_act[k][i];
+	return v;
+}
+
+/* The forward work selective recomputation re-runs per layer of kind k and
+ * micro-batch (5.12): seconds, or with flops executed FLOPs. */
+static inline double mt_rc_time(const struct mt_costs *a, int k, unsigned mods, int flops)
+{
+	double v = 0;
+	int i;
+
+	if (mods & (1u << MT_RCM_MOE))
+		mods &= ~((1u << MT_RCM_MOE_ACT) | (1u << MT_RCM_SHARED_EXPERTS));
+	for (i = 0; mods; i++, mods >>= 1)
+		if (mods & 1)
+			v += flops ? a->rc_mod_flops[k][i] : a->rc_mod[k][i];
+	return v;
+}
 
 #endif

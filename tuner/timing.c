@@ -49,6 +49,7 @@ static void stage_time(const struct mt_ctx *x, const struct mt_costs *a, const s
 	const struct mt_model *m = x->model;
 	int st = b->rep[r], k;
 	double layers = b->nl[st][0] + b->nl[st][1], frac = 0, act_mb = 0, cpu, gpu, io = 1;
+	const unsigned mods = mt_rc_mods(cfg);
 
 	*o = (struct stage_time){ 0 };
 	o->st = st;
@@ -71,10 +72,10 @@ static void stage_time(const struct mt_ctx *x, const struct mt_costs *a, const s
 		o->ep += n * (k == MT_L_MOE && cfg->ep_overlap ? ep_overlap_exposed(a, b)
 							       : a->ep_exposed[k]);
 		if (cfg->recompute == MT_RC_SELECTIVE)
-			o->rc += n * a->rc_selective[k];
+			o->rc += n * mt_rc_time(a, k, mods, 0);
 		else if (cfg->recompute == MT_RC_FULL)
 			o->rc += n * frac * a->rc_full[k];
-		act_mb += n * a->act[k][cfg->recompute == MT_RC_SELECTIVE ? MT_RC_SELECTIVE : MT_RC_NONE];
+		act_mb += n * mt_act_kept(a, k, mods);
 	}
 	if (st == 0) {
 		o->fwd += a->emb_f;
@@ -164,7 +165,7 @@ void mt_timing(const struct mt_ctx *x, const struct mt_costs *a, const struct mt
 		if (k == MT_L_MOE && cfg->ep_overlap)
 			w -= ep_overlap_save(a, b);
 		if (cfg->recompute == MT_RC_SELECTIVE)
-			w += a->rc_selective[k];
+			w += mt_rc_time(a, k, mt_rc_mods(cfg), 0);
 		else if (cfg->recompute == MT_RC_FULL)
 			w += frac * a->rc_full[k];
 		total_layers_time += b->tot[k] * w;
@@ -251,7 +252,7 @@ void mt_timing(const struct mt_ctx *x, const struct mt_costs *a, const struct mt
 						   mt_model_padded_vocab(m, a->tp), MT_FLOPS_MEGATRON);
 	for (k = 0; k < MT_L_N; k++) {
 		if (cfg->recompute == MT_RC_SELECTIVE)
-			rc_flops += b->tot[k] * a->flops_attn_f[k];
+			rc_flops += b->tot[k] * mt_rc_time(a, k, mt_rc_mods(cfg), 1);
 		else if (cfg->recompute == MT_RC_FULL)
 			rc_flops += b->tot[k] * frac * (a->flops_gemm_f[k] + a->flops_attn_f[k]);
 	}

@@ -61,6 +61,8 @@ def estimate(cfg, cluster):
          "--moe-dispatcher", cfg["moe_dispatcher"], "--ep-overlap", onoff(cfg["ep_overlap"])]
     if cfg["recompute"] == "full":
         a += ["--recompute-layers", cfg["recompute_layers"]]
+    if cfg["recompute"] == "selective":
+        a += ["--recompute-modules", ",".join(cfg.get("recompute_modules", ["core_attn"]))]
     out = subprocess.run([str(x) for x in a], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     return json.loads(out.stdout)["candidates"][0]
@@ -71,7 +73,10 @@ for ep in (4, 8, 16, 32):
         cfg = c["config"]
         base, truth = estimate(cfg, "dgx-h100"), estimate(cfg, f"{t}/truth.json")
         assert abs(base["time"]["step_s"] / c["time"]["step_s"] - 1) < 1e-3, "estimate != advise"
-        name = f"c{i + 1}-tp{cfg['tp']}-pp{cfg['pp']}-vpp{cfg['vpp']}-ep{cfg['ep']}-mbs{cfg['mbs']}"
+        # the recompute mode in the name: candidates may differ only in it
+        rc = cfg["recompute"] + "".join("+" + m for m in cfg.get("recompute_modules", [])
+                                        if cfg["recompute"] == "selective")
+        name = f"c{i + 1}-tp{cfg['tp']}-pp{cfg['pp']}-vpp{cfg['vpp']}-ep{cfg['ep']}-mbs{cfg['mbs']}-{rc}"
         pred = {"step_s": c["time"]["step_s"], "mem_gib": c["memory"]["total_bytes"] / 2**30,
                 "tokens_per_s_per_gpu": c["throughput"]["tokens_per_s_per_gpu"],
                 "tflops_per_gpu": c["throughput"]["model_tflops_per_gpu"]}
@@ -142,7 +147,8 @@ html = open(sys.argv[1]).read()
 corr = json.load(open(sys.argv[2]))["corrections"]
 part = html[html.index("Model corrections fitted from measured runs"):]
 part = part[:part.index("</section>")] if "</section>" in part else part
-assert re.search(r'a2a_network</td><td class="n" data-v="1\.5', part), "a2a_network factor"
+m = re.search(r'a2a_network</td><td class="n" data-v="([0-9.]+)"', part)
+assert m and abs(float(m.group(1)) - 1.5) < 0.01, "a2a_network factor"
 rows = re.findall(r"<tr><td>([^<]+)</td>", part)
 names = [r["name"] for r in corr["runs"]]
 assert all(n in rows for n in names) and len(names) == 10, (names, rows)
@@ -154,7 +160,9 @@ a, v = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
 step = a["candidates"][0]["time"]["step_s"]
 meas = {c["name"].split("-", 1)[1]: c["measured"]["step_s"] for c in v["candidates"] if c["measured"]}
 cfg = a["candidates"][0]["config"]
-key = f"tp{cfg['tp']}-pp{cfg['pp']}-vpp{cfg['vpp']}-ep{cfg['ep']}-mbs{cfg['mbs']}"
+rc = cfg["recompute"] + "".join("+" + m for m in cfg.get("recompute_modules", [])
+                               if cfg["recompute"] == "selective")
+key = f"tp{cfg['tp']}-pp{cfg['pp']}-vpp{cfg['vpp']}-ep{cfg['ep']}-mbs{cfg['mbs']}-{rc}"
 assert key in meas and abs(step / meas[key] - 1) < 0.01, (step, meas)
 PY
 	bad "corrected advise vs measured"

@@ -88,6 +88,9 @@ if [ "${MEGATRON_ARGS_ADVISE:-1}" = 1 ]; then
 --model llama3-8b --gpus 16 --seq 8192 --gbs 128 --fsdp on
 --model llama3-8b --gpus 16 --seq 8192 --gbs 128 --fsdp torch
 --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --overlap-p2p off
+--model deepseek-v3 --gpus 1024 --seq 4096 --gbs 8192 --tp 2 --pp 8 --vpp 4 --ep 64 --mbs 1 --recompute-modules mla_up_proj,mlp
+--model qwen3-30b-a3b --gpus 16 --seq 4096 --gbs 256 --ep 8 --recompute-modules moe_act,layernorm
+--model mixtral-8x7b --gpus 64 --seq 4096 --gbs 256 --ep 4 --recompute-modules core_attn,mlp,moe_act
 JOBS
 	: >"$T/sets"
 	while IFS= read -r job; do

@@ -169,12 +169,44 @@ static void test_read_bad(void **state)
 	assert_non_null(strstr(err.msg, "none, selective or full"));
 }
 
+/* --recompute-modules: a list both ways, read back from Megatron-LM's
+ * space-separated nargs list; selective alone is core_attn; an unknown name
+ * is refused with the list. */
+static void test_rc_modules(void **state)
+{
+	struct mt_error err = MT_ERROR_INIT;
+	struct mt_config c;
+	struct mt_kv kv[2] = { { "recompute-granularity", "selective" },
+			       { "recompute-modules", "mlp mla_up_proj" } };
+	char buf[MT_KNOB_FMT_MAX], want[200];
+	int v;
+
+	(void)state;
+	assert_int_equal(mt_knob_parse(MT_KNOB_RC_MODULES, "moe_act,layernorm", &v, want,
+				       sizeof(want)), 0);
+	assert_string_equal(mt_knob_format(MT_KNOB_RC_MODULES, v, buf, sizeof(buf)),
+			    "moe_act,layernorm");
+	assert_int_equal(mt_knob_parse(MT_KNOB_RC_MODULES, "core_attn,everything", &v, want,
+				       sizeof(want)), -1);
+	assert_non_null(strstr(want, "shared_experts"));
+	assert_non_null(strstr(want, "'everything'"));
+	assert_int_equal(mt_knob_parse(MT_KNOB_RC_MODULES, "", &v, want, sizeof(want)), -1);
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(mt_megatron_read(kv, 2, &c, &err), MT_OK);
+	assert_int_equal(c.recompute, MT_RC_SELECTIVE);
+	assert_int_equal(c.recompute_modules, (1 << 3) | (1 << 4)); /* mla_up_proj, mlp */
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(mt_megatron_read(kv, 1, &c, &err), MT_OK);
+	assert_int_equal(c.recompute_modules, 1); /* core_attn */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_table),
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_read_bad),
+		cmocka_unit_test(test_rc_modules),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

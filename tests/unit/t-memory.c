@@ -76,6 +76,65 @@ static void korthikanti_table2(void **state)
 	assert_close(c.act[MT_L_DENSE][MT_RC_SELECTIVE], 34 * s * 4 * h / 8, 1e-12);
 }
 
+/* Selective recompute modules (docs/MODEL.md 4.4): core_attn frees the
+ * Korthikanti et al. attention term (34 s b h / t left with SP); mlp frees
+ * FC1's input, the activation input and FC2's input (2 + 8 + 8 of those 34),
+ * leaving 16 s b h / t; layernorm frees nothing where the norms are fused
+ * into the next linear (a dense GPT); each re-runs forward work. */
+static void recompute_modules_free_their_terms(void **state)
+{
+	const double s = 2048, b = 1, h = 12288;
+	struct mt_model ds;
+	struct mt_error err = MT_ERROR_INIT;
+	struct mt_costs c;
+	int t = 8;
+
+	(void)state;
+	costs_for(&gpt, a100, MT_ATTN_UNFUSED, MT_PREC_BF16, t, 1, 1, (int)s, &c);
+	assert_close(mt_act_kept(&c, MT_L_DENSE, MT_RCM_DEFAULT), 34 * s * b * h / t, 1e-12);
+	assert_close(mt_act_kept(&c, MT_L_DENSE, MT_RCM_DEFAULT | (1u << MT_RCM_MLP)),
+		     16 * s * b * h / t, 1e-12);
+	assert_close(mt_act_kept(&c, MT_L_DENSE, 0), c.act[MT_L_DENSE][MT_RC_NONE], 1e-12);
+	assert_true(c.rc_act[MT_L_DENSE][MT_RCM_LAYERNORM] == 0);
+	assert_true(c.rc_act[MT_L_DENSE][MT_RCM_MLA_UP_PROJ] == 0);
+	assert_true(c.rc_mod[MT_L_DENSE][MT_RCM_CORE_ATTN] == c.attn_f[MT_L_DENSE]);
+	assert_true(c.rc_mod[MT_L_DENSE][MT_RCM_MLP] > 0);
+	assert_true(c.rc_mod_flops[MT_L_DENSE][MT_RCM_MLP] > 0);
+
+	/* DeepSeek-V3 (MLA, MoE with a shared expert), TP 2 with SP, BF16 */
+	assert_int_equal(mt_model_load("deepseek-v3", &ds, &err), 0);
+	costs_for(&ds, h100, MT_ATTN_FLASH, MT_PREC_BF16, 2, 1, 1, 4096, &c);
+	{
+		const double T = 4096, a = ds.heads, dqk = ds.qk_nope_dim + ds.qk_rope_dim;
+		const double dv = ds.v_head_dim, hh = ds.hidden, tt = 2;
+		unsigned all = MT_RCM_ALL;
+
+		/* mla_up_proj: Q, K and V */
+		assert_close(c.rc_act[MT_L_MOE][MT_RCM_MLA_UP_PROJ],
+			     T * (4 * a * dqk + 2 * a * dv) / tt, 1e-12);
+		/* moe_act: each routed copy's FC2 input */
+		assert_close(c.rc_act[MT_L_MOE][MT_RCM_MOE_ACT],
+			     T * ds.topk * 2 * ds.moe_ffn / tt, 1e-12);
+		/* layernorm: MLA's input norm and the pre-MLP norm of a MoE layer,
+		 * only the input norm in a dense layer */
+		assert_close(c.rc_act[MT_L_MOE][MT_RCM_LAYERNORM], T * 2 * 2 * hh / tt, 1e-12);
+		assert_close(c.rc_act[MT_L_DENSE][MT_RCM_LAYERNORM], T * 2 * hh / tt, 1e-12);
+		/* mlp applies to dense layers, moe_act and moe to MoE layers */
+		assert_true(c.rc_act[MT_L_MOE][MT_RCM_MLP] == 0);
+		assert_true(c.rc_act[MT_L_DENSE][MT_RCM_MOE_ACT] == 0);
+		assert_true(c.rc_act[MT_L_MOE][MT_RCM_SHARED_EXPERTS] > 0);
+		assert_true(c.rc_mod[MT_L_MOE][MT_RCM_MOE] > c.rc_mod[MT_L_MOE][MT_RCM_SHARED_EXPERTS]);
+		/* what is kept never goes below the layer input */
+		assert_true(mt_act_kept(&c, MT_L_MOE, all) > c.act[MT_L_MOE][MT_RC_FULL]);
+		assert_true(mt_act_kept(&c, MT_L_DENSE, all) > c.act[MT_L_DENSE][MT_RC_FULL]);
+		assert_true(mt_rc_time(&c, MT_L_MOE, all, 0) < c.rc_full[MT_L_MOE]);
+		/* moe holds moe_act and shared_experts: counted once */
+		assert_close(mt_act_kept(&c, MT_L_MOE, all),
+			     mt_act_kept(&c, MT_L_MOE, all & ~((1u << MT_RCM_MOE_ACT) |
+							      (1u << MT_RCM_SHARED_EXPERTS))), 1e-12);
+	}
+}
+
 /* Flash attention keeps no s^2 tensor, only a log-sum-exp per head. */
 static void flash_attention_drops_the_quadratic_term(void **state)
 {
@@ -335,6 +394,7 @@ int main(void)
 		cmocka_unit_test(logits_on_the_last_stage),
 		cmocka_unit_test(parts_add_up_and_cp_divides),
 		cmocka_unit_test(experts_shard_over_ep),
+		cmocka_unit_test(recompute_modules_free_their_terms),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

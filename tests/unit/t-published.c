@@ -21,6 +21,7 @@
 #include "../../tuner/constants.h"
 #include "../../lib/jsonr.h"
 #include "../../advisor/search.h"
+#include "../../tuner/recompute.h"
 
 #define DIR "tests/fixtures/published/"
 #define MAXROWS 32
@@ -181,6 +182,13 @@ static void run_row(const cJSON *r)
 	if (pins) {
 		if ((v = cJSON_GetObjectItem(pins, "recompute")))
 			j.pins.recompute = mt_recompute_parse(v->valuestring);
+		if ((v = cJSON_GetObjectItem(pins, "recompute_modules"))) {
+			unsigned bits = 0;
+			char bad[32];
+
+			assert_int_equal(mt_rc_modules_parse(v->valuestring, &bits, bad, sizeof(bad)), 0);
+			j.pins.recompute_modules = (int)bits;
+		}
 		if ((v = cJSON_GetObjectItem(pins, "recompute_layers")))
 			j.pins.recompute_layers = cJSON_IsString(v) && !strcmp(v->valuestring, "all")
 							  ? MT_ALL_LAYERS : v->valueint;
