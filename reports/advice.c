@@ -641,10 +641,8 @@ void mt_estimate_text(struct sbuf *sb, const struct mt_model *m, const struct mt
 	mt_table_render(&t, sb, "", MT_TABLE_RULE);
 	mt_table_release(&t);
 	sbuf_addf(sb, "\nthroughput: %.0f tokens/s per GPU, %.1f model TFLOP/s per GPU, %.1f "
-		      "executed TFLOP/s per GPU, MFU %.1f%%\n\n", e->tput.tokens_per_s_per_gpu,
+		      "executed TFLOP/s per GPU, MFU %.1f%%\n", e->tput.tokens_per_s_per_gpu,
 		  e->tput.model_tflops_per_gpu, e->tput.hw_tflops_per_gpu, 100 * e->tput.mfu);
-	if (sb->len >= 2 && sb->buf[sb->len - 1] == '\n' && sb->buf[sb->len - 2] == '\n')
-		sb->len--;
 	band_line(sb, e, "");
 	sbuf_addc(sb, '\n');
 	rules_lines(sb, mt_advice_explain(ar, 0), "");

@@ -48,8 +48,9 @@ static int comm_derived(const struct mt_cluster *c, int op, int n, int k)
 
 	if (n <= 1)
 		return 0;
+	/* "derived ...", or "estimated ..." where the profile has no curve */
 	p = mt_coll_provenance(c, op, n, k);
-	return p && strstr(p, "derived") != NULL;
+	return p && (strstr(p, "derived") || strstr(p, "estimated"));
 }
 
 void mt_band(const struct mt_model *m, const struct mt_cluster *c, const struct mt_job *j,
@@ -111,5 +112,4 @@ void mt_band(const struct mt_model *m, const struct mt_cluster *c, const struct 
 		out->terms |= MT_BT_OVERLAP;
 	if (host_hi + host_lo > one)
 		out->terms |= MT_BT_HOST;
-	(void)cfg;
 }
