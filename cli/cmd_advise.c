@@ -38,6 +38,7 @@ struct args {
 	int nrule_paths;
 	int no_rules;
 	int recipe_given;        /* --fp8-recipe was given */
+	int flex_backend;        /* --moe-flex-backend: enum mt_flex_backend + 1, 0 the profile's */
 	struct mt_layout layout; /* --pp-layout, when given (job.pins.layout points here) */
 };
 
@@ -149,6 +150,7 @@ static int opt_layout(const char *cmd, const struct cli_opt *o, const char *arg,
 static const char *const precision_names[] = { "bf16", "fp8", "nvfp4", NULL };
 static const char *const recipe_names[] = { "delayed", "tensorwise", "blockwise", "mxfp8", NULL };
 static const char *const attention_names[] = { "flash", "unfused", NULL };
+static const char *const flex_names[] = { "profile", "deepep", "hybridep", NULL };
 static const char *const format_names[] = {
 	[F_TEXT] = "text", [F_JSON] = "json", [F_MEGATRON] = "megatron", [F_BRIDGE] = "bridge",
 	[F_ENV] = "env", [F_TORCHRUN] = "torchrun", [F_SLURM] = "slurm", NULL
@@ -187,6 +189,11 @@ static const struct cli_opt job_opts[] = {
 	   "in host memory and step them on the CPU"),
 	{ .type = CLI_CHOICE, .name = "attention", .meta = "A", .off = JOB(attn_impl),
 	  .choices = attention_names, .help = "flash (default, fused attention) or unfused" },
+	{ .type = CLI_CHOICE, .name = "moe-flex-backend", .meta = "L", .off = offsetof(struct args, flex_backend),
+	  .choices = flex_names,
+	  .help = "the library of the flex dispatcher: deepep or hybridep\n"
+		  "(default: the profile's moe_dispatch.flex_backend;\n"
+		  "timed from that library's points of the profile)" },
 	FN("mem-headroom", "PCT", opt_share, "GPU memory kept free, percent (default 5)"),
 	FN("prefer-headroom", "PCT", opt_share,
 	   "rank first the fastest candidate using at most 95%\n"
@@ -470,6 +477,13 @@ static int load_inputs(const char *cmd, struct args *a, struct mt_model *m,
 	warn_model(cmd, m, &a->job);
 	if (mt_cluster_load(a->cluster, c, &err))
 		return cli_fail(cmd, &err);
+	if (a->flex_backend > 0 &&
+	    mt_dispatch_use_backend(&(*c)->dispatch, a->flex_backend - 1)) {
+		fprintf(stderr, "megatune %s: error: --moe-flex-backend %s: profile %s has no "
+			"moe_dispatch point of that library (add its measured or published figures)\n",
+			cmd, flex_names[a->flex_backend], a->cluster);
+		return 2;
+	}
 	cli_cluster_warnings(cmd, *c);
 	/* FP8 on Blackwell: Megatron-LM's default recipe is per-tensor delayed
 	 * scaling, while NVIDIA's Blackwell recipes train with MXFP8, which its

@@ -227,8 +227,10 @@ static int dispatch_args(const struct mt_job *j, const struct mt_config *c, stru
 	/* the router's balance (docs/MODEL.md 5.3) */
 	if (j->moe_balance == MT_BAL_FORCED)
 		n = add(o, n, "moe-router-force-load-balancing", NULL, 0);
-	else if (j->moe_balance == MT_BAL_DROP)
+	else if (j->moe_balance == MT_BAL_DROP) { /* padded: no host wait (5.8) */
 		n = addg(o, n, "moe-expert-capacity-factor", j->moe_capacity);
+		n = add(o, n, "moe-pad-expert-input-to-capacity", NULL, 0);
+	}
 	return n;
 }
 
@@ -248,8 +250,10 @@ static int dispatch_overrides(const struct mt_job *j, const struct mt_config *c,
 	}
 	if (j->moe_balance == MT_BAL_FORCED)
 		n = adds(o, n, "model.moe_router_force_load_balancing", "true");
-	else if (j->moe_balance == MT_BAL_DROP)
+	else if (j->moe_balance == MT_BAL_DROP) {
 		n = addg(o, n, "model.moe_expert_capacity_factor", j->moe_capacity);
+		n = adds(o, n, "model.moe_pad_expert_input_to_capacity", "true");
+	}
 	return n;
 }
 
@@ -323,14 +327,21 @@ static int model_args(const struct mt_model *m, const struct mt_job *j, struct m
 }
 
 /* The modules Transformer Engine's per-layer graphs capture: attention, the
- * dense MLP where the model has dense layers, the MoE router where it has
- * experts (dropless dispatch stays eager); Megatron-LM d98e8a6
- * transformer_config.py lines 2804-2852 check these combinations. */
-static const char *graph_modules(const struct mt_model *m, char *buf, size_t cap, char sep)
+ * dense MLP where the model has dense layers; in MoE layers the router and
+ * the dispatcher's preprocessing where the dispatch waits for the host
+ * (dropless), the whole MoE block with padded token drop (`drop`); Megatron-LM
+ * d98e8a6 transformer_config.py lines 2804-2852 check these combinations. */
+static const char *graph_modules(const struct mt_model *m, int drop, char *buf, size_t cap,
+				 char sep)
 {
-	snprintf(buf, cap, "attn%s%s%s%s", m->moe_layers < m->layers ? (sep == ' ' ? " " : ",") : "",
-		 m->moe_layers < m->layers ? "mlp" : "", m->experts ? (sep == ' ' ? " " : ",") : "",
-		 m->experts ? "moe_router" : "");
+	int dense = m->moe_layers < m->layers;
+
+	snprintf(buf, cap, "attn%c%s%s%s", dense || m->experts ? sep : '\0', dense ? "mlp" : "",
+		 dense && m->experts ? (sep == ' ' ? " " : ",") : "",
+		 !m->experts ? ""
+		 : drop     ? "moe"
+		 : sep == ' ' ? "moe_router moe_preprocess"
+			      : "moe_router,moe_preprocess");
 	return buf;
 }
 
@@ -481,7 +492,7 @@ int mt_megatron_args(const struct mt_model *m, const struct mt_job *j, const str
 		char mods[64];
 
 		n = adds(o, n, KF(CUDA_GRAPH), "transformer_engine");
-		n = adds(o, n, "cuda-graph-modules", graph_modules(m, mods, sizeof(mods), ' '));
+		n = adds(o, n, "cuda-graph-modules", graph_modules(m, j->moe_balance == MT_BAL_DROP, mods, sizeof(mods), ' '));
 	}
 	if (c->fused_ce)
 		n = add(o, n, KF(FUSED_CE), NULL, 0);
@@ -782,7 +793,7 @@ int mt_bridge_overrides(const struct mt_model *m, const struct mt_job *j,
 		char mods[64], v[72];
 
 		n = adds(o, n, KB(CUDA_GRAPH), "transformer_engine");
-		snprintf(v, sizeof(v), "[%s]", graph_modules(m, mods, sizeof(mods), ','));
+		snprintf(v, sizeof(v), "[%s]", graph_modules(m, j->moe_balance == MT_BAL_DROP, mods, sizeof(mods), ','));
 		/* a recipe's own scope would clash with the modules (Megatron-LM
 		 * d98e8a6 transformer_config.py: cuda_graph_scope and
 		 * cuda_graph_modules cannot be set together) */

@@ -181,6 +181,46 @@ static void memory_lines(struct sbuf *sb, const struct mt_eval *e, double cap, c
 		  ind, gib(m->nccl), gib(m->cuda_context), gib(m->workspace), gib(m->fragmentation));
 }
 
+/* The host timeline of the estimate (docs/MODEL.md 5.8): where the host
+ * waits for the GPU, CPU and GPU time between the waits, and what removes
+ * each wait.  Printed where the MoE layers wait or the host is exposed. */
+static void host_timeline_lines(struct sbuf *sb, const struct mt_job *j, const struct mt_eval *e)
+{
+	const struct mt_time *tt = &e->time;
+	const struct mt_host_tl *h = &tt->host_tl;
+	double mb = e->cfg.num_mb, exposed = tt->host_exposed;
+
+	if (!h->syncs && h->cpu < 0.5 * h->gpu)
+		return;
+	sbuf_addf(sb, "\nhost timeline (one micro-batch of the slowest stage, %.0f per step):\n", mb);
+	if (h->syncs) {
+		sbuf_addf(sb, "  the host waits for the GPU %d times, %s, once per MoE layer forward\n",
+			  h->syncs, mt_hsync_name(h->sync));
+		sbuf_addf(sb, "  between two waits:  CPU %7.3f ms, GPU %7.3f ms: %7.3f ms\n",
+			  1e3 * h->seg_cpu, 1e3 * h->seg_gpu, 1e3 * h->seg_t);
+		sbuf_addf(sb, "  across the backward: CPU %7.3f ms, GPU %7.3f ms: %7.3f ms\n",
+			  1e3 * h->cyc_cpu, 1e3 * h->cyc_gpu, 1e3 * h->cyc_t);
+	}
+	sbuf_addf(sb, "  micro-batch: CPU %.3f ms, GPU %.3f ms, with the waits %.3f ms; host exposed "
+		      "%.3f s per step (%.1f%%)\n",
+		  1e3 * h->cpu, 1e3 * h->gpu, 1e3 * h->t, exposed, 100 * exposed / tt->step);
+	if (h->sync == MT_HS_BEFORE_A2A)
+		sbuf_addf(sb, "  what removes the wait: padded token drop (--moe-balance drop:1: "
+			      "--moe-expert-capacity-factor with --moe-pad-expert-input-to-capacity; "
+			      "then whole layers graph), or the flex dispatcher with HybridEP and a "
+			      "rank budget (--moe-expert-rank-capacity-factor, Megatron-Core 0.18)\n");
+	else if (h->sync == MT_HS_DISPATCH)
+		sbuf_addf(sb, "  what removes the wait: %s, or padded token drop (--moe-balance "
+			      "drop:1)\n",
+			  e->cfg.dispatcher == MT_DISPATCH_FLEX && e->cfg.flex_backend == MT_FLEX_HYBRIDEP
+				  ? "a HybridEP rank budget (--moe-expert-rank-capacity-factor, "
+				    "Megatron-Core 0.18, with grouped-tensor experts)"
+				  : "HybridEP with a rank budget (--moe-expert-rank-capacity-factor)");
+	else if (h->cpu > h->gpu && !e->cfg.cuda_graph)
+		sbuf_addf(sb, "  what hides it: CUDA graphs (--cuda-graphs on)\n");
+	(void)j;
+}
+
 /* The band of a prediction as a line (tuner/band.h): the throughput's range
  * and the terms that widen it. */
 static void band_line(struct sbuf *sb, const struct mt_eval *e, const char *ind)
@@ -644,6 +684,7 @@ void mt_estimate_text(struct sbuf *sb, const struct mt_model *m, const struct mt
 		      "executed TFLOP/s per GPU, MFU %.1f%%\n", e->tput.tokens_per_s_per_gpu,
 		  e->tput.model_tflops_per_gpu, e->tput.hw_tflops_per_gpu, 100 * e->tput.mfu);
 	band_line(sb, e, "");
+	host_timeline_lines(sb, j, e);
 	sbuf_addc(sb, '\n');
 	rules_lines(sb, mt_advice_explain(ar, 0), "");
 	if (mt_advice_explain(ar, 0) && mt_advice_explain(ar, 0)->n)

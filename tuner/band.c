@@ -85,11 +85,12 @@ void mt_band(const struct mt_model *m, const struct mt_cluster *c, const struct 
 	/* overlapped communication may surface: the upper side only */
 	hidden = MT_U_HIDDEN * (t->tp_hidden + t->cp_hidden + t->ep_hidden + t->pp_hidden +
 				t->dp_hidden);
-	/* the host: at MT_U_HOST_FACTOR times the model's issue cost, what it
-	 * would expose; below, half of what it exposes now */
-	host_hi = fmax(0, MT_U_HOST_FACTOR * t->host_cpu - t->host_gpu) -
-		  fmax(0, t->host_cpu - t->host_gpu);
-	host_lo = 0.5 * host_mb;
+	/* the host (5.8): its per-op costs are published figures of other
+	 * hosts, off by MT_U_HOST either way; exposed host time moves with
+	 * them, and a host near the GPU's time may become exposed */
+	host_hi = fmax(MT_U_HOST * host_mb, fmax(0, (1 + MT_U_HOST) * t->host_cpu - t->host_gpu) -
+						    fmax(0, t->host_cpu - t->host_gpu));
+	host_lo = fmin(host_mb, MT_U_HOST * t->host_cpu);
 	base = m->experts ? MT_BAND_BASE_MOE : MT_BAND_BASE_DENSE;
 
 	s_hi = sqrt(quad * quad + hidden * hidden);

@@ -41,7 +41,8 @@ static const char *const point_keys[] = { "bytes", "busbw_gbps", "time_us", "sta
 static const char *const offload_keys[] = { "direction", "memory", "numa_local", "under_load",
 					    "gbps", "stats", "source", NULL };
 static const char *const host_keys[] = { "launch_overhead_us", "optimizer_gparams_per_s",
-					 "memory_gbps", "source", NULL };
+					 "memory_gbps", "eager_op_us", "te_module_us",
+					 "graph_launch_us", "sync_us", "source", NULL };
 static const char *const software_keys[] = { "nccl", "cuda", NULL };
 static const char *const outlier_keys[] = { "what", "metric", "value", "median", "below_pct",
 					    NULL };
@@ -567,6 +568,10 @@ static int read_host(struct rd *r, const cJSON *root)
 	    (rc = mt_jnum(&ha, h, "launch_overhead_us", 0, 0.01, 1e6, &r->c->launch_overhead_us, r->err)) < 0 ||
 	    (rc = mt_jnum(&ha, h, "optimizer_gparams_per_s", 0, 1e-6, 1e6, &r->c->optimizer_gparams_per_s, r->err)) < 0 ||
 	    (rc = mt_jnum(&ha, h, "memory_gbps", 0, 1e-3, 1e6, &r->c->host_memory_gbps, r->err)) < 0 ||
+	    (rc = mt_jnum(&ha, h, "eager_op_us", 0, 0.1, 1e4, &r->c->eager_op_us, r->err)) < 0 ||
+	    (rc = mt_jnum(&ha, h, "te_module_us", 0, 0.1, 1e4, &r->c->te_module_us, r->err)) < 0 ||
+	    (rc = mt_jnum(&ha, h, "graph_launch_us", 0, 0.1, 1e4, &r->c->graph_launch_us, r->err)) < 0 ||
+	    (rc = mt_jnum(&ha, h, "sync_us", 0, 0.1, 1e5, &r->c->sync_us, r->err)) < 0 ||
 	    (rc = source_ref(r, h, "host", 1, -1, &r->c->host_src)) < 0)
 		return rc;
 	return MT_OK;

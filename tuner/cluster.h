@@ -145,6 +145,12 @@ struct mt_cluster {
 
 	double host_memory_bytes;    /* host RAM per node (node.host_memory_bytes), 0 unknown */
 	double launch_overhead_us;   /* 0 when not measured */
+	/* the host timeline's per-op CPU costs (docs/MODEL.md 5.8), µs; 0:
+	 * megatune's defaults (tuner/constants.h MT_HOST_*) */
+	double eager_op_us;          /* one PyTorch eager op */
+	double te_module_us;         /* one Transformer Engine module call, BF16 */
+	double graph_launch_us;      /* one graphed callable replayed */
+	double sync_us;              /* one device synchronisation */
 	double optimizer_gparams_per_s; /* host Adam throughput, 0 when unknown */
 	double host_memory_gbps;     /* host STREAM triad (host.memory_gbps), 0 when unknown */
 	int host_src;

@@ -15,6 +15,7 @@
 
 #include "../lib/err.h"
 #include "dispatch.h"
+#include "host.h"
 
 struct mt_model;
 struct mt_cluster;
@@ -178,6 +179,7 @@ struct mt_time {
 	double host_cpu, host_gpu; /* the critical stage's host issue time and GPU time over
 				    * all micro-batches (host_exposed: what the first exceeds) */
 	double imbalance;         /* slowest stage above the mean, times micro-batches */
+	struct mt_host_tl host_tl; /* the critical stage's host timeline, one micro-batch (5.8) */
 };
 
 struct mt_tput {

@@ -35,10 +35,64 @@
 /* Routed tokens on the busiest expert-parallel rank over the mean (dropless
  * routing, auxiliary-loss balanced). */
 #define MT_MOE_IMBALANCE 1.3
-/* Kernels the host issues after a device synchronisation before the GPU has
- * work again: the alltoall dispatcher (and DeepEP) copy the split sizes to
- * the host once per MoE layer forward, and the launch queue drains. */
-#define MT_MOE_SYNC_OPS 10
+/* The host timeline (docs/MODEL.md 5.8, tuner/host.h).  CPU time of one op
+ * of each class when the profile's host section does not give it, for the
+ * x86 hosts of DGX H100 and B200 (µs):
+ *   an eager PyTorch op: torch.nn.Linear forward on a DGX H100 (Xeon
+ *   Platinum 8480C), 13.48 µs (TransformerEngine issue #2053, 2025-08);
+ *   a Transformer Engine module call: that issue's te.Linear over
+ *   torch.nn.Linear on Grace, 2.7x (GB200 99.66 against 37.08 µs, GH200
+ *   90.53 against 33.17), applied to the x86 figure (derived);
+ *   with a quantised recipe TE's linear modules cost twice that
+ *   (TransformerEngine issue #761: an FP8 te.Linear takes "more than 2x" the
+ *   BF16 scheduling time);
+ *   a graphed callable replayed: MT_GRAPH_CALL_US;
+ *   a device synchronisation: the copy of the counts and the wake-up of the
+ *   waiting thread (megatune's estimate). */
+#define MT_HOST_EAGER_US 13.5
+#define MT_HOST_TE_US 36.0
+#define MT_HOST_TE_FP8 2.0
+#define MT_HOST_SYNC_US 20.0
+/* The autograd engine runs the backward of eager ops in C++, without the
+ * Python layer: a share of their forward cost.  TE modules' backward is a
+ * Python autograd function and costs as much as the forward call. */
+#define MT_HOST_BWD_EAGER 0.5
+/* The ops the host issues per layer and micro-batch, forward, by region
+ * (Megatron-Core core_v0.15.0 with Transformer Engine, read from the code:
+ * transformer_layer.py, attention.py, moe_layer.py, router.py,
+ * token_dispatcher.py, experts.py):
+ *   attention: TE LayerNormLinear (QKV) and RowParallelLinear (projection),
+ *   DotProductAttention; q and k norms where the model has them (2 TE
+ *   modules); eager: rotary embedding of q and k, views and splits,
+ *   bias-dropout-add (10; +4 with TP for the sequence-parallel reshapes,
+ *   +4 per CP rank for the ring's steps);
+ *   dense MLP: 2 TE linears, eager: activation and bias-dropout-add (3);
+ *   router: the pre-MLP norm (TE), eager: gating GEMM, FP32 cast, top-k,
+ *   softmax, the load-balancing loss and its scaler, token counts (16);
+ *   preprocessing: the all-to-all dispatcher's sums, all-gather of the
+ *   counts and copies to the host (12), the flex and allgather dispatchers'
+ *   metadata (6);
+ *   dispatch: permutation, the collective, the chunk sort (4);
+ *   experts: 2 TE grouped linears, eager: activation, probabilities,
+ *   un-padding, counts (4); per local expert and GEMM, the cuBLAS call, the
+ *   quantisation of its input, its output and scale allocations and the
+ *   split (TransformerEngine issue #1499: torch.split and 2 torch.empty per
+ *   GEMM in the grouped GEMM's cast), counted as MT_HOST_EXPERT_GEMM_OPS
+ *   eager ops; with FP8 or FP4 each expert's input is padded (Fp8Padding:
+ *   2 eager ops per expert); 2 GEMMs per expert forward, 4 backward
+ *   (data and weight gradients), each called from TE's Python backward;
+ *   shared experts: 2 TE linears;
+ *   combine: un-permutation, the collective, bias-dropout-add (5). */
+#define MT_HOST_ATTN_EAGER 10
+#define MT_HOST_MLP_EAGER 3
+#define MT_HOST_ROUTER_EAGER 16
+#define MT_HOST_PRE_A2A_EAGER 12
+#define MT_HOST_PRE_FLEX_EAGER 6
+#define MT_HOST_DISPATCH_EAGER 4
+#define MT_HOST_EXPERTS_EAGER 4
+#define MT_HOST_COMBINE_EAGER 5
+#define MT_HOST_EXPERT_GEMM_OPS 5
+#define MT_HOST_EXPERT_PAD_OPS 2
 
 /* GPU time per offloaded layer and micro-batch for the offload context's
  * stream waits and buffer bookkeeping (µs). */
@@ -129,7 +183,7 @@
  * (known gaps left out), dense rows and MoE rows (tests/unit/t-published.c
  * recomputes both and checks these). */
 #define MT_BAND_BASE_DENSE 0.068
-#define MT_BAND_BASE_MOE 0.089
+#define MT_BAND_BASE_MOE 0.095
 /* Relative uncertainty of each term by where its figure comes from: a GEMM
  * curve measured for the dtype or scaled from another; attention (published
  * FlashAttention rates, the direction often unstated); element-wise traffic
@@ -137,10 +191,9 @@
  * measured or a derived curve; token dispatch (published DeepEP/HybridEP
  * tables or an all-to-all curve); offload copies; the pipeline bubble; the
  * optimizer step.  Overlapped communication may surface: up to MT_U_HIDDEN of
- * what the model hides.  The host's issue cost per kernel is a default or one
- * measurement of a bare launch, while an eager PyTorch op through Transformer
- * Engine costs the CPU several times that: the band's upper end prices it at
- * MT_U_HOST_FACTOR times the model's. */
+ * what the model hides.  The host timeline's per-op costs (5.8) are
+ * published figures of other hosts and software releases: MT_U_HOST either
+ * way. */
 #define MT_U_GEMM_MEASURED 0.05
 #define MT_U_GEMM_DERIVED 0.15
 #define MT_U_ATTENTION 0.15
@@ -153,6 +206,6 @@
 #define MT_U_BUBBLE 0.20
 #define MT_U_OPTIMIZER 0.30
 #define MT_U_HIDDEN 0.25
-#define MT_U_HOST_FACTOR 3.0
+#define MT_U_HOST 0.5
 
 #endif

@@ -27,6 +27,11 @@ void mt_ctx_init(struct mt_ctx *x, const struct mt_model *m, const struct mt_clu
 	if (x->peak <= 0)
 		x->peak = c->peak_tflops[MT_DT_BF16];
 	x->host_op_s = (c->launch_overhead_us > 0 ? c->launch_overhead_us : MT_HOST_OP_US_DEFAULT) * 1e-6;
+	x->hc.eager = (c->eager_op_us > 0 ? c->eager_op_us : MT_HOST_EAGER_US) * 1e-6;
+	x->hc.te = (c->te_module_us > 0 ? c->te_module_us : MT_HOST_TE_US) * 1e-6;
+	x->hc.te_fp8 = x->hc.te * (mt_prec_quantised(j) ? MT_HOST_TE_FP8 : 1);
+	x->hc.graph = (c->graph_launch_us > 0 ? c->graph_launch_us : MT_GRAPH_CALL_US) * 1e-6;
+	x->hc.sync = (c->sync_us > 0 ? c->sync_us : MT_HOST_SYNC_US) * 1e-6;
 }
 
 /* The three GEMMs of a linear layer (forward, data gradient, weight gradient)
@@ -388,6 +393,85 @@ static void layer_cp_comm(const struct work *w, int k, struct mt_costs *o)
 	o->cp_exposed[k] = exp_f + exp_b;
 }
 
+/* ---- the host timeline's regions of layer kind k (5.8): the CPU time of
+ * the ops each region issues, forward and backward, the GPU time of its
+ * kernels, where the forward waits for the GPU and what per-layer graphs
+ * capture.  Called once fwd[k] is known. */
+static void layer_host(const struct work *w, int k, struct mt_costs *o)
+{
+	const struct mt_ctx *x = w->x;
+	const struct mt_model *m = x->model;
+	const struct mt_host_costs *hc = &x->hc;
+	struct mt_host_layer *h = &o->hl[k];
+	const int tp = w->sh->tp, cp = w->sh->cp, ep = w->sh->ep, etp = w->sh->etp;
+	const double bw = x->hbm * MT_ELEM_EFFICIENCY, E = hc->eager, Eb = E * MT_HOST_BWD_EAGER;
+	const double Tl = hc->te_fp8, To = hc->te;
+	double lin = m->mla ? (m->q_lora_rank > 0 ? 5 : 4) : 2, other = 1 + (m->qk_norm ? 2 : 0);
+	double eager = MT_HOST_ATTN_EAGER + (tp > 1 ? 4 : 0) + (cp > 1 ? 4 * cp : 0), rest;
+	int r;
+
+	*h = (struct mt_host_layer){ 0 };
+	h->cf[MT_HR_ATTN] = lin * Tl + other * To + eager * E;
+	h->cb[MT_HR_ATTN] = lin * Tl + other * To + eager * Eb;
+	if (k == MT_L_DENSE) {
+		double e2 = MT_HOST_MLP_EAGER + (tp > 1 ? 4 : 0);
+
+		h->cf[MT_HR_MLP] = 2 * Tl + e2 * E;
+		h->cb[MT_HR_MLP] = 2 * Tl + e2 * Eb;
+		h->gf[MT_HR_MLP] = w->mlp_f + w->T * w->e_mlp / bw;
+		h->graphable = 1u << MT_HR_ATTN | 1u << MT_HR_MLP;
+		h->graph_calls = 2;
+		h->sync = MT_HS_NONE;
+	} else {
+		const struct mt_dispatch_cost *d = &o->disp;
+		double el = (double)m->experts / ep, gemm = MT_HOST_EXPERT_GEMM_OPS * E;
+		double pad = mt_prec_quantised(x->job) ? MT_HOST_EXPERT_PAD_OPS : 0;
+		int sync = x->job->moe_balance == MT_BAL_DROP ? MT_HS_NONE
+			   : w->sh->dispatcher == MT_DISPATCH_ALLTOALL ? MT_HS_BEFORE_A2A
+								      : MT_HS_DISPATCH;
+		int comm = ep > 1 || etp > 1;
+
+		h->cf[MT_HR_ROUTER] = To + MT_HOST_ROUTER_EAGER * E;
+		h->cb[MT_HR_ROUTER] = To + MT_HOST_ROUTER_EAGER * Eb;
+		eager = w->sh->dispatcher == MT_DISPATCH_ALLTOALL ? MT_HOST_PRE_A2A_EAGER
+								  : MT_HOST_PRE_FLEX_EAGER;
+		h->cf[MT_HR_PRE] = eager * E;
+		h->cb[MT_HR_PRE] = 0; /* counts only: nothing to differentiate */
+		h->cf[MT_HR_DISPATCH] = MT_HOST_DISPATCH_EAGER * E;
+		h->cb[MT_HR_DISPATCH] = MT_HOST_DISPATCH_EAGER * Eb;
+		h->cf[MT_HR_MLP] = 2 * Tl + MT_HOST_EXPERTS_EAGER * E + el * (2 * gemm + pad * E);
+		h->cb[MT_HR_MLP] = 2 * Tl + MT_HOST_EXPERTS_EAGER * Eb + el * (4 * gemm + pad * Eb);
+		if (m->shared_ffn) {
+			h->cf[MT_HR_MLP] += 2 * Tl + MT_HOST_MLP_EAGER * E;
+			h->cb[MT_HR_MLP] += 2 * Tl + MT_HOST_MLP_EAGER * Eb;
+		}
+		h->cf[MT_HR_COMBINE] = MT_HOST_COMBINE_EAGER * E;
+		h->cb[MT_HR_COMBINE] = MT_HOST_COMBINE_EAGER * Eb;
+		/* GPU: the collectives, the experts' GEMMs and element-wise work;
+		 * the all-to-all dispatcher all-gathers the counts before its wait */
+		h->gf[MT_HR_DISPATCH] = comm ? d->dispatch_s : 0;
+		h->gf[MT_HR_COMBINE] = comm ? d->combine_s : 0;
+		if (comm && w->sh->dispatcher == MT_DISPATCH_ALLTOALL)
+			h->gf[MT_HR_PRE] = coll(x, MT_COLL_ALL_GATHER, ep, etp, 8.0 * m->experts);
+		h->gf[MT_HR_MLP] = o->gemm_f[k] - w->attn_lin_f + w->T * w->e_moe / bw;
+		h->sync = sync;
+		/* Megatron-LM d98e8a6 transformer_config.py:2840: the whole MoE
+		 * block is captured only with padded token drop; dropless MoE
+		 * captures the router and the preprocessing (moe_router,
+		 * moe_preprocess), dispatch and experts stay eager */
+		h->graphable = sync == MT_HS_NONE
+				       ? (1u << MT_HR_N) - 1
+				       : 1u << MT_HR_ATTN | 1u << MT_HR_ROUTER | 1u << MT_HR_PRE;
+		h->graph_calls = 2;
+	}
+	/* attention: what the layer's forward leaves (its GEMMs and attention,
+	 * norms, the exposed TP/CP traffic, kernel gaps) */
+	rest = o->fwd[k];
+	for (r = 1; r < MT_HR_N; r++)
+		rest -= h->gf[r];
+	h->gf[MT_HR_ATTN] = fmax(0, rest);
+}
+
 /* ---- EP communication (5.3), then the kernels issued and the layer's
  * forward and backward time with the exposed communication. */
 static void layer_time(struct work *w, int k, double slow, struct mt_costs *o)
@@ -401,9 +485,10 @@ static void layer_time(struct work *w, int k, double slow, struct mt_costs *o)
 		const struct mt_dispatch_cost *d = &o->disp;
 		double comp_f, comp_b, ef, eb;
 
-		/* forward: dispatch and combine, and the host stall of its sync;
-		 * backward: the combine's and dispatch's mirror images */
-		comm_f = d->dispatch_s + d->combine_s + d->sync_s;
+		/* forward: dispatch and combine (the host's wait for the split
+		 * sizes is the host timeline's, 5.8); backward: the combine's and
+		 * dispatch's mirror images */
+		comm_f = d->dispatch_s + d->combine_s;
 		comm_b = d->dispatch_s + d->combine_s;
 		/* --moe-shared-expert-overlap: the shared experts run on a side
 		 * stream while the tokens travel (alltoall and flex) */
@@ -444,6 +529,7 @@ static void layer_time(struct work *w, int k, double slow, struct mt_costs *o)
 	o->bwd[k] += (o->tp_exposed[k] + o->cp_exposed[k] + o->ep_exposed[k]) *
 		     (1 - MT_COMM_FWD_SHARE);
 	o->rc_full[k] = o->fwd[k];
+	layer_host(w, k, o);
 }
 
 /* ---- selective recomputation (4.4, 5.12): per module, the activation

@@ -119,8 +119,6 @@ void mt_dispatch_cost(const struct mt_ctx *x, int d, int ep, int etp, double tok
 					      : MT_COMM_SM_SLOWDOWN;
 		/* the received tokens go to the experts in one permutation, and back */
 		o->perm_bytes = 12.0 * m->experts + lam * k * 2 * 2 * h;
-		/* DeepEP waits on the host for the received counts; HybridEP does not */
-		o->sync_s = c->dispatch.flex_backend == MT_FLEX_DEEPEP ? MT_MOE_SYNC_OPS * x->host_op_s : 0;
 		/* worst-case receive buffers (HybridEP implementation notes) */
 		o->buffer_bytes = tokens * (double)ep * h * 2;
 	} else if (d == MT_DISPATCH_ALLGATHER) {
@@ -141,8 +139,6 @@ void mt_dispatch_cost(const struct mt_ctx *x, int d, int ep, int etp, double tok
 		o->dispatch_s = coll(x, MT_COLL_ALL_TO_ALL, ep, etp, S);
 		o->combine_s = o->dispatch_s;
 		o->gbps = o->dispatch_s > 0 ? S / o->dispatch_s / 1e9 : 0;
-		/* split sizes go to the host before the all-to-all can be issued */
-		o->sync_s = MT_MOE_SYNC_OPS * x->host_op_s;
 		/* permuted by destination, then sorted by local expert, and back */
 		o->perm_bytes = 12.0 * m->experts + lam * k * 4 * 4 * h;
 		o->buffer_bytes = 3 * S;

@@ -64,6 +64,10 @@ const char *mt_dispatcher_name(int d);      /* "alltoall", "flex", "allgather", 
 /* An enum value, MT_DISPATCH_AUTO for "auto", or -2 for an unknown name. */
 int mt_dispatcher_parse(const char *s);
 const char *mt_flex_backend_name(int b);    /* "deepep", "hybridep" */
+/* Run the flex dispatcher with library b (--moe-flex-backend) instead of
+ * the profile's flex_backend: 0, or -1 when the profile has no point of b
+ * (nothing changed). */
+int mt_dispatch_use_backend(struct mt_dispatch_prof *p, int b);
 
 /* Read the optional `moe_dispatch` section of a profile into c->dispatch
  * (sources must be read already).  MT_OK, or MT_EINVAL naming the field. */
@@ -95,7 +99,6 @@ struct mt_dispatch_cost {
 	double dispatch_s, combine_s;   /* forward, busiest rank */
 	double bytes;                   /* dispatched bytes per GPU, mean rank */
 	double gbps;                    /* the bandwidth used */
-	double sync_s;                  /* host synchronisation stall per forward */
 	double sm_share;                /* compute lost per second of hidden dispatch */
 	double perm_bytes;              /* HBM traffic of the permutations per token, forward */
 	double buffer_bytes;            /* dispatch buffers held */

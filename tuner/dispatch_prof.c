@@ -27,6 +27,18 @@ const char *mt_flex_backend_name(int b)
 	return b >= 0 && b < MT_FLEX_N ? backend_names[b] : "?";
 }
 
+int mt_dispatch_use_backend(struct mt_dispatch_prof *p, int b)
+{
+	int i;
+
+	for (i = 0; i < p->npts; i++)
+		if (p->pts[i].backend == b) {
+			p->flex_backend = b;
+			return 0;
+		}
+	return -1;
+}
+
 /* ---------------------------------------------------------------- reading */
 
 static int pick(const char *file, const char *where, const char *key, const char *v,

@@ -20,6 +20,7 @@
 
 #include "cluster.h"
 #include "config.h"
+#include "host.h"
 #include "layout.h"
 #include "model.h"
 #include "recompute.h"
@@ -52,6 +53,7 @@ struct mt_costs {
 	double rc_full[MT_L_N];                      /* extra time, one more forward */
 	double host_ops[MT_L_N];                     /* kernels launched, fwd + bwd */
 	double host_ops_graph[MT_L_N];               /* of those, captured by per-layer graphs */
+	struct mt_host_layer hl[MT_L_N];             /* the host timeline's regions (5.8) */
 
 	/* executed FLOPs per layer per micro-batch, forward only */
 	double flops_gemm_f[MT_L_N], flops_attn_f[MT_L_N];
@@ -131,6 +133,7 @@ struct mt_ctx {
 	double hbm;                 /* bytes per second */
 	double peak;                /* dense TFLOP/s of the precision, for MFU */
 	double host_op_s;           /* CPU time to issue one kernel */
+	struct mt_host_costs hc;    /* the host timeline's per-op CPU costs (5.8) */
 	int pvocab_tp;              /* cached padded vocabulary for costs->tp */
 	unsigned gen;               /* a number of its own (mt_ctx_init): the level-B
 				     * memo tables of pipeline.c hold one context's

@@ -38,6 +38,7 @@ struct stage_time {
 	double t, fwd, bwd;
 	double gemm, attn, elem, rc, tp, cp, ep, off, off_hidden, host, slow;
 	double cpu, gpu;           /* the host's issue time and the GPU's, per micro-batch */
+	struct mt_host_tl tl;      /* the host timeline of one micro-batch (5.8) */
 	double fsdp, fsdp_hidden;  /* Megatron-FSDP collectives, per micro-batch (5.10) */
 	double params, params_exp;
 	int st;
@@ -116,19 +117,32 @@ static void stage_time(const struct mt_ctx *x, const struct mt_costs *a, const s
 			 2 * bytes / (x->hbm * MT_ELEM_EFFICIENCY) + nl * MT_OFFLOAD_LAYER_US * 1e-6;
 		o->off_hidden = fmin(bytes / d2h, o->fwd) + fmin(bytes / h2d, o->bwd);
 	}
-	/* host: kernels issued per micro-batch against the GPU time (5.8) */
-	cpu = (b->nl[st][0] * a->host_ops[0] + b->nl[st][1] * a->host_ops[1] +
-	       io * a->host_ops_io) * x->host_op_s;
-	if (cfg->cuda_graph) /* captured kernels replay as a few graph launches (5.10) */
-		cpu -= (b->nl[st][0] * a->host_ops_graph[0] + b->nl[st][1] * a->host_ops_graph[1]) *
-			       x->host_op_s -
-		       layers * MT_GRAPH_CALLS_PER_LAYER * MT_GRAPH_CALL_US * 1e-6;
 	gpu = o->fwd + o->bwd + o->rc + o->off;
 	if (cfg->fsdp) {
 		mt_fsdp_stage_time(x, b, st, cfg->fsdp, o->fwd, o->bwd + o->rc, &o->fsdp, &o->fsdp_hidden);
 		gpu += o->fsdp + MT_COMM_SM_SLOWDOWN * o->fsdp_hidden;
 	}
-	o->host = fmax(0, cpu - gpu);
+	/* host: the ops issued per micro-batch against the GPU time, with the
+	 * waits of the MoE dispatchers (5.8); the embedding, loss and output
+	 * layer's ops, and a full recomputation's forward issued again */
+	{
+		double nl[2] = { b->nl[st][0], b->nl[st][1] };
+		double extra = io * a->host_ops_io * x->hc.eager;
+
+		if (frac > 0)
+			for (k = 0; k < MT_L_N; k++) {
+				double cf = 0;
+				int g;
+
+				for (g = 0; g < MT_HR_N; g++)
+					cf += a->hl[k].cf[g];
+				extra += frac * nl[k] * cf;
+			}
+		mt_host_timeline(a->hl, nl, cfg->cuda_graph, x->hc.graph, x->hc.sync, gpu, extra,
+				 &o->tl);
+		cpu = o->tl.cpu;
+	}
+	o->host = fmax(0, o->tl.t - gpu);
 	o->cpu = cpu;
 	o->gpu = gpu;
 	o->t = gpu + o->host;
@@ -190,6 +204,7 @@ void mt_timing(const struct mt_ctx *x, const struct mt_costs *a, const struct mt
 	t->host_exposed = mb * crit.host;
 	t->host_cpu = mb * crit.cpu;
 	t->host_gpu = mb * crit.gpu;
+	t->host_tl = crit.tl;
 	t->bubble = pp > 1 ? (pp - 1) / vpp * mean : 0;
 	t->imbalance = mb * (crit.t - mean);
 	/* hidden parts, for the report */

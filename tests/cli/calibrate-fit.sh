@@ -58,13 +58,15 @@ def estimate(cfg, cluster):
          "--grad-reduce", cfg["grad_reduce_dtype"],
          # the dispatcher and EP overlap as advised: unpinned, estimate takes the one the
          # search would rank first for this configuration, not necessarily this candidate's
-         "--moe-dispatcher", cfg["moe_dispatcher"], "--ep-overlap", onoff(cfg["ep_overlap"])]
+         "--moe-dispatcher", cfg["moe_dispatcher"], "--ep-overlap", onoff(cfg["ep_overlap"]),
+         "--cuda-graphs", onoff(cfg.get("cuda_graphs", False)),
+         "--fsdp", cfg.get("fsdp_impl", "megatron") if cfg.get("fsdp") else "off"]
     if cfg["recompute"] == "full":
         a += ["--recompute-layers", cfg["recompute_layers"]]
     if cfg["recompute"] == "selective":
         a += ["--recompute-modules", ",".join(cfg.get("recompute_modules", ["core_attn"]))]
     out = subprocess.run([str(x) for x in a], capture_output=True, text=True)
-    assert out.returncode == 0, out.stderr
+    assert out.returncode == 0, (a, out.stderr)
     return json.loads(out.stdout)["candidates"][0]
 for ep in (4, 8, 16, 32):
     adv = json.load(open(f"{t}/adv{ep}.json"))
