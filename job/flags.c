@@ -334,14 +334,22 @@ static int model_args(const struct mt_model *m, const struct mt_job *j, struct m
 static const char *graph_modules(const struct mt_model *m, int drop, char *buf, size_t cap,
 				 char sep)
 {
-	int dense = m->moe_layers < m->layers;
+	const char *mods[4], sepstr[2] = { sep, '\0' };
+	size_t len = 0;
+	int n = 0, i;
 
-	snprintf(buf, cap, "attn%c%s%s%s", dense || m->experts ? sep : '\0', dense ? "mlp" : "",
-		 dense && m->experts ? (sep == ' ' ? " " : ",") : "",
-		 !m->experts ? ""
-		 : drop     ? "moe"
-		 : sep == ' ' ? "moe_router moe_preprocess"
-			      : "moe_router,moe_preprocess");
+	mods[n++] = "attn";
+	if (m->moe_layers < m->layers)
+		mods[n++] = "mlp";
+	if (m->experts && drop) {
+		mods[n++] = "moe";
+	} else if (m->experts) {
+		mods[n++] = "moe_router";
+		mods[n++] = "moe_preprocess";
+	}
+	buf[0] = '\0';
+	for (i = 0; i < n && len < cap; i++)
+		len += (size_t)snprintf(buf + len, cap - len, "%s%s", i ? sepstr : "", mods[i]);
 	return buf;
 }
 
@@ -492,7 +500,8 @@ int mt_megatron_args(const struct mt_model *m, const struct mt_job *j, const str
 		char mods[64];
 
 		n = adds(o, n, KF(CUDA_GRAPH), "transformer_engine");
-		n = adds(o, n, "cuda-graph-modules", graph_modules(m, j->moe_balance == MT_BAL_DROP, mods, sizeof(mods), ' '));
+		n = adds(o, n, "cuda-graph-modules", graph_modules(m, j->moe_balance == MT_BAL_DROP, mods, sizeof(mods),
+							' '));
 	}
 	if (c->fused_ce)
 		n = add(o, n, KF(FUSED_CE), NULL, 0);
@@ -793,7 +802,8 @@ int mt_bridge_overrides(const struct mt_model *m, const struct mt_job *j,
 		char mods[64], v[72];
 
 		n = adds(o, n, KB(CUDA_GRAPH), "transformer_engine");
-		snprintf(v, sizeof(v), "[%s]", graph_modules(m, j->moe_balance == MT_BAL_DROP, mods, sizeof(mods), ','));
+		snprintf(v, sizeof(v), "[%s]", graph_modules(m, j->moe_balance == MT_BAL_DROP, mods,
+								 sizeof(mods), ','));
 		/* a recipe's own scope would clash with the modules (Megatron-LM
 		 * d98e8a6 transformer_config.py: cuda_graph_scope and
 		 * cuda_graph_modules cannot be set together) */

@@ -184,7 +184,7 @@ static void memory_lines(struct sbuf *sb, const struct mt_eval *e, double cap, c
 /* The host timeline of the estimate (docs/MODEL.md 5.8): where the host
  * waits for the GPU, CPU and GPU time between the waits, and what removes
  * each wait.  Printed where the MoE layers wait or the host is exposed. */
-static void host_timeline_lines(struct sbuf *sb, const struct mt_job *j, const struct mt_eval *e)
+static void host_timeline_lines(struct sbuf *sb, const struct mt_eval *e)
 {
 	const struct mt_time *tt = &e->time;
 	const struct mt_host_tl *h = &tt->host_tl;
@@ -218,7 +218,6 @@ static void host_timeline_lines(struct sbuf *sb, const struct mt_job *j, const s
 				  : "HybridEP with a rank budget (--moe-expert-rank-capacity-factor)");
 	else if (h->cpu > h->gpu && !e->cfg.cuda_graph)
 		sbuf_addf(sb, "  what hides it: CUDA graphs (--cuda-graphs on)\n");
-	(void)j;
 }
 
 /* The band of a prediction as a line (tuner/band.h): the throughput's range
@@ -684,7 +683,7 @@ void mt_estimate_text(struct sbuf *sb, const struct mt_model *m, const struct mt
 		      "executed TFLOP/s per GPU, MFU %.1f%%\n", e->tput.tokens_per_s_per_gpu,
 		  e->tput.model_tflops_per_gpu, e->tput.hw_tflops_per_gpu, 100 * e->tput.mfu);
 	band_line(sb, e, "");
-	host_timeline_lines(sb, j, e);
+	host_timeline_lines(sb, e);
 	sbuf_addc(sb, '\n');
 	rules_lines(sb, mt_advice_explain(ar, 0), "");
 	if (mt_advice_explain(ar, 0) && mt_advice_explain(ar, 0)->n)

@@ -10,9 +10,6 @@
 #ifndef MT_CONSTANTS_H
 #define MT_CONSTANTS_H
 
-/* CPU time to issue one kernel from PyTorch eager mode when the profile has no
- * host measurement (µs). */
-#define MT_HOST_OP_US_DEFAULT 9.0
 /* Share of an overlapped TP collective that stays exposed (the first chunk of a
  * split GEMM cannot be hidden). */
 #define MT_TP_OVERLAP_KAPPA 0.15

@@ -26,7 +26,6 @@ void mt_ctx_init(struct mt_ctx *x, const struct mt_model *m, const struct mt_clu
 	x->peak = c->peak_tflops[x->gemm_dtype];
 	if (x->peak <= 0)
 		x->peak = c->peak_tflops[MT_DT_BF16];
-	x->host_op_s = (c->launch_overhead_us > 0 ? c->launch_overhead_us : MT_HOST_OP_US_DEFAULT) * 1e-6;
 	x->hc.eager = (c->eager_op_us > 0 ? c->eager_op_us : MT_HOST_EAGER_US) * 1e-6;
 	x->hc.te = (c->te_module_us > 0 ? c->te_module_us : MT_HOST_TE_US) * 1e-6;
 	x->hc.te_fp8 = x->hc.te * (mt_prec_quantised(j) ? MT_HOST_TE_FP8 : 1);
@@ -420,7 +419,7 @@ static void layer_host(const struct work *w, int k, struct mt_costs *o)
 		h->cb[MT_HR_MLP] = 2 * Tl + e2 * Eb;
 		h->gf[MT_HR_MLP] = w->mlp_f + w->T * w->e_mlp / bw;
 		h->graphable = 1u << MT_HR_ATTN | 1u << MT_HR_MLP;
-		h->graph_calls = 2;
+		h->graph_calls = MT_GRAPH_CALLS_PER_LAYER / 2;
 		h->sync = MT_HS_NONE;
 	} else {
 		const struct mt_dispatch_cost *d = &o->disp;
@@ -462,7 +461,7 @@ static void layer_host(const struct work *w, int k, struct mt_costs *o)
 		h->graphable = sync == MT_HS_NONE
 				       ? (1u << MT_HR_N) - 1
 				       : 1u << MT_HR_ATTN | 1u << MT_HR_ROUTER | 1u << MT_HR_PRE;
-		h->graph_calls = 2;
+		h->graph_calls = MT_GRAPH_CALLS_PER_LAYER / 2;
 	}
 	/* attention: what the layer's forward leaves (its GEMMs and attention,
 	 * norms, the exposed TP/CP traffic, kernel gaps) */
@@ -514,10 +513,6 @@ static void layer_time(struct work *w, int k, double slow, struct mt_costs *o)
 
 	/* kernels issued per layer and micro-batch, forward + backward (5.8) */
 	o->host_ops[k] = 40 + (tp > 1 ? 10 : 0) + (w->fp8_cast > 0 ? 12 : 0) + (cp > 1 ? 4 * cp : 0);
-	/* attention, norms and the dense MLP or the router: what Transformer
-	 * Engine's per-layer graphs capture; dropless MoE's dispatch and experts
-	 * stay eager (5.10) */
-	o->host_ops_graph[k] = o->host_ops[k];
 	if (k == MT_L_MOE) /* router, permutations, a2a, and per local expert 2 GEMMs
 			    * forward and 4 backward, plus their FP8 casts */
 		o->host_ops[k] += 30 + (6 + (w->fp8_cast > 0 ? 6 : 0)) * m->experts / ep;

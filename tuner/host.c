@@ -76,8 +76,18 @@ double mt_host_layer_cpu(const struct mt_host_layer *h, int graphs, double graph
 	return s + cb;
 }
 
+double mt_host_fwd_cpu(const struct mt_host_layer *h)
+{
+	double s = 0;
+	int r;
+
+	for (r = 0; r < MT_HR_N; r++)
+		s += h->cf[r];
+	return s;
+}
+
 void mt_host_timeline(const struct mt_host_layer hl[2], const double nl[2], int graphs,
-		      double graph_s, double sync_s, double gpu_total, double cpu_extra,
+		      const struct mt_host_costs *hc, double gpu_total, double cpu_extra,
 		      struct mt_host_tl *o)
 {
 	double cf[2][MT_HR_N], cb[2], fwd_c[2] = { 0, 0 }, fwd_g[2] = { 0, 0 };
@@ -85,7 +95,7 @@ void mt_host_timeline(const struct mt_host_layer hl[2], const double nl[2], int 
 
 	*o = (struct mt_host_tl){ 0 };
 	for (k = 0; k < 2; k++) {
-		regions_cpu(&hl[k], graphs, graph_s, cf[k], &cb[k]);
+		regions_cpu(&hl[k], graphs, hc->graph, cf[k], &cb[k]);
 		for (r = 0; r < MT_HR_N; r++) {
 			fwd_c[k] += cf[k][r];
 			fwd_g[k] += hl[k].gf[r];
@@ -138,7 +148,7 @@ void mt_host_timeline(const struct mt_host_layer hl[2], const double nl[2], int 
 		}
 		o->cyc_t = flow_shop(c, g, n);
 		o->syncs = (int)nl[1];
-		o->t = (nl[1] - 1) * o->seg_t + o->cyc_t + nl[1] * sync_s;
+		o->t = (nl[1] - 1) * o->seg_t + o->cyc_t + nl[1] * hc->sync;
 		if (o->t < o->gpu) /* the GPU's own time bounds it (rounding) */
 			o->t = o->gpu;
 		o->wait = o->t - fmax(o->cpu, o->gpu);

@@ -71,6 +71,7 @@ struct mt_host_tl {
 	double wait;          /* host wait at the synchronisation points (s per micro-batch) */
 };
 
+
 /* Per-op CPU costs (s), from the profile's host section or the defaults of
  * constants.h. */
 struct mt_host_costs {
@@ -80,7 +81,6 @@ struct mt_host_costs {
 	double graph;         /* one graphed callable replayed */
 	double sync;          /* one device synchronisation (copy and wake-up) */
 };
-
 /* The host and GPU time per micro-batch of a stage holding nl[k] layers of
  * each kind (enum in perf.h: dense, MoE), with per-layer CUDA graphs or not.
  * gpu_total: the stage's GPU time per micro-batch (forward, backward,
@@ -88,12 +88,14 @@ struct mt_host_costs {
  * cpu_extra: CPU time outside the layers (embedding, loss, recomputation's
  * re-issued forward). */
 void mt_host_timeline(const struct mt_host_layer hl[2], const double nl[2], int graphs,
-		      double graph_s, double sync_s, double gpu_total, double cpu_extra,
+		      const struct mt_host_costs *hc, double gpu_total, double cpu_extra,
 		      struct mt_host_tl *out);
 
 /* CPU time of one layer kind per micro-batch, forward + backward, eager or
- * with its graphable regions replayed. */
+ * with its graphable regions replayed (graph_s each). */
 double mt_host_layer_cpu(const struct mt_host_layer *h, int graphs, double graph_s);
+/* ... of its forward alone, eager (what a full recomputation issues again). */
+double mt_host_fwd_cpu(const struct mt_host_layer *h);
 
 /* Name of a synchronisation point, for the printers. */
 const char *mt_hsync_name(int s);

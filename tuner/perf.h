@@ -51,8 +51,7 @@ struct mt_costs {
 	double rc_mod[MT_L_N][MT_RCM_N], rc_mod_flops[MT_L_N][MT_RCM_N];
 	double rc_act[MT_L_N][MT_RCM_N];
 	double rc_full[MT_L_N];                      /* extra time, one more forward */
-	double host_ops[MT_L_N];                     /* kernels launched, fwd + bwd */
-	double host_ops_graph[MT_L_N];               /* of those, captured by per-layer graphs */
+	double host_ops[MT_L_N];                     /* kernels launched, fwd + bwd (GPU gaps) */
 	struct mt_host_layer hl[MT_L_N];             /* the host timeline's regions (5.8) */
 
 	/* executed FLOPs per layer per micro-batch, forward only */
@@ -132,7 +131,6 @@ struct mt_ctx {
 	int recipe;                 /* enum mt_recipe (tuner/precision.h) */
 	double hbm;                 /* bytes per second */
 	double peak;                /* dense TFLOP/s of the precision, for MFU */
-	double host_op_s;           /* CPU time to issue one kernel */
 	struct mt_host_costs hc;    /* the host timeline's per-op CPU costs (5.8) */
 	int pvocab_tp;              /* cached padded vocabulary for costs->tp */
 	unsigned gen;               /* a number of its own (mt_ctx_init): the level-B

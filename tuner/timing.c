@@ -129,17 +129,9 @@ static void stage_time(const struct mt_ctx *x, const struct mt_costs *a, const s
 		double nl[2] = { b->nl[st][0], b->nl[st][1] };
 		double extra = io * a->host_ops_io * x->hc.eager;
 
-		if (frac > 0)
-			for (k = 0; k < MT_L_N; k++) {
-				double cf = 0;
-				int g;
-
-				for (g = 0; g < MT_HR_N; g++)
-					cf += a->hl[k].cf[g];
-				extra += frac * nl[k] * cf;
-			}
-		mt_host_timeline(a->hl, nl, cfg->cuda_graph, x->hc.graph, x->hc.sync, gpu, extra,
-				 &o->tl);
+		for (k = 0; k < MT_L_N; k++)
+			extra += frac * nl[k] * mt_host_fwd_cpu(&a->hl[k]);
+		mt_host_timeline(a->hl, nl, cfg->cuda_graph, &x->hc, gpu, extra, &o->tl);
 		cpu = o->tl.cpu;
 	}
 	o->host = fmax(0, o->tl.t - gpu);

@@ -21,19 +21,20 @@ fail() {
 	exit 1
 }
 
-command -v python3 >/dev/null 2>&1 || { echo "python3 not installed"; exit 77; }
+PY=/usr/bin/python3
+[ -x "$PY" ] || { echo "skip: no $PY (Debian's python3)"; exit 77; }
 
 # step_s of the best candidate: advise ARGS... > the step on stdout
 step() {
 	"$MT" advise "$@" --top 1 --format json >"$T/out.json" 2>"$T/err" ||
 		fail "advise $*: exit $? $(cat "$T/err")"
-	python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["candidates"][0]["time"]["step_s"])' \
+	"$PY" -c 'import json, sys; print(json.load(open(sys.argv[1]))["candidates"][0]["time"]["step_s"])' \
 		"$T/out.json" || fail "advise $*: no step_s in $(head -c 300 "$T/out.json")"
 }
 
 # slower A B: A > B * 1.001
 slower() {
-	python3 -c 'import sys; sys.exit(0 if float(sys.argv[1]) > 1.001 * float(sys.argv[2]) else 1)' "$1" "$2"
+	"$PY" -c 'import sys; sys.exit(0 if float(sys.argv[1]) > 1.001 * float(sys.argv[2]) else 1)' "$1" "$2"
 }
 
 # the issue's job: llama3-70b on 64 H100, distributed optimizer, DP across nodes
