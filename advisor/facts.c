@@ -83,7 +83,7 @@ static __attribute__((noinline)) void shape_facts(struct mt_cfg_facts *cf, const
 		cpc += w[k] * a->cp_comm[k];
 		cpe += w[k] * a->cp_exposed[k];
 		act += w[k] * a->act[k][MT_RC_NONE];
-		host += w[k] * mt_host_layer_cpu(&a->hl[k], 0, x->hc.graph);
+		host += w[k] * mt_host_layer_cpu(&a->hl[k], 0);
 	}
 	F(SHAPE_TOKENS) = T;
 	F(SHAPE_HEADS_PER_TP) = (double)m->heads / tp;

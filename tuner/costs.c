@@ -469,6 +469,7 @@ static void layer_host(const struct work *w, int k, struct mt_costs *o)
 	for (r = 1; r < MT_HR_N; r++)
 		rest -= h->gf[r];
 	h->gf[MT_HR_ATTN] = fmax(0, rest);
+	mt_host_layer_finish(h, hc->graph);
 }
 
 /* ---- EP communication (5.3), then the kernels issued and the layer's

@@ -43,67 +43,56 @@ static double flow_shop(const double *c, const double *g, int n)
 	return best;
 }
 
-/* CPU of each forward region and of the backward, with graphs replacing
- * the graphable regions' ops by graph_calls replays each way. */
-static void regions_cpu(const struct mt_host_layer *h, int graphs, double graph_s,
-			double cf[MT_HR_N], double *cb)
+void mt_host_layer_finish(struct mt_host_layer *h, double graph_s)
 {
-	int r, first = -1;
+	int g, r, first = -1, n, s = sync_region(h->sync);
+	double c[MT_HR_N], gg[MT_HR_N];
 
-	*cb = 0;
+	h->fwd_g = 0;
 	for (r = 0; r < MT_HR_N; r++) {
-		int g = graphs && (h->graphable >> r & 1u);
-
-		cf[r] = g ? 0 : h->cf[r];
-		*cb += g ? 0 : h->cb[r];
-		if (g && first < 0)
+		h->fwd_g += h->gf[r];
+		if (first < 0 && (h->graphable >> r & 1u))
 			first = r;
 	}
-	if (first >= 0) {
-		cf[first] += h->graph_calls * graph_s;
-		*cb += h->graph_calls * graph_s;
+	for (g = 0; g < 2; g++) {
+		h->bc[g] = h->fwd_c[g] = 0;
+		for (r = 0; r < MT_HR_N; r++) {
+			int cap = g && (h->graphable >> r & 1u);
+
+			h->fc[g][r] = cap ? 0 : h->cf[r];
+			h->bc[g] += cap ? 0 : h->cb[r];
+		}
+		if (g && first >= 0) { /* the replays, each way */
+			h->fc[g][first] += h->graph_calls * graph_s;
+			h->bc[g] += h->graph_calls * graph_s;
+		}
+		for (r = 0; r < MT_HR_N; r++)
+			h->fwd_c[g] += h->fc[g][r];
+		/* between two waits: the rest of one layer after its wait, then
+		 * the next layer up to its wait */
+		h->seg_t[g] = h->seg_c[g] = h->seg_g = 0;
+		if (h->sync == MT_HS_NONE)
+			continue;
+		for (n = 0, r = s + 1; r < MT_HR_N; r++, n++)
+			c[n] = h->fc[g][r], gg[n] = h->gf[r];
+		for (r = 0; r <= s; r++, n++)
+			c[n] = h->fc[g][r], gg[n] = h->gf[r];
+		h->seg_t[g] = flow_shop(c, gg, n);
+		h->seg_c[g] = h->fwd_c[g];
+		h->seg_g = h->fwd_g;
 	}
-}
-
-double mt_host_layer_cpu(const struct mt_host_layer *h, int graphs, double graph_s)
-{
-	double cf[MT_HR_N], cb, s = 0;
-	int r;
-
-	regions_cpu(h, graphs, graph_s, cf, &cb);
-	for (r = 0; r < MT_HR_N; r++)
-		s += cf[r];
-	return s + cb;
-}
-
-double mt_host_fwd_cpu(const struct mt_host_layer *h)
-{
-	double s = 0;
-	int r;
-
-	for (r = 0; r < MT_HR_N; r++)
-		s += h->cf[r];
-	return s;
 }
 
 void mt_host_timeline(const struct mt_host_layer hl[2], const double nl[2], int graphs,
-		      const struct mt_host_costs *hc, double gpu_total, double cpu_extra,
-		      struct mt_host_tl *o)
+		      double sync_s, double gpu_total, double cpu_extra, struct mt_host_tl *o)
 {
-	double cf[2][MT_HR_N], cb[2], fwd_c[2] = { 0, 0 }, fwd_g[2] = { 0, 0 };
+	const int g = graphs != 0;
 	int k, r;
 
 	*o = (struct mt_host_tl){ 0 };
-	for (k = 0; k < 2; k++) {
-		regions_cpu(&hl[k], graphs, hc->graph, cf[k], &cb[k]);
-		for (r = 0; r < MT_HR_N; r++) {
-			fwd_c[k] += cf[k][r];
-			fwd_g[k] += hl[k].gf[r];
-		}
-	}
 	o->cpu = cpu_extra;
 	for (k = 0; k < 2; k++)
-		o->cpu += nl[k] * (fwd_c[k] + cb[k]);
+		o->cpu += nl[k] * (hl[k].fwd_c[g] + hl[k].bc[g]);
 	o->gpu = gpu_total;
 	o->sync = nl[1] > 0 ? hl[1].sync : MT_HS_NONE;
 	if (o->sync == MT_HS_NONE) {
@@ -116,39 +105,30 @@ void mt_host_timeline(const struct mt_host_layer hl[2], const double nl[2], int 
 	{
 		const struct mt_host_layer *m = &hl[1];
 		int s = sync_region(o->sync), n = 0;
-		double c[2 * MT_HR_N + 2], g[2 * MT_HR_N + 2];
-		double rest_g = gpu_total - nl[0] * fwd_g[0] - nl[1] * fwd_g[1];
+		double c[MT_HR_N + 2], gg[MT_HR_N + 2];
+		double rest_g = gpu_total - nl[0] * hl[0].fwd_g - nl[1] * m->fwd_g;
 
-		/* between two waits: the rest of one MoE layer, then the next
-		 * layer up to its wait */
-		for (r = s + 1; r < MT_HR_N; r++, n++)
-			c[n] = cf[1][r], g[n] = m->gf[r];
-		for (r = 0; r <= s; r++, n++)
-			c[n] = cf[1][r], g[n] = m->gf[r];
-		for (r = 0; r < n; r++) {
-			o->seg_cpu += c[r];
-			o->seg_gpu += g[r];
-		}
-		o->seg_t = flow_shop(c, g, n);
+		o->seg_cpu = m->seg_c[g];
+		o->seg_gpu = m->seg_g;
+		o->seg_t = m->seg_t[g];
 		/* across the backward: the last MoE layer after its wait, the
 		 * backward and what lies outside the layers, the dense layers'
 		 * forward, the first MoE layer up to its wait */
-		n = 0;
 		for (r = s + 1; r < MT_HR_N; r++, n++)
-			c[n] = cf[1][r], g[n] = m->gf[r];
-		c[n] = nl[0] * cb[0] + nl[1] * cb[1] + cpu_extra;
-		g[n++] = fmax(0, rest_g);
-		c[n] = nl[0] * fwd_c[0];
-		g[n++] = nl[0] * fwd_g[0];
+			c[n] = m->fc[g][r], gg[n] = m->gf[r];
+		c[n] = nl[0] * hl[0].bc[g] + nl[1] * m->bc[g] + cpu_extra;
+		gg[n++] = fmax(0, rest_g);
+		c[n] = nl[0] * hl[0].fwd_c[g];
+		gg[n++] = nl[0] * hl[0].fwd_g;
 		for (r = 0; r <= s; r++, n++)
-			c[n] = cf[1][r], g[n] = m->gf[r];
+			c[n] = m->fc[g][r], gg[n] = m->gf[r];
 		for (r = 0; r < n; r++) {
 			o->cyc_cpu += c[r];
-			o->cyc_gpu += g[r];
+			o->cyc_gpu += gg[r];
 		}
-		o->cyc_t = flow_shop(c, g, n);
+		o->cyc_t = flow_shop(c, gg, n);
 		o->syncs = (int)nl[1];
-		o->t = (nl[1] - 1) * o->seg_t + o->cyc_t + nl[1] * hc->sync;
+		o->t = (nl[1] - 1) * o->seg_t + o->cyc_t + nl[1] * sync_s;
 		if (o->t < o->gpu) /* the GPU's own time bounds it (rounding) */
 			o->t = o->gpu;
 		o->wait = o->t - fmax(o->cpu, o->gpu);

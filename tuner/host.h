@@ -53,6 +53,11 @@ struct mt_host_layer {
 	unsigned graphable;   /* regions per-layer CUDA graphs capture (bits of enum mt_hreg) */
 	int graph_calls;      /* graphed callables per layer, forward (the backward as many) */
 	int sync;             /* enum mt_hsync */
+	/* derived by mt_host_layer_finish(), [0] eager, [1] with per-layer graphs */
+	double fc[2][MT_HR_N]; /* CPU, forward, per region (graphed regions replayed) */
+	double bc[2];          /* CPU, backward */
+	double fwd_c[2], fwd_g; /* CPU and GPU of the forward */
+	double seg_t[2], seg_c[2], seg_g; /* between two waits (sync only) */
 };
 
 /* What a stage's micro-batch looks like on the host (level C). */
@@ -81,6 +86,11 @@ struct mt_host_costs {
 	double graph;         /* one graphed callable replayed */
 	double sync;          /* one device synchronisation (copy and wake-up) */
 };
+/* Level A: derive the eager and graphed figures of *h (its cf, cb, gf,
+ * graphable, graph_calls and sync set) and the time between two of its
+ * waits, so that level C only adds. */
+void mt_host_layer_finish(struct mt_host_layer *h, double graph_s);
+
 /* The host and GPU time per micro-batch of a stage holding nl[k] layers of
  * each kind (enum in perf.h: dense, MoE), with per-layer CUDA graphs or not.
  * gpu_total: the stage's GPU time per micro-batch (forward, backward,
@@ -88,14 +98,14 @@ struct mt_host_costs {
  * cpu_extra: CPU time outside the layers (embedding, loss, recomputation's
  * re-issued forward). */
 void mt_host_timeline(const struct mt_host_layer hl[2], const double nl[2], int graphs,
-		      const struct mt_host_costs *hc, double gpu_total, double cpu_extra,
-		      struct mt_host_tl *out);
+		      double sync_s, double gpu_total, double cpu_extra, struct mt_host_tl *out);
 
-/* CPU time of one layer kind per micro-batch, forward + backward, eager or
- * with its graphable regions replayed (graph_s each). */
-double mt_host_layer_cpu(const struct mt_host_layer *h, int graphs, double graph_s);
-/* ... of its forward alone, eager (what a full recomputation issues again). */
-double mt_host_fwd_cpu(const struct mt_host_layer *h);
+/* CPU time of one (finished) layer kind per micro-batch, forward + backward,
+ * eager or with its graphable regions replayed. */
+static inline double mt_host_layer_cpu(const struct mt_host_layer *h, int graphs)
+{
+	return h->fwd_c[graphs != 0] + h->bc[graphs != 0];
+}
 
 /* Name of a synchronisation point, for the printers. */
 const char *mt_hsync_name(int s);

@@ -130,8 +130,8 @@ static void stage_time(const struct mt_ctx *x, const struct mt_costs *a, const s
 		double extra = io * a->host_ops_io * x->hc.eager;
 
 		for (k = 0; k < MT_L_N; k++)
-			extra += frac * nl[k] * mt_host_fwd_cpu(&a->hl[k]);
-		mt_host_timeline(a->hl, nl, cfg->cuda_graph, &x->hc, gpu, extra, &o->tl);
+			extra += frac * nl[k] * a->hl[k].fwd_c[0];
+		mt_host_timeline(a->hl, nl, cfg->cuda_graph, x->hc.sync, gpu, extra, &o->tl);
 		cpu = o->tl.cpu;
 	}
 	o->host = fmax(0, o->tl.t - gpu);

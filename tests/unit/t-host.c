@@ -13,11 +13,6 @@
 /* doubles equal within eps (cmocka compares floats) */
 #define assert_near(a, b, eps) assert_true(fabs((double)(a) - (double)(b)) <= (eps))
 
-/* per-op costs: a graphed callable 20 µs, a synchronisation 20, 0 or 30 µs */
-static const struct mt_host_costs hc20 = { .graph = 20e-6, .sync = 20e-6 };
-static const struct mt_host_costs hc0 = { .graph = 20e-6, .sync = 0 };
-static const struct mt_host_costs hc30 = { .graph = 20e-6, .sync = 30e-6 };
-
 /* A MoE layer with a CPU-heavy expert region after its wait and GPU-heavy
  * attention before it. */
 static void moe_layer(struct mt_host_layer *h, int sync)
@@ -34,6 +29,7 @@ static void moe_layer(struct mt_host_layer *h, int sync)
 	h->graphable = 1u << MT_HR_ATTN | 1u << MT_HR_ROUTER | 1u << MT_HR_PRE;
 	h->graph_calls = 2;
 	h->sync = sync;
+	mt_host_layer_finish(h, 20e-6); /* a graphed callable: 20 µs */
 }
 
 static void no_wait_is_the_longer_of_cpu_and_gpu(void **state)
@@ -46,12 +42,12 @@ static void no_wait_is_the_longer_of_cpu_and_gpu(void **state)
 	moe_layer(&hl[0], MT_HS_NONE);
 	moe_layer(&hl[1], MT_HS_NONE);
 	/* GPU-bound: the host runs ahead */
-	mt_host_timeline(hl, nl, 0, &hc20, 20 * MS, 0, &tl);
+	mt_host_timeline(hl, nl, 0, 20e-6, 20 * MS, 0, &tl);
 	assert_int_equal(tl.syncs, 0);
 	assert_near(tl.cpu, 4 * (1.6 + 1.2) * MS, 1e-12);
 	assert_near(tl.t, 20 * MS, 1e-12);
 	/* host-bound: the CPU sets the pace */
-	mt_host_timeline(hl, nl, 0, &hc20, 5 * MS, 0, &tl);
+	mt_host_timeline(hl, nl, 0, 20e-6, 5 * MS, 0, &tl);
 	assert_near(tl.t, tl.cpu, 1e-12);
 }
 
@@ -66,10 +62,10 @@ static void a_wait_splits_the_overlap(void **state)
 	moe_layer(&hl[1], MT_HS_NONE);
 	/* the GPU's time: 4 layers' forward (1.4 ms) and a backward of 8 ms */
 	gpu = 4 * 1.4 * MS + 8 * MS;
-	mt_host_timeline(hl, nl, 0, &hc0, gpu, 0, &a);
+	mt_host_timeline(hl, nl, 0, 0, gpu, 0, &a);
 	assert_near(a.t, gpu, 1e-12); /* no wait: 11.2 ms of CPU hides */
 	moe_layer(&hl[1], MT_HS_BEFORE_A2A);
-	mt_host_timeline(hl, nl, 0, &hc0, gpu, 0, &b);
+	mt_host_timeline(hl, nl, 0, 0, gpu, 0, &b);
 	assert_int_equal(b.syncs, 4);
 	assert_int_equal(b.sync, MT_HS_BEFORE_A2A);
 	/* between two waits: dispatch, experts (CPU-heavy), combine, then the
@@ -84,7 +80,7 @@ static void a_wait_splits_the_overlap(void **state)
 	assert_true(b.t > a.t);
 	assert_near(b.t, 3 * b.seg_t + b.cyc_t, 1e-12);
 	/* each wait costs its synchronisation too */
-	mt_host_timeline(hl, nl, 0, &hc30, gpu, 0, &a);
+	mt_host_timeline(hl, nl, 0, 30e-6, gpu, 0, &a);
 	assert_near(a.t - b.t, 4 * 30e-6, 1e-12);
 }
 
@@ -95,8 +91,8 @@ static void graphs_replace_the_captured_regions(void **state)
 
 	(void)state;
 	moe_layer(&h, MT_HS_BEFORE_A2A);
-	eager = mt_host_layer_cpu(&h, 0, 20e-6);
-	graphed = mt_host_layer_cpu(&h, 1, 20e-6);
+	eager = mt_host_layer_cpu(&h, 0);
+	graphed = mt_host_layer_cpu(&h, 1);
 	assert_near(eager, 2.8 * MS, 1e-12);
 	/* attention, router and preprocessing (0.5 ms forward, 0.2 backward)
 	 * become 2 replays each way */
