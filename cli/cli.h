@@ -11,6 +11,7 @@
 
 int cmd_advise(int argc, char **argv);
 int cmd_estimate(int argc, char **argv);
+int cmd_check(int argc, char **argv);
 int cmd_rules(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_analyze(int argc, char **argv);
@@ -32,6 +33,7 @@ int cmd_proxy(int argc, char **argv);
  * cli_spec_calibrate, cli_spec_probe and cli_spec_proxy are in megatune-probe. */
 extern const struct cli_spec cli_spec_advise;
 extern const struct cli_spec cli_spec_estimate;
+extern const struct cli_spec cli_spec_check;
 extern const struct cli_spec cli_spec_rules;
 extern const struct cli_spec cli_spec_report;
 extern const struct cli_spec cli_spec_analyze;

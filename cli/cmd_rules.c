@@ -253,7 +253,7 @@ static int cmd_doc(const struct ropts *o)
 	return rc ? cli_fail("rules", &err) : 0;
 }
 
-static int cmd_check(const struct ropts *o)
+static int rules_check(const struct ropts *o)
 {
 	struct mt_error err = MT_ERROR_INIT;
 	struct mt_ruleset *rs = NULL;
@@ -346,7 +346,7 @@ int cmd_rules(int argc, char **argv)
 	if (!strcmp(sub, "doc"))
 		return cmd_doc(&o);
 	if (!strcmp(sub, "check"))
-		return cmd_check(&o);
+		return rules_check(&o);
 	return cli_usage_error("rules",
 		"unknown rules command '%s' (list, show, lint, check, facts, doc)", sub);
 }

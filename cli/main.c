@@ -31,6 +31,9 @@ struct command {
 static const struct command commands[] = {
 	{ "advise", cmd_advise, "search every parallel configuration and rank the best", 0 },
 	{ "estimate", cmd_estimate, "break down memory and time of one configuration", 0 },
+	{ "check", cmd_check,
+	  "read the job you run (launch script, arguments, log): what is wrong, what\n"
+	  "to change, how much it gains", 0 },
 	{ "rules", cmd_rules, "list, show, lint and check the tuning rules", 0 },
 	{ "report", cmd_report,
 	  "the HTML report of an advice, a profile, an analysis, a comparison", 0 },

@@ -2,10 +2,16 @@
 /* megatron: Megatron-LM arguments into knobs (megatron.h). */
 #include "megatron.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include <cjson/cJSON.h>
 
 #include "../lib/num.h"
 #include "../tuner/dispatch.h"
+#include "../tuner/cluster.h"
+#include "../tuner/hostmem.h"
 #include "../tuner/layout.h"
 #include "../tuner/recompute.h"
 #include "knobs.h"
@@ -26,7 +32,11 @@ static long long absent(int k)
 {
 	switch (mt_knobs[k].type) {
 	case MT_KT_INT:
-		return mt_knobs[k].group == MT_KG_GENERIC ? MT_UNSET : mt_knobs[k].lo > 0 ? 1 : 0;
+		if (mt_knobs[k].group == MT_KG_GENERIC)
+			return MT_UNSET;
+		if (mt_knobs[k].dflt >= 0) /* the bucket: 0, Megatron-LM's own size */
+			return mt_knobs[k].dflt;
+		return mt_knobs[k].lo > 0 ? 1 : 0;
 	case MT_KT_GRAD_DTYPE:
 		return 1; /* no --grad-reduce-in-bf16: FP32 */
 	case MT_KT_CP_COMM:
@@ -118,5 +128,666 @@ int mt_megatron_read(const struct mt_kv *kv, int n, struct mt_config *c, struct 
 		c->recompute_modules = 0;
 	else if (c->recompute_modules <= 0)
 		c->recompute_modules = MT_RCM_DEFAULT;
+	return MT_OK;
+}
+
+/* ---- a whole job: model, job, configuration ---- */
+
+static int at(const struct mt_jobsrc *s, const char *flag)
+{
+	return mt_jobsrc_find(s, flag);
+}
+
+static const char *val(const struct mt_jobsrc *s, const char *flag)
+{
+	int i = at(s, flag);
+
+	return i < 0 ? NULL : s->arg[i].val;
+}
+
+static int bad_at(struct mt_error *err, const struct mt_jobsrc *s, int i, const char *want)
+{
+	return mt_error_set(err, MT_EINVAL, "%s:%d: --%s: expected %s, got '%s'", s->file,
+			    s->line[i], s->arg[i].key, want, s->arg[i].val);
+}
+
+/* An integer flag in [lo, hi]: 1 with *out, 0 when absent, or the error */
+static int get_int(const struct mt_jobsrc *s, const char *flag, long long lo, long long hi,
+		   long long *out, struct mt_error *err)
+{
+	int i = at(s, flag);
+	char want[96];
+
+	if (i < 0)
+		return 0;
+	if (mt_parse_int(s->arg[i].val, lo, hi, out)) {
+		snprintf(want, sizeof(want), "an integer from %lld to %lld", lo, hi);
+		bad_at(err, s, i, want);
+		return -1;
+	}
+	return 1;
+}
+
+static int get_num(const struct mt_jobsrc *s, const char *flag, double lo, double hi, double *out,
+		   struct mt_error *err)
+{
+	int i = at(s, flag);
+	char want[96];
+
+	if (i < 0)
+		return 0;
+	if (mt_parse_num_range(s->arg[i].val, lo, hi, out)) {
+		snprintf(want, sizeof(want), "a number from %g to %g", lo, hi);
+		bad_at(err, s, i, want);
+		return -1;
+	}
+	return 1;
+}
+
+/* --moe-layer-freq: an integer k (every k-th layer) or Megatron's Python
+ * list expression ("([0]*3+[1]*58)", "[1]*4+[0]*4", "[0, 1, 1]"): the
+ * 0/1 pattern in out (n entries at most). */
+struct freq {
+	const char *p;
+	int bad;
+};
+
+static int fq_expr(struct freq *f, unsigned char *out, int cap);
+
+static void fq_ws(struct freq *f)
+{
+	while (*f->p == ' ')
+		f->p++;
+}
+
+static int fq_atom(struct freq *f, unsigned char *out, int cap)
+{
+	int n = 0;
+
+	fq_ws(f);
+	if (*f->p == '(') {
+		f->p++;
+		n = fq_expr(f, out, cap);
+		fq_ws(f);
+		if (*f->p++ != ')')
+			f->bad = 1;
+		return n;
+	}
+	if (*f->p != '[') {
+		f->bad = 1;
+		return 0;
+	}
+	f->p++;
+	for (;;) {
+		fq_ws(f);
+		if (*f->p != '0' && *f->p != '1') {
+			f->bad = 1;
+			return n;
+		}
+		if (n < cap)
+			out[n] = (unsigned char)(*f->p - '0');
+		n++;
+		f->p++;
+		fq_ws(f);
+		if (*f->p == ',') {
+			f->p++;
+			continue;
+		}
+		if (*f->p++ != ']')
+			f->bad = 1;
+		return n;
+	}
+}
+
+static int fq_term(struct freq *f, unsigned char *out, int cap)
+{
+	int n = fq_atom(f, out, cap), k, r;
+	char *e;
+
+	for (;;) {
+		fq_ws(f);
+		if (*f->p != '*' || f->bad)
+			return n;
+		f->p++;
+		fq_ws(f);
+		k = (int)strtol(f->p, &e, 10);
+		if (e == f->p || k < 1 || (long)n * k > 1 << 20) {
+			f->bad = 1;
+			return n;
+		}
+		f->p = e;
+		for (r = 1; r < k; r++) {
+			int i;
+
+			for (i = 0; i < n; i++)
+				if (r * n + i < cap)
+					out[r * n + i] = out[i];
+		}
+		n *= k;
+	}
+}
+
+static int fq_expr(struct freq *f, unsigned char *out, int cap)
+{
+	int n = fq_term(f, out, cap);
+
+	for (;;) {
+		fq_ws(f);
+		if (*f->p != '+' || f->bad)
+			return n;
+		f->p++;
+		n += fq_term(f, n < cap ? out + n : out, n < cap ? cap - n : 0);
+	}
+}
+
+static int moe_freq(const struct mt_jobsrc *s, int layers, cJSON *o, struct mt_error *err)
+{
+	int i = at(s, "moe-layer-freq"), n, k;
+	unsigned char pat[MT_MAX_LAYERS];
+	long long every;
+	struct freq f;
+	cJSON *a;
+	char want[128];
+
+	if (i < 0)
+		return MT_OK;
+	if (!mt_parse_int(s->arg[i].val, 1, 1 << 20, &every)) {
+		cJSON_AddNumberToObject(o, "moe_layer_freq", (double)every);
+		return MT_OK;
+	}
+	f.p = s->arg[i].val;
+	f.bad = 0;
+	n = fq_expr(&f, pat, MT_MAX_LAYERS);
+	fq_ws(&f);
+	snprintf(want, sizeof(want), "an integer or a list expression of %d zeros and ones "
+		 "(e.g. ([0]*3+[1]*%d))", layers, layers > 3 ? layers - 3 : 1);
+	if (f.bad || *f.p || n != layers)
+		return bad_at(err, s, i, want);
+	a = cJSON_AddArrayToObject(o, "moe_layer_freq");
+	for (k = 0; a && k < n; k++)
+		cJSON_AddItemToArray(a, cJSON_CreateNumber(pat[k]));
+	return MT_OK;
+}
+
+/* The model flags, as megatune.model/1 keys (Megatron-LM's argparse fields;
+ * tuner/model.c reads them with Megatron-LM's defaults). */
+static const struct {
+	const char *key;
+	char type; /* i integer, n number, b store_true, s string */
+} model_keys[] = {
+	{ "hidden_size", 'i' }, { "num_layers", 'i' }, { "num_attention_heads", 'i' },
+	{ "kv_channels", 'i' }, { "ffn_hidden_size", 'i' }, { "vocab_size", 'i' },
+	{ "max_position_embeddings", 'i' }, { "swiglu", 'b' }, { "normalization", 's' },
+	{ "untie_embeddings_and_output_weights", 'b' }, { "add_qkv_bias", 'b' },
+	{ "qk_layernorm", 'b' }, { "hidden_dropout", 'n' }, { "attention_dropout", 'n' },
+	{ "multi_latent_attention", 'b' }, { "q_lora_rank", 'i' }, { "kv_lora_rank", 'i' },
+	{ "qk_head_dim", 'i' }, { "qk_pos_emb_head_dim", 'i' }, { "v_head_dim", 'i' },
+	{ "num_experts", 'i' }, { "moe_router_topk", 'i' }, { "moe_ffn_hidden_size", 'i' },
+	{ "moe_shared_expert_intermediate_size", 'i' }, { "moe_router_enable_expert_bias", 'b' },
+	{ "mtp_num_layers", 'i' }, { "rotary_base", 'n' }, { "norm_epsilon", 'n' },
+	{ "moe_aux_loss_coeff", 'n' }, { "moe_router_score_function", 's' },
+	{ "moe_router_pre_softmax", 'b' }, { "moe_router_topk_scaling_factor", 'n' },
+	{ "moe_router_num_groups", 'i' }, { "moe_router_group_topk", 'i' },
+	{ "moe_shared_expert_gate", 'b' },
+};
+
+/* The other flags the readers take (the model's RoPE, the job, the
+ * configuration beyond the knob table). */
+static const char *const read_flags[] = {
+	"group-query-attention", "num-query-groups", "disable-bias-linear", "moe-layer-freq",
+	"position-embedding-type", "use-rope-scaling", "rope-scaling-factor", "rope-type",
+	"rotary-scaling-factor", "mscale", "mscale-all-dim", "yarn-original-max-position-embeddings",
+	"yarn-beta-fast", "yarn-beta-slow", "rotary-seq-len-interpolation-factor",
+	"moe-router-load-balancing-type", "tokenizer-type", "seq-length", "encoder-seq-length",
+	"global-batch-size", "bf16", "fp16", "fp8-format", "fp8-recipe", "fp4-format", "fp4-recipe",
+	"fp4-param-gather", "fp8-param-gather", "attention-backend", "moe-router-force-load-balancing",
+	"moe-expert-capacity-factor", "moe-pad-expert-input-to-capacity",
+	"moe-flex-dispatcher-backend", "moe-enable-deepep", "optimizer-cpu-offload",
+	"optimizer-offload-fraction", "use-precision-aware-optimizer",
+	"fine-grained-activation-offloading", "offload-modules", "pipeline-model-parallel-layout",
+	"account-for-embedding-in-pipeline-split", "account-for-loss-in-pipeline-split",
+	"decoder-first-pipeline-num-layers", "decoder-last-pipeline-num-layers",
+	"hierarchical-context-parallel-sizes", "moe-shared-expert-overlap", "delay-wgrad-compute",
+	"data-parallel-sharding-strategy", "use-torch-fsdp2", "no-overlap-p2p-communication",
+	"recompute-method", "cuda-graph-modules", "cuda-graph-scope", "num-layers-per-virtual-pipeline-stage",
+	"virtual-pipeline-model-parallel-size", "moe-grouped-gemm", "use-mcore-models",
+	"transformer-impl", "micro-batch-size", "moe-permute-fusion", NULL,
+};
+
+/* Flags that do not change the step time megatune predicts: data, paths,
+ * the optimizer's hyperparameters, logging, checkpointing, evaluation. */
+static const char *const not_timed[] = {
+	"lr", "min-lr", "lr-", "weight-decay", "adam-", "clip-grad", "init-method-std", "seed",
+	"train-iters", "train-samples", "save", "load", "data-", "split", "log-", "eval-",
+	"tensorboard", "wandb-", "vocab-file", "merge-file", "tokenizer-model", "exit-",
+	"distributed-backend", "ckpt-", "timing-log", "no-load-", "dataloader-type", "num-workers",
+	"mock-data", "use-checkpoint", "finetune", "override-opt", "no-save-", "sgd-momentum",
+	"loss-scale", "initial-loss-scale", "min-loss-scale", "hysteresis", "attention-softmax-in-fp32",
+	"use-flash-attn", "no-masked-softmax-fusion", "no-bias-", "no-rope-fusion",
+	"no-gradient-accumulation-fusion", "no-persist-layer-norm", "profile", "use-pytorch-profiler",
+	"rerun-", "check-for-", "no-check-for-", "manual-gc", "manual-gc-", "dist-ckpt", "use-dist-ckpt",
+	"async-save", "auto-detect-ckpt-format", "kv-channels", "make-vocab-size-divisible-by",
+	"reset-", "eod-mask-loss", "per-split-data-args-path", "blend", "valid-", "test-",
+	"train-data-path", "object-storage", "optimizer", "calculate-per-token-loss",
+	"log-throughput", "disable-gloo-process-groups", "no-create-attention-mask-in-dataloader",
+	"no-mmap-bin-files", "num-dataset-builder-threads", "legacy-tokenizer", "trust-remote-code",
+	"decrease-batch-size-if-needed", "untie-embeddings-and-output-weights",
+	NULL,
+};
+
+static int flag_in(const char *flag, const char *const *list, int prefix)
+{
+	size_t l;
+
+	for (; *list; list++) {
+		l = strlen(*list);
+		if (!strcmp(flag, *list) || (prefix && (*list)[l - 1] == '-' && !strncmp(flag, *list, l)))
+			return 1;
+	}
+	return 0;
+}
+
+int mt_megatron_flag_class(const char *flag)
+{
+	char f[96];
+	size_t i, k;
+
+	for (k = 0; k < sizeof(model_keys) / sizeof(model_keys[0]); k++) {
+		snprintf(f, sizeof(f), "%s", model_keys[k].key);
+		for (i = 0; f[i]; i++)
+			if (f[i] == '_')
+				f[i] = '-';
+		if (!strcmp(f, flag))
+			return MT_FC_READ;
+	}
+	if (flag_in(flag, read_flags, 0))
+		return MT_FC_READ;
+	for (k = 0; k < MT_KNOB_N; k++)
+		if (mt_knobs[k].megatron[0] && !strcmp(mt_knob_flag((int)k, f, sizeof(f)), flag))
+			return MT_FC_READ;
+	if (flag_in(flag, not_timed, 1))
+		return MT_FC_NOT_TIMED;
+	return MT_FC_UNKNOWN;
+}
+
+/* The vocabulary: --vocab-size, or the size of a tokenizer megatune knows */
+static int vocab_of(const struct mt_jobsrc *s, long long *v, struct mt_error *err)
+{
+	const char *t = val(s, "tokenizer-type");
+	int rc = get_int(s, "vocab-size", 1, 1 << 24, v, err);
+
+	if (rc)
+		return rc < 0 ? -1 : 1;
+	if (t && !strcmp(t, "GPT2BPETokenizer")) {
+		*v = 50257; /* GPT-2's BPE vocabulary */
+		return 1;
+	}
+	mt_error_set(err, MT_EINVAL, "%s: no vocabulary size: the job gives no --vocab-size and its "
+		     "tokenizer (%s) is read from files megatune does not open; give the model's "
+		     "Hugging Face config with --model, or add --vocab-size N to the job", s->file,
+		     t ? t : "none given");
+	return -1;
+}
+
+static int job_model(const struct mt_jobsrc *s, struct mt_model *m, struct mt_error *err)
+{
+	cJSON *o = cJSON_CreateObject();
+	long long iv, layers = 0;
+	double dv;
+	size_t k;
+	int i, rc = MT_OK;
+	const char *pos = val(s, "position-embedding-type");
+	char flag[96];
+
+	if (!o)
+		return mt_error_set(err, MT_ENOMEM, "out of memory");
+	if (at(s, "num-layers") < 0 || at(s, "hidden-size") < 0 || at(s, "num-attention-heads") < 0) {
+		rc = mt_error_set(err, MT_EINVAL, "%s: no model flags: expected --num-layers, "
+				  "--hidden-size and --num-attention-heads in the job (or the model "
+				  "with --model)", s->file);
+		goto out;
+	}
+	cJSON_AddStringToObject(o, "schema", "megatune.model/1");
+	for (k = 0; k < sizeof(model_keys) / sizeof(model_keys[0]); k++) {
+		const char *key = model_keys[k].key;
+		size_t c;
+
+		snprintf(flag, sizeof(flag), "%s", key);
+		for (c = 0; flag[c]; c++)
+			if (flag[c] == '_')
+				flag[c] = '-';
+		if ((i = at(s, flag)) < 0)
+			continue;
+		switch (model_keys[k].type) {
+		case 'i':
+			if (get_int(s, flag, 0, 1 << 30, &iv, err) < 0) {
+				rc = MT_EINVAL;
+				goto out;
+			}
+			cJSON_AddNumberToObject(o, key, (double)iv);
+			if (!strcmp(key, "num_layers"))
+				layers = iv;
+			break;
+		case 'n':
+			if (get_num(s, flag, 0, 1e15, &dv, err) < 0) {
+				rc = MT_EINVAL;
+				goto out;
+			}
+			cJSON_AddNumberToObject(o, key, dv);
+			break;
+		case 'b':
+			cJSON_AddBoolToObject(o, key, 1);
+			break;
+		default:
+			if (!strcmp(key, "normalization") && strcmp(s->arg[i].val, "LayerNorm") &&
+			    strcmp(s->arg[i].val, "RMSNorm")) {
+				rc = bad_at(err, s, i, "LayerNorm or RMSNorm");
+				goto out;
+			}
+			cJSON_AddStringToObject(o, key, s->arg[i].val);
+		}
+	}
+	if (at(s, "group-query-attention") < 0)
+		cJSON_DeleteItemFromObjectCaseSensitive(o, "num_query_groups");
+	else if (get_int(s, "num-query-groups", 1, 1 << 20, &iv, err) < 0) {
+		rc = MT_EINVAL;
+		goto out;
+	} else if (at(s, "num-query-groups") >= 0) {
+		cJSON_AddNumberToObject(o, "num_query_groups", (double)iv);
+	}
+	if (at(s, "disable-bias-linear") >= 0)
+		cJSON_AddBoolToObject(o, "add_bias_linear", 0);
+	if (vocab_of(s, &iv, err) < 0) {
+		rc = MT_EINVAL;
+		goto out;
+	}
+	cJSON_ReplaceItemInObjectCaseSensitive(o, "vocab_size", cJSON_CreateNumber((double)iv));
+	if (!cJSON_GetObjectItemCaseSensitive(o, "vocab_size"))
+		cJSON_AddNumberToObject(o, "vocab_size", (double)iv);
+	if (pos && strcmp(pos, "learned_absolute") && strcmp(pos, "rope") && strcmp(pos, "yarn") &&
+	    strcmp(pos, "none")) {
+		rc = bad_at(err, s, at(s, "position-embedding-type"),
+			    "learned_absolute, rope, yarn or none (megatune times these)");
+		goto out;
+	}
+	cJSON_AddStringToObject(o, "position_embedding_type",
+				!pos ? "learned_absolute" : !strcmp(pos, "yarn") ? "rope" : pos);
+	if (!cJSON_GetObjectItemCaseSensitive(o, "max_position_embeddings")) {
+		/* validate_args: the sequence length when not given */
+		if (get_int(s, "seq-length", 1, 1 << 26, &iv, err) > 0)
+			cJSON_AddNumberToObject(o, "max_position_embeddings", (double)iv);
+	}
+	if (cJSON_GetObjectItemCaseSensitive(o, "multi_latent_attention")) {
+		/* MLATransformerConfig's defaults (arguments.py: --kv-lora-rank 32,
+		 * --qk-head-dim 128, --qk-pos-emb-head-dim 64, --v-head-dim 128) */
+		static const struct { const char *k; int v; } mla[] = {
+			{ "kv_lora_rank", 32 }, { "qk_head_dim", 128 },
+			{ "qk_pos_emb_head_dim", 64 }, { "v_head_dim", 128 },
+		};
+		for (k = 0; k < sizeof(mla) / sizeof(mla[0]); k++)
+			if (!cJSON_GetObjectItemCaseSensitive(o, mla[k].k))
+				cJSON_AddNumberToObject(o, mla[k].k, mla[k].v);
+	}
+	if ((rc = moe_freq(s, (int)layers, o, err)))
+		goto out;
+	if ((rc = mt_model_from_json(o, s->file, m, err)))
+		goto out;
+	snprintf(m->name, sizeof(m->name), "%.100s (its flags)", strrchr(s->file, '/') ? strrchr(s->file, '/') + 1 : s->file);
+	/* RoPE scaling and the balance loss: what tuner/model.c does not read
+	 * from megatune.model/1, as job/flags.c writes it */
+	if (at(s, "use-rope-scaling") >= 0) {
+		m->rope_scaling = MT_ROPE_LLAMA3;
+		m->rope_factor = 8;
+		if (get_num(s, "rope-scaling-factor", 1e-6, 1e6, &m->rope_factor, err) < 0)
+			rc = MT_EINVAL;
+		snprintf(m->rope_type, sizeof(m->rope_type), "llama3");
+	} else if ((pos && !strcmp(pos, "yarn")) || (val(s, "rope-type") && !strcmp(val(s, "rope-type"), "yarn"))) {
+		m->rope_scaling = MT_ROPE_YARN;
+		snprintf(m->rope_type, sizeof(m->rope_type), "yarn");
+		if (get_num(s, "rotary-scaling-factor", 1e-6, 1e6, &m->rope_factor, err) < 0 ||
+		    get_num(s, "mscale", 0, 1e6, &m->yarn_mscale, err) < 0 ||
+		    get_num(s, "mscale-all-dim", 0, 1e6, &m->yarn_mscale_all_dim, err) < 0 ||
+		    get_num(s, "yarn-beta-fast", 0, 1e6, &m->yarn_beta_fast, err) < 0 ||
+		    get_num(s, "yarn-beta-slow", 0, 1e6, &m->yarn_beta_slow, err) < 0 ||
+		    get_int(s, "yarn-original-max-position-embeddings", 1, 1 << 26, &iv, err) < 0)
+			rc = MT_EINVAL;
+		else if (at(s, "yarn-original-max-position-embeddings") >= 0)
+			m->rope_orig_max = (int)iv;
+	} else if (get_num(s, "rotary-seq-len-interpolation-factor", 1, 1e6, &dv, err) > 0) {
+		m->rope_scaling = MT_ROPE_LINEAR;
+		m->rope_factor = dv;
+		snprintf(m->rope_type, sizeof(m->rope_type), "linear");
+	}
+	if (val(s, "moe-router-load-balancing-type") &&
+	    !strcmp(val(s, "moe-router-load-balancing-type"), "seq_aux_loss"))
+		m->seq_aux = 1;
+out:
+	cJSON_Delete(o);
+	return rc;
+}
+
+/* The job's GPUs: --gpus, the log's world size, or the launcher's */
+static int job_gpus(const struct mt_jobsrc *s, int gpus, struct mt_megatron_job *o,
+		    struct mt_error *err)
+{
+	if (gpus > 0) {
+		o->job.gpus = gpus;
+		snprintf(o->gpus_from, sizeof(o->gpus_from), "--gpus");
+	} else if (s->world_size > 0) {
+		o->job.gpus = s->world_size;
+		snprintf(o->gpus_from, sizeof(o->gpus_from), "the log's world_size");
+	} else if (s->nproc_per_node > 0) {
+		o->job.gpus = s->nproc_per_node * (s->nnodes > 0 ? s->nnodes : 1);
+		snprintf(o->gpus_from, sizeof(o->gpus_from), "the launcher: %d per node x %d node%s",
+			 s->nproc_per_node, s->nnodes > 0 ? s->nnodes : 1, s->nnodes > 1 ? "s" : "");
+	} else {
+		return mt_error_set(err, MT_EINVAL, "%s: no GPU count: the job states no launcher "
+				    "--nproc-per-node / --nnodes and no world_size; give --gpus N",
+				    s->file);
+	}
+	return MT_OK;
+}
+
+/* The pipeline split, CP groups, flex library and shared-expert overlap:
+ * the configuration beyond the knob table, as job/flags.c writes it. */
+static int job_config(const struct mt_jobsrc *s, struct mt_megatron_job *o, struct mt_error *err)
+{
+	struct mt_config *c = &o->cfg;
+	const char *v;
+	long long iv;
+	int i;
+
+	memset(c, 0, sizeof(*c));
+	mt_config_settings(&o->job, c);
+	if (mt_megatron_read(s->arg, s->n, c, err)) {
+		/* name the line of the flag the message names */
+		for (i = 0; i < s->n; i++) {
+			char pre[112];
+
+			snprintf(pre, sizeof(pre), "--%s:", s->arg[i].key);
+			if (!strncmp(err->msg, pre, strlen(pre))) {
+				char msg[sizeof(err->msg)];
+
+				snprintf(msg, sizeof(msg), "%s", err->msg);
+				return mt_error_set(err, MT_EINVAL, "%s:%d: %s", s->file, s->line[i], msg);
+			}
+		}
+		return mt_error_set(err, MT_EINVAL, "%s: %s", s->file, err->msg);
+	}
+	if (at(s, mt_knob_flag(MT_KNOB_VPP, (char[96]){ 0 }, 96)) < 0 && c->split != MT_SPLIT_LAYOUT) {
+		if (get_int(s, "virtual-pipeline-model-parallel-size", 1, 1 << 20, &iv, err) > 0)
+			c->vpp = (int)iv;
+		else if (get_int(s, "num-layers-per-virtual-pipeline-stage", 1, 1 << 20, &iv, err) > 0 &&
+			 c->pp > 0 && o->model.layers % (c->pp * iv) == 0)
+			c->vpp = (int)(o->model.layers / (c->pp * iv));
+		if (err->code)
+			return MT_EINVAL;
+	}
+	if ((i = at(s, "pipeline-model-parallel-layout")) >= 0) {
+		if (mt_layout_parse(s->arg[i].val, &o->layout, err))
+			return mt_error_set(err, MT_EINVAL, "%s:%d: --%s: %s", s->file, s->line[i],
+					    s->arg[i].key, err->msg);
+		o->job.pins.layout = &o->layout;
+	} else if (at(s, "decoder-first-pipeline-num-layers") >= 0 ||
+		   at(s, "decoder-last-pipeline-num-layers") >= 0) {
+		c->split = MT_SPLIT_FIRST_LAST;
+		if (get_int(s, "decoder-first-pipeline-num-layers", 0, 1 << 20, &iv, err) > 0)
+			c->first_layers = (int)iv;
+		if (get_int(s, "decoder-last-pipeline-num-layers", 0, 1 << 20, &iv, err) > 0)
+			c->last_layers = (int)iv;
+		if (err->code)
+			return MT_EINVAL;
+	} else if (at(s, "account-for-embedding-in-pipeline-split") >= 0) {
+		c->split = MT_SPLIT_ACCOUNT;
+	} else if (at(s, "account-for-loss-in-pipeline-split") >= 0) {
+		c->split = MT_SPLIT_ACCOUNT_LOSS;
+	}
+	if ((v = val(s, "hierarchical-context-parallel-sizes")))
+		c->cp_a2a = atoi(v);
+	o->flex_backend = -1;
+	if ((v = val(s, "moe-flex-dispatcher-backend"))) {
+		if (!strcmp(v, "deepep"))
+			o->flex_backend = MT_FLEX_DEEPEP;
+		else if (!strcmp(v, "hybridep"))
+			o->flex_backend = MT_FLEX_HYBRIDEP;
+		else
+			return bad_at(err, s, at(s, "moe-flex-dispatcher-backend"), "deepep or hybridep");
+	} else if (at(s, "moe-enable-deepep") >= 0) { /* before core_v0.14 */
+		c->dispatcher = MT_DISPATCH_FLEX;
+		o->flex_backend = MT_FLEX_DEEPEP;
+	}
+	c->shared_overlap = at(s, "moe-shared-expert-overlap") >= 0;
+	return MT_OK;
+}
+
+/* The job's own settings: sequence, batch, precision, balance, offloads */
+static int job_settings(const struct mt_jobsrc *s, struct mt_megatron_job *o, struct mt_error *err)
+{
+	struct mt_job *j = &o->job;
+	const char *v;
+	long long iv;
+	double d;
+	int i, rc;
+
+	if ((rc = get_int(s, "seq-length", 1, 1 << 26, &iv, err)) < 0)
+		return MT_EINVAL;
+	if (!rc && (rc = get_int(s, "encoder-seq-length", 1, 1 << 26, &iv, err)) < 0)
+		return MT_EINVAL;
+	if (!rc)
+		return mt_error_set(err, MT_EINVAL, "%s: no sequence length: expected --seq-length",
+				    s->file);
+	j->seq = (int)iv;
+	if ((rc = get_int(s, "global-batch-size", 1, (long long)1e15, &iv, err)) < 0)
+		return MT_EINVAL;
+	j->gbs = rc ? iv : 0; /* 0: micro-batch x DP, once the configuration is known */
+	if (at(s, "fp4-format") >= 0) {
+		j->precision = MT_PREC_NVFP4;
+	} else if (at(s, "fp8-format") >= 0) {
+		j->precision = MT_PREC_FP8;
+		if ((i = at(s, "fp8-recipe")) >= 0) {
+			int r = mt_fp8_recipe_parse(s->arg[i].val);
+
+			if (r < 0)
+				return bad_at(err, s, i, "delayed, tensorwise, blockwise or mxfp8");
+			j->fp8_recipe = r;
+		}
+	}
+	j->param_gather_q = at(s, j->precision == MT_PREC_NVFP4 ? "fp4-param-gather" :
+			       "fp8-param-gather") >= 0;
+	if ((v = val(s, "attention-backend")) && (!strcmp(v, "unfused") || !strcmp(v, "local")))
+		j->attn_impl = MT_ATTN_UNFUSED;
+	if (at(s, "moe-router-force-load-balancing") >= 0) {
+		j->moe_balance = MT_BAL_FORCED;
+	} else if ((rc = get_num(s, "moe-expert-capacity-factor", 0, 64, &d, err)) != 0) {
+		if (rc < 0)
+			return MT_EINVAL;
+		if (d < 1)
+			return bad_at(err, s, at(s, "moe-expert-capacity-factor"),
+				      "a capacity factor from 1 to 64 (megatune times token drop at "
+				      "1 or more)");
+		j->moe_balance = MT_BAL_DROP;
+		j->moe_capacity = d;
+	}
+	if (at(s, "optimizer-cpu-offload") >= 0) {
+		j->opt_offload = 1;
+		if ((rc = get_num(s, "optimizer-offload-fraction", 0, 1, &d, err)) < 0)
+			return MT_EINVAL;
+		if (rc)
+			j->opt_offload = d;
+	}
+	if (at(s, "fine-grained-activation-offloading") >= 0 && (i = at(s, "offload-modules")) >= 0) {
+		char list[256], badm[64];
+		size_t c;
+
+		snprintf(list, sizeof(list), "%s", s->arg[i].val);
+		for (c = 0; list[c]; c++)
+			if (list[c] == ' ')
+				list[c] = ',';
+		if (mt_offload_modules_parse(list, &j->offload_modules, badm, sizeof(badm)))
+			return bad_at(err, s, i, "modules among attn_norm, qkv_linear, core_attn, "
+				      "attn_proj, mlp_norm, expert_fc1, moe_act");
+	}
+	return MT_OK;
+}
+
+/* Every knob pinned to the job's value: estimate evaluates the job as it is,
+ * and a search from it frees the knobs it changes. */
+static void pin_all(struct mt_megatron_job *o)
+{
+	struct mt_job *j = &o->job;
+	const struct mt_config *c = &o->cfg;
+	int k;
+
+	for (k = 0; k < MT_KNOB_N; k++) {
+		long long v;
+
+		if (mt_knobs[k].cfg < 0 || mt_knobs[k].type == MT_KT_DISPATCHER)
+			continue;
+		v = mt_knob_cfg(c, k);
+		if (v == MT_UNSET)
+			continue;
+		if ((k == MT_KNOB_RC_LAYERS && c->recompute != MT_RC_FULL) ||
+		    (k == MT_KNOB_RC_MODULES && c->recompute != MT_RC_SELECTIVE) ||
+		    (k == MT_KNOB_CP_COMM && c->cp <= 1) ||
+		    (k == MT_KNOB_EP_OVERLAP && !o->model.experts) ||
+		    (k == MT_KNOB_VPP && c->split == MT_SPLIT_LAYOUT))
+			continue;
+		mt_knob_set_pin(j, k, (int)v);
+	}
+	j->pins.p2p_overlap = !c->p2p_blocking;
+	if (o->model.experts)
+		j->moe_dispatcher = c->dispatcher;
+}
+
+int mt_megatron_job(const struct mt_jobsrc *s, int gpus, const struct mt_model *given,
+		    struct mt_megatron_job *o, struct mt_error *err)
+{
+	int i, rc;
+
+	memset(o, 0, sizeof(*o));
+	mt_job_init(&o->job);
+	o->job.fp8_recipe = MT_FP8_DELAYED;
+	if (given)
+		o->model = *given;
+	if ((!given && (rc = job_model(s, &o->model, err))) || (rc = job_gpus(s, gpus, o, err)) ||
+	    (rc = job_settings(s, o, err)) || (rc = job_config(s, o, err)))
+		return rc;
+	if (!o->job.gbs) { /* Megatron-LM: micro-batch x data-parallel size */
+		long rest = (long)o->cfg.tp * o->cfg.pp * o->cfg.cp;
+
+		if (rest > 0 && o->job.gpus % rest == 0)
+			o->job.gbs = (int64_t)o->cfg.mbs * (o->job.gpus / rest);
+		else
+			o->job.gbs = o->cfg.mbs;
+	}
+	pin_all(o);
+	for (i = 0; i < s->n; i++) {
+		int fc = mt_megatron_flag_class(s->arg[i].key);
+
+		if (fc == MT_FC_UNKNOWN)
+			o->unknown[o->nunknown++] = i;
+		else if (fc == MT_FC_NOT_TIMED)
+			o->nnot_timed++;
+	}
 	return MT_OK;
 }

@@ -8,6 +8,9 @@
 
 #include "../lib/err.h"
 #include "../tuner/config.h"
+#include "../tuner/layout.h"
+#include "../tuner/model.h"
+#include "script.h"
 
 /* The knobs of the n arguments kv (struct mt_kv: the flag without "--" and
  * its value, "" for a bare flag) into c, every knob of the table set (a
@@ -17,5 +20,39 @@
  * from a pipeline layout over PP.  Returns MT_OK, or MT_EINVAL naming the
  * flag and what it expected. */
 int mt_megatron_read(const struct mt_kv *kv, int n, struct mt_config *c, struct mt_error *err);
+
+/* What a flag of a job is to megatune (mt_megatron_flag_class). */
+enum mt_flag_class {
+	MT_FC_READ,       /* read: the model, the job or a knob */
+	MT_FC_NOT_TIMED,  /* known, no effect on the step time (paths, learning rate,
+			   * logging, checkpoints, data) */
+	MT_FC_UNKNOWN,    /* not modelled: megatune does not know what it changes */
+};
+int mt_megatron_flag_class(const char *flag);
+
+/* A Megatron-LM job as megatune evaluates it.  job.pins point into this
+ * struct (the pipeline layout): use it where it was filled, do not copy it. */
+struct mt_megatron_job {
+	struct mt_model model;
+	struct mt_job job;        /* gpus, sequence, batch, precision, balance, and every
+				   * knob pinned to the job's value */
+	struct mt_config cfg;     /* the job's configuration as its flags set it */
+	int flex_backend;         /* enum mt_flex_backend the flags name, -1: none */
+	struct mt_layout layout;  /* --pipeline-model-parallel-layout (job.pins.layout) */
+	int nunknown;             /* flags megatune does not model (their indices in
+				   * the source), and those it knows not to time */
+	int unknown[MT_JOBSRC_ARGS];
+	int nnot_timed;
+	char gpus_from[96];       /* where the GPU count came from */
+};
+
+/* The model (from the job's own model flags), the job and its configuration
+ * from the arguments of s.  `gpus` > 0 overrides the launcher's count.
+ * Returns MT_OK, or MT_EINVAL with "FILE:LINE: --flag: expected ..., got
+ * ..." (or "FILE: ..." for what no one line says: no model flags, no GPU
+ * count, no sequence length).  `given` (may be NULL) is the model instead of
+ * the job's model flags. */
+int mt_megatron_job(const struct mt_jobsrc *s, int gpus, const struct mt_model *given,
+		    struct mt_megatron_job *out, struct mt_error *err);
 
 #endif

@@ -27,6 +27,7 @@ static const struct cli_spec *const specs[] = {
 	&cli_spec_proxy,
 	&cli_spec_advise,
 	&cli_spec_estimate,
+	&cli_spec_check,
 	NULL
 };
 

@@ -1,0 +1,1070 @@
+/* SPDX-License-Identifier: MIT */
+/* script: a job's Megatron-LM arguments from a launch script, a file of
+ * arguments or a log's arguments block (script.h). */
+#include "script.h"
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../lib/sbuf.h"
+
+/* ---- the script's variables: each a list of words (a scalar has one) ---- */
+
+#define MAX_VARS 256
+#define MAX_WORDS 4096
+
+struct var {
+	char name[64];
+	int n;
+	char **item;
+	int exported;
+	int line;
+};
+
+struct word {
+	char *s;
+	int line;
+};
+
+struct lexer {
+	const char *file;
+	const char *p, *end;
+	int line;
+	struct mt_jobsrc *out;
+	struct var vars[MAX_VARS];
+	int nvars;
+	/* the command being read */
+	struct word w[MAX_WORDS];
+	int nw;
+	struct sbuf cur;
+	int have, cur_line;
+	int assigned;          /* the command assigned an array */
+	/* words of commands that are arguments alone (a file of arguments) */
+	struct word loose[MAX_WORDS];
+	int nloose;
+	int ntrain;            /* training commands seen */
+	struct mt_error *err;
+	int failed;
+};
+
+static void note(struct mt_jobsrc *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void note(struct mt_jobsrc *s, const char *fmt, ...)
+{
+	va_list ap;
+	int i;
+	char buf[200];
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	for (i = 0; i < s->nnotes; i++)
+		if (!strcmp(s->notes[i], buf))
+			return;
+	if (s->nnotes < MT_JOBSRC_NOTES)
+		snprintf(s->notes[s->nnotes++], sizeof(s->notes[0]), "%s", buf);
+}
+
+static int is_name_start(int c) { return isalpha(c) || c == '_'; }
+static int is_name_char(int c) { return isalnum(c) || c == '_'; }
+
+static struct var *var_find(struct lexer *x, const char *name, size_t len)
+{
+	int i;
+
+	for (i = 0; i < x->nvars; i++)
+		if (strlen(x->vars[i].name) == len && !strncmp(x->vars[i].name, name, len))
+			return &x->vars[i];
+	return NULL;
+}
+
+static void var_clear(struct var *v)
+{
+	int i;
+
+	for (i = 0; i < v->n; i++)
+		free(v->item[i]);
+	free(v->item);
+	v->item = NULL;
+	v->n = 0;
+}
+
+static struct var *var_get(struct lexer *x, const char *name, size_t len)
+{
+	struct var *v = var_find(x, name, len);
+
+	if (v)
+		return v;
+	if (x->nvars >= MAX_VARS || len >= sizeof(v->name))
+		return NULL;
+	v = &x->vars[x->nvars++];
+	memset(v, 0, sizeof(*v));
+	memcpy(v->name, name, len);
+	v->name[len] = '\0';
+	return v;
+}
+
+static void var_push(struct var *v, const char *s)
+{
+	char **it = realloc(v->item, sizeof(*it) * (size_t)(v->n + 1));
+	char *d = strdup(s);
+
+	if (!it || !d) {
+		free(d);
+		if (it)
+			v->item = it;
+		return;
+	}
+	v->item = it;
+	v->item[v->n++] = d;
+}
+
+/* ---- words ---- */
+
+static void word_end(struct lexer *x)
+{
+	if (!x->have)
+		return;
+	if (x->nw < MAX_WORDS) {
+		x->w[x->nw].s = strdup(x->cur.buf ? x->cur.buf : "");
+		x->w[x->nw].line = x->cur_line;
+		x->nw++;
+	}
+	sbuf_reset(&x->cur);
+	x->have = 0;
+}
+
+static void word_start(struct lexer *x)
+{
+	if (!x->have) {
+		x->have = 1;
+		x->cur_line = x->line;
+		sbuf_reset(&x->cur);
+		sbuf_adds(&x->cur, "");
+	}
+}
+
+/* Text an expansion gives: unquoted, split into words at blanks */
+static void put_text(struct lexer *x, const char *t, int quoted)
+{
+	const char *q;
+
+	if (quoted) {
+		word_start(x);
+		sbuf_adds(&x->cur, t);
+		return;
+	}
+	for (q = t; *q; q++) {
+		if (isspace((unsigned char)*q)) {
+			word_end(x);
+			continue;
+		}
+		word_start(x);
+		sbuf_addc(&x->cur, *q);
+	}
+}
+
+/* ---- arithmetic: $(( ... )) over integers and the script's variables ---- */
+
+struct arith {
+	struct lexer *x;
+	const char *p;
+	int bad;
+};
+
+static long long ar_expr(struct arith *a);
+
+static void ar_ws(struct arith *a)
+{
+	while (*a->p == ' ' || *a->p == '\t')
+		a->p++;
+}
+
+static long long ar_atom(struct arith *a)
+{
+	long long v = 0;
+
+	ar_ws(a);
+	if (*a->p == '(') {
+		a->p++;
+		v = ar_expr(a);
+		ar_ws(a);
+		if (*a->p == ')')
+			a->p++;
+		else
+			a->bad = 1;
+		return v;
+	}
+	if (*a->p == '-') {
+		a->p++;
+		return -ar_atom(a);
+	}
+	if (*a->p == '$')
+		a->p++;
+	if (*a->p == '{')
+		a->p++;
+	if (isdigit((unsigned char)*a->p)) {
+		char *e;
+
+		v = strtoll(a->p, &e, 10);
+		a->p = e;
+	} else if (is_name_start((unsigned char)*a->p)) {
+		const char *s = a->p;
+		struct var *var;
+
+		while (is_name_char((unsigned char)*a->p))
+			a->p++;
+		var = var_find(a->x, s, (size_t)(a->p - s));
+		if (var && var->n > 0)
+			v = strtoll(var->item[0], NULL, 10);
+		else
+			a->bad = 1;
+	} else {
+		a->bad = 1;
+	}
+	if (*a->p == '}')
+		a->p++;
+	return v;
+}
+
+static long long ar_term(struct arith *a)
+{
+	long long v = ar_atom(a), r;
+
+	for (;;) {
+		ar_ws(a);
+		if (*a->p != '*' && *a->p != '/' && *a->p != '%')
+			return v;
+		char op = *a->p++;
+
+		r = ar_atom(a);
+		if (op == '*')
+			v *= r;
+		else if (r == 0)
+			a->bad = 1;
+		else
+			v = op == '/' ? v / r : v % r;
+	}
+}
+
+static long long ar_expr(struct arith *a)
+{
+	long long v = ar_term(a);
+
+	for (;;) {
+		ar_ws(a);
+		if (*a->p != '+' && *a->p != '-')
+			return v;
+		if (*a->p++ == '+')
+			v += ar_term(a);
+		else
+			v -= ar_term(a);
+	}
+}
+
+/* ---- expansions ---- */
+
+/* The end of a balanced group opened before p (depth 1), or NULL. */
+static const char *closing(const char *p, const char *end, char open, char close)
+{
+	int depth = 1;
+
+	for (; p < end; p++) {
+		if (*p == open)
+			depth++;
+		else if (*p == close && --depth == 0)
+			return p;
+	}
+	return NULL;
+}
+
+static void count_lines(struct lexer *x, const char *a, const char *b)
+{
+	for (; a < b; a++)
+		if (*a == '\n')
+			x->line++;
+}
+
+static void expand_var(struct lexer *x, const char *name, size_t len, int all, long idx,
+		       const char *dflt, size_t dlen, int quoted)
+{
+	struct var *v = var_find(x, name, len);
+	int i;
+
+	if (!v || v->n == 0) {
+		if (dflt) {
+			char *d = strndup(dflt, dlen);
+
+			if (d)
+				put_text(x, d, quoted);
+			free(d);
+		} else {
+			note(x->out, "$%.*s is not set in the script: read as empty", (int)len, name);
+		}
+		return;
+	}
+	if (!all) {
+		if (idx >= 0 && idx < v->n)
+			put_text(x, v->item[idx], quoted);
+		return;
+	}
+	for (i = 0; i < v->n; i++) {
+		if (i && quoted)
+			word_end(x);
+		put_text(x, v->item[i], quoted);
+		if (!quoted && i + 1 < v->n)
+			word_end(x);
+	}
+}
+
+/* At '$': the expansion, x->p moved past it. */
+static void expand(struct lexer *x, int quoted)
+{
+	const char *p = x->p + 1, *e;
+
+	if (p < x->end && *p == '(' && p + 1 < x->end && p[1] == '(') {
+		e = closing(p + 2, x->end, '(', ')');
+		if (e && e + 1 < x->end && e[1] == ')') {
+			struct arith a = { x, NULL, 0 };
+			char *t = strndup(p + 2, (size_t)(e - p - 2)), num[32];
+			long long v;
+
+			a.p = t ? t : "";
+			v = ar_expr(&a);
+			ar_ws(&a);
+			if (a.bad || *a.p) {
+				note(x->out, "line %d: $((%s)) could not be evaluated: read as empty",
+				     x->line, t ? t : "");
+			} else {
+				snprintf(num, sizeof(num), "%lld", v);
+				put_text(x, num, 1);
+			}
+			free(t);
+			count_lines(x, x->p, e + 2);
+			x->p = e + 2;
+			return;
+		}
+	}
+	if (p < x->end && *p == '(') {
+		e = closing(p + 1, x->end, '(', ')');
+		note(x->out, "line %d: a command substitution $(...) is not run: read as empty",
+		     x->line);
+		e = e ? e + 1 : x->end;
+		count_lines(x, x->p, e);
+		x->p = e;
+		word_start(x);
+		return;
+	}
+	if (p < x->end && *p == '{') {
+		const char *n = p + 1, *ne;
+		long idx = 0;
+		int all = 0;
+
+		e = closing(p + 1, x->end, '{', '}');
+		if (!e) {
+			x->p = x->end;
+			return;
+		}
+		for (ne = n; ne < e && is_name_char((unsigned char)*ne); ne++)
+			;
+		if (ne < e && *ne == '[') {
+			const char *ie = memchr(ne, ']', (size_t)(e - ne));
+
+			if (ie && (ne[1] == '@' || ne[1] == '*'))
+				all = 1;
+			else if (ie)
+				idx = strtol(ne + 1, NULL, 10);
+			x->p = ie ? ie + 1 : e;
+		} else {
+			x->p = ne;
+		}
+		if (x->p < e && (*x->p == ':' || *x->p == '-')) {
+			const char *d = x->p + (*x->p == ':' ? 1 : 0);
+
+			if (d < e && (*d == '-' || *d == '=')) {
+				expand_var(x, n, (size_t)(ne - n), all, idx, d + 1, (size_t)(e - d - 1),
+					   quoted);
+				x->p = e + 1;
+				return;
+			}
+		}
+		if (n == ne || x->p != e)
+			note(x->out, "line %d: ${%.*s} is not a form megatune expands: read as empty",
+			     x->line, (int)(e - n), n);
+		else
+			expand_var(x, n, (size_t)(ne - n), all, idx, NULL, 0, quoted);
+		x->p = e + 1;
+		return;
+	}
+	if (p < x->end && is_name_start((unsigned char)*p)) {
+		for (e = p; e < x->end && is_name_char((unsigned char)*e); e++)
+			;
+		expand_var(x, p, (size_t)(e - p), 0, 0, NULL, 0, quoted);
+		x->p = e;
+		return;
+	}
+	if (p < x->end && (isdigit((unsigned char)*p) || strchr("@*#?$!", *p))) {
+		note(x->out, "line %d: $%c (a positional or special parameter) is read as empty",
+		     x->line, *p);
+		x->p = p + 1;
+		word_start(x);
+		return;
+	}
+	word_start(x);
+	sbuf_addc(&x->cur, '$');
+	x->p = p;
+}
+
+/* Inside "...": x->p after the opening quote. */
+static int dquote(struct lexer *x)
+{
+	int start = x->line;
+
+	word_start(x);
+	while (x->p < x->end && *x->p != '"') {
+		if (*x->p == '\\' && x->p + 1 < x->end && strchr("$`\"\\\n", x->p[1])) {
+			if (x->p[1] == '\n')
+				x->line++;
+			else
+				sbuf_addc(&x->cur, x->p[1]);
+			x->p += 2;
+		} else if (*x->p == '$') {
+			expand(x, 1);
+		} else {
+			if (*x->p == '\n')
+				x->line++;
+			sbuf_addc(&x->cur, *x->p++);
+		}
+	}
+	if (x->p >= x->end)
+		return mt_error_set(x->err, MT_EINVAL, "%s:%d: a double quote is not closed", x->file,
+				    start);
+	x->p++;
+	return MT_OK;
+}
+
+static void free_words(struct word *w, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		free(w[i].s);
+}
+
+/* NAME=( ... ): x->p at '('; the name is the current word without '='. */
+static int array_assign(struct lexer *x)
+{
+	struct word saved[MAX_WORDS];
+	int nsaved = x->nw, i, rc = MT_OK;
+	char name[64];
+	struct var *v;
+
+	snprintf(name, sizeof(name), "%.*s", (int)(x->cur.len - 1), x->cur.buf);
+	sbuf_reset(&x->cur);
+	x->have = 0;
+	memcpy(saved, x->w, sizeof(saved[0]) * (size_t)nsaved);
+	x->nw = 0;
+	x->p++;
+	while (x->p < x->end && *x->p != ')' && !rc) {
+		char c = *x->p;
+
+		if (c == ' ' || c == '\t') {
+			word_end(x);
+			x->p++;
+		} else if (c == '\n') {
+			word_end(x);
+			x->line++;
+			x->p++;
+		} else if (c == '\\' && x->p + 1 < x->end && x->p[1] == '\n') {
+			x->line++;
+			x->p += 2;
+		} else if (c == '#' && !x->have) {
+			while (x->p < x->end && *x->p != '\n')
+				x->p++;
+		} else if (c == '\'') {
+			const char *q = memchr(x->p + 1, '\'', (size_t)(x->end - x->p - 1));
+
+			if (!q) {
+				rc = mt_error_set(x->err, MT_EINVAL, "%s:%d: a single quote is not "
+						  "closed", x->file, x->line);
+				break;
+			}
+			word_start(x);
+			sbuf_add(&x->cur, x->p + 1, (size_t)(q - x->p - 1));
+			count_lines(x, x->p, q);
+			x->p = q + 1;
+		} else if (c == '"') {
+			x->p++;
+			rc = dquote(x);
+		} else if (c == '$') {
+			expand(x, 0);
+		} else {
+			word_start(x);
+			sbuf_addc(&x->cur, c);
+			x->p++;
+		}
+	}
+	word_end(x);
+	if (x->p < x->end)
+		x->p++;
+	v = var_get(x, name, strlen(name));
+	if (v) {
+		var_clear(v);
+		for (i = 0; i < x->nw; i++)
+			var_push(v, x->w[i].s);
+		v->line = x->line;
+	}
+	free_words(x->w, x->nw);
+	memcpy(x->w, saved, sizeof(saved[0]) * (size_t)nsaved);
+	x->nw = nsaved;
+	x->assigned = 1;
+	return rc;
+}
+
+/* NAME=value: 1 with the name's length in *len, else 0 */
+static int assignment(const char *w, size_t *len)
+{
+	const char *e;
+
+	if (!is_name_start((unsigned char)*w))
+		return 0;
+	for (e = w; is_name_char((unsigned char)*e); e++)
+		;
+	if (*e != '=')
+		return 0;
+	*len = (size_t)(e - w);
+	return 1;
+}
+
+static void set_env(struct mt_jobsrc *s, const char *name, const char *val, int line)
+{
+	int i;
+
+	for (i = 0; i < s->nenv; i++)
+		if (!strcmp(s->env[i].key, name))
+			break;
+	if (i == s->nenv) {
+		if (s->nenv >= MT_JOBSRC_ENV)
+			return;
+		s->nenv++;
+	}
+	snprintf(s->env[i].key, sizeof(s->env[i].key), "%s", name);
+	snprintf(s->env[i].val, sizeof(s->env[i].val), "%s", val);
+	s->env_line[i] = line;
+}
+
+static void assign(struct lexer *x, const char *w, size_t len, int line, int exported)
+{
+	struct var *v = var_get(x, w, len);
+
+	if (!v)
+		return;
+	var_clear(v);
+	var_push(v, w + len + 1);
+	v->line = line;
+	if (exported)
+		v->exported = 1;
+	if (v->exported)
+		set_env(x->out, v->name, w + len + 1, line);
+}
+
+static const char *basename_of(const char *s)
+{
+	const char *b = strrchr(s, '/');
+
+	return b ? b + 1 : s;
+}
+
+static int ends_with(const char *s, const char *suf)
+{
+	size_t a = strlen(s), b = strlen(suf);
+
+	return a >= b && !strcmp(s + a - b, suf);
+}
+
+/* A launcher option's integer: "--name N" or "--name=N" (an elastic
+ * "MIN:MAX" takes MAX). */
+static int launcher_int(struct word *w, int i, int n, const char *name, int *out)
+{
+	size_t l = strlen(name);
+	const char *v = NULL, *c;
+
+	if (!strncmp(w[i].s, name, l) && w[i].s[l] == '=')
+		v = w[i].s + l + 1;
+	else if (!strcmp(w[i].s, name) && i + 1 < n)
+		v = w[i + 1].s;
+	if (!v)
+		return 0;
+	c = strrchr(v, ':');
+	*out = atoi(c ? c + 1 : v);
+	return 1;
+}
+
+static int add_args(struct lexer *x, struct word *w, int n);
+
+/* A whole command: assignments, a training command or arguments alone. */
+static int command(struct lexer *x)
+{
+	struct word *w = x->w;
+	int n = x->nw, i = 0, j, rc = MT_OK, exported = 0;
+	size_t len;
+
+	if (n && (!strcmp(w[0].s, "export") || !strcmp(w[0].s, "declare") ||
+		  !strcmp(w[0].s, "local") || !strcmp(w[0].s, "readonly") ||
+		  !strcmp(w[0].s, "typeset"))) {
+		exported = !strcmp(w[0].s, "export");
+		for (i = 1; i < n; i++) {
+			if (w[i].s[0] == '-')
+				continue;
+			if (assignment(w[i].s, &len)) {
+				assign(x, w[i].s, len, w[i].line, exported);
+			} else if (exported) {
+				struct var *v = var_find(x, w[i].s, strlen(w[i].s));
+
+				if (v) {
+					v->exported = 1;
+					set_env(x->out, v->name, v->n ? v->item[0] : "", w[i].line);
+				}
+			}
+		}
+		goto done;
+	}
+	for (i = 0; i < n && assignment(w[i].s, &len); i++)
+		;
+	if (i == n) { /* assignments alone */
+		for (j = 0; j < n; j++) {
+			assignment(w[j].s, &len);
+			assign(x, w[j].s, len, w[j].line, 0);
+		}
+		goto done;
+	}
+	/* the training command: the first word that is a Python script */
+	for (j = i; j < n; j++)
+		if (ends_with(w[j].s, ".py"))
+			break;
+	if (j < n) {
+		int k;
+
+		if (x->ntrain++) {
+			note(x->out, "line %d: a second training command (%s) is not read", w[j].line,
+			     basename_of(w[j].s));
+			goto done;
+		}
+		x->out->kind = MT_JS_SCRIPT;
+		snprintf(x->out->entry, sizeof(x->out->entry), "%s", basename_of(w[j].s));
+		x->out->entry_line = w[j].line;
+		for (k = 0; k < i; k++) { /* VAR=value torchrun ...: its environment */
+			assignment(w[k].s, &len);
+			w[k].s[len] = '\0';
+			set_env(x->out, w[k].s, w[k].s + len + 1, w[k].line);
+		}
+		for (k = i; k < j; k++) {
+			int v;
+
+			if (launcher_int(w, k, j, "--nproc_per_node", &v) ||
+			    launcher_int(w, k, j, "--nproc-per-node", &v) ||
+			    launcher_int(w, k, j, "--ntasks-per-node", &v) ||
+			    launcher_int(w, k, j, "--gpus-per-node", &v))
+				x->out->nproc_per_node = v;
+			else if (launcher_int(w, k, j, "--nnodes", &v) ||
+				 launcher_int(w, k, j, "--nodes", &v) || launcher_int(w, k, j, "-N", &v))
+				x->out->nnodes = v;
+		}
+		rc = add_args(x, w + j + 1, n - j - 1);
+		goto done;
+	}
+	/* arguments alone (a file of arguments) */
+	if (i == 0 && !strncmp(w[0].s, "--", 2)) {
+		for (j = 0; j < n && x->nloose < MAX_WORDS; j++) {
+			x->loose[x->nloose] = w[j];
+			w[j].s = NULL;
+			x->nloose++;
+		}
+	}
+done:
+	free_words(x->w, x->nw);
+	x->nw = 0;
+	x->assigned = 0;
+	return rc;
+}
+
+static int push_arg(struct mt_jobsrc *s, const char *file, const char *key, size_t klen,
+		    const char *val, int line, struct mt_error *err)
+{
+	if (s->n >= MT_JOBSRC_ARGS)
+		return mt_error_set(err, MT_EINVAL, "%s:%d: more than %d arguments", file, line,
+				    MT_JOBSRC_ARGS);
+	if (klen >= sizeof(s->arg[0].key))
+		klen = sizeof(s->arg[0].key) - 1;
+	memcpy(s->arg[s->n].key, key, klen);
+	s->arg[s->n].key[klen] = '\0';
+	snprintf(s->arg[s->n].val, sizeof(s->arg[s->n].val), "%s", val);
+	s->line[s->n] = line;
+	s->n++;
+	return MT_OK;
+}
+
+/* "--flag v v ..." words into arguments */
+static int add_args(struct lexer *x, struct word *w, int n)
+{
+	struct sbuf val = SBUF_INIT;
+	int i = 0, rc = MT_OK;
+
+	while (i < n && !rc) {
+		const char *k = w[i].s, *eq;
+		int line = w[i].line;
+
+		if (strncmp(k, "--", 2) || !k[2]) {
+			note(x->out, "line %d: '%s' follows no flag: not read", line, k);
+			i++;
+			continue;
+		}
+		k += 2;
+		sbuf_reset(&val);
+		sbuf_adds(&val, "");
+		if ((eq = strchr(k, '='))) {
+			sbuf_adds(&val, eq + 1);
+			rc = push_arg(x->out, x->file, k, (size_t)(eq - k), val.buf, line, x->err);
+			i++;
+			continue;
+		}
+		for (i++; i < n && strncmp(w[i].s, "--", 2); i++) {
+			if (val.len)
+				sbuf_addc(&val, ' ');
+			sbuf_adds(&val, w[i].s);
+		}
+		rc = push_arg(x->out, x->file, k, strlen(k), val.buf ? val.buf : "", line, x->err);
+	}
+	sbuf_release(&val);
+	return rc;
+}
+
+static int lex(struct lexer *x)
+{
+	int rc = MT_OK;
+
+	while (x->p < x->end && !rc) {
+		char c = *x->p;
+
+		if (c == ' ' || c == '\t' || c == '\r') {
+			word_end(x);
+			x->p++;
+		} else if (c == '\\' && x->p + 1 < x->end && x->p[1] == '\n') {
+			x->line++;
+			x->p += 2;
+		} else if (c == '\\' && x->p + 1 < x->end && x->p[1] == '\r' && x->p + 2 < x->end &&
+			   x->p[2] == '\n') {
+			x->line++;
+			x->p += 3;
+		} else if (c == '\\' && x->p + 1 < x->end) {
+			word_start(x);
+			sbuf_addc(&x->cur, x->p[1]);
+			x->p += 2;
+		} else if (c == '\n' || c == ';' || c == '&' || c == '|') {
+			word_end(x);
+			rc = command(x);
+			if (c == '\n')
+				x->line++;
+			x->p++;
+		} else if (c == '#' && !x->have) {
+			while (x->p < x->end && *x->p != '\n')
+				x->p++;
+		} else if (c == '\'') {
+			const char *q = memchr(x->p + 1, '\'', (size_t)(x->end - x->p - 1));
+
+			if (!q)
+				return mt_error_set(x->err, MT_EINVAL, "%s:%d: a single quote is not "
+						    "closed", x->file, x->line);
+			word_start(x);
+			sbuf_add(&x->cur, x->p + 1, (size_t)(q - x->p - 1));
+			count_lines(x, x->p, q);
+			x->p = q + 1;
+		} else if (c == '"') {
+			x->p++;
+			rc = dquote(x);
+		} else if (c == '$') {
+			expand(x, 0);
+		} else if (c == '`') {
+			const char *q = memchr(x->p + 1, '`', (size_t)(x->end - x->p - 1));
+
+			note(x->out, "line %d: a command substitution `...` is not run: read as empty",
+			     x->line);
+			q = q ? q + 1 : x->end;
+			count_lines(x, x->p, q);
+			x->p = q;
+			word_start(x);
+		} else if (c == '(' && x->have && x->cur.len > 1 && x->cur.buf[x->cur.len - 1] == '=' &&
+			   assignment(x->cur.buf, &(size_t){ 0 })) {
+			rc = array_assign(x);
+		} else if (c == '(' || c == ')' || c == '{' || c == '}') {
+			if (x->have) {
+				sbuf_addc(&x->cur, c);
+			} else {
+				word_end(x);
+			}
+			x->p++;
+		} else {
+			word_start(x);
+			sbuf_addc(&x->cur, c);
+			x->p++;
+		}
+		if (x->cur.failed || x->failed)
+			return mt_error_set(x->err, MT_ENOMEM, "out of memory");
+	}
+	if (!rc) {
+		word_end(x);
+		rc = command(x);
+	}
+	return rc;
+}
+
+/* ---- the arguments block ---- */
+
+/* argparse fields whose flag is not the field with dashes.  neg: a field
+ * that is True by default, set False by the flag. */
+static const struct {
+	const char *dest, *flag;
+	int neg;
+} dest_flags[] = {
+	{ "fp8", "fp8-format", 0 },
+	{ "fp4", "fp4-format", 0 },
+	{ "add_bias_linear", "disable-bias-linear", 1 },
+	{ "overlap_p2p_comm", "no-overlap-p2p-communication", 1 },
+	{ "gradient_accumulation_fusion", "no-gradient-accumulation-fusion", 1 },
+	{ "add_position_embedding", "no-position-embedding", 1 },
+	{ "masked_softmax_fusion", "no-masked-softmax-fusion", 1 },
+	{ "bias_gelu_fusion", "no-bias-gelu-fusion", 1 },
+	{ "bias_swiglu_fusion", "no-bias-swiglu-fusion", 1 },
+	{ "bias_dropout_fusion", "no-bias-dropout-fusion", 1 },
+	{ "apply_rope_fusion", "no-rope-fusion", 1 },
+	{ "use_gloo_process_groups", "disable-gloo-process-groups", 1 },
+	{ "check_for_nan_in_loss_and_grad", "no-check-for-nan-in-loss-and-grad", 1 },
+	{ "virtual_pipeline_model_parallel_size", "virtual-pipeline-model-parallel-size", 0 },
+	{ "ckpt_fully_parallel_save", "no-ckpt-fully-parallel-save", 1 },
+};
+
+/* Fields the block prints that no flag sets (derived by validate_args, or
+ * the process's own): not arguments. */
+static const char *const derived_fields[] = {
+	"world_size", "data_parallel_size", "rank", "local_rank", "params_dtype",
+	"padded_vocab_size", "consumed_train_samples", "consumed_valid_samples",
+	"variable_seq_lengths", "iteration", "transformer_pipeline_model_parallel_size",
+	"encoder_num_layers", "decoder_num_layers", NULL,
+};
+
+static int in_list(const char *s, const char *const *l)
+{
+	for (; *l; l++)
+		if (!strcmp(s, *l))
+			return 1;
+	return 0;
+}
+
+/* A Python str() value as flag words: lists lose brackets, quotes and
+ * commas ("['core_attn', 'mlp']" -> "core_attn mlp"), an enum member its
+ * class ("AttnBackend.fused" -> "fused"). */
+static void py_words(const char *v, char *out, size_t cap)
+{
+	size_t o = 0;
+	const char *d;
+
+	if (*v == '[' || *v == '(') {
+		for (v++; *v && o + 1 < cap; v++) {
+			if (*v == ']' || *v == ')' || *v == '\'' || *v == '"')
+				continue;
+			if (*v == ',') {
+				out[o++] = ' ';
+				while (v[1] == ' ')
+					v++;
+				continue;
+			}
+			out[o++] = *v;
+		}
+		out[o] = '\0';
+		return;
+	}
+	d = strchr(v, '.');
+	if (d && isupper((unsigned char)*v) && !strchr(d + 1, '.') && !isdigit((unsigned char)d[1])) {
+		const char *q;
+
+		for (q = v; q < d && isalnum((unsigned char)*q); q++)
+			;
+		if (q == d)
+			v = d + 1;
+	}
+	snprintf(out, cap, "%s", v);
+}
+
+static int argblock_line(struct mt_jobsrc *s, const char *file, const char *ln, int lineno,
+			 struct mt_error *err)
+{
+	const char *dots = strstr(ln, " ..."), *name, *ne, *val;
+	char dest[96], flag[96], words[256];
+	size_t i, len;
+	int neg = 0;
+
+	if (!dots)
+		return MT_OK;
+	for (ne = dots; ne > ln && ne[-1] == ' '; ne--)
+		;
+	for (name = ne; name > ln && !isspace((unsigned char)name[-1]); name--)
+		;
+	len = (size_t)(ne - name);
+	if (!len || len >= sizeof(dest))
+		return MT_OK;
+	memcpy(dest, name, len);
+	dest[len] = '\0';
+	for (val = dots + 1; *val == '.'; val++)
+		;
+	while (*val == ' ')
+		val++;
+	len = strlen(val);
+	while (len && (val[len - 1] == '\r' || val[len - 1] == ' '))
+		len--;
+	{
+		char v[256];
+
+		snprintf(v, sizeof(v), "%.*s", (int)len, val);
+		if (!strcmp(dest, "world_size")) {
+			s->world_size = atoi(v);
+			return MT_OK;
+		}
+		if (in_list(dest, derived_fields) || !strcmp(v, "None"))
+			return MT_OK;
+		snprintf(flag, sizeof(flag), "%s", dest);
+		for (i = 0; flag[i]; i++)
+			if (flag[i] == '_')
+				flag[i] = '-';
+		for (i = 0; i < sizeof(dest_flags) / sizeof(dest_flags[0]); i++)
+			if (!strcmp(dest, dest_flags[i].dest)) {
+				snprintf(flag, sizeof(flag), "%s", dest_flags[i].flag);
+				neg = dest_flags[i].neg;
+			}
+		if (!strcmp(v, "True") || !strcmp(v, "False")) {
+			if (!strcmp(v, "True") == !neg)
+				return push_arg(s, file, flag, strlen(flag), "", lineno, err);
+			return MT_OK;
+		}
+		if (!strcmp(dest, "moe_layer_freq"))
+			snprintf(words, sizeof(words), "%s", v);
+		else
+			py_words(v, words, sizeof(words));
+		if (!strcmp(words, "") && (*v == '[' || *v == '('))
+			return MT_OK; /* an empty list: nothing set */
+		return push_arg(s, file, flag, strlen(flag), words, lineno, err);
+	}
+}
+
+static int argblock(const char *file, const char *buf, size_t len, struct mt_jobsrc *s,
+		    struct mt_error *err)
+{
+	const char *p = buf, *end = buf + len, *nl;
+	int lineno = 0, in = 0, blocks = 0, rc;
+	char ln[1024];
+
+	for (; p < end; p = nl + 1) {
+		nl = memchr(p, '\n', (size_t)(end - p));
+		if (!nl)
+			nl = end;
+		lineno++;
+		snprintf(ln, sizeof(ln), "%.*s", (int)(nl - p), p);
+		if (strstr(ln, "--- arguments ---")) {
+			if (blocks++) {
+				note(s, "line %d: a second arguments block (a restart?) is not read; "
+				     "the first is", lineno);
+				break;
+			}
+			in = 1;
+			continue;
+		}
+		if (in && strstr(ln, "end of arguments")) {
+			in = 0;
+			continue;
+		}
+		if (in && (rc = argblock_line(s, file, ln, lineno, err)))
+			return rc;
+		if (nl == end)
+			break;
+	}
+	if (in)
+		note(s, "the arguments block has no end line: the log was cut");
+	return MT_OK;
+}
+
+/* A line with Megatron-LM's arguments header */
+static int has_block(const char *buf, size_t len)
+{
+	static const char hdr[] = "--- arguments ---";
+	size_t i, n = sizeof(hdr) - 1;
+
+	for (i = 0; i + n <= len; i++)
+		if (buf[i] == '-' && !memcmp(buf + i, hdr, n))
+			return 1;
+	return 0;
+}
+
+int mt_jobsrc_read(const char *file, const char *buf, size_t len, struct mt_jobsrc *s,
+		   struct mt_error *err)
+{
+	struct lexer *x;
+	int rc, i;
+
+	memset(s, 0, sizeof(*s));
+	snprintf(s->file, sizeof(s->file), "%s", file);
+	if (has_block(buf, len)) {
+		s->kind = MT_JS_ARGBLOCK;
+		if ((rc = argblock(file, buf, len, s, err)))
+			return rc;
+		if (!s->n)
+			return mt_error_set(err, MT_EINVAL, "%s: the arguments block holds no argument",
+					    file);
+		return MT_OK;
+	}
+	x = calloc(1, sizeof(*x));
+	if (!x)
+		return mt_error_set(err, MT_ENOMEM, "out of memory");
+	x->file = file;
+	x->p = buf;
+	x->end = buf + len;
+	x->line = 1;
+	x->out = s;
+	x->err = err;
+	s->kind = MT_JS_ARGS;
+	rc = lex(x);
+	if (!rc && !x->ntrain && x->nloose)
+		rc = add_args(x, x->loose, x->nloose);
+	if (!rc && !s->n)
+		rc = mt_error_set(err, MT_EINVAL, "%s: no Megatron-LM arguments: expected a launch "
+				  "script whose command runs a training script (pretrain_gpt.py), "
+				  "a file of --flag value arguments, or a log with Megatron-LM's "
+				  "arguments block", file);
+	free_words(x->w, x->nw);
+	free_words(x->loose, x->nloose);
+	for (i = 0; i < x->nvars; i++)
+		var_clear(&x->vars[i]);
+	sbuf_release(&x->cur);
+	free(x);
+	return rc;
+}
+
+int mt_jobsrc_find(const struct mt_jobsrc *s, const char *flag)
+{
+	int i;
+
+	for (i = s->n - 1; i >= 0; i--)
+		if (!strcmp(s->arg[i].key, flag))
+			return i;
+	return -1;
+}
+
+const char *mt_jobsrc_env(const struct mt_jobsrc *s, const char *name)
+{
+	int i;
+
+	for (i = 0; i < s->nenv; i++)
+		if (!strcmp(s->env[i].key, name))
+			return s->env[i].val;
+	return NULL;
+}

@@ -1,0 +1,71 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# check reads back what advise prints: for the top-10 candidates of ten jobs
+# (dense, MoE, MLA, long sequence, FP8, FP4, B200, GB200, pipeline layouts,
+# offload), each candidate's Megatron-LM arguments and environment, written as
+# a launch script under torchrun, are read by `megatune check` into the same
+# configuration (its label) and the same predicted step time (to 1e-6).
+# Exit 0 pass, other fail.
+set -u
+cd "$(dirname "$0")/../.." || exit 2
+MT=${BUILD:-build}/megatune
+PY=/usr/bin/python3
+T=$(mktemp -d "${TMPDIR:-/tmp}/check-rt.XXXXXX") || exit 2
+trap 'rm -rf "$T"' EXIT
+fail=0
+n=0
+while read -r name cluster gpus job; do
+	[ -n "$name" ] || continue
+	# shellcheck disable=SC2086
+	"$MT" advise --cluster "$cluster" --gpus "$gpus" $job --top 10 --json "$T/$name.json" \
+		>/dev/null 2>"$T/err" || { echo "FAIL: advise $name: $(cat "$T/err")"; fail=1; continue; }
+	"$PY" - "$T/$name.json" "$T/$name" "$gpus" <<'PYEOF' || { fail=1; continue; }
+import json, shlex, sys
+doc = json.load(open(sys.argv[1]))
+for c in doc["candidates"]:
+    with open("%s.%d.sh" % (sys.argv[2], c["rank"]), "w") as f:
+        f.write("#!/bin/bash\n")
+        for k, v in c["env"].items():
+            f.write("export %s=%s\n" % (k, shlex.quote(str(v))))
+        f.write("GPUS_PER_NODE=8\nNNODES=%d\n" % max(1, int(sys.argv[3]) // 8))
+        f.write("torchrun --nproc_per_node $GPUS_PER_NODE --nnodes $NNODES \\\n"
+                "  pretrain_gpt.py \\\n")
+        f.write(" \\\n".join("  " + shlex.quote(a) for a in c["megatron_args"]) + "\n")
+    with open("%s.%d.want" % (sys.argv[2], c["rank"]), "w") as f:
+        json.dump({"step": c["time"]["step_s"], "config": c["config"]}, f)
+PYEOF
+	for s in "$T/$name".*.sh; do
+		r=${s%.sh}
+		n=$((n + 1))
+		"$MT" check "$s" --cluster "$cluster" --json "$r.check.json" >/dev/null 2>"$T/err" ||
+			{ echo "FAIL: check $name ${r##*.}: $(cat "$T/err")"; fail=1; continue; }
+		"$PY" - "$r.check.json" "$r.want" "$name ${r##*.}" <<'PYEOF' || fail=1
+import json, sys
+d = json.load(open(sys.argv[1]))
+want = json.load(open(sys.argv[2]))
+got = d["as_is"]["candidates"][0]
+if abs(got["time"]["step_s"] - want["step"]) > 1e-6 * want["step"] or got["config"] != want["config"]:
+    diff = {k: (want["config"].get(k), got["config"].get(k)) for k in set(want["config"]) | set(got["config"])
+            if want["config"].get(k) != got["config"].get(k)}
+    print("FAIL: %s: advise %.6g s, check reads %.6g s; config (advise, check): %s" %
+          (sys.argv[3], want["step"], got["time"]["step_s"], diff))
+    sys.exit(1)
+if d["job"]["not_modelled"]:
+    print("FAIL: %s: flags advise prints are not modelled: %s" % (sys.argv[3], d["job"]["not_modelled"]))
+    sys.exit(1)
+PYEOF
+	done
+done <<'JOBS'
+llama70b dgx-h100 64 --model llama3-70b --seq 8192 --gbs 128
+llama8b-fp8 dgx-h100 16 --model llama3-8b --seq 8192 --gbs 256 --precision fp8 --fp8-recipe tensorwise
+long dgx-h100 64 --model llama3-8b --seq 131072 --gbs 16
+qwen30b dgx-h100 16 --model qwen3-30b-a3b --seq 4096 --gbs 512
+mixtral dgx-h200 32 --model mixtral-8x7b --seq 4096 --gbs 256 --moe-balance forced
+dsv3 dgx-b200 256 --model deepseek-v3 --seq 4096 --gbs 1024 --precision fp8 --fp8-recipe mxfp8
+qwen235b gb200-nvl72 144 --model qwen3-235b-a22b --seq 4096 --gbs 1152 --precision fp8 --fp8-recipe mxfp8
+gpt3 dgx-a100-80g 64 --model gpt3-5b --seq 2048 --gbs 512
+l405b gb200-nvl72 576 --model llama3.1-405b --seq 8192 --gbs 576 --precision nvfp4
+drop dgx-b200 8 --model qwen3-30b-a3b --seq 4096 --gbs 256 --moe-balance drop:1.25
+JOBS
+[ $fail -eq 0 ] && [ $n -ge 90 ] || { echo "FAIL ($n candidates read back)"; exit 1; }
+echo "ok: $n candidates of 10 jobs read back to the same configuration and step time"
