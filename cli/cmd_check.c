@@ -545,7 +545,12 @@ int cmd_check(int argc, char **argv)
 		  mj->model.params_total / 1e9, mj->model.experts ? " (MoE)" : "");
 	sbuf_addf(&sb, "  job: %d GPUs of %s (%s), seq %d, global batch %lld\n", mj->job.gpus,
 		  c->name, mj->gpus_from, mj->job.seq, (long long)mj->job.gbs);
-	if (mj->nunknown) {
+	if (mj->nunknown && src->kind == MT_JS_ARGBLOCK) {
+		/* the block prints every field, set or left at its default */
+		sbuf_addf(&sb, "  not modelled: %d other field%s of the arguments block (it prints "
+			  "every field, set or default; --json lists them)\n", mj->nunknown,
+			  mj->nunknown > 1 ? "s" : "");
+	} else if (mj->nunknown) {
 		sbuf_addf(&sb, "  not modelled (%d flag%s megatune does not time):", mj->nunknown,
 			  mj->nunknown > 1 ? "s" : "");
 		for (i = 0; i < mj->nunknown; i++)

@@ -657,6 +657,18 @@ static int job_config(const struct mt_jobsrc *s, struct mt_megatron_job *o, stru
 		o->flex_backend = MT_FLEX_DEEPEP;
 	}
 	c->shared_overlap = at(s, "moe-shared-expert-overlap") >= 0;
+	if (!o->model.experts) {
+		/* a dense model: the arguments block prints expert fields anyway
+		 * (ETP = TP, the flex library's default) */
+		c->ep = c->etp = 1;
+		c->dispatcher = MT_DISPATCH_ALLTOALL;
+		c->ep_overlap = c->shared_overlap = 0;
+		o->flex_backend = -1;
+	} else if (at(s, "expert-tensor-parallel-size") < 0) {
+		c->etp = c->tp; /* validate_args: ETP defaults to TP (arguments.py @ d98e8a64dd, line 587) */
+	}
+	if (c->dispatcher != MT_DISPATCH_FLEX)
+		o->flex_backend = -1;
 	return MT_OK;
 }
 

@@ -931,7 +931,7 @@ static int argblock_line(struct mt_jobsrc *s, const char *file, const char *ln, 
 			s->world_size = atoi(v);
 			return MT_OK;
 		}
-		if (in_list(dest, derived_fields) || !strcmp(v, "None"))
+		if (in_list(dest, derived_fields) || dest[0] == '_' || !strcmp(v, "None"))
 			return MT_OK;
 		snprintf(flag, sizeof(flag), "%s", dest);
 		for (i = 0; flag[i]; i++)

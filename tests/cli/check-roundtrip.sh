@@ -4,7 +4,10 @@
 # (dense, MoE, MLA, long sequence, FP8, FP4, B200, GB200, pipeline layouts,
 # offload), each candidate's Megatron-LM arguments and environment, written as
 # a launch script under torchrun, are read by `megatune check` into the same
-# configuration (its label) and the same predicted step time (to 1e-6).
+# configuration and the same predicted step time (to 1e-6); and the same
+# candidates' arguments blocks, as Megatron-LM's own _print_args prints them at
+# the end of validate_args (tests/megatron/check_args.py --dump, the pinned
+# Megatron-LM copy under tests/megatron/upstream), read back the same way.
 # Exit 0 pass, other fail.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
@@ -34,12 +37,22 @@ for c in doc["candidates"]:
     with open("%s.%d.want" % (sys.argv[2], c["rank"]), "w") as f:
         json.dump({"step": c["time"]["step_s"], "config": c["config"]}, f)
 PYEOF
-	for s in "$T/$name".*.sh; do
-		r=${s%.sh}
+	# the arguments blocks Megatron-LM prints for the same flag sets
+	mkdir -p "$T/$name.logs"
+	"$PY" tests/megatron/advice_sets.py "$name" "$T/$name.json" |
+		sed 's/^\([^ ]*\) #\([0-9]*\) ::/\1.\2 ::/' >"$T/$name.sets"
+	"$PY" tests/megatron/check_args.py --dump "$T/$name.logs" "$T/$name.sets" >"$T/$name.out" 2>&1 ||
+		{ echo "FAIL: Megatron-LM refuses flag sets of $name:"; grep '^not ok' "$T/$name.out"; fail=1; }
+	for s in "$T/$name".*.sh "$T/$name".logs/*.log; do
+		[ -f "$s" ] || continue
+		case $s in
+		*.sh) r=${s%.sh} ;;
+		*) r=$T/$name.${s##*.logs/$name.}; r=${r%.log}.block ;;
+		esac
 		n=$((n + 1))
 		"$MT" check "$s" --cluster "$cluster" --json "$r.check.json" >/dev/null 2>"$T/err" ||
-			{ echo "FAIL: check $name ${r##*.}: $(cat "$T/err")"; fail=1; continue; }
-		"$PY" - "$r.check.json" "$r.want" "$name ${r##*.}" <<'PYEOF' || fail=1
+			{ echo "FAIL: check $name ${r##*/}: $(cat "$T/err")"; fail=1; continue; }
+		"$PY" - "$r.check.json" "${r%.block}.want" "${r##*/}" <<'PYEOF' || fail=1
 import json, sys
 d = json.load(open(sys.argv[1]))
 want = json.load(open(sys.argv[2]))
@@ -50,7 +63,7 @@ if abs(got["time"]["step_s"] - want["step"]) > 1e-6 * want["step"] or got["confi
     print("FAIL: %s: advise %.6g s, check reads %.6g s; config (advise, check): %s" %
           (sys.argv[3], want["step"], got["time"]["step_s"], diff))
     sys.exit(1)
-if d["job"]["not_modelled"]:
+if d["job"]["kind"] != "arguments_block" and d["job"]["not_modelled"]:
     print("FAIL: %s: flags advise prints are not modelled: %s" % (sys.argv[3], d["job"]["not_modelled"]))
     sys.exit(1)
 PYEOF
@@ -67,5 +80,5 @@ gpt3 dgx-a100-80g 64 --model gpt3-5b --seq 2048 --gbs 512
 l405b gb200-nvl72 576 --model llama3.1-405b --seq 8192 --gbs 576 --precision nvfp4
 drop dgx-b200 8 --model qwen3-30b-a3b --seq 4096 --gbs 256 --moe-balance drop:1.25
 JOBS
-[ $fail -eq 0 ] && [ $n -ge 90 ] || { echo "FAIL ($n candidates read back)"; exit 1; }
-echo "ok: $n candidates of 10 jobs read back to the same configuration and step time"
+[ $fail -eq 0 ] && [ $n -ge 180 ] || { echo "FAIL ($n scripts and logs read back)"; exit 1; }
+echo "ok: $n launch scripts and arguments blocks of the top candidates of 10 jobs read back to the same configuration and step time"

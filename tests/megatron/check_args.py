@@ -23,7 +23,7 @@ gave as "#   warning: ..." lines.  Exit status 1 when any set failed, 2 on a
 usage error.
 
 Usage: check_args.py [--world-size N] [--capability MAJOR.MINOR]
-                     [--te-version X.Y.Z] [--verbose] [FILE...]
+                     [--te-version X.Y.Z] [--verbose] [--dump DIR] [FILE...]
 """
 
 import argparse
@@ -233,8 +233,9 @@ def hf_mismatches(hf, args, cfg):
     return bad
 
 
-def check(argv, env, default_capability):
-    """Return (error message or None, [warnings])."""
+def check(argv, env, default_capability, dump=None):
+    """Return (error message or None, [warnings]); dump: a path for what
+    Megatron-LM printed (its arguments block)."""
     env = dict(env)
     cap = capability(env.pop("CAPABILITY", default_capability))
     hf_path = env.pop("HF", None)
@@ -251,6 +252,9 @@ def check(argv, env, default_capability):
                 args = MEGATRON["parse_args"](ignore_unknown_args=False)
                 MEGATRON["validate_args"](args, {})
                 cfg = MEGATRON["core_transformer_config_from_args"](args)
+            if dump:
+                with open(dump, "w") as f:
+                    f.write(out.getvalue())
             if hf_path:
                 import json
                 with open(hf_path) as f:
@@ -280,6 +284,9 @@ def main():
     ap.add_argument("--te-version", default="2.10.0",
                     help="version of Transformer Engine to pretend is installed")
     ap.add_argument("--verbose", "-v", action="store_true", help="print Megatron's warnings")
+    ap.add_argument("--dump", metavar="DIR", default=None,
+                    help="write what Megatron-LM prints for each set (its arguments "
+                         "block) to DIR/LABEL.log")
     ap.add_argument("files", nargs="*")
     opts = ap.parse_args()
     try:
@@ -304,7 +311,8 @@ def main():
     for label, env, argv in flag_sets(lines):
         total += 1
         try:
-            error, warned = check(argv, {**base, **env}, opts.capability)
+            dump = os.path.join(opts.dump, label.replace("/", "_") + ".log") if opts.dump else None
+            error, warned = check(argv, {**base, **env}, opts.capability, dump)
         except ValueError as e:
             error, warned = str(e), []
         if error is None:
