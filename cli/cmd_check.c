@@ -220,56 +220,100 @@ static const struct mt_kv *kv_find(const struct mt_kv *kv, int n, const char *ke
 	return NULL;
 }
 
-/* The lines that turn a into b: "- --flag old", "+ --flag new" (env: KEY=v),
- * into sb (text, with indent) and arr (JSON strings), either may be NULL.
- * Returns the number of flags that differ. */
-static int diff(struct sbuf *sb, cJSON *arr, const char *indent, const struct mt_kv *a, int na,
-		const struct mt_kv *b, int nb, int env)
+static void diff_line(struct sbuf *sb, cJSON *arr, const char *indent, char sign, int env,
+		      const char *key, const char *val)
 {
-	char line[400];
-	int i, nd = 0;
+	struct sbuf line = SBUF_INIT;
 
-	for (i = 0; i < na; i++) {
-		const struct mt_kv *o;
-
-		if (mt_kv_is_note(&a[i]))
-			continue;
-		o = kv_find(b, nb, a[i].key);
-		if (o && !strcmp(o->val, a[i].val))
-			continue;
-		nd++;
-		snprintf(line, sizeof(line), env ? "- %s=%s" : "- --%s%s%s", a[i].key,
-			 env || !a[i].val[0] ? "" : " ", a[i].val);
-		if (env)
-			snprintf(line, sizeof(line), "- %s=%s", a[i].key, a[i].val);
-		if (sb)
-			sbuf_addf(sb, "%s%s\n", indent, line);
-		if (arr)
-			cJSON_AddItemToArray(arr, cJSON_CreateString(line));
-		if (o) {
-			snprintf(line, sizeof(line), env ? "+ %s=%s" : "+ --%s%s%s", o->key,
-				 env || !o->val[0] ? "" : " ", o->val);
-			if (env)
-				snprintf(line, sizeof(line), "+ %s=%s", o->key, o->val);
-			if (sb)
-				sbuf_addf(sb, "%s%s\n", indent, line);
-			if (arr)
-				cJSON_AddItemToArray(arr, cJSON_CreateString(line));
+	if (env) {
+		sbuf_addf(&line, "%c %s=", sign, key);
+		mt_shell_word(&line, val);
+	} else {
+		sbuf_addf(&line, "%c --%s", sign, key);
+		if (val[0]) {
+			sbuf_addc(&line, ' ');
+			mt_shell_word(&line, val);
 		}
 	}
+	if (line.failed) {
+		sbuf_release(&line);
+		return;
+	}
+	if (sb)
+		sbuf_addf(sb, "%s%s\n", indent, line.buf);
+	if (arr)
+		cJSON_AddItemToArray(arr, cJSON_CreateString(line.buf));
+	sbuf_release(&line);
+}
+
+/* Flags of older releases that set what a flag megatune prints sets */
+static const char *const aliases[][2] = {
+	{ "num-virtual-stages-per-pipeline-rank", "num-layers-per-virtual-pipeline-stage" },
+	{ "num-virtual-stages-per-pipeline-rank", "virtual-pipeline-model-parallel-size" },
+	{ "moe-flex-dispatcher-backend", "moe-enable-deepep" },
+	{ "moe-token-dispatcher-type", "moe-enable-deepep" },
+};
+
+/* The flags that turn the job into configuration b, in the job's own words:
+ * `a` is megatune's rendering of the job's configuration, `b` of the new
+ * one; a flag whose rendering differs is removed as the job wrote it ("-")
+ * and added as b has it ("+").  Into sb (text, with indent) and arr (JSON
+ * strings); either may be NULL.  Returns the number of lines. */
+static int diff(struct sbuf *sb, cJSON *arr, const char *indent, const struct mt_jobsrc *src,
+		const struct mt_kv *a, int na, const struct mt_kv *b, int nb)
+{
+	int i, k, nd = 0, pass;
+
+	for (pass = 0; pass < 2; pass++) {
+		const struct mt_kv *x = pass ? b : a, *y = pass ? a : b;
+		int nx = pass ? nb : na, ny = pass ? na : nb;
+
+		for (i = 0; i < nx; i++) {
+			const struct mt_kv *o, *n;
+			int u;
+
+			if (mt_kv_is_note(&x[i]))
+				continue;
+			o = kv_find(y, ny, x[i].key);
+			if (pass && o)
+				continue; /* both: done in the first pass */
+			if (o && !strcmp(o->val, x[i].val))
+				continue;
+			n = pass ? &x[i] : o;
+			if ((u = mt_jobsrc_find(src, x[i].key)) >= 0) {
+				diff_line(sb, arr, indent, '-', 0, src->arg[u].key, src->arg[u].val);
+				nd++;
+			}
+			for (k = 0; k < (int)(sizeof(aliases) / sizeof(aliases[0])); k++)
+				if (!strcmp(aliases[k][0], x[i].key) &&
+				    (u = mt_jobsrc_find(src, aliases[k][1])) >= 0) {
+					diff_line(sb, arr, indent, '-', 0, src->arg[u].key, src->arg[u].val);
+					nd++;
+				}
+			if (n) {
+				diff_line(sb, arr, indent, '+', 0, n->key, n->val);
+				nd++;
+			}
+		}
+	}
+	return nd;
+}
+
+/* The variables configuration b wants that the job lacks or sets otherwise */
+static int env_diff(struct sbuf *sb, cJSON *arr, const char *indent, const struct mt_jobsrc *src,
+		    const struct mt_kv *b, int nb)
+{
+	int i, nd = 0;
+
 	for (i = 0; i < nb; i++) {
-		if (mt_kv_is_note(&b[i]) || kv_find(a, na, b[i].key))
+		const char *have = mt_jobsrc_env(src, b[i].key);
+
+		if (mt_kv_is_note(&b[i]) || (have && !strcmp(have, b[i].val)))
 			continue;
+		if (have)
+			diff_line(sb, arr, indent, '-', 1, b[i].key, have);
+		diff_line(sb, arr, indent, '+', 1, b[i].key, b[i].val);
 		nd++;
-		if (env)
-			snprintf(line, sizeof(line), "+ %s=%s", b[i].key, b[i].val);
-		else
-			snprintf(line, sizeof(line), "+ --%s%s%s", b[i].key, b[i].val[0] ? " " : "",
-				 b[i].val);
-		if (sb)
-			sbuf_addf(sb, "%s%s\n", indent, line);
-		if (arr)
-			cJSON_AddItemToArray(arr, cJSON_CreateString(line));
 	}
 	return nd;
 }
@@ -302,6 +346,54 @@ static int env_gaps(struct sbuf *sb, cJSON *arr, const struct mt_jobsrc *s, cons
 	return n;
 }
 
+/* What the job departs from: the constraints it breaks, the set rules its
+ * flags override, the diagnose rules that fire.  Returns the count. */
+static int diagnoses(struct sbuf *sb, cJSON *arr, const struct mt_explain *ex)
+{
+	int i, n = 0;
+
+	for (i = 0; ex && i < ex->n; i++) {
+		const struct mt_fired *f = &ex->v[i];
+		const char *what;
+
+		if (f->status == MT_FIRE_VIOLATED)
+			what = "breaks";
+		else if (f->status == MT_FIRE_OVERRIDDEN)
+			what = "overrides";
+		else if (f->status == MT_FIRE_NOTE && f->rule->kind == MT_RK_DIAGNOSE)
+			what = "diagnosis";
+		else
+			continue;
+		n++;
+		if (sb) {
+			sbuf_addf(sb, "  ! %s (%s%s%s): %s\n", f->rule->id, what,
+				  f->effect ? ": the rule sets " : "", f->effect ? f->effect : "",
+				  f->message ? f->message : "");
+			if (f->rule->ncites)
+				sbuf_addf(sb, "      source: %s\n", f->rule->cites[0]);
+		}
+		if (arr) {
+			cJSON *o = cJSON_CreateObject();
+
+			cJSON_AddStringToObject(o, "rule", f->rule->id);
+			cJSON_AddStringToObject(o, "status", mt_fire_status_name(f->status));
+			if (f->effect)
+				cJSON_AddStringToObject(o, "effect", f->effect);
+			cJSON_AddStringToObject(o, "message", f->message ? f->message : "");
+			if (f->rule->ncites)
+				cJSON_AddStringToObject(o, "cite", f->rule->cites[0]);
+			cJSON_AddItemToArray(arr, o);
+		}
+	}
+	return n;
+}
+
+/* TP (with CP inside it) larger than an NVLink domain */
+static int span_domains(const struct mt_config *cfg, const struct mt_cluster *c)
+{
+	return c->nvlink_domain > 0 && cfg->tp > c->nvlink_domain;
+}
+
 static const char *kind_name(int k)
 {
 	return k == MT_JS_SCRIPT ? "launch script" : k == MT_JS_ARGBLOCK ?
@@ -328,11 +420,13 @@ static double gain_of(const struct mt_eval *as, int as_ok, const struct found *f
 
 /* One change, text and JSON */
 static void show_change(struct sbuf *sb, cJSON *arr, const char *title, const struct found *f,
-			const struct mt_megatron_job *mj, const struct mt_eval *as, int as_ok,
+			const struct mt_jobsrc *src, const struct mt_megatron_job *mj, const struct mt_eval *as, int as_ok,
 			const struct mt_explain *as_ex)
 {
 	struct mt_kv a[MT_FLAGS_MAX], b[MT_FLAGS_MAX], ea[MT_FLAGS_MAX], eb[MT_FLAGS_MAX];
 	int na, nb, nea, neb;
+
+	(void)ea;
 	char label[160], name[96];
 	double g = gain_of(as, as_ok, f);
 	cJSON *o = arr ? cJSON_CreateObject() : NULL, *d = NULL;
@@ -360,8 +454,8 @@ static void show_change(struct sbuf *sb, cJSON *arr, const char *title, const st
 			cJSON_AddNumberToObject(o, "gain", g);
 		d = cJSON_AddArrayToObject(o, "diff");
 	}
-	diff(sb, d, "    ", a, na, b, nb, 0);
-	diff(sb, d, "    ", ea, nea, eb, neb, 1);
+	diff(sb, d, "    ", src, a, na, b, nb);
+	env_diff(sb, d, "    ", src, eb, neb);
 	if (o)
 		cJSON_AddItemToArray(arr, o);
 }
@@ -432,6 +526,7 @@ int cmd_check(int argc, char **argv)
 	int rc, i, k, as_ok = 0, nfound = 0, text;
 	struct mt_kv want_env[MT_FLAGS_MAX];
 	struct mt_model given;
+	char cant[MT_ERROR_MSG_MAX] = "";
 	int nwant = 0;
 
 	memset(&as_ex, 0, sizeof(as_ex));
@@ -472,13 +567,17 @@ int cmd_check(int argc, char **argv)
 	if (rs && mt_rules_start(rs, &mj->model, c, &mj->job, &run, &err))
 		goto fail;
 	cfg = mj->cfg;
+	memset(&as, 0, sizeof(as));
+	as.cfg = cfg;
 	if (mt_evaluate(&mj->model, c, &mj->job, run, &cfg, &as, &err)) {
-		/* the same message as a pin: the job cannot run as written */
-		mt_error_prefix(&err, "%s: the job as written: ", src->file);
-		goto fail;
+		/* the same message as a pin: megatune cannot time the job as
+		 * written; the searches from it still say what would run */
+		snprintf(cant, sizeof(cant), "%s", err.msg);
+		memset(&err, 0, sizeof(err));
+		as.cfg = mj->cfg;
 	}
-	as_ok = as.feasible;
-	if (run && !mt_rules_explain(run, &as, 0, -1, 0, &as_ex)) {
+	as_ok = !cant[0] && as.feasible;
+	if (run && !cant[0] && !mt_rules_explain(run, &as, 0, -1, 0, &as_ex)) {
 		ar.set = rs;
 		ar.run = run;
 		ar.ex = &as_ex;
@@ -561,12 +660,29 @@ int cmd_check(int argc, char **argv)
 	for (i = 0; i < src->nnotes; i++)
 		sbuf_addf(&sb, "  note: %s\n", src->notes[i]);
 	sbuf_adds(&sb, "\nas it is:\n");
-	mt_estimate_text(&est, &mj->model, c, &mj->job, &as, &ar);
-	sbuf_add(&sb, est.buf, est.len);
-	if (nwant) {
-		sbuf_adds(&sb, "\nenvironment:\n");
-		if (!env_gaps(&sb, NULL, src, want_env, nwant))
-			sbuf_adds(&sb, "  as the rules want it\n");
+	if (cant[0]) {
+		sbuf_addf(&sb, "  ! megatune cannot time the job as written: %s\n", cant);
+		if (span_domains(&mj->cfg, c))
+			sbuf_addf(&sb, "  ! TP %d spans %d NVLink domains of %d GPUs: its collectives cross "
+				  "the network, each layer's all-gathers and reduce-scatters at the NICs' "
+				  "bandwidth\n", mj->cfg.tp,
+				  (mj->cfg.tp + c->nvlink_domain - 1) / c->nvlink_domain, c->nvlink_domain);
+	} else {
+		mt_estimate_text(&est, &mj->model, c, &mj->job, &as, &ar);
+		sbuf_add(&sb, est.buf, est.len);
+	}
+	if (!cant[0]) {
+		sbuf_adds(&sb, "\ndiagnoses (what the job departs from, each with its rule):\n");
+		i = diagnoses(&sb, NULL, run ? &as_ex : NULL);
+		if (!as.feasible) {
+			sbuf_addf(&sb, "  ! the job does not fit: %.1f GiB per GPU on its most loaded stage, "
+				  "%.1f GiB usable (the memory table above)\n", as.mem.total / (1u << 30),
+				  c->memory_bytes * (1 - mj->job.mem_headroom) / (1u << 30));
+			i++;
+		}
+		i += env_gaps(&sb, NULL, src, want_env, nwant);
+		if (!i)
+			sbuf_adds(&sb, "  none\n");
 	}
 	if (!as_ok && !best1.feasible && !best2.feasible && !overall.feasible) {
 		struct mt_search_result *res = calloc(1, sizeof(*res));
@@ -583,14 +699,16 @@ int cmd_check(int argc, char **argv)
 	}
 	if (best1.feasible &&
 	    (!as_ok || gain_of(&as, as_ok, &best1) >= MIN_GAIN))
-		show_change(&sb, NULL, "one knob", &best1, mj, &as, as_ok, run ? &as_ex : NULL);
+		show_change(&sb, NULL, "one knob", &best1, src, mj, &as, as_ok, run ? &as_ex : NULL);
 	else if (as_ok)
 		sbuf_adds(&sb, "\none knob: no single change gains 0.5% or more\n");
+	else
+		sbuf_adds(&sb, "\none knob: no single change makes the job run and fit\n");
 	if (best2.feasible && (!best1.feasible || best2.e.time.step < best1.e.time.step * (1 - MIN_GAIN)))
-		show_change(&sb, NULL, "two knobs", &best2, mj, &as, as_ok, run ? &as_ex : NULL);
+		show_change(&sb, NULL, "two knobs", &best2, src, mj, &as, as_ok, run ? &as_ex : NULL);
 	if (overall.feasible &&
 	    (!as_ok || gain_of(&as, as_ok, &overall) >= MIN_GAIN))
-		show_change(&sb, NULL, "best overall", &overall, mj, &as, as_ok, run ? &as_ex : NULL);
+		show_change(&sb, NULL, "best overall", &overall, src, mj, &as, as_ok, run ? &as_ex : NULL);
 	else if (as_ok && overall.feasible)
 		sbuf_adds(&sb, "\nbest overall: the job is within 0.5% of the best megatune finds\n");
 	sbuf_addf(&sb, "\n(%lld searches from the job; docs/CHECK.md)\n", x.searches);
@@ -624,7 +742,9 @@ int cmd_check(int argc, char **argv)
 		arr = cJSON_AddArrayToObject(j, "notes");
 		for (i = 0; i < src->nnotes; i++)
 			cJSON_AddItemToArray(arr, cJSON_CreateString(src->notes[i]));
-		{
+		if (cant[0]) {
+			cJSON_AddStringToObject(doc, "cannot_time", cant);
+		} else {
 			struct sbuf ej = SBUF_INIT;
 			cJSON *e = NULL;
 
@@ -634,15 +754,17 @@ int cmd_check(int argc, char **argv)
 			sbuf_release(&ej);
 			memset(&err, 0, sizeof(err));
 		}
+		arr = cJSON_AddArrayToObject(doc, "diagnoses");
+		diagnoses(NULL, arr, run && !cant[0] ? &as_ex : NULL);
 		arr = cJSON_AddArrayToObject(doc, "environment");
 		env_gaps(NULL, arr, src, want_env, nwant);
 		ch = cJSON_AddArrayToObject(doc, "changes");
 		if (best1.feasible)
-			show_change(NULL, ch, "one knob", &best1, mj, &as, as_ok, run ? &as_ex : NULL);
+			show_change(NULL, ch, "one knob", &best1, src, mj, &as, as_ok, run ? &as_ex : NULL);
 		if (best2.feasible)
-			show_change(NULL, ch, "two knobs", &best2, mj, &as, as_ok, run ? &as_ex : NULL);
+			show_change(NULL, ch, "two knobs", &best2, src, mj, &as, as_ok, run ? &as_ex : NULL);
 		if (overall.feasible)
-			show_change(NULL, ch, "best overall", &overall, mj, &as, as_ok,
+			show_change(NULL, ch, "best overall", &overall, src, mj, &as, as_ok,
 				    run ? &as_ex : NULL);
 		{
 			char *out = cJSON_Print(doc);

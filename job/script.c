@@ -993,6 +993,32 @@ static int argblock(const char *file, const char *buf, size_t len, struct mt_job
 	return MT_OK;
 }
 
+/* 1 when the text holds w */
+static int has_word(const char *buf, size_t len, const char *w)
+{
+	size_t i, n = strlen(w);
+
+	for (i = 0; i + n <= len; i++)
+		if (!memcmp(buf + i, w, n))
+			return 1;
+	return 0;
+}
+
+/* What a training log holds that a script does not */
+static int looks_like_log(const char *buf, size_t len)
+{
+	static const char *const marks[] = {
+		" iteration", "Step Time", "train_step_timing", "Traceback (most recent", "NCCL",
+		"elapsed time", "Epoch ", "forward-backward", NULL,
+	};
+	int i;
+
+	for (i = 0; marks[i]; i++)
+		if (has_word(buf, len, marks[i]))
+			return 1;
+	return 0;
+}
+
 /* A line with Megatron-LM's arguments header */
 static int has_block(const char *buf, size_t len)
 {
@@ -1035,7 +1061,11 @@ int mt_jobsrc_read(const char *file, const char *buf, size_t len, struct mt_jobs
 	rc = lex(x);
 	if (!rc && !x->ntrain && x->nloose)
 		rc = add_args(x, x->loose, x->nloose);
-	if (!rc && !s->n)
+	if (!rc && !s->n && looks_like_log(buf, len))
+		rc = mt_error_set(err, MT_EINVAL, "%s: a training log without Megatron-LM's arguments "
+				  "block: no job in it (validate_args prints the block at start-up; "
+				  "give the log from its start, or the launch script)", file);
+	else if (!rc && !s->n)
 		rc = mt_error_set(err, MT_EINVAL, "%s: no Megatron-LM arguments: expected a launch "
 				  "script whose command runs a training script (pretrain_gpt.py), "
 				  "a file of --flag value arguments, or a log with Megatron-LM's "
