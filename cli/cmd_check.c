@@ -504,312 +504,379 @@ static int parse(int argc, char **argv, struct args *a)
 	return -1;
 }
 
-int cmd_check(int argc, char **argv)
-{
-	struct mt_error err = MT_ERROR_INIT;
-	struct mt_jobsrc *src = NULL;
-	struct mt_megatron_job *mj = NULL;
-	struct mt_cluster *c = NULL;
-	struct mt_ruleset *rs = NULL;
-	struct mt_rules_run *run = NULL;
+/* Everything one check holds */
+struct st {
+	struct args a;
+	struct mt_error err;
+	struct mt_jobsrc *src;
+	struct mt_megatron_job *mj;
+	struct mt_cluster *c;
+	struct mt_ruleset *rs;
+	struct mt_rules_run *run;
 	struct mt_explain as_ex;
 	struct mt_advice_rules ar;
-	struct found *one = NULL, best1, best2, overall;
+	struct found *one, best1, best2, overall;
 	struct mt_eval as;
-	struct mt_config cfg;
-	struct sbuf sb = SBUF_INIT, est = SBUF_INIT;
-	struct ctx x;
-	struct args a;
-	cJSON *doc = NULL, *arr;
-	char *buf = NULL;
-	size_t len = 0;
-	int rc, i, k, as_ok = 0, nfound = 0, text;
+	int as_ok;
+	char cant[MT_ERROR_MSG_MAX]; /* why the job as written cannot be timed, or "" */
 	struct mt_kv want_env[MT_FLAGS_MAX];
+	int nwant;
+	struct ctx x;
+	char *buf;
+};
+
+/* The job, its model, the cluster and the rules */
+static int load(struct st *t)
+{
 	struct mt_model given;
-	char cant[MT_ERROR_MSG_MAX] = "";
-	int nwant = 0;
+	size_t len = 0;
+	int i;
 
-	memset(&as_ex, 0, sizeof(as_ex));
-	memset(&ar, 0, sizeof(ar));
-	memset(&best1, 0, sizeof(best1));
-	memset(&best2, 0, sizeof(best2));
-	memset(&overall, 0, sizeof(overall));
-	if ((rc = parse(argc, argv, &a)) >= 0)
-		return rc;
-	text = !(a.json && !strcmp(a.json, "-"));
-	src = calloc(1, sizeof(*src));
-	mj = calloc(1, sizeof(*mj));
-	one = calloc(NCHANGES, sizeof(*one));
-	if (!src || !mj || !one) {
-		mt_error_set(&err, MT_ENOMEM, "out of memory");
-		goto fail;
-	}
-	if (read_job(a.job, &buf, &len, &err) ||
-	    mt_jobsrc_read(!strcmp(a.job, "-") ? "<stdin>" : a.job, buf, len, src, &err) ||
-	    (a.model && mt_model_load(a.model, &given, &err)) ||
-	    mt_megatron_job(src, a.gpus, a.model ? &given : NULL, mj, &err))
-		goto fail;
-	if (mt_cluster_load(a.cluster, &c, &err))
-		goto fail;
-	if (mj->flex_backend >= 0 && mt_dispatch_use_backend(&c->dispatch, mj->flex_backend)) {
-		mt_error_set(&err, MT_EINVAL, "%s: --moe-flex-dispatcher-backend %s: profile %s has no "
-			     "moe_dispatch point of that library", src->file,
-			     mt_flex_backend_name(mj->flex_backend), a.cluster);
-		goto fail;
-	}
-	cli_cluster_warnings("check", c);
-	for (i = 0; i < mj->model.nnotes; i++)
-		fprintf(stderr, "megatune check: warning: %s\n", mj->model.notes[i]);
-	if (!a.no_rules && mt_ruleset_load_files(a.rule_paths, a.nrule_paths, 1, &rs, &err))
-		goto fail;
+	t->src = calloc(1, sizeof(*t->src));
+	t->mj = calloc(1, sizeof(*t->mj));
+	t->one = calloc(NCHANGES, sizeof(*t->one));
+	if (!t->src || !t->mj || !t->one)
+		return mt_error_set(&t->err, MT_ENOMEM, "out of memory");
+	if (read_job(t->a.job, &t->buf, &len, &t->err) ||
+	    mt_jobsrc_read(!strcmp(t->a.job, "-") ? "<stdin>" : t->a.job, t->buf, len, t->src,
+			   &t->err) ||
+	    (t->a.model && mt_model_load(t->a.model, &given, &t->err)) ||
+	    mt_megatron_job(t->src, t->a.gpus, t->a.model ? &given : NULL, t->mj, &t->err) ||
+	    mt_cluster_load(t->a.cluster, &t->c, &t->err))
+		return MT_EINVAL;
+	if (t->mj->flex_backend >= 0 &&
+	    mt_dispatch_use_backend(&t->c->dispatch, t->mj->flex_backend))
+		return mt_error_set(&t->err, MT_EINVAL, "%s: --moe-flex-dispatcher-backend %s: profile "
+				    "%s has no moe_dispatch point of that library", t->src->file,
+				    mt_flex_backend_name(t->mj->flex_backend), t->a.cluster);
+	cli_cluster_warnings("check", t->c);
+	for (i = 0; i < t->mj->model.nnotes; i++)
+		fprintf(stderr, "megatune check: warning: %s\n", t->mj->model.notes[i]);
+	if (!t->a.no_rules &&
+	    mt_ruleset_load_files(t->a.rule_paths, t->a.nrule_paths, 1, &t->rs, &t->err))
+		return MT_EINVAL;
+	return MT_OK;
+}
 
-	/* the job as it is */
-	if (rs && mt_rules_start(rs, &mj->model, c, &mj->job, &run, &err))
-		goto fail;
-	cfg = mj->cfg;
-	memset(&as, 0, sizeof(as));
-	as.cfg = cfg;
-	if (mt_evaluate(&mj->model, c, &mj->job, run, &cfg, &as, &err)) {
+/* The job as it is: every knob pinned to the job's value */
+static int as_is(struct st *t)
+{
+	struct mt_megatron_job *mj = t->mj;
+	struct mt_config cfg = mj->cfg;
+
+	if (t->rs && mt_rules_start(t->rs, &mj->model, t->c, &mj->job, &t->run, &t->err))
+		return MT_EINVAL;
+	t->as.cfg = cfg;
+	if (mt_evaluate(&mj->model, t->c, &mj->job, t->run, &cfg, &t->as, &t->err)) {
 		/* the same message as a pin: megatune cannot time the job as
 		 * written; the searches from it still say what would run */
-		snprintf(cant, sizeof(cant), "%s", err.msg);
-		memset(&err, 0, sizeof(err));
-		as.cfg = mj->cfg;
+		snprintf(t->cant, sizeof(t->cant), "%s", t->err.msg);
+		memset(&t->err, 0, sizeof(t->err));
+		t->as.cfg = mj->cfg;
 	}
-	as_ok = !cant[0] && as.feasible;
-	if (run && !cant[0] && !mt_rules_explain(run, &as, 0, -1, 0, &as_ex)) {
-		ar.set = rs;
-		ar.run = run;
-		ar.ex = &as_ex;
-		ar.nex = 1;
-		nwant = mt_candidate_env(&as_ex, want_env);
+	t->as_ok = !t->cant[0] && t->as.feasible;
+	if (t->run && !t->cant[0] && !mt_rules_explain(t->run, &t->as, 0, -1, 0, &t->as_ex)) {
+		t->ar.set = t->rs;
+		t->ar.run = t->run;
+		t->ar.ex = &t->as_ex;
+		t->ar.nex = 1;
+		t->nwant = mt_candidate_env(&t->as_ex, t->want_env);
 	}
+	return MT_OK;
+}
 
-	/* the searches from it */
-	memset(&x, 0, sizeof(x));
-	x.m = &mj->model;
-	x.c = c;
-	x.rs = rs;
-	x.base = &mj->job;
+/* The searches from the job: each change alone, each pair, everything */
+static int searches(struct st *t)
+{
+	const struct mt_megatron_job *mj = t->mj;
+	int i, k, moe = mj->model.experts > 0;
+
+	t->x.m = &mj->model;
+	t->x.c = t->c;
+	t->x.rs = t->rs;
+	t->x.base = &mj->job;
 	for (i = 0; i < NCHANGES; i++) {
 		struct mt_job j = mj->job;
 
-		one[i].a = -1;
-		if (changes[i].moe && !mj->model.experts)
+		t->one[i].a = -1;
+		if (changes[i].moe && !moe)
 			continue;
 		free_change(&j, i);
-		if (search(&x, &j, &one[i], i, -1, &err))
-			goto fail;
-		if (one[i].feasible)
-			nfound++;
-		if (one[i].feasible && (!best1.feasible || one[i].e.time.step < best1.e.time.step))
-			best1 = one[i];
+		if (search(&t->x, &j, &t->one[i], i, -1, &t->err))
+			return MT_EINVAL;
+		if (t->one[i].feasible &&
+		    (!t->best1.feasible || t->one[i].e.time.step < t->best1.e.time.step))
+			t->best1 = t->one[i];
 	}
-	for (i = 0; i < NCHANGES; i++) {
+	for (i = 0; i < NCHANGES; i++)
 		for (k = i + 1; k < NCHANGES; k++) {
 			struct mt_job j = mj->job;
 			struct found f;
 
-			if (!one[i].feasible && !one[k].feasible && as_ok)
-				continue;
-			if ((changes[i].moe || changes[k].moe) && !mj->model.experts)
+			if ((!t->one[i].feasible && !t->one[k].feasible && t->as_ok) ||
+			    ((changes[i].moe || changes[k].moe) && !moe))
 				continue;
 			free_change(&j, i);
 			free_change(&j, k);
-			if (search(&x, &j, &f, i, k, &err))
-				goto fail;
-			if (f.feasible && (!best2.feasible || f.e.time.step < best2.e.time.step)) {
-				if (best2.have_ex)
-					mt_explain_free(&best2.ex);
-				best2 = f;
+			if (search(&t->x, &j, &f, i, k, &t->err))
+				return MT_EINVAL;
+			if (f.feasible && (!t->best2.feasible || f.e.time.step < t->best2.e.time.step)) {
+				if (t->best2.have_ex)
+					mt_explain_free(&t->best2.ex);
+				t->best2 = f;
 			} else if (f.have_ex) {
 				mt_explain_free(&f.ex);
 			}
 		}
-	}
 	{
 		struct mt_job j = mj->job;
 
 		for (i = 0; i < NCHANGES; i++)
 			free_change(&j, i);
-		if (search(&x, &j, &overall, -2, -1, &err))
-			goto fail;
+		if (search(&t->x, &j, &t->overall, -2, -1, &t->err))
+			return MT_EINVAL;
 	}
+	return MT_OK;
+}
 
-	/* the text */
-	sbuf_addf(&sb, "megatune check: %s (%s%s%s)\n", src->file, kind_name(src->kind),
+/* The job's header lines: its file, model, GPUs, flags not modelled, notes */
+static void text_job(struct sbuf *sb, const struct st *t)
+{
+	const struct mt_jobsrc *src = t->src;
+	const struct mt_megatron_job *mj = t->mj;
+	int i;
+
+	sbuf_addf(sb, "megatune check: %s (%s%s%s)\n", src->file, kind_name(src->kind),
 		  src->entry[0] ? ": " : "", src->entry);
-	sbuf_addf(&sb, "  model: %s, %d layers, hidden %d, %d heads, %.1fB parameters%s\n",
+	sbuf_addf(sb, "  model: %s, %d layers, hidden %d, %d heads, %.1fB parameters%s\n",
 		  mj->model.name, mj->model.layers, mj->model.hidden, mj->model.heads,
 		  mj->model.params_total / 1e9, mj->model.experts ? " (MoE)" : "");
-	sbuf_addf(&sb, "  job: %d GPUs of %s (%s), seq %d, global batch %lld\n", mj->job.gpus,
-		  c->name, mj->gpus_from, mj->job.seq, (long long)mj->job.gbs);
+	sbuf_addf(sb, "  job: %d GPUs of %s (%s), seq %d, global batch %lld\n", mj->job.gpus,
+		  t->c->name, mj->gpus_from, mj->job.seq, (long long)mj->job.gbs);
 	if (mj->nunknown && src->kind == MT_JS_ARGBLOCK) {
 		/* the block prints every field, set or left at its default */
-		sbuf_addf(&sb, "  not modelled: %d other field%s of the arguments block (it prints "
+		sbuf_addf(sb, "  not modelled: %d other field%s of the arguments block (it prints "
 			  "every field, set or default; --json lists them)\n", mj->nunknown,
 			  mj->nunknown > 1 ? "s" : "");
 	} else if (mj->nunknown) {
-		sbuf_addf(&sb, "  not modelled (%d flag%s megatune does not time):", mj->nunknown,
+		sbuf_addf(sb, "  not modelled (%d flag%s megatune does not time):", mj->nunknown,
 			  mj->nunknown > 1 ? "s" : "");
 		for (i = 0; i < mj->nunknown; i++)
-			sbuf_addf(&sb, "%s --%s (line %d)", i ? "," : "", src->arg[mj->unknown[i]].key,
+			sbuf_addf(sb, "%s --%s (line %d)", i ? "," : "", src->arg[mj->unknown[i]].key,
 				  src->line[mj->unknown[i]]);
-		sbuf_adds(&sb, "\n");
+		sbuf_adds(sb, "\n");
 	}
 	for (i = 0; i < src->nnotes; i++)
-		sbuf_addf(&sb, "  note: %s\n", src->notes[i]);
-	sbuf_adds(&sb, "\nas it is:\n");
-	if (cant[0]) {
-		sbuf_addf(&sb, "  ! megatune cannot time the job as written: %s\n", cant);
-		if (span_domains(&mj->cfg, c))
-			sbuf_addf(&sb, "  ! TP %d spans %d NVLink domains of %d GPUs: its collectives cross "
+		sbuf_addf(sb, "  note: %s\n", src->notes[i]);
+}
+
+/* The job as it is and its diagnoses */
+static void text_as_is(struct sbuf *sb, const struct st *t)
+{
+	const struct mt_megatron_job *mj = t->mj;
+	struct sbuf est = SBUF_INIT;
+	int n;
+
+	sbuf_adds(sb, "\nas it is:\n");
+	if (t->cant[0]) {
+		sbuf_addf(sb, "  ! megatune cannot time the job as written: %s\n", t->cant);
+		if (span_domains(&mj->cfg, t->c))
+			sbuf_addf(sb, "  ! TP %d spans %d NVLink domains of %d GPUs: its collectives cross "
 				  "the network, each layer's all-gathers and reduce-scatters at the NICs' "
 				  "bandwidth\n", mj->cfg.tp,
-				  (mj->cfg.tp + c->nvlink_domain - 1) / c->nvlink_domain, c->nvlink_domain);
-	} else {
-		mt_estimate_text(&est, &mj->model, c, &mj->job, &as, &ar);
-		sbuf_add(&sb, est.buf, est.len);
+				  (mj->cfg.tp + t->c->nvlink_domain - 1) / t->c->nvlink_domain,
+				  t->c->nvlink_domain);
+		return;
 	}
-	if (!cant[0]) {
-		sbuf_adds(&sb, "\ndiagnoses (what the job departs from, each with its rule):\n");
-		i = diagnoses(&sb, NULL, run ? &as_ex : NULL);
-		if (!as.feasible) {
-			sbuf_addf(&sb, "  ! the job does not fit: %.1f GiB per GPU on its most loaded stage, "
-				  "%.1f GiB usable (the memory table above)\n", as.mem.total / (1u << 30),
-				  c->memory_bytes * (1 - mj->job.mem_headroom) / (1u << 30));
-			i++;
-		}
-		i += env_gaps(&sb, NULL, src, want_env, nwant);
-		if (!i)
-			sbuf_adds(&sb, "  none\n");
+	mt_estimate_text(&est, &mj->model, t->c, &mj->job, &t->as, &t->ar);
+	sbuf_add(sb, est.buf, est.len);
+	sbuf_release(&est);
+	sbuf_adds(sb, "\ndiagnoses (what the job departs from, each with its rule):\n");
+	n = diagnoses(sb, NULL, t->run ? &t->as_ex : NULL);
+	if (!t->as.feasible) {
+		sbuf_addf(sb, "  ! the job does not fit: %.1f GiB per GPU on its most loaded stage, "
+			  "%.1f GiB usable (the memory table above)\n", t->as.mem.total / (1u << 30),
+			  t->c->memory_bytes * (1 - mj->job.mem_headroom) / (1u << 30));
+		n++;
 	}
-	if (!as_ok && !best1.feasible && !best2.feasible && !overall.feasible) {
+	n += env_gaps(sb, NULL, t->src, t->want_env, t->nwant);
+	if (!n)
+		sbuf_adds(sb, "  none\n");
+}
+
+static int nothing_fits(const struct st *t)
+{
+	return !t->as_ok && !t->best1.feasible && !t->best2.feasible && !t->overall.feasible;
+}
+
+/* The changes: one knob, two, everything */
+static void text_changes(struct sbuf *sb, const struct st *t)
+{
+	const struct mt_explain *ex = t->run ? &t->as_ex : NULL;
+	int i;
+
+	if (nothing_fits(t)) {
 		struct mt_search_result *res = calloc(1, sizeof(*res));
 
-		sbuf_adds(&sb, "\nno change of the knobs makes the job fit");
-		if (res && mt_suggest_fits(&mj->model, c, &mj->job, res) > 0) {
-			sbuf_adds(&sb, "; changes of the job that do:\n");
+		sbuf_adds(sb, "\nno change of the knobs makes the job fit");
+		if (res && mt_suggest_fits(&t->mj->model, t->c, &t->mj->job, res) > 0) {
+			sbuf_adds(sb, "; changes of the job that do:\n");
 			for (i = 0; i < res->nsugg; i++)
-				sbuf_addf(&sb, "  %s\n", res->sugg[i].change);
+				sbuf_addf(sb, "  %s\n", res->sugg[i].change);
 		} else {
-			sbuf_adds(&sb, "\n");
+			sbuf_adds(sb, "\n");
 		}
 		free(res);
 	}
-	if (best1.feasible &&
-	    (!as_ok || gain_of(&as, as_ok, &best1) >= MIN_GAIN))
-		show_change(&sb, NULL, "one knob", &best1, src, mj, &as, as_ok, run ? &as_ex : NULL);
-	else if (as_ok)
-		sbuf_adds(&sb, "\none knob: no single change gains 0.5% or more\n");
+	if (t->best1.feasible && (!t->as_ok || gain_of(&t->as, t->as_ok, &t->best1) >= MIN_GAIN))
+		show_change(sb, NULL, "one knob", &t->best1, t->src, t->mj, &t->as, t->as_ok, ex);
+	else if (t->as_ok)
+		sbuf_adds(sb, "\none knob: no single change gains 0.5% or more\n");
 	else
-		sbuf_adds(&sb, "\none knob: no single change makes the job run and fit\n");
-	if (best2.feasible && (!best1.feasible || best2.e.time.step < best1.e.time.step * (1 - MIN_GAIN)))
-		show_change(&sb, NULL, "two knobs", &best2, src, mj, &as, as_ok, run ? &as_ex : NULL);
-	if (overall.feasible &&
-	    (!as_ok || gain_of(&as, as_ok, &overall) >= MIN_GAIN))
-		show_change(&sb, NULL, "best overall", &overall, src, mj, &as, as_ok, run ? &as_ex : NULL);
-	else if (as_ok && overall.feasible)
-		sbuf_adds(&sb, "\nbest overall: the job is within 0.5% of the best megatune finds\n");
-	sbuf_addf(&sb, "\n(%lld searches from the job; docs/CHECK.md)\n", x.searches);
+		sbuf_adds(sb, "\none knob: no single change makes the job run and fit\n");
+	if (t->best2.feasible &&
+	    (!t->best1.feasible || t->best2.e.time.step < t->best1.e.time.step * (1 - MIN_GAIN)))
+		show_change(sb, NULL, "two knobs", &t->best2, t->src, t->mj, &t->as, t->as_ok, ex);
+	if (t->overall.feasible && (!t->as_ok || gain_of(&t->as, t->as_ok, &t->overall) >= MIN_GAIN))
+		show_change(sb, NULL, "best overall", &t->overall, t->src, t->mj, &t->as, t->as_ok,
+			    ex);
+	else if (t->as_ok && t->overall.feasible)
+		sbuf_adds(sb, "\nbest overall: the job is within 0.5% of the best megatune finds\n");
+	sbuf_addf(sb, "\n(%lld searches from the job; docs/CHECK.md)\n", t->x.searches);
+}
 
-	/* the JSON */
-	if (a.json) {
-		cJSON *j, *ch;
+/* megatune.check/1 (docs/CHECK.md section 3) */
+static cJSON *json_doc(struct st *t)
+{
+	const struct mt_jobsrc *src = t->src;
+	const struct mt_megatron_job *mj = t->mj;
+	const struct mt_explain *ex = t->run ? &t->as_ex : NULL;
+	cJSON *doc = cJSON_CreateObject(), *j, *arr, *ch;
+	int i;
 
-		doc = cJSON_CreateObject();
-		cJSON_AddStringToObject(doc, "schema", "megatune.check/1");
-		j = cJSON_AddObjectToObject(doc, "job");
-		cJSON_AddStringToObject(j, "file", src->file);
-		cJSON_AddStringToObject(j, "kind", src->kind == MT_JS_SCRIPT ? "script" :
-					src->kind == MT_JS_ARGBLOCK ? "arguments_block" : "arguments");
-		cJSON_AddStringToObject(j, "entry", src->entry);
-		cJSON_AddNumberToObject(j, "gpus", mj->job.gpus);
-		cJSON_AddStringToObject(j, "gpus_from", mj->gpus_from);
-		cJSON_AddNumberToObject(j, "seq", mj->job.seq);
-		cJSON_AddNumberToObject(j, "gbs", (double)mj->job.gbs);
-		cJSON_AddStringToObject(j, "model", mj->model.name);
-		cJSON_AddNumberToObject(j, "params", (double)mj->model.params_total);
-		cJSON_AddStringToObject(j, "cluster", c->name);
-		arr = cJSON_AddArrayToObject(j, "not_modelled");
-		for (i = 0; i < mj->nunknown; i++) {
-			cJSON *u = cJSON_CreateObject();
+	cJSON_AddStringToObject(doc, "schema", "megatune.check/1");
+	j = cJSON_AddObjectToObject(doc, "job");
+	cJSON_AddStringToObject(j, "file", src->file);
+	cJSON_AddStringToObject(j, "kind", src->kind == MT_JS_SCRIPT ? "script" :
+				src->kind == MT_JS_ARGBLOCK ? "arguments_block" : "arguments");
+	cJSON_AddStringToObject(j, "entry", src->entry);
+	cJSON_AddNumberToObject(j, "gpus", mj->job.gpus);
+	cJSON_AddStringToObject(j, "gpus_from", mj->gpus_from);
+	cJSON_AddNumberToObject(j, "seq", mj->job.seq);
+	cJSON_AddNumberToObject(j, "gbs", (double)mj->job.gbs);
+	cJSON_AddStringToObject(j, "model", mj->model.name);
+	cJSON_AddNumberToObject(j, "params", (double)mj->model.params_total);
+	cJSON_AddStringToObject(j, "cluster", t->c->name);
+	arr = cJSON_AddArrayToObject(j, "not_modelled");
+	for (i = 0; i < mj->nunknown; i++) {
+		cJSON *u = cJSON_CreateObject();
 
-			cJSON_AddStringToObject(u, "flag", src->arg[mj->unknown[i]].key);
-			cJSON_AddNumberToObject(u, "line", src->line[mj->unknown[i]]);
-			cJSON_AddItemToArray(arr, u);
-		}
-		arr = cJSON_AddArrayToObject(j, "notes");
-		for (i = 0; i < src->nnotes; i++)
-			cJSON_AddItemToArray(arr, cJSON_CreateString(src->notes[i]));
-		if (cant[0]) {
-			cJSON_AddStringToObject(doc, "cannot_time", cant);
-		} else {
-			struct sbuf ej = SBUF_INIT;
-			cJSON *e = NULL;
-
-			mt_estimate_json(&ej, &mj->model, c, &mj->job, &as, &ar);
-			if (!ej.failed && !mt_json_parse("estimate", ej.buf, ej.len, &e, &err))
-				cJSON_AddItemToObject(doc, "as_is", e);
-			sbuf_release(&ej);
-			memset(&err, 0, sizeof(err));
-		}
-		arr = cJSON_AddArrayToObject(doc, "diagnoses");
-		diagnoses(NULL, arr, run && !cant[0] ? &as_ex : NULL);
-		arr = cJSON_AddArrayToObject(doc, "environment");
-		env_gaps(NULL, arr, src, want_env, nwant);
-		ch = cJSON_AddArrayToObject(doc, "changes");
-		if (best1.feasible)
-			show_change(NULL, ch, "one knob", &best1, src, mj, &as, as_ok, run ? &as_ex : NULL);
-		if (best2.feasible)
-			show_change(NULL, ch, "two knobs", &best2, src, mj, &as, as_ok, run ? &as_ex : NULL);
-		if (overall.feasible)
-			show_change(NULL, ch, "best overall", &overall, src, mj, &as, as_ok,
-				    run ? &as_ex : NULL);
-		{
-			char *out = cJSON_Print(doc);
-			struct sbuf o = SBUF_INIT;
-
-			if (!out) {
-				mt_error_set(&err, MT_ENOMEM, "out of memory");
-				goto fail;
-			}
-			sbuf_adds(&o, out);
-			sbuf_addc(&o, '\n');
-			free(out);
-			rc = mt_write_atomic(a.json, o.buf, o.len, &err);
-			sbuf_release(&o);
-			if (rc)
-				goto fail;
-		}
+		cJSON_AddStringToObject(u, "flag", src->arg[mj->unknown[i]].key);
+		cJSON_AddNumberToObject(u, "line", src->line[mj->unknown[i]]);
+		cJSON_AddItemToArray(arr, u);
 	}
-	if (text)
-		fputs(sb.buf, stdout);
-	rc = !as_ok && !best1.feasible && !best2.feasible && !overall.feasible ? 1 : 0;
-	goto out;
-fail:
-	rc = cli_fail("check", &err);
-out:
-	if (best1.have_ex) {
-		/* best1 shares its explanation with one[] */
+	arr = cJSON_AddArrayToObject(j, "notes");
+	for (i = 0; i < src->nnotes; i++)
+		cJSON_AddItemToArray(arr, cJSON_CreateString(src->notes[i]));
+	if (t->cant[0]) {
+		cJSON_AddStringToObject(doc, "cannot_time", t->cant);
+	} else {
+		struct sbuf ej = SBUF_INIT;
+		struct mt_error e2 = MT_ERROR_INIT;
+		cJSON *e = NULL;
+
+		mt_estimate_json(&ej, &mj->model, t->c, &mj->job, &t->as, &t->ar);
+		if (!ej.failed && !mt_json_parse("estimate", ej.buf, ej.len, &e, &e2))
+			cJSON_AddItemToObject(doc, "as_is", e);
+		sbuf_release(&ej);
 	}
-	for (i = 0; one && i < NCHANGES; i++)
-		if (one[i].have_ex)
-			mt_explain_free(&one[i].ex);
-	if (best2.have_ex)
-		mt_explain_free(&best2.ex);
-	if (overall.have_ex)
-		mt_explain_free(&overall.ex);
-	mt_explain_free(&as_ex);
+	arr = cJSON_AddArrayToObject(doc, "diagnoses");
+	diagnoses(NULL, arr, !t->cant[0] ? ex : NULL);
+	arr = cJSON_AddArrayToObject(doc, "environment");
+	env_gaps(NULL, arr, src, t->want_env, t->nwant);
+	ch = cJSON_AddArrayToObject(doc, "changes");
+	if (t->best1.feasible)
+		show_change(NULL, ch, "one knob", &t->best1, src, mj, &t->as, t->as_ok, ex);
+	if (t->best2.feasible)
+		show_change(NULL, ch, "two knobs", &t->best2, src, mj, &t->as, t->as_ok, ex);
+	if (t->overall.feasible)
+		show_change(NULL, ch, "best overall", &t->overall, src, mj, &t->as, t->as_ok, ex);
+	return doc;
+}
+
+static int write_json(struct st *t)
+{
+	cJSON *doc = json_doc(t);
+	char *out = doc ? cJSON_Print(doc) : NULL;
+	struct sbuf o = SBUF_INIT;
+	int rc;
+
 	cJSON_Delete(doc);
+	if (!out)
+		return mt_error_set(&t->err, MT_ENOMEM, "out of memory");
+	sbuf_adds(&o, out);
+	sbuf_addc(&o, '\n');
+	free(out);
+	rc = o.failed ? mt_error_set(&t->err, MT_ENOMEM, "out of memory")
+		      : mt_write_atomic(t->a.json, o.buf, o.len, &t->err);
+	sbuf_release(&o);
+	return rc;
+}
+
+static void st_free(struct st *t)
+{
+	int i;
+
+	for (i = 0; t->one && i < NCHANGES; i++)
+		if (t->one[i].have_ex)
+			mt_explain_free(&t->one[i].ex); /* best1 shares one of these */
+	if (t->best2.have_ex)
+		mt_explain_free(&t->best2.ex);
+	if (t->overall.have_ex)
+		mt_explain_free(&t->overall.ex);
+	mt_explain_free(&t->as_ex);
+	mt_rules_end(t->run);
+	mt_ruleset_free(t->rs);
+	mt_cluster_free(t->c);
+	free(t->buf);
+	free(t->one);
+	free(t->mj);
+	free(t->src);
+}
+
+int cmd_check(int argc, char **argv)
+{
+	struct st *t = calloc(1, sizeof(*t));
+	struct sbuf sb = SBUF_INIT;
+	int rc;
+
+	if (!t) {
+		fputs("megatune check: error: out of memory\n", stderr);
+		return 2;
+	}
+	if ((rc = parse(argc, argv, &t->a)) >= 0) {
+		free(t);
+		return rc;
+	}
+	if (load(t) || as_is(t) || searches(t) || (t->a.json && write_json(t))) {
+		rc = cli_fail("check", &t->err);
+		goto out;
+	}
+	if (!(t->a.json && !strcmp(t->a.json, "-"))) {
+		text_job(&sb, t);
+		text_as_is(&sb, t);
+		text_changes(&sb, t);
+		if (sb.failed) {
+			mt_error_set(&t->err, MT_ENOMEM, "out of memory");
+			rc = cli_fail("check", &t->err);
+			goto out;
+		}
+		fputs(sb.buf, stdout);
+	}
+	rc = nothing_fits(t) ? 1 : 0;
+out:
 	sbuf_release(&sb);
-	sbuf_release(&est);
-	mt_rules_end(run);
-	mt_ruleset_free(rs);
-	mt_cluster_free(c);
-	free(buf);
-	free(one);
-	free(mj);
-	free(src);
+	st_free(t);
+	free(t);
 	return rc;
 }
