@@ -146,7 +146,6 @@ struct ctx {
 	const struct mt_model *m;
 	const struct mt_cluster *c;
 	const struct mt_ruleset *rs;
-	const struct mt_job *base;
 	long long searches;
 };
 
@@ -203,13 +202,6 @@ out:
 
 /* ---- flags and their diff ---- */
 
-static int job_flags(const struct mt_model *m, const struct mt_job *j, const struct mt_config *c,
-		     const struct mt_explain *ex, struct mt_kv *args, struct mt_kv *env, int *nenv)
-{
-	*nenv = ex ? mt_candidate_env(ex, env) : 0;
-	return mt_candidate_args(m, j, c, ex, args);
-}
-
 static const struct mt_kv *kv_find(const struct mt_kv *kv, int n, const char *key)
 {
 	int i;
@@ -258,11 +250,11 @@ static const char *const aliases[][2] = {
  * `a` is megatune's rendering of the job's configuration, `b` of the new
  * one; a flag whose rendering differs is removed as the job wrote it ("-")
  * and added as b has it ("+").  Into sb (text, with indent) and arr (JSON
- * strings); either may be NULL.  Returns the number of lines. */
-static int diff(struct sbuf *sb, cJSON *arr, const char *indent, const struct mt_jobsrc *src,
+ * strings); either may be NULL. */
+static void diff(struct sbuf *sb, cJSON *arr, const char *indent, const struct mt_jobsrc *src,
 		const struct mt_kv *a, int na, const struct mt_kv *b, int nb)
 {
-	int i, k, nd = 0, pass;
+	int i, k, pass;
 
 	for (pass = 0; pass < 2; pass++) {
 		const struct mt_kv *x = pass ? b : a, *y = pass ? a : b;
@@ -280,30 +272,26 @@ static int diff(struct sbuf *sb, cJSON *arr, const char *indent, const struct mt
 			if (o && !strcmp(o->val, x[i].val))
 				continue;
 			n = pass ? &x[i] : o;
-			if ((u = mt_jobsrc_find(src, x[i].key)) >= 0) {
+			u = mt_jobsrc_find(src, x[i].key);
+			if (n && u >= 0 && !strcmp(src->arg[u].val, n->val))
+				continue; /* the job already says it */
+			if (u >= 0)
 				diff_line(sb, arr, indent, '-', 0, src->arg[u].key, src->arg[u].val);
-				nd++;
-			}
 			for (k = 0; k < (int)(sizeof(aliases) / sizeof(aliases[0])); k++)
 				if (!strcmp(aliases[k][0], x[i].key) &&
-				    (u = mt_jobsrc_find(src, aliases[k][1])) >= 0) {
+				    (u = mt_jobsrc_find(src, aliases[k][1])) >= 0)
 					diff_line(sb, arr, indent, '-', 0, src->arg[u].key, src->arg[u].val);
-					nd++;
-				}
-			if (n) {
+			if (n)
 				diff_line(sb, arr, indent, '+', 0, n->key, n->val);
-				nd++;
-			}
 		}
 	}
-	return nd;
 }
 
 /* The variables configuration b wants that the job lacks or sets otherwise */
-static int env_diff(struct sbuf *sb, cJSON *arr, const char *indent, const struct mt_jobsrc *src,
+static void env_diff(struct sbuf *sb, cJSON *arr, const char *indent, const struct mt_jobsrc *src,
 		    const struct mt_kv *b, int nb)
 {
-	int i, nd = 0;
+	int i;
 
 	for (i = 0; i < nb; i++) {
 		const char *have = mt_jobsrc_env(src, b[i].key);
@@ -313,9 +301,7 @@ static int env_diff(struct sbuf *sb, cJSON *arr, const char *indent, const struc
 		if (have)
 			diff_line(sb, arr, indent, '-', 1, b[i].key, have);
 		diff_line(sb, arr, indent, '+', 1, b[i].key, b[i].val);
-		nd++;
 	}
-	return nd;
 }
 
 /* The job's environment as the rules want it for configuration c: the
@@ -420,19 +406,20 @@ static double gain_of(const struct mt_eval *as, int as_ok, const struct found *f
 
 /* One change, text and JSON */
 static void show_change(struct sbuf *sb, cJSON *arr, const char *title, const struct found *f,
-			const struct mt_jobsrc *src, const struct mt_megatron_job *mj, const struct mt_eval *as, int as_ok,
-			const struct mt_explain *as_ex)
+			const struct mt_jobsrc *src, const struct mt_megatron_job *mj,
+			const struct mt_eval *as, int as_ok, const struct mt_explain *as_ex)
 {
-	struct mt_kv a[MT_FLAGS_MAX], b[MT_FLAGS_MAX], ea[MT_FLAGS_MAX], eb[MT_FLAGS_MAX];
-	int na, nb, nea, neb;
-
-	(void)ea;
+	struct mt_kv a[MT_FLAGS_MAX], b[MT_FLAGS_MAX], eb[MT_FLAGS_MAX];
+	int na, nb, neb;
 	char label[160], name[96];
 	double g = gain_of(as, as_ok, f);
 	cJSON *o = arr ? cJSON_CreateObject() : NULL, *d = NULL;
 
-	na = job_flags(&mj->model, &mj->job, &as->cfg, as_ex, a, ea, &nea);
-	nb = job_flags(&mj->model, &mj->job, &f->e.cfg, f->have_ex ? &f->ex : NULL, b, eb, &neb);
+	/* the job's configuration and the new one as megatune prints them; the
+	 * variables the new one's rules want */
+	na = mt_candidate_args(&mj->model, &mj->job, &as->cfg, as_ex, a);
+	nb = mt_candidate_args(&mj->model, &mj->job, &f->e.cfg, f->have_ex ? &f->ex : NULL, b);
+	neb = f->have_ex ? mt_candidate_env(&f->ex, eb) : 0;
 	mt_config_label(label, sizeof(label), &mj->model, &f->e.cfg);
 	change_name(f, name, sizeof(name));
 	if (sb) {
@@ -594,7 +581,6 @@ static int searches(struct st *t)
 	t->x.m = &mj->model;
 	t->x.c = t->c;
 	t->x.rs = t->rs;
-	t->x.base = &mj->job;
 	for (i = 0; i < NCHANGES; i++) {
 		struct mt_job j = mj->job;
 

@@ -316,7 +316,7 @@ static const struct {
 	char type; /* i integer, n number, b store_true, s string */
 } model_keys[] = {
 	{ "hidden_size", 'i' }, { "num_layers", 'i' }, { "num_attention_heads", 'i' },
-	{ "kv_channels", 'i' }, { "ffn_hidden_size", 'i' }, { "vocab_size", 'i' },
+	{ "kv_channels", 'i' }, { "ffn_hidden_size", 'i' },
 	{ "max_position_embeddings", 'i' }, { "swiglu", 'b' }, { "normalization", 's' },
 	{ "untie_embeddings_and_output_weights", 'b' }, { "add_qkv_bias", 'b' },
 	{ "qk_layernorm", 'b' }, { "hidden_dropout", 'n' }, { "attention_dropout", 'n' },
@@ -338,7 +338,7 @@ static const char *const read_flags[] = {
 	"position-embedding-type", "use-rope-scaling", "rope-scaling-factor", "rope-type",
 	"rotary-scaling-factor", "mscale", "mscale-all-dim", "yarn-original-max-position-embeddings",
 	"yarn-beta-fast", "yarn-beta-slow", "rotary-seq-len-interpolation-factor",
-	"moe-router-load-balancing-type", "tokenizer-type", "seq-length", "encoder-seq-length",
+	"moe-router-load-balancing-type", "tokenizer-type", "vocab-size", "seq-length", "encoder-seq-length",
 	"global-batch-size", "bf16", "fp16", "fp8-format", "fp8-recipe", "fp4-format", "fp4-recipe",
 	"fp4-param-gather", "fp8-param-gather", "attention-backend", "moe-router-force-load-balancing",
 	"moe-expert-capacity-factor", "moe-pad-expert-input-to-capacity",
@@ -366,13 +366,12 @@ static const char *const not_timed[] = {
 	"use-flash-attn", "no-masked-softmax-fusion", "no-bias-", "no-rope-fusion",
 	"no-gradient-accumulation-fusion", "no-persist-layer-norm", "profile", "use-pytorch-profiler",
 	"rerun-", "check-for-", "no-check-for-", "manual-gc", "manual-gc-", "dist-ckpt", "use-dist-ckpt",
-	"async-save", "auto-detect-ckpt-format", "kv-channels", "make-vocab-size-divisible-by",
+	"async-save", "auto-detect-ckpt-format", "make-vocab-size-divisible-by",
 	"reset-", "eod-mask-loss", "per-split-data-args-path", "blend", "valid-", "test-",
 	"train-data-path", "object-storage", "optimizer", "calculate-per-token-loss",
 	"log-throughput", "disable-gloo-process-groups", "no-create-attention-mask-in-dataloader",
 	"no-mmap-bin-files", "num-dataset-builder-threads", "legacy-tokenizer", "trust-remote-code",
-	"decrease-batch-size-if-needed", "untie-embeddings-and-output-weights",
-	NULL,
+	"decrease-batch-size-if-needed", NULL,
 };
 
 static int flag_in(const char *flag, const char *const *list, int prefix)
@@ -501,9 +500,7 @@ static int job_model(const struct mt_jobsrc *s, struct mt_model *m, struct mt_er
 		rc = MT_EINVAL;
 		goto out;
 	}
-	cJSON_ReplaceItemInObjectCaseSensitive(o, "vocab_size", cJSON_CreateNumber((double)iv));
-	if (!cJSON_GetObjectItemCaseSensitive(o, "vocab_size"))
-		cJSON_AddNumberToObject(o, "vocab_size", (double)iv);
+	cJSON_AddNumberToObject(o, "vocab_size", (double)iv);
 	if (pos && strcmp(pos, "learned_absolute") && strcmp(pos, "rope") && strcmp(pos, "yarn") &&
 	    strcmp(pos, "none")) {
 		rc = bad_at(err, s, at(s, "position-embedding-type"),

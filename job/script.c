@@ -20,6 +20,7 @@ struct var {
 	char name[64];
 	int n;
 	char **item;
+	int *iline;     /* the line each item was written on */
 	int exported;
 	int line;
 };
@@ -41,13 +42,11 @@ struct lexer {
 	int nw;
 	struct sbuf cur;
 	int have, cur_line;
-	int assigned;          /* the command assigned an array */
 	/* words of commands that are arguments alone (a file of arguments) */
 	struct word loose[MAX_WORDS];
 	int nloose;
 	int ntrain;            /* training commands seen */
 	struct mt_error *err;
-	int failed;
 };
 
 static void note(struct mt_jobsrc *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -87,7 +86,9 @@ static void var_clear(struct var *v)
 	for (i = 0; i < v->n; i++)
 		free(v->item[i]);
 	free(v->item);
+	free(v->iline);
 	v->item = NULL;
+	v->iline = NULL;
 	v->n = 0;
 }
 
@@ -106,18 +107,21 @@ static struct var *var_get(struct lexer *x, const char *name, size_t len)
 	return v;
 }
 
-static void var_push(struct var *v, const char *s)
+static void var_push(struct var *v, const char *s, int line)
 {
 	char **it = realloc(v->item, sizeof(*it) * (size_t)(v->n + 1));
+	int *il = it ? realloc(v->iline, sizeof(*il) * (size_t)(v->n + 1)) : NULL;
 	char *d = strdup(s);
 
-	if (!it || !d) {
+	if (it)
+		v->item = it;
+	if (il)
+		v->iline = il;
+	if (!it || !il || !d) {
 		free(d);
-		if (it)
-			v->item = it;
 		return;
 	}
-	v->item = it;
+	v->iline[v->n] = line;
 	v->item[v->n++] = d;
 }
 
@@ -287,6 +291,15 @@ static void count_lines(struct lexer *x, const char *a, const char *b)
 			x->line++;
 }
 
+/* A command substitution up to end: not run, read as empty (a word still) */
+static void skip_substitution(struct lexer *x, const char *end, const char *form)
+{
+	note(x->out, "line %d: a command substitution %s is not run: read as empty", x->line, form);
+	count_lines(x, x->p, end);
+	x->p = end;
+	word_start(x);
+}
+
 static void expand_var(struct lexer *x, const char *name, size_t len, int all, long idx,
 		       const char *dflt, size_t dlen, int quoted)
 {
@@ -314,6 +327,8 @@ static void expand_var(struct lexer *x, const char *name, size_t len, int all, l
 		if (i && quoted)
 			word_end(x);
 		put_text(x, v->item[i], quoted);
+		if (x->have) /* an array's words keep the line they were written on */
+			x->cur_line = v->iline[i];
 		if (!quoted && i + 1 < v->n)
 			word_end(x);
 	}
@@ -349,12 +364,7 @@ static void expand(struct lexer *x, int quoted)
 	}
 	if (p < x->end && *p == '(') {
 		e = closing(p + 1, x->end, '(', ')');
-		note(x->out, "line %d: a command substitution $(...) is not run: read as empty",
-		     x->line);
-		e = e ? e + 1 : x->end;
-		count_lines(x, x->p, e);
-		x->p = e;
-		word_start(x);
+		skip_substitution(x, e ? e + 1 : x->end, "$(...)");
 		return;
 	}
 	if (p < x->end && *p == '{') {
@@ -453,6 +463,53 @@ static void free_words(struct word *w, int n)
 		free(w[i].s);
 }
 
+static void skip_comment(struct lexer *x)
+{
+	while (x->p < x->end && *x->p != '\n')
+		x->p++;
+}
+
+/* One piece of a word at x->p, which is not a blank or a separator: a
+ * backslash (a line continuation or an escaped character), a quoted string,
+ * an expansion, a command substitution, or a plain character. */
+static int word_part(struct lexer *x)
+{
+	char c = *x->p;
+	const char *q;
+
+	if (c == '\\' && x->p + 1 < x->end) {
+		if (x->p[1] == '\n' || (x->p[1] == '\r' && x->p + 2 < x->end && x->p[2] == '\n')) {
+			x->line++;
+			x->p += x->p[1] == '\n' ? 2 : 3;
+			return MT_OK;
+		}
+		word_start(x);
+		sbuf_addc(&x->cur, x->p[1]);
+		x->p += 2;
+	} else if (c == '\'') {
+		if (!(q = memchr(x->p + 1, '\'', (size_t)(x->end - x->p - 1))))
+			return mt_error_set(x->err, MT_EINVAL, "%s:%d: a single quote is not closed",
+					    x->file, x->line);
+		word_start(x);
+		sbuf_add(&x->cur, x->p + 1, (size_t)(q - x->p - 1));
+		count_lines(x, x->p, q);
+		x->p = q + 1;
+	} else if (c == '"') {
+		x->p++;
+		return dquote(x);
+	} else if (c == '$') {
+		expand(x, 0);
+	} else if (c == '`') {
+		q = memchr(x->p + 1, '`', (size_t)(x->end - x->p - 1));
+		skip_substitution(x, q ? q + 1 : x->end, "`...`");
+	} else {
+		word_start(x);
+		sbuf_addc(&x->cur, c);
+		x->p++;
+	}
+	return MT_OK;
+}
+
 /* NAME=( ... ): x->p at '('; the name is the current word without '='. */
 static int array_assign(struct lexer *x)
 {
@@ -470,40 +527,15 @@ static int array_assign(struct lexer *x)
 	while (x->p < x->end && *x->p != ')' && !rc) {
 		char c = *x->p;
 
-		if (c == ' ' || c == '\t') {
+		if (c == ' ' || c == '\t' || c == '\r' || c == '\n') {
 			word_end(x);
+			if (c == '\n')
+				x->line++;
 			x->p++;
-		} else if (c == '\n') {
-			word_end(x);
-			x->line++;
-			x->p++;
-		} else if (c == '\\' && x->p + 1 < x->end && x->p[1] == '\n') {
-			x->line++;
-			x->p += 2;
 		} else if (c == '#' && !x->have) {
-			while (x->p < x->end && *x->p != '\n')
-				x->p++;
-		} else if (c == '\'') {
-			const char *q = memchr(x->p + 1, '\'', (size_t)(x->end - x->p - 1));
-
-			if (!q) {
-				rc = mt_error_set(x->err, MT_EINVAL, "%s:%d: a single quote is not "
-						  "closed", x->file, x->line);
-				break;
-			}
-			word_start(x);
-			sbuf_add(&x->cur, x->p + 1, (size_t)(q - x->p - 1));
-			count_lines(x, x->p, q);
-			x->p = q + 1;
-		} else if (c == '"') {
-			x->p++;
-			rc = dquote(x);
-		} else if (c == '$') {
-			expand(x, 0);
+			skip_comment(x);
 		} else {
-			word_start(x);
-			sbuf_addc(&x->cur, c);
-			x->p++;
+			rc = word_part(x);
 		}
 	}
 	word_end(x);
@@ -513,13 +545,12 @@ static int array_assign(struct lexer *x)
 	if (v) {
 		var_clear(v);
 		for (i = 0; i < x->nw; i++)
-			var_push(v, x->w[i].s);
+			var_push(v, x->w[i].s, x->w[i].line);
 		v->line = x->line;
 	}
 	free_words(x->w, x->nw);
 	memcpy(x->w, saved, sizeof(saved[0]) * (size_t)nsaved);
 	x->nw = nsaved;
-	x->assigned = 1;
 	return rc;
 }
 
@@ -562,7 +593,7 @@ static void assign(struct lexer *x, const char *w, size_t len, int line, int exp
 	if (!v)
 		return;
 	var_clear(v);
-	var_push(v, w + len + 1);
+	var_push(v, w + len + 1, line);
 	v->line = line;
 	if (exported)
 		v->exported = 1;
@@ -686,7 +717,6 @@ static int command(struct lexer *x)
 done:
 	free_words(x->w, x->nw);
 	x->nw = 0;
-	x->assigned = 0;
 	return rc;
 }
 
@@ -751,17 +781,6 @@ static int lex(struct lexer *x)
 		if (c == ' ' || c == '\t' || c == '\r') {
 			word_end(x);
 			x->p++;
-		} else if (c == '\\' && x->p + 1 < x->end && x->p[1] == '\n') {
-			x->line++;
-			x->p += 2;
-		} else if (c == '\\' && x->p + 1 < x->end && x->p[1] == '\r' && x->p + 2 < x->end &&
-			   x->p[2] == '\n') {
-			x->line++;
-			x->p += 3;
-		} else if (c == '\\' && x->p + 1 < x->end) {
-			word_start(x);
-			sbuf_addc(&x->cur, x->p[1]);
-			x->p += 2;
 		} else if (c == '\n' || c == ';' || c == '&' || c == '|') {
 			word_end(x);
 			rc = command(x);
@@ -769,48 +788,20 @@ static int lex(struct lexer *x)
 				x->line++;
 			x->p++;
 		} else if (c == '#' && !x->have) {
-			while (x->p < x->end && *x->p != '\n')
-				x->p++;
-		} else if (c == '\'') {
-			const char *q = memchr(x->p + 1, '\'', (size_t)(x->end - x->p - 1));
-
-			if (!q)
-				return mt_error_set(x->err, MT_EINVAL, "%s:%d: a single quote is not "
-						    "closed", x->file, x->line);
-			word_start(x);
-			sbuf_add(&x->cur, x->p + 1, (size_t)(q - x->p - 1));
-			count_lines(x, x->p, q);
-			x->p = q + 1;
-		} else if (c == '"') {
-			x->p++;
-			rc = dquote(x);
-		} else if (c == '$') {
-			expand(x, 0);
-		} else if (c == '`') {
-			const char *q = memchr(x->p + 1, '`', (size_t)(x->end - x->p - 1));
-
-			note(x->out, "line %d: a command substitution `...` is not run: read as empty",
-			     x->line);
-			q = q ? q + 1 : x->end;
-			count_lines(x, x->p, q);
-			x->p = q;
-			word_start(x);
+			skip_comment(x);
 		} else if (c == '(' && x->have && x->cur.len > 1 && x->cur.buf[x->cur.len - 1] == '=' &&
 			   assignment(x->cur.buf, &(size_t){ 0 })) {
 			rc = array_assign(x);
 		} else if (c == '(' || c == ')' || c == '{' || c == '}') {
-			if (x->have) {
+			if (x->have)
 				sbuf_addc(&x->cur, c);
-			} else {
+			else
 				word_end(x);
-			}
 			x->p++;
 		} else {
-			word_start(x);
-			sbuf_addc(&x->cur, c);
-			x->p++;
+			rc = word_part(x);
 		}
-		if (x->cur.failed || x->failed)
+		if (x->cur.failed)
 			return mt_error_set(x->err, MT_ENOMEM, "out of memory");
 	}
 	if (!rc) {
@@ -1019,18 +1010,6 @@ static int looks_like_log(const char *buf, size_t len)
 	return 0;
 }
 
-/* A line with Megatron-LM's arguments header */
-static int has_block(const char *buf, size_t len)
-{
-	static const char hdr[] = "--- arguments ---";
-	size_t i, n = sizeof(hdr) - 1;
-
-	for (i = 0; i + n <= len; i++)
-		if (buf[i] == '-' && !memcmp(buf + i, hdr, n))
-			return 1;
-	return 0;
-}
-
 int mt_jobsrc_read(const char *file, const char *buf, size_t len, struct mt_jobsrc *s,
 		   struct mt_error *err)
 {
@@ -1039,7 +1018,7 @@ int mt_jobsrc_read(const char *file, const char *buf, size_t len, struct mt_jobs
 
 	memset(s, 0, sizeof(*s));
 	snprintf(s->file, sizeof(s->file), "%s", file);
-	if (has_block(buf, len)) {
+	if (has_word(buf, len, "--- arguments ---")) {
 		s->kind = MT_JS_ARGBLOCK;
 		if ((rc = argblock(file, buf, len, s, err)))
 			return rc;
