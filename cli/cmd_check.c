@@ -24,6 +24,8 @@
 #include "../reports/advice.h"
 #include "../rules/engine.h"
 #include "../tuner/dispatch.h"
+#include "../validate/logparse.h"
+#include "../validate/validate.h"
 #include "cli.h"
 #include "common.h"
 #include "opts.h"
@@ -32,8 +34,9 @@
 #define MAX_RULE_PATHS 16
 
 struct args {
-	const char *job, *cluster, *model, *json;
+	const char *job, *cluster, *model, *json, *validation;
 	int gpus;
+	int warmup;               /* -1: the first logged interval */
 	int no_rules;
 	const char *rule_paths[MAX_RULE_PATHS];
 	int nrule_paths;
@@ -63,6 +66,17 @@ static const struct cli_opt check_opts[] = {
 	{ .type = CLI_STR, .name = "json", .meta = "FILE", .off = offsetof(struct args, json),
 	  .help = "write megatune.check/1 JSON ('-': standard output,\n"
 		  "instead of the text; docs/FORMATS.md)" },
+	CLI_SEC("a log's measurements"),
+	{ .type = CLI_INT, .name = "warmup", .meta = "N", .off = offsetof(struct args, warmup),
+	  .lo = 0, .hi = 1 << 30, .want = "a number of iterations",
+	  .help = "iterations of the log left out of the measured step\n"
+		  "(default: those of its first logged interval)" },
+	{ .type = CLI_STR, .name = "validation", .meta = "FILE",
+	  .off = offsetof(struct args, validation),
+	  .help = "write the log's run as megatune.validation/1 (predicted\n"
+		  "beside measured; calibrate --from-validation reads it),\n"
+		  "with FILE's .advice.json and, for a model read from the\n"
+		  "flags, .model.json beside it" },
 	CLI_OPT_END,
 };
 
@@ -478,6 +492,7 @@ static int parse(int argc, char **argv, struct args *a)
 
 	memset(a, 0, sizeof(*a));
 	a->cluster = "dgx-h100";
+	a->warmup = -1;
 	if ((rc = cli_parse(&cli_spec_check, argc, argv, a, &first)) >= 0)
 		return rc;
 	if (first >= argc)
@@ -488,6 +503,8 @@ static int parse(int argc, char **argv, struct args *a)
 		return cli_usage_error("check", "unexpected argument '%s' (one JOB)", argv[first + 1]);
 	if (a->no_rules && a->nrule_paths)
 		return cli_usage_error("check", "--rules and --no-rules exclude each other");
+	if (a->validation && !strcmp(a->validation, "-"))
+		return cli_usage_error("check", "--validation writes files beside FILE: give a path");
 	return -1;
 }
 
@@ -510,6 +527,10 @@ struct st {
 	int nwant;
 	struct ctx x;
 	char *buf;
+	struct mt_logparse *lp;  /* a log's iteration lines, NULL for a script */
+	int warmup;              /* iterations of the log left out */
+	struct mt_validation v;  /* the log's run, predicted beside measured */
+	int has_run;
 };
 
 /* The job, its model, the cluster and the rules */
@@ -536,6 +557,15 @@ static int load(struct st *t)
 		return mt_error_set(&t->err, MT_EINVAL, "%s: --moe-flex-dispatcher-backend %s: profile "
 				    "%s has no moe_dispatch point of that library", t->src->file,
 				    mt_flex_backend_name(t->mj->flex_backend), t->a.cluster);
+	if (t->src->kind == MT_JS_ARGBLOCK) {
+		if (!(t->lp = malloc(sizeof(*t->lp))))
+			return mt_error_set(&t->err, MT_ENOMEM, "out of memory");
+		mt_logparse_init(t->lp);
+		mt_logparse_feed(t->lp, t->buf, len);
+		mt_logparse_finish(t->lp);
+		/* the first logged interval holds the start-up */
+		t->warmup = t->a.warmup >= 0 ? t->a.warmup : t->lp->nstep > 1 ? (int)t->lp->iter[0] : 0;
+	}
 	cli_cluster_warnings("check", t->c);
 	for (i = 0; i < t->mj->model.nnotes; i++)
 		fprintf(stderr, "megatune check: warning: %s\n", t->mj->model.notes[i]);
@@ -690,6 +720,127 @@ static void text_as_is(struct sbuf *sb, const struct st *t)
 		sbuf_adds(sb, "  none\n");
 }
 
+/* The advice document of the job as it is, parsed */
+static cJSON *as_is_doc(struct st *t)
+{
+	struct sbuf ej = SBUF_INIT;
+	struct mt_error e2 = MT_ERROR_INIT;
+	cJSON *e = NULL;
+
+	mt_estimate_json(&ej, &t->mj->model, t->c, &t->mj->job, &t->as, &t->ar);
+	if (ej.failed || mt_json_parse("estimate", ej.buf, ej.len, &e, &e2))
+		e = NULL;
+	sbuf_release(&ej);
+	return e;
+}
+
+/* A log's run as a megatune.validation/1 candidate, predicted beside
+ * measured, from the advice document of the job as it is (t->v) */
+static int measure_log(struct st *t)
+{
+	struct mt_validate_opts o;
+	cJSON *adv;
+	int rc;
+
+	if (!t->lp || t->cant[0])
+		return MT_OK;
+	if (!(adv = as_is_doc(t)))
+		return mt_error_set(&t->err, MT_ENOMEM, "out of memory");
+	mt_validate_opts_init(&o, ".");
+	o.advice_path = "";
+	o.top = 1;
+	o.warmup = t->warmup;
+	rc = mt_validate_init(&t->v, adv, &o, &t->err);
+	cJSON_Delete(adv);
+	if (rc)
+		return rc;
+	mt_validate_from_log(&t->v, 0, t->lp, t->as.tput.model_flops_step, t->warmup,
+			     t->src->file);
+	free(t->v.mode);
+	t->v.mode = strdup("log");
+	t->v.iters = t->lp->nstep ? (int)t->lp->last_iter : 0;
+	mt_validation_summarize(&t->v);
+	t->has_run = 1;
+	return MT_OK;
+}
+
+/* Measured beside predicted: the log's steady steps, memory and failure */
+static void text_measured(struct sbuf *sb, const struct st *t)
+{
+	const struct mt_vcand *c = t->has_run ? &t->v.cand[0] : NULL;
+
+	if (!c)
+		return;
+	sbuf_addf(sb, "\nmeasured (the log: %d iteration line%s):\n", t->lp->nstep,
+		  t->lp->nstep == 1 ? "" : "s");
+	if (c->has_measured) {
+		sbuf_addf(sb, "  step %.3f s (median of %d after iteration %d; IQR %.3f s) against "
+			  "%.3f s predicted: %+.1f%%\n", c->meas.step_s, c->meas.step_n, t->warmup,
+			  c->meas.step_iqr_s, c->pred.step_s,
+			  100 * mt_vrel(c->meas.step_s, c->pred.step_s));
+		sbuf_addf(sb, "  %.0f tokens/s per GPU (predicted %.0f), %.1f model TFLOP/s per GPU "
+			  "(predicted %.1f)\n", c->meas.tokens_per_s_per_gpu,
+			  c->pred.tokens_per_s_per_gpu, c->meas.tflops_per_gpu, c->pred.tflops_per_gpu);
+	}
+	if (isfinite(c->meas.mem_max_reserved_gib) && c->has_measured)
+		sbuf_addf(sb, "  memory: %.1f GiB reserved at most (worst rank) against %.1f GiB "
+			  "predicted\n", c->meas.mem_max_reserved_gib, c->pred.mem_gib);
+	sbuf_addf(sb, "  status: %s", mt_vstatus_name(c->status));
+	if (c->reason)
+		sbuf_addf(sb, " (%s)", c->reason);
+	sbuf_adds(sb, "\n");
+	if (c->evidence_line && c->status != MT_VS_OK)
+		sbuf_addf(sb, "  line %ld: %s\n", c->evidence_lineno, c->evidence_line);
+}
+
+/* --validation FILE: the record, the advice of the job as it is and the
+ * model of its flags beside it, all written or none */
+static int write_validation(struct st *t)
+{
+	char adv_path[1100], model_path[1100];
+	const char *f = t->a.validation, *dot = strrchr(f, '.');
+	size_t stem = dot && dot > strrchr(f, '/') && !strcmp(dot, ".json") ? (size_t)(dot - f)
+									     : strlen(f);
+	struct mt_outset os;
+	struct sbuf doc = SBUF_INIT;
+	cJSON *adv = NULL;
+	char *advtext = NULL;
+	int rc = MT_EINVAL;
+
+	if (!t->has_run)
+		return mt_error_set(&t->err, MT_EINVAL, "--validation: %s", t->cant[0] ?
+				    "megatune cannot time the job as written" :
+				    "the job is not a log (no run to record)");
+	snprintf(adv_path, sizeof(adv_path), "%.*s.advice.json", (int)stem, f);
+	snprintf(model_path, sizeof(model_path), "%.*s.model.json", (int)stem, f);
+	if (strlen(model_path) >= sizeof(t->mj->model.source))
+		return mt_error_set(&t->err, MT_EINVAL, "--validation %s: a path of at most %zu bytes, "
+				    "with its .model.json", f, sizeof(t->mj->model.source) - 12);
+	if (t->mj->model_json[0])
+		memcpy(t->mj->model.source, model_path, strlen(model_path) + 1);
+	if (!(adv = as_is_doc(t)) || !(advtext = cJSON_Print(adv))) {
+		mt_error_set(&t->err, MT_ENOMEM, "out of memory");
+		goto out;
+	}
+	free(t->v.advice);
+	t->v.advice = strdup(adv_path);
+	mt_validation_json(&doc, &t->v);
+	mt_outset_begin(&os);
+	if ((t->mj->model_json[0] &&
+	     mt_outset_stage(&os, model_path, t->mj->model_json, strlen(t->mj->model_json), &t->err)) ||
+	    mt_outset_stage(&os, adv_path, advtext, strlen(advtext), &t->err) ||
+	    mt_outset_stage(&os, f, doc.buf, doc.len, &t->err)) {
+		mt_outset_abort(&os);
+		goto out;
+	}
+	rc = mt_outset_commit(&os, &t->err);
+out:
+	free(advtext);
+	cJSON_Delete(adv);
+	sbuf_release(&doc);
+	return rc;
+}
+
 static int nothing_fits(const struct st *t)
 {
 	return !t->as_ok && !t->best1.feasible && !t->best2.feasible && !t->overall.feasible;
@@ -731,6 +882,38 @@ static void text_changes(struct sbuf *sb, const struct st *t)
 	sbuf_addf(sb, "\n(%lld searches from the job; docs/CHECK.md)\n", t->x.searches);
 }
 
+/* The log's run in the JSON: "measured" (docs/CHECK.md section 3) */
+static void json_measured(cJSON *doc, const struct st *t)
+{
+	const struct mt_vcand *c = t->has_run ? &t->v.cand[0] : NULL;
+	cJSON *m;
+
+	if (c) {
+		m = cJSON_AddObjectToObject(doc, "measured");
+		cJSON_AddStringToObject(m, "status", mt_vstatus_name(c->status));
+		if (c->reason)
+			cJSON_AddStringToObject(m, "reason", c->reason);
+		if (c->evidence_line) {
+			cJSON_AddStringToObject(m, "evidence_line", c->evidence_line);
+			cJSON_AddNumberToObject(m, "evidence_lineno", (double)c->evidence_lineno);
+		}
+		cJSON_AddNumberToObject(m, "warmup", t->warmup);
+		if (c->has_measured) {
+			cJSON_AddNumberToObject(m, "step_s", c->meas.step_s);
+			cJSON_AddNumberToObject(m, "step_n", c->meas.step_n);
+			cJSON_AddNumberToObject(m, "step_iqr_s", c->meas.step_iqr_s);
+			cJSON_AddNumberToObject(m, "tokens_per_s_per_gpu", c->meas.tokens_per_s_per_gpu);
+			cJSON_AddNumberToObject(m, "tflops_per_gpu", c->meas.tflops_per_gpu);
+			if (isfinite(c->meas.mem_max_reserved_gib))
+				cJSON_AddNumberToObject(m, "mem_max_reserved_gib",
+							c->meas.mem_max_reserved_gib);
+			cJSON_AddNumberToObject(m, "predicted_step_s", c->pred.step_s);
+			cJSON_AddNumberToObject(m, "rel_error_step",
+						mt_vrel(c->meas.step_s, c->pred.step_s));
+		}
+	}
+}
+
 /* megatune.check/1 (docs/CHECK.md section 3) */
 static cJSON *json_doc(struct st *t)
 {
@@ -767,15 +950,12 @@ static cJSON *json_doc(struct st *t)
 	if (t->cant[0]) {
 		cJSON_AddStringToObject(doc, "cannot_time", t->cant);
 	} else {
-		struct sbuf ej = SBUF_INIT;
-		struct mt_error e2 = MT_ERROR_INIT;
-		cJSON *e = NULL;
+		cJSON *e = as_is_doc(t);
 
-		mt_estimate_json(&ej, &mj->model, t->c, &mj->job, &t->as, &t->ar);
-		if (!ej.failed && !mt_json_parse("estimate", ej.buf, ej.len, &e, &e2))
+		if (e)
 			cJSON_AddItemToObject(doc, "as_is", e);
-		sbuf_release(&ej);
 	}
+	json_measured(doc, t);
 	arr = cJSON_AddArrayToObject(doc, "diagnoses");
 	diagnoses(NULL, arr, !t->cant[0] ? ex : NULL);
 	arr = cJSON_AddArrayToObject(doc, "environment");
@@ -825,6 +1005,8 @@ static void st_free(struct st *t)
 	mt_ruleset_free(t->rs);
 	mt_cluster_free(t->c);
 	free(t->buf);
+	free(t->lp);
+	mt_validation_free(&t->v);
 	free(t->one);
 	free(t->mj);
 	free(t->src);
@@ -844,13 +1026,15 @@ int cmd_check(int argc, char **argv)
 		free(t);
 		return rc;
 	}
-	if (load(t) || as_is(t) || searches(t) || (t->a.json && write_json(t))) {
+	if (load(t) || as_is(t) || measure_log(t) || searches(t) || (t->a.json && write_json(t)) ||
+	    (t->a.validation && write_validation(t))) {
 		rc = cli_fail("check", &t->err);
 		goto out;
 	}
 	if (!(t->a.json && !strcmp(t->a.json, "-"))) {
 		text_job(&sb, t);
 		text_as_is(&sb, t);
+		text_measured(&sb, t);
 		text_changes(&sb, t);
 		if (sb.failed) {
 			mt_error_set(&t->err, MT_ENOMEM, "out of memory");

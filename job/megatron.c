@@ -428,7 +428,8 @@ static int vocab_of(const struct mt_jobsrc *s, long long *v, struct mt_error *er
 	return -1;
 }
 
-static int job_model(const struct mt_jobsrc *s, struct mt_model *m, struct mt_error *err)
+static int job_model(const struct mt_jobsrc *s, struct mt_model *m, char *json, size_t cap,
+		     struct mt_error *err)
 {
 	cJSON *o = cJSON_CreateObject();
 	long long iv, layers = 0;
@@ -530,6 +531,12 @@ static int job_model(const struct mt_jobsrc *s, struct mt_model *m, struct mt_er
 	if ((rc = mt_model_from_json(o, s->file, m, err)))
 		goto out;
 	snprintf(m->name, sizeof(m->name), "%.100s (its flags)", strrchr(s->file, '/') ? strrchr(s->file, '/') + 1 : s->file);
+	cJSON_AddStringToObject(o, "name", m->name);
+	if (!cJSON_PrintPreallocated(o, json, (int)cap, 1)) {
+		rc = mt_error_set(err, MT_EINVAL, "%s: the model of the flags is more than %zu bytes "
+				  "as JSON", s->file, cap);
+		goto out;
+	}
 	/* RoPE scaling and the balance loss: what tuner/model.c does not read
 	 * from megatune.model/1, as job/flags.c writes it */
 	if (at(s, "use-rope-scaling") >= 0) {
@@ -778,7 +785,7 @@ int mt_megatron_job(const struct mt_jobsrc *s, int gpus, const struct mt_model *
 	o->job.fp8_recipe = MT_FP8_DELAYED;
 	if (given)
 		o->model = *given;
-	if ((!given && (rc = job_model(s, &o->model, err))) || (rc = job_gpus(s, gpus, o, err)) ||
+	if ((!given && (rc = job_model(s, &o->model, o->model_json, sizeof(o->model_json), err))) || (rc = job_gpus(s, gpus, o, err)) ||
 	    (rc = job_settings(s, o, err)) || (rc = job_config(s, o, err)))
 		return rc;
 	if (!o->job.gbs) { /* Megatron-LM: micro-batch x data-parallel size */

@@ -44,6 +44,9 @@ struct mt_megatron_job {
 	int unknown[MT_JOBSRC_ARGS];
 	int nnot_timed;
 	char gpus_from[96];       /* where the GPU count came from */
+	char model_json[8192];    /* the model read from the flags as megatune.model/1
+				   * (what `check --validation` writes beside the record);
+				   * "" when the model was given */
 };
 
 /* The model (from the job's own model flags), the job and its configuration

@@ -498,6 +498,22 @@ int mt_validate_one(struct mt_validation *v, const cJSON *advice, int i,
 	return rc;
 }
 
+void mt_validate_from_log(struct mt_validation *v, int i, const struct mt_logparse *p,
+			  double flops_step, int warmup, const char *log)
+{
+	struct mt_vcand *c = &v->cand[i];
+	struct mt_validate_opts o;
+	struct mt_run_result r;
+	int steady = measure(c, p, v, flops_step, warmup);
+
+	memset(&o, 0, sizeof(o));
+	o.warmup = warmup;
+	memset(&r, 0, sizeof(r)); /* the command ended by itself, status 0 */
+	judge(c, p, &r, &o, steady);
+	set_str(&c->log, log);
+	v->warmup = warmup;
+}
+
 int mt_validate_all(struct mt_validation *v, const cJSON *advice,
 		    const struct mt_validate_opts *o, struct mt_error *err)
 {

@@ -26,6 +26,7 @@
 
 #include "../lib/err.h"
 #include "../lib/sbuf.h"
+#include "logparse.h"
 #include "validation.h"
 
 struct mt_validate_opts {
@@ -56,6 +57,14 @@ void mt_validate_opts_init(struct mt_validate_opts *o, const char *dir);
  * `top` candidates, none run.  v is owned by the caller (mt_validation_free). */
 int mt_validate_init(struct mt_validation *v, const cJSON *advice,
 		     const struct mt_validate_opts *o, struct mt_error *err);
+
+/* Candidate c of v from a log that already exists (a run the user made; the
+ * parser p has read it whole): its measurement (the steps after `warmup`),
+ * status (the log's failure, else ok with steady steps, else no_iterations),
+ * evidence and reason, as mt_validate_one judges a run that exited by itself.
+ * flops_step: the model FLOPs of a step (NAN: unknown); log: its path. */
+void mt_validate_from_log(struct mt_validation *v, int c, const struct mt_logparse *p,
+			  double flops_step, int warmup, const char *log);
 
 /* Copy into v the candidates of prev (same name) that were run. */
 void mt_validate_resume(struct mt_validation *v, const struct mt_validation *prev);

@@ -2,8 +2,10 @@
 # SPDX-License-Identifier: MIT
 # Every real log of tests/fixtures/megatron-logs/ (none holds Megatron-LM's
 # arguments block) is refused by `megatune check` with exit 2 and the reason,
-# never a crash or a job made up; and a job piped in on standard input (what
-# `advise --format megatron` prints) is read as a file would be.
+# never a crash or a job made up; a job piped in on standard input (what
+# `advise --format megatron` prints) is read as a file would be; and a log
+# with the arguments block gives measured beside predicted, its failure named
+# with its line, and a megatune.validation/1 record calibrate reads.
 # Exit 0 pass, other fail.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
@@ -26,5 +28,33 @@ done
 grep -q '^megatune check: <stdin> (arguments)' "$T/pipe" &&
 	grep -q 'best overall: the job is within 0.5% of the best megatune finds' "$T/pipe" ||
 	{ echo "FAIL: the piped advice is not read back as the best: $(head -5 "$T/pipe")"; fail=1; }
-[ $fail -eq 0 ] && [ $n -ge 20 ] || exit 1
-echo "ok: $n real logs refused with the reason; a job on standard input read back"
+[ $n -ge 20 ] || { echo "FAIL: only $n real logs"; fail=1; }
+
+# a log with the job's arguments block: a failure is named with its line, and
+# the run becomes a megatune.validation/1 record that calibrate reads
+run=tests/fixtures/jobs/llama3-8b-run.log
+end=$(grep -n "end of arguments" "$run" | cut -d: -f1)
+{ head -n "$end" "$run"; echo "[default0]:torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB"; } >"$T/oom.log"
+"$MT" check "$T/oom.log" >"$T/oom.out" 2>&1 || { echo "FAIL: check of an OOM log: exit $?"; fail=1; }
+grep -q "status: oom (oom at line $((end + 1)) of the log" "$T/oom.out" &&
+	grep -q "line $((end + 1)): \[default0\]:torch.OutOfMemoryError" "$T/oom.out" ||
+	{ echo "FAIL: the OOM is not named with its line: $(grep -A3 '^measured' "$T/oom.out")"; fail=1; }
+"$MT" check "$run" --validation "$T/run.json" >/dev/null 2>"$T/err" ||
+	{ echo "FAIL: check --validation: $(cat "$T/err")"; fail=1; }
+/usr/bin/python3 - "$T/run.json" <<'PYEOF' || fail=1
+import json, sys
+v = json.load(open(sys.argv[1]))
+c = v["candidates"][0]
+ok = (v["schema"] == "megatune.validation/1" and v["mode"] == "log" and c["status"] == "ok"
+      and abs(c["measured"]["step_s"] - 14.579) < 0.002 and c["measured"]["step_n"] == 29
+      and abs(c["predicted"]["step_s"] - 13.855) < 0.002 and v["gpus"] == 8)
+if not ok:
+    print("FAIL: the validation record: %s" % json.dumps(c)[:400])
+    sys.exit(1)
+PYEOF
+[ -f "$T/run.model.json" ] && [ -f "$T/run.advice.json" ] || { echo "FAIL: no model or advice beside the record"; fail=1; }
+"$MT" calibrate --from-validation "$T/run.json" --cluster dgx-h100 -o "$T/cal.json" >"$T/cal.out" 2>&1 &&
+	grep -q "step error, all runs in the fit (rms): before 4.96%" "$T/cal.out" ||
+	{ echo "FAIL: calibrate --from-validation of the log's record: $(tail -3 "$T/cal.out")"; fail=1; }
+[ $fail -eq 0 ] || exit 1
+echo "ok: $n real logs refused with the reason; a job on standard input read back; a log's OOM named with its line, its run recorded and read by calibrate"
