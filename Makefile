@@ -39,7 +39,7 @@ MPI_LIBS    = $(shell pkg-config --libs ompi-c 2>/dev/null || echo -lmpi)
 BLAS_CFLAGS = $(shell pkg-config --cflags openblas 2>/dev/null)
 BLAS_LIBS   = $(shell pkg-config --libs openblas 2>/dev/null || echo -lopenblas)
 ALL_CFLAGS += $(MPI_CFLAGS) $(BLAS_CFLAGS) -isystem $(CUDA_HOME)/include $(if $(wildcard $(CUDA_HOME)/include/nvtx3/nvToolsExt.h),-DMT_HAVE_NVTX=1)
-LDLIBS  = -lcjson -lyajl -lz -ldl -lpthread -lm
+LDLIBS  = -lcjson -lyajl -lyaml -lz -ldl -lpthread -lm
 PROBE_LIBS = $(MPI_LIBS) $(BLAS_LIBS) -lpapi
 
 ifeq ($(WERROR),1)

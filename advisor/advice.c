@@ -24,6 +24,7 @@
 #include "../tuner/precision.h"
 #include "../job/flags.h"
 #include "../job/flagtable.h"
+#include "../job/verl.h"
 #include "../tuner/layout.h"
 #include "../tuner/recompute.h"
 
@@ -47,6 +48,19 @@ int mt_candidate_bridge(const struct mt_model *m, const struct mt_job *j,
 	if (ex)
 		n = mt_bridge_notes(out, mt_kv_merge(out, n, ex->bridge, ex->nbridge));
 	return mt_flags_for_release(MT_FLAG_BRIDGE, rel, out, n);
+}
+
+int mt_candidate_verl(const struct mt_model *m, const struct mt_job *j,
+		      const struct mt_config *c, const struct mt_explain *ex, struct mt_kv *out)
+{
+	struct mt_kv *b = calloc(MT_FLAGS_MAX, sizeof(*b));
+	int n;
+
+	if (!b)
+		return 0;
+	n = mt_verl_keys(m, j, b, mt_candidate_bridge(m, j, c, ex, b), out);
+	free(b);
+	return n;
 }
 
 int mt_candidate_env(const struct mt_explain *ex, struct mt_kv *out)
@@ -273,6 +287,20 @@ static void json_kv_array(struct jw *w, const char *key, const struct mt_kv *kv,
 	jw_end(w);
 }
 
+/* A list and, under notes_key, its notes as sentences */
+static void json_kv_notes(struct jw *w, const char *key, const char *notes_key,
+			  const struct mt_kv *kv, int n, int args)
+{
+	int i;
+
+	json_kv_array(w, key, kv, n, args);
+	jw_arr(w, notes_key);
+	for (i = 0; i < n; i++)
+		if (mt_kv_is_note(&kv[i]))
+			jw_str(w, NULL, kv[i].val);
+	jw_end(w);
+}
+
 static void json_candidate(struct jw *w, const struct mt_model *m, const struct mt_job *j,
 			   const struct mt_eval *e, int rank, const struct mt_explain *ex)
 {
@@ -400,19 +428,11 @@ static void json_candidate(struct jw *w, const struct mt_model *m, const struct 
 	if (ex && ex->dropped)
 		jw_int(w, "rule_flags_dropped", ex->dropped);
 	n = mt_candidate_args(m, j, c, ex, kv);
-	json_kv_array(w, "megatron_args", kv, n, 1);
-	jw_arr(w, "megatron_notes");
-	for (i = 0; i < n; i++)
-		if (mt_kv_is_note(&kv[i]))
-			jw_str(w, NULL, kv[i].val);
-	jw_end(w);
+	json_kv_notes(w, "megatron_args", "megatron_notes", kv, n, 1);
 	n = mt_candidate_bridge(m, j, c, ex, kv);
-	json_kv_array(w, "bridge_overrides", kv, n, 0);
-	jw_arr(w, "bridge_notes");
-	for (i = 0; i < n; i++)
-		if (mt_kv_is_note(&kv[i]))
-			jw_str(w, NULL, kv[i].val);
-	jw_end(w);
+	json_kv_notes(w, "bridge_overrides", "bridge_notes", kv, n, 0);
+	n = mt_candidate_verl(m, j, c, ex, kv);
+	json_kv_notes(w, "verl_overrides", "verl_notes", kv, n, 0);
 	n = mt_candidate_env(ex, kv);
 	jw_obj(w, "env");
 	for (i = 0; i < n; i++)

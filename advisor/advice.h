@@ -53,6 +53,10 @@ int mt_candidate_args(const struct mt_model *m, const struct mt_job *j, const st
 		      const struct mt_explain *ex, struct mt_kv *out);
 int mt_candidate_bridge(const struct mt_model *m, const struct mt_job *j,
 			const struct mt_config *c, const struct mt_explain *ex, struct mt_kv *out);
+/* The candidate as verl's Megatron-backend keys (job/verl.h): the Bridge
+ * overrides above, with verl's names and Hydra prefixes. */
+int mt_candidate_verl(const struct mt_model *m, const struct mt_job *j,
+		      const struct mt_config *c, const struct mt_explain *ex, struct mt_kv *out);
 int mt_candidate_env(const struct mt_explain *ex, struct mt_kv *out);
 
 /* One configuration as a compact label: "TP8 PP4 VPP5 CP1 DP2 MBS1". */

@@ -18,6 +18,7 @@
 
 #include "bench.h"
 #include "../job/megatron.h"
+#include "../job/formats.h"
 #include "../job/script.h"
 #include "../lib/sbuf.h"
 
@@ -108,7 +109,7 @@ int main(int argc, char **argv)
 	for (i = 0; i < REPS; i++) {
 		double t0 = bench_now();
 
-		if (mt_jobsrc_read("bench.log", sb.buf, sb.len, s, &err) ||
+		if (mt_job_read("bench.log", sb.buf, sb.len, s, &err) ||
 		    mt_megatron_job(s, 0, NULL, j, &err)) {
 			fprintf(stderr, "bench-check: %s\n", err.msg);
 			return 1;

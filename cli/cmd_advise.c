@@ -26,7 +26,7 @@
 #include "opts.h"
 
 /* F_NONE: nothing of the format's own on stdout (--json - or --report - has it) */
-enum out_format { F_TEXT, F_JSON, F_MEGATRON, F_BRIDGE, F_ENV, F_TORCHRUN, F_SLURM, F_NONE };
+enum out_format { F_TEXT, F_JSON, F_MEGATRON, F_BRIDGE, F_VERL, F_ENV, F_TORCHRUN, F_SLURM, F_NONE };
 
 #define MAX_RULE_PATHS 16
 
@@ -153,7 +153,7 @@ static const char *const attention_names[] = { "flash", "unfused", NULL };
 static const char *const flex_names[] = { "profile", "deepep", "hybridep", NULL };
 static const char *const format_names[] = {
 	[F_TEXT] = "text", [F_JSON] = "json", [F_MEGATRON] = "megatron", [F_BRIDGE] = "bridge",
-	[F_ENV] = "env", [F_TORCHRUN] = "torchrun", [F_SLURM] = "slurm", NULL
+	[F_VERL] = "verl", [F_ENV] = "env", [F_TORCHRUN] = "torchrun", [F_SLURM] = "slurm", NULL
 };
 
 static const struct cli_opt job_opts[] = {
@@ -272,10 +272,11 @@ static const struct cli_opt out_opts[] = {
 		  "standard output, instead of the text)" },
 	{ .type = CLI_CHOICE, .name = "format", .meta = "F", .off = offsetof(struct args, format),
 	  .choices = format_names,
-	  .help = "text (default), json, megatron, bridge, env, torchrun or\n"
-		  "slurm: what to print on stdout (megatron/bridge/env: the\n"
-		  "best candidate's Megatron-LM flags, model included,\n"
-		  "Megatron-Bridge overrides, variables; torchrun/slurm: a\n"
+	  .help = "text (default), json, megatron, bridge, verl, env, torchrun\n"
+		  "or slurm: what to print on stdout (megatron/bridge/verl/env:\n"
+		  "the best candidate's Megatron-LM flags, model included,\n"
+		  "Megatron-Bridge overrides, verl's Megatron-backend Hydra\n"
+		  "overrides, variables; torchrun/slurm: a\n"
 		  "script that runs it, pretrain_gpt.py on mock data, from\n"
 		  "$MEGATRON_LM, default /opt/megatron-lm)" },
 	FN("megatron-version", "R", opt_release,
@@ -440,6 +441,9 @@ static int print_flags(const struct mt_model *m, const struct mt_cluster *cl,
 		mt_kv_render(&sb, kv, n, MT_KV_ARGS, " \\\n  ");
 	} else if (format == F_BRIDGE) {
 		n = mt_candidate_bridge(m, j, c, ex, kv);
+		mt_kv_render(&sb, kv, n, MT_KV_ASSIGN, " \\\n  ");
+	} else if (format == F_VERL) {
+		n = mt_candidate_verl(m, j, c, ex, kv);
 		mt_kv_render(&sb, kv, n, MT_KV_ASSIGN, " \\\n  ");
 	} else {
 		n = mt_candidate_env(ex, kv);

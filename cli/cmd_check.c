@@ -3,20 +3,24 @@
  * is, diagnosed by the rules, and searched from: the best change of one knob,
  * of two, and the best overall, each with its gain and the exact diff of
  * flags.  The readers are job/script.h and job/megatron.h. */
+#include <ctype.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <cjson/cJSON.h>
 
 #include "../advisor/advice.h"
 #include "../advisor/search.h"
 #include "../advisor/suggest.h"
+#include "../job/diff.h"
 #include "../job/flags.h"
 #include "../job/knobs.h"
 #include "../job/megatron.h"
+#include "../job/formats.h"
 #include "../job/script.h"
 #include "../lib/fsutil.h"
 #include "../lib/jsonr.h"
@@ -86,15 +90,21 @@ static const char check_head[] =
 	"check reads the job a user already runs and says what is wrong with it, what\n"
 	"to change and how much that gains.  JOB ('-': standard input) is a Megatron-LM\n"
 	"launch script (torchrun/srun/python lines running pretrain_gpt.py, with `\\`\n"
-	"continuations and the script's variables and arrays), a file of arguments, or\n"
-	"a log holding the arguments block Megatron-LM prints at start-up.  The model\n"
-	"comes from the job's own flags; every flag megatune does not model is listed.\n"
+	"continuations and the script's variables and arrays), a file of arguments, a\n"
+	"log holding the arguments block Megatron-LM prints at start-up; a\n"
+	"Megatron-Bridge run_config.yaml, the configuration summary Bridge logs at\n"
+	"start-up, or Bridge overrides (key=value); a verl Megatron-backend config\n"
+	"(.hydra/config.yaml) or its Hydra overrides (a list or the launch script).\n"
+	"The model comes from the job's own flags or keys (verl: the Hugging Face\n"
+	"config its model.path names), else --model; every flag or key megatune does\n"
+	"not model is listed.\n"
 	"\n"
 	"It prints the job as it is (the estimate's memory and time breakdown and the\n"
 	"rules that fire for it: the diagnoses), then searches from it: the best change\n"
 	"of one knob, the best of two, and the best configuration overall, each with its\n"
-	"predicted gain and the exact diff of Megatron-LM flags (and environment) to\n"
-	"apply.  A job that does not fit gets the changes that make it fit.\n";
+	"predicted gain and the exact diff to apply, in the job's own words\n"
+	"(Megatron-LM flags, Bridge overrides or verl keys, and environment).  A job\n"
+	"that does not fit gets the changes that make it fit.\n";
 
 static const char check_tail[] =
 	"exit codes: 0 the job was checked; 1 it does not fit and no change found makes\n"
@@ -103,7 +113,9 @@ static const char check_tail[] =
 	"examples:\n"
 	"  megatune check train_llama3_70b.sh --cluster dgx-h100\n"
 	"  megatune advise --model llama3-8b --gpus 8 --seq 8192 --gbs 128 --format megatron \\\n"
-	"    | megatune check - --gpus 8\n";
+	"    | megatune check - --gpus 8\n"
+	"  megatune check checkpoints/iter_0001000/run_config.yaml --gpus 64\n"
+	"  megatune check run_grpo_qwen3_30b.sh --cluster dgx-h100\n";
 
 const struct cli_spec cli_spec_check = {
 	.cmd = "check", .head = check_head, .opts = check_opts, .tail = check_tail,
@@ -214,110 +226,6 @@ out:
 	return rc;
 }
 
-/* ---- flags and their diff ---- */
-
-static const struct mt_kv *kv_find(const struct mt_kv *kv, int n, const char *key)
-{
-	int i;
-
-	for (i = 0; i < n; i++)
-		if (!mt_kv_is_note(&kv[i]) && !strcmp(kv[i].key, key))
-			return &kv[i];
-	return NULL;
-}
-
-static void diff_line(struct sbuf *sb, cJSON *arr, const char *indent, char sign, int env,
-		      const char *key, const char *val)
-{
-	struct sbuf line = SBUF_INIT;
-
-	if (env) {
-		sbuf_addf(&line, "%c %s=", sign, key);
-		mt_shell_word(&line, val);
-	} else {
-		sbuf_addf(&line, "%c --%s", sign, key);
-		if (val[0]) {
-			sbuf_addc(&line, ' ');
-			mt_shell_word(&line, val);
-		}
-	}
-	if (line.failed) {
-		sbuf_release(&line);
-		return;
-	}
-	if (sb)
-		sbuf_addf(sb, "%s%s\n", indent, line.buf);
-	if (arr)
-		cJSON_AddItemToArray(arr, cJSON_CreateString(line.buf));
-	sbuf_release(&line);
-}
-
-/* Flags of older releases that set what a flag megatune prints sets */
-static const char *const aliases[][2] = {
-	{ "num-virtual-stages-per-pipeline-rank", "num-layers-per-virtual-pipeline-stage" },
-	{ "num-virtual-stages-per-pipeline-rank", "virtual-pipeline-model-parallel-size" },
-	{ "moe-flex-dispatcher-backend", "moe-enable-deepep" },
-	{ "moe-token-dispatcher-type", "moe-enable-deepep" },
-};
-
-/* The flags that turn the job into configuration b, in the job's own words:
- * `a` is megatune's rendering of the job's configuration, `b` of the new
- * one; a flag whose rendering differs is removed as the job wrote it ("-")
- * and added as b has it ("+").  Into sb (text, with indent) and arr (JSON
- * strings); either may be NULL. */
-static void diff(struct sbuf *sb, cJSON *arr, const char *indent, const struct mt_jobsrc *src,
-		const struct mt_kv *a, int na, const struct mt_kv *b, int nb)
-{
-	int i, k, pass;
-
-	for (pass = 0; pass < 2; pass++) {
-		const struct mt_kv *x = pass ? b : a, *y = pass ? a : b;
-		int nx = pass ? nb : na, ny = pass ? na : nb;
-
-		for (i = 0; i < nx; i++) {
-			const struct mt_kv *o, *n;
-			int u;
-
-			if (mt_kv_is_note(&x[i]))
-				continue;
-			o = kv_find(y, ny, x[i].key);
-			if (pass && o)
-				continue; /* both: done in the first pass */
-			if (o && !strcmp(o->val, x[i].val))
-				continue;
-			n = pass ? &x[i] : o;
-			u = mt_jobsrc_find(src, x[i].key);
-			if (n && u >= 0 && !strcmp(src->arg[u].val, n->val))
-				continue; /* the job already says it */
-			if (u >= 0)
-				diff_line(sb, arr, indent, '-', 0, src->arg[u].key, src->arg[u].val);
-			for (k = 0; k < (int)(sizeof(aliases) / sizeof(aliases[0])); k++)
-				if (!strcmp(aliases[k][0], x[i].key) &&
-				    (u = mt_jobsrc_find(src, aliases[k][1])) >= 0)
-					diff_line(sb, arr, indent, '-', 0, src->arg[u].key, src->arg[u].val);
-			if (n)
-				diff_line(sb, arr, indent, '+', 0, n->key, n->val);
-		}
-	}
-}
-
-/* The variables configuration b wants that the job lacks or sets otherwise */
-static void env_diff(struct sbuf *sb, cJSON *arr, const char *indent, const struct mt_jobsrc *src,
-		    const struct mt_kv *b, int nb)
-{
-	int i;
-
-	for (i = 0; i < nb; i++) {
-		const char *have = mt_jobsrc_env(src, b[i].key);
-
-		if (mt_kv_is_note(&b[i]) || (have && !strcmp(have, b[i].val)))
-			continue;
-		if (have)
-			diff_line(sb, arr, indent, '-', 1, b[i].key, have);
-		diff_line(sb, arr, indent, '+', 1, b[i].key, b[i].val);
-	}
-}
-
 /* The job's environment as the rules want it for configuration c: the
  * variables the job lacks or sets otherwise (diagnoses). */
 static int env_gaps(struct sbuf *sb, cJSON *arr, const struct mt_jobsrc *s, const struct mt_kv *want,
@@ -394,10 +302,45 @@ static int span_domains(const struct mt_config *cfg, const struct mt_cluster *c)
 	return c->nvlink_domain > 0 && cfg->tp > c->nvlink_domain;
 }
 
-static const char *kind_name(int k)
+/* The kinds of job, in words and in megatune.check/1 */
+static const struct {
+	int kind;
+	const char *words, *json;
+} kinds[] = {
+	{ MT_JS_ARGS, "arguments", "arguments" },
+	{ MT_JS_SCRIPT, "launch script", "script" },
+	{ MT_JS_ARGBLOCK, "Megatron-LM log (arguments block)", "arguments_block" },
+	{ MT_JS_BRIDGE_YAML, "Megatron-Bridge config", "bridge_yaml" },
+	{ MT_JS_BRIDGE_SUMMARY, "Megatron-Bridge log (configuration summary)", "bridge_summary" },
+	{ MT_JS_BRIDGE_OVERRIDES, "Megatron-Bridge overrides", "bridge_overrides" },
+	{ MT_JS_VERL_YAML, "verl config", "verl_yaml" },
+	{ MT_JS_VERL_OVERRIDES, "verl overrides", "verl_overrides" },
+};
+
+static const char *kind_name(int k, int json)
 {
-	return k == MT_JS_SCRIPT ? "launch script" : k == MT_JS_ARGBLOCK ?
-	       "Megatron-LM log (arguments block)" : "arguments";
+	size_t i;
+
+	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (kinds[i].kind == k)
+			return json ? kinds[i].json : kinds[i].words;
+	return "arguments";
+}
+
+/* A job whose text lists every field, set or at its default */
+static int lists_every_field(int k)
+{
+	return k == MT_JS_ARGBLOCK || k == MT_JS_BRIDGE_YAML || k == MT_JS_VERL_YAML;
+}
+
+/* An argument of the job in its own words: the key it wrote (Bridge, verl)
+ * or the flag */
+static void arg_name(const struct mt_jobsrc *s, int i, char *buf, size_t cap)
+{
+	if (s->orig[i] > 0)
+		snprintf(buf, cap, "%s", s->raw[s->orig[i] - 1].key);
+	else
+		snprintf(buf, cap, "--%s", s->arg[i].key);
 }
 
 static const char *change_name(const struct found *f, char *buf, size_t cap)
@@ -431,8 +374,16 @@ static void show_change(struct sbuf *sb, cJSON *arr, const char *title, const st
 
 	/* the job's configuration and the new one as megatune prints them; the
 	 * variables the new one's rules want */
-	na = mt_candidate_args(&mj->model, &mj->job, &as->cfg, as_ex, a);
-	nb = mt_candidate_args(&mj->model, &mj->job, &f->e.cfg, f->have_ex ? &f->ex : NULL, b);
+	if (src->format == MT_JF_BRIDGE) {
+		na = mt_candidate_bridge(&mj->model, &mj->job, &as->cfg, as_ex, a);
+		nb = mt_candidate_bridge(&mj->model, &mj->job, &f->e.cfg, f->have_ex ? &f->ex : NULL, b);
+	} else if (src->format == MT_JF_VERL) {
+		na = mt_candidate_verl(&mj->model, &mj->job, &as->cfg, as_ex, a);
+		nb = mt_candidate_verl(&mj->model, &mj->job, &f->e.cfg, f->have_ex ? &f->ex : NULL, b);
+	} else {
+		na = mt_candidate_args(&mj->model, &mj->job, &as->cfg, as_ex, a);
+		nb = mt_candidate_args(&mj->model, &mj->job, &f->e.cfg, f->have_ex ? &f->ex : NULL, b);
+	}
 	neb = f->have_ex ? mt_candidate_env(&f->ex, eb) : 0;
 	mt_config_label(label, sizeof(label), &mj->model, &f->e.cfg);
 	change_name(f, name, sizeof(name));
@@ -455,8 +406,8 @@ static void show_change(struct sbuf *sb, cJSON *arr, const char *title, const st
 			cJSON_AddNumberToObject(o, "gain", g);
 		d = cJSON_AddArrayToObject(o, "diff");
 	}
-	diff(sb, d, "    ", src, a, na, b, nb);
-	env_diff(sb, d, "    ", src, eb, neb);
+	mt_job_diff(sb, d, "    ", src, a, na, b, nb);
+	mt_job_env_diff(sb, d, "    ", src, eb, neb);
 	if (o)
 		cJSON_AddItemToArray(arr, o);
 }
@@ -533,6 +484,43 @@ struct st {
 	int has_run;
 };
 
+/* The model given with --model, or the Hugging Face model a verl job names
+ * (its config.json) */
+static int job_model(struct st *t, struct mt_model *m)
+{
+	char path[600];
+	const char *p = t->src->model_path, *home = getenv("HOME");
+	struct stat st;
+
+	if (t->a.model)
+		return mt_model_load(t->a.model, m, &t->err);
+	if (!p[0])
+		return MT_OK;
+	if (p[0] == '~' && p[1] == '/' && home)
+		snprintf(path, sizeof(path), "%s%s", home, p + 1);
+	else
+		snprintf(path, sizeof(path), "%s", p);
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+		size_t l = strlen(path);
+
+		snprintf(path + l, sizeof(path) - l, "/config.json");
+	} else if (stat(path, &st) != 0) {
+		/* a Hugging Face id (Qwen/Qwen3-30B-A3B) megatune bundles: its name */
+		const char *b = strrchr(p, '/');
+		size_t i;
+
+		snprintf(path, sizeof(path), "%s", b ? b + 1 : p);
+		for (i = 0; path[i]; i++)
+			path[i] = (char)tolower((unsigned char)path[i]);
+	}
+	if (mt_model_load(path, m, &t->err))
+		return mt_error_set(&t->err, MT_EINVAL, "%s:%d: the model %s cannot be read (%s): give "
+				    "the model with --model (a name megatune bundles or a Hugging "
+				    "Face config.json)", t->src->file, t->src->model_path_line, p,
+				    t->err.msg);
+	return MT_OK;
+}
+
 /* The job, its model, the cluster and the rules */
 static int load(struct st *t)
 {
@@ -546,10 +534,11 @@ static int load(struct st *t)
 	if (!t->src || !t->mj || !t->one)
 		return mt_error_set(&t->err, MT_ENOMEM, "out of memory");
 	if (read_job(t->a.job, &t->buf, &len, &t->err) ||
-	    mt_jobsrc_read(!strcmp(t->a.job, "-") ? "<stdin>" : t->a.job, t->buf, len, t->src,
+	    mt_job_read(!strcmp(t->a.job, "-") ? "<stdin>" : t->a.job, t->buf, len, t->src,
 			   &t->err) ||
-	    (t->a.model && mt_model_load(t->a.model, &given, &t->err)) ||
-	    mt_megatron_job(t->src, t->a.gpus, t->a.model ? &given : NULL, t->mj, &t->err) ||
+	    job_model(t, &given) ||
+	    mt_megatron_job(t->src, t->a.gpus, t->a.model || t->src->model_path[0] ? &given : NULL,
+			    t->mj, &t->err) ||
 	    mt_cluster_load(t->a.cluster, &t->c, &t->err))
 		return MT_EINVAL;
 	if (t->mj->flex_backend >= 0 &&
@@ -557,7 +546,7 @@ static int load(struct st *t)
 		return mt_error_set(&t->err, MT_EINVAL, "%s: --moe-flex-dispatcher-backend %s: profile "
 				    "%s has no moe_dispatch point of that library", t->src->file,
 				    mt_flex_backend_name(t->mj->flex_backend), t->a.cluster);
-	if (t->src->kind == MT_JS_ARGBLOCK) {
+	if (t->src->kind == MT_JS_ARGBLOCK || t->src->kind == MT_JS_BRIDGE_SUMMARY) {
 		if (!(t->lp = malloc(sizeof(*t->lp))))
 			return mt_error_set(&t->err, MT_ENOMEM, "out of memory");
 		mt_logparse_init(t->lp);
@@ -662,26 +651,34 @@ static void text_job(struct sbuf *sb, const struct st *t)
 	const struct mt_megatron_job *mj = t->mj;
 	int i;
 
-	sbuf_addf(sb, "megatune check: %s (%s%s%s)\n", src->file, kind_name(src->kind),
+	sbuf_addf(sb, "megatune check: %s (%s%s%s)\n", src->file, kind_name(src->kind, 0),
 		  src->entry[0] ? ": " : "", src->entry);
 	sbuf_addf(sb, "  model: %s, %d layers, hidden %d, %d heads, %.1fB parameters%s\n",
 		  mj->model.name, mj->model.layers, mj->model.hidden, mj->model.heads,
 		  mj->model.params_total / 1e9, mj->model.experts ? " (MoE)" : "");
 	sbuf_addf(sb, "  job: %d GPUs of %s (%s), seq %d, global batch %lld\n", mj->job.gpus,
 		  t->c->name, mj->gpus_from, mj->job.seq, (long long)mj->job.gbs);
-	if (mj->nunknown && src->kind == MT_JS_ARGBLOCK) {
-		/* the block prints every field, set or left at its default */
-		sbuf_addf(sb, "  not modelled: %d other field%s of the arguments block (it prints "
-			  "every field, set or default; --json lists them)\n", mj->nunknown,
-			  mj->nunknown > 1 ? "s" : "");
+	if (mj->nunknown && lists_every_field(src->kind)) {
+		/* the block and the saved configs hold every field, set or default */
+		sbuf_addf(sb, "  not modelled: %d other field%s of the %s (it holds every field, set "
+			  "or default; --json lists them)\n", mj->nunknown, mj->nunknown > 1 ? "s" : "",
+			  src->kind == MT_JS_ARGBLOCK ? "arguments block" : "config");
 	} else if (mj->nunknown) {
-		sbuf_addf(sb, "  not modelled (%d flag%s megatune does not time):", mj->nunknown,
-			  mj->nunknown > 1 ? "s" : "");
-		for (i = 0; i < mj->nunknown; i++)
-			sbuf_addf(sb, "%s --%s (line %d)", i ? "," : "", src->arg[mj->unknown[i]].key,
-				  src->line[mj->unknown[i]]);
+		sbuf_addf(sb, "  not modelled (%d %s megatune does not time):", mj->nunknown,
+			  src->format == MT_JF_MEGATRON ? (mj->nunknown > 1 ? "flags" : "flag") :
+			  (mj->nunknown > 1 ? "keys" : "key"));
+		for (i = 0; i < mj->nunknown; i++) {
+			char name[128];
+
+			arg_name(src, mj->unknown[i], name, sizeof(name));
+			sbuf_addf(sb, "%s %s (line %d)", i ? "," : "", name, src->line[mj->unknown[i]]);
+		}
 		sbuf_adds(sb, "\n");
 	}
+	if (src->nskipped)
+		sbuf_addf(sb, "  not timed: %d key%s of sections that do not change the step time "
+			  "(checkpoint, logger, scheduler, ...)\n", src->nskipped,
+			  src->nskipped > 1 ? "s" : "");
 	for (i = 0; i < src->nnotes; i++)
 		sbuf_addf(sb, "  note: %s\n", src->notes[i]);
 }
@@ -926,8 +923,9 @@ static cJSON *json_doc(struct st *t)
 	cJSON_AddStringToObject(doc, "schema", "megatune.check/1");
 	j = cJSON_AddObjectToObject(doc, "job");
 	cJSON_AddStringToObject(j, "file", src->file);
-	cJSON_AddStringToObject(j, "kind", src->kind == MT_JS_SCRIPT ? "script" :
-				src->kind == MT_JS_ARGBLOCK ? "arguments_block" : "arguments");
+	cJSON_AddStringToObject(j, "kind", kind_name(src->kind, 1));
+	cJSON_AddStringToObject(j, "format", src->format == MT_JF_BRIDGE ? "bridge" :
+				src->format == MT_JF_VERL ? "verl" : "megatron");
 	cJSON_AddStringToObject(j, "entry", src->entry);
 	cJSON_AddNumberToObject(j, "gpus", mj->job.gpus);
 	cJSON_AddStringToObject(j, "gpus_from", mj->gpus_from);
@@ -940,7 +938,10 @@ static cJSON *json_doc(struct st *t)
 	for (i = 0; i < mj->nunknown; i++) {
 		cJSON *u = cJSON_CreateObject();
 
-		cJSON_AddStringToObject(u, "flag", src->arg[mj->unknown[i]].key);
+		char name[128];
+
+		arg_name(src, mj->unknown[i], name, sizeof(name));
+		cJSON_AddStringToObject(u, "flag", name[0] == '-' ? name + 2 : name);
 		cJSON_AddNumberToObject(u, "line", src->line[mj->unknown[i]]);
 		cJSON_AddItemToArray(arr, u);
 	}

@@ -243,6 +243,11 @@ static int dispatch_overrides(const struct mt_job *j, const struct mt_config *c,
 	if (d == MT_DISPATCH_FLEX)
 		n = adds(o, n, "model.moe_flex_dispatcher_backend", mt_flex_backend_name(c->flex_backend));
 	if (c->ep_overlap) {
+		/* TransformerConfig's own fields hold where the recipe has no
+		 * CommOverlapConfig; one that has sets them from its own
+		 * (comm_overlap.* notes; tests/cli/check-bridge.sh) */
+		n = adds(o, n, "model.overlap_moe_expert_parallel_comm", "true");
+		n = adds(o, n, "model.delay_wgrad_compute", "true");
 		n = adds(o, n, KB(EP_OVERLAP), "true");
 		n = adds(o, n, "comm_overlap.delay_wgrad_compute", "true");
 	} else if (c->shared_overlap) {
@@ -564,6 +569,31 @@ static int grad_reduce_note(struct mt_kv *o, int n, const struct mt_job *j)
 	return note(o, n, "mixed_precision.grad_reduce_in_fp32", t);
 }
 
+/* The quantised weight all-gather where the precision recipe sets it
+ * otherwise: Bridge's FP8 recipes keep the weights in FP8 for the all-gather
+ * but the blockwise one, bf16_with_nvfp4_mixed in NVFP4
+ * (training/mixed_precision.py @ 067f987df0, lines 231-416); like the
+ * gradient precision, no override can follow mixed_precision=<name>. */
+static int param_gather_note(struct mt_kv *o, int n, const struct mt_job *j,
+			     const struct mt_config *c)
+{
+	int r = mt_recipe_of(j), want, recipe;
+	const char *field = r == MT_RECIPE_NVFP4 ? "fp4_param_gather" : "fp8_param_gather";
+	char t[sizeof(o->val)], about[48];
+
+	if (!mt_prec_quantised(j) || c->dp < 2)
+		return n;
+	want = mt_param_gather_q(j, c->dist_opt) && c->dist_opt;
+	recipe = r != MT_RECIPE_FP8_BLOCKWISE;
+	if (want == recipe)
+		return n;
+	snprintf(t, sizeof(t), "weights all-gathered %s: the recipe %s sets %s = %s; in the recipe: "
+		 "cfg.mixed_precision.%s = %s", want ? "quantised" : "in BF16", precision_recipe(j),
+		 field, recipe ? "True" : "False", field, want ? "True" : "False");
+	snprintf(about, sizeof(about), "mixed_precision.%s", field);
+	return note(o, n, about, t);
+}
+
 /* An enum through Bridge's overrides: a dict with _target_ is instantiated
  * (src/megatron/bridge/training/utils/omegaconf_utils.py @ 067f987df0, lines
  * 478-484); with _call_ false the target is returned as is (Megatron-LM
@@ -664,6 +694,45 @@ static int model_notes(const struct mt_model *m, const struct mt_job *j, struct 
 	return n;
 }
 
+/* Recomputation as Bridge overrides: the granularity with its method, layers
+ * and modules, or all three null (a recipe's own would stay) */
+static int recompute_overrides(const struct mt_config *c, struct mt_kv *o, int n)
+{
+	if (c->recompute == MT_RC_SELECTIVE) {
+		n = adds(o, n, KB(RECOMPUTE), "selective");
+		/* a recipe's full-recompute layer count: selective refuses one
+		 * (transformer_config.py:1929 raises: selective recompute_num_layers
+		 * must be None) */
+		n = adds(o, n, "model.recompute_method", "null");
+		n = adds(o, n, KB(RC_LAYERS), "null");
+		if (c->recompute_modules > 0 && c->recompute_modules != MT_RCM_DEFAULT) {
+			char v[MT_KNOB_FMT_MAX + 2], l[MT_KNOB_FMT_MAX];
+
+			snprintf(v, sizeof(v), "[%s]",
+				 mt_rc_modules_format((unsigned)c->recompute_modules, ',', l,
+						      sizeof(l)));
+			n = adds(o, n, KB(RC_MODULES), v);
+		}
+	} else if (c->recompute == MT_RC_FULL) {
+		n = adds(o, n, KB(RECOMPUTE), "full");
+		n = adds(o, n, "model.recompute_method", "block");
+		n = add(o, n, KB(RC_LAYERS), "%lld", c->recompute_layers);
+		/* Megatron-LM d98e8a6 megatron/core/transformer/transformer_config.py
+		 * 2854-2858: with CUDA graphs, only full-iteration graphs allow it */
+		n = note(o, n, "model.recompute_granularity",
+			 "full recompute: a recipe that turns on CUDA graphs (model.cuda_graph_impl, "
+			 "e.g. qwen3_30b_a3b_pretrain_16gpu_h100_bf16_config) rejects it unless the "
+			 "graph is full_iteration; there also set model.cuda_graph_impl=none");
+	} else {
+		/* no recompute: a recipe's own (qwen3_30b_a3b_pretrain_8gpu_h100_bf16_config
+		 * recomputes full layers) would stay (tests/cli/check-bridge.sh) */
+		n = adds(o, n, KB(RECOMPUTE), "null");
+		n = adds(o, n, "model.recompute_method", "null");
+		n = adds(o, n, KB(RC_LAYERS), "null");
+	}
+	return n;
+}
+
 int mt_bridge_overrides(const struct mt_model *m, const struct mt_job *j,
 			const struct mt_config *c, struct mt_kv *o)
 {
@@ -748,6 +817,7 @@ int mt_bridge_overrides(const struct mt_model *m, const struct mt_job *j,
 		n = bucket_override(o, n, c);
 	if (!c->grad_fp32)
 		n = grad_reduce_note(o, n, j);
+	n = param_gather_note(o, n, j, c);
 	if (c->tp_overlap && c->sp)
 		n = adds(o, n, KB(TP_OVERLAP), "true");
 	else if (c->sp && c->tp > 1 && j->precision == MT_PREC_NVFP4)
@@ -759,33 +829,15 @@ int mt_bridge_overrides(const struct mt_model *m, const struct mt_job *j,
 	if (mt_p2p_blocks(c)) {
 		n = adds(o, n, KB(P2P_OVERLAP), "false");
 		n = adds(o, n, "comm_overlap.batch_p2p_comm", "true");
+	} else if (c->pp > 1 && c->vpp > 1) {
+		/* the overlap as timed: Megatron-Core's default is off
+		 * (core/model_parallel_config.py:385 @ d98e8a64dd), which a recipe
+		 * without a CommOverlapConfig keeps; a recipe with one sets the same
+		 * with VPP (comm_overlap.py @ 067f987df0:454-457) */
+		n = adds(o, n, "model.overlap_p2p_comm", "true");
+		n = adds(o, n, "model.batch_p2p_comm", "false");
 	}
-	if (c->recompute == MT_RC_SELECTIVE) {
-		n = adds(o, n, KB(RECOMPUTE), "selective");
-		/* a recipe's full-recompute layer count: selective refuses one
-		 * (transformer_config.py:1929 raises: selective recompute_num_layers
-		 * must be None) */
-		n = adds(o, n, "model.recompute_method", "null");
-		n = adds(o, n, KB(RC_LAYERS), "null");
-		if (c->recompute_modules > 0 && c->recompute_modules != MT_RCM_DEFAULT) {
-			char v[MT_KNOB_FMT_MAX + 2], l[MT_KNOB_FMT_MAX];
-
-			snprintf(v, sizeof(v), "[%s]",
-				 mt_rc_modules_format((unsigned)c->recompute_modules, ',', l,
-						      sizeof(l)));
-			n = adds(o, n, KB(RC_MODULES), v);
-		}
-	} else if (c->recompute == MT_RC_FULL) {
-		n = adds(o, n, KB(RECOMPUTE), "full");
-		n = adds(o, n, "model.recompute_method", "block");
-		n = add(o, n, KB(RC_LAYERS), "%lld", c->recompute_layers);
-		/* Megatron-LM d98e8a6 megatron/core/transformer/transformer_config.py
-		 * 2854-2858: with CUDA graphs, only full-iteration graphs allow it */
-		n = note(o, n, "model.recompute_granularity",
-			 "full recompute: a recipe that turns on CUDA graphs (model.cuda_graph_impl, "
-			 "e.g. qwen3_30b_a3b_pretrain_16gpu_h100_bf16_config) rejects it unless the "
-			 "graph is full_iteration; there also set model.cuda_graph_impl=none");
-	}
+	n = recompute_overrides(c, o, n);
 	if (c->offload_layers > 0) {
 		n = adds(o, n, "model.cpu_offloading", "true");
 		n = add(o, n, KB(OFFLOAD), "%lld", c->offload_layers);
@@ -809,6 +861,10 @@ int mt_bridge_overrides(const struct mt_model *m, const struct mt_job *j,
 		 * cuda_graph_modules cannot be set together) */
 		n = adds(o, n, "model.cuda_graph_scope", "null");
 		n = adds(o, n, "model.cuda_graph_modules", v);
+	} else {
+		/* a recipe's own graphs (qwen3_30b_a3b_pretrain_16gpu_h100_bf16_config)
+		 * would stay */
+		n = adds(o, n, KB(CUDA_GRAPH), "none");
 	}
 	n = adds(o, n, "model.attention_backend",
 		 j->attn_impl == MT_ATTN_FLASH ? ATTN_TARGET("fused") : ATTN_TARGET("unfused"));

@@ -145,10 +145,23 @@ static const char *val(const struct mt_jobsrc *s, const char *flag)
 	return i < 0 ? NULL : s->arg[i].val;
 }
 
+/* The argument as the job wrote it: a Bridge or verl key with the flag it
+ * sets ("model.num_layers (--num-layers)"), or the flag */
+static const char *arg_words(const struct mt_jobsrc *s, int i, char *buf, size_t cap)
+{
+	if (s->orig[i] > 0)
+		snprintf(buf, cap, "%.95s (--%.95s)", s->raw[s->orig[i] - 1].key, s->arg[i].key);
+	else
+		snprintf(buf, cap, "--%.95s", s->arg[i].key);
+	return buf;
+}
+
 static int bad_at(struct mt_error *err, const struct mt_jobsrc *s, int i, const char *want)
 {
-	return mt_error_set(err, MT_EINVAL, "%s:%d: --%s: expected %s, got '%s'", s->file,
-			    s->line[i], s->arg[i].key, want, s->arg[i].val);
+	char name[200];
+
+	return mt_error_set(err, MT_EINVAL, "%s:%d: %s: expected %s, got '%s'", s->file,
+			    s->line[i], arg_words(s, i, name, sizeof(name)), want, s->arg[i].val);
 }
 
 /* An integer flag in [lo, hi]: 1 with *out, 0 when absent, or the error */
@@ -582,8 +595,10 @@ static int job_gpus(const struct mt_jobsrc *s, int gpus, struct mt_megatron_job 
 		snprintf(o->gpus_from, sizeof(o->gpus_from), "the log's world_size");
 	} else if (s->nproc_per_node > 0) {
 		o->job.gpus = s->nproc_per_node * (s->nnodes > 0 ? s->nnodes : 1);
-		snprintf(o->gpus_from, sizeof(o->gpus_from), "the launcher: %d per node x %d node%s",
-			 s->nproc_per_node, s->nnodes > 0 ? s->nnodes : 1, s->nnodes > 1 ? "s" : "");
+		snprintf(o->gpus_from, sizeof(o->gpus_from), "%s: %d per node x %d node%s",
+			 s->format == MT_JF_VERL ? "verl's trainer.n_gpus_per_node x trainer.nnodes" :
+			 "the launcher", s->nproc_per_node, s->nnodes > 0 ? s->nnodes : 1,
+			 s->nnodes > 1 ? "s" : "");
 	} else {
 		return mt_error_set(err, MT_EINVAL, "%s: no GPU count: the job states no launcher "
 				    "--nproc-per-node / --nnodes and no world_size; give --gpus N",
@@ -610,10 +625,11 @@ static int job_config(const struct mt_jobsrc *s, struct mt_megatron_job *o, stru
 
 			snprintf(pre, sizeof(pre), "--%s:", s->arg[i].key);
 			if (!strncmp(err->msg, pre, strlen(pre))) {
-				char msg[sizeof(err->msg)];
+				char msg[sizeof(err->msg)], name[200];
 
-				snprintf(msg, sizeof(msg), "%s", err->msg);
-				return mt_error_set(err, MT_EINVAL, "%s:%d: %s", s->file, s->line[i], msg);
+				snprintf(msg, sizeof(msg), "%s", err->msg + strlen(pre));
+				return mt_error_set(err, MT_EINVAL, "%s:%d: %s:%s", s->file, s->line[i],
+						    arg_words(s, i, name, sizeof(name)), msg);
 			}
 		}
 		return mt_error_set(err, MT_EINVAL, "%s: %s", s->file, err->msg);

@@ -46,11 +46,11 @@ struct lexer {
 	struct word loose[MAX_WORDS];
 	int nloose;
 	int ntrain;            /* training commands seen */
+	int hydra;             /* collect Hydra / Bridge overrides (mt_jobsrc_overrides) */
 	struct mt_error *err;
 };
 
-static void note(struct mt_jobsrc *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void note(struct mt_jobsrc *s, const char *fmt, ...)
+void mt_jobsrc_note(struct mt_jobsrc *s, const char *fmt, ...)
 {
 	va_list ap;
 	int i;
@@ -294,7 +294,7 @@ static void count_lines(struct lexer *x, const char *a, const char *b)
 /* A command substitution up to end: not run, read as empty (a word still) */
 static void skip_substitution(struct lexer *x, const char *end, const char *form)
 {
-	note(x->out, "line %d: a command substitution %s is not run: read as empty", x->line, form);
+	mt_jobsrc_note(x->out, "line %d: a command substitution %s is not run: read as empty", x->line, form);
 	count_lines(x, x->p, end);
 	x->p = end;
 	word_start(x);
@@ -314,7 +314,7 @@ static void expand_var(struct lexer *x, const char *name, size_t len, int all, l
 				put_text(x, d, quoted);
 			free(d);
 		} else {
-			note(x->out, "$%.*s is not set in the script: read as empty", (int)len, name);
+			mt_jobsrc_note(x->out, "$%.*s is not set in the script: read as empty", (int)len, name);
 		}
 		return;
 	}
@@ -350,7 +350,7 @@ static void expand(struct lexer *x, int quoted)
 			v = ar_expr(&a);
 			ar_ws(&a);
 			if (a.bad || *a.p) {
-				note(x->out, "line %d: $((%s)) could not be evaluated: read as empty",
+				mt_jobsrc_note(x->out, "line %d: $((%s)) could not be evaluated: read as empty",
 				     x->line, t ? t : "");
 			} else {
 				snprintf(num, sizeof(num), "%lld", v);
@@ -401,7 +401,7 @@ static void expand(struct lexer *x, int quoted)
 			}
 		}
 		if (n == ne || x->p != e)
-			note(x->out, "line %d: ${%.*s} is not a form megatune expands: read as empty",
+			mt_jobsrc_note(x->out, "line %d: ${%.*s} is not a form megatune expands: read as empty",
 			     x->line, (int)(e - n), n);
 		else
 			expand_var(x, n, (size_t)(ne - n), all, idx, NULL, 0, quoted);
@@ -416,7 +416,7 @@ static void expand(struct lexer *x, int quoted)
 		return;
 	}
 	if (p < x->end && (isdigit((unsigned char)*p) || strchr("@*#?$!", *p))) {
-		note(x->out, "line %d: $%c (a positional or special parameter) is read as empty",
+		mt_jobsrc_note(x->out, "line %d: $%c (a positional or special parameter) is read as empty",
 		     x->line, *p);
 		x->p = p + 1;
 		word_start(x);
@@ -569,7 +569,7 @@ static int assignment(const char *w, size_t *len)
 	return 1;
 }
 
-static void set_env(struct mt_jobsrc *s, const char *name, const char *val, int line)
+void mt_jobsrc_setenv(struct mt_jobsrc *s, const char *name, const char *val, int line)
 {
 	int i;
 
@@ -598,7 +598,7 @@ static void assign(struct lexer *x, const char *w, size_t len, int line, int exp
 	if (exported)
 		v->exported = 1;
 	if (v->exported)
-		set_env(x->out, v->name, w + len + 1, line);
+		mt_jobsrc_setenv(x->out, v->name, w + len + 1, line);
 }
 
 static const char *basename_of(const char *s)
@@ -635,6 +635,87 @@ static int launcher_int(struct word *w, int i, int n, const char *name, int *out
 
 static int add_args(struct lexer *x, struct word *w, int n);
 
+/* The launcher's GPU counts among words [from, to) */
+static void launcher_counts(struct lexer *x, struct word *w, int from, int to)
+{
+	int k, v;
+
+	for (k = from; k < to; k++) {
+		if (launcher_int(w, k, to, "--nproc_per_node", &v) ||
+		    launcher_int(w, k, to, "--nproc-per-node", &v) ||
+		    launcher_int(w, k, to, "--ntasks-per-node", &v) ||
+		    launcher_int(w, k, to, "--gpus-per-node", &v))
+			x->out->nproc_per_node = v;
+		else if (launcher_int(w, k, to, "--nnodes", &v) ||
+			 launcher_int(w, k, to, "--nodes", &v) || launcher_int(w, k, to, "-N", &v))
+			x->out->nnodes = v;
+	}
+}
+
+/* An override word: [+|++|~]a.b.c=value (a dotted key); *klen the key's
+ * length after the prefix, which is *pre bytes. */
+static int override_word(const char *s, size_t *pre, size_t *klen)
+{
+	size_t p = 0, k;
+	int dot = 0;
+
+	while (p < 2 && (s[p] == '+' || s[p] == '~'))
+		p++;
+	if (!isalpha((unsigned char)s[p]) && s[p] != '_')
+		return 0;
+	for (k = p; s[k] && s[k] != '='; k++) {
+		if (s[k] == '.')
+			dot = 1;
+		else if (!isalnum((unsigned char)s[k]) && s[k] != '_' && s[k] != '-')
+			return 0;
+	}
+	/* a key without a dot: Bridge's mixed_precision (a recipe name) */
+	if (!dot && (k - p != 15 || strncmp(s + p, "mixed_precision", 15)))
+		return 0;
+	if (s[k] != '=' && s[0] != '~')
+		return 0;
+	*pre = p;
+	*klen = k - p;
+	return 1;
+}
+
+/* A command's override words into raw[]: Hydra's (verl) and Bridge's */
+static int hydra_words(struct lexer *x, struct word *w, int i, int n)
+{
+	int k, entry = -1;
+	size_t pre, kl, len;
+	char key[96];
+
+	for (k = i; k < n; k++)
+		if (ends_with(w[k].s, ".py") || (k > i && !strcmp(w[k - 1].s, "-m"))) {
+			entry = k;
+			break;
+		}
+	if (entry >= 0 && !x->ntrain++) {
+		snprintf(x->out->entry, sizeof(x->out->entry), "%s", basename_of(w[entry].s));
+		x->out->entry_line = w[entry].line;
+		launcher_counts(x, w, i, entry);
+		for (k = 0; k < i; k++) { /* VAR=value python ...: its environment */
+			assignment(w[k].s, &len);
+			w[k].s[len] = '\0';
+			mt_jobsrc_setenv(x->out, w[k].s, w[k].s + len + 1, w[k].line);
+		}
+	}
+	for (k = i; k < n; k++) {
+		if (!override_word(w[k].s, &pre, &kl))
+			continue;
+		snprintf(key, sizeof(key), "%.*s", (int)kl, w[k].s + pre);
+		if (w[k].s[0] == '~') {
+			mt_jobsrc_note(x->out, "line %d: ~%s deletes a key: read as not set", w[k].line, key);
+			continue;
+		}
+		if (!mt_jobsrc_raw(x->out, key, w[k].s + pre + kl + 1, w[k].line))
+			return mt_error_set(x->err, MT_EINVAL, "%s:%d: more than %d overrides", x->file,
+					    w[k].line, MT_JOBSRC_ARGS);
+	}
+	return MT_OK;
+}
+
 /* A whole command: assignments, a training command or arguments alone. */
 static int command(struct lexer *x)
 {
@@ -656,7 +737,7 @@ static int command(struct lexer *x)
 
 				if (v) {
 					v->exported = 1;
-					set_env(x->out, v->name, v->n ? v->item[0] : "", w[i].line);
+					mt_jobsrc_setenv(x->out, v->name, v->n ? v->item[0] : "", w[i].line);
 				}
 			}
 		}
@@ -665,10 +746,16 @@ static int command(struct lexer *x)
 	for (i = 0; i < n && assignment(w[i].s, &len); i++)
 		;
 	if (i == n) { /* assignments alone */
+		if (x->hydra && (rc = hydra_words(x, w, 0, n)))
+			goto done;
 		for (j = 0; j < n; j++) {
 			assignment(w[j].s, &len);
 			assign(x, w[j].s, len, w[j].line, 0);
 		}
+		goto done;
+	}
+	if (x->hydra) {
+		rc = hydra_words(x, w, i, n);
 		goto done;
 	}
 	/* the training command: the first word that is a Python script */
@@ -679,7 +766,7 @@ static int command(struct lexer *x)
 		int k;
 
 		if (x->ntrain++) {
-			note(x->out, "line %d: a second training command (%s) is not read", w[j].line,
+			mt_jobsrc_note(x->out, "line %d: a second training command (%s) is not read", w[j].line,
 			     basename_of(w[j].s));
 			goto done;
 		}
@@ -689,20 +776,9 @@ static int command(struct lexer *x)
 		for (k = 0; k < i; k++) { /* VAR=value torchrun ...: its environment */
 			assignment(w[k].s, &len);
 			w[k].s[len] = '\0';
-			set_env(x->out, w[k].s, w[k].s + len + 1, w[k].line);
+			mt_jobsrc_setenv(x->out, w[k].s, w[k].s + len + 1, w[k].line);
 		}
-		for (k = i; k < j; k++) {
-			int v;
-
-			if (launcher_int(w, k, j, "--nproc_per_node", &v) ||
-			    launcher_int(w, k, j, "--nproc-per-node", &v) ||
-			    launcher_int(w, k, j, "--ntasks-per-node", &v) ||
-			    launcher_int(w, k, j, "--gpus-per-node", &v))
-				x->out->nproc_per_node = v;
-			else if (launcher_int(w, k, j, "--nnodes", &v) ||
-				 launcher_int(w, k, j, "--nodes", &v) || launcher_int(w, k, j, "-N", &v))
-				x->out->nnodes = v;
-		}
+		launcher_counts(x, w, i, j);
 		rc = add_args(x, w + j + 1, n - j - 1);
 		goto done;
 	}
@@ -747,7 +823,7 @@ static int add_args(struct lexer *x, struct word *w, int n)
 		int line = w[i].line;
 
 		if (strncmp(k, "--", 2) || !k[2]) {
-			note(x->out, "line %d: '%s' follows no flag: not read", line, k);
+			mt_jobsrc_note(x->out, "line %d: '%s' follows no flag: not read", line, k);
 			i++;
 			continue;
 		}
@@ -888,13 +964,60 @@ static void py_words(const char *v, char *out, size_t cap)
 	snprintf(out, cap, "%s", v);
 }
 
-static int argblock_line(struct mt_jobsrc *s, const char *file, const char *ln, int lineno,
-			 struct mt_error *err)
+int mt_jobsrc_field(struct mt_jobsrc *s, const char *dest, const char *v, int py, int line,
+		    int orig, struct mt_error *err)
+{
+	char flag[96], words[256];
+	size_t i;
+	int neg = 0, b, rc, n0 = s->n;
+
+	if (in_list(dest, derived_fields) || dest[0] == '_' || (py && !strcmp(v, "None")))
+		return MT_OK;
+	snprintf(flag, sizeof(flag), "%s", dest);
+	for (i = 0; flag[i]; i++)
+		if (flag[i] == '_')
+			flag[i] = '-';
+	for (i = 0; i < sizeof(dest_flags) / sizeof(dest_flags[0]); i++)
+		if (!strcmp(dest, dest_flags[i].dest)) {
+			snprintf(flag, sizeof(flag), "%s", dest_flags[i].flag);
+			neg = dest_flags[i].neg;
+		}
+	b = !strcmp(v, "True") || !strcmp(v, "true") || !strcmp(v, "TRUE") ? 1 :
+	    !strcmp(v, "False") || !strcmp(v, "false") || !strcmp(v, "FALSE") ? 0 : -1;
+	if (b >= 0) {
+		if (b == !neg)
+			rc = push_arg(s, s->file, flag, strlen(flag), "", line, err);
+		else
+			return MT_OK;
+	} else {
+		if (!strcmp(dest, "moe_layer_freq") || !py)
+			snprintf(words, sizeof(words), "%s", v);
+		else
+			py_words(v, words, sizeof(words));
+		if (!strcmp(words, "") && (*v == '[' || *v == '('))
+			return MT_OK; /* an empty list: nothing set */
+		rc = push_arg(s, s->file, flag, strlen(flag), words, line, err);
+	}
+	if (!rc && s->n > n0)
+		s->orig[s->n - 1] = orig;
+	return rc;
+}
+
+int mt_jobsrc_raw(struct mt_jobsrc *s, const char *key, const char *val, int line)
+{
+	if (s->nraw >= MT_JOBSRC_ARGS)
+		return 0;
+	snprintf(s->raw[s->nraw].key, sizeof(s->raw[0].key), "%s", key);
+	snprintf(s->raw[s->nraw].val, sizeof(s->raw[0].val), "%s", val);
+	s->raw_line[s->nraw] = line;
+	return ++s->nraw;
+}
+
+static int argblock_line(struct mt_jobsrc *s, const char *ln, int lineno, struct mt_error *err)
 {
 	const char *dots = strstr(ln, " ..."), *name, *ne, *val;
-	char dest[96], flag[96], words[256];
-	size_t i, len;
-	int neg = 0;
+	char dest[96], v[256];
+	size_t len;
 
 	if (!dots)
 		return MT_OK;
@@ -914,42 +1037,15 @@ static int argblock_line(struct mt_jobsrc *s, const char *file, const char *ln, 
 	len = strlen(val);
 	while (len && (val[len - 1] == '\r' || val[len - 1] == ' '))
 		len--;
-	{
-		char v[256];
-
-		snprintf(v, sizeof(v), "%.*s", (int)len, val);
-		if (!strcmp(dest, "world_size")) {
-			s->world_size = atoi(v);
-			return MT_OK;
-		}
-		if (in_list(dest, derived_fields) || dest[0] == '_' || !strcmp(v, "None"))
-			return MT_OK;
-		snprintf(flag, sizeof(flag), "%s", dest);
-		for (i = 0; flag[i]; i++)
-			if (flag[i] == '_')
-				flag[i] = '-';
-		for (i = 0; i < sizeof(dest_flags) / sizeof(dest_flags[0]); i++)
-			if (!strcmp(dest, dest_flags[i].dest)) {
-				snprintf(flag, sizeof(flag), "%s", dest_flags[i].flag);
-				neg = dest_flags[i].neg;
-			}
-		if (!strcmp(v, "True") || !strcmp(v, "False")) {
-			if (!strcmp(v, "True") == !neg)
-				return push_arg(s, file, flag, strlen(flag), "", lineno, err);
-			return MT_OK;
-		}
-		if (!strcmp(dest, "moe_layer_freq"))
-			snprintf(words, sizeof(words), "%s", v);
-		else
-			py_words(v, words, sizeof(words));
-		if (!strcmp(words, "") && (*v == '[' || *v == '('))
-			return MT_OK; /* an empty list: nothing set */
-		return push_arg(s, file, flag, strlen(flag), words, lineno, err);
+	snprintf(v, sizeof(v), "%.*s", (int)len, val);
+	if (!strcmp(dest, "world_size")) {
+		s->world_size = atoi(v);
+		return MT_OK;
 	}
+	return mt_jobsrc_field(s, dest, v, 1, lineno, 0, err);
 }
 
-static int argblock(const char *file, const char *buf, size_t len, struct mt_jobsrc *s,
-		    struct mt_error *err)
+static int argblock(const char *buf, size_t len, struct mt_jobsrc *s, struct mt_error *err)
 {
 	const char *p = buf, *end = buf + len, *nl;
 	int lineno = 0, in = 0, blocks = 0, rc;
@@ -963,7 +1059,7 @@ static int argblock(const char *file, const char *buf, size_t len, struct mt_job
 		snprintf(ln, sizeof(ln), "%.*s", (int)(nl - p), p);
 		if (strstr(ln, "--- arguments ---")) {
 			if (blocks++) {
-				note(s, "line %d: a second arguments block (a restart?) is not read; "
+				mt_jobsrc_note(s, "line %d: a second arguments block (a restart?) is not read; "
 				     "the first is", lineno);
 				break;
 			}
@@ -974,13 +1070,13 @@ static int argblock(const char *file, const char *buf, size_t len, struct mt_job
 			in = 0;
 			continue;
 		}
-		if (in && (rc = argblock_line(s, file, ln, lineno, err)))
+		if (in && (rc = argblock_line(s, ln, lineno, err)))
 			return rc;
 		if (nl == end)
 			break;
 	}
 	if (in)
-		note(s, "the arguments block has no end line: the log was cut");
+		mt_jobsrc_note(s, "the arguments block has no end line: the log was cut");
 	return MT_OK;
 }
 
@@ -1010,24 +1106,12 @@ static int looks_like_log(const char *buf, size_t len)
 	return 0;
 }
 
-int mt_jobsrc_read(const char *file, const char *buf, size_t len, struct mt_jobsrc *s,
-		   struct mt_error *err)
+static int run_lexer(const char *file, const char *buf, size_t len, struct mt_jobsrc *s,
+		     int hydra, struct mt_error *err)
 {
-	struct lexer *x;
+	struct lexer *x = calloc(1, sizeof(*x));
 	int rc, i;
 
-	memset(s, 0, sizeof(*s));
-	snprintf(s->file, sizeof(s->file), "%s", file);
-	if (has_word(buf, len, "--- arguments ---")) {
-		s->kind = MT_JS_ARGBLOCK;
-		if ((rc = argblock(file, buf, len, s, err)))
-			return rc;
-		if (!s->n)
-			return mt_error_set(err, MT_EINVAL, "%s: the arguments block holds no argument",
-					    file);
-		return MT_OK;
-	}
-	x = calloc(1, sizeof(*x));
 	if (!x)
 		return mt_error_set(err, MT_ENOMEM, "out of memory");
 	x->file = file;
@@ -1036,25 +1120,54 @@ int mt_jobsrc_read(const char *file, const char *buf, size_t len, struct mt_jobs
 	x->line = 1;
 	x->out = s;
 	x->err = err;
-	s->kind = MT_JS_ARGS;
+	x->hydra = hydra;
 	rc = lex(x);
-	if (!rc && !x->ntrain && x->nloose)
+	if (!rc && !hydra && !x->ntrain && x->nloose)
 		rc = add_args(x, x->loose, x->nloose);
-	if (!rc && !s->n && looks_like_log(buf, len))
-		rc = mt_error_set(err, MT_EINVAL, "%s: a training log without Megatron-LM's arguments "
-				  "block: no job in it (validate_args prints the block at start-up; "
-				  "give the log from its start, or the launch script)", file);
-	else if (!rc && !s->n)
-		rc = mt_error_set(err, MT_EINVAL, "%s: no Megatron-LM arguments: expected a launch "
-				  "script whose command runs a training script (pretrain_gpt.py), "
-				  "a file of --flag value arguments, or a log with Megatron-LM's "
-				  "arguments block", file);
 	free_words(x->w, x->nw);
 	free_words(x->loose, x->nloose);
 	for (i = 0; i < x->nvars; i++)
 		var_clear(&x->vars[i]);
 	sbuf_release(&x->cur);
 	free(x);
+	return rc;
+}
+
+int mt_jobsrc_overrides(const char *file, const char *buf, size_t len, struct mt_jobsrc *s,
+			struct mt_error *err)
+{
+	return run_lexer(file, buf, len, s, 1, err);
+}
+
+int mt_jobsrc_read(const char *file, const char *buf, size_t len, struct mt_jobsrc *s,
+		   struct mt_error *err)
+{
+	int rc;
+
+	memset(s, 0, sizeof(*s));
+	snprintf(s->file, sizeof(s->file), "%s", file);
+	if (has_word(buf, len, "--- arguments ---")) {
+		s->kind = MT_JS_ARGBLOCK;
+		if ((rc = argblock(buf, len, s, err)))
+			return rc;
+		if (!s->n)
+			return mt_error_set(err, MT_EINVAL, "%s: the arguments block holds no argument",
+					    file);
+		return MT_OK;
+	}
+	s->kind = MT_JS_ARGS;
+	rc = run_lexer(file, buf, len, s, 0, err);
+	if (!rc && !s->n && looks_like_log(buf, len))
+		rc = mt_error_set(err, MT_EINVAL, "%s: a training log without Megatron-LM's arguments "
+				  "block or Megatron-Bridge's configuration summary: no job in it "
+				  "(both are printed at start-up; give the log from its start, or the "
+				  "launch script)", file);
+	else if (!rc && !s->n)
+		rc = mt_error_set(err, MT_EINVAL, "%s: no Megatron-LM arguments: expected a launch "
+				  "script whose command runs a training script (pretrain_gpt.py), "
+				  "a file of --flag value arguments, a log with Megatron-LM's "
+				  "arguments block, a Megatron-Bridge config (run_config.yaml, its "
+				  "overrides or its configuration summary) or a verl config", file);
 	return rc;
 }
 

@@ -41,7 +41,15 @@ enum mt_jobsrc_kind {
 	MT_JS_ARGS,     /* a file of arguments or a bare command line */
 	MT_JS_SCRIPT,   /* a launch script: the arguments of its training command */
 	MT_JS_ARGBLOCK, /* the arguments block of a Megatron-LM log */
+	MT_JS_BRIDGE_YAML,      /* a Megatron-Bridge ConfigContainer YAML (job/bridge.h) */
+	MT_JS_BRIDGE_SUMMARY,   /* Bridge's "Configuration Summary" in a log */
+	MT_JS_BRIDGE_OVERRIDES, /* Bridge overrides (key=value), a list or a script */
+	MT_JS_VERL_YAML,        /* a verl config (.hydra/config.yaml; job/verl.h) */
+	MT_JS_VERL_OVERRIDES,   /* verl's Hydra overrides, a list or a launch script */
 };
+
+/* Whose words a job is in: the diffs of `check` are written in them. */
+enum mt_job_format { MT_JF_MEGATRON, MT_JF_BRIDGE, MT_JF_VERL };
 
 struct mt_jobsrc {
 	int kind;                 /* enum mt_jobsrc_kind */
@@ -60,15 +68,55 @@ struct mt_jobsrc {
 	int nnotes;               /* what was read with a caveat: an unset variable, a
 				   * command substitution, a second training command */
 	char notes[MT_JOBSRC_NOTES][200];
+	/* Bridge and verl jobs: arg[] holds the Megatron-LM arguments their keys
+	 * set (Bridge and verl hand the same TransformerConfig fields to
+	 * Megatron-Core), raw[] the keys and values as the job wrote them */
+	int format;               /* enum mt_job_format */
+	int nraw;
+	struct mt_kv raw[MT_JOBSRC_ARGS]; /* "model.tensor_model_parallel_size" = "8" */
+	int raw_line[MT_JOBSRC_ARGS];
+	int orig[MT_JOBSRC_ARGS]; /* each argument's item of raw[] plus 1, 0 for none */
+	int nskipped;             /* keys of sections that do not change the step time
+				   * (checkpoint, logger, scheduler, ...) */
+	char model_path[512];     /* verl: the Hugging Face model it names, "" none */
+	int model_path_line;
 };
 
-/* Read the arguments of `buf` (len bytes) into s; `file` names it.  The kind
- * is found from the text: an arguments block when there is one, a script when
- * a command runs a `*.py` file, otherwise every word.  Returns MT_OK, or
+/* Read the Megatron-LM arguments of `buf` (len bytes) into s; `file` names
+ * it.  The kind is found from the text: an arguments block when there is one,
+ * a script when a command runs a `*.py` file, otherwise every word (a job in
+ * any format: mt_job_read, job/formats.h).  Returns MT_OK, or
  * MT_EINVAL with "FILE:LINE: ..." for what cannot be read (an unterminated
  * quote, more arguments than MT_JOBSRC_ARGS, no arguments at all). */
 int mt_jobsrc_read(const char *file, const char *buf, size_t len, struct mt_jobsrc *s,
 		   struct mt_error *err);
+
+/* Push the argument that sets Megatron-LM's argparse field `dest` to `val`
+ * (as the arguments block does: True the flag, False nothing, a field true
+ * by default its --no- flag, a list its words).  py: val is Python's str()
+ * ("['a', 'b']", "AttnBackend.fused"); else YAML's words ("a b", "true").
+ * `orig` is the raw[] item plus 1 it comes from (0 none).  MT_OK, or
+ * MT_EINVAL when the job has more than MT_JOBSRC_ARGS arguments. */
+int mt_jobsrc_field(struct mt_jobsrc *s, const char *dest, const char *val, int py, int line,
+		    int orig, struct mt_error *err);
+
+/* Keep a key of a Bridge or verl job as written (raw[]); returns its index
+ * plus 1, or 0 when raw[] is full. */
+int mt_jobsrc_raw(struct mt_jobsrc *s, const char *key, const char *val, int line);
+
+/* The words of shell text that are Hydra / Bridge overrides
+ * (`key.path=value`, `+key=value`, `++key=value`; `~key` deletions are
+ * noted), with the script's variables expanded, into s->raw (the prefix
+ * dropped); a launcher's GPU counts and environment as mt_jobsrc_read reads
+ * them.  Returns MT_OK or MT_EINVAL ("FILE:LINE: ..."). */
+int mt_jobsrc_overrides(const char *file, const char *buf, size_t len, struct mt_jobsrc *s,
+			struct mt_error *err);
+
+/* Set variable `name` of the job's environment (the last value wins). */
+void mt_jobsrc_setenv(struct mt_jobsrc *s, const char *name, const char *val, int line);
+
+/* A note of the reader (a caveat); printf-style, cut at 200 bytes. */
+void mt_jobsrc_note(struct mt_jobsrc *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* The argument `flag` (without "--"): its index, the last one given
  * (argparse keeps the last), or -1. */

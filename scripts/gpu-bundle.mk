@@ -40,7 +40,7 @@ MEGATRON_LM_COMMIT ?= d98e8a64ddf34856e74b24714e3bedb2f5a39553
 ONERANK_SRC = probes/mpi.c probes/collective.c probes/dispatch.c
 ONERANK_OBJ = $(ONERANK_SRC:%.c=$(BUNDLE_OBJ)/%.o)
 BUNDLE_PROBE_OBJ = $(filter-out $(ONERANK_SRC:%.c=$(BUILD)/%.o),$(PROBE_LIB_OBJ)) $(ONERANK_OBJ)
-STATIC_JSON = $(STATIC_DIR)/libcjson.a $(SYSLIB)/libyajl_s.a $(SYSLIB)/libz.a
+STATIC_JSON = $(STATIC_DIR)/libcjson.a $(SYSLIB)/libyajl_s.a $(SYSLIB)/libyaml.a $(SYSLIB)/libz.a
 STATIC_PROBE = $(SYSLIB)/openblas-pthread/libopenblas.a $(SYSLIB)/libpapi.a $(SYSLIB)/libpfm.a \
                -Wl,-Bstatic -lgfortran -lquadmath -Wl,-Bdynamic
 

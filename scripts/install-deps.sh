@@ -10,7 +10,7 @@
 # checks with dpkg first and only then runs apt-get update and apt-get install.
 set -eu
 
-PKGS="build-essential libcjson-dev libyajl-dev zlib1g-dev libcmocka-dev libopenblas-dev libopenmpi-dev openmpi-bin libpapi-dev libsqlite3-dev"
+PKGS="build-essential libcjson-dev libyajl-dev libyaml-dev zlib1g-dev libcmocka-dev libopenblas-dev libopenmpi-dev openmpi-bin libpapi-dev libsqlite3-dev"
 BUNDLE_PKGS="libpfm4-dev gfortran dpkg-dev xz-utils"
 if [ "${1:-}" = "--bundle" ]; then
 	PKGS="$PKGS $BUNDLE_PKGS"

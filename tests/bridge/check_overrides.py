@@ -20,7 +20,14 @@ and quotes as a shell would take them); lines starting with # are notes.
 Output: "ok - OVERRIDE" or "not ok - OVERRIDE: MESSAGE"; exit 1 on any
 failure, 2 on a usage error.
 
-Usage: check_overrides.py --recipe NAME [--world-size N] [FILE...]
+With --dump-yaml / --dump-summary, the ConfigContainer after set-up is also
+written as YAML (OmegaConf's form of it, `_target_` entries included: what
+run_config.yaml holds) and as the configuration summary Bridge logs at
+start-up (each line behind a "[rank0]: " launcher prefix), for
+`megatune check` to read back (tests/cli/check-bridge.sh).
+
+Usage: check_overrides.py --recipe NAME [--world-size N] [--dump-yaml FILE]
+                          [--dump-summary FILE] [FILE...]
 """
 
 import argparse
@@ -123,6 +130,10 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--recipe", required=True, choices=sorted(RECIPES))
     ap.add_argument("--world-size", type=int, default=8)
+    ap.add_argument("--dump-yaml", metavar="FILE",
+                    help="after set-up, write the ConfigContainer as YAML (Bridge's OmegaConf form)")
+    ap.add_argument("--dump-summary", metavar="FILE",
+                    help="after set-up, write what ConfigContainer.log_non_default_values prints")
     ap.add_argument("files", nargs="*")
     a = ap.parse_args()
     text = "".join(open(f).read() for f in a.files) if a.files else sys.stdin.read()
@@ -177,6 +188,22 @@ def main():
     except Exception as e:
         print("not ok - set-up: %s: %s" % (type(e).__name__, str(e).splitlines()[0] if str(e) else ""))
         return 1
+
+    if a.dump_yaml:
+        dumped, _ = ou.create_omegaconf_dict_config(cfg)
+        with open(a.dump_yaml, "w") as f:
+            f.write(OmegaConf.to_yaml(dumped))
+    if a.dump_summary:
+        printed = []
+        keep = bconfig.print_rank_0
+        bconfig.print_rank_0 = printed.append
+        try:
+            cfg.log_non_default_values()
+        finally:
+            bconfig.print_rank_0 = keep
+        with open(a.dump_summary, "w") as f:
+            # as a launcher prefixes each line of rank 0's log
+            f.write("".join("[rank0]: %s\n" % ln for ln in "\n".join(printed).splitlines()))
 
     notes_ok = {}
     parser = OverridesParser.create()

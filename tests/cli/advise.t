@@ -81,7 +81,7 @@ torchrun environment | 0 | ^export TORCH_NCCL_AVOID_RECORD_STREAMS=1$ | advise -
 torchrun model and parallel flags | 0 | ^  --tensor-model-parallel-size | advise --model llama3-8b --gpus 8 --seq 8192 --gbs 64 --format torchrun
 torchrun several nodes | 0 | ^  --nnodes 4 \\$ | advise --model llama3-70b --gpus 32 --seq 8192 --gbs 128 --format torchrun
 launch from estimate | 0 | ^  --train-iters 20 \\$ | estimate --model llama3-8b --gpus 8 --seq 4096 --gbs 64 --tp 2 --format torchrun
-bad format names the launch ones | 2 | expected text, json, megatron, bridge, env, torchrun or slurm | advise --model llama3-8b --gpus 8 --seq 4096 --gbs 64 --format sbatch
+bad format names the launch ones | 2 | expected text, json, megatron, bridge, verl, env, torchrun or slurm | advise --model llama3-8b --gpus 8 --seq 4096 --gbs 64 --format sbatch
 bridge overrides | 0 | ^model.tensor_model_parallel_size=4 | advise --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --tp 4 --format bridge
 environment | 0 | ^export CUDA_DEVICE_MAX_CONNECTIONS=1 | advise --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --tp 4 --format env
 json to stdout | 0 | "schema": "megatune.advice/1" | advise --model llama3-8b --gpus 8 --seq 4096 --gbs 64 --format json

@@ -18,7 +18,7 @@ for f in tests/fixtures/megatron-logs/*.log; do
 	n=$((n + 1))
 	"$MT" check "$f" --gpus 8 >"$T/out" 2>&1
 	rc=$?
-	if [ $rc -ne 2 ] || ! grep -q "^megatune check: error: $f: a training log without Megatron-LM's arguments block: no job in it" "$T/out"; then
+	if [ $rc -ne 2 ] || ! grep -q "^megatune check: error: $f: a training log without Megatron-LM's arguments block or Megatron-Bridge's configuration summary: no job in it" "$T/out"; then
 		echo "FAIL: $f: exit $rc: $(head -2 "$T/out")"
 		fail=1
 	fi

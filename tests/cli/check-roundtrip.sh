@@ -7,7 +7,10 @@
 # configuration and the same predicted step time (to 1e-6); and the same
 # candidates' arguments blocks, as Megatron-LM's own _print_args prints them at
 # the end of validate_args (tests/megatron/check_args.py --dump, the pinned
-# Megatron-LM copy under tests/megatron/upstream), read back the same way.
+# Megatron-LM copy under tests/megatron/upstream), read back the same way;
+# and the same candidates' Megatron-Bridge overrides (with the notes that
+# name what the recipe must set applied, as a user applies them) and verl
+# Hydra overrides, read with the job's --model and --gpus.
 # Exit 0 pass, other fail.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
@@ -23,7 +26,7 @@ while read -r name cluster gpus job; do
 	"$MT" advise --cluster "$cluster" --gpus "$gpus" $job --top 10 --json "$T/$name.json" \
 		>/dev/null 2>"$T/err" || { echo "FAIL: advise $name: $(cat "$T/err")"; fail=1; continue; }
 	"$PY" - "$T/$name.json" "$T/$name" "$gpus" <<'PYEOF' || { fail=1; continue; }
-import json, shlex, sys
+import json, re, shlex, sys
 doc = json.load(open(sys.argv[1]))
 for c in doc["candidates"]:
     with open("%s.%d.sh" % (sys.argv[2], c["rank"]), "w") as f:
@@ -36,6 +39,25 @@ for c in doc["candidates"]:
         f.write(" \\\n".join("  " + shlex.quote(a) for a in c["megatron_args"]) + "\n")
     with open("%s.%d.want" % (sys.argv[2], c["rank"]), "w") as f:
         json.dump({"step": c["time"]["step_s"], "config": c["config"]}, f)
+    # Bridge: the notes about the recipe's CommOverlapConfig and precision
+    # recipe applied as the fields they name
+    bridge = list(c["bridge_overrides"])
+    for note in c["bridge_notes"]:
+        m = re.match(r"(comm_overlap\.[a-z_]+)=([a-z0-9]+): rejected where", note)
+        if m:
+            bridge.append("%s=%s" % m.groups())
+        if note.startswith("gradients reduced in BF16"):
+            bridge.append("mixed_precision.grad_reduce_in_fp32=false")
+        m = re.match(r"weights all-gathered .*; in the recipe: cfg\.(mixed_precision\.[a-z0-9_]+) = (True|False)$", note)
+        if m:
+            bridge.append("%s=%s" % (m.group(1), m.group(2).lower()))
+    with open("%s.%d.bridge" % (sys.argv[2], c["rank"]), "w") as f:
+        f.write("".join("# %s\n" % n for n in c["bridge_notes"]))
+        f.write("".join(shlex.quote(o) + "\n" for o in bridge))
+    with open("%s.%d.verl" % (sys.argv[2], c["rank"]), "w") as f:
+        f.write("".join("# %s\n" % n for n in c["verl_notes"]))
+        f.write("python3 -m verl.trainer.main_ppo --config-name=ppo_megatron_trainer \\\n")
+        f.write(" \\\n".join("  " + shlex.quote(o) for o in c["verl_overrides"]) + "\n")
 PYEOF
 	# the arguments blocks Megatron-LM prints for the same flag sets
 	mkdir -p "$T/$name.logs"
@@ -43,16 +65,23 @@ PYEOF
 		sed 's/^\([^ ]*\) #\([0-9]*\) ::/\1.\2 ::/' >"$T/$name.sets"
 	"$PY" tests/megatron/check_args.py --dump "$T/$name.logs" "$T/$name.sets" >"$T/$name.out" 2>&1 ||
 		{ echo "FAIL: Megatron-LM refuses flag sets of $name:"; grep '^not ok' "$T/$name.out"; fail=1; }
-	for s in "$T/$name".*.sh "$T/$name".logs/*.log; do
+	model=$(echo "$job" | sed -n 's/.*--model \([^ ]*\).*/\1/p')
+	for s in "$T/$name".*.sh "$T/$name".logs/*.log "$T/$name".*.bridge "$T/$name".*.verl; do
 		[ -f "$s" ] || continue
+		set --
 		case $s in
 		*.sh) r=${s%.sh} ;;
+		*.bridge) r=${s%.bridge}.bridge; set -- --model "$model" --gpus "$gpus" ;;
+		*.verl) r=${s%.verl}.verl; set -- --model "$model" --gpus "$gpus" ;;
 		*) r=$T/$name.${s##*.logs/$name.}; r=${r%.log}.block ;;
 		esac
 		n=$((n + 1))
-		"$MT" check "$s" --cluster "$cluster" --json "$r.check.json" >/dev/null 2>"$T/err" ||
+		"$MT" check "$s" --cluster "$cluster" "$@" --json "$r.check.json" >/dev/null 2>"$T/err" ||
 			{ echo "FAIL: check $name ${r##*/}: $(cat "$T/err")"; fail=1; continue; }
-		"$PY" - "$r.check.json" "${r%.block}.want" "${r##*/}" <<'PYEOF' || fail=1
+		w=${r%.block}
+		w=${w%.bridge}
+		w=${w%.verl}
+		"$PY" - "$r.check.json" "$w.want" "${r##*/}" <<'PYEOF' || fail=1
 import json, sys
 d = json.load(open(sys.argv[1]))
 want = json.load(open(sys.argv[2]))
@@ -63,14 +92,14 @@ if abs(got["time"]["step_s"] - want["step"]) > 1e-6 * want["step"] or got["confi
     print("FAIL: %s: advise %.6g s, check reads %.6g s; config (advise, check): %s" %
           (sys.argv[3], want["step"], got["time"]["step_s"], diff))
     sys.exit(1)
-if d["job"]["kind"] != "arguments_block" and d["job"]["not_modelled"]:
+if d["job"]["kind"] == "script" and d["job"]["not_modelled"]:
     print("FAIL: %s: flags advise prints are not modelled: %s" % (sys.argv[3], d["job"]["not_modelled"]))
     sys.exit(1)
 PYEOF
 	done
 done <<'JOBS'
 llama70b dgx-h100 64 --model llama3-70b --seq 8192 --gbs 128
-llama8b-fp8 dgx-h100 16 --model llama3-8b --seq 8192 --gbs 256 --precision fp8 --fp8-recipe tensorwise
+llama8b-fp8 dgx-h100 16 --model llama3-8b --seq 8192 --gbs 256 --precision fp8 --fp8-recipe blockwise
 long dgx-h100 64 --model llama3-8b --seq 131072 --gbs 16
 qwen30b dgx-h100 16 --model qwen3-30b-a3b --seq 4096 --gbs 512
 mixtral dgx-h200 32 --model mixtral-8x7b --seq 4096 --gbs 256 --moe-balance forced
@@ -80,5 +109,5 @@ gpt3 dgx-a100-80g 64 --model gpt3-5b --seq 2048 --gbs 512
 l405b gb200-nvl72 576 --model llama3.1-405b --seq 8192 --gbs 576 --precision nvfp4
 drop dgx-b200 8 --model qwen3-30b-a3b --seq 4096 --gbs 256 --moe-balance drop:1.25
 JOBS
-[ $fail -eq 0 ] && [ $n -ge 180 ] || { echo "FAIL ($n scripts and logs read back)"; exit 1; }
-echo "ok: $n launch scripts and arguments blocks of the top candidates of 10 jobs read back to the same configuration and step time"
+[ $fail -eq 0 ] && [ $n -ge 360 ] || { echo "FAIL ($n scripts, logs and overrides read back)"; exit 1; }
+echo "ok: $n launch scripts, arguments blocks, Bridge and verl overrides of the top candidates of 10 jobs read back to the same configuration and step time"

@@ -1,6 +1,6 @@
 # megatune check: the job a user runs, read from its own file (tests/fixtures/jobs/).
 # name | expected exit status | ERE that stdout+stderr must match (!ERE: must not) | arguments
-check help names the three inputs | 0 | a file of arguments, or | check --help
+check help names the inputs | 0 | Megatron-Bridge run_config.yaml, the configuration summary Bridge logs at | check --help
 check needs a job | 2 | missing JOB | check
 check one job only | 2 | unexpected argument 'b' | check a b
 check missing file | 2 | cannot read 'no/such.sh' | check no/such.sh
@@ -31,7 +31,7 @@ check no vocabulary says what to give | 2 | no vocabulary size: .*--model | chec
 check no vocabulary with --model | 0 | job: 8 GPUs | check tests/fixtures/jobs/no-vocab.sh --model llama3-8b
 check unclosed quote names its line | 2 | unclosed.sh:2: a double quote is not closed | check tests/fixtures/jobs/unclosed.sh --gpus 8
 check a model config is not a job | 2 | tiny-llama.json: no Megatron-LM arguments | check tests/fixtures/models/tiny-llama.json
-check a log without arguments block | 2 | a training log without Megatron-LM's arguments block: no job in it | check tests/fixtures/megatron-logs/mlm_core_mixtral8x7b_16xh100_throughput_success.log
+check a log without arguments block | 2 | a training log without Megatron-LM's arguments block or Megatron-Bridge's configuration summary: no job in it | check tests/fixtures/megatron-logs/mlm_core_mixtral8x7b_16xh100_throughput_success.log
 check no GPU count | 2 | llama3-8b.args: no GPU count: .*give --gpus N | check tests/fixtures/jobs/llama3-8b.args
 check a file of arguments | 0 | megatune check: tests/fixtures/jobs/llama3-8b.args \(arguments\) | check tests/fixtures/jobs/llama3-8b.args --gpus 8
 check a file of arguments advise printed is the best | 0 | best overall: the job is within 0.5% of the best megatune finds | check tests/fixtures/jobs/llama3-8b.args --gpus 8
@@ -42,3 +42,35 @@ check a log's memory | 0 | memory: 77.2 GiB reserved at most \(worst rank\) agai
 check a log's warm-up is an option | 0 | median of 25 after iteration 5 | check tests/fixtures/jobs/llama3-8b-run.log --warmup 5
 check --validation needs a log | 2 | --validation: the job is not a log \(no run to record\) | check tests/fixtures/jobs/llama3-70b-overlaps-off.sh --validation /tmp/never-written.json
 check --validation is not stdout | 2 | --validation writes files beside FILE | check tests/fixtures/jobs/llama3-8b-run.log --validation -
+check a Bridge run_config.yaml | 0 | megatune check: tests/fixtures/jobs/bridge-llama3-8b-run_config.yaml \(Megatron-Bridge config\) | check tests/fixtures/jobs/bridge-llama3-8b-run_config.yaml --gpus 8
+check a Bridge YAML states its model | 0 | 32 layers, hidden 4096, 32 heads, 8.0B parameters | check tests/fixtures/jobs/bridge-llama3-8b-run_config.yaml --gpus 8
+check a Bridge YAML counts what is not timed | 0 | not timed: [0-9]+ keys of sections that do not change the step time | check tests/fixtures/jobs/bridge-llama3-8b-run_config.yaml --gpus 8
+check a Bridge YAML configuration | 0 | configuration: TP4 PP1 CP2\(p2p\) DP1 MBS1, recompute full \(1 layers per chunk\), distributed optimizer off | check tests/fixtures/jobs/bridge-llama3-8b-run_config.yaml --gpus 8
+check a Bridge YAML reads env_vars | 0 | !TORCH_NCCL_AVOID_RECORD_STREAMS is not set | check tests/fixtures/jobs/bridge-llama3-8b-run_config.yaml --gpus 8
+check a Bridge job's diagnoses | 0 | [!] dist-opt \(overrides | check tests/fixtures/jobs/bridge-llama3-8b-run_config.yaml --gpus 8
+check a Bridge job's diff is in overrides | 0 | - ddp.use_distributed_optimizer=false | check tests/fixtures/jobs/bridge-llama3-8b-run_config.yaml --gpus 8
+check a Bridge job's fix in overrides | 0 | \+ ddp.use_distributed_optimizer=true | check tests/fixtures/jobs/bridge-llama3-8b-run_config.yaml --gpus 8
+check a Bridge job has no flag diff | 0 | !^    [-+] --[a-z] | check tests/fixtures/jobs/bridge-llama3-8b-run_config.yaml --gpus 8
+check a Bridge summary log | 0 | \(Megatron-Bridge log \(configuration summary\)\) | check tests/fixtures/jobs/bridge-llama3-8b-summary.log --model llama3-8b --gpus 8
+check a Bridge summary reads as the YAML | 0 | configuration: TP4 PP1 CP2\(p2p\) DP1 MBS1, recompute full \(1 layers per chunk\), distributed optimizer off | check tests/fixtures/jobs/bridge-llama3-8b-summary.log --model llama3-8b --gpus 8
+check a Bridge summary names what it does not model | 0 | not modelled \([0-9]+ keys megatune does not time\): model.cross_entropy_fusion_impl \(line 29\) | check tests/fixtures/jobs/bridge-llama3-8b-summary.log --model llama3-8b --gpus 8
+check a Bridge summary in JSON | 0 | "kind":[[:space:]]*"bridge_summary" | check tests/fixtures/jobs/bridge-llama3-8b-summary.log --model llama3-8b --gpus 8 --json -
+check a Bridge YAML in JSON | 0 | "format":[[:space:]]*"bridge" | check tests/fixtures/jobs/bridge-llama3-8b-run_config.yaml --gpus 8 --json -
+check a verl launch script | 0 | megatune check: tests/fixtures/jobs/verl-qwen3-30b-grpo.sh \(verl overrides: verl.trainer.main_ppo\) | check tests/fixtures/jobs/verl-qwen3-30b-grpo.sh
+check a verl script's model from its path | 0 | model: qwen3-30b-a3b, 48 layers | check tests/fixtures/jobs/verl-qwen3-30b-grpo.sh
+check a verl script's GPUs and batch | 0 | job: 16 GPUs of dgx-h100 \(verl's trainer.n_gpus_per_node x trainer.nnodes: 8 per node x 2 nodes\), seq 4096, global batch 256 | check tests/fixtures/jobs/verl-qwen3-30b-grpo.sh
+check a verl script's offload noted | 0 | param_offload: verl moves it to the host between phases | check tests/fixtures/jobs/verl-qwen3-30b-grpo.sh
+check a verl script's configuration | 0 | configuration: TP4 PP1 EP4 ETP4 DP4 MBS2, recompute full \(1 layers per chunk\), distributed optimizer on | check tests/fixtures/jobs/verl-qwen3-30b-grpo.sh
+check a verl job's diff is in verl keys | 0 | \+ actor_rollout_ref.actor.megatron.expert_model_parallel_size=[0-9]+ | check tests/fixtures/jobs/verl-qwen3-30b-grpo.sh
+check a verl job's keys outside the struct take ++ | 0 | \+ \+\+actor_rollout_ref.actor.megatron.override_ddp_config.overlap_grad_reduce=true | check tests/fixtures/jobs/verl-qwen3-30b-grpo.sh
+check a verl config YAML | 0 | megatune check: tests/fixtures/jobs/verl-config.yaml \(verl config\) | check tests/fixtures/jobs/verl-config.yaml
+check a verl config resolves rollout.n | 0 | seq 8192, global batch 256 | check tests/fixtures/jobs/verl-config.yaml
+check a verl config's dynamic batch | 0 | use_dynamic_bsz: micro-batches of up to 16384 tokens \(ppo_max_token_len_per_gpu\), timed as 2 sequences of 8192 | check tests/fixtures/jobs/verl-config.yaml
+check a verl config's model path is read | 0 | model: hf-qwen2.5-72b.json, 80 layers | check tests/fixtures/jobs/verl-config.yaml
+check a verl model path unreadable | 2 | bad-model.verl:2: the model /nonexistent/qwen-7b cannot be read .*give the model with --model | check tests/fixtures/jobs/bad-model.verl
+check YAML that is no job | 2 | bad-not-a-job.yaml:1: YAML that is neither a Megatron-Bridge config .* its top-level keys: dataset | check tests/fixtures/jobs/bad-not-a-job.yaml
+check YAML that does not parse | 2 | bad-syntax.yaml:4: YAML: did not find expected | check tests/fixtures/jobs/bad-syntax.yaml
+check a verl config without Megatron | 2 | verl-fsdp.yaml:4: actor_rollout_ref.actor.strategy: a verl config without the Megatron backend: expected megatron | check tests/fixtures/jobs/verl-fsdp.yaml
+check a Bridge precision recipe megatune does not know | 2 | bad-precision.bridge:4: mixed_precision: expected a recipe megatune times .* got 'bf16_with_fp6_mixed' | check tests/fixtures/jobs/bad-precision.bridge --model llama3-8b --gpus 8
+check a verl batch that is not a number | 2 | bad-batch.verl:2: actor_rollout_ref.actor.ppo_mini_batch_size: expected a non-negative integer, got 'sixty-four' | check tests/fixtures/jobs/bad-batch.verl --model llama3-8b
+check a Bridge key's bad value names the key | 2 | model.tensor_model_parallel_size \(--tensor-model-parallel-size\): expected | check tests/fixtures/jobs/bad-tp.bridge --model llama3-8b --gpus 8

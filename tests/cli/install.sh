@@ -183,7 +183,7 @@ for field in Maintainer Description; do
 done
 deps_of "$deb" >"$T/deps"
 # what megatune links, whichever way Depends was found
-for p in libc6 libcjson1 libyajl2 zlib1g libsqlite3-0; do
+for p in libc6 libcjson1 libyajl2 libyaml-0-2 zlib1g libsqlite3-0; do
 	grep -qx "$p" "$T/deps" || bad "Depends (dpkg-shlibdeps) lacks $p: $(dpkg-deb -f "$deb" Depends)"
 	grep -qx "$p" "$T/deps0" 2>/dev/null || bad "Depends (dpkg -S) lacks $p: $(cat "$T/deps0" 2>/dev/null)"
 done

@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: MIT */
+/* formats: the reader of a job's text, whatever its format (job/formats.h). */
+#include "formats.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bridge.h"
+#include "verl.h"
+#include "yamlflat.h"
+
+static const char *const bridge_sections[] = {
+	"model", "train", "ddp", "optimizer", "mixed_precision", "comm_overlap", "dist", "dataset",
+	"checkpoint", "logger", "scheduler", "tokenizer", "rng", "validation", "profiling", NULL,
+};
+static const char *const verl_sections[] = {
+	"actor_rollout_ref", "critic", "trainer", "data", "algorithm", "reward_model", NULL,
+};
+
+/* 1 when key's first segment is one of l */
+static int first_in(const char *key, const char *const *l)
+{
+	size_t n = strcspn(key, ".=");
+
+	for (; *l; l++)
+		if (strlen(*l) == n && !strncmp(key, *l, n))
+			return 1;
+	return 0;
+}
+
+static int contains(const char *buf, size_t len, const char *w)
+{
+	size_t i, n = strlen(w);
+
+	for (i = 0; i + n <= len; i++)
+		if (buf[i] == w[0] && !memcmp(buf + i, w, n))
+			return 1;
+	return 0;
+}
+
+static int ends_with(const char *s, const char *suf)
+{
+	size_t a = strlen(s), b = strlen(suf);
+
+	return a >= b && !strcmp(s + a - b, suf);
+}
+
+/* The first line that is not a comment or blank is "key:" alone or
+ * "key: value": YAML, not shell */
+static int looks_like_yaml(const char *buf, size_t len)
+{
+	const char *p = buf, *end = buf + len;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p)), *q;
+
+		if (!nl)
+			nl = end;
+		for (q = p; q < nl && (*q == ' ' || *q == '\t'); q++)
+			;
+		if (q < nl && *q != '#' && *q != '\r') {
+			for (; q < nl && (isalnum((unsigned char)*q) || *q == '_'); q++)
+				;
+			return q < nl && *q == ':' && (q + 1 == nl || q[1] == ' ' || q[1] == '\r');
+		}
+		p = nl + 1;
+	}
+	return 0;
+}
+
+static int from_yaml(const char *file, const char *buf, size_t len, struct mt_jobsrc *s,
+		     struct mt_error *err)
+{
+	struct mt_yflat f;
+	int rc, named = ends_with(file, ".yaml") || ends_with(file, ".yml"), i;
+	char keys[200];
+	size_t o = 0;
+
+	if (!named && !looks_like_yaml(buf, len))
+		return 1;
+	if (mt_yaml_flatten(file, buf, len, &f, err))
+		return named ? -1 : (memset(err, 0, sizeof(*err)), 1);
+	if (f.root_mapping && (mt_yflat_has_section(&f, "actor_rollout_ref") ||
+			       mt_yflat_has_section(&f, "critic"))) {
+		s->kind = MT_JS_VERL_YAML;
+		s->format = MT_JF_VERL;
+		rc = mt_verl_read(s, &f, err) ? -1 : 0;
+	} else if (f.root_mapping && mt_yflat_has_section(&f, "model") &&
+		   (mt_yflat_has_section(&f, "train") || mt_yflat_has_section(&f, "ddp") ||
+		    mt_yflat_has_section(&f, "optimizer"))) {
+		s->kind = MT_JS_BRIDGE_YAML;
+		s->format = MT_JF_BRIDGE;
+		rc = mt_bridge_from_yaml(s, &f, err) ? -1 : 0;
+	} else if (f.root_mapping && (named || f.nested)) {
+		keys[0] = '\0';
+		for (i = 0; i < f.n && o < sizeof(keys) - 1; i++) {
+			size_t l = strcspn(f.v[i].path, ".");
+
+			if (i && !strncmp(f.v[i - 1].path, f.v[i].path, l) &&
+			    strcspn(f.v[i - 1].path, ".") == l)
+				continue;
+			o += (size_t)snprintf(keys + o, sizeof(keys) - o, "%s%.*s", o ? ", " : "", (int)l,
+					      f.v[i].path);
+		}
+		rc = -1;
+		mt_error_set(err, MT_EINVAL, "%s:1: YAML that is neither a Megatron-Bridge config "
+			     "(run_config.yaml: sections model and train, ddp or optimizer) nor a verl "
+			     "config (actor_rollout_ref or critic); its top-level keys: %s", file,
+			     keys[0] ? keys : "none");
+	} else if (named) {
+		rc = -1;
+		mt_error_set(err, MT_EINVAL, "%s:1: expected a YAML mapping of sections (a "
+			     "Megatron-Bridge run_config.yaml or a verl config)", file);
+	} else {
+		rc = 1;
+	}
+	mt_yflat_free(&f);
+	return rc;
+}
+
+static int from_overrides(const char *file, const char *buf, size_t len, struct mt_jobsrc *s,
+			  struct mt_error *err)
+{
+	int i, verl = 0, bridge = 0, rc;
+	struct mt_yflat f;
+
+	if (mt_jobsrc_overrides(file, buf, len, s, err))
+		return -1;
+	if (!strncmp(s->entry, "pretrain_", 9))
+		return 1; /* Megatron-LM's own training script: its flags */
+	for (i = 0; i < s->nraw; i++) {
+		verl += first_in(s->raw[i].key, verl_sections);
+		bridge += first_in(s->raw[i].key, bridge_sections);
+	}
+	if (verl) {
+		s->kind = MT_JS_VERL_OVERRIDES;
+		s->format = MT_JF_VERL;
+		if (mt_verl_items(s, &f, err))
+			return -1;
+		rc = mt_verl_read(s, &f, err) ? -1 : 0;
+		mt_yflat_free(&f);
+		return rc;
+	}
+	if (bridge) {
+		s->kind = MT_JS_BRIDGE_OVERRIDES;
+		s->format = MT_JF_BRIDGE;
+		return mt_bridge_from_overrides(s, err) ? -1 : 0;
+	}
+	return 1;
+}
+
+int mt_job_read(const char *file, const char *buf, size_t len, struct mt_jobsrc *s,
+		struct mt_error *err)
+{
+	static const char summary[] = "Configuration Summary (Non-Default Values vs Megatron Core)";
+	int rc;
+
+	memset(s, 0, sizeof(*s));
+	snprintf(s->file, sizeof(s->file), "%s", file);
+	if (contains(buf, len, "--- arguments ---"))
+		return mt_jobsrc_read(file, buf, len, s, err);
+
+	if (contains(buf, len, summary)) {
+		s->kind = MT_JS_BRIDGE_SUMMARY;
+		s->format = MT_JF_BRIDGE;
+		if (mt_bridge_from_summary(s, buf, len, err))
+			return -1;
+		if (!s->n)
+			return mt_error_set(err, MT_EINVAL, "%s: Megatron-Bridge's configuration summary "
+					    "names no field megatune reads (expected [model], [ddp] and "
+					    "[train] sections)", file);
+		return MT_OK;
+	}
+	if ((rc = from_yaml(file, buf, len, s, err)) <= 0 ||
+	    (rc = from_overrides(file, buf, len, s, err)) <= 0)
+		return rc < 0 ? MT_EINVAL : MT_OK;
+	/* none of them: Megatron-LM's own arguments */
+	return mt_jobsrc_read(file, buf, len, s, err);
+}
