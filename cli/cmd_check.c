@@ -39,6 +39,8 @@
 
 struct args {
 	const char *job, *cluster, *model, *json, *validation;
+	char **jobs;              /* JOB...: several are checked in turn */
+	int njobs;
 	int gpus;
 	int warmup;               /* -1: the first logged interval */
 	int no_rules;
@@ -80,12 +82,13 @@ static const struct cli_opt check_opts[] = {
 	  .help = "write the log's run as megatune.validation/1 (predicted\n"
 		  "beside measured; calibrate --from-validation reads it),\n"
 		  "with FILE's .advice.json and, for a model read from the\n"
-		  "flags, .model.json beside it" },
+		  "flags, .model.json beside it; with several logs FILE is a\n"
+		  "folder: one LOG.validation.json per log with a run" },
 	CLI_OPT_END,
 };
 
 static const char check_head[] =
-	"usage: megatune check JOB [--cluster P] [--gpus N] [options]\n"
+	"usage: megatune check JOB... [--cluster P] [--gpus N] [options]\n"
 	"\n"
 	"check reads the job a user already runs and says what is wrong with it, what\n"
 	"to change and how much that gains.  JOB ('-': standard input) is a Megatron-LM\n"
@@ -104,18 +107,23 @@ static const char check_head[] =
 	"of one knob, the best of two, and the best configuration overall, each with its\n"
 	"predicted gain and the exact diff to apply, in the job's own words\n"
 	"(Megatron-LM flags, Bridge overrides or verl keys, and environment).  A job\n"
-	"that does not fit gets the changes that make it fit.\n";
+	"that does not fit gets the changes that make it fit.  Several JOBs (logs/*.log)\n"
+	"are checked in turn, then one line each: its measured step against the\n"
+	"prediction where it is a log with a run.\n";
 
 static const char check_tail[] =
 	"exit codes: 0 the job was checked; 1 it does not fit and no change found makes\n"
-	"it fit; 2 bad usage or a job megatune cannot read (FILE:LINE: reason).\n"
+	"it fit; 2 bad usage or a job megatune cannot read (FILE:LINE: reason); with\n"
+	"several jobs, the worst of theirs.\n"
 	"\n"
 	"examples:\n"
 	"  megatune check train_llama3_70b.sh --cluster dgx-h100\n"
 	"  megatune advise --model llama3-8b --gpus 8 --seq 8192 --gbs 128 --format megatron \\\n"
 	"    | megatune check - --gpus 8\n"
 	"  megatune check checkpoints/iter_0001000/run_config.yaml --gpus 64\n"
-	"  megatune check run_grpo_qwen3_30b.sh --cluster dgx-h100\n";
+	"  megatune check run_grpo_qwen3_30b.sh --cluster dgx-h100\n"
+	"  megatune check logs/*.log --validation runs/ && megatune calibrate \\\n"
+	"    --from-validation runs/*.validation.json --cluster dgx-h100 -o corrected.json\n";
 
 const struct cli_spec cli_spec_check = {
 	.cmd = "check", .head = check_head, .opts = check_opts, .tail = check_tail,
@@ -439,7 +447,8 @@ static int read_job(const char *path, char **buf, size_t *len, struct mt_error *
 
 static int parse(int argc, char **argv, struct args *a)
 {
-	int rc, first;
+	struct stat st;
+	int rc, first, i;
 
 	memset(a, 0, sizeof(*a));
 	a->cluster = "dgx-h100";
@@ -450,8 +459,14 @@ static int parse(int argc, char **argv, struct args *a)
 		return cli_usage_error("check", "missing JOB (a launch script, a file of arguments, "
 				       "a log, or '-')");
 	a->job = argv[first];
-	if (first + 1 < argc)
-		return cli_usage_error("check", "unexpected argument '%s' (one JOB)", argv[first + 1]);
+	a->jobs = argv + first;
+	a->njobs = argc - first;
+	for (i = 0; a->njobs > 1 && i < a->njobs; i++)
+		if (!strcmp(a->jobs[i], "-"))
+			return cli_usage_error("check", "'-' (standard input) is one job: give it alone");
+	if (a->njobs > 1 && a->validation && (stat(a->validation, &st) || !S_ISDIR(st.st_mode)))
+		return cli_usage_error("check", "--validation %s: with several jobs, a folder that "
+				       "exists (one LOG.validation.json per log)", a->validation);
 	if (a->no_rules && a->nrule_paths)
 		return cli_usage_error("check", "--rules and --no-rules exclude each other");
 	if (a->validation && !strcmp(a->validation, "-"))
@@ -482,6 +497,7 @@ struct st {
 	int warmup;              /* iterations of the log left out */
 	struct mt_validation v;  /* the log's run, predicted beside measured */
 	int has_run;
+	int many;                /* one of several jobs: --validation only for a run */
 };
 
 /* The model given with --model, or the Hugging Face model a verl job names
@@ -1013,40 +1029,152 @@ static void st_free(struct st *t)
 	free(t->src);
 }
 
-int cmd_check(int argc, char **argv)
+/* One job, checked: its text on stdout (unless --json -), its JSON document
+ * into arr when given (several jobs) or written to --json.  Returns the exit
+ * status of the job (0, 1 nothing fits, 2 cannot be read). */
+static int check_one(struct st *t, cJSON *arr)
 {
-	struct st *t = calloc(1, sizeof(*t));
 	struct sbuf sb = SBUF_INIT;
 	int rc;
 
-	if (!t) {
-		fputs("megatune check: error: out of memory\n", stderr);
-		return 2;
-	}
-	if ((rc = parse(argc, argv, &t->a)) >= 0) {
-		free(t);
-		return rc;
-	}
-	if (load(t) || as_is(t) || measure_log(t) || searches(t) || (t->a.json && write_json(t)) ||
-	    (t->a.validation && write_validation(t))) {
-		rc = cli_fail("check", &t->err);
-		goto out;
-	}
+	if (load(t) || as_is(t) || measure_log(t) || searches(t) ||
+	    (t->a.json && !arr && write_json(t)) ||
+	    (t->a.validation && (!t->many || t->has_run) && write_validation(t)))
+		return cli_fail("check", &t->err);
+	if (arr)
+		cJSON_AddItemToArray(arr, json_doc(t));
 	if (!(t->a.json && !strcmp(t->a.json, "-"))) {
 		text_job(&sb, t);
 		text_as_is(&sb, t);
 		text_measured(&sb, t);
 		text_changes(&sb, t);
 		if (sb.failed) {
+			sbuf_release(&sb);
 			mt_error_set(&t->err, MT_ENOMEM, "out of memory");
-			rc = cli_fail("check", &t->err);
-			goto out;
+			return cli_fail("check", &t->err);
 		}
 		fputs(sb.buf, stdout);
 	}
-	rc = nothing_fits(t) ? 1 : 0;
-out:
 	sbuf_release(&sb);
+	rc = nothing_fits(t) ? 1 : 0;
+	return rc;
+}
+
+/* The closing lines of several jobs: each one's outcome, its measured step
+ * against the prediction where it is a log with a run */
+static void many_line(struct sbuf *sum, const struct st *t, int rc, double *err, int *nerr)
+{
+	const struct mt_vcand *c = t->has_run ? &t->v.cand[0] : NULL;
+
+	sbuf_addf(sum, "  %s: ", t->a.job);
+	if (rc == 2)
+		sbuf_adds(sum, "not read (the error above)\n");
+	else if (c && c->has_measured) {
+		double e = mt_vrel(c->meas.step_s, c->pred.step_s);
+
+		sbuf_addf(sum, "%s, step %.3f s measured against %.3f s predicted (%+.1f%%)\n",
+			  mt_vstatus_name(c->status), c->meas.step_s, c->pred.step_s, 100 * e);
+		err[(*nerr)++] = fabs(e);
+	} else if (c)
+		sbuf_addf(sum, "%s, no steady step measured\n", mt_vstatus_name(c->status));
+	else
+		sbuf_addf(sum, "%s%s\n", t->cant[0] ? "cannot be timed as written" :
+			  rc == 1 ? "does not fit" : "checked", t->lp ? "" : " (no run: not a log)");
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* JOB...: each checked in turn (a record per log with --validation DIR),
+ * then one line per job; --json writes an array of megatune.check/1 */
+static int check_many(const struct args *a)
+{
+	cJSON *arr = a->json ? cJSON_CreateArray() : NULL;
+	struct sbuf sum = SBUF_INIT;
+	double *err = calloc((size_t)a->njobs, sizeof(*err));
+	char path[1100];
+	int i, rc, worst = 0, nerr = 0;
+
+	if (!err || (a->json && !arr)) {
+		free(err);
+		cJSON_Delete(arr);
+		fputs("megatune check: error: out of memory\n", stderr);
+		return 2;
+	}
+	sbuf_addf(&sum, "\n%d jobs:\n", a->njobs);
+	for (i = 0; i < a->njobs; i++) {
+		struct st *t = calloc(1, sizeof(*t));
+		const char *base;
+
+		if (!t)
+			break;
+		t->a = *a;
+		t->a.job = a->jobs[i];
+		t->many = 1;
+		if (a->validation) {
+			base = strrchr(t->a.job, '/');
+			snprintf(path, sizeof(path), "%s/%s.validation.json", a->validation,
+				 base ? base + 1 : t->a.job);
+			t->a.validation = path;
+		}
+		if (!(a->json && !strcmp(a->json, "-")))
+			printf("%s== %s ==\n", i ? "\n" : "", t->a.job);
+		fflush(stdout);
+		rc = check_one(t, arr);
+		many_line(&sum, t, rc, err, &nerr);
+		worst = rc > worst ? rc : worst;
+		st_free(t);
+		free(t);
+	}
+	if (nerr) {
+		qsort(err, (size_t)nerr, sizeof(*err), cmp_double);
+		sbuf_addf(&sum, "step error of the %d measured run%s: median %.1f%%, largest %.1f%%\n",
+			  nerr, nerr > 1 ? "s" : "", 100 * err[nerr / 2], 100 * err[nerr - 1]);
+	}
+	if (!(a->json && !strcmp(a->json, "-")) && !sum.failed)
+		fputs(sum.buf, stdout);
+	if (arr) {
+		char *out = cJSON_Print(arr);
+		struct mt_error e = MT_ERROR_INIT;
+		struct sbuf o = SBUF_INIT;
+
+		if (out) {
+			sbuf_adds(&o, out);
+			sbuf_addc(&o, '\n');
+		}
+		if (!out || o.failed)
+			worst = cli_fail("check", (mt_error_set(&e, MT_ENOMEM, "out of memory"), &e));
+		else if (mt_write_atomic(a->json, o.buf, o.len, &e))
+			worst = cli_fail("check", &e);
+		sbuf_release(&o);
+		free(out);
+		cJSON_Delete(arr);
+	}
+	sbuf_release(&sum);
+	free(err);
+	return worst;
+}
+
+int cmd_check(int argc, char **argv)
+{
+	struct st *t;
+	struct args a;
+	int rc;
+
+	if ((rc = parse(argc, argv, &a)) >= 0)
+		return rc;
+	if (a.njobs > 1)
+		return check_many(&a);
+	if (!(t = calloc(1, sizeof(*t)))) {
+		fputs("megatune check: error: out of memory\n", stderr);
+		return 2;
+	}
+	t->a = a;
+	rc = check_one(t, NULL);
 	st_free(t);
 	free(t);
 	return rc;

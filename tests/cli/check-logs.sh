@@ -5,7 +5,8 @@
 # never a crash or a job made up; a job piped in on standard input (what
 # `advise --format megatron` prints) is read as a file would be; and a log
 # with the arguments block gives measured beside predicted, its failure named
-# with its line, and a megatune.validation/1 record calibrate reads.
+# with its line, and a megatune.validation/1 record calibrate reads; and
+# all of them at once, a record per log with a run.
 # Exit 0 pass, other fail.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
@@ -56,5 +57,27 @@ PYEOF
 "$MT" calibrate --from-validation "$T/run.json" --cluster dgx-h100 -o "$T/cal.json" >"$T/cal.out" 2>&1 &&
 	grep -q "step error, all runs in the fit (rms): before 4.96%" "$T/cal.out" ||
 	{ echo "FAIL: calibrate --from-validation of the log's record: $(tail -3 "$T/cal.out")"; fail=1; }
+
+# many jobs at once (check logs/*.log): each checked in turn, one line each at
+# the end, a record per log with a run in the --validation folder, --json an
+# array, and exit 2 because the real logs hold no job
+mkdir -p "$T/v"
+"$MT" check tests/fixtures/megatron-logs/*.log "$run" "$T/oom.log" --validation "$T/v" \
+	--json "$T/all.json" >"$T/many.out" 2>"$T/many.err"
+rc=$?
+[ $rc -eq 2 ] || { echo "FAIL: check of many logs: exit $rc, not 2"; fail=1; }
+grep -q "^$((n + 2)) jobs:" "$T/many.out" &&
+	grep -q "^  $run: ok, step 14.579 s measured against 13.855 s predicted (+5.2%)" "$T/many.out" &&
+	grep -q "^  $T/oom.log: oom, no steady step measured" "$T/many.out" &&
+	[ "$(grep -c ': not read (the error above)$' "$T/many.out")" -eq "$n" ] &&
+	[ "$(grep -c "no job in it" "$T/many.err")" -eq "$n" ] ||
+	{ echo "FAIL: the lines of many logs: $(tail -4 "$T/many.out")"; fail=1; }
+[ -f "$T/v/llama3-8b-run.log.validation.json" ] && [ -f "$T/v/oom.log.validation.json" ] &&
+	[ "$(ls "$T/v" | grep -c '\.validation\.json$')" -eq 2 ] ||
+	{ echo "FAIL: the records of many logs: $(ls "$T/v")"; fail=1; }
+/usr/bin/python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); sys.exit(not (len(d) == 2 and d[0]["schema"] == "megatune.check/1"))' "$T/all.json" ||
+	{ echo "FAIL: --json of many logs is not an array of the two checked"; fail=1; }
+"$MT" calibrate --from-validation "$T/v/llama3-8b-run.log.validation.json" --cluster dgx-h100 -o "$T/cal2.json" >/dev/null 2>&1 ||
+	{ echo "FAIL: calibrate reads a record of many logs"; fail=1; }
 [ $fail -eq 0 ] || exit 1
-echo "ok: $n real logs refused with the reason; a job on standard input read back; a log's OOM named with its line, its run recorded and read by calibrate"
+echo "ok: $n real logs refused with the reason; a job on standard input read back; a log's OOM named with its line, its run recorded and read by calibrate; $((n + 2)) logs checked at once"

@@ -2,7 +2,7 @@
 # name | expected exit status | ERE that stdout+stderr must match (!ERE: must not) | arguments
 check help names the inputs | 0 | Megatron-Bridge run_config.yaml, the configuration summary Bridge logs at | check --help
 check needs a job | 2 | missing JOB | check
-check one job only | 2 | unexpected argument 'b' | check a b
+check many jobs go on after one that cannot be read | 2 | ^  b: not read \(the error above\)$ | check a b
 check missing file | 2 | cannot read 'no/such.sh' | check no/such.sh
 check misconfigured reads the launcher | 0 | job: 64 GPUs of dgx-h100 \(the launcher: 8 per node x 8 nodes\), seq 8192, global batch 128 | check tests/fixtures/jobs/llama3-70b-misconfigured.sh
 check misconfigured reads the model from its flags | 0 | 80 layers, hidden 8192, 64 heads, 70.6B parameters | check tests/fixtures/jobs/llama3-70b-misconfigured.sh
@@ -74,3 +74,7 @@ check a verl config without Megatron | 2 | verl-fsdp.yaml:4: actor_rollout_ref.a
 check a Bridge precision recipe megatune does not know | 2 | bad-precision.bridge:4: mixed_precision: expected a recipe megatune times .* got 'bf16_with_fp6_mixed' | check tests/fixtures/jobs/bad-precision.bridge --model llama3-8b --gpus 8
 check a verl batch that is not a number | 2 | bad-batch.verl:2: actor_rollout_ref.actor.ppo_mini_batch_size: expected a non-negative integer, got 'sixty-four' | check tests/fixtures/jobs/bad-batch.verl --model llama3-8b
 check a Bridge key's bad value names the key | 2 | model.tensor_model_parallel_size \(--tensor-model-parallel-size\): expected | check tests/fixtures/jobs/bad-tp.bridge --model llama3-8b --gpus 8
+check stdin is one job | 2 | '-' \(standard input\) is one job: give it alone | check - tests/fixtures/jobs/llama3-8b.args
+check many jobs need a validation folder | 2 | --validation /nonexistent: with several jobs, a folder that exists | check tests/fixtures/jobs/llama3-8b-run.log tests/fixtures/jobs/llama3-8b.args --validation /nonexistent
+check many jobs end with one line each | 0 | ^  tests/fixtures/jobs/llama3-8b.args: checked \(no run: not a log\)$ | check tests/fixtures/jobs/llama3-8b-run.log tests/fixtures/jobs/llama3-8b.args --gpus 8
+check many jobs name each | 0 | ^== tests/fixtures/jobs/llama3-8b.args ==$ | check tests/fixtures/jobs/llama3-8b-run.log tests/fixtures/jobs/llama3-8b.args --gpus 8

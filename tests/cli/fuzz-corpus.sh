@@ -5,7 +5,7 @@
 # fixtures.
 set -eu
 B=${BUILD:-build}
-for t in fuzz-model fuzz-profile fuzz-advise fuzz-rules fuzz-report fuzz-trace fuzz-import fuzz-compare fuzz-logparse; do
+for t in fuzz-model fuzz-profile fuzz-advise fuzz-rules fuzz-report fuzz-trace fuzz-import fuzz-compare fuzz-logparse fuzz-job; do
 	[ -x "$B/tests/$t" ] || { echo "missing $B/tests/$t"; exit 1; }
 done
 "$B/tests/fuzz-model" models/*.json tests/fixtures/models/*.json tests/fixtures/bad/*.json
@@ -19,3 +19,4 @@ done
 "$B/tests/fuzz-compare" tests/fixtures/compare/*.jsonl tests/fixtures/report/*.json profiles/dgx-h100.json \
 	tests/fixtures/nccl-tests/h100_p5_*.txt tests/fixtures/nvbandwidth/*.txt tests/fixtures/bad/import-*.txt
 "$B/tests/fuzz-logparse" tests/fixtures/megatron-logs/*.log tests/fixtures/validate/validation-standin.json
+"$B/tests/fuzz-job" tests/fixtures/jobs/* tests/fixtures/megatron-logs/mlm_core_mixtral8x7b_16xh100_throughput_success.log
