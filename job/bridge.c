@@ -114,22 +114,6 @@ static int precision_recipe(struct mt_jobsrc *s, const char *name, int line, int
 		mt_jobsrc_field(s, "fp8_param_gather", "True", 0, line, orig, err));
 }
 
-/* Take back an argument read earlier (a recipe's field a later key turns off) */
-static void drop_arg(struct mt_jobsrc *s, const char *flag)
-{
-	int i, k = 0;
-
-	for (i = 0; i < s->n; i++) {
-		if (!strcmp(s->arg[i].key, flag))
-			continue;
-		s->arg[k] = s->arg[i];
-		s->line[k] = s->line[i];
-		s->orig[k] = s->orig[i];
-		k++;
-	}
-	s->n = k;
-}
-
 /* A value as Bridge writes it, in plain words: quotes off, an enum's member
  * ("<AttnBackend.fused: 2>", "{_target_:...AttnBackend.fused,_call_:false}")
  * its name; "" for what no field takes (a function, a dtype) */
@@ -210,7 +194,7 @@ int mt_bridge_item(struct mt_jobsrc *s, const char *key, const char *val, int py
 		return precision_recipe(s, v, line, orig, err);
 	if (b == 0 && (!strcmp(k, "mixed_precision.fp8_param_gather") ||
 		       !strcmp(k, "mixed_precision.fp4_param_gather"))) {
-		drop_arg(s, !strcmp(k, "mixed_precision.fp8_param_gather") ? "fp8-param-gather" :
+		mt_jobsrc_drop(s, !strcmp(k, "mixed_precision.fp8_param_gather") ? "fp8-param-gather" :
 			    "fp4-param-gather");
 		return MT_OK;
 	}

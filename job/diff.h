@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* diff: the lines that turn a job into another configuration, in the job's
- * own words (`megatune check`'s changes, docs/CHECK.md section 1.3).
+ * own words (`megatune check`'s changes, docs/CHECK.md section 1.4).
  *
  * a and b are two configurations as the job's format prints them
  * (mt_candidate_args, _bridge or _verl): a the job as it is, b the new one.

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "bridge.h"
+#include "loongforge.h"
 #include "verl.h"
 #include "yamlflat.h"
 
@@ -176,6 +177,8 @@ int mt_job_read(const char *file, const char *buf, size_t len, struct mt_jobsrc 
 	if ((rc = from_yaml(file, buf, len, s, err)) <= 0 ||
 	    (rc = from_overrides(file, buf, len, s, err)) <= 0)
 		return rc < 0 ? MT_EINVAL : MT_OK;
-	/* none of them: Megatron-LM's own arguments */
-	return mt_jobsrc_read(file, buf, len, s, err);
+	/* none of them: Megatron-LM's own arguments, LoongForge's among them */
+	if ((rc = mt_jobsrc_read(file, buf, len, s, err)))
+		return rc;
+	return mt_loongforge_read(s, err);
 }

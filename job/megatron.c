@@ -364,7 +364,8 @@ static const char *const read_flags[] = {
 	"data-parallel-sharding-strategy", "use-torch-fsdp2", "no-overlap-p2p-communication",
 	"recompute-method", "cuda-graph-modules", "cuda-graph-scope", "num-layers-per-virtual-pipeline-stage",
 	"virtual-pipeline-model-parallel-size", "moe-grouped-gemm", "use-mcore-models",
-	"transformer-impl", "micro-batch-size", "moe-permute-fusion", NULL,
+	"transformer-impl", "micro-batch-size", "moe-permute-fusion",
+	"model-name", /* LoongForge's model, as --model (job/loongforge.h) */ NULL,
 };
 
 /* Flags that do not change the step time megatune predicts: data, paths,
@@ -384,7 +385,7 @@ static const char *const not_timed[] = {
 	"train-data-path", "object-storage", "optimizer", "calculate-per-token-loss",
 	"log-throughput", "disable-gloo-process-groups", "no-create-attention-mask-in-dataloader",
 	"no-mmap-bin-files", "num-dataset-builder-threads", "legacy-tokenizer", "trust-remote-code",
-	"decrease-batch-size-if-needed", NULL,
+	"decrease-batch-size-if-needed", "training-phase", NULL,
 };
 
 static int flag_in(const char *flag, const char *const *list, int prefix)
@@ -647,6 +648,15 @@ static int job_config(const struct mt_jobsrc *s, struct mt_megatron_job *o, stru
 		if (mt_layout_parse(s->arg[i].val, &o->layout, err))
 			return mt_error_set(err, MT_EINVAL, "%s:%d: --%s: %s", s->file, s->line[i],
 					    s->arg[i].key, err->msg);
+		if (s->layout_mtp_last && !o->layout.mtp && o->model.mtp_layers > 0 &&
+		    o->model.mtp_layers < 256) {
+			/* LoongForge's conversion puts the model's MTP layers
+			 * before the loss (job/loongforge.h) */
+			o->layout.m[o->layout.n - 1] = (unsigned char)o->model.mtp_layers;
+			o->layout.mtp = o->model.mtp_layers;
+			o->layout.mtp_chunk = o->layout.n - 1;
+			o->layout.mtp_pos = (int)strlen(s->arg[i].val);
+		}
 		o->job.pins.layout = &o->layout;
 	} else if (at(s, "decoder-first-pipeline-num-layers") >= 0 ||
 		   at(s, "decoder-last-pipeline-num-layers") >= 0) {

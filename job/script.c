@@ -1171,6 +1171,21 @@ int mt_jobsrc_read(const char *file, const char *buf, size_t len, struct mt_jobs
 	return rc;
 }
 
+void mt_jobsrc_drop(struct mt_jobsrc *s, const char *flag)
+{
+	int i, k = 0;
+
+	for (i = 0; i < s->n; i++) {
+		if (!strcmp(s->arg[i].key, flag))
+			continue;
+		s->arg[k] = s->arg[i];
+		s->line[k] = s->line[i];
+		s->orig[k] = s->orig[i];
+		k++;
+	}
+	s->n = k;
+}
+
 int mt_jobsrc_find(const struct mt_jobsrc *s, const char *flag)
 {
 	int i;

@@ -78,8 +78,12 @@ struct mt_jobsrc {
 	int orig[MT_JOBSRC_ARGS]; /* each argument's item of raw[] plus 1, 0 for none */
 	int nskipped;             /* keys of sections that do not change the step time
 				   * (checkpoint, logger, scheduler, ...) */
-	char model_path[512];     /* verl: the Hugging Face model it names, "" none */
+	char model_path[512];     /* verl: the Hugging Face model it names, LoongForge:
+				   * its --model-name; "" none */
 	int model_path_line;
+	int layout_mtp_last;      /* the layout was built without the model's MTP
+				   * depth: its MTP layers go in the last chunk
+				   * (job/loongforge.h) */
 };
 
 /* Read the Megatron-LM arguments of `buf` (len bytes) into s; `file` names
@@ -121,6 +125,10 @@ void mt_jobsrc_note(struct mt_jobsrc *s, const char *fmt, ...) __attribute__((fo
 /* The argument `flag` (without "--"): its index, the last one given
  * (argparse keeps the last), or -1. */
 int mt_jobsrc_find(const struct mt_jobsrc *s, const char *flag);
+
+/* Take back every argument `flag` (one a later setting turns off, or one a
+ * dialect's flag stood for). */
+void mt_jobsrc_drop(struct mt_jobsrc *s, const char *flag);
 
 /* The variable `name` of the script's environment, or NULL. */
 const char *mt_jobsrc_env(const struct mt_jobsrc *s, const char *name);

@@ -78,3 +78,7 @@ check stdin is one job | 2 | '-' \(standard input\) is one job: give it alone | 
 check many jobs need a validation folder | 2 | --validation /nonexistent: with several jobs, a folder that exists | check tests/fixtures/jobs/llama3-8b-run.log tests/fixtures/jobs/llama3-8b.args --validation /nonexistent
 check many jobs end with one line each | 0 | ^  tests/fixtures/jobs/llama3-8b.args: checked \(no run: not a log\)$ | check tests/fixtures/jobs/llama3-8b-run.log tests/fixtures/jobs/llama3-8b.args --gpus 8
 check many jobs name each | 0 | ^== tests/fixtures/jobs/llama3-8b.args ==$ | check tests/fixtures/jobs/llama3-8b-run.log tests/fixtures/jobs/llama3-8b.args --gpus 8
+check a LoongForge script | 0 | megatune check: tests/fixtures/jobs/loongforge-deepseek-v3.sh \(launch script: train.py\) | check tests/fixtures/jobs/loongforge-deepseek-v3.sh
+check a LoongForge model name | 0 | model: deepseek-v3, 61 layers | check tests/fixtures/jobs/loongforge-deepseek-v3.sh
+check a LoongForge custom pipeline split | 0 | pipeline layout Et\*4.t\*3.\(t\*4.\)\*5t\*3.\(t\*4.\)\*7t\*3mL, pinned | check tests/fixtures/jobs/loongforge-deepseek-v3.sh
+check a LoongForge flag not modelled | 0 | not modelled \(1 flag megatune does not time\): --cross-entropy-fusion-impl \(line 36\) | check tests/fixtures/jobs/loongforge-deepseek-v3.sh

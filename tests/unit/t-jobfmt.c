@@ -192,6 +192,36 @@ static void test_verl(void **state)
 	free(s);
 }
 
+static void test_loongforge(void **state)
+{
+	struct mt_error err = MT_ERROR_INIT;
+	struct mt_jobsrc *s;
+
+	(void)state;
+	/* per rank, over 2 virtual stages: q, then q + 1 where it does not divide */
+	s = read_text("lf.sh", "torchrun --nproc_per_node 8 loongforge/train.py --model-name qwen3-30b-a3b "
+		      "--pipeline-model-parallel-size 2 --custom-pipeline-layers 3,5 "
+		      "--num-virtual-stages-per-pipeline-rank 2 --mtp-num-layers 1\n", MT_OK, &err);
+	assert_string_equal(arg(s, "pipeline-model-parallel-layout"), "Et|tt|tt|tttmL");
+	assert_null(arg(s, "num-virtual-stages-per-pipeline-rank"));
+	assert_null(arg(s, "custom-pipeline-layers"));
+	assert_false(s->layout_mtp_last); /* the flags give the MTP depth */
+	assert_string_equal(s->model_path, "qwen3-30b-a3b");
+	free(s);
+	/* per virtual stage, every rank's first stage first; MTP left to the model */
+	s = read_text("lf.sh", "python loongforge/train.py --num-layers 6 --pipeline-model-parallel-size 2 "
+		      "--custom-virtual-pipeline-layers 1,2,1,2 --num-virtual-stages-per-pipeline-rank 2\n",
+		      MT_OK, &err);
+	assert_string_equal(arg(s, "pipeline-model-parallel-layout"), "Et|tt|t|ttL");
+	assert_true(s->layout_mtp_last);
+	assert_string_equal(s->model_path, ""); /* its own shape flags */
+	free(s);
+	s = read_text("lf.sh", "python loongforge/train.py --custom-virtual-pipeline-layers 1,2,1 "
+		      "--num-virtual-stages-per-pipeline-rank 2\n", MT_EINVAL, &err);
+	assert_non_null(strstr(err.msg, "--custom-virtual-pipeline-layers: expected comma-separated layer counts"));
+	free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -199,6 +229,7 @@ int main(void)
 		cmocka_unit_test(test_bridge_items),
 		cmocka_unit_test(test_which_reader),
 		cmocka_unit_test(test_verl),
+		cmocka_unit_test(test_loongforge),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
