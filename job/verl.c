@@ -187,6 +187,20 @@ static int engine_key(struct mt_jobsrc *s, const struct mt_yitem *it, const char
 	return MT_OK;
 }
 
+/* The key as the job wrote it (raw[] plus 1): an override's last setting,
+ * or a YAML key kept now */
+static int raw_of(struct mt_jobsrc *s, const struct mt_yitem *it)
+{
+	int i;
+
+	if (s->kind == MT_JS_VERL_YAML)
+		return mt_jobsrc_raw(s, it->path, it->val, it->line);
+	for (i = s->nraw - 1; i >= 0; i--)
+		if (!strcmp(s->raw[i].key, it->path))
+			return i + 1;
+	return 0;
+}
+
 int mt_verl_read(struct mt_jobsrc *s, const struct mt_yflat *f, struct mt_error *err)
 {
 	const char *base = NULL;
@@ -209,13 +223,7 @@ int mt_verl_read(struct mt_jobsrc *s, const struct mt_yflat *f, struct mt_error 
 
 		if (it->null || (!e && !o))
 			continue;
-		orig = s->format == MT_JF_VERL && s->kind == MT_JS_VERL_YAML ?
-		       mt_jobsrc_raw(s, it->path, it->val, it->line) : 0;
-		if (s->kind == MT_JS_VERL_OVERRIDES)
-			for (orig = 0; orig < s->nraw && strcmp(s->raw[orig].key, it->path); orig++)
-				;
-		if (s->kind == MT_JS_VERL_OVERRIDES)
-			orig = orig < s->nraw ? orig + 1 : 0;
+		orig = raw_of(s, it);
 		if (e)
 			rc = engine_key(s, it, it->path + strlen(eng), orig, err);
 		else {
@@ -241,7 +249,7 @@ int mt_verl_read(struct mt_jobsrc *s, const struct mt_yflat *f, struct mt_error 
 
 int mt_verl_items(const struct mt_jobsrc *s, struct mt_yflat *f, struct mt_error *err)
 {
-	int i;
+	int i, k;
 
 	memset(f, 0, sizeof(*f));
 	f->v = calloc((size_t)(s->nraw ? s->nraw : 1), sizeof(*f->v));
@@ -263,15 +271,12 @@ int mt_verl_items(const struct mt_jobsrc *s, struct mt_yflat *f, struct mt_error
 			it->null = !strcmp(v, "null") || !strcmp(v, "~") || !*v;
 		}
 		/* a later override of the same key wins, as in Hydra */
-		{
-			const struct mt_yitem *prev = mt_yflat_get(f, it->path);
-
-			if (prev) {
-				*(struct mt_yitem *)prev = *it;
-				continue;
-			}
-		}
-		f->n++;
+		for (k = 0; k < f->n && strcmp(f->v[k].path, it->path); k++)
+			;
+		if (k < f->n)
+			f->v[k] = *it;
+		else
+			f->n++;
 	}
 	return MT_OK;
 }

@@ -4,7 +4,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <yaml.h>
 
 #define MAX_DEPTH 32
@@ -96,7 +95,7 @@ static int walk(yaml_document_t *d, yaml_node_t *n, const char *path, int depth,
 	}
 }
 
-const struct mt_yitem *mt_yflat_get(const struct mt_yflat *f, const char *path)
+static struct mt_yitem *find(const struct mt_yflat *f, const char *path)
 {
 	int i;
 
@@ -104,6 +103,11 @@ const struct mt_yitem *mt_yflat_get(const struct mt_yflat *f, const char *path)
 		if (!strcmp(f->v[i].path, path))
 			return &f->v[i];
 	return NULL;
+}
+
+const struct mt_yitem *mt_yflat_get(const struct mt_yflat *f, const char *path)
+{
+	return find(f, path);
 }
 
 int mt_yflat_has_section(const struct mt_yflat *f, const char *prefix)
@@ -123,7 +127,7 @@ static void resolve(struct mt_yflat *f, struct mt_yitem *it, int depth)
 {
 	char ref[sizeof(it->path)], dflt[sizeof(it->val)];
 	const char *s = it->val, *comma;
-	const struct mt_yitem *to;
+	struct mt_yitem *to;
 	size_t l = strlen(s);
 
 	if (depth > 8 || strncmp(s, "${", 2) || l < 4 || s[l - 1] != '}' || strchr(s + 2, '$'))
@@ -142,9 +146,9 @@ static void resolve(struct mt_yflat *f, struct mt_yitem *it, int depth)
 		return; /* another resolver (oc.env, ...): left as written */
 	}
 	snprintf(ref, sizeof(ref), "%.*s", (int)l, s);
-	to = mt_yflat_get(f, ref);
+	to = find(f, ref);
 	if (to && to != it) {
-		resolve(f, (struct mt_yitem *)to, depth + 1);
+		resolve(f, to, depth + 1);
 		snprintf(it->val, sizeof(it->val), "%s", to->val);
 		it->list = to->list;
 		it->null = to->null;
