@@ -132,4 +132,16 @@ int mt_advice_job(const cJSON *doc, const char *file, struct mt_job *job, struct
  * document has neither. */
 void mt_advice_model(const struct mt_advice_doc *d, char *out, size_t cap);
 
+/* Candidate k (1 = best) of the advice document in `file`, read back: its
+ * job (gpus, seq, gbs and the settings of mt_advice_job), its configuration
+ * (mt_advice_config), its layout when `layout` is not NULL (mt_advice_layout:
+ * out->n 0 unless its split is a layout), the profile it names into
+ * cluster (cap bytes, "" when absent; may be NULL) and, when m is not NULL,
+ * its model (mt_advice_model, then mt_model_load).  MT_EUSAGE for k out of
+ * range ("--candidate K"), MT_EINVAL naming `file` and the field. */
+struct mt_layout;
+int mt_advice_candidate(const char *file, int k, struct mt_model *m, struct mt_job *job,
+			struct mt_config *cfg, struct mt_layout *layout, char *cluster, size_t cap,
+			struct mt_error *err);
+
 #endif

@@ -400,3 +400,58 @@ void mt_advice_model(const struct mt_advice_doc *d, char *out, size_t cap)
 		snprintf(out, cap, "%s", d->model);
 	}
 }
+
+int mt_advice_candidate(const char *file, int k, struct mt_model *m, struct mt_job *job,
+			struct mt_config *cfg, struct mt_layout *layout, char *cluster, size_t cap,
+			struct mt_error *err)
+{
+	cJSON *doc = NULL;
+	struct mt_advice_doc d;
+	const cJSON *c, *cj;
+	char path[512];
+	int rc;
+
+	memset(&d, 0, sizeof(d));
+	if ((rc = mt_json_load(file, &doc, err)))
+		return rc;
+	if ((rc = mt_advice_read(doc, file, "--advice", &d, err)))
+		goto out;
+	if (k < 1 || k > d.ncand) {
+		rc = mt_error_set(err, MT_EUSAGE, "--candidate %d: %s has %d candidate%s", k, file,
+				  d.ncand, d.ncand == 1 ? "" : "s");
+		goto out;
+	}
+	c = d.cand[k - 1].json;
+	cj = mt_jget(c, "config");
+	mt_job_init(job);
+	job->gpus = (int)d.gpus;
+	job->seq = (int)d.seq;
+	job->gbs = (int64_t)d.gbs;
+	if (job->gpus < 1 || job->seq < 1 || job->gbs < 1 || !cJSON_IsObject(cj)) {
+		rc = mt_error_set(err, MT_EINVAL, "%s: job.gpus, job.seq, job.gbs (positive numbers) "
+				  "and candidates[%d].config (an object) are required", file, k - 1);
+		goto out;
+	}
+	if ((rc = mt_advice_job(doc, file, job, err)))
+		goto out;
+	snprintf(path, sizeof(path), "candidates[%d].config", k - 1);
+	if ((rc = mt_advice_config(cj, job, file, path, cfg, err)) ||
+	    (layout && (rc = mt_advice_layout(cj, file, path, layout, err))))
+		goto out;
+	if (cluster && cap)
+		snprintf(cluster, cap, "%s", d.cluster ? d.cluster : "");
+	if (!m)
+		goto out;
+	/* the model: the file advise read when it still exists, else the name */
+	mt_advice_model(&d, path, sizeof(path));
+	if (!path[0]) {
+		rc = mt_error_set(err, MT_EINVAL, "%s: job.model: expected the model's name", file);
+		goto out;
+	}
+	if ((rc = mt_model_load(path, m, err)))
+		mt_error_prefix(err, "%s: job.model: ", file);
+out:
+	mt_advice_doc_free(&d);
+	cJSON_Delete(doc);
+	return rc;
+}

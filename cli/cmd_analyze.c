@@ -6,9 +6,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../advisor/advice.h"
+#include "../advisor/search.h"
+#include "../job/formats.h"
+#include "../job/megatron.h"
+#include "../job/script.h"
 #include "../lib/fsutil.h"
 #include "../lib/jsonw.h"
 #include "../lib/table.h"
+#include "../profiler/against.h"
 #include "../profiler/analysis_doc.h"
 #include "../profiler/analyze.h"
 #include "../rules/engine.h"
@@ -16,6 +22,8 @@
 #include "../rules/fired.h"
 #include "../rules/ruleset.h"
 #include "../tuner/cluster.h"
+#include "../tuner/dispatch.h"
+#include "../tuner/layout.h"
 #include "cli.h"
 #include "common.h"
 
@@ -24,6 +32,8 @@ static const char analyze_head[] =
 	"                        [--window all|steps|hta] [--comm-pattern REGEX]...\n"
 	"                        [--step-range PREFIX]... [--rules PATH]... [--no-rules]\n"
 	"                        [--cluster NAME|FILE] [--quiet]\n"
+	"                        [--against ADVICE|JOB [--layers N] [--candidate K]\n"
+	"                         [--model NAME|FILE] [--gpus N]]\n"
 	"\n"
 	"Reads one trace per rank of one job: PyTorch profiler (Kineto) Chrome traces\n"
 	"(.json or .json.gz) or megatune.trace/1 files written by `megatune profile`,\n"
@@ -32,11 +42,24 @@ static const char analyze_head[] =
 	"and launch gaps), the communication/computation overlap (HTA's definition),\n"
 	"exposed communication, kernel categories and iteration times; across ranks\n"
 	"the slowest rank, the stragglers and the start skew; then the findings of the\n"
-	"diagnose rules.\n";
+	"diagnose rules.\n"
+	"\n"
+	"With --against, the trace's measured time per class (GEMM, attention,\n"
+	"element-wise, communication hidden and exposed, expert dispatch, idle) is put\n"
+	"beside the model's terms for the same configuration, read from an advice file\n"
+	"(megatune.advice/1) or from the job itself (anything `megatune check` reads),\n"
+	"per step or per layer, and the term furthest off is named (docs/MODEL.md\n"
+	"11.2).\n";
 
 static const char analyze_tail[] =
 	"exit codes: 0 success; 2 bad usage or a bad trace (unreadable, empty,\n"
-	"truncated, not JSON, no GPU work).\n";
+	"truncated, not JSON, no GPU work), or an --against file that cannot be read.\n"
+	"\n"
+	"examples:\n"
+	"  megatune analyze rank0.json.gz rank1.json.gz --json analysis.json\n"
+	"  megatune analyze --against advice.json --candidate 1 step_trace.json\n"
+	"  megatune analyze --against deepseek-v3.args --layers 4 --comm-pattern 'dpsk::ep::' \\\n"
+	"    train.json\n";
 
 struct aopts {
 	struct mt_analyze_opts ao;
@@ -45,6 +68,8 @@ struct aopts {
 	int nrules, no_rules, quiet;
 	const char *steps[17];
 	int nsteps;
+	const char *against, *model;
+	int layers, cand, gpus;
 };
 
 static const char *const windows[] = { "all", "steps", "hta", NULL };
@@ -86,6 +111,26 @@ static const struct cli_opt analyze_opts[] = {
 	  .help = "a cluster profile for rules that read cluster facts" },
 	{ .type = CLI_FLAG, .name = "quiet", .short_name = 'q', .off = AO(quiet),
 	  .help = "no text summary (with --json or --facts)" },
+	CLI_SEC("against the model"),
+	{ .type = CLI_STR, .name = "against", .meta = "ADVICE|JOB", .off = AO(against),
+	  .help = "the configuration the trace ran: a megatune.advice/1\n"
+		  "file (with --candidate) or the job as `megatune check`\n"
+		  "reads it (launch script, arguments, log, Bridge or verl\n"
+		  "config); --cluster is its profile (default: the advice's,\n"
+		  "or dgx-h100)" },
+	{ .type = CLI_INT, .name = "layers", .meta = "N", .off = AO(layers), .lo = 1, .hi = 1 << 20,
+	  .want = "a positive number of layers",
+	  .help = "the trace holds N layers, each through its forward and\n"
+		  "backward for one micro-batch (MoE layers for an MoE\n"
+		  "model; default: each ProfilerStep is one training step)" },
+	{ .type = CLI_INT, .name = "candidate", .meta = "K", .off = AO(cand), .lo = 1, .hi = 64,
+	  .want = "a candidate's rank (1 = best)",
+	  .help = "the advice's candidate that ran (default 1)" },
+	{ .type = CLI_STR, .name = "model", .meta = "NAME|FILE", .off = AO(model),
+	  .help = "the model, for a job without its own model flags" },
+	{ .type = CLI_INT, .name = "gpus", .meta = "N", .off = AO(gpus), .lo = 1, .hi = 1 << 24,
+	  .want = "a positive number of GPUs",
+	  .help = "GPUs of the job (default: its launcher's or log's)" },
 	CLI_OPT_END
 };
 
@@ -97,8 +142,100 @@ const struct cli_spec cli_spec_analyze = {
 
 static int parse(int argc, char **argv, struct aopts *o, int *first)
 {
+	int rc;
+
 	memset(o, 0, sizeof(*o));
-	return cli_parse(&cli_spec_analyze, argc, argv, o, first);
+	if ((rc = cli_parse(&cli_spec_analyze, argc, argv, o, first)) >= 0)
+		return rc;
+	if (!o->against && (o->layers || o->cand || o->model || o->gpus))
+		return cli_usage_error("analyze", "--layers, --candidate, --model and --gpus go "
+				       "with --against");
+	return -1;
+}
+
+/* What the trace is compared with: the model, cluster, job and the
+ * configuration's evaluation */
+struct against {
+	struct mt_model m;
+	struct mt_cluster *c;
+	struct mt_job job;
+	struct mt_eval e;
+	struct mt_layout layout;
+	struct mt_jobsrc *src;
+	struct mt_megatron_job *mj;
+	char *buf;
+};
+
+static int is_advice(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char head[4096];
+	size_t n;
+
+	if (!f)
+		return 0;
+	n = fread(head, 1, sizeof(head) - 1, f);
+	fclose(f);
+	head[n] = 0;
+	return strstr(head, "\"megatune.advice/1\"") != NULL;
+}
+
+static int against_load(const struct aopts *o, struct against *g, struct mt_error *err)
+{
+	char cluster[256] = "";
+	struct mt_config cfg;
+	struct mt_job j;
+	size_t len = 0;
+	int rc;
+
+	if (is_advice(o->against)) {
+		if (o->gpus)
+			return mt_error_set(err, MT_EUSAGE, "--gpus: an advice file states its GPUs");
+		if ((rc = mt_advice_candidate(o->against, o->cand ? o->cand : 1,
+					      o->model ? NULL : &g->m, &j, &cfg, &g->layout,
+					      cluster, sizeof(cluster), err)) ||
+		    (o->model && (rc = mt_model_load(o->model, &g->m, err))))
+			return rc;
+		mt_advice_eval_job(&j, &cfg, g->layout.n ? &g->layout : NULL, &g->job);
+	} else {
+		if (o->cand)
+			return mt_error_set(err, MT_EUSAGE, "--candidate: %s is a job, not an advice "
+					    "file", o->against);
+		g->src = calloc(1, sizeof(*g->src));
+		g->mj = calloc(1, sizeof(*g->mj));
+		if (!g->src || !g->mj)
+			return mt_error_set(err, MT_ENOMEM, "out of memory");
+		if ((rc = mt_job_read_path(o->against, 256u << 20, &g->buf, &len, err)) ||
+		    (rc = mt_job_read(o->against, g->buf, len, g->src, err)) ||
+		    (rc = mt_job_model(g->src, o->model, &g->m, err)) ||
+		    (rc = mt_megatron_job(g->src, o->gpus,
+					  o->model || g->src->model_path[0] ? &g->m : NULL, g->mj,
+					  err)))
+			return rc;
+		g->m = g->mj->model;
+		g->job = g->mj->job;
+		cfg = g->mj->cfg;
+	}
+	if ((rc = mt_cluster_load(o->cluster ? o->cluster : cluster[0] ? cluster : "dgx-h100",
+				  &g->c, err)))
+		return rc;
+	if (g->mj && g->mj->flex_backend >= 0 &&
+	    mt_dispatch_use_backend(&g->c->dispatch, g->mj->flex_backend))
+		return mt_error_set(err, MT_EINVAL, "%s: --moe-flex-dispatcher-backend %s: the "
+				    "profile has no moe_dispatch point of that library", o->against,
+				    mt_flex_backend_name(g->mj->flex_backend));
+	g->e.cfg = cfg;
+	if ((rc = mt_evaluate(&g->m, g->c, &g->job, NULL, &cfg, &g->e, err)))
+		mt_error_prefix(err, "%s: the configuration cannot be timed: ", o->against);
+	return rc;
+}
+
+static void against_free(struct against *g)
+{
+	mt_cluster_free(g->c);
+	free(g->src);
+	free(g->mj);
+	free(g->buf);
 }
 
 /* Two traces that say they are the same rank (copies of one trace, or two
@@ -130,6 +267,8 @@ int cmd_analyze(int argc, char **argv)
 	struct mt_trace_opts to;
 	struct sbuf sb = SBUF_INIT;
 	struct mt_outset os;
+	struct against *g = NULL;
+	struct mt_against ag;
 	int first = 0, n, i, rc;
 
 	memset(&ex, 0, sizeof(ex));
@@ -156,7 +295,8 @@ int cmd_analyze(int argc, char **argv)
 							       argv[i], argv[rc]);
 		if ((rc = cli_check_io("analyze", (const char *const *)argv + first, n, outs, 2)) ||
 		    (rc = cli_check_io("analyze", o.rules, o.nrules, outs, 2)) ||
-		    (rc = cli_check_io("analyze", &o.cluster, 1, outs, 2)))
+		    (rc = cli_check_io("analyze", &o.cluster, 1, outs, 2)) ||
+		    (rc = cli_check_io("analyze", &o.against, 1, outs, 2)))
 			return rc;
 	}
 	o.steps[o.nsteps] = NULL;
@@ -184,6 +324,17 @@ int cmd_analyze(int argc, char **argv)
 			goto fail;
 	}
 	warn_repeated_ranks(stats, n);
+	if (o.against) {
+		if (!(g = calloc(1, sizeof(*g)))) {
+			rc = mt_error_set(&err, MT_ENOMEM, "out of memory");
+			goto fail;
+		}
+		if ((rc = against_load(&o, g, &err)) ||
+		    (rc = mt_against_compare(&g->m, g->c, &g->job, &g->e, stats, n, o.layers, &ag,
+					     &err)))
+			goto fail;
+		mt_config_label(ag.config, sizeof(ag.config), &g->m, &g->e.cfg);
+	}
 	mt_analyze_job(stats, n, &job);
 	mt_analyze_facts(stats, n, &job, facts, given);
 	if (rs && mt_rules_on_facts(rs, facts, given, cl, &ex, &i)) {
@@ -192,7 +343,8 @@ int cmd_analyze(int argc, char **argv)
 	}
 	mt_outset_begin(&os);
 	if (o.json) {
-		mt_analysis_json(&sb, stats, n, &job, rs ? &ex : NULL, facts, given, &o.ao);
+		mt_analysis_json(&sb, stats, n, &job, rs ? &ex : NULL, facts, given, &o.ao,
+				 g ? &ag : NULL);
 		if (sb.failed || (rc = mt_write_atomic(o.json, sb.buf, sb.len, &err)))
 			goto fail_sb;
 		sbuf_release(&sb);
@@ -207,6 +359,8 @@ int cmd_analyze(int argc, char **argv)
 		goto fail;
 	if (!o.quiet && !(o.json && !strcmp(o.json, "-")) && !(o.facts && !strcmp(o.facts, "-"))) {
 		mt_analysis_text(&sb, stats, n, &job, rs ? &ex : NULL, &o.ao);
+		if (g)
+			mt_against_text(&sb, &ag);
 		if (sb.failed)
 			goto fail_sb;
 		fputs(sb.buf, stdout);
@@ -224,6 +378,9 @@ out:
 	mt_explain_free(&ex);
 	mt_ruleset_free(rs);
 	mt_cluster_free(cl);
+	if (g)
+		against_free(g);
+	free(g);
 	free(stats);
 	free(facts);
 	return rc;

@@ -3,7 +3,6 @@
  * is, diagnosed by the rules, and searched from: the best change of one knob,
  * of two, and the best overall, each with its gain and the exact diff of
  * flags.  The readers are job/script.h and job/megatron.h. */
-#include <ctype.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -420,31 +419,6 @@ static void show_change(struct sbuf *sb, cJSON *arr, const char *title, const st
 		cJSON_AddItemToArray(arr, o);
 }
 
-static int read_job(const char *path, char **buf, size_t *len, struct mt_error *err)
-{
-	struct sbuf sb = SBUF_INIT;
-	char chunk[65536];
-	size_t n;
-
-	if (strcmp(path, "-"))
-		return mt_read_file(path, JOB_MAX_BYTES, buf, len, err);
-	while ((n = fread(chunk, 1, sizeof(chunk), stdin)) > 0) {
-		sbuf_add(&sb, chunk, n);
-		if (sb.len > JOB_MAX_BYTES) {
-			sbuf_release(&sb);
-			return mt_error_set(err, MT_EINVAL, "standard input: more than %u bytes",
-					    JOB_MAX_BYTES);
-		}
-	}
-	sbuf_adds(&sb, "");
-	if (sb.failed) {
-		sbuf_release(&sb);
-		return mt_error_set(err, MT_ENOMEM, "out of memory");
-	}
-	*buf = sbuf_detach(&sb, len);
-	return MT_OK;
-}
-
 static int parse(int argc, char **argv, struct args *a)
 {
 	struct stat st;
@@ -500,43 +474,6 @@ struct st {
 	int many;                /* one of several jobs: --validation only for a run */
 };
 
-/* The model given with --model, or the Hugging Face model a verl job names
- * (its config.json) */
-static int job_model(struct st *t, struct mt_model *m)
-{
-	char path[600];
-	const char *p = t->src->model_path, *home = getenv("HOME");
-	struct stat st;
-
-	if (t->a.model)
-		return mt_model_load(t->a.model, m, &t->err);
-	if (!p[0])
-		return MT_OK;
-	if (p[0] == '~' && p[1] == '/' && home)
-		snprintf(path, sizeof(path), "%s%s", home, p + 1);
-	else
-		snprintf(path, sizeof(path), "%s", p);
-	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-		size_t l = strlen(path);
-
-		snprintf(path + l, sizeof(path) - l, "/config.json");
-	} else if (stat(path, &st) != 0) {
-		/* a Hugging Face id (Qwen/Qwen3-30B-A3B) megatune bundles: its name */
-		const char *b = strrchr(p, '/');
-		size_t i;
-
-		snprintf(path, sizeof(path), "%s", b ? b + 1 : p);
-		for (i = 0; path[i]; i++)
-			path[i] = (char)tolower((unsigned char)path[i]);
-	}
-	if (mt_model_load(path, m, &t->err))
-		return mt_error_set(&t->err, MT_EINVAL, "%s:%d: the model %s cannot be read (%s): give "
-				    "the model with --model (a name megatune bundles or a Hugging "
-				    "Face config.json)", t->src->file, t->src->model_path_line, p,
-				    t->err.msg);
-	return MT_OK;
-}
-
 /* The job, its model, the cluster and the rules */
 static int load(struct st *t)
 {
@@ -549,10 +486,10 @@ static int load(struct st *t)
 	t->one = calloc(NCHANGES, sizeof(*t->one));
 	if (!t->src || !t->mj || !t->one)
 		return mt_error_set(&t->err, MT_ENOMEM, "out of memory");
-	if (read_job(t->a.job, &t->buf, &len, &t->err) ||
+	if (mt_job_read_path(t->a.job, JOB_MAX_BYTES, &t->buf, &len, &t->err) ||
 	    mt_job_read(!strcmp(t->a.job, "-") ? "<stdin>" : t->a.job, t->buf, len, t->src,
 			   &t->err) ||
-	    job_model(t, &given) ||
+	    mt_job_model(t->src, t->a.model, &given, &t->err) ||
 	    mt_megatron_job(t->src, t->a.gpus, t->a.model || t->src->model_path[0] ? &given : NULL,
 			    t->mj, &t->err) ||
 	    mt_cluster_load(t->a.cluster, &t->c, &t->err))

@@ -106,57 +106,6 @@ static int parse(int argc, char **argv, struct pargs *a)
 	return 0;
 }
 
-/* The job and configuration of candidate k of the advice, and its model. */
-static int read_candidate(const struct pargs *a, struct mt_model *m, struct mt_job *job,
-			  struct mt_config *cfg, struct mt_error *err)
-{
-	cJSON *doc = NULL;
-	struct mt_advice_doc d;
-	const cJSON *c, *cj;
-	char path[512];
-	int rc;
-
-	memset(&d, 0, sizeof(d));
-	if ((rc = mt_json_load(a->advice, &doc, err)))
-		return rc;
-	if ((rc = mt_advice_read(doc, a->advice, "--advice", &d, err)))
-		goto out;
-	if (a->cand > d.ncand) {
-		rc = mt_error_set(err, MT_EUSAGE, "--candidate %d: %s has %d candidate%s", a->cand,
-				  a->advice, d.ncand, d.ncand == 1 ? "" : "s");
-		goto out;
-	}
-	c = d.cand[a->cand - 1].json;
-	cj = mt_jget(c, "config");
-	mt_job_init(job);
-	job->gpus = (int)d.gpus;
-	job->seq = (int)d.seq;
-	job->gbs = (int64_t)d.gbs;
-	if (job->gpus < 1 || job->seq < 1 || job->gbs < 1 || !cJSON_IsObject(cj)) {
-		rc = mt_error_set(err, MT_EINVAL, "%s: job.gpus, job.seq, job.gbs (positive numbers) "
-				  "and candidates[%d].config (an object) are required", a->advice,
-				  a->cand - 1);
-		goto out;
-	}
-	if ((rc = mt_advice_job(doc, a->advice, job, err)))
-		goto out;
-	snprintf(path, sizeof(path), "candidates[%d].config", a->cand - 1);
-	if ((rc = mt_advice_config(cj, job, a->advice, path, cfg, err)))
-		goto out;
-	/* the model: the file advise read when it still exists, else the name */
-	mt_advice_model(&d, path, sizeof(path));
-	if (!path[0]) {
-		rc = mt_error_set(err, MT_EINVAL, "%s: job.model: expected the model's name", a->advice);
-		goto out;
-	}
-	if ((rc = mt_model_load(path, m, err)))
-		mt_error_prefix(err, "%s: job.model: ", a->advice);
-out:
-	mt_advice_doc_free(&d);
-	cJSON_Delete(doc);
-	return rc;
-}
-
 static const char *const part_label[MT_PX_NPART] = {
 	"attention block", "dense MLP", "MoE", "output layer", "PP send/recv", "DP reduce", "DP gather"
 };
@@ -183,7 +132,7 @@ int cmd_proxy(int argc, char **argv)
 		code = cli_fail("proxy", &(struct mt_error){ MT_ENOMEM, "out of memory" });
 		goto done;
 	}
-	rc = read_candidate(&a, m, &job, &cfg, &err);
+	rc = mt_advice_candidate(a.advice, a.cand, m, &job, &cfg, NULL, NULL, 0, &err);
 	if (!rc)
 		rc = mt_proxy_plan(m, &job, &cfg, w.size, a.backend, &plan, &err);
 	if (rc) {

@@ -6,6 +6,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+
+#include "../lib/fsutil.h"
+#include "../lib/sbuf.h"
+#include "../tuner/model.h"
 
 #include "bridge.h"
 #include "loongforge.h"
@@ -181,4 +186,65 @@ int mt_job_read(const char *file, const char *buf, size_t len, struct mt_jobsrc 
 	if ((rc = mt_jobsrc_read(file, buf, len, s, err)))
 		return rc;
 	return mt_loongforge_read(s, err);
+}
+
+int mt_job_read_path(const char *path, size_t max, char **buf, size_t *len, struct mt_error *err)
+{
+	struct sbuf sb = SBUF_INIT;
+	char chunk[65536];
+	size_t n;
+
+	if (strcmp(path, "-"))
+		return mt_read_file(path, max, buf, len, err);
+	while ((n = fread(chunk, 1, sizeof(chunk), stdin)) > 0) {
+		sbuf_add(&sb, chunk, n);
+		if (sb.len > max) {
+			sbuf_release(&sb);
+			return mt_error_set(err, MT_EINVAL, "standard input: more than %zu bytes", max);
+		}
+	}
+	sbuf_adds(&sb, "");
+	if (sb.failed) {
+		sbuf_release(&sb);
+		return mt_error_set(err, MT_ENOMEM, "out of memory");
+	}
+	*buf = sbuf_detach(&sb, len);
+	return MT_OK;
+}
+
+int mt_job_model(const struct mt_jobsrc *s, const char *given, struct mt_model *m,
+		 struct mt_error *err)
+{
+	char path[600], why[MT_ERROR_MSG_MAX];
+	const char *p = s->model_path, *home = getenv("HOME");
+	struct stat st;
+
+	if (given)
+		return mt_model_load(given, m, err);
+	if (!p[0])
+		return MT_OK;
+	if (p[0] == '~' && p[1] == '/' && home)
+		snprintf(path, sizeof(path), "%s%s", home, p + 1);
+	else
+		snprintf(path, sizeof(path), "%s", p);
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+		size_t l = strlen(path);
+
+		snprintf(path + l, sizeof(path) - l, "/config.json");
+	} else if (stat(path, &st) != 0) {
+		/* a Hugging Face id (Qwen/Qwen3-30B-A3B) megatune bundles: its name */
+		const char *b = strrchr(p, '/');
+		size_t i;
+
+		snprintf(path, sizeof(path), "%s", b ? b + 1 : p);
+		for (i = 0; path[i]; i++)
+			path[i] = (char)tolower((unsigned char)path[i]);
+	}
+	if (mt_model_load(path, m, err)) {
+		snprintf(why, sizeof(why), "%s", err->msg);
+		return mt_error_set(err, MT_EINVAL, "%s:%d: the model %s cannot be read (%s): give "
+				    "the model with --model (a name megatune bundles or a Hugging "
+				    "Face config.json)", s->file, s->model_path_line, p, why);
+	}
+	return MT_OK;
 }

@@ -21,4 +21,18 @@
 int mt_job_read(const char *file, const char *buf, size_t len, struct mt_jobsrc *s,
 		struct mt_error *err);
 
+/* The job's text from path ('-': standard input), at most max bytes, into
+ * *buf (NUL-terminated, the caller frees it) and *len. */
+int mt_job_read_path(const char *path, size_t max, char **buf, size_t *len, struct mt_error *err);
+
+struct mt_model;
+/* The model of a job read by mt_job_read when its own flags do not give it:
+ * `given` (--model: a bundled name or a file) when not NULL, else the Hugging
+ * Face model the job names (s->model_path: a folder with config.json, a
+ * config file, or an id whose last part megatune bundles).  Leaves *m alone
+ * and returns MT_OK when there is neither; MT_EINVAL names the job's file and
+ * line. */
+int mt_job_model(const struct mt_jobsrc *s, const char *given, struct mt_model *m,
+		 struct mt_error *err);
+
 #endif

@@ -114,8 +114,15 @@ int mt_megatron_read(const struct mt_kv *kv, int n, struct mt_config *c, struct 
 	if ((a = find(kv, n, "pipeline-model-parallel-layout"))) {
 		struct mt_layout l;
 
-		if (mt_layout_parse(a->val, &l, err))
-			return MT_EINVAL;
+		if (mt_layout_parse(a->val, &l, err)) {
+			char msg[sizeof(err->msg)];
+
+			snprintf(msg, sizeof(msg), "%s", err->msg);
+			return mt_error_set(err, MT_EINVAL, "--pipeline-model-parallel-layout: '%s': %s%s",
+					    a->val, msg, strchr(a->val, '|') || !strchr(a->val, 'L') ?
+					    " (in a script or a file of arguments quote the layout: "
+					    "an unquoted '|' ends a shell command)" : "");
+		}
 		c->split = MT_SPLIT_LAYOUT;
 		if (c->pp > 0 && l.n % c->pp == 0)
 			c->vpp = l.n / c->pp;

@@ -868,6 +868,12 @@ static int lex(struct lexer *x)
 		} else if (c == '(' && x->have && x->cur.len > 1 && x->cur.buf[x->cur.len - 1] == '=' &&
 			   assignment(x->cur.buf, &(size_t){ 0 })) {
 			rc = array_assign(x);
+		} else if (c == '(' && !x->have && x->p + 1 < x->end && x->p[1] == '[') {
+			/* a Python list expression left unquoted in a file of
+			 * arguments: --moe-layer-freq ([0]*3+[1]*58) */
+			sbuf_addc(&x->cur, c);
+			x->have = 1;
+			x->p++;
 		} else if (c == '(' || c == ')' || c == '{' || c == '}') {
 			if (x->have)
 				sbuf_addc(&x->cur, c);

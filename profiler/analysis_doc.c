@@ -228,7 +228,8 @@ static void doc_head(struct jw *w, struct sbuf *sb, const char *schema,
 
 void mt_analysis_json(struct sbuf *sb, const struct mt_rank_stats *r, int n,
 		      const struct mt_job_stats *j, const struct mt_explain *ex,
-		      const struct mt_val *facts, const unsigned char *given, const struct mt_analyze_opts *ao)
+		      const struct mt_val *facts, const unsigned char *given, const struct mt_analyze_opts *ao,
+		      const struct mt_against *ag)
 {
 	struct jw w;
 	struct sbuf tmp = SBUF_INIT;
@@ -342,6 +343,8 @@ void mt_analysis_json(struct sbuf *sb, const struct mt_rank_stats *r, int n,
 	jw_end(&w);
 	mt_facts_json(&w, facts, given);
 	mt_fired_json(&w, "findings", ex, MT_FIRED_BRIEF);
+	if (ag)
+		mt_against_jw(&w, ag);
 	jw_arr(&w, "warnings");
 	for (i = 0; i < n; i++) {
 		if (r[i].note[0]) {

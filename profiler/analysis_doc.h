@@ -14,6 +14,7 @@
 
 #include "../lib/sbuf.h"
 #include "../rules/engine.h"
+#include "against.h"
 #include "analyze.h"
 
 /* The text summary: the per-rank table, the job's lines, the findings. */
@@ -21,11 +22,12 @@ void mt_analysis_text(struct sbuf *sb, const struct mt_rank_stats *r, int n,
 		      const struct mt_job_stats *j, const struct mt_explain *ex,
 		      const struct mt_analyze_opts *ao);
 
-/* megatune.analysis/1 with its facts and findings, and a final newline. */
+/* megatune.analysis/1 with its facts and findings, the comparison with the
+ * model when ag is not NULL, and a final newline. */
 void mt_analysis_json(struct sbuf *sb, const struct mt_rank_stats *r, int n,
 		      const struct mt_job_stats *j, const struct mt_explain *ex,
 		      const struct mt_val *facts, const unsigned char *given,
-		      const struct mt_analyze_opts *ao);
+		      const struct mt_analyze_opts *ao, const struct mt_against *ag);
 
 /* megatune.facts/1: the source traces, the method and the facts. */
 void mt_analysis_facts(struct sbuf *sb, const struct mt_rank_stats *r, int n,

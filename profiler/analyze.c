@@ -30,6 +30,22 @@ static int ci_any(const char *s, const char *const *list)
 	return 0;
 }
 
+/* The function's own name in a demangled kernel name: the last `::` part
+ * before the template arguments or the parameters ("transpose" of "void
+ * a::b::transpose<512, 128>(char const*)"); "" when there is none. */
+static void function_name(const char *n, char *out, size_t cap)
+{
+	const char *e = n + strcspn(n, "<("), *s = e;
+
+	out[0] = 0;
+	while (s > n && s[-1] != ':' && s[-1] != ' ')
+		s--;
+	if (e > s && (size_t)(e - s) < cap && s > n && s[-1] == ':') {
+		memcpy(out, s, (size_t)(e - s));
+		out[e - s] = 0;
+	}
+}
+
 /* Kernel category by name; the lists follow the kernel families of cuBLAS,
  * CUTLASS, cuDNN, FlashAttention, Transformer Engine and PyTorch ATen. */
 static enum mt_kcat kernel_category(const char *n)
@@ -48,6 +64,15 @@ static enum mt_kcat kernel_category(const char *n)
 					   "rope", "rotary", "index", "cat", "transpose", "permute",
 					   "pointwise", "triton_poi", "quantize", NULL };
 
+	char base[96];
+
+	/* the function's own name decides first: a transpose or a cast in a
+	 * GEMM library's namespace (dpsk::grouped_gemm::cuda::utils::transpose)
+	 * is data movement, not a GEMM */
+	function_name(n, base, sizeof(base));
+	if (base[0] && !ci_any(base, attn) && !ci_any(base, gemm) && ci_any(base, elw) &&
+	    !ci_any(base, red))
+		return MT_KC_ELEMENTWISE;
 	if (ci_any(n, attn))
 		return MT_KC_ATTENTION;
 	if (ci_any(n, gemm))

@@ -40,3 +40,18 @@ killed tracer (cut line) | 0 | warning: .*no end record: the traced process did 
 Kineto event with t key  | 0 | "gpu_events": 1                               | analyze --json - tests/fixtures/traces/small/kineto-t-key.json
 zero-length events       | 0 | "total_us": 0\.000                            | analyze --json - tests/fixtures/traces/small/zero-length.jsonl
 profile forwards SIGTERM | 7 | !error                                         | profile -o pdir -- sh -c 'trap "exit 7" TERM; kill -TERM $PPID; sleep 5 & wait'
+against needs it         | 2 | --layers, --candidate, --model and --gpus go with --against | analyze --layers 4 tests/fixtures/traces/deepseek_profile_data/train.json.gz
+against missing file     | 2 | cannot read 'nope.args'                        | analyze --against nope.args tests/fixtures/traces/deepseek_profile_data/train.json.gz
+against bad job          | 2 | bad-heads.args: hidden size 4096 is not divisible by 30 heads | analyze --against tests/fixtures/jobs/bad-heads.args tests/fixtures/traces/deepseek_profile_data/train.json.gz
+against too many layers  | 2 | --layers 99: the model has 58 MoE layers       | analyze --against tests/fixtures/jobs/deepseek-v3-ep64-h800.args --gpus 2048 --layers 99 tests/fixtures/traces/deepseek_profile_data/train.json.gz
+against no steps         | 2 | custom-comm.json: no ProfilerStep range.*--layers N | analyze --against tests/fixtures/report/advice-llama3-8b.json tests/fixtures/traces/small/custom-comm.json
+against candidate range  | 2 | --candidate 9: .*advice-llama3-8b.json has 3 candidates | analyze --against tests/fixtures/report/advice-llama3-8b.json --candidate 9 tests/fixtures/traces/small/megatune-mini.jsonl
+against candidate of job | 2 | --candidate: .*is a job, not an advice file    | analyze --against tests/fixtures/jobs/llama3-8b.args --candidate 2 tests/fixtures/traces/small/megatune-mini.jsonl
+against DeepSeek layers  | 0 | unit: 4 MoE layers; measured: mean of 1 trace   | analyze --against tests/fixtures/jobs/deepseek-v3-ep64-h800.args --gpus 2048 --layers 4 tests/fixtures/traces/deepseek_profile_data/train.json.gz
+against DeepSeek GEMM    | 0 | GEMM +75\.057 +[0-9]+\.[0-9]{3} +[-+][0-9]+\.[0-9]{3} +[0-9.]+ +18\.764 / [0-9.]+ | analyze --against tests/fixtures/jobs/deepseek-v3-ep64-h800.args --gpus 2048 --layers 4 tests/fixtures/traces/deepseek_profile_data/train.json.gz
+against DeepSeek EP      | 0 | of it expert dispatch +113\.440                | analyze --against tests/fixtures/jobs/deepseek-v3-ep64-h800.args --gpus 2048 --layers 4 tests/fixtures/traces/deepseek_profile_data/train.json.gz
+against furthest off     | 0 | furthest off: [a-z_]+, the model [a-z]+ by [0-9.]+ ms | analyze --against tests/fixtures/jobs/deepseek-v3-ep64-h800.args --gpus 2048 --layers 4 tests/fixtures/traces/deepseek_profile_data/train.json.gz
+against json             | 0 | "config": "TP1 PP16 VPP2 EP64 ETP1 DP128 MBS1", | analyze --json - --against tests/fixtures/jobs/deepseek-v3-ep64-h800.args --gpus 2048 --layers 4 tests/fixtures/traces/deepseek_profile_data/train.json.gz
+against step advice      | 0 | window +0\.060 +3089\.452                      | analyze --step-range iteration --against tests/fixtures/report/advice-llama3-8b.json tests/fixtures/traces/small/megatune-mini.jsonl
+against not this job     | 0 | warning: the model's window is [0-9.e+]+x the trace's | analyze --step-range iteration --against tests/fixtures/report/advice-llama3-8b.json tests/fixtures/traces/small/megatune-mini.jsonl
+against json furthest    | 0 | "furthest_off": "[a-z_]+"                      | analyze --json - --against tests/fixtures/jobs/deepseek-v3-ep64-h800.args --gpus 2048 --layers 4 tests/fixtures/traces/deepseek_profile_data/train.json.gz
