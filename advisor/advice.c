@@ -438,6 +438,34 @@ static void json_candidate(struct jw *w, const struct mt_model *m, const struct 
 	for (i = 0; i < n; i++)
 		jw_str(w, kv[i].key, kv[i].val);
 	jw_end(w);
+}
+
+/* The runner-up variants folded under ranked layout i (docs/FORMATS.md 3) */
+static void json_variants(struct jw *w, const struct mt_search_result *r, int i)
+{
+	int v, k;
+
+	jw_int(w, "variants_folded", r->folded[i]);
+	jw_arr(w, "variants");
+	for (v = 0; v < r->nvar[i]; v++) {
+		const struct mt_variant *x = &r->var[i][v];
+
+		jw_obj(w, NULL);
+		jw_obj(w, "differs");
+		for (k = 0; k < MT_KNOB_N; k++) {
+			long long a = mt_knob_cfg(&x->cfg, k), b = mt_knob_cfg(&r->top[i].cfg, k);
+
+			if (mt_knobs[k].cfg < 0 || a == b ||
+			    (k == MT_KNOB_RC_MODULES && (a <= 0 || b <= 0)))
+				continue;
+			json_knob(w, k, a);
+		}
+		jw_end(w);
+		jw_num(w, "step_s", x->step, 6);
+		jw_num(w, "peak_bytes", x->mem, 15);
+		jw_num(w, "tokens_per_s_per_gpu", x->tokens_per_s, 6);
+		jw_end(w);
+	}
 	jw_end(w);
 }
 
@@ -489,6 +517,7 @@ static void json_nofit(struct jw *w, const struct mt_model *m, const struct mt_j
 		jw_arr(w, "closest");
 		json_candidate(w, m, j, &r->closest, 0, NULL);
 		jw_end(w);
+		jw_end(w);
 	}
 	jw_arr(w, "changes_that_fit");
 	for (i = 0; i < r->nsugg; i++) {
@@ -496,6 +525,7 @@ static void json_nofit(struct jw *w, const struct mt_model *m, const struct mt_j
 		jw_str(w, "change", r->sugg[i].change);
 		jw_arr(w, "best");
 		json_candidate(w, m, j, &r->sugg[i].best, 1, NULL);
+		jw_end(w);
 		jw_end(w);
 		jw_end(w);
 	}
@@ -515,8 +545,11 @@ void mt_advice_json(struct sbuf *sb, const struct mt_model *m, const struct mt_c
 	json_head(&w, m, c, j);
 	json_rules_head(&w, ar, r->relaxed, r->relaxed_rule);
 	jw_arr(&w, "candidates");
-	for (i = 0; i < r->ntop; i++)
+	for (i = 0; i < r->ntop; i++) {
 		json_candidate(&w, m, j, &r->top[i], i + 1, mt_advice_explain(ar, i));
+		json_variants(&w, r, i);
+		jw_end(&w);
+	}
 	jw_end(&w);
 	jw_obj(&w, "pruned");
 	for (i = 0; i < MT_PRUNE_N; i++)
@@ -551,6 +584,7 @@ void mt_estimate_json(struct sbuf *sb, const struct mt_model *m, const struct mt
 	json_rules_head(&w, ar, 0, 0);
 	jw_arr(&w, "candidates");
 	json_candidate(&w, m, j, e, 1, mt_advice_explain(ar, 0));
+	jw_end(&w);
 	jw_end(&w);
 	jw_obj(&w, "pruned");
 	jw_end(&w);

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* search: enumeration, pruning by the rules, evaluation and ranking. */
+#include "rank.h"
 #include "search.h"
 
 #include <math.h>
@@ -144,15 +145,10 @@ static void bucket_setting(struct mt_cfg_facts *cf, const struct mt_pins *p,
 		mt_cfg_facts_stage(cf, MT_ST_BUCKET, cfg);
 }
 
-/* The ranking's key: the step time at the upper end of the candidate's own
- * terms (band.h: the model-wide error, which the candidates share, left
- * out), so that an advantage resting only on uncertain terms does not rank
- * first (docs/MODEL.md 8.1). */
-static double rank_key(const struct mt_eval *e)
-{
-	return e->time.step + e->band.spec_hi;
-}
 
+/* The ranking keeps the best candidate of each layout: a candidate of a
+ * layout already ranked replaces its best or folds under it as a variant;
+ * a new layout enters as before, pushing out the last one */
 static void keep(struct srch *s, struct mt_eval *e)
 {
 	struct mt_search_result *r = s->res;
@@ -165,17 +161,32 @@ static void keep(struct srch *s, struct mt_eval *e)
 		s->has_roomy = 1;
 	}
 	/* the key is at least the step: most candidates stop here, unbanded */
-	if (r->ntop == s->k && e->time.step >= rank_key(&r->top[r->ntop - 1]))
+	if (r->ntop == s->k && e->time.step >= mt_rank_key(&r->top[r->ntop - 1]))
 		return;
+	for (i = 0; !s->j->no_fold && i < r->ntop; i++)
+		if (mt_same_layout(&r->top[i].cfg, &e->cfg))
+			break;
+	if (s->j->no_fold)
+		i = r->ntop;
 	mt_band(s->m, s->c, s->j, &e->cfg, &e->time, &e->band);
-	if (r->ntop == s->k && rank_key(e) >= rank_key(&r->top[r->ntop - 1]))
+	if (i < r->ntop) {
+		if (mt_rank_key(e) >= mt_rank_key(&r->top[i])) {
+			mt_rank_fold(r, i, e);
+			return;
+		}
+		/* the layout's new best; the old one folds under it */
+		mt_rank_fold(r, i, &r->top[i]);
+		r->top[i] = *e;
+		mt_rank_bubble(r, i);
+		return;
+	}
+	if (r->ntop == s->k && mt_rank_key(e) >= mt_rank_key(&r->top[r->ntop - 1]))
 		return;
 	i = r->ntop < s->k ? r->ntop++ : r->ntop - 1;
-	while (i > 0 && rank_key(&r->top[i - 1]) > rank_key(e)) {
-		r->top[i] = r->top[i - 1];
-		i--;
-	}
 	r->top[i] = *e;
+	r->nvar[i] = 0;
+	r->folded[i] = 0;
+	mt_rank_bubble(r, i);
 }
 
 static void closest(struct srch *s, const struct mt_eval *e)
@@ -206,10 +217,23 @@ static void prefer_roomy(struct srch *s)
 	if (i == n && n < s->k)
 		n++;
 	for (i = i < n ? i : n - 1; i > 0; i--)
-		t[i] = t[i - 1];
+		mt_rank_move(r, i, i - 1);
 	t[0] = s->roomy;
+	r->nvar[0] = 0;
+	r->folded[0] = 0;
 	r->ntop = n;
 	r->roomy_pick = 1;
+	/* it is no longer a variant of the layout it was folded under */
+	for (i = 1; i < n; i++) {
+		int v, w = 0;
+
+		for (v = 0; v < r->nvar[i]; v++)
+			if (memcmp(&r->var[i][v].cfg, &s->roomy.cfg, sizeof(s->roomy.cfg)))
+				r->var[i][w++] = r->var[i][v];
+		if (w < r->nvar[i])
+			r->folded[i]--;
+		r->nvar[i] = w;
+	}
 }
 
 /* Memory of cfg; counts one evaluation. */
@@ -821,7 +845,7 @@ static void relax(struct srch *s, struct split_cache *sc, struct mt_costs *a, st
 		mt_rules_relax(s->r, i);
 		run_search(s, sc, a, plan);
 		evaluated += trial->evaluated;
-		if (trial->ntop && (!best->ntop || rank_key(&trial->top[0]) < rank_key(&best->top[0]))) {
+		if (trial->ntop && (!best->ntop || mt_rank_key(&trial->top[0]) < mt_rank_key(&best->top[0]))) {
 			*best = *trial;
 			which = i;
 		}
@@ -1156,7 +1180,7 @@ int mt_evaluate(const struct mt_model *m, const struct mt_cluster *c, const stru
 			if (rc)
 				return rc;
 			if (!have || (e.feasible && !out->feasible) ||
-			    (e.feasible == out->feasible && rank_key(&e) < rank_key(out))) {
+			    (e.feasible == out->feasible && mt_rank_key(&e) < mt_rank_key(out))) {
 				*out = e;
 				best_cfg = try;
 				have = 1;

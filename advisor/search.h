@@ -34,9 +34,26 @@ struct mt_suggestion {
 	struct mt_eval best;          /* the fastest configuration that fits with it */
 };
 
+/* A runner-up variant of a ranked layout: the same TP, PP, CP, EP, ETP,
+ * dispatcher and FSDP, another VPP, micro-batch, recomputation, offload,
+ * CP communication or overlap (docs/MODEL.md 7: a diverse ranking). */
+#define MT_VARIANTS 3
+struct mt_variant {
+	struct mt_config cfg;
+	double step, mem, tokens_per_s;
+	double key;               /* the ranking's key (docs/MODEL.md 8.1) */
+};
+
 struct mt_search_result {
+	/* the best candidate of each of the ntop fastest parallel layouts,
+	 * ranked; --top K counts layouts */
 	struct mt_eval top[MT_TOP_MAX];
 	int ntop;
+	/* under each: its runner-up variants that would otherwise have ranked
+	 * among the top K (in the ranking's order), and how many such there were */
+	struct mt_variant var[MT_TOP_MAX][MT_VARIANTS];
+	int nvar[MT_TOP_MAX];
+	long long folded[MT_TOP_MAX];
 	long long evaluated;          /* candidates whose memory was computed */
 	long long timed;              /* feasible candidates whose step time was computed */
 	long long pruned[MT_PRUNE_N];
@@ -69,6 +86,10 @@ struct mt_rules_run;
  * res->ntop is then 0), or an error for an impossible request (bad GPU
  * count, pins that cannot hold: mt_job_check()) with a message naming the
  * cause. */
+/* 1 when a and b are the same parallel layout (the key of the ranking):
+ * TP, PP, CP, EP, ETP, token dispatcher and FSDP. */
+int mt_same_layout(const struct mt_config *a, const struct mt_config *b);
+
 int mt_search(const struct mt_model *m, const struct mt_cluster *c, const struct mt_job *job,
 	      struct mt_rules_run *rules, struct mt_search_result *res, struct mt_error *err);
 

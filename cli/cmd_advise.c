@@ -261,7 +261,14 @@ static const struct cli_opt out_opts[] = {
 	CLI_SEC("output"),
 	{ .type = CLI_INT, .name = "top", .meta = "K", .off = JOB(top_k), .lo = 1, .hi = MT_TOP_MAX,
 	  .want = "an integer between 1 and 64",
-	  .help = "candidates to keep (default 5, at most 64)" },
+	  .help = "parallel layouts to rank (default 5, at most 64):\n"
+		  "each layout (TP, PP, CP, EP, ETP, dispatcher, FSDP)\n"
+		  "appears once, with its best settings; its runner-up\n"
+		  "variants (VPP, micro-batch, recompute, ...) are folded\n"
+		  "under it" },
+	{ .type = CLI_FLAG, .name = "no-fold", .off = JOB(no_fold),
+	  .help = "rank every candidate on its own, variants of one\n"
+		  "layout included (--top then counts candidates)" },
 	{ .type = CLI_STR, .name = "json", .meta = "FILE", .off = offsetof(struct args, json),
 	  .help = "write megatune.advice/1 JSON ('-': standard output,\n"
 		  "instead of the text; one of --json -, --report - and\n"

@@ -25,6 +25,7 @@
 #include "../lib/jsonr.h"
 #include "../lib/sbuf.h"
 #include "../reports/advice.h"
+#include "../reports/html.h"
 #include "../rules/engine.h"
 #include "../tuner/dispatch.h"
 #include "../validate/logparse.h"
@@ -37,7 +38,7 @@
 #define MAX_RULE_PATHS 16
 
 struct args {
-	const char *job, *cluster, *model, *json, *validation;
+	const char *job, *cluster, *model, *json, *validation, *report;
 	char **jobs;              /* JOB...: several are checked in turn */
 	int njobs;
 	int gpus;
@@ -71,6 +72,9 @@ static const struct cli_opt check_opts[] = {
 	{ .type = CLI_STR, .name = "json", .meta = "FILE", .off = offsetof(struct args, json),
 	  .help = "write megatune.check/1 JSON ('-': standard output,\n"
 		  "instead of the text; docs/FORMATS.md)" },
+	{ .type = CLI_STR, .name = "report", .meta = "FILE", .off = offsetof(struct args, report),
+	  .help = "write the HTML report: the Check section, then the job\n"
+		  "as it is (memory, time, rules); one job only" },
 	CLI_SEC("a log's measurements"),
 	{ .type = CLI_INT, .name = "warmup", .meta = "N", .off = offsetof(struct args, warmup),
 	  .lo = 0, .hi = 1 << 30, .want = "a number of iterations",
@@ -443,6 +447,10 @@ static int parse(int argc, char **argv, struct args *a)
 				       "exists (one LOG.validation.json per log)", a->validation);
 	if (a->no_rules && a->nrule_paths)
 		return cli_usage_error("check", "--rules and --no-rules exclude each other");
+	if (a->report && a->json && !strcmp(a->report, "-") && !strcmp(a->json, "-"))
+		return cli_usage_error("check", "--json - and --report -: one of them on standard output");
+	if (a->njobs > 1 && a->report)
+		return cli_usage_error("check", "--report: one job at a time");
 	if (a->validation && !strcmp(a->validation, "-"))
 		return cli_usage_error("check", "--validation writes files beside FILE: give a path");
 	return -1;
@@ -943,6 +951,24 @@ static int write_json(struct st *t)
 	return rc;
 }
 
+static int write_report(struct st *t)
+{
+	struct mt_report_in in;
+	cJSON *doc = json_doc(t);
+	int rc;
+
+	if (!doc)
+		return mt_error_set(&t->err, MT_ENOMEM, "out of memory");
+	memset(&in, 0, sizeof(in));
+	in.check = doc;
+	in.check_file = t->a.job;
+	in.advice = cJSON_GetObjectItemCaseSensitive(doc, "as_is");
+	in.advice_file = in.advice ? t->a.job : NULL;
+	rc = mt_report_write(t->a.report, &in, &t->err);
+	cJSON_Delete(doc);
+	return rc;
+}
+
 static void st_free(struct st *t)
 {
 	int i;
@@ -976,11 +1002,12 @@ static int check_one(struct st *t, cJSON *arr)
 
 	if (load(t) || as_is(t) || measure_log(t) || searches(t) ||
 	    (t->a.json && !arr && write_json(t)) ||
+	    (t->a.report && write_report(t)) ||
 	    (t->a.validation && (!t->many || t->has_run) && write_validation(t)))
 		return cli_fail("check", &t->err);
 	if (arr)
 		cJSON_AddItemToArray(arr, json_doc(t));
-	if (!(t->a.json && !strcmp(t->a.json, "-"))) {
+	if (!(t->a.json && !strcmp(t->a.json, "-")) && !(t->a.report && !strcmp(t->a.report, "-"))) {
 		text_job(&sb, t);
 		text_as_is(&sb, t);
 		text_measured(&sb, t);

@@ -17,7 +17,8 @@
 
 static const char report_head[] =
 	"usage: megatune report [--advice FILE] [--profile FILE|NAME] [--analysis FILE]\n"
-	"                       [--compare FILE] [--validation FILE] [--history DB [--window N]]\n"
+	"                       [--compare FILE] [--validation FILE] [--check FILE]\n"
+	"                       [--history DB [--window N]]\n"
 	"                       -o report.html\n"
 	"\n"
 	"One self-contained HTML page (inline CSS, SVG charts and a few lines of\n"
@@ -60,6 +61,9 @@ static const struct cli_opt report_opts[] = {
 	{ .type = CLI_STR, .name = "validation", .meta = "FILE", .off = RA(in.validation_file),
 	  .help = "megatune.validation/1 (validate -o): predicted vs\n"
 		  "measured step, each run's status with its evidence" },
+	{ .type = CLI_STR, .name = "check", .meta = "FILE", .off = RA(in.check_file),
+	  .help = "megatune.check/1 (check --json): the job as it is,\n"
+		  "its diagnoses and the changes with their diffs" },
 	CLI_SEC("output"),
 	{ .type = CLI_STR, .name = "output", .short_name = 'o', .meta = "FILE", .off = RA(out),
 	  .help = "the page ('-' for standard output)" },
@@ -140,7 +144,7 @@ int cmd_report(int argc, char **argv)
 	struct mt_error err = MT_ERROR_INIT;
 	struct rargs ra;
 	struct mt_report_in *inp = &ra.in;
-	cJSON *docs[4] = { NULL, NULL, NULL, NULL };
+	cJSON *docs[5] = { NULL, NULL, NULL, NULL, NULL };
 	struct mt_cluster *cluster = NULL;
 	struct trends tr;
 	struct mt_validation val;
@@ -159,10 +163,11 @@ int cmd_report(int argc, char **argv)
 	if (!out)
 		return cli_usage_error("report", "missing -o FILE (the page to write)");
 	{
-		const char *ins[5] = { inp->advice_file, inp->profile_file, inp->analysis_file,
-				       inp->compare_file, inp->history_file };
+		const char *ins[7] = { inp->advice_file, inp->profile_file, inp->analysis_file,
+				       inp->compare_file, inp->history_file, inp->validation_file,
+				       inp->check_file };
 
-		if ((rc = cli_check_io("report", ins, 5, &out, 1)))
+		if ((rc = cli_check_io("report", ins, 7, &out, 1)))
 			return rc;
 	}
 	memset(&tr, 0, sizeof(tr));
@@ -171,6 +176,7 @@ int cmd_report(int argc, char **argv)
 	    (inp->profile_file && mt_profile_load_json(inp->profile_file, &docs[1], &err)) ||
 	    (inp->analysis_file && mt_json_load(inp->analysis_file, &docs[2], &err)) ||
 	    (inp->compare_file && mt_json_load(inp->compare_file, &docs[3], &err)) ||
+	    (inp->check_file && mt_json_load(inp->check_file, &docs[4], &err)) ||
 	    (docs[1] && (mt_report_schema(docs[1], "megatune.profile/1", inp->profile_file,
 					  "--profile", &err) ||
 			 mt_profile_cluster(inp->profile_file, docs[1], &cluster, &err)))) {
@@ -190,6 +196,7 @@ int cmd_report(int argc, char **argv)
 	inp->cluster = cluster;
 	inp->analysis = docs[2];
 	inp->compare = docs[3];
+	inp->check = docs[4];
 	inp->trends = tr.t;
 	inp->ntrends = tr.nt;
 	if (mt_report_write(out, inp, &err))
@@ -199,7 +206,7 @@ out:
 	if (has_val)
 		mt_validation_free(&val);
 	mt_cluster_free(cluster);
-	for (i = 0; i < 4; i++)
+	for (i = 0; i < 5; i++)
 		cJSON_Delete(docs[i]);
 	return rc;
 }

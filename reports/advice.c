@@ -81,8 +81,10 @@ static const char *rc_words(const struct mt_config *c, char *buf, size_t cap)
 }
 
 /* How candidate a differs from b, knob by knob (job/knobs.def): " (mbs 2
- * against 1, recompute selective against none)"; nothing when they agree. */
-static void differences(struct sbuf *sb, const struct mt_config *a, const struct mt_config *b)
+ * against 1, recompute selective against none)", nothing when they agree;
+ * or as advise's options "--vpp 8 --mbs 2" (as_flags).  Returns the count. */
+static int knob_diffs(struct sbuf *sb, const struct mt_config *a, const struct mt_config *b,
+		      int as_flags)
 {
 	char x[MT_KNOB_FMT_MAX], y[MT_KNOB_FMT_MAX];
 	int k, n = 0;
@@ -95,11 +97,54 @@ static void differences(struct sbuf *sb, const struct mt_config *a, const struct
 		/* the modules differ only between two selective candidates */
 		if (k == MT_KNOB_RC_MODULES && (va <= 0 || vb <= 0))
 			continue;
-		sbuf_addf(sb, "%s%s %s against %s", n++ ? ", " : " (", mt_knobs[k].cli,
-			  mt_knob_format(k, va, x, sizeof(x)), mt_knob_format(k, vb, y, sizeof(y)));
+		if (as_flags)
+			sbuf_addf(sb, "%s--%s %s", n++ ? " " : "", mt_knobs[k].cli,
+				  mt_knob_format(k, va, x, sizeof(x)));
+		else
+			sbuf_addf(sb, "%s%s %s against %s", n++ ? ", " : " (", mt_knobs[k].cli,
+				  mt_knob_format(k, va, x, sizeof(x)),
+				  mt_knob_format(k, vb, y, sizeof(y)));
 	}
-	if (n)
+	if (n && !as_flags)
 		sbuf_addc(sb, ')');
+	return n;
+}
+
+/* the first form */
+static void differences(struct sbuf *sb, const struct mt_config *a, const struct mt_config *b)
+{
+	knob_diffs(sb, a, b, 0);
+}
+
+/* What a folded variant changes against its layout's best: "--vpp 8 --mbs 2" */
+static void variant_words(struct sbuf *sb, const struct mt_config *v, const struct mt_config *best)
+{
+	if (!knob_diffs(sb, v, best, 1))
+		sbuf_adds(sb, "the same knobs (another setting the search chose)");
+}
+
+/* The runner-up variants folded under each ranked layout */
+static void variants_lines(struct sbuf *sb, const struct mt_search_result *r)
+{
+	int i, v, any = 0;
+
+	for (i = 0; i < r->ntop; i++) {
+		if (!r->nvar[i])
+			continue;
+		if (!any++)
+			sbuf_adds(sb, "\nvariants folded under each layout (in the ranking's order; --top counts "
+				      "layouts):\n");
+		sbuf_addf(sb, "  %d: %lld other setting%s of this layout ranked; the first:\n", i + 1,
+			  r->folded[i], r->folded[i] == 1 ? "" : "s");
+		for (v = 0; v < r->nvar[i]; v++) {
+			const struct mt_variant *x = &r->var[i][v];
+
+			sbuf_adds(sb, "       ");
+			variant_words(sb, &x->cfg, &r->top[i].cfg);
+			sbuf_addf(sb, ": %.3f s (%+.2f%%), %.1f GiB\n", x->step,
+				  100 * (x->step / r->top[i].time.step - 1), gib(x->mem));
+		}
+	}
 }
 
 /* The knobs of a candidate that Megatron-LM would not run without a flag and
@@ -508,6 +553,7 @@ void mt_advice_text(struct sbuf *sb, const struct mt_model *m, const struct mt_c
 	mt_table_release(&t);
 	if (!r->ntop)
 		return;
+	variants_lines(sb, r);
 	sbuf_addf(sb, "\nbest: %s, recompute %s",
 		  mt_config_label(lbl, sizeof(lbl), m, &r->top[0].cfg),
 		  rc_words(&r->top[0].cfg, (char[RCW_MAX]){ 0 }, RCW_MAX));

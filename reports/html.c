@@ -242,9 +242,12 @@ static int read_inputs(const struct mt_report_in *in, struct parsed *p, struct m
 
 	memset(p, 0, sizeof(*p));
 	if (!in->advice && !in->cluster && !in->analysis && !in->compare && !in->history_file &&
-	    !in->validation)
+	    !in->validation && !in->check)
 		return mt_error_set(err, MT_EUSAGE, "nothing to report: give --advice, --profile, "
-				    "--analysis, --compare, --validation or --history");
+				    "--analysis, --compare, --validation, --check or --history");
+	if (in->check && (rc = mt_report_schema(in->check, "megatune.check/1", in->check_file,
+						"--check", err)))
+		return rc;
 	if (in->advice && (rc = mt_report_schema(in->advice, "megatune.advice/1", in->advice_file,
 					  "--advice", err)))
 		return rc;
@@ -302,6 +305,8 @@ static void render(struct sbuf *sb, const struct mt_report_in *in, const struct 
 		sbuf_adds(sb, " &#183; ");
 	}
 	sbuf_adds(sb, "megatune " MEGATUNE_VERSION "</p><nav>");
+	if (in->check)
+		sbuf_adds(sb, "<a href=\"#check\">Check</a>");
 	if (adv)
 		sbuf_adds(sb, "<a href=\"#summary\">Summary</a>");
 	if (in->cluster)
@@ -316,9 +321,12 @@ static void render(struct sbuf *sb, const struct mt_report_in *in, const struct 
 		sbuf_adds(sb, "<a href=\"#regressions\">Regressions</a>");
 	if (in->validation)
 		sbuf_adds(sb, "<a href=\"#validation\">Validation</a>");
+
 	if (in->history_file)
 		sbuf_adds(sb, "<a href=\"#trends\">Trends</a>");
 	sbuf_adds(sb, "</nav></header><main>");
+	if (in->check)
+		html_check(sb, in->check);
 	if (adv)
 		html_summary(sb, adv);
 	if (in->cluster)
@@ -358,6 +366,10 @@ static void render(struct sbuf *sb, const struct mt_report_in *in, const struct 
 	if (in->validation_file) {
 		sbuf_adds(sb, " &#183; validation ");
 		esc(sb, in->validation_file);
+	}
+	if (in->check_file) {
+		sbuf_adds(sb, " &#183; check ");
+		esc(sb, in->check_file);
 	}
 	sbuf_adds(sb, ". Predictions come from megatune's model (docs/MODEL.md); measured values from "
 		      "the profile, each with its source.</footer><script>");

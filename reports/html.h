@@ -33,6 +33,8 @@ struct mt_report_in {
 	const char *history_file;  /* NULL: no Trends section */
 	const struct mt_validation *validation;    /* validate/validation.h, or NULL */
 	const char *validation_file;
+	const cJSON *check;                        /* megatune.check/1, or NULL */
+	const char *check_file;
 };
 
 /* MT_EINVAL naming file and the 'schema' field when doc is not an object of

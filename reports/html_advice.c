@@ -283,13 +283,68 @@ void html_summary(struct sbuf *sb, const cJSON *adv)
 
 /* ---------------------------------------------------------------- candidates */
 
+/* The runner-up variants folded under each ranked layout (advise --top
+ * counts layouts): what each changes, its step and memory */
+static void html_variants(struct sbuf *sb, const cJSON *adv)
+{
+	const cJSON *c, *v, *d;
+	int any = 0;
+
+	cJSON_ArrayForEach(c, jget(adv, "candidates")) {
+		double best = jnum(c, "time.step_s");
+
+		cJSON_ArrayForEach(v, jget(c, "variants")) {
+			int n = 0;
+
+			if (!any++)
+				sbuf_adds(sb, "<details><summary>variants folded under each layout (the "
+					      "same TP, PP, CP, EP, ETP, dispatcher and FSDP)</summary>"
+					      "<table class=\"sortable\"><thead><tr><th class=\"n\">#"
+					      "</th><th>differs</th><th class=\"n\">step<br>(s)</th>"
+					      "<th class=\"n\">against<br>the best</th><th class=\"n\">"
+					      "memory<br>(GiB)</th></tr></thead><tbody>");
+			sbuf_adds(sb, "<tr>");
+			td_num(sb, jnum(c, "rank"), "%.0f");
+			sbuf_adds(sb, "<td>");
+			cJSON_ArrayForEach(d, jget(v, "differs")) {
+				sbuf_addf(sb, "%s", n++ ? ", " : "");
+				esc(sb, d->string);
+				sbuf_adds(sb, " ");
+				if (cJSON_IsNumber(d))
+					sbuf_addf(sb, "%g", d->valuedouble);
+				else if (cJSON_IsBool(d))
+					sbuf_adds(sb, cJSON_IsTrue(d) ? "on" : "off");
+				else if (cJSON_IsString(d))
+					esc(sb, d->valuestring);
+				else if (cJSON_IsArray(d)) {
+					const cJSON *e;
+					int m = 0;
+
+					cJSON_ArrayForEach(e, d) {
+						sbuf_adds(sb, m++ ? "," : "");
+						esc(sb, cJSON_IsString(e) ? e->valuestring : "?");
+					}
+				}
+			}
+			sbuf_adds(sb, "</td>");
+			td_num(sb, jnum(v, "step_s"), "%.3f");
+			td_num(sb, 100 * (jnum(v, "step_s") / best - 1), "%+.2f%%");
+			td_num(sb, jnum(v, "peak_bytes") / GIB, "%.1f");
+			sbuf_adds(sb, "</tr>");
+		}
+	}
+	if (any)
+		sbuf_adds(sb, "</tbody></table></details>");
+}
+
 void html_candidates(struct sbuf *sb, const cJSON *adv)
 {
 	const cJSON *c, *p;
 	int i = 0;
 
 	section(sb, "candidates", "Candidates",
-		"Every configuration that fits, fastest first (click a column to sort).");
+		"The fastest parallel layouts, each with its best settings, fastest first (click a "
+		"column to sort); the other settings of each layout are folded below the table.");
 	sbuf_adds(sb, "<div class=\"scroll\"><table class=\"sortable cands\"><thead><tr>"
 		      "<th class=\"n\">#</th><th class=\"n\">TP</th><th class=\"n\">PP</th>"
 		      "<th class=\"n\">VPP</th><th class=\"n\">CP</th><th>CP<br>comm</th>"
@@ -334,6 +389,7 @@ void html_candidates(struct sbuf *sb, const cJSON *adv)
 		sbuf_adds(sb, "</tr>");
 	}
 	sbuf_adds(sb, "</tbody></table></div>");
+	html_variants(sb, adv);
 	sbuf_addf(sb, "<p>The search evaluated %.0f candidates in %.3f s; %.0f fit.</p>",
 		  jnum(adv, "search.evaluated"), jnum(adv, "search.seconds"),
 		  isfinite(jnum(adv, "search.feasible")) ? jnum(adv, "search.feasible")

@@ -104,6 +104,7 @@ void html_configuration(struct sbuf *sb, const cJSON *adv);
  * --from-validation), the section also shows the fitted factors and the
  * residuals of the runs they were fitted to. */
 struct mt_cluster;
+void html_check(struct sbuf *sb, const cJSON *doc);
 void html_validation(struct sbuf *sb, const struct mt_validation *v, const struct mt_cluster *c);
 /* One fired rule (an advice candidate's or an analysis finding) as a card. */
 void html_rule_card(struct sbuf *sb, const cJSON *r);

@@ -196,7 +196,7 @@ mlm_advice() {
 	local P=$R/calibrated.json
 	[ -s "$P" ] || P=dgx-h100
 	"$MT" advise --model "$MODEL" --cluster "$P" --gpus 1 --seq 1024 --gbs 16 --dist-opt off \
-		--recompute none --top 3 --json "$R/mlm-advice.json"
+		--recompute none --top 3 --no-fold --json "$R/mlm-advice.json"
 }
 MLM_COMMON="--mock-data --eval-iters 0 --log-interval 1 --log-throughput --lr 1e-4"
 # neither Transformer Engine nor Apex is there: Megatron-LM's own layers

@@ -96,6 +96,8 @@ struct mt_job {
 				   * memory when it is within this share of the fastest, which
 				   * uses more (default MT_ROOMY_TOL; 0: off; docs/MODEL.md 7.1) */
 	int top_k;
+	int no_fold;              /* rank every candidate, not one per parallel layout
+				   * with its variants folded under it (advisor/search.h) */
 	int moe_balance;          /* enum mt_moe_balance: aux (default), forced, drop */
 	double moe_capacity;      /* MT_BAL_DROP: the expert capacity factor */
 	int megatron_version;     /* release of the flags (job/flagtable.h): 0 the newest */

@@ -8,10 +8,17 @@ a comparison | 0 | all_reduce time, 16 ranks, 64 KiB | report --compare tests/fi
 a regression is marked | 0 | class="verdict-regressed" | report --compare tests/fixtures/report/comparison-efa-tuner.json -o -
 advise writes the report | 0 | best: TP4 | advise --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --report report-test.html
 estimate writes the report | 0 | verdict: fits | estimate --model llama3-8b --gpus 8 --seq 4096 --gbs 64 --report report-test2.html
-nothing to report | 2 | nothing to report: give --advice, --profile, --analysis, --compare, --validation or --history | report -o x.html
+nothing to report | 2 | nothing to report: give --advice, --profile, --analysis, --compare, --validation, --check or --history | report -o x.html
 no output named | 2 | missing -o FILE | report --profile dgx-h100
 the wrong kind of document | 2 | h100-1numa-nccl2.27.json: field 'schema': --advice expects "megatune.advice/1", got "megatune.profile/1" | report --advice tests/fixtures/rules/h100-1numa-nccl2.27.json -o x.html
 a missing file | 2 | cannot read 'nope.json' | report --advice nope.json -o x.html
 a truncated file | 2 | truncated | report --profile tests/fixtures/bad/profile-truncated.json -o x.html
 an unknown option | 2 | unknown option '--colour' | report --colour -o x.html
 help | 0 | usage: megatune report | report --help
+a check | 0 | <section id="check"> | report --check tests/fixtures/report/check-llama3-70b.json -o -
+a check's diffs | 0 | the diff: best overall .everything. | report --check tests/fixtures/report/check-llama3-70b.json -o -
+a check's diagnoses | 0 | <h3>Diagnoses .10.</h3> | report --check tests/fixtures/report/check-llama3-70b.json -o -
+a check that is an advice | 2 | advice-llama3-8b.json: .*schema.*megatune.check/1 | report --check tests/fixtures/report/advice-llama3-8b.json -o -
+check --report | 0 | <section id="check"> | check tests/fixtures/jobs/llama3-70b-overlaps-off.sh --report -
+check --report, the job as it is | 0 | <section id="summary"> | check tests/fixtures/jobs/llama3-70b-overlaps-off.sh --report -
+check --report not with many | 2 | --report: one job at a time | check tests/fixtures/jobs/llama3-8b.args tests/fixtures/jobs/llama3-70b-overlaps-off.sh --gpus 8 --report /tmp/x.html

@@ -108,6 +108,54 @@ static void headroom_before_speed(void **state)
 	}
 }
 
+/* Llama 3 70B on 64 H100 at 8K: flat, the top 5 is one layout (TP4 PP2 CP2)
+ * in five VPP values; folded, five distinct layouts, the same best first, and
+ * each entry's variants are its own layout, in the ranking's order, the flat
+ * list's runner-up among them (docs/MODEL.md 7.2) */
+static void the_ranking_is_one_row_per_layout(void **state)
+{
+	struct mt_model m;
+	struct mt_job j;
+	struct mt_search_result *flat, *r;
+	int i, k, same = 0;
+
+	(void)state;
+	job(&j, 64, 8192, 128);
+	j.top_k = 5;
+	j.no_fold = 1;
+	flat = run("llama3-70b", &j, &m);
+	for (i = 1; i < flat->ntop; i++)
+		same += mt_same_layout(&flat->top[0].cfg, &flat->top[i].cfg);
+	assert_true(same >= 2); /* what folding is for */
+	j.no_fold = 0;
+	r = run("llama3-70b", &j, &m);
+	assert_int_equal(r->ntop, 5);
+	assert_true(!memcmp(&r->top[0].cfg, &flat->top[0].cfg, sizeof(r->top[0].cfg)));
+	assert_true(r->folded[0] >= 3);
+	for (i = 0; i < r->ntop; i++) {
+		for (k = 0; k < i; k++)
+			assert_false(mt_same_layout(&r->top[i].cfg, &r->top[k].cfg));
+		if (i)
+			assert_true(r->top[i - 1].time.step + r->top[i - 1].band.spec_hi <=
+				    r->top[i].time.step + r->top[i].band.spec_hi);
+		assert_true(r->nvar[i] <= MT_VARIANTS && r->nvar[i] <= r->folded[i]);
+		for (k = 0; k < r->nvar[i]; k++) {
+			assert_true(mt_same_layout(&r->var[i][k].cfg, &r->top[i].cfg));
+			if (k)
+				assert_true(r->var[i][k - 1].key <= r->var[i][k].key);
+		}
+	}
+	/* the flat list's second row is folded under the first */
+	for (k = 0; k < r->nvar[0]; k++)
+		if (r->var[0][k].step == flat->top[1].time.step &&
+		    r->var[0][k].cfg.vpp == flat->top[1].cfg.vpp &&
+		    r->var[0][k].cfg.mbs == flat->top[1].cfg.mbs)
+			break;
+	assert_true(k < r->nvar[0] || !mt_same_layout(&flat->top[1].cfg, &flat->top[0].cfg));
+	free(flat);
+	free(r);
+}
+
 /* DP 1 (TP 8 on 8 GPUs): nothing to shard, so no candidate differs from
  * another only by the distributed optimizer or FSDP; DDP's row stands */
 static void one_data_parallel_rank_is_one_optimizer_row(void **state)
@@ -463,6 +511,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(results_are_sound),
 		cmocka_unit_test(headroom_before_speed),
+		cmocka_unit_test(the_ranking_is_one_row_per_layout),
 		cmocka_unit_test(one_data_parallel_rank_is_one_optimizer_row),
 		cmocka_unit_test(every_knob_pinned_is_one_evaluation),
 		cmocka_unit_test(pins_narrow_the_space),
