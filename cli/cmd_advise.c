@@ -56,7 +56,8 @@ static int opt_release(const char *cmd, const struct cli_opt *o, const char *arg
 			rel + 1;
 		return 0;
 	}
-	for (i = 0; i < mt_release_count(kind) && len >= 0 && (size_t)len < sizeof(list); i++)
+	for (i = 0; i < mt_release_count(kind) + mt_release_forks(kind) && len >= 0 &&
+		    (size_t)len < sizeof(list); i++)
 		len += snprintf(list + len, sizeof(list) - (size_t)len, "%s%s", i ? ", " : "",
 				mt_release_name(kind, i));
 	fprintf(stderr, "megatune %s: error: --%s: unknown release '%s'; known: %s (or the number, "
@@ -290,7 +291,9 @@ static const struct cli_opt out_opts[] = {
 	   "the Megatron-LM release the flags are for: core_v0.8.0\n"
 	   "to core_v0.19.0 (default, the newest), or 0.14 for\n"
 	   "core_v0.14.0: renamed flags take the older spelling, flags\n"
-	   "it lacks become '# --flag needs ...' lines"),
+	   "it lacks become '# --flag needs ...' lines; loongforge:\n"
+	   "LoongForge's fork of core_v0.15.0, its flags and\n"
+	   "loongforge/train.py"),
 	FN("bridge-version", "R", opt_release,
 	   "the Megatron-Bridge release the overrides are for: v0.2.0\n"
 	   "to v0.6.0 (default); docs/FORMATS.md section 7"),
@@ -423,6 +426,7 @@ static int print_launch(const struct mt_model *m, const struct mt_cluster *cl,
 	snprintf(title, sizeof(title), "megatune: %s on %d GPUs of %s, %s; a benchmark on mock data",
 		 m->name, l.gpus, cl->name, mt_config_label(label, sizeof(label), m, c));
 	l.title = title;
+	l.loongforge = mt_job_loongforge(j);
 	if (!mt_launch_script(&sb, &l, &err) && sb.failed)
 		mt_error_set(&err, MT_ENOMEM, "out of memory");
 	if (err.code)

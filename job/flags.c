@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../lib/shell.h"
+#include "flagtable.h"
 #include "knobs.h"
 #include "../tuner/cluster.h"
 #include "../tuner/hostmem.h"
@@ -373,6 +374,27 @@ static const char *offload_list(unsigned bits, char *buf, size_t cap, char sep)
 	return buf;
 }
 
+/* Fine-grained activation offload: the modules, and with LoongForge's EP A2A
+ * overlap path the tensor tags it offloads by instead: the experts' input is
+ * the dispatched tokens, the MLP norm's output what is dispatched
+ * (docs/source/features/moe_all2all_overlap.md @ c627566184) */
+static int offload_flags(struct mt_kv *o, int n, const struct mt_job *j, const struct mt_config *c)
+{
+	const unsigned fc1 = 1u << MT_OM_EXPERT_FC1, norm = 1u << MT_OM_MLP_NORM;
+	char v[160];
+
+	if (!j->offload_modules)
+		return n;
+	n = add(o, n, "fine-grained-activation-offloading", NULL, 0);
+	n = adds(o, n, "offload-modules", offload_list(j->offload_modules, v, sizeof(v), ' '));
+	if (mt_job_loongforge(j) && c->ep_overlap && (j->offload_modules & (fc1 | norm)))
+		n = adds(o, n, "offload-tensors",
+			 (j->offload_modules & fc1) && (j->offload_modules & norm)
+			 ? "dispatched_input pre_mlp_layernorm_output"
+			 : j->offload_modules & fc1 ? "dispatched_input" : "pre_mlp_layernorm_output");
+	return n;
+}
+
 int mt_megatron_args(const struct mt_model *m, const struct mt_job *j, const struct mt_config *c,
 		     struct mt_kv *o)
 {
@@ -495,12 +517,7 @@ int mt_megatron_args(const struct mt_model *m, const struct mt_job *j, const str
 	 * megatron/core/model_parallel_config.py line 471). */
 	if (c->offload_layers > 0)
 		n = add(o, n, KF(OFFLOAD), "%lld", c->offload_layers);
-	if (j->offload_modules) {
-		char v[160];
-
-		n = add(o, n, "fine-grained-activation-offloading", NULL, 0);
-		n = adds(o, n, "offload-modules", offload_list(j->offload_modules, v, sizeof(v), ' '));
-	}
+	n = offload_flags(o, n, j, c);
 	if (c->cuda_graph) {
 		char mods[64];
 
@@ -508,8 +525,15 @@ int mt_megatron_args(const struct mt_model *m, const struct mt_job *j, const str
 		n = adds(o, n, "cuda-graph-modules", graph_modules(m, j->moe_balance == MT_BAL_DROP, mods, sizeof(mods),
 							' '));
 	}
-	if (c->fused_ce)
+	if (c->fused_ce) {
 		n = add(o, n, KF(FUSED_CE), NULL, 0);
+		/* LoongForge's fused linear cross-entropy: the output layer's
+		 * GEMM and the loss in vocabulary chunks, no full logits (its
+		 * optimization_guide.md 3.4 @ c627566184); at least the memory
+		 * the fused loss saves */
+		if (mt_job_loongforge(j))
+			n = adds(o, n, "cross-entropy-fusion-impl", "linear");
+	}
 	n = adds(o, n, "attention-backend", j->attn_impl == MT_ATTN_FLASH ? "fused" : "unfused");
 	return mt_knobs_megatron_generic(c, o, n, MT_FLAGS_MAX);
 }

@@ -12,6 +12,8 @@
 #define LAYERS_PER_STAGE MT_CONV_LAYERS_PER_STAGE
 #define BARE MT_CONV_BARE
 
+#define MT_FORK(kind, name, base, src)
+#define MT_FORK_FLAG(kind, fork, name)
 static const struct mt_flag_row rows[] = {
 #define MT_RELEASE(kind, name)
 #define MT_FLAG(kind, name, first, last, older, conv, src, src_new) \
@@ -34,8 +36,47 @@ static const struct release releases[] = {
 #undef MT_RELEASE
 };
 
+#undef MT_FORK
+#undef MT_FORK_FLAG
+
+struct fork {
+	int kind;
+	const char *name, *base, *source;
+};
+
+static const struct fork forks[] = {
+#define MT_FLAG(kind, name, first, last, older, conv, src, src_new)
+#define MT_RELEASE(kind, name)
+#define MT_FORK(kind, name, base, src) { kind, name, base, src },
+#define MT_FORK_FLAG(kind, fork, name)
+#include "flagtable.def"
+#undef MT_FLAG
+#undef MT_RELEASE
+#undef MT_FORK
+#undef MT_FORK_FLAG
+};
+
+struct fork_flag {
+	int kind;
+	const char *fork, *name;
+};
+
+static const struct fork_flag fork_flags[] = {
+#define MT_FLAG(kind, name, first, last, older, conv, src, src_new)
+#define MT_RELEASE(kind, name)
+#define MT_FORK(kind, name, base, src)
+#define MT_FORK_FLAG(kind, fork, name) { kind, fork, name },
+#include "flagtable.def"
+#undef MT_FLAG
+#undef MT_RELEASE
+#undef MT_FORK
+#undef MT_FORK_FLAG
+};
+
 #define NROWS ((int)(sizeof(rows) / sizeof(rows[0])))
 #define NREL ((int)(sizeof(releases) / sizeof(releases[0])))
+#define NFORK ((int)(sizeof(forks) / sizeof(forks[0])))
+#define NFORKFLAG ((int)(sizeof(fork_flags) / sizeof(fork_flags[0])))
 
 const struct mt_flag_row *mt_flag_rows(int *n)
 {
@@ -62,14 +103,45 @@ int mt_release_count(int kind)
 	return n;
 }
 
-const char *mt_release_name(int kind, int i)
+/* The fork of index i (mt_release_count(kind) and up), or NULL */
+static const struct fork *fork_at(int kind, int i)
 {
 	int k;
 
+	i -= mt_release_count(kind);
+	for (k = 0; i >= 0 && k < NFORK; k++)
+		if (forks[k].kind == kind && i-- == 0)
+			return &forks[k];
+	return NULL;
+}
+
+int mt_release_forks(int kind)
+{
+	int k, n = 0;
+
+	for (k = 0; k < NFORK; k++)
+		n += forks[k].kind == kind;
+	return n;
+}
+
+const char *mt_release_name(int kind, int i)
+{
+	const struct fork *f = fork_at(kind, i);
+	int k;
+
+	if (f)
+		return f->name;
 	for (k = 0; k < NREL; k++)
 		if (releases[k].kind == kind && i-- == 0)
 			return releases[k].name;
 	return NULL;
+}
+
+const char *mt_release_fork_base(int kind, int i)
+{
+	const struct fork *f = fork_at(kind, i);
+
+	return f ? f->base : NULL;
 }
 
 /* "0.14" matches "core_v0.14.0" and "v0.14.0": the number after the prefix,
@@ -89,6 +161,9 @@ int mt_release_find(int kind, const char *name)
 {
 	int i, n = mt_release_count(kind);
 
+	for (i = n; i < n + mt_release_forks(kind); i++)
+		if (!strcmp(mt_release_name(kind, i), name))
+			return i;
 	for (i = 0; i < n; i++)
 		if (!strcmp(mt_release_name(kind, i), name))
 			return i;
@@ -102,12 +177,21 @@ int mt_release_resolve(int kind, int setting)
 {
 	int n = mt_release_count(kind);
 
-	return setting > 0 && setting <= n ? setting - 1 : n - 1;
+	return setting > 0 && setting <= n + mt_release_forks(kind) ? setting - 1 : n - 1;
 }
 
 int mt_flag_accepts(const struct mt_flag_row *r, int rel)
 {
-	int first = mt_release_find(r->kind, r->first);
+	const struct fork *f = fork_at(r->kind, rel);
+	int first = mt_release_find(r->kind, r->first), k;
+
+	if (f) {
+		for (k = 0; k < NFORKFLAG; k++)
+			if (fork_flags[k].kind == r->kind && !strcmp(fork_flags[k].fork, f->name) &&
+			    !strcmp(fork_flags[k].name, r->name))
+				return 1;
+		return mt_flag_accepts(r, mt_release_find(r->kind, f->base));
+	}
 	int last = r->last[0] ? mt_release_find(r->kind, r->last) : mt_release_count(r->kind) - 1;
 
 	return first >= 0 && last >= 0 && rel >= first && rel <= last;
@@ -152,10 +236,17 @@ static void needs_note(int kind, const struct mt_flag_row *r, int rel, struct mt
 		       const char *what)
 {
 	const char *who = kind == MT_FLAG_MEGATRON ? "Megatron-LM" : "Megatron-Bridge";
+	const char *base = mt_release_fork_base(kind, rel);
 	int first = mt_release_find(kind, r->first);
 	char key[sizeof(kv->key)];
 
 	snprintf(key, sizeof(key), "%s", kv->key);
+	if (base) { /* a fork: as its base release, named itself */
+		snprintf(kv->key, sizeof(kv->key), "#%.94s", key);
+		snprintf(kv->val, sizeof(kv->val), "%s is not accepted by %s (%s, %s)", what,
+			 mt_release_name(kind, rel), who, base);
+		return;
+	}
 	snprintf(kv->key, sizeof(kv->key), "#%.94s", key);
 	if (rel < first)
 		snprintf(kv->val, sizeof(kv->val), "%s needs %s >= %s (left out for %s)", what, who,
@@ -219,4 +310,12 @@ int mt_flags_for_release(int kind, int rel, struct mt_kv *o, int n)
 		needs_note(kind, r, rel, &o[i], what);
 	}
 	return n;
+}
+
+int mt_job_loongforge(const struct mt_job *j)
+{
+	const char *n = mt_release_name(MT_FLAG_MEGATRON,
+					mt_release_resolve(MT_FLAG_MEGATRON, j->megatron_version));
+
+	return n && !strcmp(n, "loongforge");
 }

@@ -35,9 +35,20 @@ const struct mt_flag_row *mt_flag_rows(int *n);
 const struct mt_flag_row *mt_flag_find(int kind, const char *name);
 
 /* Releases of a kind, oldest first: the count, and the name of index i
- * (NULL out of range). */
+ * (NULL out of range; a fork's from the count on). */
 int mt_release_count(int kind);
 const char *mt_release_name(int kind, int i);
+
+/* Forks of a kind (flagtable.def MT_FORK: LoongForge's Megatron-LM), indexed
+ * after the releases: mt_release_count(kind) + f.  A fork accepts what its
+ * base release accepts and its own rows; the base of index i, or NULL when
+ * i is a release. */
+int mt_release_forks(int kind);
+const char *mt_release_fork_base(int kind, int i);
+
+/* 1 when the job's --megatron-version is LoongForge's fork: its flags are
+ * spelled as LoongForge runs them (job/flags.c, job/launch.h). */
+int mt_job_loongforge(const struct mt_job *j);
 
 /* The index of a release name, or -1.  Accepted: the name itself
  * ("core_v0.14.0", "v0.5.0") or its number ("0.14.0", "0.14"). */

@@ -99,7 +99,8 @@ int mt_launch_script(struct sbuf *sb, const struct mt_launch *l, struct mt_error
 		if (mt_kv_is_note(&l->args[i]))
 			sbuf_addf(sb, "# %s\n", l->args[i].val);
 	sbuf_adds(sb, "set -euo pipefail\n\n");
-	sbuf_adds(sb, "MEGATRON_LM=${MEGATRON_LM:-/opt/megatron-lm}\n");
+	sbuf_adds(sb, l->loongforge ? "LOONGFORGE=${LOONGFORGE:-/opt/loongforge}\n"
+				    : "MEGATRON_LM=${MEGATRON_LM:-/opt/megatron-lm}\n");
 	env_lines(sb, l);
 	if (l->kind == MT_LAUNCH_SLURM) {
 		sbuf_adds(sb, "MASTER_ADDR=$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" "
@@ -123,7 +124,8 @@ int mt_launch_script(struct sbuf *sb, const struct mt_launch *l, struct mt_error
 	}
 	sbuf_adds(sb, "  --rdzv-backend c10d \\\n");
 	sbuf_adds(sb, "  --rdzv-endpoint \"$MASTER_ADDR:$MASTER_PORT\" \\\n");
-	sbuf_adds(sb, "  \"$MEGATRON_LM/pretrain_gpt.py\" \\\n  ");
+	sbuf_adds(sb, l->loongforge ? "  \"$LOONGFORGE/loongforge/train.py\" \\\n  "
+				    : "  \"$MEGATRON_LM/pretrain_gpt.py\" \\\n  ");
 	mt_kv_render(sb, kv, n, MT_KV_ARGS, " \\\n  ");
 	sbuf_addc(sb, '\n');
 	return 0;

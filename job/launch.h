@@ -34,6 +34,8 @@ struct mt_launch {
 	const struct mt_kv *env;  /* environment variables */
 	int nenv;
 	const char *title;     /* one comment line on what it runs ("" or NULL: none) */
+	int loongforge;        /* run LoongForge's loongforge/train.py (from $LOONGFORGE),
+				* not Megatron-LM's pretrain_gpt.py (from $MEGATRON_LM) */
 };
 
 #define MT_LAUNCH_ITERS 20

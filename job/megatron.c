@@ -14,6 +14,7 @@
 #include "../tuner/hostmem.h"
 #include "../tuner/layout.h"
 #include "../tuner/recompute.h"
+#include "flagtable.h"
 #include "knobs.h"
 
 /* The argument named `flag`, or NULL. */
@@ -372,7 +373,8 @@ static const char *const read_flags[] = {
 	"recompute-method", "cuda-graph-modules", "cuda-graph-scope", "num-layers-per-virtual-pipeline-stage",
 	"virtual-pipeline-model-parallel-size", "moe-grouped-gemm", "use-mcore-models",
 	"transformer-impl", "micro-batch-size", "moe-permute-fusion",
-	"model-name", /* LoongForge's model, as --model (job/loongforge.h) */ NULL,
+	"model-name", /* LoongForge's model, as --model (job/loongforge.h) */
+	"cross-entropy-fusion-impl", "offload-tensors", NULL,
 };
 
 /* Flags that do not change the step time megatune predicts: data, paths,
@@ -816,6 +818,10 @@ int mt_megatron_job(const struct mt_jobsrc *s, int gpus, const struct mt_model *
 	memset(o, 0, sizeof(*o));
 	mt_job_init(&o->job);
 	o->job.fp8_recipe = MT_FP8_DELAYED;
+	/* a LoongForge job: its fork's flags, and its spelling in the diffs */
+	if (s->loongforge || mt_jobsrc_find(s, "model-name") >= 0 ||
+	    mt_jobsrc_find(s, "custom-pipeline-layers") >= 0 || mt_jobsrc_find(s, "offload-tensors") >= 0)
+		o->job.megatron_version = mt_release_find(MT_FLAG_MEGATRON, "loongforge") + 1;
 	if (given)
 		o->model = *given;
 	if ((!given && (rc = job_model(s, &o->model, o->model_json, sizeof(o->model_json), err))) || (rc = job_gpus(s, gpus, o, err)) ||

@@ -773,6 +773,7 @@ static int command(struct lexer *x)
 		x->out->kind = MT_JS_SCRIPT;
 		snprintf(x->out->entry, sizeof(x->out->entry), "%s", basename_of(w[j].s));
 		x->out->entry_line = w[j].line;
+		x->out->loongforge = strstr(w[j].s, "loongforge/") != NULL;
 		for (k = 0; k < i; k++) { /* VAR=value torchrun ...: its environment */
 			assignment(w[k].s, &len);
 			w[k].s[len] = '\0';

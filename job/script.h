@@ -65,6 +65,7 @@ struct mt_jobsrc {
 	int world_size;           /* the arguments block's world_size, 0: none */
 	char entry[128];          /* the training script (pretrain_gpt.py), "" for none */
 	int entry_line;
+	int loongforge;           /* the entry is LoongForge's (a path with loongforge/) */
 	int nnotes;               /* what was read with a caveat: an unset variable, a
 				   * command substitution, a second training command */
 	char notes[MT_JOBSRC_NOTES][200];
