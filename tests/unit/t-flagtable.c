@@ -33,7 +33,31 @@ static void rows_are_well_formed(void **state)
 				assert_string_not_equal(mt_release_name(kind, k),
 							mt_release_name(kind, i));
 		}
-		assert_null(mt_release_name(kind, mt_release_count(kind)));
+		/* the forks follow the releases, each on a release of its kind */
+		for (i = mt_release_count(kind); i < mt_release_count(kind) + mt_release_forks(kind);
+		     i++) {
+			assert_int_equal(mt_release_find(kind, mt_release_name(kind, i)), i);
+			assert_true(mt_release_find(kind, mt_release_fork_base(kind, i)) >= 0);
+			assert_true(mt_release_find(kind, mt_release_fork_base(kind, i)) <
+				    mt_release_count(kind));
+		}
+		assert_null(mt_release_fork_base(kind, 0));
+		assert_null(mt_release_name(kind, mt_release_count(kind) + mt_release_forks(kind)));
+	}
+	assert_int_equal(mt_release_forks(MT_FLAG_MEGATRON), 1);
+	assert_string_equal(mt_release_name(MT_FLAG_MEGATRON, mt_release_count(MT_FLAG_MEGATRON)),
+			    "loongforge");
+	/* a fork accepts its base's rows and its own, not a later release's */
+	{
+		int lf = mt_release_find(MT_FLAG_MEGATRON, "loongforge");
+
+		assert_true(mt_flag_accepts(mt_flag_find(MT_FLAG_MEGATRON, "offload-modules"), lf));
+		assert_false(mt_flag_accepts(mt_flag_find(MT_FLAG_MEGATRON, "offload-modules"),
+					     mt_release_find(MT_FLAG_MEGATRON, "core_v0.15.0")));
+		assert_false(mt_flag_accepts(mt_flag_find(MT_FLAG_MEGATRON,
+							  "cpu-offloading-num-layers"), lf));
+		assert_true(mt_flag_accepts(mt_flag_find(MT_FLAG_MEGATRON,
+							 "overlap-moe-expert-parallel-comm"), lf));
 	}
 	for (i = 0; i < n; i++) {
 		const struct mt_flag_row *r = &rows[i];
