@@ -22,7 +22,6 @@
 #include "../rules/fired.h"
 #include "../rules/ruleset.h"
 #include "../tuner/cluster.h"
-#include "../tuner/dispatch.h"
 #include "../tuner/layout.h"
 #include "cli.h"
 #include "common.h"
@@ -205,12 +204,8 @@ static int against_load(const struct aopts *o, struct against *g, struct mt_erro
 		g->mj = calloc(1, sizeof(*g->mj));
 		if (!g->src || !g->mj)
 			return mt_error_set(err, MT_ENOMEM, "out of memory");
-		if ((rc = mt_job_read_path(o->against, 256u << 20, &g->buf, &len, err)) ||
-		    (rc = mt_job_read(o->against, g->buf, len, g->src, err)) ||
-		    (rc = mt_job_model(g->src, o->model, &g->m, err)) ||
-		    (rc = mt_megatron_job(g->src, o->gpus,
-					  o->model || g->src->model_path[0] ? &g->m : NULL, g->mj,
-					  err)))
+		if ((rc = mt_job_load(o->against, o->model, o->gpus, 256u << 20, &g->buf, &len,
+				      g->src, g->mj, err)))
 			return rc;
 		g->m = g->mj->model;
 		g->job = g->mj->job;
@@ -219,11 +214,9 @@ static int against_load(const struct aopts *o, struct against *g, struct mt_erro
 	if ((rc = mt_cluster_load(o->cluster ? o->cluster : cluster[0] ? cluster : "dgx-h100",
 				  &g->c, err)))
 		return rc;
-	if (g->mj && g->mj->flex_backend >= 0 &&
-	    mt_dispatch_use_backend(&g->c->dispatch, g->mj->flex_backend))
-		return mt_error_set(err, MT_EINVAL, "%s: --moe-flex-dispatcher-backend %s: the "
-				    "profile has no moe_dispatch point of that library", o->against,
-				    mt_flex_backend_name(g->mj->flex_backend));
+	if (g->mj && (rc = mt_job_cluster(g->mj, g->src, g->c, o->cluster ? o->cluster : "dgx-h100",
+					  err)))
+		return rc;
 	g->e.cfg = cfg;
 	if ((rc = mt_evaluate(&g->m, g->c, &g->job, NULL, &cfg, &g->e, err)))
 		mt_error_prefix(err, "%s: the configuration cannot be timed: ", o->against);

@@ -485,7 +485,6 @@ struct st {
 /* The job, its model, the cluster and the rules */
 static int load(struct st *t)
 {
-	struct mt_model given;
 	size_t len = 0;
 	int i;
 
@@ -494,19 +493,11 @@ static int load(struct st *t)
 	t->one = calloc(NCHANGES, sizeof(*t->one));
 	if (!t->src || !t->mj || !t->one)
 		return mt_error_set(&t->err, MT_ENOMEM, "out of memory");
-	if (mt_job_read_path(t->a.job, JOB_MAX_BYTES, &t->buf, &len, &t->err) ||
-	    mt_job_read(!strcmp(t->a.job, "-") ? "<stdin>" : t->a.job, t->buf, len, t->src,
-			   &t->err) ||
-	    mt_job_model(t->src, t->a.model, &given, &t->err) ||
-	    mt_megatron_job(t->src, t->a.gpus, t->a.model || t->src->model_path[0] ? &given : NULL,
-			    t->mj, &t->err) ||
-	    mt_cluster_load(t->a.cluster, &t->c, &t->err))
+	if (mt_job_load(t->a.job, t->a.model, t->a.gpus, JOB_MAX_BYTES, &t->buf, &len, t->src,
+			t->mj, &t->err) ||
+	    mt_cluster_load(t->a.cluster, &t->c, &t->err) ||
+	    mt_job_cluster(t->mj, t->src, t->c, t->a.cluster, &t->err))
 		return MT_EINVAL;
-	if (t->mj->flex_backend >= 0 &&
-	    mt_dispatch_use_backend(&t->c->dispatch, t->mj->flex_backend))
-		return mt_error_set(&t->err, MT_EINVAL, "%s: --moe-flex-dispatcher-backend %s: profile "
-				    "%s has no moe_dispatch point of that library", t->src->file,
-				    mt_flex_backend_name(t->mj->flex_backend), t->a.cluster);
 	if (t->src->kind == MT_JS_ARGBLOCK || t->src->kind == MT_JS_BRIDGE_SUMMARY) {
 		if (!(t->lp = malloc(sizeof(*t->lp))))
 			return mt_error_set(&t->err, MT_ENOMEM, "out of memory");

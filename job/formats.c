@@ -10,9 +10,12 @@
 
 #include "../lib/fsutil.h"
 #include "../lib/sbuf.h"
+#include "../tuner/cluster.h"
+#include "../tuner/dispatch.h"
 #include "../tuner/model.h"
 
 #include "bridge.h"
+#include "megatron.h"
 #include "loongforge.h"
 #include "verl.h"
 #include "yamlflat.h"
@@ -246,5 +249,32 @@ int mt_job_model(const struct mt_jobsrc *s, const char *given, struct mt_model *
 				    "the model with --model (a name megatune bundles or a Hugging "
 				    "Face config.json)", s->file, s->model_path_line, p, why);
 	}
+	return MT_OK;
+}
+
+int mt_job_load(const char *path, const char *model, int gpus, size_t max, char **buf,
+		size_t *len, struct mt_jobsrc *src, struct mt_megatron_job *mj,
+		struct mt_error *err)
+{
+	struct mt_model *given = malloc(sizeof(*given));
+	int rc;
+
+	if (!given)
+		return mt_error_set(err, MT_ENOMEM, "out of memory");
+	if (!(rc = mt_job_read_path(path, max, buf, len, err)) &&
+	    !(rc = mt_job_read(!strcmp(path, "-") ? "<stdin>" : path, *buf, *len, src, err)) &&
+	    !(rc = mt_job_model(src, model, given, err)))
+		rc = mt_megatron_job(src, gpus, model || src->model_path[0] ? given : NULL, mj, err);
+	free(given);
+	return rc;
+}
+
+int mt_job_cluster(const struct mt_megatron_job *mj, const struct mt_jobsrc *src,
+		   struct mt_cluster *c, const char *cluster, struct mt_error *err)
+{
+	if (mj->flex_backend >= 0 && mt_dispatch_use_backend(&c->dispatch, mj->flex_backend))
+		return mt_error_set(err, MT_EINVAL, "%s: --moe-flex-dispatcher-backend %s: profile "
+				    "%s has no moe_dispatch point of that library", src->file,
+				    mt_flex_backend_name(mj->flex_backend), cluster);
 	return MT_OK;
 }

@@ -35,4 +35,22 @@ struct mt_model;
 int mt_job_model(const struct mt_jobsrc *s, const char *given, struct mt_model *m,
 		 struct mt_error *err);
 
+struct mt_megatron_job;
+struct mt_cluster;
+/* The job in file `path` ('-': standard input, at most `max` bytes) read
+ * whole: its text into *buf (the caller frees it) and *len, its arguments
+ * into *src,
+ * and its model, job and configuration into *mj (job/megatron.h), the model
+ * from `model` (--model) or the Hugging Face model it names when given
+ * (mt_job_model).  MT_EINVAL with "FILE:LINE: ..." for what cannot be read. */
+int mt_job_load(const char *path, const char *model, int gpus, size_t max, char **buf,
+		size_t *len, struct mt_jobsrc *src, struct mt_megatron_job *mj,
+		struct mt_error *err);
+
+/* The job's flex-dispatcher library (--moe-flex-dispatcher-backend) chosen
+ * in c's dispatch section; MT_EINVAL naming the job's file and the profile
+ * (`cluster`, as given) when the profile has no point of it. */
+int mt_job_cluster(const struct mt_megatron_job *mj, const struct mt_jobsrc *src,
+		   struct mt_cluster *c, const char *cluster, struct mt_error *err);
+
 #endif
