@@ -452,14 +452,9 @@ static void json_variants(struct jw *w, const struct mt_search_result *r, int i)
 
 		jw_obj(w, NULL);
 		jw_obj(w, "differs");
-		for (k = 0; k < MT_KNOB_N; k++) {
-			long long a = mt_knob_cfg(&x->cfg, k), b = mt_knob_cfg(&r->top[i].cfg, k);
-
-			if (mt_knobs[k].cfg < 0 || a == b ||
-			    (k == MT_KNOB_RC_MODULES && (a <= 0 || b <= 0)))
-				continue;
-			json_knob(w, k, a);
-		}
+		for (k = 0; k < MT_KNOB_N; k++)
+			if (mt_knob_differs(&x->cfg, &r->top[i].cfg, k))
+				json_knob(w, k, mt_knob_cfg(&x->cfg, k));
 		jw_end(w);
 		jw_num(w, "step_s", x->step, 6);
 		jw_num(w, "peak_bytes", x->mem, 15);

@@ -16,6 +16,7 @@
 
 #include "../tuner/precision.h"
 #include "knobs.h"
+#include "yamlflat.h"
 
 /* Sections whose keys megatune reads; the others do not change the step time */
 static const char *const timed_sections[] = {
@@ -188,7 +189,7 @@ int mt_bridge_item(struct mt_jobsrc *s, const char *key, const char *val, int py
 	plain(val, v, sizeof(v));
 	if (!v[0] || !strcmp(v, "None") || !strcmp(v, "null"))
 		return MT_OK;
-	b = !strcmp(v, "True") || !strcmp(v, "true") ? 1 : !strcmp(v, "False") || !strcmp(v, "false") ? 0 : -1;
+	b = mt_yaml_bool(v);
 	py = py || v[0] == '[';
 	if (!strcmp(k, "mixed_precision"))
 		return precision_recipe(s, v, line, orig, err);

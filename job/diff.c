@@ -122,17 +122,15 @@ static void norm_value(const char *v, char *out, size_t cap)
 }
 
 /* The job's own value of an override key (a Hydra prefix ignored), or NULL */
-static const struct mt_kv *raw_find(const struct mt_jobsrc *s, const char *key, int *line)
+static const struct mt_kv *raw_find(const struct mt_jobsrc *s, const char *key)
 {
 	int i;
 
 	while (*key == '+')
 		key++;
 	for (i = s->nraw - 1; i >= 0; i--)
-		if (!strcmp(s->raw[i].key, key)) {
-			*line = s->raw_line[i];
+		if (!strcmp(s->raw[i].key, key))
 			return &s->raw[i];
-		}
 	return NULL;
 }
 
@@ -142,7 +140,7 @@ static const struct mt_kv *raw_find(const struct mt_jobsrc *s, const char *key, 
 static void diff_assign(struct sbuf *sb, cJSON *arr, const char *indent, const struct mt_jobsrc *src,
 			const struct mt_kv *a, int na, const struct mt_kv *b, int nb)
 {
-	int i, pass, line;
+	int i, pass;
 	char x1[256], x2[256];
 
 	for (pass = 0; pass < 2; pass++) {
@@ -160,7 +158,7 @@ static void diff_assign(struct sbuf *sb, cJSON *arr, const char *indent, const s
 			if (o && !strcmp(o->val, x[i].val))
 				continue;
 			n = pass ? &x[i] : o;
-			r = raw_find(src, x[i].key, &line);
+			r = raw_find(src, x[i].key);
 			if (n && r) {
 				norm_value(r->val, x1, sizeof(x1));
 				norm_value(n->val, x2, sizeof(x2));

@@ -154,7 +154,6 @@ static int moe_args(const struct mt_model *m, const struct mt_job *j, struct mt_
  * have no flag, mt_model_unexpressed() names a config that differs), and
  * without it --position-embedding-type yarn with the --yarn-* flags
  * (core_v0.18.0 and core_v0.19.0; training/argument_utils.py maps them). */
-static int note(struct mt_kv *o, int n, const char *about, const char *text);
 
 static int rope_args(const struct mt_model *m, struct mt_kv *o, int n)
 {
@@ -186,7 +185,7 @@ static int rope_args(const struct mt_model *m, struct mt_kv *o, int n)
 				 "%g, beta_slow %g have no Megatron-LM flag with multi-latent "
 				 "attention; MLATransformerConfig's defaults (4096, 32, 1) apply",
 				 m->rope_orig_max, m->yarn_beta_fast, m->yarn_beta_slow);
-			n = note(o, n, "rope", text);
+			n = mt_kv_note(o, n, "rope", text);
 		}
 	} else if (m->rope_scaling == MT_ROPE_LINEAR && m->rope_factor == floor(m->rope_factor)) {
 		/* linear position interpolation: an int in Megatron-LM (arguments.py line 2422) */
@@ -194,7 +193,7 @@ static int rope_args(const struct mt_model *m, struct mt_kv *o, int n)
 	} else if (m->rope_scaling == MT_ROPE_LINEAR || m->rope_scaling == MT_ROPE_OTHER) {
 		snprintf(text, sizeof(text), "RoPE scaling \"%s\" (factor %g) has no Megatron-LM "
 			 "flag: these flags train with unscaled RoPE", m->rope_type, m->rope_factor);
-		n = note(o, n, "rope", text);
+		n = mt_kv_note(o, n, "rope", text);
 	}
 	return n;
 }
@@ -548,12 +547,11 @@ static const char *precision_recipe(const struct mt_job *j)
 	return mt_recipe(mt_recipe_of(j))->bridge;
 }
 
-/* A note: a comment line of the output, not an item (flags.h). */
-static int note(struct mt_kv *o, int n, const char *about, const char *text)
+int mt_kv_note(struct mt_kv *o, int n, const char *about, const char *text)
 {
 	if (n >= MT_FLAGS_MAX)
 		return n;
-	snprintf(o[n].key, sizeof(o[n].key), "#%s", about);
+	snprintf(o[n].key, sizeof(o[n].key), "#%.94s", about);
 	snprintf(o[n].val, sizeof(o[n].val), "%s", text);
 	return n + 1;
 }
@@ -573,7 +571,7 @@ static int bucket_override(struct mt_kv *o, int n, const struct mt_config *c)
 	snprintf(text, sizeof(text), "ddp.bucket_size: a recipe with a CommOverlapConfig sets "
 		 "128 MiB when DP > 1; there add comm_overlap.bucket_size=%lld",
 		 (long long)c->bucket_params);
-	return note(o, n, "ddp.bucket_size", text);
+	return mt_kv_note(o, n, "ddp.bucket_size", text);
 }
 
 /* MixedPrecisionConfig.setup() copies every field it shares with the DDP
@@ -590,7 +588,7 @@ static int grad_reduce_note(struct mt_kv *o, int n, const struct mt_job *j)
 		 "grad_reduce_in_fp32 onto ddp, so no override sets it; in the recipe: "
 		 "cfg.mixed_precision = %s(); cfg.mixed_precision.grad_reduce_in_fp32 = False",
 		 precision_recipe(j));
-	return note(o, n, "mixed_precision.grad_reduce_in_fp32", t);
+	return mt_kv_note(o, n, "mixed_precision.grad_reduce_in_fp32", t);
 }
 
 /* The quantised weight all-gather where the precision recipe sets it
@@ -615,7 +613,7 @@ static int param_gather_note(struct mt_kv *o, int n, const struct mt_job *j,
 		 "cfg.mixed_precision.%s = %s", want ? "quantised" : "in BF16", precision_recipe(j),
 		 field, recipe ? "True" : "False", field, want ? "True" : "False");
 	snprintf(about, sizeof(about), "mixed_precision.%s", field);
-	return note(o, n, about, t);
+	return mt_kv_note(o, n, about, t);
 }
 
 /* An enum through Bridge's overrides: a dict with _target_ is instantiated
@@ -699,7 +697,7 @@ static int model_notes(const struct mt_model *m, const struct mt_job *j, struct 
 		if ((item[0] && len + strlen(item) + 2 > 240) ||
 		    (f == sizeof(fields) / sizeof(fields[0]) && len)) {
 			snprintf(about, sizeof(about), "model%d", ++part);
-			n = note(o, n, about, text);
+			n = mt_kv_note(o, n, about, text);
 			len = 0;
 			text[0] = '\0';
 		}
@@ -743,7 +741,7 @@ static int recompute_overrides(const struct mt_config *c, struct mt_kv *o, int n
 		n = add(o, n, KB(RC_LAYERS), "%lld", c->recompute_layers);
 		/* Megatron-LM d98e8a6 megatron/core/transformer/transformer_config.py
 		 * 2854-2858: with CUDA graphs, only full-iteration graphs allow it */
-		n = note(o, n, "model.recompute_granularity",
+		n = mt_kv_note(o, n, "model.recompute_granularity",
 			 "full recompute: a recipe that turns on CUDA graphs (model.cuda_graph_impl, "
 			 "e.g. qwen3_30b_a3b_pretrain_16gpu_h100_bf16_config) rejects it unless the "
 			 "graph is full_iteration; there also set model.cuda_graph_impl=none");

@@ -33,6 +33,10 @@ int mt_bridge_notes(struct mt_kv *o, int n);
  * the items and kept out of the JSON lists (megatune.advice/1 bridge_notes). */
 int mt_kv_is_note(const struct mt_kv *kv);
 
+/* Append the note about `about` saying `text` to a list of n items (nothing
+ * when it is full).  Returns the count. */
+int mt_kv_note(struct mt_kv *o, int n, const char *about, const char *text);
+
 /* Add `add` to a list of n items (capacity MT_FLAGS_MAX): an item with a key
  * already there replaces its value, others are appended.  Returns the count.
  * The set rules' ARG, BRIDGE and ENV effects join the lists this way;

@@ -68,6 +68,15 @@ void mt_knob_set_pin(struct mt_job *j, int k, int v)
 	memcpy((char *)j + mt_knobs[k].pin, &v, sizeof(v));
 }
 
+int mt_knob_differs(const struct mt_config *a, const struct mt_config *b, int k)
+{
+	long long va = mt_knob_cfg(a, k), vb = mt_knob_cfg(b, k);
+
+	if (mt_knobs[k].cfg < 0 || va == vb)
+		return 0;
+	return k != MT_KNOB_RC_MODULES || (va > 0 && vb > 0);
+}
+
 long long mt_knob_cfg(const struct mt_config *c, int k)
 {
 	const struct mt_knob *kn = &mt_knobs[k];

@@ -89,6 +89,10 @@ void mt_knob_set_pin(struct mt_job *j, int k, int v);
 /* The value of knob k in a configuration; MT_UNSET when it has none. */
 long long mt_knob_cfg(const struct mt_config *c, int k);
 void mt_knob_set_cfg(struct mt_config *c, int k, long long v);
+/* 1 when configurations a and b set knob k (one with a configuration field)
+ * to different values; the recomputed modules count only between two
+ * selective candidates. */
+int mt_knob_differs(const struct mt_config *a, const struct mt_config *b, int k);
 
 /* A value of knob k from text as the option takes it ("on", "selective",
  * "all", "12"): 0 with *out set, or -1.  `want` (cap bytes) gets what the

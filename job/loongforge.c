@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../lib/num.h"
+
 #define MAX_STAGES 512
 
 /* "8,7,8" into counts; -1 when it is not a list of counts */
@@ -30,8 +32,9 @@ static int splits(const char *v, int *out, int cap)
 static int int_arg(const struct mt_jobsrc *s, const char *flag, int dflt)
 {
 	int i = mt_jobsrc_find(s, flag);
+	long long v;
 
-	return i < 0 ? dflt : atoi(s->arg[i].val);
+	return i < 0 || mt_parse_int(s->arg[i].val, 1, 1 << 20, &v) ? dflt : (int)v;
 }
 
 /* The layout of convert_custom_pipeline_to_layout */

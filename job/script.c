@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "../lib/sbuf.h"
+#include "yamlflat.h"
 
 /* ---- the script's variables: each a list of words (a scalar has one) ---- */
 
@@ -989,8 +990,7 @@ int mt_jobsrc_field(struct mt_jobsrc *s, const char *dest, const char *v, int py
 			snprintf(flag, sizeof(flag), "%s", dest_flags[i].flag);
 			neg = dest_flags[i].neg;
 		}
-	b = !strcmp(v, "True") || !strcmp(v, "true") || !strcmp(v, "TRUE") ? 1 :
-	    !strcmp(v, "False") || !strcmp(v, "false") || !strcmp(v, "FALSE") ? 0 : -1;
+	b = mt_yaml_bool(v); /* Python's True/False, YAML's too */
 	if (b >= 0) {
 		if (b == !neg)
 			rc = push_arg(s, s->file, flag, strlen(flag), "", line, err);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../lib/num.h"
 #include "bridge.h"
 #include "flags.h"
 #include "knobs.h"
@@ -34,13 +35,11 @@ static int get_int(struct mt_jobsrc *s, const struct mt_yflat *f, const char *ba
 		   long long dflt, long long *out, struct mt_error *err)
 {
 	const struct mt_yitem *it = get(f, base, key);
-	char *e;
 
 	*out = dflt;
 	if (!set(it))
 		return 0;
-	*out = strtoll(it->val, &e, 10);
-	if (*e || *out < 0) {
+	if (mt_parse_int(it->val, 0, 1LL << 53, out)) {
 		mt_error_set(err, MT_EINVAL, "%s:%d: %s%s: expected a non-negative integer, got '%s'",
 			     s->file, it->line, base, key, it->val);
 		return -1;
@@ -297,6 +296,7 @@ static const char *const declared[] = {
 
 static int put(struct mt_kv *o, int n, const char *key, const char *val)
 {
+	struct mt_kv kv;
 	size_t i;
 	int dec = 0;
 
@@ -307,23 +307,9 @@ static int put(struct mt_kv *o, int n, const char *key, const char *val)
 			dec |= !strcmp(key + sizeof(ACTOR "megatron.") - 1, declared[i]);
 	if (!strncmp(key, ACTOR "ppo_", sizeof(ACTOR "ppo_") - 1) || !strncmp(key, "data.", 5))
 		dec = 1;
-	snprintf(o[n].key, sizeof(o[n].key), "%s%.93s", dec ? "" : "++", key);
-	snprintf(o[n].val, sizeof(o[n].val), "%s", val);
-	for (i = 0; i < (size_t)n; i++) /* two Bridge paths to one verl key: the last */
-		if (!strcmp(o[i].key, o[n].key)) {
-			o[i] = o[n];
-			return n;
-		}
-	return n + 1;
-}
-
-static int vnote(struct mt_kv *o, int n, const char *about, const char *text)
-{
-	if (n >= MT_FLAGS_MAX)
-		return n;
-	snprintf(o[n].key, sizeof(o[n].key), "#%.94s", about);
-	snprintf(o[n].val, sizeof(o[n].val), "%s", text);
-	return n + 1;
+	snprintf(kv.key, sizeof(kv.key), "%s%.93s", dec ? "" : "++", key);
+	snprintf(kv.val, sizeof(kv.val), "%s", val);
+	return mt_kv_merge(o, n, &kv, 1); /* two Bridge paths to one verl key: the last */
 }
 
 /* One Bridge override as verl keys */
@@ -357,7 +343,7 @@ static int from_bridge(const struct mt_kv *b, const struct mt_job *j, int dist_o
 	if (!strncmp(b->key, "comm_overlap.", 13)) {
 		f = b->key + 13;
 		if (!strcmp(f, "overlap_p2p_comm") || !strcmp(f, "batch_p2p_comm"))
-			return vnote(o, n, "p2p", "verl sets overlap_p2p_comm with VPP > 1 and "
+			return mt_kv_note(o, n, "p2p", "verl sets overlap_p2p_comm with VPP > 1 and "
 				     "batch_p2p_comm false itself (transformer_impl.py)");
 		snprintf(k, sizeof(k), ACTOR "megatron.override_transformer_config.%s", f);
 		return put(o, n, k, v);
@@ -383,7 +369,7 @@ static int from_bridge(const struct mt_kv *b, const struct mt_job *j, int dist_o
 
 		snprintf(t, sizeof(t), "the global batch of %.24s sequences is ppo_mini_batch_size prompts "
 			 "x rollout.n responses: with rollout.n = K give ppo_mini_batch_size = %.24s / K", v, v);
-		n = vnote(o, n, "batch", t);
+		n = mt_kv_note(o, n, "batch", t);
 		return put(o, n, ACTOR "ppo_mini_batch_size", v);
 	}
 	if (!strcmp(b->key, "dataset.seq_length")) {
@@ -394,7 +380,7 @@ static int from_bridge(const struct mt_kv *b, const struct mt_job *j, int dist_o
 		snprintf(t, sizeof(t), "the sequence megatune timed, %lld tokens, is "
 			 "data.max_prompt_length + data.max_response_length: split it as the data "
 			 "needs", (long long)j->seq);
-		n = vnote(o, n, "seq", t);
+		n = mt_kv_note(o, n, "seq", t);
 		n = put(o, n, "data.max_prompt_length", p);
 		return put(o, n, "data.max_response_length", r);
 	}
@@ -426,7 +412,7 @@ static int from_bridge(const struct mt_kv *b, const struct mt_job *j, int dist_o
 		return n;
 	}
 	if (!strcmp(b->key, "dist.use_torch_fsdp2"))
-		return vnote(o, n, "fsdp2", "PyTorch FSDP2 is verl's fsdp strategy "
+		return mt_kv_note(o, n, "fsdp2", "PyTorch FSDP2 is verl's fsdp strategy "
 			     "(actor_rollout_ref.actor.strategy=fsdp2), not a key of its Megatron engine");
 	return n; /* checkpoint.*, mixed_precision.*: not verl's */
 }
@@ -442,7 +428,7 @@ int mt_verl_keys(const struct mt_model *m, const struct mt_job *j, const struct 
 			dist_opt |= !strcmp(b[i].val, "true");
 	snprintf(t, sizeof(t), "verl builds the model from the Hugging Face config of "
 		 "actor_rollout_ref.model.path: point it at %.100s", m->name);
-	n = vnote(o, n, "model", t);
+	n = mt_kv_note(o, n, "model", t);
 	for (i = 0; i < nb; i++) {
 		struct mt_kv kv = b[i];
 
@@ -462,7 +448,7 @@ int mt_verl_keys(const struct mt_model *m, const struct mt_job *j, const struct 
 				if (strncmp(kv.key, "#comm_overlap.", 14) && strncmp(kv.key, "#mixed_precision", 16) &&
 				    strncmp(kv.key, "#model", 6) && strcmp(kv.key, "#rope") &&
 				    strcmp(kv.key, "#ddp.bucket_size"))
-					n = vnote(o, n, kv.key + 1, kv.val);
+					n = mt_kv_note(o, n, kv.key + 1, kv.val);
 				continue;
 			}
 			snprintf(kv.key, sizeof(kv.key), "%s", b[i].key + 1);
@@ -471,7 +457,7 @@ int mt_verl_keys(const struct mt_model *m, const struct mt_job *j, const struct 
 		n = from_bridge(&kv, j, dist_opt, o, n);
 	}
 	if (m->experts)
-		n = vnote(o, n, "balance", "verl turns the load-balancing loss off "
+		n = mt_kv_note(o, n, "balance", "verl turns the load-balancing loss off "
 			  "(moe_router_load_balancing_type none, verl/workers/engine/megatron/"
 			  "transformer_impl.py): routing is less even than the balance megatune timed");
 	return n;

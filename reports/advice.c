@@ -92,10 +92,7 @@ static int knob_diffs(struct sbuf *sb, const struct mt_config *a, const struct m
 	for (k = 0; k < MT_KNOB_N; k++) {
 		long long va = mt_knob_cfg(a, k), vb = mt_knob_cfg(b, k);
 
-		if (mt_knobs[k].cfg < 0 || va == vb)
-			continue;
-		/* the modules differ only between two selective candidates */
-		if (k == MT_KNOB_RC_MODULES && (va <= 0 || vb <= 0))
+		if (!mt_knob_differs(a, b, k))
 			continue;
 		if (as_flags)
 			sbuf_addf(sb, "%s--%s %s", n++ ? " " : "", mt_knobs[k].cli,
