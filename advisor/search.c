@@ -15,6 +15,7 @@
 #include "../tuner/fsdp.h"
 #include "../tuner/perf.h"
 #include "facts.h"
+#include "settings.h"
 
 /* ---------------------------------------------------------------- search */
 
@@ -83,66 +84,6 @@ static int at(struct srch *s, int stage, const struct mt_config *cfg)
 		return 0;
 	mt_cfg_facts_stage(&s->cf, stage, cfg);
 	return mt_rules_check(s->r, stage) >= 0;
-}
-
-/* The value of a settable knob: the pin, else a set rule's choice.  Returns
- * 1 with *v when fixed, 0 when the search enumerates it. */
-static int fixed(struct mt_rules_run *r, int f, int pin, int *v)
-{
-	double d;
-
-	if (pin != MT_UNSET) {
-		*v = pin;
-		return 1;
-	}
-	if (r && mt_rules_choose(r, f, &d)) {
-		*v = (int)d;
-		return 1;
-	}
-	return 0;
-}
-
-/* A setting the search does not enumerate: the pin, a set rule, or dflt. */
-static int knob(struct mt_rules_run *r, int f, int pin, int dflt)
-{
-	int v;
-
-	return fixed(r, f, pin, &v) ? v : dflt;
-}
-
-/* The settings of the search and of estimate alike, at their stages (the
- * defaults are mt_config_settings()'s): TP overlap and CE fusion ... */
-static void fusion_settings(struct mt_cfg_facts *cf, const struct mt_pins *p,
-			    struct mt_config *cfg)
-{
-	cfg->tp_overlap = knob(cf->r, MT_F_CFG_TP_OVERLAP, p->tp_overlap,
-			       mt_tp_overlap_default(cf->x->job));
-	cfg->fused_ce = knob(cf->r, MT_F_CFG_FUSED_CE, p->fused_ce, 1);
-	if (cf->r)
-		mt_cfg_facts_stage(cf, MT_ST_FUSION, cfg);
-}
-
-/* ... the DP overlaps and gradient precision ... */
-static void dp_settings(struct mt_cfg_facts *cf, const struct mt_pins *p, struct mt_config *cfg)
-{
-	struct mt_rules_run *r = cf->r;
-
-	cfg->overlap_grad = knob(r, MT_F_CFG_OVERLAP_GRAD, p->overlap_grad, 1);
-	cfg->overlap_param = knob(r, MT_F_CFG_OVERLAP_PARAM, p->overlap_param, cfg->overlap_grad);
-	if (cfg->overlap_param && !cfg->overlap_grad) /* Megatron needs both */
-		cfg->overlap_param = 0;
-	cfg->grad_fp32 = knob(r, MT_F_CFG_GRAD_FP32, p->grad_fp32, 1);
-	if (r)
-		mt_cfg_facts_stage(cf, MT_ST_OVERLAP, cfg);
-}
-
-/* ... and the DDP bucket (0: Megatron's default, set by the plan). */
-static void bucket_setting(struct mt_cfg_facts *cf, const struct mt_pins *p,
-			   struct mt_config *cfg)
-{
-	cfg->bucket_params = knob(cf->r, MT_F_CFG_BUCKET, p->bucket, 0);
-	if (cf->r)
-		mt_cfg_facts_stage(cf, MT_ST_BUCKET, cfg);
 }
 
 
@@ -309,27 +250,6 @@ static int ep_overlap_ok(struct srch *s, const struct mt_config *cfg, int on, in
 	return !mt_ep_overlap_reason(s->m, cfg->ep, cfg->dispatcher, cfg->pp, cfg->vpp, rc);
 }
 
-/* CUDA graphs: the pin, else a set rule's choice; never with full
- * recomputation (Megatron-LM d98e8a6 transformer_config.py:2856). */
-static int graph_setting(struct mt_rules_run *r, const struct mt_model *m,
-			 const struct mt_pins *p, const struct mt_config *cfg)
-{
-	if (cfg->recompute == MT_RC_FULL)
-		return 0;
-	/* nor a graphed attention whose recomputation draws dropout masks
-	 * (transformer_config.py:2879) */
-	if ((mt_rc_mods(cfg) & MT_RCM_DEFAULT) && m->attn_dropout > 0)
-		return 0;
-	/* nor a graphed MLP or MoE block recomputed with hidden dropout (2886) */
-	if ((mt_rc_mods(cfg) & ((1u << MT_RCM_MLP) | (1u << MT_RCM_MOE))) && m->dropout > 0)
-		return 0;
-	/* nor with the EP overlap: its --delay-wgrad-compute inside graphed
-	 * attention needs Transformer Engine >= 2.12 (arguments.py:1916; 5.10) */
-	if (cfg->ep_overlap)
-		return 0;
-	return knob(r, MT_F_CFG_CUDA_GRAPH, p->cuda_graph, 0) ? 1 : 0;
-}
-
 /* The fewest of *field from lo to hi whose memory fits, hi fitting
  * (bisection: memory falls as *field grows). */
 static int fewest_fit(struct srch *s, const struct mt_costs *a, const struct mt_plan *b,
@@ -380,7 +300,7 @@ static void rc_mode(struct srch *s, const struct mt_costs *a, const struct mt_pl
 	cfg->cuda_graph = 0;
 	if (at(s, MT_ST_RECOMPUTE, cfg))
 		return;
-	cfg->cuda_graph = s->j->offload_modules ? 0 : graph_setting(s->r, s->m, p, cfg);
+	cfg->cuda_graph = s->j->offload_modules ? 0 : mt_set_graph(s->r, s->m, p, cfg);
 	if (p->offload_layers != MT_UNSET && p->offload_layers > 0) {
 		if (!can_offload || p->offload_layers >= L) {
 			s->res->pruned[MT_PRUNE_OFFLOAD]++;
@@ -498,7 +418,7 @@ static void level_c(struct srch *s, const struct mt_costs *a, const struct mt_pl
 	const struct mt_pins *p = &s->j->pins;
 	int d, rc, dset, dval = 0, keep = -1;
 
-	dset = fixed(s->r, MT_F_CFG_DIST_OPT, p->dist_opt, &dval);
+	dset = mt_set_fixed(s->r, MT_F_CFG_DIST_OPT, p->dist_opt, &dval);
 	/* one data-parallel rank for every parameter: nothing to shard, so the
 	 * distributed optimizer and FSDP are DDP by another name; one row, the
 	 * one a pin, a set rule or the optimizer offload asks for, else DDP */
@@ -564,6 +484,58 @@ static int split_ok(struct split_cache *sc, struct srch *s, const struct mt_cost
 	return 1;
 }
 
+/* 1 when the search may skip candidates by a floor of their step: the
+ * ranking is full, and neither the rules watch every candidate (best(),
+ * least_mem()) nor the user asked for --exhaustive. */
+static int bounding(const struct srch *s)
+{
+	return s->res->ntop == s->k && !s->j->exhaustive && !(s->r && mt_rules_observing(s->r));
+}
+
+/* 1 when no candidate whose step is at least floor can enter the ranking:
+ * the floor reaches its last key, and none could be the headroom pick
+ * (7.1), which must be faster than the fastest roomy one so far and within
+ * roomy_tol of the first key. */
+static int beyond_reach(const struct srch *s, double floor)
+{
+	const struct mt_search_result *r = s->res;
+
+	if (floor < mt_rank_key(&r->top[r->ntop - 1]))
+		return 0;
+	return s->j->roomy_tol <= 0 || floor > mt_rank_key(&r->top[0]) * (1 + s->j->roomy_tol) ||
+	       (s->has_roomy && floor >= s->roomy.time.step);
+}
+
+/* The plan b's level-C block cannot enter the ranking (tuner/perf.h
+ * mt_timing_floor, the EP overlap's saving where any recompute mode allows
+ * it). */
+static int plan_beyond_reach(struct srch *s, const struct mt_costs *a, const struct mt_plan *b,
+			     const struct mt_config *cfg)
+{
+	int ep = 0, rc;
+
+	if (!bounding(s))
+		return 0;
+	for (rc = 0; rc < MT_RC_N && !ep; rc++)
+		ep = ep_overlap_ok(s, cfg, 1, rc);
+	return beyond_reach(s, mt_timing_floor(&s->x, a, b, ep));
+}
+
+/* No plan of the layer shape a can enter the ranking: every split holds a
+ * stage with at least the model's work over pp, for gbs / (dp x mbs)
+ * micro-batches, and (gbs / (dp mbs)) / pp is the same for every PP
+ * (tuner/perf.h mt_shape_floor). */
+static int shape_beyond_reach(struct srch *s, const struct mt_costs *a)
+{
+	const struct mt_job *j = s->j;
+	double per;
+
+	if (!bounding(s))
+		return 0;
+	per = (double)j->gbs * a->tp * a->cp / ((double)j->gpus * a->mbs);
+	return beyond_reach(s, mt_shape_floor(&s->x, a, per, j->pins.ep_overlap != 0));
+}
+
 /* Level B loop: PP and VPP for one layer shape (DP and micro-batches follow). */
 static void search_pipeline(struct srch *s, struct split_cache *sc, const struct mt_costs *a,
 			    struct mt_plan *plan, struct mt_config *cfg)
@@ -574,6 +546,10 @@ static void search_pipeline(struct srch *s, struct split_cache *sc, const struct
 	struct mt_search_result *res = s->res;
 	int pps[64], npp, ip, vpp;
 
+	if (shape_beyond_reach(s, a)) {
+		res->pruned[MT_PRUNE_BOUND]++;
+		return;
+	}
 	npp = divisors(j->gpus / (a->tp * a->cp), pps, 64);
 	for (ip = 0; ip < npp; ip++) {
 		int pp = pps[ip];
@@ -617,10 +593,10 @@ static void search_pipeline(struct srch *s, struct split_cache *sc, const struct
 			cfg->vpp = vpp;
 			if (at(s, MT_ST_VPP, cfg))
 				continue;
-			dp_settings(&s->cf, p, cfg);
+			mt_set_dp(&s->cf, p, cfg);
 			if (ruled_out(s, MT_ST_OVERLAP))
 				continue;
-			bucket_setting(&s->cf, p, cfg);
+			mt_set_bucket(&s->cf, p, cfg);
 			if (ruled_out(s, MT_ST_BUCKET)) {
 				cfg->bucket_params = 0;
 				continue;
@@ -639,7 +615,10 @@ static void search_pipeline(struct srch *s, struct split_cache *sc, const struct
 				cfg->bucket_params = 0;
 				continue;
 			}
-			level_c(s, a, plan, cfg);
+			if (plan_beyond_reach(s, a, plan, cfg))
+				res->pruned[MT_PRUNE_BOUND]++;
+			else
+				level_c(s, a, plan, cfg);
 			cfg->bucket_params = 0;
 		}
 	}
@@ -655,7 +634,7 @@ static void search_mbs(struct srch *s, struct split_cache *sc, struct mt_costs *
 	cfg->mbs = mbs;
 	if (at(s, MT_ST_MBS, cfg))
 		return;
-	fusion_settings(&s->cf, p, cfg);
+	mt_set_fusion(&s->cf, p, cfg);
 	if (ruled_out(s, MT_ST_FUSION))
 		return;
 	mt_shape_of(cfg, &sh);
@@ -737,11 +716,11 @@ static void search_shapes(struct srch *s, struct split_cache *sc, struct mt_cost
 			if (at(s, MT_ST_CP, cfg))
 				continue;
 			/* the inner a2a group of a2a+p2p: a rule, else the NVLink domain */
-			cfg->cp_a2a = cp > 1 && fixed(s->r, MT_F_CFG_CP_A2A, MT_UNSET, &v)
+			cfg->cp_a2a = cp > 1 && mt_set_fixed(s->r, MT_F_CFG_CP_A2A, MT_UNSET, &v)
 					      ? v : mt_group_per_domain(c, cp, tp);
 			if (at(s, MT_ST_CP_A2A, cfg))
 				continue;
-			cc_set = cp > 1 ? fixed(s->r, MT_F_CFG_CP_COMM, p->cp_comm, &cc_val) : (cc_val = MT_CP_P2P, 1);
+			cc_set = cp > 1 ? mt_set_fixed(s->r, MT_F_CFG_CP_COMM, p->cp_comm, &cc_val) : (cc_val = MT_CP_P2P, 1);
 			for (cc = 0; cc < (cp > 1 ? MT_CP_N : 1); cc++) {
 				if (cc_set && cp > 1 && cc != cc_val)
 					continue;
@@ -759,7 +738,7 @@ static void search_shapes(struct srch *s, struct split_cache *sc, struct mt_cost
 				cfg->cp_comm = cp > 1 ? cc : MT_CP_P2P;
 				if (at(s, MT_ST_CP_COMM, cfg))
 					continue;
-				sp_set = tp > 1 ? fixed(s->r, MT_F_CFG_SP, p->sp, &sp_val) : (sp_val = 0, 1);
+				sp_set = tp > 1 ? mt_set_fixed(s->r, MT_F_CFG_SP, p->sp, &sp_val) : (sp_val = 0, 1);
 				for (sp = (tp > 1); sp >= 0; sp--) {
 					if (sp_set && sp != sp_val)
 						continue;
@@ -780,7 +759,7 @@ static void search_shapes(struct srch *s, struct split_cache *sc, struct mt_cost
 						cfg->ep = ep;
 						if (at(s, MT_ST_EP, cfg))
 							continue;
-						etp_set = m->experts ? fixed(s->r, MT_F_CFG_ETP, p->etp, &etp_val)
+						etp_set = m->experts ? mt_set_fixed(s->r, MT_F_CFG_ETP, p->etp, &etp_val)
 								     : (etp_val = 1, 1);
 						for (iet = 0; iet < (etp_set ? 1 : netp); iet++) {
 							int etp = etp_set ? etp_val : etps[iet];
@@ -945,250 +924,4 @@ out:
 	free(a);
 	free(plan);
 	return rc;
-}
-
-/* ---------------------------------------------------------------- one config */
-
-/* Knobs the user did not give take what the set rules choose, stage by stage,
- * as the search would: first the knobs of the layer's shape ... */
-static void rules_before_costs(struct mt_cfg_facts *cf, const struct mt_job *j,
-			       struct mt_config *cfg)
-{
-	struct mt_rules_run *r = cf->r;
-	const struct mt_pins *p = &j->pins;
-	double v;
-
-	mt_cfg_facts_stage(cf, MT_ST_TP, cfg);
-	mt_cfg_facts_stage(cf, MT_ST_CP, cfg);
-	if (cfg->cp > 1 && mt_rules_choose(r, MT_F_CFG_CP_A2A, &v))
-		cfg->cp_a2a = (int)v;
-	mt_cfg_facts_stage(cf, MT_ST_CP_A2A, cfg);
-	if (cfg->cp > 1 && p->cp_comm == MT_UNSET && mt_rules_choose(r, MT_F_CFG_CP_COMM, &v))
-		cfg->cp_comm = (int)v;
-	mt_cfg_facts_stage(cf, MT_ST_CP_COMM, cfg);
-	if (cfg->tp > 1 && p->sp == MT_UNSET && mt_rules_choose(r, MT_F_CFG_SP, &v))
-		cfg->sp = (int)v;
-	mt_cfg_facts_stage(cf, MT_ST_SP, cfg);
-	mt_cfg_facts_stage(cf, MT_ST_EP, cfg);
-	if (cf->x->model->experts && p->etp == MT_UNSET && mt_rules_choose(r, MT_F_CFG_ETP, &v))
-		cfg->etp = (int)v;
-	mt_cfg_facts_stage(cf, MT_ST_ETP, cfg);
-	mt_cfg_facts_stage(cf, MT_ST_MBS, cfg);
-	fusion_settings(cf, p, cfg);
-}
-
-/* ... then, with the layer's costs known, the pipeline's DP settings ... */
-static void rules_before_plan(struct mt_cfg_facts *cf, const struct mt_job *j,
-			      const struct mt_costs *a, struct mt_config *cfg)
-{
-	cf->a = a;
-	mt_cfg_facts_stage(cf, MT_ST_SHAPE, cfg);
-	mt_cfg_facts_stage(cf, MT_ST_PP, cfg);
-	mt_cfg_facts_stage(cf, MT_ST_VPP, cfg);
-	dp_settings(cf, &j->pins, cfg);
-	bucket_setting(cf, &j->pins, cfg);
-}
-
-/* ... and, with the plan, the optimizer. */
-static void rules_after_plan(struct mt_cfg_facts *cf, const struct mt_job *j,
-			     const struct mt_plan *plan, struct mt_config *cfg)
-{
-	cf->b = plan;
-	mt_cfg_facts_stage(cf, MT_ST_PLAN, cfg);
-	cfg->dist_opt = knob(cf->r, MT_F_CFG_DIST_OPT, j->pins.dist_opt, cfg->dist_opt);
-	if (cfg->fsdp) /* Megatron-FSDP turns the distributed optimizer on, FSDP2 refuses it */
-		cfg->dist_opt = cfg->fsdp == MT_FSDP_MEGATRON;
-	mt_cfg_facts_stage(cf, MT_ST_DIST_OPT, cfg);
-	mt_cfg_facts_stage(cf, MT_ST_RECOMPUTE, cfg);
-	if (cfg->offload_layers <= 0 && !j->offload_modules)
-		cfg->cuda_graph = graph_setting(cf->r, cf->x->model, &j->pins, cfg);
-}
-
-/* A configuration Megatron-LM would refuse: the reason and the check. */
-static int cannot_run(struct mt_error *err, int r)
-{
-	return mt_error_set(err, MT_EINVAL, "this configuration cannot run: %s (%s)",
-			    mt_prune_text(r), mt_prune_cite(r));
-}
-
-static int evaluate_one(const struct mt_model *m, const struct mt_cluster *c, const struct mt_job *j,
-			struct mt_rules_run *rules, struct mt_config *cfg, struct mt_eval *out,
-			struct mt_error *err)
-{
-	struct mt_ctx x;
-	struct mt_shape sh;
-	struct mt_cfg_facts cf;
-	struct mt_costs *a;
-	struct mt_plan *plan;
-	long dp, mb, rest;
-	int r, rc = MT_OK, fwhy;
-
-	rc = mt_job_check(m, c, j, err);
-	if (rc)
-		return rc;
-	if (cfg->tp < 1 || cfg->pp < 1 || cfg->cp < 1 || cfg->ep < 1 || cfg->etp < 1 ||
-	    cfg->vpp < 1 || cfg->mbs < 1)
-		return mt_error_set(err, MT_EINVAL, "every parallel size must be at least 1");
-	rest = (long)cfg->tp * cfg->cp * cfg->pp;
-	if (j->gpus % rest)
-		return mt_error_set(err, MT_EINVAL,
-				    "TP x CP x PP = %ld does not divide the %d GPUs (%s)", rest, j->gpus,
-				    MT_WORLD_CITE);
-	dp = j->gpus / rest;
-	if (j->gbs % (dp * cfg->mbs))
-		return mt_error_set(err, MT_EINVAL,
-				    "DP x micro-batch = %ld x %d does not divide the global batch %lld (%s)",
-				    dp, cfg->mbs, (long long)j->gbs, mt_prune_cite(MT_PRUNE_BATCH));
-	mb = j->gbs / (dp * cfg->mbs);
-	cfg->dp = (int)dp;
-	cfg->num_mb = (int)mb;
-	if (cfg->tp == 1)
-		cfg->sp = 0;
-	mt_ctx_init(&x, m, c, j);
-	mt_cfg_facts_init(&cf, rules, &x);
-	if (rules)
-		rules_before_costs(&cf, j, cfg);
-	if ((r = mt_tp_reason(m, cfg->tp)) >= 0 || (r = mt_cp_reason(m, j, cfg->tp, cfg->cp, cfg->cp_comm)) >= 0 ||
-	    (r = mt_ep_reason(m, cfg->ep, cfg->etp)) >= 0)
-		return cannot_run(err, r);
-	if (cfg->cp_a2a <= 0)
-		cfg->cp_a2a = mt_group_per_domain(c, cfg->cp, cfg->tp);
-	if (cfg->cp > 1 && cfg->cp_comm == MT_CP_A2A_P2P && !mt_a2a_p2p_ok(m, cfg->tp, cfg->cp, cfg->cp_a2a))
-		return mt_error_set(err, MT_EINVAL,
-				    "--cp-comm a2a+p2p: the a2a group (%d GPUs) must be more than 1, "
-				    "less than CP %d and divide it and the heads per TP rank (%s)",
-				    cfg->cp_a2a, cfg->cp, mt_prune_cite(MT_PRUNE_CP_HEADS));
-	if ((j->gpus / cfg->pp) % ((long)cfg->ep * cfg->etp))
-		return cannot_run(err, MT_PRUNE_EP_GPUS);
-	if (m->experts && cfg->tp > 1 && !cfg->sp)
-		return cannot_run(err, MT_PRUNE_MOE_SP);
-	if (cfg->vpp > 1 && (cfg->pp == 1 || mb % cfg->pp))
-		return mt_error_set(err, MT_EINVAL,
-				    "--vpp %d: interleaving needs --pp > 1 and the %ld micro-batches "
-				    "divisible by PP %d (%s)", cfg->vpp, mb, cfg->pp,
-				    mt_prune_cite(MT_PRUNE_VPP));
-	if (cfg->vpp > 1 && cfg->pp <= 2 && cfg->p2p_blocking)
-		return cannot_run(err, MT_PRUNE_P2P_PP);
-	if (cfg->sp && (j->seq / cfg->cp) % cfg->tp)
-		return cannot_run(err, MT_PRUNE_SP_SEQ);
-	if (cfg->offload_layers > 0 &&
-	    (cfg->pp > 1 || cfg->recompute != MT_RC_NONE || cfg->offload_layers >= m->layers))
-		return mt_error_set(err, MT_EINVAL,
-				    "--offload-layers %d: Megatron-Core offloads activations only "
-				    "with PP 1, no recomputation and fewer than the %d layers (%s)",
-				    cfg->offload_layers, m->layers, mt_prune_cite(MT_PRUNE_OFFLOAD));
-	if (cfg->ep_overlap) {
-		const char *why = mt_ep_overlap_reason(m, cfg->ep, cfg->dispatcher, cfg->pp, cfg->vpp,
-						       cfg->recompute);
-		if (why)
-			return mt_error_set(err, MT_EINVAL,
-					    "--ep-overlap on: Megatron-Core rejects this combination: %s",
-					    why);
-	}
-	if (cfg->cp == 1)
-		cfg->cp_a2a = 0;
-	if (cfg->fsdp && (fwhy = mt_fsdp_impl_reason(m, c, cfg)) >= 0)
-		return mt_error_set(err, MT_EUSAGE, "--fsdp %s: %s (%s)",
-				    cfg->fsdp == MT_FSDP_TORCH ? "torch" : "on", mt_prune_text(fwhy),
-				    mt_prune_cite(fwhy));
-	if (cfg->fsdp)
-		cfg->dist_opt = cfg->fsdp == MT_FSDP_MEGATRON;
-	a = malloc(sizeof(*a));
-	plan = malloc(sizeof(*plan));
-	if (!a || !plan) {
-		rc = mt_error_set(err, MT_ENOMEM, "out of memory");
-		goto out;
-	}
-	mt_shape_of(cfg, &sh);
-	mt_costs_compute(&x, &sh, a);
-	if (rules)
-		rules_before_plan(&cf, j, a, cfg);
-	if (mt_plan_compute(&x, a, cfg->pp, cfg->vpp, (int)dp, (int)mb, cfg, plan)) {
-		rc = mt_error_set(err, MT_EINVAL,
-				  "the %d layers of model '%s' cannot be split over PP %d x VPP %d (%s)",
-				  m->layers, m->name, cfg->pp, cfg->vpp,
-				  mt_prune_cite(MT_PRUNE_PP_LAYERS));
-		goto out;
-	}
-	if (rules)
-		rules_after_plan(&cf, j, plan, cfg);
-	cfg->edp = plan->edp;
-	cfg->split = plan->split;
-	cfg->first_layers = plan->first_layers;
-	cfg->last_layers = plan->last_layers;
-	cfg->bucket_params = plan->bucket_params;
-	if (cfg->recompute == MT_RC_FULL &&
-	    (cfg->recompute_layers <= 0 || cfg->recompute_layers > plan->chunk_layers_max))
-		cfg->recompute_layers = plan->chunk_layers_max;
-	mt_config_moe_settings(m, c, cfg);
-	if (cfg->cuda_graph && j->pins.cuda_graph == MT_UNSET) { /* only where they fit */
-		mt_memory(&x, a, plan, cfg, &out->mem);
-		if (out->mem.total > c->memory_bytes * (1 - j->mem_headroom))
-			cfg->cuda_graph = 0;
-	}
-	out->cfg = *cfg;
-	mt_memory(&x, a, plan, cfg, &out->mem);
-	mt_timing(&x, a, plan, cfg, &out->time, &out->tput);
-	mt_band(m, c, j, cfg, &out->time, &out->band);
-	out->feasible = out->mem.total <= c->memory_bytes * (1 - j->mem_headroom) &&
-			(mt_host_capacity(c) <= 0 || out->mem.host_per_node <= mt_host_capacity(c));
-out:
-	free(a);
-	free(plan);
-	return rc;
-}
-
-/* estimate: the dispatcher (auto: each the profile can time) and the 1F1B EP
- * overlap (unpinned: on where Megatron-LM allows it, else off) that the
- * search would rank first (rank_key: docs/MODEL.md 8.1), the other knobs as
- * given. */
-int mt_evaluate(const struct mt_model *m, const struct mt_cluster *c, const struct mt_job *j,
-		struct mt_rules_run *rules, struct mt_config *cfg, struct mt_eval *out,
-		struct mt_error *err)
-{
-	struct mt_config best_cfg = *cfg, try;
-	struct mt_eval e;
-	struct mt_job rj = *j;
-	int d, o, rc, have = 0, moe = m->experts && (cfg->ep > 1 || cfg->etp > 1);
-
-	if ((rc = mt_release_restrict(&rj, c, err)))
-		return rc;
-	j = &rj;
-	for (d = 0; d < MT_DISPATCH_N; d++) {
-		if (j->moe_dispatcher != MT_DISPATCH_AUTO ? d != j->moe_dispatcher
-		    : moe ? !mt_dispatch_available(c, d) ||
-			    (d == MT_DISPATCH_FLEX && (j->release_off & MT_ROFF_FLEX))
-			  : d != MT_DISPATCH_ALLTOALL)
-			continue;
-		for (o = 0; o <= 1; o++) {
-			const char *why = o ? mt_ep_overlap_reason(m, cfg->ep, d, cfg->pp, cfg->vpp,
-								   cfg->recompute) : NULL;
-
-			if (j->pins.ep_overlap != MT_UNSET ? o != j->pins.ep_overlap : why != NULL)
-				continue;
-			/* graphs pinned: no delayed wgrad (both pinned: mt_job_check) */
-			if (o && j->pins.cuda_graph == 1 && j->pins.ep_overlap == MT_UNSET)
-				continue;
-			/* an overlap pinned on rules out the dispatchers it cannot
-			 * run with, unless that is the one asked for (then: why) */
-			if (why && j->moe_dispatcher == MT_DISPATCH_AUTO && d == MT_DISPATCH_ALLGATHER)
-				continue;
-			try = *cfg;
-			try.dispatcher = d;
-			try.ep_overlap = o;
-			rc = evaluate_one(m, c, j, rules, &try, &e, err);
-			if (rc)
-				return rc;
-			if (!have || (e.feasible && !out->feasible) ||
-			    (e.feasible == out->feasible && mt_rank_key(&e) < mt_rank_key(out))) {
-				*out = e;
-				best_cfg = try;
-				have = 1;
-			}
-		}
-	}
-	if (!have)
-		return mt_error_set(err, MT_EINVAL, "no token dispatcher can run this configuration");
-	*cfg = best_cfg;
-	return MT_OK;
 }

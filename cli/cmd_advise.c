@@ -270,6 +270,10 @@ static const struct cli_opt out_opts[] = {
 	{ .type = CLI_FLAG, .name = "no-fold", .off = JOB(no_fold),
 	  .help = "rank every candidate on its own, variants of one\n"
 		  "layout included (--top then counts candidates)" },
+	{ .type = CLI_FLAG, .name = "exhaustive", .off = JOB(exhaustive),
+	  .help = "evaluate every candidate: without it, a pipeline\n"
+		  "plan whose step floor cannot enter the ranking is\n"
+		  "skipped (same ranking, counted as 'bound')" },
 	{ .type = CLI_STR, .name = "json", .meta = "FILE", .off = offsetof(struct args, json),
 	  .help = "write megatune.advice/1 JSON ('-': standard output,\n"
 		  "instead of the text; one of --json -, --report - and\n"

@@ -130,7 +130,7 @@ static const char *const prune_ids[MT_PRUNE_N] = {
 	"tp-heads", "tp-kv-heads", "tp-ffn", "cp-sequence", "cp-heads", "cp-attention",
 	"ep-experts", "ep-gpus", "etp-ffn", "etp-bias", "moe-sp", "sp-sequence", "offload", "pp-layers", "vpp",
 	"batch", "memory", "dominated",
-	"host-memory", "fsdp", "torch-fsdp2", "p2p-pp", "release",
+	"host-memory", "fsdp", "torch-fsdp2", "p2p-pp", "release", "bound",
 };
 
 static const char *const prune_texts[MT_PRUNE_N] = {
@@ -157,6 +157,8 @@ static const char *const prune_texts[MT_PRUNE_N] = {
 	"PyTorch FSDP2 needs PP 1, EP 1 and untied embeddings",
 	"interleaving without overlapped P2P communication needs PP > 2",
 	"the target Megatron-LM or Megatron-Bridge release lacks its flags",
+	"not evaluated: no recompute, offload or optimizer setting can bring its step below "
+	"the candidates ranked (a floor of the step time)",
 };
 
 #define ETP_BIAS_CITE "Megatron-LM d98e8a6 megatron/core/transformer/transformer_config.py:2613 " \
@@ -211,6 +213,7 @@ static const char *const prune_cites[MT_PRUNE_N] = {
 	"schedule is used and p2p communication overlap is disabled, pipeline-model-parallel size "
 	"should be greater than 2",
 	NULL, /* release: megatune's table of releases (job/flagtable.def) */
+	NULL, /* bound: the search's own floor (tuner/perf.h mt_timing_floor) */
 };
 
 const char *mt_prune_cite(int r) { return r >= 0 && r < MT_PRUNE_N ? prune_cites[r] : NULL; }

@@ -98,6 +98,8 @@ struct mt_job {
 	int top_k;
 	int no_fold;              /* rank every candidate, not one per parallel layout
 				   * with its variants folded under it (advisor/search.h) */
+	int exhaustive;           /* evaluate every candidate: no level-C block is skipped
+				   * for a step floor above the ranking (docs/MODEL.md 7) */
 	int moe_balance;          /* enum mt_moe_balance: aux (default), forced, drop */
 	double moe_capacity;      /* MT_BAL_DROP: the expert capacity factor */
 	int megatron_version;     /* release of the flags (job/flagtable.h): 0 the newest */
@@ -268,6 +270,7 @@ enum mt_prune {
 	MT_PRUNE_TORCH_FSDP,   /* PyTorch FSDP2: PP, EP or tied embeddings */
 	MT_PRUNE_P2P_PP,       /* interleaving without P2P overlap needs PP > 2 */
 	MT_PRUNE_RELEASE,      /* the target Megatron-LM / Bridge release lacks it (job/release.h) */
+	MT_PRUNE_BOUND,        /* a level-C block whose step floor cannot enter the ranking */
 	MT_PRUNE_N
 };
 

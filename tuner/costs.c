@@ -39,14 +39,34 @@ struct lin {
 	double f, b, flops;
 };
 
+/* linear()'s answers by (context, dtype, M, N, K): the search meets the same
+ * GEMM shapes in many layer shapes (an EP or a dispatcher leaves the
+ * attention's alone), and each answer costs three curve look-ups.  A
+ * direct-mapped table, filled without allocating, as in pipeline.c. */
+#define LIN_MEMO 4096
+struct lin_memo {
+	unsigned gen; /* the context's (0: empty) */
+	int dt;
+	double M, N, K;
+	struct lin l;
+};
+static struct lin_memo lmemo[LIN_MEMO];
+
 static struct lin linear(const struct mt_ctx *x, int dt, double M, double N, double K)
 {
-	struct lin l;
 	const struct mt_cluster *c = x->cluster;
+	unsigned long long h = (unsigned long long)M * 0x9E3779B97F4A7C15ull ^
+			       (unsigned long long)N * 0xC2B2AE3D27D4EB4Full ^
+			       (unsigned long long)K * 0x165667B19E3779F9ull ^ (unsigned long long)dt;
+	struct lin_memo *e = &lmemo[(h ^ (h >> 31)) % LIN_MEMO];
+	struct lin l;
 
+	if (e->gen == x->gen && e->dt == dt && e->M == M && e->N == N && e->K == K)
+		return e->l;
 	l.f = mt_gemm_time(c, dt, M, N, K);
 	l.b = mt_gemm_time(c, dt, M, K, N) + mt_gemm_time(c, dt, K, N, M);
 	l.flops = 2 * M * N * K;
+	*e = (struct lin_memo){ x->gen, dt, M, N, K, l };
 	return l;
 }
 

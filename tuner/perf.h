@@ -99,7 +99,8 @@ struct mt_plan {
 	int nl[MT_MAX_PP][MT_L_N];
 	int tot[MT_L_N];
 	int chunk_layers_max;       /* most layers in one model chunk */
-	int rep[4];                 /* stages evaluated for memory/time: first, heaviest middle,
+	int rep[5];                 /* stages evaluated for memory/time: first, heaviest middle
+				     * (and the heaviest under the EP overlap's saving, when another),
 				     * the MTP stage when apart, last */
 	int nrep;
 	int mtp_stage;              /* the stage holding the MTP layers (pp - 1 unless a layout
@@ -114,7 +115,7 @@ struct mt_plan {
 	/* DP communication per step, seconds: [dist_opt] */
 	double dp_rs[2], dp_ag[2], dp_rs_last[2], dp_ag_first[2];
 	/* parameters on each representative stage (elements), for memory */
-	double par_dense[4], par_exp[4], par_fp8[4];
+	double par_dense[5], par_exp[5], par_fp8[5];
 	int64_t bucket_params;
 	double p2p_time;            /* one activation to the next stage (s) */
 	/* optimizer-step time per parameter (s) */
@@ -171,6 +172,26 @@ void mt_memory(const struct mt_ctx *x, const struct mt_costs *a, const struct mt
 	       const struct mt_config *cfg, struct mt_mem *out);
 void mt_timing(const struct mt_ctx *x, const struct mt_costs *a, const struct mt_plan *b,
 	       const struct mt_config *cfg, struct mt_time *time, struct mt_tput *tput);
+
+/* A floor of mt_timing()'s step over every level-C setting of a and b: any
+ * recomputation, offload, optimizer sharding, FSDP mode and CUDA graphs, and
+ * the 1F1B EP overlap when ep_overlap is set.  Every term mt_timing() adds
+ * is at least zero, so the floor keeps the stages' forward and backward, the
+ * bubble they make, the non-blocking pipeline sends, the optimizer at the
+ * widest sharding and the fixed overhead (docs/MODEL.md 7).  The search
+ * skips a level-C block whose floor cannot enter its ranking. */
+double mt_timing_floor(const struct mt_ctx *x, const struct mt_costs *a, const struct mt_plan *b,
+		       int ep_overlap);
+
+/* A floor of the step of every plan over the layer shape a, for mb_per_pp
+ * micro-batches per pipeline stage (num_mb / pp, the same for every PP of a
+ * shape): the forward and backward of a micro-batch through the whole model
+ * (every layer, the MTP layers, the embedding and the output layer) with the
+ * EP overlap's whole saving when ep_overlap is set, over pp, since the
+ * stages mt_timing() evaluates hold the heaviest (mt_plan_compute), plus the
+ * fixed overhead.  The search skips a layer shape with it. */
+double mt_shape_floor(const struct mt_ctx *x, const struct mt_costs *a, double mb_per_pp,
+		      int ep_overlap);
 
 /* 1 when L layers split over pp x vpp model chunks (docs/MODEL.md 4.6): an
  * even, accounted or first/last split, or a pipeline layout (each chunk

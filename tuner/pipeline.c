@@ -164,9 +164,12 @@ static void split_layout(const struct mt_model *m, int pp, int vpp, int split, i
  * first/last split and the balanced layout; else the balanced layout. */
 /* plan_split's answers by (model, sequence, pinned layout, pp, vpp): the
  * split depends on nothing else, and a balanced layout costs microseconds
- * that the search would otherwise pay for every layer shape.  A small
- * direct-mapped table, filled without allocating. */
+ * that the search would otherwise pay for every layer shape.  An open-
+ * addressed table, filled without allocating: a search visits at most a few
+ * hundred (pp, vpp) pairs, each probed from its hash until found or an empty
+ * slot takes it; a full neighbourhood computes without keeping. */
 #define SPLIT_MEMO 1021 /* a prime */
+#define SPLIT_PROBES 16
 struct split_memo {
 	unsigned gen; /* the context's (0: empty) */
 	int pp, vpp, rc, split, first, last;
@@ -178,28 +181,36 @@ static int plan_split_uncached(const struct mt_ctx *x, int pp, int vpp, struct m
 
 static int plan_split(const struct mt_ctx *x, int pp, int vpp, struct mt_plan *o)
 {
-	struct split_memo *e =
-		&memo[((unsigned)pp * 2654435761u ^ (unsigned)vpp * 40503u) % SPLIT_MEMO];
+	unsigned h = ((unsigned)pp * 2654435761u ^ (unsigned)vpp * 40503u) % SPLIT_MEMO;
+	struct split_memo *e = NULL;
+	int i;
 
-	if (!(e->gen == x->gen && e->pp == pp && e->vpp == vpp)) {
-		e->rc = plan_split_uncached(x, pp, vpp, o);
-		e->gen = x->gen;
-		e->pp = pp;
-		e->vpp = vpp;
-		e->split = o->split;
-		e->first = o->first_layers;
-		e->last = o->last_layers;
-		if (!e->rc)
-			memcpy(&e->l, &o->layout, sizeof(e->l));
-		return e->rc;
+	for (i = 0; i < SPLIT_PROBES; i++) {
+		e = &memo[(h + (unsigned)i) % SPLIT_MEMO];
+		if (e->gen != x->gen)
+			break; /* empty for this context: take it */
+		if (e->pp == pp && e->vpp == vpp) {
+			if (e->rc)
+				return e->rc;
+			o->split = e->split;
+			o->first_layers = e->first;
+			o->last_layers = e->last;
+			memcpy(&o->layout, &e->l, sizeof(e->l));
+			return 0;
+		}
 	}
-	if (e->rc)
-		return e->rc;
-	o->split = e->split;
-	o->first_layers = e->first;
-	o->last_layers = e->last;
-	memcpy(&o->layout, &e->l, sizeof(e->l));
-	return 0;
+	if (i == SPLIT_PROBES)
+		return plan_split_uncached(x, pp, vpp, o);
+	e->rc = plan_split_uncached(x, pp, vpp, o);
+	e->gen = x->gen;
+	e->pp = pp;
+	e->vpp = vpp;
+	e->split = o->split;
+	e->first = o->first_layers;
+	e->last = o->last_layers;
+	if (!e->rc)
+		memcpy(&e->l, &o->layout, sizeof(e->l));
+	return e->rc;
 }
 
 static int plan_split_uncached(const struct mt_ctx *x, int pp, int vpp, struct mt_plan *o)
@@ -351,25 +362,38 @@ int mt_plan_compute(const struct mt_ctx *x, const struct mt_costs *a, int pp, in
 		o->tot[k] += m->mtp_layers;
 	}
 
-	/* representative stages: first, the heaviest middle one, the MTP
-	 * stage, last */
+	/* representative stages: first, the heaviest middle one (and the
+	 * heaviest once the 1F1B EP overlap saves its share of each MoE layer,
+	 * when that is another: so the stages evaluated hold the heaviest with
+	 * the overlap on or off, 5.3), the MTP stage, last */
 	for (k = 0; k < MT_L_N; k++)
 		w[k] = a->fwd[k] + a->bwd[k];
 	o->nrep = 0;
 	o->rep[o->nrep++] = 0;
 	if (pp > 2) {
-		int arg = 1;
+		double ws = w[MT_L_MOE] - mt_ep_overlap_paired(pp, vpp, num_mb) * fmax(0, a->ep_1f1b_save);
+		double best_s = -1;
+		int arg = 1, arg_s = 1;
+
 		for (i = 1; i < pp - 1; i++) {
 			double wi = o->nl[i][0] * w[0] + o->nl[i][1] * w[1];
+			double si = o->nl[i][MT_L_DENSE] * w[MT_L_DENSE] + o->nl[i][MT_L_MOE] * ws;
+
 			if (wi > best_w) {
 				best_w = wi;
 				arg = i;
 			}
+			if (si > best_s) {
+				best_s = si;
+				arg_s = i;
+			}
 		}
 		o->rep[o->nrep++] = arg;
+		if (arg_s != arg)
+			o->rep[o->nrep++] = arg_s;
 	}
 	if (m->mtp_layers && o->mtp_stage != 0 && o->mtp_stage != pp - 1 &&
-	    o->mtp_stage != o->rep[o->nrep - 1])
+	    o->mtp_stage != o->rep[1] && o->mtp_stage != o->rep[o->nrep - 1])
 		o->rep[o->nrep++] = o->mtp_stage;
 	if (pp > 1)
 		o->rep[o->nrep++] = pp - 1;

@@ -274,3 +274,55 @@ void mt_timing(const struct mt_ctx *x, const struct mt_costs *a, const struct mt
 	tp->hw_tflops_per_gpu = tp->hw_flops_step / t->step / j->gpus / 1e12;
 	tp->mfu = tp->model_tflops_per_gpu / x->peak;
 }
+
+double mt_timing_floor(const struct mt_ctx *x, const struct mt_costs *a, const struct mt_plan *b,
+		       int ep_overlap)
+{
+	const struct mt_model *m = x->model;
+	double w[MT_L_N], crit = 0, opt = 0, mean = 0, step, mb = b->num_mb, pp = b->pp;
+	int r, k;
+
+	for (k = 0; k < MT_L_N; k++) {
+		w[k] = a->fwd[k] + a->bwd[k];
+		if (k == MT_L_MOE && ep_overlap)
+			w[k] -= fmax(0, ep_overlap_save(a, b));
+		mean += b->tot[k] * w[k];
+	}
+	mean = (mean + a->emb_f + a->emb_b + (1 + m->mtp_layers) * (a->out_f + a->out_b)) / pp;
+	for (r = 0; r < b->nrep; r++) {
+		int st = b->rep[r];
+		double t = 0, sh;
+
+		for (k = 0; k < MT_L_N; k++)
+			t += b->nl[st][k] * w[k];
+		if (st == 0)
+			t += a->emb_f + a->emb_b;
+		t += ((st == b->pp - 1) + (m->mtp_layers && st == b->mtp_stage ? m->mtp_layers : 0)) *
+		     (a->out_f + a->out_b);
+		if (t > crit)
+			crit = t;
+		sh = b->par_dense[r] / ((double)b->dp * a->cp) + b->par_exp[r] / (b->edp > 0 ? b->edp : 1);
+		if (sh > opt)
+			opt = sh;
+	}
+	step = mb * crit + opt * (1 - x->job->opt_offload) * b->opt_s_per_param + MT_STEP_OVERHEAD_S;
+	if (pp > 1)
+		step += (pp - 1) / b->vpp * fmin(mean, crit) +
+			fmin(b->vpp > 1 ? 2 * (pp - 1) : 2 * (mb + pp - 1), 2 * mb * b->vpp) *
+				b->p2p_time; /* the sends, blocking or not (5.5) */
+	return step;
+}
+
+double mt_shape_floor(const struct mt_ctx *x, const struct mt_costs *a, double mb_per_pp,
+		      int ep_overlap)
+{
+	const struct mt_model *m = x->model;
+	double moe = m->moe_layers + (m->mtp_layers && m->is_moe[m->layers - 1] ? m->mtp_layers : 0);
+	double dense = m->layers + m->mtp_layers - moe, wm = a->fwd[MT_L_MOE] + a->bwd[MT_L_MOE];
+
+	if (ep_overlap) /* at most every micro-batch paired */
+		wm -= fmax(0, a->ep_1f1b_save);
+	return mb_per_pp * (dense * (a->fwd[MT_L_DENSE] + a->bwd[MT_L_DENSE]) + moe * wm + a->emb_f +
+			    a->emb_b + (1 + m->mtp_layers) * (a->out_f + a->out_b)) +
+	       MT_STEP_OVERHEAD_S;
+}

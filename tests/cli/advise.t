@@ -238,3 +238,6 @@ headroom: a bad share is refused | 2 | --prefer-headroom.*a percentage in \[0, 9
 fp8 on Blackwell names MXFP8 | 0 | warning: --precision fp8 on .*B200.* uses delayed \(per-tensor\) scaling, Megatron-LM's default; NVIDIA's Blackwell recipes train with MXFP8 | estimate --model llama3-8b --cluster dgx-b200 --gpus 8 --seq 4096 --gbs 64 --precision fp8
 fp8 on Blackwell with a recipe given is quiet | 0 | !Blackwell recipes train with MXFP8 | estimate --model llama3-8b --cluster dgx-b200 --gpus 8 --seq 4096 --gbs 64 --precision fp8 --fp8-recipe delayed
 fp8 on Hopper is quiet | 0 | !Blackwell recipes | estimate --model llama3-8b --gpus 8 --seq 4096 --gbs 64 --precision fp8
+# the step floors skip what cannot rank; --exhaustive evaluates everything
+the search skips by its floor | 0 | "bound":[[:space:]]*[1-9] | advise --no-rules --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --json -
+--exhaustive skips nothing | 0 | "bound":[[:space:]]*0$ | advise --no-rules --exhaustive --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --json -

@@ -372,7 +372,7 @@ static void megatron_checks_cited(void **state)
 		const char *c = mt_prune_cite(i);
 
 		if (i == MT_PRUNE_MEMORY || i == MT_PRUNE_DOMINATED || i == MT_PRUNE_HOST_MEMORY ||
-		    i == MT_PRUNE_RELEASE) {
+		    i == MT_PRUNE_RELEASE || i == MT_PRUNE_BOUND) {
 			assert_null(c);
 			continue;
 		}
@@ -397,52 +397,169 @@ static void megatron_checks_cited(void **state)
 	free(r);
 }
 
-/* One candidate's memory and time: arithmetic only, no allocation. */
-static void evaluation_does_not_allocate(void **state)
+/* The search skips a layer shape or a pipeline plan only when a floor of its
+ * step cannot enter the ranking (tuner/perf.h): the bounded search returns
+ * what the exhaustive one does, layouts, variants, folded counts and the
+ * headroom pick alike, while evaluating fewer candidates. */
+static void the_floor_skips_only_what_cannot_rank(void **state)
 {
-	struct mt_error err = MT_ERROR_INIT;
+	static const struct {
+		const char *model;
+		int gpus, seq, gbs, top, no_fold;
+	} cases[] = {
+		{ "llama3-8b", 8, 8192, 64, 16, 0 },      /* the headroom pick */
+		{ "qwen3-30b-a3b", 16, 4096, 512, 5, 0 }, /* the EP overlap's saving */
+		{ "qwen3-30b-a3b", 16, 4096, 512, 3, 1 },
+		{ "mixtral-8x7b", 64, 4096, 256, 16, 0 },
+	};
+	size_t c;
+	int i, v, skipped = 0;
+
+	(void)state;
+	for (c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		struct mt_model m;
+		struct mt_job j;
+		struct mt_search_result *b, *e;
+
+		job(&j, cases[c].gpus, cases[c].seq, cases[c].gbs);
+		j.top_k = cases[c].top;
+		j.no_fold = cases[c].no_fold;
+		b = run(cases[c].model, &j, &m);
+		j.exhaustive = 1;
+		e = run(cases[c].model, &j, &m);
+		assert_int_equal(e->pruned[MT_PRUNE_BOUND], 0);
+		assert_true(b->evaluated <= e->evaluated);
+		skipped += b->pruned[MT_PRUNE_BOUND] > 0 && b->evaluated < e->evaluated;
+		assert_int_equal(b->ntop, e->ntop);
+		assert_int_equal(b->roomy_pick, e->roomy_pick);
+		for (i = 0; i < b->ntop; i++) {
+			assert_memory_equal(&b->top[i].cfg, &e->top[i].cfg, sizeof(b->top[i].cfg));
+			assert_true(b->top[i].time.step == e->top[i].time.step);
+			assert_true(b->top[i].mem.total == e->top[i].mem.total);
+			assert_int_equal(b->nvar[i], e->nvar[i]);
+			assert_int_equal(b->folded[i], e->folded[i]);
+			for (v = 0; v < b->nvar[i]; v++)
+				assert_memory_equal(&b->var[i][v].cfg, &e->var[i][v].cfg,
+						    sizeof(b->var[i][v].cfg));
+		}
+		free(b);
+		free(e);
+	}
+	assert_true(skipped >= 3);
+}
+
+/* One DeepSeek-V3 layer shape on 1024 H100 (TP1 EP64, MBS 1) and a plan of
+ * it, for the tests of one candidate's memory and time. */
+struct one {
 	struct mt_model m;
 	struct mt_job j;
 	struct mt_ctx x;
-	struct mt_costs *a = malloc(sizeof(*a));
-	struct mt_plan *p = malloc(sizeof(*p));
+	struct mt_costs a;
+	struct mt_plan p;
 	struct mt_config cfg;
 	struct mt_mem mem;
 	struct mt_time t;
 	struct mt_tput tp;
+};
+
+static struct one *one_shape(void)
+{
+	struct mt_error err = MT_ERROR_INIT;
+	struct one *o = calloc(1, sizeof(*o));
+
+	assert_non_null(o);
+	assert_int_equal(mt_model_load("deepseek-v3", &o->m, &err), 0);
+	job(&o->j, 1024, 4096, 8192);
+	mt_ctx_init(&o->x, &o->m, h100, &o->j);
+	mt_costs_compute(&o->x, &(struct mt_shape){ .tp = 1, .cp = 1, .mbs = 1, .ep = 64, .etp = 1,
+						    .cp_comm = MT_CP_P2P, .tp_overlap = 1,
+						    .fused_ce = 1 }, &o->a);
+	return o;
+}
+
+/* The plan of PP pp, VPP vpp; 0 when it splits. */
+static int one_plan(struct one *o, int pp, int vpp)
+{
+	struct mt_config *c = &o->cfg;
+
+	memset(c, 0, sizeof(*c));
+	mt_config_settings(&o->j, c);
+	c->tp = c->cp = c->etp = c->mbs = 1;
+	c->ep = 64;
+	c->pp = pp;
+	c->vpp = vpp;
+	c->dp = 1024 / pp;
+	c->num_mb = 8192 / c->dp;
+	if (vpp > 1 && pp == 1)
+		return -1;
+	if (mt_plan_compute(&o->x, &o->a, pp, vpp, c->dp, c->num_mb, c, &o->p))
+		return -1;
+	c->edp = o->p.edp;
+	return 0;
+}
+
+/* The floors are floors: no level-C setting of a plan steps below its plan
+ * floor, and the shape floor is below every plan's. */
+static void the_step_floor_holds_for_every_setting(void **state)
+{
+	static const int pps[] = { 1, 2, 4, 8, 16 }, vpps[] = { 1, 2, 4 };
+	struct one *o = one_shape();
+	struct mt_config *c = &o->cfg;
+	size_t ip, iv;
+	int n = 0, rc, d, ov, g;
+
+	(void)state;
+	for (ip = 0; ip < sizeof(pps) / sizeof(pps[0]); ip++)
+		for (iv = 0; iv < sizeof(vpps) / sizeof(vpps[0]); iv++) {
+			double floor;
+
+			if (one_plan(o, pps[ip], vpps[iv]))
+				continue;
+			floor = mt_timing_floor(&o->x, &o->a, &o->p, 1);
+			assert_true(mt_shape_floor(&o->x, &o->a, (double)c->num_mb / c->pp, 1) <=
+				    floor + 1e-12);
+			for (rc = 0; rc < MT_RC_N * 3 * 2 * 2; rc++) {
+				d = rc / MT_RC_N % 3;
+				ov = rc / (MT_RC_N * 3) % 2;
+				g = rc / (MT_RC_N * 6);
+				c->recompute = rc % MT_RC_N;
+				c->recompute_layers = 1;
+				c->recompute_modules = 0;
+				c->dist_opt = d >= 1;
+				c->fsdp = d == 2 ? MT_FSDP_MEGATRON : MT_FSDP_OFF;
+				c->ep_overlap = ov;
+				c->cuda_graph = g;
+				mt_memory(&o->x, &o->a, &o->p, c, &o->mem);
+				mt_timing(&o->x, &o->a, &o->p, c, &o->t, &o->tp);
+				assert_true(o->t.step >= floor);
+				n++;
+			}
+		}
+	assert_true(n >= 100);
+	free(o);
+}
+
+/* One candidate's memory and time: arithmetic only, no allocation. */
+static void evaluation_does_not_allocate(void **state)
+{
+	struct one *o = one_shape();
+	struct mt_config *c = &o->cfg;
 	long before;
 	int i;
 
 	(void)state;
-	assert_int_equal(mt_model_load("deepseek-v3", &m, &err), 0);
-	job(&j, 1024, 4096, 8192);
-	mt_ctx_init(&x, &m, h100, &j);
-	memset(&cfg, 0, sizeof(cfg));
-	mt_config_settings(&j, &cfg);
-	cfg.tp = 1;
-	cfg.pp = 16;
-	cfg.vpp = 1;
-	cfg.cp = 1;
-	cfg.ep = 64;
-	cfg.etp = 1;
-	cfg.mbs = 1;
-	cfg.dp = 64;
-	cfg.num_mb = 128;
-	mt_costs_compute(&x, &(struct mt_shape){ .tp = 1, .cp = 1, .mbs = 1, .ep = 64, .etp = 1, .sp = 0,
-				 .cp_comm = MT_CP_P2P, .cp_a2a = 0, .tp_overlap = 1, .fused_ce = 1 }, a);
-	assert_int_equal(mt_plan_compute(&x, a, 16, 1, 64, 128, &cfg, p), 0);
+	assert_int_equal(one_plan(o, 16, 1), 0);
 	before = allocations;
 	for (i = 0; i < 1000; i++) {
-		cfg.recompute = i % 3;
-		cfg.recompute_layers = 1 + i % 4;
-		cfg.dist_opt = i & 1;
-		mt_memory(&x, a, p, &cfg, &mem);
-		mt_timing(&x, a, p, &cfg, &t, &tp);
+		c->recompute = i % 3;
+		c->recompute_layers = 1 + i % 4;
+		c->dist_opt = i & 1;
+		mt_memory(&o->x, &o->a, &o->p, c, &o->mem);
+		mt_timing(&o->x, &o->a, &o->p, c, &o->t, &o->tp);
 	}
 	assert_int_equal(allocations - before, 0);
-	assert_true(t.step > 0 && mem.total > 0);
-	free(a);
-	free(p);
+	assert_true(o->t.step > 0 && o->mem.total > 0);
+	free(o);
 }
 
 /* The search itself allocates a fixed amount, however large the space. */
@@ -519,6 +636,8 @@ int main(void)
 		cmocka_unit_test(nothing_feasible_keeps_the_closest),
 		cmocka_unit_test(impossible_requests),
 		cmocka_unit_test(megatron_checks_cited),
+		cmocka_unit_test(the_floor_skips_only_what_cannot_rank),
+		cmocka_unit_test(the_step_floor_holds_for_every_setting),
 		cmocka_unit_test(evaluation_does_not_allocate),
 		cmocka_unit_test(search_allocations_do_not_grow_with_the_space),
 		cmocka_unit_test(search_with_rules_allocates_a_fixed_amount),
