@@ -646,11 +646,19 @@ static void search_mbs(struct srch *s, struct split_cache *sc, struct mt_costs *
 
 /* The token dispatchers the job allows and the profile can time (one, the
  * alltoall, without expert parallelism), each with the micro-batch sizes. */
+/* 1 when the candidate's dispatcher can take a rank budget: flex on HybridEP
+ * (transformer_config.py @ d98e8a6 lines 1868-1883); the target release's
+ * lack of it pins it off (job/release.c). */
+static int budgeted(const struct srch *s, const struct mt_config *cfg)
+{
+	return cfg->dispatcher == MT_DISPATCH_FLEX && s->c->dispatch.flex_backend == MT_FLEX_HYBRIDEP;
+}
+
 static void search_dispatchers(struct srch *s, struct split_cache *sc, struct mt_costs *a,
 			       struct mt_plan *plan, struct mt_config *cfg, const int *mbss,
 			       int nmbs)
 {
-	int want = s->j->moe_dispatcher, d, imb;
+	int want = s->j->moe_dispatcher, d, imb, rb;
 	int moe = s->m->experts && (cfg->ep > 1 || cfg->etp > 1);
 
 	for (d = 0; d < MT_DISPATCH_N; d++) {
@@ -662,10 +670,17 @@ static void search_dispatchers(struct srch *s, struct split_cache *sc, struct mt
 			continue;
 		}
 		cfg->dispatcher = d;
-		if (at(s, MT_ST_ETP, cfg))
-			continue;
-		for (imb = 0; imb < nmbs; imb++)
-			search_mbs(s, sc, a, plan, cfg, mbss[imb]);
+		/* flex on HybridEP: with and without the rank budget (5.8) */
+		for (rb = budgeted(s, cfg); rb >= 0; rb--) {
+			if (s->j->pins.rank_budget != MT_UNSET && s->j->pins.rank_budget != rb)
+				continue;
+			cfg->rank_budget = rb;
+			if (at(s, MT_ST_ETP, cfg))
+				continue;
+			for (imb = 0; imb < nmbs; imb++)
+				search_mbs(s, sc, a, plan, cfg, mbss[imb]);
+		}
+		cfg->rank_budget = 0;
 	}
 }
 

@@ -218,6 +218,14 @@ static int dispatch_args(const struct mt_job *j, const struct mt_config *c, stru
 	n = adds(o, n, KF(DISPATCHER), mt_dispatcher_name(d));
 	if (d == MT_DISPATCH_FLEX)
 		n = adds(o, n, "moe-flex-dispatcher-backend", mt_flex_backend_name(c->flex_backend));
+	/* the rank budget: HybridEP's receive size fixed on the host, for the
+	 * TE op fuser's experts (transformer_config.py@core_v0.18.0:1515; at
+	 * d98e8a6 the fused experts also want --moe-use-grouped-tensor, which
+	 * no release has yet) */
+	if (d == MT_DISPATCH_FLEX && c->rank_budget) {
+		n = addg(o, n, KF(RANK_BUDGET), j->moe_rank_budget);
+		n = add(o, n, "use-transformer-engine-op-fuser", NULL, 0);
+	}
 	if (c->ep_overlap) {
 		n = add(o, n, KF(EP_OVERLAP), NULL, 0);
 		n = add(o, n, "delay-wgrad-compute", NULL, 0);
@@ -242,6 +250,10 @@ static int dispatch_overrides(const struct mt_job *j, const struct mt_config *c,
 	n = adds(o, n, KB(DISPATCHER), mt_dispatcher_name(d));
 	if (d == MT_DISPATCH_FLEX)
 		n = adds(o, n, "model.moe_flex_dispatcher_backend", mt_flex_backend_name(c->flex_backend));
+	if (d == MT_DISPATCH_FLEX && c->rank_budget) {
+		n = addg(o, n, KB(RANK_BUDGET), j->moe_rank_budget);
+		n = adds(o, n, "model.use_transformer_engine_op_fuser", "true");
+	}
 	if (c->ep_overlap) {
 		/* TransformerConfig's own fields hold where the recipe has no
 		 * CommOverlapConfig; one that has sets them from its own

@@ -26,8 +26,8 @@ enum {
 	K_GRAD_FP32 = 1u << 13, K_BUCKET = 1u << 14, K_DIST_OPT = 1u << 15,
 	K_RECOMPUTE = 1u << 16, K_RC_LAYERS = 1u << 17, K_OFFLOAD = 1u << 18,
 	K_DISPATCHER = 1u << 19, K_EP_OVERLAP = 1u << 20, K_CUDA_GRAPH = 1u << 21,
-	K_FSDP = 1u << 22, K_RC_MODULES = 1u << 23,
-	K_ALL = (1u << 24) - 1
+	K_FSDP = 1u << 22, K_RC_MODULES = 1u << 23, K_RANK_BUDGET = 1u << 24,
+	K_ALL = (1u << 25) - 1
 };
 
 enum mt_knob_type {

@@ -80,6 +80,9 @@ static int read_knob(const struct mt_kv *kv, int n, int k, struct mt_config *c,
 	case MT_KNOB_FSDP:
 		v = a ? MT_FSDP_MEGATRON : find(kv, n, "use-torch-fsdp2") ? MT_FSDP_TORCH : MT_FSDP_OFF;
 		break;
+	case MT_KNOB_RANK_BUDGET: /* --moe-expert-rank-capacity-factor F (the factor: mt_job_read) */
+		v = a != NULL;
+		break;
 	case MT_KNOB_CUDA_GRAPH: /* --cuda-graph-impl transformer_engine */
 		v = a && !strcmp(a->val, "transformer_engine");
 		break;
@@ -362,7 +365,7 @@ static const char *const read_flags[] = {
 	"moe-router-load-balancing-type", "tokenizer-type", "vocab-size", "seq-length", "encoder-seq-length",
 	"global-batch-size", "bf16", "fp16", "fp8-format", "fp8-recipe", "fp4-format", "fp4-recipe",
 	"fp4-param-gather", "fp8-param-gather", "attention-backend", "moe-router-force-load-balancing",
-	"moe-expert-capacity-factor", "moe-pad-expert-input-to-capacity",
+	"moe-expert-capacity-factor", "moe-pad-expert-input-to-capacity", "use-transformer-engine-op-fuser",
 	"moe-flex-dispatcher-backend", "moe-enable-deepep", "optimizer-cpu-offload",
 	"optimizer-offload-fraction", "use-precision-aware-optimizer",
 	"fine-grained-activation-offloading", "offload-modules", "pipeline-model-parallel-layout",
@@ -758,6 +761,15 @@ static int job_settings(const struct mt_jobsrc *s, struct mt_megatron_job *o, st
 				      "1 or more)");
 		j->moe_balance = MT_BAL_DROP;
 		j->moe_capacity = d;
+	}
+	if ((rc = get_num(s, "moe-expert-rank-capacity-factor", 0, 64, &d, err)) != 0) {
+		if (rc < 0)
+			return MT_EINVAL;
+		if (d < 1)
+			return bad_at(err, s, at(s, "moe-expert-rank-capacity-factor"),
+				      "a rank budget from 1 to 64 times the mean (tokens over it are "
+				      "dropped, and Megatron-LM reruns the step)");
+		j->moe_rank_budget = d;
 	}
 	if (at(s, "optimizer-cpu-offload") >= 0) {
 		j->opt_offload = 1;

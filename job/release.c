@@ -168,7 +168,12 @@ int mt_release_restrict(struct mt_job *j, const struct mt_cluster *c, struct mt_
 	    (rc = pin_off(&rl, &p->cuda_graph, 1, LIST("cuda-graph-impl"),
 			  LIST("model.cuda_graph_impl"), "--cuda-graphs on", err)) ||
 	    (rc = pin_off(&rl, &p->offload_layers, 1, LIST("cpu-offloading-num-layers"),
-			  LIST("model.cpu_offloading_num_layers"), "--offload-layers", err)))
+			  LIST("model.cpu_offloading_num_layers"), "--offload-layers", err)) ||
+	    (rc = pin_off(&rl, &p->rank_budget, 1,
+			  LIST("moe-expert-rank-capacity-factor", "use-transformer-engine-op-fuser"),
+			  LIST("model.moe_expert_rank_capacity_factor",
+			       "model.use_transformer_engine_op_fuser"),
+			  "--moe-rank-budget on", err)))
 		return rc;
 	if (p->p2p_overlap == 0 &&
 	    missing(&rl, LIST("no-overlap-p2p-communication"), LIST("comm_overlap.overlap_p2p_comm"),

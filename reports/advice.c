@@ -60,7 +60,8 @@ static void moe_words(struct sbuf *sb, const struct mt_model *m, const struct mt
 		return;
 	sbuf_addf(sb, ", dispatcher %s", mt_dispatcher_name(cfg->dispatcher));
 	if (cfg->dispatcher == MT_DISPATCH_FLEX)
-		sbuf_addf(sb, " (%s)", mt_flex_backend_name(cfg->flex_backend));
+		sbuf_addf(sb, " (%s%s)", mt_flex_backend_name(cfg->flex_backend),
+			  cfg->rank_budget ? ", rank budget" : "");
 	sbuf_addf(sb, ", EP overlap %s%s", cfg->ep_overlap ? "1F1B" : "off",
 		  cfg->shared_overlap ? ", shared experts overlapped" : "");
 }
@@ -250,14 +251,16 @@ static void host_timeline_lines(struct sbuf *sb, const struct mt_eval *e)
 		sbuf_addf(sb, "  what removes the wait: padded token drop (--moe-balance drop:1: "
 			      "--moe-expert-capacity-factor with --moe-pad-expert-input-to-capacity; "
 			      "then whole layers graph), or the flex dispatcher with HybridEP and a "
-			      "rank budget (--moe-expert-rank-capacity-factor, Megatron-Core 0.18)\n");
+			      "rank budget (--moe-dispatcher flex --moe-rank-budget on: "
+			      "--moe-expert-rank-capacity-factor, Megatron-Core 0.18)\n");
 	else if (h->sync == MT_HS_DISPATCH)
 		sbuf_addf(sb, "  what removes the wait: %s, or padded token drop (--moe-balance "
 			      "drop:1)\n",
 			  e->cfg.dispatcher == MT_DISPATCH_FLEX && e->cfg.flex_backend == MT_FLEX_HYBRIDEP
-				  ? "a HybridEP rank budget (--moe-expert-rank-capacity-factor, "
-				    "Megatron-Core 0.18, with grouped-tensor experts)"
-				  : "HybridEP with a rank budget (--moe-expert-rank-capacity-factor)");
+				  ? "a HybridEP rank budget (--moe-rank-budget on: "
+				    "--moe-expert-rank-capacity-factor, Megatron-Core 0.18)"
+				  : "HybridEP with a rank budget (--moe-flex-backend hybridep "
+				    "--moe-rank-budget on)");
 	else if (h->cpu > h->gpu && !e->cfg.cuda_graph)
 		sbuf_addf(sb, "  what hides it: CUDA graphs (--cuda-graphs on)\n");
 }

@@ -22,6 +22,7 @@ void mt_pins_init(struct mt_pins *p)
 	p->bucket = MT_UNSET;
 	p->ep_overlap = MT_UNSET;
 	p->cuda_graph = MT_UNSET;
+	p->rank_budget = MT_UNSET;
 	p->fsdp = MT_UNSET;
 	p->p2p_overlap = MT_UNSET;
 	for (int i = 0; i < MT_KNOB_EXTRA; i++)
@@ -37,6 +38,7 @@ void mt_job_init(struct mt_job *j)
 	j->roomy_tol = MT_ROOMY_TOL;
 	j->top_k = 5;
 	j->moe_dispatcher = MT_DISPATCH_AUTO;
+	j->moe_rank_budget = MT_RANK_BUDGET;
 	j->param_gather_q = MT_UNSET;
 	mt_pins_init(&j->pins);
 }
@@ -346,6 +348,32 @@ const char *mt_ep_overlap_reason(const struct mt_model *m, int ep, int dispatche
 	">= 2.12.0; Megatron-Bridge 067f987df0 src/megatron/bridge/training/comm_overlap.py:546 " \
 	"asserts the same"
 
+/* A pinned rank budget needs MoE and the flex dispatcher on HybridEP
+ * (Megatron-LM d98e8a6 transformer_config.py:1868-1883; core_v0.18.0 also
+ * asked for the TE op fuser, which job/flags.c prints with it). */
+static int rank_budget_check(const struct mt_model *m, const struct mt_cluster *c,
+			     const struct mt_job *j, struct mt_error *err)
+{
+	if (j->pins.rank_budget != 1)
+		return MT_OK;
+	if (!m->experts)
+		return mt_error_set(err, MT_EINVAL, "--moe-rank-budget on: the model has no experts");
+	if (j->moe_dispatcher != MT_DISPATCH_AUTO && j->moe_dispatcher != MT_DISPATCH_FLEX)
+		return mt_error_set(err, MT_EINVAL,
+				    "--moe-rank-budget on needs --moe-dispatcher flex (Megatron-LM "
+				    "d98e8a6 transformer_config.py:1870 raises: "
+				    "moe_expert_rank_capacity_factor requires moe_flex_dispatcher_backend "
+				    "to be 'hybridep' or 'ncclep')");
+	if (c->dispatch.flex_backend != MT_FLEX_HYBRIDEP)
+		return mt_error_set(err, MT_EINVAL,
+				    "--moe-rank-budget on needs the flex dispatcher on HybridEP: profile "
+				    "%s times flex as %s (--moe-flex-backend hybridep, where it has "
+				    "HybridEP points)", c->name,
+				    c->dispatch.flex_backend >= 0
+					    ? mt_flex_backend_name(c->dispatch.flex_backend) : "nothing");
+	return MT_OK;
+}
+
 static int graphs_ep_overlap_check(const struct mt_pins *p, struct mt_error *err)
 {
 	if (p->cuda_graph == 1 && p->ep_overlap == 1)
@@ -424,7 +452,7 @@ static int precision_offload_check(const struct mt_model *m, const struct mt_clu
 				    "supported with distributed optimizer, torch fsdp2, megatron fsdp, or "
 				    "inference mode)");
 	if ((rc = mt_hostmem_check(j, err)) || (rc = mt_offload_modules_check(m, j, err)) ||
-	    (rc = graphs_ep_overlap_check(p, err)))
+	    (rc = graphs_ep_overlap_check(p, err)) || (rc = rank_budget_check(m, c, j, err)))
 		return rc;
 	if (p->cuda_graph == 1 && (p->recompute == MT_RC_FULL ||
 				   (p->offload_layers != MT_UNSET && p->offload_layers > 0)))

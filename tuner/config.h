@@ -61,6 +61,11 @@ enum {
 #define MT_ROOMY_USE 0.95
 #define MT_ROOMY_TOL 0.03
 
+/* The HybridEP rank budget's factor, tokens a rank may receive over the mean
+ * (docs/MODEL.md 5.8): NVIDIA's DeepSeek-V3 recipes set 1.5 (Megatron-Bridge
+ * 067f987df0 src/megatron/bridge/perf_recipes/deepseek/common.py). */
+#define MT_RANK_BUDGET 1.5
+
 /* Knobs a user may fix; MT_UNSET leaves a knob to the search. */
 struct mt_pins {
 	int tp, pp, vpp, cp, ep, etp, mbs;
@@ -72,6 +77,7 @@ struct mt_pins {
 	int bucket;               /* DDP bucket size in parameters */
 	int ep_overlap;           /* --overlap-moe-expert-parallel-comm (searched) */
 	int cuda_graph;           /* per-layer CUDA graphs (--cuda-graphs on|off) */
+	int rank_budget;          /* HybridEP rank budget (--moe-rank-budget on|off) */
 	int p2p_overlap;          /* --overlap-p2p on|off: the interleaved schedule's
 				   * stage-to-stage sends under compute (default on) */
 	/* --pp-layout: a pipeline layout (tuner/layout.h), borrowed from the
@@ -102,6 +108,8 @@ struct mt_job {
 				   * for a step floor above the ranking (docs/MODEL.md 7) */
 	int moe_balance;          /* enum mt_moe_balance: aux (default), forced, drop */
 	double moe_capacity;      /* MT_BAL_DROP: the expert capacity factor */
+	double moe_rank_budget;   /* the rank budget's factor where a candidate has one
+				   * (MT_RANK_BUDGET unless a job read back gives its own) */
 	int megatron_version;     /* release of the flags (job/flagtable.h): 0 the newest */
 	int bridge_version;       /* release of the Bridge overrides: 0 the newest */
 	unsigned release_off;     /* MT_ROFF_* bits: values the releases cannot run, which
@@ -136,6 +144,9 @@ struct mt_config {
 	int shared_overlap;       /* --moe-shared-expert-overlap (follows: shared experts, EP > 1,
 				   * alltoall or flex, no 1F1B overlap) */
 	int flex_backend;         /* enum mt_flex_backend of the cluster (flex) */
+	int rank_budget;          /* flex on HybridEP with a static per-rank token budget
+				   * (--moe-expert-rank-capacity-factor, job.moe_rank_budget):
+				   * no host wait for the received counts (docs/MODEL.md 5.8) */
 	int cuda_graph;           /* Transformer Engine per-layer CUDA graphs (docs/MODEL.md 5.10) */
 	int p2p_blocking;         /* with VPP > 1: each stage-to-stage send blocks its model
 				   * chunk (--no-overlap-p2p-communication, 5.5); 0: the

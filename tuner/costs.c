@@ -445,7 +445,9 @@ static void layer_host(const struct work *w, int k, struct mt_costs *o)
 		const struct mt_dispatch_cost *d = &o->disp;
 		double el = (double)m->experts / ep, gemm = MT_HOST_EXPERT_GEMM_OPS * E;
 		double pad = mt_prec_quantised(x->job) ? MT_HOST_EXPERT_PAD_OPS : 0;
-		int sync = x->job->moe_balance == MT_BAL_DROP ? MT_HS_NONE
+		/* no wait with padded token drop, nor on HybridEP with a rank
+		 * budget: the received size is known on the host (5.8) */
+		int sync = x->job->moe_balance == MT_BAL_DROP || w->sh->rank_budget ? MT_HS_NONE
 			   : w->sh->dispatcher == MT_DISPATCH_ALLTOALL ? MT_HS_BEFORE_A2A
 								      : MT_HS_DISPATCH;
 		int comm = ep > 1 || etp > 1;
@@ -731,6 +733,12 @@ static void io_costs(const struct work *w, struct mt_costs *o)
 	if (m->experts) /* the dispatcher's send and receive buffers (5.3) */
 		o->moe_dispatch = o->disp.buffer_bytes > 0 ? o->disp.buffer_bytes
 			: 3 * mt_moe_imbalance(x) * w->Tm * m->topk * sh->etp * h * 2;
+	/* a rank budget sizes the received tokens and the combine's input at
+	 * the budget, not at what arrives (token_dispatcher.py _HybridEPManager
+	 * setup_metadata): what it adds over the busiest rank's share */
+	if (m->experts && sh->rank_budget)
+		o->moe_dispatch += 2 * fmax(0, x->job->moe_rank_budget - mt_moe_imbalance(x)) * w->Tm *
+				   m->topk * sh->etp * h * 2;
 	o->transient = fmax(T * h * 2, T * gm * (m->experts ? fmax(m->ffn, m->shared_ffn) : m->ffn) / t * 2);
 	if (sh->tp_overlap && sp && tp > 1)
 		o->transient += 3 * T * h * 2; /* userbuffers for overlapped GEMMs */
@@ -749,6 +757,7 @@ void mt_shape_of(const struct mt_config *cfg, struct mt_shape *sh)
 	sh->tp_overlap = cfg->tp_overlap;
 	sh->fused_ce = cfg->fused_ce;
 	sh->dispatcher = cfg->dispatcher;
+	sh->rank_budget = cfg->dispatcher == MT_DISPATCH_FLEX && cfg->rank_budget;
 }
 
 void mt_costs_compute(const struct mt_ctx *x, const struct mt_shape *sh, struct mt_costs *o)

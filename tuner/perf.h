@@ -149,6 +149,7 @@ struct mt_shape {
 	int cp_a2a;                 /* a2a+p2p's inner group; 0: the NVLink domain's */
 	int tp_overlap, fused_ce;
 	int dispatcher;             /* enum mt_dispatcher */
+	int rank_budget;            /* flex (HybridEP) with a rank budget */
 };
 
 /* The shape of a configuration (its knobs of the same names). */

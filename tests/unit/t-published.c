@@ -7,10 +7,10 @@
  * step; the published one from the row's tokens column, else its step time,
  * else its TFLOP/s per GPU with the row's FLOP convention.  Every dense row
  * must be within 13% (the Megatron-LM README's 177B row sits at 12.3%), every
- * MoE row within 15%, the mean absolute error within 7.5% (7.07%: the Grace
- * host's published per-op costs put the GB200 DeepSeek-V3 row at -8.5%, whose
- * recipe runs full-iteration CUDA graphs with a HybridEP rank budget, which
- * megatune does not model yet; docs/MODEL.md section 8).  A row setup.json marks
+ * MoE row within 15%, the mean absolute error within 7% (6.83%; the GB200
+ * DeepSeek-V3 row's recipe runs full-iteration CUDA graphs, which megatune
+ * does not model yet, with the HybridEP rank budget it does; docs/MODEL.md
+ * section 8).  A row setup.json marks
  * with "known_gap" (the effect that explains it, not modelled yet) must still
  * evaluate; it is printed and left out of the tolerances and the mean.
  * MT_VERBOSE=1 prints the table that docs/MODEL.md shows.
@@ -31,7 +31,7 @@
 
 #define DENSE_TOL 0.13
 #define MOE_TOL 0.15
-#define MEAN_TOL 0.075
+#define MEAN_TOL 0.07
 
 struct row {
 	char label[96];
@@ -203,6 +203,7 @@ static void run_row(const cJSON *r)
 		j.pins.fused_ce = onoff(pins, "ce_fusion", MT_UNSET);
 		j.pins.ep_overlap = onoff(pins, "ep_overlap", MT_UNSET);
 		j.pins.cuda_graph = onoff(pins, "cuda_graphs", MT_UNSET);
+		j.pins.rank_budget = onoff(pins, "moe_rank_budget", MT_UNSET);
 		j.pins.p2p_overlap = onoff(pins, "overlap_p2p", MT_UNSET);
 		if ((v = cJSON_GetObjectItem(pins, "moe_dispatcher")))
 			assert_true((j.moe_dispatcher = mt_dispatcher_parse(v->valuestring)) >= 0);
