@@ -343,6 +343,7 @@ static void json_candidate(struct jw *w, const struct mt_model *m, const struct 
 	jw_bool(w, "moe_shared_expert_overlap", c->shared_overlap);
 	jw_bool(w, "cuda_graphs", c->cuda_graph);
 	jw_bool(w, "moe_rank_budget", c->dispatcher == MT_DISPATCH_FLEX && c->rank_budget);
+	jw_bool(w, "full_iteration_graphs", c->full_graph);
 	jw_bool(w, "overlap_p2p_comm", c->pp > 1 && c->vpp > 1 && !mt_p2p_blocks(c));
 	jw_bool(w, "tp_comm_overlap", c->tp_overlap && c->sp);
 	jw_bool(w, "overlap_grad_reduce", c->overlap_grad);

@@ -182,6 +182,7 @@ static int read_later_keys(const cJSON *o, const char *file, const char *where,
 	if ((rc = get_bool(o, "fsdp", &c->fsdp, file, where, err)) ||
 	    (rc = get_bool(o, "cuda_graphs", &c->cuda_graph, file, where, err)) ||
 	    (rc = get_bool(o, "moe_rank_budget", &c->rank_budget, file, where, err)) ||
+	    (rc = get_bool(o, "full_iteration_graphs", &c->full_graph, file, where, err)) ||
 	    (rc = get_bool(o, "overlap_p2p_comm", &p2p, file, where, err)) ||
 	    (rc = get_bool(o, "ep_overlap", &c->ep_overlap, file, where, err)) ||
 	    (rc = get_bool(o, "moe_shared_expert_overlap", &c->shared_overlap, file, where, err)) ||
@@ -317,6 +318,7 @@ void mt_advice_eval_job(const struct mt_job *job, const struct mt_config *cfg,
 	p->ep_overlap = cfg->ep_overlap;
 	p->cuda_graph = cfg->cuda_graph;
 	p->rank_budget = cfg->dispatcher == MT_DISPATCH_FLEX && cfg->rank_budget ? 1 : MT_UNSET;
+	p->full_graph = cfg->full_graph ? 1 : 0;
 	p->p2p_overlap = mt_p2p_blocks(cfg) ? 0 : MT_UNSET;
 	if (out->moe_dispatcher == MT_DISPATCH_AUTO && (cfg->ep > 1 || cfg->etp > 1) &&
 	    cfg->dispatcher >= 0 && cfg->dispatcher < MT_DISPATCH_N)

@@ -193,6 +193,16 @@ static int evaluate_one(const struct mt_model *m, const struct mt_cluster *c, co
 		if (out->mem.total > c->memory_bytes * (1 - j->mem_headroom))
 			cfg->cuda_graph = 0;
 	}
+	if (j->pins.full_graph == 1) { /* one graph of the step (docs/MODEL.md 5.10) */
+		const char *why = mt_full_graph_reason(&x, a);
+
+		if (why) {
+			rc = mt_error_set(err, MT_EINVAL, "--full-iteration-graphs on: %s", why);
+			goto out;
+		}
+		cfg->full_graph = 1;
+		cfg->cuda_graph = 0;
+	}
 	out->cfg = *cfg;
 	mt_memory(&x, a, plan, cfg, &out->mem);
 	mt_timing(&x, a, plan, cfg, &out->time, &out->tput);

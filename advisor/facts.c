@@ -269,6 +269,7 @@ void mt_cfg_facts_stage(struct mt_cfg_facts *cf, int stage, const struct mt_conf
 	case MT_ST_ETP:
 		F(CFG_ETP) = cfg->etp;
 		F(CFG_DISPATCHER) = cfg->dispatcher;
+		F(CFG_RANK_BUDGET) = cfg->dispatcher == MT_DISPATCH_FLEX && cfg->rank_budget;
 		break;
 	case MT_ST_MBS: F(CFG_MBS) = cfg->mbs; break;
 	case MT_ST_FUSION:
@@ -303,6 +304,7 @@ void mt_cfg_facts_stage(struct mt_cfg_facts *cf, int stage, const struct mt_conf
 		F(CFG_RC_LAYERS) = cfg->recompute == MT_RC_FULL ? cfg->recompute_layers : 0;
 		F(CFG_OFFLOAD) = cfg->offload_layers;
 		F(CFG_CUDA_GRAPH) = cfg->cuda_graph;
+		F(CFG_FULL_GRAPH) = cfg->full_graph;
 		break;
 	case MT_ST_MEMORY: memory_facts(cf, cf->mem); break;
 	case MT_ST_TIME: time_facts(cf, cf->time, cf->tput); break;

@@ -186,6 +186,28 @@ static double mem_of(struct srch *s, const struct mt_costs *a, const struct mt_p
 	return mem->total;
 }
 
+/* Full-iteration CUDA graphs (docs/MODEL.md 5.10) for the timed candidate e:
+ * pinned on, e has them or is not a candidate (returns 0); unpinned, e takes
+ * them where they can run and its host is exposed (they replace per-layer
+ * graphs, so memory only falls). */
+static int full_graph(struct srch *s, const struct mt_costs *a, const struct mt_plan *b,
+		      struct mt_eval *e)
+{
+	int pin = s->j->pins.full_graph;
+
+	if (pin == 0 || (pin != 1 && s->j->pins.cuda_graph == 1)) /* per-layer graphs pinned */
+		return 1;
+	if (mt_full_graph_reason(&s->x, a))
+		return pin != 1;
+	if (pin != 1 && !mt_full_graph_helps(&e->time))
+		return 1;
+	e->cfg.full_graph = 1;
+	e->cfg.cuda_graph = 0;
+	mt_memory(&s->x, a, b, &e->cfg, &e->mem);
+	mt_timing(&s->x, a, b, &e->cfg, &e->time, &e->tput);
+	return 1;
+}
+
 static void finish(struct srch *s, const struct mt_costs *a, const struct mt_plan *b,
 		   const struct mt_config *cfg, const struct mt_mem *mem)
 {
@@ -219,6 +241,8 @@ static void finish(struct srch *s, const struct mt_costs *a, const struct mt_pla
 		return;
 	}
 	mt_timing(&s->x, a, b, cfg, &e.time, &e.tput);
+	if (!full_graph(s, a, b, &e))
+		return;
 	s->res->timed++;
 	if (s->r) {
 		if (s->want_time) {

@@ -67,7 +67,7 @@ void mt_set_bucket(struct mt_cfg_facts *cf, const struct mt_pins *p, struct mt_c
 int mt_set_graph(struct mt_rules_run *r, const struct mt_model *m, const struct mt_pins *p,
 		 const struct mt_config *cfg)
 {
-	if (cfg->recompute == MT_RC_FULL)
+	if (cfg->recompute == MT_RC_FULL || p->full_graph == 1) /* or one graph of the step */
 		return 0;
 	/* nor a graphed attention whose recomputation draws dropout masks
 	 * (transformer_config.py:2879) */

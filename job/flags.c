@@ -389,6 +389,33 @@ static const char *offload_list(unsigned bits, char *buf, size_t cap, char sep)
  * overlap path the tensor tags it offloads by instead: the experts' input is
  * the dispatched tokens, the MLP norm's output what is dispatched
  * (docs/source/features/moe_all2all_overlap.md @ c627566184) */
+/* 1 when the job's target release spells full-iteration graphs as an
+ * implementation of their own (core_v0.18.0, Bridge v0.6.0), 0 when as the
+ * local implementation's scope (core_v0.16.0 and core_v0.17.x). */
+static int full_graph_impl(int kind, int setting)
+{
+	const struct mt_flag_row *r = mt_flag_find(kind, kind == MT_FLAG_MEGATRON
+						   ? "cuda-graph-impl=full_iteration"
+						   : "model.cuda_graph_impl=full_iteration");
+
+	return r && mt_flag_accepts(r, mt_release_resolve(kind, setting));
+}
+
+/* Full-iteration CUDA graphs (docs/MODEL.md 5.10): Megatron-LM wraps the
+ * step's forward and backward in one graph (training.py FullCudaGraphWrapper)
+ * and asks for the NaN check of the loss off (arguments.py@core_v0.18.0:1186
+ * asserts it). */
+static int full_graph_args(const struct mt_job *j, struct mt_kv *o, int n)
+{
+	if (full_graph_impl(MT_FLAG_MEGATRON, j->megatron_version)) {
+		n = adds(o, n, KF(FULL_GRAPH), "full_iteration");
+	} else {
+		n = adds(o, n, KF(FULL_GRAPH), "local");
+		n = adds(o, n, "cuda-graph-scope", "full_iteration");
+	}
+	return add(o, n, "no-check-for-nan-in-loss-and-grad", NULL, 0);
+}
+
 static int offload_flags(struct mt_kv *o, int n, const struct mt_job *j, const struct mt_config *c)
 {
 	const unsigned fc1 = 1u << MT_OM_EXPERT_FC1, norm = 1u << MT_OM_MLP_NORM;
@@ -529,6 +556,8 @@ int mt_megatron_args(const struct mt_model *m, const struct mt_job *j, const str
 	if (c->offload_layers > 0)
 		n = add(o, n, KF(OFFLOAD), "%lld", c->offload_layers);
 	n = offload_flags(o, n, j, c);
+	if (c->full_graph)
+		n = full_graph_args(j, o, n);
 	if (c->cuda_graph) {
 		char mods[64];
 
@@ -884,7 +913,20 @@ int mt_bridge_overrides(const struct mt_model *m, const struct mt_job *j,
 		snprintf(v, sizeof(v), "[%s]", offload_list(j->offload_modules, l, sizeof(l), ','));
 		n = adds(o, n, "model.offload_modules", v);
 	}
-	if (c->cuda_graph) {
+	if (c->full_graph) {
+		/* Megatron-Bridge 067f987df0 utils/cuda_graph.py
+		 * set_full_iteration_cuda_graph: the implementation of its own
+		 * where the release has cuda_graph_modules, else the local one's
+		 * scope; config.py:1364 asserts the NaN check off */
+		if (full_graph_impl(MT_FLAG_BRIDGE, j->bridge_version)) {
+			n = adds(o, n, KB(FULL_GRAPH), "full_iteration");
+			n = adds(o, n, "model.cuda_graph_modules", "[]");
+		} else {
+			n = adds(o, n, KB(FULL_GRAPH), "local");
+			n = adds(o, n, "model.cuda_graph_scope", "[full_iteration]");
+		}
+		n = adds(o, n, "rerun_state_machine.check_for_nan_in_loss", "false");
+	} else if (c->cuda_graph) {
 		char mods[64], v[72];
 
 		n = adds(o, n, KB(CUDA_GRAPH), "transformer_engine");

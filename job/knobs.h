@@ -27,7 +27,8 @@ enum {
 	K_RECOMPUTE = 1u << 16, K_RC_LAYERS = 1u << 17, K_OFFLOAD = 1u << 18,
 	K_DISPATCHER = 1u << 19, K_EP_OVERLAP = 1u << 20, K_CUDA_GRAPH = 1u << 21,
 	K_FSDP = 1u << 22, K_RC_MODULES = 1u << 23, K_RANK_BUDGET = 1u << 24,
-	K_ALL = (1u << 25) - 1
+	K_FULL_GRAPH = 1u << 25,
+	K_ALL = (1u << 26) - 1
 };
 
 enum mt_knob_type {

@@ -83,6 +83,12 @@ static int read_knob(const struct mt_kv *kv, int n, int k, struct mt_config *c,
 	case MT_KNOB_RANK_BUDGET: /* --moe-expert-rank-capacity-factor F (the factor: mt_job_read) */
 		v = a != NULL;
 		break;
+	case MT_KNOB_FULL_GRAPH: /* --cuda-graph-impl full_iteration, or local with
+				  * --cuda-graph-scope full_iteration (core_v0.16/0.17) */
+		v = a && (!strcmp(a->val, "full_iteration") ||
+			  (!strcmp(a->val, "local") && find(kv, n, "cuda-graph-scope") &&
+			   strstr(find(kv, n, "cuda-graph-scope")->val, "full_iteration")));
+		break;
 	case MT_KNOB_CUDA_GRAPH: /* --cuda-graph-impl transformer_engine */
 		v = a && !strcmp(a->val, "transformer_engine");
 		break;
@@ -366,6 +372,7 @@ static const char *const read_flags[] = {
 	"global-batch-size", "bf16", "fp16", "fp8-format", "fp8-recipe", "fp4-format", "fp4-recipe",
 	"fp4-param-gather", "fp8-param-gather", "attention-backend", "moe-router-force-load-balancing",
 	"moe-expert-capacity-factor", "moe-pad-expert-input-to-capacity", "use-transformer-engine-op-fuser",
+	"no-check-for-nan-in-loss-and-grad",
 	"moe-flex-dispatcher-backend", "moe-enable-deepep", "optimizer-cpu-offload",
 	"optimizer-offload-fraction", "use-precision-aware-optimizer",
 	"fine-grained-activation-offloading", "offload-modules", "pipeline-model-parallel-layout",

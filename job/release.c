@@ -169,6 +169,8 @@ int mt_release_restrict(struct mt_job *j, const struct mt_cluster *c, struct mt_
 			  LIST("model.cuda_graph_impl"), "--cuda-graphs on", err)) ||
 	    (rc = pin_off(&rl, &p->offload_layers, 1, LIST("cpu-offloading-num-layers"),
 			  LIST("model.cpu_offloading_num_layers"), "--offload-layers", err)) ||
+	    (rc = pin_off(&rl, &p->full_graph, 1, LIST("cuda-graph-scope"),
+			  LIST("model.cuda_graph_scope"), "--full-iteration-graphs on", err)) ||
 	    (rc = pin_off(&rl, &p->rank_budget, 1,
 			  LIST("moe-expert-rank-capacity-factor", "use-transformer-engine-op-fuser"),
 			  LIST("model.moe_expert_rank_capacity_factor",

@@ -325,6 +325,16 @@ static int from_bridge(const struct mt_kv *b, const struct mt_job *j, int dist_o
 	const char *f, *a;
 	size_t i;
 
+	/* full-iteration graphs are Megatron-LM's training loop's (training.py
+	 * FullCudaGraphWrapper); verl runs forward_backward_func itself */
+	if ((!strcmp(b->key, "model.cuda_graph_impl") && !strcmp(b->val, "full_iteration")) ||
+	    (!strcmp(b->key, "model.cuda_graph_scope") && strstr(b->val, "full_iteration")))
+		return mt_kv_note(o, n, "graphs", "full-iteration CUDA graphs are left out: Megatron-LM's "
+				  "training loop wraps its step in them (training.py "
+				  "FullCudaGraphWrapper), verl calls forward_backward_func itself");
+	if (!strncmp(b->key, "rerun_state_machine.", 20) ||
+	    (!strcmp(b->key, "model.cuda_graph_modules") && !strcmp(b->val, "[]")))
+		return n;
 	snprintf(v, sizeof(v), "%s", b->val);
 	if ((a = strstr(v, "AttnBackend.")))
 		snprintf(v, sizeof(v), "%.*s", (int)strcspn(a + 12, ",}"), a + 12);

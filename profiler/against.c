@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../tuner/constants.h"
 #include "../tuner/host.h"
 #include "../tuner/perf.h"
 
@@ -112,6 +113,53 @@ static void per_layers(const struct mt_ctx *x, const struct mt_costs *a,
 	v[MT_AG_WINDOW] = gpu + v[MT_AG_IDLE];
 }
 
+/* Why a kernel class is more than MT_AG_WHY_OFF off: what the model's term
+ * is made of, and the measurement that would settle it (docs/MODEL.md 11.2). */
+static void explain(struct mt_against *o, const struct mt_model *m, const struct mt_cluster *c,
+		    const struct mt_job *j)
+{
+	static const int rows[] = { MT_AG_GEMM, MT_AG_ATTN, MT_AG_ELEM };
+	size_t i;
+
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		int k = rows[i];
+		double meas = o->meas[k], mod = o->model[k], gaps = o->model[MT_AG_GAPS];
+		char *w = o->why[k];
+		size_t cap = sizeof(o->why[k]);
+
+		if (!isfinite(meas) || !isfinite(mod) || meas <= 0 ||
+		    fabs(mod - meas) <= MT_AG_WHY_OFF * meas)
+			continue;
+		if (k == MT_AG_GEMM && mod < meas && isfinite(gaps) && gaps > 0)
+			snprintf(w, cap, "the trace's GEMMs ran on the SMs the communication kernels "
+				 "beside them left, a cost the model books apart (kernel gaps, SMs "
+				 "lent): the two together are %.3f ms against %.3f measured (%+.0f%%)",
+				 (mod + gaps) * 1e3, meas * 1e3, 100 * (mod + gaps - meas) / meas);
+		else if (k == MT_AG_GEMM)
+			snprintf(w, cap, "the model's GEMMs run at the profile's standalone sweep "
+				 "(%s); clocks under the power limit and kernels beside them change it "
+				 "in a step: calibrate gemm on this cluster", c->name);
+		else if (k == MT_AG_ATTN) {
+			int dqk = m->mla ? m->qk_nope_dim + m->qk_rope_dim : m->head_dim;
+			int hd = mt_attn_nearest_hd(c, j->attn_impl, dqk);
+
+			if (hd > 0 && hd != dqk)
+				snprintf(w, cap, "the profile %s measures attention at head dimension "
+					 "%d, not the model's %d%s: the rate is another head dimension's; "
+					 "calibrate attention at %d", c->name, hd, dqk,
+					 m->mla ? " (MLA's query-key width)" : "", dqk);
+			else
+				snprintf(w, cap, "the profile %s's attention curve at head dimension %d "
+					 "with megatune's causal factor (4.2); the trace's kernels (its "
+					 "FlashAttention version and masking) differ: calibrate attention",
+					 c->name, dqk);
+		} else
+			snprintf(w, cap, "element-wise time is the HBM traffic the model counts at "
+				 "%.0f%% of the bandwidth (4.3), not a per-kernel measurement; fused "
+				 "kernels move less, unfused ones more", 100 * MT_ELEM_EFFICIENCY);
+	}
+}
+
 int mt_against_compare(const struct mt_model *m, const struct mt_cluster *c,
 		       const struct mt_job *j, const struct mt_eval *e,
 		       const struct mt_rank_stats *r, int n, int layers,
@@ -172,6 +220,7 @@ int mt_against_compare(const struct mt_model *m, const struct mt_cluster *c,
 			}
 		}
 	}
+	explain(out, m, c, j);
 	return MT_OK;
 }
 
@@ -238,6 +287,10 @@ void mt_against_text(struct sbuf *sb, const struct mt_against *a)
 			  keys[a->worst], p < m ? "under" : "over", fabs(p - m) * 1e3,
 			  p < m ? "-" : "+", m > 0 ? fabs(p - m) / m * 100 : 100.0);
 	}
+	for (k = 0; k < MT_AG_N; k++)
+		if (a->why[k][0])
+			sbuf_addf(sb, "why %s is %.0f%% off: %s\n", keys[k],
+				  100 * fabs(a->model[k] - a->meas[k]) / a->meas[k], a->why[k]);
 }
 
 void mt_against_jw(struct jw *w, const struct mt_against *a)
@@ -264,6 +317,8 @@ void mt_against_jw(struct jw *w, const struct mt_against *a)
 			jw_fix(w, "model_ms", a->model[k] * 1e3, 4);
 		else
 			jw_null(w, "model_ms");
+		if (a->why[k][0])
+			jw_str(w, "why", a->why[k]);
 		jw_end(w);
 	}
 	jw_end(w);

@@ -49,6 +49,8 @@ enum mt_ag_row {
 	MT_AG_COMM_EP, MT_AG_EXPOSED, MT_AG_IDLE, MT_AG_WINDOW, MT_AG_N
 };
 
+#define MT_AG_WHY_OFF 0.25
+
 struct mt_against {
 	int layers;                /* the unit: N layers (0: one step) */
 	int kind;                  /* the layer kind of the per-layer terms (MT_L_*) */
@@ -58,6 +60,9 @@ struct mt_against {
 	double model[MT_AG_N];     /* s per unit; NAN where the model has no term */
 	int worst;                 /* the row furthest off (|meas - model|), -1 if none */
 	char config[160];          /* the configuration compared, as a label */
+	/* for a kernel class (GEMM, attention, element-wise) more than
+	 * MT_AG_WHY_OFF off: why, in words ("" where within it) */
+	char why[MT_AG_N][320];
 };
 
 /* The name of a row ("gemm", "exposed_comm", ...: the JSON keys) and its

@@ -169,6 +169,8 @@ static void extra_words(struct sbuf *sb, const struct mt_job *j, const struct mt
 		sbuf_addf(sb, ", %.0f%% of the optimizer states on the host", 100 * j->opt_offload);
 	if (cfg->cuda_graph)
 		sbuf_adds(sb, ", CUDA graphs");
+	if (cfg->full_graph)
+		sbuf_adds(sb, ", one CUDA graph per step (full iteration)");
 	if (mt_p2p_blocks(cfg))
 		sbuf_adds(sb, ", blocking pipeline sends");
 }
@@ -261,7 +263,7 @@ static void host_timeline_lines(struct sbuf *sb, const struct mt_eval *e)
 				    "--moe-expert-rank-capacity-factor, Megatron-Core 0.18)"
 				  : "HybridEP with a rank budget (--moe-flex-backend hybridep "
 				    "--moe-rank-budget on)");
-	else if (h->cpu > h->gpu && !e->cfg.cuda_graph)
+	else if (h->cpu > h->gpu && !e->cfg.cuda_graph && !e->cfg.full_graph)
 		sbuf_addf(sb, "  what hides it: CUDA graphs (--cuda-graphs on)\n");
 }
 
@@ -665,6 +667,10 @@ void mt_estimate_text(struct sbuf *sb, const struct mt_model *m, const struct mt
 	sbuf_addf(sb, ", distributed optimizer %s, %d micro-batch%s",
 		  dist_opt_words(&e->cfg), e->cfg.num_mb, e->cfg.num_mb == 1 ? "" : "es");
 	moe_words(sb, m, &e->cfg);
+	if (e->cfg.cuda_graph)
+		sbuf_adds(sb, ", per-layer CUDA graphs");
+	if (e->cfg.full_graph)
+		sbuf_adds(sb, ", one CUDA graph per step (full iteration)");
 	if (mt_p2p_blocks(&e->cfg))
 		sbuf_addf(sb, ", pipeline sends blocking (P2P overlap off)");
 	sbuf_addf(sb, "\n");

@@ -972,12 +972,11 @@ double mt_gemm_time(const struct mt_cluster *c, int dtype, double m, double n, d
 	return (t_compute > t_mem ? t_compute : t_mem) * mt_corr_gemm(&c->corr, m, n, k);
 }
 
-double mt_attn_tflops(const struct mt_cluster *c, int impl, int head_dim, int seq, int bwd)
+int mt_attn_nearest_hd(const struct mt_cluster *c, int impl, int head_dim)
 {
-	double best_dd = 1e300, xs[64], ys[64];
-	int i, n = 0, hd = -1;
+	double best_dd = 1e300;
+	int i, hd = -1;
 
-	/* the measured head dimension nearest to the one asked for */
 	for (i = 0; i < c->nattn; i++) {
 		double dd = fabs(log((double)c->attn[i].head_dim / head_dim));
 		if (c->attn[i].impl == impl && dd < best_dd) {
@@ -985,6 +984,14 @@ double mt_attn_tflops(const struct mt_cluster *c, int impl, int head_dim, int se
 			hd = c->attn[i].head_dim;
 		}
 	}
+	return hd;
+}
+
+double mt_attn_tflops(const struct mt_cluster *c, int impl, int head_dim, int seq, int bwd)
+{
+	double xs[64], ys[64];
+	int i, n = 0, hd = mt_attn_nearest_hd(c, impl, head_dim);
+
 	if (hd < 0)
 		return 0;
 	for (i = 0; i < c->nattn && n < 64; i++) {
@@ -1017,17 +1024,12 @@ double mt_attn_tflops(const struct mt_cluster *c, int impl, int head_dim, int se
 
 int mt_attn_causal(const struct mt_cluster *c, int impl, int head_dim)
 {
-	double best = 1e300;
-	int i, causal = 0;
+	int i, hd = mt_attn_nearest_hd(c, impl, head_dim);
 
-	for (i = 0; i < c->nattn; i++) {
-		double dd = fabs(log((double)c->attn[i].head_dim / head_dim));
-		if (c->attn[i].impl == impl && dd < best) {
-			best = dd;
-			causal = c->attn[i].causal;
-		}
-	}
-	return causal;
+	for (i = 0; i < c->nattn; i++)
+		if (c->attn[i].impl == impl && c->attn[i].head_dim == hd)
+			return c->attn[i].causal;
+	return 0;
 }
 
 double mt_coll_curve_busbw(const struct mt_coll_curve *cv, double bytes)

@@ -194,6 +194,10 @@ double mt_gemm_time(const struct mt_cluster *c, int dtype, double m, double n, d
 /* Attention TFLOP/s (standard count) for one direction (bwd = 1 for backward). */
 double mt_attn_tflops(const struct mt_cluster *c, int impl, int head_dim, int seq, int bwd);
 
+/* The measured head dimension of impl nearest to head_dim, whose points
+ * mt_attn_tflops() reads (-1: none of impl). */
+int mt_attn_nearest_hd(const struct mt_cluster *c, int impl, int head_dim);
+
 /* 1 when the attention measurement nearest to (impl, head_dim) was causal. */
 int mt_attn_causal(const struct mt_cluster *c, int impl, int head_dim);
 

@@ -23,6 +23,7 @@ void mt_pins_init(struct mt_pins *p)
 	p->ep_overlap = MT_UNSET;
 	p->cuda_graph = MT_UNSET;
 	p->rank_budget = MT_UNSET;
+	p->full_graph = MT_UNSET;
 	p->fsdp = MT_UNSET;
 	p->p2p_overlap = MT_UNSET;
 	for (int i = 0; i < MT_KNOB_EXTRA; i++)
@@ -376,6 +377,11 @@ static int rank_budget_check(const struct mt_model *m, const struct mt_cluster *
 
 static int graphs_ep_overlap_check(const struct mt_pins *p, struct mt_error *err)
 {
+	if (p->cuda_graph == 1 && p->full_graph == 1)
+		return mt_error_set(err, MT_EINVAL,
+				    "--cuda-graphs on with --full-iteration-graphs on: Megatron-LM runs "
+				    "one CUDA graph implementation (--cuda-graph-impl transformer_engine "
+				    "or full_iteration); pin one of them off");
 	if (p->cuda_graph == 1 && p->ep_overlap == 1)
 		return mt_error_set(err, MT_EINVAL,
 				    "--cuda-graphs on with --ep-overlap on: the EP overlap delays the "

@@ -78,6 +78,7 @@ struct mt_pins {
 	int ep_overlap;           /* --overlap-moe-expert-parallel-comm (searched) */
 	int cuda_graph;           /* per-layer CUDA graphs (--cuda-graphs on|off) */
 	int rank_budget;          /* HybridEP rank budget (--moe-rank-budget on|off) */
+	int full_graph;           /* full-iteration CUDA graphs (--full-iteration-graphs on|off) */
 	int p2p_overlap;          /* --overlap-p2p on|off: the interleaved schedule's
 				   * stage-to-stage sends under compute (default on) */
 	/* --pp-layout: a pipeline layout (tuner/layout.h), borrowed from the
@@ -148,6 +149,9 @@ struct mt_config {
 				   * (--moe-expert-rank-capacity-factor, job.moe_rank_budget):
 				   * no host wait for the received counts (docs/MODEL.md 5.8) */
 	int cuda_graph;           /* Transformer Engine per-layer CUDA graphs (docs/MODEL.md 5.10) */
+	int full_graph;           /* one CUDA graph of the whole forward and backward of a step
+				   * (--cuda-graph-impl full_iteration): no per-op host cost, no
+				   * per-layer graphs; only where no layer waits for the host */
 	int p2p_blocking;         /* with VPP > 1: each stage-to-stage send blocks its model
 				   * chunk (--no-overlap-p2p-communication, 5.5); 0: the
 				   * sends overlap compute, Megatron's default */

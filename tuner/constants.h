@@ -99,6 +99,10 @@
  * optimizer's Python loop, gradient-norm and loss reductions (each a device
  * synchronisation), data-loader hand-off, logging (s). */
 #define MT_STEP_OVERHEAD_S 0.025
+/* Full-iteration CUDA graphs are taken where they remove more exposed host
+ * time than this share of the step (docs/MODEL.md 5.10): below it the
+ * flags (and the NaN check they turn off) buy nothing the model can see. */
+#define MT_FULL_GRAPH_GAIN 0.005
 
 /* Memory terms outside the PyTorch tensors of the model (bytes). */
 #define MT_CUDA_CONTEXT_BYTES (0.6 * 1073741824.0)

@@ -174,6 +174,17 @@ void mt_memory(const struct mt_ctx *x, const struct mt_costs *a, const struct mt
 void mt_timing(const struct mt_ctx *x, const struct mt_costs *a, const struct mt_plan *b,
 	       const struct mt_config *cfg, struct mt_time *time, struct mt_tput *tput);
 
+/* Why full-iteration CUDA graphs (cfg.full_graph, docs/MODEL.md 5.10) cannot
+ * run over the layer shape a: a MoE layer that waits for the host (the
+ * dispatcher's counts: a synchronisation cannot be captured), or
+ * fine-grained activation offload (Megatron-LM then needs an in-flight
+ * limit megatune does not set).  NULL when they can. */
+const char *mt_full_graph_reason(const struct mt_ctx *x, const struct mt_costs *a);
+
+/* 1 when the host's exposed time in t, beyond the step's fixed overhead, is
+ * worth a full-iteration graph (over MT_FULL_GRAPH_GAIN of the step). */
+int mt_full_graph_helps(const struct mt_time *t);
+
 /* A floor of mt_timing()'s step over every level-C setting of a and b: any
  * recomputation, offload, optimizer sharding, FSDP mode and CUDA graphs, and
  * the 1F1B EP overlap when ep_overlap is set.  Every term mt_timing() adds

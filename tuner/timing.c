@@ -125,7 +125,13 @@ static void stage_time(const struct mt_ctx *x, const struct mt_costs *a, const s
 	/* host: the ops issued per micro-batch against the GPU time, with the
 	 * waits of the MoE dispatchers (5.8); the embedding, loss and output
 	 * layer's ops, and a full recomputation's forward issued again */
-	{
+	if (cfg->full_graph) {
+		/* one graph of the whole step: replayed once, nothing issued per
+		 * op, no wait inside (5.10) */
+		o->tl = (struct mt_host_tl){ .t = gpu, .gpu = gpu, .sync = MT_HS_NONE, .cyc_gpu = gpu,
+					     .cyc_t = gpu };
+		cpu = 0;
+	} else {
 		double nl[2] = { b->nl[st][0], b->nl[st][1] };
 		double extra = io * a->host_ops_io * x->hc.eager;
 
@@ -325,4 +331,22 @@ double mt_shape_floor(const struct mt_ctx *x, const struct mt_costs *a, double m
 	return mb_per_pp * (dense * (a->fwd[MT_L_DENSE] + a->bwd[MT_L_DENSE]) + moe * wm + a->emb_f +
 			    a->emb_b + (1 + m->mtp_layers) * (a->out_f + a->out_b)) +
 	       MT_STEP_OVERHEAD_S;
+}
+
+const char *mt_full_graph_reason(const struct mt_ctx *x, const struct mt_costs *a)
+{
+	if (x->model->moe_layers > 0 && a->hl[MT_L_MOE].sync != MT_HS_NONE)
+		return "a MoE layer waits for the host (the dispatcher's token counts), which a graph "
+		       "cannot capture; padded token drop (--moe-balance drop:1) or a HybridEP rank "
+		       "budget (--moe-rank-budget on) removes the wait";
+	if (x->job->offload_modules)
+		return "fine-grained activation offload inside a full-iteration graph needs "
+		       "--fine-grained-offloading-max-inflight-offloads (Megatron-LM d98e8a6 "
+		       "transformer_config.py:2967), which megatune does not set";
+	return NULL;
+}
+
+int mt_full_graph_helps(const struct mt_time *t)
+{
+	return t->host_exposed - MT_STEP_OVERHEAD_S > MT_FULL_GRAPH_GAIN * t->step;
 }

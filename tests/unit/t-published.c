@@ -204,6 +204,7 @@ static void run_row(const cJSON *r)
 		j.pins.ep_overlap = onoff(pins, "ep_overlap", MT_UNSET);
 		j.pins.cuda_graph = onoff(pins, "cuda_graphs", MT_UNSET);
 		j.pins.rank_budget = onoff(pins, "moe_rank_budget", MT_UNSET);
+		j.pins.full_graph = onoff(pins, "full_iteration_graphs", MT_UNSET);
 		j.pins.p2p_overlap = onoff(pins, "overlap_p2p", MT_UNSET);
 		if ((v = cJSON_GetObjectItem(pins, "moe_dispatcher")))
 			assert_true((j.moe_dispatcher = mt_dispatcher_parse(v->valuestring)) >= 0);
