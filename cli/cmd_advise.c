@@ -378,6 +378,15 @@ static int parse_args(const char *cmd, int argc, char **argv, struct args *a)
 		fprintf(stderr, "megatune %s: error: --rules and --no-rules exclude each other\n", cmd);
 		return 2;
 	}
+	/* verl calls forward_backward_func itself: Megatron-LM's full-iteration
+	 * graphs wrap its training loop's (training.py FullCudaGraphWrapper) */
+	if (a->format == F_VERL) {
+		if (a->job.pins.full_graph == 1)
+			return cli_usage_error(cmd, "--full-iteration-graphs on with --format verl: verl "
+					       "runs Megatron-Core's forward_backward_func itself, without "
+					       "Megatron-LM's FullCudaGraphWrapper (training.py)");
+		a->job.pins.full_graph = 0;
+	}
 	if (!a->model || !a->job.gpus || !a->job.seq || !a->job.gbs) {
 		return cli_usage_error(cmd, "missing%s%s%s%s", a->model ? "" : " --model",
 				       a->job.gpus ? "" : " --gpus", a->job.seq ? "" : " --seq",

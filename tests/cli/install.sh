@@ -123,7 +123,7 @@ comp=$(PATH="$P/bin:$PATH" bash -c '
 	c megatune advise --precision ""
 	c megatune rules ""' sh "$P/share/bash-completion/completions/megatune" 2>&1)
 want_ll=$("$M" --help=models | grep '^ll' | tr '\n' ' ')
-for want in "megatune adv: advise" "megatune advise --mo: --model --moe-flex-backend --moe-balance --moe-dispatcher" \
+for want in "megatune adv: advise" "megatune advise --mo: --model --moe-flex-backend --moe-balance --moe-dispatcher --moe-rank-budget" \
 	"megatune advise --model ll: ${want_ll% }" "megatune advise --precision : bf16 fp8 nvfp4" \
 	"megatune rules : list show lint check facts doc"; do
 	printf '%s\n' "$comp" | grep -qxF -- "$want" || bad "bash completion: want '$want', got:
