@@ -124,6 +124,10 @@ static void extra_settings(struct sbuf *sb, const cJSON *job, const cJSON *c)
 			  "Megatron-FSDP");
 	if (jtrue(c, "config.cuda_graphs"))
 		sbuf_adds(sb, ", CUDA graphs");
+	if (jtrue(c, "config.full_iteration_graphs"))
+		sbuf_adds(sb, ", <b>one CUDA graph per step</b> (full iteration)");
+	if (jtrue(c, "config.moe_rank_budget"))
+		sbuf_adds(sb, ", HybridEP rank budget");
 }
 
 /* Nothing fits: the closest candidate's memory, the GPUs the model states
