@@ -194,7 +194,7 @@ static int evaluate_one(const struct mt_model *m, const struct mt_cluster *c, co
 			cfg->cuda_graph = 0;
 	}
 	if (j->pins.full_graph == 1) { /* one graph of the step (docs/MODEL.md 5.10) */
-		const char *why = mt_full_graph_reason(&x, a);
+		const char *why = mt_full_graph_reason(&x, a, cfg);
 
 		if (why) {
 			rc = mt_error_set(err, MT_EINVAL, "--full-iteration-graphs on: %s", why);

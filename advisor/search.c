@@ -197,7 +197,7 @@ static int full_graph(struct srch *s, const struct mt_costs *a, const struct mt_
 
 	if (pin == 0 || (pin != 1 && s->j->pins.cuda_graph == 1)) /* per-layer graphs pinned */
 		return 1;
-	if (mt_full_graph_reason(&s->x, a))
+	if (mt_full_graph_reason(&s->x, a, &e->cfg))
 		return pin != 1;
 	if (pin != 1 && !mt_full_graph_helps(&e->time))
 		return 1;
@@ -245,12 +245,19 @@ static void finish(struct srch *s, const struct mt_costs *a, const struct mt_pla
 		return;
 	s->res->timed++;
 	if (s->r) {
+		/* full-iteration graphs changed the graphs and the memory: the
+		 * rules see the candidate as it now is */
+		if (e.cfg.full_graph) {
+			s->cf.mem = &e.mem;
+			if (at(s, MT_ST_LAYERS, &e.cfg) || (s->want_mem && at(s, MT_ST_MEMORY, &e.cfg)))
+				return;
+		}
 		if (s->want_time) {
 			if (!s->want_mem)
-				mt_cfg_facts_stage(&s->cf, MT_ST_MEMORY, cfg);
+				mt_cfg_facts_stage(&s->cf, MT_ST_MEMORY, &e.cfg);
 			s->cf.time = &e.time;
 			s->cf.tput = &e.tput;
-			if (at(s, MT_ST_TIME, cfg))
+			if (at(s, MT_ST_TIME, &e.cfg))
 				return;
 		}
 		mt_rules_observe(s->r, &e, 1);
@@ -675,7 +682,8 @@ static void search_mbs(struct srch *s, struct split_cache *sc, struct mt_costs *
  * lack of it pins it off (job/release.c). */
 static int budgeted(const struct srch *s, const struct mt_config *cfg)
 {
-	return cfg->dispatcher == MT_DISPATCH_FLEX && s->c->dispatch.flex_backend == MT_FLEX_HYBRIDEP;
+	return cfg->dispatcher == MT_DISPATCH_FLEX && s->c->dispatch.flex_backend == MT_FLEX_HYBRIDEP &&
+	       !mt_rank_budget_reason(s->m, s->j, cfg->etp);
 }
 
 static void search_dispatchers(struct srch *s, struct split_cache *sc, struct mt_costs *a,

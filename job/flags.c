@@ -225,6 +225,10 @@ static int dispatch_args(const struct mt_job *j, const struct mt_config *c, stru
 	if (d == MT_DISPATCH_FLEX && c->rank_budget) {
 		n = addg(o, n, KF(RANK_BUDGET), j->moe_rank_budget);
 		n = add(o, n, "use-transformer-engine-op-fuser", NULL, 0);
+		/* the fused experts are TE GroupedLinear ones (experts.py@core_v0.18.0:338) */
+		n = add(o, n, "moe-grouped-gemm", NULL, 0);
+		n = mt_kv_note(o, n, "rank-budget", "the rank budget's fused experts need Transformer "
+			       "Engine 2.14 or newer (experts.py@core_v0.18.0:326)");
 	}
 	if (c->ep_overlap) {
 		n = add(o, n, KF(EP_OVERLAP), NULL, 0);
@@ -253,6 +257,7 @@ static int dispatch_overrides(const struct mt_job *j, const struct mt_config *c,
 	if (d == MT_DISPATCH_FLEX && c->rank_budget) {
 		n = addg(o, n, KB(RANK_BUDGET), j->moe_rank_budget);
 		n = adds(o, n, "model.use_transformer_engine_op_fuser", "true");
+		n = adds(o, n, "model.moe_grouped_gemm", "true");
 	}
 	if (c->ep_overlap) {
 		/* TransformerConfig's own fields hold where the recipe has no

@@ -144,6 +144,11 @@ static int skipped(const struct rel *rl, struct mt_job *j, const struct mt_clust
 	    missing(rl, LIST("recompute-modules=shared_experts"), NULL, msg, sizeof(msg)))
 		return mt_error_set(err, MT_EUSAGE, "--recompute-modules shared_experts needs %s",
 				    msg);
+	/* full-iteration graphs as an implementation of their own, which
+	 * Megatron-LM exempts from its refusal of graphs with CPU offloading */
+	if (missing(rl, LIST("cuda-graph-impl=full_iteration"), LIST("model.cuda_graph_impl=full_iteration"),
+		    msg, sizeof(msg)))
+		j->release_off |= MT_ROFF_GRAPH_OFFLOAD;
 	if (missing(rl, LIST("hierarchical-context-parallel-sizes"),
 		    LIST("model.hierarchical_context_parallel_sizes"), msg, sizeof(msg))) {
 		if (p->cp_comm == MT_CP_A2A_P2P)

@@ -349,16 +349,36 @@ const char *mt_ep_overlap_reason(const struct mt_model *m, int ep, int dispatche
 	">= 2.12.0; Megatron-Bridge 067f987df0 src/megatron/bridge/training/comm_overlap.py:546 " \
 	"asserts the same"
 
+#define FUSED_EXPERTS_CITE "Megatron-Core core_v0.18.0 megatron/core/transformer/moe/experts.py:326-360 " \
+	"(TEGroupedMLP._is_fused_impl_supported, asserted with the op fuser)"
+
+const char *mt_rank_budget_reason(const struct mt_model *m, const struct mt_job *j, int etp)
+{
+	if (!m->experts)
+		return "the model has no experts";
+	if (etp > 1)
+		return "the budget's fused experts take no expert tensor parallelism: ETP 1 (" FUSED_EXPERTS_CITE ")";
+	if (j->offload_modules & ((1u << MT_OM_EXPERT_FC1) | (1u << MT_OM_MOE_ACT)))
+		return "the budget's fused experts take no offloaded expert_fc1 or moe_act (" FUSED_EXPERTS_CITE ")";
+	if (!m->gated)
+		return "the budget's fused experts need SwiGLU experts (" FUSED_EXPERTS_CITE ")";
+	return NULL;
+}
+
 /* A pinned rank budget needs MoE and the flex dispatcher on HybridEP
  * (Megatron-LM d98e8a6 transformer_config.py:1868-1883; core_v0.18.0 also
  * asked for the TE op fuser, which job/flags.c prints with it). */
 static int rank_budget_check(const struct mt_model *m, const struct mt_cluster *c,
 			     const struct mt_job *j, struct mt_error *err)
 {
+	const char *why;
+
 	if (j->pins.rank_budget != 1)
 		return MT_OK;
 	if (!m->experts)
 		return mt_error_set(err, MT_EINVAL, "--moe-rank-budget on: the model has no experts");
+	if ((why = mt_rank_budget_reason(m, j, j->pins.etp != MT_UNSET ? j->pins.etp : 1)))
+		return mt_error_set(err, MT_EINVAL, "--moe-rank-budget on: %s", why);
 	if (j->moe_dispatcher != MT_DISPATCH_AUTO && j->moe_dispatcher != MT_DISPATCH_FLEX)
 		return mt_error_set(err, MT_EINVAL,
 				    "--moe-rank-budget on needs --moe-dispatcher flex (Megatron-LM "

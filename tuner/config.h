@@ -46,6 +46,8 @@ enum {
 	MT_ROFF_CP_COMM = 1u << 3,       /* CP communication other than p2p */
 	MT_ROFF_CP_A2A_P2P = 1u << 4,    /* hierarchical a2a+p2p */
 	MT_ROFF_RC_MODULES = 1u << 5,    /* recompute modules other than core_attn */
+	MT_ROFF_GRAPH_OFFLOAD = 1u << 6, /* full-iteration graphs with CPU offloading (before
+					  * core_v0.18.0 every graph refuses it) */
 };
 /* Spare slots for the settings megatune does not time (job/knobs.def's
  * GENERIC rows): a pin and the candidate's value, MT_UNSET when not set. */
@@ -322,6 +324,13 @@ int mt_a2a_p2p_ok(const struct mt_model *m, int tp, int cp, int inner);
 /* The 1F1B EP overlap (--overlap-moe-expert-parallel-comm) with these sizes:
  * NULL when Megatron-LM accepts it, else the reason with its check
  * ("Megatron-LM d98e8a6 FILE:LINE ..."). */
+/* Why a HybridEP rank budget cannot run with ETP etp: Megatron-Core builds the
+ * budget's experts with the Transformer Engine op fuser, whose fused path
+ * (TEGroupedMLP._is_fused_impl_supported, experts.py @ core_v0.18.0 lines
+ * 326-360) takes no expert tensor parallelism, no offloaded expert_fc1 or
+ * moe_act, and SwiGLU experts.  NULL when it can. */
+const char *mt_rank_budget_reason(const struct mt_model *m, const struct mt_job *j, int etp);
+
 const char *mt_ep_overlap_reason(const struct mt_model *m, int ep, int dispatcher, int pp, int vpp,
 				 int recompute);
 

@@ -175,11 +175,14 @@ void mt_timing(const struct mt_ctx *x, const struct mt_costs *a, const struct mt
 	       const struct mt_config *cfg, struct mt_time *time, struct mt_tput *tput);
 
 /* Why full-iteration CUDA graphs (cfg.full_graph, docs/MODEL.md 5.10) cannot
- * run over the layer shape a: a MoE layer that waits for the host (the
- * dispatcher's counts: a synchronisation cannot be captured), or
+ * run for cfg over the layer shape a: a MoE layer that waits for the host
+ * (the dispatcher's counts: a synchronisation cannot be captured),
  * fine-grained activation offload (Megatron-LM then needs an in-flight
- * limit megatune does not set).  NULL when they can. */
-const char *mt_full_graph_reason(const struct mt_ctx *x, const struct mt_costs *a);
+ * limit megatune does not set), dropout in a recomputed graphed module, or
+ * CPU offloading where the target release refuses every graph with it
+ * (MT_ROFF_GRAPH_OFFLOAD).  NULL when they can. */
+const char *mt_full_graph_reason(const struct mt_ctx *x, const struct mt_costs *a,
+				 const struct mt_config *cfg);
 
 /* 1 when the host's exposed time in t, beyond the step's fixed overhead, is
  * worth a full-iteration graph (over MT_FULL_GRAPH_GAIN of the step). */

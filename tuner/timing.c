@@ -333,8 +333,12 @@ double mt_shape_floor(const struct mt_ctx *x, const struct mt_costs *a, double m
 	       MT_STEP_OVERHEAD_S;
 }
 
-const char *mt_full_graph_reason(const struct mt_ctx *x, const struct mt_costs *a)
+const char *mt_full_graph_reason(const struct mt_ctx *x, const struct mt_costs *a,
+				 const struct mt_config *cfg)
 {
+	const struct mt_model *m = x->model;
+	const unsigned mods = mt_rc_mods(cfg);
+
 	if (x->model->moe_layers > 0 && a->hl[MT_L_MOE].sync != MT_HS_NONE)
 		return "a MoE layer waits for the host (the dispatcher's token counts), which a graph "
 		       "cannot capture; padded token drop (--moe-balance drop:1) or a HybridEP rank "
@@ -343,6 +347,19 @@ const char *mt_full_graph_reason(const struct mt_ctx *x, const struct mt_costs *
 		return "fine-grained activation offload inside a full-iteration graph needs "
 		       "--fine-grained-offloading-max-inflight-offloads (Megatron-LM d98e8a6 "
 		       "transformer_config.py:2967), which megatune does not set";
+	/* a whole-step graph counts as graphing every module (d98e8a6
+	 * transformer_config.py:2872-2897) */
+	if ((mods & MT_RCM_DEFAULT) && m->attn_dropout > 0)
+		return "attention dropout with core_attn recomputed inside a graph (Megatron-LM d98e8a6 "
+		       "transformer_config.py:2879 asserts: attention dropout is not supported with "
+		       "graphed attention recomputation)";
+	if ((mods & ((1u << MT_RCM_MLP) | (1u << MT_RCM_MOE))) && m->dropout > 0)
+		return "hidden dropout with the MLP or MoE recomputed inside a graph (Megatron-LM d98e8a6 "
+		       "transformer_config.py:2886 asserts: hidden dropout is not supported with graphed "
+		       "MLP/MoE recomputation)";
+	if (cfg->offload_layers > 0 && (x->job->release_off & MT_ROFF_GRAPH_OFFLOAD))
+		return "CPU offloading: before core_v0.18.0 (Megatron-Bridge v0.6.0) Megatron-LM refuses "
+		       "every CUDA graph with it (transformer_config.py@core_v0.17.0:1951)";
 	return NULL;
 }
 

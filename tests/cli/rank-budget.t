@@ -17,3 +17,7 @@ without a budget the host waits after each dispatch | 0 | host waits for the GPU
 with a budget it does not | 0 | !host waits for the GPU | estimate --model qwen3-30b-a3b --cluster dgx-b200 --gpus 8 --seq 4096 --gbs 512 --moe-dispatcher flex --ep 8 --mbs 1 --precision fp8 --fp8-recipe mxfp8 --moe-balance forced --moe-rank-budget on
 a job's budget is read back | 0 | dispatcher flex \(hybridep, rank budget\) | check tests/fixtures/jobs/rank-budget.args --cluster dgx-b200 --gpus 8
 a job's budget below 1 is refused | 2 | moe-expert-rank-capacity-factor.*a rank budget from 1 to 64 | check tests/fixtures/jobs/rank-budget-low.args --cluster dgx-b200 --gpus 8
+budget needs ETP 1 | 2 | --moe-rank-budget on: the budget's fused experts take no expert tensor parallelism: ETP 1 | estimate --model qwen3-30b-a3b --cluster dgx-b200 --gpus 8 --seq 4096 --gbs 512 --moe-dispatcher flex --ep 4 --etp 2 --moe-rank-budget on
+budget prints grouped GEMM without the rules | 0 | --moe-grouped-gemm | advise --no-rules --model qwen3-30b-a3b --cluster dgx-b200 --gpus 8 --seq 4096 --gbs 512 --format megatron
+budget names the Transformer Engine it needs | 0 | fused experts need Transformer Engine 2.14 or newer | advise --model qwen3-30b-a3b --cluster dgx-b200 --gpus 8 --seq 4096 --gbs 512 --format megatron
+budget not searched with ETP 2 | 0 | !"moe_rank_budget":[[:space:]]*true | advise --model qwen3-30b-a3b --cluster dgx-b200 --gpus 8 --seq 4096 --gbs 512 --etp 2 --ep 4 --top 3 --json -
