@@ -214,6 +214,20 @@ static int get_num(const struct mt_jobsrc *s, const char *flag, double lo, doubl
 	return 1;
 }
 
+/* A capacity factor of flag: get_num() from 0 to 64, then at least 1, which
+ * is what megatune times; `what` names it in the error. */
+static int get_factor(const struct mt_jobsrc *s, const char *flag, const char *what, double *out,
+		      struct mt_error *err)
+{
+	int rc = get_num(s, flag, 0, 64, out, err);
+
+	if (rc > 0 && *out < 1) {
+		bad_at(err, s, at(s, flag), what);
+		return -1;
+	}
+	return rc;
+}
+
 /* --moe-layer-freq: an integer k (every k-th layer) or Megatron's Python
  * list expression ("([0]*3+[1]*58)", "[1]*4+[0]*4", "[0, 1, 1]"): the
  * 0/1 pattern in out (n entries at most). */
@@ -759,25 +773,19 @@ static int job_settings(const struct mt_jobsrc *s, struct mt_megatron_job *o, st
 		j->attn_impl = MT_ATTN_UNFUSED;
 	if (at(s, "moe-router-force-load-balancing") >= 0) {
 		j->moe_balance = MT_BAL_FORCED;
-	} else if ((rc = get_num(s, "moe-expert-capacity-factor", 0, 64, &d, err)) != 0) {
+	} else if ((rc = get_factor(s, "moe-expert-capacity-factor", "a capacity factor from 1 to "
+				    "64 (megatune times token drop at 1 or more)", &d, err)) != 0) {
 		if (rc < 0)
 			return MT_EINVAL;
-		if (d < 1)
-			return bad_at(err, s, at(s, "moe-expert-capacity-factor"),
-				      "a capacity factor from 1 to 64 (megatune times token drop at "
-				      "1 or more)");
 		j->moe_balance = MT_BAL_DROP;
 		j->moe_capacity = d;
 	}
-	if ((rc = get_num(s, "moe-expert-rank-capacity-factor", 0, 64, &d, err)) != 0) {
-		if (rc < 0)
-			return MT_EINVAL;
-		if (d < 1)
-			return bad_at(err, s, at(s, "moe-expert-rank-capacity-factor"),
-				      "a rank budget from 1 to 64 times the mean (tokens over it are "
-				      "dropped, and Megatron-LM reruns the step)");
+	if ((rc = get_factor(s, "moe-expert-rank-capacity-factor", "a rank budget from 1 to 64 times "
+			     "the mean (tokens over it are dropped, and Megatron-LM reruns the step)",
+			     &d, err)) < 0)
+		return MT_EINVAL;
+	if (rc)
 		j->moe_rank_budget = d;
-	}
 	if (at(s, "optimizer-cpu-offload") >= 0) {
 		j->opt_offload = 1;
 		if ((rc = get_num(s, "optimizer-offload-fraction", 0, 1, &d, err)) < 0)

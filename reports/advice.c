@@ -66,6 +66,15 @@ static void moe_words(struct sbuf *sb, const struct mt_model *m, const struct mt
 		  cfg->shared_overlap ? ", shared experts overlapped" : "");
 }
 
+/* The CUDA graphs of a candidate: per layer (5.10) or one per step */
+static void graph_words(struct sbuf *sb, const struct mt_config *cfg)
+{
+	if (cfg->cuda_graph)
+		sbuf_adds(sb, ", per-layer CUDA graphs");
+	if (cfg->full_graph)
+		sbuf_adds(sb, ", one CUDA graph per step (full iteration)");
+}
+
 /* The recompute mode in words: "selective (moe_act,layernorm)" where the
  * modules are not Megatron-LM's default core_attn alone. */
 #define RCW_MAX (MT_KNOB_FMT_MAX + 16)
@@ -167,10 +176,7 @@ static void extra_words(struct sbuf *sb, const struct mt_job *j, const struct mt
 	}
 	if (j->opt_offload > 0)
 		sbuf_addf(sb, ", %.0f%% of the optimizer states on the host", 100 * j->opt_offload);
-	if (cfg->cuda_graph)
-		sbuf_adds(sb, ", CUDA graphs");
-	if (cfg->full_graph)
-		sbuf_adds(sb, ", one CUDA graph per step (full iteration)");
+	graph_words(sb, cfg);
 	if (mt_p2p_blocks(cfg))
 		sbuf_adds(sb, ", blocking pipeline sends");
 }
@@ -667,10 +673,7 @@ void mt_estimate_text(struct sbuf *sb, const struct mt_model *m, const struct mt
 	sbuf_addf(sb, ", distributed optimizer %s, %d micro-batch%s",
 		  dist_opt_words(&e->cfg), e->cfg.num_mb, e->cfg.num_mb == 1 ? "" : "es");
 	moe_words(sb, m, &e->cfg);
-	if (e->cfg.cuda_graph)
-		sbuf_adds(sb, ", per-layer CUDA graphs");
-	if (e->cfg.full_graph)
-		sbuf_adds(sb, ", one CUDA graph per step (full iteration)");
+	graph_words(sb, &e->cfg);
 	if (mt_p2p_blocks(&e->cfg))
 		sbuf_addf(sb, ", pipeline sends blocking (P2P overlap off)");
 	sbuf_addf(sb, "\n");

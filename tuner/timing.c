@@ -339,7 +339,7 @@ const char *mt_full_graph_reason(const struct mt_ctx *x, const struct mt_costs *
 	const struct mt_model *m = x->model;
 	const unsigned mods = mt_rc_mods(cfg);
 
-	if (x->model->moe_layers > 0 && a->hl[MT_L_MOE].sync != MT_HS_NONE)
+	if (m->moe_layers > 0 && a->hl[MT_L_MOE].sync != MT_HS_NONE)
 		return "a MoE layer waits for the host (the dispatcher's token counts), which a graph "
 		       "cannot capture; padded token drop (--moe-balance drop:1) or a HybridEP rank "
 		       "budget (--moe-rank-budget on) removes the wait";
