@@ -246,6 +246,12 @@ static void warn_repeated_ranks(const struct mt_rank_stats *s, int n)
 			}
 }
 
+/* A trace with no GPU event at all, none left out either. */
+static int idle_process(const struct mt_trace *t)
+{
+	return t->ngpu == 0 && t->bad_time + t->bad_order + t->bad_long + t->over_cap == 0;
+}
+
 int cmd_analyze(int argc, char **argv)
 {
 	struct aopts o;
@@ -262,7 +268,7 @@ int cmd_analyze(int argc, char **argv)
 	struct mt_outset os;
 	struct against *g = NULL;
 	struct mt_against ag;
-	int first = 0, n, i, rc;
+	int first = 0, n, i, m, skipped = 0, rc;
 
 	memset(&ex, 0, sizeof(ex));
 	memset(&os, 0, sizeof(os));
@@ -306,16 +312,32 @@ int cmd_analyze(int argc, char **argv)
 	if ((!o.no_rules || o.nrules) &&
 	    (rc = mt_ruleset_load_files(o.rules, o.nrules, !o.no_rules, &rs, &err)))
 		goto fail;
-	/* One trace at a time: only its statistics are kept. */
-	for (i = 0; i < n; i++) {
+	/* One trace at a time: only its statistics are kept.  A process that
+	 * put nothing on a GPU (the launcher: torchrun imports PyTorch, so the
+	 * tracer starts in it too) is left out with a note when other traces
+	 * have GPU work; alone, it is the error it always was. */
+	for (i = 0, m = 0; i < n; i++) {
 		struct mt_trace *t = NULL;
 		if ((rc = mt_trace_read(argv[first + i], &to, &t, &err)))
 			goto fail;
-		rc = mt_analyze_rank(t, i, &o.ao, &stats[i], &err);
+		if (n > 1 && idle_process(t)) {
+			fprintf(stderr, "megatune analyze: note: %s: left out, a process that put no "
+				"work on a GPU (a launcher?)\n", argv[first + i]);
+			mt_trace_free(t);
+			skipped++;
+			if (skipped < n)
+				continue;
+			rc = mt_error_set(&err, MT_EINVAL, "%s: no GPU kernel, memcpy or memset "
+					  "events in any of the %d traces", argv[first], n);
+			goto fail;
+		}
+		rc = mt_analyze_rank(t, m, &o.ao, &stats[m], &err);
 		mt_trace_free(t);
 		if (rc)
 			goto fail;
+		m++;
 	}
+	n = m;
 	warn_repeated_ranks(stats, n);
 	if (o.against) {
 		if (!(g = calloc(1, sizeof(*g)))) {

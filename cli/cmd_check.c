@@ -627,6 +627,17 @@ static void text_job(struct sbuf *sb, const struct st *t)
 		}
 		sbuf_adds(sb, "\n");
 	}
+	if (mj->nfusion_off) {
+		sbuf_adds(sb, "  timed as fused (Megatron-LM's default; the job turns the fusion off and "
+			  "runs slower than timed):");
+		for (i = 0; i < mj->nfusion_off; i++) {
+			char name[128];
+
+			arg_name(src, mj->fusion_off[i], name, sizeof(name));
+			sbuf_addf(sb, "%s %s", i ? "," : "", name);
+		}
+		sbuf_adds(sb, "\n");
+	}
 	if (src->nskipped)
 		sbuf_addf(sb, "  not timed: %d key%s of sections that do not change the step time "
 			  "(checkpoint, logger, scheduler, ...)\n", src->nskipped,
@@ -896,6 +907,13 @@ static cJSON *json_doc(struct st *t)
 		cJSON_AddStringToObject(u, "flag", name[0] == '-' ? name + 2 : name);
 		cJSON_AddNumberToObject(u, "line", src->line[mj->unknown[i]]);
 		cJSON_AddItemToArray(arr, u);
+	}
+	arr = cJSON_AddArrayToObject(j, "timed_as_fused");
+	for (i = 0; i < mj->nfusion_off; i++) {
+		char name[128];
+
+		arg_name(src, mj->fusion_off[i], name, sizeof(name));
+		cJSON_AddItemToArray(arr, cJSON_CreateString(name[0] == '-' ? name + 2 : name));
 	}
 	arr = cJSON_AddArrayToObject(j, "notes");
 	for (i = 0; i < src->nnotes; i++)

@@ -11,7 +11,10 @@
  * @ d98e8a64dd and the training_config.py fields it turns into flags):
  * --mock-data lets the dataset builder generate tokens (and its split,
  * megatron/core/datasets/blended_megatron_dataset_config.py lines 136-146);
- * --eval-iters 0 skips validation; --lr has no default. */
+ * --eval-iters 0 skips validation; --eval-interval is given too, since from
+ * core_v0.16 its default is None and training.py divides --train-iters by it
+ * (get_train_valid_test_num_samples), a TypeError at start-up on the first
+ * H100 run; --lr has no default. */
 static int set(struct mt_kv *kv, const char *key, const char *val)
 {
 	snprintf(kv->key, sizeof(kv->key), "%s", key);
@@ -21,7 +24,7 @@ static int set(struct mt_kv *kv, const char *key, const char *val)
 
 static int bench_args(struct mt_kv *o, int n, int iters)
 {
-	struct mt_kv b[6];
+	struct mt_kv b[7];
 	char it[16];
 	int k = 0;
 
@@ -29,6 +32,7 @@ static int bench_args(struct mt_kv *o, int n, int iters)
 	k += set(&b[k], "mock-data", "");
 	k += set(&b[k], "train-iters", it);
 	k += set(&b[k], "eval-iters", "0");
+	k += set(&b[k], "eval-interval", it);
 	k += set(&b[k], "log-interval", "1");
 	k += set(&b[k], "log-throughput", "");
 	k += set(&b[k], "lr", "1.0e-4");

@@ -27,6 +27,8 @@ enum mt_flag_class {
 	MT_FC_NOT_TIMED,  /* known, no effect on the step time (paths, learning rate,
 			   * logging, checkpoints, data) */
 	MT_FC_UNKNOWN,    /* not modelled: megatune does not know what it changes */
+	MT_FC_FUSION_OFF, /* turns off a fusion that is Megatron-LM's default: megatune
+			   * times the fused kernels, so the job runs slower than timed */
 };
 int mt_megatron_flag_class(const char *flag);
 
@@ -43,6 +45,8 @@ struct mt_megatron_job {
 				   * the source), and those it knows not to time */
 	int unknown[MT_JOBSRC_ARGS];
 	int nnot_timed;
+	int nfusion_off;          /* flags of MT_FC_FUSION_OFF (their indices) */
+	int fusion_off[16];
 	char gpus_from[96];       /* where the GPU count came from */
 	char model_json[8192];    /* the model read from the flags as megatune.model/1
 				   * (what `check --validation` writes beside the record);

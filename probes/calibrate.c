@@ -556,7 +556,8 @@ static void profile_gpu(const struct mt_calib *b, const char *base, cJSON *gpu, 
 {
 	const struct mt_calib_info *in = b->info;
 	const struct mt_topo_gpu *tg = &in->topo->gpu[0];
-	int dt;
+	double base_gpn;
+	int dt, seen;
 
 	set_str(gpu, "name", tg->name);
 	set_num(gpu, "memory_bytes", tg->memory_bytes);
@@ -577,8 +578,26 @@ static void profile_gpu(const struct mt_calib *b, const char *base, cJSON *gpu, 
 				      "measured, HBM bandwidth from the memory clock and bus width");
 		set_str(gpu, "source", "derived-peaks");
 	}
-	set_num(node, "gpus_per_node", in->ranks_per_node > 1 ? in->ranks_per_node : in->topo->ngpus);
-	set_num(node, "nvlink_domain", in->topo->nvlink_domain > 0 ? in->topo->nvlink_domain : 1);
+	seen = in->ranks_per_node > 1 ? in->ranks_per_node : in->topo->ngpus;
+	base_gpn = base ? mt_jget_num(node, "gpus_per_node", 0) : 0;
+	if (base && seen < base_gpn) {
+		/* fewer GPUs visible than the bundled node holds (a VM or a
+		 * container given part of a node): the node's shape and its
+		 * collective curves stay the bundled profile's, which its curves
+		 * need (a curve of 8 ranks cannot sit in a domain of 1), and the
+		 * description says so */
+		char desc[512];
+		const char *d = mt_jget_str(b->doc, "description");
+
+		snprintf(desc, sizeof(desc), "%s Only %d of the node's %.0f GPUs were visible: "
+			 "the node's shape and collective curves are %s's.", d ? d : "", seen,
+			 base_gpn, base);
+		cJSON_DeleteItemFromObjectCaseSensitive(b->doc, "description");
+		cJSON_AddStringToObject(b->doc, "description", desc);
+	} else {
+		set_num(node, "gpus_per_node", seen);
+		set_num(node, "nvlink_domain", in->topo->nvlink_domain > 0 ? in->topo->nvlink_domain : 1);
+	}
 	if (!base) {
 		set_num(node, "nics_per_node", 0);
 		set_str(node, "source", b->src);

@@ -33,7 +33,9 @@
  *   - Output file: $MEGATUNE_TRACE_DIR (default ".", created if missing) /
  *     megatune-trace.rank<RANK>.jsonl if RANK is a non-negative integer, else
  *     megatune-trace.local<LOCAL_RANK>.jsonl if LOCAL_RANK is, else
- *     megatune-trace.pid<PID>.jsonl. Opened O_CREAT|O_TRUNC and written as a stream:
+ *     megatune-trace.pid<PID>.jsonl; locked (flock) while written, so that a second live
+ *     process of the same rank writes <name>.pid<PID>.jsonl instead of truncating the
+ *     first one's. Truncated when opened and written as a stream:
  *     lines are appended as CUPTI hands over buffers, so a killed process leaves a
  *     valid prefix (the last line may be cut short; readers must tolerate that).
  *   - A flusher thread calls cuptiActivityFlushAll(0) every MEGATUNE_TRACE_FLUSH_MS
@@ -123,6 +125,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <time.h>
@@ -953,7 +956,28 @@ static int open_output(void)
 		log_line("tracing disabled: cannot create %s: %s", dir, strerror(errno));
 		return -1;
 	}
-	g_fd = open(g_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	/* Another live process may hold the same name: a program the job starts
+	 * with RANK in its environment that loads CUDA too.  Truncating its file
+	 * under it left a 14 MB trace of NULs and two end records on the first
+	 * H100 run; the file is locked while written, and a second process of
+	 * the same rank writes <name>.pid<PID>.jsonl beside it. */
+	g_fd = open(g_path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	if (g_fd >= 0 && flock(g_fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK) {
+		close(g_fd);
+		g_fd = -1;
+		n = (int)strlen(g_path) - (int)strlen(".jsonl");
+		if (snprintf(g_path + n, sizeof g_path - (size_t)n, ".pid%ld.jsonl",
+			     (long)getpid()) >= (int)(sizeof g_path - (size_t)n)) {
+			log_line("tracing disabled: output path under %s is too long", dir);
+			return -1;
+		}
+		g_fd = open(g_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	} else if (g_fd >= 0 && ftruncate(g_fd, 0) != 0) {
+		log_line("tracing disabled: cannot truncate %s: %s", g_path, strerror(errno));
+		close(g_fd);
+		g_fd = -1;
+		return -1;
+	}
 	if (g_fd < 0) {
 		log_line("tracing disabled: cannot open %s: %s", g_path, strerror(errno));
 		return -1;

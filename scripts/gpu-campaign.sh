@@ -198,7 +198,7 @@ mlm_advice() {
 	"$MT" advise --model "$MODEL" --cluster "$P" --gpus 1 --seq 1024 --gbs 16 --dist-opt off \
 		--recompute none --top 3 --no-fold --json "$R/mlm-advice.json"
 }
-MLM_COMMON="--mock-data --eval-iters 0 --log-interval 1 --log-throughput --lr 1e-4"
+MLM_COMMON="--mock-data --eval-iters 0 --eval-interval 1000 --log-interval 1 --log-throughput --lr 1e-4"
 # neither Transformer Engine nor Apex is there: Megatron-LM's own layers
 MLM_LOCAL="--transformer-impl local --no-persist-layer-norm --no-gradient-accumulation-fusion \
 --no-masked-softmax-fusion --no-rope-fusion --no-bias-swiglu-fusion --no-bias-dropout-fusion"

@@ -30,6 +30,7 @@ def kineto(path):
     ev = ev["traceEvents"] if isinstance(ev, dict) else ev
     wins = [(e["ts"], e["ts"] + e["dur"]) for e in ev
             if str(e.get("name", "")).startswith("ProfilerStep#") and "dur" in e
+            and e.get("cat") == "user_annotation"  # not its GPU copy (gpu_user_annotation)
             and int(e["name"].split("#")[1]) in STEPS]
     launch = {e["args"]["correlation"]: e["ts"] for e in ev
               if e.get("cat") in ("cuda_runtime", "cuda_driver") and "correlation" in e.get("args", {})}

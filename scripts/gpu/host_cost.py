@@ -27,6 +27,7 @@ And the floor: one tiny eager op (add_ on one element), CPU time per call.
 
 Usage: host_cost.py OUT.json
 """
+import contextlib
 import json
 import math
 import os
@@ -168,7 +169,9 @@ class MoE(Stepped):
             ("normalise weights", lambda: st.__setitem__("tw", (st["tw"] / st["tw"].sum(-1, keepdim=True)).to(BF))),
             ("local expert ids", lambda: st.__setitem__("eid", st["ti"].flatten() % L)),
             ("argsort", lambda: st.__setitem__("order", torch.argsort(st["eid"], stable=True))),
-            ("tokens per expert", lambda: st.__setitem__("tpe", torch.bincount(st["eid"], minlength=L))),
+            # not torch.bincount: with minlength it copies its maximum to the host (a sync)
+            ("tokens per expert", lambda: st.__setitem__("tpe", torch.zeros(L, dtype=torch.long, device=DEV)
+                                                          .index_add_(0, st["eid"], torch.ones_like(st["eid"])))),
         ]
         if not s.padded:
             steps.append(("counts to host (sync)", lambda: st.__setitem__("counts", st["tpe"].tolist())))
@@ -240,29 +243,48 @@ def measure(name, mod, h):
         torch.cuda.synchronize()
         w.append((time.perf_counter_ns() - t) / 1e3)
     gpu, wall = statistics.median(g), statistics.median(w)
-    graphed = None
-    if getattr(mod, "padded", True):  # every layer but moe-dropless
-        try:
-            gm = torch.cuda.make_graphed_callables(mod, (x,))
-            for _ in range(3):
-                gm(x).backward(gy)
-            torch.cuda.synchronize()
-            gw = []
-            for _ in range(7):
-                torch.cuda.synchronize()
-                t = time.perf_counter_ns()
-                gm(x).backward(gy)
-                torch.cuda.synchronize()
-                gw.append((time.perf_counter_ns() - t) / 1e3)
-            graphed = statistics.median(gw)
-        except Exception as ex:
-            graphed = "capture failed: %s" % str(ex).splitlines()[0][:80]
-    else:
-        graphed = "not capturable: the token counts are copied to the host"
+    graphed = None if getattr(mod, "padded", True) else \
+        "not capturable: the token counts are copied to the host"
     return {"layer": name, "ops": rows, "fwd_cpu_us": fwd, "fwd_bwd_cpu_us": fb, "fwd_bwd_kernels": nk_fb,
             "cpu_us_per_kernel": fb / nk_fb if nk_fb else None, "fwd_bwd_gpu_us": gpu,
             "fwd_bwd_wall_us": wall, "wall_over_gpu": wall / gpu if gpu else None,
             "graphed_fwd_bwd_wall_us": graphed}
+
+
+def graphed_wall(mod, h):
+    """Forward+backward replayed from CUDA graphs (make_graphed_callables): the median wall
+    time, or why it could not be captured.  Tried with PyTorch's default attention backends,
+    then with cuDNN's left out (a capture that fails names the first error)."""
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+
+    why = []
+    for label, backends in (("default", None),
+                            ("no cuDNN attention", [SDPBackend.FLASH_ATTENTION, SDPBackend.EFFICIENT_ATTENTION])):
+        try:
+            x = torch.randn(T, h, device=DEV, dtype=BF, requires_grad=True)
+            gy = torch.randn(T, h, device=DEV, dtype=BF)
+            torch.cuda.synchronize()
+            ctx = sdpa_kernel(backends) if backends else contextlib.nullcontext()
+            with ctx:
+                gm = torch.cuda.make_graphed_callables(mod, (x,))
+                for _ in range(3):
+                    gm(x).backward(gy)
+                torch.cuda.synchronize()
+                gw = []
+                for _ in range(7):
+                    torch.cuda.synchronize()
+                    t = time.perf_counter_ns()
+                    gm(x).backward(gy)
+                    torch.cuda.synchronize()
+                    gw.append((time.perf_counter_ns() - t) / 1e3)
+            return statistics.median(gw), label
+        except Exception as ex:
+            why.append("%s: %s" % (label, " ".join(str(ex).split())[:160]))
+            try:
+                torch.cuda.synchronize()
+            except Exception:
+                pass
+    return "capture failed: " + "; ".join(why), None
 
 
 def main():
@@ -271,7 +293,7 @@ def main():
     torch.manual_seed(0)
     one = torch.zeros(1, device=DEV)
     floor = cpu_us(lambda: one.add_(1), reps=51)
-    layers = []
+    layers, mods = [], {}
     for name, mod, h in (("dense", Dense(), 4096), ("moe-padded", MoE(True), 2048),
                          ("moe-dropless", MoE(False), 2048)):
         mod = mod.to(DEV, BF)
@@ -279,8 +301,15 @@ def main():
             layers.append(measure(name, mod, h))
         except Exception as ex:
             layers.append({"layer": name, "error": str(ex).splitlines()[0][:200]})
-        del mod
+        mods[name] = (mod, h)
         torch.cuda.empty_cache()
+    # the captures last, after every eager figure: a failed capture can leave the CUDA RNG
+    # unusable for what follows ("Offset increment outside graph capture")
+    for L in sorted(layers, key=lambda L: L["layer"] == "dense"):
+        if "error" in L or L["graphed_fwd_bwd_wall_us"] is not None:
+            continue
+        mod, h = mods[L["layer"]]
+        L["graphed_fwd_bwd_wall_us"], L["graphed_with"] = graphed_wall(mod, h)
     doc = {"schema": "megatune.campaign-host-cost/1", "gpu": torch.cuda.get_device_name(0),
            "torch": torch.__version__, "tokens": T, "tiny_op_cpu_us": floor, "layers": layers}
     with open(sys.argv[1] + ".tmp", "w") as f:

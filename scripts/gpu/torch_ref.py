@@ -32,8 +32,10 @@ DT = {"bf16": torch.bfloat16, "fp16": torch.float16, "tf32": torch.float32, "fp3
 TARGET_S = 0.010
 
 
-def gpu_seconds(fn, inner_hint=None):
-    """Seconds per call of fn on the GPU alone: (median, method)."""
+def gpu_seconds(fn, inner_hint=None, graph=True):
+    """Seconds per call of fn on the GPU alone: (median, method).  graph=False for autograd
+    calls: a backward that fails inside a capture leaves PyTorch's CUDA generator unusable
+    for every later case ("Offset increment outside graph capture", the first H100 run)."""
     for _ in range(3):
         fn()
     torch.cuda.synchronize()
@@ -46,6 +48,8 @@ def gpu_seconds(fn, inner_hint=None):
     inner = inner_hint or max(1, min(256, int(TARGET_S / one)))
     method = "graph"
     try:
+        if not graph:
+            raise RuntimeError("eager by choice")
         g = torch.cuda.CUDAGraph()
         side = torch.cuda.Stream()
         side.wait_stream(torch.cuda.current_stream())
@@ -118,7 +122,7 @@ def attention_cases(r, c):
                     o = f()
                     go = torch.randn_like(o)
                     g = lambda: torch.autograd.grad(o, (q, k, v), go, retain_graph=True)
-                    sec, how = gpu_seconds(g)
+                    sec, how = gpu_seconds(g, graph=False)
             out.append((name, flops / sec / 1e12, how))
         except Exception as ex:  # this back end does not take the case
             out.append((name + " (%s)" % str(ex).splitlines()[0][:50], None, "-"))

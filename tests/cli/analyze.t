@@ -59,3 +59,6 @@ against DeepSeek why GEMM | 0 | why gemm is 27% off: the trace's GEMMs ran on th
 against DeepSeek why attention | 0 | why attention is 43% off: the profile dgx-h100 measures attention at head dimension 128, not the model's 192 | analyze --against tests/fixtures/jobs/deepseek-v3-ep64-h800.args --gpus 2048 --layers 4 tests/fixtures/traces/deepseek_profile_data/train.json.gz
 against DeepSeek no why within 25% | 0 | !why element | analyze --against tests/fixtures/jobs/deepseek-v3-ep64-h800.args --gpus 2048 --layers 4 tests/fixtures/traces/deepseek_profile_data/train.json.gz
 against DeepSeek why in JSON | 0 | "why":[[:space:]]*"the profile dgx-h100 measures attention | analyze --json - --against tests/fixtures/jobs/deepseek-v3-ep64-h800.args --gpus 2048 --layers 4 tests/fixtures/traces/deepseek_profile_data/train.json.gz
+epoch clock              | 0 | ^ +1 +0\.060 +0\.038                         | analyze tests/fixtures/traces/small/megatune-epoch.jsonl
+launcher left out        | 0 | left out, a process that put no work on a GPU | analyze tests/fixtures/traces/small/megatune-launcher.jsonl tests/fixtures/traces/small/megatune-mini.jsonl
+launcher alone           | 2 | no GPU kernel, memcpy or memset events \(0 GPU | analyze tests/fixtures/traces/small/megatune-launcher.jsonl

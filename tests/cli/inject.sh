@@ -231,6 +231,25 @@ ls "$T"/pd/megatune-trace.pid[0-9]*.jsonl >/dev/null 2>&1 || fail "no megatune-t
 head -1 "$T"/pd/megatune-trace.pid*.jsonl | grep -q '"pid":[0-9]*,"host":' ||
 	fail "header without RANK still names a rank: $(head -1 "$T"/pd/*.jsonl)"
 
+# two live processes of one rank (a program the job starts with RANK set that loads CUDA
+# too): the second writes <name>.pid<PID>.jsonl beside the first, which stays whole
+RANK=3 LOCAL_RANK=1 WORLD_SIZE=8 FAKE_N=1 MEGATUNE_TRACE_DIR=$T/two LD_LIBRARY_PATH=$T/fake \
+	timeout 60 "$HOST" "$LIB" "$T/out7" 3 >"$T/o7" 2>"$T/e7" &
+first=$!
+n=0
+until grep -qx sleeping "$T/o7" 2>/dev/null; do
+	n=$((n + 1))
+	[ $n -lt 100 ] || fail "two processes of one rank: the first never slept"
+	nap
+done
+RANK=3 LOCAL_RANK=1 WORLD_SIZE=8 FAKE_N=1 MEGATUNE_TRACE_DIR=$T/two LD_LIBRARY_PATH=$T/fake \
+	timeout 60 "$HOST" "$LIB" "$T/out8" >"$T/o8" 2>"$T/e8" || fail "two processes of one rank: the second failed"
+second=$(ls "$T"/two/megatune-trace.rank3.pid[0-9]*.jsonl 2>/dev/null)
+[ -n "$second" ] || fail "two processes of one rank: no megatune-trace.rank3.pid<PID>.jsonl: $(ls "$T/two")"
+check_trace "second process of one rank" "$second" 12 5 1
+wait $first || fail "two processes of one rank: the first failed"
+check_trace "first process of one rank" "$T/two/megatune-trace.rank3.jsonl" 12 5 1
+
 # set-up failures back out: one line, no file, the program unharmed
 for what in version attr enable; do
 	FAKE_CUPTI_FAIL=$what MEGATUNE_TRACE_DIR=$T/f-$what LD_LIBRARY_PATH=$T/fake \

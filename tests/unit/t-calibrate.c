@@ -436,6 +436,55 @@ static void test_profile_from_records(void **state)
 	cJSON_Delete(recs);
 }
 
+/* One GPU of a known node (a VM given one H100 of a DGX): the bundled
+ * node's shape and its 8-rank curves stay, and the profile is valid (the
+ * first real H100 run wrote "8 ranks cannot be inside an NVLink domain of 1
+ * GPUs" and no profile). */
+static void test_profile_one_gpu_of_a_node(void **state)
+{
+	cJSON *recs = cJSON_Parse("[{\"probe\": \"gemm\", \"label\": \"bf16 4096^3\", "
+				  "\"rank\": 0, \"host\": \"vm\", \"case\": {\"dtype\": \"bf16\", "
+				  "\"m\": 4096, \"n\": 4096, \"k\": 4096}, \"time_us\": {\"n\": 3, "
+				  "\"median\": 188}, \"tflops\": 729.6, \"verified\": \"yes\"}]");
+	cJSON *doc = NULL;
+	struct mt_host_info h = { "vm", "Test CPU", 16, 1, 128e9, 1 };
+	struct mt_topo t;
+	struct mt_calib_info in = { 0 };
+	struct mt_cluster *c = NULL;
+	struct mt_error err = MT_ERROR_INIT;
+	const char *d;
+
+	(void)state;
+	assert_non_null(recs);
+	memset(&t, 0, sizeof(t));
+	t.ngpus = 1;
+	t.nvlink_domain = 1;
+	snprintf(t.gpu[0].name, sizeof(t.gpu[0].name), "NVIDIA H100 80GB HBM3");
+	t.gpu[0].memory_bytes = 85520809984.0;
+	t.gpu[0].sm_count = 132;
+	t.gpu[0].cc_major = 9;
+	in.backend = MT_BACKEND_CUDA;
+	in.topo = &t;
+	in.hosts = &h;
+	in.nhosts = 1;
+	in.ranks = 1;
+	in.ranks_per_node = 1;
+	in.name = "one-h100";
+	in.margin_pct = 10;
+	assert_int_equal(mt_calibrate_profile(recs, &in, &doc, &err), 0);
+	if (mt_cluster_from_json(doc, "one GPU", &c, &err))
+		fail_msg("%s", err.msg);
+	assert_int_equal(c->gpus_per_node, 8);
+	assert_int_equal(c->nvlink_domain, 8);
+	assert_true(c->ncoll > 0);
+	d = mt_jget_str(doc, "description");
+	assert_non_null(d);
+	assert_non_null(strstr(d, "Only 1 of the node's 8 GPUs were visible"));
+	mt_cluster_free(c);
+	cJSON_Delete(doc);
+	cJSON_Delete(recs);
+}
+
 /* Every measuring probe describes its cases and feeds the profile; hidden
  * probes stay out of the default list; CUDA backends forward by name. */
 static void test_registry(void **state)
@@ -481,6 +530,7 @@ int main(void)
 		cmocka_unit_test(test_results_file),
 		cmocka_unit_test(test_one_round),
 		cmocka_unit_test(test_profile_from_records),
+		cmocka_unit_test(test_profile_one_gpu_of_a_node),
 		cmocka_unit_test(test_registry),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
