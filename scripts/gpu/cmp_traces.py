@@ -3,14 +3,14 @@
 """megatune's CUPTI trace against torch.profiler's of the same program (scripts/gpu-campaign.sh).
 
 Two runs of scripts/gpu/tinygpt.py: one under `megatune profile` (megatune.trace/1, steps as
-NVTX ranges "step#N"), one with torch.profiler (Kineto, steps 4-9 as "ProfilerStep#N").
-In each, the kernels launched inside steps 4-9 (by the launch's correlation id) are counted
+NVTX ranges "step#N"), one with torch.profiler (Kineto, steps 10-15 as "ProfilerStep#N").
+In each, the kernels launched inside steps 10-15 (by the launch's correlation id) are counted
 and their durations summed, per kernel name and in all.  The tracer passes when both
 count the same kernels and their busy times are within 5%.
 
 Usage: cmp_traces.py MEGATUNE_TRACE.jsonl KINETO_TRACE.json
 Prints the 12 costliest kernels side by side and a last line
-"steps 4-9: kineto N kernels X us busy; megatune N kernels Y us busy (+Z%)"; exit 1 when
+"steps 10-15: kineto N kernels X us busy; megatune N kernels Y us busy (+Z%)"; exit 1 when
 the counts differ or the busy times are more than 5% apart.
 """
 import collections
@@ -18,7 +18,7 @@ import json
 import re
 import sys
 
-STEPS = range(4, 10)
+STEPS = range(10, 16)
 
 
 def within(t, wins):
@@ -68,7 +68,7 @@ def main():
     kc, kt = sum(v[0] for v in k.values()), sum(v[1] for v in k.values())
     mc, mt = sum(v[0] for v in m.values()), sum(v[1] for v in m.values())
     diff = 100.0 * (mt - kt) / kt if kt else float("nan")
-    print("steps 4-9: kineto %d kernels %.1f us busy; megatune %d kernels %.1f us busy (%+.2f%%)"
+    print("steps 10-15: kineto %d kernels %.1f us busy; megatune %d kernels %.1f us busy (%+.2f%%)"
           % (kc, kt, mc, mt, diff))
     ok = nm == nk == len(STEPS) and kc > 0 and kc == mc and abs(mt - kt) <= 0.05 * kt
     sys.exit(0 if ok else 1)

@@ -5,11 +5,13 @@
 Six pre-norm blocks (d 768, 12 heads, sequence 1024, batch 8, vocabulary 8192), bf16
 autocast, fused AdamW; each step inside an NVTX range "step#N" (what `megatune analyze
 --step-range step#` reads in a megatune trace) and timed with CUDA events.  With a file
-argument, torch.profiler records steps 4-9 (schedule wait 2, warm-up 2, active 6) as a
-Kineto trace with ProfilerStep#N ranges.
+argument, torch.profiler records steps 10-15 (schedule wait 8, warm-up 2, active 6) as a
+Kineto trace with ProfilerStep#N ranges.  Steps 10-15, not earlier: on the first H100 run
+an untraced process took until step 10 to settle (18.5 ms at step 1, 12.7 at step 10,
+against 12.1 from step 2 under the tracer).
 
 Usage: tinygpt.py [KINETO_TRACE.json]
-Prints "loss L; ms/step over steps 4-9: X".
+Prints "loss L; ms/step over steps 10-15: X".
 """
 import sys
 
@@ -17,7 +19,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-V, D, H, L, S, B, STEPS = 8192, 768, 12, 6, 1024, 8, 12
+V, D, H, L, S, B, STEPS = 8192, 768, 12, 6, 1024, 8, 18
 
 
 class Block(nn.Module):
@@ -55,7 +57,7 @@ def main():
     if kineto:
         from torch.profiler import ProfilerActivity, profile, schedule
         prof = profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA],
-                       schedule=schedule(wait=2, warmup=2, active=6, repeat=1),
+                       schedule=schedule(wait=8, warmup=2, active=6, repeat=1),
                        on_trace_ready=lambda p: p.export_chrome_trace(kineto))
         prof.start()
     ev = [torch.cuda.Event(enable_timing=True) for _ in range(STEPS + 1)]
@@ -76,7 +78,7 @@ def main():
         prof.stop()
     ms = [ev[i].elapsed_time(ev[i + 1]) for i in range(STEPS)]
     print("steps ms: %s" % " ".join("%.2f" % x for x in ms))
-    print("loss %.3f; ms/step over steps 4-9: %.3f" % (loss.item(), sum(ms[4:10]) / 6))
+    print("loss %.3f; ms/step over steps 10-15: %.3f" % (loss.item(), sum(ms[10:16]) / 6))
 
 
 if __name__ == "__main__":
