@@ -245,26 +245,21 @@ int mt_us_to_ns(const char *s, size_t n, int64_t *ns)
 	return 0;
 }
 
-/* An integer time in ns (megatune.trace/1).  Plain digits are read whole: a
- * CUPTI timestamp since the epoch (about 1.8e18 ns) is near INT64_MAX, so it
- * must never pass through a scale by 1000.  A fraction or an exponent (never
- * written by the tracer) goes through the decimal reader, within its range. */
+/* An integer time in ns (megatune.trace/1), digits read whole: CUPTI's epoch
+ * clock (about 1.8e18 ns) must not be scaled by 1000 (else the decimal reader) */
 static int parse_int(const char *s, size_t n, int64_t *v)
 {
-	size_t i = 0;
-	int neg = 0;
+	size_t i = n && (s[0] == '-' || s[0] == '+'), d = i;
 	int64_t x = 0, ns;
 
-	if (i < n && (s[i] == '-' || s[i] == '+'))
-		neg = s[i++] == '-';
-	if (i == n)
-		return -1;
 	for (; i < n && s[i] >= '0' && s[i] <= '9'; i++) {
 		if (x > (INT64_MAX - (s[i] - '0')) / 10)
 			return -1;
 		x = x * 10 + (s[i] - '0');
 	}
-	if (i == n) {
+	if (i == n && i > d) {
+		int neg = d && s[0] == '-';
+
 		*v = neg ? -x : x;
 		return 0;
 	}

@@ -298,7 +298,7 @@ static void launch_arguments_are_in_the_table(void **state)
 		p += 3 + len;
 		words++;
 	}
-	assert_int_equal(words, 6);
+	assert_int_equal(words, 7);
 	sbuf_release(&sb);
 }
 
