@@ -62,3 +62,7 @@ against DeepSeek why in JSON | 0 | "why":[[:space:]]*"the profile dgx-h100 measu
 epoch clock              | 0 | ^ +1 +0\.060 +0\.038                         | analyze tests/fixtures/traces/small/megatune-epoch.jsonl
 launcher left out        | 0 | left out, a process that put no work on a GPU | analyze tests/fixtures/traces/small/megatune-launcher.jsonl tests/fixtures/traces/small/megatune-mini.jsonl
 launcher alone           | 2 | no GPU kernel, memcpy or memset events \(0 GPU | analyze tests/fixtures/traces/small/megatune-launcher.jsonl
+# real traces of one H100 (tests/fixtures/gpu/): the same small GPT under megatune profile (12 steps)
+# and torch.profiler (steps 4-9), read back gzipped
+real CUPTI trace         | 0 | ^ +0 +4803\.997 +165\.366 .* 4852 +3 +41\.419 | analyze --step-range step# tests/fixtures/gpu/2026-11-28-nvidia-h100-80gb-hbm3-2/trace-cupti/megatune-trace.pid1174.jsonl.gz
+real Kineto trace        | 0 | ^ +0 +111\.135 +68\.068 .* 2310 +1 +18\.511 | analyze --window steps tests/fixtures/gpu/2026-11-28-nvidia-h100-80gb-hbm3-2/trace-kineto/tinygpt.pt.trace.json.gz
