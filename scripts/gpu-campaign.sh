@@ -30,8 +30,10 @@
 #   megatron-args    advise's top 3 for a 317M Llama on 1 GPU, through Megatron-LM's own
 #                    argument checks with the local-implementation flags (any machine)
 #   proxy-validate   validate --proxy of the top 2 on the GPU
-#   megatron         validate --launch of the top 3 with Megatron-LM (pretrain_gpt.py, mock
+#   megatron         validate --launch of the top 2 with Megatron-LM (pretrain_gpt.py, mock
 #                    data, --transformer-impl local), then the best traced by megatune profile
+#   megatron-kineto  the best under Megatron-LM's own torch.profiler (steps 5-7), analysed
+#                    --against its log: the model's terms beside the step, class by class
 #   sustain          sustained vs burst GEMM with NVML clocks, GEMM beside a copy kernel
 #   host-cost        a PyTorch eager dense and MoE layer: CPU time per op, with CUDA graphs
 #
@@ -236,9 +238,10 @@ p_proxy() {
 	"$MT" validate --advice "$R/mlm-advice.json" --top 2 --proxy --backend gpu --mpirun '' \
 		--iters 6 --warmup 2 --timeout 60 --dir "$R/proxy-logs" -o "$R/validation-proxy.json"
 }
-p_megatron() {
-	[ -s "$R/mlm-advice.json" ] || mlm_advice || return 1
+# Megatron-LM unpacked once into $W/mlm, its dataset helpers built ahead
+mlm_unpack() {
 	export MLM_DIR=$W/mlm
+	[ -f "$MLM_DIR/pretrain_gpt.py" ] && return 0
 	mkdir -p "$MLM_DIR" && tar -C "$MLM_DIR" -xzf "$MLM" || return 1
 	# the dataset helpers Megatron-LM compiles at start-up with make and python3-config
 	(cd "$MLM_DIR/megatron/core/datasets" &&
@@ -249,17 +252,38 @@ p_megatron() {
 		mkdir -p "$W/bin" && printf '#!/bin/sh\nexit 0\n' >"$W/bin/make" && chmod +x "$W/bin/make"
 		export PATH=$W/bin:$PATH
 	fi
-	"$MT" validate --advice "$R/mlm-advice.json" --top 3 --launch "$MLM_TEMPLATE" --iters 12 \
+}
+p_megatron() {
+	[ -s "$R/mlm-advice.json" ] || mlm_advice || return 1
+	mlm_unpack || return 1
+	"$MT" validate --advice "$R/mlm-advice.json" --top 2 --launch "$MLM_TEMPLATE" --iters 12 \
 		--warmup 4 --timeout 150 --dir "$R/megatron-logs" -o "$R/validation-megatron.json" || return 1
 	MLM_WRAP="$MT profile -o $R/trace-megatron --" "$MT" validate --advice "$R/mlm-advice.json" \
 		--top 1 --launch "$MLM_TEMPLATE" --iters 8 --warmup 3 --timeout 150 \
 		--dir "$R/megatron-traced-logs" -o "$R/validation-megatron-traced.json" || return 1
 	"$MT" analyze --json "$R/analysis-megatron.json" "$R"/trace-megatron/megatune-trace.*.jsonl | tail -n 25
 }
+# The best candidate once more under Megatron-LM's own torch.profiler (steps 5-7, ProfilerStep
+# ranges; the trace lands in <tensorboard-dir>/../torch_profile/rank-0.json.gz), then set
+# beside the model class by class with the job read back from its log (docs/MODEL.md 11.2):
+# the in-step GEMM, attention and element-wise rates
+p_mlm_kineto() {
+	local log
+	[ -s "$R/mlm-advice.json" ] || mlm_advice || return 1
+	mlm_unpack || return 1
+	mkdir -p "$R/trace-megatron-kineto/tb"
+	"$MT" validate --advice "$R/mlm-advice.json" --top 1 --launch "$MLM_TEMPLATE --profile \
+--use-pytorch-profiler --profile-step-start 5 --profile-step-end 8 \
+--tensorboard-dir $R/trace-megatron-kineto/tb" --iters 10 --warmup 4 --timeout 150 \
+		--dir "$R/megatron-kineto-logs" -o "$R/validation-megatron-kineto.json" || return 1
+	log=$(ls "$R"/megatron-kineto-logs/*.log | head -1)
+	"$MT" analyze --window steps --against "$log" --cluster dgx-h100 \
+		--json "$R/analysis-megatron-kineto.json" "$R"/trace-megatron-kineto/torch_profile/rank-0.json.gz
+}
 p_sustain() { $PY "$ROOT/scripts/gpu/sustain.py" "$R/sustain.json" --seconds 30; }
 p_host() { $PY "$ROOT/scripts/gpu/host_cost.py" "$R/host-cost.json"; }
 export -f p_env t_trace t_probes p_calib p_torchref g_plain g_cupti g_kineto a_cupti a_kineto \
-	c_traces p_mlm_args p_proxy p_megatron p_sustain p_host
+	c_traces p_mlm_args p_proxy mlm_unpack p_megatron p_mlm_kineto p_sustain p_host
 
 phase env 60 any p_env
 phase gpu-trace-check 60 gpu t_trace
@@ -275,10 +299,13 @@ phase compare-traces 30 gpu c_traces
 phase megatron-args 60 any p_mlm_args
 phase proxy-validate 90 gpu p_proxy
 if [ -n "$MLM" ] && [ -f "$MLM" ] || [ "$HAVE_GPU" = 0 ] || ! selected megatron; then
-	phase megatron 240 gpu p_megatron
+	phase megatron 200 gpu p_megatron
+	phase megatron-kineto 100 gpu p_mlm_kineto
 else
-	printf '%-16s %-9s %5s  %s\n' megatron no-input - \
-		"no Megatron-LM: make gpu-bundle MEGATRON_LM=<repository>, or MLM=<megatron-lm.tgz>" >>"$SUM"
+	for p in megatron megatron-kineto; do
+		printf '%-16s %-9s %5s  %s\n' $p no-input - \
+			"no Megatron-LM: make gpu-bundle MEGATRON_LM=<repository>, or MLM=<megatron-lm.tgz>" >>"$SUM"
+	done
 fi
 phase sustain 75 gpu p_sustain
 phase host-cost 90 gpu p_host

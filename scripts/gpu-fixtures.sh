@@ -27,16 +27,18 @@ done
 for d in megatron-logs megatron-traced-logs proxy-logs; do
 	[ -d "$R/$d" ] && cp -r "$R/$d" "$DEST.tmp/"
 done
-for d in "$R"/trace-*; do
-	[ -d "$d" ] || continue
-	mkdir -p "$DEST.tmp/$(basename "$d")"
-	for f in "$d"/*; do
-		gzip -9c "$f" >"$DEST.tmp/$(basename "$d")/$(basename "$f").gz"
-		if [ "$(stat -c %s "$DEST.tmp/$(basename "$d")/$(basename "$f").gz")" -gt 4000000 ]; then
-			rm "$DEST.tmp/$(basename "$d")/$(basename "$f").gz"
-			echo "left out $(basename "$d")/$(basename "$f"): over 4 MB gzipped" >>"$DEST.tmp/LEFT-OUT"
-		fi
-	done
+# every file of the trace folders, at any depth (Megatron-LM's profiler writes
+# <dir>/torch_profile/rank-N.json.gz), gzipped unless it is already
+(cd "$R" && find trace-* -type f 2>/dev/null) | while read -r f; do
+	mkdir -p "$DEST.tmp/$(dirname "$f")"
+	case $f in
+	*.gz) out=$DEST.tmp/$f; cp "$R/$f" "$out" ;;
+	*) out=$DEST.tmp/$f.gz; gzip -9c "$R/$f" >"$out" ;;
+	esac
+	if [ "$(stat -c %s "$out")" -gt 4000000 ]; then
+		rm "$out"
+		echo "left out $f: over 4 MB gzipped" >>"$DEST.tmp/LEFT-OUT"
+	fi
 done
 {
 	echo "# GPU campaign of $when"
