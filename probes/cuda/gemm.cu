@@ -16,8 +16,9 @@
  * Method.  setup() fills A and B with hashed random values on the device
  * (never zeros: zero data flatters power and clocks), asks the heuristics for
  * up to 8 algorithms with a 32 MiB workspace, times each (1 warm-up call and
- * 16 calls queued behind the spin gate) and keeps the fastest.  It raises case->inner so that one
- * sample lasts about 10 ms (at most MTC_GATED_MAX_OPS calls).  run() holds the
+ * 3 to 16 calls, about 200 us, queued behind the spin gate) and keeps the
+ * fastest.  It raises case->inner so that one sample lasts about 10 ms (at
+ * most MTC_GATED_MAX_OPS calls).  run() holds the
  * stream with the spin gate, records the start event, queues `inner` calls,
  * records the stop event and releases the gate: the time is the GPU's alone.
  * verify() recomputes 256 sampled elements of D (two corners and hashed
@@ -59,6 +60,7 @@ struct gemm_state {
 	double verify_worst;
 	int verify_bad;
 	int nogate;              /* a gated trial blocked the host: time without the gate */
+	int tune_calls;          /* calls per algorithm when autotuning (gate_trial) */
 };
 
 static int lt_fail(struct mt_error *err, const char *call, cublasStatus_t st)
@@ -166,18 +168,20 @@ static cublasStatus_t gemm_call(struct gemm_state *s, const cublasLtMatmulAlgo_t
 }
 
 /* Time every heuristic result briefly; keep the fastest in s->best.  Each
- * algorithm runs once untimed, then GEMM_TUNE_CALLS calls queued behind the
+ * algorithm runs once untimed, then s->tune_calls calls queued behind the
  * spin gate (unless s->nogate) between the two events: the GPU's time alone.
  * Three ungated calls of a 24 us GEMM timed the host's launches as much as
  * the GPU and picked an algorithm 17% slower than the best on the first H100
- * run (617 against 724 TFLOP/s at 2048^3). */
+ * run (617 against 724 TFLOP/s at 2048^3).  gate_trial() sets the count:
+ * enough calls for GEMM_TUNE_S of GPU time, 3 to GEMM_TUNE_CALLS. */
 #define GEMM_TUNE_CALLS 16
+#define GEMM_TUNE_S 200e-6
 static int gemm_autotune(struct gemm_state *s, double *best_s, struct mt_error *err)
 {
 	cublasStatus_t st, last = CUBLAS_STATUS_SUCCESS;
 	cudaError_t e;
 	float ms, best_ms = -1;
-	int i, r, rc;
+	int i, r, rc, calls = s->tune_calls > 0 ? s->tune_calls : 3;
 
 	s->best = -1;
 	for (i = 0; i < s->nres; i++) {
@@ -190,7 +194,7 @@ static int gemm_autotune(struct gemm_state *s, double *best_s, struct mt_error *
 		if (!s->nogate && (rc = mtc_gate_hold(&s->tm.gate, s->tm.st, err)))
 			return rc;
 		e = cudaEventRecord(s->tm.e0, s->tm.st);
-		for (r = 0; r < GEMM_TUNE_CALLS && e == cudaSuccess && st == CUBLAS_STATUS_SUCCESS; r++)
+		for (r = 0; r < calls && e == cudaSuccess && st == CUBLAS_STATUS_SUCCESS; r++)
 			st = gemm_call(s, &s->res[i].algo);
 		if (e == cudaSuccess)
 			e = cudaEventRecord(s->tm.e1, s->tm.st);
@@ -206,11 +210,11 @@ static int gemm_autotune(struct gemm_state *s, double *best_s, struct mt_error *
 		}
 		if (!s->nogate && mtc_gate_timed_out(&s->tm.gate))
 			return mtc_fail(err, MT_EINVAL, "timing cuBLASLt algorithms: the spin gate "
-					"timed out before %d calls were queued", GEMM_TUNE_CALLS);
+					"timed out before %d calls were queued", calls);
 		e = cudaEventElapsedTime(&ms, s->tm.e0, s->tm.e1);
 		if (e != cudaSuccess)
 			return mtc_cuda_fail(err, "cudaEventElapsedTime", e);
-		s->algo_us[i] = ms * 1000.0f / GEMM_TUNE_CALLS;
+		s->algo_us[i] = ms * 1000.0f / calls;
 		if (best_ms < 0 || ms < best_ms) {
 			best_ms = ms;
 			s->best = i;
@@ -220,7 +224,7 @@ static int gemm_autotune(struct gemm_state *s, double *best_s, struct mt_error *
 		rc = lt_fail(err, "cublasLtMatmul (every heuristic algorithm)", last);
 		return rc;
 	}
-	*best_s = best_ms / GEMM_TUNE_CALLS / 1e3;
+	*best_s = best_ms / calls / 1e3;
 	return MT_OK;
 }
 
@@ -230,8 +234,10 @@ static int gemm_autotune(struct gemm_state *s, double *best_s, struct mt_error *
  * autotuning and every sample). */
 static int gate_trial(struct gemm_state *s, struct mt_error *err)
 {
+	cublasStatus_t st;
 	double t0, queued;
 	cudaError_t e;
+	float ms;
 	int rc;
 
 	gemm_call(s, &s->res[0].algo);
@@ -240,13 +246,28 @@ static int gate_trial(struct gemm_state *s, struct mt_error *err)
 	if ((rc = mtc_gate_hold(&s->tm.gate, s->tm.st, err)))
 		return rc;
 	t0 = mtc_now();
-	gemm_call(s, &s->res[0].algo);
-	gemm_call(s, &s->res[0].algo);
+	e = cudaEventRecord(s->tm.e0, s->tm.st);
+	st = gemm_call(s, &s->res[0].algo);
+	if (st == CUBLAS_STATUS_SUCCESS)
+		st = gemm_call(s, &s->res[0].algo);
+	if (e == cudaSuccess)
+		e = cudaEventRecord(s->tm.e1, s->tm.st);
 	queued = mtc_now() - t0;
 	mtc_gate_release(&s->tm.gate);
-	if ((e = cudaStreamSynchronize(s->tm.st)) != cudaSuccess)
-		return mtc_cuda_fail(err, "cudaStreamSynchronize", e);
+	if (e == cudaSuccess)
+		e = cudaStreamSynchronize(s->tm.st);
+	if (e != cudaSuccess)
+		return mtc_cuda_fail(err, "the gated trial", e);
 	s->nogate = mtc_gate_timed_out(&s->tm.gate) || queued > 1.0;
+	s->tune_calls = 3;
+	if (st == CUBLAS_STATUS_SUCCESS && !s->nogate &&
+	    cudaEventElapsedTime(&ms, s->tm.e0, s->tm.e1) == cudaSuccess && ms > 0) {
+		double n = ceil(GEMM_TUNE_S / (ms * 1e-3 / 2));
+
+		s->tune_calls = n > GEMM_TUNE_CALLS ? GEMM_TUNE_CALLS : n < 3 ? 3 : (int)n;
+	} else if (st != CUBLAS_STATUS_SUCCESS) {
+		s->tune_calls = GEMM_TUNE_CALLS;   /* unknown: the most */
+	}
 	return MT_OK;
 }
 
@@ -370,14 +391,16 @@ static int gemm_setup(const struct mt_probe_ctx *ctx, struct mt_case *c, void **
 		/* On the first H100 run (cuBLASLt 13.1, driver 580) every heuristic
 		 * FP8 algorithm answered NOT_SUPPORTED with C aliasing D, with no
 		 * reason logged: once more with a C of its own before giving up */
-		char first[sizeof(err->msg)];
+		char first[sizeof(err->msg)], again[sizeof(err->msg)];
 
 		snprintf(first, sizeof(first), "%s", err->msg);
 		MTC_CK(cudaMalloc(&s->c, (size_t)s->m * (size_t)s->n * esz_cd));
 		MTC_CK(cudaMemsetAsync(s->c, 0, (size_t)s->m * (size_t)s->n * esz_cd, s->tm.st));
 		rc = gemm_autotune(s, &best_s, err);
-		if (rc)
-			mtc_fail(err, rc, "%s; again with C apart from D: %s", first, err->msg);
+		if (rc) {
+			snprintf(again, sizeof(again), "%s", err->msg);
+			mtc_fail(err, rc, "%s; again with C apart from D: %s", first, again);
+		}
 	}
 	if (rc)
 		goto fail;
