@@ -627,6 +627,11 @@ static void text_job(struct sbuf *sb, const struct st *t)
 		}
 		sbuf_adds(sb, "\n");
 	}
+	i = mt_jobsrc_find(src, "transformer-impl");
+	if (i >= 0 && !strcmp(src->arg[i].val, "local"))
+		sbuf_adds(sb, "  Megatron-LM's own layers (--transformer-impl local): read as unfused attention; "
+			  "their norms, activations and linears are timed as Transformer Engine's (on one "
+			  "H100 such a step took 2.0x its prediction, docs/MODEL.md 11.1)\n");
 	if (mj->nfusion_off) {
 		sbuf_adds(sb, "  timed as fused (Megatron-LM's default; the job turns the fusion off and "
 			  "runs slower than timed):");
