@@ -375,8 +375,6 @@ static int rank_budget_check(const struct mt_model *m, const struct mt_cluster *
 
 	if (j->pins.rank_budget != 1)
 		return MT_OK;
-	if (!m->experts)
-		return mt_error_set(err, MT_EINVAL, "--moe-rank-budget on: the model has no experts");
 	if ((why = mt_rank_budget_reason(m, j, j->pins.etp != MT_UNSET ? j->pins.etp : 1)))
 		return mt_error_set(err, MT_EINVAL, "--moe-rank-budget on: %s", why);
 	if (j->moe_dispatcher != MT_DISPATCH_AUTO && j->moe_dispatcher != MT_DISPATCH_FLEX)

@@ -321,9 +321,6 @@ int mt_ep_reason(const struct mt_model *m, int ep, int etp);
 /* a2a+p2p: 1 when an inner a2a group of `inner` GPUs fits CP and the heads. */
 int mt_a2a_p2p_ok(const struct mt_model *m, int tp, int cp, int inner);
 
-/* The 1F1B EP overlap (--overlap-moe-expert-parallel-comm) with these sizes:
- * NULL when Megatron-LM accepts it, else the reason with its check
- * ("Megatron-LM d98e8a6 FILE:LINE ..."). */
 /* Why a HybridEP rank budget cannot run with ETP etp: Megatron-Core builds the
  * budget's experts with the Transformer Engine op fuser, whose fused path
  * (TEGroupedMLP._is_fused_impl_supported, experts.py @ core_v0.18.0 lines
@@ -331,6 +328,9 @@ int mt_a2a_p2p_ok(const struct mt_model *m, int tp, int cp, int inner);
  * moe_act, and SwiGLU experts.  NULL when it can. */
 const char *mt_rank_budget_reason(const struct mt_model *m, const struct mt_job *j, int etp);
 
+/* The 1F1B EP overlap (--overlap-moe-expert-parallel-comm) with these sizes:
+ * NULL when Megatron-LM accepts it, else the reason with its check
+ * ("Megatron-LM d98e8a6 FILE:LINE ..."). */
 const char *mt_ep_overlap_reason(const struct mt_model *m, int ep, int dispatcher, int pp, int vpp,
 				 int recompute);
 
