@@ -50,7 +50,7 @@ struct gemm_state {
 	cublasLtMatmulPreference_t pref;
 	void *a, *b, *d, *ws;
 	void *c;                 /* a C apart from D, or NULL: C is D (beta is 0) */
-	float *scales;           /* device: [0] A scale, [1] B scale (fp8) */
+	float *scales;           /* device: [0] A scale, [GEMM_SCALE_STRIDE] B scale (fp8) */
 	float *vdev;             /* device: 3 floats per verification sample */
 	struct mtc_timer tm;     /* stream, events, spin gate */
 	float alpha, beta;
@@ -174,6 +174,11 @@ static cublasStatus_t gemm_call(struct gemm_state *s, const cublasLtMatmulAlgo_t
  * the GPU and picked an algorithm 17% slower than the best on the first H100
  * run (617 against 724 TFLOP/s at 2048^3).  gate_trial() sets the count:
  * enough calls for GEMM_TUNE_S of GPU time, 3 to GEMM_TUNE_CALLS. */
+/* Each FP8 scale on its own 256-byte boundary: cuBLASLt wants its pointers
+ * 16-byte aligned, and on the first H100 run every FP8 algorithm answered
+ * NOT_SUPPORTED with B's scale 4 bytes after A's (PyTorch and Transformer
+ * Engine pass scales as separate allocations) */
+#define GEMM_SCALE_STRIDE 64
 #define GEMM_TUNE_CALLS 16
 #define GEMM_TUNE_S 200e-6
 static int gemm_autotune(struct gemm_state *s, double *best_s, struct mt_error *err)
@@ -279,7 +284,7 @@ static int gemm_setup(const struct mt_probe_ctx *ctx, struct mt_case *c, void **
 	cublasComputeType_t comp = CUBLAS_COMPUTE_32F;
 	cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
 	size_t ws = GEMM_WORKSPACE, esz_ab, esz_cd;
-	float host_scales[2] = { 0.5f, 0.25f };
+	float host_scales[GEMM_SCALE_STRIDE + 1] = { 0.5f };
 	double best_s = 0;
 	int rc = MT_OK, kind_ab, major = 0, minor = 0;
 	int8_t fast = 1;
@@ -342,6 +347,7 @@ static int gemm_setup(const struct mt_probe_ctx *ctx, struct mt_case *c, void **
 	MTC_CK(cudaMalloc(&s->b, (size_t)s->k * (size_t)s->n * esz_ab));
 	MTC_CK(cudaMalloc(&s->d, (size_t)s->m * (size_t)s->n * esz_cd));
 	MTC_CK(cudaMalloc(&s->ws, ws));
+	host_scales[GEMM_SCALE_STRIDE] = 0.25f;
 	MTC_CK(cudaMalloc((void **)&s->scales, sizeof(host_scales)));
 	MTC_CK(cudaMalloc((void **)&s->vdev, 3 * GEMM_SAMPLES * sizeof(float)));
 	MTC_CK(cudaMemcpyAsync(s->scales, host_scales, sizeof(host_scales), cudaMemcpyHostToDevice, s->tm.st));
@@ -357,7 +363,7 @@ static int gemm_setup(const struct mt_probe_ctx *ctx, struct mt_case *c, void **
 	LT_CK(cublasLtMatmulDescSetAttribute, s->op, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof(ta));
 	LT_CK(cublasLtMatmulDescSetAttribute, s->op, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof(tb));
 	if (c->dtype == DT_FP8) {
-		const float *sa = s->scales, *sb = s->scales + 1;
+		const float *sa = s->scales, *sb = s->scales + GEMM_SCALE_STRIDE;
 
 		LT_CK(cublasLtMatmulDescSetAttribute, s->op, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER,
 		      &sa, sizeof(sa));
