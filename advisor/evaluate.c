@@ -4,9 +4,11 @@
 #include "rank.h"
 #include "search.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../job/flagtable.h"
 #include "../job/release.h"
 #include "../rules/engine.h"
 #include "../tuner/band.h"
@@ -171,9 +173,17 @@ static int evaluate_one(const struct mt_model *m, const struct mt_cluster *c, co
 	if (rules)
 		rules_before_plan(&cf, j, a, cfg);
 	if (mt_plan_compute(&x, a, cfg->pp, cfg->vpp, (int)dp, (int)mb, cfg, plan)) {
+		const struct mt_flag_row *lay =
+			mt_flag_find(MT_FLAG_MEGATRON, "pipeline-model-parallel-layout");
+		char why[160] = "";
+
+		if ((j->release_off & MT_ROFF_SPLIT_LAYOUT) && lay)
+			snprintf(why, sizeof(why),
+				 " by the target release, which has no --%s (%s or newer)", lay->name,
+				 lay->first);
 		rc = mt_error_set(err, MT_EINVAL,
-				  "the %d layers of model '%s' cannot be split over PP %d x VPP %d (%s)",
-				  m->layers, m->name, cfg->pp, cfg->vpp,
+				  "the %d layers of model '%s' cannot be split over PP %d x VPP %d%s (%s)",
+				  m->layers, m->name, cfg->pp, cfg->vpp, why,
 				  mt_prune_cite(MT_PRUNE_PP_LAYERS));
 		goto out;
 	}

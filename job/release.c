@@ -149,6 +149,29 @@ static int skipped(const struct rel *rl, struct mt_job *j, const struct mt_clust
 	if (missing(rl, LIST("cuda-graph-impl=full_iteration"), LIST("model.cuda_graph_impl=full_iteration"),
 		    msg, sizeof(msg)))
 		j->release_off |= MT_ROFF_GRAPH_OFFLOAD;
+	/* the uneven pipeline splits (docs/MODEL.md 4.6): before their flags a
+	 * release splits the layers evenly or not at all */
+	if (missing(rl, LIST("account-for-embedding-in-pipeline-split",
+			     "account-for-loss-in-pipeline-split"), NULL, msg, sizeof(msg)))
+		j->release_off |= MT_ROFF_SPLIT_ACCOUNT;
+	if (missing(rl, LIST("decoder-first-pipeline-num-layers"), NULL, msg, sizeof(msg)))
+		j->release_off |= MT_ROFF_SPLIT_FIRST_LAST;
+	/* before it, virtual stages are layers per stage of an even split
+	 * (arguments.py @ core_r0.10.0 asserts L divisible by PP with them):
+	 * the flag itself, not its older spelling */
+	{
+		const struct mt_flag_row *vs =
+			mt_flag_find(MT_FLAG_MEGATRON, "num-virtual-stages-per-pipeline-rank");
+
+		if (vs && !mt_flag_accepts(vs, rl->mlm))
+			j->release_off |= MT_ROFF_SPLIT_UNEVEN_VPP;
+	}
+	if (missing(rl, LIST("pipeline-model-parallel-layout"),
+		    LIST("model.pipeline_model_parallel_layout"), msg, sizeof(msg))) {
+		if (p->layout)
+			return mt_error_set(err, MT_EUSAGE, "--pp-layout needs %s", msg);
+		j->release_off |= MT_ROFF_SPLIT_LAYOUT;
+	}
 	if (missing(rl, LIST("hierarchical-context-parallel-sizes"),
 		    LIST("model.hierarchical_context_parallel_sizes"), msg, sizeof(msg))) {
 		if (p->cp_comm == MT_CP_A2A_P2P)

@@ -48,6 +48,11 @@ enum {
 	MT_ROFF_RC_MODULES = 1u << 5,    /* recompute modules other than core_attn */
 	MT_ROFF_GRAPH_OFFLOAD = 1u << 6, /* full-iteration graphs with CPU offloading (before
 					  * core_v0.18.0 every graph refuses it) */
+	MT_ROFF_SPLIT_ACCOUNT = 1u << 7,    /* account_for_embedding/loss_in_pipeline_split */
+	MT_ROFF_SPLIT_FIRST_LAST = 1u << 8, /* decoder_first/last_pipeline_num_layers */
+	MT_ROFF_SPLIT_LAYOUT = 1u << 9,     /* pipeline_model_parallel_layout */
+	MT_ROFF_SPLIT_UNEVEN_VPP = 1u << 10, /* an uneven split with VPP > 1
+					      * (num_virtual_stages_per_pipeline_rank) */
 };
 /* Spare slots for the settings megatune does not time (job/knobs.def's
  * GENERIC rows): a pin and the candidate's value, MT_UNSET when not set. */

@@ -50,7 +50,7 @@ int mt_chunk_layers(int L, int pp, int vpp, int split, int first, int last, int 
 
 /* Choose how L layers split over pp x vpp chunks (docs/MODEL.md 4.6).
  * Returns -1 when no split exists. */
-static int choose_split(int L, int pp, int vpp, int *split, int *first, int *last)
+static int choose_split(int L, int pp, int vpp, unsigned off, int *split, int *first, int *last)
 {
 	int n = pp * vpp, X, Y, best = 1 << 30, bd = 1 << 30;
 
@@ -59,15 +59,17 @@ static int choose_split(int L, int pp, int vpp, int *split, int *first, int *las
 		*split = MT_SPLIT_EVEN;
 		return 0;
 	}
-	if (pp > 1 && (L + 2) % n == 0 && (L + 2) / n >= 2) {
+	if (vpp > 1 && (off & MT_ROFF_SPLIT_UNEVEN_VPP))
+		return -1;
+	if (pp > 1 && !(off & MT_ROFF_SPLIT_ACCOUNT) && (L + 2) % n == 0 && (L + 2) / n >= 2) {
 		*split = MT_SPLIT_ACCOUNT;
 		return 0;
 	}
-	if (pp > 1 && (L + 1) % n == 0 && (L + 1) / n >= 2) {
+	if (pp > 1 && !(off & MT_ROFF_SPLIT_ACCOUNT) && (L + 1) % n == 0 && (L + 1) / n >= 2) {
 		*split = MT_SPLIT_ACCOUNT_LOSS;
 		return 0;
 	}
-	if (pp < 2)
+	if (pp < 2 || (off & MT_ROFF_SPLIT_FIRST_LAST))
 		return -1;
 	for (X = vpp; X < L; X += vpp) {
 		for (Y = vpp; X + Y <= L; Y += vpp) {
@@ -230,7 +232,8 @@ static int plan_split_uncached(const struct mt_ctx *x, int pp, int vpp, struct m
 	}
 	if (pp * vpp > MT_LAYOUT_MAX)
 		return -1;
-	if (pp <= m->layers && !choose_split(m->layers, pp, vpp, &split, &first, &last)) {
+	if (pp <= m->layers &&
+	    !choose_split(m->layers, pp, vpp, x->job->release_off, &split, &first, &last)) {
 		split_layout(m, pp, vpp, split, first, last, &o->layout);
 		o->split = split;
 		o->first_layers = first;
@@ -240,7 +243,8 @@ static int plan_split_uncached(const struct mt_ctx *x, int pp, int vpp, struct m
 	} else {
 		o->split = -1;
 	}
-	if (pp < 2)
+	if (pp < 2 || (x->job->release_off & MT_ROFF_SPLIT_LAYOUT) ||
+	    (vpp > 1 && (x->job->release_off & MT_ROFF_SPLIT_UNEVEN_VPP)))
 		return o->split < 0 ? -1 : 0;
 	{
 		struct mt_layout bal;

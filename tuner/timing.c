@@ -222,7 +222,12 @@ void mt_timing(const struct mt_ctx *x, const struct mt_costs *a, const struct mt
 	/* pipeline point-to-point (5.5) */
 	if (pp > 1) {
 		double all = 2 * mb * vpp * b->p2p_time;
-		t->pp_exposed = vpp > 1 ? 2 * (pp - 1) * b->p2p_time : 2 * (mb + pp - 1) * b->p2p_time;
+		/* interleaved: every lap of the ring in the fill and the drain
+		 * waits for its p sends, 2(v.p - 1) transfers in all (5.5) */
+		t->pp_exposed = vpp > 1 ? 2 * (vpp * pp - 1) * b->p2p_time
+					: 2 * (mb + pp - 1) * b->p2p_time;
+		if (t->pp_exposed > all)
+			t->pp_exposed = all;
 		if (mt_p2p_blocks(cfg)) /* each chunk waits for its sends */
 			t->pp_exposed = all;
 		t->pp_hidden = fmax(0, all - t->pp_exposed);
@@ -314,7 +319,7 @@ double mt_timing_floor(const struct mt_ctx *x, const struct mt_costs *a, const s
 	step = mb * crit + opt * (1 - x->job->opt_offload) * b->opt_s_per_param + MT_STEP_OVERHEAD_S;
 	if (pp > 1)
 		step += (pp - 1) / b->vpp * fmin(mean, crit) +
-			fmin(b->vpp > 1 ? 2 * (pp - 1) : 2 * (mb + pp - 1), 2 * mb * b->vpp) *
+			fmin(b->vpp > 1 ? 2 * (b->vpp * pp - 1) : 2 * (mb + pp - 1), 2 * mb * b->vpp) *
 				b->p2p_time; /* the sends, blocking or not (5.5) */
 	return step;
 }
