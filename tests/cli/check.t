@@ -36,7 +36,7 @@ check no GPU count | 2 | llama3-8b.args: no GPU count: .*give --gpus N | check t
 check a file of arguments | 0 | megatune check: tests/fixtures/jobs/llama3-8b.args \(arguments\) | check tests/fixtures/jobs/llama3-8b.args --gpus 8
 check a file of arguments advise printed is the best | 0 | best overall: the job is within 0.5% of the best megatune finds | check tests/fixtures/jobs/llama3-8b.args --gpus 8
 check a file of arguments on more GPUs | 0 | best overall \(everything\) | check tests/fixtures/jobs/llama3-8b.args --gpus 64
-check a log puts measured beside predicted | 0 | step 14.579 s \(median of 29 after iteration 1; IQR 0.054 s\) against 13.855 s predicted: \+5.2% | check tests/fixtures/jobs/llama3-8b-run.log
+check a log puts measured beside predicted | 0 | step 14.579 s \(median of 29 after iteration 1; IQR 0.054 s\) against 13.872 s predicted: \+5.1% | check tests/fixtures/jobs/llama3-8b-run.log
 check a log reads its world size | 0 | job: 8 GPUs of dgx-h100 \(the log's world_size\) | check tests/fixtures/jobs/llama3-8b-run.log
 check a log's memory | 0 | memory: 77.2 GiB reserved at most \(worst rank\) against 70.7 GiB predicted | check tests/fixtures/jobs/llama3-8b-run.log
 check a log's warm-up is an option | 0 | median of 25 after iteration 5 | check tests/fixtures/jobs/llama3-8b-run.log --warmup 5
