@@ -292,12 +292,15 @@ static const struct cli_opt out_opts[] = {
 		  "script that runs it, pretrain_gpt.py on mock data, from\n"
 		  "$MEGATRON_LM, default /opt/megatron-lm)" },
 	FN("megatron-version", "R", opt_release,
-	   "the Megatron-LM release the flags are for: core_v0.8.0\n"
-	   "to core_v0.19.0 (default, the newest), or 0.14 for\n"
-	   "core_v0.14.0: renamed flags take the older spelling, flags\n"
-	   "it lacks become '# --flag needs ...' lines; loongforge:\n"
-	   "LoongForge's fork of core_v0.15.0, its flags and\n"
-	   "loongforge/train.py"),
+	   "the Megatron-LM release the job runs: core_v0.8.0 to\n"
+	   "core_v0.19.0 (default, the newest), or 0.14 for\n"
+	   "core_v0.14.0: the search leaves out what it cannot run\n"
+	   "(dispatchers, FSDP, CP types, the EP overlap, graphs,\n"
+	   "recompute modules, uneven pipeline splits) and refuses a\n"
+	   "pin of it; renamed flags take the older spelling, other\n"
+	   "flags it lacks become '# --flag needs ...' lines;\n"
+	   "loongforge: LoongForge's fork of core_v0.15.0, its flags\n"
+	   "and loongforge/train.py"),
 	FN("bridge-version", "R", opt_release,
 	   "the Megatron-Bridge release the overrides are for: v0.2.0\n"
 	   "to v0.6.0 (default); docs/FORMATS.md section 7"),
