@@ -226,8 +226,6 @@ void mt_timing(const struct mt_ctx *x, const struct mt_costs *a, const struct mt
 		 * waits for its p sends, 2(v.p - 1) transfers in all (5.5) */
 		t->pp_exposed = vpp > 1 ? 2 * (vpp * pp - 1) * b->p2p_time
 					: 2 * (mb + pp - 1) * b->p2p_time;
-		if (t->pp_exposed > all)
-			t->pp_exposed = all;
 		if (mt_p2p_blocks(cfg)) /* each chunk waits for its sends */
 			t->pp_exposed = all;
 		t->pp_hidden = fmax(0, all - t->pp_exposed);

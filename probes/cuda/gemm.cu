@@ -160,6 +160,12 @@ static void gemm_teardown(void *state)
 	free(s);
 }
 
+/* Each FP8 scale on its own 256-byte boundary: cuBLASLt wants its pointers
+ * 16-byte aligned, and on the first H100 run every FP8 algorithm answered
+ * NOT_SUPPORTED with B's scale 4 bytes after A's (PyTorch and Transformer
+ * Engine pass scales as separate allocations) */
+#define GEMM_SCALE_STRIDE 64
+
 static cublasStatus_t gemm_call(struct gemm_state *s, const cublasLtMatmulAlgo_t *algo)
 {
 	return mtc_dl.cublasLtMatmul(s->lt, s->op, &s->alpha, s->a, s->la, s->b, s->lb, &s->beta,
@@ -174,11 +180,6 @@ static cublasStatus_t gemm_call(struct gemm_state *s, const cublasLtMatmulAlgo_t
  * the GPU and picked an algorithm 17% slower than the best on the first H100
  * run (617 against 724 TFLOP/s at 2048^3).  gate_trial() sets the count:
  * enough calls for GEMM_TUNE_S of GPU time, 3 to GEMM_TUNE_CALLS. */
-/* Each FP8 scale on its own 256-byte boundary: cuBLASLt wants its pointers
- * 16-byte aligned, and on the first H100 run every FP8 algorithm answered
- * NOT_SUPPORTED with B's scale 4 bytes after A's (PyTorch and Transformer
- * Engine pass scales as separate allocations) */
-#define GEMM_SCALE_STRIDE 64
 #define GEMM_TUNE_CALLS 16
 #define GEMM_TUNE_S 200e-6
 static int gemm_autotune(struct gemm_state *s, double *best_s, struct mt_error *err)
