@@ -193,6 +193,7 @@ static void json_head(struct jw *w, const struct mt_model *m, const struct mt_cl
 		jw_end(w);
 	}
 	jw_str(w, "attention", j->attn_impl == MT_ATTN_FLASH ? "flash" : "unfused");
+	jw_bool(w, "gradient_accumulation_fusion", j->grad_accum_fusion);
 	jw_str(w, "moe_dispatcher", mt_dispatcher_name(j->moe_dispatcher));
 	jw_str(w, "megatron_version", mt_release_name(MT_FLAG_MEGATRON,
 		mt_release_resolve(MT_FLAG_MEGATRON, j->megatron_version)));

@@ -350,6 +350,9 @@ int mt_advice_job(const cJSON *doc, const char *file, struct mt_job *job, struct
 	else if (s)
 		return mt_error_set(err, MT_EINVAL, "%s: field 'job.attention': expected flash or "
 				    "unfused", file);
+	if ((x = get_bool(j, "gradient_accumulation_fusion", &job->grad_accum_fusion, file, "job",
+			  err)))
+		return x;
 	if ((s = mt_jget_strd(j, "moe_dispatcher", NULL)) && (x = mt_dispatcher_parse(s)) >= -1)
 		job->moe_dispatcher = x;
 	else if (s)

@@ -190,6 +190,11 @@ static const struct cli_opt job_opts[] = {
 	   "in host memory and step them on the CPU"),
 	{ .type = CLI_CHOICE, .name = "attention", .meta = "A", .off = JOB(attn_impl),
 	  .choices = attention_names, .help = "flash (default, fused attention) or unfused" },
+	{ .type = CLI_ONOFF, .name = "grad-accum-fusion", .meta = "on|off", .off = JOB(grad_accum_fusion),
+	  .help = "gradient accumulation inside the weight-gradient GEMM\n"
+		  "(default on; off: --no-gradient-accumulation-fusion, a\n"
+		  "kernel of its own adds each micro-batch's weight\n"
+		  "gradients, as NVIDIA's Megatron-FSDP recipes run)" },
 	{ .type = CLI_CHOICE, .name = "moe-flex-backend", .meta = "L", .off = offsetof(struct args, flex_backend),
 	  .choices = flex_names,
 	  .help = "the library of the flex dispatcher: deepep or hybridep\n"

@@ -580,6 +580,8 @@ int mt_megatron_args(const struct mt_model *m, const struct mt_job *j, const str
 			n = adds(o, n, "cross-entropy-fusion-impl", "linear");
 	}
 	n = adds(o, n, "attention-backend", j->attn_impl == MT_ATTN_FLASH ? "fused" : "unfused");
+	if (!j->grad_accum_fusion && c->fsdp != MT_FSDP_TORCH) /* FSDP2 has it above */
+		n = add(o, n, "no-gradient-accumulation-fusion", NULL, 0);
 	return mt_knobs_megatron_generic(c, o, n, MT_FLAGS_MAX);
 }
 
@@ -949,6 +951,8 @@ int mt_bridge_overrides(const struct mt_model *m, const struct mt_job *j,
 	}
 	n = adds(o, n, "model.attention_backend",
 		 j->attn_impl == MT_ATTN_FLASH ? ATTN_TARGET("fused") : ATTN_TARGET("unfused"));
+	if (!j->grad_accum_fusion && c->fsdp != MT_FSDP_TORCH) /* FSDP2 has it above */
+		n = adds(o, n, "model.gradient_accumulation_fusion", "false");
 	n = mt_knobs_bridge_generic(c, o, n, MT_FLAGS_MAX);
 	return mt_bridge_notes(o, n);
 }

@@ -396,7 +396,7 @@ static const char *const read_flags[] = {
 	"data-parallel-sharding-strategy", "use-torch-fsdp2", "no-overlap-p2p-communication",
 	"recompute-method", "cuda-graph-modules", "cuda-graph-scope", "num-layers-per-virtual-pipeline-stage",
 	"virtual-pipeline-model-parallel-size", "moe-grouped-gemm", "use-mcore-models",
-	"transformer-impl", "micro-batch-size", "moe-permute-fusion",
+	"transformer-impl", "micro-batch-size", "moe-permute-fusion", "no-gradient-accumulation-fusion",
 	"model-name", /* LoongForge's model, as --model (job/loongforge.h) */
 	"cross-entropy-fusion-impl", "offload-tensors", NULL,
 };
@@ -421,14 +421,15 @@ static const char *const not_timed[] = {
 };
 
 /* Flags that turn off a fusion Megatron-LM makes by default: the model times
- * the fused kernels (the rules masked-softmax-fusion, bias-fusions,
- * grad-accum-fusion and rope-fusion), so a job with them runs slower than
- * timed.  On one H100 a 317M Llama with all of them and --transformer-impl
- * local ran 0.240 s per step against 0.120 s timed with its unfused
- * attention (tests/fixtures/gpu/2026-11-28-nvidia-h100-80gb-hbm3-2). */
+ * the fused kernels (the rules masked-softmax-fusion, bias-fusions and
+ * rope-fusion), so a job with them runs slower than timed
+ * (--no-gradient-accumulation-fusion is timed: mt_job grad_accum_fusion).
+ * On one H100 a 317M Llama with all of them and --transformer-impl
+ * local ran 0.240 s per step against 0.121 s timed with its unfused
+ * attention and accumulation (tests/fixtures/gpu/2026-11-28-nvidia-h100-80gb-hbm3-2). */
 static const char *const fusion_off[] = {
 	"no-masked-softmax-fusion", "no-bias-gelu-fusion", "no-bias-swiglu-fusion",
-	"no-bias-dropout-fusion", "no-rope-fusion", "no-gradient-accumulation-fusion", NULL,
+	"no-bias-dropout-fusion", "no-rope-fusion", NULL,
 };
 
 /* Whether the fusion a flag turns off exists in this job: the arguments
@@ -806,6 +807,8 @@ static int job_settings(const struct mt_jobsrc *s, struct mt_megatron_job *o, st
 	 * --attention-backend says (it chooses among Transformer Engine's) */
 	if ((v = val(s, "transformer-impl")) && !strcmp(v, "local"))
 		j->attn_impl = MT_ATTN_UNFUSED;
+	if (at(s, "no-gradient-accumulation-fusion") >= 0)
+		j->grad_accum_fusion = 0;
 	if (at(s, "moe-router-force-load-balancing") >= 0) {
 		j->moe_balance = MT_BAL_FORCED;
 	} else if ((rc = get_factor(s, "moe-expert-capacity-factor", "a capacity factor from 1 to "

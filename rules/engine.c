@@ -96,6 +96,7 @@ static void static_facts(struct mt_rules_run *r)
 	F(JOB_PRECISION) = j->precision;
 	F(JOB_FP8_RECIPE) = j->fp8_recipe;
 	F(JOB_ATTENTION) = j->attn_impl;
+	F(JOB_GRAD_ACCUM_FUSION) = j->grad_accum_fusion;
 	F(JOB_MOE_DISPATCHER) = j->moe_dispatcher == MT_DISPATCH_AUTO ? MT_DISPATCH_N : j->moe_dispatcher;
 	F(JOB_MEM_HEADROOM) = j->mem_headroom;
 	F(JOB_PARAM_GATHER) = mt_param_gather_q(j, 1);

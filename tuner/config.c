@@ -35,6 +35,7 @@ void mt_job_init(struct mt_job *j)
 	memset(j, 0, sizeof(*j));
 	j->precision = MT_PREC_BF16;
 	j->attn_impl = MT_ATTN_FLASH;
+	j->grad_accum_fusion = 1;
 	j->mem_headroom = 0.05;
 	j->roomy_tol = MT_ROOMY_TOL;
 	j->top_k = 5;

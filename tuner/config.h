@@ -103,6 +103,11 @@ struct mt_job {
 	int precision;            /* enum mt_precision */
 	int fp8_recipe;           /* enum mt_fp8_recipe: delayed or current (tensorwise) scaling */
 	int attn_impl;            /* enum mt_attn_impl (flash unless pinned) */
+	int grad_accum_fusion;    /* 1 (default): each micro-batch's weight gradients are
+				   * accumulated inside the weight-gradient GEMM; 0: added to
+				   * the main gradients by a kernel of their own
+				   * (--no-gradient-accumulation-fusion; always with PyTorch
+				   * FSDP2; docs/MODEL.md 4.3) */
 	int moe_dispatcher;       /* enum mt_dispatcher, or MT_DISPATCH_AUTO: searched */
 	double mem_headroom;      /* fraction of GPU memory kept free, default 0.05 */
 	double roomy_tol;         /* step time given up for headroom: the ranking puts first the

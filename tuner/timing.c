@@ -94,6 +94,16 @@ static void stage_time(const struct mt_ctx *x, const struct mt_costs *a, const s
 		o->tp += n * a->out_tp_exposed;
 		io += 0.5;
 	}
+	/* gradient accumulation outside the weight-gradient GEMM (4.3): each
+	 * micro-batch's weight gradients read, the main gradients read and
+	 * written, every parameter of the stage */
+	if (!x->job->grad_accum_fusion || cfg->fsdp == MT_FSDP_TORCH) {
+		double acc = (b->par_dense[r] + b->par_exp[r]) * (2 + 2 * (cfg->grad_fp32 ? 4 : 2)) /
+			     (x->hbm * MT_ELEM_EFFICIENCY);
+
+		o->bwd += acc;
+		o->elem += acc;
+	}
 	/* the rest of fwd + bwd not itemised above: kernel gaps and the SMs
 	 * that overlapped TP/CP communication takes */
 	o->slow = o->fwd + o->bwd - (o->gemm + o->attn + o->elem + o->tp + o->cp + o->ep);

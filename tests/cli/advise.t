@@ -241,3 +241,8 @@ fp8 on Hopper is quiet | 0 | !Blackwell recipes | estimate --model llama3-8b --g
 # the step floors skip what cannot rank; --exhaustive evaluates everything
 the search skips by its floor | 0 | "bound":[[:space:]]*[1-9] | advise --no-rules --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --json -
 --exhaustive skips nothing | 0 | "bound":[[:space:]]*0$ | advise --no-rules --exhaustive --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --json -
+unfused gradient accumulation costs its traffic | 0 | element-wise +0\.47 | estimate --model llama3-8b --gpus 8 --seq 4096 --gbs 64 --grad-accum-fusion off
+unfused gradient accumulation is printed for Megatron-LM | 0 | --no-gradient-accumulation-fusion | advise --model llama3-8b --gpus 8 --seq 4096 --gbs 64 --grad-accum-fusion off --format megatron
+unfused gradient accumulation is printed for Bridge | 0 | model.gradient_accumulation_fusion=false | advise --model llama3-8b --gpus 8 --seq 4096 --gbs 64 --grad-accum-fusion off --format bridge
+fused gradient accumulation prints no flag | 0 | !no-gradient-accumulation-fusion | advise --model llama3-8b --gpus 8 --seq 4096 --gbs 64 --format megatron
+gradient accumulation fusion takes on or off | 2 | --grad-accum-fusion: expected on or off | estimate --model llama3-8b --gpus 8 --seq 4096 --gbs 64 --grad-accum-fusion maybe

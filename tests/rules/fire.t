@@ -185,6 +185,9 @@ bias-fusions | fires | estimate --model gpt3-175b --gpus 512 --seq 2048 --gbs 15
 bias-fusions | quiet | estimate --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --tp 4 --pp 4
 grad-accum-fusion | fires | estimate --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --tp 4 --pp 4
 grad-accum-fusion | quiet | estimate --model llama3-8b --gpus 64 --seq 4096 --gbs 64
+grad-accum-fusion | quiet | estimate --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --tp 4 --pp 4 --grad-accum-fusion off
+grad-accum-unfused | fires | estimate --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --tp 4 --pp 4 --grad-accum-fusion off
+grad-accum-unfused | quiet | estimate --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --tp 4 --pp 4
 rope-fusion | fires | estimate --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --tp 4 --pp 4
 rope-fusion | quiet | estimate --model gpt3-175b --gpus 512 --seq 2048 --gbs 1536 --tp 8 --pp 8
 ce-fusion | fires | estimate --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --tp 4 --pp 4

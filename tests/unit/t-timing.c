@@ -31,6 +31,8 @@ struct run {
 	int tp, pp, vpp, cp, ep, mbs, recompute, dist_opt;
 	int tp_overlap, overlap_grad;
 	int p2p_off;              /* --overlap-p2p off */
+	int accum_off;            /* --grad-accum-fusion off */
+	int grad_fp32;            /* main gradients in FP32 */
 };
 
 static struct mt_eval eval(struct run r)
@@ -50,6 +52,7 @@ static struct mt_eval eval(struct run r)
 	j.pins.tp_overlap = r.tp_overlap;
 	j.pins.overlap_grad = r.overlap_grad;
 	j.pins.p2p_overlap = r.p2p_off ? 0 : MT_UNSET;
+	j.grad_accum_fusion = !r.accum_off;
 	memset(&c, 0, sizeof(c));
 	mt_config_settings(&j, &c);
 	c.tp = r.tp;
@@ -62,6 +65,7 @@ static struct mt_eval eval(struct run r)
 	c.sp = r.tp > 1;
 	c.recompute = r.recompute;
 	c.dist_opt = r.dist_opt;
+	c.grad_fp32 = r.grad_fp32;
 	if (mt_evaluate(&m, h100, &j, NULL, &c, &e, &err))
 		fail_msg("%s", err.msg);
 	return e;
@@ -198,6 +202,29 @@ static void interleaved_fill_exposes_every_lap(void **state)
 	assert_close(e.time.pp_exposed / hop, 2 * (5 * 4 - 1), 1e-9);
 }
 
+/* Gradient accumulation outside the GEMM (docs/MODEL.md 4.3): per micro-batch
+ * the weight gradient read and the main gradient read and written, element-
+ * wise traffic in the backward: twice the micro-batches twice the time, FP32
+ * main gradients 10 bytes per parameter against BF16's 6. */
+static void unfused_accumulation_is_traffic_per_microbatch(void **state)
+{
+	struct mt_eval on = RUN(BASE, .tp = 4, .pp = 4, .vpp = 5);
+	struct mt_eval off = RUN(BASE, .tp = 4, .pp = 4, .vpp = 5, .accum_off = 1);
+#define BASE256 .model = "llama3-70b", .gpus = 64, .seq = 4096, .gbs = 256, \
+	.tp_overlap = MT_UNSET, .overlap_grad = MT_UNSET, .dist_opt = 1
+	struct mt_eval on2 = RUN(BASE256, .tp = 4, .pp = 4, .vpp = 5);
+	struct mt_eval off2 = RUN(BASE256, .tp = 4, .pp = 4, .vpp = 5, .accum_off = 1);
+	struct mt_eval on32 = RUN(BASE, .tp = 4, .pp = 4, .vpp = 5, .grad_fp32 = 1);
+	struct mt_eval off32 = RUN(BASE, .tp = 4, .pp = 4, .vpp = 5, .grad_fp32 = 1, .accum_off = 1);
+	double x = off.time.elementwise - on.time.elementwise;
+
+	(void)state;
+	assert_true(x > 0);
+	assert_close(off.time.step - on.time.step, x, 1e-6);
+	assert_close(off2.time.elementwise - on2.time.elementwise, 2 * x, 1e-9);
+	assert_close(off32.time.elementwise - on32.time.elementwise, x * 10 / 6, 1e-9);
+}
+
 /* The exposed parts and the bubble add up to the step. */
 static void parts_add_up(void **state)
 {
@@ -317,6 +344,7 @@ int main(void)
 		cmocka_unit_test(blocking_p2p_exposes_every_send),
 		cmocka_unit_test(bubble_fraction),
 		cmocka_unit_test(interleaved_fill_exposes_every_lap),
+		cmocka_unit_test(unfused_accumulation_is_traffic_per_microbatch),
 		cmocka_unit_test(overlap_settings_hide_communication),
 		cmocka_unit_test(fp8_speeds_up_the_gemms),
 		cmocka_unit_test(recompute_costs_a_forward),
