@@ -32,7 +32,7 @@
 
 #define DENSE_TOL 0.10
 #define MOE_TOL 0.15
-#define MEAN_TOL 0.065
+#define MEAN_TOL 0.063
 
 struct row {
 	char label[96];
