@@ -12,8 +12,8 @@
 # reach them), plus lib/dlsearch.c (self-contained).  The library links the CUDA
 # runtime statically and nothing else of CUDA: cuBLASLt, cuDNN and NCCL are found
 # and loaded at run time (probes/cuda/dl.cu: the toolkit or the pip wheels), never
-# libcuda or its stub, so it needs only libc, libm and libstdc++, loads anywhere
-# and answers MT_EUNSUPPORTED on machines without a driver.  -z defs keeps every
+# libcuda (nor the toolkit's link-only one), so it needs only libc, libm and
+# libstdc++, loads anywhere and answers MT_EUNSUPPORTED on machines without a driver.  -z defs keeps every
 # symbol defined.  Only mt_cuda_api is exported (-fvisibility=hidden).  No
 # sanitizer flags: the library is dlopened and holds no megatune code.  WERROR=1
 # adds -Werror.

@@ -3,9 +3,10 @@
  *
  * All CUDA code (the .cu files under probes/cuda/) is built by nvcc into one shared library,
  * build/libmegatune_cuda.so, with the CUDA runtime linked in statically and nothing else of
- * CUDA: never libcuda or its stub, and cuBLASLt, cuDNN and NCCL are found and loaded at run
- * time (probes/cuda/dl.cu through lib/dlsearch.h: the toolkit or the pip wheels), so the
- * library itself needs only libc, libm and libstdc++.  megatune itself links none of them:
+ * CUDA: never libcuda (the driver's or the toolkit's link-only one), and cuBLASLt, cuDNN
+ * and NCCL are found and loaded at run time (probes/cuda/dl.cu through lib/dlsearch.h: the
+ * toolkit or the pip wheels), so the library itself needs only libc, libm and libstdc++.
+ * megatune itself links none of them:
  * mt_cuda_load() dlopens the library at run time (next to the executable, or
  * $MEGATUNE_CUDA_LIB), so megatune starts and runs its CPU backends on machines without
  * the CUDA libraries or a driver.
@@ -96,7 +97,7 @@ struct mt_cuda_probe {
 struct mt_cuda_api {
 	int abi;                   /* MT_CUDA_ABI */
 	/* Versions and the usable device count.  MT_EUNSUPPORTED with the
-	 * reason when there is no driver, a stub libcuda, no GPU, or a driver
+	 * reason when there is no driver, a link-only libcuda, no GPU, or a driver
 	 * too old for this runtime (see mtc_gpu_check() in probes/cuda/mtc.h). */
 	int (*env)(struct mt_cuda_env *env, struct mt_error *err);
 	/* The local GPUs: NVML loaded at run time, CUDA-only fallback. */

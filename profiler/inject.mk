@@ -8,8 +8,8 @@
 #
 # Both are empty otherwise, so `all: $(TRACE_LIB) $(GPU_TEST_BIN)` builds what it can.
 # The library gets neither the sanitizer flags (it is loaded into foreign processes)
-# nor libcuda or its stub (libcupti dlopens the driver itself), nor libcupti: it finds
-# CUPTI at run time (lib/dlsearch.c, compiled in), so it needs only libc and libstdc++.
+# nor libcuda, the driver's or the toolkit's link-only one (libcupti dlopens the
+# driver itself), nor libcupti: it finds CUPTI at run time (lib/dlsearch.c, compiled in), so it needs only libc and libstdc++.
 # WERROR=1 adds -Werror.
 
 CUDA_HOME ?= /usr/local/cuda

@@ -50,7 +50,7 @@ run_cli() { # file
 		pat=$(printf '%s' "$line" | cut -d'|' -f3 | sed 's/^ *//; s/ *$//')
 		args=$(printf '%s' "$line" | cut -d'|' -f4- | sed 's/^ *//')
 		out="$tmp/cli.out"
-		(cd "$tmp/work" && eval "set -- $args" && "$MEGATUNE" "$@") >"$out" 2>&1 </dev/null
+		(cd "$tmp/cwd" && eval "set -- $args" && "$MEGATUNE" "$@") >"$out" 2>&1 </dev/null
 		rc=$?
 		detail=""
 		if [ "$rc" != "$want" ]; then
@@ -77,9 +77,9 @@ $(head -15 "$out")"
 	done <"$1"
 }
 MEGATUNE=$(cd "$(dirname "$MEGATUNE")" && pwd)/$(basename "$MEGATUNE")
-mkdir -p "$tmp/work"
-ln -s "$PWD/tests" "$tmp/work/tests"
-ln -s "$PWD/models" "$tmp/work/models"
+mkdir -p "$tmp/cwd"
+ln -s "$PWD/tests" "$tmp/cwd/tests"
+ln -s "$PWD/models" "$tmp/cwd/models"
 for f in tests/cli/*.t; do
 	[ -f "$f" ] || continue
 	case $(basename "$f") in *"$PATTERN"*) ;; *) continue ;; esac
@@ -104,7 +104,7 @@ run_fire() { # file
 		advise*|estimate*) extra="--format json --top 1" ;;
 		*) extra="--json" ;;
 		esac
-		(cd "$tmp/work" && eval "set -- $args $extra" && "$MEGATUNE" "$@") >"$out" 2>&1 </dev/null
+		(cd "$tmp/cwd" && eval "set -- $args $extra" && "$MEGATUNE" "$@") >"$out" 2>&1 </dev/null
 		rc=$?
 		if grep -Eq "\"id\": \"$rule\"|\"$rule\": [1-9]" "$out"; then got=fires; else got=quiet; fi
 		name="$rule $want: $args"

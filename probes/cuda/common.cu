@@ -72,9 +72,9 @@ int mtc_gpu_check(int *count, struct mt_error *err)
 				drv / 1000, drv % 1000 / 10, rt / 1000, rt % 1000 / 10);
 	case cudaErrorStubLibrary:
 		return mtc_fail(err, MT_EUNSUPPORTED,
-				"the CUDA driver loaded is the toolkit's stub libcuda.so "
-				"(cudaErrorStubLibrary); remove the stubs folder from LD_LIBRARY_PATH "
-				"or install the NVIDIA driver");
+				"the CUDA driver loaded is the toolkit's link-only libcuda.so "
+				"(cudaErrorStubLibrary); remove the toolkit's lib64/stubs folder from "
+				"LD_LIBRARY_PATH or install the NVIDIA driver");
 	case cudaErrorSystemDriverMismatch:
 		return mtc_fail(err, MT_EUNSUPPORTED,
 				"the NVIDIA kernel module and the user-mode driver differ in version "

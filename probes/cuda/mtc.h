@@ -59,7 +59,7 @@ void mtc_member(char *buf, size_t n, size_t *pos, const char *fmt, ...)
 
 /* The first CUDA call of every entry point: cudaGetDeviceCount, its failure
  * mapped to a reason (no driver, a driver older than
- * the runtime, the stub libcuda, no visible device).  MT_OK and *count >= 1,
+ * the runtime, the toolkit's link-only libcuda, no visible device).  MT_OK and *count >= 1,
  * or MT_EUNSUPPORTED with the reason.  `count` may be NULL. */
 int mtc_gpu_check(int *count, struct mt_error *err);
 
