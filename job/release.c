@@ -205,6 +205,14 @@ int mt_release_restrict(struct mt_job *j, const struct mt_cluster *c, struct mt_
 			       "model.use_transformer_engine_op_fuser"),
 			  "--moe-rank-budget on", err)))
 		return rc;
+	/* before core_v0.12.0 Megatron-LM reduces BF16 gradients in FP32
+	 * (arguments.py: bf16 sets accumulate_allreduce_grads_in_fp32) */
+	if (missing(&rl, LIST("grad-reduce-in-bf16"), LIST("ddp.grad_reduce_in_fp32"), msg,
+		    sizeof(msg))) {
+		if (p->grad_fp32 == 0)
+			return mt_error_set(err, MT_EUSAGE, "--grad-reduce bf16 needs %s", msg);
+		p->grad_fp32 = 1;
+	}
 	if (p->p2p_overlap == 0 &&
 	    missing(&rl, LIST("no-overlap-p2p-communication"), LIST("comm_overlap.overlap_p2p_comm"),
 		    msg, sizeof(msg)))

@@ -13,7 +13,8 @@
 
 /* Restrict `j` to its releases (j->megatron_version, j->bridge_version):
  * an unpinned knob whose value they cannot run is pinned to Megatron's
- * default (the EP overlap, CUDA graphs and layer offload off), the values the
+ * default (the EP overlap, CUDA graphs and layer offload off; gradients kept
+ * and reduced in FP32 before --grad-reduce-in-bf16), the values the
  * search must skip are set in j->release_off (MT_ROFF_*), and a pinned knob
  * or a job setting (precision, FP8 recipe, offload) they cannot run is
  * MT_EUSAGE: "--ep-overlap on needs Megatron-LM core_v0.14.0 or newer
