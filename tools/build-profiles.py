@@ -440,15 +440,23 @@ def main():
          'GPU, NVLink 5 at 900 GB/s per direction through 2 NVSwitch chips '
          '(brent-newsom-nvidia.github.io/AIPS-Boom/wiki/NVIDIA-DGX-B200)'},
         {'id': 'derived-b200-gemm', 'kind': 'derived', 'citation':
-         'FP8: no B200 FP8 GEMM sweep among the published measurements here: the H100 sweep '
-         '(azure-nd-h100-v5, FP8) as a fraction of its peak, applied to the B200 peak (x 4500/1978.9)'},
+         'FP8: no B200 cuBLAS FP8 sweep is published in the sources here: the GB200 sweep '
+         '(azure-nd-gb200-v6) unscaled, the same GB100 die; published B200 MXFP8 cuBLAS figures at '
+         '8192^3 (2849.9 with unlocked clocks, triton-lang/triton PR 9044; 2894.5, PR 9697) are '
+         'within 1% of its 2876.6 (the H100 sweep scaled by the peak ratio said 2933.7)'},
+        {'id': 'azure-nd-gb200-v6', 'kind': 'published', 'citation':
+         AZ.format('ND_GB200_v6_results.md').replace('8fd0c6e1bd', 'fa799957e3') +
+         ' (GB200 185GB, CUDA 12.8, driver 570.133.20): cuBLASLt FP8 and FP4 GEMM '
+         '(random init, 10000 warm-up iterations; FP4 format not stated; at 2a370be6de '
+         'the file reads FP4 7627.6 and 7487.2 at 16384^3 and 32768^3, here 5604.0 and '
+         '5262.2), nvbandwidth H2D 201, D2H 193 GB/s (its FlashAttention-2 figure is '
+         'not used: docs/MODEL.md 3.2)'},
         {'id': 'ao-b200-gemm', 'kind': 'published', 'citation':
          'pytorch/ao pull request 2427 (2025-06-23, benchmarks/float8/bench_matmul.py --recipe nvfp4) '
          'on one NVIDIA B200: square M=K=N from 1024 to 8192, torch.mm in BF16 (cuBLAS) and NVFP4 '
          '(E2M1 with E4M3 scales per 16 elements, torch._scaled_mm): BF16 423, 921, 1130, 1510, 1410, '
          '1450, 1420 and NVFP4 366, 1080, 1680, 3510, 4460, 5500, 5370 TFLOP/s at 1024, 1536, 2048, '
-         '3072, 4096, 6144, 8192 (NVFP4 60% of the 9000 dense peak at 8192, where twice the derived '
-         'FP8 curve would say 5867)'},
+         '3072, 4096, 6144, 8192 (NVFP4 60% of the 9000 dense peak at 8192)'},
         {'id': 'derived-b200-hbm', 'kind': 'derived', 'citation':
          'Achievable HBM bandwidth: the B200 datasheet 8000 GB/s times the STREAM-triad fraction '
          'measured on H100 (2970 / 3350 = 0.887, azure-nd-h100-v5)'},
@@ -496,22 +504,43 @@ def main():
                 (8192, 5370)],
     }
 
-    def b200_gemm(peak_bf16, peak_fp8, measured_src, derived_src, scale=1.0):
-        """FP8 from the H100 sweep by the peak ratio (no B200 FP8 sweep is published here); BF16
-        and FP4 as measured on B200, times `scale` (the ratio of peaks) on a faster variant."""
-        out = gemm_scaled(az_h100, 'fp8', peak_fp8 / 1978.9, 'derived-b200-gemm')
-        for dt in ('bf16', 'fp4'):
-            out += [{'dtype': dt, 'm': n, 'n': n, 'k': n, 'tflops': round(t * scale, 2),
-                     'source': measured_src if scale == 1.0 else derived_src}
-                    for n, t in ao_b200[dt]]
-        return out
+    # FP8 and FP4 measured on one GB200 (Azure ND GB200 v6, cuBLASLt): (m, n, k, TFLOP/s)
+    az_gb200 = {
+        'fp8': [(1024, 1024, 1024, 489.2), (2048, 2048, 2048, 2243.6), (4096, 4096, 4096, 2834.6),
+                (8192, 8192, 8192, 2876.6), (16384, 16384, 16384, 2906.9),
+                (32768, 32768, 32768, 2825.6), (1024, 2145, 1024, 1022.2),
+                (6144, 12288, 12288, 2895.6), (802816, 192, 768, 1459.5)],
+        'fp4': [(1024, 1024, 1024, 261.8), (2048, 2048, 2048, 1398.0), (4096, 4096, 4096, 4854.5),
+                (8192, 8192, 8192, 7609.1), (16384, 16384, 16384, 5604.0),
+                (32768, 32768, 32768, 5262.2), (1024, 2145, 1024, 548.3),
+                (802816, 192, 768, 2624.5)],
+    }
+
+    def gemm_pts(pts, dt, src):
+        return [{'dtype': dt, 'm': m, 'n': n, 'k': k, 'tflops': t, 'source': src} for m, n, k, t in pts]
+
+    def square(pts):
+        return [(n, n, n, t) for n, t in pts]
+
+    # One GB100 die in both: B200 (1000 W) and GB200 (1200 W) run the same cuBLASLt kernels, and
+    # the FP8 8192^3 figures agree (GB200 2877; B200 MXFP8 2850 and 2895, triton-lang/triton PRs
+    # 9044 and 9697), so what one measured stands for the other unscaled
+    def b200_gemm(gb200):
+        if gb200:
+            return (gemm_pts(square(ao_b200['bf16']), 'bf16', 'derived-gb200-gemm') +
+                    gemm_pts(az_gb200['fp8'], 'fp8', 'azure-nd-gb200-v6') +
+                    gemm_pts(az_gb200['fp4'], 'fp4', 'azure-nd-gb200-v6'))
+        return (gemm_pts(square(ao_b200['bf16']), 'bf16', 'ao-b200-gemm') +
+                gemm_pts(az_gb200['fp8'], 'fp8', 'derived-b200-gemm') +
+                gemm_pts(square(ao_b200['fp4']), 'fp4', 'ao-b200-gemm'))
 
     b200 = {
         'schema': 'megatune.profile/1', 'name': 'dgx-b200',
         'description': 'DGX B200: 8x B200 per node, NVLink 5 through NVSwitch, 8x 400 Gb/s per node. '
                        'Specifications plus published measurements: collectives (AWS P6-B200), BF16 '
-                       'and NVFP4 GEMMs (pytorch/ao); the FP8 GEMM curve, attention and HBM are '
-                       'derived from H100 measurements: calibrate before relying on absolute numbers.',
+                       'and NVFP4 GEMMs (pytorch/ao); the FP8 GEMM curve is GB200\'s (Azure), '
+                       'attention and HBM are derived from H100 measurements: calibrate before '
+                       'relying on absolute numbers.',
         'sources': b_sources + [s for s in h100_sources() if s['id'] in
                                 ('azure-nd-h100-v5', 'xxrjun-1node', 'together-rs-ring', 'xxrjun-10node',
                                  'derived-h100-rails')],
@@ -524,7 +553,7 @@ def main():
                  'source': 'mleng-b200-allreduce'},
         'memory_bandwidth': {'kernel': 'stream-triad', 'gbps': round(8000 * 2970 / 3350, 1),
                              'source': 'derived-b200-hbm'},
-        'gemm': b200_gemm(2250, 4500, 'ao-b200-gemm', None),
+        'gemm': b200_gemm(False),
         'attention': [{'impl': 'flash', 'dtype': 'bf16', 'head_dim': 128, 'seq': 8192, 'causal': False,
                        'fwd_tflops': round(327.9 * 2250 / 989.4, 1),
                        'bwd_tflops': round(327.9 * 2250 / 989.4, 1), 'source': 'derived-b200-attn'}],
@@ -568,34 +597,12 @@ def main():
     gb['node'] = {'gpus_per_node': 4, 'nvlink_domain': 72, 'nvlink_gbps': 900, 'nics_per_node': 4,
                   'nic_gbps': 50, 'pcie_gbps': 450, 'numa_nodes': 2, 'host_memory_bytes': 960e9,
                   'source': 'spec-gb200'}
-    # FP8 and FP4 measured on GB200 (azure-nd-gb200-v6); BF16 from the B200 sweep
-    az_gb200 = {
-        'fp8': [(1024, 1024, 1024, 489.2), (2048, 2048, 2048, 2243.6), (4096, 4096, 4096, 2834.6),
-                (8192, 8192, 8192, 2876.6), (16384, 16384, 16384, 2906.9),
-                (32768, 32768, 32768, 2825.6), (1024, 2145, 1024, 1022.2),
-                (6144, 12288, 12288, 2895.6), (802816, 192, 768, 1459.5)],
-        'fp4': [(1024, 1024, 1024, 261.8), (2048, 2048, 2048, 1398.0), (4096, 4096, 4096, 4854.5),
-                (8192, 8192, 8192, 7609.1), (16384, 16384, 16384, 5604.0),
-                (32768, 32768, 32768, 5262.2), (1024, 2145, 1024, 548.3),
-                (802816, 192, 768, 2624.5)],
-    }
-    gb['gemm'] = [e for e in b200_gemm(2500, 5000, None, 'derived-gb200-gemm', scale=2500 / 2250)
-                  if e['dtype'] == 'bf16']
-    for dt in ('fp8', 'fp4'):
-        gb['gemm'] += [{'dtype': dt, 'm': m, 'n': n, 'k': k, 'tflops': t,
-                        'source': 'azure-nd-gb200-v6'} for m, n, k, t in az_gb200[dt]]
+    gb['gemm'] = b200_gemm(True)
     gb['sources'] = [x for x in gb['sources'] if x['id'] != 'derived-b200-gemm']
     gb['sources'].append({'id': 'derived-gb200-gemm', 'kind': 'derived', 'citation':
-                          'BF16: the B200 measurements (ao-b200-gemm) times the ratio of dense BF16 '
-                          'peaks of the 1200 W GB200 and the 1000 W B200 (2500 / 2250); no GB200 BF16 '
-                          'sweep is published here'})
-    gb['sources'].append({'id': 'azure-nd-gb200-v6', 'kind': 'published', 'citation':
-                          AZ.format('ND_GB200_v6_results.md').replace('8fd0c6e1bd', 'fa799957e3') +
-                          ' (GB200 185GB, CUDA 12.8, driver 570.133.20): cuBLASLt FP8 and FP4 GEMM '
-                          '(random init, 10000 warm-up iterations; FP4 format not stated; at 2a370be6de '
-                          'the file reads FP4 7627.6 and 7487.2 at 16384^3 and 32768^3, here 5604.0 and '
-                          '5262.2), nvbandwidth H2D 201, D2H 193 GB/s (its FlashAttention-2 figure is '
-                          'not used: docs/MODEL.md 3.2)'})
+                          'BF16: the B200 measurements (ao-b200-gemm) unscaled: the same GB100 die, '
+                          'whose FP8 figures at 8192^3 agree within 1% on B200 and GB200 '
+                          '(derived-b200-gemm); no GB200 BF16 sweep is published here'})
     for a in gb['attention']:
         a['fwd_tflops'] = a['bwd_tflops'] = round(327.9 * 2500 / 989.4, 1)
     extra = []

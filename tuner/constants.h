@@ -184,7 +184,7 @@
  * (known gaps left out), dense rows and MoE rows (tests/unit/t-published.c
  * recomputes both and checks these). */
 #define MT_BAND_BASE_DENSE 0.055
-#define MT_BAND_BASE_MOE 0.099
+#define MT_BAND_BASE_MOE 0.088
 /* Relative uncertainty of each term by where its figure comes from: a GEMM
  * curve measured for the dtype or scaled from another; attention (published
  * FlashAttention rates, the direction often unstated); element-wise traffic

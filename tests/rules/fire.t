@@ -130,7 +130,7 @@ recompute-modules-moe | fires | estimate --model mixtral-8x7b --gpus 64 --seq 40
 recompute-modules-moe | quiet | estimate --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --tp 8 --pp 2 --recompute full
 offload-bandwidth | fires | estimate --model llama3-8b --gpus 8 --seq 8192 --gbs 64 --tp 2 --offload-layers 8
 offload-bandwidth | fires | advise --model llama3-8b --gpus 8 --seq 8192 --gbs 64
-offload-bandwidth | quiet | estimate --model llama3-70b --cluster gb200-nvl72 --gpus 64 --seq 8192 --gbs 128 --tp 4 --offload-layers 40
+offload-bandwidth | quiet | estimate --model llama3-70b --cluster gb200-nvl72 --gpus 64 --seq 32768 --gbs 32 --tp 8 --offload-layers 40
 offload-nccl-gdr-level | fires | estimate --model llama3-8b --cluster tests/fixtures/rules/gb200-nccl2.21.json --gpus 8 --seq 8192 --gbs 64 --tp 2 --offload-layers 8
 offload-nccl-gdr-level | quiet | estimate --model llama3-8b --cluster tests/fixtures/rules/h100-1numa-nccl2.27.json --gpus 8 --seq 8192 --gbs 64 --tp 2 --offload-layers 8
 offload-nccl-gdr-c2c | fires | estimate --model llama3-8b --cluster tests/fixtures/rules/h100-1numa-nccl2.27.json --gpus 8 --seq 8192 --gbs 64 --tp 2 --offload-layers 8

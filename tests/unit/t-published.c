@@ -6,11 +6,8 @@
  * figure compared is tokens/s per GPU: the predicted one from the predicted
  * step; the published one from the row's tokens column, else its step time,
  * else its TFLOP/s per GPU with the row's FLOP convention.  Every dense row
- * must be within 13% (the Megatron-LM README's 177B row sits at 12.3%), every
- * MoE row within 15%, the mean absolute error within 7% (6.83%; the GB200
- * DeepSeek-V3 row's recipe runs full-iteration CUDA graphs, which megatune
- * does not model yet, with the HybridEP rank budget it does; docs/MODEL.md
- * section 8).  A row setup.json marks
+ * must be within DENSE_TOL, every MoE row within MOE_TOL and the mean absolute
+ * error within MEAN_TOL (docs/MODEL.md section 8).  A row setup.json marks
  * with "known_gap" (the effect that explains it, not modelled yet) must still
  * evaluate; it is printed and left out of the tolerances and the mean.
  * MT_VERBOSE=1 prints the table that docs/MODEL.md shows.
@@ -32,9 +29,9 @@
 
 #define DENSE_TOL 0.10
 #define MOE_TOL 0.15
-/* The table's mean is 6.38%: the measured GB200 FP8 curve (docs/MODEL.md 3.1)
- * made the two GB200 FP8 rows pessimistic where the derived one was not */
-#define MEAN_TOL 0.064
+/* The issue's bar: the mean over the rows not marked known_gap (5.88%;
+ * 6.41% with the Megatron-MoE-ModelZoo all-to-all row, docs/MODEL.md 8) */
+#define MEAN_TOL 0.060
 
 struct row {
 	char label[96];
