@@ -22,4 +22,9 @@
  * With the newest releases nothing changes. */
 int mt_release_restrict(struct mt_job *j, const struct mt_cluster *c, struct mt_error *err);
 
+/* 1 when the job's Megatron-LM release can keep and reduce gradients in BF16
+ * (--grad-reduce-in-bf16, core_v0.12.0); before it, arguments.py turns
+ * accumulate_allreduce_grads_in_fp32 on for every --bf16 job. */
+int mt_release_grad_bf16(const struct mt_job *j);
+
 #endif

@@ -10,6 +10,7 @@
 
 #include "../lib/sbuf.h"
 #include "../lib/ver.h"
+#include "../job/release.h"
 #include "../tuner/precision.h"
 
 /* ---------------------------------------------------------------- set-up */
@@ -97,6 +98,7 @@ static void static_facts(struct mt_rules_run *r)
 	F(JOB_FP8_RECIPE) = j->fp8_recipe;
 	F(JOB_ATTENTION) = j->attn_impl;
 	F(JOB_GRAD_ACCUM_FUSION) = j->grad_accum_fusion;
+	F(JOB_GRAD_BF16) = mt_release_grad_bf16(j);
 	F(JOB_MOE_DISPATCHER) = j->moe_dispatcher == MT_DISPATCH_AUTO ? MT_DISPATCH_N : j->moe_dispatcher;
 	F(JOB_MEM_HEADROOM) = j->mem_headroom;
 	F(JOB_PARAM_GATHER) = mt_param_gather_q(j, 1);

@@ -441,9 +441,10 @@ def main():
          '(brent-newsom-nvidia.github.io/AIPS-Boom/wiki/NVIDIA-DGX-B200)'},
         {'id': 'derived-b200-gemm', 'kind': 'derived', 'citation':
          'FP8: no B200 cuBLAS FP8 sweep is published in the sources here: the GB200 sweep '
-         '(azure-nd-gb200-v6) unscaled, the same GB100 die; published B200 MXFP8 cuBLAS figures at '
-         '8192^3 (2849.9 with unlocked clocks, triton-lang/triton PR 9044; 2894.5, PR 9697) are '
-         'within 1% of its 2876.6 (the H100 sweep scaled by the peak ratio said 2933.7)'},
+         '(azure-nd-gb200-v6) unscaled, the same GB100 die; published MXFP8 cuBLAS figures at '
+         '8192^3 (2849.9 on a B200 with unlocked clocks, triton-lang/triton PR 9044; 2894.5 on a '
+         'Blackwell GPU PR 9697 does not name) are within 1% of its 2876.6 (the H100 sweep scaled '
+         'by the peak ratio said 2933.7)'},
         {'id': 'azure-nd-gb200-v6', 'kind': 'published', 'citation':
          AZ.format('ND_GB200_v6_results.md').replace('8fd0c6e1bd', 'fa799957e3') +
          ' (GB200 185GB, CUDA 12.8, driver 570.133.20): cuBLASLt FP8 and FP4 GEMM '
@@ -523,8 +524,9 @@ def main():
         return [(n, n, n, t) for n, t in pts]
 
     # One GB100 die in both: B200 (1000 W) and GB200 (1200 W) run the same cuBLASLt kernels, and
-    # the FP8 8192^3 figures agree (GB200 2877; B200 MXFP8 2850 and 2895, triton-lang/triton PRs
-    # 9044 and 9697), so what one measured stands for the other unscaled
+    # the FP8 8192^3 figures agree (GB200 2877; MXFP8 2850 on a B200 and 2895 on an unnamed
+    # Blackwell GPU, triton-lang/triton PRs 9044 and 9697), so what one measured stands for the
+    # other unscaled
     def b200_gemm(gb200):
         if gb200:
             return (gemm_pts(square(ao_b200['bf16']), 'bf16', 'derived-gb200-gemm') +
@@ -601,8 +603,9 @@ def main():
     gb['sources'] = [x for x in gb['sources'] if x['id'] != 'derived-b200-gemm']
     gb['sources'].append({'id': 'derived-gb200-gemm', 'kind': 'derived', 'citation':
                           'BF16: the B200 measurements (ao-b200-gemm) unscaled: the same GB100 die, '
-                          'whose FP8 figures at 8192^3 agree within 1% on B200 and GB200 '
-                          '(derived-b200-gemm); no GB200 BF16 sweep is published here'})
+                          'whose FP8 figures at 8192^3 agree within 1% (azure-nd-gb200-v6 2876.6; MXFP8 '
+                          'cuBLAS on a B200 2849.9, triton-lang/triton PR 9044); no GB200 BF16 sweep is '
+                          'published here'})
     for a in gb['attention']:
         a['fwd_tflops'] = a['bwd_tflops'] = round(327.9 * 2500 / 989.4, 1)
     extra = []

@@ -20,7 +20,7 @@ release 0.9 splits first and last stages apart | 0 | --decoder-first-pipeline-nu
 release pin of a layout is refused | 2 | --pp-layout needs Megatron-LM core_v0.13.0 or newer \(--pipeline-model-parallel-layout\); the target is core_v0.12.0 | estimate --model llama3-8b --gpus 8 --seq 4096 --gbs 64 --pp 2 --pp-layout 'Et*16|t*16L' --megatron-version 0.12
 release 0.10 interleaves even splits only | 2 | cannot be split over PP 6 x VPP 2 by the target release | estimate --model llama3-70b --gpus 48 --seq 4096 --gbs 96 --tp 8 --pp 6 --vpp 2 --megatron-version 0.10
 release 0.11 interleaves first and last stages apart | 0 | --num-virtual-stages-per-pipeline-rank 2 | estimate --model llama3-70b --gpus 48 --seq 4096 --gbs 96 --tp 8 --pp 6 --vpp 2 --megatron-version 0.11 --format megatron
-release 0.8 keeps and reduces gradients in FP32 | 0 | Gradients are reduced in FP32 | estimate --model gpt3-5b --gpus 64 --seq 2048 --gbs 2048 --mbs 4 --megatron-version core_v0.8.0
+release 0.8 keeps and reduces gradients in FP32 | 0 | Gradients are kept and reduced | estimate --model gpt3-5b --gpus 64 --seq 2048 --gbs 2048 --mbs 4 --megatron-version core_v0.8.0
 release 0.8 gradients take 4 bytes a parameter | 0 | ^gradients +18\.80 | estimate --model gpt3-5b --gpus 64 --seq 2048 --gbs 2048 --mbs 4 --megatron-version core_v0.8.0
 release newest reduces gradients in BF16 | 0 | Gradients are reduced in BF16 | estimate --model gpt3-5b --gpus 64 --seq 2048 --gbs 2048 --mbs 4
 release 0.8 refuses a BF16 gradient reduction | 2 | --grad-reduce bf16 needs Megatron-LM core_v0.12.0 or newer \(--grad-reduce-in-bf16\); the target is core_v0.8.0 | estimate --model gpt3-5b --gpus 64 --seq 2048 --gbs 2048 --mbs 4 --grad-reduce bf16 --megatron-version core_v0.8.0

@@ -29,7 +29,7 @@
 
 #define DENSE_TOL 0.10
 #define MOE_TOL 0.15
-/* The issue's bar: the mean over the rows not marked known_gap (5.88%;
+/* The bar: the mean over the rows not marked known_gap (5.88%;
  * 6.41% with the Megatron-MoE-ModelZoo all-to-all row, docs/MODEL.md 8) */
 #define MEAN_TOL 0.060
 
