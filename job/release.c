@@ -213,8 +213,7 @@ int mt_release_restrict(struct mt_job *j, const struct mt_cluster *c, struct mt_
 		return rc;
 	/* before core_v0.12.0 Megatron-LM reduces BF16 gradients in FP32
 	 * (arguments.py: bf16 sets accumulate_allreduce_grads_in_fp32) */
-	if (!mt_release_grad_bf16(j) &&
-	    missing(&rl, LIST("grad-reduce-in-bf16"), NULL, msg, sizeof(msg))) {
+	if (missing(&rl, LIST("grad-reduce-in-bf16"), NULL, msg, sizeof(msg))) {
 		if (p->grad_fp32 == 0)
 			return mt_error_set(err, MT_EUSAGE, "--grad-reduce bf16 needs %s", msg);
 		p->grad_fp32 = 1;

@@ -517,24 +517,17 @@ def main():
                 (802816, 192, 768, 2624.5)],
     }
 
-    def gemm_pts(pts, dt, src):
-        return [{'dtype': dt, 'm': m, 'n': n, 'k': k, 'tflops': t, 'source': src} for m, n, k, t in pts]
-
-    def square(pts):
-        return [(n, n, n, t) for n, t in pts]
-
     # One GB100 die in both: B200 (1000 W) and GB200 (1200 W) run the same cuBLASLt kernels, and
     # the FP8 8192^3 figures agree (GB200 2877; MXFP8 2850 on a B200 and 2895 on an unnamed
     # Blackwell GPU, triton-lang/triton PRs 9044 and 9697), so what one measured stands for the
-    # other unscaled
-    def b200_gemm(gb200):
-        if gb200:
-            return (gemm_pts(square(ao_b200['bf16']), 'bf16', 'derived-gb200-gemm') +
-                    gemm_pts(az_gb200['fp8'], 'fp8', 'azure-nd-gb200-v6') +
-                    gemm_pts(az_gb200['fp4'], 'fp4', 'azure-nd-gb200-v6'))
-        return (gemm_pts(square(ao_b200['bf16']), 'bf16', 'ao-b200-gemm') +
-                gemm_pts(az_gb200['fp8'], 'fp8', 'derived-b200-gemm') +
-                gemm_pts(square(ao_b200['fp4']), 'fp4', 'ao-b200-gemm'))
+    # other unscaled.  FP4 is each one's own; `src` names, per dtype, the measurement or the
+    # derivation
+    def square(pts):
+        return [(n, n, n, t) for n, t in pts]
+
+    def b200_gemm(fp4, src):
+        sweeps = {'bf16': square(ao_b200['bf16']), 'fp8': az_gb200['fp8'], 'fp4': fp4}
+        return [e for dt in ('bf16', 'fp8', 'fp4') for e in gemm({'gemm': sweeps[dt]}, dt, src[dt])]
 
     b200 = {
         'schema': 'megatune.profile/1', 'name': 'dgx-b200',
@@ -555,7 +548,8 @@ def main():
                  'source': 'mleng-b200-allreduce'},
         'memory_bandwidth': {'kernel': 'stream-triad', 'gbps': round(8000 * 2970 / 3350, 1),
                              'source': 'derived-b200-hbm'},
-        'gemm': b200_gemm(False),
+        'gemm': b200_gemm(square(ao_b200['fp4']), {'bf16': 'ao-b200-gemm', 'fp8': 'derived-b200-gemm',
+                                                   'fp4': 'ao-b200-gemm'}),
         'attention': [{'impl': 'flash', 'dtype': 'bf16', 'head_dim': 128, 'seq': 8192, 'causal': False,
                        'fwd_tflops': round(327.9 * 2250 / 989.4, 1),
                        'bwd_tflops': round(327.9 * 2250 / 989.4, 1), 'source': 'derived-b200-attn'}],
@@ -599,7 +593,8 @@ def main():
     gb['node'] = {'gpus_per_node': 4, 'nvlink_domain': 72, 'nvlink_gbps': 900, 'nics_per_node': 4,
                   'nic_gbps': 50, 'pcie_gbps': 450, 'numa_nodes': 2, 'host_memory_bytes': 960e9,
                   'source': 'spec-gb200'}
-    gb['gemm'] = b200_gemm(True)
+    gb['gemm'] = b200_gemm(az_gb200['fp4'], {'bf16': 'derived-gb200-gemm', 'fp8': 'azure-nd-gb200-v6',
+                                             'fp4': 'azure-nd-gb200-v6'})
     gb['sources'] = [x for x in gb['sources'] if x['id'] != 'derived-b200-gemm']
     gb['sources'].append({'id': 'derived-gb200-gemm', 'kind': 'derived', 'citation':
                           'BF16: the B200 measurements (ao-b200-gemm) unscaled: the same GB100 die, '
