@@ -21,6 +21,7 @@
 /* Slowdown of compute per second of communication hidden under it: the
  * communication kernels take SMs and HBM bandwidth (NCCL uses 16-32 CTAs). */
 #define MT_COMM_SM_SLOWDOWN 0.15
+#define MT_TP_OVERLAP_RS_SPLITS 4
 /* Backward element-wise traffic relative to the forward's. */
 #define MT_ELEM_BWD_FACTOR 2.0
 /* Share of exposed layer communication on the forward pass. */
@@ -183,7 +184,7 @@
  * kind: the root mean square of the errors of docs/MODEL.md section 8's table
  * (known gaps left out), dense rows and MoE rows (tests/unit/t-published.c
  * recomputes both and checks these). */
-#define MT_BAND_BASE_DENSE 0.055
+#define MT_BAND_BASE_DENSE 0.052
 #define MT_BAND_BASE_MOE 0.088
 /* Relative uncertainty of each term by where its figure comes from: a GEMM
  * curve measured for the dtype or scaled from another; attention (published

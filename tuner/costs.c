@@ -46,28 +46,39 @@ struct lin {
 #define LIN_MEMO 4096
 struct lin_memo {
 	unsigned gen; /* the context's (0: empty) */
-	int dt;
+	int dt, fs, bs;
 	double M, N, K;
 	struct lin l;
 };
 static struct lin_memo lmemo[LIN_MEMO];
 
-static struct lin linear(const struct mt_ctx *x, int dt, double M, double N, double K)
+/* A linear layer whose forward runs as fs GEMMs of M/fs rows and whose data
+ * gradient runs as bs of them: Transformer Engine's userbuffer overlap splits
+ * the GEMM it pairs with a TP collective (5.1); 1 and 1 is the plain layer. */
+static struct lin linear_split(const struct mt_ctx *x, int dt, double M, double N, double K,
+			       int fs, int bs)
 {
 	const struct mt_cluster *c = x->cluster;
 	unsigned long long h = (unsigned long long)M * 0x9E3779B97F4A7C15ull ^
 			       (unsigned long long)N * 0xC2B2AE3D27D4EB4Full ^
-			       (unsigned long long)K * 0x165667B19E3779F9ull ^ (unsigned long long)dt;
+			       (unsigned long long)K * 0x165667B19E3779F9ull ^ (unsigned long long)dt ^
+			       (unsigned long long)(fs * 257 + bs) << 40;
 	struct lin_memo *e = &lmemo[(h ^ (h >> 31)) % LIN_MEMO];
 	struct lin l;
 
-	if (e->gen == x->gen && e->dt == dt && e->M == M && e->N == N && e->K == K)
+	if (e->gen == x->gen && e->dt == dt && e->fs == fs && e->bs == bs && e->M == M &&
+	    e->N == N && e->K == K)
 		return e->l;
-	l.f = mt_gemm_time(c, dt, M, N, K);
-	l.b = mt_gemm_time(c, dt, M, K, N) + mt_gemm_time(c, dt, K, N, M);
+	l.f = fs * mt_gemm_time(c, dt, M / fs, N, K);
+	l.b = bs * mt_gemm_time(c, dt, M / bs, K, N) + mt_gemm_time(c, dt, K, N, M);
 	l.flops = 2 * M * N * K;
-	*e = (struct lin_memo){ x->gen, dt, M, N, K, l };
+	*e = (struct lin_memo){ x->gen, dt, fs, bs, M, N, K, l };
 	return l;
+}
+
+static struct lin linear(const struct mt_ctx *x, int dt, double M, double N, double K)
+{
+	return linear_split(x, dt, M, N, K, 1, 1);
 }
 
 double mt_attn_rate(const struct mt_ctx *x, int impl, int hd, int seq, int bwd)
@@ -118,6 +129,8 @@ struct work {
 	double gin;                 /* bytes of a saved GEMM input */
 	double T, Tm, q_el, kv_el, dqk, dv, gm, V, hd;
 	int inner_a2a;
+	int ub_ag, ub_rs;           /* GEMM splits under the TP overlap (5.1): the ring
+				     * exchange's TP chunks, the pipelined RS's 4; 1 without */
 	double attn_lin_f, attn_lin_b, attn_lin_flops, mlp_f, mlp_b, mlp_flops;
 	double core_flops, attn_f, attn_b, e_sp, e_tp;
 	double shared_f, shared_b;  /* the shared experts' GEMMs (MoE layer) */
@@ -162,8 +175,8 @@ static void attn_projections(struct work *w)
 			w->attn_lin_flops += parts[i].flops;
 		}
 	} else {
-		struct lin qkv = linear(x, dt, T, (w->q_el + 2 * w->kv_el) / t, h);
-		struct lin proj = linear(x, dt, T, h, w->q_el / t);
+		struct lin qkv = linear_split(x, dt, T, (w->q_el + 2 * w->kv_el) / t, h, w->ub_ag, 1);
+		struct lin proj = linear_split(x, dt, T, h, w->q_el / t, w->ub_rs, w->ub_ag);
 
 		w->attn_lin_f = qkv.f + proj.f;
 		w->attn_lin_b = qkv.b + proj.b;
@@ -211,6 +224,11 @@ static void prepare(const struct mt_ctx *x, const struct mt_shape *sh, struct wo
 	w->dqk = dqk;
 	w->dv = dv;
 	w->hd = dqk;
+	w->ub_ag = w->ub_rs = 1;
+	if (sh->tp_overlap && sh->sp && tp > 1) {
+		w->ub_ag = tp;
+		w->ub_rs = MT_TP_OVERLAP_RS_SPLITS;
+	}
 	w->inner_a2a = sh->cp_a2a > 0 ? sh->cp_a2a : mt_group_per_domain(x->cluster, cp, tp);
 	w->shared_f = w->shared_b = 0;
 	w->attn_lin_f = w->attn_lin_b = w->attn_lin_flops = 0;
@@ -236,8 +254,8 @@ static void prepare(const struct mt_ctx *x, const struct mt_shape *sh, struct wo
 
 	/* ---- dense MLP */
 	{
-		struct lin up = linear(x, w->dt, w->T, w->gm * m->ffn / t, h);
-		struct lin down = linear(x, w->dt, w->T, h, m->ffn / t);
+		struct lin up = linear_split(x, w->dt, w->T, w->gm * m->ffn / t, h, w->ub_ag, 1);
+		struct lin down = linear_split(x, w->dt, w->T, h, m->ffn / t, w->ub_rs, w->ub_ag);
 
 		w->mlp_f = up.f + down.f;
 		w->mlp_b = up.b + down.b;

@@ -7,6 +7,7 @@
 
 #include "../../advisor/search.h"
 #include "../../tuner/constants.h"
+#include "../../tuner/perf.h"
 
 static struct mt_cluster *h100;
 
@@ -334,6 +335,53 @@ static void cp_ring_hides_under_attention(void **state)
 	assert_true(e.time.cp_exposed < 0.2 * e.time.cp_hidden);
 }
 
+/* Transformer Engine's userbuffer overlap (docs/MODEL.md 5.1) runs the GEMM
+ * it pairs with a TP collective in pieces: the ring exchange of QKV's and
+ * FC1's forward and of the projections' data gradients in TP chunks of M/TP
+ * rows, the pipelined reduce-scatter of the projections' forward in 4.  Each
+ * piece is timed at its own shape; without the overlap each GEMM is one. */
+static void tp_overlap_splits_the_paired_gemms(void **state)
+{
+	struct mt_error err = MT_ERROR_INIT;
+	struct mt_model m;
+	struct mt_job j;
+	struct mt_ctx x;
+	struct mt_costs on, off;
+	const double T = 4096, h = 8192, f = 28672, t = 8;
+	const double qkv = (64 + 2 * 8) * 128 / t; /* 64 query heads, 8 KV heads of 128 */
+	const int dt = MT_DT_BF16;
+	struct mt_shape sh = { .tp = 8, .cp = 1, .mbs = 1, .ep = 1, .etp = 1, .sp = 1,
+			       .cp_comm = MT_CP_P2P, .tp_overlap = 1, .fused_ce = 1 };
+	double want_f, want_b;
+
+	(void)state;
+	assert_int_equal(mt_model_load("llama3-70b", &m, &err), 0);
+	mt_job_init(&j);
+	j.gpus = 64;
+	j.seq = 4096;
+	j.gbs = 128;
+	mt_ctx_init(&x, &m, h100, &j);
+	mt_costs_compute(&x, &sh, &on);
+	sh.tp_overlap = 0;
+	mt_costs_compute(&x, &sh, &off);
+	/* forward: QKV and FC1 in 8 chunks, the projections in 4 */
+	want_f = 8 * (mt_gemm_time(h100, dt, T / 8, qkv, h) - mt_gemm_time(h100, dt, T, qkv, h) / 8) +
+		 8 * (mt_gemm_time(h100, dt, T / 8, 2 * f / t, h) -
+		      mt_gemm_time(h100, dt, T, 2 * f / t, h) / 8) +
+		 4 * (mt_gemm_time(h100, dt, T / 4, h, h / t) - mt_gemm_time(h100, dt, T, h, h / t) / 4) +
+		 4 * (mt_gemm_time(h100, dt, T / 4, h, f / t) - mt_gemm_time(h100, dt, T, h, f / t) / 4);
+	/* backward: the projections' data gradients in 8; weight gradients whole */
+	want_b = 8 * (mt_gemm_time(h100, dt, T / 8, h / t, h) - mt_gemm_time(h100, dt, T, h / t, h) / 8) +
+		 8 * (mt_gemm_time(h100, dt, T / 8, f / t, h) - mt_gemm_time(h100, dt, T, f / t, h) / 8);
+	assert_true(want_f > 0 && want_b > 0);
+	assert_close(on.gemm_f[MT_L_DENSE] - off.gemm_f[MT_L_DENSE], want_f, 1e-9);
+	assert_close(on.gemm_b[MT_L_DENSE] - off.gemm_b[MT_L_DENSE], want_b, 1e-9);
+	/* smaller pieces run below the whole GEMM's rate, by a few percent here */
+	assert_true(on.gemm_f[MT_L_DENSE] / off.gemm_f[MT_L_DENSE] > 1.01);
+	assert_true(on.gemm_f[MT_L_DENSE] / off.gemm_f[MT_L_DENSE] < 1.2);
+	assert_close(on.flops_gemm_f[MT_L_DENSE], off.flops_gemm_f[MT_L_DENSE], 1e-12);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -343,6 +391,7 @@ int main(void)
 		cmocka_unit_test(interleaved_fill_exposes_every_lap),
 		cmocka_unit_test(unfused_accumulation_is_traffic_per_microbatch),
 		cmocka_unit_test(overlap_settings_hide_communication),
+		cmocka_unit_test(tp_overlap_splits_the_paired_gemms),
 		cmocka_unit_test(fp8_speeds_up_the_gemms),
 		cmocka_unit_test(recompute_costs_a_forward),
 		cmocka_unit_test(hardware_flops_match_model_flops),
