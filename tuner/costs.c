@@ -250,6 +250,14 @@ static void prepare(const struct mt_ctx *x, const struct mt_shape *sh, struct wo
 			    (mt_attn_rate(x, w->impl, (int)w->hd, (int)seq_eff, 0) * 1e12);
 		w->attn_b = 2 * w->core_flops /
 			    (mt_attn_rate(x, w->impl, (int)w->hd, (int)seq_eff, 1) * 1e12);
+		/* a fused kernel with attention dropout draws its mask inside (4.2) */
+		if (w->impl == MT_ATTN_FLASH && m->attn_dropout > 0) {
+			double d = x->cluster->compute_capability >= 10 ? MT_ATTN_DROPOUT_BLACKWELL
+									 : MT_ATTN_DROPOUT_HOPPER;
+
+			w->attn_f *= 1 + d;
+			w->attn_b *= 1 + d;
+		}
 	}
 
 	/* ---- dense MLP */
