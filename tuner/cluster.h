@@ -186,7 +186,8 @@ const char *mt_offload_dir_name(int dir);  /* "h2d", "d2h", "bidirectional" */
 /* nccl-tests bus-bandwidth factor: busbw = algbw * factor (PERFORMANCE.md). */
 double mt_coll_busbw_factor(int op, int nranks);
 
-/* Achieved TFLOP/s of an (m x k) * (k x n) GEMM in `dtype` (docs/MODEL.md 3.1). */
+/* Achieved TFLOP/s of an (m x k) * (k x n) GEMM in `dtype` (docs/MODEL.md 3.1),
+ * at most the rate of the dtype's largest measured size (the sustained rate). */
 double mt_gemm_tflops(const struct mt_cluster *c, int dtype, double m, double n, double k);
 /* Seconds for `count` such GEMMs, roofline-capped by the HBM bandwidth. */
 double mt_gemm_time(const struct mt_cluster *c, int dtype, double m, double n, double k);

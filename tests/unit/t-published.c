@@ -9,7 +9,8 @@
  * must be within DENSE_TOL, every MoE row within MOE_TOL and the mean absolute
  * error within MEAN_TOL (docs/MODEL.md section 8).  A row setup.json marks
  * with "known_gap" (the effect that explains it, not modelled yet) must still
- * evaluate; it is printed and left out of the tolerances and the mean.
+ * evaluate; it is printed and left out of the tolerances and the mean, and
+ * at most MAX_GAPS rows may be so marked.
  * MT_VERBOSE=1 prints the table that docs/MODEL.md shows.
  */
 #include <math.h>
@@ -27,11 +28,13 @@
 #define DIR "tests/fixtures/published/"
 #define MAXROWS 32
 
-#define DENSE_TOL 0.10
+#define DENSE_TOL 0.08
 #define MOE_TOL 0.15
-/* The bar: the mean over the rows not marked known_gap (5.88%;
- * 6.41% with the Megatron-MoE-ModelZoo all-to-all row, docs/MODEL.md 8) */
+/* The bar: the mean over the rows not marked known_gap (5.53% over 21;
+ * 6.04% with the Megatron-MoE-ModelZoo all-to-all row, docs/MODEL.md 8) */
 #define MEAN_TOL 0.060
+/* rows allowed outside DENSE_TOL / MOE_TOL, each naming what would settle it */
+#define MAX_GAPS 2
 
 struct row {
 	char label[96];
@@ -296,7 +299,7 @@ static int free_setup(void **state)
 static void every_row_within_its_tolerance(void **state)
 {
 	const cJSON *r;
-	int i, bad = 0;
+	int i, bad = 0, gaps = 0;
 
 	(void)state;
 	cJSON_ArrayForEach(r, cJSON_GetObjectItem(setup, "rows"))
@@ -312,7 +315,9 @@ static void every_row_within_its_tolerance(void **state)
 			       rows[i].predicted, 100 * rows[i].err, rows[i].config,
 			       rows[i].gap ? " (known gap)" : "");
 		bad += !rows[i].ok;
+		gaps += rows[i].gap;
 	}
+	assert_true(gaps <= MAX_GAPS);
 	for (i = 0; i < nrows; i++)
 		if (!rows[i].ok)
 			fail_msg("%s: predicted %.0f tokens/s per GPU, published %.0f (%+.1f%%, %s row: "
