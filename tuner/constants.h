@@ -21,6 +21,8 @@
 /* Slowdown of compute per second of communication hidden under it: the
  * communication kernels take SMs and HBM bandwidth (NCCL uses 16-32 CTAs). */
 #define MT_COMM_SM_SLOWDOWN 0.15
+/* GEMMs a pipelined reduce-scatter overlap runs in (Transformer Engine
+ * initialize_ub: num_splits 4 for the "pipeline" method; docs/MODEL.md 5.1). */
 #define MT_TP_OVERLAP_RS_SPLITS 4
 /* Time added to fused attention (forward and backward) by attention dropout
  * (docs/MODEL.md 4.2): TransformerEngine issue 3312, bf16, 4096 tokens, 16
