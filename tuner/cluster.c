@@ -770,6 +770,12 @@ static int prepare_gemm(struct mt_cluster *c, const char *file, struct mt_error 
 				   log(c->peak_tflops[dt] / c->peak_tflops[src]);
 		}
 	}
+	/* the rate of the sweep's largest size, whose kernels run longest, is
+	 * what back-to-back GEMMs sustain under the power limit: a higher rate
+	 * at a smaller size is a burst a training step does not keep (3.1) */
+	for (dt = 0; dt < MT_DT_N; dt++)
+		if (c->gcurve[dt].n)
+			c->gcurve[dt].sustained = exp(c->gcurve[dt].lr[c->gcurve[dt].n - 1]);
 	return MT_OK;
 }
 
@@ -928,30 +934,23 @@ static int gemm_dtype(const struct mt_cluster *c, int dt)
 
 double mt_gemm_tflops(const struct mt_cluster *c, int dtype, double m, double n, double k)
 {
-	const struct mt_gemm_curve *g;
 	int dt = gemm_dtype(c, dtype), i;
-	double sustained;
+	const struct mt_gemm_curve *g = &c->gcurve[dt];
+	double r;
 
-	g = &c->gcurve[dt];
-	/* the rate of the sweep's largest size, whose kernels run longest, is
-	 * what back-to-back GEMMs sustain under the power limit: a higher rate
-	 * at a smaller size is a burst a training step does not keep (3.1) */
-	sustained = g->n ? exp(g->lr[g->n - 1]) : 0;
-	/* an exact measurement of this shape wins */
+	/* an exact measurement of this shape wins, up to the sustained rate */
 	for (i = 0; i < c->ngemm; i++) {
 		const struct mt_gemm_pt *p = &c->gemm[i];
 		if (p->dtype == dt && fabs(p->m - m) <= 0.005 * m && fabs(p->n - n) <= 0.005 * n &&
 		    fabs(p->k - k) <= 0.005 * k)
-			return sustained > 0 && p->tflops > sustained ? sustained : p->tflops;
+			return g->n && p->tflops > g->sustained ? g->sustained : p->tflops;
 	}
 	if (!g->n)
 		return 0;
 	/* below the sweep the rate falls at the measured slope, between linear
 	 * (constant efficiency per size) and cubic (constant time) */
-	{
-		double r = exp(interp(g->lc, g->lr, g->n, log(cbrt(m * n * k)), 1.0, 3.0));
-		return r > sustained ? sustained : r;
-	}
+	r = exp(interp(g->lc, g->lr, g->n, log(cbrt(m * n * k)), 1.0, 3.0));
+	return r > g->sustained ? g->sustained : r;
 }
 
 static double dtype_bytes(int dt)

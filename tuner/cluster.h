@@ -95,6 +95,7 @@ struct mt_gemm_curve { /* square-equivalent sweep of one dtype, prepared */
 	int n;
 	double *lc, *lr;    /* log(cube-root size), log(TFLOP/s) */
 	int derived_from;   /* -1 measured, else the dtype it was scaled from */
+	double sustained;   /* TFLOP/s of the largest size: no rate exceeds it (3.1) */
 };
 
 struct mt_cluster {

@@ -218,6 +218,28 @@ static void host_memory_per_node(void **state)
 	assert_close(mt_host_capacity(h100), MT_HOST_USABLE * h100->host_memory_bytes, 1e-12);
 }
 
+/* No GEMM rate exceeds the sweep's largest size's (docs/MODEL.md 3.1 item 5):
+ * GB200's FP4 sweep bursts to 7609 TFLOP/s at 8192^3 and sustains 5262.2 at
+ * 32768^3; an exact measured shape is held to it too, and a rate below it
+ * (4096^3) is left as measured.  H100's FP8 sweep rises to its largest size
+ * and is untouched. */
+static void gemm_rates_held_to_the_sustained_rate(void **state)
+{
+	struct mt_error err = MT_ERROR_INIT;
+	struct mt_cluster *gb;
+
+	(void)state;
+	assert_int_equal(mt_cluster_load("gb200-nvl72", &gb, &err), 0);
+	assert_close(mt_gemm_tflops(gb, MT_DT_FP4, 8192, 8192, 8192), 5262.2, 1e-9);
+	assert_close(mt_gemm_tflops(gb, MT_DT_FP4, 16384, 16384, 16384), 5262.2, 1e-9);
+	assert_close(mt_gemm_tflops(gb, MT_DT_FP4, 12000, 8192, 8192), 5262.2, 1e-9);
+	assert_close(mt_gemm_tflops(gb, MT_DT_FP4, 4096, 4096, 4096), 4854.5, 1e-9);
+	assert_close(mt_gemm_tflops(gb, MT_DT_FP8, 6144, 12288, 12288), 2825.6, 1e-9);
+	mt_cluster_free(gb);
+	assert_close(mt_gemm_tflops(h100, MT_DT_FP8, 16384, 16384, 16384), 1377.3, 1e-9);
+	assert_close(mt_gemm_tflops(h100, MT_DT_FP8, 6144, 12288, 12288), 1351.4, 1e-9);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -225,6 +247,7 @@ int main(void)
 		cmocka_unit_test(recipe_of_job),
 		cmocka_unit_test(recipe_needs_the_gpu),
 		cmocka_unit_test(fp4_curve_measured_or_derived_from_fp8),
+		cmocka_unit_test(gemm_rates_held_to_the_sustained_rate),
 		cmocka_unit_test(param_gather_defaults),
 		cmocka_unit_test(tp_overlap_default),
 		cmocka_unit_test(host_memory_per_node),
