@@ -415,8 +415,12 @@ static void recompute_modes(struct srch *s, const struct mt_costs *a, const stru
 		sets[0] = p->recompute_modules != MT_UNSET ? (unsigned)p->recompute_modules
 							   : MT_RCM_DEFAULT;
 		n = 1;
+	} else if (s->j->release_off & MT_ROFF_RC_MODULES) {
+		/* a release without --recompute-modules recomputes core_attn */
+		sets[0] = MT_RCM_DEFAULT;
+		n = 1;
 	} else {
-		n = s->j->release_off & MT_ROFF_RC_MODULES ? 1 : mt_rc_module_sets(s->m, s->j, sets);
+		n = mt_rc_module_sets(s->m, s->j, sets);
 	}
 	for (i = 0; i < n; i++) {
 		unsigned mods = sets[i];
