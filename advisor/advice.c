@@ -4,6 +4,8 @@
 #define _DEFAULT_SOURCE 1 /* realpath */
 #include "advice.h"
 
+#include "../tuner/host.h"
+
 #include <limits.h>
 #include <stddef.h>
 #include <math.h>
@@ -190,6 +192,15 @@ static void json_head(struct jw *w, const struct mt_model *m, const struct mt_cl
 		for (i = 0; i < MT_OM_N; i++)
 			if (j->offload_modules & (1u << i))
 				jw_str(w, NULL, mt_offload_module_name(i));
+		jw_end(w);
+	}
+	if (j->graph_scope) {
+		int i;
+
+		jw_arr(w, "cuda_graph_scope");
+		for (i = 0; i < MT_GS_N; i++)
+			if (j->graph_scope & (1u << i))
+				jw_str(w, NULL, mt_graph_scope_name(i));
 		jw_end(w);
 	}
 	jw_str(w, "attention", j->attn_impl == MT_ATTN_FLASH ? "flash" : "unfused");
@@ -531,6 +542,42 @@ static void json_nofit(struct jw *w, const struct mt_model *m, const struct mt_j
 	jw_end(w);
 }
 
+/* The first candidate's gains over Megatron-LM's defaults for its layout,
+ * each with its published evidence (advisor/gains.h, docs/FORMATS.md 3) */
+static void json_gains(struct jw *w, const struct mt_gain *g, int n)
+{
+	int i;
+
+	jw_arr(w, "gains");
+	for (i = 0; i < n; i++) {
+		jw_obj(w, NULL);
+		jw_str(w, "setting", g[i].setting);
+		jw_str(w, "from", g[i].from);
+		jw_str(w, "to", g[i].to);
+		if (isnan(g[i].gain))
+			jw_null(w, "gain");
+		else
+			jw_num(w, "gain", g[i].gain, 6);
+		jw_bool(w, "fits_without", g[i].fits);
+		jw_num(w, "memory_without_bytes", floor(g[i].mem_bytes), 15);
+		if (*g[i].with)
+			jw_str(w, "reverted_with", g[i].with);
+		if (g[i].ev) {
+			jw_obj(w, "evidence");
+			jw_str(w, "pair", g[i].ev->id);
+			jw_str(w, "what", g[i].ev->what);
+			jw_num(w, "published_ratio", g[i].ev->published, 6);
+			jw_num(w, "predicted_ratio", g[i].ev->predicted, 6);
+			jw_num(w, "uncertainty", mt_effect_u(g[i].ev), 6);
+			jw_end(w);
+		} else {
+			jw_null(w, "evidence");
+		}
+		jw_end(w);
+	}
+	jw_end(w);
+}
+
 void mt_advice_json(struct sbuf *sb, const struct mt_model *m, const struct mt_cluster *c,
 		    const struct mt_job *j, const struct mt_search_result *r,
 		    const struct mt_advice_rules *ar)
@@ -546,6 +593,8 @@ void mt_advice_json(struct sbuf *sb, const struct mt_model *m, const struct mt_c
 	for (i = 0; i < r->ntop; i++) {
 		json_candidate(&w, m, j, &r->top[i], i + 1, mt_advice_explain(ar, i));
 		json_variants(&w, r, i);
+		if (i == 0)
+			json_gains(&w, r->gains, r->ngains);
 		jw_end(&w);
 	}
 	jw_end(&w);

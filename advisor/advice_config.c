@@ -10,6 +10,7 @@
 #include "../lib/fsutil.h"
 #include "../lib/jsonr.h"
 #include "../job/knobs.h"
+#include "../tuner/host.h"
 #include "../tuner/hostmem.h"
 #include "../tuner/layout.h"
 #include "../tuner/recompute.h"
@@ -376,6 +377,22 @@ int mt_advice_job(const cJSON *doc, const char *file, struct mt_job *job, struct
 	if (!(job->roomy_tol >= 0 && job->roomy_tol < 1))
 		return mt_error_set(err, MT_EINVAL, "%s: field 'job.prefer_headroom': expected a share "
 				    "between 0 and 1", file);
+	if ((mods = cJSON_GetObjectItemCaseSensitive(j, "cuda_graph_scope"))) {
+		if (!cJSON_IsArray(mods))
+			return mt_error_set(err, MT_EINVAL, "%s: field 'job.cuda_graph_scope': expected "
+					    "an array of scope names", file);
+		job->graph_scope = 0;
+		cJSON_ArrayForEach(v, mods) {
+			for (x = 0; x < MT_GS_N; x++)
+				if (cJSON_IsString(v) && !strcmp(v->valuestring, mt_graph_scope_name(x)))
+					break;
+			if (x == MT_GS_N)
+				return mt_error_set(err, MT_EINVAL, "%s: field 'job.cuda_graph_scope': "
+						    "expected scope names among attn, mlp, moe_router, "
+						    "moe_preprocess, moe", file);
+			job->graph_scope |= 1u << x;
+		}
+	}
 	if (!(mods = cJSON_GetObjectItemCaseSensitive(j, "offload_modules")))
 		return MT_OK;
 	if (!cJSON_IsArray(mods))

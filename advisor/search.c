@@ -87,6 +87,26 @@ static int at(struct srch *s, int stage, const struct mt_config *cfg)
 }
 
 
+/* A candidate on the memory limit, or resting on activation offload that
+ * pins most of the node's host memory (7.1) */
+static int fragile(const struct srch *s, const struct mt_eval *e)
+{
+	return e->mem.total > MT_ROOMY_USE * s->cap ||
+	       (e->cfg.offload_layers > 0 && s->host_cap > 0 &&
+		e->mem.host_per_node > MT_ROOMY_HOST_USE * s->host_cap);
+}
+
+/* How much slower than the first candidate the headroom pick may be: the
+ * first one's band above its step, or --prefer-headroom where wider; 0 off */
+static double roomy_tol(const struct srch *s)
+{
+	const struct mt_eval *t = &s->res->top[0];
+
+	if (s->j->roomy_tol <= 0 || !s->res->ntop)
+		return 0;
+	return fmax(s->j->roomy_tol, t->band.hi / t->time.step - 1);
+}
+
 /* The ranking keeps the best candidate of each layout: a candidate of a
  * layout already ranked replaces its best or folds under it as a variant;
  * a new layout enters as before, pushing out the last one */
@@ -96,8 +116,7 @@ static void keep(struct srch *s, struct mt_eval *e)
 	int i;
 
 	r->feasible++;
-	if (e->mem.total <= MT_ROOMY_USE * s->cap &&
-	    (!s->has_roomy || e->time.step < s->roomy.time.step)) {
+	if (!fragile(s, e) && (!s->has_roomy || e->time.step < s->roomy.time.step)) {
 		s->roomy = *e;
 		s->has_roomy = 1;
 	}
@@ -136,18 +155,18 @@ static void closest(struct srch *s, const struct mt_eval *e)
 	s->res->has_closest = 1;
 }
 
-/* Headroom before speed (config.h MT_ROOMY_USE, docs/MODEL.md section 8):
- * when the fastest candidate uses more than MT_ROOMY_USE of the usable
- * memory and the fastest one within it is at most roomy_tol slower, that one
- * is ranked first and the others follow in step-time order. */
+/* Headroom before speed (config.h MT_ROOMY_USE, docs/MODEL.md 7.1): when
+ * the first candidate is on the memory limit or rests on offload, and the
+ * fastest one that is neither is within roomy_tol() of it, that one is
+ * ranked first and the others follow. */
 static void prefer_roomy(struct srch *s)
 {
 	struct mt_search_result *r = s->res;
 	struct mt_eval *t = r->top;
 	int i, n = r->ntop;
 
-	if (!n || !s->has_roomy || s->j->roomy_tol <= 0 || t[0].mem.total <= MT_ROOMY_USE * s->cap ||
-	    s->roomy.time.step > t[0].time.step * (1 + s->j->roomy_tol))
+	if (!n || !s->has_roomy || !fragile(s, &t[0]) ||
+	    s->roomy.time.step > t[0].time.step * (1 + roomy_tol(s)))
 		return;
 	mt_band(s->m, s->c, s->j, &s->roomy.cfg, &s->roomy.time, &s->roomy.band);
 	/* drop its own entry, if the list has it, then shift the list down one */
@@ -530,14 +549,14 @@ static int bounding(const struct srch *s)
 /* 1 when no candidate whose step is at least floor can enter the ranking:
  * the floor reaches its last key, and none could be the headroom pick
  * (7.1), which must be faster than the fastest roomy one so far and within
- * roomy_tol of the first key. */
+ * roomy_tol() of the first key. */
 static int beyond_reach(const struct srch *s, double floor)
 {
 	const struct mt_search_result *r = s->res;
 
 	if (floor < mt_rank_key(&r->top[r->ntop - 1]))
 		return 0;
-	return s->j->roomy_tol <= 0 || floor > mt_rank_key(&r->top[0]) * (1 + s->j->roomy_tol) ||
+	return s->j->roomy_tol <= 0 || floor > mt_rank_key(&r->top[0]) * (1 + roomy_tol(s)) ||
 	       (s->has_roomy && floor >= s->roomy.time.step);
 }
 

@@ -24,6 +24,7 @@
 #include "../tuner/cluster.h"
 #include "../tuner/config.h"
 #include "../tuner/model.h"
+#include "gains.h"
 
 #define MT_TOP_MAX 64
 #define MT_SUGGEST_MAX 6
@@ -75,6 +76,10 @@ struct mt_search_result {
 	int nsugg;
 	int roomy_pick;               /* top[0] is the headroom pick and top[1] the fastest,
 				       * which uses more than MT_ROOMY_USE of the memory */
+	/* the gains of the first candidate's settings over Megatron-LM's defaults
+	 * for its layout (advisor/gains.h), filled by the caller (mt_gains) */
+	struct mt_gain gains[MT_GAINS_MAX];
+	int ngains;
 	long min_gpus;                /* GPUs the model states alone need: 18 bytes per
 				       * parameter (bf16 weights, fp32 gradients and Adam
 				       * states), whole nodes beyond one */

@@ -16,6 +16,7 @@
 #include "../rules/engine.h"
 #include "../job/flags.h"
 #include "../job/flagtable.h"
+#include "../tuner/host.h"
 #include "../tuner/hostmem.h"
 #include "../job/launch.h"
 #include "../tuner/layout.h"
@@ -79,7 +80,7 @@ static int opt_knob(const char *cmd, const struct cli_opt *o, const char *arg, v
 	return 0;
 }
 
-/* --moe-balance aux|forced|drop:CF */
+/* --moe-balance aux|pretrained|forced|drop:CF */
 static int opt_balance(const char *cmd, const struct cli_opt *o, const char *arg, void *args)
 {
 	struct mt_job *job = &((struct args *)args)->job;
@@ -87,14 +88,16 @@ static int opt_balance(const char *cmd, const struct cli_opt *o, const char *arg
 
 	if (!strcmp(arg, "aux")) {
 		job->moe_balance = MT_BAL_AUX;
+	} else if (!strcmp(arg, "pretrained")) {
+		job->moe_balance = MT_BAL_PRETRAINED;
 	} else if (!strcmp(arg, "forced")) {
 		job->moe_balance = MT_BAL_FORCED;
 	} else if (!strncmp(arg, "drop:", 5) && !mt_parse_num_range(arg + 5, 1, 64, &cf)) {
 		job->moe_balance = MT_BAL_DROP;
 		job->moe_capacity = cf;
 	} else {
-		return cli_opt_bad(cmd, o->name, "aux, forced or drop:CF (a capacity factor from 1 "
-				   "to 64)", arg);
+		return cli_opt_bad(cmd, o->name, "aux, pretrained, forced or drop:CF (a capacity "
+				   "factor from 1 to 64)", arg);
 	}
 	return 0;
 }
@@ -107,6 +110,20 @@ static int opt_modules(const char *cmd, const struct cli_opt *o, const char *arg
 	if (mt_offload_modules_parse(arg, &job->offload_modules, badm, sizeof(badm)))
 		return cli_opt_bad(cmd, o->name, "modules among attn_norm, qkv_linear, core_attn, "
 				   "attn_proj, mlp_norm, expert_fc1, moe_act (comma-separated)", badm);
+	return 0;
+}
+
+/* --cuda-graph-scope attn,moe_router,...: per-layer graphs of these scopes */
+static int opt_scope(const char *cmd, const struct cli_opt *o, const char *arg, void *args)
+{
+	struct mt_job *job = &((struct args *)args)->job;
+	char bad[64];
+
+	if (mt_graph_scope_parse(arg, &job->graph_scope, bad, sizeof(bad)))
+		return cli_opt_bad(cmd, o->name, "scopes among attn, mlp, moe_router, "
+				   "moe_preprocess, moe (comma-separated)", bad);
+	if (job->pins.cuda_graph == MT_UNSET)
+		job->pins.cuda_graph = 1;
 	return 0;
 }
 
@@ -207,10 +224,20 @@ static const struct cli_opt job_opts[] = {
 	   "slower than a faster one above that (default 3;\n"
 	   "0: rank by step time alone)"),
 	FN("moe-balance", "B", opt_balance,
-	   "router load balance: aux (default, auxiliary loss: the\n"
-	   "busiest EP rank gets 1.3x the mean), forced\n"
-	   "(--moe-router-force-load-balancing) or drop:CF (token\n"
-	   "drop at capacity factor CF)"),
+	   "router load balance: aux (default, an auxiliary loss\n"
+	   "trained from scratch), pretrained (the router of a\n"
+	   "released checkpoint, fine-tuning or continued\n"
+	   "pre-training: more skewed), forced\n"
+	   "(--moe-router-force-load-balancing: random routing) or\n"
+	   "drop:CF (token drop at capacity factor CF); the busiest\n"
+	   "EP rank's share follows from top-k, experts, EP and\n"
+	   "tokens per micro-batch"),
+	FN("cuda-graph-scope", "S,S...", opt_scope,
+	   "what per-layer CUDA graphs capture: attn, mlp,\n"
+	   "moe_router, moe_preprocess, moe (the whole MoE block:\n"
+	   "padded token drop only); implies --cuda-graphs on\n"
+	   "(default: attn with mlp, or moe_router and\n"
+	   "moe_preprocess in dropless MoE, or moe with drop)"),
 	FN("offload-modules", "M,M...", opt_modules,
 	   "fine-grained activation offload: the inputs of these\n"
 	   "modules of every layer go to host memory (attn_norm,\n"
@@ -629,6 +656,10 @@ int cmd_advise(int argc, char **argv)
 		rc = cli_fail("advise", &err);
 		goto out;
 	}
+	/* what each setting of the pick buys, with its evidence */
+	if (res->ntop)
+		res->ngains = mt_gains(&m, c, &a.job, &res->top[0], NULL, res->gains,
+				       MT_GAINS_MAX);
 	/* nothing fits: the changes that would, each searched */
 	if (!res->ntop && mt_suggest_fits(&m, c, &a.job, res) < 0) {
 		mt_error_set(&err, MT_ENOMEM, "out of memory");

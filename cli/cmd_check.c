@@ -243,7 +243,7 @@ static int env_gaps(struct sbuf *sb, cJSON *arr, const struct mt_jobsrc *s, cons
 		    int nwant)
 {
 	int i, n = 0;
-	char line[400];
+	char line[512];
 
 	for (i = 0; i < nwant; i++) {
 		const char *have = mt_jobsrc_env(s, want[i].key);
@@ -373,9 +373,39 @@ static double gain_of(const struct mt_eval *as, int as_ok, const struct found *f
 }
 
 /* One change, text and JSON */
+/* What each setting a change makes buys against the job's (advisor/gains.h) */
+static void change_gains(struct sbuf *sb, cJSON *o, const struct mt_cluster *c,
+			 const struct mt_megatron_job *mj, const struct found *f,
+			 const struct mt_eval *as)
+{
+	struct mt_gain g[MT_GAINS_MAX];
+	int n = mt_gains(&mj->model, c, &mj->job, &f->e, &as->cfg, g, MT_GAINS_MAX), i;
+	cJSON *arr = o ? cJSON_AddArrayToObject(o, "gains") : NULL, *x;
+
+	if (sb)
+		mt_gains_text(sb, g, n, "  ", "what each setting it changes buys against the job's");
+	for (i = 0; arr && i < n; i++) {
+		x = cJSON_CreateObject();
+		cJSON_AddStringToObject(x, "setting", g[i].setting);
+		cJSON_AddStringToObject(x, "from", g[i].from);
+		cJSON_AddStringToObject(x, "to", g[i].to);
+		if (isnan(g[i].gain))
+			cJSON_AddNullToObject(x, "gain");
+		else
+			cJSON_AddNumberToObject(x, "gain", g[i].gain);
+		cJSON_AddBoolToObject(x, "fits_without", g[i].fits);
+		if (g[i].ev)
+			cJSON_AddStringToObject(x, "evidence", g[i].ev->id);
+		else
+			cJSON_AddNullToObject(x, "evidence");
+		cJSON_AddItemToArray(arr, x);
+	}
+}
+
 static void show_change(struct sbuf *sb, cJSON *arr, const char *title, const struct found *f,
 			const struct mt_jobsrc *src, const struct mt_megatron_job *mj,
-			const struct mt_eval *as, int as_ok, const struct mt_explain *as_ex)
+			const struct mt_eval *as, int as_ok, const struct mt_explain *as_ex,
+			const struct mt_cluster *c)
 {
 	struct mt_kv a[MT_FLAGS_MAX], b[MT_FLAGS_MAX], eb[MT_FLAGS_MAX];
 	int na, nb, neb;
@@ -419,6 +449,8 @@ static void show_change(struct sbuf *sb, cJSON *arr, const char *title, const st
 	}
 	mt_job_diff(sb, d, "    ", src, a, na, b, nb);
 	mt_job_env_diff(sb, d, "    ", src, eb, neb);
+	if (as_ok)
+		change_gains(sb, o, c, mj, f, as);
 	if (o)
 		cJSON_AddItemToArray(arr, o);
 }
@@ -831,17 +863,17 @@ static void text_changes(struct sbuf *sb, const struct st *t)
 		free(res);
 	}
 	if (t->best1.feasible && (!t->as_ok || gain_of(&t->as, t->as_ok, &t->best1) >= MIN_GAIN))
-		show_change(sb, NULL, "one knob", &t->best1, t->src, t->mj, &t->as, t->as_ok, ex);
+		show_change(sb, NULL, "one knob", &t->best1, t->src, t->mj, &t->as, t->as_ok, ex, t->c);
 	else if (t->as_ok)
 		sbuf_adds(sb, "\none knob: no single change gains 0.5% or more\n");
 	else
 		sbuf_adds(sb, "\none knob: no single change makes the job run and fit\n");
 	if (t->best2.feasible &&
 	    (!t->best1.feasible || t->best2.e.time.step < t->best1.e.time.step * (1 - MIN_GAIN)))
-		show_change(sb, NULL, "two knobs", &t->best2, t->src, t->mj, &t->as, t->as_ok, ex);
+		show_change(sb, NULL, "two knobs", &t->best2, t->src, t->mj, &t->as, t->as_ok, ex, t->c);
 	if (t->overall.feasible && (!t->as_ok || gain_of(&t->as, t->as_ok, &t->overall) >= MIN_GAIN))
 		show_change(sb, NULL, "best overall", &t->overall, t->src, t->mj, &t->as, t->as_ok,
-			    ex);
+			    ex, t->c);
 	else if (t->as_ok && t->overall.feasible)
 		sbuf_adds(sb, "\nbest overall: the job is within 0.5% of the best megatune finds\n");
 	sbuf_addf(sb, "\n(%lld searches from the job; docs/CHECK.md)\n", t->x.searches);
@@ -938,11 +970,11 @@ static cJSON *json_doc(struct st *t)
 	env_gaps(NULL, arr, src, t->want_env, t->nwant);
 	ch = cJSON_AddArrayToObject(doc, "changes");
 	if (t->best1.feasible)
-		show_change(NULL, ch, "one knob", &t->best1, src, mj, &t->as, t->as_ok, ex);
+		show_change(NULL, ch, "one knob", &t->best1, src, mj, &t->as, t->as_ok, ex, t->c);
 	if (t->best2.feasible)
-		show_change(NULL, ch, "two knobs", &t->best2, src, mj, &t->as, t->as_ok, ex);
+		show_change(NULL, ch, "two knobs", &t->best2, src, mj, &t->as, t->as_ok, ex, t->c);
 	if (t->overall.feasible)
-		show_change(NULL, ch, "best overall", &t->overall, src, mj, &t->as, t->as_ok, ex);
+		show_change(NULL, ch, "best overall", &t->overall, src, mj, &t->as, t->as_ok, ex, t->c);
 	return doc;
 }
 

@@ -11,6 +11,7 @@
 #include "flagtable.h"
 #include "knobs.h"
 #include "../tuner/cluster.h"
+#include "../tuner/host.h"
 #include "../tuner/hostmem.h"
 #include "../tuner/precision.h"
 #include "../tuner/recompute.h"
@@ -353,21 +354,27 @@ static int model_args(const struct mt_model *m, const struct mt_job *j, struct m
  * the dispatcher's preprocessing where the dispatch waits for the host
  * (dropless), the whole MoE block with padded token drop (`drop`); Megatron-LM
  * d98e8a6 transformer_config.py lines 2804-2852 check these combinations. */
-static const char *graph_modules(const struct mt_model *m, int drop, char *buf, size_t cap,
-				 char sep)
+static const char *graph_modules(const struct mt_model *m, int drop, unsigned scope, char *buf,
+				 size_t cap, char sep)
 {
-	const char *mods[4], sepstr[2] = { sep, '\0' };
+	const char *mods[MT_GS_N], sepstr[2] = { sep, '\0' };
 	size_t len = 0;
 	int n = 0, i;
 
-	mods[n++] = "attn";
-	if (m->moe_layers < m->layers)
-		mods[n++] = "mlp";
-	if (m->experts && drop) {
-		mods[n++] = "moe";
-	} else if (m->experts) {
-		mods[n++] = "moe_router";
-		mods[n++] = "moe_preprocess";
+	if (scope) { /* the job's (--cuda-graph-scope) */
+		for (i = 0; i < MT_GS_N; i++)
+			if (scope & (1u << i))
+				mods[n++] = mt_graph_scope_name(i);
+	} else {
+		mods[n++] = "attn";
+		if (m->moe_layers < m->layers)
+			mods[n++] = "mlp";
+		if (m->experts && drop) {
+			mods[n++] = "moe";
+		} else if (m->experts) {
+			mods[n++] = "moe_router";
+			mods[n++] = "moe_preprocess";
+		}
 	}
 	buf[0] = '\0';
 	for (i = 0; i < n && len < cap; i++)
@@ -567,8 +574,9 @@ int mt_megatron_args(const struct mt_model *m, const struct mt_job *j, const str
 		char mods[64];
 
 		n = adds(o, n, KF(CUDA_GRAPH), "transformer_engine");
-		n = adds(o, n, "cuda-graph-modules", graph_modules(m, j->moe_balance == MT_BAL_DROP, mods, sizeof(mods),
-							' '));
+		n = adds(o, n, "cuda-graph-modules",
+			 graph_modules(m, j->moe_balance == MT_BAL_DROP, j->graph_scope, mods,
+				       sizeof(mods), ' '));
 	}
 	if (c->fused_ce) {
 		n = add(o, n, KF(FUSED_CE), NULL, 0);
@@ -937,8 +945,9 @@ int mt_bridge_overrides(const struct mt_model *m, const struct mt_job *j,
 		char mods[64], v[72];
 
 		n = adds(o, n, KB(CUDA_GRAPH), "transformer_engine");
-		snprintf(v, sizeof(v), "[%s]", graph_modules(m, j->moe_balance == MT_BAL_DROP, mods,
-								 sizeof(mods), ','));
+		snprintf(v, sizeof(v), "[%s]",
+			 graph_modules(m, j->moe_balance == MT_BAL_DROP, j->graph_scope, mods,
+				       sizeof(mods), ','));
 		/* a recipe's own scope would clash with the modules (Megatron-LM
 		 * d98e8a6 transformer_config.py: cuda_graph_scope and
 		 * cuda_graph_modules cannot be set together) */

@@ -148,9 +148,49 @@ static void variants_lines(struct sbuf *sb, const struct mt_search_result *r)
 
 			sbuf_adds(sb, "       ");
 			variant_words(sb, &x->cfg, &r->top[i].cfg);
-			sbuf_addf(sb, ": %.3f s (%+.2f%%), %.1f GiB\n", x->step,
+			sbuf_addf(sb, ": %.3f s (%+.2f%%), %.1f GiB", x->step,
 				  100 * (x->step / r->top[i].time.step - 1), gib(x->mem));
+			/* faster, yet after it: why the entry above won (8.1);
+			 * within 0.1% the two are as fast as each other */
+			if (x->step < 0.999 * r->top[i].time.step)
+				sbuf_addf(sb, "; faster as predicted, but less surely: its own terms "
+					      "reach +%.1f%% against +%.1f%%",
+					  100 * (x->key / x->step - 1),
+					  100 * r->top[i].band.spec_hi / r->top[i].time.step);
+			sbuf_addc(sb, '\n');
 		}
+	}
+}
+
+void mt_gains_text(struct sbuf *sb, const struct mt_gain *gains, int n, const char *ind,
+		   const char *head)
+{
+	int i;
+
+	if (!n)
+		return;
+	sbuf_addf(sb, "%s%s (each reverted alone; evidence: docs/MODEL.md 8.2):\n", ind, head);
+	for (i = 0; i < n; i++) {
+		const struct mt_gain *g = &gains[i];
+		char what[200];
+
+		snprintf(what, sizeof(what), "%s %s -> %s", g->setting, g->from, g->to);
+		sbuf_addf(sb, "%s  %-58s ", ind, what);
+		if (isnan(g->gain))
+			sbuf_addf(sb, "(%s)", g->with);
+		else if (!g->fits)
+			sbuf_addf(sb, "needed to fit: %.1f GiB without it", gib(g->mem_bytes));
+		else
+			sbuf_addf(sb, "%+6.1f%%", 100 * g->gain);
+		if (*g->with && !isnan(g->gain))
+			sbuf_addf(sb, " (reverted with %s)", g->with);
+		if (g->ev)
+			sbuf_addf(sb, "; published %+.1f%%, megatune %+.1f%% on the same pair: %s [%s]",
+				  100 * (g->ev->published - 1), 100 * (g->ev->predicted - 1),
+				  g->ev->what, g->ev->id);
+		else
+			sbuf_adds(sb, "; model only: no published pair in this regime");
+		sbuf_addc(sb, '\n');
 	}
 }
 
@@ -255,20 +295,23 @@ static void host_timeline_lines(struct sbuf *sb, const struct mt_eval *e)
 	sbuf_addf(sb, "  micro-batch: CPU %.3f ms, GPU %.3f ms, with the waits %.3f ms; host exposed "
 		      "%.3f s per step (%.1f%%)\n",
 		  1e3 * h->cpu, 1e3 * h->gpu, 1e3 * h->t, exposed, 100 * exposed / tt->step);
-	if (h->sync == MT_HS_BEFORE_A2A)
+	if (h->sync == MT_HS_BEFORE_DISPATCH && e->cfg.dispatcher == MT_DISPATCH_FLEX)
+		sbuf_addf(sb, "  what removes the wait: %s, or padded token drop (--moe-balance "
+			      "drop:1)\n",
+			  e->cfg.flex_backend == MT_FLEX_HYBRIDEP
+				  ? "a HybridEP rank budget (--moe-rank-budget on: "
+				    "--moe-expert-rank-capacity-factor, Megatron-Core 0.18)"
+				  : "HybridEP with a rank budget (--moe-flex-backend hybridep "
+				    "--moe-rank-budget on)");
+	else if (h->sync == MT_HS_BEFORE_DISPATCH)
 		sbuf_addf(sb, "  what removes the wait: padded token drop (--moe-balance drop:1: "
 			      "--moe-expert-capacity-factor with --moe-pad-expert-input-to-capacity; "
 			      "then whole layers graph), or the flex dispatcher with HybridEP and a "
 			      "rank budget (--moe-dispatcher flex --moe-rank-budget on: "
 			      "--moe-expert-rank-capacity-factor, Megatron-Core 0.18)\n");
 	else if (h->sync == MT_HS_DISPATCH)
-		sbuf_addf(sb, "  what removes the wait: %s, or padded token drop (--moe-balance "
-			      "drop:1)\n",
-			  e->cfg.dispatcher == MT_DISPATCH_FLEX && e->cfg.flex_backend == MT_FLEX_HYBRIDEP
-				  ? "a HybridEP rank budget (--moe-rank-budget on: "
-				    "--moe-expert-rank-capacity-factor, Megatron-Core 0.18)"
-				  : "HybridEP with a rank budget (--moe-flex-backend hybridep "
-				    "--moe-rank-budget on)");
+		sbuf_addf(sb, "  what removes the wait: padded token drop (--moe-balance drop:1), or "
+			      "the all-to-all or flex dispatcher, which wait for the counts alone\n");
 	else if (h->cpu > h->gpu && !e->cfg.cuda_graph && !e->cfg.full_graph)
 		sbuf_addf(sb, "  what hides it: CUDA graphs (--cuda-graphs on)\n");
 }
@@ -594,17 +637,23 @@ void mt_advice_text(struct sbuf *sb, const struct mt_model *m, const struct mt_c
 				  100 * r->top[1].band.spec_hi / r->top[1].time.step,
 				  100 * r->top[0].band.spec_hi / r->top[0].time.step);
 		else if (r->roomy_pick)
-			sbuf_addf(sb, "  runner-up: %s, %.1f%% faster but on the memory limit (%.1f of "
-				      "%.1f GiB usable): ranked second for headroom, see "
-				      "--prefer-headroom", mt_config_label(lbl, sizeof(lbl), m,
-				      &r->top[1].cfg), -100 * d, gib(r->top[1].mem.total),
-				  gib(r->capacity_bytes));
+			sbuf_addf(sb, "  runner-up: %s, %.1f%% %s but %s (%.1f of %.1f GiB usable%s): "
+				      "ranked second for headroom, see --prefer-headroom",
+				  mt_config_label(lbl, sizeof(lbl), m, &r->top[1].cfg), 100 * fabs(d),
+				  d < 0 ? "faster" : "slower, ranked first by its own terms,",
+				  r->top[1].cfg.offload_layers > 0 &&
+					  r->top[1].mem.total <= MT_ROOMY_USE * r->capacity_bytes
+				  ? "resting on activation offload" : "on the memory limit",
+				  gib(r->top[1].mem.total), gib(r->capacity_bytes),
+				  r->top[1].cfg.offload_layers > 0 ? ", activations offloaded" : "");
 		else
 			sbuf_addf(sb, "  runner-up: %s, %.1f%% slower",
 				  mt_config_label(lbl, sizeof(lbl), m, &r->top[1].cfg), 100 * d);
 		differences(sb, &r->top[1].cfg, &r->top[0].cfg);
 		sbuf_addc(sb, '\n');
 	}
+	mt_gains_text(sb, r->gains, r->ngains, "  ",
+		      "gains of its settings over Megatron-LM's defaults for this layout");
 	rules_lines(sb, mt_advice_explain(ar, 0), "  ");
 	flags_lines(sb, m, j, &r->top[0].cfg, mt_advice_explain(ar, 0));
 }

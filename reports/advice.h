@@ -21,6 +21,11 @@ void mt_advice_text(struct sbuf *sb, const struct mt_model *m, const struct mt_c
 		    const struct mt_advice_rules *rules);
 
 /* When nothing fits: why, with the closest candidate's memory. */
+/* The gains of a configuration's settings (advisor/gains.h), a line each
+ * under the heading head, each with its published evidence or none. */
+void mt_gains_text(struct sbuf *sb, const struct mt_gain *gains, int n, const char *ind,
+		   const char *head);
+
 void mt_infeasible_text(struct sbuf *sb, const struct mt_model *m, const struct mt_cluster *c,
 			const struct mt_job *j, const struct mt_search_result *r,
 			const struct mt_advice_rules *rules);

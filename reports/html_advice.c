@@ -341,6 +341,50 @@ static void html_variants(struct sbuf *sb, const cJSON *adv)
 		sbuf_adds(sb, "</tbody></table></details>");
 }
 
+/* The gains of the first candidate's settings, each with its evidence
+ * (advisor/gains.h) */
+static void html_gains(struct sbuf *sb, const cJSON *adv)
+{
+	const cJSON *c = cJSON_GetArrayItem(jget(adv, "candidates"), 0), *g, *ev;
+	int any = 0;
+
+	cJSON_ArrayForEach(g, jget(c, "gains")) {
+		if (!any++)
+			sbuf_adds(sb, "<h3>What each setting of the first candidate buys</h3><p>Each "
+				      "setting reverted alone to Megatron-LM's default for the same layout; "
+				      "the evidence is a published A/B pair in the same regime "
+				      "(docs/MODEL.md 8.2).</p><table class=\"sortable\"><thead><tr>"
+				      "<th>setting</th><th>from</th><th>to</th><th class=\"n\">gain</th>"
+				      "<th>evidence</th></tr></thead><tbody>");
+		sbuf_adds(sb, "<tr><td>");
+		esc(sb, jstr(g, "setting"));
+		sbuf_adds(sb, "</td><td>");
+		esc(sb, jstr(g, "from"));
+		sbuf_adds(sb, "</td><td>");
+		esc(sb, jstr(g, "to"));
+		sbuf_adds(sb, "</td>");
+		if (!cJSON_IsNumber(jget(g, "gain")))
+			sbuf_adds(sb, "<td class=\"n\">cannot run without it</td>");
+		else if (cJSON_IsTrue(jget(g, "fits_without")))
+			td_num(sb, 100 * jnum(g, "gain"), "%+.1f%%");
+		else
+			sbuf_adds(sb, "<td class=\"n\">needed to fit</td>");
+		sbuf_adds(sb, "<td>");
+		ev = jget(g, "evidence");
+		if (cJSON_IsObject(ev)) {
+			sbuf_addf(sb, "published %+.1f%%, megatune %+.1f%% on that pair: ",
+				  100 * (jnum(ev, "published_ratio") - 1),
+				  100 * (jnum(ev, "predicted_ratio") - 1));
+			esc(sb, jstr(ev, "what"));
+		} else {
+			sbuf_adds(sb, "model only: no published pair in this regime");
+		}
+		sbuf_adds(sb, "</td></tr>");
+	}
+	if (any)
+		sbuf_adds(sb, "</tbody></table>");
+}
+
 void html_candidates(struct sbuf *sb, const cJSON *adv)
 {
 	const cJSON *c, *p;
@@ -394,6 +438,7 @@ void html_candidates(struct sbuf *sb, const cJSON *adv)
 	}
 	sbuf_adds(sb, "</tbody></table></div>");
 	html_variants(sb, adv);
+	html_gains(sb, adv);
 	sbuf_addf(sb, "<p>The search evaluated %.0f candidates in %.3f s; %.0f fit.</p>",
 		  jnum(adv, "search.evaluated"), jnum(adv, "search.seconds"),
 		  isfinite(jnum(adv, "search.feasible")) ? jnum(adv, "search.feasible")

@@ -6,11 +6,12 @@
 #include <string.h>
 
 #include "constants.h"
+#include "effects.h"
 #include "precision.h"
 
 static const char *const term_names[MT_BT_N] = {
 	"GEMM curve derived", "communication curves derived", "token dispatch",
-	"overlap credit", "host issue time",
+	"overlap credit", "host issue time", "host time removed by graphs or a rank budget",
 };
 
 const char *mt_band_term_name(int i)
@@ -64,7 +65,8 @@ void mt_band(const struct mt_model *m, const struct mt_cluster *c, const struct 
 	double uc_tp = tpd ? MT_U_COMM_DERIVED : MT_U_COMM_MEASURED;
 	double uc_dp = dpd ? MT_U_COMM_DERIVED : MT_U_COMM_MEASURED;
 	double terms[10], quad = 0, hidden, host_hi, host_lo, base, step = t->step, s_hi, s_lo;
-	double host_mb = t->host_exposed - MT_STEP_OVERHEAD_S, one = 0.01 * step;
+	double host_mb = t->host_exposed - MT_STEP_OVERHEAD_S, one = 0.01 * step, removed;
+	const struct mt_effect *ev;
 	size_t i;
 
 	if (host_mb < 0)
@@ -82,9 +84,17 @@ void mt_band(const struct mt_model *m, const struct mt_cluster *c, const struct 
 	for (i = 0; i < sizeof(terms) / sizeof(terms[0]); i++)
 		quad += terms[i] * terms[i];
 	quad = sqrt(quad);
-	/* overlapped communication may surface: the upper side only */
-	hidden = MT_U_HIDDEN * (t->tp_hidden + t->cp_hidden + t->ep_hidden + t->pp_hidden +
-				t->dp_hidden);
+	/* overlapped communication may surface: the upper side only; the 1F1B
+	 * EP overlap's credit as far as a published pair of its regime was
+	 * off, where one backs it (8.2) */
+	ev = cfg->ep_overlap ? mt_effect_find(MT_EF_EP_OVERLAP, c, cfg) : NULL;
+	hidden = MT_U_HIDDEN * (t->tp_hidden + t->cp_hidden + t->pp_hidden + t->dp_hidden) +
+		 (ev ? mt_effect_u(ev) : MT_U_HIDDEN) * t->ep_hidden;
+	/* host time CUDA graphs or a rank budget removed: spent at a published
+	 * pair's uncertainty where one backs it, at the host's otherwise */
+	ev = cfg->cuda_graph && !cfg->full_graph && !cfg->rank_budget
+		     ? mt_effect_find(MT_EF_CUDA_GRAPHS, c, cfg) : NULL;
+	removed = (ev ? mt_effect_u(ev) : MT_U_HOST) * t->host_removed;
 	/* the host (5.8): its per-op costs are published figures of other
 	 * hosts, off by MT_U_HOST either way; exposed host time moves with
 	 * them, and a host near the GPU's time may become exposed */
@@ -95,10 +105,10 @@ void mt_band(const struct mt_model *m, const struct mt_cluster *c, const struct 
 
 	s_hi = sqrt(quad * quad + hidden * hidden);
 	s_lo = quad + host_lo;
-	out->spec_hi = s_hi + host_hi;
+	out->spec_hi = s_hi + host_hi + removed;
 	out->spec_lo = s_lo;
 	out->base = base;
-	out->hi = step + sqrt(base * step * base * step + s_hi * s_hi) + host_hi;
+	out->hi = step + sqrt(base * step * base * step + s_hi * s_hi) + host_hi + removed;
 	out->lo = step - sqrt(base * step * base * step + quad * quad) - host_lo;
 	if (out->lo < 0.5 * step)
 		out->lo = 0.5 * step;
@@ -113,4 +123,6 @@ void mt_band(const struct mt_model *m, const struct mt_cluster *c, const struct 
 		out->terms |= MT_BT_OVERLAP;
 	if (host_hi + host_lo > one)
 		out->terms |= MT_BT_HOST;
+	if (removed > one)
+		out->terms |= MT_BT_HOST_REMOVED;
 }

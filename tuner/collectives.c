@@ -219,6 +219,19 @@ static double curve_or_derived(const struct mt_cluster *c, const struct mt_coll_
 				     derived_busbw(c, op, nranks, per_domain, bytes));
 	if (!cv) /* no NVLink curve at all: 80% of the NVLink line rate */
 		return 0.8 * (c->nvlink_gbps > 0 ? c->nvlink_gbps : 25);
+	if (span == MT_SPAN_NETWORK && op == MT_COLL_ALL_TO_ALL &&
+	    (cv->ranks != nranks || cv->per_node != per_domain) && cv->ranks > cv->per_node &&
+	    nranks > per_domain) {
+		/* an all-to-all moves (n-k)/n of each rank's buffer over its own
+		 * NIC: its bus bandwidth at the NICs is L (n-1)/(n-k) (nic_line),
+		 * so a curve of nc ranks, kc per domain, stretches to n and k by
+		 * the ratio of the two bounds, at the same bytes per NIC */
+		double nc = cv->ranks, kc = cv->per_node, n = nranks, k = per_domain;
+		double r = ((n - 1) / (n - k)) / ((nc - 1) / (nc - kc));
+		double bw = mt_coll_curve_busbw(cv, bytes * ((n - k) / n) / ((nc - kc) / nc)) * r;
+
+		return r > 1 ? network_bound(c, op, nranks, per_domain, bytes, bw) : bw;
+	}
 	if (span == MT_SPAN_NETWORK && cv->per_node != per_domain) {
 		/* k members per domain drive k NICs: at the same total size each NIC
 		 * carries size/k, so busbw(k) = busbw_curve(size * kc / k) * k / kc,

@@ -2,6 +2,7 @@
 /* config: defaults and names of the knobs, the validity checks and the
  * prune vocabulary. */
 #include "config.h"
+#include "host.h"
 #include "layout.h"
 
 #include <string.h>
@@ -394,6 +395,25 @@ static int rank_budget_check(const struct mt_model *m, const struct mt_cluster *
 	return MT_OK;
 }
 
+/* --cuda-graph-scope: scopes per-layer graphs can take (5.10) */
+static int graph_scope_check(const struct mt_job *j, struct mt_error *err)
+{
+	if (!j->graph_scope)
+		return MT_OK;
+	if (j->pins.cuda_graph == 0 || j->pins.full_graph == 1)
+		return mt_error_set(err, MT_EINVAL,
+				    "--cuda-graph-scope names what per-layer CUDA graphs capture: not "
+				    "with %s", j->pins.cuda_graph == 0 ? "--cuda-graphs off"
+								       : "--full-iteration-graphs on");
+	if ((j->graph_scope & (1u << MT_GS_MOE)) && j->moe_balance != MT_BAL_DROP)
+		return mt_error_set(err, MT_EINVAL,
+				    "--cuda-graph-scope moe: Megatron-LM graphs the whole MoE block only "
+				    "with padded token drop, whose sizes are static (d98e8a6 "
+				    "megatron/core/transformer/transformer_config.py:2840); use "
+				    "moe_router,moe_preprocess, or --moe-balance drop:CF");
+	return MT_OK;
+}
+
 static int graphs_ep_overlap_check(const struct mt_pins *p, struct mt_error *err)
 {
 	if (p->cuda_graph == 1 && p->full_graph == 1)
@@ -477,7 +497,8 @@ static int precision_offload_check(const struct mt_model *m, const struct mt_clu
 				    "supported with distributed optimizer, torch fsdp2, megatron fsdp, or "
 				    "inference mode)");
 	if ((rc = mt_hostmem_check(j, err)) || (rc = mt_offload_modules_check(m, j, err)) ||
-	    (rc = graphs_ep_overlap_check(p, err)) || (rc = rank_budget_check(m, c, j, err)))
+	    (rc = graphs_ep_overlap_check(p, err)) || (rc = rank_budget_check(m, c, j, err)) ||
+	    (rc = graph_scope_check(j, err)))
 		return rc;
 	if (p->cuda_graph == 1 && (p->recompute == MT_RC_FULL ||
 				   (p->offload_layers != MT_UNSET && p->offload_layers > 0)))
@@ -539,11 +560,6 @@ static int job_check_features(const struct mt_model *m, const struct mt_cluster 
 		return mt_error_set(err, MT_EUSAGE, "--fsdp on with --dist-opt off: Megatron-FSDP shards "
 				    "the optimizer itself and turns the distributed optimizer on "
 				    "(Megatron-LM d98e8a6 megatron/training/arguments.py:1128-1135)");
-	if (p->fsdp > 0 && c->compute_capability < 10 &&
-	    ((p->tp != MT_UNSET && p->tp > 1) || (p->cp != MT_UNSET && p->cp > 1)))
-		return mt_error_set(err, MT_EUSAGE, "--fsdp %s with --tp/--cp > 1 on %s (compute "
-				    "capability %.1f): %s", p->fsdp == MT_FSDP_TORCH ? "torch" : "on",
-				    c->name, c->compute_capability, MT_FSDP_CITE);
 	if (p->fsdp == MT_FSDP_TORCH) {
 		const char *why = p->dist_opt == 1 ? "--dist-opt on"
 				  : p->pp != MT_UNSET && p->pp > 1 ? "--pp > 1"

@@ -60,12 +60,15 @@ enum {
 /* --recompute-layers all: every layer of each model chunk */
 #define MT_ALL_LAYERS (1 << 20)
 
-/* Headroom before speed (docs/MODEL.md 7.1): a candidate
- * using more than MT_ROOMY_USE of the usable memory is on the limit; the
- * ranking puts first the fastest candidate within it when that is at most
- * mt_job.roomy_tol slower (default MT_ROOMY_TOL, half the model's mean
- * error on the published rows, 6.6%). */
+/* Headroom before speed (docs/MODEL.md 7.1): a candidate using more than
+ * MT_ROOMY_USE of the usable memory is on the limit, and one whose activation
+ * offload pins more than MT_ROOMY_HOST_USE of the node's usable host memory
+ * rests on it; the ranking puts first the fastest candidate that is neither
+ * when its step is within the fastest's band (the prediction cannot tell the
+ * two apart), or within mt_job.roomy_tol where that is wider (default
+ * MT_ROOMY_TOL; 0: off). */
 #define MT_ROOMY_USE 0.95
+#define MT_ROOMY_HOST_USE 0.5
 #define MT_ROOMY_TOL 0.03
 
 /* The HybridEP rank budget's factor, tokens a rank may receive over the mean
@@ -134,6 +137,10 @@ struct mt_job {
 	double opt_offload;       /* share of optimizer states on the host (0: none) */
 	unsigned offload_modules; /* fine-grained activation offload: bits of enum
 				   * mt_offload_module (tuner/hostmem.h), 0 none */
+	unsigned graph_scope;     /* what per-layer CUDA graphs capture (--cuda-graph-scope):
+				   * bits of enum mt_graph_scope (tuner/host.h); 0: attention
+				   * and the MLP, or the router and preprocessing of dropless
+				   * MoE, or the whole MoE block with padded token drop */
 };
 
 struct mt_config {
@@ -209,6 +216,9 @@ struct mt_time {
 	double host_exposed;      /* launch overhead not hidden behind GPU work */
 	double host_cpu, host_gpu; /* the critical stage's host issue time and GPU time over
 				    * all micro-batches (host_exposed: what the first exceeds) */
+	double host_removed;      /* host time the critical stage would expose without its
+				   * CUDA graphs and HybridEP rank budget, less what it
+				   * exposes with them: their saving (docs/MODEL.md 8.1) */
 	double imbalance;         /* slowest stage above the mean, times micro-batches */
 	struct mt_host_tl host_tl; /* the critical stage's host timeline, one micro-batch (5.8) */
 };
@@ -229,8 +239,9 @@ enum {
 	MT_BT_DISPATCH = 1 << 2,     /* token dispatch exposed */
 	MT_BT_OVERLAP = 1 << 3,      /* communication hidden by the overlap model */
 	MT_BT_HOST = 1 << 4,         /* the host's issue time near or above the GPU's */
+	MT_BT_HOST_REMOVED = 1 << 5, /* host time removed by graphs or a rank budget */
 };
-#define MT_BT_N 5
+#define MT_BT_N 6
 
 /* The range of a predicted step time (tuner/band.h, docs/MODEL.md 8.1). */
 struct mt_band {
@@ -293,7 +304,7 @@ enum mt_prune {
 	MT_PRUNE_MEMORY,       /* does not fit in GPU memory */
 	MT_PRUNE_DOMINATED,    /* more recompute or offload than needed to fit */
 	MT_PRUNE_HOST_MEMORY,  /* offloaded state does not fit in the node's host memory */
-	MT_PRUNE_FSDP,         /* Megatron-FSDP: no DP group, or TP/CP below compute capability 10 */
+	MT_PRUNE_FSDP,         /* Megatron-FSDP: no DP x CP group to shard over */
 	MT_PRUNE_TORCH_FSDP,   /* PyTorch FSDP2: PP, EP or tied embeddings */
 	MT_PRUNE_P2P_PP,       /* interleaving without P2P overlap needs PP > 2 */
 	MT_PRUNE_RELEASE,      /* the target Megatron-LM / Bridge release lacks it (job/release.h) */
@@ -314,9 +325,10 @@ const char *mt_prune_cite(int reason);
 /* Megatron-FSDP's checks: FSDP refuses CUDA_DEVICE_MAX_CONNECTIONS=1, which
  * TP and CP need below compute capability 10 (megatune's rule
  * cuda-max-connections sets it; Megatron warns against the mix) */
-#define MT_FSDP_CITE "Megatron-LM d98e8a6 megatron/training/arguments.py:1166 asserts: FSDP " \
-	"requires CUDA_DEVICE_MAX_CONNECTIONS > 1 or unset, while TP and CP below compute " \
-	"capability 10 need it set to 1 (arguments.py:1456-1479: 'Try not to using them together')"
+#define MT_FSDP_CITE "Megatron-LM d98e8a6 megatron/training/arguments.py:1128-1169: Megatron-FSDP " \
+	"shards over the data-parallel (and CP) ranks and requires CUDA_DEVICE_MAX_CONNECTIONS " \
+	"unset or above 1 (1166); with TP or CP below compute capability 10 it only warns " \
+	"(1456-1465)"
 /* PyTorch FSDP2's checks in validate_args */
 #define MT_TORCH_FSDP_CITE "Megatron-LM d98e8a6 megatron/training/arguments.py:1031-1049 " \
 	"asserts: --use-torch-fsdp2 is not supported with pipeline parallelism, expert " \

@@ -30,6 +30,17 @@
  * -> 0.525 ms at p = 0.1. */
 #define MT_ATTN_DROPOUT_HOPPER 0.034
 #define MT_ATTN_DROPOUT_BLACKWELL 0.094
+/* Rate of block-scaled FP8 GEMMs over per-tensor FP8 GEMMs of the same shape
+ * (docs/MODEL.md 4.9), from Transformer Engine's GEMM-profiling guide (PR
+ * 2863, docs/examples/gemm_profiling: 12 GEMMs of a layer of hidden 4096,
+ * FFN 16384, 15872 tokens): on B300 the pre-quantised GEMMs of a layer take
+ * 7.161 ms in MXFP8 and 6.812 ms per tensor (0.951); on H200 block-wise FP8
+ * takes 22.882 ms with its quantisation against 20.285 ms per tensor, whose
+ * quantisation took 3.50 ms (20.285 - 16.785) for 6 bytes an element: at
+ * that bandwidth block-wise's 4.06 bytes take 2.37 ms, leaving 20.51 ms of
+ * GEMMs against 16.785 (0.82).  Block-wise FP8 on Blackwell runs as MXFP8. */
+#define MT_GEMM_RATE_MXFP8 0.951
+#define MT_GEMM_RATE_BLOCKWISE_HOPPER 0.82
 /* Backward element-wise traffic relative to the forward's. */
 #define MT_ELEM_BWD_FACTOR 2.0
 /* Share of exposed layer communication on the forward pass. */
@@ -38,9 +49,31 @@
 /* Rate of causal attention per executed FLOP relative to the non-causal rate a
  * profile measured (diagonal tiles are partly masked, rows do unequal work). */
 #define MT_CAUSAL_ATTN_EFFICIENCY 0.80
-/* Routed tokens on the busiest expert-parallel rank over the mean (dropless
- * routing, auxiliary-loss balanced). */
-#define MT_MOE_IMBALANCE 1.3
+/* Share of the EP communication the 1F1B overlap's schedule could hide that
+ * concurrent kernels do hide (docs/MODEL.md 5.3): Megatron-Bridge pull
+ * request 5094's Nsight Systems profiles (16 H100, Qwen3-30B-A3B BF16,
+ * HybridEP, EP16, PP 1) show 0.11% of the communication hidden by compute
+ * without the overlap and 36.55% with it, where every piece had compute
+ * enough beside it to hide all of it. */
+#define MT_EP_OVERLAP_HIDDEN 0.3655
+/* The router's skew between experts (docs/MODEL.md 5.3): the coefficient of
+ * variation of the experts' shares of the routed tokens, beside the chance of
+ * routing itself.  An auxiliary loss trained from scratch: Wang et al.,
+ * "Auxiliary-Loss-Free Load Balancing Strategy for Mixture-of-Experts"
+ * (arXiv 2408.15664) Table 2, 64 experts top-6 with the auxiliary loss,
+ * MaxVio_global 0.72 (1B) and 0.52 (3B): the largest of 64 shares, 2.342
+ * standard deviations above the mean (mt_normal_max(64)), puts c at 0.31 and
+ * 0.22, mean 0.26.  A released router (fine-tuning or continued pre-training
+ * of Qwen3, trained with global-batch balancing): the Megatron-MoE-ModelZoo
+ * long-context rows of Qwen3-235B-A22B on 256 H100 (forced balance against
+ * dropless at 16k to 128k tokens, tests/fixtures/published/effects.json),
+ * which load the released checkpoint (run_235b.sh: PRETRAIN=0): fitted to
+ * those four pairs (least squares of their ratios: 1.8, each within 2%;
+ * 1.0, the skew their step times imply with the real run's share of MoE
+ * time, leaves them 4-9% short, megatune's attention at 16k-128k tokens being
+ * slower than that run's, docs/MODEL.md 8.2), so they do not check it. */
+#define MT_MOE_SKEW_AUX 0.26
+#define MT_MOE_SKEW_PRETRAINED 1.8
 /* The host timeline (docs/MODEL.md 5.8, tuner/host.h).  CPU time of one op
  * of each class when the profile's host section does not give it, for the
  * x86 hosts of DGX H100 and B200 (µs):
@@ -192,8 +225,8 @@
  * kind: the root mean square of the errors of docs/MODEL.md section 8's table
  * (known gaps left out), dense rows and MoE rows (tests/unit/t-published.c
  * recomputes both and checks these). */
-#define MT_BAND_BASE_DENSE 0.050
-#define MT_BAND_BASE_MOE 0.089
+#define MT_BAND_BASE_DENSE 0.046
+#define MT_BAND_BASE_MOE 0.100
 /* Relative uncertainty of each term by where its figure comes from: a GEMM
  * curve measured for the dtype or scaled from another; attention (published
  * FlashAttention rates, the direction often unstated); element-wise traffic
@@ -219,5 +252,11 @@
 #define MT_U_OPTIMIZER 0.30
 #define MT_U_HIDDEN 0.25
 #define MT_U_HOST 0.5
+/* The least uncertainty a published A/B pair leaves on the gain it backs
+ * (tuner/effects.h): the controls of the effects table, one recipe in two
+ * releases of a container, differ by up to 1.8% (DeepSeek-V3 on 256 GB200,
+ * NeMo 26.02 and 26.02.01: 1028 and 1046 TFLOP/s per GPU,
+ * tests/fixtures/published/effects.json). */
+#define MT_EFFECT_NOISE_FLOOR 0.018
 
 #endif

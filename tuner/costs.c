@@ -22,6 +22,7 @@ void mt_ctx_init(struct mt_ctx *x, const struct mt_model *m, const struct mt_clu
 	x->job = j;
 	x->recipe = mt_recipe_of(j);
 	x->gemm_dtype = mt_recipe(x->recipe)->gemm_dtype;
+	x->gemm_slow = 1 / mt_recipe_gemm_rate(x->recipe, c->compute_capability);
 	x->hbm = c->hbm_gbps * 1e9;
 	x->peak = c->peak_tflops[x->gemm_dtype];
 	if (x->peak <= 0)
@@ -71,6 +72,10 @@ static struct lin linear_split(const struct mt_ctx *x, int dt, double M, double 
 		return e->l;
 	l.f = fs * mt_gemm_time(c, dt, M / fs, N, K);
 	l.b = bs * mt_gemm_time(c, dt, M / bs, K, N) + mt_gemm_time(c, dt, K, N, M);
+	if (dt == x->gemm_dtype) { /* the recipe's scaling (4.9) */
+		l.f *= x->gemm_slow;
+		l.b *= x->gemm_slow;
+	}
 	l.flops = 2 * M * N * K;
 	*e = (struct lin_memo){ x->gen, dt, fs, bs, M, N, K, l };
 	return l;
@@ -126,6 +131,7 @@ struct work {
 	int dt, impl;
 	double s, h, a, t, spd;
 	double fp8_cast;            /* bytes per element to cast a GEMM input to FP8 */
+	int q_extra;                /* kernels per quantised GEMM input beside the cast (4.9) */
 	double gin;                 /* bytes of a saved GEMM input */
 	double T, Tm, q_el, kv_el, dqk, dv, gm, V, hd;
 	int inner_a2a;
@@ -134,6 +140,9 @@ struct work {
 	double attn_lin_f, attn_lin_b, attn_lin_flops, mlp_f, mlp_b, mlp_flops;
 	double core_flops, attn_f, attn_b, e_sp, e_tp;
 	double shared_f, shared_b;  /* the shared experts' GEMMs (MoE layer) */
+	double lam;                 /* the busiest EP rank's routed tokens over the mean */
+	double exp_f, exp_b;        /* the routed experts' GEMMs and element-wise work on the
+				     * busiest rank, forward and backward (MoE layer) */
 	/* what selective recomputation re-runs (5.12), per layer and micro-batch */
 	double up_f, up_flops;      /* MLA's q and kv up projections, forward */
 	double shared_flops;        /* the shared experts' GEMM FLOPs, forward */
@@ -205,10 +214,12 @@ static void prepare(const struct mt_ctx *x, const struct mt_shape *sh, struct wo
 	/* bytes moved per element to cast a GEMM input to the recipe's format:
 	 * read bf16 (twice with an amax pass), write each layout and its scales
 	 * (4.9); the saved GEMM inputs stay quantised */
-	w->fp8_cast = mt_recipe_cast_bytes(x->recipe);
+	w->fp8_cast = mt_recipe_cast_bytes(x->recipe, x->cluster->compute_capability);
+	w->q_extra = mt_recipe_gemm_extra(x->recipe, x->cluster->compute_capability);
 	w->gin = mt_prec_quantised(j) ? mt_recipe_saved_bytes(x->recipe) : 2;
 	w->T = (double)mbs * s / cp;
 	w->Tm = w->T / spd;           /* tokens routed by this GPU in a MoE layer */
+	w->lam = m->experts ? mt_moe_imbalance(x, sh->ep, w->Tm) : 1;
 	w->gm = m->gated ? 2 : 1;     /* width of the up projection in units of ffn */
 	w->V = mt_model_padded_vocab(m, tp);
 	if (m->mla) {
@@ -230,7 +241,7 @@ static void prepare(const struct mt_ctx *x, const struct mt_shape *sh, struct wo
 		w->ub_rs = MT_TP_OVERLAP_RS_SPLITS;
 	}
 	w->inner_a2a = sh->cp_a2a > 0 ? sh->cp_a2a : mt_group_per_domain(x->cluster, cp, tp);
-	w->shared_f = w->shared_b = 0;
+	w->shared_f = w->shared_b = w->exp_f = w->exp_b = 0;
 	w->attn_lin_f = w->attn_lin_b = w->attn_lin_flops = 0;
 	w->up_f = w->up_flops = w->shared_flops = w->e_mlp = w->e_moe = 0;
 
@@ -274,7 +285,8 @@ static void prepare(const struct mt_ctx *x, const struct mt_shape *sh, struct wo
 	w->e_sp = (20 * h + (m->dropout > 0 ? 4 * h : 0)) / spd;
 	w->e_tp = (m->learned_pos || m->no_pos ? 0
 		   : 4 * (m->mla ? a * m->qk_rope_dim : w->q_el + w->kv_el) / t); /* RoPE */
-	w->e_sp += w->fp8_cast * 2 * h / spd;
+	/* the QKV and FC1 inputs come from a norm (4.9) */
+	w->e_sp += mt_recipe_norm_cast_bytes(x->recipe, x->cluster->compute_capability) * 2 * h / spd;
 	w->e_tp += w->fp8_cast * w->q_el / t;
 }
 
@@ -307,7 +319,7 @@ static void layer_compute(struct work *w, int k, struct mt_costs *o)
 		 * the mean number of routed tokens (5.3); Transformer Engine's
 		 * grouped linear runs one GEMM per local expert */
 		double E = m->experts, kk = m->topk, fe = m->moe_ffn, el = E / sh->ep;
-		double lam = mt_moe_imbalance(x);
+		double lam = w->lam;
 		double Me = lam * w->Tm * kk * sh->etp * sh->ep / E; /* tokens per local expert */
 		struct lin up, down, router;
 
@@ -316,6 +328,8 @@ static void layer_compute(struct work *w, int k, struct mt_costs *o)
 		router = linear(x, MT_DT_TF32, w->Tm, E, h);
 		o->gemm_f[k] += el * (up.f + down.f) + router.f;
 		o->gemm_b[k] += el * (up.b + down.b) + router.b;
+		w->exp_f = el * (up.f + down.f);
+		w->exp_b = el * (up.b + down.b);
 		o->flops_gemm_f[k] += (up.flops + down.flops) * el / lam + router.flops;
 		if (m->shared_ffn) {
 			struct lin su = linear(x, dt, T, gm * m->shared_ffn / t, h);
@@ -333,10 +347,14 @@ static void layer_compute(struct work *w, int k, struct mt_costs *o)
 		 * then per routed copy the expert activation and the FP8 casts; with
 		 * FP8 each local expert's tokens are padded to a multiple of 16 */
 		mt_dispatch_cost(x, sh->dispatcher, sh->ep, sh->etp, w->Tm, lam, &o->disp);
-		e += (o->disp.perm_bytes + lam * kk * ((m->gated ? 6.0 : 4.0) * fe +
-						       fp8_cast * (sh->etp * h + fe))) / w->spd;
+		bytes = (o->disp.perm_bytes + lam * kk * ((m->gated ? 6.0 : 4.0) * fe +
+							  fp8_cast * (sh->etp * h + fe))) / w->spd;
 		if (fp8_cast > 0 && w->Tm > 0)
-			e += el * 8 * 2 * h * 2 / T;
+			bytes += el * 8 * 2 * h * 2 / T;
+		e += bytes;
+		bytes *= T / (x->hbm * MT_ELEM_EFFICIENCY);
+		w->exp_f += bytes;
+		w->exp_b += MT_ELEM_BWD_FACTOR * bytes;
 		w->e_moe = e - e0;
 	}
 	bytes = e * T;
@@ -451,7 +469,8 @@ static void layer_host(const struct work *w, int k, struct mt_costs *o)
 	const int tp = w->sh->tp, cp = w->sh->cp, ep = w->sh->ep, etp = w->sh->etp;
 	const double bw = x->hbm * MT_ELEM_EFFICIENCY, E = hc->eager, Eb = E * MT_HOST_BWD_EAGER;
 	const double Tl = hc->te_fp8, To = hc->te;
-	double lin = m->mla ? (m->q_lora_rank > 0 ? 5 : 4) : 2, other = 1 + (m->qk_norm ? 2 : 0);
+	/* the q and k norms, or MLA's norms of its latent q and kv */
+	double lin = m->mla ? (m->q_lora_rank > 0 ? 5 : 4) : 2, other = 1 + (m->qk_norm || m->mla ? 2 : 0);
 	double eager = MT_HOST_ATTN_EAGER + (tp > 1 ? 4 : 0) + (cp > 1 ? 4 * cp : 0), rest;
 	int r;
 
@@ -465,6 +484,9 @@ static void layer_host(const struct work *w, int k, struct mt_costs *o)
 		h->cb[MT_HR_MLP] = 2 * Tl + e2 * Eb;
 		h->gf[MT_HR_MLP] = w->mlp_f + w->T * w->e_mlp / bw;
 		h->graphable = 1u << MT_HR_ATTN | 1u << MT_HR_MLP;
+		if (x->job->graph_scope) /* the scopes the job names (5.10) */
+			h->graphable = ((x->job->graph_scope >> MT_GS_ATTN & 1u) << MT_HR_ATTN) |
+				       ((x->job->graph_scope >> MT_GS_MLP & 1u) << MT_HR_MLP);
 		h->graph_calls = MT_GRAPH_CALLS_PER_LAYER / 2;
 		h->sync = MT_HS_NONE;
 	} else {
@@ -473,9 +495,15 @@ static void layer_host(const struct work *w, int k, struct mt_costs *o)
 		double pad = mt_prec_quantised(x->job) ? MT_HOST_EXPERT_PAD_OPS : 0;
 		/* no wait with padded token drop, nor on HybridEP with a rank
 		 * budget: the received size is known on the host (5.8) */
+		/* the all-to-all dispatcher copies the split sizes to the host;
+		 * DeepEP's dispatch and HybridEP's without a budget wait for the
+		 * received counts its notify kernel exchanges (fused_a2a.py @
+		 * d98e8a6: the CPU waits for the GPU's signal), then launch the
+		 * transfer itself: both wait before the tokens move; the
+		 * allgather dispatcher after its gather */
 		int sync = x->job->moe_balance == MT_BAL_DROP || w->sh->rank_budget ? MT_HS_NONE
-			   : w->sh->dispatcher == MT_DISPATCH_ALLTOALL ? MT_HS_BEFORE_A2A
-								      : MT_HS_DISPATCH;
+			   : w->sh->dispatcher == MT_DISPATCH_ALLGATHER ? MT_HS_DISPATCH
+									: MT_HS_BEFORE_DISPATCH;
 		int comm = ep > 1 || etp > 1;
 
 		h->cf[MT_HR_ROUTER] = To + MT_HOST_ROUTER_EAGER * E;
@@ -498,7 +526,9 @@ static void layer_host(const struct work *w, int k, struct mt_costs *o)
 		 * the all-to-all dispatcher all-gathers the counts before its wait */
 		h->gf[MT_HR_DISPATCH] = comm ? d->dispatch_s : 0;
 		h->gf[MT_HR_COMBINE] = comm ? d->combine_s : 0;
-		if (comm && w->sh->dispatcher == MT_DISPATCH_ALLTOALL)
+		/* the counts each rank sends: an all-gather (all-to-all) or the
+		 * notify kernel's exchange (flex), as small */
+		if (comm && w->sh->dispatcher != MT_DISPATCH_ALLGATHER)
 			h->gf[MT_HR_PRE] = coll(x, MT_COLL_ALL_GATHER, ep, etp, 8.0 * m->experts);
 		h->gf[MT_HR_MLP] = o->gemm_f[k] - w->attn_lin_f + w->T * w->e_moe / bw;
 		h->sync = sync;
@@ -509,6 +539,18 @@ static void layer_host(const struct work *w, int k, struct mt_costs *o)
 		h->graphable = sync == MT_HS_NONE
 				       ? (1u << MT_HR_N) - 1
 				       : 1u << MT_HR_ATTN | 1u << MT_HR_ROUTER | 1u << MT_HR_PRE;
+		if (x->job->graph_scope) {
+			unsigned gs = x->job->graph_scope;
+
+			h->graphable = (gs >> MT_GS_MOE & 1u) && sync == MT_HS_NONE
+					       ? (1u << MT_HR_N) - 1
+					       : ((gs >> MT_GS_ROUTER & 1u) << MT_HR_ROUTER) |
+							 ((gs >> MT_GS_PRE & 1u) << MT_HR_PRE);
+			if (!(gs >> MT_GS_ATTN & 1u))
+				h->graphable &= ~(1u << MT_HR_ATTN);
+			else
+				h->graphable |= 1u << MT_HR_ATTN;
+		}
 		h->graph_calls = MT_GRAPH_CALLS_PER_LAYER / 2;
 	}
 	/* attention: what the layer's forward leaves (its GEMMs and attention,
@@ -518,6 +560,14 @@ static void layer_host(const struct work *w, int k, struct mt_costs *o)
 		rest -= h->gf[r];
 	h->gf[MT_HR_ATTN] = fmax(0, rest);
 	mt_host_layer_finish(h, hc->graph);
+	/* the same layer waiting for the counts, as it would without the
+	 * rank budget: what the budget removes (8.1) */
+	if (k == MT_L_MOE && w->sh->rank_budget && x->job->moe_balance != MT_BAL_DROP) {
+		o->hl_wait = *h;
+		o->hl_wait.sync = MT_HS_BEFORE_DISPATCH;
+		o->hl_wait.graphable = 1u << MT_HR_ATTN | 1u << MT_HR_ROUTER | 1u << MT_HR_PRE;
+		mt_host_layer_finish(&o->hl_wait, hc->graph);
+	}
 }
 
 /* ---- EP communication (5.3), then the kernels issued and the layer's
@@ -531,7 +581,7 @@ static void layer_time(struct work *w, int k, double slow, struct mt_costs *o)
 
 	if (k == MT_L_MOE && (ep > 1 || etp > 1)) {
 		const struct mt_dispatch_cost *d = &o->disp;
-		double comp_f, comp_b, ef, eb;
+		double comp_f, comp_b, ex;
 
 		/* forward: dispatch and combine (the host's wait for the split
 		 * sizes is the host timeline's, 5.8); backward: the combine's and
@@ -543,16 +593,32 @@ static void layer_time(struct work *w, int k, double slow, struct mt_costs *o)
 		if (m->shared_ffn && w->sh->dispatcher != MT_DISPATCH_ALLGATHER)
 			hid = fmin(d->dispatch_s + d->combine_s, w->shared_f) +
 			      fmin(d->dispatch_s + d->combine_s, w->shared_b);
-		/* the 1F1B overlap: one micro-batch's forward runs beside another's
-		 * backward, so each direction's communication hides behind the
-		 * other direction's compute (wgrad delayed, so all of it) */
+		/* the 1F1B overlap (5.3): layer i of one micro-batch's forward
+		 * runs beside layer L-1-i of another's backward, each cut into
+		 * attention (with the router and shared experts), dispatch,
+		 * experts and combine, chained by events: the backward's combine
+		 * hides behind the forward's attention, the forward's dispatch
+		 * behind the backward's experts, the backward's dispatch behind
+		 * the forward's experts, the forward's combine behind the
+		 * backward's attention; each piece only behind its partner */
 		comp_f = o->gemm_f[k] + o->attn_f[k] + o->elem_f[k];
 		comp_b = o->gemm_b[k] + o->attn_b[k] + o->elem_b[k];
-		ef = fmax(0, comm_f - comp_b);
-		eb = fmax(0, comm_b - comp_f);
-		o->ep_1f1b_exposed = ef + eb;
-		o->ep_1f1b_save = (comm_f + comm_b - hid) + d->sm_share * hid -
-				  (ef + eb) - d->sm_share * (comm_f + comm_b - ef - eb);
+		ex = fmax(0, d->dispatch_s - fmax(0, comp_f - w->exp_f)) +
+		     fmax(0, d->dispatch_s - w->exp_b) + fmax(0, d->combine_s - w->exp_f) +
+		     fmax(0, d->combine_s - fmax(0, comp_b - w->exp_b));
+		/* of what the pieces could hide, the kernels running side by side
+		 * hide MT_EP_OVERLAP_HIDDEN: a communication kernel issued beside
+		 * a GEMM that holds every SM waits for its blocks to drain */
+		ex = comm_f + comm_b - MT_EP_OVERLAP_HIDDEN * (comm_f + comm_b - ex);
+		o->ep_1f1b_exposed = ex;
+		o->ep_1f1b_save = (comm_f + comm_b - hid) + d->sm_share * hid - ex -
+				  d->sm_share * (comm_f + comm_b - ex);
+		/* with the overlap Megatron-LM runs 32 hardware queues (5.3): below
+		 * compute capability 10 the TP and CP collectives then lose the
+		 * issue order their overlap needs, and what it hid is exposed */
+		if ((tp > 1 || cp > 1) && x->cluster->compute_capability < 10)
+			o->ep_1f1b_save -= (o->tp_comm[k] - o->tp_exposed[k]) +
+					   (o->cp_comm[k] - o->cp_exposed[k]);
 		o->ep_shared_hidden = hid;
 		slow += d->sm_share * hid;
 	}
@@ -561,10 +627,12 @@ static void layer_time(struct work *w, int k, double slow, struct mt_costs *o)
 	w->ep_f = fmax(0, comm_f - hid / 2);
 
 	/* kernels issued per layer and micro-batch, forward + backward (5.8) */
-	o->host_ops[k] = 40 + (tp > 1 ? 10 : 0) + (w->fp8_cast > 0 ? 12 : 0) + (cp > 1 ? 4 * cp : 0);
+	o->host_ops[k] = 40 + (tp > 1 ? 10 : 0) + (w->fp8_cast > 0 ? 12 * (1 + w->q_extra) : 0) +
+			 (cp > 1 ? 4 * cp : 0);
 	if (k == MT_L_MOE) /* router, permutations, a2a, and per local expert 2 GEMMs
 			    * forward and 4 backward, plus their FP8 casts */
-		o->host_ops[k] += 30 + (6 + (w->fp8_cast > 0 ? 6 : 0)) * m->experts / ep;
+		o->host_ops[k] += 30 + (6 + (w->fp8_cast > 0 ? 6 * (1 + w->q_extra) : 0)) *
+					       m->experts / ep;
 	/* the GPU idles between dependent kernels: one gap per kernel */
 	slow += o->host_ops[k] * MT_KERNEL_GAP_US * 1e-6;
 	o->fwd[k] = o->gemm_f[k] + o->attn_f[k] + o->elem_f[k] + slow / 3;
@@ -618,7 +686,7 @@ static void layer_recompute(const struct work *w, int k, double act_core, double
 	/* moe_act (experts.py:269, 1019): each routed copy's FC2 input; the
 	 * activation again on the busiest rank */
 	fr[MT_RCM_MOE_ACT] = T * m->topk * gin * m->moe_ffn / spd;
-	tm[MT_RCM_MOE_ACT] = T * mt_moe_imbalance(w->x) * m->topk * (m->gated ? 6.0 : 4.0) *
+	tm[MT_RCM_MOE_ACT] = T * w->lam * m->topk * (m->gated ? 6.0 : 4.0) *
 			     m->moe_ffn / spd / bw;
 	/* shared_experts (moe_layer.py:252, 517): their activation and FC2
 	 * inputs; their forward and TP pair again */
@@ -758,12 +826,12 @@ static void io_costs(const struct work *w, struct mt_costs *o)
 	o->p2p_bytes = T * h * 2 / spd;
 	if (m->experts) /* the dispatcher's send and receive buffers (5.3) */
 		o->moe_dispatch = o->disp.buffer_bytes > 0 ? o->disp.buffer_bytes
-			: 3 * mt_moe_imbalance(x) * w->Tm * m->topk * sh->etp * h * 2;
+						: 3 * w->lam * w->Tm * m->topk * sh->etp * h * 2;
 	/* a rank budget sizes the received tokens and the combine's input at
 	 * the budget, not at what arrives (token_dispatcher.py _HybridEPManager
 	 * setup_metadata): what it adds over the busiest rank's share */
 	if (m->experts && sh->rank_budget)
-		o->moe_dispatch += 2 * fmax(0, x->job->moe_rank_budget - mt_moe_imbalance(x)) * w->Tm *
+		o->moe_dispatch += 2 * fmax(0, x->job->moe_rank_budget - w->lam) * w->Tm *
 				   m->topk * sh->etp * h * 2;
 	o->transient = fmax(T * h * 2, T * gm * (m->experts ? fmax(m->ffn, m->shared_ffn) : m->ffn) / t * 2);
 	if (sh->tp_overlap && sp && tp > 1)
@@ -801,6 +869,7 @@ void mt_costs_compute(const struct mt_ctx *x, const struct mt_shape *sh, struct 
 	o->sp = sh->sp;
 	o->cp_type = sh->cp_comm;
 	o->dispatcher = sh->dispatcher;
+	o->rank_budget = sh->rank_budget;
 	prepare(x, sh, &w);
 	o->tokens = w.T;
 	for (k = 0; k < MT_L_N; k++) {

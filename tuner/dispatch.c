@@ -60,15 +60,50 @@ double mt_route_remote_nodes(int E, int k, int nodes)
 	return (nodes - 1) * (1 - miss(E, k, (double)E / nodes));
 }
 
-double mt_moe_imbalance(const struct mt_ctx *x)
+double mt_normal_max(int n)
+{
+	/* E[max of n standard normals], n = 2^i (i = 0..12): the order
+	 * statistics' tables (Harter 1961; Royston's algorithm AS 177) */
+	static const double tab[] = { 0, 0.5642, 1.0294, 1.4236, 1.7660, 2.0697, 2.3423,
+				      2.5899, 2.8168, 3.0265, 3.2216, 3.4042, 3.5758 };
+	double l, f;
+	int i;
+
+	if (n <= 1)
+		return 0;
+	l = log2((double)n);
+	i = (int)l;
+	if (i >= (int)(sizeof(tab) / sizeof(tab[0])) - 1)
+		return tab[sizeof(tab) / sizeof(tab[0]) - 1];
+	f = l - i;
+	return tab[i] + f * (tab[i + 1] - tab[i]);
+}
+
+double mt_moe_imbalance(const struct mt_ctx *x, int ep, double tokens)
 {
 	const struct mt_job *j = x->job;
+	const struct mt_model *m = x->model;
+	double E = m->experts, k = m->topk, e = ep, c, chance, skew, lam;
 
-	if (j->moe_balance == MT_BAL_FORCED)
+	if (ep <= 1 || E <= 1 || k <= 0 || tokens <= 0)
 		return 1.0;
+	/* the router's skew between experts: none when routing is forced
+	 * (Megatron-LM's --moe-router-force-load-balancing draws the scores at
+	 * random), MT_MOE_SKEW_AUX for an auxiliary loss trained from scratch,
+	 * MT_MOE_SKEW_PRETRAINED for a released router */
+	c = j->moe_balance == MT_BAL_FORCED ? 0
+	    : j->moe_balance == MT_BAL_PRETRAINED ? MT_MOE_SKEW_PRETRAINED : MT_MOE_SKEW_AUX;
+	/* chance: a rank holds g = E/e experts; each of the e*tokens tokens of
+	 * the EP group picks k distinct of E, so the picks landing on a rank
+	 * are hypergeometric: variance over mean^2 (e-1)(E-k)/(N k (E-1)) */
+	chance = (e - 1) * (E - k) / (e * tokens * k * (E - 1));
+	/* skew: a rank's load is the sum of its g experts' shares, each with
+	 * coefficient of variation c, drawn without replacement from E */
+	skew = c * c * (e / E) * (E - E / e) / (E - 1);
+	lam = 1 + mt_normal_max(ep) * sqrt(chance + skew);
 	if (j->moe_balance == MT_BAL_DROP && j->moe_capacity > 0)
-		return fmin(MT_MOE_IMBALANCE, fmax(1.0, j->moe_capacity));
-	return MT_MOE_IMBALANCE;
+		return fmin(lam, fmax(1.0, j->moe_capacity));
+	return lam;
 }
 
 static double coll(const struct mt_ctx *x, int op, int n, int stride, double bytes)

@@ -110,9 +110,18 @@ struct mt_ctx;
 void mt_dispatch_cost(const struct mt_ctx *x, int dispatcher, int ep, int etp, double tokens,
 		      double lam, struct mt_dispatch_cost *out);
 
-/* Load balance of the router (job.moe_balance). */
-enum mt_moe_balance { MT_BAL_AUX, MT_BAL_FORCED, MT_BAL_DROP };
-/* The busiest EP rank's routed tokens over the mean (docs/MODEL.md 5.3). */
-double mt_moe_imbalance(const struct mt_ctx *x);
+/* Load balance of the router (job.moe_balance): an auxiliary loss trained
+ * from scratch, forced (random) routing, padded token drop, or the router of
+ * a released checkpoint (fine-tuning, continued pre-training). */
+enum mt_moe_balance { MT_BAL_AUX, MT_BAL_FORCED, MT_BAL_DROP, MT_BAL_PRETRAINED };
+/* The busiest of ep ranks' routed tokens over the mean, each rank routing
+ * `tokens` per micro-batch (docs/MODEL.md 5.3): the largest of ep draws of
+ * the rank's load, whose spread is the routing's chance (top-k of E experts
+ * for every token) and the router's skew between experts; with token drop
+ * at most the capacity factor. */
+double mt_moe_imbalance(const struct mt_ctx *x, int ep, double tokens);
+
+/* The expected largest of n independent standard normal draws (n >= 1). */
+double mt_normal_max(int n);
 
 #endif

@@ -33,6 +33,12 @@ int mt_dispatch_use_backend(struct mt_dispatch_prof *p, int b)
 
 	for (i = 0; i < p->npts; i++)
 		if (p->pts[i].backend == b) {
+			/* the profile's SM count is its own backend's; DeepEP
+			 * run in its place takes Megatron-Core's default, 20
+			 * (token_dispatcher.py @ d98e8a6: moe_flex_dispatcher_num_sms
+			 * unset) */
+			if (b != p->flex_backend && b == MT_FLEX_DEEPEP)
+				p->flex_sms = 20;
 			p->flex_backend = b;
 			return 0;
 		}

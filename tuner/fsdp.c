@@ -9,9 +9,13 @@
 
 int mt_fsdp_reason(const struct mt_cluster *c, const struct mt_config *cfg)
 {
+	(void)c;
+	/* a DP x CP group to shard over; with TP or CP below compute capability
+	 * 10 Megatron-LM only warns (arguments.py @ d98e8a6 1456-1465): FSDP
+	 * wants CUDA_DEVICE_MAX_CONNECTIONS unset or above 1 (1166), and the TP
+	 * and CP collectives then lose the issue order their overlap needs
+	 * (timed in timing.c, docs/MODEL.md 5.11) */
 	if ((long)cfg->dp * cfg->cp < 2)
-		return MT_PRUNE_FSDP;
-	if ((cfg->tp > 1 || cfg->cp > 1) && c->compute_capability < 10)
 		return MT_PRUNE_FSDP;
 	return -1;
 }

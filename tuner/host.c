@@ -1,16 +1,51 @@
 /* SPDX-License-Identifier: MIT */
 /* host: the host timeline (docs/MODEL.md 5.8).  Arithmetic only. */
 #include <math.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "host.h"
+
+static const char *const scope_names[MT_GS_N] = { "attn", "mlp", "moe_router", "moe_preprocess",
+						   "moe" };
+
+const char *mt_graph_scope_name(int i)
+{
+	return i >= 0 && i < MT_GS_N ? scope_names[i] : "?";
+}
+
+int mt_graph_scope_parse(const char *s, unsigned *bits, char *bad, size_t cap)
+{
+	*bits = 0;
+	while (*s) {
+		size_t n = strcspn(s, ", ");
+		int i;
+
+		for (i = 0; i < MT_GS_N; i++)
+			if (strlen(scope_names[i]) == n && !strncmp(s, scope_names[i], n))
+				break;
+		if (i == MT_GS_N || !n) {
+			snprintf(bad, cap, "%.*s", (int)(n < 60 ? n : 60), s);
+			return -1;
+		}
+		*bits |= 1u << i;
+		s += n;
+		s += strspn(s, ", ");
+	}
+	if (!*bits) {
+		snprintf(bad, cap, "(empty)");
+		return -1;
+	}
+	return 0;
+}
 
 const char *mt_hsync_name(int s)
 {
 	switch (s) {
-	case MT_HS_BEFORE_A2A:
-		return "before the EP all-to-all (the split sizes)";
+	case MT_HS_BEFORE_DISPATCH:
+		return "before the tokens are dispatched (the counts each rank sends and receives)";
 	case MT_HS_DISPATCH:
-		return "after the dispatch (the received token counts)";
+		return "after the all-gather of the tokens (the counts of each expert)";
 	default:
 		return "none";
 	}
@@ -19,7 +54,7 @@ const char *mt_hsync_name(int s)
 /* The last region before the host waits. */
 static int sync_region(int s)
 {
-	return s == MT_HS_BEFORE_A2A ? MT_HR_PRE : MT_HR_DISPATCH;
+	return s == MT_HS_BEFORE_DISPATCH ? MT_HR_PRE : MT_HR_DISPATCH;
 }
 
 /* Two-machine flow shop: the host issues blocks in order, the GPU runs each

@@ -25,6 +25,8 @@
 #ifndef MT_HOST_H
 #define MT_HOST_H
 
+#include <stddef.h>
+
 /* The regions of a layer's forward, in the order the host issues them.  A
  * dense layer uses ATTN and MLP. */
 enum mt_hreg {
@@ -37,11 +39,25 @@ enum mt_hreg {
 	MT_HR_N
 };
 
+/* The scopes of Transformer Engine's per-layer CUDA graphs
+ * (--cuda-graph-modules, --cuda-graph-scope before core_v0.18.0), as bits of
+ * mt_job.graph_scope: the attention; a dense layer's MLP; a MoE layer's
+ * router and its dispatcher's preprocessing; the whole MoE block (padded
+ * token drop only: transformer_config.py @ d98e8a6 2840). */
+enum mt_graph_scope { MT_GS_ATTN, MT_GS_MLP, MT_GS_ROUTER, MT_GS_PRE, MT_GS_MOE, MT_GS_N };
+
+/* Parse "attn,moe_router" into *bits: 0, or -1 with the unknown name in
+ * bad. */
+int mt_graph_scope_parse(const char *s, unsigned *bits, char *bad, size_t cap);
+
+/* Megatron-LM's name of scope i ("moe_router"). */
+const char *mt_graph_scope_name(int i);
+
 /* Where a layer's forward waits for the GPU. */
 enum mt_hsync {
 	MT_HS_NONE,       /* no wait (dense, padded token drop, a rank budget) */
-	MT_HS_BEFORE_A2A, /* all-to-all: the split sizes before the all-to-all */
-	MT_HS_DISPATCH,   /* flex and allgather: the received token counts */
+	MT_HS_BEFORE_DISPATCH, /* all-to-all and flex: the counts before the tokens move */
+	MT_HS_DISPATCH,   /* allgather: the experts' counts after the gather */
 	MT_HS_N
 };
 

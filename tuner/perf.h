@@ -34,6 +34,7 @@ struct mt_costs {
 	/* the shape these costs are for */
 	int tp, cp, mbs, ep, etp, sp, cp_type;
 	int dispatcher;             /* enum mt_dispatcher */
+	int rank_budget;            /* HybridEP with a rank budget */
 	int valid;
 	double tokens;              /* T = mbs * seq / cp */
 
@@ -53,6 +54,8 @@ struct mt_costs {
 	double rc_full[MT_L_N];                      /* extra time, one more forward */
 	double host_ops[MT_L_N];                     /* kernels launched, fwd + bwd (GPU gaps) */
 	struct mt_host_layer hl[MT_L_N];             /* the host timeline's regions (5.8) */
+	struct mt_host_layer hl_wait;                /* a MoE layer with a rank budget as it would
+						      * be without: waiting for the counts */
 
 	/* executed FLOPs per layer per micro-batch, forward only */
 	double flops_gemm_f[MT_L_N], flops_attn_f[MT_L_N];
@@ -129,6 +132,7 @@ struct mt_ctx {
 	const struct mt_cluster *cluster;
 	const struct mt_job *job;
 	int gemm_dtype;             /* the recipe's GEMM curve: bf16, fp8 or fp4 */
+	double gemm_slow;           /* the recipe's GEMM time over its curve's (4.9) */
 	int recipe;                 /* enum mt_recipe (tuner/precision.h) */
 	double hbm;                 /* bytes per second */
 	double peak;                /* dense TFLOP/s of the precision, for MFU */

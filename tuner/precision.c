@@ -2,6 +2,8 @@
 /* precision: the recipe table (docs/MODEL.md 4.9). */
 #include "precision.h"
 
+#include "constants.h"
+
 #include <stddef.h>
 #include <stdio.h>
 
@@ -18,22 +20,26 @@
  * input row-wise and column-wise (the blocks run along the reduction
  * dimension, which the backward GEMMs transpose): two layouts. */
 static const struct mt_recipe_info recipes[MT_RECIPE_N] = {
-	{ "bf16", "BF16", MT_DT_BF16, 2, 0, 0, 0, 0, 0, 0, "", "", "bf16_mixed" },
+	{ "bf16", "BF16", MT_DT_BF16, 2, 0, 0, 0, 0, 0, 0, { 1, 1 }, { 0, 0 }, "", "",
+	  "bf16_mixed" },
 	{ "fp8-delayed", "FP8 with delayed (amax-history) per-tensor scaling", MT_DT_FP8, 1, 0, 0,
-	  4, 0, 1, 8.9, "FP8 tensor cores (compute capability 8.9 or newer: Ada, Hopper, Blackwell)",
+	  4, 0, 1, 8.9, { 1, 1 }, { 0, 0 },
+	  "FP8 tensor cores (compute capability 8.9 or newer: Ada, Hopper, Blackwell)",
 	  "delayed", "bf16_with_fp8_delayed_scaling_mixed" },
 	{ "fp8-tensorwise", "FP8 with current per-tensor scaling", MT_DT_FP8, 1, 0, 0, 4, 1, 1, 8.9,
+	  { 1, 1 }, { 0, 0 },
 	  "FP8 tensor cores (compute capability 8.9 or newer: Ada, Hopper, Blackwell)",
 	  "tensorwise", "bf16_with_fp8_current_scaling_mixed" },
 	{ "fp8-blockwise", "FP8 with 128x128 weight and 1x128 activation scales", MT_DT_FP8, 1, 128,
-	  128 * 128, 4, 0, 2, 9.0,
+	  128 * 128, 4, 0, 2, 9.0, { MT_GEMM_RATE_BLOCKWISE_HOPPER, MT_GEMM_RATE_MXFP8 }, { 0, 1 },
 	  "Hopper or newer (compute capability 9.0): Transformer Engine's block-scaled FP8 GEMMs",
 	  "blockwise", "bf16_with_fp8_subchannel_scaling_mixed" },
 	{ "mxfp8", "MXFP8: FP8 with an E8M0 scale per 32 elements", MT_DT_FP8, 1, 32, 32, 1, 0, 2,
-	  10.0, "Blackwell (compute capability 10.0): MX block scaling is done by its tensor cores",
+	  10.0, { MT_GEMM_RATE_MXFP8, MT_GEMM_RATE_MXFP8 }, { 0, 0 },
+	  "Blackwell (compute capability 10.0): MX block scaling is done by its tensor cores",
 	  "mxfp8", "bf16_with_mxfp8_mixed" },
 	{ "nvfp4", "NVFP4: E2M1 with an E4M3 scale per 16 elements and a per-tensor FP32 scale",
-	  MT_DT_FP4, 0.5, 16, 16, 1, 1, 2, 10.0,
+	  MT_DT_FP4, 0.5, 16, 16, 1, 1, 2, 10.0, { 1, 1 }, { 0, 0 },
 	  "Blackwell (compute capability 10.0): FP4 tensor cores", "nvfp4",
 	  "bf16_with_nvfp4_mixed" },
 };
@@ -68,13 +74,36 @@ static double scale_share(const struct mt_recipe_info *ri, int block)
 	return block > 0 ? ri->scale_bytes / block : 0;
 }
 
-double mt_recipe_cast_bytes(int r)
+double mt_recipe_cast_bytes(int r, double cc)
 {
 	const struct mt_recipe_info *ri = mt_recipe(r);
+	/* Transformer Engine keeps one per-tensor FP8 copy for both GEMM layouts
+	 * only where the tensor cores take a non-TN FP8 GEMM (compute
+	 * capability 10 and up: nvte_is_non_tn_fp8_gemm_supported,
+	 * transformer_engine.cpp); on Hopper the cast writes the transpose too */
+	int layouts = ri->layouts == 1 && ri->act_block == 0 && ri->q_bytes == 1 && cc < 10
+			      ? 2 : ri->layouts;
 
 	if (r == MT_RECIPE_BF16)
 		return 0;
-	return 2.0 * (1 + ri->amax_pass) + ri->layouts * (ri->q_bytes + scale_share(ri, ri->act_block));
+	return 2.0 * (1 + ri->amax_pass) + layouts * (ri->q_bytes + scale_share(ri, ri->act_block));
+}
+
+double mt_recipe_norm_cast_bytes(int r, double cc)
+{
+	const struct mt_recipe_info *ri = mt_recipe(r);
+
+	return mt_recipe_cast_bytes(r, cc) - (r == MT_RECIPE_FP8_TENSORWISE ? 2.0 * ri->amax_pass : 0);
+}
+
+double mt_recipe_gemm_rate(int r, double cc)
+{
+	return mt_recipe(r)->gemm_rate[cc >= 10];
+}
+
+int mt_recipe_gemm_extra(int r, double cc)
+{
+	return mt_recipe(r)->gemm_extra[cc >= 10];
 }
 
 double mt_recipe_saved_bytes(int r)

@@ -33,6 +33,12 @@ struct mt_recipe_info {
 	int amax_pass;            /* the cast reads its input once more for the amax */
 	int layouts;              /* quantised copies a cast writes (row- and column-wise) */
 	double min_cc;            /* compute capability it needs */
+	double gemm_rate[2];      /* its GEMMs' rate over a per-tensor FP8 GEMM of the same
+				   * dtype curve, on Hopper and on Blackwell (cc >= 10):
+				   * block-scaled GEMMs are slower (docs/MODEL.md 4.9) */
+	int gemm_extra[2];        /* kernels per quantised GEMM input beside the cast, Hopper
+				   * and Blackwell: block-wise FP8 on Blackwell runs as MXFP8
+				   * after a scale conversion */
 	const char *needs;        /* what that is, in words */
 	const char *megatron;     /* the value of --fp8-recipe / --fp4-recipe */
 	const char *bridge;       /* Megatron-Bridge's mixed_precision recipe name */
@@ -45,10 +51,25 @@ const struct mt_recipe_info *mt_recipe(int r);
 /* 1 when the job's GEMMs take quantised inputs (FP8 or NVFP4). */
 int mt_prec_quantised(const struct mt_job *j);
 
-/* Bytes of HBM traffic to quantise one BF16 element for a GEMM: read it
- * (twice with an amax pass), write each layout and its share of the scales.
- * 0 for BF16. */
-double mt_recipe_cast_bytes(int r);
+/* Bytes of HBM traffic to quantise one BF16 element for a GEMM on a GPU of
+ * compute capability cc: read it (twice with an amax pass), write each layout
+ * and its share of the scales; a per-tensor recipe below compute capability
+ * 10 writes a transposed copy besides (Hopper's FP8 GEMMs take only the TN
+ * layout).  0 for BF16. */
+double mt_recipe_cast_bytes(int r, double cc);
+
+/* The same for a GEMM input that a norm feeds (Transformer Engine's
+ * LayerNormLinear): per-tensor current scaling takes the amax in the norm
+ * kernel, so its cast reads the input once. */
+double mt_recipe_norm_cast_bytes(int r, double cc);
+
+/* The rate of the recipe's GEMMs over the profile's curve of its dtype on a
+ * GPU of compute capability cc (1 for BF16 and per-tensor FP8). */
+double mt_recipe_gemm_rate(int r, double cc);
+
+/* Kernels per quantised GEMM input beside the cast on a GPU of compute
+ * capability cc. */
+int mt_recipe_gemm_extra(int r, double cc);
 
 /* Bytes per element of a GEMM input saved for the backward (activations). */
 double mt_recipe_saved_bytes(int r);

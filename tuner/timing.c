@@ -38,6 +38,7 @@ struct stage_time {
 	double t, fwd, bwd;
 	double gemm, attn, elem, rc, tp, cp, ep, off, off_hidden, host, slow;
 	double cpu, gpu;           /* the host's issue time and the GPU's, per micro-batch */
+	double host_removed;       /* host time graphs and a rank budget remove (8.1) */
 	struct mt_host_tl tl;      /* the host timeline of one micro-batch (5.8) */
 	double fsdp, fsdp_hidden;  /* Megatron-FSDP collectives, per micro-batch (5.10) */
 	double params, params_exp;
@@ -64,6 +65,18 @@ static void stage_time(const struct mt_ctx *x, const struct mt_costs *a, const s
 			double save = n * ep_overlap_save(a, b);
 			o->fwd -= MT_COMM_FWD_SHARE * save;
 			o->bwd -= (1 - MT_COMM_FWD_SHARE) * save;
+		}
+		/* FSDP below compute capability 10 runs with more than one hardware
+		 * queue (Megatron-LM asserts CUDA_DEVICE_MAX_CONNECTIONS is not 1):
+		 * the TP and CP collectives lose the issue order their overlap
+		 * needs, and what it hid is exposed (5.11) */
+		if (cfg->fsdp && (a->tp > 1 || a->cp > 1) && x->cluster->compute_capability < 10) {
+			double lost = n * (a->tp_comm[k] - a->tp_exposed[k] + a->cp_comm[k] -
+					   a->cp_exposed[k]);
+
+			o->fwd += MT_COMM_FWD_SHARE * lost;
+			o->bwd += (1 - MT_COMM_FWD_SHARE) * lost;
+			o->tp += lost;
 		}
 		o->gemm += n * (a->gemm_f[k] + a->gemm_b[k]);
 		o->attn += n * (a->attn_f[k] + a->attn_b[k]);
@@ -151,6 +164,19 @@ static void stage_time(const struct mt_ctx *x, const struct mt_costs *a, const s
 		cpu = o->tl.cpu;
 	}
 	o->host = fmax(0, o->tl.t - gpu);
+	/* what the host would expose without graphs and a rank budget, eager
+	 * and waiting for the counts: their saving, for the band (8.1) */
+	if (cfg->full_graph || cfg->cuda_graph || (a->rank_budget && b->nl[st][MT_L_MOE] > 0)) {
+		struct mt_host_layer hb[2] = { a->hl[0], a->rank_budget ? a->hl_wait : a->hl[1] };
+		double nl[2] = { b->nl[st][0], b->nl[st][1] };
+		double extra = io * a->host_ops_io * x->hc.eager;
+		struct mt_host_tl tb;
+
+		for (k = 0; k < MT_L_N; k++)
+			extra += frac * nl[k] * a->hl[k].fwd_c[0];
+		mt_host_timeline(hb, nl, 0, x->hc.sync, gpu, extra, &tb);
+		o->host_removed = fmax(0, fmax(0, tb.t - gpu) - o->host);
+	}
 	o->cpu = cpu;
 	o->gpu = gpu;
 	o->t = gpu + o->host;
@@ -211,6 +237,7 @@ void mt_timing(const struct mt_ctx *x, const struct mt_costs *a, const struct mt
 	t->offload_hidden = mb * crit.off_hidden;
 	t->host_exposed = mb * crit.host;
 	t->host_cpu = mb * crit.cpu;
+	t->host_removed = mb * crit.host_removed;
 	t->host_gpu = mb * crit.gpu;
 	t->host_tl = crit.tl;
 	t->bubble = pp > 1 ? (pp - 1) / vpp * mean : 0;

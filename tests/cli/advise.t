@@ -56,7 +56,7 @@ nothing fits names the closest | 1 | closest: TP[0-9]+ PP[0-9]+ .*needs [0-9.]+ 
 estimate of a configuration that does not fit | 1 | DOES NOT FIT in memory | estimate --model llama3-70b --gpus 8 --seq 8192 --gbs 64 --tp 8
 llama3-70b on 64 H100 | 0 | ^1 +[1248] +[0-9]+ .* on +[0-9.]+ | advise --model llama3-70b --cluster dgx-h100 --gpus 64 --seq 8192 --gbs 128
 pins narrow the search | 0 | best: TP8 PP2 | advise --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --tp 8 --pp 2
-every knob pinned is one candidate | 0 | searched 1 candidates | advise --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --tp 8 --pp 4 --vpp 5 --cp 1 --mbs 1 --recompute selective --dist-opt on --offload-layers 0 --sequence-parallel on
+every knob pinned is one candidate | 0 | searched 1 candidates | advise --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --tp 8 --pp 4 --vpp 5 --cp 1 --mbs 1 --recompute selective --dist-opt on --offload-layers 0 --sequence-parallel on --fsdp off
 megatron flags | 0 | --tensor-model-parallel-size 8 | advise --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --tp 8 --format megatron
 megatron model flags first | 0 | ^--num-layers 32 | advise --model llama3-8b --gpus 8 --seq 8192 --gbs 64 --format megatron
 megatron GQA and vocabulary | 0 | --vocab-size 128256 | advise --model llama3-8b --gpus 8 --seq 8192 --gbs 64 --format megatron
@@ -105,7 +105,7 @@ no param gather overlap without grad overlap | 0 | !--overlap-param-gather | adv
 unfused attention with CP | 2 | context parallelism needs fused attention | advise --model llama3-8b --gpus 8 --seq 4096 --gbs 64 --cp 2 --attention unfused
 SP off for MoE with TP | 2 | needs sequence parallelism for MoE models with TP > 1 | advise --model mixtral-8x7b --gpus 16 --seq 4096 --gbs 64 --tp 2 --sequence-parallel off
 pinned micro-batch above the searched range | 0 | best: .*MBS64 | advise --model llama3-8b --gpus 8 --seq 512 --gbs 512 --mbs 64
-activation offload by its layer count only | 0 | --cpu-offloading-num-layers [0-9]+ | advise --model llama3-70b --gpus 64 --seq 65536 --gbs 64 --format megatron
+activation offload by its layer count only | 0 | --cpu-offloading-num-layers [0-9]+ | advise --model llama3-70b --gpus 64 --seq 65536 --gbs 64 --prefer-headroom 0 --format megatron
 no --cpu-offloading flag | 0 | !--cpu-offloading[^-]*$ | advise --model llama3-70b --gpus 64 --seq 65536 --gbs 64 --format megatron
 FP8 through the recipe name | 0 | mixed_precision=bf16_with_fp8_delayed_scaling_mixed | advise --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --precision fp8 --format bridge
 nothing under mixed_precision after its name | 0 | !^ *mixed_precision\. | advise --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --precision fp8 --format bridge
@@ -149,7 +149,7 @@ EP overlap with full recompute cites Megatron | 2 | --ep-overlap on: .*cannot ru
 EP overlap with the allgather dispatcher | 2 | --ep-overlap on: .*alltoall or flex dispatcher .*transformer_config\.py:3016 | advise --model qwen3-235b-a22b --gpus 256 --seq 4096 --gbs 2048 --ep-overlap on --moe-dispatcher allgather
 EP overlap on a dense model | 2 | --ep-overlap on: .*needs expert parallelism .*transformer_config\.py:3013 | advise --model llama3-8b --gpus 8 --seq 4096 --gbs 64 --ep-overlap on
 EP overlap needs on or off | 2 | --ep-overlap: expected on or off, got 'yes' | advise --model qwen3-30b-a3b --gpus 16 --seq 4096 --gbs 1024 --ep-overlap yes
-a bad router balance | 2 | --moe-balance: expected aux, forced or drop:CF | advise --model qwen3-30b-a3b --gpus 16 --seq 4096 --gbs 1024 --moe-balance drop:0.5
+a bad router balance | 2 | --moe-balance: expected aux, pretrained, forced or drop:CF | advise --model qwen3-30b-a3b --gpus 16 --seq 4096 --gbs 1024 --moe-balance drop:0.5
 EP overlap pinned on is emitted | 0 | --overlap-moe-expert-parallel-comm | estimate --model qwen3-235b-a22b --gpus 256 --seq 4096 --gbs 2048 --tp 2 --pp 8 --vpp 4 --ep 32 --recompute selective --ep-overlap on --format megatron
 EP overlap pinned off leaves the shared-expert overlap | 0 | --moe-shared-expert-overlap | estimate --model deepseek-v3 --gpus 1024 --seq 4096 --gbs 8192 --tp 2 --pp 16 --ep 64 --ep-overlap off --format megatron
 allgather dispatcher pinned | 0 | --moe-token-dispatcher-type allgather | estimate --model mixtral-8x7b --gpus 64 --seq 4096 --gbs 256 --ep 8 --moe-dispatcher allgather --format megatron
@@ -207,11 +207,11 @@ estimate CUDA graphs with the EP overlap refused | 2 | --cuda-graphs on with --e
 CUDA graphs pinned keep the EP overlap off | 0 | !--overlap-moe-expert-parallel-comm | estimate --model qwen3-30b-a3b --gpus 16 --seq 4096 --gbs 64 --ep 8 --pp 2 --vpp 2 --cuda-graphs on --format megatron
 EP overlap pinned keeps CUDA graphs off on a host-bound GPU | 0 | !--cuda-graph-impl transformer_engine | advise --model qwen3-30b-a3b --cluster dgx-b200 --gpus 16 --seq 4096 --gbs 64 --vpp 2 --ep-overlap on --format megatron
 # every knob that differs from Megatron-LM's defaults is in the headline and the report
-best line names the layer offload | 0 | ^best: TP8 PP1 DP8 MBS1, recompute none, activations of [0-9]+ layers offloaded to the host | advise --model llama3-70b --gpus 64 --seq 65536 --gbs 64 --top 2
+best line names the layer offload | 0 | ^best: TP8 PP1 DP8 MBS1, recompute none, activations of [0-9]+ layers offloaded to the host | advise --model llama3-70b --gpus 64 --seq 65536 --gbs 64 --top 2 --prefer-headroom 0
 best line names full recompute's layers | 0 | ^best: .*recompute full \([0-9]+ layers per model chunk\) | advise --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --recompute full --top 1
 best line names fine-grained offload | 0 | ^best: .*inputs of core_attn,attn_proj offloaded to the host | advise --model llama3-70b --gpus 64 --seq 32768 --gbs 64 --offload-modules core_attn,attn_proj --top 1
 best line names the optimizer offload | 0 | ^best: .*50% of the optimizer states on the host | advise --model llama3-8b --gpus 8 --seq 8192 --gbs 64 --optimizer-cpu-offload 0.5 --top 1
-report summary names the offload and its host memory | 0 | Recommended: <b>TP8 PP1 DP8 MBS1</b>, recompute none, <b>activations of [0-9]+ layers offloaded to the host</b> \([0-9.]+ GiB of pinned host memory per node\) | advise --model llama3-70b --gpus 64 --seq 65536 --gbs 64 --top 2 --report -
+report summary names the offload and its host memory | 0 | Recommended: <b>TP8 PP1 DP8 MBS1</b>, recompute none, <b>activations of [0-9]+ layers offloaded to the host</b> \([0-9.]+ GiB of pinned host memory per node\) | advise --model llama3-70b --gpus 64 --seq 65536 --gbs 64 --top 2 --prefer-headroom 0 --report -
 report table shows the offload | 0 | <td>none \+offload [0-9]+</td> | advise --model llama3-70b --gpus 64 --seq 65536 --gbs 64 --top 2 --report -
 # nothing fits: the changes that would, each searched, in the text and the JSON
 no-fit lists the optimizer offload that fits | 1 | ^  --optimizer-cpu-offload 1 +TP[0-9]+ PP[0-9]+.*s per step | advise --model llama3-70b --gpus 8 --seq 4096 --gbs 64
@@ -232,7 +232,11 @@ headroom: the pick off the memory limit is first | 0 | best: TP1 PP1 DP8 MBS1, r
 headroom: the faster one on the limit is the runner-up, named so | 0 | runner-up: TP1 PP1 DP8 MBS2, 1.8% faster but on the memory limit \(75.4 of 75.7 GiB usable\) | advise --model tests/fixtures/models/hf-mistral-7b.json --gpus 8 --seq 4096 --gbs 256
 headroom: the JSON says the pick was for headroom | 0 | "headroom_pick": true | advise --model tests/fixtures/models/hf-mistral-7b.json --gpus 8 --seq 4096 --gbs 256 --json -
 headroom: 0 ranks by step time alone | 0 | best: TP1 PP1 DP8 MBS2, recompute none | advise --model tests/fixtures/models/hf-mistral-7b.json --gpus 8 --seq 4096 --gbs 256 --prefer-headroom 0
-headroom: more than the gap keeps the fastest | 0 | best: TP1 PP1 DP8 MBS2, recompute none | advise --model tests/fixtures/models/hf-mistral-7b.json --gpus 8 --seq 4096 --gbs 256 --prefer-headroom 1
+headroom: a share below the gap still yields to the band | 0 | best: TP1 PP1 DP8 MBS1, recompute none | advise --model tests/fixtures/models/hf-mistral-7b.json --gpus 8 --seq 4096 --gbs 256 --prefer-headroom 1
+# a long context (docs/MODEL.md 7.1): TP8 with 71 layers offloaded fills 75.4 of 75.7 GiB and pins
+# 1.25 TB of host memory per node; TP8 CP8 without offload, 5% slower and within the band, is first
+headroom: long context picks a layout with headroom | 0 | ^best: TP8 PP1 CP8\(p2p\) DP1 MBS1, recompute none, distributed | advise --model llama3-70b --gpus 64 --seq 65536 --gbs 64 --top 2
+headroom: long context names the offload it passed over | 0 | runner-up: TP8 PP1 DP8 MBS1, 5.0% faster but on the memory limit \(75.4 of 75.7 GiB usable, activations offloaded\) | advise --model llama3-70b --gpus 64 --seq 65536 --gbs 64 --top 2
 headroom: a bad share is refused | 2 | --prefer-headroom.*a percentage in \[0, 90\) | advise --model llama3-8b --gpus 8 --seq 4096 --gbs 64 --prefer-headroom 95
 # FP8 on Blackwell without a recipe: delayed scaling, with a word about MXFP8
 fp8 on Blackwell names MXFP8 | 0 | warning: --precision fp8 on .*B200.* uses delayed \(per-tensor\) scaling, Megatron-LM's default; NVIDIA's Blackwell recipes train with MXFP8 | estimate --model llama3-8b --cluster dgx-b200 --gpus 8 --seq 4096 --gbs 64 --precision fp8

@@ -78,7 +78,9 @@ for ep in (4, 8, 16, 32):
         # the recompute mode in the name: candidates may differ only in it
         rc = cfg["recompute"] + "".join("+" + m for m in cfg.get("recompute_modules", [])
                                         if cfg["recompute"] == "selective")
-        name = f"c{i + 1}-tp{cfg['tp']}-pp{cfg['pp']}-vpp{cfg['vpp']}-ep{cfg['ep']}-mbs{cfg['mbs']}-{rc}"
+        # and FSDP: candidates may differ only in it
+        name = (f"c{i + 1}-tp{cfg['tp']}-pp{cfg['pp']}-vpp{cfg['vpp']}-ep{cfg['ep']}-mbs{cfg['mbs']}-{rc}"
+                + ("-fsdp" if cfg.get("fsdp") else ""))
         pred = {"step_s": c["time"]["step_s"], "mem_gib": c["memory"]["total_bytes"] / 2**30,
                 "tokens_per_s_per_gpu": c["throughput"]["tokens_per_s_per_gpu"],
                 "tflops_per_gpu": c["throughput"]["model_tflops_per_gpu"]}
@@ -137,7 +139,8 @@ PY
 	bad "fit: $(cat "$T/fit.err")"
 
 # advise and estimate apply the correction and say so
-"$MT" advise $JOB --cluster "$T/corr.json" --ep 32 --top 1 --json "$T/a32c.json" >"$T/a32c.out" 2>&1 ||
+# pinned to a measured layout: the corrected model may rank an unmeasured one first
+"$MT" advise $JOB --cluster "$T/corr.json" --ep 32 --mbs 2 --fsdp off --top 1 --json "$T/a32c.json" >"$T/a32c.out" 2>&1 ||
 	bad "advise on the corrected profile: $(cat "$T/a32c.out")"
 grep -q 'corrected by calibrate --from-validation' "$T/a32c.out" &&
 	ok "advise says the correction and its provenance" || bad "no correction line: $(head -5 "$T/a32c.out")"
@@ -164,8 +167,9 @@ meas = {c["name"].split("-", 1)[1]: c["measured"]["step_s"] for c in v["candidat
 cfg = a["candidates"][0]["config"]
 rc = cfg["recompute"] + "".join("+" + m for m in cfg.get("recompute_modules", [])
                                if cfg["recompute"] == "selective")
-key = f"tp{cfg['tp']}-pp{cfg['pp']}-vpp{cfg['vpp']}-ep{cfg['ep']}-mbs{cfg['mbs']}-{rc}"
-assert key in meas and abs(step / meas[key] - 1) < 0.01, (step, meas)
+key = (f"tp{cfg['tp']}-pp{cfg['pp']}-vpp{cfg['vpp']}-ep{cfg['ep']}-mbs{cfg['mbs']}-{rc}"
+       + ("-fsdp" if cfg.get("fsdp") else ""))
+assert key in meas and abs(step / meas[key] - 1) < 0.01, (key, step, meas)
 PY
 	bad "corrected advise vs measured"
 

@@ -9,7 +9,7 @@ check misconfigured reads the model from its flags | 0 | 80 layers, hidden 8192,
 check misconfigured names TP 16 across nodes | 0 | TP 16 spans 2 NVLink domains of 8 GPUs | check tests/fixtures/jobs/llama3-70b-misconfigured.sh
 check misconfigured says why it cannot time TP 16 | 0 | cannot time the job as written: --tp 16: .*8 key/value heads | check tests/fixtures/jobs/llama3-70b-misconfigured.sh
 check misconfigured has no one-knob fix | 0 | one knob: no single change makes the job run and fit | check tests/fixtures/jobs/llama3-70b-misconfigured.sh
-check misconfigured fixes TP with two knobs | 0 | two knobs \(TP \+ PP\): TP8 | check tests/fixtures/jobs/llama3-70b-misconfigured.sh
+check misconfigured fixes TP with two knobs | 0 | two knobs \(TP \+ FSDP\): TP4 | check tests/fixtures/jobs/llama3-70b-misconfigured.sh
 check misconfigured diff removes the job's TP | 0 | - --tensor-model-parallel-size 16 | check tests/fixtures/jobs/llama3-70b-misconfigured.sh
 check misconfigured best overall | 0 | best overall \(everything\): TP4 PP2 | check tests/fixtures/jobs/llama3-70b-misconfigured.sh
 check misconfigured lists a flag it does not time | 0 | not modelled \(1 flag megatune does not time\): --save-interval \(line 63\) | check tests/fixtures/jobs/llama3-70b-misconfigured.sh

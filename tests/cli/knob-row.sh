@@ -11,7 +11,9 @@ cd "$(dirname "$0")/../.." || exit 2
 BUILD=${BUILD:-build}
 KB=$BUILD/knobtest
 fail() { echo "FAIL: $*"; exit 1; }
-make -s BUILD="$KB" NO_DEPS=1 CFLAGS="-O0 -DMT_TEST_KNOB" "$KB/megatune" >/dev/null 2>"$KB.log" ||
+# -O0 for speed; gcc's format-truncation guesses at -O0 are not errors here
+# (make check's WERROR=1 judges the real build)
+make -s BUILD="$KB" NO_DEPS=1 WERROR= CFLAGS="-O0 -DMT_TEST_KNOB" "$KB/megatune" >/dev/null 2>"$KB.log" ||
 	{ cat "$KB.log"; fail "the build with -DMT_TEST_KNOB"; }
 MT=$KB/megatune
 T=$(mktemp -d "${TMPDIR:-/tmp}/knob-row.XXXXXX") || exit 2

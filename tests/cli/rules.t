@@ -53,8 +53,8 @@ a missing rule file | 2 | cannot read 'nope.rules' | advise --model llama3-70b -
 estimate lists the broken constraints | 0 | tp-nvlink +TP 16 would span 2 NVLink domains | estimate --model gpt3-175b --gpus 64 --seq 2048 --gbs 64 --tp 16 --pp 4
 estimate: a pin overrides a set rule | 1 | sp-with-tp +\(overridden\) \[config.sp = on \(pinned to off\)\] | estimate --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --tp 4 --pp 4 --sequence-parallel off
 estimate: set rules fill what is not pinned | 0 | \[config.bucket_params = [0-9.]+M\] | estimate --model llama3-8b --gpus 64 --seq 4096 --gbs 512
-nothing fits the constraints: one is relaxed | 0 | NOTE: no candidate that fits satisfies every constraint rule; ranked without rule site-no-pipeline | advise --model llama3.1-405b --gpus 128 --seq 8192 --gbs 128 --rules tests/fixtures/rules/site-no-pp.rules
-a relaxed rule is marked under the best | 0 | site-no-pipeline +PP [0-9]+: our launcher | advise --model llama3.1-405b --gpus 128 --seq 8192 --gbs 128 --rules tests/fixtures/rules/site-no-pp.rules
+nothing fits the constraints: one is relaxed | 0 | NOTE: no candidate that fits satisfies every constraint rule; ranked without rule site-no-pipeline | advise --model llama3.1-405b --gpus 128 --seq 8192 --gbs 128 --fsdp off --rules tests/fixtures/rules/site-no-pp.rules
+a relaxed rule is marked under the best | 0 | site-no-pipeline +PP [0-9]+: our launcher | advise --model llama3.1-405b --gpus 128 --seq 8192 --gbs 128 --fsdp off --rules tests/fixtures/rules/site-no-pp.rules
 the flex dispatcher may cross NVLink domains | 0 | --moe-token-dispatcher-type flex | advise --model deepseek-v3 --gpus 1024 --seq 4096 --gbs 8192 --moe-dispatcher flex
 a bad dispatcher | 2 | --moe-dispatcher: expected alltoall, allgather, flex or auto, got 'deepep' | advise --model deepseek-v3 --gpus 1024 --seq 4096 --gbs 8192 --moe-dispatcher deepep
 environment from rules | 0 | ^export CUDA_DEVICE_MAX_CONNECTIONS=1$ | advise --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --format env

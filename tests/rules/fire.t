@@ -21,6 +21,10 @@ cuda-max-connections | fires | estimate --model llama3-70b --gpus 64 --seq 8192 
 cuda-max-connections | fires | estimate --model llama3-8b --gpus 8 --seq 16384 --gbs 64 --cp 2
 cuda-max-connections | quiet | estimate --model llama3-8b --gpus 8 --seq 4096 --gbs 64
 cuda-max-connections | quiet | estimate --model llama3-70b --cluster dgx-b200 --gpus 64 --seq 8192 --gbs 128 --tp 4 --pp 4
+cuda-max-connections | quiet | estimate --model llama3-8b --gpus 8 --seq 8192 --gbs 128 --fsdp on --tp 2
+fsdp-connections | fires | estimate --model llama3-8b --gpus 8 --seq 8192 --gbs 128 --fsdp on --tp 2
+fsdp-connections | quiet | estimate --model llama3-8b --cluster dgx-b200 --gpus 8 --seq 8192 --gbs 128 --fsdp on --tp 2
+fsdp-connections | quiet | estimate --model llama3-8b --gpus 8 --seq 8192 --gbs 128 --fsdp on
 max-connections-blackwell | fires | estimate --model llama3-70b --cluster dgx-b200 --gpus 64 --seq 8192 --gbs 128 --tp 4 --pp 4
 max-connections-blackwell | fires | estimate --model llama3-8b --cluster gb200-nvl72 --gpus 8 --seq 16384 --gbs 64 --cp 2
 max-connections-blackwell | quiet | estimate --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --tp 4 --pp 4
@@ -94,7 +98,7 @@ moe-alltoall-host-wait | quiet | estimate --model qwen3-235b-a22b --gpus 256 --s
 moe-ep-overlap-1f1b | fires | estimate --model qwen3-235b-a22b --gpus 256 --seq 4096 --gbs 1024 --tp 1 --pp 4 --vpp 2 --ep 16 --ep-overlap on
 moe-ep-overlap-1f1b | quiet | estimate --model qwen3-235b-a22b --gpus 256 --seq 4096 --gbs 1024 --tp 1 --pp 4 --vpp 1 --ep 16
 moe-ep-overlap-1f1b | quiet | advise --model qwen3-235b-a22b --gpus 256 --seq 4096 --gbs 1024 --ep-overlap off
-moe-ep-exposed | fires | advise --model deepseek-v3 --gpus 1024 --seq 4096 --gbs 8192 --moe-dispatcher alltoall --ep-overlap off
+moe-ep-exposed | fires | estimate --model qwen3-235b-a22b --gpus 256 --seq 4096 --gbs 2048 --tp 2 --pp 8 --vpp 4 --ep 32 --moe-dispatcher flex --ep-overlap off
 moe-ep-exposed | quiet | estimate --model mixtral-8x7b --gpus 64 --seq 4096 --gbs 256 --tp 2 --pp 4
 moe-grouped-gemm | fires | advise --model qwen3-235b-a22b --gpus 256 --seq 4096 --gbs 1024
 moe-grouped-gemm | quiet | estimate --model mixtral-8x7b --gpus 64 --seq 4096 --gbs 256 --tp 1 --pp 8 --ep 8

@@ -222,16 +222,86 @@ static void dispatchers_and_overlap_in_a_layer(void **state)
 	assert_true(f->ep_1f1b_save > 0 && f->ep_1f1b_exposed < f->ep_comm[MT_L_MOE]);
 	assert_close(mt_ep_overlap_paired(1, 1, 8), 7.0 / 8, 1e-12);
 	assert_close(mt_ep_overlap_paired(8, 4, 128), 1 - (14.0 + 24.0) / 512, 1e-12);
-	/* balance: 1.3 with the auxiliary loss, 1 forced, the capacity factor with drops */
-	lam = mt_moe_imbalance(&x);
-	assert_close(lam, 1.3, 1e-12);
+	/* balance (5.3): forced routing is random, not even: the busiest of 32
+	 * ranks is a little above the mean; an auxiliary loss adds the experts'
+	 * skew, a released router more; token drop caps it at the capacity */
 	j.moe_balance = MT_BAL_FORCED;
-	assert_close(mt_moe_imbalance(&x), 1.0, 1e-12);
+	lam = mt_moe_imbalance(&x, 32, 2048);
+	assert_true(lam > 1.0 && lam < 1.05);
+	j.moe_balance = MT_BAL_AUX;
+	assert_true(mt_moe_imbalance(&x, 32, 2048) > lam);
+	j.moe_balance = MT_BAL_PRETRAINED;
+	assert_true(mt_moe_imbalance(&x, 32, 2048) > 1.5);
 	j.moe_balance = MT_BAL_DROP;
-	j.moe_capacity = 1.1;
-	assert_close(mt_moe_imbalance(&x), 1.1, 1e-12);
+	j.moe_capacity = 1.01;
+	assert_close(mt_moe_imbalance(&x, 32, 2048), 1.01, 1e-12);
+	assert_close(mt_moe_imbalance(&x, 1, 2048), 1.0, 1e-12);
 	free(a);
 	free(f);
+	mt_cluster_free(c);
+}
+
+/* A small linear congruential generator: the same draws on every machine. */
+static unsigned long long lcg_state = 88172645463325252ull;
+static double uniform01(void)
+{
+	lcg_state = lcg_state * 6364136223846793005ull + 1442695040888963407ull;
+	return (double)(lcg_state >> 11) / 9007199254740992.0;
+}
+
+/* The busiest rank's share under uniform top-k routing (forced balance, the
+ * skew 0) is the largest of the ranks' hypergeometric loads: a simulation of
+ * 300 micro-batches of Qwen3-30B-A3B's routing (128 experts, top-8) over EP 8
+ * and 16 agrees with mt_moe_imbalance() within 1%, and the expected largest
+ * of n normal draws is the tables' */
+static void imbalance_matches_random_routing(void **state)
+{
+	struct mt_error err = MT_ERROR_INIT;
+	struct mt_cluster *c = load("dgx-h100");
+	static const int eps[] = { 8, 16 };
+	struct mt_model m;
+	struct mt_job j;
+	struct mt_ctx x;
+	size_t t;
+
+	(void)state;
+	assert_close(mt_normal_max(2), 0.5642, 1e-3);
+	assert_close(mt_normal_max(8), 1.4236, 1e-3);
+	assert_close(mt_normal_max(64), 2.3423, 1e-3);
+	assert_true(mt_normal_max(24) > mt_normal_max(16) && mt_normal_max(24) < mt_normal_max(32));
+	assert_int_equal(mt_model_load("qwen3-30b-a3b", &m, &err), 0);
+	job_256(&j);
+	j.moe_balance = MT_BAL_FORCED;
+	mt_ctx_init(&x, &m, c, &j);
+	for (t = 0; t < sizeof(eps) / sizeof(eps[0]); t++) {
+		int e = eps[t], E = 128, k = 8, T = 512, it, i, r, n;
+		double sum = 0;
+
+		for (it = 0; it < 300; it++) {
+			int load[16] = { 0 }, top = 0;
+
+			for (n = 0; n < T * e; n++) {
+				int pick[8];
+
+				for (i = 0; i < k; i++) { /* k distinct experts */
+					int ex, dup;
+
+					do {
+						ex = (int)(uniform01() * E);
+						for (dup = 0, r = 0; r < i; r++)
+							dup |= pick[r] == ex;
+					} while (dup);
+					pick[i] = ex;
+					load[ex / (E / e)]++;
+				}
+			}
+			for (r = 0; r < e; r++)
+				if (load[r] > top)
+					top = load[r];
+			sum += (double)top / ((double)T * k);
+		}
+		assert_close(mt_moe_imbalance(&x, e, T), sum / 300, 0.01);
+	}
 	mt_cluster_free(c);
 }
 
@@ -357,6 +427,7 @@ static void overlap_checks_cite_megatron(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(imbalance_matches_random_routing),
 		cmocka_unit_test(routing_counts_distinct_ranks_and_nodes),
 		cmocka_unit_test(names_parse_both_ways),
 		cmocka_unit_test(published_curves_of_the_bundled_profiles),

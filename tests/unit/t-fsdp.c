@@ -44,8 +44,8 @@ static void where_it_runs(void **state)
 	c.tp = c.cp = c.pp = 1;
 	c.dp = 8;
 	assert_int_equal(mt_fsdp_reason(h100, &c), -1);
-	c.tp = 2;
-	assert_int_equal(mt_fsdp_reason(h100, &c), MT_PRUNE_FSDP);
+	c.tp = 2; /* Megatron-LM warns, does not refuse (arguments.py:1456-1465) */
+	assert_int_equal(mt_fsdp_reason(h100, &c), -1);
 	assert_int_equal(mt_fsdp_reason(gb200, &c), -1);
 	c.tp = 1;
 	c.dp = 1;
@@ -53,7 +53,7 @@ static void where_it_runs(void **state)
 	c.cp = 2; /* DP x CP is the group */
 	assert_int_equal(mt_fsdp_reason(gb200, &c), -1);
 	assert_string_equal(mt_prune_id(MT_PRUNE_FSDP), "fsdp");
-	assert_non_null(strstr(mt_prune_cite(MT_PRUNE_FSDP), "arguments.py:1166"));
+	assert_non_null(strstr(mt_prune_cite(MT_PRUNE_FSDP), "1166"));
 }
 
 /* PyTorch FSDP2 runs where Megatron-FSDP does, and only with PP 1, EP 1 and
@@ -80,8 +80,9 @@ static void where_fsdp2_runs(void **state)
 	c.ep = 1;
 	tied.tied = 1;
 	assert_int_equal(mt_fsdp_impl_reason(&tied, h100, &c), MT_PRUNE_TORCH_FSDP);
-	c.tp = 2; /* the checks both share come first */
+	c.dp = 1; /* the checks both share come first */
 	assert_int_equal(mt_fsdp_impl_reason(&llama8, h100, &c), MT_PRUNE_FSDP);
+	c.dp = 8, c.tp = 2;
 	assert_int_equal(mt_fsdp_impl_reason(&llama8, gb200, &c), -1);
 	assert_string_equal(mt_prune_id(MT_PRUNE_TORCH_FSDP), "torch-fsdp2");
 	assert_non_null(strstr(mt_prune_cite(MT_PRUNE_TORCH_FSDP), "arguments.py:1031-1049"));

@@ -64,10 +64,10 @@ static void a_wait_splits_the_overlap(void **state)
 	gpu = 4 * 1.4 * MS + 8 * MS;
 	mt_host_timeline(hl, nl, 0, 0, gpu, 0, &a);
 	assert_near(a.t, gpu, 1e-12); /* no wait: 11.2 ms of CPU hides */
-	moe_layer(&hl[1], MT_HS_BEFORE_A2A);
+	moe_layer(&hl[1], MT_HS_BEFORE_DISPATCH);
 	mt_host_timeline(hl, nl, 0, 0, gpu, 0, &b);
 	assert_int_equal(b.syncs, 4);
-	assert_int_equal(b.sync, MT_HS_BEFORE_A2A);
+	assert_int_equal(b.sync, MT_HS_BEFORE_DISPATCH);
 	/* between two waits: dispatch, experts (CPU-heavy), combine, then the
 	 * next attention (GPU-heavy): the flow shop exceeds both sums */
 	assert_near(b.seg_cpu, 1.6 * MS, 1e-12);
@@ -90,7 +90,7 @@ static void graphs_replace_the_captured_regions(void **state)
 	double eager, graphed;
 
 	(void)state;
-	moe_layer(&h, MT_HS_BEFORE_A2A);
+	moe_layer(&h, MT_HS_BEFORE_DISPATCH);
 	eager = mt_host_layer_cpu(&h, 0);
 	graphed = mt_host_layer_cpu(&h, 1);
 	assert_near(eager, 2.8 * MS, 1e-12);
@@ -127,7 +127,7 @@ static void dispatchers_place_their_waits(void **state)
 	assert_near(x.hc.eager, 13.5e-6, 1e-12);
 	assert_near(x.hc.te_fp8, 72e-6, 1e-12);
 	mt_costs_compute(&x, &sh, &a);
-	assert_int_equal(a.hl[MT_L_MOE].sync, MT_HS_BEFORE_A2A);
+	assert_int_equal(a.hl[MT_L_MOE].sync, MT_HS_BEFORE_DISPATCH);
 	assert_true(a.hl[MT_L_MOE].gf[MT_HR_DISPATCH] > 0);
 	assert_true(a.hl[MT_L_MOE].gf[MT_HR_PRE] > 0); /* the counts' all-gather */
 	experts16 = a.hl[MT_L_MOE].cf[MT_HR_MLP];
@@ -137,9 +137,17 @@ static void dispatchers_place_their_waits(void **state)
 	mt_costs_compute(&x, &sh, &a);
 	experts8 = a.hl[MT_L_MOE].cf[MT_HR_MLP];
 	assert_near(experts16 - experts8, 8 * 12 * 13.5e-6, 1e-9);
+	/* DeepEP and HybridEP wait for the counts their notify kernel exchanges,
+	 * before the tokens move, as the all-to-all dispatcher does; the
+	 * allgather dispatcher after its gather */
 	sh.dispatcher = MT_DISPATCH_FLEX;
 	mt_costs_compute(&x, &sh, &a);
+	assert_int_equal(a.hl[MT_L_MOE].sync, MT_HS_BEFORE_DISPATCH);
+	assert_true(a.hl[MT_L_MOE].gf[MT_HR_PRE] > 0); /* the notify's exchange */
+	sh.dispatcher = MT_DISPATCH_ALLGATHER;
+	mt_costs_compute(&x, &sh, &a);
 	assert_int_equal(a.hl[MT_L_MOE].sync, MT_HS_DISPATCH);
+	sh.dispatcher = MT_DISPATCH_FLEX;
 	j.moe_balance = MT_BAL_DROP, j.moe_capacity = 1;
 	mt_costs_compute(&x, &sh, &a);
 	assert_int_equal(a.hl[MT_L_MOE].sync, MT_HS_NONE);

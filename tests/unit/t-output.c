@@ -34,6 +34,7 @@ static int setup(void **state)
 	job.seq = 8192;
 	job.gbs = 256;
 	job.top_k = 3;
+	job.pins.fsdp = MT_FSDP_OFF; /* the distributed optimizer's flags and CP's variables */
 	res = calloc(1, sizeof(*res));
 	rs = mt_ruleset_new();
 	if (!res || !rs || mt_ruleset_add_bundled(rs) || mt_ruleset_finish(rs) ||

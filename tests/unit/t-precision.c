@@ -51,12 +51,29 @@ static struct mt_job job_of(int prec, int recipe)
 static void cast_bytes_by_recipe(void **state)
 {
 	(void)state;
-	assert_close(mt_recipe_cast_bytes(MT_RECIPE_BF16), 0, 1e-12);
-	assert_close(mt_recipe_cast_bytes(MT_RECIPE_FP8_DELAYED), 3, 1e-12);
-	assert_close(mt_recipe_cast_bytes(MT_RECIPE_FP8_TENSORWISE), 5, 1e-12);
-	assert_close(mt_recipe_cast_bytes(MT_RECIPE_FP8_BLOCKWISE), 2 + 2 * (1 + 4.0 / 128), 1e-12);
-	assert_close(mt_recipe_cast_bytes(MT_RECIPE_MXFP8), 2 + 2 * (1 + 1.0 / 32), 1e-12);
-	assert_close(mt_recipe_cast_bytes(MT_RECIPE_NVFP4), 4 + 2 * (0.5 + 1.0 / 16), 1e-12);
+	assert_close(mt_recipe_cast_bytes(MT_RECIPE_BF16, 10), 0, 1e-12);
+	assert_close(mt_recipe_cast_bytes(MT_RECIPE_FP8_DELAYED, 10), 3, 1e-12);
+	assert_close(mt_recipe_cast_bytes(MT_RECIPE_FP8_TENSORWISE, 10), 5, 1e-12);
+	assert_close(mt_recipe_cast_bytes(MT_RECIPE_FP8_BLOCKWISE, 9), 2 + 2 * (1 + 4.0 / 128), 1e-12);
+	assert_close(mt_recipe_cast_bytes(MT_RECIPE_MXFP8, 10), 2 + 2 * (1 + 1.0 / 32), 1e-12);
+	assert_close(mt_recipe_cast_bytes(MT_RECIPE_NVFP4, 10), 4 + 2 * (0.5 + 1.0 / 16), 1e-12);
+	/* Hopper's FP8 GEMMs take TN only: a per-tensor cast writes the transpose */
+	assert_close(mt_recipe_cast_bytes(MT_RECIPE_FP8_DELAYED, 9), 4, 1e-12);
+	assert_close(mt_recipe_cast_bytes(MT_RECIPE_FP8_TENSORWISE, 9), 6, 1e-12);
+	assert_close(mt_recipe_cast_bytes(MT_RECIPE_FP8_BLOCKWISE, 10),
+		     mt_recipe_cast_bytes(MT_RECIPE_FP8_BLOCKWISE, 9), 1e-12);
+	/* current scaling takes a norm-fed input's amax in the norm */
+	assert_close(mt_recipe_norm_cast_bytes(MT_RECIPE_FP8_TENSORWISE, 10), 3, 1e-12);
+	assert_close(mt_recipe_norm_cast_bytes(MT_RECIPE_MXFP8, 10),
+		     mt_recipe_cast_bytes(MT_RECIPE_MXFP8, 10), 1e-12);
+	/* block-scaled GEMMs run slower than per-tensor ones (TE PR 2863) */
+	assert_close(mt_recipe_gemm_rate(MT_RECIPE_FP8_TENSORWISE, 9), 1, 1e-12);
+	assert_close(mt_recipe_gemm_rate(MT_RECIPE_MXFP8, 10), 6.812 / 7.161, 1e-3);
+	assert_close(mt_recipe_gemm_rate(MT_RECIPE_FP8_BLOCKWISE, 9),
+		     16.785 / (22.882 - 3.50 * (2 + 2 * (1 + 4.0 / 128)) / 6), 3e-3);
+	assert_close(mt_recipe_gemm_rate(MT_RECIPE_FP8_BLOCKWISE, 10), MT_GEMM_RATE_MXFP8, 1e-12);
+	assert_int_equal(mt_recipe_gemm_extra(MT_RECIPE_FP8_BLOCKWISE, 10), 1);
+	assert_int_equal(mt_recipe_gemm_extra(MT_RECIPE_MXFP8, 10), 0);
 	assert_close(mt_recipe_saved_bytes(MT_RECIPE_NVFP4), 0.5 + 1.0 / 16, 1e-12);
 	assert_close(mt_recipe_weight_bytes(MT_RECIPE_MXFP8), 2 * (1 + 1.0 / 32), 1e-12);
 	assert_close(mt_recipe_weight_bytes(MT_RECIPE_FP8_DELAYED), 1, 1e-12);
