@@ -383,10 +383,9 @@ int mt_advice_job(const cJSON *doc, const char *file, struct mt_job *job, struct
 					    "an array of scope names", file);
 		job->graph_scope = 0;
 		cJSON_ArrayForEach(v, mods) {
-			for (x = 0; x < MT_GS_N; x++)
-				if (cJSON_IsString(v) && !strcmp(v->valuestring, mt_graph_scope_name(x)))
-					break;
-			if (x == MT_GS_N)
+			x = cJSON_IsString(v) ? mt_graph_scope_find(v->valuestring, strlen(v->valuestring))
+					      : -1;
+			if (x < 0)
 				return mt_error_set(err, MT_EINVAL, "%s: field 'job.cuda_graph_scope': "
 						    "expected scope names among attn, mlp, moe_router, "
 						    "moe_preprocess, moe", file);

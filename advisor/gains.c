@@ -52,6 +52,23 @@ static void recompute_words(const struct mt_config *c, char *buf, size_t cap)
 	}
 }
 
+/* An on/off setting g of c */
+static int flag(int g, const struct mt_config *c)
+{
+	switch (g) {
+	case G_CUDA_GRAPHS:
+		return c->cuda_graph;
+	case G_FULL_GRAPH:
+		return c->full_graph;
+	case G_RANK_BUDGET:
+		return c->rank_budget;
+	case G_TP_OVERLAP:
+		return c->tp_overlap;
+	default:
+		return c->dist_opt;
+	}
+}
+
 /* Whether setting g differs between p and b; its words into g's entry. */
 static int differs(int g, const struct mt_model *m, const struct mt_config *p,
 		   const struct mt_config *b, struct mt_gain *o)
@@ -75,20 +92,13 @@ static int differs(int g, const struct mt_model *m, const struct mt_config *p,
 	case G_FULL_GRAPH:
 	case G_RANK_BUDGET:
 	case G_TP_OVERLAP:
-	case G_DIST_OPT: {
-		int pv = g == G_CUDA_GRAPHS ? p->cuda_graph : g == G_FULL_GRAPH ? p->full_graph
-			 : g == G_RANK_BUDGET ? p->rank_budget : g == G_TP_OVERLAP ? p->tp_overlap
-			 : p->dist_opt;
-		int bv = g == G_CUDA_GRAPHS ? b->cuda_graph : g == G_FULL_GRAPH ? b->full_graph
-			 : g == G_RANK_BUDGET ? b->rank_budget : g == G_TP_OVERLAP ? b->tp_overlap
-			 : b->dist_opt;
-
-		if (!pv == !bv || (g == G_TP_OVERLAP && p->tp < 2) || (g == G_DIST_OPT && p->fsdp))
+	case G_DIST_OPT:
+		if (!flag(g, p) == !flag(g, b) || (g == G_TP_OVERLAP && p->tp < 2) ||
+		    (g == G_DIST_OPT && p->fsdp))
 			return 0;
-		snprintf(o->from, sizeof(o->from), "%s", onoff(bv));
-		snprintf(o->to, sizeof(o->to), "%s", onoff(pv));
+		snprintf(o->from, sizeof(o->from), "%s", onoff(flag(g, b)));
+		snprintf(o->to, sizeof(o->to), "%s", onoff(flag(g, p)));
 		return 1;
-	}
 	case G_OFFLOAD:
 		if (p->offload_layers == b->offload_layers)
 			return 0;
@@ -227,6 +237,8 @@ int mt_gains(const struct mt_model *m, const struct mt_cluster *c, const struct 
 	struct mt_config b, p;
 	int g, n = 0;
 
+	if (pick->time.step <= 0)
+		return 0;
 	if (base)
 		b = *base;
 	else
@@ -253,8 +265,6 @@ int mt_gains(const struct mt_model *m, const struct mt_cluster *c, const struct 
 		jj.pins.rank_budget = p.rank_budget;
 		jj.pins.fsdp = p.fsdp;
 		jj.pins.dist_opt = p.fsdp ? MT_UNSET : p.dist_opt;
-		if (pick->time.step <= 0)
-			continue;
 		snprintf(o->setting, sizeof(o->setting), "%s", names[g]);
 		o->ev = evidence_of(g, c, &pick->cfg);
 		n++;

@@ -372,7 +372,6 @@ static double gain_of(const struct mt_eval *as, int as_ok, const struct found *f
 	return as->time.step / f->e.time.step - 1;
 }
 
-/* One change, text and JSON */
 /* What each setting a change makes buys against the job's (advisor/gains.h) */
 static void change_gains(struct sbuf *sb, cJSON *o, const struct mt_cluster *c,
 			 const struct mt_megatron_job *mj, const struct found *f,
@@ -402,6 +401,7 @@ static void change_gains(struct sbuf *sb, cJSON *o, const struct mt_cluster *c,
 	}
 }
 
+/* One change, text and JSON */
 static void show_change(struct sbuf *sb, cJSON *arr, const char *title, const struct found *f,
 			const struct mt_jobsrc *src, const struct mt_megatron_job *mj,
 			const struct mt_eval *as, int as_ok, const struct mt_explain *as_ex,

@@ -613,12 +613,6 @@ static void layer_time(struct work *w, int k, double slow, struct mt_costs *o)
 		o->ep_1f1b_exposed = ex;
 		o->ep_1f1b_save = (comm_f + comm_b - hid) + d->sm_share * hid - ex -
 				  d->sm_share * (comm_f + comm_b - ex);
-		/* with the overlap Megatron-LM runs 32 hardware queues (5.3): below
-		 * compute capability 10 the TP and CP collectives then lose the
-		 * issue order their overlap needs, and what it hid is exposed */
-		if ((tp > 1 || cp > 1) && x->cluster->compute_capability < 10)
-			o->ep_1f1b_save -= (o->tp_comm[k] - o->tp_exposed[k]) +
-					   (o->cp_comm[k] - o->cp_exposed[k]);
 		o->ep_shared_hidden = hid;
 		slow += d->sm_share * hid;
 	}

@@ -14,17 +14,24 @@ const char *mt_graph_scope_name(int i)
 	return i >= 0 && i < MT_GS_N ? scope_names[i] : "?";
 }
 
+int mt_graph_scope_find(const char *s, size_t n)
+{
+	int i;
+
+	for (i = 0; i < MT_GS_N; i++)
+		if (n && strlen(scope_names[i]) == n && !strncmp(s, scope_names[i], n))
+			return i;
+	return -1;
+}
+
 int mt_graph_scope_parse(const char *s, unsigned *bits, char *bad, size_t cap)
 {
 	*bits = 0;
 	while (*s) {
 		size_t n = strcspn(s, ", ");
-		int i;
+		int i = mt_graph_scope_find(s, n);
 
-		for (i = 0; i < MT_GS_N; i++)
-			if (strlen(scope_names[i]) == n && !strncmp(s, scope_names[i], n))
-				break;
-		if (i == MT_GS_N || !n) {
+		if (i < 0) {
 			snprintf(bad, cap, "%.*s", (int)(n < 60 ? n : 60), s);
 			return -1;
 		}

@@ -50,6 +50,9 @@ enum mt_graph_scope { MT_GS_ATTN, MT_GS_MLP, MT_GS_ROUTER, MT_GS_PRE, MT_GS_MOE,
  * bad. */
 int mt_graph_scope_parse(const char *s, unsigned *bits, char *bad, size_t cap);
 
+/* The scope named by the n characters at s, or -1. */
+int mt_graph_scope_find(const char *s, size_t n);
+
 /* Megatron-LM's name of scope i ("moe_router"). */
 const char *mt_graph_scope_name(int i);
 

@@ -66,11 +66,13 @@ static void stage_time(const struct mt_ctx *x, const struct mt_costs *a, const s
 			o->fwd -= MT_COMM_FWD_SHARE * save;
 			o->bwd -= (1 - MT_COMM_FWD_SHARE) * save;
 		}
-		/* FSDP below compute capability 10 runs with more than one hardware
-		 * queue (Megatron-LM asserts CUDA_DEVICE_MAX_CONNECTIONS is not 1):
-		 * the TP and CP collectives lose the issue order their overlap
-		 * needs, and what it hid is exposed (5.11) */
-		if (cfg->fsdp && (a->tp > 1 || a->cp > 1) && x->cluster->compute_capability < 10) {
+		/* FSDP (Megatron-LM asserts CUDA_DEVICE_MAX_CONNECTIONS is not 1)
+		 * and the 1F1B EP overlap (32) run several hardware queues for the
+		 * whole process: below compute capability 10 the TP and CP
+		 * collectives of every layer then lose the issue order their
+		 * overlap needs, and what it hid is exposed (5.3, 5.11) */
+		if ((cfg->fsdp || cfg->ep_overlap) && (a->tp > 1 || a->cp > 1) &&
+		    x->cluster->compute_capability < 10) {
 			double lost = n * (a->tp_comm[k] - a->tp_exposed[k] + a->cp_comm[k] -
 					   a->cp_exposed[k]);
 

@@ -3,6 +3,7 @@
  * allocates nothing (malloc is wrapped at link time, see the Makefile). */
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "testutil.h"
 
@@ -279,6 +280,91 @@ static void every_knob_pinned_is_one_evaluation(void **state)
 	assert_int_equal(r->top[0].cfg.vpp, 5);
 	assert_int_equal(r->top[0].cfg.recompute, MT_RC_SELECTIVE);
 	free(r);
+}
+
+/* Qwen3-235B-A22B on 256 H100 as the ModelZoo ran it, every knob pinned */
+static void zoo_job(struct mt_job *j, int ep_overlap)
+{
+	job(j, 256, 4096, 2048);
+	j->top_k = 1;
+	j->pins.tp = 2;
+	j->pins.pp = 8;
+	j->pins.vpp = 4;
+	j->pins.cp = 1;
+	j->pins.ep = 32;
+	j->pins.etp = 1;
+	j->pins.mbs = 1;
+	j->pins.recompute = MT_RC_NONE;
+	j->pins.dist_opt = 1;
+	j->pins.offload_layers = 0;
+	j->pins.sp = 1;
+	j->pins.fsdp = MT_FSDP_OFF;
+	j->pins.tp_overlap = 0;
+	j->pins.cuda_graph = 0;
+	j->pins.full_graph = 0;
+	j->pins.rank_budget = 0;
+	j->pins.ep_overlap = ep_overlap;
+	j->moe_dispatcher = MT_DISPATCH_FLEX;
+	j->moe_balance = MT_BAL_FORCED;
+}
+
+static const struct mt_gain *gain_named(const struct mt_gain *g, int n, const char *name)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(g[i].setting, name))
+			return &g[i];
+	fail_msg("no gain for %s", name);
+	return NULL;
+}
+
+/* Each setting of a pick reverted alone (advisor/gains.h): the EP overlap's
+ * gain is the step of the same job with it off, and it carries the ModelZoo
+ * pair of its regime; the dispatcher has none on H100; a setting the pick
+ * cannot run without has no gain and says why (docs/MODEL.md 8.2) */
+static void gains_revert_each_setting_alone(void **state)
+{
+	struct mt_gain g[MT_GAINS_MAX];
+	struct mt_search_result *on, *off;
+	struct mt_config base;
+	const struct mt_gain *x;
+	struct mt_model m;
+	struct mt_job j, joff;
+	int n;
+
+	(void)state;
+	zoo_job(&j, 1);
+	on = run("qwen3-235b-a22b", &j, &m);
+	zoo_job(&joff, 0);
+	off = run("qwen3-235b-a22b", &joff, &m);
+	assert_int_equal(on->ntop, 1);
+	assert_int_equal(off->ntop, 1);
+	n = mt_gains(&m, h100, &j, &on->top[0], NULL, g, MT_GAINS_MAX);
+	x = gain_named(g, n, "ep-overlap");
+	assert_string_equal(x->from, "off");
+	assert_string_equal(x->to, "on");
+	assert_close(x->gain, off->top[0].time.step / on->top[0].time.step - 1, 1e-9);
+	assert_true(x->gain > 0 && x->fits);
+	assert_non_null(x->ev);
+	assert_string_equal(x->ev->id, "zoo-qwen3-235b-ep-overlap");
+	x = gain_named(g, n, "moe-dispatcher");
+	assert_string_equal(x->from, "alltoall");
+	assert_null(x->ev);
+	assert_true(x->gain > 0);
+	x = gain_named(g, n, "dist-opt");
+	assert_true(x->mem_bytes > on->top[0].mem.total);
+	/* against a job with full recomputation: the overlap cannot run with it */
+	base = on->top[0].cfg;
+	base.recompute = MT_RC_FULL;
+	base.recompute_layers = 1;
+	n = mt_gains(&m, h100, &j, &on->top[0], &base, g, MT_GAINS_MAX);
+	assert_int_equal(n, 1);
+	assert_string_equal(g[0].setting, "recompute");
+	assert_true(isnan(g[0].gain));
+	assert_non_null(strstr(g[0].with, "cannot run without it"));
+	free(on);
+	free(off);
 }
 
 static void pins_narrow_the_space(void **state)
@@ -633,6 +719,7 @@ int main(void)
 		cmocka_unit_test(the_ranking_is_one_row_per_layout),
 		cmocka_unit_test(one_data_parallel_rank_is_one_optimizer_row),
 		cmocka_unit_test(every_knob_pinned_is_one_evaluation),
+		cmocka_unit_test(gains_revert_each_setting_alone),
 		cmocka_unit_test(pins_narrow_the_space),
 		cmocka_unit_test(pruned_by_reason),
 		cmocka_unit_test(nothing_feasible_keeps_the_closest),
