@@ -119,6 +119,7 @@ static void json_knob(struct jw *w, int k, long long v)
 			jw_str(w, "fsdp_impl", mt_fsdp_impl_name((int)v));
 		break;
 	case MT_KT_RECOMPUTE:
+	case MT_KT_RC_METHOD:
 	case MT_KT_CP_COMM:
 	case MT_KT_GRAD_DTYPE:
 	case MT_KT_DISPATCHER:
@@ -338,6 +339,8 @@ static void json_candidate(struct jw *w, const struct mt_model *m, const struct 
 	jw_int(w, "num_microbatches", c->num_mb);
 	jw_str(w, "recompute", mt_recompute_name(c->recompute));
 	jw_int(w, "recompute_layers", c->recompute == MT_RC_FULL ? c->recompute_layers : 0);
+	if (c->recompute == MT_RC_FULL)
+		json_knob(w, MT_KNOB_RC_METHOD, c->recompute_method);
 	if (c->recompute == MT_RC_SELECTIVE)
 		json_knob(w, MT_KNOB_RC_MODULES,
 			  c->recompute_modules > 0 ? c->recompute_modules : (int)MT_RCM_DEFAULT);
@@ -457,6 +460,7 @@ static void json_candidate(struct jw *w, const struct mt_model *m, const struct 
 /* The runner-up variants folded under ranked layout i (docs/FORMATS.md 3) */
 static void json_variants(struct jw *w, const struct mt_search_result *r, int i)
 {
+	char why[320];
 	int v, k;
 
 	jw_int(w, "variants_folded", r->folded[i]);
@@ -467,10 +471,13 @@ static void json_variants(struct jw *w, const struct mt_search_result *r, int i)
 		jw_obj(w, NULL);
 		jw_obj(w, "differs");
 		for (k = 0; k < MT_KNOB_N; k++)
-			if (mt_knob_differs(&x->cfg, &r->top[i].cfg, k))
+			if (mt_knob_shows(&x->cfg, &r->top[i].cfg, k))
 				json_knob(w, k, mt_knob_cfg(&x->cfg, k));
 		jw_end(w);
 		jw_num(w, "step_s", x->step, 6);
+		jw_num(w, "rank_key_s", x->key, 6);
+		if (mt_variant_why(x, &r->top[i], why, sizeof(why)))
+			jw_str(w, "why_after", why);
 		jw_num(w, "peak_bytes", x->mem, 15);
 		jw_num(w, "tokens_per_s_per_gpu", x->tokens_per_s, 6);
 		jw_end(w);

@@ -273,6 +273,8 @@ int mt_advice_config(const cJSON *o, const struct mt_job *job, const char *file,
 	    (rc = get_bool(o, "cross_entropy_fusion", &c->fused_ce, file, where, err)) ||
 	    (rc = get_enum(o, "recompute", mt_recompute_parse, &c->recompute,
 			   "none, selective or full", file, where, err)) ||
+	    (rc = get_enum(o, "recompute_method", mt_rc_method_parse, &c->recompute_method,
+			   "block or uniform", file, where, err)) ||
 	    (rc = get_enum(o, "cp_comm_type", mt_cp_comm_parse, &c->cp_comm,
 			   "p2p, all_gather, a2a or a2a+p2p", file, where, err)) ||
 	    (rc = get_enum(o, "grad_reduce_dtype", dtype_fp32, &c->grad_fp32, "bf16 or fp32", file,
@@ -293,6 +295,8 @@ int mt_advice_config(const cJSON *o, const struct mt_job *job, const char *file,
 		c->bucket_params = bucket;
 	if (c->recompute == MT_RC_FULL && c->recompute_layers == 0)
 		c->recompute_layers = MT_ALL_LAYERS;
+	if (c->recompute != MT_RC_FULL)
+		c->recompute_method = MT_RC_BLOCK;
 	return get_rc_modules(o, file, where, c, err);
 }
 

@@ -302,6 +302,7 @@ void mt_cfg_facts_stage(struct mt_cfg_facts *cf, int stage, const struct mt_conf
 		break;
 	case MT_ST_LAYERS:
 		F(CFG_RC_LAYERS) = cfg->recompute == MT_RC_FULL ? cfg->recompute_layers : 0;
+		F(CFG_RC_METHOD) = cfg->recompute == MT_RC_FULL ? cfg->recompute_method : MT_RC_BLOCK;
 		F(CFG_OFFLOAD) = cfg->offload_layers;
 		F(CFG_CUDA_GRAPH) = cfg->cuda_graph;
 		F(CFG_FULL_GRAPH) = cfg->full_graph;

@@ -27,6 +27,15 @@ static const char *onoff(int v)
 	return v ? "on" : "off";
 }
 
+/* The DP overlaps: the gradient reduce-scatter, the parameter all-gather */
+static const char *dp_words(const struct mt_config *c)
+{
+	return c->overlap_grad && c->overlap_param ? "grad+param"
+	       : c->overlap_grad		    ? "grad only"
+	       : c->overlap_param		    ? "param only"
+						    : "off";
+}
+
 static void dispatcher_words(const struct mt_config *c, char *buf, size_t cap)
 {
 	if (c->dispatcher == MT_DISPATCH_FLEX)
@@ -45,8 +54,10 @@ static void recompute_words(const struct mt_config *c, char *buf, size_t cap)
 				     ',', mods, sizeof(mods));
 		snprintf(buf, cap, "selective (%s)", mods);
 	} else if (c->recompute == MT_RC_FULL) {
-		snprintf(buf, cap, "full (%d layer%s)", c->recompute_layers,
-			 c->recompute_layers == 1 ? "" : "s");
+		char w[64];
+
+		snprintf(buf, cap, "full (%s)",
+			 mt_rc_full_words(c->recompute_method, c->recompute_layers, w, sizeof(w)));
 	} else {
 		snprintf(buf, cap, "none");
 	}
@@ -108,7 +119,8 @@ static int differs(int g, const struct mt_model *m, const struct mt_config *p,
 	case G_RECOMPUTE:
 		if (p->recompute == b->recompute &&
 		    (p->recompute != MT_RC_SELECTIVE || mt_rc_mods(p) == mt_rc_mods(b)) &&
-		    (p->recompute != MT_RC_FULL || p->recompute_layers == b->recompute_layers))
+		    (p->recompute != MT_RC_FULL || (p->recompute_layers == b->recompute_layers &&
+						     p->recompute_method == b->recompute_method)))
 			return 0;
 		recompute_words(b, o->from, sizeof(o->from));
 		recompute_words(p, o->to, sizeof(o->to));
@@ -116,8 +128,8 @@ static int differs(int g, const struct mt_model *m, const struct mt_config *p,
 	case G_DP_OVERLAP:
 		if (!p->overlap_grad == !b->overlap_grad && !p->overlap_param == !b->overlap_param)
 			return 0;
-		snprintf(o->from, sizeof(o->from), "%s", onoff(b->overlap_grad || b->overlap_param));
-		snprintf(o->to, sizeof(o->to), "%s", onoff(p->overlap_grad || p->overlap_param));
+		snprintf(o->from, sizeof(o->from), "%s", dp_words(b));
+		snprintf(o->to, sizeof(o->to), "%s", dp_words(p));
 		return 1;
 	case G_FSDP:
 		if (p->fsdp == b->fsdp)

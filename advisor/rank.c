@@ -2,7 +2,10 @@
 /* rank: the ranking's entries, one per parallel layout (advisor/rank.h). */
 #include "rank.h"
 
+#include <stdio.h>
 #include <string.h>
+
+#include "../tuner/constants.h"
 
 int mt_same_layout(const struct mt_config *a, const struct mt_config *b)
 {
@@ -58,3 +61,25 @@ void mt_rank_bubble(struct mt_search_result *r, int i)
 	r->folded[i] = f;
 }
 
+
+const char *mt_variant_why(const struct mt_variant *x, const struct mt_eval *top, char *buf,
+			   size_t cap)
+{
+	const double gib = 1024.0 * 1024 * 1024;
+	/* lighter as the outputs print memory, to 0.1 GiB */
+	int faster = x->step < top->time.step, lighter = x->mem < top->mem.total - 0.05 * gib;
+
+	if (faster)
+		snprintf(buf, cap, "%s as predicted, but less surely: the ranking's key (step + "
+			 "its own uncertainty) is %.3f s against %.3f s (its own terms +%.2f%%, the "
+			 "pick's +%.2f%%)", lighter ? "faster and lighter" : "faster", x->key,
+			 mt_rank_key(top), 100 * (x->key / x->step - 1),
+			 100 * top->band.spec_hi / top->time.step);
+	else if (lighter)
+		snprintf(buf, cap, "%.1f GiB lighter but slower than the pick: memory counts in "
+			 "the ranking only above %.0f%% of the usable (docs/MODEL.md 7.1)",
+			 (top->mem.total - x->mem) / gib, 100 * MT_ROOMY_USE);
+	else
+		return NULL;
+	return buf;
+}

@@ -346,6 +346,9 @@ static void rc_mode(struct srch *s, const struct mt_costs *a, const struct mt_pl
 	if (p->cuda_graph == 1 && rc % MT_RC_N == MT_RC_FULL)
 		return;
 	cfg->recompute_layers = 0;
+	/* the method is the user's; block (the fewest layers that fit) unless pinned */
+	cfg->recompute_method = rc % MT_RC_N == MT_RC_FULL && p->recompute_method != MT_UNSET
+					? p->recompute_method : MT_RC_BLOCK;
 	cfg->offload_layers = 0;
 	cfg->cuda_graph = 0;
 	if (at(s, MT_ST_RECOMPUTE, cfg))
@@ -369,6 +372,8 @@ static void rc_mode(struct srch *s, const struct mt_costs *a, const struct mt_pl
 		if (p->recompute_layers != MT_UNSET) {
 			cfg->recompute_layers = p->recompute_layers < chunk
 							? p->recompute_layers : chunk;
+		} else if (cfg->recompute_method == MT_RC_UNIFORM) {
+			cfg->recompute_layers = 1; /* Megatron-LM's default group */
 		} else {
 			cfg->recompute_layers = hi;
 			if (mem_of(s, a, b, cfg, &mem) <= s->cap) {

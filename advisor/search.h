@@ -45,6 +45,12 @@ struct mt_variant {
 	double key;               /* the ranking's key (docs/MODEL.md 8.1) */
 };
 
+/* Why variant x, faster or lighter than top, its layout's pick, ranks
+ * after it, into buf ("faster as predicted, but less surely: ..."); NULL
+ * when it is neither. */
+const char *mt_variant_why(const struct mt_variant *x, const struct mt_eval *top, char *buf,
+			   size_t cap);
+
 struct mt_search_result {
 	/* the best candidate of each of the ntop fastest parallel layouts,
 	 * ranked; --top K counts layouts */

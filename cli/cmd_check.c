@@ -30,6 +30,7 @@
 #include "../tuner/dispatch.h"
 #include "../validate/logparse.h"
 #include "../validate/validate.h"
+#include "check_change.h"
 #include "cli.h"
 #include "common.h"
 #include "opts.h"
@@ -138,7 +139,7 @@ const struct cli_spec cli_spec_check = {
  * follow it (SP with TP, VPP with PP, ...). */
 static const struct change {
 	const char *name;
-	int k[4];
+	int k[5];
 	int moe;    /* MoE models only */
 } changes[] = {
 	{ "TP", { MT_KNOB_TP, MT_KNOB_SP, -1 }, 0 },
@@ -151,7 +152,7 @@ static const struct change {
 	{ "dispatcher", { MT_KNOB_DISPATCHER, -1 }, 1 },
 	{ "EP overlap", { MT_KNOB_EP_OVERLAP, -1 }, 1 },
 	{ "micro-batch", { MT_KNOB_MBS, -1 }, 0 },
-	{ "recompute", { MT_KNOB_RECOMPUTE, MT_KNOB_RC_LAYERS, MT_KNOB_RC_MODULES, -1 }, 0 },
+	{ "recompute", { MT_KNOB_RECOMPUTE, MT_KNOB_RC_LAYERS, MT_KNOB_RC_METHOD, MT_KNOB_RC_MODULES, -1 }, 0 },
 	{ "activation offload", { MT_KNOB_OFFLOAD, -1 }, 0 },
 	{ "distributed optimizer", { MT_KNOB_DIST_OPT, -1 }, 0 },
 	{ "FSDP", { MT_KNOB_FSDP, MT_KNOB_DIST_OPT, -1 }, 0 },
@@ -365,96 +366,6 @@ static const char *change_name(const struct found *f, char *buf, size_t cap)
 	return buf;
 }
 
-static double gain_of(const struct mt_eval *as, int as_ok, const struct found *f)
-{
-	if (!as_ok || !(as->time.step > 0))
-		return NAN;
-	return as->time.step / f->e.time.step - 1;
-}
-
-/* What each setting a change makes buys against the job's (advisor/gains.h) */
-static void change_gains(struct sbuf *sb, cJSON *o, const struct mt_cluster *c,
-			 const struct mt_megatron_job *mj, const struct found *f,
-			 const struct mt_eval *as)
-{
-	struct mt_gain g[MT_GAINS_MAX];
-	int n = mt_gains(&mj->model, c, &mj->job, &f->e, &as->cfg, g, MT_GAINS_MAX), i;
-	cJSON *arr = o ? cJSON_AddArrayToObject(o, "gains") : NULL, *x;
-
-	if (sb)
-		mt_gains_text(sb, g, n, "  ", "what each setting it changes buys against the job's");
-	for (i = 0; arr && i < n; i++) {
-		x = cJSON_CreateObject();
-		cJSON_AddStringToObject(x, "setting", g[i].setting);
-		cJSON_AddStringToObject(x, "from", g[i].from);
-		cJSON_AddStringToObject(x, "to", g[i].to);
-		if (isnan(g[i].gain))
-			cJSON_AddNullToObject(x, "gain");
-		else
-			cJSON_AddNumberToObject(x, "gain", g[i].gain);
-		cJSON_AddBoolToObject(x, "fits_without", g[i].fits);
-		if (g[i].ev)
-			cJSON_AddStringToObject(x, "evidence", g[i].ev->id);
-		else
-			cJSON_AddNullToObject(x, "evidence");
-		cJSON_AddItemToArray(arr, x);
-	}
-}
-
-/* One change, text and JSON */
-static void show_change(struct sbuf *sb, cJSON *arr, const char *title, const struct found *f,
-			const struct mt_jobsrc *src, const struct mt_megatron_job *mj,
-			const struct mt_eval *as, int as_ok, const struct mt_explain *as_ex,
-			const struct mt_cluster *c)
-{
-	struct mt_kv a[MT_FLAGS_MAX], b[MT_FLAGS_MAX], eb[MT_FLAGS_MAX];
-	int na, nb, neb;
-	char label[160], name[96];
-	double g = gain_of(as, as_ok, f);
-	cJSON *o = arr ? cJSON_CreateObject() : NULL, *d = NULL;
-
-	/* the job's configuration and the new one as megatune prints them; the
-	 * variables the new one's rules want */
-	if (src->format == MT_JF_BRIDGE) {
-		na = mt_candidate_bridge(&mj->model, &mj->job, &as->cfg, as_ex, a);
-		nb = mt_candidate_bridge(&mj->model, &mj->job, &f->e.cfg, f->have_ex ? &f->ex : NULL, b);
-	} else if (src->format == MT_JF_VERL) {
-		na = mt_candidate_verl(&mj->model, &mj->job, &as->cfg, as_ex, a);
-		nb = mt_candidate_verl(&mj->model, &mj->job, &f->e.cfg, f->have_ex ? &f->ex : NULL, b);
-	} else {
-		na = mt_candidate_args(&mj->model, &mj->job, &as->cfg, as_ex, a);
-		nb = mt_candidate_args(&mj->model, &mj->job, &f->e.cfg, f->have_ex ? &f->ex : NULL, b);
-	}
-	neb = f->have_ex ? mt_candidate_env(&f->ex, eb) : 0;
-	mt_config_label(label, sizeof(label), &mj->model, &f->e.cfg);
-	change_name(f, name, sizeof(name));
-	if (sb) {
-		sbuf_addf(sb, "\n%s (%s): %s\n", title, name, label);
-		if (as_ok)
-			sbuf_addf(sb, "  step %.3f s -> %.3f s, %+.1f%% tokens/s (%.2fx)\n",
-				  as->time.step, f->e.time.step, 100 * g, 1 + g);
-		else
-			sbuf_addf(sb, "  fits: %.1f GiB per GPU, step %.3f s\n",
-				  f->e.mem.total / (1u << 30), f->e.time.step);
-	}
-	if (o) {
-		cJSON_AddStringToObject(o, "kind", title);
-		cJSON_AddStringToObject(o, "changes", name);
-		cJSON_AddStringToObject(o, "config", label);
-		cJSON_AddNumberToObject(o, "step_s", f->e.time.step);
-		cJSON_AddNumberToObject(o, "memory_gib", f->e.mem.total / (1u << 30));
-		if (!isnan(g))
-			cJSON_AddNumberToObject(o, "gain", g);
-		d = cJSON_AddArrayToObject(o, "diff");
-	}
-	mt_job_diff(sb, d, "    ", src, a, na, b, nb);
-	mt_job_env_diff(sb, d, "    ", src, eb, neb);
-	if (as_ok)
-		change_gains(sb, o, c, mj, f, as);
-	if (o)
-		cJSON_AddItemToArray(arr, o);
-}
-
 static int parse(int argc, char **argv, struct args *a)
 {
 	struct stat st;
@@ -512,7 +423,24 @@ struct st {
 	struct mt_validation v;  /* the log's run, predicted beside measured */
 	int has_run;
 	int many;                /* one of several jobs: --validation only for a run */
+	struct check_base base;  /* the job as it is, and its measured step, for the changes */
 };
+
+static double gain_of(const struct check_base *b, const struct found *f)
+{
+	return check_gain(b, &f->e);
+}
+
+/* One change, text and JSON (check_change.h) */
+static void show_change(struct sbuf *sb, cJSON *arr, const char *title, const struct found *f,
+			const struct st *t)
+{
+	char name[96];
+	struct check_change ch = { title, change_name(f, name, sizeof(name)), &f->e,
+				   f->have_ex ? &f->ex : NULL };
+
+	check_show_change(sb, arr, &ch, &t->base, t->src, t->mj, t->c);
+}
 
 /* The job, its model, the cluster and the rules */
 static int load(struct st *t)
@@ -739,6 +667,7 @@ static int measure_log(struct st *t)
 	cJSON *adv;
 	int rc;
 
+	t->base = (struct check_base){ &t->as, t->as_ok, t->run ? &t->as_ex : NULL, 0 };
 	if (!t->lp || t->cant[0])
 		return MT_OK;
 	if (!(adv = as_is_doc(t)))
@@ -758,6 +687,9 @@ static int measure_log(struct st *t)
 	t->v.iters = t->lp->nstep ? (int)t->lp->last_iter : 0;
 	mt_validation_summarize(&t->v);
 	t->has_run = 1;
+	/* the changes are stated against the measured step (check_change.h) */
+	if (t->v.cand[0].has_measured && t->v.cand[0].meas.step_s > 0 && t->as.time.step > 0)
+		t->base.measured = t->v.cand[0].meas.step_s;
 	return MT_OK;
 }
 
@@ -779,6 +711,12 @@ static void text_measured(struct sbuf *sb, const struct st *t)
 			  "(predicted %.1f)\n", c->meas.tokens_per_s_per_gpu,
 			  c->pred.tokens_per_s_per_gpu, c->meas.tflops_per_gpu, c->pred.tflops_per_gpu);
 	}
+	if (t->base.measured > 0)
+		sbuf_addf(sb, "  every change below is stated against the measured step: the model's "
+			  "ratio applied\n  to %.3f s, its band widened by the %.2fx the model is off "
+			  "here\n",
+			  t->base.measured, t->base.measured >= t->as.time.step
+			  ? t->base.measured / t->as.time.step : t->as.time.step / t->base.measured);
 	if (isfinite(c->meas.mem_max_reserved_gib) && c->has_measured)
 		sbuf_addf(sb, "  memory: %.1f GiB reserved at most (worst rank) against %.1f GiB "
 			  "predicted\n", c->meas.mem_max_reserved_gib, c->pred.mem_gib);
@@ -846,7 +784,6 @@ static int nothing_fits(const struct st *t)
 /* The changes: one knob, two, everything */
 static void text_changes(struct sbuf *sb, const struct st *t)
 {
-	const struct mt_explain *ex = t->run ? &t->as_ex : NULL;
 	int i;
 
 	if (nothing_fits(t)) {
@@ -862,18 +799,17 @@ static void text_changes(struct sbuf *sb, const struct st *t)
 		}
 		free(res);
 	}
-	if (t->best1.feasible && (!t->as_ok || gain_of(&t->as, t->as_ok, &t->best1) >= MIN_GAIN))
-		show_change(sb, NULL, "one knob", &t->best1, t->src, t->mj, &t->as, t->as_ok, ex, t->c);
+	if (t->best1.feasible && (!t->as_ok || gain_of(&t->base, &t->best1) >= MIN_GAIN))
+		show_change(sb, NULL, "one knob", &t->best1, t);
 	else if (t->as_ok)
 		sbuf_adds(sb, "\none knob: no single change gains 0.5% or more\n");
 	else
 		sbuf_adds(sb, "\none knob: no single change makes the job run and fit\n");
 	if (t->best2.feasible &&
 	    (!t->best1.feasible || t->best2.e.time.step < t->best1.e.time.step * (1 - MIN_GAIN)))
-		show_change(sb, NULL, "two knobs", &t->best2, t->src, t->mj, &t->as, t->as_ok, ex, t->c);
-	if (t->overall.feasible && (!t->as_ok || gain_of(&t->as, t->as_ok, &t->overall) >= MIN_GAIN))
-		show_change(sb, NULL, "best overall", &t->overall, t->src, t->mj, &t->as, t->as_ok,
-			    ex, t->c);
+		show_change(sb, NULL, "two knobs", &t->best2, t);
+	if (t->overall.feasible && (!t->as_ok || gain_of(&t->base, &t->overall) >= MIN_GAIN))
+		show_change(sb, NULL, "best overall", &t->overall, t);
 	else if (t->as_ok && t->overall.feasible)
 		sbuf_adds(sb, "\nbest overall: the job is within 0.5% of the best megatune finds\n");
 	sbuf_addf(sb, "\n(%lld searches from the job; docs/CHECK.md)\n", t->x.searches);
@@ -907,6 +843,10 @@ static void json_measured(cJSON *doc, const struct st *t)
 			cJSON_AddNumberToObject(m, "predicted_step_s", c->pred.step_s);
 			cJSON_AddNumberToObject(m, "rel_error_step",
 						mt_vrel(c->meas.step_s, c->pred.step_s));
+			/* the changes' step_s_measured_basis: their step times this */
+			if (t->base.measured > 0)
+				cJSON_AddNumberToObject(m, "changes_scale",
+							t->base.measured / t->as.time.step);
 		}
 	}
 }
@@ -970,11 +910,11 @@ static cJSON *json_doc(struct st *t)
 	env_gaps(NULL, arr, src, t->want_env, t->nwant);
 	ch = cJSON_AddArrayToObject(doc, "changes");
 	if (t->best1.feasible)
-		show_change(NULL, ch, "one knob", &t->best1, src, mj, &t->as, t->as_ok, ex, t->c);
+		show_change(NULL, ch, "one knob", &t->best1, t);
 	if (t->best2.feasible)
-		show_change(NULL, ch, "two knobs", &t->best2, src, mj, &t->as, t->as_ok, ex, t->c);
+		show_change(NULL, ch, "two knobs", &t->best2, t);
 	if (t->overall.feasible)
-		show_change(NULL, ch, "best overall", &t->overall, src, mj, &t->as, t->as_ok, ex, t->c);
+		show_change(NULL, ch, "best overall", &t->overall, t);
 	return doc;
 }
 

@@ -556,7 +556,7 @@ int mt_megatron_args(const struct mt_model *m, const struct mt_job *j, const str
 		}
 	} else if (c->recompute == MT_RC_FULL) {
 		n = adds(o, n, KF(RECOMPUTE), "full");
-		n = adds(o, n, "recompute-method", "block");
+		n = adds(o, n, KF(RC_METHOD), mt_rc_method_name(c->recompute_method));
 		n = add(o, n, KF(RC_LAYERS), "%lld", c->recompute_layers);
 	}
 	/* No --cpu-offloading: TransformerConfig's cpu_offloading and
@@ -793,7 +793,7 @@ static int recompute_overrides(const struct mt_config *c, struct mt_kv *o, int n
 		}
 	} else if (c->recompute == MT_RC_FULL) {
 		n = adds(o, n, KB(RECOMPUTE), "full");
-		n = adds(o, n, "model.recompute_method", "block");
+		n = adds(o, n, KB(RC_METHOD), mt_rc_method_name(c->recompute_method));
 		n = add(o, n, KB(RC_LAYERS), "%lld", c->recompute_layers);
 		/* Megatron-LM d98e8a6 megatron/core/transformer/transformer_config.py
 		 * 2854-2858: with CUDA graphs, only full-iteration graphs allow it */

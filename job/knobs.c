@@ -74,7 +74,22 @@ int mt_knob_differs(const struct mt_config *a, const struct mt_config *b, int k)
 
 	if (mt_knobs[k].cfg < 0 || va == vb)
 		return 0;
+	if (k == MT_KNOB_RC_METHOD) /* a method counts only between two full candidates */
+		return a->recompute == MT_RC_FULL && b->recompute == MT_RC_FULL;
 	return k != MT_KNOB_RC_MODULES || (va > 0 && vb > 0);
+}
+
+int mt_knob_shows(const struct mt_config *a, const struct mt_config *b, int k)
+{
+	long long va = mt_knob_cfg(a, k);
+
+	if (mt_knob_differs(a, b, k))
+		return 1;
+	if (k == MT_KNOB_RC_MODULES)
+		return a->recompute == MT_RC_SELECTIVE && va > 0 && b->recompute != MT_RC_SELECTIVE;
+	if (k == MT_KNOB_RC_METHOD)
+		return a->recompute == MT_RC_FULL && va == MT_RC_UNIFORM && b->recompute != MT_RC_FULL;
+	return 0;
 }
 
 long long mt_knob_cfg(const struct mt_config *c, int k)
@@ -138,6 +153,10 @@ int mt_knob_parse(int k, const char *s, int *out, char *want, size_t cap)
 		snprintf(want, cap, "none, selective or full");
 		x = mt_recompute_parse(s);
 		break;
+	case MT_KT_RC_METHOD:
+		snprintf(want, cap, "block or uniform");
+		x = mt_rc_method_parse(s);
+		break;
 	case MT_KT_CP_COMM:
 		snprintf(want, cap, "p2p, all_gather, a2a or a2a+p2p");
 		x = mt_cp_comm_parse(s);
@@ -185,6 +204,8 @@ const char *mt_knob_format(int k, long long v, char *buf, size_t cap)
 		return v ? "on" : "off";
 	case MT_KT_RECOMPUTE:
 		return mt_recompute_name((int)v);
+	case MT_KT_RC_METHOD:
+		return mt_rc_method_name((int)v);
 	case MT_KT_CP_COMM:
 		return mt_cp_comm_name((int)v);
 	case MT_KT_FSDP:

@@ -42,6 +42,7 @@ enum mt_knob_type {
 	MT_KT_DISPATCHER, /* alltoall, allgather, flex (enum mt_dispatcher); auto unpinned */
 	MT_KT_RC_MODULES, /* a list of recompute modules: bits of enum mt_rc_module
 			   * (tuner/recompute.h), written "core_attn,mlp" */
+	MT_KT_RC_METHOD,  /* block, uniform (enum mt_rc_method) */
 };
 
 /* Where a knob belongs: searched unless pinned, a setting on by default,
@@ -94,6 +95,11 @@ void mt_knob_set_cfg(struct mt_config *c, int k, long long v);
  * to different values; the recomputed modules count only between two
  * selective candidates. */
 int mt_knob_differs(const struct mt_config *a, const struct mt_config *b, int k);
+/* 1 when a's knob k is to be written to say how a differs from b: it
+ * differs, or it completes a's recompute (its modules against a candidate
+ * without selective recomputation, its uniform method against one without
+ * full), which the granularity alone would leave out. */
+int mt_knob_shows(const struct mt_config *a, const struct mt_config *b, int k);
 
 /* A value of knob k from text as the option takes it ("on", "selective",
  * "all", "12"): 0 with *out set, or -1.  `want` (cap bytes) gets what the

@@ -137,9 +137,11 @@ int mt_megatron_read(const struct mt_kv *kv, int n, struct mt_config *c, struct 
 		if (c->pp > 0 && l.n % c->pp == 0)
 			c->vpp = l.n / c->pp;
 	}
-	/* --recompute-method block --recompute-num-layers N: full recompute only */
-	if (c->recompute != MT_RC_FULL)
+	/* --recompute-method block|uniform --recompute-num-layers N: full recompute only */
+	if (c->recompute != MT_RC_FULL) {
 		c->recompute_layers = 0;
+		c->recompute_method = MT_RC_BLOCK;
+	}
 	/* --recompute-modules: selective only; without it, core_attn */
 	if (c->recompute != MT_RC_SELECTIVE)
 		c->recompute_modules = 0;
@@ -862,7 +864,8 @@ static void pin_all(struct mt_megatron_job *o)
 		v = mt_knob_cfg(c, k);
 		if (v == MT_UNSET)
 			continue;
-		if ((k == MT_KNOB_RC_LAYERS && c->recompute != MT_RC_FULL) ||
+		if (((k == MT_KNOB_RC_LAYERS || k == MT_KNOB_RC_METHOD) &&
+		     c->recompute != MT_RC_FULL) ||
 		    (k == MT_KNOB_RC_MODULES && c->recompute != MT_RC_SELECTIVE) ||
 		    (k == MT_KNOB_CP_COMM && c->cp <= 1) ||
 		    (k == MT_KNOB_EP_OVERLAP && !o->model.experts) ||

@@ -102,7 +102,9 @@ static int knob_diffs(struct sbuf *sb, const struct mt_config *a, const struct m
 	for (k = 0; k < MT_KNOB_N; k++) {
 		long long va = mt_knob_cfg(a, k), vb = mt_knob_cfg(b, k);
 
-		if (!mt_knob_differs(a, b, k))
+		/* as options, a's recompute whole (its modules, its uniform
+		 * method) beside the granularity that turns them on */
+		if (as_flags ? !mt_knob_shows(a, b, k) : !mt_knob_differs(a, b, k))
 			continue;
 		if (as_flags)
 			sbuf_addf(sb, "%s--%s %s", n++ ? " " : "", mt_knobs[k].cli,
@@ -133,6 +135,7 @@ static void variant_words(struct sbuf *sb, const struct mt_config *v, const stru
 /* The runner-up variants folded under each ranked layout */
 static void variants_lines(struct sbuf *sb, const struct mt_search_result *r)
 {
+	char why[320];
 	int i, v, any = 0;
 
 	for (i = 0; i < r->ntop; i++) {
@@ -150,13 +153,8 @@ static void variants_lines(struct sbuf *sb, const struct mt_search_result *r)
 			variant_words(sb, &x->cfg, &r->top[i].cfg);
 			sbuf_addf(sb, ": %.3f s (%+.2f%%), %.1f GiB", x->step,
 				  100 * (x->step / r->top[i].time.step - 1), gib(x->mem));
-			/* faster, yet after it: why the entry above won (8.1);
-			 * within 0.1% the two are as fast as each other */
-			if (x->step < 0.999 * r->top[i].time.step)
-				sbuf_addf(sb, "; faster as predicted, but less surely: its own terms "
-					      "reach +%.1f%% against +%.1f%%",
-					  100 * (x->key / x->step - 1),
-					  100 * r->top[i].band.spec_hi / r->top[i].time.step);
+			if (mt_variant_why(x, &r->top[i], why, sizeof(why)))
+				sbuf_addf(sb, "; %s", why);
 			sbuf_addc(sb, '\n');
 		}
 	}
@@ -202,7 +200,8 @@ static void extra_words(struct sbuf *sb, const struct mt_job *j, const struct mt
 	int i, first = 1;
 
 	if (cfg->recompute == MT_RC_FULL)
-		sbuf_addf(sb, " (%d layers per model chunk)", cfg->recompute_layers);
+		sbuf_addf(sb, " (%s)", mt_rc_full_words(cfg->recompute_method, cfg->recompute_layers,
+							(char[64]){ 0 }, 64));
 	if (cfg->offload_layers > 0)
 		sbuf_addf(sb, ", activations of %d layers offloaded to the host", cfg->offload_layers);
 	if (j->offload_modules) {
@@ -585,8 +584,9 @@ void mt_advice_text(struct sbuf *sb, const struct mt_model *m, const struct mt_c
 		mt_table_cell(&t, "%d", cf->mbs);
 		mt_table_cell(&t, "%d", cf->num_mb);
 		if (cf->recompute == MT_RC_FULL)
-			mt_table_cell(&t, "full %d%s", cf->recompute_layers,
-				      cf->offload_layers ? " +off" : "");
+			mt_table_cell(&t, "%s %d%s",
+				      cf->recompute_method == MT_RC_UNIFORM ? "uniform" : "full",
+				      cf->recompute_layers, cf->offload_layers ? " +off" : "");
 		else if (cf->offload_layers)
 			mt_table_cell(&t, "%s +offload %d", rc_words(cf, (char[RCW_MAX]){ 0 }, RCW_MAX),
 				      cf->offload_layers);
@@ -604,6 +604,14 @@ void mt_advice_text(struct sbuf *sb, const struct mt_model *m, const struct mt_c
 	mt_table_release(&t);
 	if (!r->ntop)
 		return;
+	sbuf_adds(sb, "order: the step plus each candidate's own uncertainty (docs/MODEL.md 8.1), "
+		      "so a lead resting\non uncertain terms ranks after a sure one");
+	if (!j->no_fold)
+		sbuf_adds(sb, "; one row per parallel layout, its other settings folded under it");
+	if (r->roomy_pick)
+		sbuf_adds(sb, "\n#1 goes first for headroom: #2, the fastest, uses more than 95% of the "
+			      "usable memory\nand #1 is within its band (7.1)");
+	sbuf_addc(sb, '\n');
 	variants_lines(sb, r);
 	sbuf_addf(sb, "\nbest: %s, recompute %s",
 		  mt_config_label(lbl, sizeof(lbl), m, &r->top[0].cfg),
@@ -718,7 +726,8 @@ void mt_estimate_text(struct sbuf *sb, const struct mt_model *m, const struct mt
 	sbuf_addf(sb, "configuration: %s, recompute %s", mt_config_label(lbl, sizeof(lbl), m, &e->cfg),
 		  rc_words(&e->cfg, (char[RCW_MAX]){ 0 }, RCW_MAX));
 	if (e->cfg.recompute == MT_RC_FULL)
-		sbuf_addf(sb, " (%d layers per chunk)", e->cfg.recompute_layers);
+		sbuf_addf(sb, " (%s)", mt_rc_full_words(e->cfg.recompute_method,
+							  e->cfg.recompute_layers, (char[64]){ 0 }, 64));
 	sbuf_addf(sb, ", distributed optimizer %s, %d micro-batch%s",
 		  dist_opt_words(&e->cfg), e->cfg.num_mb, e->cfg.num_mb == 1 ? "" : "es");
 	moe_words(sb, m, &e->cfg);

@@ -9,6 +9,7 @@
 
 #include "advice.h"
 #include "html_parts.h"
+#include "../tuner/recompute.h"
 #include "../job/flags.h"
 
 /* "TP4 PP2 VPP8 CP2(p2p) EP8 DP4 MBS1" from a candidate's config */
@@ -91,8 +92,14 @@ static void extra_settings(struct sbuf *sb, const cJSON *job, const cJSON *c)
 
 	const char *rc = jstr(c, "config.recompute"), *impl = jstr(c, "config.fsdp_impl");
 
-	if (rc && !strcmp(rc, "full"))
-		sbuf_addf(sb, " (%.0f layers per model chunk)", jnum(c, "config.recompute_layers"));
+	if (rc && !strcmp(rc, "full")) {
+		const char *meth = jstr(c, "config.recompute_method");
+
+		sbuf_addf(sb, " (%s)", mt_rc_full_words(meth && !strcmp(meth, "uniform")
+								? MT_RC_UNIFORM : MT_RC_BLOCK,
+							(int)jnum(c, "config.recompute_layers"),
+							(char[64]){ 0 }, 64));
+	}
 	/* selective recompute of modules other than core_attn alone */
 	{
 		const cJSON *cf = cJSON_GetObjectItemCaseSensitive(c, "config");
@@ -306,7 +313,8 @@ static void html_variants(struct sbuf *sb, const cJSON *adv)
 					      "<table class=\"sortable\"><thead><tr><th class=\"n\">#"
 					      "</th><th>differs</th><th class=\"n\">step<br>(s)</th>"
 					      "<th class=\"n\">against<br>the best</th><th class=\"n\">"
-					      "memory<br>(GiB)</th></tr></thead><tbody>");
+					      "memory<br>(GiB)</th><th>why it ranks after the "
+					      "best</th></tr></thead><tbody>");
 			sbuf_adds(sb, "<tr>");
 			td_num(sb, jnum(c, "rank"), "%.0f");
 			sbuf_adds(sb, "<td>");
@@ -334,7 +342,9 @@ static void html_variants(struct sbuf *sb, const cJSON *adv)
 			td_num(sb, jnum(v, "step_s"), "%.3f");
 			td_num(sb, 100 * (jnum(v, "step_s") / best - 1), "%+.2f%%");
 			td_num(sb, jnum(v, "peak_bytes") / GIB, "%.1f");
-			sbuf_adds(sb, "</tr>");
+			sbuf_adds(sb, "<td>");
+			esc(sb, jstr(v, "why_after") ? jstr(v, "why_after") : "");
+			sbuf_adds(sb, "</td></tr>");
 		}
 	}
 	if (any)

@@ -16,6 +16,7 @@ static const char *const ENUM_CP_COMM[] = { "p2p", "all_gather", "a2a", "a2a+p2p
 static const char *const ENUM_SPLIT[] = { "even", "account", "account_loss", "first_last", "layout",
 					    NULL };
 static const char *const ENUM_RECOMPUTE[] = { "none", "selective", "full", NULL };
+static const char *const ENUM_RC_METHOD[] = { "block", "uniform", NULL };
 
 /* no macro named NUM, BOOL or STR: the knob table's FACT() columns reach X
  * with their arguments expanded (rules/facts.def) */
@@ -33,6 +34,7 @@ static const char *const ENUM_RECOMPUTE[] = { "none", "selective", "full", NULL 
 #define TYPE_ENUM_CP_COMM ENUM(ENUM_CP_COMM)
 #define TYPE_ENUM_SPLIT ENUM(ENUM_SPLIT)
 #define TYPE_ENUM_RECOMPUTE ENUM(ENUM_RECOMPUTE)
+#define TYPE_ENUM_RC_METHOD ENUM(ENUM_RC_METHOD)
 
 const struct mt_fact_info mt_facts[MT_F_N] = {
 #define X(id, name, type, stage, knobs, unit, desc) \

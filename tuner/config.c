@@ -18,7 +18,7 @@ void mt_pins_init(struct mt_pins *p)
 	p->tp = p->pp = p->vpp = p->cp = p->ep = p->etp = p->mbs = MT_UNSET;
 	p->recompute = p->recompute_layers = p->cp_comm = p->dist_opt = MT_UNSET;
 	p->offload_layers = p->sp = MT_UNSET;
-	p->recompute_modules = MT_UNSET;
+	p->recompute_modules = p->recompute_method = MT_UNSET;
 	p->tp_overlap = p->overlap_grad = p->overlap_param = p->fused_ce = p->grad_fp32 = MT_UNSET;
 	p->bucket = MT_UNSET;
 	p->ep_overlap = MT_UNSET;
@@ -52,6 +52,23 @@ static const char *const cp_names[MT_CP_N] = { "p2p", "all_gather", "a2a", "a2a+
 const char *mt_recompute_name(int rc)
 {
 	return rc >= 0 && rc < MT_RC_N ? rc_names[rc] : "?";
+}
+
+static const char *const rc_method_names[MT_RC_METHOD_N] = { "block", "uniform" };
+
+const char *mt_rc_method_name(int method)
+{
+	return method >= 0 && method < MT_RC_METHOD_N ? rc_method_names[method] : "?";
+}
+
+int mt_rc_method_parse(const char *s)
+{
+	int i;
+
+	for (i = 0; i < MT_RC_METHOD_N; i++)
+		if (!strcmp(s, rc_method_names[i]))
+			return i;
+	return -1;
 }
 
 static const char *const fsdp_names[] = { "off", "megatron", "torch" };
@@ -707,6 +724,13 @@ int mt_job_check(const struct mt_model *m, const struct mt_cluster *c, const str
 	if (p->recompute_layers != MT_UNSET && p->recompute != MT_UNSET && p->recompute != MT_RC_FULL)
 		return mt_error_set(err, MT_EINVAL,
 				    "--recompute-layers applies to --recompute full only");
+	/* Megatron-LM d98e8a6 transformer_config.py: recompute_method with
+	 * selective granularity raises */
+	if (p->recompute_method != MT_UNSET && p->recompute != MT_UNSET && p->recompute != MT_RC_FULL)
+		return mt_error_set(err, MT_EINVAL, "--recompute-method %s applies to --recompute "
+				    "full only, got --recompute %s",
+				    mt_rc_method_name(p->recompute_method),
+				    mt_recompute_name(p->recompute));
 	if (p->recompute_layers != MT_UNSET && p->recompute_layers != MT_ALL_LAYERS &&
 	    p->recompute_layers > m->layers)
 		return mt_error_set(err, MT_EINVAL, "--recompute-layers %d: the model has %d layers "

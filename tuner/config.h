@@ -28,6 +28,12 @@ enum mt_precision { MT_PREC_BF16, MT_PREC_FP8, MT_PREC_NVFP4 };
 enum mt_fsdp_impl { MT_FSDP_OFF, MT_FSDP_MEGATRON, MT_FSDP_TORCH };
 enum mt_fp8_recipe { MT_FP8_DELAYED, MT_FP8_TENSORWISE, MT_FP8_BLOCKWISE, MT_FP8_MXFP8 };
 enum mt_recompute { MT_RC_NONE, MT_RC_SELECTIVE, MT_RC_FULL, MT_RC_N };
+/* How full recomputation spends --recompute-num-layers N (Megatron-Core
+ * TransformerBlock._checkpointed_forward, docs/MODEL.md 4.4): block
+ * checkpoints the first N layers of each model chunk, one by one, and keeps
+ * the others whole; uniform checkpoints every layer, in groups of N whose
+ * input alone is kept. */
+enum mt_rc_method { MT_RC_BLOCK, MT_RC_UNIFORM, MT_RC_METHOD_N };
 enum mt_cp_comm { MT_CP_P2P, MT_CP_ALL_GATHER, MT_CP_A2A, MT_CP_A2A_P2P, MT_CP_N };
 enum mt_split {
 	MT_SPLIT_EVEN,       /* layers divide evenly over pp x vpp chunks */
@@ -82,6 +88,7 @@ struct mt_pins {
 	int recompute, recompute_layers, cp_comm, dist_opt, offload_layers, sp;
 	int recompute_modules;    /* --recompute-modules: bits of enum mt_rc_module
 				   * (tuner/recompute.h); implies selective */
+	int recompute_method;     /* --recompute-method: enum mt_rc_method (full only) */
 	/* settings that are on by default rather than searched */
 	int tp_overlap, overlap_grad, overlap_param, fused_ce, grad_fp32;
 	int bucket;               /* DDP bucket size in parameters */
@@ -148,7 +155,9 @@ struct mt_config {
 	int mbs, num_mb;
 	int sp;                   /* sequence parallelism */
 	int recompute;            /* enum mt_recompute */
-	int recompute_layers;     /* full: layers per model chunk recomputed */
+	int recompute_layers;     /* full: layers per model chunk recomputed (block), or
+				   * the layers of each checkpointed group (uniform) */
+	int recompute_method;     /* full: enum mt_rc_method (MT_RC_BLOCK unless pinned) */
 	int recompute_modules;    /* selective: bits of enum mt_rc_module (tuner/recompute.h),
 				   * MT_RCM_DEFAULT (core_attn) unless chosen; 0 otherwise */
 	int cp_comm;              /* enum mt_cp_comm (meaningful when cp > 1) */
@@ -272,6 +281,9 @@ void mt_job_init(struct mt_job *j);
 
 const char *mt_recompute_name(int rc);
 int mt_recompute_parse(const char *s);
+/* "block" or "uniform" for an enum mt_rc_method, and back (-1 when unknown). */
+const char *mt_rc_method_name(int method);
+int mt_rc_method_parse(const char *s);
 /* "off", "megatron" or "torch" for an enum mt_fsdp_impl, and back (-1 when
  * unknown). */
 const char *mt_fsdp_impl_name(int impl);

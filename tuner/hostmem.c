@@ -10,6 +10,7 @@
 #include "constants.h"
 #include "model.h"
 #include "perf.h"
+#include "recompute.h"
 
 static const char *const om_names[MT_OM_N] = {
 	"attn_norm", "qkv_linear", "core_attn", "attn_proj", "mlp_norm", "expert_fc1", "moe_act",
@@ -53,15 +54,14 @@ double mt_host_capacity(const struct mt_cluster *c)
 static double offloaded(const struct mt_costs *a, const struct mt_plan *b,
 			const struct mt_config *cfg, int st)
 {
-	double layers = b->nl[st][0] + b->nl[st][1], chunk, f_rc = 0, f_off, out = 0;
+	double layers = b->nl[st][0] + b->nl[st][1], chunk, f_rc, f_off, out = 0;
 	const unsigned mods = mt_rc_mods(cfg);
 	int k;
 
 	if (cfg->offload_layers <= 0 || layers <= 0)
 		return 0;
 	chunk = layers / b->vpp;
-	if (cfg->recompute == MT_RC_FULL)
-		f_rc = fmin(cfg->recompute_layers, chunk) / chunk;
+	f_rc = mt_rc_full_share(cfg, chunk);
 	f_off = fmin(cfg->offload_layers, chunk * (1 - f_rc)) / chunk;
 	for (k = 0; k < MT_L_N; k++)
 		out += b->nl[st][k] / (double)b->vpp * f_off * mt_act_kept(a, k, mods);

@@ -8,13 +8,14 @@
 #include "fsdp.h"
 #include "perf.h"
 #include "precision.h"
+#include "recompute.h"
 
 /* Activation bytes of one model chunk (one micro-batch) of a stage, with its
  * recompute and offload settings; *peak gets one rematerialised layer. */
 static double chunk_act(const struct mt_costs *a, const struct mt_plan *b,
 			const struct mt_config *cfg, int st, double *layer_avg)
 {
-	double layers = b->nl[st][0] + b->nl[st][1], chunk, f_rc = 0, f_off = 0, act = 0, avg;
+	double layers = b->nl[st][0] + b->nl[st][1], chunk, f_rc, f_ck, f_off = 0, act = 0, avg;
 	const unsigned mods = mt_rc_mods(cfg);
 	/* per layer without full recompute: less what the recomputed modules free */
 	const double kept[MT_L_N] = { mt_act_kept(a, 0, mods), mt_act_kept(a, 1, mods) };
@@ -24,13 +25,15 @@ static double chunk_act(const struct mt_costs *a, const struct mt_plan *b,
 	if (layers <= 0)
 		return 0;
 	chunk = layers / b->vpp;
-	if (cfg->recompute == MT_RC_FULL)
-		f_rc = fmin(cfg->recompute_layers, chunk) / chunk;
+	/* full recompute: the recomputed layers are reduced to the kept inputs
+	 * of their checkpoints (block: one a layer; uniform: one a group) */
+	f_rc = mt_rc_full_share(cfg, chunk);
+	f_ck = mt_rc_ckpt_share(cfg, chunk);
 	if (cfg->offload_layers > 0)
 		f_off = fmin(cfg->offload_layers, chunk * (1 - f_rc)) / chunk;
 	for (k = 0; k < MT_L_N; k++) {
 		double n = b->nl[st][k] / (double)b->vpp;
-		act += n * ((1 - f_rc) * kept[k] + f_rc * a->act[k][MT_RC_FULL]);
+		act += n * ((1 - f_rc) * kept[k] + f_ck * a->act[k][MT_RC_FULL]);
 		act -= n * f_off * kept[k];
 		act -= n * (1 - f_rc) * a->act_fine[k]; /* fine-grained offload (4.10) */
 	}
@@ -78,8 +81,12 @@ static void stage_memory(const struct mt_ctx *x, const struct mt_costs *a, const
 	act = inflight * chunk_act(a, b, cfg, st, &layer_avg);
 	if (st == 0)
 		act += mt_inflight(b->pp, 1, b->num_mb, 0) * a->act_emb;
-	if (cfg->recompute == MT_RC_FULL)
-		act += layer_avg > 0 ? a->act_layer_peak[b->nl[st][1] ? 1 : 0] : 0;
+	/* full recompute: one checkpoint's layers rematerialised in backward
+	 * (uniform: the whole group of N) */
+	if (cfg->recompute == MT_RC_FULL && layer_avg > 0)
+		act += a->act_layer_peak[b->nl[st][1] ? 1 : 0] +
+		       (mt_rc_group_layers(cfg, (b->nl[st][0] + b->nl[st][1]) / b->vpp) - 1) *
+			       layer_avg;
 	/* 1F1B EP overlap: a second micro-batch's layer is live beside the one
 	 * in backward (docs/MODEL.md 5.3) */
 	if (cfg->ep_overlap)

@@ -2,6 +2,7 @@
 /* recompute: the modules of selective recomputation (recompute.h). */
 #include "recompute.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -134,4 +135,42 @@ int mt_rc_module_sets(const struct mt_model *m, const struct mt_job *j, unsigned
 	if (heavy != light && (heavy & ~MT_RCM_DEFAULT))
 		sets[n++] = heavy;
 	return n;
+}
+
+double mt_rc_full_share(const struct mt_config *cfg, double chunk)
+{
+	if (cfg->recompute != MT_RC_FULL || chunk <= 0)
+		return 0;
+	if (cfg->recompute_method == MT_RC_UNIFORM)
+		return 1;
+	return fmin(cfg->recompute_layers, chunk) / chunk;
+}
+
+double mt_rc_ckpt_share(const struct mt_config *cfg, double chunk)
+{
+	if (cfg->recompute != MT_RC_FULL || chunk <= 0)
+		return 0;
+	if (cfg->recompute_method == MT_RC_UNIFORM && cfg->recompute_layers > 0)
+		return fmin(ceil(chunk / cfg->recompute_layers - 1e-9), chunk) / chunk;
+	return mt_rc_full_share(cfg, chunk);
+}
+
+double mt_rc_group_layers(const struct mt_config *cfg, double chunk)
+{
+	if (cfg->recompute != MT_RC_FULL || chunk <= 0)
+		return 0;
+	if (cfg->recompute_method == MT_RC_UNIFORM && cfg->recompute_layers > 0)
+		return fmax(1, fmin(cfg->recompute_layers, chunk));
+	return 1;
+}
+
+const char *mt_rc_full_words(int method, int layers, char *buf, size_t cap)
+{
+	if (method == MT_RC_UNIFORM)
+		snprintf(buf, cap, "every layer, in groups of %d", layers);
+	else if (layers >= MT_ALL_LAYERS)
+		snprintf(buf, cap, "every layer of each model chunk");
+	else
+		snprintf(buf, cap, "%d layer%s per model chunk", layers, layers == 1 ? "" : "s");
+	return buf;
 }

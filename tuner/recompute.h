@@ -59,4 +59,25 @@ const char *mt_rc_modules_reason(const struct mt_model *m, const struct mt_job *
  * count, at most MT_RC_SETS_MAX. */
 int mt_rc_module_sets(const struct mt_model *m, const struct mt_job *j, unsigned *sets);
 
+/* Full recomputation of a model chunk of `chunk` layers as
+ * Megatron-Core runs it (TransformerBlock._checkpointed_forward; docs/MODEL.md
+ * 4.4), for cfg->recompute_layers N and cfg->recompute_method:
+ *   mt_rc_full_share   the share of the chunk's layers whose forward runs
+ *                      again in backward: block min(N, chunk) / chunk,
+ *                      uniform 1 (every layer, in groups of N);
+ *   mt_rc_ckpt_share   the share whose activations are reduced to a kept
+ *                      input: block the same, uniform ceil(chunk / N) /
+ *                      chunk (one input per group);
+ *   mt_rc_group_layers the layers rematerialised together in backward:
+ *                      block 1, uniform min(N, chunk).
+ * All three are 0 without full recomputation. */
+/* Full recomputation in words, for a configuration's method and layers:
+ * "N layers per model chunk" (block) or "every layer, in groups of N"
+ * (uniform); into buf. */
+const char *mt_rc_full_words(int method, int layers, char *buf, size_t cap);
+
+double mt_rc_full_share(const struct mt_config *cfg, double chunk);
+double mt_rc_ckpt_share(const struct mt_config *cfg, double chunk);
+double mt_rc_group_layers(const struct mt_config *cfg, double chunk);
+
 #endif

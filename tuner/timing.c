@@ -7,6 +7,7 @@
 #include "hostmem.h"
 #include "fsdp.h"
 #include "perf.h"
+#include "recompute.h"
 
 double mt_ep_overlap_paired(int pp, int vpp, int num_mb)
 {
@@ -55,8 +56,8 @@ static void stage_time(const struct mt_ctx *x, const struct mt_costs *a, const s
 
 	*o = (struct stage_time){ 0 };
 	o->st = st;
-	if (cfg->recompute == MT_RC_FULL && layers > 0)
-		frac = fmin(cfg->recompute_layers * (double)b->vpp, layers) / layers;
+	if (layers > 0)
+		frac = mt_rc_full_share(cfg, layers / b->vpp);
 	for (k = 0; k < MT_L_N; k++) {
 		double n = b->nl[st][k];
 		o->fwd += n * a->fwd[k];
@@ -208,8 +209,8 @@ void mt_timing(const struct mt_ctx *x, const struct mt_costs *a, const struct mt
 	/* the mean stage: all layers spread over pp stages, plus the overheads
 	 * of the representative stages */
 	L = b->tot[0] + b->tot[1];
-	if (cfg->recompute == MT_RC_FULL && L > 0)
-		frac = fmin(cfg->recompute_layers * vpp * pp, L) / L;
+	if (L > 0)
+		frac = mt_rc_full_share(cfg, L / ((double)vpp * pp));
 	for (k = 0; k < MT_L_N; k++) {
 		double w = a->fwd[k] + a->bwd[k];
 		if (k == MT_L_MOE && cfg->ep_overlap)

@@ -214,7 +214,7 @@ CUDA graphs pinned keep the EP overlap off | 0 | !--overlap-moe-expert-parallel-
 EP overlap pinned keeps CUDA graphs off on a host-bound GPU | 0 | !--cuda-graph-impl transformer_engine | advise --model qwen3-30b-a3b --cluster dgx-b200 --gpus 16 --seq 4096 --gbs 64 --vpp 2 --ep-overlap on --format megatron
 # every knob that differs from Megatron-LM's defaults is in the headline and the report
 best line names the layer offload | 0 | ^best: TP8 PP1 DP8 MBS1, recompute none, activations of [0-9]+ layers offloaded to the host | advise --model llama3-70b --gpus 64 --seq 65536 --gbs 64 --top 2 --prefer-headroom 0
-best line names full recompute's layers | 0 | ^best: .*recompute full \([0-9]+ layers per model chunk\) | advise --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --recompute full --top 1
+best line names full recompute's layers | 0 | ^best: .*recompute full \([0-9]+ layers? per model chunk\) | advise --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --recompute full --top 1
 best line names fine-grained offload | 0 | ^best: .*inputs of core_attn,attn_proj offloaded to the host | advise --model llama3-70b --gpus 64 --seq 32768 --gbs 64 --offload-modules core_attn,attn_proj --top 1
 best line names the optimizer offload | 0 | ^best: .*50% of the optimizer states on the host | advise --model llama3-8b --gpus 8 --seq 8192 --gbs 64 --optimizer-cpu-offload 0.5 --top 1
 report summary names the offload and its host memory | 0 | Recommended: <b>TP8 PP1 DP8 MBS1</b>, recompute none, <b>activations of [0-9]+ layers offloaded to the host</b> \([0-9.]+ GiB of pinned host memory per node\) | advise --model llama3-70b --gpus 64 --seq 65536 --gbs 64 --top 2 --prefer-headroom 0 --report -

@@ -9,17 +9,17 @@ check misconfigured reads the model from its flags | 0 | 80 layers, hidden 8192,
 check misconfigured names TP 16 across nodes | 0 | TP 16 spans 2 NVLink domains of 8 GPUs | check tests/fixtures/jobs/llama3-70b-misconfigured.sh
 check misconfigured says why it cannot time TP 16 | 0 | cannot time the job as written: --tp 16: .*8 key/value heads | check tests/fixtures/jobs/llama3-70b-misconfigured.sh
 check misconfigured has no one-knob fix | 0 | one knob: no single change makes the job run and fit | check tests/fixtures/jobs/llama3-70b-misconfigured.sh
-check misconfigured fixes TP with two knobs | 0 | two knobs \(TP \+ FSDP\): TP4 | check tests/fixtures/jobs/llama3-70b-misconfigured.sh
+check misconfigured fixes TP with two knobs | 0 | two knobs \(TP \+ FSDP\): TP1 PP1 DP64 MBS1 | check tests/fixtures/jobs/llama3-70b-misconfigured.sh
 check misconfigured diff removes the job's TP | 0 | - --tensor-model-parallel-size 16 | check tests/fixtures/jobs/llama3-70b-misconfigured.sh
 check misconfigured best overall | 0 | best overall \(everything\): TP4 PP2 | check tests/fixtures/jobs/llama3-70b-misconfigured.sh
 check misconfigured lists a flag it does not time | 0 | not modelled \(1 flag megatune does not time\): --save-interval \(line 63\) | check tests/fixtures/jobs/llama3-70b-misconfigured.sh
-check overlaps off does not fit | 0 | the job does not fit: 99.1 GiB per GPU | check tests/fixtures/jobs/llama3-70b-overlaps-off.sh
+check overlaps off does not fit | 0 | the job does not fit: 78.2 GiB per GPU | check tests/fixtures/jobs/llama3-70b-overlaps-off.sh
 check overlaps off names the distributed optimizer | 0 | dist-opt \(overrides: the rule sets config.dist_opt = on \(pinned to off\)\) | check tests/fixtures/jobs/llama3-70b-overlaps-off.sh
 check overlaps off names the DP overlap | 0 | dp-overlap \(overrides | check tests/fixtures/jobs/llama3-70b-overlaps-off.sh
 check overlaps off names the TP overlap | 0 | tp-comm-overlap \(overrides | check tests/fixtures/jobs/llama3-70b-overlaps-off.sh
 check overlaps off names the missing variable | 0 | CUDA_DEVICE_MAX_CONNECTIONS is not set; the rules want CUDA_DEVICE_MAX_CONNECTIONS=1 | check tests/fixtures/jobs/llama3-70b-overlaps-off.sh
-check overlaps off one knob that fits | 0 | one knob \(distributed optimizer\): TP8 PP2 DP4 MBS1 | check tests/fixtures/jobs/llama3-70b-overlaps-off.sh
-check overlaps off one-knob diff | 0 | \+ --use-distributed-optimizer | check tests/fixtures/jobs/llama3-70b-overlaps-off.sh
+check overlaps off one knob that fits | 0 | one knob \(PP\): TP8 PP4 VPP10 DP2 MBS1 | check tests/fixtures/jobs/llama3-70b-overlaps-off.sh
+check overlaps off one-knob diff | 0 | \+ --pipeline-model-parallel-size 4 | check tests/fixtures/jobs/llama3-70b-overlaps-off.sh
 check overlaps off removes the recompute as written | 0 | - --recompute-method uniform | check tests/fixtures/jobs/llama3-70b-overlaps-off.sh
 check overlaps off quotes the layout for the shell | 0 | \+ --pipeline-model-parallel-layout 'E | check tests/fixtures/jobs/llama3-70b-overlaps-off.sh
 check overlaps off JSON | 0 | "schema":	"megatune.check/1" | check tests/fixtures/jobs/llama3-70b-overlaps-off.sh --json -
@@ -45,14 +45,14 @@ check --validation is not stdout | 2 | --validation writes files beside FILE | c
 check a Bridge run_config.yaml | 0 | megatune check: tests/fixtures/jobs/bridge-llama3-8b-run_config.yaml \(Megatron-Bridge config\) | check tests/fixtures/jobs/bridge-llama3-8b-run_config.yaml --gpus 8
 check a Bridge YAML states its model | 0 | 32 layers, hidden 4096, 32 heads, 8.0B parameters | check tests/fixtures/jobs/bridge-llama3-8b-run_config.yaml --gpus 8
 check a Bridge YAML counts what is not timed | 0 | not timed: [0-9]+ keys of sections that do not change the step time | check tests/fixtures/jobs/bridge-llama3-8b-run_config.yaml --gpus 8
-check a Bridge YAML configuration | 0 | configuration: TP4 PP1 CP2\(p2p\) DP1 MBS1, recompute full \(1 layers per chunk\), distributed optimizer off | check tests/fixtures/jobs/bridge-llama3-8b-run_config.yaml --gpus 8
+check a Bridge YAML configuration | 0 | configuration: TP4 PP1 CP2\(p2p\) DP1 MBS1, recompute full \(every layer, in groups of 1\), distributed optimizer off | check tests/fixtures/jobs/bridge-llama3-8b-run_config.yaml --gpus 8
 check a Bridge YAML reads env_vars | 0 | !TORCH_NCCL_AVOID_RECORD_STREAMS is not set | check tests/fixtures/jobs/bridge-llama3-8b-run_config.yaml --gpus 8
 check a Bridge job's diagnoses | 0 | [!] dist-opt \(overrides | check tests/fixtures/jobs/bridge-llama3-8b-run_config.yaml --gpus 8
 check a Bridge job's diff is in overrides | 0 | - ddp.use_distributed_optimizer=false | check tests/fixtures/jobs/bridge-llama3-8b-run_config.yaml --gpus 8
 check a Bridge job's fix in overrides | 0 | \+ ddp.use_distributed_optimizer=true | check tests/fixtures/jobs/bridge-llama3-8b-run_config.yaml --gpus 8
 check a Bridge job has no flag diff | 0 | !^    [-+] --[a-z] | check tests/fixtures/jobs/bridge-llama3-8b-run_config.yaml --gpus 8
 check a Bridge summary log | 0 | \(Megatron-Bridge log \(configuration summary\)\) | check tests/fixtures/jobs/bridge-llama3-8b-summary.log --model llama3-8b --gpus 8
-check a Bridge summary reads as the YAML | 0 | configuration: TP4 PP1 CP2\(p2p\) DP1 MBS1, recompute full \(1 layers per chunk\), distributed optimizer off | check tests/fixtures/jobs/bridge-llama3-8b-summary.log --model llama3-8b --gpus 8
+check a Bridge summary reads as the YAML | 0 | configuration: TP4 PP1 CP2\(p2p\) DP1 MBS1, recompute full \(every layer, in groups of 1\), distributed optimizer off | check tests/fixtures/jobs/bridge-llama3-8b-summary.log --model llama3-8b --gpus 8
 check a Bridge summary names what it does not model | 0 | not modelled \([0-9]+ keys megatune does not time\): model.deallocate_pipeline_outputs \(line 32\) | check tests/fixtures/jobs/bridge-llama3-8b-summary.log --model llama3-8b --gpus 8
 check a Bridge summary in JSON | 0 | "kind":[[:space:]]*"bridge_summary" | check tests/fixtures/jobs/bridge-llama3-8b-summary.log --model llama3-8b --gpus 8 --json -
 check a Bridge YAML in JSON | 0 | "format":[[:space:]]*"bridge" | check tests/fixtures/jobs/bridge-llama3-8b-run_config.yaml --gpus 8 --json -
@@ -60,7 +60,7 @@ check a verl launch script | 0 | megatune check: tests/fixtures/jobs/verl-qwen3-
 check a verl script's model from its path | 0 | model: qwen3-30b-a3b, 48 layers | check tests/fixtures/jobs/verl-qwen3-30b-grpo.sh
 check a verl script's GPUs and batch | 0 | job: 16 GPUs of dgx-h100 \(verl's trainer.n_gpus_per_node x trainer.nnodes: 8 per node x 2 nodes\), seq 4096, global batch 256 | check tests/fixtures/jobs/verl-qwen3-30b-grpo.sh
 check a verl script's offload noted | 0 | param_offload: verl moves it to the host between phases | check tests/fixtures/jobs/verl-qwen3-30b-grpo.sh
-check a verl script's configuration | 0 | configuration: TP4 PP1 EP4 ETP4 DP4 MBS2, recompute full \(1 layers per chunk\), distributed optimizer on | check tests/fixtures/jobs/verl-qwen3-30b-grpo.sh
+check a verl script's configuration | 0 | configuration: TP4 PP1 EP4 ETP4 DP4 MBS2, recompute full \(every layer, in groups of 1\), distributed optimizer on | check tests/fixtures/jobs/verl-qwen3-30b-grpo.sh
 check a verl job's diff is in verl keys | 0 | \+ actor_rollout_ref.actor.megatron.expert_model_parallel_size=[0-9]+ | check tests/fixtures/jobs/verl-qwen3-30b-grpo.sh
 check a verl job's keys outside the struct take ++ | 0 | \+ \+\+actor_rollout_ref.actor.megatron.override_ddp_config.overlap_grad_reduce=true | check tests/fixtures/jobs/verl-qwen3-30b-grpo.sh
 check a verl config YAML | 0 | megatune check: tests/fixtures/jobs/verl-config.yaml \(verl config\) | check tests/fixtures/jobs/verl-config.yaml
