@@ -28,17 +28,23 @@ static const char compare_head[] =
 	"of variation, the spread nccl-tests shows between its placements, or\n"
 	"the spread of the history's runs (docs/FORMATS.md section 14).  CPU\n"
 	"GEMM and attention that moved the way the core's canary did (a rank test\n"
-	"on its timings) are `inconclusive`: the core itself ran at another speed.\n";
+	"on its timings) are `inconclusive`: the core itself ran at another speed.\n"
+	"A metric of the baseline that CURRENT lacks fails the gate (verdict\n"
+	"`fail`; --allow-missing lists it instead), and a results file whose last\n"
+	"record is cut short is bad input naming the file and line: a run that\n"
+	"crashed does not pass.  With --junit, an error is a failure there too.\n";
 
 static const char compare_tail[] =
-	"exit codes: 0 nothing regressed; 1 something regressed; 2 bad usage or\n"
-	"bad input (unreadable, another schema, documents of different kinds).\n";
+	"exit codes: 0 nothing regressed or missing; 1 something regressed or a\n"
+	"metric of the baseline is missing; 2 bad usage or bad input (unreadable,\n"
+	"a record cut short, another schema, documents of different kinds).\n";
 
 struct copts {
 	struct mt_cmp_opts o;
 	const char *json, *junit, *markdown, *history, *thresholds;
 	int all, quiet, window;
 	int match_host, match_gpu;
+	int junit_tried; /* the JUnit file was written, or failed to be */
 };
 
 /* --tolerance, --confidence: a percentage (a trailing '%' allowed) in [lo, hi]
@@ -106,6 +112,9 @@ static const struct cli_opt compare_opts[] = {
 		  "a failure with its numbers" },
 	{ .type = CLI_STR, .name = "markdown", .meta = "FILE", .off = CO(markdown),
 	  .help = "a summary a CI system can post" },
+	{ .type = CLI_FLAG, .name = "allow-missing", .off = CO(o.allow_missing),
+	  .help = "a metric of the baseline that CURRENT lacks is listed,\n"
+		  "not a failure (a probe left out on purpose)" },
 	{ .type = CLI_FLAG, .name = "all", .off = CO(all), .help = "list unchanged metrics too" },
 	{ .type = CLI_FLAG, .name = "quiet", .short_name = 'q', .off = CO(quiet),
 	  .help = "no text verdict" },
@@ -155,7 +164,7 @@ static int write_out(const char *path, int which, const struct mt_comparison *cm
 	return rc;
 }
 
-static int outputs(const struct copts *c, struct mt_comparison *cmp, struct mt_error *err)
+static int outputs(struct copts *c, struct mt_comparison *cmp, struct mt_error *err)
 {
 	int rc;
 
@@ -165,8 +174,10 @@ static int outputs(const struct copts *c, struct mt_comparison *cmp, struct mt_e
 				    "the baseline, %d only in the current): nothing to compare",
 				    cmp->baseline_file, cmp->current_file, cmp->nonly_baseline,
 				    cmp->nonly_current);
-	if ((c->json && (rc = write_out(c->json, 0, cmp, err))) ||
-	    (c->junit && (rc = write_out(c->junit, 1, cmp, err))) ||
+	if (c->json && (rc = write_out(c->json, 0, cmp, err)))
+		return rc;
+	c->junit_tried = c->junit != NULL;
+	if ((c->junit && (rc = write_out(c->junit, 1, cmp, err))) ||
 	    (c->markdown && (rc = write_out(c->markdown, 2, cmp, err))))
 		return rc;
 	if (!c->quiet && !(c->json && !strcmp(c->json, "-"))) {
@@ -178,6 +189,24 @@ static int outputs(const struct copts *c, struct mt_comparison *cmp, struct mt_e
 		sbuf_release(&sb);
 	}
 	return MT_OK;
+}
+
+/* No comparison (an unreadable or cut document, nothing in common): a CI
+ * system reads the JUnit file, so it says why as a failure. */
+static void junit_error(const char *path, const char *base, const char *cur,
+			const struct mt_error *why)
+{
+	struct sbuf sb = SBUF_INIT;
+	struct mt_error err = MT_ERROR_INIT;
+
+	mt_compare_junit_error(&sb, base, cur, why->msg);
+	if (sb.failed)
+		mt_error_set(&err, MT_ENOMEM, "out of memory");
+	else
+		mt_write_atomic(path, sb.buf, sb.len, &err);
+	if (err.code)
+		cli_fail("compare", &err);
+	sbuf_release(&sb);
 }
 
 /* The last `window` runs of the history comparable with cur, as sets. */
@@ -203,7 +232,7 @@ static int load_history(const struct copts *c, const struct mt_cm_set *cur,
 	return rc;
 }
 
-static int compare_history(const struct copts *c, const char *cur_file,
+static int compare_history(struct copts *c, const char *cur_file,
 			   const struct mt_cm_set *cur, struct mt_comparison *cmp, struct mt_error *err)
 {
 	struct mt_hist_run *runs = NULL;
@@ -301,12 +330,17 @@ int cmd_compare(int argc, char **argv)
 		cmp.source = NULL;
 	}
 out:
-	fail = cmp.counts[0] > 0;
+	fail = cmp.verdict && strcmp(cmp.verdict, "pass");
 	mt_compare_free(&cmp);
 	mt_cm_set_free(&base);
 	mt_cm_set_free(&cur);
 	mt_thresholds_free(&th);
-	if (rc)
-		return cli_fail("compare", &err);
+	if (rc) {
+		rc = cli_fail("compare", &err);
+		if (c.junit && !c.junit_tried)
+			junit_error(c.junit, c.history ? c.history : argv[first],
+				    argv[first + !c.history], &err);
+		return rc;
+	}
 	return fail ? 1 : 0;
 }

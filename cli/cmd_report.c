@@ -101,7 +101,8 @@ static void trends_free(struct trends *tr)
 
 static int read_trends(const char *db, int window, struct trends *tr, struct mt_error *err)
 {
-	struct mt_cmp_opts o = { MT_CMP_DEFAULT_TOLERANCE, MT_CMP_DEFAULT_CONFIDENCE, NULL };
+	struct mt_cmp_opts o = { .tolerance_pct = MT_CMP_DEFAULT_TOLERANCE,
+				  .confidence_pct = MT_CMP_DEFAULT_CONFIDENCE };
 	struct mt_history *h = NULL;
 	struct mt_hist_run *all = NULL;
 	const struct mt_hist_run *last;

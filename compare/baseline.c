@@ -101,15 +101,19 @@ int mt_compare_history(const struct mt_cmp_hist_in *h, const struct mt_cm_set *c
 {
 	double z = mt_cmp_z(o->confidence_pct), alpha = 1 - o->confidence_pct / 100;
 	double *v = malloc((size_t)(h->n ? h->n : 1) * sizeof(double));
+	const struct mt_cm_set *newest = h->n ? &h->runs[h->n - 1] : NULL;
 	int i;
 
 	memset(out, 0, sizeof(*out));
 	*notes = NULL;
 	out->kind = cur->kind;
+	out->allow_missing = o->allow_missing;
 	out->tolerance_pct = o->tolerance_pct;
 	out->confidence_pct = o->confidence_pct;
 	if (!v || (cur->n && !(out->metrics = calloc((size_t)cur->n, sizeof(*out->metrics)))) ||
 	    (cur->n && !(out->only_current = calloc((size_t)cur->n, sizeof(char *)))) ||
+	    (newest && newest->n &&
+	     !(out->only_baseline = calloc((size_t)newest->n, sizeof(char *)))) ||
 	    (cur->n && !(*notes = calloc((size_t)cur->n, sizeof(char *))))) {
 		free(v);
 		mt_compare_free(out);
@@ -147,6 +151,10 @@ int mt_compare_history(const struct mt_cmp_hist_in *h, const struct mt_cm_set *c
 		out->nmetrics++;
 	}
 	free(v);
+	/* what the newest run measured and this one lacks: a run cut short */
+	for (i = 0; newest && i < newest->n; i++)
+		if (mt_cm_find(cur, newest->m[i].id) < 0)
+			out->only_baseline[out->nonly_baseline++] = newest->m[i].name;
 	mt_compare_finish(out);
 	return MT_OK;
 }

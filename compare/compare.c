@@ -386,7 +386,7 @@ void mt_compare_finish(struct mt_comparison *out)
 
 		out->counts[s == 0 ? 0 : s == 2 ? 1 : s == 3 ? 2 : 3]++;
 	}
-	out->verdict = out->counts[0] ? "regressed" : "pass";
+	out->verdict = mt_comparison_verdict(out);
 }
 
 void mt_compare_free(struct mt_comparison *c)
@@ -440,6 +440,7 @@ int mt_compare_sets(const struct mt_cm_set *base, const struct mt_cm_set *cur,
 	    (memo = malloc((size_t)base->ncanaries * (size_t)cur->ncanaries)))
 		memset(memo, 2, (size_t)base->ncanaries * (size_t)cur->ncanaries);
 	out->kind = base->kind;
+	out->allow_missing = o->allow_missing;
 	out->tolerance_pct = o->tolerance_pct;
 	out->confidence_pct = o->confidence_pct;
 	if ((base->n && !(out->metrics = calloc((size_t)base->n, sizeof(*out->metrics)))) ||

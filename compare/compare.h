@@ -71,6 +71,8 @@ struct mt_cmp_opts {
 	double tolerance_pct;              /* default MT_CMP_DEFAULT_TOLERANCE */
 	double confidence_pct;             /* default MT_CMP_DEFAULT_CONFIDENCE */
 	const struct mt_thresholds *th;    /* may be NULL */
+	int allow_missing;                 /* a metric of the baseline that the current
+					    * lacks is listed, not a failure */
 };
 
 /* Two-sided p of the Mann-Whitney U test of a[0..na) against b[0..nb)
@@ -95,7 +97,9 @@ const char *mt_cmp_verdict(double change_pct, int higher_better, double tol_pct,
 double mt_cmp_limit_pct(double tol_pct, double noise_pct);
 
 /* Compare two sets of the same kind into `out` (metrics ordered worst
- * regressions first).  A threshold pattern that matches no metric of either
+ * regressions first).  Metrics of the baseline that the current lacks are
+ * listed in only_baseline and fail the gate (verdict "fail") unless
+ * o->allow_missing.  A threshold pattern that matches no metric of either
  * set is MT_EINVAL naming the thresholds file and its line. */
 int mt_compare_sets(const struct mt_cm_set *base, const struct mt_cm_set *cur,
 		    const struct mt_cmp_opts *o, struct mt_comparison *out, struct mt_error *err);
@@ -104,7 +108,8 @@ int mt_compare_sets(const struct mt_cm_set *base, const struct mt_cm_set *cur,
  * (*which = its index), else the option (*which = -1). */
 double mt_cmp_tolerance(const struct mt_cmp_opts *o, const struct mt_cm_metric *m, int *which);
 
-/* Order metrics worst first and count the verdicts into out->counts. */
+/* Order metrics worst first, count the verdicts into out->counts and set
+ * out->verdict (mt_comparison_verdict()). */
 void mt_compare_finish(struct mt_comparison *out);
 
 void mt_compare_free(struct mt_comparison *c);
@@ -124,7 +129,9 @@ struct mt_cmp_hist_in {
  * gets a note naming the run where the change began when the newest runs
  * are beyond it too (a step change), else "this run alone".  Notes are
  * allocated into *notes (nmetrics entries, NULL where none; free each, then
- * the array).  Metrics no run has are listed in only_current. */
+ * the array).  Metrics no run has are listed in only_current; metrics of the
+ * newest run that cur lacks in only_baseline (a failure as in
+ * mt_compare_sets()). */
 int mt_compare_history(const struct mt_cmp_hist_in *h, const struct mt_cm_set *cur,
 		       const struct mt_cmp_opts *o, struct mt_comparison *out, char ***notes,
 		       struct mt_error *err);
@@ -134,5 +141,11 @@ int mt_compare_history(const struct mt_cmp_hist_in *h, const struct mt_cm_set *c
 void mt_compare_text(struct sbuf *sb, const struct mt_comparison *c, int all);
 void mt_compare_junit(struct sbuf *sb, const struct mt_comparison *c);
 void mt_compare_markdown(struct sbuf *sb, const struct mt_comparison *c);
+
+/* JUnit XML for a comparison that could not be made (an unreadable or cut
+ * document, two kinds, nothing in common): one test case whose failure is
+ * `message`; `baseline` and `current` as given (either may be NULL). */
+void mt_compare_junit_error(struct sbuf *sb, const char *baseline, const char *current,
+			    const char *message);
 
 #endif

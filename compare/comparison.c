@@ -86,6 +86,8 @@ int mt_comparison_read(const cJSON *doc, const char *file, const char *opt,
 	out->counts[1] = (int)mt_jget_num(doc, "counts.improved", 0);
 	out->counts[2] = (int)mt_jget_num(doc, "counts.unchanged", 0);
 	out->counts[3] = (int)mt_jget_num(doc, "counts.inconclusive", 0);
+	/* absent: a document from before the gate on missing metrics */
+	out->allow_missing = !cJSON_IsFalse(mt_jget(doc, "allow_missing"));
 	if ((rc = read_names(doc, "only_baseline", file, &out->only_baseline,
 			     &out->nonly_baseline, err)) ||
 	    (rc = read_names(doc, "only_current", file, &out->only_current, &out->nonly_current,
@@ -102,6 +104,21 @@ void mt_comparison_free(struct mt_comparison *c)
 	memset(c, 0, sizeof(*c));
 }
 
+int mt_comparison_missing(const struct mt_comparison *c)
+{
+	return c->allow_missing ? 0 : c->nonly_baseline;
+}
+
+const char *mt_comparison_verdict(const struct mt_comparison *c)
+{
+	int i;
+
+	for (i = 0; i < c->nmetrics; i++)
+		if (c->metrics[i].verdict && !strcmp(c->metrics[i].verdict, "regressed"))
+			return "regressed";
+	return mt_comparison_missing(c) ? "fail" : "pass";
+}
+
 static void names_json(struct jw *w, const char *key, const char *const *names, int n)
 {
 	int i;
@@ -116,11 +133,8 @@ void mt_comparison_json(struct sbuf *sb, const struct mt_comparison *c)
 {
 	static const char *const cn[] = { "regressed", "improved", "unchanged", "inconclusive" };
 	struct jw w;
-	int i, regressed = 0;
+	int i;
 
-	for (i = 0; i < c->nmetrics; i++)
-		if (c->metrics[i].verdict && !strcmp(c->metrics[i].verdict, "regressed"))
-			regressed = 1;
 	jw_init(&w, sb, 1);
 	jw_obj(&w, NULL);
 	jw_str(&w, "schema", SCHEMA);
@@ -130,10 +144,12 @@ void mt_comparison_json(struct sbuf *sb, const struct mt_comparison *c)
 	jw_str(&w, "current", c->current_file);
 	jw_num(&w, "tolerance_pct", c->tolerance_pct, 6);
 	jw_num(&w, "confidence_pct", c->confidence_pct, 6);
-	jw_str(&w, "verdict", regressed ? "regressed" : "pass");
+	jw_bool(&w, "allow_missing", c->allow_missing);
+	jw_str(&w, "verdict", mt_comparison_verdict(c));
 	jw_obj(&w, "counts");
 	for (i = 0; i < 4; i++)
 		jw_int(&w, cn[i], c->counts[i]);
+	jw_int(&w, "missing", mt_comparison_missing(c));
 	jw_end(&w);
 	jw_arr(&w, "metrics");
 	for (i = 0; i < c->nmetrics; i++) {

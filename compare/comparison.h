@@ -48,6 +48,8 @@ struct mt_comparison {
 	int counts[4];       /* regressed, improved, unchanged, inconclusive */
 	const char **only_baseline, **only_current; /* names matched on one side */
 	int nonly_baseline, nonly_current;
+	int allow_missing;   /* only_baseline[] does not fail the gate (read: true
+			      * when the document does not say) */
 };
 
 /* Read `doc` (from `file`, given as option `opt` for messages) into `out`.
@@ -57,8 +59,17 @@ int mt_comparison_read(const cJSON *doc, const char *file, const char *opt,
 
 void mt_comparison_free(struct mt_comparison *c);
 
-/* Append the document (megatune.comparison/1, pretty-printed) for `c`; the
- * overall verdict is "regressed" when any metric regressed, else "pass". */
+/* The metrics of the baseline missing from the current that fail the gate:
+ * nonly_baseline, or 0 with allow_missing. */
+int mt_comparison_missing(const struct mt_comparison *c);
+
+/* The overall verdict of a comparison `megatune compare` filled: "regressed"
+ * when any metric regressed, else "fail" when mt_comparison_missing(), else
+ * "pass". */
+const char *mt_comparison_verdict(const struct mt_comparison *c);
+
+/* Append the document (megatune.comparison/1, pretty-printed) for `c`, with
+ * the overall verdict of mt_comparison_verdict(). */
 void mt_comparison_json(struct sbuf *sb, const struct mt_comparison *c);
 
 #endif

@@ -125,8 +125,14 @@ static int extract_result(const char *path, const char *text, size_t len, struct
 		line++;
 		if (e > i + 1 || (e > i && text[i] != '\r')) {
 			if (!(r = cJSON_ParseWithLength(text + i, e - i))) {
-				if (e == len) /* a last line cut short by a killed writer */
-					break;
+				/* a last line cut short: the run that wrote it died
+				 * mid-record, and its other cases are missing too */
+				if (e == len)
+					return mt_error_set(err, MT_EPARSE, "%s:%d: a record cut "
+							    "short at the end of the file (not a "
+							    "whole JSON record, no newline after "
+							    "it): the run that wrote it stopped "
+							    "mid-record", path, line);
 				return mt_error_set(err, MT_EPARSE, "%s:%d: not a JSON record", path,
 						    line);
 			}

@@ -38,6 +38,8 @@ static void counts(struct sbuf *sb, const struct mt_comparison *c)
 {
 	sbuf_addf(sb, "%d metrics: %d regressed, %d improved, %d unchanged, %d inconclusive",
 		  c->nmetrics, c->counts[0], c->counts[1], c->counts[2], c->counts[3]);
+	if (mt_comparison_missing(c))
+		sbuf_addf(sb, "; %d missing from the current", mt_comparison_missing(c));
 }
 
 void mt_compare_text(struct sbuf *sb, const struct mt_comparison *c, int all)
@@ -81,7 +83,13 @@ void mt_compare_text(struct sbuf *sb, const struct mt_comparison *c, int all)
 		sbuf_adds(sb, "  (no metric changed beyond its tolerance)\n");
 	else if (!all && c->counts[2])
 		sbuf_addf(sb, "  (%d unchanged not shown: --all shows them)\n", c->counts[2]);
-	if (c->nonly_baseline) {
+	if (mt_comparison_missing(c)) {
+		sbuf_addf(sb, "\n  only in the baseline (%d): missing from the current, a "
+			  "failure (the run stopped before them? --allow-missing lets them "
+			  "pass):\n", c->nonly_baseline);
+		for (i = 0; i < c->nonly_baseline; i++)
+			sbuf_addf(sb, "    %s\n", c->only_baseline[i]);
+	} else if (c->nonly_baseline) {
 		sbuf_addf(sb, "\n  only in the baseline (%d):\n", c->nonly_baseline);
 		for (i = 0; i < c->nonly_baseline; i++)
 			sbuf_addf(sb, "    %s\n", c->only_baseline[i]);
@@ -131,30 +139,47 @@ static void xml_why(struct sbuf *sb, const struct mt_cmp_metric *m)
 	sbuf_release(&t);
 }
 
-static void junit_only(struct sbuf *sb, const char *cls, const char *name, const char *where)
+/* A metric on one side only: skipped, or (missing from `current`, which
+ * fails the gate) a failure saying so. */
+static void junit_only(struct sbuf *sb, const char *cls, const char *name, const char *where,
+		       const char *current)
 {
+	struct sbuf t = SBUF_INIT;
+
 	sbuf_adds(sb, "    <testcase classname=\"");
 	xml(sb, cls);
 	sbuf_adds(sb, "\" name=\"");
 	xml(sb, name);
-	sbuf_addf(sb, "\" time=\"0\">\n      <skipped message=\"only in the %s: not compared\"/>\n"
-		  "    </testcase>\n", where);
+	if (!current) {
+		sbuf_addf(sb, "\" time=\"0\">\n      <skipped message=\"only in the %s: not "
+			  "compared\"/>\n    </testcase>\n", where);
+		return;
+	}
+	sbuf_addf(&t, "missing: in the baseline, not in %s (the run stopped before it, or no "
+		  "longer measures it; --allow-missing lets it pass)", current);
+	sbuf_adds(sb, "\" time=\"0\">\n      <failure type=\"missing\" message=\"");
+	xml(sb, t.buf);
+	sbuf_adds(sb, "\">");
+	xml(sb, t.buf);
+	sbuf_adds(sb, "</failure>\n    </testcase>\n");
+	sbuf_release(&t);
 }
 
 void mt_compare_junit(struct sbuf *sb, const struct mt_comparison *c)
 {
 	char cls[96];
 	int i, n = c->nmetrics + c->nonly_baseline + c->nonly_current;
-	int skipped = c->nonly_baseline + c->nonly_current;
+	int missing = mt_comparison_missing(c), failures = c->counts[0] + missing;
+	int skipped = c->nonly_baseline - missing + c->nonly_current;
 
 	snprintf(cls, sizeof(cls), "megatune.compare.%s", s_or(c->kind, "document"));
 	sbuf_adds(sb, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
 	sbuf_addf(sb, "<testsuites name=\"megatune compare\" tests=\"%d\" failures=\"%d\" "
-		  "errors=\"0\" skipped=\"%d\" time=\"0\">\n", n, c->counts[0], skipped);
+		  "errors=\"0\" skipped=\"%d\" time=\"0\">\n", n, failures, skipped);
 	sbuf_adds(sb, "  <testsuite name=\"");
 	xml(sb, cls);
 	sbuf_addf(sb, "\" tests=\"%d\" failures=\"%d\" errors=\"0\" skipped=\"%d\" time=\"0\">\n",
-		  n, c->counts[0], skipped);
+		  n, failures, skipped);
 	sbuf_adds(sb, "    <properties>\n      <property name=\"baseline\" value=\"");
 	xml(sb, c->baseline_file);
 	sbuf_adds(sb, "\"/>\n      <property name=\"current\" value=\"");
@@ -184,10 +209,32 @@ void mt_compare_junit(struct sbuf *sb, const struct mt_comparison *c)
 		sbuf_adds(sb, "    </testcase>\n");
 	}
 	for (i = 0; i < c->nonly_baseline; i++)
-		junit_only(sb, cls, c->only_baseline[i], "baseline");
+		junit_only(sb, cls, c->only_baseline[i], "baseline",
+			   missing ? s_or(c->current_file, "the current") : NULL);
 	for (i = 0; i < c->nonly_current; i++)
-		junit_only(sb, cls, c->only_current[i], "current");
+		junit_only(sb, cls, c->only_current[i], "current", NULL);
 	sbuf_adds(sb, "  </testsuite>\n</testsuites>\n");
+}
+
+void mt_compare_junit_error(struct sbuf *sb, const char *baseline, const char *current,
+			    const char *message)
+{
+	sbuf_adds(sb, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+	sbuf_adds(sb, "<testsuites name=\"megatune compare\" tests=\"1\" failures=\"1\" "
+		  "errors=\"0\" skipped=\"0\" time=\"0\">\n");
+	sbuf_adds(sb, "  <testsuite name=\"megatune.compare\" tests=\"1\" failures=\"1\" "
+		  "errors=\"0\" skipped=\"0\" time=\"0\">\n");
+	sbuf_adds(sb, "    <properties>\n      <property name=\"baseline\" value=\"");
+	xml(sb, baseline);
+	sbuf_adds(sb, "\"/>\n      <property name=\"current\" value=\"");
+	xml(sb, current);
+	sbuf_adds(sb, "\"/>\n    </properties>\n");
+	sbuf_adds(sb, "    <testcase classname=\"megatune.compare\" name=\"read and compare the "
+		  "documents\" time=\"0\">\n      <failure type=\"bad input\" message=\"");
+	xml(sb, message);
+	sbuf_adds(sb, "\">");
+	xml(sb, message);
+	sbuf_adds(sb, "</failure>\n    </testcase>\n  </testsuite>\n</testsuites>\n");
 }
 
 /* ---------------------------------------------------------------- Markdown */
@@ -205,10 +252,11 @@ static void md(struct sbuf *sb, const char *s)
 
 void mt_compare_markdown(struct sbuf *sb, const struct mt_comparison *c)
 {
+	const char *v = mt_comparison_verdict(c);
 	int i, rows = 0;
 
-	sbuf_addf(sb, "### megatune compare (%s): %s\n\n", s_or(c->kind, "?"),
-		  c->counts[0] ? "**regressed**" : "pass");
+	sbuf_addf(sb, "### megatune compare (%s): %s%s%s\n\n", s_or(c->kind, "?"),
+		  strcmp(v, "pass") ? "**" : "", v, strcmp(v, "pass") ? "**" : "");
 	md(sb, c->baseline_file);
 	sbuf_adds(sb, " → ");
 	md(sb, c->current_file);
@@ -242,7 +290,11 @@ void mt_compare_markdown(struct sbuf *sb, const struct mt_comparison *c)
 	}
 	if (!rows)
 		sbuf_adds(sb, "No metric changed beyond its tolerance.\n");
-	if (c->nonly_baseline || c->nonly_current)
+	if (mt_comparison_missing(c))
+		sbuf_addf(sb, "\n**%d metrics of the baseline missing from the current** (a "
+			  "failure: the run stopped before them?), %d only in the current.\n",
+			  c->nonly_baseline, c->nonly_current);
+	else if (c->nonly_baseline || c->nonly_current)
 		sbuf_addf(sb, "\n%d metrics only in the baseline, %d only in the current (not "
 			  "compared).\n", c->nonly_baseline, c->nonly_current);
 }

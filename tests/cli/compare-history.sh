@@ -5,6 +5,8 @@
 #    change (gemm 10% slower from run 11 on): compare --history flags run 11 and none
 #    before it, and from run 12 on names run 11 as where the step began;
 #  - two processes adding 20 runs each at once lose nothing;
+#  - a run lacking a metric the newest run has fails (unless --allow-missing); one whose
+#    last record is cut short is refused by compare and by history add;
 #  - history list, show, prune; a corrupt or newer-version database: exit 2.
 # Exit 0 pass, anything else fail.
 set -u
@@ -69,6 +71,29 @@ grep -q "no run of kind result (host 'ci-node-2'" "$T/oh1" || fail "another host
 "$MT" compare --history "$DB" --match gpu "$T/other-host.jsonl" >"$T/oh2" 2>&1 ||
 	fail "--match gpu: exit $? $(cat "$T/oh2")"
 echo "ok - runs of another host are compared only with --match gpu"
+
+# a run that crashed: a metric the newest run has is missing (a failure unless
+# --allow-missing); a record cut short is refused, by compare and by history add
+grep -v '"probe": "attention"' "$T/run20.jsonl" >"$T/lacks.jsonl"
+"$MT" compare --history "$DB" "$T/lacks.jsonl" --junit "$T/lacks.xml" >"$T/m1" 2>&1
+rc=$?
+[ $rc -eq 1 ] && grep -q '; 1 missing from the current' "$T/m1" &&
+	grep -q '<failure type="missing"' "$T/lacks.xml" || fail "a missing metric: exit $rc $(cat "$T/m1")"
+"$MT" compare --history "$DB" "$T/lacks.jsonl" --allow-missing >"$T/m2" 2>&1 ||
+	fail "--allow-missing: exit $? $(cat "$T/m2")"
+head -c 700 "$T/run20.jsonl" >"$T/cut.jsonl"
+"$MT" compare --history "$DB" "$T/cut.jsonl" --junit "$T/cut.xml" >"$T/m3" 2>&1
+rc=$?
+[ $rc -eq 2 ] && grep -q "$T/cut.jsonl:[2-9]: a record cut short" "$T/m3" &&
+	grep -q "<failure type=\"bad input\" message=\"$T/cut.jsonl:[2-9]: a record cut short" \
+		"$T/cut.xml" || fail "a cut current: exit $rc $(cat "$T/m3")"
+n=$("$MT" history list --db "$DB" | grep -c commit-)
+"$MT" history add "$T/cut.jsonl" --db "$DB" >"$T/m4" 2>&1
+rc=$?
+[ $rc -eq 2 ] && grep -q "cut.jsonl:[2-9]: a record cut short" "$T/m4" &&
+	[ "$("$MT" history list --db "$DB" | grep -c commit-)" -eq "$n" ] ||
+	fail "history add of a cut file: exit $rc $(cat "$T/m4")"
+echo "ok - a run lacking a metric of the newest run fails unless --allow-missing; a cut one is refused"
 
 # two writers at once, from a database neither has created yet: writer a adds the 20 runs,
 # writer b the same runs of another host

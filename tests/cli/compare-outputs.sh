@@ -6,7 +6,10 @@
 #    band is (the verdicts are printed);
 #  - JUnit XML valid against the schema CI systems read (tests/fixtures/compare/junit.xsd),
 #    one test case per metric, a regression a failure with its numbers;
-#  - the Markdown summary, the JSON document read back by the report.
+#  - the Markdown summary, the JSON document read back by the report;
+#  - a crashed calibration: a results file cut mid-record is exit 2 naming the file and line,
+#    with a JUnit failure saying so; one stopped between records fails (exit 1) on the metrics
+#    it lacks, each a JUnit failure, unless --allow-missing.
 # Exit 0 pass, anything else fail.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
@@ -87,6 +90,58 @@ lines = open(sys.argv[1]).read().splitlines(True)
 open(sys.argv[2], "w").writelines(l for l in lines if "17179869184" not in l)
 EOF
 "$MT" compare "$NT.txt" "$T/cut.txt" --json "$T/u.json" >"$T/uout" 2>&1
-grep -q 'only in the baseline (2)' "$T/uout" || fail "unmatched not listed: $(cat "$T/uout")"
+rc=$?
+[ $rc -eq 1 ] || fail "a metric missing from the current: exit $rc, expected 1"
+grep -q 'only in the baseline (2): missing from the current, a failure' "$T/uout" ||
+	fail "unmatched not listed: $(cat "$T/uout")"
 grep -q '16 GiB, in place' "$T/uout" || fail "unmatched names"
-echo "ok - metrics on one side only are listed"
+grep -q '"verdict": "fail"' "$T/u.json" || fail "JSON verdict: $(grep verdict "$T/u.json" | head -2)"
+"$MT" compare "$NT.txt" "$T/cut.txt" --allow-missing >"$T/uout" 2>&1
+rc=$?
+[ $rc -eq 0 ] && grep -q 'only in the baseline (2):$' "$T/uout" ||
+	fail "--allow-missing: exit $rc $(cat "$T/uout")"
+echo "ok - metrics on one side only are listed; missing from the current fails (exit 1) unless --allow-missing"
+
+# a crashed calibration: the results file cut at 3,000 bytes, mid-record
+R=tests/fixtures/gpu/2026-11-28-nvidia-h100-80gb-hbm3
+head -c 3000 "$R-2/calibrated.json.results.jsonl" >"$T/cut.jsonl"
+"$MT" compare "$R-1/calibrated.json.results.jsonl" "$T/cut.jsonl" --junit "$T/cut.xml" \
+	>"$T/cout" 2>&1
+rc=$?
+[ $rc -eq 2 ] || fail "a cut results file: exit $rc, expected 2: $(cat "$T/cout")"
+grep -q "error: $T/cut.jsonl:5: a record cut short" "$T/cout" ||
+	fail "a cut results file: the message names no file and line: $(cat "$T/cout")"
+grep -q 'compare result: pass' "$T/cout" && fail "a cut results file passes"
+xmllint --noout --schema tests/fixtures/compare/junit.xsd "$T/cut.xml" >"$T/xl" 2>&1 ||
+	fail "JUnit XML of a cut file not valid: $(cat "$T/xl")"
+/usr/bin/python3 - "$T/cut.xml" "$T/cut.jsonl" <<'EOF' || fail "JUnit of a cut file"
+import sys, xml.etree.ElementTree as ET
+suite = ET.parse(sys.argv[1]).getroot().find("testsuite")
+assert suite.get("failures") == "1" and suite.get("tests") == "1", suite.attrib
+f = suite.find("testcase").find("failure")
+msg = f.get("message")
+assert msg.startswith(sys.argv[2] + ":5: a record cut short") and msg in f.text, msg
+print("JUnit: " + msg)
+EOF
+echo "ok - a results file cut mid-record: exit 2 naming file and line 5, a JUnit failure saying so"
+
+# a run stopped between records: its whole records compare, the rest is missing
+head -n 4 "$R-2/calibrated.json.results.jsonl" >"$T/stop.jsonl"
+"$MT" compare "$R-1/calibrated.json.results.jsonl" "$T/stop.jsonl" --junit "$T/stop.xml" \
+	>"$T/sout" 2>&1
+rc=$?
+[ $rc -eq 1 ] || fail "a stopped run: exit $rc, expected 1: $(cat "$T/sout")"
+xmllint --noout --schema tests/fixtures/compare/junit.xsd "$T/stop.xml" >"$T/xl" 2>&1 ||
+	fail "JUnit XML of a stopped run not valid: $(cat "$T/xl")"
+/usr/bin/python3 - "$T/stop.xml" "$T/stop.jsonl" <<'EOF' || fail "JUnit of a stopped run"
+import sys, xml.etree.ElementTree as ET
+suite = ET.parse(sys.argv[1]).getroot().find("testsuite")
+fails = [c for c in suite.findall("testcase") if c.find("failure") is not None]
+assert len(fails) == int(suite.get("failures")) == 53, (len(fails), suite.attrib)
+assert suite.get("skipped") == "0", suite.attrib
+f = fails[0].find("failure")
+assert f.get("type") == "missing", f.attrib
+assert f.get("message").startswith("missing: in the baseline, not in " + sys.argv[2]), f.attrib
+print("JUnit: %d failures, e.g. %s: %s" % (len(fails), fails[0].get("name"), f.get("message")))
+EOF
+echo "ok - a run stopped between records: exit 1, each missing metric a JUnit failure"

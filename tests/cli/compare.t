@@ -22,6 +22,23 @@ corrupt history | 2 | history-corrupt.db: not a megatune history database | comp
 history needs --db | 2 | missing --db DB | history list
 history unknown subcommand | 2 | unknown subcommand 'drop' | history drop --db x.db
 history corrupt db | 2 | not a megatune history database | history list --db tests/fixtures/compare/history-corrupt.db
+# a crashed calibration does not pass: its last record cut short is bad input naming the file
+# and line (a JUnit failure too), and a metric of the baseline it lacks fails the gate
+cut record names file and line | 2 | error: tests/fixtures/compare/result-cut\.jsonl:5: a record cut short at the end of the file | compare tests/fixtures/gpu/2026-11-28-nvidia-h100-80gb-hbm3-1/calibrated.json.results.jsonl tests/fixtures/compare/result-cut.jsonl
+cut record is no pass | 2 | !compare result: pass | compare tests/fixtures/gpu/2026-11-28-nvidia-h100-80gb-hbm3-1/calibrated.json.results.jsonl tests/fixtures/compare/result-cut.jsonl --junit -
+cut record JUnit failure | 2 | <failure type="bad input" message="tests/fixtures/compare/result-cut\.jsonl:5: a record cut short | compare -q --junit - tests/fixtures/gpu/2026-11-28-nvidia-h100-80gb-hbm3-1/calibrated.json.results.jsonl tests/fixtures/compare/result-cut.jsonl
+cut record JUnit counts | 2 | <testsuite name="megatune\.compare" tests="1" failures="1" | compare -q --junit - tests/fixtures/gpu/2026-11-28-nvidia-h100-80gb-hbm3-1/calibrated.json.results.jsonl tests/fixtures/compare/result-cut.jsonl
+cut history current | 2 | result-cut\.jsonl:5: a record cut short | compare --history no-such.sqlite tests/fixtures/compare/result-cut.jsonl --junit -
+stopped run fails | 1 | ^compare result: fail | compare tests/fixtures/gpu/2026-11-28-nvidia-h100-80gb-hbm3-1/calibrated.json.results.jsonl tests/fixtures/compare/result-stopped.jsonl
+stopped run counts missing | 1 | 3 metrics: 0 regressed, .*; 53 missing from the current | compare tests/fixtures/gpu/2026-11-28-nvidia-h100-80gb-hbm3-1/calibrated.json.results.jsonl tests/fixtures/compare/result-stopped.jsonl
+stopped run names missing | 1 | only in the baseline \(53\): missing from the current, a failure | compare tests/fixtures/gpu/2026-11-28-nvidia-h100-80gb-hbm3-1/calibrated.json.results.jsonl tests/fixtures/compare/result-stopped.jsonl
+stopped run JUnit failures | 1 | <testsuite name="megatune\.compare\.result" tests="56" failures="53" errors="0" skipped="0" | compare -q --junit - tests/fixtures/gpu/2026-11-28-nvidia-h100-80gb-hbm3-1/calibrated.json.results.jsonl tests/fixtures/compare/result-stopped.jsonl
+stopped run JUnit message | 1 | <failure type="missing" message="missing: in the baseline, not in tests/fixtures/compare/result-stopped\.jsonl | compare -q --junit - tests/fixtures/gpu/2026-11-28-nvidia-h100-80gb-hbm3-1/calibrated.json.results.jsonl tests/fixtures/compare/result-stopped.jsonl
+stopped run JSON verdict | 1 | "verdict": "fail" | compare --json - tests/fixtures/gpu/2026-11-28-nvidia-h100-80gb-hbm3-1/calibrated.json.results.jsonl tests/fixtures/compare/result-stopped.jsonl
+stopped run Markdown | 1 | ^### megatune compare \(result\): \*\*fail\*\* | compare -q --markdown - tests/fixtures/gpu/2026-11-28-nvidia-h100-80gb-hbm3-1/calibrated.json.results.jsonl tests/fixtures/compare/result-stopped.jsonl
+allow-missing passes | 0 | ^compare result: pass | compare --allow-missing tests/fixtures/gpu/2026-11-28-nvidia-h100-80gb-hbm3-1/calibrated.json.results.jsonl tests/fixtures/compare/result-stopped.jsonl
+allow-missing JUnit skips | 0 | failures="0" errors="0" skipped="53" | compare -q --allow-missing --junit - tests/fixtures/gpu/2026-11-28-nvidia-h100-80gb-hbm3-1/calibrated.json.results.jsonl tests/fixtures/compare/result-stopped.jsonl
+only in the current passes | 0 | ^compare result: pass | compare tests/fixtures/compare/result-stopped.jsonl tests/fixtures/gpu/2026-11-28-nvidia-h100-80gb-hbm3-2/calibrated.json.results.jsonl
 # every kind of the table reads
 advice against itself | 0 | advice: pass | compare tests/fixtures/report/advice-llama3-8b.json tests/fixtures/report/advice-llama3-8b.json
 analysis against itself | 0 | 48 metrics: 0 regressed, 0 improved, 48 unchanged | compare tests/fixtures/report/analysis-dlrm-8rank.json tests/fixtures/report/analysis-dlrm-8rank.json

@@ -13,7 +13,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct mt_error err = MT_ERROR_INIT;
-	struct mt_cmp_opts o = { 5, 99, NULL };
+	struct mt_cmp_opts o = { .tolerance_pct = 5, .confidence_pct = 99 };
 	struct mt_comparison c;
 	struct mt_cm_set s;
 	struct sbuf sb = SBUF_INIT;

@@ -56,7 +56,7 @@ static void test_nccl_pair(void **state)
 {
 	struct mt_cm_set a, b;
 	struct mt_comparison c, r;
-	struct mt_cmp_opts o = { 5, 99, NULL };
+	struct mt_cmp_opts o = { .tolerance_pct = 5, .confidence_pct = 99 };
 	struct mt_error err = MT_ERROR_INIT;
 	struct sbuf sb = SBUF_INIT;
 	cJSON *doc = NULL;
@@ -88,6 +88,7 @@ static void test_nccl_pair(void **state)
 	assert_string_equal(r.metrics[0].method, "document spread");
 	assert_int_equal(r.counts[0], c.counts[0]);
 	assert_int_equal(r.counts[2], c.counts[2]);
+	assert_int_equal(r.allow_missing, 0);
 	mt_comparison_free(&r);
 	cJSON_Delete(doc);
 	sbuf_release(&sb);
@@ -100,7 +101,7 @@ static void test_thresholds(void **state)
 {
 	struct mt_thresholds th;
 	struct mt_error err = MT_ERROR_INIT;
-	struct mt_cmp_opts o = { 5, 99, NULL };
+	struct mt_cmp_opts o = { .tolerance_pct = 5, .confidence_pct = 99 };
 	struct mt_cm_set s;
 	int which;
 
@@ -125,6 +126,64 @@ static void test_thresholds(void **state)
 	assert_non_null(strstr(err.msg, "thresholds-bad.txt:1: expected 'PATTERN PCT'"));
 }
 
+/* A crashed run fails the gate: its last record cut short is an error naming
+ * the file and line; a metric of the baseline it lacks is a failure unless
+ * allowed (with a history: one the newest run has). */
+static void test_cut_and_missing(void **state)
+{
+	static const char head[] = "{\"schema\":\"megatune.result/1\",\"kind\":\"run\"}\n";
+	static const char rec[] = "{\"probe\":\"gemm\",\"label\":\"a\",\"rank\":0,"
+				  "\"time_us\":{\"median\":10}}\n";
+	char text[512];
+	struct mt_cm_set a, b;
+	struct mt_comparison c;
+	struct mt_cmp_opts o = { .tolerance_pct = 5, .confidence_pct = 99 };
+	struct mt_error err = MT_ERROR_INIT;
+	char **notes = NULL;
+
+	(void)state;
+	snprintf(text, sizeof(text), "%s%s%.30s", head, rec, rec);
+	assert_int_equal(mt_cm_parse("cut.jsonl", text, strlen(text), &a, &err), MT_EPARSE);
+	assert_non_null(strstr(err.msg, "cut.jsonl:3: a record cut short"));
+	mt_cm_set_free(&a);
+	snprintf(text, sizeof(text), "%s%s", head, rec);
+	assert_int_equal(mt_cm_parse("whole.jsonl", text, strlen(text) - 1, &a, &err), MT_OK);
+	assert_int_equal(a.n, 1); /* a whole last record without its newline */
+	mt_cm_set_free(&a);
+
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	mt_cm_add(&a, "x", "x", "us", 0, 10);
+	mt_cm_add(&a, "y", "y", "us", 0, 10);
+	mt_cm_add(&b, "x", "x", "us", 0, 10);
+	assert_int_equal(mt_cm_index(&a), MT_OK);
+	assert_int_equal(mt_cm_index(&b), MT_OK);
+	assert_int_equal(mt_compare_sets(&a, &b, &o, &c, &err), MT_OK);
+	assert_string_equal(c.verdict, "fail");
+	assert_int_equal(mt_comparison_missing(&c), 1);
+	assert_string_equal(c.only_baseline[0], "y");
+	mt_compare_free(&c);
+	o.allow_missing = 1;
+	assert_int_equal(mt_compare_sets(&a, &b, &o, &c, &err), MT_OK);
+	assert_string_equal(c.verdict, "pass");
+	assert_int_equal(mt_comparison_missing(&c), 0);
+	assert_int_equal(c.nonly_baseline, 1);
+	mt_compare_free(&c);
+	o.allow_missing = 0;
+	assert_int_equal(mt_compare_sets(&b, &a, &o, &c, &err), MT_OK);
+	assert_string_equal(c.verdict, "pass"); /* a metric only in the current */
+	mt_compare_free(&c);
+	assert_int_equal(mt_compare_history(&(struct mt_cmp_hist_in){ &a, NULL, NULL, 1 }, &b, &o,
+					    &c, &notes, &err), MT_OK);
+	assert_string_equal(c.verdict, "fail");
+	assert_int_equal(c.nonly_baseline, 1);
+	mt_compare_free(&c);
+	free(notes[0]);
+	free(notes);
+	mt_cm_set_free(&a);
+	mt_cm_set_free(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -132,6 +191,7 @@ int main(void)
 		cmocka_unit_test(test_z_and_verdict),
 		cmocka_unit_test(test_nccl_pair),
 		cmocka_unit_test(test_thresholds),
+		cmocka_unit_test(test_cut_and_missing),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
