@@ -67,7 +67,7 @@ static __attribute__((noinline)) void shape_facts(struct mt_cfg_facts *cf, const
 	const struct mt_model *m = x->model;
 	const struct mt_cluster *c = x->cluster;
 	double w[MT_L_N], T = a->tokens, h = m->hidden, layer = 0, gemm = 0, tpc = 0, tpe = 0;
-	double cpc = 0, cpe = 0, act = 0, host = 0, ffn;
+	double cpc = 0, cpe = 0, act = 0, host = 0, host_g = 0, ffn;
 	int k, tp = a->tp;
 
 	w[MT_L_MOE] = (double)m->moe_layers / m->layers;
@@ -84,6 +84,7 @@ static __attribute__((noinline)) void shape_facts(struct mt_cfg_facts *cf, const
 		cpe += w[k] * a->cp_exposed[k];
 		act += w[k] * a->act[k][MT_RC_NONE];
 		host += w[k] * mt_host_layer_cpu(&a->hl[k], 0);
+		host_g += w[k] * mt_host_layer_cpu(&a->hl[k], 1);
 	}
 	F(SHAPE_TOKENS) = T;
 	F(SHAPE_HEADS_PER_TP) = (double)m->heads / tp;
@@ -132,6 +133,7 @@ static __attribute__((noinline)) void shape_facts(struct mt_cfg_facts *cf, const
 	F(SHAPE_ACT_BYTES) = act;
 	F(SHAPE_OFFLOAD_S) = act / (mt_offload_gbps(c, MT_OFF_D2H) * 1e9);
 	F(SHAPE_HOST_LAYER_S) = host;
+	F(SHAPE_HOST_LAYER_GRAPHED_S) = host_g;
 }
 
 static __attribute__((noinline)) void pp_facts(struct mt_cfg_facts *cf, int tp, int cp, int pp, int dp, int num_mb)
@@ -162,6 +164,22 @@ static void vpp_facts(struct mt_cfg_facts *cf, int vpp)
 	F(PIPE_BUBBLE) = (F(CFG_PP) - 1) / (vpp * F(CFG_NUM_MB));
 }
 
+/* The transformer layers of the end stages and of the fullest stage between
+ * them, from the split's chunks (chunk i on stage i % PP). */
+static void stage_layers(struct mt_cfg_facts *cf, const struct mt_plan *b)
+{
+	int n[MT_MAX_PP] = { 0 }, i, mid = -1;
+
+	for (i = 0; i < b->layout.n; i++)
+		n[i % b->pp] += b->layout.t[i];
+	for (i = 1; i < b->pp - 1; i++)
+		if (n[i] > mid)
+			mid = n[i];
+	F(PIPE_FIRST_LAYERS) = n[0];
+	F(PIPE_LAST_LAYERS) = n[b->pp - 1];
+	F(PIPE_MIDDLE_LAYERS) = mid >= 0 ? mid : NAN;
+}
+
 static __attribute__((noinline)) void plan_facts(struct mt_cfg_facts *cf, const struct mt_costs *a, const struct mt_plan *b,
 		       const struct mt_config *cfg)
 {
@@ -172,6 +190,7 @@ static __attribute__((noinline)) void plan_facts(struct mt_cfg_facts *cf, const 
 	F(CFG_SPLIT) = b->split;
 	F(CFG_BUCKET) = (double)b->bucket_params;
 	F(PIPE_CHUNK_LAYERS) = b->chunk_layers_max;
+	stage_layers(cf, b);
 	F(PIPE_P2P_BYTES) = a->p2p_bytes;
 	F(PIPE_P2P_S) = b->p2p_time;
 	F(DP_PARAMS) = b->par_dense[0] + b->par_exp[0];

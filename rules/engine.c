@@ -281,6 +281,11 @@ struct mt_val *mt_rules_facts(struct mt_rules_run *r)
 	return r->facts;
 }
 
+const struct mt_env *mt_rules_env(const struct mt_rules_run *r)
+{
+	return &r->env;
+}
+
 void mt_rules_subject(const struct mt_rules_run *r, const struct mt_model **m,
 		      const struct mt_cluster **c, const struct mt_job **j)
 {

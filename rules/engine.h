@@ -39,6 +39,10 @@ void mt_rules_fact(struct mt_rules_run *r, int fact, double v);
 /* The run's fact values, [MT_F_N], for the advisor to write a stage's facts
  * into (advisor/facts.h). */
 struct mt_val *mt_rules_facts(struct mt_rules_run *r);
+/* What the run's rules are evaluated in: its facts, its cluster, best() and
+ * least_mem() (borrowed, the run's own).  For checking an expression against
+ * the candidate whose facts the run holds. */
+const struct mt_env *mt_rules_env(const struct mt_rules_run *r);
 /* The model, cluster and job the run was started for. */
 void mt_rules_subject(const struct mt_rules_run *r, const struct mt_model **m,
 		      const struct mt_cluster **c, const struct mt_job **j);

@@ -10,6 +10,7 @@ tp-nvlink | fires | advise --model gpt3-175b --gpus 64 --seq 2048 --gbs 64
 tp-nvlink | fires | estimate --model gpt3-175b --gpus 64 --seq 2048 --gbs 64 --tp 16 --pp 4
 tp-nvlink | quiet | advise --model llama3-8b --gpus 8 --seq 4096 --gbs 64
 sp-with-tp | fires | estimate --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --tp 4 --pp 4
+sp-with-tp | fires | estimate --model llama3-8b --gpus 8 --seq 16384 --gbs 16 --tp 2 --cp 2 --sequence-parallel off
 sp-with-tp | quiet | estimate --model llama3-8b --gpus 8 --seq 4096 --gbs 64
 tp-comm-overlap | fires | estimate --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --tp 4 --pp 4
 tp-comm-overlap | quiet | estimate --model llama3-8b --gpus 8 --seq 4096 --gbs 64
@@ -31,6 +32,7 @@ max-connections-blackwell | quiet | estimate --model llama3-70b --gpus 64 --seq 
 max-connections-blackwell | quiet | estimate --model llama3-8b --cluster dgx-b200 --gpus 8 --seq 4096 --gbs 64
 tp-small-hidden | fires | estimate --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --tp 8 --pp 2
 tp-small-hidden | quiet | estimate --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --tp 4 --pp 4
+tp-small-hidden | quiet | estimate --model llama3-8b --gpus 8 --seq 2048 --gbs 64 --tp 8 --full-iteration-graphs on
 tp-exposed-comm | fires | estimate --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --tp 8 --pp 2 --tp-comm-overlap off
 tp-exposed-comm | quiet | estimate --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --tp 4 --pp 4
 tp8-vs-tp4-pp2 | fires | advise --model llama3-70b --gpus 64 --seq 8192 --gbs 128
@@ -131,6 +133,7 @@ why-pp | quiet | estimate --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --tp
 recompute-full-cost | fires | estimate --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --tp 8 --pp 2 --recompute full
 recompute-full-cost | quiet | estimate --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --tp 8 --pp 2 --recompute selective
 recompute-modules-moe | fires | estimate --model mixtral-8x7b --gpus 64 --seq 4096 --gbs 256 --tp 2 --pp 4 --recompute full
+recompute-modules-moe | fires | advise --model mixtral-8x22b --cluster gb200-nvl72 --gpus 16 --seq 65536 --gbs 64
 recompute-modules-moe | quiet | estimate --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --tp 8 --pp 2 --recompute full
 offload-bandwidth | fires | estimate --model llama3-8b --gpus 8 --seq 8192 --gbs 64 --tp 2 --offload-layers 8
 offload-bandwidth | fires | advise --model llama3-8b --gpus 8 --seq 8192 --gbs 64
@@ -155,8 +158,12 @@ mem-headroom | fires | estimate --model deepseek-v3 --gpus 1024 --seq 4096 --gbs
 mem-headroom | quiet | advise --model llama3-70b --gpus 64 --seq 8192 --gbs 128
 #
 # ---- host overhead and placement
-host-bound | fires | estimate --model llama3-8b --gpus 8 --seq 2048 --gbs 64 --tp 8
+host-bound | fires | estimate --model llama3-8b --gpus 8 --seq 2048 --gbs 64 --tp 8 --cuda-graphs off
+host-bound | fires | estimate --model qwen3-30b-a3b --gpus 8 --seq 4096 --gbs 64 --ep 8 --cuda-graphs on
 host-bound | quiet | estimate --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --tp 8 --pp 2
+# per-layer graphs carry the launches; one graph of the step leaves none per layer
+host-bound | quiet | estimate --model llama3-8b --gpus 8 --seq 2048 --gbs 64 --tp 8
+host-bound | quiet | estimate --model llama3-8b --gpus 8 --seq 2048 --gbs 64 --tp 8 --full-iteration-graphs on
 cuda-graphs | fires | estimate --model qwen3-30b-a3b --gpus 8 --seq 4096 --gbs 64
 cuda-graphs | quiet | estimate --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --tp 8 --pp 2
 cuda-graphs | quiet | estimate --model llama3-8b --gpus 8 --seq 2048 --gbs 64 --tp 8 --cuda-graphs on
