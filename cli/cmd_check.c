@@ -895,6 +895,8 @@ static void json_measured(cJSON *doc, const struct st *t)
 			cJSON_AddNumberToObject(m, "evidence_lineno", (double)c->evidence_lineno);
 		}
 		cJSON_AddNumberToObject(m, "warmup", t->warmup);
+		if (t->lp->cut_lineno) /* the log ends mid-line there: that step not counted */
+			cJSON_AddNumberToObject(m, "log_cut_lineno", (double)t->lp->cut_lineno);
 		if (c->has_measured) {
 			cJSON_AddNumberToObject(m, "step_s", c->meas.step_s);
 			cJSON_AddNumberToObject(m, "step_n", c->meas.step_n);
