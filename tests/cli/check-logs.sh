@@ -7,7 +7,7 @@
 # with the arguments block gives measured beside predicted, its failure named
 # with its line, and a megatune.validation/1 record calibrate reads; and
 # all of them at once, a record per log with a run; a log whose last line is
-# cut says so (not NaN).
+# cut says so (not NaN), a cut arguments block is refused naming its line.
 # Exit 0 pass, other fail.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
@@ -72,6 +72,13 @@ import json, sys
 m = json.load(sys.stdin)["measured"]
 sys.exit(not (m["status"] == "ok" and m["log_cut_lineno"] == int(sys.argv[1]) and "log cut" in m["reason"]))' "$last" ||
 	{ echo "FAIL: the cut log in the JSON"; fail=1; }
+# an arguments block whose last line has no value: a cut dump, refused
+line=$(grep -n "  sequence_parallel \.\.\." "$run" | cut -d: -f1)
+{ head -n $((line - 1)) "$run"; printf '[default0]:  sequence_parallel .............................\n'; } >"$T/dump.log"
+"$MT" check "$T/dump.log" >"$T/dump.out" 2>&1
+rc=$?
+[ $rc -eq 2 ] && grep -q "^megatune check: error: $T/dump.log:$line: the arguments block is cut: field 'sequence_parallel' has no value" "$T/dump.out" ||
+	{ echo "FAIL: a cut arguments block: exit $rc: $(head -2 "$T/dump.out")"; fail=1; }
 
 # many jobs at once (check logs/*.log): each checked in turn, one line each at
 # the end, a record per log with a run in the --validation folder, --json an
@@ -95,4 +102,4 @@ grep -q "^$((n + 2)) jobs:" "$T/many.out" &&
 "$MT" calibrate --from-validation "$T/v/llama3-8b-run.log.validation.json" --cluster dgx-h100 -o "$T/cal2.json" >/dev/null 2>&1 ||
 	{ echo "FAIL: calibrate reads a record of many logs"; fail=1; }
 [ $fail -eq 0 ] || exit 1
-echo "ok: $n real logs refused with the reason; a job on standard input read back; a log's OOM named with its line, its run recorded and read by calibrate; a cut log named; $((n + 2)) logs checked at once"
+echo "ok: $n real logs refused with the reason; a job on standard input read back; a log's OOM named with its line, its run recorded and read by calibrate; a cut log and a cut arguments block named; $((n + 2)) logs checked at once"
