@@ -38,6 +38,7 @@ struct args {
 	const char *rule_paths[MAX_RULE_PATHS];
 	int nrule_paths;
 	int no_rules;
+	int strict;              /* --strict: a typo in the model's config is an error */
 	int recipe_given;        /* --fp8-recipe was given */
 	int flex_backend;        /* --moe-flex-backend: enum mt_flex_backend + 1, 0 the profile's */
 	struct mt_layout layout; /* --pp-layout, when given (job.pins.layout points here) */
@@ -181,6 +182,9 @@ static const struct cli_opt job_opts[] = {
 		  "bundled: llama3-8b llama3-70b llama3.1-405b mixtral-8x7b\n"
 		  "mixtral-8x22b qwen3-30b-a3b qwen3-235b-a22b deepseek-v3\n"
 		  "gpt3-175b llama2-7b llama2-70b gpt3-5b" },
+	{ .type = CLI_FLAG, .name = "strict", .off = offsetof(struct args, strict),
+	  .help = "refuse a model config whose field megatune does not\n"
+		  "read resembles one it reads (a typo; otherwise a warning)" },
 	{ .type = CLI_STR, .name = "cluster", .meta = "NAME|FILE",
 	  .off = offsetof(struct args, cluster),
 	  .help = "a bundled profile or a megatune.profile/1 file\n"
@@ -535,7 +539,7 @@ static int load_inputs(const char *cmd, struct args *a, struct mt_model *m,
 {
 	struct mt_error err = MT_ERROR_INIT;
 
-	if (mt_model_load(a->model, m, &err))
+	if (mt_model_load(a->model, m, &err) || cli_typos(cmd, NULL, m, a->strict, &err))
 		return cli_fail(cmd, &err);
 	warn_model(cmd, m, &a->job);
 	if (mt_cluster_load(a->cluster, c, &err))

@@ -44,7 +44,7 @@ struct args {
 	int njobs;
 	int gpus;
 	int warmup;               /* -1: the first logged interval */
-	int no_rules;
+	int no_rules, strict;
 	const char *rule_paths[MAX_RULE_PATHS];
 	int nrule_paths;
 };
@@ -62,6 +62,9 @@ static const struct cli_opt check_opts[] = {
 	  .help = "the model, instead of the job's own model flags (a\n"
 		  "bundled name or a Hugging Face config): for a job whose\n"
 		  "vocabulary comes from a tokenizer file" },
+	{ .type = CLI_FLAG, .name = "strict", .off = offsetof(struct args, strict),
+	  .help = "refuse a job or model whose key megatune does not read\n"
+		  "resembles one it reads (a typo; otherwise a warning)" },
 	CLI_SEC("rules"),
 	{ .type = CLI_STRS, .name = "rules", .meta = "PATH",
 	  .off = offsetof(struct args, rule_paths), .count_off = offsetof(struct args, nrule_paths),
@@ -456,7 +459,8 @@ static int load(struct st *t)
 	if (mt_job_load(t->a.job, t->a.model, t->a.gpus, JOB_MAX_BYTES, &t->buf, &len, t->src,
 			t->mj, &t->err) ||
 	    mt_cluster_load(t->a.cluster, &t->c, &t->err) ||
-	    mt_job_cluster(t->mj, t->src, t->c, t->a.cluster, &t->err))
+	    mt_job_cluster(t->mj, t->src, t->c, t->a.cluster, &t->err) ||
+	    cli_typos("check", t->src, &t->mj->model, t->a.strict, &t->err))
 		return MT_EINVAL;
 	if (t->src->kind == MT_JS_ARGBLOCK || t->src->kind == MT_JS_BRIDGE_SUMMARY) {
 		if (!(t->lp = malloc(sizeof(*t->lp))))
@@ -831,6 +835,8 @@ static void json_measured(cJSON *doc, const struct st *t)
 			cJSON_AddNumberToObject(m, "evidence_lineno", (double)c->evidence_lineno);
 		}
 		cJSON_AddNumberToObject(m, "warmup", t->warmup);
+		if (t->lp->cut_lineno) /* the log ends mid-line there: that step not counted */
+			cJSON_AddNumberToObject(m, "log_cut_lineno", (double)t->lp->cut_lineno);
 		if (c->has_measured) {
 			cJSON_AddNumberToObject(m, "step_s", c->meas.step_s);
 			cJSON_AddNumberToObject(m, "step_n", c->meas.step_n);

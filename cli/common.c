@@ -10,7 +10,9 @@
 #include "../lib/fsutil.h"
 #include "../lib/sbuf.h"
 #include "../lib/text.h"
+#include "../job/script.h"
 #include "../tuner/cluster.h"
+#include "../tuner/model.h"
 
 void cli_usage_hint(const char *cmd)
 {
@@ -38,6 +40,31 @@ void cli_cluster_warnings(const char *cmd, const struct mt_cluster *c)
 		put_clean(note);
 		fputc('\n', stderr);
 	}
+}
+
+static int typo(const char *cmd, const char *msg, int strict)
+{
+	fprintf(stderr, "megatune %s: %s: ", cmd, strict ? "error" : "warning");
+	put_clean(msg);
+	fputc('\n', stderr);
+	return 1;
+}
+
+int cli_typos(const char *cmd, const struct mt_jobsrc *src, const struct mt_model *m, int strict,
+	      struct mt_error *err)
+{
+	int i, n = 0;
+
+	for (i = 0; src && i < src->ntypo; i++)
+		n += typo(cmd, src->typo[i], strict);
+	for (i = 0; m && i < m->ntypo; i++)
+		n += typo(cmd, m->typo[i], strict);
+	if (!n || !strict)
+		return MT_OK;
+	return mt_error_set(err, MT_EINVAL, "--strict: %d key%s megatune does not read resemble%s "
+			    "one it reads (above); correct %s, or read on without %s by leaving "
+			    "--strict out", n, n > 1 ? "s" : "", n > 1 ? "" : "s", n > 1 ? "them" : "it",
+			    n > 1 ? "them" : "it");
 }
 
 void cli_profile_warnings(const char *cmd, const cJSON *doc, const char *file)

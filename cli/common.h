@@ -50,6 +50,16 @@ void cli_cluster_warnings(const char *cmd, const struct mt_cluster *c);
  * `file` (nothing when it does not validate: the writer says why). */
 void cli_profile_warnings(const char *cmd, const cJSON *doc, const char *file);
 
+struct mt_jobsrc;
+struct mt_model;
+/* The typos the readers found in a job and its model (src and m may be NULL;
+ * a key megatune does not read that resembles one it does, each message
+ * naming the file, the line, the key and the one it resembles): "megatune
+ * <cmd>: warning: ..." lines on stderr, or under `strict` "error:" lines and
+ * MT_EINVAL with the reason in err (for cli_fail); else MT_OK. */
+int cli_typos(const char *cmd, const struct mt_jobsrc *src, const struct mt_model *m, int strict,
+	      struct mt_error *err);
+
 /* At exit (registered with atexit() by main): standard output flushed and
  * checked; a failed write (a full disk, /dev/full, a closed pipe) ends the
  * process with "megatune: error: cannot write to standard output" and exit 2

@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../lib/near.h"
+#include "../lib/text.h"
 #include "../tuner/precision.h"
 #include "knobs.h"
 #include "yamlflat.h"
@@ -144,6 +146,43 @@ static void plain(const char *v, char *out, size_t cap)
 	snprintf(out, cap, "%s", v);
 }
 
+/* A key of a timed section megatune does not read: when it resembles one it
+ * reads, a typo (job/script.h), named as the job wrote it (a verl path) */
+static void near_key(struct mt_jobsrc *s, const char *k, int line, int orig)
+{
+	static const char *const special[] = {
+		"mixed_precision.grad_reduce_in_fp32", "ddp.grad_reduce_in_fp32", NULL,
+	};
+	const char *written = orig > 0 && orig <= s->nraw ? s->raw[orig - 1].key : k, *dot;
+	char like[200];
+	struct mt_near nr;
+	size_t i;
+
+	if (s->kind == MT_JS_BRIDGE_SUMMARY)
+		return;
+	/* the bound of a typo from the field's own name, not the section's */
+	dot = strrchr(k, '.');
+	mt_near_init(&nr, k, strlen(k), mt_near_bound(strlen(dot ? dot + 1 : k)));
+	for (i = 0; same_name[i]; i++)
+		mt_near_try(&nr, same_name[i]);
+	for (i = 0; special[i]; i++)
+		mt_near_try(&nr, special[i]);
+	for (i = 0; i < sizeof(renames) / sizeof(renames[0]); i++)
+		mt_near_try(&nr, renames[i].key);
+	for (i = 0; i < MT_KNOB_N; i++)
+		if (mt_knobs[i].bridge[0] && mt_knobs[i].megatron[0])
+			mt_near_try(&nr, mt_knobs[i].bridge);
+	if (!nr.match)
+		return;
+	dot = strrchr(written, '.');
+	if (!strcmp(written, k) || !dot || !strrchr(nr.match, '.'))
+		snprintf(like, sizeof(like), "%s", nr.match);
+	else
+		snprintf(like, sizeof(like), "%.*s%s", (int)(dot - written), written,
+			 strrchr(nr.match, '.'));
+	mt_jobsrc_typo(s, line, "key", written, like);
+}
+
 /* model.attention_backend written as an enum: "._target_" (a member,
  * _call_ false) or "._args_" (the class called with the member's value) */
 static int attn_enum(struct mt_jobsrc *s, const char *k, const char *val, int line, int orig,
@@ -236,6 +275,7 @@ int mt_bridge_item(struct mt_jobsrc *s, const char *key, const char *val, int py
 		snprintf(dest, sizeof(dest), "%s", dot + 1);
 	}
 	if (!dest[0]) {
+		near_key(s, k, line, orig);
 		s->nskipped++;
 		return MT_OK;
 	}
@@ -341,16 +381,12 @@ static int summary_item(const char *ln, char *field, size_t fcap, char *val, siz
 
 int mt_bridge_from_summary(struct mt_jobsrc *s, const char *buf, size_t len, struct mt_error *err)
 {
-	const char *p = buf, *end = buf + len, *nl;
 	char ln[1024], sec[64] = "", field[128], val[256], key[200];
 	int lineno = 0, in = 0, rules = 0, rc, orig;
+	size_t at = 0;
 
-	for (; p < end; p = nl + 1) {
-		nl = memchr(p, '\n', (size_t)(end - p));
-		if (!nl)
-			nl = end;
+	while (mt_text_line(buf, len, &at, ln, sizeof(ln))) {
 		lineno++;
-		snprintf(ln, sizeof(ln), "%.*s", (int)(nl - p), p);
 		if (!in) {
 			if (strstr(ln, "Configuration Summary (Non-Default Values vs Megatron Core)"))
 				in = 1, rules = 0;
@@ -365,8 +401,6 @@ int mt_bridge_from_summary(struct mt_jobsrc *s, const char *buf, size_t len, str
 			if ((rc = mt_bridge_item(s, key, val, 1, lineno, orig, err)))
 				return rc;
 		}
-		if (nl == end)
-			break;
 	}
 	return s->n ? mcore_defaults(s, err) : MT_OK;
 }

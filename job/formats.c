@@ -160,8 +160,8 @@ static int from_overrides(const char *file, const char *buf, size_t len, struct 
 	return 1;
 }
 
-int mt_job_read(const char *file, const char *buf, size_t len, struct mt_jobsrc *s,
-		struct mt_error *err)
+static int read_any(const char *file, const char *buf, size_t len, struct mt_jobsrc *s,
+		    struct mt_error *err)
 {
 	static const char summary[] = "Configuration Summary (Non-Default Values vs Megatron Core)";
 	int rc;
@@ -189,6 +189,16 @@ int mt_job_read(const char *file, const char *buf, size_t len, struct mt_jobsrc 
 	if ((rc = mt_jobsrc_read(file, buf, len, s, err)))
 		return rc;
 	return mt_loongforge_read(s, err);
+}
+
+int mt_job_read(const char *file, const char *buf, size_t len, struct mt_jobsrc *s,
+		struct mt_error *err)
+{
+	int rc = read_any(file, buf, len, s, err);
+
+	if (!rc)
+		mt_megatron_typos(s);
+	return rc;
 }
 
 int mt_job_read_path(const char *path, size_t max, char **buf, size_t *len, struct mt_error *err)

@@ -17,7 +17,8 @@
  * script); else Megatron-LM arguments (mt_jobsrc_read).  Returns MT_OK, or
  * MT_EINVAL with "FILE:LINE: ..." for a job that cannot be read: YAML that
  * is not YAML or is neither a Bridge nor a verl config, a verl config
- * without the Megatron backend, a value a key cannot take, no job at all. */
+ * without the Megatron backend, a value a key cannot take, no job at all.
+ * The typos of what the user wrote are in s->typo (mt_megatron_typos). */
 int mt_job_read(const char *file, const char *buf, size_t len, struct mt_jobsrc *s,
 		struct mt_error *err);
 

@@ -2,6 +2,7 @@
 /* jobsrc: a job's arguments, looked up and edited (job/script.h). */
 #include "script.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -48,4 +49,55 @@ void mt_jobsrc_drop(struct mt_jobsrc *s, const char *flag)
 		k++;
 	}
 	s->n = k;
+}
+
+void mt_jobsrc_typo(struct mt_jobsrc *s, int line, const char *what, const char *key,
+		    const char *like)
+{
+	char at[32] = "", name[200];
+	int i;
+
+	snprintf(name, sizeof(name), ": unknown %s '%.120s':", what, key);
+	for (i = 0; i < s->ntypo; i++)
+		if (strstr(s->typo[i], name))
+			return;
+	if (s->ntypo >= MT_JOBSRC_NOTES)
+		return;
+	if (line > 0)
+		snprintf(at, sizeof(at), ":%d", line);
+	snprintf(s->typo[s->ntypo++], sizeof(s->typo[0]), "%.200s%s%s did you mean '%.120s'? "
+		 "(megatune does not read it: the job is read as if it were not there)", s->file,
+		 at, name, like);
+}
+
+void mt_jobsrc_note(struct mt_jobsrc *s, const char *fmt, ...)
+{
+	va_list ap;
+	int i;
+	char buf[200];
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	for (i = 0; i < s->nnotes; i++)
+		if (!strcmp(s->notes[i], buf))
+			return;
+	if (s->nnotes < MT_JOBSRC_NOTES)
+		snprintf(s->notes[s->nnotes++], sizeof(s->notes[0]), "%s", buf);
+}
+
+int mt_jobsrc_push(struct mt_jobsrc *s, const char *file, const char *key, size_t klen,
+		   const char *val, int line, struct mt_error *err)
+{
+	if (s->n >= MT_JOBSRC_ARGS)
+		return mt_error_set(err, MT_EINVAL, "%s:%d: more than %d arguments", file, line,
+				    MT_JOBSRC_ARGS);
+	if (klen >= sizeof(s->arg[0].key))
+		klen = sizeof(s->arg[0].key) - 1;
+	memcpy(s->arg[s->n].key, key, klen);
+	s->arg[s->n].key[klen] = '\0';
+	snprintf(s->arg[s->n].val, sizeof(s->arg[s->n].val), "%s", val);
+	s->line[s->n] = line;
+	s->n++;
+	return MT_OK;
 }

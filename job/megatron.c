@@ -8,6 +8,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "../lib/near.h"
 #include "../lib/num.h"
 #include "../tuner/dispatch.h"
 #include "../tuner/cluster.h"
@@ -489,6 +490,79 @@ int mt_megatron_flag_class(const char *flag)
 	return MT_FC_UNKNOWN;
 }
 
+/* Offer f to nr; a match in f (a buffer reused) is kept in keep[cap] */
+static void try_flag(struct mt_near *nr, const char *f, char *keep, size_t cap)
+{
+	mt_near_try(nr, f);
+	if (nr->match == f) {
+		snprintf(keep, cap, "%s", f);
+		nr->match = keep;
+	}
+}
+
+/* The flag megatune reads that `flag` resembles (a typo), into near[cap];
+ * 0 when none is within the bound */
+static int near_flag(const char *flag, char *near, size_t cap)
+{
+	struct mt_near nr;
+	char f[96];
+	size_t k, i;
+
+	mt_near_init(&nr, flag, strlen(flag), -1);
+	for (k = 0; k < sizeof(model_keys) / sizeof(model_keys[0]); k++) {
+		snprintf(f, sizeof(f), "%s", model_keys[k].key);
+		for (i = 0; f[i]; i++)
+			f[i] = f[i] == '_' ? '-' : f[i];
+		try_flag(&nr, f, near, cap);
+	}
+	for (k = 0; read_flags[k]; k++)
+		mt_near_try(&nr, read_flags[k]);
+	for (k = 0; fusion_off[k]; k++)
+		mt_near_try(&nr, fusion_off[k]);
+	for (k = 0; k < MT_KNOB_N; k++)
+		if (mt_knobs[k].megatron[0])
+			try_flag(&nr, mt_knob_flag((int)k, f, sizeof(f)), near, cap);
+	if (nr.match && nr.match != near)
+		snprintf(near, cap, "%s", nr.match);
+	return nr.match != NULL;
+}
+
+/* Megatron-LM's own flags (d98e8a64dd) that megatune does not model and that
+ * resemble one it reads: never a typo */
+static const char *const not_typos[] = { "decoder-seq-length", NULL };
+
+void mt_megatron_typos(struct mt_jobsrc *s)
+{
+	char near[96], written[200], like[200], *q;
+	const char *key, *dot;
+	int i, o;
+
+	/* the arguments block and Bridge's summary are the program's own words */
+	if (s->kind == MT_JS_ARGBLOCK || s->kind == MT_JS_BRIDGE_SUMMARY)
+		return;
+	for (i = 0; i < s->n; i++) {
+		key = s->arg[i].key;
+		if (mt_megatron_flag_class(key) != MT_FC_UNKNOWN || flag_in(key, not_typos, 0) ||
+		    !near_flag(key, near, sizeof(near)) ||
+		    mt_jobsrc_find(s, near) >= 0)
+			continue;
+		o = s->orig[i];
+		if (s->format == MT_JF_MEGATRON || o <= 0 || o > s->nraw) {
+			snprintf(written, sizeof(written), "--%s", key);
+			snprintf(like, sizeof(like), "--%s", near);
+			mt_jobsrc_typo(s, s->line[i], "flag", written, like);
+			continue;
+		}
+		/* a Bridge or verl key: the same path, its last part the field's name */
+		snprintf(written, sizeof(written), "%s", s->raw[o - 1].key);
+		dot = strrchr(written, '.');
+		snprintf(like, sizeof(like), "%.*s%s", dot ? (int)(dot + 1 - written) : 0, written, near);
+		for (q = like + (dot ? dot + 1 - written : 0); *q; q++)
+			*q = *q == '-' ? '_' : *q;
+		mt_jobsrc_typo(s, s->line[i], "key", written, like);
+	}
+}
+
 /* The vocabulary: --vocab-size, or the size of a tokenizer megatune knows */
 static int vocab_of(const struct mt_jobsrc *s, long long *v, struct mt_error *err)
 {
@@ -893,8 +967,13 @@ int mt_megatron_job(const struct mt_jobsrc *s, int gpus, const struct mt_model *
 	if (given)
 		o->model = *given;
 	if ((!given && (rc = job_model(s, &o->model, o->model_json, sizeof(o->model_json), err))) || (rc = job_gpus(s, gpus, o, err)) ||
-	    (rc = job_settings(s, o, err)) || (rc = job_config(s, o, err)))
+	    (rc = job_settings(s, o, err)) || (rc = job_config(s, o, err))) {
+		/* what a typo left at its default may be the cause */
+		if (s->ntypo && err && strlen(err->msg) + 8 < sizeof(err->msg))
+			snprintf(err->msg + strlen(err->msg), sizeof(err->msg) - strlen(err->msg),
+				 " (and %s)", s->typo[0]);
 		return rc;
+	}
 	if (!o->job.gbs) { /* Megatron-LM: micro-batch x data-parallel size */
 		long rest = (long)o->cfg.tp * o->cfg.pp * o->cfg.cp;
 

@@ -32,6 +32,12 @@ enum mt_flag_class {
 };
 int mt_megatron_flag_class(const char *flag);
 
+/* The typos of a job a user wrote (not an arguments block nor Bridge's
+ * summary): each argument megatune does not model (MT_FC_UNKNOWN) that
+ * resembles a flag it reads the job does not set (lib/near.h) into s->typo,
+ * in the job's own words (--flag, or the Bridge or verl key). */
+void mt_megatron_typos(struct mt_jobsrc *s);
+
 /* A Megatron-LM job as megatune evaluates it.  job.pins point into this
  * struct (the pipeline layout): use it where it was filled, do not copy it. */
 struct mt_megatron_job {

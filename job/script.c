@@ -1,16 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /* script: a job's Megatron-LM arguments from a launch script, a file of
- * arguments or a log's arguments block (script.h). */
+ * arguments or a log's arguments block (script.h; the block: argblock.c). */
 #include "script.h"
 
 #include <ctype.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../lib/sbuf.h"
-#include "yamlflat.h"
 
 /* ---- the script's variables: each a list of words (a scalar has one) ---- */
 
@@ -50,22 +48,6 @@ struct lexer {
 	int hydra;             /* collect Hydra / Bridge overrides (mt_jobsrc_overrides) */
 	struct mt_error *err;
 };
-
-void mt_jobsrc_note(struct mt_jobsrc *s, const char *fmt, ...)
-{
-	va_list ap;
-	int i;
-	char buf[200];
-
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	for (i = 0; i < s->nnotes; i++)
-		if (!strcmp(s->notes[i], buf))
-			return;
-	if (s->nnotes < MT_JOBSRC_NOTES)
-		snprintf(s->notes[s->nnotes++], sizeof(s->notes[0]), "%s", buf);
-}
 
 static int is_name_start(int c) { return isalpha(c) || c == '_'; }
 static int is_name_char(int c) { return isalnum(c) || c == '_'; }
@@ -798,22 +780,6 @@ done:
 	return rc;
 }
 
-static int push_arg(struct mt_jobsrc *s, const char *file, const char *key, size_t klen,
-		    const char *val, int line, struct mt_error *err)
-{
-	if (s->n >= MT_JOBSRC_ARGS)
-		return mt_error_set(err, MT_EINVAL, "%s:%d: more than %d arguments", file, line,
-				    MT_JOBSRC_ARGS);
-	if (klen >= sizeof(s->arg[0].key))
-		klen = sizeof(s->arg[0].key) - 1;
-	memcpy(s->arg[s->n].key, key, klen);
-	s->arg[s->n].key[klen] = '\0';
-	snprintf(s->arg[s->n].val, sizeof(s->arg[s->n].val), "%s", val);
-	s->line[s->n] = line;
-	s->n++;
-	return MT_OK;
-}
-
 /* "--flag v v ..." words into arguments */
 static int add_args(struct lexer *x, struct word *w, int n)
 {
@@ -834,7 +800,7 @@ static int add_args(struct lexer *x, struct word *w, int n)
 		sbuf_adds(&val, "");
 		if ((eq = strchr(k, '='))) {
 			sbuf_adds(&val, eq + 1);
-			rc = push_arg(x->out, x->file, k, (size_t)(eq - k), val.buf, line, x->err);
+			rc = mt_jobsrc_push(x->out, x->file, k, (size_t)(eq - k), val.buf, line, x->err);
 			i++;
 			continue;
 		}
@@ -843,7 +809,7 @@ static int add_args(struct lexer *x, struct word *w, int n)
 				sbuf_addc(&val, ' ');
 			sbuf_adds(&val, w[i].s);
 		}
-		rc = push_arg(x->out, x->file, k, strlen(k), val.buf ? val.buf : "", line, x->err);
+		rc = mt_jobsrc_push(x->out, x->file, k, strlen(k), val.buf ? val.buf : "", line, x->err);
 	}
 	sbuf_release(&val);
 	return rc;
@@ -893,188 +859,6 @@ static int lex(struct lexer *x)
 		rc = command(x);
 	}
 	return rc;
-}
-
-/* ---- the arguments block ---- */
-
-/* argparse fields whose flag is not the field with dashes.  neg: a field
- * that is True by default, set False by the flag. */
-static const struct {
-	const char *dest, *flag;
-	int neg;
-} dest_flags[] = {
-	{ "fp8", "fp8-format", 0 },
-	{ "fp4", "fp4-format", 0 },
-	{ "add_bias_linear", "disable-bias-linear", 1 },
-	{ "overlap_p2p_comm", "no-overlap-p2p-communication", 1 },
-	{ "gradient_accumulation_fusion", "no-gradient-accumulation-fusion", 1 },
-	{ "add_position_embedding", "no-position-embedding", 1 },
-	{ "masked_softmax_fusion", "no-masked-softmax-fusion", 1 },
-	{ "bias_gelu_fusion", "no-bias-gelu-fusion", 1 },
-	{ "bias_swiglu_fusion", "no-bias-swiglu-fusion", 1 },
-	{ "bias_dropout_fusion", "no-bias-dropout-fusion", 1 },
-	{ "apply_rope_fusion", "no-rope-fusion", 1 },
-	{ "use_gloo_process_groups", "disable-gloo-process-groups", 1 },
-	{ "check_for_nan_in_loss_and_grad", "no-check-for-nan-in-loss-and-grad", 1 },
-	{ "virtual_pipeline_model_parallel_size", "virtual-pipeline-model-parallel-size", 0 },
-	{ "ckpt_fully_parallel_save", "no-ckpt-fully-parallel-save", 1 },
-};
-
-/* Fields the block prints that no flag sets (derived by validate_args, or
- * the process's own): not arguments. */
-static const char *const derived_fields[] = {
-	"world_size", "data_parallel_size", "rank", "local_rank", "params_dtype",
-	"padded_vocab_size", "consumed_train_samples", "consumed_valid_samples",
-	"variable_seq_lengths", "iteration", "transformer_pipeline_model_parallel_size",
-	"encoder_num_layers", "decoder_num_layers", NULL,
-};
-
-static int in_list(const char *s, const char *const *l)
-{
-	for (; *l; l++)
-		if (!strcmp(s, *l))
-			return 1;
-	return 0;
-}
-
-/* A Python str() value as flag words: lists lose brackets, quotes and
- * commas ("['core_attn', 'mlp']" -> "core_attn mlp"), an enum member its
- * class ("AttnBackend.fused" -> "fused"). */
-static void py_words(const char *v, char *out, size_t cap)
-{
-	size_t o = 0;
-	const char *d;
-
-	if (*v == '[' || *v == '(') {
-		for (v++; *v && o + 1 < cap; v++) {
-			if (*v == ']' || *v == ')' || *v == '\'' || *v == '"')
-				continue;
-			if (*v == ',') {
-				out[o++] = ' ';
-				while (v[1] == ' ')
-					v++;
-				continue;
-			}
-			out[o++] = *v;
-		}
-		out[o] = '\0';
-		return;
-	}
-	d = strchr(v, '.');
-	if (d && isupper((unsigned char)*v) && !strchr(d + 1, '.') && !isdigit((unsigned char)d[1])) {
-		const char *q;
-
-		for (q = v; q < d && isalnum((unsigned char)*q); q++)
-			;
-		if (q == d)
-			v = d + 1;
-	}
-	snprintf(out, cap, "%s", v);
-}
-
-int mt_jobsrc_field(struct mt_jobsrc *s, const char *dest, const char *v, int py, int line,
-		    int orig, struct mt_error *err)
-{
-	char flag[96], words[256];
-	size_t i;
-	int neg = 0, b, rc, n0 = s->n;
-
-	if (in_list(dest, derived_fields) || dest[0] == '_' || (py && !strcmp(v, "None")))
-		return MT_OK;
-	snprintf(flag, sizeof(flag), "%s", dest);
-	for (i = 0; flag[i]; i++)
-		if (flag[i] == '_')
-			flag[i] = '-';
-	for (i = 0; i < sizeof(dest_flags) / sizeof(dest_flags[0]); i++)
-		if (!strcmp(dest, dest_flags[i].dest)) {
-			snprintf(flag, sizeof(flag), "%s", dest_flags[i].flag);
-			neg = dest_flags[i].neg;
-		}
-	b = mt_yaml_bool(v); /* Python's True/False, YAML's too */
-	if (b >= 0) {
-		if (b == !neg)
-			rc = push_arg(s, s->file, flag, strlen(flag), "", line, err);
-		else
-			return MT_OK;
-	} else {
-		if (!strcmp(dest, "moe_layer_freq") || !py)
-			snprintf(words, sizeof(words), "%s", v);
-		else
-			py_words(v, words, sizeof(words));
-		if (!strcmp(words, "") && (*v == '[' || *v == '('))
-			return MT_OK; /* an empty list: nothing set */
-		rc = push_arg(s, s->file, flag, strlen(flag), words, line, err);
-	}
-	if (!rc && s->n > n0)
-		s->orig[s->n - 1] = orig;
-	return rc;
-}
-
-static int argblock_line(struct mt_jobsrc *s, const char *ln, int lineno, struct mt_error *err)
-{
-	const char *dots = strstr(ln, " ..."), *name, *ne, *val;
-	char dest[96], v[256];
-	size_t len;
-
-	if (!dots)
-		return MT_OK;
-	for (ne = dots; ne > ln && ne[-1] == ' '; ne--)
-		;
-	for (name = ne; name > ln && !isspace((unsigned char)name[-1]); name--)
-		;
-	len = (size_t)(ne - name);
-	if (!len || len >= sizeof(dest))
-		return MT_OK;
-	memcpy(dest, name, len);
-	dest[len] = '\0';
-	for (val = dots + 1; *val == '.'; val++)
-		;
-	while (*val == ' ')
-		val++;
-	len = strlen(val);
-	while (len && (val[len - 1] == '\r' || val[len - 1] == ' '))
-		len--;
-	snprintf(v, sizeof(v), "%.*s", (int)len, val);
-	if (!strcmp(dest, "world_size")) {
-		s->world_size = atoi(v);
-		return MT_OK;
-	}
-	return mt_jobsrc_field(s, dest, v, 1, lineno, 0, err);
-}
-
-static int argblock(const char *buf, size_t len, struct mt_jobsrc *s, struct mt_error *err)
-{
-	const char *p = buf, *end = buf + len, *nl;
-	int lineno = 0, in = 0, blocks = 0, rc;
-	char ln[1024];
-
-	for (; p < end; p = nl + 1) {
-		nl = memchr(p, '\n', (size_t)(end - p));
-		if (!nl)
-			nl = end;
-		lineno++;
-		snprintf(ln, sizeof(ln), "%.*s", (int)(nl - p), p);
-		if (strstr(ln, "--- arguments ---")) {
-			if (blocks++) {
-				mt_jobsrc_note(s, "line %d: a second arguments block (a restart?) is not read; "
-				     "the first is", lineno);
-				break;
-			}
-			in = 1;
-			continue;
-		}
-		if (in && strstr(ln, "end of arguments")) {
-			in = 0;
-			continue;
-		}
-		if (in && (rc = argblock_line(s, ln, lineno, err)))
-			return rc;
-		if (nl == end)
-			break;
-	}
-	if (in)
-		mt_jobsrc_note(s, "the arguments block has no end line: the log was cut");
-	return MT_OK;
 }
 
 /* 1 when the text holds w */
@@ -1145,7 +929,7 @@ int mt_jobsrc_read(const char *file, const char *buf, size_t len, struct mt_jobs
 	snprintf(s->file, sizeof(s->file), "%s", file);
 	if (has_word(buf, len, "--- arguments ---")) {
 		s->kind = MT_JS_ARGBLOCK;
-		if ((rc = argblock(buf, len, s, err)))
+		if ((rc = mt_jobsrc_argblock(file, buf, len, s, err)))
 			return rc;
 		if (!s->n)
 			return mt_error_set(err, MT_EINVAL, "%s: the arguments block holds no argument",

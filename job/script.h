@@ -82,6 +82,11 @@ struct mt_jobsrc {
 	char model_path[512];     /* verl: the Hugging Face model it names, LoongForge:
 				   * its --model-name; "" none */
 	int model_path_line;
+	int ntypo;                /* keys (flags) the job sets that megatune does not read
+				   * but that resemble one it reads: a typo, each a message
+				   * "FILE:LINE: unknown key 'x': did you mean 'y'? ..." for
+				   * the command to warn of (and refuse under --strict) */
+	char typo[MT_JOBSRC_NOTES][640];
 	int layout_mtp_last;      /* the layout was built without the model's MTP
 				   * depth: its MTP layers go in the last chunk
 				   * (job/loongforge.h) */
@@ -95,6 +100,20 @@ struct mt_jobsrc {
  * quote, more arguments than MT_JOBSRC_ARGS, no arguments at all). */
 int mt_jobsrc_read(const char *file, const char *buf, size_t len, struct mt_jobsrc *s,
 		   struct mt_error *err);
+
+/* The arguments block of a log (buf, len; `file` names it) into s: the
+ * first block, read through to its `end of arguments` line before any field
+ * is (a block cut short, by the log's end or a second block, is MT_EINVAL
+ * "FILE:LINE: the arguments block is cut: ..." naming its last line, a field
+ * without a value among them), then each `name .... value` line as
+ * mt_jobsrc_field.  job/argblock.c. */
+int mt_jobsrc_argblock(const char *file, const char *buf, size_t len, struct mt_jobsrc *s,
+		       struct mt_error *err);
+
+/* Append the argument `key` (klen bytes, without "--") with value `val` ("" a
+ * bare flag) read at `line` of `file`; MT_EINVAL past MT_JOBSRC_ARGS. */
+int mt_jobsrc_push(struct mt_jobsrc *s, const char *file, const char *key, size_t klen,
+		   const char *val, int line, struct mt_error *err);
 
 /* Push the argument that sets Megatron-LM's argparse field `dest` to `val`
  * (as the arguments block does: True the flag, False nothing, a field true
@@ -122,6 +141,12 @@ void mt_jobsrc_setenv(struct mt_jobsrc *s, const char *name, const char *val, in
 
 /* A note of the reader (a caveat); printf-style, cut at 200 bytes. */
 void mt_jobsrc_note(struct mt_jobsrc *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* A typo: the key `key` the job sets at `line` (0: none) is not one megatune
+ * reads and resembles `like`, one it does; what (key, flag) names the kind.
+ * Kept once per key, at most MT_JOBSRC_NOTES. */
+void mt_jobsrc_typo(struct mt_jobsrc *s, int line, const char *what, const char *key,
+		    const char *like);
 
 /* The argument `flag` (without "--"): its index, the last one given
  * (argparse keeps the last), or -1. */

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../lib/near.h"
 #include "../lib/num.h"
 #include "bridge.h"
 #include "flags.h"
@@ -157,6 +158,30 @@ static int verl_batch(struct mt_jobsrc *s, const struct mt_yflat *f, const char 
 	       push_int(s, "micro_batch_size", micro, 0, err);
 }
 
+/* An engine key megatune does not read: when it resembles one it reads
+ * (the knob table's verl keys, dtype, the offloads), a typo (job/script.h) */
+static void near_engine_key(struct mt_jobsrc *s, const struct mt_yitem *it, const char *sub)
+{
+	static const char *const other[] = {
+		"dtype", "param_offload", "grad_offload", "optimizer_offload",
+		"override_transformer_config", "override_ddp_config", NULL,
+	};
+	char like[200];
+	struct mt_near nr;
+	size_t i, l = strcspn(sub, ".");
+
+	mt_near_init(&nr, sub, l, -1);
+	for (i = 0; other[i]; i++)
+		mt_near_try(&nr, other[i]);
+	for (i = 0; i < MT_KNOB_N && !sub[l]; i++)
+		if (mt_knobs[i].verl[0] && mt_knobs[i].megatron[0])
+			mt_near_try(&nr, mt_knobs[i].verl);
+	if (!nr.match)
+		return;
+	snprintf(like, sizeof(like), "%.*s%s%s", (int)(sub - it->path), it->path, nr.match, sub + l);
+	mt_jobsrc_typo(s, it->line, "key", it->path, like);
+}
+
 /* One key under base + "megatron." */
 static int engine_key(struct mt_jobsrc *s, const struct mt_yitem *it, const char *sub, int orig,
 		      struct mt_error *err)
@@ -182,6 +207,7 @@ static int engine_key(struct mt_jobsrc *s, const struct mt_yitem *it, const char
 	     !strcmp(sub, "optimizer_offload")) && mt_yaml_bool(it->val) == 1)
 		mt_jobsrc_note(s, "line %d: %s: verl moves it to the host between phases; the "
 			       "training step megatune times has it on the GPU", it->line, sub);
+	near_engine_key(s, it, sub);
 	s->nskipped++;
 	return MT_OK;
 }

@@ -2,6 +2,7 @@
 /* text: terminal escaping and UTF-8 checks for untrusted text. */
 #include "text.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "sbuf.h"
@@ -105,4 +106,19 @@ const char *mt_text_escape(char *buf, size_t cap, const char *s)
 	}
 	sbuf_release(&sb);
 	return buf;
+}
+
+int mt_text_line(const char *buf, size_t len, size_t *at, char *ln, size_t cap)
+{
+	const char *p = buf + *at, *nl;
+	size_t n;
+
+	if (*at >= len)
+		return 0;
+	nl = memchr(p, '\n', len - *at);
+	n = nl ? (size_t)(nl - p) : len - *at;
+	*at += n + (nl != NULL);
+	if (cap)
+		snprintf(ln, cap, "%.*s", (int)(n < cap ? n : cap - 1), p);
+	return 1;
 }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* text: untrusted text made safe to show.
+/* text: untrusted text made safe to show, and read line by line.
  *
  * Names, keys and rule text come from input files and command lines.  Before
  * they reach a terminal, control characters (escape sequences included) are
@@ -30,5 +30,10 @@ void mt_term_clean(struct sbuf *sb, const char *s, size_t n, int keep_newline);
 /* The same into buf[cap] for one name or key (never keeps newlines),
  * truncated with "..." when it does not fit; returns buf. */
 const char *mt_text_escape(char *buf, size_t cap, const char *s);
+
+/* The next line of buf[len] from *at: its bytes without the '\n' into
+ * ln[cap] (cut to fit), *at moved past it; 0 when *at is at the end (a last
+ * line without its newline is a line; the end after a newline is none). */
+int mt_text_line(const char *buf, size_t len, size_t *at, char *ln, size_t cap);
 
 #endif

@@ -4,6 +4,7 @@
 
 #include <string.h>
 
+#include "../lib/near.h"
 #include "../tuner/cluster.h"
 
 static const char *const ENUM_PRECISION[] = { "bf16", "fp8", "nvfp4", NULL };
@@ -75,49 +76,20 @@ int mt_fact_enum(int fact, const char *value)
 	return -1;
 }
 
-/* Levenshtein distance, bounded to short names. */
-static int distance(const char *a, size_t na, const char *b)
-{
-	int d[64], prev, cur, i, j, nb = (int)strlen(b);
-
-	if (na >= 63 || nb >= 63)
-		return 99;
-	for (j = 0; j <= nb; j++)
-		d[j] = j;
-	for (i = 1; i <= (int)na; i++) {
-		prev = d[0];
-		d[0] = i;
-		for (j = 1; j <= nb; j++) {
-			int best = prev + (a[i - 1] != b[j - 1]);
-			if (d[j] + 1 < best)
-				best = d[j] + 1;
-			if (d[j - 1] + 1 < best)
-				best = d[j - 1] + 1;
-			cur = d[j];
-			d[j] = best;
-			prev = cur;
-		}
-	}
-	return d[nb];
-}
-
 const char *mt_fact_suggest(const char *name, size_t n)
 {
-	int i, best = n > 12 ? (int)n / 4 + 1 : 4, d;
-	const char *sug = NULL;
 	const char *dot = memchr(name, '.', n);
 	const char *last = dot ? dot + 1 : name;
 	size_t nl = n - (size_t)(last - name);
+	struct mt_near nr;
+	int i;
 
-	for (i = 0; i < MT_F_N; i++) {
-		d = distance(name, n, mt_facts[i].name);
-		if (d < best) {
-			best = d;
-			sug = mt_facts[i].name;
-		}
-	}
-	if (sug)
-		return sug;
+	/* a rule's author is shown more than a typo: up to 3 edits, a quarter of a long name */
+	mt_near_init(&nr, name, n, n > 12 ? (int)n / 4 : 3);
+	for (i = 0; i < MT_F_N; i++)
+		mt_near_try(&nr, mt_facts[i].name);
+	if (nr.match)
+		return nr.match;
 	/* the same last part under another prefix: cp_comm -> config.cp_comm */
 	for (i = 0; i < MT_F_N; i++) {
 		const char *fd = strchr(mt_facts[i].name, '.');

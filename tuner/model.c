@@ -12,6 +12,7 @@
 #include "../lib/bundled.h"
 #include "../lib/fsutil.h"
 #include "../lib/jsonr.h"
+#include "../lib/near.h"
 #include "../lib/sbuf.h"
 
 #define INT_MAXV 0x7fffffff
@@ -721,6 +722,43 @@ static int hf_router(const cJSON *o, const char *file, const struct hf_family *f
 	return MT_OK;
 }
 
+/* The top-level fields read_hf and its helpers read (a config holds many
+ * more: ids, dtypes, the tokenizer's; those are not typos) */
+static const char *const hf_keys[] = {
+	"model_type", "architectures", "hidden_size", "n_embd", "d_model", "num_hidden_layers",
+	"n_layer", "num_layers", "num_attention_heads", "n_head", "num_key_value_heads",
+	"head_dim", "vocab_size", "max_position_embeddings", "n_positions", "n_ctx",
+	"intermediate_size", "n_inner", "ffn_dim", "hidden_act", "activation_function",
+	"rms_norm_eps", "layer_norm_epsilon", "layer_norm_eps", "tie_word_embeddings",
+	"attention_bias", "hidden_dropout", "resid_pdrop", "hidden_dropout_prob",
+	"attention_dropout", "attn_pdrop", "kv_lora_rank", "q_lora_rank", "qk_nope_head_dim",
+	"qk_rope_head_dim", "v_head_dim", "num_nextn_predict_layers", "num_local_experts",
+	"num_experts", "n_routed_experts", "num_experts_per_tok", "moe_topk",
+	"moe_intermediate_size", "shared_expert_intermediate_size", "n_shared_experts",
+	"first_k_dense_replace", "moe_layer_freq", "decoder_sparse_step", "mlp_only_layers",
+	"topk_method", "scoring_func", "norm_topk_prob", "routed_scaling_factor", "n_group",
+	"topk_group", "rope_theta", "rope_scaling", "rope_parameters",
+	"original_max_position_embeddings", "router_aux_loss_coef", "aux_loss_alpha", "seq_aux",
+	"sliding_window", "use_sliding_window", "layer_types", "is_encoder_decoder", NULL,
+};
+
+/* A field the reader does not read that resembles one it does, absent from
+ * the config (num_key_value_head): a typo, kept for the command to warn of */
+static void hf_typos(const cJSON *o, const char *file, struct mt_model *m)
+{
+	const cJSON *kv;
+	const char *like;
+
+	cJSON_ArrayForEach(kv, o) {
+		if (str_in(kv->string, hf_keys) || !(like = mt_near_list(kv->string, hf_keys)) ||
+		    cJSON_GetObjectItemCaseSensitive(o, like) || m->ntypo >= MT_MODEL_NOTES)
+			continue;
+		snprintf(m->typo[m->ntypo++], sizeof(m->typo[0]), "%.120s: unknown field '%.60s': "
+			 "did you mean '%.40s'? (megatune does not read it: the model is read as if it "
+			 "were not there)", file, kv->string, like);
+	}
+}
+
 static int read_hf(const cJSON *o, const char *file, struct mt_model *m, struct mt_error *err)
 {
 	struct mt_jpos at = { file, "" };
@@ -730,6 +768,7 @@ static int read_hf(const cJSON *o, const char *file, struct mt_model *m, struct 
 	int rc, i, gpt2_style, first_dense = 0, freq = 1, sparse_step = 1, shared_experts = 0;
 	int from_class;
 
+	hf_typos(o, file, m);
 	gpt2_style = pick(o, KEYS("n_embd")) != NULL;
 	if ((rc = mt_jstr(&at, o, "model_type", 0, m->arch, sizeof(m->arch), err)) < 0)
 		return rc;
@@ -890,11 +929,15 @@ static int read_megatune(const cJSON *o, const char *file, struct mt_model *m,
 	{ /* a misspelt key would silently fall back to a default: refuse it */
 		const cJSON *kv;
 		cJSON_ArrayForEach(kv, o)
-			if (!str_in(kv->string, megatune_keys))
+			if (!str_in(kv->string, megatune_keys)) {
+				const char *like = mt_near_list(kv->string, megatune_keys);
+
 				return mt_error_set(err, MT_EINVAL,
-						    "%s: unknown field '%s' (megatune.model/1 fields are "
-						    "Megatron-LM argument names, see docs/FORMATS.md)",
-						    file, kv->string);
+						    "%s: unknown field '%s'%s%s%s (megatune.model/1 fields "
+						    "are Megatron-LM argument names, see docs/FORMATS.md)",
+						    file, kv->string, like ? ": did you mean '" : "",
+						    like ? like : "", like ? "'?" : "");
+			}
 	}
 	snprintf(m->arch, sizeof(m->arch), "gpt");
 	m->dropout = 0.1;
@@ -1032,6 +1075,10 @@ int mt_model_from_json(const cJSON *root, const char *file, struct mt_model *m,
 		snprintf(m->format, sizeof(m->format), "hf");
 		rc = read_hf(root, file, m, err);
 	}
+	if (rc && m->ntypo && err && strlen(err->msg) + 8 < sizeof(err->msg))
+		/* what a typo left out may be the cause */
+		snprintf(err->msg + strlen(err->msg), sizeof(err->msg) - strlen(err->msg),
+			 " (and %s)", m->typo[0]);
 	if (rc)
 		return rc;
 	return mt_model_finish(m, file, err);

@@ -97,6 +97,11 @@ struct mt_model {
 	 * for the command to print as warnings; they never stop the reading */
 	int nnotes;
 	char notes[MT_MODEL_NOTES][256];
+	/* fields not read that resemble one read and absent (a typo:
+	 * "FILE: unknown field 'x': did you mean 'y'? ..."), for the command to
+	 * warn of, and refuse under --strict */
+	int ntypo;
+	char typo[MT_MODEL_NOTES][384];
 
 	/* derived by mt_model_finish() */
 	int64_t params_total;     /* without MTP, as model cards count */

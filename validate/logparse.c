@@ -137,6 +137,8 @@ static void add_step(struct mt_logparse *p, long iter, double step_s, double tfl
 
 static void progress(struct mt_logparse *p, long iter, long total, const char *line)
 {
+	if (!p->at_end && p->seps > p->whole_seps)
+		p->whole_seps = p->seps;
 	p->iter_lines++;
 	p->last_iter = iter;
 	if (total > 0)
@@ -167,6 +169,15 @@ static int has_loss(const char *s)
 			return 1;
 	}
 	return 0;
+}
+
+/* does the line reach a field Megatron-LM prints after the losses (a line
+ * cut before them says nothing of its loss) */
+static int past_loss(const char *s)
+{
+	return strstr(s, "loss scale") || strstr(s, "grad norm") || strstr(s, "num zeros") ||
+	       strstr(s, "params norm") || strstr(s, "number of skipped iterations") ||
+	       strstr(s, "number of nan iterations");
 }
 
 /* Megatron-LM / Bridge: "iteration N/ M | ... elapsed time per iteration (ms): X" */
@@ -202,7 +213,7 @@ static int megatron_line(struct mt_logparse *p, const char *s, const char *line)
 	loss = has_loss(s);
 	if (nan_it > 0)
 		fail(p, MT_VS_NAN, line);
-	else if (!loss && p->loss_seen && skipped == 0)
+	else if (!loss && p->loss_seen && skipped == 0 && past_loss(s))
 		fail(p, MT_VS_NAN, line);
 	if (loss)
 		p->loss_seen = 1;
@@ -328,10 +339,56 @@ static void failure_line(struct mt_logparse *p, const char *s, const char *line)
 		fail(p, MT_VS_NAN, line);
 }
 
+/* the progress line a text starts, of any format (MT_LOGF_*), or 0: Megatron-LM's
+ * `iteration N/`, NeMo 2's `Training epoch E, iteration`, a Lightning bar */
+static int progress_kind(const char *s)
+{
+	const char *it = strstr(s, "iteration "), *e = strstr(s, "Epoch ");
+
+	if (strstr(s, "Training epoch ") && strstr(s, ", iteration "))
+		return MT_LOGF_NEMO2;
+	if (e && strstr(e, "%|"))
+		return MT_LOGF_LIGHTNING;
+	for (; it; it = strstr(it + 10, "iteration ")) {
+		const char *q = it + 10 + strspn(it + 10, " ");
+
+		if (isdigit((unsigned char)*q) && q[strspn(q, "0123456789")] == '/')
+			return MT_LOGF_MEGATRON;
+	}
+	return 0;
+}
+
+/* The partial last line: a progress line cut before its end is kept as the
+ * cut and read for nothing; 1 then.  A Lightning bar is whole when closed by
+ * ']' (its fields vary from bar to bar); an iteration line when it has as
+ * many field separators as the whole ones, or with none read yet, a
+ * Megatron-LM line closed by '|' (a NeMo 2 line then passes) */
+static int cut_line(struct mt_logparse *p, const char *s, const char *line)
+{
+	int kind = progress_kind(s), whole;
+	size_t n = strlen(s);
+
+	if (!kind)
+		return 0;
+	while (n && isspace((unsigned char)s[n - 1]))
+		n--;
+	if (kind == MT_LOGF_LIGHTNING)
+		whole = n && s[n - 1] == ']';
+	else if (p->whole_seps)
+		whole = p->seps >= p->whole_seps;
+	else
+		whole = kind != MT_LOGF_MEGATRON || (n && s[n - 1] == '|');
+	if (whole)
+		return 0;
+	p->cut_lineno = p->lineno;
+	snprintf(p->cut_line, sizeof(p->cut_line), "%s", line);
+	return 1;
+}
+
 void mt_logparse_line(struct mt_logparse *p, const char *line, size_t n)
 {
 	char buf[MT_LOG_LINE_MAX];
-	const char *s;
+	const char *s, *q;
 
 	if (n >= sizeof(buf))
 		n = sizeof(buf) - 1;
@@ -345,6 +402,10 @@ void mt_logparse_line(struct mt_logparse *p, const char *line, size_t n)
 		p->last_lineno = p->lineno;
 		snprintf(p->last_line, sizeof(p->last_line), "%s", buf);
 	}
+	for (p->seps = 0, q = s; *q; q++)
+		p->seps += *q == '|' || *q == ',' || *q == ']';
+	if (p->at_end && cut_line(p, s, buf))
+		return;
 	if (has_ci(s, "error:")) {
 		p->err_lineno = p->lineno;
 		snprintf(p->err_line, sizeof(p->err_line), "%s", buf);
@@ -382,8 +443,10 @@ void mt_logparse_finish(struct mt_logparse *p)
 {
 	int i;
 
-	if (p->plen) {
+	if (p->plen) { /* a last line without its newline: perhaps cut */
+		p->at_end = 1;
 		mt_logparse_line(p, p->part, p->plen);
+		p->at_end = 0;
 		p->plen = 0;
 	}
 	if (p->nstep == 0 && p->nst > 0) {
@@ -430,4 +493,7 @@ void mt_logparse_text(struct sbuf *sb, const struct mt_logparse *p)
 		sbuf_addf(sb, "first skip: line %ld\n", p->skip_lineno);
 	if (p->failure)
 		sbuf_addf(sb, "evidence: line %ld: %s\n", p->evidence_lineno, p->evidence);
+	if (p->cut_lineno)
+		sbuf_addf(sb, "log cut: line %ld ends mid-line; its step is not counted: %s\n",
+			  p->cut_lineno, p->cut_line);
 }

@@ -37,7 +37,14 @@
  *    `ncclSystemError`-style codes; NaN: `found NaN`, `grad norm: nan`,
  *    a loss printed as nan, `number of nan iterations: K>0`, or a loss field
  *    that vanished from an iteration line after earlier lines had one while
- *    that interval skipped no iteration.
+ *    that interval skipped no iteration (the line holding a field Megatron-LM
+ *    prints after the losses: loss scale, grad norm, the counts; a line
+ *    ending before them says nothing of its loss).
+ *  - a cut log: the last line has no newline and is a progress line without
+ *    its end: an iteration line with fewer field separators (`|`, `,`, `]`)
+ *    than the whole iteration lines of the log (with none to compare: a
+ *    Megatron-LM line not closed by `|`), a Lightning bar not closed by `]`.
+ *    It gives no step, no failure and no progress; cut_lineno names it.
  */
 #ifndef MT_VALIDATE_LOGPARSE_H
 #define MT_VALIDATE_LOGPARSE_H
@@ -108,10 +115,18 @@ struct mt_logparse {
 	long err_lineno;                   /* 0: none */
 	char last_iter_line[MT_LOG_LINE_MAX]; /* the last progress line */
 	long last_iter_lineno;
+	long cut_lineno;                   /* the log is cut: its last line, a progress
+					    * line without its end (no newline, and fewer
+					    * fields than the whole ones), read for nothing
+					    * (no step, no failure, no progress); 0: none */
+	char cut_line[MT_LOG_LINE_MAX];
 	/* private: Bridge Step Time series, loss tracking, the partial line */
 	int nst;
 	double st_s[MT_LOG_MAX_STEPS], st_tflops[MT_LOG_MAX_STEPS];
 	int loss_seen;
+	int at_end;                        /* the line read is the partial last one */
+	int seps, whole_seps;              /* the line's field separators, the most
+					    * of a whole progress line */
 	size_t plen;
 	int prev_cr;
 	char part[MT_LOG_LINE_MAX];

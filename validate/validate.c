@@ -428,6 +428,9 @@ static void judge(struct mt_vcand *c, const struct mt_logparse *p, const struct 
 				   "gradients), the first reported at line %ld", p->skipped,
 				   p->skip_lineno);
 	}
+	if (p->cut_lineno) /* said whatever the status: the last step is not in it */
+		set_reason(c, "%s%slog cut: line %ld ends mid-line; its step is not counted",
+			   c->reason ? c->reason : "", c->reason ? "; " : "", p->cut_lineno);
 }
 
 static void progress_line(const struct mt_validate_opts *o, const struct mt_validation *v, int i)

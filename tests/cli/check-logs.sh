@@ -6,7 +6,8 @@
 # `advise --format megatron` prints) is read as a file would be; and a log
 # with the arguments block gives measured beside predicted, its failure named
 # with its line, and a megatune.validation/1 record calibrate reads; and
-# all of them at once, a record per log with a run.
+# all of them at once, a record per log with a run; a log whose last line is
+# cut says so (not NaN), a cut arguments block is refused naming its line.
 # Exit 0 pass, other fail.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
@@ -58,6 +59,27 @@ PYEOF
 	grep -q "step error, all runs in the fit (rms): before 4.85%" "$T/cal.out" ||
 	{ echo "FAIL: calibrate --from-validation of the log's record: $(tail -3 "$T/cal.out")"; fail=1; }
 
+# the last iteration line cut mid-line: the log is said to be cut, never NaN,
+# and the fragment is no step
+last=$(wc -l <"$run")
+{ head -n $((last - 1)) "$run"; sed -n "${last}p" "$run" | sed 's/(ms): [0-9.]*.*/(ms): 163/' | tr -d '\n'; } >"$T/cut.log"
+"$MT" check "$T/cut.log" >"$T/cut.out" 2>&1 || { echo "FAIL: check of a cut log: exit $?"; fail=1; }
+grep -q "^  status: ok (log cut: line $last ends mid-line; its step is not counted)$" "$T/cut.out" &&
+	grep -q "^measured (the log: 29 iteration lines):" "$T/cut.out" && ! grep -qi "nan" "$T/cut.out" ||
+	{ echo "FAIL: the cut log: $(grep -A4 '^measured' "$T/cut.out")"; fail=1; }
+"$MT" check "$T/cut.log" --json - 2>/dev/null | /usr/bin/python3 -c '
+import json, sys
+m = json.load(sys.stdin)["measured"]
+sys.exit(not (m["status"] == "ok" and m["log_cut_lineno"] == int(sys.argv[1]) and "log cut" in m["reason"]))' "$last" ||
+	{ echo "FAIL: the cut log in the JSON"; fail=1; }
+# an arguments block whose last line has no value: a cut dump, refused
+line=$(grep -n "  sequence_parallel \.\.\." "$run" | cut -d: -f1)
+{ head -n $((line - 1)) "$run"; printf '[default0]:  sequence_parallel .............................\n'; } >"$T/dump.log"
+"$MT" check "$T/dump.log" >"$T/dump.out" 2>&1
+rc=$?
+[ $rc -eq 2 ] && grep -q "^megatune check: error: $T/dump.log:$line: the arguments block is cut: field 'sequence_parallel' has no value" "$T/dump.out" ||
+	{ echo "FAIL: a cut arguments block: exit $rc: $(head -2 "$T/dump.out")"; fail=1; }
+
 # many jobs at once (check logs/*.log): each checked in turn, one line each at
 # the end, a record per log with a run in the --validation folder, --json an
 # array, and exit 2 because the real logs hold no job
@@ -107,4 +129,4 @@ for c in d["changes"]:
     assert abs((m["step_s"] / base - 1) - c["gain"]) < 1e-9, c
 PYEOF
 [ $fail -eq 0 ] || exit 1
-echo "ok: $n real logs refused with the reason; a job on standard input read back; a log's OOM named with its line, its run recorded and read by calibrate; $((n + 2)) logs checked at once; changes stated against a measured step"
+echo "ok: $n real logs refused with the reason; a job on standard input read back; a log's OOM named with its line, its run recorded and read by calibrate; a cut log and a cut arguments block named; $((n + 2)) logs checked at once; changes stated against a measured step"

@@ -13,7 +13,11 @@
 #    --recompute-layers above the layer count refused;
 #  - a rule SET of a value the knob does not take and an ARG holding shell
 #    metacharacters refused by the compiler and by `rules lint`; a value from
-#    an input file is shell-quoted in the printed flags.
+#    an input file is shell-quoted in the printed flags;
+#  - typos: a key megatune does not read that resembles one it reads (a
+#    Hugging Face config's, a megatune model's, a Bridge YAML's, a launch
+#    script's flag) named with the key it resembles, a warning, and under
+#    --strict an error (exit 2).
 # Prints "ok - " / "not ok - " lines; exit 0 pass, 1 fail.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
@@ -141,4 +145,42 @@ if [ $# -eq 1 ] && [ "$1" = "m;touch pwned'q" ] && [ ! -e pwned ]; then
 else
 	nok "printed flag value: $word"
 fi
+# --- typos: named with the key they resemble; --strict refuses them
+sed 's/"num_key_value_heads"/"num_key_value_head"/' "$R/models/llama3-8b.json" >kv.json
+expect "HF config typo warned" 0 \
+	"warning: kv.json: unknown field 'num_key_value_head': did you mean 'num_key_value_heads'\\?" \
+	estimate --model kv.json --gpus 8 --seq 4096 --gbs 64 --tp 2
+expect "HF config typo refused under --strict" 2 \
+	"error: kv.json: unknown field 'num_key_value_head': did you mean 'num_key_value_heads'\\?" \
+	advise --model kv.json $JOB --strict
+grep -q "error: --strict: 1 key megatune does not read resembles one it reads" "$T/out" ||
+	nok "--strict says why it refuses"
+# an error the typo leads to carries it
+sed 's/"hidden_size"/"hiden_size"/' "$R/models/llama3-8b.json" >hs.json
+expect "HF config typo in the error it leads to" 2 \
+	"missing field 'hidden_size'.*\\(and hs.json: unknown field 'hiden_size': did you mean 'hidden_size'\\?" \
+	advise --model hs.json $JOB
+printf -- '--num-layer 2 --hidden-size 1024 --num-attention-heads 8 --seq-length 2048 --vocab-size 32000\n' >nl.args
+expect "script typo in the error it leads to" 2 \
+	"no model flags: expected --num-layers.*\\(and nl.args:1: unknown flag '--num-layer': did you mean '--num-layers'\\?" \
+	check nl.args --gpus 8
+sed 's/"num_layers"/"num_layer"/' "$R/tests/fixtures/models/mlm-gpt-1.7b.json" >mt.json
+expect "megatune model typo" 2 "mt.json: unknown field 'num_layer': did you mean 'num_layers'\\?" \
+	advise --model mt.json $JOB
+# a Bridge YAML: the typo named at its line before the error it leads to
+sed -e '49s/tensor_model_parallel_size/tensor_model_paralel_size/' -e '55s/false/true/' \
+	"$R/tests/fixtures/jobs/bridge-llama3-8b-run_config.yaml" >tp.yaml
+expect "Bridge YAML typo warned" 0 \
+	"warning: tp.yaml:49: unknown key 'model.tensor_model_paralel_size': did you mean 'model.tensor_model_parallel_size'\\?" \
+	check tp.yaml --gpus 8
+expect "Bridge YAML typo refused under --strict" 2 \
+	"error: tp.yaml:49: unknown key 'model.tensor_model_paralel_size'" check tp.yaml --gpus 8 --strict
+printf 'torchrun --nproc-per-node 8 pretrain_gpt.py --num-layers 2 --hidden-size 1024 \\\n  --num-attention-heads 8 --seq-length 2048 --global-batch-size 8 --vocab-size 32000 \\\n  --tensor-model-paralel-size 2\n' >tp.sh
+expect "script flag typo warned" 0 \
+	"warning: tp.sh:3: unknown flag '--tensor-model-paralel-size': did you mean '--tensor-model-parallel-size'\\?" \
+	check tp.sh
+sed '38s/tensor_model_parallel_size/tensor_model_paralel_size/' "$R/tests/fixtures/jobs/verl-qwen3-30b-grpo.sh" >v.sh
+expect "verl key typo warned" 0 \
+	"warning: v.sh:38: unknown key 'actor_rollout_ref.actor.megatron.tensor_model_paralel_size': did you mean 'actor_rollout_ref.actor.megatron.tensor_model_parallel_size'\\?" \
+	check v.sh
 exit $fail

@@ -222,6 +222,55 @@ static void test_loongforge(void **state)
 	free(s);
 }
 
+static void test_cut_block_and_typos(void **state)
+{
+	struct mt_error err = MT_ERROR_INIT;
+	struct mt_jobsrc *s;
+
+	(void)state;
+	/* an arguments block whose last line has no value: cut, nothing read */
+	s = read_text("run.log", "------------------------ arguments ------------------------\n"
+		      "  num_layers ...................... 32\n"
+		      "  sequence_parallel ...............", MT_EINVAL, &err);
+	assert_non_null(strstr(err.msg, "run.log:3: the arguments block is cut: field "
+			       "'sequence_parallel' has no value"));
+	assert_int_equal(s->n, 0);
+	free(s);
+	s = read_text("run.log", "---- arguments ----\n  num_layers ...... 32\n", MT_EINVAL, &err);
+	assert_non_null(strstr(err.msg, "run.log:2: the arguments block is cut: the log ends after "
+			       "this line ('num_layers ...... 32')"));
+	free(s);
+	/* a whole block: a field printed empty sets nothing (never True) */
+	s = read_text("run.log", "---- arguments ----\n  num_layers ...... 32\n"
+		      "  sequence_parallel ......\n---- end of arguments ----\n", MT_OK, &err);
+	assert_string_equal(arg(s, "num-layers"), "32");
+	assert_null(arg(s, "sequence-parallel"));
+	assert_int_equal(s->ntypo, 0);
+	free(s);
+	/* typos, named in the job's words with the key they resemble (the
+	 * sections' keys as read, then the fields they set) */
+	s = read_text("b.yaml", "model:\n  num_layers: 2\n  tensor_model_paralel_size: 4\n"
+		      "train:\n  micro_batch_size: 1\nddp:\n  overlap_grad_reduc: true\n"
+		      "  fp32: true\n", MT_OK, &err);
+	assert_int_equal(s->ntypo, 2);
+	assert_non_null(strstr(s->typo[1], "b.yaml:3: unknown key 'model.tensor_model_paralel_size': "
+			       "did you mean 'model.tensor_model_parallel_size'?"));
+	assert_non_null(strstr(s->typo[0], "b.yaml:7: unknown key 'ddp.overlap_grad_reduc': did "
+			       "you mean 'ddp.overlap_grad_reduce'?"));
+	free(s);
+	s = read_text("j.sh", "torchrun pretrain_gpt.py --num-layers 2 \\\n"
+		      "  --tensor-model-paralel-size 2 --decoder-seq-length 8\n", MT_OK, &err);
+	assert_int_equal(s->ntypo, 1);
+	assert_non_null(strstr(s->typo[0], "j.sh:2: unknown flag '--tensor-model-paralel-size': did "
+			       "you mean '--tensor-model-parallel-size'?"));
+	free(s);
+	/* the same key correctly spelt beside it: not a typo */
+	s = read_text("a.args", "--tensor-model-paralel-size 2 --tensor-model-parallel-size 2\n",
+		      MT_OK, &err);
+	assert_int_equal(s->ntypo, 0);
+	free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -230,6 +279,7 @@ int main(void)
 		cmocka_unit_test(test_which_reader),
 		cmocka_unit_test(test_verl),
 		cmocka_unit_test(test_loongforge),
+		cmocka_unit_test(test_cut_block_and_typos),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -12,6 +12,7 @@
 #include "../../lib/fsutil.h"
 #include "../../lib/jsonr.h"
 #include "../../lib/jsonw.h"
+#include "../../lib/near.h"
 #include "../../lib/shell.h"
 #include "../../lib/stats.h"
 #include "../../lib/stats_json.h"
@@ -258,6 +259,40 @@ static void json_lenient_getters_follow_paths(void **state)
 	cJSON_Delete(root);
 }
 
+static int dist(const char *a, const char *b)
+{
+	return mt_near_distance(a, strlen(a), b, strlen(b));
+}
+
+static void near_names_the_key_a_typo_resembles(void **state)
+{
+	static const char *const keys[] = {
+		"num_key_value_heads", "num_attention_heads", "fp8", "fp4_recipe", "hidden_size", NULL,
+	};
+	struct mt_near nr;
+
+	(void)state;
+	assert_int_equal(dist("kitten", "sitting"), 3);
+	assert_int_equal(dist("ab", "ba"), 1); /* a swap is one edit */
+	assert_int_equal(dist("tensor-model-paralel-size", "tensor_model_parallel_size"), 1);
+	assert_int_equal(dist("", "abc"), 3);
+	assert_string_equal(mt_near_list("num_key_value_head", keys), "num_key_value_heads");
+	assert_string_equal(mt_near_list("hiden_size", keys), "hidden_size");
+	assert_null(mt_near_list("fp4", keys));          /* digits apart: another setting */
+	assert_null(mt_near_list("fp8_recipe", keys));   /* fp4_recipe: digits apart */
+	assert_null(mt_near_list("num_hidden_layers", keys));
+	assert_null(mt_near_list("hidden_size", keys));  /* itself: not a typo */
+	assert_int_equal(mt_near_bound(4), 0);
+	assert_int_equal(mt_near_bound(9), 1);
+	assert_int_equal(mt_near_bound(10), 2);
+	/* a wider bound of the caller's; the first of equals kept */
+	mt_near_init(&nr, "abcx", 4, 1);
+	mt_near_try(&nr, "abcy");
+	mt_near_try(&nr, "abcz");
+	assert_string_equal(nr.match, "abcy");
+	assert_int_equal(nr.best, 1);
+}
+
 static void stats_round_trip_through_json(void **state)
 {
 	struct mt_stats st = { 5, 123.4567891, 100.000001, 150.5, 149.99999, 0.012345 }, back;
@@ -311,6 +346,7 @@ int main(void)
 		cmocka_unit_test(version_strict_grammar),
 		cmocka_unit_test(json_lenient_getters_follow_paths),
 		cmocka_unit_test(stats_round_trip_through_json),
+		cmocka_unit_test(near_names_the_key_a_typo_resembles),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

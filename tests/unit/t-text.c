@@ -72,6 +72,27 @@ static void test_term_clean(void **state)
 	assert_int_equal(mt_utf8_valid("\xf0\x9f\x98\x80", 4), 1);
 }
 
+static void test_text_lines(void **state)
+{
+	const char *t = "ab\n\ncdef\ng";
+	char ln[4];
+	size_t at = 0;
+
+	(void)state;
+	assert_true(mt_text_line(t, strlen(t), &at, ln, sizeof(ln)));
+	assert_string_equal(ln, "ab");
+	assert_true(mt_text_line(t, strlen(t), &at, ln, sizeof(ln)));
+	assert_string_equal(ln, "");
+	assert_true(mt_text_line(t, strlen(t), &at, ln, sizeof(ln)));
+	assert_string_equal(ln, "cde"); /* cut to fit */
+	assert_true(mt_text_line(t, strlen(t), &at, ln, sizeof(ln)));
+	assert_string_equal(ln, "g"); /* the last line, without its newline */
+	assert_false(mt_text_line(t, strlen(t), &at, ln, sizeof(ln)));
+	at = 0;
+	assert_true(mt_text_line("x\n", 2, &at, ln, sizeof(ln)));
+	assert_false(mt_text_line("x\n", 2, &at, ln, sizeof(ln))); /* no line after the end */
+}
+
 static void test_json_out_utf8(void **state)
 {
 	struct sbuf sb = SBUF_INIT;
@@ -120,6 +141,7 @@ int main(void)
 		cmocka_unit_test(test_parse_num),
 		cmocka_unit_test(test_parse_int),
 		cmocka_unit_test(test_term_clean),
+		cmocka_unit_test(test_text_lines),
 		cmocka_unit_test(test_json_out_utf8),
 		cmocka_unit_test(test_json_checks),
 	};

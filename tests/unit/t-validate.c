@@ -81,6 +81,62 @@ static void a_vanished_loss_is_nan_unless_skipped(void **state)
 	free(p);
 }
 
+static void a_cut_last_line_is_a_cut_log(void **state)
+{
+	struct mt_logparse *p;
+	size_t chunks[] = { 1, 5, 4096 }, k;
+	struct sbuf sb = SBUF_INIT;
+
+	(void)state;
+	/* cut in the elapsed time, after lines with a loss: the log is cut, not
+	 * NaN, and its 0.163 s fragment is no step */
+	for (k = 0; k < sizeof(chunks) / sizeof(chunks[0]); k++) {
+		p = parse(MLM(1, 900.0, " lm loss: 1.1E+01 |") "\n" MLM(2, 500.0, " lm loss: 1.0E+01 |")
+			  "\n [2025-08-28 16:31:53] iteration 3/     128 | consumed samples: 160 | elapsed "
+			  "time per iteration (ms): 163", chunks[k]);
+		assert_int_equal(mt_logparse_status(p), MT_VS_OK);
+		assert_int_equal(p->nstep, 2);
+		assert_int_equal(p->cut_lineno, 3);
+		assert_int_equal(p->last_iter, 2);
+		assert_non_null(strstr(p->cut_line, "(ms): 163"));
+		free(p);
+	}
+	/* cut before its elapsed time, or right after a separator */
+	p = parse(MLM(1, 900.0, " lm loss: 1.1E+01 |") "\n iteration 2/     128 | consumed", 4096);
+	assert_int_equal(p->cut_lineno, 2);
+	assert_int_equal(mt_logparse_status(p), MT_VS_OK);
+	free(p);
+	p = parse(MLM(1, 900.0, " lm loss: 1.1E+01 |") "\n iteration 2/     128 | elapsed time per "
+		  "iteration (ms): 500.0 |", 4096);
+	assert_int_equal(p->cut_lineno, 2);
+	assert_int_equal(p->nstep, 1);
+	mt_logparse_text(&sb, p);
+	assert_non_null(strstr(sb.buf, "log cut: line 2 ends mid-line; its step is not counted"));
+	sbuf_release(&sb);
+	free(p);
+	/* the only line, not closed by '|'; a whole last line without its newline counts */
+	p = parse(" iteration 1/ 10 | elapsed time per iteration (ms): 16", 4096);
+	assert_int_equal(p->cut_lineno, 1);
+	assert_int_equal(mt_logparse_status(p), MT_VS_NO_ITERATIONS);
+	free(p);
+	p = parse(MLM(1, 900.0, " lm loss: 1.1E+01 |") "\n" MLM(2, 500.0, " lm loss: 1.0E+01 |"), 4096);
+	assert_int_equal(p->cut_lineno, 0);
+	assert_int_equal(p->nstep, 2);
+	free(p);
+	/* a Lightning bar without its closing bracket */
+	p = parse("Epoch 0: : 100%|####| 50/50 [16:26<00:00, train_step_timing in s=12.80]\rEpoch 0: "
+		  ": 100%|####| 51/52 [16:26<00:00, train_step_timing in s=1", 4096);
+	assert_int_equal(p->cut_lineno, 2);
+	assert_int_equal(p->nstep, 1);
+	free(p);
+	/* a whole line that stops before the loss says nothing of the loss */
+	p = parse(MLM(1, 900.0, " lm loss: 1.1E+01 |") "\n iteration 2/     128 | elapsed time per "
+		  "iteration (ms): 500.0 | learning rate: 4.9E-07 |\n", 4096);
+	assert_int_equal(mt_logparse_status(p), MT_VS_OK);
+	assert_int_equal(p->cut_lineno, 0);
+	free(p);
+}
+
 static void the_most_telling_failure_wins(void **state)
 {
 	struct mt_logparse *p;
@@ -273,6 +329,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(chunking_and_line_ends_do_not_matter),
 		cmocka_unit_test(a_vanished_loss_is_nan_unless_skipped),
+		cmocka_unit_test(a_cut_last_line_is_a_cut_log),
 		cmocka_unit_test(the_most_telling_failure_wins),
 		cmocka_unit_test(an_exit_names_its_error_line),
 		cmocka_unit_test(nemo_lightning_and_step_time),
