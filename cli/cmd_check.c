@@ -715,12 +715,6 @@ static void text_measured(struct sbuf *sb, const struct st *t)
 			  "(predicted %.1f)\n", c->meas.tokens_per_s_per_gpu,
 			  c->pred.tokens_per_s_per_gpu, c->meas.tflops_per_gpu, c->pred.tflops_per_gpu);
 	}
-	if (t->base.measured > 0)
-		sbuf_addf(sb, "  every change below is stated against the measured step: the model's "
-			  "ratio applied\n  to %.3f s, its band widened by the %.2fx the model is off "
-			  "here\n",
-			  t->base.measured, t->base.measured >= t->as.time.step
-			  ? t->base.measured / t->as.time.step : t->as.time.step / t->base.measured);
 	if (isfinite(c->meas.mem_max_reserved_gib) && c->has_measured)
 		sbuf_addf(sb, "  memory: %.1f GiB reserved at most (worst rank) against %.1f GiB "
 			  "predicted\n", c->meas.mem_max_reserved_gib, c->pred.mem_gib);
@@ -788,6 +782,11 @@ static int nothing_fits(const struct st *t)
 /* The changes: one knob, two, everything */
 static void text_changes(struct sbuf *sb, const struct st *t)
 {
+	int one = t->best1.feasible && (!t->as_ok || gain_of(&t->base, &t->best1) >= MIN_GAIN);
+	int two = t->best2.feasible && (!t->best1.feasible ||
+					t->best2.e.time.step < t->best1.e.time.step * (1 - MIN_GAIN));
+	int all = t->overall.feasible && (!t->as_ok || gain_of(&t->base, &t->overall) >= MIN_GAIN);
+	double m = t->base.measured, p = t->as.time.step;
 	int i;
 
 	if (nothing_fits(t)) {
@@ -803,16 +802,20 @@ static void text_changes(struct sbuf *sb, const struct st *t)
 		}
 		free(res);
 	}
-	if (t->best1.feasible && (!t->as_ok || gain_of(&t->base, &t->best1) >= MIN_GAIN))
+	/* the basis of the changes, said once (check_change.h) */
+	if (m > 0 && (one || two || all))
+		sbuf_addf(sb, "\nevery change below is stated against the measured step: the model's "
+			  "ratio applied to\n%.3f s, its band widened by the %.2fx the model is off here\n",
+			  m, m >= p ? m / p : p / m);
+	if (one)
 		show_change(sb, NULL, "one knob", &t->best1, t);
 	else if (t->as_ok)
 		sbuf_adds(sb, "\none knob: no single change gains 0.5% or more\n");
 	else
 		sbuf_adds(sb, "\none knob: no single change makes the job run and fit\n");
-	if (t->best2.feasible &&
-	    (!t->best1.feasible || t->best2.e.time.step < t->best1.e.time.step * (1 - MIN_GAIN)))
+	if (two)
 		show_change(sb, NULL, "two knobs", &t->best2, t);
-	if (t->overall.feasible && (!t->as_ok || gain_of(&t->base, &t->overall) >= MIN_GAIN))
+	if (all)
 		show_change(sb, NULL, "best overall", &t->overall, t);
 	else if (t->as_ok && t->overall.feasible)
 		sbuf_adds(sb, "\nbest overall: the job is within 0.5% of the best megatune finds\n");
