@@ -44,10 +44,15 @@ int mt_kv_note(struct mt_kv *o, int n, const char *about, const char *text);
 int mt_kv_merge(struct mt_kv *o, int n, const struct mt_kv *add, int nadd);
 
 /* Render: notes first, one "# text" line each, then Megatron args as
- * "--key value", overrides as "key=value", env as "KEY=value"; an assignment
- * the shell would expand is single-quoted (mt_shell_word). */
+ * "--key value" (mt_kv_value_words), overrides as "key=value", env as
+ * "KEY=value", every word through the one shell quoter, mt_shell_word
+ * (lib/shell.h). */
 void mt_kv_render(struct sbuf *sb, const struct mt_kv *kv, int n, int style, const char *sep);
 enum { MT_KV_ARGS, MT_KV_ASSIGN, MT_KV_EXPORT /* "export KEY=value", for a shell to source */ };
-void mt_shell_word(struct sbuf *sb, const char *s);
+
+/* A Megatron-LM argument's value as shell words, each after a space: spaces
+ * separate the words of a list value ("--recompute-modules core_attn mlp"),
+ * as the advice's argv list has them; each word through mt_shell_word. */
+void mt_kv_value_words(struct sbuf *sb, const char *val);
 
 #endif

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../tuner/band.h"
+#include "../lib/shell.h"
 #include "../lib/table.h"
 #include "../lib/units.h"
 #include "../rules/engine.h"
@@ -104,10 +105,10 @@ static int knob_diffs(struct sbuf *sb, const struct mt_config *a, const struct m
 
 		if (!mt_knob_differs(a, b, k))
 			continue;
-		if (as_flags)
-			sbuf_addf(sb, "%s--%s %s", n++ ? " " : "", mt_knobs[k].cli,
-				  mt_knob_format(k, va, x, sizeof(x)));
-		else
+		if (as_flags) {
+			sbuf_addf(sb, "%s--%s ", n++ ? " " : "", mt_knobs[k].cli);
+			mt_shell_word(sb, mt_knob_format(k, va, x, sizeof(x)));
+		} else
 			sbuf_addf(sb, "%s%s %s against %s", n++ ? ", " : " (", mt_knobs[k].cli,
 				  mt_knob_format(k, va, x, sizeof(x)),
 				  mt_knob_format(k, vb, y, sizeof(y)));

@@ -22,3 +22,9 @@ a check that is an advice | 2 | advice-llama3-8b.json: .*schema.*megatune.check/
 check --report | 0 | <section id="check"> | check tests/fixtures/jobs/llama3-70b-overlaps-off.sh --report -
 check --report, the job as it is | 0 | <section id="summary"> | check tests/fixtures/jobs/llama3-70b-overlaps-off.sh --report -
 check --report not with many | 2 | --report: one job at a time | check tests/fixtures/jobs/llama3-8b.args tests/fixtures/jobs/llama3-70b-overlaps-off.sh --gpus 8 --report /tmp/x.html
+# the copy blocks are shell (tests/cli/report-browser.sh pastes them into bash -n): each
+# word through the one quoter, a DeepSeek-V3 pipeline layout and MoE layer pattern quoted
+the copy block quotes a pipeline layout | 0 | ^--pipeline-model-parallel-layout &#39;[^&]*[(][^&]*&#39; \\$ | advise --model deepseek-v3 --gpus 1024 --seq 4096 --gbs 8192 --report -
+the copy block has no bare pipeline layout | 0 | !--pipeline-model-parallel-layout [^&] | advise --model deepseek-v3 --gpus 1024 --seq 4096 --gbs 8192 --report -
+the copy block quotes the MoE layer pattern | 0 | ^--moe-layer-freq &#39;\(\[0\]\*3\+\[1\]\*58\)&#39; \\$ | advise --model deepseek-v3 --gpus 1024 --seq 4096 --gbs 8192 --report -
+the copy block quotes a Bridge layout | 0 | ^&#39;model.pipeline_model_parallel_layout=&quot;[^&]*&quot;&#39; \\$ | advise --model deepseek-v3 --gpus 1024 --seq 4096 --gbs 8192 --report -
