@@ -284,12 +284,14 @@ static void json_kv_array(struct jw *w, const char *key, const struct mt_kv *kv,
 		if (args) {
 			snprintf(buf, sizeof(buf), "--%.95s", kv[i].key);
 			jw_str(w, NULL, buf);
-			if (kv[i].val[0]) {
-				/* a value with spaces is several argv tokens */
+			if (mt_kv_value_is_list(kv[i].val)) {
+				/* a list value is several argv tokens */
 				char tmp[sizeof(kv[i].val)], *tok, *save = NULL;
 				snprintf(tmp, sizeof(tmp), "%s", kv[i].val);
 				for (tok = strtok_r(tmp, " ", &save); tok; tok = strtok_r(NULL, " ", &save))
 					jw_str(w, NULL, tok);
+			} else if (kv[i].val[0]) {
+				jw_str(w, NULL, kv[i].val);
 			}
 		} else {
 			snprintf(buf, sizeof(buf), "%.95s=%.255s", kv[i].key, kv[i].val);

@@ -989,11 +989,23 @@ int mt_kv_is_note(const struct mt_kv *kv)
 	return kv->key[0] == '#';
 }
 
+int mt_kv_value_is_list(const char *val)
+{
+	return strchr(val, ' ') && mt_shell_literal(val, 1);
+}
+
 void mt_kv_value_words(struct sbuf *sb, const char *val)
 {
 	struct sbuf w = SBUF_INIT;
 	size_t n;
 
+	if (!val[0])
+		return;
+	if (!mt_kv_value_is_list(val)) {
+		sbuf_addc(sb, ' ');
+		mt_shell_word(sb, val);
+		return;
+	}
 	for (val += strspn(val, " "); *val; val += n, val += strspn(val, " ")) {
 		n = strcspn(val, " ");
 		sbuf_reset(&w);

@@ -8,9 +8,14 @@
 #define SHELL_SAFE                                                                                 \
 	"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-+=.,/:@%"
 
+int mt_shell_literal(const char *s, int spaces)
+{
+	return *s && !s[strspn(s, spaces ? SHELL_SAFE " " : SHELL_SAFE)];
+}
+
 void mt_shell_word(struct sbuf *sb, const char *s)
 {
-	if (*s && !s[strspn(s, SHELL_SAFE)]) {
+	if (mt_shell_literal(s, 0)) {
 		sbuf_adds(sb, s);
 		return;
 	}

@@ -17,4 +17,9 @@ struct sbuf;
  * back exactly s, whatever it holds ('' for ""). */
 void mt_shell_word(struct sbuf *sb, const char *s);
 
+/* 1 when s is not empty and holds only the characters mt_shell_word leaves
+ * bare, spaces too when `spaces` is set: what the shell reads as it is
+ * (split at the spaces). */
+int mt_shell_literal(const char *s, int spaces);
+
 #endif

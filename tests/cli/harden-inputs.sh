@@ -141,4 +141,13 @@ if [ $# -eq 1 ] && [ "$1" = "m;touch pwned'q" ] && [ ! -e pwned ]; then
 else
 	nok "printed flag value: $word"
 fi
+# the advice's argv has it as one token too, and the report's copy block as one word
+"$M" advise --model semi.json --gpus 8 --seq 1024 --gbs 64 --top 1 --rules name.rules \
+	--format json --report semi.html >semi-advice.json 2>"$T/out"
+if grep -q '"m;touch pwned'"'"'q"' semi-advice.json &&
+	grep -q -- "--wandb-exp-name &#39;m;touch pwned&#39;\\\\&#39;&#39;q&#39;" semi.html; then
+	ok "a name with ; and ' is one token in the advice and one word in the report"
+else
+	nok "the advice's token or the report's word: $(grep -o -- '--wandb-exp-name[^\\]*' semi.html)"
+fi
 exit $fail
