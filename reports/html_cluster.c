@@ -130,8 +130,14 @@ static void collective_charts(struct sbuf *sb, const struct mt_cluster *c)
 				xs[ns][n] = cv->pts[n].bytes;
 				ys[ns][n] = cv->pts[n].busbw_gbps;
 			}
-			snprintf(names[ns], sizeof(names[ns]), "%s, %d ranks (%d per node)",
-				 mt_span_name(cv->span), cv->ranks, cv->per_node);
+			/* an NVLink curve's ranks share one domain, which may hold
+			 * several nodes (an NVL72 rack's trays of 4) */
+			if (cv->span == MT_SPAN_NVLINK)
+				snprintf(names[ns], sizeof(names[ns]), "%s, %d ranks in one domain",
+					 mt_span_name(cv->span), cv->ranks);
+			else
+				snprintf(names[ns], sizeof(names[ns]), "%s, %d ranks (%d per node)",
+					 mt_span_name(cv->span), cv->ranks, cv->per_node);
 			s[ns] = (struct svg_series){ .name = names[ns], .x = xs[ns], .y = ys[ns],
 						     .n = n, .color = ns, .markers = 1 };
 			ns++;

@@ -467,6 +467,11 @@ static int read_collectives(struct rd *r, const cJSON *root)
 			return mt_error_set(r->err, MT_EINVAL,
 					    "%s: field '%s.ranks_per_node': %d is more than the %d "
 					    "ranks", r->file, ea.where, cv->per_node, cv->ranks);
+		if (cv->span == MT_SPAN_NETWORK && cv->per_node > r->c->gpus_per_node)
+			return mt_error_set(r->err, MT_EINVAL,
+					    "%s: field '%s.ranks_per_node': %d ranks on a node of "
+					    "node.gpus_per_node %d GPUs", r->file, ea.where, cv->per_node,
+					    r->c->gpus_per_node);
 		cv->npts = cJSON_GetArraySize(pts);
 		if (cv->npts < 1)
 			return mt_error_set(r->err, MT_EINVAL,
