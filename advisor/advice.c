@@ -232,7 +232,8 @@ static void json_head(struct jw *w, const struct mt_model *m, const struct mt_cl
 	jw_num(w, "memory_bytes", c->memory_bytes, 15);
 	jw_int(w, "gpus_per_node", c->gpus_per_node);
 	jw_int(w, "nvlink_domain", c->nvlink_domain);
-	jw_num(w, "peak_tflops", c->peak_tflops[mt_recipe(mt_recipe_of(j))->gemm_dtype], 6);
+	jw_num(w, "peak_tflops", mt_cluster_mfu_peak(c, mt_recipe(mt_recipe_of(j))->gemm_dtype, NULL),
+	       6);
 	if (c->corr.on) { /* calibrate --from-validation (docs/FORMATS.md section 2) */
 		int i;
 

@@ -215,8 +215,11 @@ static void facts(struct sbuf *sb, const struct mt_cluster *c)
 	fact_row(sb, "memory (GiB)", c->memory_bytes / GIB, "%.1f", c, g);
 	fact_row(sb, "SMs", given(c->sm_count), "%.0f", c, g);
 	fact_row(sb, "compute capability", given(c->compute_capability), "%.1f", c, g);
-	fact_row(sb, "BF16 dense peak (TFLOP/s)", given(c->peak_tflops[MT_DT_BF16]), "%.1f", c, g);
-	fact_row(sb, "FP8 dense peak (TFLOP/s)", given(c->peak_tflops[MT_DT_FP8]), "%.1f", c, g);
+	/* a CPU profile's peak is a fraction of a TFLOP/s */
+	fact_row(sb, "BF16 dense peak (TFLOP/s)", given(c->peak_tflops[MT_DT_BF16]),
+		 c->peak_tflops[MT_DT_BF16] >= 10 ? "%.1f" : "%.3g", c, g);
+	fact_row(sb, "FP8 dense peak (TFLOP/s)", given(c->peak_tflops[MT_DT_FP8]),
+		 c->peak_tflops[MT_DT_FP8] >= 10 ? "%.1f" : "%.3g", c, g);
 	fact_row(sb, "HBM, datasheet (GB/s)", c->hbm_spec_gbps, "%.0f", c, g);
 	fact_row(sb, "HBM, achieved (GB/s)", c->hbm_measured ? c->hbm_gbps : NAN, "%.0f", c,
 		 c->hbm_src);

@@ -114,6 +114,15 @@ const struct mt_source *mt_cluster_source(const struct mt_cluster *c, int i)
 	return i >= 0 && i < c->nsources ? &c->sources[i] : NULL;
 }
 
+double mt_cluster_mfu_peak(const struct mt_cluster *c, int dtype, int *used)
+{
+	if (dtype < 0 || dtype >= MT_DT_N || !(c->peak_tflops[dtype] > 0))
+		dtype = MT_DT_BF16;
+	if (used)
+		*used = dtype;
+	return c->peak_tflops[dtype];
+}
+
 void mt_cluster_free(struct mt_cluster *c)
 {
 	int i;
