@@ -289,11 +289,16 @@ static void offload(struct sbuf *sb, const struct mt_cluster *c)
 	sbuf_adds(sb, "</tbody></table>");
 }
 
-void html_cluster(struct sbuf *sb, const struct mt_cluster *c)
+void html_cluster(struct sbuf *sb, const struct mt_cluster *c, const char *note)
 {
 	int i;
 
 	section(sb, "cluster", "Cluster", NULL);
+	if (note) {
+		sbuf_adds(sb, "<div class=\"rule violated\"><h4>Not the advice's system</h4><div>");
+		esc(sb, note);
+		sbuf_adds(sb, "</div></div>");
+	}
 	facts(sb, c);
 	if (c->ngemm) {
 		sbuf_adds(sb, "<h3>GEMM</h3><div class=\"single\">");
