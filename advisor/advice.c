@@ -233,7 +233,8 @@ static void json_head(struct jw *w, const struct mt_model *m, const struct mt_cl
 	jw_num(w, "memory_bytes", c->memory_bytes, 15);
 	jw_int(w, "gpus_per_node", c->gpus_per_node);
 	jw_int(w, "nvlink_domain", c->nvlink_domain);
-	jw_num(w, "peak_tflops", c->peak_tflops[mt_recipe(mt_recipe_of(j))->gemm_dtype], 6);
+	jw_num(w, "peak_tflops", mt_cluster_mfu_peak(c, mt_recipe(mt_recipe_of(j))->gemm_dtype, NULL),
+	       6);
 	if (c->corr.on) { /* calibrate --from-validation (docs/FORMATS.md section 2) */
 		int i;
 
@@ -285,12 +286,14 @@ static void json_kv_array(struct jw *w, const char *key, const struct mt_kv *kv,
 		if (args) {
 			snprintf(buf, sizeof(buf), "--%.95s", kv[i].key);
 			jw_str(w, NULL, buf);
-			if (kv[i].val[0]) {
-				/* a value with spaces is several argv tokens */
+			if (mt_kv_value_is_list(kv[i].val)) {
+				/* a list value is several argv tokens */
 				char tmp[sizeof(kv[i].val)], *tok, *save = NULL;
 				snprintf(tmp, sizeof(tmp), "%s", kv[i].val);
 				for (tok = strtok_r(tmp, " ", &save); tok; tok = strtok_r(NULL, " ", &save))
 					jw_str(w, NULL, tok);
+			} else if (kv[i].val[0]) {
+				jw_str(w, NULL, kv[i].val);
 			}
 		} else {
 			snprintf(buf, sizeof(buf), "%.95s=%.255s", kv[i].key, kv[i].val);

@@ -181,7 +181,8 @@ static const struct cli_opt job_opts[] = {
 	  .help = "a bundled model or a Hugging Face / megatune model JSON\n"
 		  "bundled: llama3-8b llama3-70b llama3.1-405b mixtral-8x7b\n"
 		  "mixtral-8x22b qwen3-30b-a3b qwen3-235b-a22b deepseek-v3\n"
-		  "gpt3-175b llama2-7b llama2-70b gpt3-5b" },
+		  "gpt3-175b llama2-7b llama2-70b gpt3-5b, also by the\n"
+		  "Hugging Face id each copies (meta-llama/Meta-Llama-3-8B)" },
 	{ .type = CLI_FLAG, .name = "strict", .off = offsetof(struct args, strict),
 	  .help = "refuse a model config whose field megatune does not\n"
 		  "read resembles one it reads (a typo; otherwise a warning)" },

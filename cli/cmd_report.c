@@ -200,6 +200,12 @@ int cmd_report(int argc, char **argv)
 	inp->check = docs[4];
 	inp->trends = tr.t;
 	inp->ntrends = tr.nt;
+	{
+		char note[768];
+
+		if (mt_report_mismatch(inp, note, sizeof(note)))
+			cli_warning("report", note);
+	}
 	if (mt_report_write(out, inp, &err))
 		rc = cli_fail("report", &err);
 out:

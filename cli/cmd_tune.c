@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "../lib/jsonr.h"
+#include "../lib/shell.h"
 #include "../reports/html.h"
 #include "../validate/runner.h"
 #include "../validate/tune.h"
@@ -174,9 +175,9 @@ static void flags(const char *title, const cJSON *list, int env)
 			char kv[1024];
 
 			snprintf(kv, sizeof(kv), "%s=%s", it->string, it->valuestring);
-			mt_shell_quote(&sb, kv);
+			mt_shell_word(&sb, kv);
 		} else {
-			mt_shell_quote(&sb, it->valuestring);
+			mt_shell_word(&sb, it->valuestring);
 		}
 		sbuf_addc(&sb, ' ');
 	}

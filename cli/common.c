@@ -30,16 +30,20 @@ static void put_clean(const char *msg)
 	sbuf_release(&sb);
 }
 
+void cli_warning(const char *cmd, const char *msg)
+{
+	fprintf(stderr, "megatune %s: warning: ", cmd);
+	put_clean(msg);
+	fputc('\n', stderr);
+}
+
 void cli_cluster_warnings(const char *cmd, const struct mt_cluster *c)
 {
 	char note[1024];
 	int i;
 
-	for (i = 0; c && mt_cluster_note(c, i, note, sizeof(note)); i++) {
-		fprintf(stderr, "megatune %s: warning: ", cmd);
-		put_clean(note);
-		fputc('\n', stderr);
-	}
+	for (i = 0; c && mt_cluster_note(c, i, note, sizeof(note)); i++)
+		cli_warning(cmd, note);
 }
 
 static int typo(const char *cmd, const char *msg, int strict)

@@ -41,6 +41,10 @@ void cli_sibling_exe(const char *name, char *buf, size_t cap);
  * -1 when neither is readable, buf then naming the first place looked. */
 int cli_installed_file(const char *name, char *buf, size_t cap);
 
+/* "megatune <cmd>: warning: <msg>" on stderr, the control characters an
+ * input put in msg written as visible escapes. */
+void cli_warning(const char *cmd, const char *msg);
+
 /* The measurements of profile c above the hardware it describes, which the
  * model caps (mt_cluster_note()), as "megatune <cmd>: warning: ..." lines on
  * stderr. */

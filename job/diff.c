@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../lib/shell.h"
 #include "flags.h"
 
 const struct mt_kv *mt_kv_find(const struct mt_kv *kv, int n, const char *key)
@@ -36,10 +37,7 @@ static void diff_line(struct sbuf *sb, cJSON *arr, const char *indent, char sign
 		mt_shell_word(&line, val);
 	} else {
 		sbuf_addf(&line, "%c --%s", sign, key);
-		if (val[0]) {
-			sbuf_addc(&line, ' ');
-			mt_shell_word(&line, val);
-		}
+		mt_kv_value_words(&line, val);
 	}
 	if (line.failed) {
 		sbuf_release(&line);

@@ -989,16 +989,31 @@ int mt_kv_is_note(const struct mt_kv *kv)
 	return kv->key[0] == '#';
 }
 
-#define SHELL_SPECIAL "{},$*?[]'\"\\;&|<>()`!~"
-
-/* A word the shell would expand or split (a brace list, a comma inside one,
- * a space) goes in single quotes. */
-void mt_shell_word(struct sbuf *sb, const char *s)
+int mt_kv_value_is_list(const char *val)
 {
-	if (s[strcspn(s, " " SHELL_SPECIAL)])
-		mt_shell_squote(sb, s);
-	else
-		sbuf_adds(sb, s);
+	return strchr(val, ' ') && mt_shell_literal(val, 1);
+}
+
+void mt_kv_value_words(struct sbuf *sb, const char *val)
+{
+	struct sbuf w = SBUF_INIT;
+	size_t n;
+
+	if (!val[0])
+		return;
+	if (!mt_kv_value_is_list(val)) {
+		sbuf_addc(sb, ' ');
+		mt_shell_word(sb, val);
+		return;
+	}
+	for (val += strspn(val, " "); *val; val += n, val += strspn(val, " ")) {
+		n = strcspn(val, " ");
+		sbuf_reset(&w);
+		sbuf_add(&w, val, n);
+		sbuf_addc(sb, ' ');
+		mt_shell_word(sb, w.failed ? "" : w.buf);
+	}
+	sbuf_release(&w);
 }
 
 void mt_kv_render(struct sbuf *sb, const struct mt_kv *kv, int n, int style, const char *sep)
@@ -1017,15 +1032,7 @@ void mt_kv_render(struct sbuf *sb, const struct mt_kv *kv, int n, int style, con
 		first = 0;
 		if (style == MT_KV_ARGS) {
 			sbuf_addf(sb, "--%s", kv[i].key);
-			if (!kv[i].val[0])
-				continue;
-			/* spaces separate the words of a list value; anything
-			 * else the shell reads ("([0]*3+[1]*58)") is quoted */
-			if (kv[i].val[strcspn(kv[i].val, SHELL_SPECIAL)]) {
-				sbuf_addc(sb, ' ');
-				mt_shell_squote(sb, kv[i].val);
-			} else
-				sbuf_addf(sb, " %s", kv[i].val);
+			mt_kv_value_words(sb, kv[i].val);
 		} else {
 			snprintf(buf, sizeof(buf), "%s=%s", kv[i].key, kv[i].val[0] ? kv[i].val : "true");
 			if (style == MT_KV_EXPORT)

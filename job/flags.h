@@ -44,10 +44,21 @@ int mt_kv_note(struct mt_kv *o, int n, const char *about, const char *text);
 int mt_kv_merge(struct mt_kv *o, int n, const struct mt_kv *add, int nadd);
 
 /* Render: notes first, one "# text" line each, then Megatron args as
- * "--key value", overrides as "key=value", env as "KEY=value"; an assignment
- * the shell would expand is single-quoted (mt_shell_word). */
+ * "--key value" (mt_kv_value_words), overrides as "key=value", env as
+ * "KEY=value", every word through the one shell quoter, mt_shell_word
+ * (lib/shell.h). */
 void mt_kv_render(struct sbuf *sb, const struct mt_kv *kv, int n, int style, const char *sep);
 enum { MT_KV_ARGS, MT_KV_ASSIGN, MT_KV_EXPORT /* "export KEY=value", for a shell to source */ };
-void mt_shell_word(struct sbuf *sb, const char *s);
+
+/* 1 when a Megatron-LM argument's value is a list of words: spaces between
+ * words the shell reads as they are ("--recompute-modules core_attn mlp");
+ * any other value is one word, spaces and all ("m;touch pwned'q").  The
+ * advice's argv tokens (advisor/advice.c) and the printed flags split alike. */
+int mt_kv_value_is_list(const char *val);
+
+/* A Megatron-LM argument's value as shell words, each after a space: the
+ * words of a list value (mt_kv_value_is_list), else the value as one word;
+ * each through mt_shell_word. */
+void mt_kv_value_words(struct sbuf *sb, const char *val);
 
 #endif

@@ -240,18 +240,13 @@ int mt_job_model(const struct mt_jobsrc *s, const char *given, struct mt_model *
 		snprintf(path, sizeof(path), "%s%s", home, p + 1);
 	else
 		snprintf(path, sizeof(path), "%s", p);
+	/* a directory holds config.json; a Hugging Face id with no such file
+	 * here (meta-llama/Meta-Llama-3-8B) is read as the bundled model it
+	 * stands for, by mt_model_load */
 	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
 		size_t l = strlen(path);
 
 		snprintf(path + l, sizeof(path) - l, "/config.json");
-	} else if (stat(path, &st) != 0) {
-		/* a Hugging Face id (Qwen/Qwen3-30B-A3B) megatune bundles: its name */
-		const char *b = strrchr(p, '/');
-		size_t i;
-
-		snprintf(path, sizeof(path), "%s", b ? b + 1 : p);
-		for (i = 0; path[i]; i++)
-			path[i] = (char)tolower((unsigned char)path[i]);
 	}
 	if (mt_model_load(path, m, err)) {
 		snprintf(why, sizeof(why), "%s", err->msg);

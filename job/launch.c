@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../lib/shell.h"
 #include "flags.h"
 
 /* The benchmark's own arguments (Megatron-LM megatron/training/arguments.py

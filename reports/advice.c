@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../tuner/band.h"
+#include "../lib/shell.h"
 #include "../lib/table.h"
 #include "../lib/units.h"
 #include "../rules/engine.h"
@@ -106,10 +107,10 @@ static int knob_diffs(struct sbuf *sb, const struct mt_config *a, const struct m
 		 * method) beside the granularity that turns them on */
 		if (as_flags ? !mt_knob_shows(a, b, k) : !mt_knob_differs(a, b, k))
 			continue;
-		if (as_flags)
-			sbuf_addf(sb, "%s--%s %s", n++ ? " " : "", mt_knobs[k].cli,
-				  mt_knob_format(k, va, x, sizeof(x)));
-		else
+		if (as_flags) {
+			sbuf_addf(sb, "%s--%s ", n++ ? " " : "", mt_knobs[k].cli);
+			mt_shell_word(sb, mt_knob_format(k, va, x, sizeof(x)));
+		} else
 			sbuf_addf(sb, "%s%s %s against %s", n++ ? ", " : " (", mt_knobs[k].cli,
 				  mt_knob_format(k, va, x, sizeof(x)),
 				  mt_knob_format(k, vb, y, sizeof(y)));
@@ -218,6 +219,22 @@ static void extra_words(struct sbuf *sb, const struct mt_job *j, const struct mt
 	graph_words(sb, cfg);
 	if (mt_p2p_blocks(cfg))
 		sbuf_adds(sb, ", blocking pipeline sends");
+}
+
+/* The peak MFU counts against, in words, and the line's end: "989 TFLOP/s
+ * bf16"; a peak under 10 TFLOP/s (a CPU profile's) with 3 significant digits,
+ * and the dtype whose peak it is when the profile lacks the job's. */
+static void peak_words(struct sbuf *sb, const struct mt_cluster *c, const struct mt_job *j)
+{
+	int want = mt_recipe(mt_recipe_of(j))->gemm_dtype, used;
+	double peak = mt_cluster_mfu_peak(c, want, &used);
+
+	sbuf_addf(sb, peak >= 10 ? "%.0f TFLOP/s " : "%.3g TFLOP/s ", peak);
+	if (used == want)
+		sbuf_addf(sb, "%s\n", mt_precision_name(j->precision));
+	else
+		sbuf_addf(sb, "%s (the profile gives no %s peak)\n", mt_dtype_name(used),
+			  mt_dtype_name(want));
 }
 
 /* Host memory per node (docs/MODEL.md 4.10); "" when the profile lacks it. */
@@ -626,11 +643,10 @@ void mt_advice_text(struct sbuf *sb, const struct mt_model *m, const struct mt_c
 		host_line(sb, c, &r->top[0].mem, "  ");
 	time_lines(sb, &r->top[0], "  ");
 	sbuf_addf(sb, "  throughput: %.0f tokens/s per GPU, %.1f model TFLOP/s per GPU "
-		      "(%.1f executed), MFU %.1f%% of %.0f TFLOP/s %s\n",
+		      "(%.1f executed), MFU %.1f%% of ",
 		  r->top[0].tput.tokens_per_s_per_gpu, r->top[0].tput.model_tflops_per_gpu,
-		  r->top[0].tput.hw_tflops_per_gpu, 100 * r->top[0].tput.mfu,
-		  c->peak_tflops[mt_recipe(mt_recipe_of(j))->gemm_dtype],
-		  mt_precision_name(j->precision));
+		  r->top[0].tput.hw_tflops_per_gpu, 100 * r->top[0].tput.mfu);
+	peak_words(sb, c, j);
 	band_line(sb, &r->top[0], "  ");
 	if (r->ntop > 1) {
 		double d = r->top[1].time.step / r->top[0].time.step - 1;

@@ -267,6 +267,24 @@ static int read_inputs(const struct mt_report_in *in, struct parsed *p, struct m
 	return MT_OK;
 }
 
+int mt_report_mismatch(const struct mt_report_in *in, char *buf, size_t cap)
+{
+	const char *name, *gpu;
+
+	if (!in->advice || !in->cluster)
+		return 0;
+	name = jstr(in->advice, "job.cluster");
+	gpu = jstr(in->advice, "cluster.gpu");
+	if ((!name || !strcmp(name, in->cluster->name)) &&
+	    (!gpu || !strcmp(gpu, in->cluster->gpu_name)))
+		return 0;
+	snprintf(buf, cap, "the advice was made for %s (%s) but the profile is %s (%s): the "
+		 "cluster section describes another system than the advice's predictions",
+		 name ? name : "a profile it does not name", gpu ? gpu : "GPU not given",
+		 in->cluster->name, in->cluster->gpu_name);
+	return 1;
+}
+
 int mt_report_check(const struct mt_report_in *in, struct mt_error *err)
 {
 	struct parsed p;
@@ -329,8 +347,12 @@ static void render(struct sbuf *sb, const struct mt_report_in *in, const struct 
 		html_check(sb, in->check);
 	if (adv)
 		html_summary(sb, adv);
-	if (in->cluster)
-		html_cluster(sb, in->cluster);
+	if (in->cluster) {
+		char note[768];
+
+		html_cluster(sb, in->cluster,
+			     adv && mt_report_mismatch(in, note, sizeof(note)) ? note : NULL);
+	}
 	if (adv) {
 		html_candidates(sb, adv);
 		html_memory(sb, adv);

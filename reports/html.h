@@ -42,6 +42,12 @@ struct mt_report_in {
 int mt_report_schema(const cJSON *doc, const char *want, const char *file, const char *opt,
 		     struct mt_error *err);
 
+/* When the advice (job.cluster, cluster.gpu) was made for another system
+ * than the profile describes (its name, gpu.name): one sentence naming both
+ * into buf[cap] and 1; else 0, also when either document is absent.  The
+ * page says it in its cluster section; the command warns with it. */
+int mt_report_mismatch(const struct mt_report_in *in, char *buf, size_t cap);
+
 /* Check each document's schema; MT_EINVAL naming the file and field when one
  * is not what its option expects, or when no input is given. */
 int mt_report_check(const struct mt_report_in *in, struct mt_error *err);

@@ -11,6 +11,7 @@
 #include "html_parts.h"
 #include "../tuner/recompute.h"
 #include "../job/flags.h"
+#include "../lib/shell.h"
 
 /* "TP4 PP2 VPP8 CP2(p2p) EP8 DP4 MBS1" from a candidate's config */
 static void label(struct sbuf *sb, const cJSON *cand)
@@ -745,6 +746,18 @@ static void copy_block(struct sbuf *sb, const char *id, const char *title)
 		      "<pre id=\"%s\">", title, id, id);
 }
 
+/* One shell word of a copy block: quoted by the one quoter (lib/shell.h),
+ * then escaped for the page, so the text the browser shows is what a shell
+ * reads back. */
+static void shell_word(struct sbuf *sb, const char *s)
+{
+	struct sbuf w = SBUF_INIT;
+
+	mt_shell_word(&w, s ? s : "");
+	esc(sb, w.failed ? "" : w.buf);
+	sbuf_release(&w);
+}
+
 void html_configuration(struct sbuf *sb, const cJSON *adv)
 {
 	const cJSON *best = cJSON_GetArrayItem(jget(adv, "candidates"), 0), *a;
@@ -767,7 +780,7 @@ void html_configuration(struct sbuf *sb, const cJSON *adv)
 		} else {
 			sbuf_addc(sb, ' ');
 		}
-		esc(sb, t);
+		shell_word(sb, t);
 	}
 	sbuf_adds(sb, "</pre>");
 	copy_block(sb, "cfg-bridge", "Megatron-Bridge overrides");
@@ -778,29 +791,27 @@ void html_configuration(struct sbuf *sb, const cJSON *adv)
 		sbuf_addc(sb, '\n');
 	}
 	cJSON_ArrayForEach(a, jget(best, "bridge_overrides")) {
-		struct sbuf w = SBUF_INIT;
-
 		if (!first)
 			sbuf_adds(sb, " \\\n");
 		first = 0;
-		mt_shell_word(&w, cJSON_IsString(a) ? a->valuestring : "");
-		esc(sb, w.buf);
-		sbuf_release(&w);
+		shell_word(sb, cJSON_IsString(a) ? a->valuestring : "");
 	}
 	sbuf_adds(sb, "</pre>");
 	copy_block(sb, "cfg-env", "Environment");
 	first = 1;
 	cJSON_ArrayForEach(a, jget(best, "env")) {
+		struct sbuf kv = SBUF_INIT;
+
 		if (!first)
 			sbuf_addc(sb, '\n');
 		first = 0;
+		sbuf_addf(&kv, "%s=%s", a->string ? a->string : "",
+			  cJSON_IsString(a) ? a->valuestring : "");
 		sbuf_adds(sb, "export ");
-		esc(sb, a->string);
-		sbuf_addc(sb, '=');
-		esc(sb, cJSON_IsString(a) ? a->valuestring : "");
+		shell_word(sb, kv.failed ? "" : kv.buf);
+		sbuf_release(&kv);
 	}
 	if (first)
 		sbuf_adds(sb, "# none");
 	sbuf_adds(sb, "</pre></section>");
 }
-

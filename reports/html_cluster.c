@@ -130,8 +130,14 @@ static void collective_charts(struct sbuf *sb, const struct mt_cluster *c)
 				xs[ns][n] = cv->pts[n].bytes;
 				ys[ns][n] = cv->pts[n].busbw_gbps;
 			}
-			snprintf(names[ns], sizeof(names[ns]), "%s, %d ranks (%d per node)",
-				 mt_span_name(cv->span), cv->ranks, cv->per_node);
+			/* an NVLink curve's ranks share one domain, which may hold
+			 * several nodes (an NVL72 rack's trays of 4) */
+			if (cv->span == MT_SPAN_NVLINK)
+				snprintf(names[ns], sizeof(names[ns]), "%s, %d ranks in one domain",
+					 mt_span_name(cv->span), cv->ranks);
+			else
+				snprintf(names[ns], sizeof(names[ns]), "%s, %d ranks (%d per node)",
+					 mt_span_name(cv->span), cv->ranks, cv->per_node);
 			s[ns] = (struct svg_series){ .name = names[ns], .x = xs[ns], .y = ys[ns],
 						     .n = n, .color = ns, .markers = 1 };
 			ns++;
@@ -209,8 +215,11 @@ static void facts(struct sbuf *sb, const struct mt_cluster *c)
 	fact_row(sb, "memory (GiB)", c->memory_bytes / GIB, "%.1f", c, g);
 	fact_row(sb, "SMs", given(c->sm_count), "%.0f", c, g);
 	fact_row(sb, "compute capability", given(c->compute_capability), "%.1f", c, g);
-	fact_row(sb, "BF16 dense peak (TFLOP/s)", given(c->peak_tflops[MT_DT_BF16]), "%.1f", c, g);
-	fact_row(sb, "FP8 dense peak (TFLOP/s)", given(c->peak_tflops[MT_DT_FP8]), "%.1f", c, g);
+	/* a CPU profile's peak is a fraction of a TFLOP/s */
+	fact_row(sb, "BF16 dense peak (TFLOP/s)", given(c->peak_tflops[MT_DT_BF16]),
+		 c->peak_tflops[MT_DT_BF16] >= 10 ? "%.1f" : "%.3g", c, g);
+	fact_row(sb, "FP8 dense peak (TFLOP/s)", given(c->peak_tflops[MT_DT_FP8]),
+		 c->peak_tflops[MT_DT_FP8] >= 10 ? "%.1f" : "%.3g", c, g);
 	fact_row(sb, "HBM, datasheet (GB/s)", c->hbm_spec_gbps, "%.0f", c, g);
 	fact_row(sb, "HBM, achieved (GB/s)", c->hbm_measured ? c->hbm_gbps : NAN, "%.0f", c,
 		 c->hbm_src);
@@ -280,11 +289,16 @@ static void offload(struct sbuf *sb, const struct mt_cluster *c)
 	sbuf_adds(sb, "</tbody></table>");
 }
 
-void html_cluster(struct sbuf *sb, const struct mt_cluster *c)
+void html_cluster(struct sbuf *sb, const struct mt_cluster *c, const char *note)
 {
 	int i;
 
 	section(sb, "cluster", "Cluster", NULL);
+	if (note) {
+		sbuf_adds(sb, "<div class=\"rule violated\"><h4>Not the advice's system</h4><div>");
+		esc(sb, note);
+		sbuf_adds(sb, "</div></div>");
+	}
 	facts(sb, c);
 	if (c->ngemm) {
 		sbuf_adds(sb, "<h3>GEMM</h3><div class=\"single\">");

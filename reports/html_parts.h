@@ -93,7 +93,7 @@ static inline void section(struct sbuf *sb, const char *id, const char *title, c
 
 /* The sections, in the order of the page. */
 void html_summary(struct sbuf *sb, const cJSON *adv);
-void html_cluster(struct sbuf *sb, const struct mt_cluster *c);
+void html_cluster(struct sbuf *sb, const struct mt_cluster *c, const char *note);
 void html_candidates(struct sbuf *sb, const cJSON *adv);
 void html_memory(struct sbuf *sb, const cJSON *adv);
 void html_timebars(struct sbuf *sb, const cJSON *adv);

@@ -114,6 +114,15 @@ const struct mt_source *mt_cluster_source(const struct mt_cluster *c, int i)
 	return i >= 0 && i < c->nsources ? &c->sources[i] : NULL;
 }
 
+double mt_cluster_mfu_peak(const struct mt_cluster *c, int dtype, int *used)
+{
+	if (dtype < 0 || dtype >= MT_DT_N || !(c->peak_tflops[dtype] > 0))
+		dtype = MT_DT_BF16;
+	if (used)
+		*used = dtype;
+	return c->peak_tflops[dtype];
+}
+
 void mt_cluster_free(struct mt_cluster *c)
 {
 	int i;
@@ -467,6 +476,11 @@ static int read_collectives(struct rd *r, const cJSON *root)
 			return mt_error_set(r->err, MT_EINVAL,
 					    "%s: field '%s.ranks_per_node': %d is more than the %d "
 					    "ranks", r->file, ea.where, cv->per_node, cv->ranks);
+		if (cv->span == MT_SPAN_NETWORK && cv->per_node > r->c->gpus_per_node)
+			return mt_error_set(r->err, MT_EINVAL,
+					    "%s: field '%s.ranks_per_node': %d ranks on a node of "
+					    "node.gpus_per_node %d GPUs", r->file, ea.where, cv->per_node,
+					    r->c->gpus_per_node);
 		cv->npts = cJSON_GetArraySize(pts);
 		if (cv->npts < 1)
 			return mt_error_set(r->err, MT_EINVAL,

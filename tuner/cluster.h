@@ -255,4 +255,9 @@ double mt_offload_gbps(const struct mt_cluster *c, int dir);
 /* The source record of index i (for provenance output). */
 const struct mt_source *mt_cluster_source(const struct mt_cluster *c, int i);
 
+/* The dense peak (TFLOP/s) MFU counts against for GEMMs of `dtype`: the
+ * profile's peak of that dtype, else its BF16 peak (which every profile
+ * gives); *used (may be NULL) gets the dtype whose peak it is. */
+double mt_cluster_mfu_peak(const struct mt_cluster *c, int dtype, int *used);
+
 #endif

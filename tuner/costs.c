@@ -24,9 +24,7 @@ void mt_ctx_init(struct mt_ctx *x, const struct mt_model *m, const struct mt_clu
 	x->gemm_dtype = mt_recipe(x->recipe)->gemm_dtype;
 	x->gemm_slow = 1 / mt_recipe_gemm_rate(x->recipe, c->compute_capability);
 	x->hbm = c->hbm_gbps * 1e9;
-	x->peak = c->peak_tflops[x->gemm_dtype];
-	if (x->peak <= 0)
-		x->peak = c->peak_tflops[MT_DT_BF16];
+	x->peak = mt_cluster_mfu_peak(c, x->gemm_dtype, NULL);
 	x->hc.eager = (c->eager_op_us > 0 ? c->eager_op_us : MT_HOST_EAGER_US) * 1e-6;
 	x->hc.te = (c->te_module_us > 0 ? c->te_module_us : MT_HOST_TE_US) * 1e-6;
 	x->hc.te_fp8 = x->hc.te * (mt_prec_quantised(j) ? MT_HOST_TE_FP8 : 1);

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "../lib/bundled.h"
 #include "../lib/fsutil.h"
@@ -1084,13 +1085,81 @@ int mt_model_from_json(const cJSON *root, const char *file, struct mt_model *m,
 	return mt_model_finish(m, file, err);
 }
 
-int mt_model_load(const char *spec, struct mt_model *m, struct mt_error *err)
+/* The Hugging Face repositories of the bundled models (each file's
+ * _megatune_source names the config.json it copies), for the names a job or a
+ * user gives.  The Hub reads repository ids without regard to case. */
+static const struct {
+	const char *hf, *name;
+} hf_ids[] = {
+	{ "deepseek-ai/DeepSeek-V3", "deepseek-v3" },
+	{ "meta-llama/Llama-2-7b-hf", "llama2-7b" },
+	{ "meta-llama/Llama-2-70b-hf", "llama2-70b" },
+	{ "meta-llama/Meta-Llama-3-8B", "llama3-8b" },
+	{ "meta-llama/Meta-Llama-3-70B", "llama3-70b" },
+	{ "meta-llama/Llama-3.1-405B", "llama3.1-405b" },
+	{ "meta-llama/Meta-Llama-3.1-405B", "llama3.1-405b" }, /* the repository's first name */
+	{ "mistralai/Mixtral-8x7B-v0.1", "mixtral-8x7b" },
+	{ "mistralai/Mixtral-8x22B-v0.1", "mixtral-8x22b" },
+	{ "Qwen/Qwen3-30B-A3B", "qwen3-30b-a3b" },
+	{ "Qwen/Qwen3-235B-A22B", "qwen3-235b-a22b" },
+};
+
+static int same_nocase(const char *a, const char *b)
 {
-	const struct mt_bundled *b;
+	for (; *a && *b; a++, b++)
+		if (tolower((unsigned char)*a) != tolower((unsigned char)*b))
+			return 0;
+	return *a == *b;
+}
+
+const char *mt_model_bundled_for(const char *id, char *buf, size_t cap)
+{
+	const char *base = strrchr(id, '/');
+	size_t i;
+
+	for (i = 0; i < sizeof(hf_ids) / sizeof(hf_ids[0]); i++)
+		if (same_nocase(id, hf_ids[i].hf))
+			return hf_ids[i].name;
+	/* a repository named as megatune names the model (Qwen/Qwen3-30B-A3B) */
+	snprintf(buf, cap, "%s", base ? base + 1 : id);
+	for (i = 0; buf[i]; i++)
+		buf[i] = (char)tolower((unsigned char)buf[i]);
+	return buf[0] && mt_bundled_find("model", buf) ? buf : NULL;
+}
+
+static int load_bundled(const struct mt_bundled *b, const char *name, struct mt_model *m,
+			struct mt_error *err)
+{
 	cJSON *root = NULL;
 	char file[300];
 	int rc;
 
+	snprintf(file, sizeof(file), "%s", b->path);
+	rc = mt_json_parse(file, b->data, b->len, &root, err);
+	if (rc)
+		return rc;
+	rc = mt_model_from_json(root, file, m, err);
+	cJSON_Delete(root);
+	if (rc)
+		return rc;
+	snprintf(m->name, sizeof(m->name), "%s", name);
+	snprintf(m->source, sizeof(m->source), "bundled (%s)", b->path);
+	return MT_OK;
+}
+
+int mt_model_load(const char *spec, struct mt_model *m, struct mt_error *err)
+{
+	const struct mt_bundled *b;
+	const char *name;
+	cJSON *root = NULL;
+	char buf[128];
+	struct stat st;
+	int rc;
+
+	/* a Hugging Face id with no such file here: the model megatune bundles */
+	if (mt_is_path(spec) && stat(spec, &st) != 0 &&
+	    (name = mt_model_bundled_for(spec, buf, sizeof(buf))))
+		return load_bundled(mt_bundled_find("model", name), name, m, err);
 	if (mt_is_path(spec)) {
 		rc = mt_json_load(spec, &root, err);
 		if (rc)
@@ -1104,25 +1173,17 @@ int mt_model_load(const char *spec, struct mt_model *m, struct mt_error *err)
 		return rc;
 	}
 	b = mt_bundled_find("model", spec);
+	if (!b && (name = mt_model_bundled_for(spec, buf, sizeof(buf))))
+		return load_bundled(mt_bundled_find("model", name), name, m, err);
 	if (!b) {
 		struct sbuf names = SBUF_INIT;
 
 		mt_bundled_list("model", &names);
 		rc = mt_error_set(err, MT_EUSAGE,
-				  "unknown model '%s': give a config.json path or one of: %s", spec,
-				  names.buf);
+				  "unknown model '%s': give a config.json path, a Hugging Face id "
+				  "of a bundled model or one of: %s", spec, names.buf);
 		sbuf_release(&names);
 		return rc;
 	}
-	snprintf(file, sizeof(file), "%s", b->path);
-	rc = mt_json_parse(file, b->data, b->len, &root, err);
-	if (rc)
-		return rc;
-	rc = mt_model_from_json(root, file, m, err);
-	cJSON_Delete(root);
-	if (rc)
-		return rc;
-	snprintf(m->name, sizeof(m->name), "%s", spec);
-	snprintf(m->source, sizeof(m->source), "bundled (%s)", b->path);
-	return MT_OK;
+	return load_bundled(b, spec, m, err);
 }

@@ -111,8 +111,18 @@ struct mt_model {
 };
 
 /* Load `spec`: a path to a JSON file (any argument containing '/' or ending in
- * ".json", or an existing file), otherwise a bundled model name. */
+ * ".json", or an existing file), otherwise a bundled model name; a Hugging
+ * Face repository id that names no file here (meta-llama/Meta-Llama-3-8B)
+ * loads the bundled model it stands for (mt_model_bundled_for), under the
+ * bundled name. */
 int mt_model_load(const char *spec, struct mt_model *m, struct mt_error *err);
+
+/* The bundled model a Hugging Face repository id stands for: the repository
+ * each bundled model copies its config.json from (compared without regard to
+ * case), else the id's last part in lower case when a bundled model has that
+ * name (Qwen/Qwen3-30B-A3B); NULL when none.  The name may be written into
+ * buf[cap]. */
+const char *mt_model_bundled_for(const char *id, char *buf, size_t cap);
 
 /* Fill `m` from a parsed JSON document; `file` names it in messages.  Detects
  * the format: {"schema": "megatune.model/1", ...} or a Hugging Face config. */

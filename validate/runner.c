@@ -28,15 +28,6 @@ static void nap(double s)
 
 /* ------------------------------------------------------------ templates */
 
-void mt_shell_quote(struct sbuf *sb, const char *s)
-{
-	if (*s && !s[strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-			     "0123456789_-+=.,/:@%")])
-		sbuf_adds(sb, s);
-	else
-		mt_shell_squote(sb, s);
-}
-
 static int known_key(const char *key, size_t n)
 {
 	const char *k = MT_TEMPLATE_KEYS;

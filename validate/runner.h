@@ -40,11 +40,6 @@ typedef const char *(*mt_template_lookup)(const char *key, void *ctx);
 int mt_template_fill(const char *tmpl, mt_template_lookup lookup, void *ctx, struct sbuf *out,
 		     struct mt_error *err);
 
-/* Append s as one shell word: bare when it has only safe characters,
- * else single-quoted with each ' written '\'' (mt_shell_squote(),
- * lib/shell.h). */
-void mt_shell_quote(struct sbuf *sb, const char *s);
-
 /* The program a command line starts (its first word after VAR=value
  * assignments and `env`) exists: a path that is executable, or a name found on PATH;
  * shell keywords and builtins pass.  MT_EINVAL naming it otherwise. */

@@ -11,6 +11,7 @@
 
 #include "../advisor/advice.h"
 #include "../lib/jsonr.h"
+#include "../lib/shell.h"
 #include "../lib/stats.h"
 #include "../lib/version.h"
 #include "logparse.h"
@@ -177,7 +178,7 @@ static void quoted_list(struct sbuf *sb, const cJSON *arr)
 			continue;
 		if (sb->len)
 			sbuf_addc(sb, ' ');
-		mt_shell_quote(sb, it->valuestring);
+		mt_shell_word(sb, it->valuestring);
 	}
 }
 
@@ -251,12 +252,12 @@ int mt_validate_command(const struct mt_validation *v, const cJSON *advice, int 
 		snprintf(kv, sizeof(kv), "%s=%s", it->string, it->valuestring);
 		if (x.env.len)
 			sbuf_addc(&x.env, ' ');
-		mt_shell_quote(&x.env, kv);
+		mt_shell_word(&x.env, kv);
 	}
-	mt_shell_quote(&x.dir, o->dir);
+	mt_shell_word(&x.dir, o->dir);
 	snprintf(logp, sizeof(logp), "%s/%s.log", o->dir, v->cand[i].name);
-	mt_shell_quote(&x.log, logp);
-	mt_shell_quote(&x.advice, o->advice_path);
+	mt_shell_word(&x.log, logp);
+	mt_shell_word(&x.advice, o->advice_path);
 	if (o->proxy) {
 		const char *pre = o->mpirun ? o->mpirun : "mpirun -np {gpus}";
 
@@ -264,7 +265,7 @@ int mt_validate_command(const struct mt_validation *v, const cJSON *advice, int 
 		if (rc == MT_OK) {
 			if (*pre)
 				sbuf_addc(sb, ' ');
-			mt_shell_quote(sb, o->probe_exe);
+			mt_shell_word(sb, o->probe_exe);
 			sbuf_adds(sb, " proxy --advice ");
 			sbuf_adds(sb, x.advice.buf);
 			/* the proxy prints every iteration, as Megatron-LM does: the

@@ -13,9 +13,15 @@ bad integer | 2 | --gpus: expected a positive number of GPUs, got 'eight' | advi
 negative integer | 2 | --tp: expected a positive integer, got '-2' | advise --model llama3-8b --gpus 8 --seq 4096 --gbs 64 --tp -2
 bad enum | 2 | --recompute: expected none, selective or full, got 'some' | advise --model llama3-8b --gpus 8 --seq 4096 --gbs 64 --recompute some
 bad on/off | 2 | --dist-opt: expected on or off, got 'yes please' | advise --model llama3-8b --gpus 8 --seq 4096 --gbs 64 --dist-opt 'yes please'
-unknown bundled model | 2 | unknown model 'llama9-1t': give a config.json path or one of: deepseek-v3, .*llama3.1-405b | advise --model llama9-1t --gpus 8 --seq 4096 --gbs 64
+unknown bundled model | 2 | unknown model 'llama9-1t': give a config.json path, a Hugging Face id of a bundled model or one of: deepseek-v3, .*llama3.1-405b | advise --model llama9-1t --gpus 8 --seq 4096 --gbs 64
 unknown bundled cluster | 2 | unknown cluster 'dgx-z9' | advise --model llama3-8b --cluster dgx-z9 --gpus 8 --seq 4096 --gbs 64
 missing model file | 2 | cannot read 'nope/config.json': No such file | advise --model nope/config.json --gpus 8 --seq 4096 --gbs 64
+Hugging Face id of a bundled model | 0 | ^llama3-8b \(8\.03 B parameters\) on dgx-h100 | estimate --model meta-llama/Meta-Llama-3-8B --gpus 8 --seq 4096 --gbs 64
+Hugging Face id in any case | 0 | ^llama3-8b \(8\.03 B parameters\) | estimate --model META-LLAMA/meta-llama-3-8b --gpus 8 --seq 4096 --gbs 64
+Hugging Face id of an MoE model | 0 | ^deepseek-v3 \(671 B parameters | estimate --model deepseek-ai/DeepSeek-V3 --gpus 1024 --seq 4096 --gbs 8192 --tp 2 --pp 16 --ep 64
+Hugging Face id named as megatune names it | 0 | ^qwen3-30b-a3b \( | advise --model Qwen/Qwen3-30B-A3B --gpus 8 --seq 4096 --gbs 64 --top 1
+Hugging Face id in the advice is the bundled name | 0 | "model":[[:space:]]*"llama3-8b" | advise --model meta-llama/Meta-Llama-3-8B --gpus 8 --seq 4096 --gbs 64 --top 1 --format json
+Hugging Face id megatune does not bundle | 2 | cannot read 'meta-llama/Llama-4-Behemoth' | estimate --model meta-llama/Llama-4-Behemoth --gpus 8 --seq 4096 --gbs 64
 truncated config | 2 | config-truncated.json:1:59: malformed JSON: the file ends too early | advise --model tests/fixtures/bad/config-truncated.json --gpus 8 --seq 4096 --gbs 64
 malformed config | 2 | config-malformed.json:1:23: malformed JSON | advise --model tests/fixtures/bad/config-malformed.json --gpus 8 --seq 4096 --gbs 64
 empty config | 2 | config-empty.json: empty file | advise --model tests/fixtures/bad/config-empty.json --gpus 8 --seq 4096 --gbs 64

@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # megatune calibrate and megatune probe on the CPU backends (real work, no GPU):
-#  - one process: a valid profile that `megatune advise` reads;
+#  - one process: a valid profile that `megatune advise` reads, its MFU against the CPU's
+#    peak written as the fraction of a TFLOP/s it is;
 #  - under mpirun -np 4: collectives over MPI groups of 2 and 4 ranks, every rank's
 #    per-device results gathered on rank 0, a valid profile;
 #  - an interrupted pass (stopped after 3 results) keeps its results, refuses to
@@ -53,6 +54,10 @@ grep -q '"verified": *"FAILED"' "$T/p1.json.results.jsonl" && fail "a CPU result
 	>"$T/adv1" 2>&1
 rc=$?
 [ $rc -eq 0 ] || [ $rc -eq 1 ] || fail "advise on the calibrated profile: exit $rc $(cat "$T/adv1")"
+# MFU against the CPU's own peak, a fraction of a TFLOP/s, written as such (not "of 0")
+peak=$(sed -n 's/.*MFU [0-9.]*% of \([0-9.e+-]*\) TFLOP\/s.*/\1/p' "$T/adv1")
+[ -n "$peak" ] && awk -v p="$peak" 'BEGIN { exit !(p > 0) }' ||
+	fail "the MFU line names no peak above 0: $(grep MFU "$T/adv1")"
 
 # --- mpirun -np 4
 if [ $HAVE_MPI = 1 ]; then

@@ -94,3 +94,4 @@ real log: measured memory | 0 | memory: 34\.5 GiB reserved at most \(worst rank\
 real log: its own layers are named | 0 | Megatron-LM's own layers \(--transformer-impl local\): read as unfused attention | check tests/fixtures/gpu/2026-11-28-nvidia-h100-80gb-hbm3-2/megatron-logs/c1-tp1-pp1-mbs16.log --cluster dgx-h100
 Bridge overrides: unfused gradient accumulation read and timed | 0 | grad-accum-unfused +The job turns gradient accumulation fusion off | check tests/fixtures/jobs/llama3-8b-accum-off.bridge --model llama3-8b --gpus 8
 verl overrides: unfused gradient accumulation read and timed | 0 | grad-accum-unfused +The job turns gradient accumulation fusion off | check tests/fixtures/jobs/llama3-8b-accum-off.verl --model llama3-8b --gpus 8
+verl overrides: a Hugging Face id of a bundled model | 0 | model: llama3-8b, 32 layers | check tests/fixtures/jobs/llama3-8b-hf-id.verl --gpus 8

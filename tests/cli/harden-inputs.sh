@@ -183,4 +183,13 @@ sed '38s/tensor_model_parallel_size/tensor_model_paralel_size/' "$R/tests/fixtur
 expect "verl key typo warned" 0 \
 	"warning: v.sh:38: unknown key 'actor_rollout_ref.actor.megatron.tensor_model_paralel_size': did you mean 'actor_rollout_ref.actor.megatron.tensor_model_parallel_size'\\?" \
 	check v.sh
+# the advice's argv has it as one token too, and the report's copy block as one word
+"$M" advise --model semi.json --gpus 8 --seq 1024 --gbs 64 --top 1 --rules name.rules \
+	--format json --report semi.html >semi-advice.json 2>"$T/out"
+if grep -q '"m;touch pwned'"'"'q"' semi-advice.json &&
+	grep -q -- "--wandb-exp-name &#39;m;touch pwned&#39;\\\\&#39;&#39;q&#39;" semi.html; then
+	ok "a name with ; and ' is one token in the advice and one word in the report"
+else
+	nok "the advice's token or the report's word: $(grep -o -- '--wandb-exp-name[^\\]*' semi.html)"
+fi
 exit $fail

@@ -3,7 +3,9 @@
 # The HTML report in headless Chromium: reports of the bundled examples load
 # with no console message, every section of their inputs is in the DOM, the
 # page's script ran (the sortable headers), and a screenshot is produced; a
-# hostile model name injects nothing.  Chromium comes from Debian's package
+# hostile model name injects nothing; the text of every copy block, as the
+# browser holds it, passes `bash -n` (a DeepSeek-V3 advice's pipeline layout and
+# MoE layer pattern included).  Chromium comes from Debian's package
 # (scripts/install-deps.sh --test installs it).
 set -u
 CHROME=$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)
@@ -85,6 +87,28 @@ grep -q 'baseline (median of the runs before)' "$t/trends.dom" || bad "trends: n
 check deepseek summary cluster candidates memory time why configuration
 check xss summary candidates why configuration
 check val summary candidates why configuration validation
+# the copy blocks paste into a shell: the text of each <pre> as the DOM holds it
+# (what the copy button takes, its textContent: the serializer's &amp; &lt; &gt;
+# decoded) passes bash -n
+copy_text() { # dom id: the text of <pre id="ID"> in the DOM dump
+	tr '\n' '\001' <"$1" | sed -e "s/.*<pre id=\"$2\">//" -e 's/<\/pre>.*//' | tr '\001' '\n' |
+		sed -e 's/&lt;/</g' -e 's/&gt;/>/g' -e 's/&nbsp;/ /g' -e 's/&amp;/\&/g'
+}
+for name in llama deepseek xss val; do
+	for id in cfg-megatron cfg-bridge cfg-env; do
+		grep -q "<pre id=\"$id\">" "$t/$name.dom" || { bad "$name: no copy block $id"; continue; }
+		copy_text "$t/$name.dom" "$id" >"$t/$name-$id.sh"
+		[ -s "$t/$name-$id.sh" ] || bad "$name: copy block $id is empty"
+		bash -n "$t/$name-$id.sh" 2>"$t/$name-$id.err" ||
+			bad "$name: copy block $id is not shell: $(head -3 "$t/$name-$id.err")"
+	done
+done
+# the DeepSeek-V3 advice has a pipeline layout and the first-k-dense MoE pattern,
+# each one quoted word whatever the shell would read in it
+grep -q "^--pipeline-model-parallel-layout '[^']*|[^']*' \\\\\$" "$t/deepseek-cfg-megatron.sh" ||
+	bad "deepseek: no quoted pipeline layout in the copy block"
+grep -q "^--moe-layer-freq '(\[0\]\*3+\[1\]\*58)' \\\\\$" "$t/deepseek-cfg-megatron.sh" ||
+	bad "deepseek: no quoted --moe-layer-freq in the copy block"
 # nothing injected: our one script element, no image
 n=$(grep -o '<script' "$t/xss.dom" | wc -l)
 [ "$n" -eq 1 ] || bad "xss: $n script elements in the DOM, expected 1"

@@ -22,3 +22,14 @@ a check that is an advice | 2 | advice-llama3-8b.json: .*schema.*megatune.check/
 check --report | 0 | <section id="check"> | check tests/fixtures/jobs/llama3-70b-overlaps-off.sh --report -
 check --report, the job as it is | 0 | <section id="summary"> | check tests/fixtures/jobs/llama3-70b-overlaps-off.sh --report -
 check --report not with many | 2 | --report: one job at a time | check tests/fixtures/jobs/llama3-8b.args tests/fixtures/jobs/llama3-70b-overlaps-off.sh --gpus 8 --report /tmp/x.html
+# the copy blocks are shell (tests/cli/report-browser.sh pastes them into bash -n): each
+# word through the one quoter, a DeepSeek-V3 pipeline layout and MoE layer pattern quoted
+the copy block quotes a pipeline layout | 0 | ^--pipeline-model-parallel-layout &#39;[^&]*[(][^&]*&#39; \\$ | advise --model deepseek-v3 --gpus 1024 --seq 4096 --gbs 8192 --report -
+the copy block has no bare pipeline layout | 0 | !--pipeline-model-parallel-layout [^&] | advise --model deepseek-v3 --gpus 1024 --seq 4096 --gbs 8192 --report -
+the copy block quotes the MoE layer pattern | 0 | ^--moe-layer-freq &#39;\(\[0\]\*3\+\[1\]\*58\)&#39; \\$ | advise --model deepseek-v3 --gpus 1024 --seq 4096 --gbs 8192 --report -
+the copy block quotes a Bridge layout | 0 | ^&#39;model.pipeline_model_parallel_layout=&quot;[^&]*&quot;&#39; \\$ | advise --model deepseek-v3 --gpus 1024 --seq 4096 --gbs 8192 --report -
+# an advice beside a profile of another system: a warning, and a note in the cluster section
+another system's profile warns | 0 | megatune report: warning: the advice was made for dgx-h100 \(NVIDIA H100 80GB HBM3\) but the profile is gb200-nvl72 \(NVIDIA GB200 \(B200\)\) | report --advice tests/fixtures/report/advice-llama3-8b.json --profile gb200-nvl72 -o -
+another system's profile is noted in the cluster section | 0 | <section id="cluster"><h2>Cluster</h2><div class="rule violated"><h4>Not the advice's system</h4> | report --advice tests/fixtures/report/advice-llama3-8b.json --profile gb200-nvl72 -o -
+the advice's own profile is not noted | 0 | !Not the advice | report --advice tests/fixtures/report/advice-llama3-8b.json --profile dgx-h100 -o -
+the advice's own profile does not warn | 0 | !warning | report --advice tests/fixtures/report/advice-llama3-8b.json --profile dgx-h100 -o -

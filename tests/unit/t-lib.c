@@ -40,18 +40,30 @@ static void sbuf_grows_and_detaches(void **state)
 	sbuf_release(&sb);
 }
 
-/* one word the shell reads back as it was: quotes closed, escaped, reopened */
-static void shell_squote_quotes_every_byte(void **state)
+/* one word the shell reads back as it was: bare when every character is
+ * literal to the shell, else quotes closed, escaped, reopened */
+static void shell_word_quotes_what_the_shell_reads(void **state)
 {
 	struct sbuf sb = SBUF_INIT;
 
 	(void)state;
-	mt_shell_squote(&sb, "a b'c");
+	mt_shell_word(&sb, "a b'c");
 	sbuf_addc(&sb, ' ');
-	mt_shell_squote(&sb, "");
+	mt_shell_word(&sb, "");
 	sbuf_addc(&sb, ' ');
-	mt_shell_squote(&sb, "$x\\n'");
-	assert_string_equal(sb.buf, "'a b'\\''c' '' '$x\\n'\\'''");
+	mt_shell_word(&sb, "$x\\n'");
+	sbuf_addc(&sb, ' ');
+	mt_shell_word(&sb, "--x=1,2/a:b@c%d+e");
+	sbuf_addc(&sb, ' ');
+	mt_shell_word(&sb, "Et*7|t*6|L");
+	sbuf_addc(&sb, ' ');
+	mt_shell_word(&sb, "([0]*3+[1]*58)");
+	sbuf_addc(&sb, ' ');
+	mt_shell_word(&sb, "X=~/y");
+	sbuf_addc(&sb, ' ');
+	mt_shell_word(&sb, "#c");
+	assert_string_equal(sb.buf, "'a b'\\''c' '' '$x\\n'\\''' --x=1,2/a:b@c%d+e 'Et*7|t*6|L' "
+				    "'([0]*3+[1]*58)' 'X=~/y' '#c'");
 	sbuf_release(&sb);
 }
 
@@ -337,7 +349,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(robust_cv_ignores_an_outlier_and_keeps_its_input),
 		cmocka_unit_test(sbuf_grows_and_detaches),
-		cmocka_unit_test(shell_squote_quotes_every_byte),
+		cmocka_unit_test(shell_word_quotes_what_the_shell_reads),
 		cmocka_unit_test(json_writer_numbers_and_escapes),
 		cmocka_unit_test(json_reader_positions_and_types),
 		cmocka_unit_test(table_aligns_columns),

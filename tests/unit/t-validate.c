@@ -246,13 +246,6 @@ static void templates_fill_quote_and_refuse(void **state)
 	sbuf_reset(&sb);
 	assert_int_equal(mt_template_fill("run {nme}", lk, NULL, &sb, &err), MT_EINVAL);
 	assert_non_null(strstr(err.msg, "unknown placeholder {nme}"));
-	sbuf_reset(&sb);
-	mt_shell_quote(&sb, "a b'c");
-	sbuf_addc(&sb, ' ');
-	mt_shell_quote(&sb, "--x=1,2");
-	sbuf_addc(&sb, ' ');
-	mt_shell_quote(&sb, "");
-	assert_string_equal(sb.buf, "'a b'\\''c' --x=1,2 ''");
 	sbuf_release(&sb);
 	assert_int_equal(mt_program_check("A=1 B=2 sh -c true", W, &err), MT_OK);
 	assert_int_equal(mt_program_check("/nonexistent/x y", W, &err), MT_EINVAL);
