@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "../tuner/band.h"
+#include "../tuner/eager.h"
 #include "../lib/fsutil.h"
 #include "../lib/jsonr.h"
 #include "../lib/jsonw.h"
@@ -164,6 +165,20 @@ static const char *model_source(const char *src, char *abs)
 	return src;
 }
 
+/* The names of the bits set in `bits` (of n) as the list `key`; nothing when none. */
+static void name_list(struct jw *w, const char *key, unsigned bits, int n, const char *(*name)(int))
+{
+	int i;
+
+	if (!bits)
+		return;
+	jw_arr(w, key);
+	for (i = 0; i < n; i++)
+		if (bits & (1u << i))
+			jw_str(w, NULL, name(i));
+	jw_end(w);
+}
+
 static void json_head(struct jw *w, const struct mt_model *m, const struct mt_cluster *c,
 		      const struct mt_job *j)
 {
@@ -186,26 +201,15 @@ static void json_head(struct jw *w, const struct mt_model *m, const struct mt_cl
 		jw_bool(w, "quantised_param_gather", j->param_gather_q);
 	if (j->opt_offload > 0)
 		jw_num(w, "optimizer_cpu_offload", j->opt_offload, 6);
-	if (j->offload_modules) {
-		int i;
-
-		jw_arr(w, "offload_modules");
-		for (i = 0; i < MT_OM_N; i++)
-			if (j->offload_modules & (1u << i))
-				jw_str(w, NULL, mt_offload_module_name(i));
-		jw_end(w);
-	}
-	if (j->graph_scope) {
-		int i;
-
-		jw_arr(w, "cuda_graph_scope");
-		for (i = 0; i < MT_GS_N; i++)
-			if (j->graph_scope & (1u << i))
-				jw_str(w, NULL, mt_graph_scope_name(i));
-		jw_end(w);
-	}
+	name_list(w, "offload_modules", j->offload_modules, MT_OM_N, mt_offload_module_name);
+	name_list(w, "cuda_graph_scope", j->graph_scope, MT_GS_N, mt_graph_scope_name);
 	jw_str(w, "attention", j->attn_impl == MT_ATTN_FLASH ? "flash" : "unfused");
 	jw_bool(w, "gradient_accumulation_fusion", j->grad_accum_fusion);
+	if (j->transformer_impl != MT_TI_TE) /* Megatron-LM's own layers (MODEL.md 4.11) */
+		jw_str(w, "transformer_impl", mt_transformer_impl_name(j->transformer_impl));
+	name_list(w, "fusions_off", j->fusions_off, MT_FU_N, mt_fusion_name);
+	if (j->softmax_fp32)
+		jw_bool(w, "attention_softmax_fp32", 1);
 	jw_str(w, "moe_dispatcher", mt_dispatcher_name(j->moe_dispatcher));
 	jw_str(w, "megatron_version", mt_release_name(MT_FLAG_MEGATRON,
 		mt_release_resolve(MT_FLAG_MEGATRON, j->megatron_version)));

@@ -10,6 +10,7 @@
 #include "../lib/fsutil.h"
 #include "../lib/jsonr.h"
 #include "../job/knobs.h"
+#include "../tuner/eager.h"
 #include "../tuner/host.h"
 #include "../tuner/hostmem.h"
 #include "../tuner/layout.h"
@@ -331,6 +332,40 @@ void mt_advice_eval_job(const struct mt_job *job, const struct mt_config *cfg,
 	p->layout = cfg->split == MT_SPLIT_LAYOUT && layout && layout->n > 0 ? layout : NULL;
 }
 
+/* Megatron-LM's own layers (docs/MODEL.md 4.11): job.transformer_impl,
+ * job.fusions_off, job.attention_softmax_fp32, each written only when set. */
+static int eager_settings(const cJSON *j, const char *file, struct mt_job *job,
+			  struct mt_error *err)
+{
+	const cJSON *arr, *v;
+	const char *s;
+	int x;
+
+	if ((s = mt_jget_strd(j, "transformer_impl", NULL)) &&
+	    (x = mt_transformer_impl_parse(s)) >= 0)
+		job->transformer_impl = x;
+	else if (s)
+		return mt_error_set(err, MT_EINVAL, "%s: field 'job.transformer_impl': expected "
+				    "transformer_engine or local", file);
+	if ((x = get_bool(j, "attention_softmax_fp32", &job->softmax_fp32, file, "job", err)))
+		return x;
+	if (!(arr = cJSON_GetObjectItemCaseSensitive(j, "fusions_off")))
+		return MT_OK;
+	if (!cJSON_IsArray(arr))
+		return mt_error_set(err, MT_EINVAL, "%s: field 'job.fusions_off': expected an array "
+				    "of fusion names", file);
+	job->fusions_off = 0;
+	cJSON_ArrayForEach(v, arr) {
+		x = cJSON_IsString(v) ? mt_fusion_parse(v->valuestring) : -1;
+		if (x < 0)
+			return mt_error_set(err, MT_EINVAL, "%s: field 'job.fusions_off': expected "
+					    "fusion names among masked_softmax, bias_activation, "
+					    "bias_dropout, rope", file);
+		job->fusions_off |= 1u << x;
+	}
+	return MT_OK;
+}
+
 int mt_advice_job(const cJSON *doc, const char *file, struct mt_job *job, struct mt_error *err)
 {
 	const cJSON *j = cJSON_GetObjectItemCaseSensitive(doc, "job"), *mods, *v;
@@ -356,7 +391,8 @@ int mt_advice_job(const cJSON *doc, const char *file, struct mt_job *job, struct
 		return mt_error_set(err, MT_EINVAL, "%s: field 'job.attention': expected flash or "
 				    "unfused", file);
 	if ((x = get_bool(j, "gradient_accumulation_fusion", &job->grad_accum_fusion, file, "job",
-			  err)))
+			  err)) ||
+	    (x = eager_settings(j, file, job, err)))
 		return x;
 	if ((s = mt_jget_strd(j, "moe_dispatcher", NULL)) && (x = mt_dispatcher_parse(s)) >= -1)
 		job->moe_dispatcher = x;

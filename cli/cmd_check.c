@@ -593,9 +593,11 @@ static void text_job(struct sbuf *sb, const struct st *t)
 	}
 	i = mt_jobsrc_find(src, "transformer-impl");
 	if (i >= 0 && !strcmp(src->arg[i].val, "local"))
-		sbuf_adds(sb, "  Megatron-LM's own layers (--transformer-impl local): read as unfused attention; "
-			  "their norms, activations and linears are timed as Transformer Engine's (on one "
-			  "H100 such a step took 2.0x its prediction, docs/MODEL.md 11.1)\n");
+		sbuf_adds(sb, "  Megatron-LM's own layers (--transformer-impl local): timed as the PyTorch "
+			  "eager kernels they run, the unfused attention's score matrix, the norms, RoPE, "
+			  "the activation and the residual adds each with its HBM traffic, and the host's "
+			  "issue of each kernel; the fusions the job turns off as their eager ops "
+			  "(docs/MODEL.md 4.11)\n");
 	if (mj->nfusion_off) {
 		sbuf_adds(sb, "  timed as fused (Megatron-LM's default; the job turns the fusion off and "
 			  "runs slower than timed):");

@@ -12,6 +12,7 @@
 #include "../lib/num.h"
 #include "../tuner/dispatch.h"
 #include "../tuner/cluster.h"
+#include "../tuner/eager.h"
 #include "../tuner/hostmem.h"
 #include "../tuner/layout.h"
 #include "../tuner/recompute.h"
@@ -401,7 +402,8 @@ static const char *const read_flags[] = {
 	"virtual-pipeline-model-parallel-size", "moe-grouped-gemm", "use-mcore-models",
 	"transformer-impl", "micro-batch-size", "moe-permute-fusion", "no-gradient-accumulation-fusion",
 	"model-name", /* LoongForge's model, as --model (job/loongforge.h) */
-	"cross-entropy-fusion-impl", "offload-tensors", NULL,
+	"cross-entropy-fusion-impl", "offload-tensors", "attention-softmax-in-fp32",
+	"apply-query-key-layer-scaling", NULL,
 };
 
 /* Flags that do not change the step time megatune predicts: data, paths,
@@ -412,7 +414,7 @@ static const char *const not_timed[] = {
 	"tensorboard", "wandb-", "vocab-file", "merge-file", "tokenizer-model", "exit-",
 	"distributed-backend", "ckpt-", "timing-log", "no-load-", "dataloader-type", "num-workers",
 	"mock-data", "use-checkpoint", "finetune", "override-opt", "no-save-", "sgd-momentum",
-	"loss-scale", "initial-loss-scale", "min-loss-scale", "hysteresis", "attention-softmax-in-fp32",
+	"loss-scale", "initial-loss-scale", "min-loss-scale", "hysteresis",
 	"use-flash-attn", "no-persist-layer-norm", "profile", "use-pytorch-profiler",
 	"rerun-", "check-for-", "no-check-for-", "manual-gc", "manual-gc-", "dist-ckpt", "use-dist-ckpt",
 	"async-save", "auto-detect-ckpt-format", "make-vocab-size-divisible-by",
@@ -423,16 +425,28 @@ static const char *const not_timed[] = {
 	"decrease-batch-size-if-needed", "training-phase", NULL,
 };
 
-/* Flags that turn off a fusion Megatron-LM makes by default: the model times
- * the fused kernels (the rules masked-softmax-fusion, bias-fusions and
- * rope-fusion), so a job with them runs slower than timed
- * (--no-gradient-accumulation-fusion is timed: mt_job grad_accum_fusion).
- * On one H100 a 317M Llama with all of them and --transformer-impl
- * local ran 0.240 s per step against 0.121 s timed with its unfused
- * attention and accumulation (tests/fixtures/gpu/2026-11-28-nvidia-h100-80gb-hbm3-2). */
+/* Flags that turn off a fusion Megatron-LM makes by default.  With Megatron-LM's
+ * own layers (--transformer-impl local) the model times the eager ops each
+ * leaves (mt_job fusions_off, docs/MODEL.md 4.11); with Transformer Engine's
+ * it times the fused kernels (the rules masked-softmax-fusion, bias-fusions
+ * and rope-fusion), so such a job runs slower than timed
+ * (--no-gradient-accumulation-fusion is timed: mt_job grad_accum_fusion). */
 static const char *const fusion_off[] = {
 	"no-masked-softmax-fusion", "no-bias-gelu-fusion", "no-bias-swiglu-fusion",
 	"no-bias-dropout-fusion", "no-rope-fusion", NULL,
+};
+
+/* The fusion each flag turns off (tuner/eager.h). */
+static const struct {
+	const char *flag;
+	int bit;
+} fusion_bits[] = {
+	{ "no-masked-softmax-fusion", MT_FU_MASKED_SOFTMAX },
+	{ "no-bias-gelu-fusion", MT_FU_BIAS_ACT },
+	{ "no-bias-swiglu-fusion", MT_FU_BIAS_ACT },
+	{ "no-bias-dropout-fusion", MT_FU_BIAS_DROPOUT },
+	{ "no-rope-fusion", MT_FU_ROPE },
+	{ NULL, 0 },
 };
 
 /* Whether the fusion a flag turns off exists in this job: the arguments
@@ -881,8 +895,18 @@ static int job_settings(const struct mt_jobsrc *s, struct mt_megatron_job *o, st
 	/* Megatron-LM's own layers (get_gpt_layer_local_spec) attend with
 	 * DotProductAttention: the score matrix materialised, whatever
 	 * --attention-backend says (it chooses among Transformer Engine's) */
-	if ((v = val(s, "transformer-impl")) && !strcmp(v, "local"))
+	if ((v = val(s, "transformer-impl")) && !strcmp(v, "local")) {
 		j->attn_impl = MT_ATTN_UNFUSED;
+		j->transformer_impl = MT_TI_LOCAL;
+	}
+	/* the fusions the job turns off: with Megatron-LM's own layers each picks
+	 * the eager ops the model times (docs/MODEL.md 4.11) */
+	for (i = 0; fusion_bits[i].flag; i++)
+		if (at(s, fusion_bits[i].flag) >= 0 && fusion_applies(o, fusion_bits[i].flag))
+			j->fusions_off |= 1u << fusion_bits[i].bit;
+	/* validate_args turns the FP32 softmax on with the layer scaling */
+	if (at(s, "attention-softmax-in-fp32") >= 0 || at(s, "apply-query-key-layer-scaling") >= 0)
+		j->softmax_fp32 = 1;
 	if (at(s, "no-gradient-accumulation-fusion") >= 0)
 		j->grad_accum_fusion = 0;
 	if (at(s, "moe-router-force-load-balancing") >= 0) {
@@ -990,7 +1014,8 @@ int mt_megatron_job(const struct mt_jobsrc *s, int gpus, const struct mt_model *
 			o->unknown[o->nunknown++] = i;
 		else if (fc == MT_FC_NOT_TIMED)
 			o->nnot_timed++;
-		else if (fc == MT_FC_FUSION_OFF && o->nfusion_off < 16 && fusion_applies(o, s->arg[i].key))
+		else if (fc == MT_FC_FUSION_OFF && o->nfusion_off < 16 && fusion_applies(o, s->arg[i].key) &&
+			 o->job.transformer_impl != MT_TI_LOCAL) /* timed with the local layers */
 			o->fusion_off[o->nfusion_off++] = i;
 	}
 	return MT_OK;

@@ -118,6 +118,13 @@ struct mt_job {
 				   * the main gradients by a kernel of their own
 				   * (--no-gradient-accumulation-fusion; always with PyTorch
 				   * FSDP2; docs/MODEL.md 4.3) */
+	int transformer_impl;     /* enum mt_transformer_impl (tuner/eager.h): Transformer
+				   * Engine (default), or Megatron-LM's own layers timed as
+				   * PyTorch eager kernels (--transformer-impl local,
+				   * docs/MODEL.md 4.11) */
+	unsigned fusions_off;     /* bits of enum mt_fusion (tuner/eager.h): the fusions the
+				   * job turns off (--no-*-fusion), timed with the local layers */
+	int softmax_fp32;         /* --attention-softmax-in-fp32: the eager softmax in FP32 */
 	int moe_dispatcher;       /* enum mt_dispatcher, or MT_DISPATCH_AUTO: searched */
 	double mem_headroom;      /* fraction of GPU memory kept free, default 0.05 */
 	double roomy_tol;         /* step time given up for headroom: the ranking puts first the

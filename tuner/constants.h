@@ -133,6 +133,51 @@
 #define MT_HOST_EXPERT_GEMM_OPS 5
 #define MT_HOST_EXPERT_PAD_OPS 2
 
+/* Megatron-LM's own layers as PyTorch eager kernels (docs/MODEL.md 4.11,
+ * tuner/eager.c).  The share of the achieved HBM bandwidth (the profile's
+ * STREAM triad, 2970 GB/s on an H100 80GB HBM3) each kind of eager kernel
+ * reached on one H100 with PyTorch 2.11, from the campaign's torch.profiler
+ * trace of a small GPT (tests/fixtures/gpu/2026-11-28-nvidia-h100-80gb-hbm3-2/
+ * trace-kineto, scripts/gpu/tinygpt.py: 8 x 1024 tokens, d 768), bytes read
+ * and written over the kernel's mean duration:
+ *   VEC: GeLU's forward, bf16 [8192 x 3072] read and written, 100.7 MB in
+ *   38.95 us (0.870);
+ *   BCAST: the token embedding plus the positions broadcast over the batch
+ *   (FP32 [8192 x 768] + [1024 x 768]), 53.5 MB in 23.95 us (0.752);
+ *   STRIDED: the clone of the permuted QKV gradient, bf16 37.7 MB read and
+ *   written in 59.88 us (0.425);
+ *   CAT: torch.stack of the q, k, v gradients, 75.5 MB in 73.76 us (0.345);
+ *   REDUCE: the bias gradients' sums over the tokens, 679 MB a step in
+ *   584.6 us (0.391);
+ *   NORM: LayerNorm's forward, FP32 [8192 x 768], 50.3 MB in 27.31 us (0.621);
+ *   SOFTMAX_FWD, _BWD: log_softmax over [8192 x 8192] FP32, 537 MB in
+ *   261.45 us (0.691) and its backward 805 MB in 266.93 us (1.016, taken as
+ *   the STREAM figure). */
+#define MT_EAGER_BW_VEC 0.870
+#define MT_EAGER_BW_BCAST 0.752
+#define MT_EAGER_BW_STRIDED 0.425
+#define MT_EAGER_BW_CAT 0.345
+#define MT_EAGER_BW_REDUCE 0.391
+#define MT_EAGER_BW_NORM 0.621
+#define MT_EAGER_BW_SOFTMAX_FWD 0.691
+#define MT_EAGER_BW_SOFTMAX_BWD 1.0
+/* Host time to issue one kernel of an eager layer, forward and backward
+ * (µs): the campaign's PyTorch eager Llama layer (host-cost.json of the same
+ * fixture, scripts/gpu/host_cost.py: h 4096, 4096 tokens, GPU kept busy),
+ * 554.5 µs of CPU for the 24 kernels of its forward, 3607.0 - 554.5 µs for
+ * the 62 of its backward. */
+#define MT_EAGER_HOST_FWD_US 23.1
+#define MT_EAGER_HOST_BWD_US 49.2
+/* Megatron-LM's native fused cross-entropy (--cross-entropy-loss-fusion
+ * without Transformer Engine; fusions/fused_cross_entropy.py @ d98e8a6,
+ * torch.compile'd), bytes per logit: forward the FP32 copy with its maximum
+ * (read 2, write 4), the shifted exponentials in place (8), their division
+ * by the sum in place (8); backward the gradient in place (8) and its bf16
+ * copy (2).  It keeps the FP32 softmax (4) for the backward. */
+#define MT_CE_NATIVE_FWD_BYTES 22.0
+#define MT_CE_NATIVE_BWD_BYTES 10.0
+#define MT_CE_NATIVE_SAVED_BYTES 4.0
+
 /* GPU time per offloaded layer and micro-batch for the offload context's
  * stream waits and buffer bookkeeping (µs). */
 #define MT_OFFLOAD_LAYER_US 50.0

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "constants.h"
+#include "eager.h"
 #include "perf.h"
 #include "hostmem.h"
 #include "precision.h"
@@ -148,6 +149,11 @@ struct work {
 				     * activation; the MoE block (shared experts included) */
 	double tp_pair_f;           /* exposed forward TP traffic of one GEMM pair */
 	double ep_f;                /* exposed forward EP traffic (MoE layer) */
+	/* Megatron-LM's own layers (--transformer-impl local, 4.11): the layer as
+	 * eager kernels, a dense layer's and a MoE layer's attention block */
+	int eager;
+	double lin_f[4], lin_b[4];  /* QKV, projection, FC1, FC2 GEMMs */
+	struct mt_eager_out eg[MT_L_N];
 };
 
 /* ---- attention projections (4.1) */
@@ -187,8 +193,61 @@ static void attn_projections(struct work *w)
 
 		w->attn_lin_f = qkv.f + proj.f;
 		w->attn_lin_b = qkv.b + proj.b;
+		w->lin_f[0] = qkv.f;
+		w->lin_b[0] = qkv.b;
+		w->lin_f[1] = proj.f;
+		w->lin_b[1] = proj.b;
 		w->attn_lin_flops = qkv.flops + proj.flops;
 	}
+}
+
+/* Megatron-LM's own layers as eager kernels (4.11): a dense layer, and a MoE
+ * layer's attention block (its experts keep 4.1 and 4.3); the core
+ * attention's time is theirs. */
+static void eager_layers(struct work *w)
+{
+	const struct mt_ctx *x = w->x;
+	const struct mt_model *m = x->model;
+	const struct mt_job *j = x->job;
+	struct mt_eager_in in;
+	int k;
+
+	memset(&in, 0, sizeof(in));
+	in.T = w->T;
+	in.Tsp = w->T / w->spd;
+	in.mbs = w->sh->mbs;
+	in.seq = w->s;
+	in.ap = w->a / w->t;
+	in.gp = fmax(1, m->kv_heads / w->t);
+	in.d = m->head_dim;
+	in.h = w->h;
+	in.f = m->ffn / w->t;
+	in.gated = m->gated;
+	in.rope = !m->learned_pos && !m->no_pos;
+	in.dropout = m->dropout;
+	in.attn_dropout = m->attn_dropout;
+	in.fusions_off = j->fusions_off;
+	in.softmax_fp32 = j->softmax_fp32;
+	in.grad_accum_fusion = j->grad_accum_fusion;
+	in.hbm = x->hbm;
+	in.peak = x->cluster->peak_tflops[MT_DT_BF16] * 1e12;
+	in.gap = MT_KERNEL_GAP_US * 1e-6;
+	in.host_f = MT_EAGER_HOST_FWD_US * 1e-6;
+	in.host_b = MT_EAGER_HOST_BWD_US * 1e-6;
+	for (k = 0; k < 4; k++) {
+		in.lin_f[k] = w->lin_f[k];
+		in.lin_b[k] = w->lin_b[k];
+	}
+	in.lin_par[0] = w->h * (w->q_el + 2 * w->kv_el) / w->t;
+	in.lin_par[1] = w->h * w->q_el / w->t;
+	in.lin_par[2] = w->h * w->gm * m->ffn / w->t;
+	in.lin_par[3] = w->h * m->ffn / w->t;
+	for (k = 0; k < MT_L_N; k++) {
+		in.mlp = k == MT_L_DENSE;
+		mt_eager_layer(&in, &w->eg[k]);
+	}
+	w->attn_f = w->eg[MT_L_DENSE].attn_f;
+	w->attn_b = w->eg[MT_L_DENSE].attn_b;
 }
 
 /* The shape's dimensions, the attention, the dense MLP and the element-wise
@@ -204,6 +263,9 @@ static void prepare(const struct mt_ctx *x, const struct mt_shape *sh, struct wo
 	w->sh = sh;
 	w->dt = x->gemm_dtype;
 	w->impl = j->attn_impl;
+	/* Megatron-LM's own layers (4.11): GQA or MHA attention, no CP (its
+	 * DotProductAttention has none) */
+	w->eager = j->transformer_impl == MT_TI_LOCAL && !m->mla && cp == 1;
 	s = w->s = j->seq;
 	h = w->h = m->hidden;
 	a = w->a = m->heads;
@@ -277,7 +339,13 @@ static void prepare(const struct mt_ctx *x, const struct mt_shape *sh, struct wo
 		w->mlp_f = up.f + down.f;
 		w->mlp_b = up.b + down.b;
 		w->mlp_flops = up.flops + down.flops;
+		w->lin_f[2] = up.f;
+		w->lin_b[2] = up.b;
+		w->lin_f[3] = down.f;
+		w->lin_b[3] = down.b;
 	}
+	if (w->eager)
+		eager_layers(w);
 
 	/* ---- element-wise traffic, forward (4.3) */
 	w->e_sp = (20 * h + (m->dropout > 0 ? 4 * h : 0)) / spd;
@@ -358,6 +426,12 @@ static void layer_compute(struct work *w, int k, struct mt_costs *o)
 	bytes = e * T;
 	o->elem_f[k] = bytes / (x->hbm * MT_ELEM_EFFICIENCY);
 	o->elem_b[k] = MT_ELEM_BWD_FACTOR * o->elem_f[k];
+	if (w->eager) { /* the eager kernels; a MoE layer's experts as above (4.11) */
+		double moe = k == MT_L_MOE ? T * w->e_moe / (x->hbm * MT_ELEM_EFFICIENCY) : 0;
+
+		o->elem_f[k] = w->eg[k].elem_f + moe;
+		o->elem_b[k] = w->eg[k].elem_b + MT_ELEM_BWD_FACTOR * moe;
+	}
 }
 
 /* ---- TP communication (5.1) of layer kind k; returns the slowdown of the
@@ -621,6 +695,12 @@ static void layer_time(struct work *w, int k, double slow, struct mt_costs *o)
 	/* kernels issued per layer and micro-batch, forward + backward (5.8) */
 	o->host_ops[k] = 40 + (tp > 1 ? 10 : 0) + (w->fp8_cast > 0 ? 12 * (1 + w->q_extra) : 0) +
 			 (cp > 1 ? 4 * cp : 0);
+	if (w->eager) { /* Megatron-LM's own layers: their eager kernels (4.11) */
+		o->host_ops[k] = w->eg[k].kern_f + w->eg[k].kern_b;
+		o->eager_idle_f[k] = w->eg[k].idle_f;
+		o->eager_idle_b[k] = w->eg[k].idle_b;
+		o->eager_cpu[k] = w->eg[k].cpu_f + w->eg[k].cpu_b;
+	}
 	if (k == MT_L_MOE) /* router, permutations, a2a, and per local expert 2 GEMMs
 			    * forward and 4 backward, plus their FP8 casts */
 		o->host_ops[k] += 30 + (6 + (w->fp8_cast > 0 ? 6 * (1 + w->q_extra) : 0)) *
@@ -720,8 +800,13 @@ static void layer_memory(const struct work *w, int k, struct mt_costs *o)
 	act_core = w->impl == MT_ATTN_UNFUSED
 			   ? a * s * (2 + (m->attn_dropout > 0 ? 3 : 0)) / t
 			   : 4 * a / t; /* flash: the log-sum-exp per head */
+	if (w->eager) { /* what the eager kernels keep (4.11) */
+		act_sp = w->eg[k].act_sp / spd;
+		act_tp = w->eg[k].act_tp;
+		act_core = w->eg[k].act_core;
+	}
 	if (k == MT_L_DENSE) {
-		act_mlp = (2 * gm * m->ffn + gin * m->ffn) / t;
+		act_mlp = w->eager ? w->eg[k].act_mlp : (2 * gm * m->ffn + gin * m->ffn) / t;
 	} else {
 		/* router scores, then per routed copy: probabilities and
 		 * indices, the expert input, the activation input and the FC2
@@ -797,6 +882,13 @@ static void io_costs(const struct work *w, struct mt_costs *o)
 		double ce_f = fused_ce ? 4 : 14, ce_b = fused_ce ? 2 : 10;
 		double bw = x->hbm * MT_ELEM_EFFICIENCY, ln = 4 * h * T / spd / bw;
 
+		/* without Transformer Engine the fused loss is Megatron-LM's native
+		 * one (4.11) */
+		if (w->eager && fused_ce) {
+			ce_f = MT_CE_NATIVE_FWD_BYTES;
+			ce_b = MT_CE_NATIVE_BWD_BYTES;
+		}
+
 		o->out_f = l.f + ce_f * T * V / t / bw + ln;
 		o->out_b = l.b + ce_b * T * V / t / bw + 2 * ln;
 		o->flops_out_f = l.flops;
@@ -812,7 +904,11 @@ static void io_costs(const struct work *w, struct mt_costs *o)
 		}
 		o->act_out = T * 4 * h / spd + T * V / t * (fused_ce ? 2 : 6);
 		o->logits_transient = T * V / t * (fused_ce ? 2 : 4);
+		if (w->eager && fused_ce) /* its FP32 softmax kept, the bf16 logits beside */
+			o->act_out = T * 4 * h / spd + T * V / t * MT_CE_NATIVE_SAVED_BYTES;
 	}
+	o->eager = w->eager;
+	o->eager_buffer = w->eager ? w->eg[MT_L_DENSE].buffer : 0;
 	o->host_ops_io = 40;
 
 	o->p2p_bytes = T * h * 2 / spd;

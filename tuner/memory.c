@@ -100,7 +100,8 @@ static void stage_memory(const struct mt_ctx *x, const struct mt_costs *a, const
 					  ? a->logits_transient : 0);
 	o->nccl = b->nccl_bytes;
 	o->cuda_context = MT_CUDA_CONTEXT_BYTES;
-	o->workspace = MT_WORKSPACE_BYTES;
+	/* with Megatron-LM's own layers, the attention's score buffer (4.11) */
+	o->workspace = MT_WORKSPACE_BYTES + a->eager_buffer;
 	/* per-layer CUDA graphs keep static buffers for every layer of every
 	 * micro-batch in flight (5.10) */
 	o->cuda_graphs = cfg->cuda_graph ? MT_GRAPH_STATIC_ACTS * a->p2p_bytes * inflight *

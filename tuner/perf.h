@@ -91,6 +91,13 @@ struct mt_costs {
 	double ep_1f1b_exposed;     /* exposed with the 1F1B overlap, every micro-batch paired */
 	double ep_1f1b_save;        /* layer time saved by that overlap, paired micro-batch */
 	double transient;           /* largest temporary other than logits */
+	/* Megatron-LM's own layers (--transformer-impl local, docs/MODEL.md 4.11),
+	 * per layer and micro-batch: the GPU's wait for the host's issue of the
+	 * eager kernels, forward and backward, and the host's issue time (s);
+	 * the persistent score buffer of their attention (bytes) */
+	int eager;
+	double eager_idle_f[MT_L_N], eager_idle_b[MT_L_N], eager_cpu[MT_L_N];
+	double eager_buffer;
 };
 
 /* Level B: the pipeline layout and the DP communication of one candidate. */

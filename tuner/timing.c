@@ -46,6 +46,27 @@ struct stage_time {
 	int st;
 };
 
+/* Megatron-LM's own layers (4.11): each eager kernel shorter on the GPU than
+ * its issue leaves the GPU waiting, the loss's and output's ops too; a full
+ * recomputation issues the forward again.  Sets the stage's host term and
+ * timeline for nl layers and gpu seconds of GPU work; returns the host's
+ * issue time. */
+static double eager_host(const struct mt_costs *a, const int nl[MT_L_N], double io, double frac,
+			 double gpu, struct stage_time *o)
+{
+	double idle = io * a->host_ops_io * MT_EAGER_HOST_FWD_US * 1e-6, c = idle;
+	int k;
+
+	for (k = 0; k < MT_L_N; k++) {
+		idle += nl[k] * ((1 + frac) * a->eager_idle_f[k] + a->eager_idle_b[k]);
+		c += nl[k] * a->eager_cpu[k];
+	}
+	o->host = idle;
+	o->tl = (struct mt_host_tl){ .t = gpu + idle, .cpu = c, .gpu = gpu, .sync = MT_HS_NONE,
+				     .cyc_t = gpu + idle, .cyc_cpu = c, .cyc_gpu = gpu };
+	return c;
+}
+
 static void stage_time(const struct mt_ctx *x, const struct mt_costs *a, const struct mt_plan *b,
 		       const struct mt_config *cfg, int r, struct stage_time *o)
 {
@@ -167,6 +188,8 @@ static void stage_time(const struct mt_ctx *x, const struct mt_costs *a, const s
 		cpu = o->tl.cpu;
 	}
 	o->host = fmax(0, o->tl.t - gpu);
+	if (a->eager && !cfg->full_graph && !cfg->cuda_graph)
+		cpu = eager_host(a, b->nl[st], io, frac, gpu, o);
 	/* what the host would expose without graphs and a rank budget, eager
 	 * and waiting for the counts: their saving, for the band (8.1) */
 	if (cfg->full_graph || cfg->cuda_graph || (a->rank_budget && b->nl[st][MT_L_MOE] > 0)) {
