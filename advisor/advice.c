@@ -321,8 +321,64 @@ static void json_kv_notes(struct jw *w, const char *key, const char *notes_key,
 	jw_end(w);
 }
 
-static void json_candidate(struct jw *w, const struct mt_model *m, const struct mt_job *j,
-			   const struct mt_eval *e, int rank, const struct mt_explain *ex)
+/* The terms of a stage's memory, as the `memory` object names them */
+static void json_mem_terms(struct jw *w, const struct mt_mem *mm)
+{
+	jw_num(w, "total_bytes", mm->total, 15);
+	jw_num(w, "weights_bytes", mm->weights, 15);
+	jw_num(w, "grads_bytes", mm->grads, 15);
+	jw_num(w, "optimizer_bytes", mm->optimizer, 15);
+	jw_num(w, "activations_bytes", mm->activations, 15);
+	jw_num(w, "logits_bytes", mm->logits, 15);
+	jw_num(w, "moe_dispatch_bytes", mm->moe_dispatch, 15);
+	jw_num(w, "transient_bytes", mm->transient, 15);
+	jw_num(w, "nccl_bytes", mm->nccl, 15);
+	jw_num(w, "cuda_context_bytes", mm->cuda_context, 15);
+	jw_num(w, "workspace_bytes", mm->workspace, 15);
+	jw_num(w, "cuda_graphs_bytes", mm->cuda_graphs, 15);
+	jw_num(w, "fragmentation_bytes", mm->fragmentation, 15);
+}
+
+/* As PyTorch's caching allocator reports it (docs/MODEL.md 4.8) */
+static void json_mem_allocator(struct jw *w, const struct mt_mem *mm)
+{
+	jw_num(w, "allocated_bytes", mm->allocated, 15);
+	jw_num(w, "max_allocated_bytes", mm->max_allocated, 15);
+	jw_num(w, "reserved_bytes", mm->reserved, 15);
+	jw_num(w, "outside_allocator_bytes", mm->outside, 15);
+}
+
+/* Every pipeline stage's memory (docs/FORMATS.md 3), the peak's flagged;
+ * nothing when they cannot be evaluated again */
+static void json_stages(struct jw *w, const struct mt_model *m, const struct mt_cluster *c,
+			const struct mt_job *j, const struct mt_eval *e)
+{
+	struct mt_error err = MT_ERROR_INIT;
+	struct mt_mem *st = calloc((size_t)(e->cfg.pp > 0 ? e->cfg.pp : 1), sizeof(*st));
+	int i;
+
+	if (!st || mt_eval_stages(m, c, j, &e->cfg, st, &err)) {
+		free(st);
+		return;
+	}
+	jw_arr(w, "stages");
+	for (i = 0; i < e->cfg.pp; i++) {
+		jw_obj(w, NULL);
+		jw_int(w, "stage", i);
+		jw_bool(w, "peak", i == e->mem.stage);
+		json_mem_terms(w, &st[i]);
+		json_mem_allocator(w, &st[i]);
+		jw_end(w);
+	}
+	jw_end(w);
+	free(st);
+}
+
+/* One candidate; cl is NULL where the candidate was evaluated under another
+ * job than j (a change that fits): its stages are not written. */
+static void json_candidate(struct jw *w, const struct mt_model *m, const struct mt_cluster *cl,
+			   const struct mt_job *j, const struct mt_eval *e, int rank,
+			   const struct mt_explain *ex)
 {
 	const struct mt_config *c = &e->cfg;
 	const struct mt_mem *mm = &e->mem;
@@ -394,21 +450,12 @@ static void json_candidate(struct jw *w, const struct mt_model *m, const struct 
 
 	jw_obj(w, "memory");
 	jw_int(w, "stage", mm->stage);
-	jw_num(w, "total_bytes", mm->total, 15);
-	jw_num(w, "weights_bytes", mm->weights, 15);
-	jw_num(w, "grads_bytes", mm->grads, 15);
-	jw_num(w, "optimizer_bytes", mm->optimizer, 15);
-	jw_num(w, "activations_bytes", mm->activations, 15);
-	jw_num(w, "logits_bytes", mm->logits, 15);
-	jw_num(w, "moe_dispatch_bytes", mm->moe_dispatch, 15);
-	jw_num(w, "transient_bytes", mm->transient, 15);
-	jw_num(w, "nccl_bytes", mm->nccl, 15);
-	jw_num(w, "cuda_context_bytes", mm->cuda_context, 15);
-	jw_num(w, "workspace_bytes", mm->workspace, 15);
-	jw_num(w, "cuda_graphs_bytes", mm->cuda_graphs, 15);
-	jw_num(w, "fragmentation_bytes", mm->fragmentation, 15);
+	json_mem_terms(w, mm);
 	jw_num(w, "host_per_gpu_bytes", mm->host_per_gpu, 15);
 	jw_num(w, "host_per_node_bytes", mm->host_per_node, 15);
+	json_mem_allocator(w, mm);
+	if (cl)
+		json_stages(w, m, cl, j, e);
 	jw_end(w);
 
 	jw_obj(w, "time");
@@ -528,8 +575,8 @@ static void json_rules_head(struct jw *w, const struct mt_advice_rules *ar, int 
 
 /* Nothing fits: the closest candidate, the GPUs the model states alone need,
  * and the changes that fit (advisor/suggest.h), each with its best. */
-static void json_nofit(struct jw *w, const struct mt_model *m, const struct mt_job *j,
-		       const struct mt_search_result *r)
+static void json_nofit(struct jw *w, const struct mt_model *m, const struct mt_cluster *c,
+		       const struct mt_job *j, const struct mt_search_result *r)
 {
 	int i;
 
@@ -538,7 +585,7 @@ static void json_nofit(struct jw *w, const struct mt_model *m, const struct mt_j
 		jw_int(w, "min_gpus_model_states", r->min_gpus);
 	if (r->has_closest) {
 		jw_arr(w, "closest");
-		json_candidate(w, m, j, &r->closest, 0, NULL);
+		json_candidate(w, m, c, j, &r->closest, 0, NULL);
 		jw_end(w);
 		jw_end(w);
 	}
@@ -547,7 +594,7 @@ static void json_nofit(struct jw *w, const struct mt_model *m, const struct mt_j
 		jw_obj(w, NULL);
 		jw_str(w, "change", r->sugg[i].change);
 		jw_arr(w, "best");
-		json_candidate(w, m, j, &r->sugg[i].best, 1, NULL);
+		json_candidate(w, m, NULL, j, &r->sugg[i].best, 1, NULL);
 		jw_end(w);
 		jw_end(w);
 		jw_end(w);
@@ -605,7 +652,7 @@ void mt_advice_json(struct sbuf *sb, const struct mt_model *m, const struct mt_c
 	json_rules_head(&w, ar, r->relaxed, r->relaxed_rule);
 	jw_arr(&w, "candidates");
 	for (i = 0; i < r->ntop; i++) {
-		json_candidate(&w, m, j, &r->top[i], i + 1, mt_advice_explain(ar, i));
+		json_candidate(&w, m, c, j, &r->top[i], i + 1, mt_advice_explain(ar, i));
 		json_variants(&w, r, i);
 		if (i == 0)
 			json_gains(&w, r->gains, r->ngains);
@@ -629,7 +676,7 @@ void mt_advice_json(struct sbuf *sb, const struct mt_model *m, const struct mt_c
 	jw_bool(&w, "headroom_pick", r->roomy_pick);
 	jw_end(&w);
 	if (!r->ntop)
-		json_nofit(&w, m, j, r);
+		json_nofit(&w, m, c, j, r);
 	jw_end(&w);
 }
 
@@ -644,7 +691,7 @@ void mt_estimate_json(struct sbuf *sb, const struct mt_model *m, const struct mt
 	json_head(&w, m, c, j);
 	json_rules_head(&w, ar, 0, 0);
 	jw_arr(&w, "candidates");
-	json_candidate(&w, m, j, e, 1, mt_advice_explain(ar, 0));
+	json_candidate(&w, m, c, j, e, 1, mt_advice_explain(ar, 0));
 	jw_end(&w);
 	jw_end(&w);
 	jw_obj(&w, "pruned");

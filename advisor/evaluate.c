@@ -279,3 +279,40 @@ int mt_evaluate(const struct mt_model *m, const struct mt_cluster *c, const stru
 	*cfg = best_cfg;
 	return MT_OK;
 }
+
+int mt_eval_stages(const struct mt_model *m, const struct mt_cluster *c, const struct mt_job *j,
+		   const struct mt_config *cfg, struct mt_mem *out, struct mt_error *err)
+{
+	struct mt_job rj = *j;
+	struct mt_ctx x;
+	struct mt_shape sh;
+	struct mt_costs *a;
+	struct mt_plan *plan;
+	int rc;
+
+	/* the job as the search and mt_evaluate saw it */
+	if ((rc = mt_release_restrict(&rj, c, err)))
+		return rc;
+	a = malloc(sizeof(*a));
+	plan = malloc(sizeof(*plan));
+	if (!a || !plan) {
+		rc = mt_error_set(err, MT_ENOMEM, "out of memory");
+		goto out;
+	}
+	mt_ctx_init(&x, m, c, &rj);
+	mt_shape_of(cfg, &sh);
+	mt_costs_compute(&x, &sh, a);
+	if (!a->valid || cfg->pp < 1 ||
+	    mt_plan_compute(&x, a, cfg->pp, cfg->vpp, cfg->dp, cfg->num_mb, cfg, plan)) {
+		rc = mt_error_set(err, MT_EINVAL,
+				  "the configuration's pipeline stages cannot be "
+				  "evaluated (TP %d, PP %d, VPP %d)",
+				  cfg->tp, cfg->pp, cfg->vpp);
+		goto out;
+	}
+	mt_memory_stages(&x, a, plan, cfg, out);
+out:
+	free(a);
+	free(plan);
+	return rc;
+}

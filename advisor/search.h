@@ -112,6 +112,13 @@ int mt_evaluate(const struct mt_model *m, const struct mt_cluster *c, const stru
 		struct mt_rules_run *rules, struct mt_config *cfg, struct mt_eval *out,
 		struct mt_error *err);
 
+/* The memory of every pipeline stage of a configuration evaluated under job
+ * (by mt_search or mt_evaluate: cfg as it returned it) into out[0 .. cfg->pp
+ * - 1], the caller's (docs/MODEL.md 4.8); the heaviest is the evaluation's
+ * mem.  Returns MT_OK, MT_ENOMEM, or MT_EINVAL when cfg cannot be planned. */
+int mt_eval_stages(const struct mt_model *m, const struct mt_cluster *c, const struct mt_job *job,
+		   const struct mt_config *cfg, struct mt_mem *out, struct mt_error *err);
+
 /* Evaluate every rule on one ranked candidate (rank 1 = best; 0 for
  * estimate), its facts written by advisor/facts.c.  Fills *out (free with
  * mt_explain_free, rules/engine.h).  Defined in advisor/explain.c. */

@@ -20,6 +20,7 @@
 #include "../tuner/hostmem.h"
 #include "../job/launch.h"
 #include "../tuner/layout.h"
+#include "../tuner/perf.h"
 #include "../advisor/search.h"
 #include "../advisor/suggest.h"
 #include "cli.h"
@@ -42,6 +43,8 @@ struct args {
 	int recipe_given;        /* --fp8-recipe was given */
 	int flex_backend;        /* --moe-flex-backend: enum mt_flex_backend + 1, 0 the profile's */
 	struct mt_layout layout; /* --pp-layout, when given (job.pins.layout points here) */
+	int stage;               /* estimate --stage: the stage whose memory table is printed;
+				  * -1: the most loaded */
 };
 
 /* A release of job/flagtable.def into a job setting (index + 1); a name it
@@ -351,6 +354,24 @@ static const struct cli_opt advise_opts[] = {
 	CLI_OPT_END,
 };
 
+/* estimate's own: what of the one configuration it prints */
+static const struct cli_opt stage_opts[] = {
+	CLI_SEC("estimate"),
+	{ .type = CLI_INT, .name = "stage", .meta = "N", .off = offsetof(struct args, stage),
+	  .lo = 0, .hi = MT_MAX_PP - 1, .want = "a pipeline stage, 0 to PP - 1",
+	  .help = "print the memory table of pipeline stage N (0 to PP - 1)\n"
+		  "instead of the most loaded stage's (default)" },
+	CLI_OPT_END,
+};
+
+static const struct cli_opt estimate_opts[] = {
+	{ .type = CLI_GROUP, .group = job_opts },
+	{ .type = CLI_GROUP, .group = pin_opts },
+	{ .type = CLI_GROUP, .group = out_opts },
+	{ .type = CLI_GROUP, .group = stage_opts },
+	CLI_OPT_END,
+};
+
 static const char advise_tail[] =
 	"exit codes: 0 success; 1 nothing feasible (the reasons are printed), or for\n"
 	"estimate a configuration that does not fit; 2 bad usage or bad input (a rule\n"
@@ -377,7 +398,7 @@ const struct cli_spec cli_spec_advise = {
 	.cmd = "advise", .head = advise_head, .opts = advise_opts, .tail = advise_tail,
 };
 const struct cli_spec cli_spec_estimate = {
-	.cmd = "estimate", .head = advise_head, .opts = advise_opts, .tail = advise_tail,
+	.cmd = "estimate", .head = advise_head, .opts = estimate_opts, .tail = advise_tail,
 };
 
 static int parse_args(const char *cmd, int argc, char **argv, struct args *a)
@@ -387,6 +408,7 @@ static int parse_args(const char *cmd, int argc, char **argv, struct args *a)
 	int rc, first;
 
 	memset(a, 0, sizeof(*a));
+	a->stage = -1;
 	a->cluster = "dgx-h100";
 	mt_job_init(&a->job);
 	a->job.fp8_recipe = -1;
@@ -749,6 +771,16 @@ int cmd_estimate(int argc, char **argv)
 		rc = cli_fail("estimate", &err);
 		goto out;
 	}
+	if (a.stage >= e.cfg.pp) {
+		if (e.cfg.pp == 1)
+			rc = cli_usage_error("estimate", "--stage %d: the configuration has one "
+					     "pipeline stage: give 0", a.stage);
+		else
+			rc = cli_usage_error("estimate", "--stage %d: the configuration has %d "
+					     "pipeline stages: give 0 to %d", a.stage, e.cfg.pp,
+					     e.cfg.pp - 1);
+		goto out;
+	}
 	if (run) {
 		if (mt_rules_explain(run, &e, 0, -1, 0, &ex)) {
 			mt_error_set(&err, MT_ENOMEM, "out of memory");
@@ -770,7 +802,7 @@ int cmd_estimate(int argc, char **argv)
 	rc = 0;
 	if (a.format == F_TEXT) {
 		sbuf_reset(&sb);
-		mt_estimate_text(&sb, &m, c, &a.job, &e, &ar);
+		mt_estimate_text(&sb, &m, c, &a.job, &e, a.stage, &ar);
 		rc = emit("estimate", "-", &sb);
 	} else if (a.format != F_JSON && a.format != F_NONE) {
 		rc = print_flags(&m, c, &a.job, &e.cfg, run ? &ex : NULL, a.format);

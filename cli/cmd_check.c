@@ -635,7 +635,7 @@ static void text_as_is(struct sbuf *sb, const struct st *t)
 				  t->c->nvlink_domain);
 		return;
 	}
-	mt_estimate_text(&est, &mj->model, t->c, &mj->job, &t->as, &t->ar);
+	mt_estimate_text(&est, &mj->model, t->c, &mj->job, &t->as, -1, &t->ar);
 	sbuf_add(sb, est.buf, est.len);
 	sbuf_release(&est);
 	sbuf_adds(sb, "\ndiagnoses (what the job departs from, each with its rule):\n");

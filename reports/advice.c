@@ -5,6 +5,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../tuner/band.h"
@@ -274,9 +275,64 @@ static void layout_line(struct sbuf *sb, const struct mt_model *m, const struct 
 		  cfg->pp, cfg->vpp, hi, hi == 1 ? "" : "s");
 }
 
-static void memory_lines(struct sbuf *sb, const struct mt_eval *e, double cap, const char *ind)
+/* Every pipeline stage's memory of e, evaluated under j (docs/MODEL.md 4.8),
+ * or NULL with one stage or when they cannot be evaluated again; the caller
+ * frees it. */
+static struct mt_mem *stages_of(const struct mt_model *m, const struct mt_cluster *c,
+				const struct mt_job *j, const struct mt_eval *e)
+{
+	struct mt_error err = MT_ERROR_INIT;
+	struct mt_mem *st;
+
+	if (e->cfg.pp < 2 || !(st = calloc((size_t)e->cfg.pp, sizeof(*st))))
+		return NULL;
+	if (mt_eval_stages(m, c, j, &e->cfg, st, &err)) {
+		free(st);
+		return NULL;
+	}
+	return st;
+}
+
+/* The four figures of PyTorch's caching allocator for one stage. */
+static void allocator_line(struct sbuf *sb, const struct mt_mem *m, const char *ind)
+{
+	double disp = m->outside - m->nccl - m->cuda_context;
+
+	sbuf_addf(sb,
+		  "%sallocator, stage %d: allocated %.1f, max allocated %.1f, reserved %.1f; "
+		  "outside it %.1f (CUDA context, NCCL%s) (GiB)\n",
+		  ind, m->stage, gib(m->allocated), gib(m->max_allocated), gib(m->reserved),
+		  gib(m->outside), disp > 1048576 ? ", the flex dispatcher's buffers" : "");
+}
+
+/* A line per pipeline stage (st: n of them), saying which one peaks. */
+static void stage_lines(struct sbuf *sb, const struct mt_mem *st, int n, int peak, const char *ind)
+{
+	int i, w = snprintf(NULL, 0, "%d", n - 1);
+
+	sbuf_addf(sb,
+		  "%smemory by stage (GiB; states: weights, gradients and optimizer), stage %d "
+		  "peaks:\n",
+		  ind, peak);
+	for (i = 0; i < n; i++) {
+		double states = st[i].weights + st[i].grads + st[i].optimizer;
+
+		sbuf_addf(sb,
+			  "%s  stage %-*d %5.1f %-4s  states %.1f, activations %.1f, logits %.2f, "
+			  "the rest %.1f; max allocated %.1f\n",
+			  ind, w, i, gib(st[i].total), i == peak ? "peak" : "", gib(states),
+			  gib(st[i].activations), gib(st[i].logits),
+			  gib(st[i].total - states - st[i].activations - st[i].logits),
+			  gib(st[i].max_allocated));
+	}
+}
+
+static void memory_lines(struct sbuf *sb, const struct mt_model *mo, const struct mt_cluster *c,
+			 const struct mt_job *j, const struct mt_eval *e, double cap,
+			 const char *ind)
 {
 	const struct mt_mem *m = &e->mem;
+	struct mt_mem *st = stages_of(mo, c, j, e);
 
 	sbuf_addf(sb, "%smemory, stage %d: %.1f GiB of %.1f GiB usable\n", ind, m->stage,
 		  gib(m->total), gib(cap));
@@ -286,6 +342,10 @@ static void memory_lines(struct sbuf *sb, const struct mt_eval *e, double cap, c
 		  gib(m->moe_dispatch), gib(m->transient));
 	sbuf_addf(sb, "%s  NCCL %.1f, CUDA context %.1f, workspaces %.2f, fragmentation %.1f (GiB)\n",
 		  ind, gib(m->nccl), gib(m->cuda_context), gib(m->workspace), gib(m->fragmentation));
+	allocator_line(sb, m, ind);
+	if (st)
+		stage_lines(sb, st, e->cfg.pp, m->stage, ind);
+	free(st);
 }
 
 /* The host timeline of the estimate (docs/MODEL.md 5.8): where the host
@@ -638,7 +698,7 @@ void mt_advice_text(struct sbuf *sb, const struct mt_model *m, const struct mt_c
 	moe_words(sb, m, &r->top[0].cfg);
 	sbuf_addf(sb, "\n");
 	layout_line(sb, m, j, &r->top[0].cfg, "  ");
-	memory_lines(sb, &r->top[0], r->capacity_bytes, "  ");
+	memory_lines(sb, m, c, j, &r->top[0], r->capacity_bytes, "  ");
 	if (r->top[0].cfg.offload_layers > 0 || j->opt_offload > 0 || j->offload_modules)
 		host_line(sb, c, &r->top[0].mem, "  ");
 	time_lines(sb, &r->top[0], "  ");
@@ -703,7 +763,7 @@ void mt_infeasible_text(struct sbuf *sb, const struct mt_model *m, const struct 
 			  rc_words(&r->closest.cfg, (char[RCW_MAX]){ 0 }, RCW_MAX),
 			  r->closest.cfg.fsdp == MT_FSDP_TORCH ? ", in PyTorch FSDP2" :
 			  r->closest.cfg.fsdp ? ", in Megatron-FSDP" : "", gib(r->closest.mem.total));
-		memory_lines(sb, &r->closest, r->capacity_bytes, "  ");
+		memory_lines(sb, m, c, j, &r->closest, r->capacity_bytes, "  ");
 	}
 	sbuf_addf(sb, "the model states alone (18 bytes per parameter: bf16 weights, fp32 "
 		      "gradients and Adam states) need at least %ld GPUs of %.1f GiB\n", r->min_gpus,
@@ -729,11 +789,12 @@ void mt_infeasible_text(struct sbuf *sb, const struct mt_model *m, const struct 
 }
 
 void mt_estimate_text(struct sbuf *sb, const struct mt_model *m, const struct mt_cluster *c,
-		      const struct mt_job *j, const struct mt_eval *e,
+		      const struct mt_job *j, const struct mt_eval *e, int stage,
 		      const struct mt_advice_rules *ar)
 {
 	struct mt_table t;
-	const struct mt_mem *mm = &e->mem;
+	struct mt_mem *st = stages_of(m, c, j, e);
+	const struct mt_mem *mm = st && stage >= 0 && stage < e->cfg.pp ? &st[stage] : &e->mem;
 	const struct mt_time *tt = &e->time;
 	double cap = c->memory_bytes * (1 - j->mem_headroom);
 	char lbl[160];
@@ -752,8 +813,10 @@ void mt_estimate_text(struct sbuf *sb, const struct mt_model *m, const struct mt
 		sbuf_addf(sb, ", pipeline sends blocking (P2P overlap off)");
 	sbuf_addf(sb, "\n");
 	layout_line(sb, m, j, &e->cfg, "");
-	sbuf_addf(sb, "verdict: %s\n\n", e->feasible ? "fits in memory"
-				: mm->total <= cap ? "DOES NOT FIT in host memory" : "DOES NOT FIT in memory");
+	sbuf_addf(sb, "verdict: %s\n\n",
+		  e->feasible	      ? "fits in memory" :
+		  e->mem.total <= cap ? "DOES NOT FIT in host memory" :
+					"DOES NOT FIT in memory");
 
 	mt_table_init(&t);
 	mt_table_col(&t, 0, "memory (stage)", NULL, 1);
@@ -777,9 +840,21 @@ void mt_estimate_text(struct sbuf *sb, const struct mt_model *m, const struct mt
 #undef ROW
 	mt_table_render(&t, sb, "", MT_TABLE_RULE);
 	mt_table_release(&t);
-	sbuf_addf(sb, "(stage %d is the most loaded; %.1f GiB usable of %.1f GiB)\n", mm->stage,
-		  gib(cap), gib(c->memory_bytes));
+	if (mm == &e->mem)
+		sbuf_addf(sb, "(stage %d is the most loaded; %.1f GiB usable of %.1f GiB)\n",
+			  mm->stage, gib(cap), gib(c->memory_bytes));
+	else
+		sbuf_addf(
+			sb,
+			"(stage %d of %d, --stage; stage %d is the most loaded, %.1f GiB; %.1f GiB "
+			"usable of %.1f GiB)\n",
+			mm->stage, e->cfg.pp, e->mem.stage, gib(e->mem.total), gib(cap),
+			gib(c->memory_bytes));
 	host_line(sb, c, mm, "");
+	allocator_line(sb, mm, "");
+	if (st)
+		stage_lines(sb, st, e->cfg.pp, e->mem.stage, "");
+	free(st);
 	sbuf_addc(sb, '\n');
 
 	mt_table_init(&t);

@@ -30,9 +30,11 @@ void mt_infeasible_text(struct sbuf *sb, const struct mt_model *m, const struct 
 			const struct mt_job *j, const struct mt_search_result *r,
 			const struct mt_advice_rules *rules);
 
-/* Terminal output of estimate: the full memory and time breakdown. */
+/* Terminal output of estimate: the full memory and time breakdown, the
+ * memory table of pipeline stage `stage` (0 .. PP - 1; -1: the most loaded
+ * one), the allocator's figures and, with PP > 1, a line per stage. */
 void mt_estimate_text(struct sbuf *sb, const struct mt_model *m, const struct mt_cluster *c,
-		      const struct mt_job *j, const struct mt_eval *e,
+		      const struct mt_job *j, const struct mt_eval *e, int stage,
 		      const struct mt_advice_rules *rules);
 
 /* Where a fired rule goes when the advice is shown, in the order of the

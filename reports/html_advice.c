@@ -469,6 +469,43 @@ void html_candidates(struct sbuf *sb, const cJSON *adv)
 
 /* ---------------------------------------------------------------- memory and time */
 
+/* The best candidate's memory, stage by stage (memory.stages: absent from
+ * advice written before it), with the allocator's figures. */
+static void stage_table(struct sbuf *sb, const cJSON *cand)
+{
+	static const struct { const char *head, *key; } cols[] = {
+		{ "total", "total_bytes" }, { "weights", "weights_bytes" },
+		{ "gradients", "grads_bytes" }, { "optimizer", "optimizer_bytes" },
+		{ "activations", "activations_bytes" }, { "logits", "logits_bytes" },
+		{ "allocated", "allocated_bytes" }, { "max allocated", "max_allocated_bytes" },
+		{ "reserved", "reserved_bytes" }, { "outside the allocator", "outside_allocator_bytes" },
+	};
+	const cJSON *st = jget(cand, "memory.stages"), *s;
+	unsigned k;
+
+	if (!cJSON_IsArray(st) || !cJSON_GetArraySize(st))
+		return;
+	sbuf_adds(sb, "<h3>The best candidate by pipeline stage</h3><table class=\"sortable\">"
+		      "<thead><tr><th>stage</th>");
+	for (k = 0; k < sizeof(cols) / sizeof(cols[0]); k++)
+		sbuf_addf(sb, "<th class=\"n\">%s<br>(GiB)</th>", cols[k].head);
+	sbuf_adds(sb, "</tr></thead><tbody>");
+	cJSON_ArrayForEach(s, st) {
+		sbuf_addf(sb, "<tr><td data-v=\"%.0f\">", jnum(s, "stage"));
+		num(sb, jnum(s, "stage"), "%.0f");
+		sbuf_adds(sb, jtrue(s, "peak") ? " (peak)</td>" : "</td>");
+		for (k = 0; k < sizeof(cols) / sizeof(cols[0]); k++)
+			td_num(sb, jnum(s, cols[k].key) / GIB, "%.2f");
+		sbuf_adds(sb, "</tr>");
+	}
+	sbuf_adds(sb,
+		  "</tbody></table><p>Under 1F1B the first stage holds the most micro-batches in "
+		  "flight and the last the output layer and the logits. Allocated is what stays "
+		  "between steps, max allocated the peak inside a step, reserved adds the caching "
+		  "allocator's slack; the CUDA context and NCCL's buffers lie outside it "
+		  "(docs/MODEL.md 4.8).</p>");
+}
+
 void html_memory(struct sbuf *sb, const cJSON *adv)
 {
 	static const char *const segs[] = { "weights", "gradients", "optimizer states",
@@ -522,6 +559,7 @@ void html_memory(struct sbuf *sb, const cJSON *adv)
 		free(labels[i]);
 	free(labels);
 	free(v);
+	stage_table(sb, cJSON_GetArrayItem(jget(adv, "candidates"), 0));
 	sbuf_adds(sb, "</section>");
 }
 

@@ -195,7 +195,7 @@ struct mt_config {
 	int extra[MT_KNOB_EXTRA]; /* generic settings as pinned (job/knobs.def) */
 };
 
-/* Per-GPU memory on the most loaded pipeline stage, bytes. */
+/* Per-GPU memory of a pipeline stage (the most loaded one unless said), bytes. */
 struct mt_mem {
 	double weights, grads, optimizer;
 	double activations;       /* in-flight micro-batches of the stage */
@@ -208,6 +208,11 @@ struct mt_mem {
 	double cuda_graphs;       /* captured graphs' private pools */
 	double fragmentation;     /* caching-allocator slack */
 	double total;
+	/* the total as PyTorch's caching allocator reports it (docs/MODEL.md
+	 * 4.8): what stays allocated between steps, the peak inside a step,
+	 * what it reserves, and what lies outside it; reserved + outside =
+	 * total */
+	double allocated, max_allocated, reserved, outside;
 	double host_per_gpu;      /* host memory of one rank: offloaded activations and optimizer
 				   * states, pinned buffers, process (tuner/hostmem.h) */
 	double host_per_node;     /* the node's ranks together */

@@ -82,14 +82,20 @@ void mt_hostmem(const struct mt_ctx *x, const struct mt_costs *a, const struct m
 	       (b->nl[st][0] * a->act_fine[0] + b->nl[st][1] * a->act_fine[1]) / b->vpp);
 	/* optimizer states: the offloaded share of this rank's shard */
 	if (j->opt_offload > 0) {
-		for (r = 0; r < b->nrep; r++)
-			if (b->rep[r] == st)
-				break;
-		if (r == b->nrep)
-			r = 0;
+		double pd, pe, pq;
+
+		r = 0;
+		while (r < b->nrep && b->rep[r] != st)
+			r++;
+		if (r < b->nrep) { /* the plan has them */
+			pd = b->par_dense[r];
+			pe = b->par_exp[r];
+		} else {
+			pd = mt_stage_params(x, a, b, st, &pe, &pq);
+		}
 		opt = j->opt_offload * MT_OPT_HOST_BYTES *
-		      (b->par_dense[r] / (cfg->dist_opt ? (double)b->dp * a->cp : 1) +
-		       b->par_exp[r] / (cfg->dist_opt ? (double)b->edp : 1));
+		      (pd / (cfg->dist_opt ? (double)b->dp * a->cp : 1) +
+		       pe / (cfg->dist_opt ? (double)b->edp : 1));
 	}
 	ranks = x->cluster->gpus_per_node < j->gpus ? x->cluster->gpus_per_node : j->gpus;
 	mem->host_per_gpu = act + opt + MT_HOST_RANK_BYTES;

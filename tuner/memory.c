@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* memory: level C of the model, per-GPU memory of the most loaded pipeline
- * stage (docs/MODEL.md section 4.8).  Arithmetic only: no look-up, no allocation. */
+/* memory: level C of the model, per-GPU memory of each pipeline stage and of
+ * the most loaded one (docs/MODEL.md section 4.8).  Arithmetic only: no
+ * look-up, no allocation. */
 #include <math.h>
 
 #include "constants.h"
+#include "dispatch.h"
 #include "hostmem.h"
 #include "fsdp.h"
 #include "perf.h"
@@ -46,21 +48,39 @@ static double chunk_act(const struct mt_costs *a, const struct mt_plan *b,
 	return act;
 }
 
+/* The total as PyTorch's caching allocator reports it (docs/MODEL.md 4.8):
+ * allocated between steps, the peak inside a step, reserved, and outside. */
+static void allocator_terms(const struct mt_config *cfg, double corr, struct mt_mem *o)
+{
+	/* the flex dispatcher's buffers are DeepEP's and HybridEP's own
+	 * allocations, outside the allocator */
+	double disp_out = cfg->dispatcher == MT_DISPATCH_FLEX ? o->moe_dispatch : 0;
+
+	o->allocated = o->weights + o->grads + o->optimizer + o->workspace + o->cuda_graphs;
+	o->max_allocated = o->allocated + o->activations + o->logits + o->transient +
+			   o->moe_dispatch - disp_out;
+	/* the measured correction is fitted against the reserved memory; what
+	 * a negative one takes beyond the slack comes off the rest */
+	o->reserved = o->max_allocated + fmax(0, o->fragmentation + corr);
+	o->outside = o->total - o->reserved;
+}
+
 static void stage_memory(const struct mt_ctx *x, const struct mt_costs *a, const struct mt_plan *b,
-			 const struct mt_config *cfg, int r, struct mt_mem *o)
+			 const struct mt_config *cfg, int st, struct mt_mem *o)
 {
 	const struct mt_model *m = x->model;
-	int st = b->rep[r], inflight;
-	double Pd = b->par_dense[r], Pe = b->par_exp[r], dshard, eshard, gb, layer_avg, act;
+	int inflight;
+	double Pd, Pe, Pq, dshard, eshard, gb, layer_avg, act, corr;
 
 	dshard = cfg->dist_opt || cfg->fsdp ? (double)b->dp * a->cp : 1;
 	eshard = cfg->dist_opt || cfg->fsdp ? (double)b->edp : 1;
 	gb = cfg->grad_fp32 ? 4 : 2;
 	o->stage = st;
+	Pd = mt_stage_params(x, a, b, st, &Pe, &Pq);
 	/* bf16, plus the recipe's quantised weight copies; kept quantised
 	 * instead of bf16 with the quantised parameter gather (4.9) */
 	{
-		double Pq = b->par_fp8[r], wq = mt_recipe_weight_bytes(x->recipe);
+		double wq = mt_recipe_weight_bytes(x->recipe);
 
 		if (mt_param_gather_q(x->job, cfg->dist_opt) && b->dp > 1)
 			o->weights = 2 * (Pd + Pe - Pq) + wq * Pq;
@@ -72,7 +92,7 @@ static void stage_memory(const struct mt_ctx *x, const struct mt_costs *a, const
 		double bw, bg;
 
 		mt_fsdp_buffers(a, cfg, &bw, &bg);
-		o->weights = (2 * Pd + b->par_fp8[r]) / dshard + 2 * Pe / eshard + bw;
+		o->weights = (2 * Pd + Pq) / dshard + 2 * Pe / eshard + bw;
 		o->grads = gb * (Pd / dshard + Pe / eshard) + bg;
 	}
 	/* the share offloaded to the host leaves the GPU (4.10) */
@@ -112,20 +132,50 @@ static void stage_memory(const struct mt_ctx *x, const struct mt_costs *a, const
 	o->total = o->weights + o->grads + o->optimizer + o->activations + o->logits +
 		   o->moe_dispatch + o->transient + o->nccl + o->cuda_context + o->workspace +
 		   o->cuda_graphs + o->fragmentation;
-	o->total += x->cluster->corr.on ? x->cluster->corr.mem_bytes : 0; /* calibrate --from-validation */
+	/* calibrate --from-validation */
+	corr = x->cluster->corr.on ? x->cluster->corr.mem_bytes : 0;
+	o->total += corr;
+	allocator_terms(cfg, corr, o);
+}
+
+/* 1 when middle stage st holds the layers of an earlier middle stage: with
+ * fewer micro-batches in flight (mt_inflight falls with the stage) it holds
+ * less memory, whatever the level-C settings. */
+static int like_earlier(const struct mt_plan *b, int st)
+{
+	int i;
+
+	for (i = 1; i < st; i++)
+		if (i != b->mtp_stage && b->nl[i][0] == b->nl[st][0] && b->nl[i][1] == b->nl[st][1])
+			return 1;
+	return 0;
 }
 
 void mt_memory(const struct mt_ctx *x, const struct mt_costs *a, const struct mt_plan *b,
 	       const struct mt_config *cfg, struct mt_mem *out)
 {
 	struct mt_mem cur;
-	int r;
+	int st;
 
 	out->total = -1;
-	for (r = 0; r < b->nrep; r++) {
-		stage_memory(x, a, b, cfg, r, &cur);
+	for (st = 0; st < b->pp; st++) {
+		if (st > 0 && st < b->pp - 1 && st != b->mtp_stage && like_earlier(b, st))
+			continue;
+		stage_memory(x, a, b, cfg, st, &cur);
 		if (cur.total > out->total)
 			*out = cur;
 	}
 	mt_hostmem(x, a, b, cfg, out);
+}
+
+int mt_memory_stages(const struct mt_ctx *x, const struct mt_costs *a, const struct mt_plan *b,
+		     const struct mt_config *cfg, struct mt_mem *out)
+{
+	int st;
+
+	for (st = 0; st < b->pp; st++) {
+		stage_memory(x, a, b, cfg, st, &out[st]);
+		mt_hostmem(x, a, b, cfg, &out[st]);
+	}
+	return b->pp;
 }

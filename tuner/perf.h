@@ -109,7 +109,7 @@ struct mt_plan {
 	int nl[MT_MAX_PP][MT_L_N];
 	int tot[MT_L_N];
 	int chunk_layers_max;       /* most layers in one model chunk */
-	int rep[5];                 /* stages evaluated for memory/time: first, heaviest middle
+	int rep[5];                 /* stages evaluated for time: first, heaviest middle
 				     * (and the heaviest under the EP overlap's saving, when another),
 				     * the MTP stage when apart, last */
 	int nrep;
@@ -179,9 +179,18 @@ double mt_attn_rate(const struct mt_ctx *x, int impl, int hd, int seq, int bwd);
 int mt_plan_compute(const struct mt_ctx *x, const struct mt_costs *a, int pp, int vpp,
 		    int dp, int num_mb, const struct mt_config *cfg, struct mt_plan *out);
 
-/* Level C: memory of the most loaded stage, and the step time. */
+/* Level C: memory of the most loaded stage, and the step time.  mt_memory
+ * evaluates the first and last stages, the MTP stage and, of the middle
+ * stages holding the same layers, the first (the one with the most
+ * micro-batches in flight): out is the heaviest of every stage, the one
+ * mt_memory_stages gives the largest total. */
 void mt_memory(const struct mt_ctx *x, const struct mt_costs *a, const struct mt_plan *b,
 	       const struct mt_config *cfg, struct mt_mem *out);
+/* The memory of every pipeline stage 0 .. b->pp - 1 into out[0 .. b->pp - 1]
+ * (the caller's, b->pp entries), each as mt_memory computes its peak stage,
+ * host memory included.  Returns b->pp. */
+int mt_memory_stages(const struct mt_ctx *x, const struct mt_costs *a, const struct mt_plan *b,
+		     const struct mt_config *cfg, struct mt_mem *out);
 void mt_timing(const struct mt_ctx *x, const struct mt_costs *a, const struct mt_plan *b,
 	       const struct mt_config *cfg, struct mt_time *time, struct mt_tput *tput);
 
@@ -223,6 +232,13 @@ double mt_shape_floor(const struct mt_ctx *x, const struct mt_costs *a, double m
  * even, accounted or first/last split, or a pipeline layout (each chunk
  * holding at least one of the embedding, a layer or the loss). */
 int mt_split_exists(int L, int pp, int vpp);
+
+/* Parameters (elements) pipeline stage `stage` of plan p holds on one GPU:
+ * returns the dense ones (its layers', the embedding on the first stage,
+ * the output layer on the last, the MTP modules on theirs); *exp the routed
+ * experts', *fp8 those of FP8 linear layers. */
+double mt_stage_params(const struct mt_ctx *x, const struct mt_costs *a, const struct mt_plan *p,
+		       int stage, double *exp, double *fp8);
 
 /* In-flight micro-batches (1F1B) or model chunks (interleaved) on stage i. */
 int mt_inflight(int pp, int vpp, int num_mb, int stage);

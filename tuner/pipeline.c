@@ -104,8 +104,8 @@ static int choose_split(int L, int pp, int vpp, unsigned off, int *split, int *f
 	return 0;
 }
 
-static double stage_params(const struct mt_ctx *x, const struct mt_costs *a, const struct mt_plan *p,
-			   int stage, double *exp, double *fp8)
+double mt_stage_params(const struct mt_ctx *x, const struct mt_costs *a, const struct mt_plan *p,
+		       int stage, double *exp, double *fp8)
 {
 	const struct mt_model *m = x->model;
 	double d = 0, V = 0;
@@ -402,7 +402,8 @@ int mt_plan_compute(const struct mt_ctx *x, const struct mt_costs *a, int pp, in
 	if (pp > 1)
 		o->rep[o->nrep++] = pp - 1;
 	for (r = 0; r < o->nrep; r++) {
-		o->par_dense[r] = stage_params(x, a, o, o->rep[r], &o->par_exp[r], &o->par_fp8[r]);
+		o->par_dense[r] =
+			mt_stage_params(x, a, o, o->rep[r], &o->par_exp[r], &o->par_fp8[r]);
 		if (o->par_dense[r] > Pd)
 			Pd = o->par_dense[r];
 		if (o->par_exp[r] > Pe)

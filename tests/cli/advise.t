@@ -262,3 +262,18 @@ unfused gradient accumulation is printed for Megatron-LM | 0 | --no-gradient-acc
 unfused gradient accumulation is printed for Bridge | 0 | model.gradient_accumulation_fusion=false | advise --model llama3-8b --gpus 8 --seq 4096 --gbs 64 --grad-accum-fusion off --format bridge
 fused gradient accumulation prints no flag | 0 | !no-gradient-accumulation-fusion | advise --model llama3-8b --gpus 8 --seq 4096 --gbs 64 --format megatron
 gradient accumulation fusion takes on or off | 2 | --grad-accum-fusion: expected on or off | estimate --model llama3-8b --gpus 8 --seq 4096 --gbs 64 --grad-accum-fusion maybe
+every pipeline stage in the advice JSON | 0 | "stages": \[ | advise --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --pp 4 --top 1 --json -
+the advice JSON flags the peak stage | 0 | "peak": true | advise --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --pp 4 --top 1 --json -
+the allocator's figures in the advice JSON | 0 | "outside_allocator_bytes": [0-9] | advise --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --pp 4 --top 1 --json -
+the text says which stage peaks | 0 | memory by stage .*, stage 0 peaks: | advise --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --pp 4 --top 1
+the text has a line for the last stage | 0 | ^    stage 3 +[0-9.]+ +states [0-9.]+, activations [0-9.]+, logits 0\.[0-9]*[1-9] | advise --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --pp 4 --top 1
+the text gives the allocator's four figures | 0 | allocator, stage 0: allocated [0-9.]+, max allocated [0-9.]+, reserved [0-9.]+; outside it [0-9.]+ | advise --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --pp 4 --top 1
+one stage has no line per stage | 0 | !memory by stage | estimate --model llama3-8b --gpus 8 --seq 4096 --gbs 64 --tp 2
+estimate prints the stage asked for | 0 | ^\(stage 3 of 4, --stage; stage 0 is the most loaded | estimate --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --tp 8 --pp 4 --stage 3
+estimate of the last stage has its logits | 0 | ^logits and loss +0\.[0-9]*[1-9] | estimate --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --tp 8 --pp 4 --stage 3
+estimate of stage 0 has no logits | 0 | ^logits and loss +0\.00  | estimate --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --tp 8 --pp 4 --stage 0
+estimate prints the allocator's figures of the stage asked for | 0 | ^allocator, stage 2: allocated | estimate --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --tp 8 --pp 4 --stage 2
+estimate refuses a stage past the last | 2 | --stage 4: the configuration has 4 pipeline stages: give 0 to 3 | estimate --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --tp 8 --pp 4 --stage 4
+estimate refuses a stage of a job without PP | 2 | --stage 1: the configuration has one pipeline stage: give 0 | estimate --model llama3-8b --gpus 8 --seq 4096 --gbs 64 --stage 1
+estimate refuses a negative stage | 2 | --stage: expected a pipeline stage, 0 to PP - 1, got '-1' | estimate --model llama3-8b --gpus 8 --seq 4096 --gbs 64 --stage -1
+advise has no --stage | 2 | unknown option '--stage' | advise --model llama3-8b --gpus 8 --seq 4096 --gbs 64 --stage 0

@@ -34,6 +34,9 @@ check a model config is not a job | 2 | tiny-llama.json: no Megatron-LM argument
 check a log without arguments block | 2 | a training log without Megatron-LM's arguments block or Megatron-Bridge's configuration summary: no job in it | check tests/fixtures/megatron-logs/mlm_core_mixtral8x7b_16xh100_throughput_success.log
 check no GPU count | 2 | llama3-8b.args: no GPU count: .*give --gpus N | check tests/fixtures/jobs/llama3-8b.args
 check a file of arguments | 0 | megatune check: tests/fixtures/jobs/llama3-8b.args \(arguments\) | check tests/fixtures/jobs/llama3-8b.args --gpus 8
+check says which stage of the job peaks | 0 | ^memory by stage .*, stage 0 peaks:$ | check tests/fixtures/jobs/llama3-8b.args --gpus 8
+check prints the last stage with its logits | 0 | ^  stage 1 +[0-9.]+ +states [0-9.]+, activations [0-9.]+, logits [1-9] | check tests/fixtures/jobs/llama3-8b.args --gpus 8
+check prints the allocator's figures | 0 | ^allocator, stage 0: allocated [0-9.]+, max allocated [0-9.]+, reserved | check tests/fixtures/jobs/llama3-8b.args --gpus 8
 check a file of arguments advise printed is the best | 0 | best overall: the job is within 0.5% of the best megatune finds | check tests/fixtures/jobs/llama3-8b.args --gpus 8
 check a file of arguments on more GPUs | 0 | best overall \(everything\) | check tests/fixtures/jobs/llama3-8b.args --gpus 64
 check a log puts measured beside predicted | 0 | step 14.579 s \(median of 29 after iteration 1; IQR 0.054 s\) against 13.872 s predicted: \+5.1% | check tests/fixtures/jobs/llama3-8b-run.log

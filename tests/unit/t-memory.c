@@ -269,6 +269,105 @@ static void first_stage_is_most_loaded(void **state)
 	free(plan);
 }
 
+/* Every stage of model m (TP 8, PP pp, the distributed optimizer) on 64 H100
+ * at sequence 8192, GBS 128, with the layout `lay` (NULL: the even split):
+ * st[] from mt_memory_stages, *peak from mt_memory.  Returns the count. */
+static int every_stage(const struct mt_model *m, int pp, const char *lay, struct mt_mem *st,
+		       struct mt_mem *peak)
+{
+	struct mt_error err = MT_ERROR_INIT;
+	struct mt_layout l;
+	struct mt_config cfg;
+	struct mt_plan *plan = malloc(sizeof(*plan));
+	struct mt_job j;
+	struct mt_ctx x;
+	struct mt_costs a;
+	int n;
+
+	mt_job_init(&j);
+	j.gpus = 64;
+	j.seq = 8192;
+	j.gbs = 128;
+	if (lay) {
+		assert_int_equal(mt_layout_parse(lay, &l, &err), 0);
+		j.pins.layout = &l;
+	}
+	base_config(&cfg, 8, pp);
+	cfg.dist_opt = 1;
+	cfg.dp = 64 / (8 * pp);
+	cfg.num_mb = 128 / cfg.dp;
+	mt_ctx_init(&x, m, h100, &j);
+	mt_costs_compute(&x, &(struct mt_shape){ .tp = 8, .cp = 1, .mbs = 1, .ep = 1, .etp = 1,
+				 .sp = 1, .cp_comm = MT_CP_P2P, .tp_overlap = 1, .fused_ce = 1 }, &a);
+	assert_int_equal(mt_plan_compute(&x, &a, pp, 1, cfg.dp, cfg.num_mb, &cfg, plan), 0);
+	n = mt_memory_stages(&x, &a, plan, &cfg, st);
+	mt_memory(&x, &a, plan, &cfg, peak);
+	free(plan);
+	return n;
+}
+
+/* Every pipeline stage of Llama-3 70B at PP 4 on 64 GPUs: under 1F1B the
+ * first holds the most micro-batches in flight, the last the output layer
+ * and the logits; the peak is the heaviest of them; the allocator's figures
+ * nest (allocated <= max allocated <= reserved) and with what lies outside
+ * it make the total. */
+static void every_stage_of_a_pipeline(void **state)
+{
+	struct mt_model m;
+	struct mt_error err = MT_ERROR_INIT;
+	struct mt_mem st[4], peak;
+	double max = 0;
+	int i, arg = -1;
+
+	(void)state;
+	assert_int_equal(mt_model_load("llama3-70b", &m, &err), 0);
+	assert_int_equal(every_stage(&m, 4, NULL, st, &peak), 4);
+	for (i = 0; i < 4; i++) {
+		assert_int_equal(st[i].stage, i);
+		if (st[i].total > max) {
+			max = st[i].total;
+			arg = i;
+		}
+		if (i > 0)
+			assert_true(st[i].activations < st[i - 1].activations);
+		assert_true(i == 3 ? st[i].logits > 0 : st[i].logits == 0);
+		assert_true(st[i].allocated > 0);
+		assert_true(st[i].allocated <= st[i].max_allocated);
+		assert_true(st[i].max_allocated <= st[i].reserved);
+		assert_close(st[i].reserved + st[i].outside, st[i].total, 1e-12);
+		assert_close(st[i].allocated, st[i].weights + st[i].grads + st[i].optimizer +
+						      st[i].workspace + st[i].cuda_graphs, 1e-12);
+		assert_close(st[i].outside, st[i].nccl + st[i].cuda_context, 1e-12);
+	}
+	/* 1F1B: p - i micro-batches of 20 layers in flight on stage i */
+	assert_close(st[1].activations / st[3].activations, 3, 1e-12);
+	assert_int_equal(arg, 0);
+	assert_int_equal(peak.stage, arg);
+	assert_true(peak.total == max);
+	assert_true(peak.max_allocated == st[arg].max_allocated);
+}
+
+/* A middle stage that is not the slowest can hold the most memory: with
+ * few layers on the first stage, stage 1 (30 layers, 3 micro-batches in
+ * flight) outweighs stage 2 (31 layers, 2 in flight), which the step time
+ * evaluates; the peak is still the heaviest stage. */
+static void peak_is_the_heaviest_stage(void **state)
+{
+	struct mt_model m;
+	struct mt_error err = MT_ERROR_INIT;
+	struct mt_mem st[4], peak;
+	int i;
+
+	(void)state;
+	assert_int_equal(mt_model_load("llama3-70b", &m, &err), 0);
+	assert_int_equal(every_stage(&m, 4, "Et*2|t*30|t*31|t*17L", st, &peak), 4);
+	assert_int_equal(peak.stage, 1);
+	for (i = 0; i < 4; i++)
+		assert_true(st[i].total <= peak.total);
+	assert_true(peak.total == st[1].total);
+	assert_true(st[1].total > st[2].total);
+}
+
 /* Full recompute of N layers per chunk lowers memory linearly; selective
  * recompute of flash attention saves (almost) nothing. */
 static void recompute_lowers_memory(void **state)
@@ -390,6 +489,8 @@ int main(void)
 		cmocka_unit_test(bytes_per_parameter),
 		cmocka_unit_test(inflight_microbatches),
 		cmocka_unit_test(first_stage_is_most_loaded),
+		cmocka_unit_test(every_stage_of_a_pipeline),
+		cmocka_unit_test(peak_is_the_heaviest_stage),
 		cmocka_unit_test(recompute_lowers_memory),
 		cmocka_unit_test(logits_on_the_last_stage),
 		cmocka_unit_test(parts_add_up_and_cp_divides),

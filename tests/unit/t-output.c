@@ -90,6 +90,49 @@ static const cJSON *get(const cJSON *o, const char *path)
 	return o;
 }
 
+/* The allocator's figures of a memory object nest and make its total. */
+static void assert_allocator(const cJSON *mem)
+{
+	double al = get(mem, "allocated_bytes")->valuedouble;
+	double mx = get(mem, "max_allocated_bytes")->valuedouble;
+	double rv = get(mem, "reserved_bytes")->valuedouble;
+	double out = get(mem, "outside_allocator_bytes")->valuedouble;
+
+	assert_true(al > 0 && al <= mx && mx <= rv && out > 0);
+	assert_close(rv + out, get(mem, "total_bytes")->valuedouble, 1e-9);
+}
+
+/* memory.stages: one entry per pipeline stage, in order, the peak flagged
+ * once: the stage memory names, with the largest total, which is memory's. */
+static void assert_stages(const cJSON *cand)
+{
+	const cJSON *mem = get(cand, "memory"), *st = get(mem, "stages"), *s;
+	double max = 0;
+	int n = 0, peaks = 0;
+
+	assert_int_equal(cJSON_GetArraySize(st), get(cand, "config.pp")->valueint);
+	assert_allocator(mem);
+	cJSON_ArrayForEach(s, st) {
+		double t = get(s, "total_bytes")->valuedouble;
+
+		assert_int_equal(get(s, "stage")->valueint, n);
+		assert_allocator(s);
+		get(s, "activations_bytes");
+		get(s, "logits_bytes");
+		max = t > max ? t : max;
+		if (cJSON_IsTrue(get(s, "peak"))) {
+			peaks++;
+			assert_int_equal(n, get(mem, "stage")->valueint);
+			assert_close(t, get(mem, "total_bytes")->valuedouble, 1e-12);
+			assert_close(get(s, "max_allocated_bytes")->valuedouble,
+				     get(mem, "max_allocated_bytes")->valuedouble, 1e-12);
+		}
+		n++;
+	}
+	assert_int_equal(peaks, 1);
+	assert_close(max, get(mem, "total_bytes")->valuedouble, 1e-12);
+}
+
 static void advice_has_the_documented_fields(void **state)
 {
 	static const char *const fields[] = {
@@ -139,6 +182,7 @@ static void advice_has_the_documented_fields(void **state)
 		}
 		/* the environment comes from cited rules */
 		assert_string_equal(get(get(c, "env"), "CUDA_DEVICE_MAX_CONNECTIONS")->valuestring, "1");
+		assert_stages(c);
 	}
 	assert_true(get(root, "rules.enabled")->type == cJSON_True);
 	assert_true(cJSON_IsNumber(get(root, "pruned.tp-nvlink")));
@@ -586,6 +630,61 @@ static void text_output_shows_the_ranking_and_flags(void **state)
 	sbuf_release(&sb);
 }
 
+/* Llama-3 70B at PP 4 on 64 GPUs: the advice carries every stage, the first
+ * with the most activations in flight, the last with the logits; the text
+ * gives a line per stage, says which peaks and gives the allocator's figures. */
+static void advice_of_every_stage(void **state)
+{
+	struct mt_error err = MT_ERROR_INIT;
+	struct mt_search_result *r = calloc(1, sizeof(*r));
+	struct mt_model m;
+	struct mt_job j;
+	struct sbuf sb = SBUF_INIT;
+	cJSON *root = NULL;
+	const cJSON *st;
+	char line[64];
+	int i;
+
+	(void)state;
+	assert_non_null(r);
+	mt_job_init(&j);
+	j.gpus = 64;
+	j.seq = 8192;
+	j.gbs = 128;
+	j.top_k = 1;
+	j.pins.pp = 4;
+	assert_int_equal(mt_model_load("llama3-70b", &m, &err), 0);
+	assert_int_equal(mt_search(&m, h100, &j, NULL, r, &err), 0);
+	assert_int_equal(r->ntop, 1);
+	mt_advice_json(&sb, &m, h100, &j, r, NULL);
+	assert_false(sb.failed);
+	assert_int_equal(mt_json_parse("advice", sb.buf, sb.len, &root, &err), 0);
+	sbuf_release(&sb);
+	assert_stages(cJSON_GetArrayItem(get(root, "candidates"), 0));
+	st = get(cJSON_GetArrayItem(get(root, "candidates"), 0), "memory.stages");
+	assert_int_equal(cJSON_GetArraySize(st), 4);
+	for (i = 1; i < 4; i++)
+		assert_true(get(cJSON_GetArrayItem(st, i), "activations_bytes")->valuedouble <
+			    get(cJSON_GetArrayItem(st, 0), "activations_bytes")->valuedouble);
+	for (i = 0; i < 4; i++)
+		assert_true((get(cJSON_GetArrayItem(st, i), "logits_bytes")->valuedouble > 0) ==
+			    (i == 3));
+	cJSON_Delete(root);
+
+	mt_advice_text(&sb, &m, h100, &j, r, NULL);
+	snprintf(line, sizeof(line), "stage %d peaks:", r->top[0].mem.stage);
+	assert_non_null(strstr(sb.buf, line));
+	for (i = 0; i < 4; i++) {
+		snprintf(line, sizeof(line), "\n    stage %d ", i);
+		assert_non_null(strstr(sb.buf, line));
+	}
+	snprintf(line, sizeof(line), "allocator, stage %d: allocated ", r->top[0].mem.stage);
+	assert_non_null(strstr(sb.buf, line));
+	assert_non_null(strstr(sb.buf, ", max allocated "));
+	sbuf_release(&sb);
+	free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -598,6 +697,7 @@ int main(void)
 		cmocka_unit_test(moe_layer_freq_is_a_python_list),
 		cmocka_unit_test(launch_script_runs_the_candidate),
 		cmocka_unit_test(text_output_shows_the_ranking_and_flags),
+		cmocka_unit_test(advice_of_every_stage),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
