@@ -283,11 +283,46 @@ static int lightning_line(struct mt_logparse *p, const char *s, const char *line
 	return 1;
 }
 
+/* A rank's report: its last line wins (the steady state) */
+static void rank_mem(struct mt_logparse *p, const char *s, double unit, const char *k_alloc,
+		     const char *k_max_alloc, const char *k_res, const char *k_max_res)
+{
+	const char *r = strstr(s, "[Rank ");
+	int rank = r ? atoi(r + 6) : -1, i;
+	struct mt_logmem *m = NULL;
+	double v;
+
+	for (i = 0; i < p->nmemr && !m; i++)
+		if (p->memr[i].rank == rank)
+			m = &p->memr[i];
+	if (!m) {
+		if (p->nmemr >= MT_LOG_MEM_RANKS)
+			return;
+		m = &p->memr[p->nmemr++];
+		m->rank = rank;
+	}
+	m->lineno = p->lineno;
+	m->alloc_b = num_after(s, k_alloc, &v) ? v * unit : NAN;
+	m->max_alloc_b = num_after(s, k_max_alloc, &v) ? v * unit : NAN;
+	m->reserved_b = num_after(s, k_res, &v) ? v * unit : NAN;
+	m->max_reserved_b = num_after(s, k_max_res, &v) ? v * unit : NAN;
+	if (isnan(m->max_reserved_b) && num_after(s, "| max cached:", &v)) /* before 2020 */
+		m->max_reserved_b = v * unit;
+	if (isnan(m->reserved_b) && num_after(s, "| cached:", &v))
+		m->reserved_b = v * unit;
+}
+
 /* Megatron-LM / Bridge memory reports */
 static void memory_line(struct mt_logparse *p, const char *s)
 {
 	double a = -1, r = -1, v;
 
+	if (strstr(s, "memory (MB)"))
+		rank_mem(p, s, 1048576.0, "| allocated:", "| max allocated:", "| reserved:",
+			 "| max reserved:");
+	else if (strstr(s, "memory (GB)"))
+		rank_mem(p, s, 1e9, "mem-allocated-gigabytes:", "mem-max-allocated-gigabytes:",
+			 "mem-reserved-gigabytes:", "mem-max-reserved-gigabytes:");
 	if (strstr(s, "memory (MB)")) {
 		if (num_after(s, "max allocated:", &v))
 			a = v * 1048576.0;

@@ -83,6 +83,9 @@ enum mt_log_format {
 	MT_LOGF_STEPTIME,  /* Bridge Step Time lines only */
 };
 
+/* the ranks whose memory reports are kept */
+#define MT_LOG_MEM_RANKS 64
+
 struct mt_logparse {
 	/* steps, in log order */
 	int nstep;
@@ -96,6 +99,15 @@ struct mt_logparse {
 	/* memory, worst rank, bytes (NAN: not printed) */
 	double mem_max_alloc_b, mem_max_reserved_b;
 	int mem_lines;
+	/* memory, each rank's last report (Megatron-LM prints one per model-
+	 * parallel rank of the first data-parallel group; rank -1: a line
+	 * without "[Rank N]"), in the order first seen; bytes, NAN: not printed */
+	struct mt_logmem {
+		int rank;
+		long lineno;
+		double alloc_b, max_alloc_b, reserved_b, max_reserved_b;
+	} memr[MT_LOG_MEM_RANKS];
+	int nmemr;
 	/* counters */
 	long skipped;                      /* iterations skipped (sum over intervals) */
 	long skip_lineno;                  /* the first line reporting a skip, 0: none */

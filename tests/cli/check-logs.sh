@@ -129,5 +129,30 @@ for c in d["changes"]:
     # the gain is the model's ratio, the same on either basis
     assert abs((m["step_s"] / base - 1) - c["gain"]) < 1e-9, c
 PYEOF
+# memory reports: each reporting rank's allocated, max allocated and max
+# reserved beside the prediction for its pipeline stage (PP 2 of 8 GPUs:
+# ranks 0-3 stage 0, 4-7 stage 1), in the text and the JSON
+c1=tests/fixtures/gpu/2026-11-28-nvidia-h100-80gb-hbm3-2/megatron-logs/c1-tp1-pp1-mbs16.log
+"$MT" check "$c1" >"$T/c1.out" 2>&1 || { echo "FAIL: check of c1: exit $?"; fail=1; }
+grep -q "^    rank 0 (stage 0), line [0-9]*, allocated 5.88 ([0-9.]*, [-+][0-9.]*%), max allocated 32.85 ([0-9.]*, [-+][0-9.]*%)" "$T/c1.out" ||
+	{ echo "FAIL: c1's memory report beside the prediction: $(grep -A1 "^  memory" "$T/c1.out")"; fail=1; }
+{ cat "$run"; echo "[default0]:[Rank 4] (after 1 iterations) memory (MB) | allocated: 40000.0 | max allocated: 60000.0 | reserved: 70000.0 | max reserved: 70000.0"; } >"$T/ranks.log"
+"$MT" check "$T/ranks.log" --json "$T/ranks.json" >"$T/ranks.out" 2>&1 || { echo "FAIL: check of two ranks: exit $?"; fail=1; }
+grep -q "^    rank 4 (stage 1), line" "$T/ranks.out" ||
+	{ echo "FAIL: rank 4 is not stage 1: $(grep -A2 "^  memory" "$T/ranks.out")"; fail=1; }
+/usr/bin/python3 - "$T/ranks.json" <<'PYEOF' || fail=1
+import json, sys
+d = json.load(open(sys.argv[1]))
+r = {x["rank"]: x for x in d["measured"]["memory_ranks"]}
+assert set(r) == {0, 4} and r[0]["stage"] == 0 and r[4]["stage"] == 1, r
+st = d["as_is"]["candidates"][0]["memory"]["stages"]
+for k in (0, 4):
+    s = st[r[k]["stage"]]
+    assert abs(r[k]["predicted_allocated_gib"] - s["allocated_bytes"] / 2**30) < 1e-3, (r[k], s)
+    assert abs(r[k]["predicted_max_allocated_gib"] - s["max_allocated_bytes"] / 2**30) < 1e-3, (r[k], s)
+    assert r[k]["predicted_allocated_gib"] <= r[k]["predicted_max_allocated_gib"], r[k]
+assert abs(r[4]["max_allocated_gib"] - 60000 / 1024) < 1e-6, r[4]
+assert r[0]["predicted_max_allocated_gib"] != r[4]["predicted_max_allocated_gib"], r
+PYEOF
 [ $fail -eq 0 ] || exit 1
-echo "ok: $n real logs refused with the reason; a job on standard input read back; a log's OOM named with its line, its run recorded and read by calibrate; a cut log and a cut arguments block named; $((n + 2)) logs checked at once; changes stated against a measured step"
+echo "ok: $n real logs refused with the reason; a job on standard input read back; a log's OOM named with its line, its run recorded and read by calibrate; a cut log and a cut arguments block named; $((n + 2)) logs checked at once; changes stated against a measured step; memory reports beside their stage"

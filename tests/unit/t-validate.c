@@ -59,6 +59,46 @@ static void chunking_and_line_ends_do_not_matter(void **state)
 	}
 }
 
+/* each rank's last memory report, its four figures, in MB, GB or the
+ * cached form of 2019, and a line without a rank */
+static void each_rank_keeps_its_last_report(void **state)
+{
+	const char *log =
+		"[Rank 1] (after 10 iterations) memory (MB) | allocated: 6351.375 | max allocated: "
+		"7974.5 | reserved: 8528.0 | max reserved: 8528.0\n"
+		"[Rank 0] (after 10 iterations) memory (MB) | allocated: 6245.0 | max allocated: "
+		"6245.5 | reserved: 6554.0 | max reserved: 6554.0\n"
+		"[Rank 1] (after 20 iterations) memory (MB) | allocated: 100 | max allocated: 200 | "
+		"reserved: 300 | max reserved: 400\n"
+		"[Rank 2] (after 1 iterations) memory (GB) | mem-allocated-gigabytes: 51.072 | "
+		"mem-active-gigabytes: 51.072 | mem-reserved-gigabytes: 216.89 | "
+		"mem-max-allocated-gigabytes: 194.41 | mem-max-reserved-gigabytes: 216.89\n"
+		"after 100 iterations memory (MB) | allocated: 5133.5 | max allocated: 7899.0 | "
+		"cached: 9324.0 | max cached: 9325.0\n";
+	struct mt_logparse *p = parse(log, 4096);
+	const double mb = 1048576.0;
+
+	(void)state;
+	assert_int_equal(p->nmemr, 4);
+	assert_int_equal(p->memr[0].rank, 1); /* in the order first seen, the last report */
+	assert_int_equal(p->memr[0].lineno, 3);
+	assert_close(p->memr[0].alloc_b, 100 * mb, 1e-12);
+	assert_close(p->memr[0].max_alloc_b, 200 * mb, 1e-12);
+	assert_close(p->memr[0].reserved_b, 300 * mb, 1e-12);
+	assert_close(p->memr[0].max_reserved_b, 400 * mb, 1e-12);
+	assert_int_equal(p->memr[1].rank, 0);
+	assert_close(p->memr[1].alloc_b, 6245.0 * mb, 1e-12); /* not max allocated's */
+	assert_close(p->memr[1].max_alloc_b, 6245.5 * mb, 1e-12);
+	assert_int_equal(p->memr[2].rank, 2);
+	assert_close(p->memr[2].alloc_b, 51.072e9, 1e-12);
+	assert_close(p->memr[2].max_alloc_b, 194.41e9, 1e-12);
+	assert_close(p->memr[2].max_reserved_b, 216.89e9, 1e-12);
+	assert_int_equal(p->memr[3].rank, -1);
+	assert_close(p->memr[3].reserved_b, 9324.0 * mb, 1e-12);
+	assert_close(p->memr[3].max_reserved_b, 9325.0 * mb, 1e-12);
+	free(p);
+}
+
 static void a_vanished_loss_is_nan_unless_skipped(void **state)
 {
 	struct mt_logparse *p;
@@ -321,6 +361,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(chunking_and_line_ends_do_not_matter),
+		cmocka_unit_test(each_rank_keeps_its_last_report),
 		cmocka_unit_test(a_vanished_loss_is_nan_unless_skipped),
 		cmocka_unit_test(a_cut_last_line_is_a_cut_log),
 		cmocka_unit_test(the_most_telling_failure_wins),
