@@ -41,7 +41,7 @@ check a file of arguments advise printed is the best | 0 | best overall: the job
 check a file of arguments on more GPUs | 0 | best overall \(everything\) | check tests/fixtures/jobs/llama3-8b.args --gpus 64
 check a log puts measured beside predicted | 0 | step 14.579 s \(median of 29 after iteration 1; IQR 0.054 s\) against 13.872 s predicted: \+5.1% | check tests/fixtures/jobs/llama3-8b-run.log
 check a log reads its world size | 0 | job: 8 GPUs of dgx-h100 \(the log's world_size\) | check tests/fixtures/jobs/llama3-8b-run.log
-check a log's memory | 0 | memory: 77.2 GiB reserved at most \(worst rank\) against 70.7 GiB predicted | check tests/fixtures/jobs/llama3-8b-run.log
+check a log's memory | 0 | rank 0 \(stage 0\), line 858, allocated 51.09 \([0-9.]+, [-+][0-9.]+%\), max allocated 70.14 \([0-9.]+, [-+][0-9.]+%\), reserved 77.25, max reserved 77.25 | check tests/fixtures/jobs/llama3-8b-run.log
 check a log's warm-up is an option | 0 | median of 25 after iteration 5 | check tests/fixtures/jobs/llama3-8b-run.log --warmup 5
 check --validation needs a log | 2 | --validation: the job is not a log \(no run to record\) | check tests/fixtures/jobs/llama3-70b-overlaps-off.sh --validation /tmp/never-written.json
 check --validation is not stdout | 2 | --validation writes files beside FILE | check tests/fixtures/jobs/llama3-8b-run.log --validation -
@@ -95,7 +95,7 @@ Transformer Engine layers: the fusions turned off are named | 0 | timed as fused
 real log: unfused gradient accumulation is read and timed | 0 | grad-accum-unfused +The job turns gradient accumulation fusion off | check tests/fixtures/gpu/2026-11-28-nvidia-h100-80gb-hbm3-2/megatron-logs/c1-tp1-pp1-mbs16.log --cluster dgx-h100
 real log: no GELU fusion claimed for SwiGLU | 0 | !no-bias-gelu-fusion | check tests/fixtures/gpu/2026-11-28-nvidia-h100-80gb-hbm3-2/megatron-logs/c1-tp1-pp1-mbs16.log --cluster dgx-h100
 real log: measured beside predicted | 0 | step 0\.241 s \(median of 11 after iteration 1; IQR 0\.005 s\) against 0\.204 s predicted | check tests/fixtures/gpu/2026-11-28-nvidia-h100-80gb-hbm3-2/megatron-logs/c1-tp1-pp1-mbs16.log --cluster dgx-h100
-real log: measured memory | 0 | memory: 34\.5 GiB reserved at most \(worst rank\) against 32\.9 GiB predicted | check tests/fixtures/gpu/2026-11-28-nvidia-h100-80gb-hbm3-2/megatron-logs/c1-tp1-pp1-mbs16.log --cluster dgx-h100
+real log: measured memory | 0 | rank 0 \(stage 0\), line [0-9]+, allocated 5\.88 \(6\.07, -3\.1%\), max allocated 32\.85 \(31\.06, \+5\.8%\), reserved 34\.48, max reserved 34\.48 \(32\.31, \+6\.7%\) | check tests/fixtures/gpu/2026-11-28-nvidia-h100-80gb-hbm3-2/megatron-logs/c1-tp1-pp1-mbs16.log --cluster dgx-h100
 real log: its own layers are named | 0 | Megatron-LM's own layers \(--transformer-impl local\): timed as the PyTorch eager kernels they run | check tests/fixtures/gpu/2026-11-28-nvidia-h100-80gb-hbm3-2/megatron-logs/c1-tp1-pp1-mbs16.log --cluster dgx-h100
 Bridge overrides: unfused gradient accumulation read and timed | 0 | grad-accum-unfused +The job turns gradient accumulation fusion off | check tests/fixtures/jobs/llama3-8b-accum-off.bridge --model llama3-8b --gpus 8
 verl overrides: unfused gradient accumulation read and timed | 0 | grad-accum-unfused +The job turns gradient accumulation fusion off | check tests/fixtures/jobs/llama3-8b-accum-off.verl --model llama3-8b --gpus 8
