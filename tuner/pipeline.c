@@ -6,6 +6,7 @@
 
 #include "constants.h"
 #include "fsdp.h"
+#include "optim.h"
 #include "perf.h"
 #include "precision.h"
 
@@ -441,7 +442,15 @@ int mt_plan_compute(const struct mt_ctx *x, const struct mt_costs *a, int pp, in
 			o->dp_ag[i] = o->dp_ag_first[i] = 0;
 		}
 	}
-	o->opt_s_per_param = MT_ADAM_BYTES_PER_PARAM / x->hbm;
+	/* the optimizer step per parameter at its least, with or without the
+	 * precision-aware optimizer that level C may add (the step floor, 7) */
+	{
+		struct mt_config po = *cfg;
+
+		mt_config_prec_opt(x->job, &po, 1);
+		o->opt_s_per_param = fmin(MT_ADAM_BYTES_PER_PARAM,
+					  mt_opt_step_moved_bytes(x->job, &po, dp)) / x->hbm;
+	}
 	o->p2p_time = 0;
 	if (pp > 1) {
 		int pd = mt_group_per_domain(x->cluster, pp, a->tp * a->cp * dp) > 1 ? 2 : 1;

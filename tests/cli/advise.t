@@ -246,9 +246,10 @@ headroom: the JSON says the pick was for headroom | 0 | "headroom_pick": true | 
 headroom: 0 ranks by step time alone | 0 | best: TP1 PP1 DP8 MBS2, recompute none | advise --model tests/fixtures/models/hf-mistral-7b.json --gpus 8 --seq 4096 --gbs 256 --prefer-headroom 0
 headroom: a share below the gap still yields to the band | 0 | best: TP1 PP1 DP8 MBS1, recompute none | advise --model tests/fixtures/models/hf-mistral-7b.json --gpus 8 --seq 4096 --gbs 256 --prefer-headroom 1
 # a long context (docs/MODEL.md 7.1): TP8 with 71 layers offloaded fills 75.4 of 75.7 GiB and pins
-# 1.25 TB of host memory per node; TP8 CP8 without offload, 5% slower and within the band, is first
-headroom: long context picks a layout with headroom | 0 | ^best: TP8 PP1 CP8\(p2p\) DP1 MBS1, recompute none, distributed | advise --model llama3-70b --gpus 64 --seq 65536 --gbs 64 --top 2
-headroom: long context names the offload it passed over | 0 | runner-up: TP8 PP1 DP8 MBS1, 5.0% faster but on the memory limit \(75.4 of 75.7 GiB usable, activations offloaded\) | advise --model llama3-70b --gpus 64 --seq 65536 --gbs 64 --top 2
+# 1.25 TB of host memory per node; TP8 PP2 CP4 with the precision-aware optimizer and no offload,
+# 3% slower and within the band, is first
+headroom: long context picks a layout with headroom | 0 | ^best: TP8 PP2 VPP12 CP4\(p2p\) DP1 MBS1, recompute none, distributed optimizer on, precision-aware | advise --model llama3-70b --gpus 64 --seq 65536 --gbs 64 --top 2
+headroom: long context names the offload it passed over | 0 | runner-up: TP8 PP1 DP8 MBS1, 3.0% faster but on the memory limit \(75.4 of 75.7 GiB usable, activations offloaded\) | advise --model llama3-70b --gpus 64 --seq 65536 --gbs 64 --top 2
 headroom: a bad share is refused | 2 | --prefer-headroom.*a percentage in \[0, 90\) | advise --model llama3-8b --gpus 8 --seq 4096 --gbs 64 --prefer-headroom 95
 # FP8 on Blackwell without a recipe: delayed scaling, with a word about MXFP8
 fp8 on Blackwell names MXFP8 | 0 | warning: --precision fp8 on .*B200.* uses delayed \(per-tensor\) scaling, Megatron-LM's default; NVIDIA's Blackwell recipes train with MXFP8 | estimate --model llama3-8b --cluster dgx-b200 --gpus 8 --seq 4096 --gbs 64 --precision fp8

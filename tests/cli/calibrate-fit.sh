@@ -60,7 +60,11 @@ def estimate(cfg, cluster):
          # search would rank first for this configuration, not necessarily this candidate's
          "--moe-dispatcher", cfg["moe_dispatcher"], "--ep-overlap", onoff(cfg["ep_overlap"]),
          "--cuda-graphs", onoff(cfg.get("cuda_graphs", False)),
-         "--fsdp", cfg.get("fsdp_impl", "megatron") if cfg.get("fsdp") else "off"]
+         "--fsdp", cfg.get("fsdp_impl", "megatron") if cfg.get("fsdp") else "off",
+         "--precision-aware-optimizer", onoff(cfg.get("precision_aware_optimizer", False))]
+    if cfg.get("precision_aware_optimizer"):
+        a += ["--exp-avg-dtype", cfg["exp_avg_dtype"], "--exp-avg-sq-dtype", cfg["exp_avg_sq_dtype"],
+              "--main-params-dtype", cfg["main_params_dtype"]]
     if cfg["recompute"] == "full":
         a += ["--recompute-layers", cfg["recompute_layers"]]
     if cfg["recompute"] == "selective":

@@ -7,6 +7,7 @@
 
 #include "testutil.h"
 
+#include "../../tuner/optim.h"
 #include "../../tuner/perf.h"
 
 static struct mt_model gpt;      /* GPT-3 175B shape with dropout */
@@ -334,6 +335,73 @@ static void logits_on_the_last_stage(void **state)
 	free(plan);
 }
 
+/* The precision-aware optimizer (docs/MODEL.md 4.8): master weights and the
+ * two moments per parameter of the shard, in their dtypes (the FP32 master
+ * kept as its 16-bit remainder beside a BF16 weight: 2 bytes); the step's
+ * FP32 copies of the states below FP32; the bytes its step moves. */
+static void precision_aware_optimizer_bytes(void **state)
+{
+	struct mt_model m;
+	struct mt_error err = MT_ERROR_INIT;
+	struct mt_config cfg;
+	struct mt_plan *plan = malloc(sizeof(*plan));
+	struct mt_mem mem;
+	struct mt_job j;
+	double P;
+
+	(void)state;
+	assert_int_equal(mt_model_load("llama3-8b", &m, &err), 0);
+	mt_job_init(&j);
+	base_config(&cfg, 2, 1);
+	cfg.dist_opt = 1;
+	mem = memory_of(&m, h100, &cfg, 64, 4096, 128, plan);
+	P = plan->par_dense[0] / 32;
+	assert_close(mem.optimizer, 12 * P, 1e-12);
+	assert_close(mt_opt_step_moved_bytes(&j, &cfg, 32), 38, 1e-12);
+	/* on: BF16 moments, FP32 master weights as the remainder: 2 + 2 + 2 */
+	mt_config_prec_opt(&j, &cfg, 1);
+	assert_int_equal(cfg.exp_avg, MT_OD_BF16);
+	assert_int_equal(cfg.exp_avg_sq, MT_OD_BF16);
+	assert_int_equal(cfg.main_params, MT_OD_FP32);
+	mem = memory_of(&m, h100, &cfg, 64, 4096, 128, plan);
+	assert_close(mem.optimizer, 6 * P, 1e-12);
+	assert_close(mem.weights + mem.grads, plan->par_dense[0] * (2 + 4), 1e-9);
+	assert_close(mt_opt_step_copy_bytes(&j, &cfg), 8, 1e-12);
+	/* grads 3 x 4, remainder 6, each BF16 moment 24, the weight 2 */
+	assert_close(mt_opt_step_moved_bytes(&j, &cfg, 32), 12 + 6 + 48 + 2, 1e-12);
+	/* the main gradients in BF16 are the DDP buffer's: 2 bytes, and 3 x 2 moved */
+	cfg.grad_fp32 = 0;
+	mem = memory_of(&m, h100, &cfg, 64, 4096, 128, plan);
+	assert_close(mem.grads, plan->par_dense[0] * 2, 1e-9);
+	assert_close(mt_opt_step_moved_bytes(&j, &cfg, 32), 6 + 6 + 48 + 2, 1e-12);
+	cfg.grad_fp32 = 1;
+	/* FP32 moments: 2 + 4 + 4, no copies; FP8 moments with FP16 master
+	 * weights: 2 + 1 + 1, an FP32 copy of each */
+	cfg.exp_avg = cfg.exp_avg_sq = MT_OD_FP32;
+	assert_close(mt_opt_state_bytes(&j, &cfg, 32), 10, 1e-12);
+	assert_close(mt_opt_step_copy_bytes(&j, &cfg), 0, 1e-12);
+	assert_close(mt_opt_step_moved_bytes(&j, &cfg, 32), 12 + 6 + 16 + 2, 1e-12);
+	cfg.exp_avg = cfg.exp_avg_sq = MT_OD_FP8;
+	cfg.main_params = MT_OD_FP16;
+	assert_close(mt_opt_state_bytes(&j, &cfg, 32), 4, 1e-12);
+	assert_close(mt_opt_step_copy_bytes(&j, &cfg), 12, 1e-12);
+	/* FP8 with current scaling and FP32 master weights: Megatron-Core keeps
+	 * them whole (no remainder): 4 + 2 + 2 */
+	j.precision = MT_PREC_FP8;
+	j.fp8_recipe = MT_FP8_TENSORWISE;
+	mt_config_prec_opt(&j, &cfg, 1);
+	assert_close(mt_opt_state_bytes(&j, &cfg, 32), 8, 1e-12);
+	/* delayed scaling, weights not kept in FP8 (DP 1): the remainder again */
+	j.fp8_recipe = MT_FP8_DELAYED;
+	assert_close(mt_opt_state_bytes(&j, &cfg, 1), 6, 1e-12);
+	/* with the optimizer offloaded the hybrid optimizer keeps FP32 states */
+	j.opt_offload = 0.5;
+	mt_config_prec_opt(&j, &cfg, 1);
+	assert_int_equal(cfg.exp_avg, MT_OD_FP32);
+	assert_close(mt_opt_state_bytes(&j, &cfg, 32), 12, 1e-12);
+	free(plan);
+}
+
 /* Context parallelism divides every activation by CP; the parts add up. */
 static void parts_add_up_and_cp_divides(void **state)
 {
@@ -392,6 +460,7 @@ int main(void)
 		cmocka_unit_test(first_stage_is_most_loaded),
 		cmocka_unit_test(recompute_lowers_memory),
 		cmocka_unit_test(logits_on_the_last_stage),
+		cmocka_unit_test(precision_aware_optimizer_bytes),
 		cmocka_unit_test(parts_add_up_and_cp_divides),
 		cmocka_unit_test(experts_shard_over_ep),
 		cmocka_unit_test(recompute_modules_free_their_terms),
