@@ -637,8 +637,10 @@ void mt_advice_text(struct sbuf *sb, const struct mt_model *m, const struct mt_c
 	if (!j->no_fold)
 		sbuf_adds(sb, "; one row per parallel layout, its other settings folded under it");
 	if (r->roomy_pick)
-		sbuf_adds(sb, "\n#1 goes first for headroom: #2, the fastest, uses more than 95% of the "
-			      "usable memory\nand #1 is within its band (7.1)");
+		sbuf_addf(sb, "\n#1 goes first for headroom: #2, %s, uses more than 95%% of the "
+			  "usable memory\nand #1 is within its band (7.1)",
+			  r->ntop > 1 && r->top[1].time.step < r->top[0].time.step
+				  ? "the fastest" : "first by its own terms");
 	sbuf_addc(sb, '\n');
 	variants_lines(sb, r);
 	sbuf_addf(sb, "\nbest: %s, recompute %s",

@@ -99,8 +99,11 @@ static void stage_memory(const struct mt_ctx *x, const struct mt_costs *a, const
 	o->logits = (st == b->pp - 1 ? a->act_out : 0) +
 		    (st == b->mtp_stage ? a->act_out * m->mtp_layers : 0);
 	o->moe_dispatch = b->nl[st][MT_L_MOE] ? a->moe_dispatch : 0;
-	o->transient = fmax(a->transient, st == b->pp - 1 || (m->mtp_layers && st == b->mtp_stage)
-					  ? a->logits_transient : 0);
+	/* a stage with a loss: one BF16 copy of the logits beside those kept;
+	 * no layer's own buffers are live with them (4.8) */
+	o->transient = a->transient;
+	if (st == b->pp - 1 || (m->mtp_layers && st == b->mtp_stage))
+		o->transient = fmax(a->transient - o->logits, a->logits_transient);
 	/* the optimizer step, activations and logits freed: FusedAdam's FP32
 	 * copies of the states below FP32 (4.8) */
 	o->transient = fmax(o->transient, mt_opt_step_copy_bytes(x->job, cfg) *

@@ -133,6 +133,14 @@ static double stage_params(const struct mt_ctx *x, const struct mt_costs *a, con
 		d += m->mtp_layers * (2.0 * m->hidden * m->hidden / a->tp + 3.0 * m->hidden * m->norm);
 		if (stage != p->pp - 1)
 			d += V * m->hidden / a->tp;
+		/* and, in a model chunk other than the first, a copy of the word
+		 * embedding that the MTP layers embed their shifted tokens with,
+		 * kept in step with the first chunk's (Megatron-LM d98e8a6
+		 * megatron/core/models/gpt/gpt_model.py:173: an embedding where
+		 * pre_process or mtp_process; language_module.py:278-290): its
+		 * weights, gradients and optimizer states (4.8) */
+		if (p->layout.mtp_chunk != 0)
+			d += a->par_emb;
 	}
 	return d;
 }
