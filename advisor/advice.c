@@ -121,6 +121,7 @@ static void json_knob(struct jw *w, int k, long long v)
 		break;
 	case MT_KT_RECOMPUTE:
 	case MT_KT_RC_METHOD:
+	case MT_KT_OPT_DTYPE:
 	case MT_KT_CP_COMM:
 	case MT_KT_GRAD_DTYPE:
 	case MT_KT_DISPATCHER:
@@ -428,6 +429,12 @@ static void json_candidate(struct jw *w, const struct mt_model *m, const struct 
 	jw_bool(w, "overlap_param_gather", c->dist_opt && c->overlap_param);
 	jw_bool(w, "cross_entropy_fusion", c->fused_ce);
 	jw_str(w, "grad_reduce_dtype", c->grad_fp32 ? "fp32" : "bf16");
+	json_knob(w, MT_KNOB_PREC_OPT, c->prec_opt);
+	if (c->prec_opt) {
+		json_knob(w, MT_KNOB_EXP_AVG, c->exp_avg);
+		json_knob(w, MT_KNOB_EXP_AVG_SQ, c->exp_avg_sq);
+		json_knob(w, MT_KNOB_MAIN_PARAMS, c->main_params);
+	}
 	jw_str(w, "pipeline_split", c->split == MT_SPLIT_EVEN ? "even"
 			: c->split == MT_SPLIT_ACCOUNT ? "account_embedding_and_loss"
 			: c->split == MT_SPLIT_ACCOUNT_LOSS ? "account_loss"
@@ -530,7 +537,7 @@ static void json_variants(struct jw *w, const struct mt_search_result *r, int i)
 		jw_end(w);
 		jw_num(w, "step_s", x->step, 6);
 		jw_num(w, "rank_key_s", x->key, 6);
-		if (mt_variant_why(x, &r->top[i], why, sizeof(why)))
+		if (mt_variant_why(x, &r->top[i], r->capacity_bytes, why, sizeof(why)))
 			jw_str(w, "why_after", why);
 		jw_num(w, "peak_bytes", x->mem, 15);
 		jw_num(w, "tokens_per_s_per_gpu", x->tokens_per_s, 6);

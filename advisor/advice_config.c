@@ -14,6 +14,7 @@
 #include "../tuner/host.h"
 #include "../tuner/hostmem.h"
 #include "../tuner/layout.h"
+#include "../tuner/optim.h"
 #include "../tuner/recompute.h"
 
 /* An integer >= lo (and at most hi) at key. */
@@ -77,6 +78,14 @@ static int get_enum(const cJSON *o, const char *key, int (*parse)(const char *),
 
 /* "megatron" or "torch": the implementations of a sharded configuration */
 static int fsdp_impl_parse(const char *s);
+
+/* the master weights of the precision-aware optimizer: fp32 or fp16 */
+static int main_params_parse(const char *s)
+{
+	int d = mt_opt_dtype_parse(s);
+
+	return d == MT_OD_FP32 || d == MT_OD_FP16 ? d : -1;
+}
 
 /* config.recompute_modules: a list of module names (selective only; absent:
  * core_attn) */
@@ -192,8 +201,17 @@ static int read_later_keys(const cJSON *o, const char *file, const char *where,
 	    (rc = get_enum(o, "moe_dispatcher", dispatcher_parse, &c->dispatcher,
 			   "alltoall, allgather or flex", file, where, err)) ||
 	    (rc = get_enum(o, "fsdp_impl", fsdp_impl_parse, &impl, "megatron or torch", file, where,
-			   err)))
+			   err)) ||
+	    (rc = get_bool(o, "precision_aware_optimizer", &c->prec_opt, file, where, err)) ||
+	    (rc = get_enum(o, "exp_avg_dtype", mt_opt_dtype_parse, &c->exp_avg,
+			   "fp32, fp16, bf16 or fp8", file, where, err)) ||
+	    (rc = get_enum(o, "exp_avg_sq_dtype", mt_opt_dtype_parse, &c->exp_avg_sq,
+			   "fp32, fp16, bf16 or fp8", file, where, err)) ||
+	    (rc = get_enum(o, "main_params_dtype", main_params_parse, &c->main_params,
+			   "fp32 or fp16", file, where, err)))
 		return rc;
+	if (!c->prec_opt) /* the optimizer's states are FP32 without it */
+		c->exp_avg = c->exp_avg_sq = c->main_params = MT_OD_FP32;
 	if (c->fsdp)
 		c->fsdp = impl;
 	/* false without interleaving says nothing: mt_p2p_blocks() reads it so */
@@ -326,6 +344,10 @@ void mt_advice_eval_job(const struct mt_job *job, const struct mt_config *cfg,
 	p->rank_budget = cfg->dispatcher == MT_DISPATCH_FLEX && cfg->rank_budget ? 1 : MT_UNSET;
 	p->full_graph = cfg->full_graph ? 1 : 0;
 	p->p2p_overlap = mt_p2p_blocks(cfg) ? 0 : MT_UNSET;
+	p->prec_opt = cfg->prec_opt;
+	p->exp_avg = cfg->exp_avg;
+	p->exp_avg_sq = cfg->exp_avg_sq;
+	p->main_params = cfg->main_params;
 	if (out->moe_dispatcher == MT_DISPATCH_AUTO && (cfg->ep > 1 || cfg->etp > 1) &&
 	    cfg->dispatcher >= 0 && cfg->dispatcher < MT_DISPATCH_N)
 		out->moe_dispatcher = cfg->dispatcher;

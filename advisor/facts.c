@@ -325,6 +325,10 @@ void mt_cfg_facts_stage(struct mt_cfg_facts *cf, int stage, const struct mt_conf
 		F(CFG_OFFLOAD) = cfg->offload_layers;
 		F(CFG_CUDA_GRAPH) = cfg->cuda_graph;
 		F(CFG_FULL_GRAPH) = cfg->full_graph;
+		F(CFG_PREC_OPT) = cfg->prec_opt;
+		F(CFG_EXP_AVG) = cfg->exp_avg;
+		F(CFG_EXP_AVG_SQ) = cfg->exp_avg_sq;
+		F(CFG_MAIN_PARAMS) = cfg->main_params;
 		break;
 	case MT_ST_MEMORY: memory_facts(cf, cf->mem); break;
 	case MT_ST_TIME: time_facts(cf, cf->time, cf->tput); break;

@@ -62,8 +62,8 @@ void mt_rank_bubble(struct mt_search_result *r, int i)
 }
 
 
-const char *mt_variant_why(const struct mt_variant *x, const struct mt_eval *top, char *buf,
-			   size_t cap)
+const char *mt_variant_why(const struct mt_variant *x, const struct mt_eval *top, double usable,
+			   char *buf, size_t cap)
 {
 	const double gib = 1024.0 * 1024 * 1024;
 	/* lighter as the outputs print memory, to 0.1 GiB */
@@ -75,6 +75,10 @@ const char *mt_variant_why(const struct mt_variant *x, const struct mt_eval *top
 			 "pick's +%.2f%%)", lighter ? "faster and lighter" : "faster", x->key,
 			 mt_rank_key(top), 100 * (x->key / x->step - 1),
 			 100 * top->band.spec_hi / top->time.step);
+	else if (lighter && top->mem.total > MT_ROOMY_USE * usable)
+		snprintf(buf, cap, "%.1f GiB lighter but slower than the pick: within a layout "
+			 "the step decides; headroom moves the first pick alone (docs/MODEL.md 7.1)",
+			 (top->mem.total - x->mem) / gib);
 	else if (lighter)
 		snprintf(buf, cap, "%.1f GiB lighter but slower than the pick: memory counts in "
 			 "the ranking only above %.0f%% of the usable (docs/MODEL.md 7.1)",

@@ -11,6 +11,7 @@
 #include "../rules/engine.h"
 #include "../tuner/band.h"
 #include "../tuner/hostmem.h"
+#include "../tuner/optim.h"
 #include "../job/release.h"
 #include "../tuner/fsdp.h"
 #include "../tuner/perf.h"
@@ -319,9 +320,10 @@ static int fewest_fit(struct srch *s, const struct mt_costs *a, const struct mt_
 
 /* One recompute mode of level C (rc: the mode, and the EP overlap as rc /
  * MT_RC_N) with the selective modules mods: the fewest layers that fit for
- * full recompute and offload. */
-static void rc_mode(struct srch *s, const struct mt_costs *a, const struct mt_plan *b,
-		    struct mt_config *cfg, int rc, unsigned mods)
+ * full recompute and offload.  Returns 1 when the candidate it finished does
+ * not fit in memory, else 0. */
+static int rc_mode_once(struct srch *s, const struct mt_costs *a, const struct mt_plan *b,
+			struct mt_config *cfg, int rc, unsigned mods)
 {
 	const struct mt_pins *p = &s->j->pins;
 	const int L = s->m->layers;
@@ -335,16 +337,16 @@ static void rc_mode(struct srch *s, const struct mt_costs *a, const struct mt_pl
 			  (!cfg->fsdp || p->fsdp > 0);
 
 	if (!ep_overlap_ok(s, cfg, rc / MT_RC_N, rc % MT_RC_N))
-		return;
+		return 0;
 	cfg->ep_overlap = rc / MT_RC_N;
 	mt_config_moe_settings(s->m, s->c, cfg);
 	if (p->recompute != MT_UNSET && p->recompute != rc % MT_RC_N)
-		return;
+		return 0;
 	cfg->recompute = rc % MT_RC_N;
 	cfg->recompute_modules = (int)mods;
 	mt_config_moe_settings(s->m, s->c, cfg); /* the shared-expert overlap follows */
 	if (p->cuda_graph == 1 && rc % MT_RC_N == MT_RC_FULL)
-		return;
+		return 0;
 	cfg->recompute_layers = 0;
 	/* the method is the user's; block (the fewest layers that fit) unless pinned */
 	cfg->recompute_method = rc % MT_RC_N == MT_RC_FULL && p->recompute_method != MT_UNSET
@@ -352,12 +354,12 @@ static void rc_mode(struct srch *s, const struct mt_costs *a, const struct mt_pl
 	cfg->offload_layers = 0;
 	cfg->cuda_graph = 0;
 	if (at(s, MT_ST_RECOMPUTE, cfg))
-		return;
+		return 0;
 	cfg->cuda_graph = s->j->offload_modules ? 0 : mt_set_graph(s->r, s->m, p, cfg);
 	if (p->offload_layers != MT_UNSET && p->offload_layers > 0) {
 		if (!can_offload || p->offload_layers >= L) {
 			s->res->pruned[MT_PRUNE_OFFLOAD]++;
-			return;
+			return 0;
 		}
 		cfg->offload_layers = p->offload_layers;
 		cfg->cuda_graph = 0;
@@ -385,14 +387,14 @@ static void rc_mode(struct srch *s, const struct mt_costs *a, const struct mt_pl
 		}
 		mem_of(s, a, b, cfg, &mem);
 		finish(s, a, b, cfg, &mem);
-		return;
+		return mem.total > s->cap;
 	}
 	if (mem_of(s, a, b, cfg, &mem) <= s->cap || !can_offload ||
 	    p->offload_layers != MT_UNSET) {
 		finish(s, a, b, cfg, &mem);
 		if (can_offload && p->offload_layers == MT_UNSET)
 			s->res->pruned[MT_PRUNE_DOMINATED] += L - 1;
-		return;
+		return mem.total > s->cap;
 	}
 	/* offload: the fewest layers that fit */
 	{
@@ -405,7 +407,7 @@ static void rc_mode(struct srch *s, const struct mt_costs *a, const struct mt_pl
 			cfg->offload_layers = 0;
 			finish(s, a, b, cfg, &mem); /* records the miss */
 			s->res->pruned[MT_PRUNE_MEMORY] += L - 1;
-			return;
+			return 1;
 		}
 		lo = fewest_fit(s, a, b, cfg, &cfg->offload_layers, lo, hi, &m2);
 		s->res->pruned[MT_PRUNE_DOMINATED] += L - 1 - lo;
@@ -413,7 +415,31 @@ static void rc_mode(struct srch *s, const struct mt_costs *a, const struct mt_pl
 		cfg->offload_layers = lo;
 		mem_of(s, a, b, cfg, &m2);
 		finish(s, a, b, cfg, &m2);
+		return m2.total > s->cap;
 	}
+}
+
+/* rc_mode_once() with the precision-aware optimizer as pinned (or implied
+ * by a dtype or the optimizer offload), else off; unpinned, it is tried
+ * (BF16 moments) only for a candidate that does not fit without it, as
+ * recompute and offload take the fewest layers that fit (docs/MODEL.md 7). */
+static void rc_mode(struct srch *s, const struct mt_costs *a, const struct mt_plan *b,
+		    struct mt_config *cfg, int rc, unsigned mods)
+{
+	const struct mt_job *j = s->j;
+	int on = mt_prec_opt_default(j);
+
+	mt_config_prec_opt(j, cfg, on);
+	if (!rc_mode_once(s, a, b, cfg, rc, mods) || on || j->pins.prec_opt == 0 ||
+	    !cfg->dist_opt || cfg->fsdp)
+		return;
+	if (j->release_off & MT_ROFF_PREC_OPT) {
+		s->res->pruned[MT_PRUNE_RELEASE]++;
+		return;
+	}
+	mt_config_prec_opt(j, cfg, 1);
+	rc_mode_once(s, a, b, cfg, rc, mods);
+	mt_config_prec_opt(j, cfg, 0);
 }
 
 /* The recompute modes of level C: for selective recomputation the pinned
@@ -483,7 +509,7 @@ static void level_c(struct srch *s, const struct mt_costs *a, const struct mt_pl
 	 * one a pin, a set rule or the optimizer offload asks for, else DDP */
 	if (cfg->dp == 1 && (!s->m->experts || cfg->edp <= 1))
 		keep = p->fsdp > 0 ? (p->fsdp == MT_FSDP_TORCH ? 3 : 2) :
-		       (dset && dval) || s->j->opt_offload > 0 ? 1 : 0;
+		       (dset && dval) || mt_prec_opt_default(s->j) ? 1 : 0;
 	for (d = 3; d >= 0; d--) {
 		/* d = 3: PyTorch FSDP2, without the distributed optimizer (it
 		 * shards the states itself); d = 2: Megatron-FSDP, with the
@@ -498,7 +524,10 @@ static void level_c(struct srch *s, const struct mt_costs *a, const struct mt_pl
 		 * FSDP2, which shards the states without it; a pin decides */
 		if (dset && dval != dist && (cfg->fsdp != MT_FSDP_TORCH || p->dist_opt != MT_UNSET))
 			continue;
-		/* the offloaded optimizer is the distributed optimizer's */
+		/* the offloaded optimizer and the precision-aware one are the
+		 * distributed optimizer's (docs/MEGATRON_CHECKS.md) */
+		if ((!dist || cfg->fsdp) && s->j->opt_offload <= 0 && mt_prec_opt_default(s->j))
+			continue;
 		if (!dist && s->j->opt_offload > 0)
 			continue;
 		if (p->fsdp != MT_UNSET && p->fsdp != cfg->fsdp)

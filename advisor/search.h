@@ -47,9 +47,10 @@ struct mt_variant {
 
 /* Why variant x, faster or lighter than top, its layout's pick, ranks
  * after it, into buf ("faster as predicted, but less surely: ..."); NULL
- * when it is neither. */
-const char *mt_variant_why(const struct mt_variant *x, const struct mt_eval *top, char *buf,
-			   size_t cap);
+ * when it is neither.  usable: the memory a candidate may use (the search's
+ * capacity), which says whether the pick is on the memory limit. */
+const char *mt_variant_why(const struct mt_variant *x, const struct mt_eval *top, double usable,
+			   char *buf, size_t cap);
 
 struct mt_search_result {
 	/* the best candidate of each of the ntop fastest parallel layouts,

@@ -159,6 +159,8 @@ static const struct change {
 	{ "recompute", { MT_KNOB_RECOMPUTE, MT_KNOB_RC_LAYERS, MT_KNOB_RC_METHOD, MT_KNOB_RC_MODULES, -1 }, 0 },
 	{ "activation offload", { MT_KNOB_OFFLOAD, -1 }, 0 },
 	{ "distributed optimizer", { MT_KNOB_DIST_OPT, -1 }, 0 },
+	{ "precision-aware optimizer",
+	  { MT_KNOB_PREC_OPT, MT_KNOB_EXP_AVG, MT_KNOB_EXP_AVG_SQ, MT_KNOB_MAIN_PARAMS, -1 }, 0 },
 	{ "FSDP", { MT_KNOB_FSDP, MT_KNOB_DIST_OPT, -1 }, 0 },
 	{ "gradient-reduce overlap", { MT_KNOB_OVERLAP_GRAD, -1 }, 0 },
 	{ "param-gather overlap", { MT_KNOB_OVERLAP_PARAM, -1 }, 0 },

@@ -16,6 +16,7 @@
 
 #include "../lib/near.h"
 #include "../lib/text.h"
+#include "../tuner/optim.h"
 #include "../tuner/precision.h"
 #include "knobs.h"
 #include "yamlflat.h"
@@ -54,7 +55,7 @@ static const char *const same_name[] = {
 	"ddp.use_distributed_optimizer", "ddp.use_megatron_fsdp", "ddp.bucket_size",
 	"ddp.fp8_param_gather", "ddp.fp4_param_gather",
 	"optimizer.optimizer_cpu_offload", "optimizer.optimizer_offload_fraction",
-	"optimizer.use_precision_aware_optimizer", "comm_overlap.tp_comm_overlap",
+	"comm_overlap.tp_comm_overlap",
 	"comm_overlap.overlap_p2p_comm", "comm_overlap.overlap_moe_expert_parallel_comm",
 	"comm_overlap.delay_wgrad_compute", "mixed_precision.bf16", "mixed_precision.fp16",
 	"mixed_precision.fp8_recipe", "mixed_precision.fp8_param_gather", "mixed_precision.fp4",
@@ -203,6 +204,41 @@ static int attn_enum(struct mt_jobsrc *s, const char *k, const char *val, int li
 	return MT_OK;
 }
 
+/* An OptimizerConfig dtype: torch's name as Bridge writes it ("torch.bfloat16",
+ * or {_target_: torch.bfloat16, _call_: false}) or a short one ("bf16"), as
+ * Megatron-LM's flag.  The main gradients' is skipped: Megatron-Core reads
+ * the DDP buffer's (ddp.grad_reduce_in_fp32) and main_grads_dtype in no
+ * other place (tuner/optim.h). */
+static int opt_dtype(struct mt_jobsrc *s, const char *k, const char *val, int line, int orig,
+		     struct mt_error *err)
+{
+	char dest[96], v[64];
+	size_t l = strlen(val), i;
+	int d;
+
+	if (strstr(k, "._call_") || !strncmp(k, "optimizer.main_grads_dtype", 26)) {
+		s->nskipped++;
+		return MT_OK;
+	}
+	if (l >= 2 && (val[0] == '\'' || val[0] == '"') && val[l - 1] == val[0])
+		snprintf(v, sizeof(v), "%.*s", (int)(l - 2), val + 1);
+	else
+		snprintf(v, sizeof(v), "%s", val);
+	if (!v[0] || !strcmp(v, "None") || !strcmp(v, "null"))
+		return MT_OK;
+	snprintf(dest, sizeof(dest), "%.*s", (int)strcspn(k + 10, "."), k + 10);
+	for (i = 0; i < MT_KNOB_N; i++)
+		if (mt_knobs[i].type == MT_KT_OPT_DTYPE && !strcmp(mt_knobs[i].megatron, dest))
+			break;
+	if (i == MT_KNOB_N) {
+		near_key(s, k, line, orig);
+		s->nskipped++;
+		return MT_OK;
+	}
+	d = mt_opt_dtype_parse(v);
+	return mt_jobsrc_field(s, dest, d >= 0 ? mt_opt_dtype_name(d) : v, 0, line, orig, err);
+}
+
 int mt_bridge_item(struct mt_jobsrc *s, const char *key, const char *val, int py, int line,
 		   int orig, struct mt_error *err)
 {
@@ -223,6 +259,9 @@ int mt_bridge_item(struct mt_jobsrc *s, const char *key, const char *val, int py
 		s->nskipped++;
 		return MT_OK;
 	}
+	if (!strncmp(k, "optimizer.", 10) && (dot = strstr(k, "_dtype")) &&
+	    (!dot[6] || !strcmp(dot + 6, "._target_") || !strcmp(dot + 6, "._call_")))
+		return opt_dtype(s, k, val, line, orig, err);
 	if (strstr(k, "._"))
 		return attn_enum(s, k, val, line, orig, err);
 	plain(val, v, sizeof(v));

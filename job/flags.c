@@ -445,6 +445,63 @@ static int offload_flags(struct mt_kv *o, int n, const struct mt_job *j, const s
 	return n;
 }
 
+/* The precision-aware optimizer (tuner/optim.h): --use-precision-aware-
+ * optimizer (arguments.py @ d98e8a64dd lines 3666-3685; the optimizer CPU
+ * offload needs it, lines 1884-1887), and the dtypes that are not
+ * Megatron-LM's default fp32; BF16 main gradients are the DDP buffer's
+ * (--grad-reduce-in-bf16, printed with the DP settings), said again as the
+ * optimizer's (--main-grads-dtype, lines 1213-1216). */
+static int prec_opt_flags(const struct mt_config *c, struct mt_kv *o, int n)
+{
+	static const int dt[] = { MT_KNOB_EXP_AVG, MT_KNOB_EXP_AVG_SQ, MT_KNOB_MAIN_PARAMS };
+	char buf[MT_KNOB_FMT_MAX];
+	size_t i;
+
+	if (!c->prec_opt)
+		return n;
+	n = add(o, n, KF(PREC_OPT), NULL, 0);
+	for (i = 0; i < sizeof(dt) / sizeof(dt[0]); i++)
+		if (mt_knob_cfg(c, dt[i]) != MT_OD_FP32)
+			n = adds(o, n, mt_knob_flag(dt[i], (char[96]){ 0 }, 96),
+				 mt_knob_format(dt[i], mt_knob_cfg(c, dt[i]), buf, sizeof(buf)));
+	if (!c->grad_fp32)
+		n = adds(o, n, "main-grads-dtype", "bf16");
+	return n;
+}
+
+/* ... and as OptimizerConfig's fields in a Bridge override, each dtype by
+ * torch's name, which every release turns into the dtype
+ * (training/utils/omegaconf_utils.py @ v0.2.0: getattr(torch, name); @
+ * 067f987df0 lines 498-505: str_to_dtype, utils/activation_map.py lines
+ * 95-115); fp8 is torch.uint8, which the newer releases' table lacks, so a
+ * note says to set it in the recipe.  The main gradients are the DDP
+ * buffer's (mixed_precision.grad_reduce_in_fp32): Megatron-Core reads
+ * OptimizerConfig.main_grads_dtype in no other place. */
+static int prec_opt_overrides(const struct mt_config *c, struct mt_kv *o, int n)
+{
+	static const int dt[] = { MT_KNOB_EXP_AVG, MT_KNOB_EXP_AVG_SQ, MT_KNOB_MAIN_PARAMS };
+	static const char *const torch[] = { "torch.float32", "torch.float16", "torch.bfloat16",
+					     "torch.uint8" };
+	size_t i;
+
+	n = adds(o, n, KB(PREC_OPT), c->prec_opt ? "true" : "false");
+	if (!c->prec_opt)
+		return n;
+	for (i = 0; i < sizeof(dt) / sizeof(dt[0]); i++) {
+		long long d = mt_knob_cfg(c, dt[i]);
+		char t[200];
+
+		if (d != MT_OD_FP8) {
+			n = adds(o, n, mt_knobs[dt[i]].bridge, torch[d]);
+			continue;
+		}
+		snprintf(t, sizeof(t), "FP8 (torch.uint8) is no dtype name Bridge's overrides "
+			 "take; in the recipe: cfg.%s = torch.uint8", mt_knobs[dt[i]].bridge);
+		n = mt_kv_note(o, n, mt_knobs[dt[i]].bridge, t);
+	}
+	return n;
+}
+
 int mt_megatron_args(const struct mt_model *m, const struct mt_job *j, const struct mt_config *c,
 		     struct mt_kv *o)
 {
@@ -510,8 +567,8 @@ int mt_megatron_args(const struct mt_model *m, const struct mt_job *j, const str
 
 		snprintf(fr, sizeof(fr), "%g", j->opt_offload);
 		n = adds(o, n, "optimizer-offload-fraction", fr);
-		n = add(o, n, "use-precision-aware-optimizer", NULL, 0);
 	}
+	n = prec_opt_flags(c, o, n);
 	if (c->fsdp == MT_FSDP_MEGATRON) {
 		/* Megatron-FSDP: validate_args requires the fsdp_dtensor checkpoint
 		 * format and keeps the distributed optimizer (v1) on
@@ -870,8 +927,8 @@ int mt_bridge_overrides(const struct mt_model *m, const struct mt_job *j,
 		snprintf(fr, sizeof(fr), "%g", j->opt_offload);
 		n = adds(o, n, "optimizer.optimizer_cpu_offload", "true");
 		n = adds(o, n, "optimizer.optimizer_offload_fraction", fr);
-		n = adds(o, n, "optimizer.use_precision_aware_optimizer", "true");
 	}
+	n = prec_opt_overrides(c, o, n);
 	if (c->fsdp == MT_FSDP_MEGATRON) {
 		/* Bridge's ConfigContainer.validate() applies the rest of what
 		 * Megatron-FSDP needs (src/megatron/bridge/training/config.py @

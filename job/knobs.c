@@ -7,6 +7,7 @@
 
 #include "../lib/num.h"
 #include "../tuner/dispatch.h"
+#include "../tuner/optim.h"
 #include "../tuner/recompute.h"
 
 #define DERIVED MT_KNOB_DERIVED
@@ -76,7 +77,15 @@ int mt_knob_differs(const struct mt_config *a, const struct mt_config *b, int k)
 		return 0;
 	if (k == MT_KNOB_RC_METHOD) /* a method counts only between two full candidates */
 		return a->recompute == MT_RC_FULL && b->recompute == MT_RC_FULL;
+	if (mt_knobs[k].type == MT_KT_OPT_DTYPE) /* the optimizer's dtypes: between two with it */
+		return a->prec_opt && b->prec_opt;
 	return k != MT_KNOB_RC_MODULES || (va > 0 && vb > 0);
+}
+
+/* The dtype --precision-aware-optimizer on gives a state unless pinned */
+static long long opt_dtype_default(int k)
+{
+	return k == MT_KNOB_MAIN_PARAMS ? MT_OD_FP32 : MT_OD_BF16;
 }
 
 int mt_knob_shows(const struct mt_config *a, const struct mt_config *b, int k)
@@ -89,6 +98,8 @@ int mt_knob_shows(const struct mt_config *a, const struct mt_config *b, int k)
 		return a->recompute == MT_RC_SELECTIVE && va > 0 && b->recompute != MT_RC_SELECTIVE;
 	if (k == MT_KNOB_RC_METHOD)
 		return a->recompute == MT_RC_FULL && va == MT_RC_UNIFORM && b->recompute != MT_RC_FULL;
+	if (mt_knobs[k].type == MT_KT_OPT_DTYPE)
+		return a->prec_opt && !b->prec_opt && va != opt_dtype_default(k);
 	return 0;
 }
 
@@ -157,6 +168,18 @@ int mt_knob_parse(int k, const char *s, int *out, char *want, size_t cap)
 		snprintf(want, cap, "block or uniform");
 		x = mt_rc_method_parse(s);
 		break;
+	case MT_KT_OPT_DTYPE: {
+		size_t o = 0;
+
+		for (v = kn->lo; v <= kn->hi && o < cap; v++)
+			o += (size_t)snprintf(want + o, cap - o, "%s%s",
+					      v == kn->lo ? "" : v == kn->hi ? " or " : ", ",
+					      mt_opt_dtype_name((int)v));
+		x = mt_opt_dtype_parse(s);
+		if (x < kn->lo || x > kn->hi)
+			return -1;
+		break;
+	}
 	case MT_KT_CP_COMM:
 		snprintf(want, cap, "p2p, all_gather, a2a or a2a+p2p");
 		x = mt_cp_comm_parse(s);
@@ -206,6 +229,8 @@ const char *mt_knob_format(int k, long long v, char *buf, size_t cap)
 		return mt_recompute_name((int)v);
 	case MT_KT_RC_METHOD:
 		return mt_rc_method_name((int)v);
+	case MT_KT_OPT_DTYPE:
+		return mt_opt_dtype_name((int)v);
 	case MT_KT_CP_COMM:
 		return mt_cp_comm_name((int)v);
 	case MT_KT_FSDP:

@@ -27,8 +27,8 @@ enum {
 	K_RECOMPUTE = 1u << 16, K_RC_LAYERS = 1u << 17, K_OFFLOAD = 1u << 18,
 	K_DISPATCHER = 1u << 19, K_EP_OVERLAP = 1u << 20, K_CUDA_GRAPH = 1u << 21,
 	K_FSDP = 1u << 22, K_RC_MODULES = 1u << 23, K_RANK_BUDGET = 1u << 24,
-	K_FULL_GRAPH = 1u << 25,
-	K_ALL = (1u << 26) - 1
+	K_FULL_GRAPH = 1u << 25, K_PREC_OPT = 1u << 26,
+	K_ALL = (1u << 27) - 1
 };
 
 enum mt_knob_type {
@@ -43,6 +43,8 @@ enum mt_knob_type {
 	MT_KT_RC_MODULES, /* a list of recompute modules: bits of enum mt_rc_module
 			   * (tuner/recompute.h), written "core_attn,mlp" */
 	MT_KT_RC_METHOD,  /* block, uniform (enum mt_rc_method) */
+	MT_KT_OPT_DTYPE,  /* fp32, fp16, bf16, fp8 (enum mt_opt_dtype, tuner/optim.h),
+			   * those from lo to hi */
 };
 
 /* Where a knob belongs: searched unless pinned, a setting on by default,
@@ -93,12 +95,15 @@ long long mt_knob_cfg(const struct mt_config *c, int k);
 void mt_knob_set_cfg(struct mt_config *c, int k, long long v);
 /* 1 when configurations a and b set knob k (one with a configuration field)
  * to different values; the recomputed modules count only between two
- * selective candidates. */
+ * selective candidates, the optimizer's dtypes between two with the
+ * precision-aware optimizer. */
 int mt_knob_differs(const struct mt_config *a, const struct mt_config *b, int k);
 /* 1 when a's knob k is to be written to say how a differs from b: it
  * differs, or it completes a's recompute (its modules against a candidate
  * without selective recomputation, its uniform method against one without
- * full), which the granularity alone would leave out. */
+ * full) or its precision-aware optimizer (a dtype other than the one
+ * --precision-aware-optimizer on gives), which the granularity or the
+ * switch alone would leave out. */
 int mt_knob_shows(const struct mt_config *a, const struct mt_config *b, int k);
 
 /* A value of knob k from text as the option takes it ("on", "selective",

@@ -15,6 +15,7 @@
 #include "../tuner/eager.h"
 #include "../tuner/hostmem.h"
 #include "../tuner/layout.h"
+#include "../tuner/optim.h"
 #include "../tuner/recompute.h"
 #include "flagtable.h"
 #include "knobs.h"
@@ -76,8 +77,11 @@ static int read_knob(const struct mt_kv *kv, int n, int k, struct mt_config *c,
 	mt_knob_flag(k, flag, sizeof(flag));
 	a = find(kv, n, flag);
 	switch (k) {
-	case MT_KNOB_GRAD_FP32: /* --grad-reduce-in-bf16 */
-		v = !a;
+	case MT_KNOB_GRAD_FP32: /* --grad-reduce-in-bf16, or --main-grads-dtype bf16, which
+				 * leaves accumulate_allreduce_grads_in_fp32 off (arguments.py @
+				 * d98e8a64dd lines 1213-1216) */
+		v = !a && !((a = find(kv, n, "main-grads-dtype")) &&
+			    mt_opt_dtype_parse(a->val) == MT_OD_BF16);
 		break;
 	case MT_KNOB_FSDP:
 		v = a ? MT_FSDP_MEGATRON : find(kv, n, "use-torch-fsdp2") ? MT_FSDP_TORCH : MT_FSDP_OFF;
@@ -144,6 +148,11 @@ int mt_megatron_read(const struct mt_kv *kv, int n, struct mt_config *c, struct 
 		c->recompute_layers = 0;
 		c->recompute_method = MT_RC_BLOCK;
 	}
+	/* the dtypes of the optimizer's states: the precision-aware optimizer's
+	 * alone (optimizer_config.py @ d98e8a64dd lines 468-480 assert fp32
+	 * without it) */
+	if (!c->prec_opt)
+		c->exp_avg = c->exp_avg_sq = c->main_params = MT_OD_FP32;
 	/* --recompute-modules: selective only; without it, core_attn */
 	if (c->recompute != MT_RC_SELECTIVE)
 		c->recompute_modules = 0;
@@ -392,7 +401,7 @@ static const char *const read_flags[] = {
 	"moe-expert-capacity-factor", "moe-pad-expert-input-to-capacity", "use-transformer-engine-op-fuser",
 	"no-check-for-nan-in-loss-and-grad",
 	"moe-flex-dispatcher-backend", "moe-enable-deepep", "optimizer-cpu-offload",
-	"optimizer-offload-fraction", "use-precision-aware-optimizer",
+	"optimizer-offload-fraction", "main-grads-dtype",
 	"fine-grained-activation-offloading", "offload-modules", "pipeline-model-parallel-layout",
 	"account-for-embedding-in-pipeline-split", "account-for-loss-in-pipeline-split",
 	"decoder-first-pipeline-num-layers", "decoder-last-pipeline-num-layers",

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "../tuner/dispatch.h"
+#include "../tuner/optim.h"
 #include "../tuner/recompute.h"
 #include "flagtable.h"
 
@@ -181,6 +182,40 @@ static int skipped(const struct rel *rl, struct mt_job *j, const struct mt_clust
 	return MT_OK;
 }
 
+/* The precision-aware optimizer: its flags, and a moment's dtype where a
+ * release lacks it (BF16 from core_v0.13.0); what the releases cannot run is
+ * refused when pinned, else left out of the search. */
+static int prec_opt(const struct rel *rl, struct mt_job *j, struct mt_error *err)
+{
+	static const char *const flag[] = { "exp-avg-dtype", "exp-avg-sq-dtype" };
+	const int pins[] = { j->pins.exp_avg, j->pins.exp_avg_sq };
+	char msg[256], v[64];
+	int i, pinned = j->pins.prec_opt == 1 || mt_prec_opt_default(j);
+
+	if (missing(rl, LIST("use-precision-aware-optimizer"),
+		    LIST("optimizer.use_precision_aware_optimizer"), msg, sizeof(msg))) {
+		if (pinned && j->opt_offload <= 0)
+			return mt_error_set(err, MT_EUSAGE, "--precision-aware-optimizer on needs %s",
+					    msg);
+		j->release_off |= MT_ROFF_PREC_OPT;
+		return MT_OK;
+	}
+	if (j->opt_offload > 0) /* the hybrid optimizer's states are FP32 */
+		return MT_OK;
+	for (i = 0; i < 2; i++) {
+		int d = pins[i] != MT_UNSET ? pins[i] : MT_OD_BF16;
+
+		snprintf(v, sizeof(v), "%s=%s", flag[i], mt_opt_dtype_name(d));
+		if (!missing(rl, (const char *const[]){ v, NULL }, NULL, msg, sizeof(msg)))
+			continue;
+		if (pins[i] != MT_UNSET || pinned)
+			return mt_error_set(err, MT_EUSAGE, "--%s %s needs %s", flag[i],
+					    mt_opt_dtype_name(d), msg);
+		j->release_off |= MT_ROFF_PREC_OPT;
+	}
+	return MT_OK;
+}
+
 int mt_release_grad_bf16(const struct mt_job *j)
 {
 	return !lacks(MT_FLAG_MEGATRON, mt_release_resolve(MT_FLAG_MEGATRON, j->megatron_version),
@@ -218,6 +253,8 @@ int mt_release_restrict(struct mt_job *j, const struct mt_cluster *c, struct mt_
 			return mt_error_set(err, MT_EUSAGE, "--grad-reduce bf16 needs %s", msg);
 		p->grad_fp32 = 1;
 	}
+	if ((rc = prec_opt(&rl, j, err)))
+		return rc;
 	if (p->p2p_overlap == 0 &&
 	    missing(&rl, LIST("no-overlap-p2p-communication"), LIST("comm_overlap.overlap_p2p_comm"),
 		    msg, sizeof(msg)))

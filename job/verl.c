@@ -11,6 +11,7 @@
 #include "bridge.h"
 #include "flags.h"
 #include "knobs.h"
+#include "../tuner/optim.h"
 #include "../tuner/precision.h"
 
 #define ACTOR "actor_rollout_ref.actor."
@@ -25,6 +26,14 @@ static const struct mt_yitem *get(const struct mt_yflat *f, const char *base, co
 	snprintf(p, sizeof(p), "%s%s", base, key);
 	return mt_yflat_get(f, p);
 }
+
+/* Keys of verl's precision-aware optimizer under optim.
+ * (verl/trainer/config/optim/megatron.yaml @ 1dda039b9c, verl 0.9.0 and
+ * newer): declared there, so written without ++ */
+static const char *const optim_declared[] = {
+	"use_precision_aware_optimizer", "main_grads_dtype", "exp_avg_dtype", "exp_avg_sq_dtype",
+	NULL,
+};
 
 static int set(const struct mt_yitem *it)
 {
@@ -226,6 +235,47 @@ static int raw_of(struct mt_jobsrc *s, const struct mt_yitem *it)
 	return 0;
 }
 
+/* A key of verl's precision-aware optimizer (optim_declared): its name
+ * after base "optim.", or NULL */
+static const char *optim_item(const char *path, const char *base)
+{
+	size_t l = strlen(base), i;
+
+	if (strncmp(path, base, l) || strncmp(path + l, "optim.", 6))
+		return NULL;
+	for (i = 0; optim_declared[i]; i++)
+		if (!strcmp(path + l + 6, optim_declared[i]))
+			return path + l + 6;
+	return NULL;
+}
+
+/* One of them as OptimizerConfig's field; main_grads_dtype bf16 with the
+ * precision-aware optimizer on is the DDP buffer's dtype unless
+ * override_ddp_config.grad_reduce_in_fp32 says otherwise
+ * (verl/workers/engine/megatron/transformer_impl.py @ 1dda039b9c
+ * _resolve_override_ddp_config) */
+static int optim_read(struct mt_jobsrc *s, const struct mt_yflat *f, const struct mt_yitem *it,
+		      const char *base, int orig, struct mt_error *err)
+{
+	const char *name = optim_item(it->path, base);
+	const struct mt_yitem *pa, *over;
+	char k[200];
+
+	if (strcmp(name, "main_grads_dtype")) {
+		snprintf(k, sizeof(k), "optimizer.%s", name);
+		return mt_bridge_item(s, k, !strcmp(it->val, "32") ? "fp32" : it->val, 0, it->line,
+				      orig, err);
+	}
+	snprintf(k, sizeof(k), "%soptim.use_precision_aware_optimizer", base);
+	pa = mt_yflat_get(f, k);
+	snprintf(k, sizeof(k), "%smegatron.override_ddp_config.grad_reduce_in_fp32", base);
+	over = mt_yflat_get(f, k);
+	if (mt_opt_dtype_parse(it->val) == MT_OD_BF16 && set(pa) && mt_yaml_bool(pa->val) == 1 &&
+	    !set(over))
+		return mt_jobsrc_field(s, "grad_reduce_in_bf16", "True", 0, it->line, orig, err);
+	return MT_OK;
+}
+
 int mt_verl_read(struct mt_jobsrc *s, const struct mt_yflat *f, struct mt_error *err)
 {
 	const char *base = NULL;
@@ -245,12 +295,15 @@ int mt_verl_read(struct mt_jobsrc *s, const struct mt_yflat *f, struct mt_error 
 	for (i = 0; i < f->n; i++) {
 		const struct mt_yitem *it = &f->v[i];
 		int e = !strncmp(it->path, eng, strlen(eng)), o = !strncmp(it->path, opt, strlen(opt));
+		int po = !e && !o && optim_item(it->path, base) != NULL;
 
-		if (it->null || (!e && !o))
+		if (it->null || (!e && !o && !po))
 			continue;
 		orig = raw_of(s, it);
 		if (e)
 			rc = engine_key(s, it, it->path + strlen(eng), orig, err);
+		else if (po)
+			rc = optim_read(s, f, it, base, orig, err);
 		else {
 			char k[160];
 
@@ -333,9 +386,41 @@ static int put(struct mt_kv *o, int n, const char *key, const char *val)
 			dec |= !strcmp(key + sizeof(ACTOR "megatron.") - 1, declared[i]);
 	if (!strncmp(key, ACTOR "ppo_", sizeof(ACTOR "ppo_") - 1) || !strncmp(key, "data.", 5))
 		dec = 1;
+	if (!strncmp(key, ACTOR "optim.", sizeof(ACTOR "optim.") - 1))
+		for (i = 0; optim_declared[i]; i++)
+			dec |= !strcmp(key + sizeof(ACTOR "optim.") - 1, optim_declared[i]);
 	snprintf(kv.key, sizeof(kv.key), "%s%.93s", dec ? "" : "++", key);
 	snprintf(kv.val, sizeof(kv.val), "%s", val);
 	return mt_kv_merge(o, n, &kv, 1); /* two Bridge paths to one verl key: the last */
+}
+
+/* The precision-aware optimizer as verl's own keys under optim.
+ * (verl/trainer/config/optim/megatron.yaml, verl/workers/config/optimizer.py
+ * @ 1dda039b9c, verl 0.9.0 and newer; verl/utils/megatron/optimizer.py turns
+ * them into OptimizerConfig's dtypes, which override_optimizer_config would
+ * pass on as strings): on or left out, and the moments in fp32 or bf16, the
+ * only ones verl takes; its master weights stay FP32 (as a remainder). */
+static int optim_key(const struct mt_kv *b, struct mt_kv *o, int n)
+{
+	const char *f = b->key + 10;
+	char k[320];
+	int d;
+
+	if (!strcmp(f, "use_precision_aware_optimizer"))
+		return strcmp(b->val, "true") ? n : put(o, n, ACTOR "optim.use_precision_aware_optimizer",
+							"true");
+	d = mt_opt_dtype_parse(b->val);
+	if (!strcmp(f, "main_params_dtype") && d == MT_OD_FP32)
+		return n;
+	if (strcmp(f, "main_params_dtype") && (d == MT_OD_FP32 || d == MT_OD_BF16)) {
+		snprintf(k, sizeof(k), ACTOR "optim.%s", f);
+		return put(o, n, k, mt_opt_dtype_name(d));
+	}
+	snprintf(k, sizeof(k), "verl keeps %s in %s (verl/workers/config/optimizer.py: "
+		 "exp_avg_dtype and exp_avg_sq_dtype take fp32 or bf16; no main_params_dtype): "
+		 "megatune timed %.40s", f, strcmp(f, "main_params_dtype") ? "fp32 or bf16" : "fp32",
+		 d >= 0 ? mt_opt_dtype_name(d) : b->val);
+	return mt_kv_note(o, n, "optim", k);
 }
 
 /* One Bridge override as verl keys */
@@ -392,6 +477,9 @@ static int from_bridge(const struct mt_kv *b, const struct mt_job *j, int dist_o
 		snprintf(k, sizeof(k), ACTOR "megatron.override_ddp_config.%s", b->key + 4);
 		return put(o, n, k, v);
 	}
+	if (!strcmp(b->key, "optimizer.use_precision_aware_optimizer") ||
+	    (!strncmp(b->key, "optimizer.", 10) && strstr(b->key, "_dtype")))
+		return optim_key(b, o, n);
 	if (!strncmp(b->key, "optimizer.", 10)) {
 		if (!strcmp(b->key, "optimizer.use_distributed_optimizer"))
 			return n;
@@ -468,6 +556,13 @@ int mt_verl_keys(const struct mt_model *m, const struct mt_job *j, const struct 
 	for (i = 0; i < nb; i++) {
 		struct mt_kv kv = b[i];
 
+		if (!strncmp(kv.key, "#optimizer.", 11) && strstr(kv.key, "_dtype")) {
+			/* a dtype Bridge's overrides cannot name: verl's keys neither */
+			snprintf(kv.key, sizeof(kv.key), "%s", b[i].key + 1);
+			snprintf(kv.val, sizeof(kv.val), "fp8");
+			n = optim_key(&kv, o, n);
+			continue;
+		}
 		if (!strcmp(kv.key, "#mixed_precision.grad_reduce_in_fp32")) {
 			/* verl's engine takes it from override_ddp_config
 			 * (transformer_impl.py: only when the key is not given) */

@@ -16,6 +16,7 @@
 #include "../job/flags.h"
 #include "../job/knobs.h"
 #include "../tuner/hostmem.h"
+#include "../tuner/optim.h"
 #include "../tuner/precision.h"
 #include "../tuner/layout.h"
 #include "../tuner/recompute.h"
@@ -53,6 +54,15 @@ static const char *dist_opt_words(const struct mt_config *c)
 	if (c->fsdp)
 		return "on, in Megatron-FSDP (weights, gradients and optimizer states sharded over DP)";
 	return c->dist_opt ? "on" : "off";
+}
+
+/* The precision-aware optimizer's dtypes, after the distributed optimizer */
+static void prec_opt_words(struct sbuf *sb, const struct mt_config *c)
+{
+	if (c->prec_opt)
+		sbuf_addf(sb, ", precision-aware optimizer (moments %s/%s, master weights %s)",
+			  mt_opt_dtype_name(c->exp_avg), mt_opt_dtype_name(c->exp_avg_sq),
+			  mt_opt_dtype_name(c->main_params));
 }
 
 /* The token dispatcher and the EP overlaps of a MoE candidate with EP. */
@@ -155,7 +165,7 @@ static void variants_lines(struct sbuf *sb, const struct mt_search_result *r)
 			variant_words(sb, &x->cfg, &r->top[i].cfg);
 			sbuf_addf(sb, ": %.3f s (%+.2f%%), %.1f GiB", x->step,
 				  100 * (x->step / r->top[i].time.step - 1), gib(x->mem));
-			if (mt_variant_why(x, &r->top[i], why, sizeof(why)))
+			if (mt_variant_why(x, &r->top[i], r->capacity_bytes, why, sizeof(why)))
 				sbuf_addf(sb, "; %s", why);
 			sbuf_addc(sb, '\n');
 		}
@@ -670,7 +680,8 @@ void mt_advice_text(struct sbuf *sb, const struct mt_model *m, const struct mt_c
 		else
 			mt_table_cell(&t, "%s", rc_words(cf, (char[RCW_MAX]){ 0 }, RCW_MAX));
 		mt_table_cell(&t, "%s", cf->fsdp == MT_FSDP_TORCH ? "fsdp2"
-					: cf->fsdp ? "fsdp" : cf->dist_opt ? "on" : "off");
+					: cf->fsdp ? "fsdp" : cf->prec_opt ? "on+pa"
+					: cf->dist_opt ? "on" : "off");
 		mt_table_cell(&t, "%.1f", gib(e->mem.total));
 		mt_table_cell(&t, "%.3f", e->time.step);
 		mt_table_cell(&t, "%.0f", e->tput.tokens_per_s_per_gpu);
@@ -686,8 +697,10 @@ void mt_advice_text(struct sbuf *sb, const struct mt_model *m, const struct mt_c
 	if (!j->no_fold)
 		sbuf_adds(sb, "; one row per parallel layout, its other settings folded under it");
 	if (r->roomy_pick)
-		sbuf_adds(sb, "\n#1 goes first for headroom: #2, the fastest, uses more than 95% of the "
-			      "usable memory\nand #1 is within its band (7.1)");
+		sbuf_addf(sb, "\n#1 goes first for headroom: #2, %s, uses more than 95%% of the "
+			  "usable memory\nand #1 is within its band (7.1)",
+			  r->ntop > 1 && r->top[1].time.step < r->top[0].time.step
+				  ? "the fastest" : "first by its own terms");
 	sbuf_addc(sb, '\n');
 	variants_lines(sb, r);
 	sbuf_addf(sb, "\nbest: %s, recompute %s",
@@ -695,6 +708,7 @@ void mt_advice_text(struct sbuf *sb, const struct mt_model *m, const struct mt_c
 		  rc_words(&r->top[0].cfg, (char[RCW_MAX]){ 0 }, RCW_MAX));
 	extra_words(sb, j, &r->top[0].cfg);
 	sbuf_addf(sb, ", distributed optimizer %s", dist_opt_words(&r->top[0].cfg));
+	prec_opt_words(sb, &r->top[0].cfg);
 	moe_words(sb, m, &r->top[0].cfg);
 	sbuf_addf(sb, "\n");
 	layout_line(sb, m, j, &r->top[0].cfg, "  ");
@@ -805,8 +819,9 @@ void mt_estimate_text(struct sbuf *sb, const struct mt_model *m, const struct mt
 	if (e->cfg.recompute == MT_RC_FULL)
 		sbuf_addf(sb, " (%s)", mt_rc_full_words(e->cfg.recompute_method,
 							  e->cfg.recompute_layers, (char[64]){ 0 }, 64));
-	sbuf_addf(sb, ", distributed optimizer %s, %d micro-batch%s",
-		  dist_opt_words(&e->cfg), e->cfg.num_mb, e->cfg.num_mb == 1 ? "" : "es");
+	sbuf_addf(sb, ", distributed optimizer %s", dist_opt_words(&e->cfg));
+	prec_opt_words(sb, &e->cfg);
+	sbuf_addf(sb, ", %d micro-batch%s", e->cfg.num_mb, e->cfg.num_mb == 1 ? "" : "es");
 	moe_words(sb, m, &e->cfg);
 	graph_words(sb, &e->cfg);
 	if (mt_p2p_blocks(&e->cfg))

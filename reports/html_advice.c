@@ -218,8 +218,9 @@ void html_summary(struct sbuf *sb, const cJSON *adv)
 	sbuf_adds(sb, "</b>, recompute ");
 	esc(sb, jstr(best, "config.recompute"));
 	extra_settings(sb, job, best);
-	sbuf_addf(sb, ", distributed optimizer %s.</p>",
-		  jtrue(best, "config.distributed_optimizer") ? "on" : "off");
+	sbuf_addf(sb, ", distributed optimizer %s%s.</p>",
+		  jtrue(best, "config.distributed_optimizer") ? "on" : "off",
+		  jtrue(best, "config.precision_aware_optimizer") ? ", precision-aware optimizer" : "");
 	if (jtrue(adv, "rules.constraints_relaxed")) {
 		sbuf_adds(sb, "<p class=\"tag bad\">no candidate that fits satisfies every constraint "
 			      "rule: ranked without ");

@@ -18,6 +18,7 @@ static const char *const ENUM_SPLIT[] = { "even", "account", "account_loss", "fi
 					    NULL };
 static const char *const ENUM_RECOMPUTE[] = { "none", "selective", "full", NULL };
 static const char *const ENUM_RC_METHOD[] = { "block", "uniform", NULL };
+static const char *const ENUM_OPT_DTYPE[] = { "fp32", "fp16", "bf16", "fp8", NULL };
 
 /* no macro named NUM, BOOL or STR: the knob table's FACT() columns reach X
  * with their arguments expanded (rules/facts.def) */
@@ -36,6 +37,7 @@ static const char *const ENUM_RC_METHOD[] = { "block", "uniform", NULL };
 #define TYPE_ENUM_SPLIT ENUM(ENUM_SPLIT)
 #define TYPE_ENUM_RECOMPUTE ENUM(ENUM_RECOMPUTE)
 #define TYPE_ENUM_RC_METHOD ENUM(ENUM_RC_METHOD)
+#define TYPE_ENUM_OPT_DTYPE ENUM(ENUM_OPT_DTYPE)
 
 const struct mt_fact_info mt_facts[MT_F_N] = {
 #define X(id, name, type, stage, knobs, unit, desc) \

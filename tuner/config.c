@@ -10,6 +10,7 @@
 #include "cluster.h"
 #include "model.h"
 #include "hostmem.h"
+#include "optim.h"
 #include "precision.h"
 #include "recompute.h"
 
@@ -27,6 +28,7 @@ void mt_pins_init(struct mt_pins *p)
 	p->full_graph = MT_UNSET;
 	p->fsdp = MT_UNSET;
 	p->p2p_overlap = MT_UNSET;
+	p->prec_opt = p->exp_avg = p->exp_avg_sq = p->main_params = MT_UNSET;
 	for (int i = 0; i < MT_KNOB_EXTRA; i++)
 		p->extra[i] = MT_UNSET;
 }
@@ -284,6 +286,7 @@ void mt_config_settings(const struct mt_job *job, struct mt_config *cfg)
 	cfg->p2p_blocking = p->p2p_overlap == 0;
 	/* the settings megatune does not time, as pinned */
 	memcpy(cfg->extra, p->extra, sizeof(cfg->extra));
+	mt_config_prec_opt(job, cfg, mt_prec_opt_default(job));
 }
 
 /* ---------------------------------------------------------------- checks */
@@ -513,7 +516,8 @@ static int precision_offload_check(const struct mt_model *m, const struct mt_clu
 				    "d98e8a6 megatron/training/arguments.py:1097: --fp8-param-gather only "
 				    "supported with distributed optimizer, torch fsdp2, megatron fsdp, or "
 				    "inference mode)");
-	if ((rc = mt_hostmem_check(j, err)) || (rc = mt_offload_modules_check(m, j, err)) ||
+	if ((rc = mt_hostmem_check(j, err)) || (rc = mt_prec_opt_check(j, err)) ||
+	    (rc = mt_offload_modules_check(m, j, err)) ||
 	    (rc = graphs_ep_overlap_check(p, err)) || (rc = rank_budget_check(m, c, j, err)) ||
 	    (rc = graph_scope_check(j, err)))
 		return rc;

@@ -35,6 +35,10 @@ enum mt_recompute { MT_RC_NONE, MT_RC_SELECTIVE, MT_RC_FULL, MT_RC_N };
  * input alone is kept. */
 enum mt_rc_method { MT_RC_BLOCK, MT_RC_UNIFORM, MT_RC_METHOD_N };
 enum mt_cp_comm { MT_CP_P2P, MT_CP_ALL_GATHER, MT_CP_A2A, MT_CP_A2A_P2P, MT_CP_N };
+/* The dtype of a state of the precision-aware optimizer (Megatron-LM
+ * --exp-avg-dtype, --exp-avg-sq-dtype, --main-params-dtype; tuner/optim.h):
+ * fp8 is Transformer Engine's FusedAdam torch.uint8 (E4M3). */
+enum mt_opt_dtype { MT_OD_FP32, MT_OD_FP16, MT_OD_BF16, MT_OD_FP8, MT_OD_N };
 enum mt_split {
 	MT_SPLIT_EVEN,       /* layers divide evenly over pp x vpp chunks */
 	MT_SPLIT_ACCOUNT,    /* account_for_embedding/loss_in_pipeline_split */
@@ -59,6 +63,8 @@ enum {
 	MT_ROFF_SPLIT_LAYOUT = 1u << 9,     /* pipeline_model_parallel_layout */
 	MT_ROFF_SPLIT_UNEVEN_VPP = 1u << 10, /* an uneven split with VPP > 1
 					      * (num_virtual_stages_per_pipeline_rank) */
+	MT_ROFF_PREC_OPT = 1u << 11,     /* the precision-aware optimizer with its searched
+					  * dtypes (BF16 moments: core_v0.13.0) */
 };
 /* Spare slots for the settings megatune does not time (job/knobs.def's
  * GENERIC rows): a pin and the candidate's value, MT_UNSET when not set. */
@@ -102,6 +108,8 @@ struct mt_pins {
 	 * caller for the life of the job; NULL leaves the split to the search */
 	const struct mt_layout *layout;
 	int fsdp;                 /* --fsdp off|megatron|torch: enum mt_fsdp_impl */
+	int prec_opt;             /* --precision-aware-optimizer on|off */
+	int exp_avg, exp_avg_sq, main_params; /* its states: enum mt_opt_dtype */
 	int extra[MT_KNOB_EXTRA]; /* generic settings (job/knobs.def) */
 };
 
@@ -192,6 +200,10 @@ struct mt_config {
 				   * sends overlap compute, Megatron's default */
 	int fsdp;                 /* enum mt_fsdp_impl: Megatron-FSDP (optim_grads_params) or
 				   * PyTorch FSDP2 (tuner/fsdp.h) */
+	int prec_opt;             /* the precision-aware optimizer (--use-precision-aware-
+				   * optimizer; tuner/optim.h) */
+	int exp_avg, exp_avg_sq;  /* its Adam moments: enum mt_opt_dtype (MT_OD_FP32 without it) */
+	int main_params;          /* its master weights: MT_OD_FP32 or MT_OD_FP16 */
 	int extra[MT_KNOB_EXTRA]; /* generic settings as pinned (job/knobs.def) */
 };
 

@@ -206,6 +206,28 @@
  * read+write, two fp32 moments read+write, bf16 parameter write, grad-norm
  * read, grad zeroing). */
 #define MT_ADAM_BYTES_PER_PARAM 38.0
+/* The precision-aware optimizer's step (docs/MODEL.md 4.8, tuner/optim.h):
+ * HBM bytes per parameter of Transformer Engine's FusedAdam.step()
+ * (transformer_engine/pytorch/optimizers/fused_adam.py @ 04912bf024), which
+ * runs the FP32 kernel on FP32 copies of every low-precision state: per
+ * state, get_unscaled_state() (bf16: .float(), read 2 write 4; fp16:
+ * .float().mul_(scale), 2+4 and 4+4; fp8: dequantise, 1+4), the kernel's
+ * read and write (4+4), then _apply_scale() (bf16: .bfloat16() 4+2 and
+ * copy_ 2+2; fp16: aminmax 4, mul_ 4+4, copy_ 4+2; fp8: aminmax 4, quantise
+ * 4+1).  An FP32 state is the kernel's read and write alone. */
+#define MT_ADAM_STATE_FP32 8.0
+#define MT_ADAM_STATE_BF16 24.0
+#define MT_ADAM_STATE_FP16 40.0
+#define MT_ADAM_STATE_FP8 22.0
+/* FP32 master weights kept as their low 16 bits beside the BF16 weight
+ * (store_param_remainders, Megatron-Core's default with Transformer Engine
+ * 2.1 or newer: optimizer_config.py @ d98e8a64dd line 192): the remainder
+ * read and written and the weight read (multi_tensor_adam_param_remainder) */
+#define MT_ADAM_REMAINDER 6.0
+/* The gradient's passes of a step (the kernel's read, the norm's read, the
+ * zeroing), and the BF16 weight written, per parameter and byte of it */
+#define MT_ADAM_GRAD_PASSES 3.0
+#define MT_ADAM_PARAM_WRITE 2.0
 
 /* CUDA graphs (docs/MODEL.md 5.10): host time of one graphed callable, the
  * Python autograd function and cudaGraphLaunch (µs, megatune's estimate), and

@@ -902,10 +902,12 @@ static void io_costs(const struct work *w, struct mt_costs *o)
 			o->out_f += MT_COMM_FWD_SHARE * o->out_tp_exposed;
 			o->out_b += (1 - MT_COMM_FWD_SHARE) * o->out_tp_exposed;
 		}
-		o->act_out = T * 4 * h / spd + T * V / t * (fused_ce ? 2 : 6);
-		o->logits_transient = T * V / t * (fused_ce ? 2 : 4);
-		if (w->eager && fused_ce) /* its FP32 softmax kept, the bf16 logits beside */
-			o->act_out = T * 4 * h / spd + T * V / t * MT_CE_NATIVE_SAVED_BYTES;
+		/* kept from the loss's forward to its backward (4.8): the
+		 * output layer's inputs and the loss's FP32 softmax (its
+		 * .float() copy of the logits, fused or not); beside it for a
+		 * moment the BF16 logits (forward) or their BF16 gradient */
+		o->act_out = T * 4 * h / spd + T * V / t * 4;
+		o->logits_transient = T * V / t * 2;
 	}
 	o->eager = w->eager;
 	o->eager_buffer = w->eager ? w->eg[MT_L_DENSE].buffer : 0;

@@ -8,6 +8,7 @@
 #include "dispatch.h"
 #include "hostmem.h"
 #include "fsdp.h"
+#include "optim.h"
 #include "perf.h"
 #include "precision.h"
 #include "recompute.h"
@@ -95,8 +96,10 @@ static void stage_memory(const struct mt_ctx *x, const struct mt_costs *a, const
 		o->weights = (2 * Pd + Pq) / dshard + 2 * Pe / eshard + bw;
 		o->grads = gb * (Pd / dshard + Pe / eshard) + bg;
 	}
-	/* the share offloaded to the host leaves the GPU (4.10) */
-	o->optimizer = 12 * (Pd / dshard + Pe / eshard) * (1 - x->job->opt_offload);
+	/* master weights and moments, in the precision-aware optimizer's dtypes;
+	 * the share offloaded to the host leaves the GPU (4.8, 4.10) */
+	o->optimizer = mt_opt_state_bytes(x->job, cfg, b->dp) * (Pd / dshard + Pe / eshard) *
+		       (1 - x->job->opt_offload);
 	inflight = mt_inflight(b->pp, b->vpp, b->num_mb, st);
 	act = inflight * chunk_act(a, b, cfg, st, &layer_avg);
 	if (st == 0)
@@ -116,8 +119,16 @@ static void stage_memory(const struct mt_ctx *x, const struct mt_costs *a, const
 	o->logits = (st == b->pp - 1 ? a->act_out : 0) +
 		    (st == b->mtp_stage ? a->act_out * m->mtp_layers : 0);
 	o->moe_dispatch = b->nl[st][MT_L_MOE] ? a->moe_dispatch : 0;
-	o->transient = fmax(a->transient, st == b->pp - 1 || (m->mtp_layers && st == b->mtp_stage)
-					  ? a->logits_transient : 0);
+	/* a stage with a loss: one BF16 copy of the logits beside those kept;
+	 * no layer's own buffers are live with them (4.8) */
+	o->transient = a->transient;
+	if (st == b->pp - 1 || (m->mtp_layers && st == b->mtp_stage))
+		o->transient = fmax(a->transient - o->logits, a->logits_transient);
+	/* the optimizer step, activations and logits freed: FusedAdam's FP32
+	 * copies of the states below FP32 (4.8) */
+	o->transient = fmax(o->transient, mt_opt_step_copy_bytes(x->job, cfg) *
+						  (Pd / dshard + Pe / eshard) -
+					  o->activations - o->logits);
 	o->nccl = b->nccl_bytes;
 	o->cuda_context = MT_CUDA_CONTEXT_BYTES;
 	/* with Megatron-LM's own layers, the attention's score buffer (4.11) */

@@ -128,7 +128,9 @@ struct mt_plan {
 	double par_dense[5], par_exp[5], par_fp8[5];
 	int64_t bucket_params;
 	double p2p_time;            /* one activation to the next stage (s) */
-	/* optimizer-step time per parameter (s) */
+	/* optimizer-step time per parameter (s), at its least with or without
+	 * the precision-aware optimizer (the step floor; mt_timing times the
+	 * candidate's own, tuner/optim.h) */
 	double opt_s_per_param;
 	double nccl_bytes;
 };

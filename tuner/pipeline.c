@@ -6,6 +6,7 @@
 
 #include "constants.h"
 #include "fsdp.h"
+#include "optim.h"
 #include "perf.h"
 #include "precision.h"
 
@@ -132,6 +133,14 @@ double mt_stage_params(const struct mt_ctx *x, const struct mt_costs *a, const s
 		d += m->mtp_layers * (2.0 * m->hidden * m->hidden / a->tp + 3.0 * m->hidden * m->norm);
 		if (stage != p->pp - 1)
 			d += V * m->hidden / a->tp;
+		/* and, in a model chunk other than the first, a copy of the word
+		 * embedding that the MTP layers embed their shifted tokens with,
+		 * kept in step with the first chunk's (Megatron-LM d98e8a6
+		 * megatron/core/models/gpt/gpt_model.py:173: an embedding where
+		 * pre_process or mtp_process; language_module.py:278-290): its
+		 * weights, gradients and optimizer states (4.8) */
+		if (p->layout.mtp_chunk != 0)
+			d += a->par_emb;
 	}
 	return d;
 }
@@ -442,7 +451,15 @@ int mt_plan_compute(const struct mt_ctx *x, const struct mt_costs *a, int pp, in
 			o->dp_ag[i] = o->dp_ag_first[i] = 0;
 		}
 	}
-	o->opt_s_per_param = MT_ADAM_BYTES_PER_PARAM / x->hbm;
+	/* the optimizer step per parameter at its least, with or without the
+	 * precision-aware optimizer that level C may add (the step floor, 7) */
+	{
+		struct mt_config po = *cfg;
+
+		mt_config_prec_opt(x->job, &po, 1);
+		o->opt_s_per_param = fmin(MT_ADAM_BYTES_PER_PARAM,
+					  mt_opt_step_moved_bytes(x->job, &po, dp)) / x->hbm;
+	}
 	o->p2p_time = 0;
 	if (pp > 1) {
 		int pd = mt_group_per_domain(x->cluster, pp, a->tp * a->cp * dp) > 1 ? 2 : 1;

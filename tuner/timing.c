@@ -5,6 +5,7 @@
 
 #include "constants.h"
 #include "hostmem.h"
+#include "optim.h"
 #include "fsdp.h"
 #include "perf.h"
 #include "recompute.h"
@@ -311,7 +312,8 @@ void mt_timing(const struct mt_ctx *x, const struct mt_costs *a, const struct mt
 			t->dp_exposed = t->dp_hidden = 0;
 	}
 	/* the GPU steps what stays; the host share adds its copies and CPU Adam (4.10) */
-	t->optimizer = opt_params * (1 - j->opt_offload) * b->opt_s_per_param +
+	t->optimizer = opt_params * (1 - j->opt_offload) * mt_opt_step_moved_bytes(j, cfg, b->dp) /
+			       x->hbm +
 		       mt_opt_offload_time(x, opt_params);
 	/* hidden DP and PP traffic still takes SMs from the compute it hides under */
 	t->gpu_overhead += MT_COMM_SM_SLOWDOWN * (t->dp_hidden + t->pp_hidden);

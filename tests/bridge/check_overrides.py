@@ -88,6 +88,11 @@ def same(actual, meant):
         return actual.input_data == meant
     if isinstance(actual, enum.Enum) and not isinstance(meant, enum.Enum):
         return False  # a string meant for an enum field stays a string in Bridge
+    if type(actual).__name__ == "dtype" and isinstance(meant, str):
+        # a torch.dtype field: Bridge turns the name into the dtype
+        # (omegaconf_utils.py _apply_overrides, str_to_dtype); a name it
+        # cannot turn stays a string, which fails here
+        return repr(actual) == meant
     if isinstance(meant, float) or isinstance(actual, float):
         return isinstance(actual, (int, float)) and not isinstance(actual, bool) and abs(actual - meant) <= 1e-12 * max(1, abs(meant))
     return type(actual) is type(meant) and actual == meant or (meant is None and actual is None)

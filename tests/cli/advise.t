@@ -159,8 +159,8 @@ a bad router balance | 2 | --moe-balance: expected aux, pretrained, forced or dr
 EP overlap pinned on is emitted | 0 | --overlap-moe-expert-parallel-comm | estimate --model qwen3-235b-a22b --gpus 256 --seq 4096 --gbs 2048 --tp 2 --pp 8 --vpp 4 --ep 32 --recompute selective --ep-overlap on --format megatron
 EP overlap pinned off leaves the shared-expert overlap | 0 | --moe-shared-expert-overlap | estimate --model deepseek-v3 --gpus 1024 --seq 4096 --gbs 8192 --tp 2 --pp 16 --ep 64 --ep-overlap off --format megatron
 allgather dispatcher pinned | 0 | --moe-token-dispatcher-type allgather | estimate --model mixtral-8x7b --gpus 64 --seq 4096 --gbs 256 --ep 8 --moe-dispatcher allgather --format megatron
-forced balance flag | 0 | --moe-router-force-load-balancing | estimate --model qwen3-30b-a3b --gpus 8 --seq 4096 --gbs 512 --ep 8 --mbs 4 --moe-balance forced --format megatron --cluster dgx-b200
-token drop flag | 0 | model\.moe_expert_capacity_factor=1\.25 | estimate --model qwen3-30b-a3b --gpus 8 --seq 4096 --gbs 512 --ep 8 --mbs 4 --moe-balance drop:1.25 --format bridge --cluster dgx-b200
+forced balance flag | 0 | --moe-router-force-load-balancing | estimate --model qwen3-30b-a3b --gpus 8 --seq 4096 --gbs 512 --ep 8 --mbs 4 --moe-balance forced --precision-aware-optimizer on --format megatron --cluster dgx-b200
+token drop flag | 0 | model\.moe_expert_capacity_factor=1\.25 | estimate --model qwen3-30b-a3b --gpus 8 --seq 4096 --gbs 512 --ep 8 --mbs 4 --moe-balance drop:1.25 --precision-aware-optimizer on --format bridge --cluster dgx-b200
 graph scopes as Megatron-LM's modules | 0 | --cuda-graph-modules attn moe_router \\ | estimate --model qwen3-30b-a3b --cluster dgx-b200 --gpus 8 --seq 4096 --gbs 512 --ep 8 --mbs 1 --cuda-graph-scope attn,moe_router --format megatron
 graph scopes as Bridge's | 0 | cuda_graph_modules=\[moe_router,moe_preprocess\] | estimate --model qwen3-30b-a3b --cluster dgx-b200 --gpus 8 --seq 4096 --gbs 512 --ep 8 --mbs 1 --cuda-graph-scope moe_router,moe_preprocess --format bridge
 graph scopes in the advice | 0 | "cuda_graph_scope": \[ | estimate --model qwen3-30b-a3b --cluster dgx-b200 --gpus 8 --seq 4096 --gbs 512 --ep 8 --mbs 1 --cuda-graph-scope attn --format json
@@ -239,16 +239,21 @@ one micro-batch is one micro-batch | 0 | , 1 micro-batch(, .*)?$ | estimate --mo
 one writer of stdout: JSON and flags are refused | 2 | --json - and --format megatron write to standard output: choose one | advise --model llama3-8b --gpus 8 --seq 4096 --gbs 64 --json - --format megatron
 one writer of stdout: JSON and the page are refused | 2 | --json - and --report - write to standard output: choose one | estimate --model llama3-8b --gpus 8 --seq 4096 --gbs 64 --json - --report -
 one writer of stdout: --json - alone is the JSON alone | 0 | !^best: | advise --model llama3-8b --gpus 8 --seq 4096 --gbs 64 --json -
-# headroom before speed (docs/MODEL.md 7.1): MBS 2 at 75.4 of 75.7 GiB is 1.8% faster than MBS 1 at 56.9 GiB
-headroom: the pick off the memory limit is first | 0 | best: TP1 PP1 DP8 MBS1, recompute none | advise --model tests/fixtures/models/hf-mistral-7b.json --gpus 8 --seq 4096 --gbs 256
-headroom: the faster one on the limit is the runner-up, named so | 0 | runner-up: TP1 PP1 DP8 MBS2, 1.8% faster but on the memory limit \(75.4 of 75.7 GiB usable\) | advise --model tests/fixtures/models/hf-mistral-7b.json --gpus 8 --seq 4096 --gbs 256
-headroom: the JSON says the pick was for headroom | 0 | "headroom_pick": true | advise --model tests/fixtures/models/hf-mistral-7b.json --gpus 8 --seq 4096 --gbs 256 --json -
-headroom: 0 ranks by step time alone | 0 | best: TP1 PP1 DP8 MBS2, recompute none | advise --model tests/fixtures/models/hf-mistral-7b.json --gpus 8 --seq 4096 --gbs 256 --prefer-headroom 0
-headroom: a share below the gap still yields to the band | 0 | best: TP1 PP1 DP8 MBS1, recompute none | advise --model tests/fixtures/models/hf-mistral-7b.json --gpus 8 --seq 4096 --gbs 256 --prefer-headroom 1
-# a long context (docs/MODEL.md 7.1): TP8 with 71 layers offloaded fills 75.4 of 75.7 GiB and pins
-# 1.25 TB of host memory per node; TP8 CP8 without offload, 5% slower and within the band, is first
-headroom: long context picks a layout with headroom | 0 | ^best: TP8 PP1 CP8\(p2p\) DP1 MBS1, recompute none, distributed | advise --model llama3-70b --gpus 64 --seq 65536 --gbs 64 --top 2
-headroom: long context names the offload it passed over | 0 | runner-up: TP8 PP1 DP8 MBS1, 5.0% faster but on the memory limit \(75.4 of 75.7 GiB usable, activations offloaded\) | advise --model llama3-70b --gpus 64 --seq 65536 --gbs 64 --top 2
+# headroom before speed (docs/MODEL.md 7.1): MBS 2 at 75.9 of 76.5 GiB (4% kept free) is 1.8% faster
+# than MBS 1 at 57.2 GiB
+headroom: the pick off the memory limit is first | 0 | best: TP1 PP1 DP8 MBS1, recompute none | advise --model tests/fixtures/models/hf-mistral-7b.json --gpus 8 --seq 4096 --gbs 256 --mem-headroom 4
+headroom: the faster one on the limit is the runner-up, named so | 0 | runner-up: TP1 PP1 DP8 MBS2, 1.8% faster but on the memory limit \(75.9 of 76.5 GiB usable\) | advise --model tests/fixtures/models/hf-mistral-7b.json --gpus 8 --seq 4096 --gbs 256 --mem-headroom 4
+headroom: the JSON says the pick was for headroom | 0 | "headroom_pick": true | advise --model tests/fixtures/models/hf-mistral-7b.json --gpus 8 --seq 4096 --gbs 256 --mem-headroom 4 --json -
+headroom: 0 ranks by step time alone | 0 | best: TP1 PP1 DP8 MBS2, recompute none | advise --model tests/fixtures/models/hf-mistral-7b.json --gpus 8 --seq 4096 --gbs 256 --mem-headroom 4 --prefer-headroom 0
+headroom: a share below the gap still yields to the band | 0 | best: TP1 PP1 DP8 MBS1, recompute none | advise --model tests/fixtures/models/hf-mistral-7b.json --gpus 8 --seq 4096 --gbs 256 --mem-headroom 4 --prefer-headroom 1
+# the key's first on the limit but slower by step (5% kept free: MBS 2 needs full recompute of 2
+# layers, 74.9 of 75.7 GiB): the pick is faster, and the line says which the runner-up led by
+headroom: a runner-up first by its own terms is not called the fastest | 0 | #1 goes first for headroom: #2, first by its own terms, uses more | advise --model tests/fixtures/models/hf-mistral-7b.json --gpus 8 --seq 4096 --gbs 256
+# a long context (docs/MODEL.md 7.1): TP8 with 71 layers offloaded fills 75.3 of 75.7 GiB and pins
+# 1.25 TB of host memory per node; TP8 PP2 CP4 with the precision-aware optimizer and no offload,
+# 3% slower and within the band, is first
+headroom: long context picks a layout with headroom | 0 | ^best: TP8 PP2 VPP12 CP4\(p2p\) DP1 MBS1, recompute none, distributed optimizer on, precision-aware | advise --model llama3-70b --gpus 64 --seq 65536 --gbs 64 --top 2
+headroom: long context names the offload it passed over | 0 | runner-up: TP8 PP1 DP8 MBS1, 3.0% faster but on the memory limit \(75.3 of 75.7 GiB usable, activations offloaded\) | advise --model llama3-70b --gpus 64 --seq 65536 --gbs 64 --top 2
 headroom: a bad share is refused | 2 | --prefer-headroom.*a percentage in \[0, 90\) | advise --model llama3-8b --gpus 8 --seq 4096 --gbs 64 --prefer-headroom 95
 # FP8 on Blackwell without a recipe: delayed scaling, with a word about MXFP8
 fp8 on Blackwell names MXFP8 | 0 | warning: --precision fp8 on .*B200.* uses delayed \(per-tensor\) scaling, Megatron-LM's default; NVIDIA's Blackwell recipes train with MXFP8 | estimate --model llama3-8b --cluster dgx-b200 --gpus 8 --seq 4096 --gbs 64 --precision fp8

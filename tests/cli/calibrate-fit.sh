@@ -60,7 +60,11 @@ def estimate(cfg, cluster):
          # search would rank first for this configuration, not necessarily this candidate's
          "--moe-dispatcher", cfg["moe_dispatcher"], "--ep-overlap", onoff(cfg["ep_overlap"]),
          "--cuda-graphs", onoff(cfg.get("cuda_graphs", False)),
-         "--fsdp", cfg.get("fsdp_impl", "megatron") if cfg.get("fsdp") else "off"]
+         "--fsdp", cfg.get("fsdp_impl", "megatron") if cfg.get("fsdp") else "off",
+         "--precision-aware-optimizer", onoff(cfg.get("precision_aware_optimizer", False))]
+    if cfg.get("precision_aware_optimizer"):
+        a += ["--exp-avg-dtype", cfg["exp_avg_dtype"], "--exp-avg-sq-dtype", cfg["exp_avg_sq_dtype"],
+              "--main-params-dtype", cfg["main_params_dtype"]]
     if cfg["recompute"] == "full":
         a += ["--recompute-layers", cfg["recompute_layers"]]
     if cfg["recompute"] == "selective":
@@ -139,8 +143,11 @@ PY
 	bad "fit: $(cat "$T/fit.err")"
 
 # advise and estimate apply the correction and say so
-# pinned to a measured layout: the corrected model may rank an unmeasured one first
-"$MT" advise $JOB --cluster "$T/corr.json" --ep 32 --mbs 2 --fsdp off --top 1 --json "$T/a32c.json" >"$T/a32c.out" 2>&1 ||
+# pinned to a measured layout: the corrected model may rank an unmeasured one first; by step
+# alone (--prefer-headroom 0): with the correction's +2 GiB the measured pick sits on the
+# memory limit, where the headroom pick would be a selective variant nobody measured
+"$MT" advise $JOB --cluster "$T/corr.json" --ep 32 --mbs 2 --fsdp off --prefer-headroom 0 --top 1 \
+	--json "$T/a32c.json" >"$T/a32c.out" 2>&1 ||
 	bad "advise on the corrected profile: $(cat "$T/a32c.out")"
 grep -q 'corrected by calibrate --from-validation' "$T/a32c.out" &&
 	ok "advise says the correction and its provenance" || bad "no correction line: $(head -5 "$T/a32c.out")"

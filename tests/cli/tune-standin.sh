@@ -17,10 +17,11 @@ PY=/usr/bin/python3
 t=$(mktemp -d "${TMPDIR:-/tmp}/tune.XXXXXX") || exit 2
 trap 'rm -rf "$t"' EXIT INT TERM
 fail=0
-# ranked by step time alone (--prefer-headroom 0): the model's top pick is then
-# not the stand-in's best, which tune must find
+# ranked by step time alone (--prefer-headroom 0), without FSDP and the
+# precision-aware optimizer (which the stand-in cannot tell apart): the model's
+# top pick is then not the stand-in's best, which tune must find
 "$M" tune --model llama3-8b --cluster dgx-h100 --gpus 8 --seq 4096 --gbs 64 --no-rules \
-	--prefer-headroom 0 \
+	--prefer-headroom 0 --fsdp off --precision-aware-optimizer off \
 	--launch 'sh tests/validate/standin.sh {name} {iters} {dir} {megatron_args}' \
 	--iters 8 --warmup 2 --timeout 20 --dir "$t/run" --report "$t/tune.html" >"$t/out" 2>&1
 rc=$?
@@ -78,7 +79,8 @@ TPL='sh tests/validate/standin.sh {name} {iters} {dir} {megatron_args}'
 for extra in "--max-rounds 1" "--resume"; do
 	# shellcheck disable=SC2086
 	"$M" tune --model llama3-8b --cluster dgx-h100 --gpus 8 --seq 4096 --gbs 64 --no-rules \
-		--prefer-headroom 0 --launch "$TPL" --iters 8 --warmup 2 --timeout 20 --dir "$t/r" $extra >"$t/r.out" 2>&1 ||
+		--prefer-headroom 0 --fsdp off --precision-aware-optimizer off --launch "$TPL" --iters 8 \
+		--warmup 2 --timeout 20 --dir "$t/r" $extra >"$t/r.out" 2>&1 ||
 		{ echo "not ok - tune $extra: exit $?"; cat "$t/r.out"; fail=1; }
 done
 best=$(sed -n 's/^measured best: \([^,]*\),.*/\1/p' "$t/r.out")

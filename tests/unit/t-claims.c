@@ -242,6 +242,8 @@ static const struct claim claims[] = {
 	  "!has(cluster.nccl)" },
 	{ "precision-aware-optimizer", "Memory is tight",
 	  "memory.headroom_bytes < 0.1 * memory.capacity_bytes" },
+	{ "precision-aware-optimizer", "--precision-aware-optimizer on",
+	  "!config.precision_aware_optimizer && config.dist_opt" },
 	{ "mem-expandable-segments", "uses ([0-9.]+)% of the usable memory",
 	  "$1 > 75 && memory.total_bytes > 0.75 * memory.capacity_bytes" },
 	{ "mem-nvls-off", "^Only ([0-9.]+) GiB is left",
@@ -309,6 +311,9 @@ static const char *const jobs[] = {
 	"estimate --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --tp 8 --pp 2 "
 	"--tp-comm-overlap off",
 	"advise --model llama3-70b --gpus 64 --seq 8192 --gbs 128",
+	/* without the precision-aware optimizer no candidate without CP fits
+	 * ahead of the CP 2 pick: the one that fits is slower */
+	"advise --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --precision-aware-optimizer off",
 	"advise --model llama3-8b --gpus 8 --seq 8192 --gbs 128",
 	"advise --model gpt3-175b --gpus 64 --seq 2048 --gbs 64 --tp 16",
 	"advise --model llama3-70b --gpus 64 --seq 65536 --gbs 64 --recompute none "

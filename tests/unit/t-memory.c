@@ -7,6 +7,7 @@
 
 #include "testutil.h"
 
+#include "../../tuner/optim.h"
 #include "../../tuner/perf.h"
 
 static struct mt_model gpt;      /* GPT-3 175B shape with dropout */
@@ -394,8 +395,11 @@ static void recompute_lowers_memory(void **state)
 	free(plan);
 }
 
-/* Logits: bf16 logits kept by the fused cross-entropy, plus the fp32 softmax
- * of the unfused one, on the last stage only. */
+/* Logits, counted once (docs/MODEL.md 4.8): from the loss's forward to its
+ * backward the output layer's inputs and the loss's FP32 softmax are kept
+ * (4 bytes a logit, the fused loss as the unfused one: both copy the BF16
+ * logits to FP32); beside them for a moment one BF16 copy (2 bytes); no
+ * layer's own transient is live with them.  On the last stage only. */
 static void logits_on_the_last_stage(void **state)
 {
 	struct mt_model m;
@@ -407,6 +411,7 @@ static void logits_on_the_last_stage(void **state)
 	struct mt_costs a;
 	struct mt_mem mem;
 	double T = 4096, V = 129024 /* padded to a multiple of 128 x 8 */, t = 8, h = 8192;
+	int f;
 
 	(void)state;
 	assert_int_equal(mt_model_load("llama3-70b", &m, &err), 0);
@@ -416,20 +421,152 @@ static void logits_on_the_last_stage(void **state)
 	j.seq = 4096;
 	j.gbs = 8;
 	mt_ctx_init(&x, &m, h100, &j);
-	mt_costs_compute(&x, &(struct mt_shape){ .tp = 8, .cp = 1, .mbs = 1, .ep = 1, .etp = 1, .sp = 1,
-				 .cp_comm = MT_CP_P2P, .cp_a2a = 0, .tp_overlap = 1, .fused_ce = 1 }, &a);
-	assert_close(a.act_out, T * 4 * h / t + T * V / t * 2, 1e-12);
-	mt_costs_compute(&x, &(struct mt_shape){ .tp = 8, .cp = 1, .mbs = 1, .ep = 1, .etp = 1, .sp = 1,
-				 .cp_comm = MT_CP_P2P, .cp_a2a = 0, .tp_overlap = 1, .fused_ce = 0 }, &a);
-	assert_close(a.act_out, T * 4 * h / t + T * V / t * 6, 1e-12);
+	for (f = 0; f <= 1; f++) {
+		mt_costs_compute(&x, &(struct mt_shape){ .tp = 8, .cp = 1, .mbs = 1, .ep = 1, .etp = 1,
+					 .sp = 1, .cp_comm = MT_CP_P2P, .cp_a2a = 0, .tp_overlap = 1,
+					 .fused_ce = f }, &a);
+		assert_close(a.act_out, T * 4 * h / t + T * V / t * 4, 1e-12);
+		assert_close(a.logits_transient, T * V / t * 2, 1e-12);
+	}
 	cfg.dist_opt = 1;
 	mem = memory_of(&m, h100, &cfg, 8, 4096, 8, plan);
-	assert_true(mem.logits > 0);
+	/* the logits' 6 bytes once: 4 kept, 2 the transient (the layer's own
+	 * transient, T h 2 or the MLP's, is smaller here) */
+	assert_true(a.transient < a.act_out + a.logits_transient);
+	assert_close(mem.logits, a.act_out, 1e-12);
+	assert_close(mem.transient, a.logits_transient, 1e-12);
+	assert_close(mem.logits + mem.transient, T * 4 * h / t + T * V / t * 6, 1e-12);
 	base_config(&cfg, 8, 4);
 	cfg.dist_opt = 1;
 	mem = memory_of(&m, h100, &cfg, 32, 4096, 32, plan);
 	assert_int_equal(mem.stage, 0);
 	assert_true(mem.logits == 0); /* stage 0 of 4 has no output layer */
+	free(plan);
+}
+
+/* The precision-aware optimizer (docs/MODEL.md 4.8): master weights and the
+ * two moments per parameter of the shard, in their dtypes (the FP32 master
+ * kept as its 16-bit remainder beside a BF16 weight: 2 bytes); the step's
+ * FP32 copies of the states below FP32; the bytes its step moves. */
+static void precision_aware_optimizer_bytes(void **state)
+{
+	struct mt_model m;
+	struct mt_error err = MT_ERROR_INIT;
+	struct mt_config cfg;
+	struct mt_plan *plan = malloc(sizeof(*plan));
+	struct mt_mem mem;
+	struct mt_job j;
+	double P;
+
+	(void)state;
+	assert_int_equal(mt_model_load("llama3-8b", &m, &err), 0);
+	mt_job_init(&j);
+	base_config(&cfg, 2, 1);
+	cfg.dist_opt = 1;
+	mem = memory_of(&m, h100, &cfg, 64, 4096, 128, plan);
+	P = plan->par_dense[0] / 32;
+	assert_close(mem.optimizer, 12 * P, 1e-12);
+	assert_close(mt_opt_step_moved_bytes(&j, &cfg, 32), 38, 1e-12);
+	/* on: BF16 moments, FP32 master weights as the remainder: 2 + 2 + 2 */
+	mt_config_prec_opt(&j, &cfg, 1);
+	assert_int_equal(cfg.exp_avg, MT_OD_BF16);
+	assert_int_equal(cfg.exp_avg_sq, MT_OD_BF16);
+	assert_int_equal(cfg.main_params, MT_OD_FP32);
+	mem = memory_of(&m, h100, &cfg, 64, 4096, 128, plan);
+	assert_close(mem.optimizer, 6 * P, 1e-12);
+	assert_close(mem.weights + mem.grads, plan->par_dense[0] * (2 + 4), 1e-9);
+	assert_close(mt_opt_step_copy_bytes(&j, &cfg), 8, 1e-12);
+	/* grads 3 x 4, remainder 6, each BF16 moment 24, the weight 2 */
+	assert_close(mt_opt_step_moved_bytes(&j, &cfg, 32), 12 + 6 + 48 + 2, 1e-12);
+	/* the main gradients in BF16 are the DDP buffer's: 2 bytes, and 3 x 2 moved */
+	cfg.grad_fp32 = 0;
+	mem = memory_of(&m, h100, &cfg, 64, 4096, 128, plan);
+	assert_close(mem.grads, plan->par_dense[0] * 2, 1e-9);
+	assert_close(mt_opt_step_moved_bytes(&j, &cfg, 32), 6 + 6 + 48 + 2, 1e-12);
+	cfg.grad_fp32 = 1;
+	/* FP32 moments: 2 + 4 + 4, no copies; FP8 moments with FP16 master
+	 * weights: 2 + 1 + 1, an FP32 copy of each */
+	cfg.exp_avg = cfg.exp_avg_sq = MT_OD_FP32;
+	assert_close(mt_opt_state_bytes(&j, &cfg, 32), 10, 1e-12);
+	assert_close(mt_opt_step_copy_bytes(&j, &cfg), 0, 1e-12);
+	assert_close(mt_opt_step_moved_bytes(&j, &cfg, 32), 12 + 6 + 16 + 2, 1e-12);
+	cfg.exp_avg = cfg.exp_avg_sq = MT_OD_FP8;
+	cfg.main_params = MT_OD_FP16;
+	assert_close(mt_opt_state_bytes(&j, &cfg, 32), 4, 1e-12);
+	assert_close(mt_opt_step_copy_bytes(&j, &cfg), 12, 1e-12);
+	/* FP8 with current scaling and FP32 master weights: Megatron-Core keeps
+	 * them whole (no remainder): 4 + 2 + 2 */
+	j.precision = MT_PREC_FP8;
+	j.fp8_recipe = MT_FP8_TENSORWISE;
+	mt_config_prec_opt(&j, &cfg, 1);
+	assert_close(mt_opt_state_bytes(&j, &cfg, 32), 8, 1e-12);
+	/* delayed scaling, weights not kept in FP8 (DP 1): the remainder again */
+	j.fp8_recipe = MT_FP8_DELAYED;
+	assert_close(mt_opt_state_bytes(&j, &cfg, 1), 6, 1e-12);
+	/* with the optimizer offloaded the hybrid optimizer keeps FP32 states */
+	j.opt_offload = 0.5;
+	mt_config_prec_opt(&j, &cfg, 1);
+	assert_int_equal(cfg.exp_avg, MT_OD_FP32);
+	assert_close(mt_opt_state_bytes(&j, &cfg, 32), 12, 1e-12);
+	free(plan);
+}
+
+/* Multi-token prediction: the stage of the MTP layers, when it is not the
+ * first, keeps a copy of the word embedding (Megatron-Core gpt_model.py:173)
+ * beside the output layer: its weights, gradients and optimizer states. */
+static void mtp_stage_keeps_an_embedding(void **state)
+{
+	struct mt_model m;
+	struct mt_error err = MT_ERROR_INIT;
+	struct mt_config cfg;
+	struct mt_plan *plan = malloc(sizeof(*plan));
+	struct mt_job j;
+	struct mt_ctx x;
+	struct mt_costs a;
+	double h, V, d = 0;
+	int k, r, last = -1;
+
+	(void)state;
+	assert_int_equal(mt_model_load("deepseek-v3", &m, &err), 0);
+	assert_int_equal(m.mtp_layers, 1);
+	base_config(&cfg, 2, 16);
+	cfg.ep = 8;
+	cfg.dist_opt = 1;
+	mt_job_init(&j);
+	j.gpus = 1024;
+	j.seq = 4096;
+	j.gbs = 8192;
+	mt_ctx_init(&x, &m, h100, &j);
+	cfg.dp = 1024 / (2 * 16);
+	cfg.num_mb = 8192 / cfg.dp;
+	mt_costs_compute(&x, &(struct mt_shape){ .tp = 2, .cp = 1, .mbs = 1, .ep = 8, .etp = 1, .sp = 1,
+				 .cp_comm = MT_CP_P2P, .cp_a2a = 0, .tp_overlap = 1, .fused_ce = 1 }, &a);
+	assert_int_equal(mt_plan_compute(&x, &a, 16, 1, cfg.dp, cfg.num_mb, &cfg, plan), 0);
+	assert_int_equal(plan->mtp_stage, 15);
+	for (r = 0; r < plan->nrep; r++)
+		if (plan->rep[r] == 15)
+			last = r;
+	assert_true(last >= 0);
+	h = m.hidden;
+	V = mt_model_padded_vocab(&m, 2);
+	for (k = 0; k < MT_L_N; k++)
+		d += plan->nl[15][k] * (a.par_tp[k] + a.par_rep[k]);
+	/* the output layer and final norm, the MTP projection and norms, and
+	 * the embedding's copy (V h / TP: no learned positions) */
+	assert_close(a.par_emb, V * h / 2, 1e-12);
+	assert_close(plan->par_dense[last],
+		     d + V * h / 2 + h * m.norm + 2.0 * h * h / 2 + 3.0 * h * m.norm + a.par_emb, 1e-12);
+	/* one pipeline stage: the first stage's own embedding, no copy */
+	base_config(&cfg, 2, 1);
+	cfg.ep = 8;
+	cfg.dp = 1024 / 2;
+	cfg.num_mb = 8192 / cfg.dp;
+	assert_int_equal(mt_plan_compute(&x, &a, 1, 1, cfg.dp, cfg.num_mb, &cfg, plan), 0);
+	d = 0;
+	for (k = 0; k < MT_L_N; k++)
+		d += plan->nl[0][k] * (a.par_tp[k] + a.par_rep[k]);
+	assert_close(plan->par_dense[0],
+		     d + a.par_emb + V * h / 2 + h * m.norm + 2.0 * h * h / 2 + 3.0 * h * m.norm, 1e-12);
 	free(plan);
 }
 
@@ -493,6 +630,8 @@ int main(void)
 		cmocka_unit_test(peak_is_the_heaviest_stage),
 		cmocka_unit_test(recompute_lowers_memory),
 		cmocka_unit_test(logits_on_the_last_stage),
+		cmocka_unit_test(precision_aware_optimizer_bytes),
+		cmocka_unit_test(mtp_stage_keeps_an_embedding),
 		cmocka_unit_test(parts_add_up_and_cp_divides),
 		cmocka_unit_test(experts_shard_over_ep),
 		cmocka_unit_test(recompute_modules_free_their_terms),

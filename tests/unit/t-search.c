@@ -9,6 +9,7 @@
 
 #include "../../rules/engine.h"
 #include "../../tuner/perf.h"
+#include "../../advisor/rank.h"
 #include "../../advisor/search.h"
 
 /* --- allocation counter: -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc */
@@ -78,10 +79,11 @@ static void job(struct mt_job *j, int gpus, int seq, int gbs)
 
 /* Sizes multiply to the GPU count, memory fits, the ranking is ordered, and
  * the tensor-parallel group stays inside the NVLink domain. */
-/* Llama 3 8B on 8 H100 at 4K, the model alone: the fastest candidate fills
- * 75.3 of 75.7 GiB for 0.2% over the fastest one below 95% (59.8 GiB); it is
- * ranked second: the gap is within the first one's band, whatever the
- * tolerance, unless the tolerance is 0 (docs/MODEL.md 7.1) */
+/* Llama 3 8B on 8 H100 at 8K, the model alone: the fastest candidate (the
+ * precision-aware optimizer, which the search takes where nothing fits
+ * without it) fills 72.7 of 75.7 GiB for 0.1% over the fastest one below 95%
+ * (71.7 GiB); it is ranked second: the gap is within the first one's band,
+ * whatever the tolerance, unless the tolerance is 0 (docs/MODEL.md 7.1) */
 static void headroom_before_speed(void **state)
 {
 	static const double tols[] = { MT_ROOMY_TOL, 0.001, 0 };
@@ -92,7 +94,7 @@ static void headroom_before_speed(void **state)
 
 	(void)state;
 	for (i = 0; i < sizeof(tols) / sizeof(tols[0]); i++) {
-		job(&j, 8, 4096, 64);
+		job(&j, 8, 8192, 64);
 		j.roomy_tol = tols[i];
 		r = run("llama3-8b", &j, &m);
 		assert_true(r->ntop > 1);
@@ -236,8 +238,12 @@ static void results_are_sound(void **state)
 				assert_true(e->time.step + e->band.spec_hi >=
 					    r->top[k - 1].time.step + r->top[k - 1].band.spec_hi);
 			if (k == 1 && r->roomy_pick) {
-				assert_true(e->time.step < r->top[0].time.step);
-				assert_true(r->top[0].time.step <= e->time.step * (1 + MT_ROOMY_TOL));
+				/* the one it displaced was first by the ranking's key */
+				assert_true(mt_rank_key(e) <= mt_rank_key(&r->top[0]));
+				/* within roomy_tol: the wider of the tolerance and
+				 * the faster one's band */
+				assert_true(r->top[0].time.step <= e->time.step * (1 + MT_ROOMY_TOL) ||
+					    r->top[0].time.step <= e->band.hi);
 				assert_true(r->top[0].mem.total <= MT_ROOMY_USE * r->capacity_bytes);
 				assert_true(e->mem.total > MT_ROOMY_USE * r->capacity_bytes);
 			}
