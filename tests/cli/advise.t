@@ -271,7 +271,7 @@ every pipeline stage in the advice JSON | 0 | "stages": \[ | advise --model llam
 the advice JSON flags the peak stage | 0 | "peak": true | advise --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --pp 4 --top 1 --json -
 the allocator's figures in the advice JSON | 0 | "outside_allocator_bytes": [0-9] | advise --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --pp 4 --top 1 --json -
 the text says which stage peaks | 0 | memory by stage .*, stage 0 peaks: | advise --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --pp 4 --top 1
-the text has a line for the last stage | 0 | ^    stage 3 +[0-9.]+ +states [0-9.]+, activations [0-9.]+, logits 0\.[0-9]*[1-9] | advise --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --pp 4 --top 1
+the text has a line for the last stage | 0 | ^    stage 3 +[0-9.]+ +states [0-9.]+, activations [0-9.]+, logits [0-9]+\.[0-9]*[1-9] | advise --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --pp 4 --top 1
 the text gives the allocator's four figures | 0 | allocator, stage 0: allocated [0-9.]+, max allocated [0-9.]+, reserved [0-9.]+; outside it [0-9.]+ | advise --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --pp 4 --top 1
 one stage has no line per stage | 0 | !memory by stage | estimate --model llama3-8b --gpus 8 --seq 4096 --gbs 64 --tp 2
 estimate prints the stage asked for | 0 | ^\(stage 3 of 4, --stage; stage 0 is the most loaded | estimate --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --tp 8 --pp 4 --stage 3
