@@ -600,8 +600,10 @@ static void text_job(struct sbuf *sb, const struct st *t)
 		sbuf_adds(sb, "  Megatron-LM's own layers (--transformer-impl local): timed as the PyTorch "
 			  "eager kernels they run, the unfused attention's score matrix, the norms, RoPE, "
 			  "the activation and the residual adds each with its HBM traffic, and the host's "
-			  "issue of each kernel; the fusions the job turns off as their eager ops "
-			  "(docs/MODEL.md 4.11)\n");
+			  "issue of each kernel; the fusions the job turns off as their eager ops; the "
+			  "optimizer step Megatron-LM falls back to without Transformer Engine and Apex "
+			  "(torch's AdamW, a loop over the parameter tensors for the norm and the "
+			  "clipping) (docs/MODEL.md 4.11)\n");
 	if (mj->nfusion_off) {
 		sbuf_adds(sb, "  timed as fused (Megatron-LM's default; the job turns the fusion off and "
 			  "runs slower than timed):");

@@ -229,6 +229,35 @@
 #define MT_ADAM_GRAD_PASSES 3.0
 #define MT_ADAM_PARAM_WRITE 2.0
 
+/* The optimizer step Megatron-LM d98e8a6 falls back to without Transformer
+ * Engine and Apex (docs/MODEL.md 4.11, tuner/eager_opt.c), bytes per
+ * parameter, FP32 unless said:
+ *   the gradient norm (clip_grads.py get_grad_norm_fp32 through
+ *   utils.py local_multi_tensor_l2_norm): one torch.norm per tensor, the
+ *   gradient read (4);
+ *   torch.optim.AdamW, foreach by default on CUDA (torch/optim/adam.py
+ *   _multi_tensor_adam, decoupled weight decay, capturable off): the
+ *   parameters' decay _foreach_mul_ (8), _foreach_lerp_ of exp_avg with the
+ *   gradient (12), _foreach_mul_ of exp_avg_sq (8), _foreach_addcmul_ of
+ *   it with the gradient squared (12), _foreach_sqrt into a new list (8),
+ *   _foreach_div_ by the bias correction (8), _foreach_add_ of eps (8),
+ *   _foreach_addcdiv_ into the parameters (16): 80;
+ *   the rest of the step: the clipping (clip_grad_by_total_norm_fp32
+ *   through utils.py local_multi_tensor_scale: dst.copy_(src * scale), 8
+ *   and 8), the BF16 copy back (optimizer.py
+ *   _copy_main_params_to_model_params: a copy_ per tensor under BF16, 6),
+ *   the gradient buffer's zeroing (4): 26. */
+#define MT_TORCH_ADAM_BYTES 80.0
+#define MT_OPT_FALLBACK_NORM_BYTES 4.0
+#define MT_OPT_FALLBACK_REST_BYTES 26.0
+/* ... and the eager ops it issues per parameter tensor after the norm's:
+ * the clipping's multiply and copy_, the copy back. */
+#define MT_OPT_FALLBACK_OPS 3
+/* Host time of one tiny PyTorch eager op (µs): the campaign's add_ on one
+ * element in a Python loop (host-cost.json tiny_op_cpu_us, 8.216 µs,
+ * scripts/gpu/host_cost.py, tests/fixtures/gpu/2026-11-28-nvidia-h100-80gb-hbm3-2). */
+#define MT_EAGER_HOST_TINY_US 8.2
+
 /* CUDA graphs (docs/MODEL.md 5.10): host time of one graphed callable, the
  * Python autograd function and cudaGraphLaunch (µs, megatune's estimate), and
  * the callables per layer and micro-batch (attention and MLP or router,

@@ -4,6 +4,8 @@
 #include <math.h>
 
 #include "constants.h"
+#include "eager.h"
+#include "eager_opt.h"
 #include "hostmem.h"
 #include "optim.h"
 #include "fsdp.h"
@@ -217,7 +219,7 @@ void mt_timing(const struct mt_ctx *x, const struct mt_costs *a, const struct mt
 	const struct mt_model *m = x->model;
 	const struct mt_job *j = x->job;
 	struct stage_time s, crit = { 0 };
-	double mb = b->num_mb, pp = b->pp, vpp = b->vpp, mean, opt_params = 0;
+	double mb = b->num_mb, pp = b->pp, vpp = b->vpp, mean, opt_params = 0, opt_local = 0;
 	double total_layers_time = 0, extra, rc_flops = 0, frac = 0, hw, L;
 	double dshard = cfg->dist_opt || cfg->fsdp ? (double)b->dp * a->cp : 1;
 	double eshard = cfg->dist_opt || cfg->fsdp ? b->edp : 1;
@@ -229,6 +231,15 @@ void mt_timing(const struct mt_ctx *x, const struct mt_costs *a, const struct mt
 			crit = s;
 		if (s.params / dshard + s.params_exp / eshard > opt_params)
 			opt_params = s.params / dshard + s.params_exp / eshard;
+		/* without Transformer Engine and Apex: torch's AdamW and the
+		 * per-tensor loops (4.11), on the GPU's share */
+		if (j->transformer_impl == MT_TI_LOCAL) {
+			double le = m->experts > 0 ? (double)m->experts / cfg->ep : 0;
+			double n = fmax(1, mt_eager_opt_tensors(m, b, b->rep[r], le) / dshard);
+			double p = (s.params / dshard + s.params_exp / eshard) * (1 - j->opt_offload);
+
+			opt_local = fmax(opt_local, mt_eager_opt_time(n, p, x->hbm, x->hc.sync));
+		}
 	}
 	/* the mean stage: all layers spread over pp stages, plus the overheads
 	 * of the representative stages */
@@ -311,9 +322,12 @@ void mt_timing(const struct mt_ctx *x, const struct mt_costs *a, const struct mt
 		if (cfg->fsdp) /* no step-end reduction: the stage time holds it */
 			t->dp_exposed = t->dp_hidden = 0;
 	}
-	/* the GPU steps what stays; the host share adds its copies and CPU Adam (4.10) */
-	t->optimizer = opt_params * (1 - j->opt_offload) * mt_opt_step_moved_bytes(j, cfg, b->dp) /
-			       x->hbm +
+	/* the GPU steps what stays (with Megatron-LM's own layers the fallback
+	 * above); the host share adds its copies and CPU Adam (4.10) */
+	t->optimizer = (j->transformer_impl == MT_TI_LOCAL
+				? opt_local
+				: opt_params * (1 - j->opt_offload) *
+					  mt_opt_step_moved_bytes(j, cfg, b->dp) / x->hbm) +
 		       mt_opt_offload_time(x, opt_params);
 	/* hidden DP and PP traffic still takes SMs from the compute it hides under */
 	t->gpu_overhead += MT_COMM_SM_SLOWDOWN * (t->dp_hidden + t->pp_hidden);

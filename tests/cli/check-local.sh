@@ -4,11 +4,12 @@
 # the GPU campaign's two recorded runs of a 317M Llama with
 # --transformer-impl local and every --no-*-fusion flag on one H100
 # (tests/fixtures/gpu/2026-11-28-nvidia-h100-80gb-hbm3-2/megatron-logs):
-#   - `check` on the bundled dgx-h100 predicts each measured step within 20%
-#     (|measured / predicted - 1|), and the memory within 10% of the log's
-#     peak: its "max reserved" (what the caching allocator held at most, the
-#     figure `check` reads), against the predicted peak less the CUDA
-#     context, which the allocator does not hold;
+#   - `check` predicts each measured step within 20% (|measured / predicted
+#     - 1|) on the bundled dgx-h100 and on the campaign's own calibrated
+#     profile, and the memory within 10% of the log's peak: its "max
+#     reserved" (what the caching allocator held at most, the figure `check`
+#     reads), against the predicted peak less the CUDA context, which the
+#     allocator does not hold;
 #   - a correction fitted from c1 alone (`check --validation`, then
 #     `calibrate --from-validation`) predicts c2 within 10%, on dgx-h100 and
 #     on the campaign's own calibrated profile.
@@ -44,14 +45,19 @@ sys.exit(0 if ok else 1)
 PYEOF
 }
 
-for c in c1-tp1-pp1-mbs16 c2-tp1-pp1-mbs8; do
-	"$MT" check "$G/megatron-logs/$c.log" --cluster dgx-h100 --json "$T/$c.json" >"$T/$c.out" 2>&1 ||
-		{ echo "FAIL: check $c: exit $?: $(head -3 "$T/$c.out")"; fail=1; continue; }
-	within "$T/$c.json" 0.20 0.10 || fail=1
-	# the local layers are timed, not named as timed fused
-	grep -q "Megatron-LM's own layers (--transformer-impl local): timed as the PyTorch eager kernels" \
-		"$T/$c.out" && ! grep -q "timed as fused" "$T/$c.out" ||
-		{ echo "FAIL: check $c does not say its own layers are timed as eager kernels"; fail=1; }
+for p in dgx-h100 "$G/calibrated.json"; do
+	n=$(basename "$p" .json)
+	for c in c1-tp1-pp1-mbs16 c2-tp1-pp1-mbs8; do
+		"$MT" check "$G/megatron-logs/$c.log" --cluster "$p" --json "$T/$c-$n.json" \
+			>"$T/$c-$n.out" 2>&1 ||
+			{ echo "FAIL: check $c on $n: exit $?: $(head -3 "$T/$c-$n.out")"; fail=1; continue; }
+		within "$T/$c-$n.json" 0.20 0.10 || fail=1
+		# the local layers are timed, not named as timed fused
+		grep -q "Megatron-LM's own layers (--transformer-impl local): timed as the PyTorch eager kernels" \
+			"$T/$c-$n.out" && ! grep -q "timed as fused" "$T/$c-$n.out" ||
+			{ echo "FAIL: check $c on $n does not say its own layers are timed as eager kernels"
+			  fail=1; }
+	done
 done
 
 "$MT" check "$G/megatron-logs/c1-tp1-pp1-mbs16.log" --cluster dgx-h100 --validation "$T/v1.json" \
@@ -68,4 +74,4 @@ for p in dgx-h100 "$G/calibrated.json"; do
 	within "$T/c2-from-c1-$n.json" 0.10 || fail=1
 done
 [ $fail -eq 0 ] || exit 1
-echo "ok: c1 and c2 of the campaign predicted within 20% (memory within 10%), c2 within 10% from c1's correction"
+echo "ok: c1 and c2 of the campaign predicted within 20% on dgx-h100 and the calibrated profile (memory within 10%), c2 within 10% from c1's correction"

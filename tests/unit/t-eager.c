@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* Megatron-LM's own layers as eager kernels (tuner/eager.c, docs/MODEL.md
  * 4.11): the kernels of the campaign's local Llama layer, what each fusion
- * changes, the scores' traffic, the host's wait, and that Transformer
- * Engine's layers are left as they were. */
+ * changes, the scores' traffic, the host's wait, that Transformer Engine's
+ * layers are left as they were, and the optimizer step without Transformer
+ * Engine and Apex (tuner/eager_opt.c). */
 #include <math.h>
 #include <string.h>
 
@@ -10,6 +11,7 @@
 
 #include "../../tuner/constants.h"
 #include "../../tuner/eager.h"
+#include "../../tuner/eager_opt.h"
 #include "../../tuner/perf.h"
 
 #define assert_near(a, b, eps) assert_true(fabs((double)(a) - (double)(b)) <= (eps))
@@ -167,6 +169,45 @@ static void only_the_local_layers_change(void **state)
 	mt_cluster_free(c);
 }
 
+/* The optimizer step without Transformer Engine and Apex: the campaign's
+ * Llama holds 99 parameter tensors (the 99 of its log's gradient buckets:
+ * 16 layers of two norms, QKV, projection, FC1 and FC2, the embedding, the
+ * final norm and the untied output layer); each tensor's norm is read back,
+ * AdamW's foreach kernels and the loops move 110 bytes a parameter. */
+static void the_fallback_optimizer_counts_its_tensors(void **state)
+{
+	struct mt_model m;
+	struct mt_plan b;
+	const double P = 317228032, hbm = 2970e9, bw = hbm * MT_EAGER_BW_VEC, op = 8.2e-6;
+	double t;
+
+	(void)state;
+	memset(&m, 0, sizeof(m));
+	memset(&b, 0, sizeof(b));
+	m.layers = 16, m.hidden = 1024, m.heads = 16, m.kv_heads = 8, m.head_dim = 64;
+	m.ffn = 4096, m.gated = 1, m.norm = MT_NORM_RMS;
+	b.pp = 1, b.vpp = 1, b.nl[0][MT_L_DENSE] = 16;
+	assert_near(mt_eager_opt_tensors(&m, &b, 0, 0), 99, 1e-9);
+	/* tied: the output layer is the embedding's weight, a tensor of its own
+	 * on the last stage under PP */
+	m.tied = 1;
+	assert_near(mt_eager_opt_tensors(&m, &b, 0, 0), 98, 1e-9);
+	b.pp = 2, b.mtp_stage = 1, b.nl[0][MT_L_DENSE] = b.nl[1][MT_L_DENSE] = 8;
+	assert_near(mt_eager_opt_tensors(&m, &b, 0, 0), 8 * 6 + 1, 1e-9);
+	assert_near(mt_eager_opt_tensors(&m, &b, 1, 0), 8 * 6 + 2, 1e-9);
+	/* LayerNorm and biases (GPT-2): each norm two tensors, each linear two */
+	m.norm = MT_NORM_LAYER, m.linear_bias = 1;
+	assert_near(mt_eager_opt_tensors(&m, &b, 1, 0), 8 * 12 + 3, 1e-9);
+	/* the norms (host-bound: a tiny op each), one read back per tensor, the
+	 * rest bound by its 106 bytes a parameter */
+	t = mt_eager_opt_time(99, P, hbm, 20e-6);
+	assert_near(t, 99 * op + 99 * 20e-6 + P * 106 / bw, 1e-12);
+	assert_true(t > 3.5 * P * MT_ADAM_BYTES_PER_PARAM / hbm);
+	/* many small tensors: the host's issue bounds it */
+	t = mt_eager_opt_time(1e5, 1e6, hbm, 20e-6);
+	assert_near(t, 1e5 * op + 1e5 * 20e-6 + 3e5 * op, 1e-12);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -175,6 +216,7 @@ int main(void)
 		cmocka_unit_test(fusions_remove_their_eager_ops),
 		cmocka_unit_test(short_kernels_wait_for_the_host),
 		cmocka_unit_test(only_the_local_layers_change),
+		cmocka_unit_test(the_fallback_optimizer_counts_its_tensors),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
