@@ -26,7 +26,9 @@ while read -r name cluster gpus job; do
 	"$MT" advise --cluster "$cluster" --gpus "$gpus" $job --top 10 --json "$T/$name.json" \
 		>/dev/null 2>"$T/err" || { echo "FAIL: advise $name: $(cat "$T/err")"; fail=1; continue; }
 	"$PY" - "$T/$name.json" "$T/$name" "$gpus" <<'PYEOF' || { fail=1; continue; }
-import json, re, shlex, sys
+import json, shlex, sys
+sys.path.insert(0, "tests/lib")
+import bridge_notes
 doc = json.load(open(sys.argv[1]))
 for c in doc["candidates"]:
     with open("%s.%d.sh" % (sys.argv[2], c["rank"]), "w") as f:
@@ -41,16 +43,7 @@ for c in doc["candidates"]:
         json.dump({"step": c["time"]["step_s"], "config": c["config"]}, f)
     # Bridge: the notes about the recipe's CommOverlapConfig and precision
     # recipe applied as the fields they name
-    bridge = list(c["bridge_overrides"])
-    for note in c["bridge_notes"]:
-        m = re.match(r"(comm_overlap\.[a-z_]+)=([a-z0-9]+): rejected where", note)
-        if m:
-            bridge.append("%s=%s" % m.groups())
-        if note.startswith("gradients reduced in BF16"):
-            bridge.append("mixed_precision.grad_reduce_in_fp32=false")
-        m = re.match(r"weights all-gathered .*; in the recipe: cfg\.(mixed_precision\.[a-z0-9_]+) = (True|False)$", note)
-        if m:
-            bridge.append("%s=%s" % (m.group(1), m.group(2).lower()))
+    bridge = bridge_notes.overrides(c)
     with open("%s.%d.bridge" % (sys.argv[2], c["rank"]), "w") as f:
         f.write("".join("# %s\n" % n for n in c["bridge_notes"]))
         f.write("".join(shlex.quote(o) + "\n" for o in bridge))

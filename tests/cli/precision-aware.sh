@@ -11,15 +11,8 @@
 # Exit 0 pass, 77 skip (reason on the last line), anything else fail.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
-B=${BUILD:-build}
-M=${MEGATUNE:-$B/megatune}
-PY=/usr/bin/python3
-[ -x "$PY" ] || { echo "skip: no $PY (Debian's python3)"; exit 77; }
-T=$(mktemp -d "${TMPDIR:-/tmp}/precaware.XXXXXX") || exit 2
-trap 'rm -rf "$T"' EXIT INT TERM
-fail=0
-ok() { echo "ok - $*"; }
-no() { echo "not ok - $*"; fail=1; }
+TEST=precaware
+. tests/lib/clitest.sh
 JOB="--model llama3-70b --gpus 64 --seq 8192 --gbs 128"
 
 # 1. advise prints the flags, for each set of dtypes
@@ -48,7 +41,9 @@ rt() { # name, advise options
 	"$M" advise $JOB "$@" --top 1 --json "$T/$n.json" >/dev/null 2>"$T/err" ||
 		{ no "advise $n exits $?: $(cat "$T/err")"; return; }
 	"$PY" - "$T/$n.json" "$T/$n" <<'PYEOF' || { no "$n: writing the job"; return; }
-import json, re, shlex, sys
+import json, shlex, sys
+sys.path.insert(0, "tests/lib")
+import bridge_notes
 c = json.load(open(sys.argv[1]))["candidates"][0]
 base = sys.argv[2]
 with open(base + ".sh", "w") as f:
@@ -57,21 +52,8 @@ with open(base + ".sh", "w") as f:
         f.write("export %s=%s\n" % (k, shlex.quote(str(v))))
     f.write("torchrun --nproc_per_node 8 --nnodes 8 pretrain_gpt.py \\\n")
     f.write(" \\\n".join("  " + shlex.quote(a) for a in c["megatron_args"]) + "\n")
-# Bridge: the notes naming what the recipe must set applied, as
-# tests/cli/check-roundtrip.sh applies them (and the FP8 moment's dtype)
-bridge = list(c["bridge_overrides"])
-for note in c["bridge_notes"]:
-    m = re.match(r"(comm_overlap\.[a-z_]+)=([a-z0-9]+): rejected where", note)
-    if m:
-        bridge.append("%s=%s" % m.groups())
-    if note.startswith("gradients reduced in BF16"):
-        bridge.append("mixed_precision.grad_reduce_in_fp32=false")
-    m = re.match(r"weights all-gathered .*; in the recipe: cfg\.(mixed_precision\.[a-z0-9_]+) = (True|False)$", note)
-    if m:
-        bridge.append("%s=%s" % (m.group(1), m.group(2).lower()))
-    m = re.search(r"in the recipe: cfg\.(optimizer\.[a-z_]+) = (torch\.[a-z0-9]+)$", note)
-    if m:
-        bridge.append("%s=%s" % m.groups())
+# Bridge: the notes naming what the recipe must set applied
+bridge = bridge_notes.overrides(c)
 with open(base + ".bridge", "w") as f:
     f.write("".join("# %s\n" % n for n in c["bridge_notes"]))
     f.write("".join(shlex.quote(o) + "\n" for o in bridge))

@@ -9,15 +9,8 @@
 # Exit 0 pass, 77 skip (reason on the last line), anything else fail.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
-B=${BUILD:-build}
-M=${MEGATUNE:-$B/megatune}
-PY=/usr/bin/python3
-[ -x "$PY" ] || { echo "skip: no $PY (Debian's python3)"; exit 77; }
-T=$(mktemp -d "${TMPDIR:-/tmp}/rcmethod.XXXXXX") || exit 2
-trap 'rm -rf "$T"' EXIT INT TERM
-fail=0
-ok() { echo "ok - $*"; }
-no() { echo "not ok - $*"; fail=1; }
+TEST=rcmethod
+. tests/lib/clitest.sh
 JOB="--model llama3-70b --gpus 64 --seq 8192 --gbs 128 --tp 8 --pp 2 --recompute full"
 
 est() { # name, options: the estimate's JSON into $T/name.json
