@@ -283,63 +283,50 @@ static int lightning_line(struct mt_logparse *p, const char *s, const char *line
 	return 1;
 }
 
-/* A rank's report: its last line wins (the steady state) */
-static void rank_mem(struct mt_logparse *p, const char *s, double unit, const char *k_alloc,
-		     const char *k_max_alloc, const char *k_res, const char *k_max_res)
+/* One report's four figures (bytes, NAN: not printed) */
+static void mem_figures(const char *s, double unit, const char *const k[4], struct mt_logmem *m)
 {
-	const char *r = strstr(s, "[Rank ");
-	int rank = r ? atoi(r + 6) : -1, i;
-	struct mt_logmem *m = NULL;
 	double v;
 
-	for (i = 0; i < p->nmemr && !m; i++)
-		if (p->memr[i].rank == rank)
-			m = &p->memr[i];
-	if (!m) {
-		if (p->nmemr >= MT_LOG_MEM_RANKS)
-			return;
-		m = &p->memr[p->nmemr++];
-		m->rank = rank;
-	}
-	m->lineno = p->lineno;
-	m->alloc_b = num_after(s, k_alloc, &v) ? v * unit : NAN;
-	m->max_alloc_b = num_after(s, k_max_alloc, &v) ? v * unit : NAN;
-	m->reserved_b = num_after(s, k_res, &v) ? v * unit : NAN;
-	m->max_reserved_b = num_after(s, k_max_res, &v) ? v * unit : NAN;
+	m->alloc_b = num_after(s, k[0], &v) ? v * unit : NAN;
+	m->max_alloc_b = num_after(s, k[1], &v) ? v * unit : NAN;
+	m->reserved_b = num_after(s, k[2], &v) ? v * unit : NAN;
+	m->max_reserved_b = num_after(s, k[3], &v) ? v * unit : NAN;
 	if (isnan(m->max_reserved_b) && num_after(s, "| max cached:", &v)) /* before 2020 */
 		m->max_reserved_b = v * unit;
 	if (isnan(m->reserved_b) && num_after(s, "| cached:", &v))
 		m->reserved_b = v * unit;
 }
 
-/* Megatron-LM / Bridge memory reports */
+/* Megatron-LM / Bridge memory reports: the worst rank's peaks, and each
+ * rank's last report (the steady state) */
 static void memory_line(struct mt_logparse *p, const char *s)
 {
-	double a = -1, r = -1, v;
+	static const char *const mb[4] = { "| allocated:", "| max allocated:", "| reserved:",
+					   "| max reserved:" };
+	static const char *const gb[4] = { "mem-allocated-gigabytes:", "mem-max-allocated-gigabytes:",
+					   "mem-reserved-gigabytes:", "mem-max-reserved-gigabytes:" };
+	const char *r = strstr(s, "[Rank ");
+	struct mt_logmem m = { r ? atoi(r + 6) : -1, p->lineno, NAN, NAN, NAN, NAN };
+	int i;
 
 	if (strstr(s, "memory (MB)"))
-		rank_mem(p, s, 1048576.0, "| allocated:", "| max allocated:", "| reserved:",
-			 "| max reserved:");
+		mem_figures(s, 1048576.0, mb, &m);
 	else if (strstr(s, "memory (GB)"))
-		rank_mem(p, s, 1e9, "mem-allocated-gigabytes:", "mem-max-allocated-gigabytes:",
-			 "mem-reserved-gigabytes:", "mem-max-reserved-gigabytes:");
-	if (strstr(s, "memory (MB)")) {
-		if (num_after(s, "max allocated:", &v))
-			a = v * 1048576.0;
-		if (num_after(s, "max reserved:", &v) || num_after(s, "max cached:", &v))
-			r = v * 1048576.0;
-	} else if (strstr(s, "memory (GB)")) {
-		if (num_after(s, "mem-max-allocated-gigabytes:", &v))
-			a = v * 1e9;
-		if (num_after(s, "mem-max-reserved-gigabytes:", &v))
-			r = v * 1e9;
-	} else {
+		mem_figures(s, 1e9, gb, &m);
+	else
 		return;
-	}
-	if (a >= 0 || r >= 0) {
-		mem(p, a, r);
-		p->mem_lines++;
-	}
+	if (isnan(m.max_alloc_b) && isnan(m.max_reserved_b))
+		return;
+	mem(p, isnan(m.max_alloc_b) ? -1 : m.max_alloc_b,
+	    isnan(m.max_reserved_b) ? -1 : m.max_reserved_b);
+	p->mem_lines++;
+	for (i = 0; i < p->nmemr && p->memr[i].rank != m.rank; i++)
+		;
+	if (i == p->nmemr && p->nmemr < MT_LOG_MEM_RANKS)
+		p->nmemr++;
+	if (i < p->nmemr)
+		p->memr[i] = m;
 }
 
 /* Bridge: "Step Time : Xs GPU utilization: T[ ]MODEL_TFLOP/s/GPU" */
