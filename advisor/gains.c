@@ -178,6 +178,7 @@ static void revert(int g, const struct mt_config *b, struct mt_config *p, char *
 		p->recompute = b->recompute;
 		p->recompute_modules = b->recompute_modules;
 		p->recompute_layers = b->recompute_layers;
+		p->recompute_method = b->recompute_method;
 		break;
 	case G_TP_OVERLAP:
 		p->tp_overlap = b->tp_overlap;

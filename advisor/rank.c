@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../lib/units.h"
 #include "../tuner/constants.h"
 
 int mt_same_layout(const struct mt_config *a, const struct mt_config *b)
@@ -65,9 +66,8 @@ void mt_rank_bubble(struct mt_search_result *r, int i)
 const char *mt_variant_why(const struct mt_variant *x, const struct mt_eval *top, double usable,
 			   char *buf, size_t cap)
 {
-	const double gib = 1024.0 * 1024 * 1024;
 	/* lighter as the outputs print memory, to 0.1 GiB */
-	int faster = x->step < top->time.step, lighter = x->mem < top->mem.total - 0.05 * gib;
+	int faster = x->step < top->time.step, lighter = x->mem < top->mem.total - 0.05 * MT_GIB;
 
 	if (faster)
 		snprintf(buf, cap, "%s as predicted, but less surely: the ranking's key (step + "
@@ -78,11 +78,11 @@ const char *mt_variant_why(const struct mt_variant *x, const struct mt_eval *top
 	else if (lighter && top->mem.total > MT_ROOMY_USE * usable)
 		snprintf(buf, cap, "%.1f GiB lighter but slower than the pick: within a layout "
 			 "the step decides; headroom moves the first pick alone (docs/MODEL.md 7.1)",
-			 (top->mem.total - x->mem) / gib);
+			 (top->mem.total - x->mem) / MT_GIB);
 	else if (lighter)
 		snprintf(buf, cap, "%.1f GiB lighter but slower than the pick: memory counts in "
 			 "the ranking only above %.0f%% of the usable (docs/MODEL.md 7.1)",
-			 (top->mem.total - x->mem) / gib, 100 * MT_ROOMY_USE);
+			 (top->mem.total - x->mem) / MT_GIB, 100 * MT_ROOMY_USE);
 	else
 		return NULL;
 	return buf;

@@ -440,11 +440,6 @@ static const char *const not_timed[] = {
  * it times the fused kernels (the rules masked-softmax-fusion, bias-fusions
  * and rope-fusion), so such a job runs slower than timed
  * (--no-gradient-accumulation-fusion is timed: mt_job grad_accum_fusion). */
-static const char *const fusion_off[] = {
-	"no-masked-softmax-fusion", "no-bias-gelu-fusion", "no-bias-swiglu-fusion",
-	"no-bias-dropout-fusion", "no-rope-fusion", NULL,
-};
-
 /* The fusion each flag turns off (tuner/eager.h). */
 static const struct {
 	const char *flag;
@@ -506,21 +501,12 @@ int mt_megatron_flag_class(const char *flag)
 	for (k = 0; k < MT_KNOB_N; k++)
 		if (mt_knobs[k].megatron[0] && !strcmp(mt_knob_flag((int)k, f, sizeof(f)), flag))
 			return MT_FC_READ;
-	if (flag_in(flag, fusion_off, 0))
-		return MT_FC_FUSION_OFF;
+	for (k = 0; fusion_bits[k].flag; k++)
+		if (!strcmp(flag, fusion_bits[k].flag))
+			return MT_FC_FUSION_OFF;
 	if (flag_in(flag, not_timed, 1))
 		return MT_FC_NOT_TIMED;
 	return MT_FC_UNKNOWN;
-}
-
-/* Offer f to nr; a match in f (a buffer reused) is kept in keep[cap] */
-static void try_flag(struct mt_near *nr, const char *f, char *keep, size_t cap)
-{
-	mt_near_try(nr, f);
-	if (nr->match == f) {
-		snprintf(keep, cap, "%s", f);
-		nr->match = keep;
-	}
 }
 
 /* The flag megatune reads that `flag` resembles (a typo), into near[cap];
@@ -528,26 +514,26 @@ static void try_flag(struct mt_near *nr, const char *f, char *keep, size_t cap)
 static int near_flag(const char *flag, char *near, size_t cap)
 {
 	struct mt_near nr;
-	char f[96];
 	size_t k, i;
 
+	/* lib/near counts '-' and '_' alike: the fields are offered as they
+	 * are, and the match written as a flag */
 	mt_near_init(&nr, flag, strlen(flag), -1);
-	for (k = 0; k < sizeof(model_keys) / sizeof(model_keys[0]); k++) {
-		snprintf(f, sizeof(f), "%s", model_keys[k].key);
-		for (i = 0; f[i]; i++)
-			f[i] = f[i] == '_' ? '-' : f[i];
-		try_flag(&nr, f, near, cap);
-	}
+	for (k = 0; k < sizeof(model_keys) / sizeof(model_keys[0]); k++)
+		mt_near_try(&nr, model_keys[k].key);
 	for (k = 0; read_flags[k]; k++)
 		mt_near_try(&nr, read_flags[k]);
-	for (k = 0; fusion_off[k]; k++)
-		mt_near_try(&nr, fusion_off[k]);
+	for (k = 0; fusion_bits[k].flag; k++)
+		mt_near_try(&nr, fusion_bits[k].flag);
 	for (k = 0; k < MT_KNOB_N; k++)
 		if (mt_knobs[k].megatron[0])
-			try_flag(&nr, mt_knob_flag((int)k, f, sizeof(f)), near, cap);
-	if (nr.match && nr.match != near)
-		snprintf(near, cap, "%s", nr.match);
-	return nr.match != NULL;
+			mt_near_try(&nr, mt_knobs[k].megatron);
+	if (!nr.match)
+		return 0;
+	snprintf(near, cap, "%s", nr.match);
+	for (i = 0; near[i]; i++)
+		near[i] = near[i] == '_' ? '-' : near[i];
+	return 1;
 }
 
 /* Megatron-LM's own flags (d98e8a64dd) that megatune does not model and that

@@ -44,20 +44,10 @@ static const struct mt_effect rows[] = {
 	  "(Megatron-Bridge, NeMo 26.04.01)" },
 };
 
-static const char *const setting_names[MT_EF_N] = {
-	"ep_overlap", "moe_dispatcher", "moe_flex_backend", "cuda_graphs",
-	"recompute_modules", "fp8_recipe", "moe_balance", "host",
-};
-
 const struct mt_effect *mt_effect_rows(int *n)
 {
 	*n = (int)(sizeof(rows) / sizeof(rows[0]));
 	return rows;
-}
-
-const char *mt_effect_setting_name(int s)
-{
-	return s >= 0 && s < MT_EF_N ? setting_names[s] : "?";
 }
 
 double mt_effect_u(const struct mt_effect *e)

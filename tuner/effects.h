@@ -57,7 +57,4 @@ const struct mt_effect *mt_effect_find(int setting, const struct mt_cluster *c,
  * MT_EFFECT_NOISE_FLOOR. */
 double mt_effect_u(const struct mt_effect *e);
 
-/* The setting's name, for the outputs ("ep_overlap"). */
-const char *mt_effect_setting_name(int s);
-
 #endif
