@@ -85,7 +85,7 @@ int mt_knob_differs(const struct mt_config *a, const struct mt_config *b, int k)
 /* The dtype --precision-aware-optimizer on gives a state unless pinned */
 static long long opt_dtype_default(int k)
 {
-	return k == MT_KNOB_MAIN_PARAMS ? MT_OD_FP32 : MT_OD_BF16;
+	return k == MT_KNOB_MAIN_PARAMS ? MT_OD_MASTER_DEFAULT : MT_OD_MOMENT_DEFAULT;
 }
 
 int mt_knob_shows(const struct mt_config *a, const struct mt_config *b, int k)

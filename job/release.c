@@ -203,7 +203,7 @@ static int prec_opt(const struct rel *rl, struct mt_job *j, struct mt_error *err
 	if (j->opt_offload > 0) /* the hybrid optimizer's states are FP32 */
 		return MT_OK;
 	for (i = 0; i < 2; i++) {
-		int d = pins[i] != MT_UNSET ? pins[i] : MT_OD_BF16;
+		int d = pins[i] != MT_UNSET ? pins[i] : MT_OD_MOMENT_DEFAULT;
 
 		snprintf(v, sizeof(v), "%s=%s", flag[i], mt_opt_dtype_name(d));
 		if (!missing(rl, (const char *const[]){ v, NULL }, NULL, msg, sizeof(msg)))

@@ -39,6 +39,10 @@ enum mt_cp_comm { MT_CP_P2P, MT_CP_ALL_GATHER, MT_CP_A2A, MT_CP_A2A_P2P, MT_CP_N
  * --exp-avg-dtype, --exp-avg-sq-dtype, --main-params-dtype; tuner/optim.h):
  * fp8 is Transformer Engine's FusedAdam torch.uint8 (E4M3). */
 enum mt_opt_dtype { MT_OD_FP32, MT_OD_FP16, MT_OD_BF16, MT_OD_FP8, MT_OD_N };
+/* The precision-aware optimizer's states where not pinned (docs/MODEL.md 4.8):
+ * BF16 moments, FP32 master weights */
+#define MT_OD_MOMENT_DEFAULT MT_OD_BF16
+#define MT_OD_MASTER_DEFAULT MT_OD_FP32
 enum mt_split {
 	MT_SPLIT_EVEN,       /* layers divide evenly over pp x vpp chunks */
 	MT_SPLIT_ACCOUNT,    /* account_for_embedding/loss_in_pipeline_split */

@@ -54,9 +54,9 @@ void mt_config_prec_opt(const struct mt_job *job, struct mt_config *cfg, int on)
 	cfg->exp_avg = cfg->exp_avg_sq = cfg->main_params = MT_OD_FP32;
 	if (!on || job->opt_offload > 0)
 		return;
-	cfg->exp_avg = p->exp_avg != MT_UNSET ? p->exp_avg : MT_OD_BF16;
-	cfg->exp_avg_sq = p->exp_avg_sq != MT_UNSET ? p->exp_avg_sq : MT_OD_BF16;
-	cfg->main_params = p->main_params != MT_UNSET ? p->main_params : MT_OD_FP32;
+	cfg->exp_avg = p->exp_avg != MT_UNSET ? p->exp_avg : MT_OD_MOMENT_DEFAULT;
+	cfg->exp_avg_sq = p->exp_avg_sq != MT_UNSET ? p->exp_avg_sq : MT_OD_MOMENT_DEFAULT;
+	cfg->main_params = p->main_params != MT_UNSET ? p->main_params : MT_OD_MASTER_DEFAULT;
 }
 
 /* Transformer Engine holds the master weights (FusedAdam master_weights):
