@@ -7,7 +7,10 @@
 
 #define GIB 1073741824.0
 
-int check_rank_stage(int rank, int gpus, int pp)
+/* The stage of global rank `rank` of a job of `gpus` GPUs in `pp` pipeline
+ * stages, in Megatron-LM's default rank order (tp-cp-ep-dp-pp: the pipeline
+ * outermost); -1 when the rank is unknown or outside the job. */
+static int check_rank_stage(int rank, int gpus, int pp)
 {
 	if (rank < 0 || gpus <= 0 || pp <= 0 || rank >= gpus || gpus % pp)
 		return rank == -1 && pp == 1 ? 0 : -1;

@@ -13,11 +13,6 @@
 #include "../tuner/config.h"
 #include "../validate/logparse.h"
 
-/* The stage of global rank `rank` of a job of `gpus` GPUs in `pp` pipeline
- * stages, in Megatron-LM's default rank order (tp-cp-ep-dp-pp: the pipeline
- * outermost); -1 when the rank is unknown or outside the job. */
-int check_rank_stage(int rank, int gpus, int pp);
-
 /* Each rank's last report of lp beside stages[its stage] (pp entries, from
  * mt_eval_stages; NULL: measured alone): lines into sb (when not NULL),
  * objects appended to arr (when not NULL).  Nothing when the log has no

@@ -197,7 +197,8 @@ static void free_change(struct mt_job *j, int ch)
 {
 	int i;
 
-	for (i = 0; i < 4 && changes[ch].k[i] >= 0; i++) {
+	for (i = 0; i < (int)(sizeof(changes[ch].k) / sizeof(changes[ch].k[0])) &&
+		    changes[ch].k[i] >= 0; i++) {
 		int k = changes[ch].k[i];
 
 		if (k == MT_KNOB_DISPATCHER)

@@ -96,8 +96,8 @@ static void extra_settings(struct sbuf *sb, const cJSON *job, const cJSON *c)
 	if (rc && !strcmp(rc, "full")) {
 		const char *meth = jstr(c, "config.recompute_method");
 
-		sbuf_addf(sb, " (%s)", mt_rc_full_words(meth && !strcmp(meth, "uniform")
-								? MT_RC_UNIFORM : MT_RC_BLOCK,
+		sbuf_addf(sb, " (%s)", mt_rc_full_words(meth && mt_rc_method_parse(meth) >= 0
+								? mt_rc_method_parse(meth) : MT_RC_BLOCK,
 							(int)jnum(c, "config.recompute_layers"),
 							(char[64]){ 0 }, 64));
 	}

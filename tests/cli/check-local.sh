@@ -33,13 +33,13 @@ err = m["step_s"] / m["predicted_step_s"] - 1
 line = "%s: step %.3f s measured, %.3f s predicted (%+.1f%%)" % (
     sys.argv[1].rsplit("/", 1)[-1], m["step_s"], m["predicted_step_s"], 100 * err)
 ok = abs(err) <= float(sys.argv[2])
-if len(sys.argv) > 3:
-    mem = d["as_is"]["candidates"][0]["memory"]
-    pred = (mem["total_bytes"] - mem["cuda_context_bytes"]) / 2**30
-    merr = m["mem_max_reserved_gib"] / pred - 1
-    line += "; memory %.2f GiB max reserved, %.2f GiB predicted less the CUDA context (%+.1f%%)" % (
-        m["mem_max_reserved_gib"], pred, 100 * merr)
-    ok = ok and abs(merr) <= float(sys.argv[3])
+if len(sys.argv) > 3:  # the rank's report beside check's prediction for its stage
+    r = m["memory_ranks"][0]
+    for k in ("max_allocated", "max_reserved"):
+        merr = r[k + "_gib"] / r["predicted_" + k + "_gib"] - 1
+        line += "; %s %.2f GiB measured, %.2f GiB predicted (%+.1f%%)" % (
+            k.replace("_", " "), r[k + "_gib"], r["predicted_" + k + "_gib"], 100 * merr)
+        ok = ok and abs(merr) <= float(sys.argv[3])
 print(("" if ok else "FAIL: ") + line)
 sys.exit(0 if ok else 1)
 PYEOF
