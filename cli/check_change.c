@@ -19,12 +19,9 @@ double check_gain(const struct check_base *b, const struct mt_eval *e)
 }
 
 /* What each setting a change makes buys against the job's (advisor/gains.h) */
-static void change_gains(struct sbuf *sb, cJSON *o, const struct mt_cluster *c,
-			 const struct mt_megatron_job *mj, const struct mt_eval *e,
-			 const struct mt_eval *as)
+static void change_gains(struct sbuf *sb, cJSON *o, const struct mt_gain *g, int n)
 {
-	struct mt_gain g[MT_GAINS_MAX];
-	int n = mt_gains(&mj->model, c, &mj->job, e, &as->cfg, g, MT_GAINS_MAX), i;
+	int i;
 	cJSON *arr = o ? cJSON_AddArrayToObject(o, "gains") : NULL, *x;
 
 	if (sb)
@@ -134,7 +131,7 @@ void check_show_change(struct sbuf *sb, cJSON *arr, const struct check_change *c
 	mt_job_diff(sb, d, "    ", src, x, nx, y, ny);
 	mt_job_env_diff(sb, d, "    ", src, ey, ney);
 	if (b->ok)
-		change_gains(sb, o, c, mj, e, as);
+		change_gains(sb, o, ch->gains, ch->ngains);
 	if (o)
 		cJSON_AddItemToArray(arr, o);
 }

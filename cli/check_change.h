@@ -12,6 +12,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "../advisor/gains.h"
 #include "../job/megatron.h"
 #include "../job/script.h"
 #include "../lib/sbuf.h"
@@ -27,12 +28,16 @@ struct check_base {
 };
 
 /* A change: its name ("micro-batch", "TP + FSDP", "everything"), its
- * evaluation and its rules (NULL for none) */
+ * evaluation, its rules (NULL for none) and what each setting it changes
+ * buys against the job's (mt_gains, advisor/gains.h; worked out once by the
+ * caller, ngains of them) */
 struct check_change {
 	const char *title;         /* "one knob", "two knobs", "best overall" */
 	const char *name;
 	const struct mt_eval *e;
 	const struct mt_explain *ex;
+	const struct mt_gain *gains;
+	int ngains;
 };
 
 /* The gain of e over the job: its step over e's, less one; NaN when the job

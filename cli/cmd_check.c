@@ -184,6 +184,8 @@ struct found {
 	int a, b;          /* the changes (-1: none); a = -2: everything free */
 	struct mt_explain ex;
 	int have_ex;
+	struct mt_gain g[MT_GAINS_MAX]; /* what each setting buys (the shown changes) */
+	int ng;
 };
 
 struct ctx {
@@ -445,7 +447,7 @@ static void show_change(struct sbuf *sb, cJSON *arr, const char *title, const st
 {
 	char name[96];
 	struct check_change ch = { title, change_name(f, name, sizeof(name)), &f->e,
-				   f->have_ex ? &f->ex : NULL };
+				   f->have_ex ? &f->ex : NULL, f->g, f->ng };
 
 	check_show_change(sb, arr, &ch, &t->base, t->src, t->mj, t->c);
 }
@@ -561,6 +563,14 @@ static int searches(struct st *t)
 			free_change(&j, i);
 		if (search(&t->x, &j, &t->overall, -2, -1, &t->err))
 			return MT_EINVAL;
+	}
+	/* what each setting of the changes shown buys, once for text and JSON */
+	for (i = 0; t->as_ok && i < 3; i++) {
+		struct found *f = i == 0 ? &t->best1 : i == 1 ? &t->best2 : &t->overall;
+
+		if (f->feasible)
+			f->ng = mt_gains(&mj->model, t->c, &mj->job, &f->e, &t->as.cfg, f->g,
+					 MT_GAINS_MAX);
 	}
 	return MT_OK;
 }
