@@ -91,7 +91,7 @@ static void step_line(struct sbuf *sb, cJSON *o, const struct check_base *b,
 
 void check_show_change(struct sbuf *sb, cJSON *arr, const struct check_change *ch,
 		       const struct check_base *b, const struct mt_jobsrc *src,
-		       const struct mt_megatron_job *mj, const struct mt_cluster *c)
+		       const struct mt_megatron_job *mj)
 {
 	struct mt_kv x[MT_FLAGS_MAX], y[MT_FLAGS_MAX], ey[MT_FLAGS_MAX];
 	const struct mt_eval *as = b->as, *e = ch->e;

@@ -48,6 +48,6 @@ double check_gain(const struct check_base *b, const struct mt_eval *e);
  * arr (when not NULL). */
 void check_show_change(struct sbuf *sb, cJSON *arr, const struct check_change *ch,
 		       const struct check_base *b, const struct mt_jobsrc *src,
-		       const struct mt_megatron_job *mj, const struct mt_cluster *c);
+		       const struct mt_megatron_job *mj);
 
 #endif

@@ -449,7 +449,7 @@ static void show_change(struct sbuf *sb, cJSON *arr, const char *title, const st
 	struct check_change ch = { title, change_name(f, name, sizeof(name)), &f->e,
 				   f->have_ex ? &f->ex : NULL, f->g, f->ng };
 
-	check_show_change(sb, arr, &ch, &t->base, t->src, t->mj, t->c);
+	check_show_change(sb, arr, &ch, &t->base, t->src, t->mj);
 }
 
 /* The job, its model, the cluster and the rules */

@@ -53,13 +53,14 @@ static const struct {
 static const char *const same_name[] = {
 	"ddp.data_parallel_sharding_strategy", "ddp.overlap_grad_reduce", "ddp.overlap_param_gather",
 	"ddp.use_distributed_optimizer", "ddp.use_megatron_fsdp", "ddp.bucket_size",
-	"ddp.fp8_param_gather", "ddp.fp4_param_gather",
+	"ddp.fp8_param_gather", "ddp.fp4_param_gather", "ddp.reuse_grad_buf_for_mxfp8_param_ag",
 	"optimizer.optimizer_cpu_offload", "optimizer.optimizer_offload_fraction",
 	"comm_overlap.tp_comm_overlap",
 	"comm_overlap.overlap_p2p_comm", "comm_overlap.overlap_moe_expert_parallel_comm",
 	"comm_overlap.delay_wgrad_compute", "mixed_precision.bf16", "mixed_precision.fp16",
 	"mixed_precision.fp8_recipe", "mixed_precision.fp8_param_gather", "mixed_precision.fp4",
-	"mixed_precision.fp4_recipe", "mixed_precision.fp4_param_gather", "train.micro_batch_size",
+	"mixed_precision.fp4_recipe", "mixed_precision.fp4_param_gather",
+	"mixed_precision.reuse_grad_buf_for_mxfp8_param_ag", "train.micro_batch_size",
 	NULL,
 };
 
@@ -107,7 +108,8 @@ static int precision_recipe(struct mt_jobsrc *s, const char *name, int line, int
 	/* the recipes keep the weights quantised for the all-gather, blockwise
 	 * scaling aside (training/mixed_precision.py @ 067f987df0: fp8_param_gather
 	 * True but in bf16_with_fp8_subchannel_scaling_mixed, fp4_param_gather in
-	 * bf16_with_nvfp4_mixed) */
+	 * bf16_with_nvfp4_mixed), the MXFP8 ones in BF16 through the gradient
+	 * buffer (reuse_grad_buf_for_mxfp8_param_ag, line 265) */
 	if (r == MT_RECIPE_NVFP4)
 		return mt_jobsrc_field(s, "fp4", "e2m1", 0, line, orig, err) ||
 		       mt_jobsrc_field(s, "fp4_recipe", "nvfp4", 0, line, orig, err) ||
@@ -115,7 +117,9 @@ static int precision_recipe(struct mt_jobsrc *s, const char *name, int line, int
 	return mt_jobsrc_field(s, "fp8", "hybrid", 0, line, orig, err) ||
 	       mt_jobsrc_field(s, "fp8_recipe", mt_recipe(r)->megatron, 0, line, orig, err) ||
 	       (r != MT_RECIPE_FP8_BLOCKWISE &&
-		mt_jobsrc_field(s, "fp8_param_gather", "True", 0, line, orig, err));
+		mt_jobsrc_field(s, "fp8_param_gather", "True", 0, line, orig, err)) ||
+	       (r == MT_RECIPE_MXFP8 &&
+		mt_jobsrc_field(s, "reuse_grad_buf_for_mxfp8_param_ag", "True", 0, line, orig, err));
 }
 
 /* A value as Bridge writes it, in plain words: quotes off, an enum's member
@@ -271,6 +275,11 @@ int mt_bridge_item(struct mt_jobsrc *s, const char *key, const char *val, int py
 	py = py || v[0] == '[';
 	if (!strcmp(k, "mixed_precision"))
 		return precision_recipe(s, v, line, orig, err);
+	if (b == 0 && (!strcmp(k, "mixed_precision.reuse_grad_buf_for_mxfp8_param_ag") ||
+		       !strcmp(k, "ddp.reuse_grad_buf_for_mxfp8_param_ag"))) {
+		mt_jobsrc_drop(s, "reuse-grad-buf-for-mxfp8-param-ag");
+		return MT_OK;
+	}
 	if (b == 0 && (!strcmp(k, "mixed_precision.fp8_param_gather") ||
 		       !strcmp(k, "mixed_precision.fp4_param_gather"))) {
 		mt_jobsrc_drop(s, !strcmp(k, "mixed_precision.fp8_param_gather") ? "fp8-param-gather" :

@@ -551,6 +551,11 @@ int mt_megatron_args(const struct mt_model *m, const struct mt_job *j, const str
 	if (j->precision == MT_PREC_FP8) {
 		n = adds(o, n, "fp8-format", "hybrid");
 		n = adds(o, n, "fp8-recipe", mt_fp8_recipe_name(j->fp8_recipe));
+		/* MXFP8 weights gathered in BF16 through the gradient buffer, as
+		 * Bridge's MXFP8 recipe runs them and the model times them
+		 * (tuner/precision.h mt_param_ag_recast) */
+		if (mt_param_ag_recast(j, c->dist_opt && !c->fsdp) > 0 && c->dp > 1)
+			n = add(o, n, "reuse-grad-buf-for-mxfp8-param-ag", NULL, 0);
 	} else if (j->precision == MT_PREC_NVFP4) {
 		/* transformer_config.py @ d98e8a64dd lines 673-692: fp4 (e2m1, the
 		 * flag --fp4-format), fp4_recipe, fp4_param (--fp4-param-gather) */

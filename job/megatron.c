@@ -397,7 +397,8 @@ static const char *const read_flags[] = {
 	"yarn-beta-fast", "yarn-beta-slow", "rotary-seq-len-interpolation-factor",
 	"moe-router-load-balancing-type", "tokenizer-type", "vocab-size", "seq-length", "encoder-seq-length",
 	"global-batch-size", "bf16", "fp16", "fp8-format", "fp8-recipe", "fp4-format", "fp4-recipe",
-	"fp4-param-gather", "fp8-param-gather", "attention-backend", "moe-router-force-load-balancing",
+	"fp4-param-gather", "fp8-param-gather", "reuse-grad-buf-for-mxfp8-param-ag",
+	"attention-backend", "moe-router-force-load-balancing",
 	"moe-expert-capacity-factor", "moe-pad-expert-input-to-capacity", "use-transformer-engine-op-fuser",
 	"no-check-for-nan-in-loss-and-grad",
 	"moe-flex-dispatcher-backend", "moe-enable-deepep", "optimizer-cpu-offload",
@@ -885,6 +886,7 @@ static int job_settings(const struct mt_jobsrc *s, struct mt_megatron_job *o, st
 	}
 	j->param_gather_q = at(s, j->precision == MT_PREC_NVFP4 ? "fp4-param-gather" :
 			       "fp8-param-gather") >= 0;
+	j->mxfp8_ag_bf16 = at(s, "reuse-grad-buf-for-mxfp8-param-ag") >= 0;
 	if ((v = val(s, "attention-backend")) && (!strcmp(v, "unfused") || !strcmp(v, "local")))
 		j->attn_impl = MT_ATTN_UNFUSED;
 	/* Megatron-LM's own layers (get_gpt_layer_local_spec) attend with

@@ -532,6 +532,9 @@ static int from_bridge(const struct mt_kv *b, const struct mt_job *j, int dist_o
 				n = put(o, n, ACTOR "megatron.override_transformer_config.fp8_param", "true");
 				n = put(o, n, ACTOR "megatron.override_ddp_config.fp8_param_gather", "true");
 			}
+			if (mt_param_ag_recast(j, dist_opt) > 0)
+				n = put(o, n, ACTOR "megatron.override_ddp_config."
+					"reuse_grad_buf_for_mxfp8_param_ag", "true");
 		}
 		return n;
 	}

@@ -45,6 +45,7 @@ void mt_job_init(struct mt_job *j)
 	j->moe_dispatcher = MT_DISPATCH_AUTO;
 	j->moe_rank_budget = MT_RANK_BUDGET;
 	j->param_gather_q = MT_UNSET;
+	j->mxfp8_ag_bf16 = MT_UNSET;
 	mt_pins_init(&j->pins);
 }
 

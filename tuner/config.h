@@ -160,6 +160,9 @@ struct mt_job {
 	/* low precision and host memory (tuner/precision.h, tuner/hostmem.h) */
 	int param_gather_q;       /* weights kept and all-gathered quantised (--fp8-param-gather);
 				   * MT_UNSET: on with the distributed optimizer */
+	int mxfp8_ag_bf16;        /* MXFP8 weights gathered in BF16 through the gradient buffer
+				   * (--reuse-grad-buf-for-mxfp8-param-ag); MT_UNSET: on, as
+				   * Bridge's MXFP8 recipe sets it */
 	double opt_offload;       /* share of optimizer states on the host (0: none) */
 	unsigned offload_modules; /* fine-grained activation offload: bits of enum
 				   * mt_offload_module (tuner/hostmem.h), 0 none */

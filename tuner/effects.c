@@ -25,13 +25,13 @@ static const struct mt_effect rows[] = {
 	  "DeepEP -> HybridEP: DeepSeek-V3 on 256 GB200, EP32 inside the NVLink domain (NVIDIA's "
 	  "GB200 optimisation history)" },
 	{ "gb200-dsv3-cuda-graphs", MT_EF_CUDA_GRAPHS, 10, MT_DISPATCH_FLEX, -1, 0,
-	  663.27 / 610.71, 0.977,
+	  663.27 / 610.71, 0.978,
 	  "per-layer CUDA graphs off -> attn, moe_router, moe_preprocess: DeepSeek-V3 on 256 GB200, "
 	  "dropless (NVIDIA's GB200 optimisation history)" },
 	{ "gb200-dsv3-no-up-proj-recompute", MT_EF_RECOMPUTE, 10, -1, -1, -1, 610.71 / 566.07, 1.006,
 	  "recompute of mla_up_proj off (moe_act instead): DeepSeek-V3 on 256 GB200 (NVIDIA's GB200 "
 	  "optimisation history)" },
-	{ "bridge-llama3-8b-mxfp8-b200", MT_EF_FP8_RECIPE, 10, -1, -1, -1, 29521.0 / 30624.0, 0.983,
+	{ "bridge-llama3-8b-mxfp8-b200", MT_EF_FP8_RECIPE, 10, -1, -1, -1, 29521.0 / 30624.0, 0.981,
 	  "FP8 tensorwise -> MXFP8: Llama3 8B on 8 B200 (Megatron-Bridge, NeMo 25.11)" },
 	{ "bridge-dsv3-blockwise-h100", MT_EF_FP8_RECIPE, 9, -1, -1, -1, 330.0 / 338.0, 0.975,
 	  "FP8 tensorwise -> block-wise: DeepSeek-V3 on 1024 H100 (Megatron-Bridge, NeMo 25.09)" },

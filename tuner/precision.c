@@ -141,8 +141,25 @@ double mt_param_ag_bytes(const struct mt_job *j, double params, double qparams)
 		return 2;
 	if (qparams > params)
 		qparams = params;
+	if (mt_param_ag_recast(j, 1) > 0) /* BF16 through the gradient buffer */
+		return 2;
 	return (2 * (params - qparams) + (ri->q_bytes + scale_share(ri, ri->wt_block)) * qparams) /
 	       params;
+}
+
+/* Megatron-Core d98e8a6 megatron/core/distributed/param_and_grad_buffer.py
+ * _post_param_sync (lines 301-335) and the remap it skips (lines 1240-1262):
+ * with reuse_grad_buf_for_mxfp8_param_ag the quantised weights are gathered
+ * into the gradient buffer as BF16, cast into their MXFP8 storage
+ * (copy_tensors_to_quantized_params) and the gathered BF16 zeroed for the
+ * next gradients; Bridge's bf16_with_mxfp8_mixed sets it
+ * (src/megatron/bridge/training/mixed_precision.py @ 067f987df0, line 265). */
+double mt_param_ag_recast(const struct mt_job *j, int dist_opt)
+{
+	if (mt_recipe_of(j) != MT_RECIPE_MXFP8 || !mt_param_gather_q(j, dist_opt) ||
+	    j->mxfp8_ag_bf16 == 0)
+		return 0;
+	return 2 + mt_recipe_weight_bytes(MT_RECIPE_MXFP8) + 2;
 }
 
 int mt_recipe_check(const struct mt_job *j, const struct mt_cluster *c, struct mt_error *err)

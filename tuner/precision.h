@@ -88,8 +88,20 @@ int mt_param_gather_q(const struct mt_job *j, int dist_opt);
 /* Bytes per parameter of the distributed optimizer's all-gather when
  * `qparams` of `params` are quantised linear-layer weights: 2 (BF16), or
  * with mt_param_gather_q() the quantised ones at their format's bytes and
- * scales. */
+ * scales; MXFP8 gathers them in BF16 through the gradient buffer
+ * (mt_param_ag_recast). */
 double mt_param_ag_bytes(const struct mt_job *j, double params, double qparams);
+
+/* HBM bytes per quantised parameter that each rank moves after the
+ * parameter all-gather to cast what it gathered into the recipe's storage:
+ * with MXFP8 and mt_param_gather_q(), the gather runs in BF16 through the
+ * gradient buffer (--reuse-grad-buf-for-mxfp8-param-ag, which Bridge's MXFP8
+ * recipe sets): every gathered weight is read (2), written in both layouts
+ * with their scales, and its BF16 copy zeroed (2); 0 otherwise
+ * (docs/MODEL.md 4.9).  `dist_opt`: the distributed optimizer gathers the
+ * weights; pass 0 under Megatron-FSDP, where validate_args turns the reuse
+ * off (Megatron-LM d98e8a6 megatron/training/arguments.py:1137). */
+double mt_param_ag_recast(const struct mt_job *j, int dist_opt);
 
 /* Check that the cluster's GPU runs the job's recipe and that the profile
  * has the GEMM rate it needs.  MT_OK, or MT_EINVAL with a message naming

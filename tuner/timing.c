@@ -8,6 +8,7 @@
 #include "eager_opt.h"
 #include "hostmem.h"
 #include "optim.h"
+#include "precision.h"
 #include "fsdp.h"
 #include "perf.h"
 #include "recompute.h"
@@ -329,6 +330,15 @@ void mt_timing(const struct mt_ctx *x, const struct mt_costs *a, const struct mt
 				: opt_params * (1 - j->opt_offload) *
 					  mt_opt_step_moved_bytes(j, cfg, b->dp) / x->hbm) +
 		       mt_opt_offload_time(x, opt_params);
+	/* MXFP8 weights gathered in BF16 are cast into their storage on every
+	 * rank, the whole stage's, on the compute stream (4.9) */
+	if (b->dp * a->cp > 1) {
+		double q = 0;
+
+		for (r = 0; r < b->nrep; r++)
+			q = fmax(q, b->par_fp8[r]);
+		t->optimizer += q * mt_param_ag_recast(j, cfg->dist_opt && !cfg->fsdp) / x->hbm;
+	}
 	/* hidden DP and PP traffic still takes SMs from the compute it hides under */
 	t->gpu_overhead += MT_COMM_SM_SLOWDOWN * (t->dp_hidden + t->pp_hidden);
 	t->compute += MT_COMM_SM_SLOWDOWN * (t->dp_hidden + t->pp_hidden);

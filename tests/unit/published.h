@@ -122,7 +122,7 @@ static inline void pub_apply_pins(const cJSON *pins, struct mt_job *j, struct mt
 {
 	static const char *const keys[] = {
 		"tp", "pp", "vpp", "cp", "ep", "etp", "mbs", "recompute", "recompute_modules",
-		"recompute_layers", "dist_opt", "tp_comm_overlap", "overlap_grad_reduce",
+		"recompute_layers", "dist_opt", "tp_comm_overlap", "overlap_grad_reduce", "overlap_param_gather",
 		"ce_fusion", "ep_overlap", "cuda_graphs", "moe_rank_budget",
 		"full_iteration_graphs", "overlap_p2p", "grad_accum_fusion", "offload_layers",
 		"fsdp", "moe_dispatcher", "moe_balance", "moe_flex_backend", "pp_layout",
@@ -162,6 +162,7 @@ static inline void pub_apply_pins(const cJSON *pins, struct mt_job *j, struct mt
 	j->pins.dist_opt = pub_onoff(pins, "dist_opt", j->pins.dist_opt);
 	j->pins.tp_overlap = pub_onoff(pins, "tp_comm_overlap", j->pins.tp_overlap);
 	j->pins.overlap_grad = pub_onoff(pins, "overlap_grad_reduce", j->pins.overlap_grad);
+	j->pins.overlap_param = pub_onoff(pins, "overlap_param_gather", j->pins.overlap_param);
 	j->pins.fused_ce = pub_onoff(pins, "ce_fusion", j->pins.fused_ce);
 	j->pins.ep_overlap = pub_onoff(pins, "ep_overlap", j->pins.ep_overlap);
 	j->pins.cuda_graph = pub_onoff(pins, "cuda_graphs", j->pins.cuda_graph);

@@ -176,6 +176,25 @@ static void param_gather_defaults(void **state)
 	assert_close(mt_param_ag_bytes(&j, 10, 8), 1.2, 1e-12);
 }
 
+/* MXFP8 weights travel in BF16 through the gradient buffer and are cast on
+ * every rank (read 2, both layouts with E8M0 scales 2.0625, zeroed 2), as
+ * Bridge's recipe runs them; without the reuse they travel in MXFP8 and
+ * nothing is cast after; no gather, no cast. */
+static void mxfp8_gathers_in_bf16(void **state)
+{
+	struct mt_job j = job_of(MT_PREC_FP8, MT_FP8_MXFP8);
+
+	(void)state;
+	assert_close(mt_param_ag_recast(&j, 1), 2 + 2 * (1 + 1.0 / 32) + 2, 1e-12);
+	assert_close(mt_param_ag_bytes(&j, 10, 8), 2, 1e-12);
+	assert_close(mt_param_ag_recast(&j, 0), 0, 0);
+	j.mxfp8_ag_bf16 = 0;
+	assert_close(mt_param_ag_recast(&j, 1), 0, 0);
+	assert_close(mt_param_ag_bytes(&j, 10, 8), (2 * 2 + (1 + 1.0 / 32) * 8) / 10, 1e-12);
+	j = job_of(MT_PREC_FP8, MT_FP8_TENSORWISE);
+	assert_close(mt_param_ag_recast(&j, 1), 0, 0);
+}
+
 /* The TP overlap: on by default, off with NVFP4 (as NVIDIA runs it), a pin
  * wins either way. */
 static void tp_overlap_default(void **state)
@@ -266,6 +285,7 @@ int main(void)
 		cmocka_unit_test(fp4_curve_measured_or_derived_from_fp8),
 		cmocka_unit_test(gemm_rates_held_to_the_sustained_rate),
 		cmocka_unit_test(param_gather_defaults),
+		cmocka_unit_test(mxfp8_gathers_in_bf16),
 		cmocka_unit_test(tp_overlap_default),
 		cmocka_unit_test(host_memory_per_node),
 	};
