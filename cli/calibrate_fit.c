@@ -11,6 +11,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "../lib/sbuf.h"
 #include "../validate/fit.h"
 #include "../tuner/profile.h"
 #include "common.h"
@@ -37,16 +38,17 @@ static void pct(char *buf, size_t cap, double v)
 static void print_fit(const struct mt_vset *s, const struct mt_vfit *f)
 {
 	char b[32], a[32];
+	struct sbuf sb;
 	int i;
 
 	fprintf(stderr, "read %d measured run%s from %s (%d candidate%s without a measurement "
 		"left out)\n", s->nruns, s->nruns == 1 ? "" : "s", s->files, s->left_out,
 		s->left_out == 1 ? "" : "s");
-	fprintf(stderr, "fitted (least squares over %d run%s):", s->nruns, s->nruns == 1 ? "" : "s");
-	for (i = 0; i < f->nfit; i++)
-		fprintf(stderr, "%s %s x%.3f", i ? "," : "", mt_corr_name(f->fit[i]),
-			f->corr.f[f->fit[i]]);
-	fprintf(stderr, "%s\n", f->nfit ? "" : " nothing");
+	sbuf_init(&sb);
+	mt_vfit_text(&sb, f);
+	fprintf(stderr, "fitted (least squares over %d run%s): %s\n", s->nruns,
+		s->nruns == 1 ? "" : "s", sb.buf);
+	sbuf_release(&sb);
 	for (i = 0; i < f->ndrop; i++)
 		fprintf(stderr, "not fitted: %s (%s)\n", mt_corr_name(f->drop[i]), f->drop_why[i]);
 	pct(b, sizeof(b), f->loo_before);

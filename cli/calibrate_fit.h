@@ -13,8 +13,10 @@
 	"runs (status ok) of megatune.validation/1 files: the time of large (cbrt(m n k) >=\n" \
 	"4096) and small GEMMs, of collectives and of all-to-all inside and across NVLink\n"   \
 	"domains, and a memory term (docs/MODEL.md section 10).  Only factors that move\n"    \
-	"some run's step by 1% are fitted, at most one fewer than the runs (one with a\n"     \
-	"single run); the others are named with the reason.  Prints the leave-one-out\n"     \
+	"some run's step by 1% are fitted (the others are named with the reason), with\n"    \
+	"one parameter for all of them from one or two runs, and from three runs the\n"     \
+	"count of parameters (up to two fewer than the runs) that predicts runs left out\n" \
+	"best, the last shared by the factors past it.  Prints the leave-one-out\n"          \
 	"error before and after, and writes PROFILE with a `corrections` section (factors,\n" \
 	"runs, residuals) that advise and estimate apply.  Exit 2 for a file of another\n"  \
 	"schema, no candidates, or no measured run.\n"

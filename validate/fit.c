@@ -89,8 +89,10 @@ static int read_layout(const cJSON *config, const char *path, const char *where,
 	return MT_OK;
 }
 
+/* The runs of v that count into s; with `need`, none is an error naming the
+ * statuses. */
 static int read_runs(struct mt_vset *s, const struct mt_validation *v, const char *path,
-		     const struct mt_job *job, int proxy, struct mt_error *err)
+		     const struct mt_job *job, int proxy, int need, struct mt_error *err)
 {
 	struct sbuf why;
 	int i, used = 0, rc = MT_OK;
@@ -135,7 +137,7 @@ static int read_runs(struct mt_vset *s, const struct mt_validation *v, const cha
 		s->nruns++;
 		used++;
 	}
-	if (!rc && !used)
+	if (!rc && !used && need)
 		rc = mt_error_set(err, MT_EINVAL, "%s: no measured run to fit (a candidate with status "
 				  "\"ok\" and measured.step_s): %d candidate%s, %s", path, i,
 				  i == 1 ? "" : "s", why.len ? why.buf : "none");
@@ -143,53 +145,63 @@ static int read_runs(struct mt_vset *s, const struct mt_validation *v, const cha
 	return rc;
 }
 
-int mt_vset_read(struct mt_vset *s, const char *path, struct mt_error *err)
+static int vset_add(struct mt_vset *s, const struct mt_validation *v, const char *path, int need,
+		    struct mt_error *err)
 {
-	struct mt_validation v;
 	struct mt_job job;
 	struct mt_model *mv;
 	char model[512] = "";
 	int rc, proxy;
 	size_t l;
 
-	if ((rc = mt_validation_load(path, "--from-validation", &v, err)))
-		return rc;
 	mt_job_init(&job);
-	job.gpus = v.gpus;
-	job.seq = v.seq;
-	job.gbs = v.gbs;
-	if (job.gpus < 1 || job.seq < 1 || job.gbs < 1) {
-		rc = mt_error_set(err, MT_EINVAL, "%s: fields 'gpus', 'seq', 'gbs': expected positive "
-				  "numbers", path);
-		goto out;
-	}
-	proxy = v.mode && !strcmp(v.mode, "proxy");
-	if ((rc = advice_job(path, v.advice, model, sizeof(model), &job, err)))
-		goto out;
-	if (!model[0] && v.model && *v.model)
-		snprintf(model, sizeof(model), "%s", v.model);
-	if (!model[0]) {
-		rc = mt_error_set(err, MT_EINVAL, "%s: field 'model': expected the model's name or file",
-				  path);
-		goto out;
-	}
-	if (!(mv = realloc(s->models, (size_t)(s->nmodels + 1) * sizeof(*mv)))) {
-		rc = mt_error_set(err, MT_ENOMEM, "out of memory");
-		goto out;
-	}
+	job.gpus = v->gpus;
+	job.seq = v->seq;
+	job.gbs = v->gbs;
+	if (job.gpus < 1 || job.seq < 1 || job.gbs < 1)
+		return mt_error_set(err, MT_EINVAL, "%s: fields 'gpus', 'seq', 'gbs': expected "
+				    "positive numbers", path);
+	proxy = v->mode && !strcmp(v->mode, "proxy");
+	if ((rc = advice_job(path, v->advice, model, sizeof(model), &job, err)))
+		return rc;
+	if (!model[0] && v->model && *v->model)
+		snprintf(model, sizeof(model), "%s", v->model);
+	if (!model[0])
+		return mt_error_set(err, MT_EINVAL, "%s: field 'model': expected the model's name "
+				    "or file", path);
+	if (!(mv = realloc(s->models, (size_t)(s->nmodels + 1) * sizeof(*mv))))
+		return mt_error_set(err, MT_ENOMEM, "out of memory");
 	s->models = mv;
 	if ((rc = mt_model_load(model, &mv[s->nmodels], err))) {
 		mt_error_prefix(err, "%s: field 'model' (or its advice's job.model_source): ", path);
-		goto out;
+		return rc;
 	}
 	s->nmodels++;
-	if ((rc = read_runs(s, &v, path, &job, proxy, err)))
-		goto out;
+	s->job = job;
+	snprintf(s->path, sizeof(s->path), "%s", path);
+	if ((rc = read_runs(s, v, path, &job, proxy, need, err)))
+		return rc;
 	l = strlen(s->files);
 	snprintf(s->files + l, sizeof(s->files) - l, "%s%s", l ? ", " : "", path);
-out:
+	return MT_OK;
+}
+
+int mt_vset_read(struct mt_vset *s, const char *path, struct mt_error *err)
+{
+	struct mt_validation v;
+	int rc;
+
+	if ((rc = mt_validation_load(path, "--from-validation", &v, err)))
+		return rc;
+	rc = vset_add(s, &v, path, 1, err);
 	mt_validation_free(&v);
 	return rc;
+}
+
+int mt_vset_add(struct mt_vset *s, const struct mt_validation *v, const char *path,
+		struct mt_error *err)
+{
+	return vset_add(s, v, path, 0, err);
 }
 
 void mt_vset_free(struct mt_vset *s)
@@ -212,36 +224,119 @@ struct fitx {
 	int failed;
 };
 
-/* Predicted step and peak of run i with factors f (NULL: none). */
-static double predict(struct fitx *X, int i, const double *f, double *mem)
+/* The step and peak of cfg under job on base with factors f (NULL: none);
+ * NAN with e2 set when it cannot be evaluated. */
+static double eval_step(const struct mt_model *m, const struct mt_cluster *base,
+			const struct mt_job *job, struct mt_config cfg, const double *f, double *mem,
+			struct mt_error *e2)
 {
-	const struct mt_vrun *r = &X->s->runs[i];
-	struct mt_cluster c = *X->base;
-	struct mt_config cfg = r->cfg;
+	struct mt_cluster c = *base;
 	struct mt_eval e;
-	struct mt_error e2 = MT_ERROR_INIT;
 
 	mt_corr_init(&c.corr);
 	if (f) {
 		c.corr.on = 1;
 		memcpy(c.corr.f, f, sizeof(c.corr.f));
 	}
-	if (mt_evaluate(&X->s->models[r->model], &c, &r->job, NULL, &cfg, &e, &e2)) {
-		if (!X->failed++)
-			mt_error_set(X->err, MT_EINVAL, "%s: %s: the configuration cannot be evaluated: %s",
-				     r->file, r->name, e2.msg);
+	if (mt_evaluate(m, &c, job, NULL, &cfg, &e, e2))
 		return NAN;
-	}
 	if (mem)
 		*mem = e.mem.total;
 	return e.time.step;
 }
 
+/* Predicted step and peak of run i with factors f (NULL: none). */
+static double predict(struct fitx *X, int i, const double *f, double *mem)
+{
+	const struct mt_vrun *r = &X->s->runs[i];
+	struct mt_error e2 = MT_ERROR_INIT;
+	double step = eval_step(&X->s->models[r->model], X->base, &r->job, r->cfg, f, mem, &e2);
+
+	if (isnan(step) && !X->failed++)
+		mt_error_set(X->err, MT_EINVAL, "%s: %s: the configuration cannot be evaluated: %s",
+			     r->file, r->name, e2.msg);
+	return step;
+}
+
+int mt_vset_predict(const struct mt_vset *s, const struct mt_cluster *base,
+		    const struct mt_corr *k, const cJSON *config, const char *where, double *step,
+		    struct mt_error *err)
+{
+	struct mt_error e2 = MT_ERROR_INIT;
+	struct mt_layout *lay = NULL;
+	struct mt_config cfg;
+	struct mt_job job;
+	int rc;
+
+	*step = NAN;
+	if (s->nmodels < 1)
+		return mt_error_set(err, MT_EINVAL, "no validation read to predict from");
+	if ((rc = mt_advice_config(config, &s->job, s->path, where, &cfg, err)) ||
+	    (rc = read_layout(config, s->path, where, &lay, err)))
+		return rc;
+	mt_advice_eval_job(&s->job, &cfg, lay, &job);
+	*step = eval_step(&s->models[s->nmodels - 1], base, &job, cfg, k && k->on ? k->f : NULL,
+			  NULL, &e2);
+	free(lay);
+	if (isnan(*step))
+		return mt_error_set(err, MT_EINVAL, "%s: %s: the configuration cannot be evaluated: "
+				    "%s", s->path, where, e2.msg);
+	return MT_OK;
+}
+
+/* The parameters of a fit: factor fac[i] takes the value of parameter of[i];
+ * with more factors than parameters (k), the first k - 1 have one each and
+ * the others share the last (mt_vfit). */
+struct params {
+	int nf, k;
+	int fac[MT_CORR_N], of[MT_CORR_N];
+};
+
+static void params_make(struct params *P, const int *fac, int nf, int kmax)
+{
+	int i;
+
+	P->nf = nf;
+	P->k = nf < kmax ? nf : kmax;
+	for (i = 0; i < nf; i++) {
+		P->fac[i] = fac[i];
+		P->of[i] = i < P->k ? i : P->k - 1;
+	}
+}
+
+static double get_param(const double *f, const struct params *P, int j)
+{
+	int i;
+
+	for (i = 0; i < P->nf; i++)
+		if (P->of[i] == j)
+			return f[P->fac[i]];
+	return 1;
+}
+
+static void set_param(double *f, const struct params *P, int j, double v)
+{
+	int i;
+
+	for (i = 0; i < P->nf; i++)
+		if (P->of[i] == j)
+			f[P->fac[i]] = v;
+}
+
+static int param_size(const struct params *P, int j)
+{
+	int i, n = 0;
+
+	for (i = 0; i < P->nf; i++)
+		n += P->of[i] == j;
+	return n;
+}
+
 /* Sum of squared relative errors over the runs of `mask`, with the pull. */
-static double sse(struct fitx *X, const int *mask, const double *f, const int *fac, int k)
+static double sse(struct fitx *X, const int *mask, const double *f, const struct params *P)
 {
 	double s = 0;
-	int i, j;
+	int i;
 
 	for (i = 0; i < X->s->nruns; i++)
 		if (mask[i]) {
@@ -249,8 +344,8 @@ static double sse(struct fitx *X, const int *mask, const double *f, const int *f
 
 			s += r * r;
 		}
-	for (j = 0; j < k; j++)
-		s += PULL * (f[fac[j]] - 1) * (f[fac[j]] - 1);
+	for (i = 0; i < P->nf; i++)
+		s += PULL * (f[P->fac[i]] - 1) * (f[P->fac[i]] - 1);
 	return s;
 }
 
@@ -296,12 +391,12 @@ static int solve(double a[MT_CORR_N][MT_CORR_N], double *b, int k)
 	return 1;
 }
 
-/* Gauss-Newton over factors fac[0..k) on the runs of `mask`; f in and out. */
-static void gauss_newton(struct fitx *X, const int *mask, const int *fac, int k, double *f)
+/* Gauss-Newton over the parameters P on the runs of `mask`; f in and out. */
+static void gauss_newton(struct fitx *X, const int *mask, const struct params *P, double *f)
 {
-	int n = X->s->nruns, it, i, j, l;
+	int n = X->s->nruns, k = P->k, it, i, j, l;
 	double *r = calloc((size_t)n, sizeof(double)), *J = calloc((size_t)n * MT_CORR_N, sizeof(double));
-	double cur = sse(X, mask, f, fac, k);
+	double cur = sse(X, mask, f, P);
 
 	for (it = 0; r && J && it < 40 && !X->failed; it++) {
 		double A[MT_CORR_N][MT_CORR_N] = { { 0 } }, g[MT_CORR_N] = { 0 }, trial[MT_CORR_N];
@@ -315,11 +410,11 @@ static void gauss_newton(struct fitx *X, const int *mask, const int *fac, int k,
 			p = predict(X, i, f, NULL);
 			r[i] = p / m - 1;
 			for (j = 0; j < k; j++) {
-				double h = 1e-4 * f[fac[j]], save = f[fac[j]];
+				double save = get_param(f, P, j), h = 1e-4 * save;
 
-				f[fac[j]] = save + h;
+				set_param(f, P, j, save + h);
 				J[i * MT_CORR_N + j] = (predict(X, i, f, NULL) - p) / h / m;
-				f[fac[j]] = save;
+				set_param(f, P, j, save);
 			}
 		}
 		for (j = 0; j < k; j++) {
@@ -327,8 +422,8 @@ static void gauss_newton(struct fitx *X, const int *mask, const int *fac, int k,
 				for (i = 0; i < n; i++)
 					if (mask[i])
 						A[j][l] += J[i * MT_CORR_N + j] * J[i * MT_CORR_N + l];
-			A[j][j] += PULL;
-			g[j] = -PULL * (f[fac[j]] - 1);
+			A[j][j] += PULL * param_size(P, j);
+			g[j] = -PULL * param_size(P, j) * (get_param(f, P, j) - 1);
 			for (i = 0; i < n; i++)
 				if (mask[i])
 					g[j] -= J[i * MT_CORR_N + j] * r[i];
@@ -339,15 +434,16 @@ static void gauss_newton(struct fitx *X, const int *mask, const int *fac, int k,
 		for (l = 0; l < 12; l++, step /= 2) {
 			memcpy(trial, f, sizeof(trial));
 			for (j = 0; j < k; j++)
-				trial[fac[j]] = fmin(MT_CORR_MAX, fmax(MT_CORR_MIN, f[fac[j]] + step * g[j]));
-			next = sse(X, mask, trial, fac, k);
+				set_param(trial, P, j, fmin(MT_CORR_MAX, fmax(MT_CORR_MIN,
+					  get_param(f, P, j) + step * g[j])));
+			next = sse(X, mask, trial, P);
 			if (next <= cur)
 				break;
 		}
 		if (l == 12)
 			break;
 		for (j = 0; j < k; j++)
-			moved = fmax(moved, fabs(trial[fac[j]] - f[fac[j]]));
+			moved = fmax(moved, fabs(get_param(trial, P, j) - get_param(f, P, j)));
 		memcpy(f, trial, sizeof(trial));
 		cur = next;
 		if (moved < 1e-9)
@@ -365,12 +461,12 @@ static void ones(double *f)
 		f[j] = 1;
 }
 
-/* Which factors to fit: exercised ones, largest mean share of the step
- * first, at most max(1, runs - 1). */
+/* Which factors to fit: the exercised ones, largest mean share of the step
+ * first (parameters() says how many parameters they take). */
 static void choose(struct fitx *X, struct mt_vfit *o)
 {
 	double share[MT_CORR_N] = { 0 }, top[MT_CORR_N] = { 0 }, f[MT_CORR_N];
-	int n = X->s->nruns, i, j, order[MT_CORR_N], ne = 0, kmax = n > 1 ? n - 1 : 1;
+	int n = X->s->nruns, i, j, ne = 0;
 
 	for (j = 0; j < MT_CORR_N; j++) {
 		ones(f);
@@ -386,53 +482,65 @@ static void choose(struct fitx *X, struct mt_vfit *o)
 		if (top[j] >= EXERCISED) {
 			int p = ne++;
 
-			while (p > 0 && share[order[p - 1]] < share[j]) {
-				order[p] = order[p - 1];
+			while (p > 0 && share[o->fit[p - 1]] < share[j]) {
+				o->fit[p] = o->fit[p - 1];
 				p--;
 			}
-			order[p] = j;
+			o->fit[p] = j;
 		} else {
 			o->drop[o->ndrop] = j;
 			snprintf(o->drop_why[o->ndrop++], sizeof(o->drop_why[0]),
 				 "not exercised: moves no run's step by 1%%");
 		}
 	}
-	for (i = 0; i < ne; i++) {
-		if (i < kmax) {
-			o->fit[o->nfit++] = order[i];
-		} else {
-			o->drop[o->ndrop] = order[i];
-			snprintf(o->drop_why[o->ndrop++], sizeof(o->drop_why[0]),
-				 "more factors than %d run%s allow (at most %d); %.1f%% of the step",
-				 n, n == 1 ? "" : "s", kmax, 100 * share[order[i]]);
-		}
-	}
+	o->nfit = ne;
 }
 
-static void loo(struct fitx *X, struct mt_vfit *o)
+/* The leave-one-out error with k parameters: each run predicted by the fit
+ * over the others, mean |predicted / measured - 1|; NAN below two runs. */
+static double loo(struct fitx *X, const struct mt_vfit *o, int k)
 {
 	int n = X->s->nruns, i, j, *mask = calloc((size_t)n, sizeof(int));
-	double f[MT_CORR_N], eb = 0, ea = 0;
+	double f[MT_CORR_N], ea = 0;
+	struct params P;
 
-	o->loo_before = o->loo_after = NAN;
 	if (!mask || n < 2) {
 		free(mask);
-		return;
+		return NAN;
 	}
+	params_make(&P, o->fit, o->nfit, k);
 	for (i = 0; i < n; i++) {
-		double m = X->s->runs[i].measured_step_s;
-		int k = o->nfit < n - 2 ? o->nfit : (n - 2 > 1 ? n - 2 : 1);
-
 		for (j = 0; j < n; j++)
 			mask[j] = j != i;
 		ones(f);
-		gauss_newton(X, mask, o->fit, k, f);
-		eb += fabs(o->pred_before[i] / m - 1) / n;
-		ea += fabs(predict(X, i, f, NULL) / m - 1) / n;
+		gauss_newton(X, mask, &P, f);
+		ea += fabs(predict(X, i, f, NULL) / X->s->runs[i].measured_step_s - 1) / n;
 	}
-	o->loo_before = eb;
-	o->loo_after = ea;
 	free(mask);
+	return ea;
+}
+
+/* How many parameters: 1, or with three runs and more the count up to
+ * max(1, runs - 2) (what a fit over the runs but one allows) whose
+ * leave-one-out error is the least, the fewest where equal; o->loo_* set. */
+static int parameters(struct fitx *X, struct mt_vfit *o)
+{
+	int n = X->s->nruns, i, k, best = 1, kmax = n - 2 < o->nfit ? n - 2 : o->nfit;
+	double e;
+
+	o->loo_before = o->loo_after = NAN;
+	if (n < 2)
+		return 1;
+	o->loo_before = 0;
+	for (i = 0; i < n; i++)
+		o->loo_before += fabs(o->pred_before[i] / X->s->runs[i].measured_step_s - 1) / n;
+	o->loo_after = loo(X, o, 1);
+	for (k = 2; k <= kmax; k++)
+		if ((e = loo(X, o, k)) < o->loo_after) {
+			o->loo_after = e;
+			best = k;
+		}
+	return best;
 }
 
 static void memory_fit(const struct mt_vset *s, struct mt_vfit *o)
@@ -483,7 +591,7 @@ static void keep_if_better(const struct mt_vset *s, struct mt_vfit *o)
 		o->ndrop++;
 		o->corr.f[o->fit[i]] = 1;
 	}
-	o->nfit = 0;
+	o->nfit = o->nparam = 0;
 	for (i = 0; i < s->nruns; i++)
 		o->pred_after[i] = o->pred_before[i];
 	o->rms_after = o->rms_before;
@@ -494,6 +602,7 @@ int mt_vfit_run(const struct mt_vset *s, const struct mt_cluster *base, struct m
 		struct mt_error *err)
 {
 	struct fitx X = { s, base, err, 0 };
+	struct params P;
 	int n = s->nruns, i, *mask;
 	double f[MT_CORR_N], rb = 0, ra = 0;
 
@@ -518,8 +627,12 @@ int mt_vfit_run(const struct mt_vset *s, const struct mt_cluster *base, struct m
 		return MT_EINVAL;
 	}
 	choose(&X, o);
+	params_make(&P, o->fit, o->nfit, parameters(&X, o));
+	o->nparam = P.k;
+	for (i = 0; i < o->nfit; i++)
+		o->param_of[i] = P.of[i];
 	ones(f);
-	gauss_newton(&X, mask, o->fit, o->nfit, f);
+	gauss_newton(&X, mask, &P, f);
 	memcpy(o->corr.f, f, sizeof(f));
 	o->corr.on = 1;
 	for (i = 0; i < n; i++) {
@@ -531,11 +644,31 @@ int mt_vfit_run(const struct mt_vset *s, const struct mt_cluster *base, struct m
 	}
 	o->rms_before = sqrt(rb);
 	o->rms_after = sqrt(ra);
-	loo(&X, o);
 	keep_if_better(s, o);
 	memory_fit(s, o);
 	free(mask);
 	return X.failed ? MT_EINVAL : MT_OK;
+}
+
+void mt_vfit_text(struct sbuf *sb, const struct mt_vfit *f)
+{
+	int j, i, n;
+
+	for (j = 0; j < f->nparam; j++) {
+		for (i = n = 0; i < f->nfit; i++)
+			if (f->param_of[i] == j)
+				sbuf_addf(sb, "%s%s", n++ ? "=" : j ? ", " : "",
+					  mt_corr_name(f->fit[i]));
+		for (i = 0; i < f->nfit; i++)
+			if (f->param_of[i] == j) {
+				sbuf_addf(sb, " x%.3f", f->corr.f[f->fit[i]]);
+				break;
+			}
+		if (n > 1)
+			sbuf_addf(sb, " (one factor for the %d)", n);
+	}
+	if (!f->nparam)
+		sbuf_adds(sb, "nothing");
 }
 
 void mt_vfit_free(struct mt_vfit *f)

@@ -17,8 +17,11 @@
  * (tuner/correction.h), and minimises the sum of squared relative step
  * errors (Gauss-Newton, factors bounded to [0.05, 20], a 1e-10 pull towards 1
  * so that an unexercised factor stays 1).  Factors that change no run's step
- * by 1% are not fitted; of the others at most max(1, runs - 1), the largest
- * shares of the predicted step first.  The memory term is the mean of
+ * by 1% are not fitted; the others are, largest share of the predicted step
+ * first, with k parameters: the first k - 1 factors one each, the others
+ * sharing the last (one run scales every exercised class alike).  k is 1, or
+ * from three runs on the count up to max(1, runs - 2) whose leave-one-out
+ * error is the least (the fewest where equal).  The memory term is the mean of
  * measured minus predicted peak (runs with memory measured, not in proxy
  * mode: a proxy holds one layer's buffers, not the job's memory).
  *
@@ -28,6 +31,8 @@
  */
 #ifndef MT_VALIDATE_FIT_H
 #define MT_VALIDATE_FIT_H
+
+#include <cjson/cJSON.h>
 
 #include "../lib/err.h"
 #include "../tuner/cluster.h"
@@ -51,17 +56,40 @@ struct mt_vset {
 	int nruns;
 	int left_out;            /* candidates not used (status, no measurement) */
 	char files[512];         /* the files read, comma-separated */
+	struct mt_job job;       /* the job of the last validation added (mt_vset_predict) */
+	char path[256];          /* and its file */
 };
 
 /* Read one validation file into the set (appending).  MT_EINVAL or
  * MT_EPARSE name the file and the field; a file with no usable run is
  * MT_EINVAL saying how many candidates it has and their statuses. */
 int mt_vset_read(struct mt_vset *s, const char *path, struct mt_error *err);
+/* The same from a validation in memory (tune: the runs so far), which may
+ * have no usable run yet (its model and job are read all the same, for
+ * mt_vset_predict); path names it in messages and finds a relative `advice`
+ * beside it. */
+struct mt_validation;
+int mt_vset_add(struct mt_vset *s, const struct mt_validation *v, const char *path,
+		struct mt_error *err);
 void mt_vset_free(struct mt_vset *s);
+
+/* The predicted step of a candidate's `config` (as in a validation or an
+ * advice, `where` naming it in messages: "candidates[2].config") under the job
+ * of the set's last validation, on base with the factors of k (NULL or off:
+ * none; the memory term does not touch the step): what the fit's
+ * predictions are for its runs, for any candidate of the same job (tune
+ * re-predicts those not yet run).  MT_EINVAL naming the field or saying why
+ * the configuration cannot be evaluated. */
+int mt_vset_predict(const struct mt_vset *s, const struct mt_cluster *base,
+		    const struct mt_corr *k, const cJSON *config, const char *where, double *step,
+		    struct mt_error *err);
 
 struct mt_vfit {
 	int nfit;
 	int fit[MT_CORR_N];             /* the factors fitted, best share first */
+	int nparam;                     /* the parameters fitted (<= nfit) */
+	int param_of[MT_CORR_N];        /* fit[i]'s parameter: the first nparam - 1
+					 * factors one each, the others the last together */
 	int ndrop;
 	int drop[MT_CORR_N];
 	char drop_why[MT_CORR_N][96];
@@ -78,6 +106,12 @@ struct mt_vfit {
  * run's configuration cannot be evaluated (the message names it). */
 int mt_vfit_run(const struct mt_vset *s, const struct mt_cluster *base, struct mt_vfit *out,
 		struct mt_error *err);
+/* The factors fitted as words, appended to sb: "gemm_large x1.200,
+ * a2a_network x1.500", factors sharing a parameter named together
+ * ("gemm_large=gemm_small x1.850 (one factor for the 2)"), or
+ * "nothing". */
+struct sbuf;
+void mt_vfit_text(struct sbuf *sb, const struct mt_vfit *f);
 void mt_vfit_free(struct mt_vfit *f);
 
 #endif
