@@ -30,13 +30,19 @@ static const char tune_head[] =
 	"its list for real, correct the predictions of the others from what was\n"
 	"measured, re-rank, validate the best of those not yet run, and stop when a\n"
 	"round leaves the measured best unchanged (or the list, --max-rounds or\n"
-	"--budget ends).  It prints each round, then the measured best configuration,\n"
-	"its flags, and how much faster it is than the first prediction's top pick.\n"
+	"--budget ends).  With --runs N: one candidate at a time, the remaining ones\n"
+	"re-predicted after each run, N runs in all.  It prints each run (predicted,\n"
+	"corrected, measured and both errors) and round, the runs in order, the\n"
+	"measured best configuration, its flags, and how much faster it is than the\n"
+	"first prediction's top pick.\n"
 	"\n"
-	"Correction: the predicted step of a candidate not yet run is scaled by the\n"
-	"measured/predicted ratio of the run candidate with the most alike\n"
-	"configuration (equal TP, PP, VPP, CP, EP, ETP, micro-batch, recompute, CP\n"
-	"communication, offload on/off; ties averaged); runs that failed do not count.\n";
+	"Correction: the time factors `megatune calibrate --from-validation` fits\n"
+	"(docs/MODEL.md section 10), fitted again from the runs that ended ok before\n"
+	"every round, on the profile the advice names; every candidate is predicted\n"
+	"again with them.  Where the fit keeps no factor, the predicted step is scaled\n"
+	"by the measured/predicted ratio of the run with the most alike configuration\n"
+	"(equal TP, PP, VPP, CP, EP, ETP, micro-batch, recompute, CP communication,\n"
+	"offload on/off; ties averaged).  Runs that failed do not count.\n";
 
 static const char tune_tail[] =
 	"exit codes: 0 a measured best was found; 1 nothing feasible or no candidate\n"
@@ -64,6 +70,10 @@ static const struct cli_opt tune_opts[] = {
 	  .hi = 1000000, .help = "candidates run per round (default 3)" },
 	{ .type = CLI_INT, .name = "max-rounds", .meta = "N", .off = TA(t.max_rounds), .lo = 1,
 	  .hi = 1000000, .help = "stop after N rounds (default: no limit)" },
+	{ .type = CLI_INT, .name = "runs", .meta = "N", .off = TA(t.runs), .lo = 1, .hi = 1000000,
+	  .help = "run N candidates one at a time, each the fastest by\n"
+		  "the corrected step of those not yet run, with no early\n"
+		  "stop (not with --per-round or --max-rounds)" },
 	{ .type = CLI_STR, .name = "dir", .meta = "DIR", .off = TA(r.o.dir),
 	  .help = "logs, advice.json, advise.txt (default tune-run)" },
 	{ .type = CLI_STR, .name = "output", .short_name = 'o', .meta = "FILE", .off = TA(out),
@@ -111,6 +121,9 @@ static int check(struct targs *a)
 
 	if ((rc = cli_runner_check("tune", &a->r)))
 		return rc;
+	if (a->t.runs > 0 && (a->t.per_round > 0 || a->t.max_rounds > 0))
+		return cli_usage_error("tune", "--runs runs one candidate a round until N runs: "
+				       "give it without --per-round and --max-rounds");
 	if (a->advice && a->npass)
 		return cli_usage_error("tune", "'%s': with --advice, the job comes from the file "
 				       "(no advise options)", a->pass[0]);
@@ -194,15 +207,18 @@ static void summary(const struct mt_validation *v, const cJSON *advice,
 					    r->best);
 
 	int i, ran = 0;
+	char run[32] = "";
 
 	for (i = 0; i < v->ncand; i++)
 		ran += v->cand[i].status != MT_VS_NOT_RUN;
 	printf("\ntune: %d round(s), %d run(s) of the %d candidates in the list (%d now); "
 	       "stopped: %s\n", r->rounds, ran, v->ncand, r->runs, r->why);
+	if (b->tune_run > 0)
+		snprintf(run, sizeof(run), "; run %d", b->tune_run);
 	printf("measured best: %s, %.4g s per step, %.0f tokens/s per GPU, %.1f TFLOP/s per GPU "
-	       "(predicted rank %d, %.4g s)\n", b->name, b->meas.step_s,
+	       "(predicted rank %d, %.4g s%s)\n", b->name, b->meas.step_s,
 	       b->meas.tokens_per_s_per_gpu, b->meas.tflops_per_gpu, b->predicted_rank,
-	       b->pred.step_s);
+	       b->pred.step_s, run);
 	if (top == b)
 		printf("the first prediction's top pick is the measured best\n");
 	else if (top->status == MT_VS_OK && top->has_measured)
@@ -245,6 +261,12 @@ static int tune_run(struct targs *a, cJSON *advice, volatile sig_atomic_t *stop)
 	if (rc) {
 		rc = cli_fail("tune", &err);
 	} else {
+		struct sbuf sb;
+
+		sbuf_init(&sb);
+		mt_tune_text(&sb, &v);
+		printf("\n%s", sb.buf ? sb.buf : "");
+		sbuf_release(&sb);
 		if (r.best >= 0)
 			summary(&v, advice, &r);
 		else
@@ -284,13 +306,15 @@ int cmd_tune(int argc, char **argv)
 	if (!a.pass)
 		return 2;
 	a.ncand = 16;
-	a.t.per_round = 3;
+	a.t.per_round = 0;  /* 3 unless given (check() tells it from --runs) */
 	/* validate's defaults, the proxy program included: never a copy of them */
 	cli_runner_init(&a.r, "tune-run");
 	if ((rc = parse(argc, argv, &a)) >= 0 || (rc = check(&a))) {
 		free(a.pass);
 		return rc;
 	}
+	if (a.t.per_round == 0)
+		a.t.per_round = 3;
 	a.t.v = a.r.o;
 	a.t.v.progress = stdout;
 	a.t.v.stop = &stop;

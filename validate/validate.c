@@ -120,6 +120,7 @@ int mt_validate_init(struct mt_validation *v, const cJSON *advice,
 		c->config = cJSON_IsObject(cfg) ? cJSON_Duplicate(cfg, 1) : NULL;
 		c->status = MT_VS_NOT_RUN;
 		c->wall_s = NAN;
+		c->tune_corrected_s = NAN;
 		c->pred.step_s = mt_jget_num(j, "time.step_s", NAN);
 		c->pred.tokens_per_s_per_gpu = mt_jget_num(j, "throughput.tokens_per_s_per_gpu", NAN);
 		c->pred.tflops_per_gpu = mt_jget_num(j, "throughput.model_tflops_per_gpu", NAN);
@@ -145,6 +146,9 @@ static void copy_run(struct mt_vcand *to, const struct mt_vcand *from)
 	to->wall_s = from->wall_s;
 	to->has_measured = from->has_measured;
 	to->meas = from->meas;
+	to->tune_run = from->tune_run;
+	to->tune_fitted_from = from->tune_fitted_from;
+	to->tune_corrected_s = from->tune_corrected_s;
 }
 
 void mt_validate_resume(struct mt_validation *v, const struct mt_validation *prev)
@@ -450,6 +454,8 @@ static void progress_line(const struct mt_validate_opts *o, const struct mt_vali
 		fprintf(o->progress, ", line %ld: %.160s", c->evidence_lineno, c->evidence_line);
 	else if (c->reason && c->status != MT_VS_OK)
 		fprintf(o->progress, ": %s", c->reason);
+	if (c->reason && (c->status == MT_VS_OK || c->evidence_line)) /* skipped steps, a cut log */
+		fprintf(o->progress, "; %s", c->reason);
 	fputc('\n', o->progress);
 	fflush(o->progress);
 }

@@ -3,6 +3,7 @@
 #include "validation.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -195,7 +196,70 @@ static void cand_json(struct jw *w, const struct mt_vcand *c)
 		jw_null(w, "measured");
 		jw_null(w, "rel_error");
 	}
+	if (c->tune_run > 0) {
+		jw_obj(w, "tune");
+		jw_int(w, "run", c->tune_run);
+		jw_int(w, "fitted_from_runs", c->tune_fitted_from);
+		num_or_null(w, "corrected_step_s", c->tune_corrected_s, 6);
+		num_or_null(w, "rel_error_corrected",
+			    c->has_measured ? mt_vrel(m->step_s, c->tune_corrected_s) : NAN, 4);
+		jw_end(w);
+	}
 	jw_end(w);
+}
+
+static int by_pred(const void *x, const void *y)
+{
+	const struct mt_vcand *a = *(const struct mt_vcand *const *)x;
+	const struct mt_vcand *b = *(const struct mt_vcand *const *)y;
+	double p = isfinite(a->pred.step_s) ? a->pred.step_s : INFINITY;
+	double q = isfinite(b->pred.step_s) ? b->pred.step_s : INFINITY;
+
+	if (p != q)
+		return p < q ? -1 : 1;
+	return a->predicted_rank - b->predicted_rank;
+}
+
+/* the tune's summary (struct mt_vtune) */
+static void tune_json(struct jw *w, const struct mt_validation *v)
+{
+	const struct mt_vtune *t = &v->tune;
+	const struct mt_vcand **by = calloc((size_t)v->ncand + 1, sizeof(*by));
+	int i;
+
+	if (!by)
+		abort();
+	jw_obj(w, "tune");
+	jw_int(w, "runs", t->runs);
+	jw_str(w, "stopped", t->stopped);
+	jw_str(w, "correction", t->correction);
+	for (i = 0; i < v->ncand && t->best_run > 0; i++)
+		if (v->cand[i].tune_run == t->best_run)
+			jw_str(w, "best", v->cand[i].name);
+	if (t->best_run <= 0)
+		jw_null(w, "best");
+	jw_int(w, "best_run", t->best_run);
+	jw_bool(w, "ranking_changed", t->ranking_changed);
+	for (i = 0; i < v->ncand; i++)
+		by[i] = &v->cand[i];
+	qsort(by, (size_t)v->ncand, sizeof(*by), by_pred);
+	jw_arr(w, "ranking_uncorrected");
+	for (i = 0; i < v->ncand; i++)
+		jw_str(w, NULL, by[i]->name);
+	jw_end(w);
+	jw_arr(w, "ranking_corrected");
+	for (i = 0; i < v->ncand && t->order && t->corrected_s; i++) {
+		const struct mt_vcand *c = &v->cand[t->order[i]];
+
+		jw_obj(w, NULL);
+		jw_str(w, "name", c->name);
+		num_or_null(w, "predicted_step_s", c->pred.step_s, 6);
+		num_or_null(w, "corrected_step_s", t->corrected_s[t->order[i]], 6);
+		jw_end(w);
+	}
+	jw_end(w);
+	jw_end(w);
+	free(by);
 }
 
 void mt_validation_json(struct sbuf *sb, struct mt_validation *v)
@@ -234,6 +298,8 @@ void mt_validation_json(struct sbuf *sb, struct mt_validation *v)
 	jw_int(&w, "failed", v->sum.failed);
 	jw_int(&w, "not_run", v->sum.not_run);
 	jw_end(&w);
+	if (v->tune.on)
+		tune_json(&w, v);
 	jw_end(&w);
 	sbuf_addc(sb, '\n');
 }
@@ -263,7 +329,7 @@ static int read_cand(const struct mt_jpos *at, const cJSON *o, struct mt_vcand *
 		     struct mt_error *err)
 {
 	char st[32], name[256];
-	const cJSON *ev, *pr, *me, *cfg;
+	const cJSON *ev, *pr, *me, *cfg, *tu;
 	int rc;
 
 	memset(c, 0, sizeof(*c));
@@ -313,6 +379,18 @@ static int read_cand(const struct mt_jpos *at, const cJSON *o, struct mt_vcand *
 		m->mem_max_allocated_gib = mt_jget_num(me, "mem_max_allocated_gib", NAN);
 		m->mem_max_reserved_gib = mt_jget_num(me, "mem_max_reserved_gib", NAN);
 		m->skipped_iterations = (long)mt_jget_num(me, "skipped_iterations", 0);
+	}
+	tu = cJSON_GetObjectItemCaseSensitive(o, "tune");
+	c->tune_corrected_s = NAN;
+	if (cJSON_IsObject(tu)) { /* a tune's run: its place and the prediction it ran with */
+		char tw[96];
+		struct mt_jpos tat = { at->file, tw };
+
+		snprintf(tw, sizeof(tw), "%s.tune", at->where);
+		if ((rc = mt_jint32(&tat, tu, "run", 1, 1, 1 << 20, &c->tune_run, err)) < 0)
+			return rc;
+		c->tune_fitted_from = (int)mt_jget_num(tu, "fitted_from_runs", 0);
+		c->tune_corrected_s = mt_jget_num(tu, "corrected_step_s", NAN);
 	}
 	return MT_OK;
 }
@@ -412,6 +490,8 @@ void mt_validation_free(struct mt_validation *v)
 	free(v->cluster);
 	free(v->mode);
 	free(v->sum.measured_ranking);
+	free(v->tune.order);
+	free(v->tune.corrected_s);
 	memset(v, 0, sizeof(*v));
 }
 

@@ -46,6 +46,27 @@ struct mt_vcand {
 	struct mt_vpred pred;
 	int has_measured;
 	struct mt_vmeas meas;
+	/* tune (validate/tune.h): the run's place in the loop and what the
+	 * correction fitted from the runs before it predicted; tune_run 0 when
+	 * tune did not run it */
+	int tune_run;           /* 1 for tune's first run, ... */
+	int tune_fitted_from;   /* runs (status ok) the correction was fitted from, 0: none */
+	double tune_corrected_s; /* the corrected prediction it ran with, NAN without a correction */
+};
+
+/* What tune (validate/tune.h) adds to the document: written when `on`, not
+ * read back (a resumed tune works it out again). */
+struct mt_vtune {
+	int on;
+	char stopped[160];      /* why the loop stopped */
+	char correction[512];   /* the last correction in words */
+	int runs;               /* candidates run, in all (resumed ones included) */
+	int best_run;           /* the tune_run of the measured best, 0: none */
+	int ranking_changed;    /* the last correction orders the list otherwise than the
+				 * uncorrected prediction does */
+	int *order;             /* the list by the last corrected prediction (indices into
+				 * cand, ncand of them; owned), NULL: none */
+	double *corrected_s;    /* per candidate, the last corrected prediction (owned) */
 };
 
 struct mt_vsummary {
@@ -64,6 +85,7 @@ struct mt_validation {
 	int ncand;
 	struct mt_vcand *cand;
 	struct mt_vsummary sum; /* mt_validation_summarize */
+	struct mt_vtune tune;   /* written by tune only */
 };
 
 /* Compute sum from the candidates (any order). */

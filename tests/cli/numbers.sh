@@ -43,6 +43,7 @@ validate        | --budget      | 1e400    | --advice a.json --proxy -o v.json
 tune            | --per-round   | 0x2      | --advice a.json --proxy
 tune            | --candidates  | 65       | --advice a.json --proxy
 tune            | --max-rounds  | nan      | --advice a.json --proxy
+tune            | --runs        | 1.5      | --advice a.json --proxy
 tune            | --iters       | 0x10     | --advice a.json --proxy
 tune            | --timeout     | -inf     | --advice a.json --proxy
 tune            | --budget      | 12abc    | --advice a.json --proxy

@@ -43,5 +43,8 @@ tune sets advise's top | 2 | --top: tune sets advise's --top itself | tune --mod
 tune without what to run | 2 | missing --launch TEMPLATE or --proxy | tune --model llama3-8b --gpus 8 --seq 4096 --gbs 64
 tune passes bad job flags to advise | 2 | megatune advise: error | tune --model no-such-model --gpus 8 --seq 4096 --gbs 64 --launch true --dir tune-bad
 tune with a bad per-round | 2 | --per-round: expected an integer from 1 to 1000000, got '0' | tune --advice tests/fixtures/validate/advice-llama3-8b-16.json --launch true --per-round 0
+tune with no runs | 2 | --runs: expected an integer from 1 to 1000000, got '0' | tune --advice tests/fixtures/validate/advice-llama3-8b-16.json --launch true --runs 0
+tune with runs and rounds | 2 | --runs runs one candidate a round until N runs: give it without --per-round and --max-rounds | tune --advice tests/fixtures/validate/advice-llama3-8b-16.json --launch true --runs 3 --per-round 2
+tune with runs and a round limit | 2 | give it without --per-round and --max-rounds | tune --advice tests/fixtures/validate/advice-llama3-8b-16.json --launch true --runs 3 --max-rounds 1
 tune with an unknown placeholder | 2 | unknown placeholder \{gpu\} | tune --advice tests/fixtures/validate/advice-llama3-8b-16.json --launch 'run {gpu}' --dir tune-ph
 tune with a launcher that does not exist | 2 | the launcher '/no/such/launcher' does not exist | tune --advice tests/fixtures/validate/advice-llama3-8b-16.json --launch '/no/such/launcher {name}' --dir tune-nl

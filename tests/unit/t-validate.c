@@ -340,6 +340,13 @@ static void the_document_reads_back(void **state)
 	}
 	v.cand[1].evidence_line = strdup("CUDA out of memory \"quoted\"");
 	v.cand[1].evidence_lineno = 42;
+	/* tune's runs: c3 first, without a correction; c1 second, with one */
+	v.cand[2].tune_run = 1;
+	v.cand[2].tune_corrected_s = NAN;
+	v.cand[0].tune_run = 2;
+	v.cand[0].tune_fitted_from = 1;
+	v.cand[0].tune_corrected_s = 1.9;
+	v.cand[1].tune_corrected_s = NAN;
 	assert_int_equal(mt_validation_write(path, &v, &err), MT_OK);
 	assert_int_equal(mt_validation_load(path, "--validation", &r, &err), MT_OK);
 	assert_int_equal(r.ncand, 3);
@@ -352,6 +359,13 @@ static void the_document_reads_back(void **state)
 	assert_string_equal(r.sum.measured_ranking[0], "c3");
 	assert_close(r.sum.kendall_tau, -1.0, 1e-12);
 	assert_close(r.sum.mae_step_s, (1.0 + 0.2) / 2, 1e-9);
+	assert_int_equal(r.cand[2].tune_run, 1);
+	assert_true(isnan(r.cand[2].tune_corrected_s));
+	assert_int_equal(r.cand[0].tune_run, 2);
+	assert_int_equal(r.cand[0].tune_fitted_from, 1);
+	assert_close(r.cand[0].tune_corrected_s, 1.9, 1e-9);
+	assert_int_equal(r.cand[1].tune_run, 0);
+	assert_true(isnan(r.cand[1].tune_corrected_s));
 	mt_validation_free(&r);
 	mt_validation_free(&v);
 	unlink(path);
