@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# gpu-campaign.sh: megatune's GPU side proven on one GPU in one run of under 8 minutes.
+# gpu-campaign.sh: megatune's GPU side proven on one GPU in one run of under 9 minutes.
 #
 # From the repository root, on a machine with a GPU, a driver and PyTorch (no Debian -dev
 # packages needed: the bundle is self-contained):
@@ -12,7 +12,9 @@
 # does not stop the others.  Results: $OUT/summary.txt (one line per phase and the figures
 # that matter), $OUT/campaign.log (everything printed), $OUT/campaign.tgz (every output;
 # scripts/gpu-fixtures.sh turns it into tests/fixtures/gpu/<date>-<gpu>/).  Without a GPU
-# every GPU phase is reported "no-GPU" and the others run (tests/cli/gpu-campaign.sh).
+# every GPU phase is reported "no-GPU" with the reason and the others run
+# (tests/cli/gpu-campaign.sh); when none of the phases selected could run, the script says so
+# and exits 77.
 #
 # Phases, in order (PHASES=a,b,... runs some; the names are in the summary):
 #   env              the machine, the bundle, the libraries each part loads (any machine)
@@ -27,11 +29,15 @@
 #   analyze-cupti    megatune analyze of each trace
 #   analyze-kineto
 #   compare-traces   kernels and busy time of the two traces (scripts/gpu/cmp_traces.py)
-#   megatron-args    advise's top 3 for a 317M Llama on 1 GPU, through Megatron-LM's own
-#                    argument checks with the local-implementation flags (any machine)
+#   megatron-args    advise's 6 best for a 317M Llama on 1 GPU (micro-batch 4 to 16, recompute
+#                    none, selective and full), through Megatron-LM's own argument checks
+#                    with the local-implementation flags (any machine)
 #   proxy-validate   validate --proxy of the top 2 on the GPU
-#   megatron         validate --launch of the top 2 with Megatron-LM (pretrain_gpt.py, mock
-#                    data, --transformer-impl local), then the best traced by megatune profile
+#   megatron         tune --runs 3 of those 6 with Megatron-LM (pretrain_gpt.py, mock data,
+#                    --transformer-impl local): one run at a time, the others re-predicted
+#                    after each with the correction calibrate --from-validation fits; per run
+#                    the uncorrected and corrected prediction, the measurement, both errors
+#   megatron-traced  the predicted best once more, traced by megatune profile, and analysed
 #   megatron-kineto  the best under Megatron-LM's own torch.profiler (steps 5-7), analysed
 #                    --against its log: the model's terms beside the step, class by class
 #   sustain          sustained vs burst GEMM with NVML clocks, GEMM beside a copy kernel
@@ -39,11 +45,12 @@
 #
 # Environment: BUNDLE (gpu-bundle.tar.xz, or a folder holding build/, or a build folder;
 # default build/gpu-bundle.tar.xz, else build/), MLM (megatron-lm.tgz; default the bundle's),
-# OUT (default ./campaign-out), DEADLINE (seconds for everything, default 460), PHASES.
-# Exit status: 0 when no phase failed or timed out; 1 otherwise; 2 bad usage.
+# OUT (default ./campaign-out), DEADLINE (seconds for everything, default 500), PHASES.
+# Exit status: 0 when no phase failed or timed out; 1 otherwise; 2 bad usage; 77 when no
+# phase selected could run here (no GPU, no Megatron-LM), with the reason.
 set -u
 T0=$(date +%s)
-DEADLINE=${DEADLINE:-460}
+DEADLINE=${DEADLINE:-500}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 OUT=${OUT:-$ROOT/campaign-out}
 PHASES=${PHASES:-all}
@@ -60,10 +67,11 @@ export PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1 R W ROOT
 
 left() { echo $((DEADLINE - ($(date +%s) - T0))); }
 selected() { [ "$PHASES" = all ] || case ",$PHASES," in *",$1,"*) true ;; *) false ;; esac; }
-fails=0
+fails=0 ran=0
 
 # phase NAME SECONDS gpu|any FUNCTION: FUNCTION (exported) under a timeout cut to the time
-# left; its output in $R/NAME.out; one line in the summary
+# left (PHASE_LIMIT: that timeout, for the function's own budget); its output in $R/NAME.out;
+# one line in the summary
 phase() {
 	local name=$1 want=$2 needs=$3 fn=$4 l t s rc st
 	selected "$name" || return 0
@@ -79,7 +87,8 @@ phase() {
 	fi
 	echo "=== $name (limit ${t}s, $(left)s left)"
 	s=$(date +%s)
-	timeout -k 5 "$t" bash -c "$fn" >"$R/$name.out" 2>&1
+	ran=$((ran + 1))
+	PHASE_LIMIT=$t timeout -k 5 "$t" bash -c "$fn" >"$R/$name.out" 2>&1
 	rc=$?
 	tail -n 30 "$R/$name.out"
 	case $rc in
@@ -204,8 +213,9 @@ c_traces() {
 	[ -n "$p" ] && [ -n "$c" ] && awk -v p="$p" -v c="$c" \
 		'BEGIN { printf "tracer overhead: %.3f ms/step traced, %.3f untraced (%+.2f%%)\n", c, p, 100 * (c - p) / p }'
 }
-# the advice every Megatron-LM phase uses: a 317M Llama on one GPU, recompute none, the
-# calibrated profile when this run made one
+# the advice every Megatron-LM phase uses: a 317M Llama on one GPU, its 6 best (they differ
+# in micro-batch and in recomputation: none, selective, full), on the calibrated profile
+# when this run made one
 mlm_advice() {
 	local P=$R/calibrated.json
 	[ -s "$P" ] || P=dgx-h100
@@ -213,7 +223,14 @@ mlm_advice() {
 	# no CUDA graphs (Megatron-LM's need Transformer Engine)
 	"$MT" advise --model "$MODEL" --cluster "$P" --gpus 1 --seq 1024 --gbs 16 --dist-opt off \
 		--attention unfused --cuda-graphs off --full-iteration-graphs off \
-		--recompute none --top 3 --no-fold --json "$R/mlm-advice.json"
+		--top 6 --no-fold --json "$R/mlm-advice.json"
+}
+# 0 when PyTorch sees a CUDA device; else the reason, and 77 (a phase that needs one)
+need_torch_gpu() {
+	$PY -c 'import sys, torch; sys.exit(not torch.cuda.is_available())' 2>/dev/null && return 0
+	echo "skip: PyTorch ($PY) sees no CUDA device: $($PY -c 'import torch
+print("torch", torch.__version__, "built for CUDA", torch.version.cuda)' 2>&1 | tail -n 1)"
+	return 77
 }
 MLM_COMMON="--mock-data --eval-iters 0 --eval-interval 1000 --log-interval 1 --log-throughput --lr 1e-4"
 # neither Transformer Engine nor Apex is there: Megatron-LM's own layers
@@ -222,15 +239,15 @@ MLM_LOCAL="--transformer-impl local --no-persist-layer-norm --no-gradient-accumu
 MLM_TEMPLATE="cd \"\$MLM_DIR\" && env {env} \${MLM_WRAP:-} $PY -m torch.distributed.run --standalone \
 --nproc-per-node {gpus} pretrain_gpt.py {megatron_args} $MLM_COMMON $MLM_LOCAL --train-iters {iters}"
 export MLM_COMMON MLM_LOCAL MLM_TEMPLATE
-export -f mlm_advice
+export -f mlm_advice need_torch_gpu
 p_mlm_args() {
 	mlm_advice || return 1
-	MLM_DIR=/nonexistent "$MT" validate --advice "$R/mlm-advice.json" --top 3 --dry-run \
+	MLM_DIR=/nonexistent "$MT" validate --advice "$R/mlm-advice.json" --top 6 --dry-run \
 		--launch "$MLM_TEMPLATE" -o "$R/unused.json" >"$R/mlm-commands.txt" || return 1
 	# "# NAME" then the command: into check_args.py's "LABEL :: WORLD_SIZE=1 FLAGS"
 	awk '/^# /{name=$2; next} name { sub(/.*pretrain_gpt\.py /, ""); print name " :: WORLD_SIZE=1 " $0; name="" }' \
 		"$R/mlm-commands.txt" >"$R/mlm-flagsets.txt"
-	[ "$(wc -l <"$R/mlm-flagsets.txt")" -eq 3 ] || { echo "not 3 flag sets"; cat "$R/mlm-commands.txt"; return 1; }
+	[ "$(wc -l <"$R/mlm-flagsets.txt")" -eq 6 ] || { echo "not 6 flag sets"; cat "$R/mlm-commands.txt"; return 1; }
 	$CHECK_PY "$ROOT/tests/megatron/check_args.py" --world-size 1 "$R/mlm-flagsets.txt"
 }
 p_proxy() {
@@ -253,13 +270,30 @@ mlm_unpack() {
 		export PATH=$W/bin:$PATH
 	fi
 }
+# The 6 candidates tuned: three Megatron-LM runs, one at a time, each the fastest by the
+# prediction corrected from the runs before it (tune --runs 3, docs/VALIDATE.md section 5);
+# tune's own budget ends before the phase's timeout, so that it writes what it measured
 p_megatron() {
+	local budget rc line
+	need_torch_gpu || return
 	[ -s "$R/mlm-advice.json" ] || mlm_advice || return 1
 	mlm_unpack || return 1
-	"$MT" validate --advice "$R/mlm-advice.json" --top 2 --launch "$MLM_TEMPLATE" --iters 12 \
-		--warmup 4 --timeout 150 --dir "$R/megatron-logs" -o "$R/validation-megatron.json" || return 1
+	budget=$(awk -v l="${PHASE_LIMIT:-210}" 'BEGIN { printf "%.2f", (l - 15) / 60 }')
+	"$MT" tune --advice "$R/mlm-advice.json" --runs 3 --launch "$MLM_TEMPLATE" --iters 12 \
+		--warmup 4 --timeout 120 --budget "$budget" --dir "$R/megatron-logs" \
+		-o "$R/validation-megatron.json"
+	rc=$?
+	line=$(grep '^best of the runs: ' "$R/megatron.out" | tail -n 1)
+	echo "tune: ${line:-no run}; exit $rc"
+	return $rc
+}
+# the predicted best once more under megatune profile, and its trace analysed
+p_mlm_traced() {
+	need_torch_gpu || return
+	[ -s "$R/mlm-advice.json" ] || mlm_advice || return 1
+	mlm_unpack || return 1
 	MLM_WRAP="$MT profile -o $R/trace-megatron --" "$MT" validate --advice "$R/mlm-advice.json" \
-		--top 1 --launch "$MLM_TEMPLATE" --iters 8 --warmup 3 --timeout 150 \
+		--top 1 --launch "$MLM_TEMPLATE" --iters 8 --warmup 3 --timeout 120 \
 		--dir "$R/megatron-traced-logs" -o "$R/validation-megatron-traced.json" || return 1
 	"$MT" analyze --json "$R/analysis-megatron.json" "$R"/trace-megatron/megatune-trace.*.jsonl | tail -n 25
 }
@@ -269,6 +303,7 @@ p_megatron() {
 # the in-step GEMM, attention and element-wise rates
 p_mlm_kineto() {
 	local log
+	need_torch_gpu || return
 	[ -s "$R/mlm-advice.json" ] || mlm_advice || return 1
 	mlm_unpack || return 1
 	mkdir -p "$R/trace-megatron-kineto/tb"
@@ -283,7 +318,7 @@ p_mlm_kineto() {
 p_sustain() { $PY "$ROOT/scripts/gpu/sustain.py" "$R/sustain.json" --seconds 30; }
 p_host() { $PY "$ROOT/scripts/gpu/host_cost.py" "$R/host-cost.json"; }
 export -f p_env t_trace t_probes p_calib p_torchref g_plain g_cupti g_kineto a_cupti a_kineto \
-	c_traces p_mlm_args p_proxy mlm_unpack p_megatron p_mlm_kineto p_sustain p_host
+	c_traces p_mlm_args p_proxy mlm_unpack p_megatron p_mlm_traced p_mlm_kineto p_sustain p_host
 
 phase env 60 any p_env
 phase gpu-trace-check 60 gpu t_trace
@@ -299,10 +334,11 @@ phase compare-traces 30 gpu c_traces
 phase megatron-args 60 any p_mlm_args
 phase proxy-validate 90 gpu p_proxy
 if [ -n "$MLM" ] && [ -f "$MLM" ] || [ "$HAVE_GPU" = 0 ] || ! selected megatron; then
-	phase megatron 200 gpu p_megatron
+	phase megatron 210 gpu p_megatron
+	phase megatron-traced 80 gpu p_mlm_traced
 	phase megatron-kineto 100 gpu p_mlm_kineto
 else
-	for p in megatron megatron-kineto; do
+	for p in megatron megatron-traced megatron-kineto; do
 		printf '%-16s %-9s %5s  %s\n' $p no-input - \
 			"no Megatron-LM: make gpu-bundle MEGATRON_LM=<repository>, or MLM=<megatron-lm.tgz>" >>"$SUM"
 	done
@@ -315,7 +351,7 @@ phase host-cost 90 gpu p_host
 	echo
 	echo "highlights:"
 	for f in "$R"/*.out; do
-		grep -E 'probe .* ref-gemm|records checked|within 3%|^burst |tracer overhead|busy; megatune|ms/step over|wall/GPU|^moe: |^c[0-9]+-tp|[0-9]+ ok, [0-9]+ failed|CUPTI: |^library ' \
+		grep -E 'probe .* ref-gemm|records checked|within 3%|^burst |tracer overhead|busy; megatune|ms/step over|wall/GPU|^moe: |^c[0-9]+-tp|[0-9]+ ok, [0-9]+ failed|CUPTI: |^library |^  run [0-9]+: predicted|^best of the runs|^correction after|^ranking by the step' \
 			"$f" 2>/dev/null | cut -c1-150 | sed "s|^|$(basename "$f" .out): |"
 	done | head -n 50
 	echo
@@ -332,4 +368,10 @@ if [ "$(stat -c %s "$OUT/campaign.tgz")" -gt 15000000 ]; then # what comes back 
 fi
 cp "$R/campaign.log" "$OUT/campaign.log"
 ls -la "$OUT"
+if [ "$ran" -eq 0 ]; then
+	echo "gpu-campaign: none of the phases selected ($PHASES) could run here:"
+	awk '$2 == "no-GPU" || $2 == "no-input" || $2 == "NO-TIME" { n = $1 " " $2; $1 = $2 = $3 = "";
+		sub(/^ +/, ""); print "  " n ": " $0 }' "$SUM"
+	exit 77
+fi
 [ "$fails" -eq 0 ]

@@ -1,10 +1,12 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # scripts/gpu-campaign.sh on a machine without a GPU runs to its summary: every GPU phase
-# is reported "no-GPU", the phases that need none (env, megatron-args: advise's top 3 for
-# the one-GPU Megatron-LM runs through Megatron-LM's own argument checks) pass, nothing
-# fails or runs out of time, and the three files come back in OUT.  Its Python helpers
-# parse.  With the bundle when tests/cli/gpu-bundle.sh made one, else the build folder.
+# is reported "no-GPU" with the reason, the phases that need none (env, megatron-args: the
+# 6 candidates the megatron phase tunes, through Megatron-LM's own argument checks) pass,
+# nothing fails or runs out of time, and the three files come back in OUT.  With only GPU
+# phases selected (PHASES=megatron) it exits 77 saying why each could not run.  Its Python
+# helpers parse.  With the bundle when tests/cli/gpu-bundle.sh made one, else the build
+# folder.
 # Exit 0 pass, 77 skip, other fail.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
@@ -35,13 +37,14 @@ S=$T/out/summary.txt
 [ $rc -eq 0 ] || bad "gpu-campaign.sh exited $rc"
 [ -s "$S" ] || { tail -30 "$T/run.log"; echo "FAIL: no summary"; exit 1; }
 for p in gpu-trace-check gpu-probes calibrate torch-ref tinygpt-plain tinygpt-cupti tinygpt-kineto \
-	analyze-cupti analyze-kineto compare-traces proxy-validate megatron sustain host-cost; do
+	analyze-cupti analyze-kineto compare-traces proxy-validate megatron megatron-traced \
+	megatron-kineto sustain host-cost; do
 	grep -Eq "^$p +no-GPU " "$S" || bad "phase $p is not reported no-GPU: $(grep "^$p " "$S")"
 done
 for p in env megatron-args; do
 	grep -Eq "^$p +ok " "$S" || bad "phase $p did not pass: $(grep "^$p " "$S")"
 done
-grep -Eq '^megatron-args +ok .*# 3 flag sets, 0 failed' "$S" || bad "megatron-args did not check 3 flag sets"
+grep -Eq '^megatron-args +ok .*# 6 flag sets, 0 failed' "$S" || bad "megatron-args did not check 6 flag sets"
 grep -Eq ' (FAIL|TIMEOUT|NO-TIME|SKIP-77)' "$S" && bad "a phase failed: $(grep -E ' (FAIL|TIMEOUT|NO-TIME|SKIP-77)' "$S")"
 grep -q '^total .* 0 phase(s) failed' "$S" || bad "the summary does not end with its total"
 for f in summary.txt campaign.log campaign.tgz; do
@@ -49,6 +52,20 @@ for f in summary.txt campaign.log campaign.tgz; do
 done
 tar -tzf "$T/out/campaign.tgz" 2>/dev/null | grep -q 'results/mlm-flagsets.txt' ||
 	bad "campaign.tgz lacks results/mlm-flagsets.txt"
+# the tune's list: micro-batch and recompute none, selective and full
+for want in '-mbs16 ' '-mbs8 ' '-rcfull ' '-rcsele '; do
+	tar -xzOf "$T/out/campaign.tgz" results/mlm-flagsets.txt 2>/dev/null | grep -q -- "$want" ||
+		bad "the flag sets checked lack a candidate named *$want"
+done
+
+# only a phase that needs a GPU: exit 77 and the reason, the summary all the same
+OUT=$T/out2 BUNDLE=$B DEADLINE=120 PHASES=megatron bash scripts/gpu-campaign.sh >"$T/run2.log" 2>&1
+rc=$?
+[ $rc -eq 77 ] || bad "PHASES=megatron without a GPU exited $rc (77 expected)"
+grep -Eq '^  megatron no-GPU: (no nvidia-smi|nvidia-smi lists no GPU)$' "$T/run2.log" &&
+	grep -q 'none of the phases selected (megatron) could run here' "$T/run2.log" ||
+	bad "PHASES=megatron without a GPU does not say why: $(tail -5 "$T/run2.log")"
+grep -Eq '^megatron +no-GPU ' "$T/out2/summary.txt" || bad "PHASES=megatron: no summary line"
 [ $fail -eq 0 ] && cat "$S"
 [ $fail -eq 0 ] || tail -40 "$T/run.log"
 exit $fail
