@@ -278,7 +278,7 @@ p_megatron() {
 	need_torch_gpu || return
 	[ -s "$R/mlm-advice.json" ] || mlm_advice || return 1
 	mlm_unpack || return 1
-	budget=$(awk -v l="${PHASE_LIMIT:-210}" 'BEGIN { printf "%.2f", (l - 15) / 60 }')
+	budget=$(awk -v l="${PHASE_LIMIT:-210}" 'BEGIN { b = (l - 15) / 60; printf "%.2f", b < 0.1 ? 0.1 : b }')
 	"$MT" tune --advice "$R/mlm-advice.json" --runs 3 --launch "$MLM_TEMPLATE" --iters 12 \
 		--warmup 4 --timeout 120 --budget "$budget" --dir "$R/megatron-logs" \
 		-o "$R/validation-megatron.json"
