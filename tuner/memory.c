@@ -129,6 +129,16 @@ static void stage_memory(const struct mt_ctx *x, const struct mt_costs *a, const
 	o->transient = fmax(o->transient, mt_opt_step_copy_bytes(x->job, cfg) *
 						  (Pd / dshard + Pe / eshard) -
 					  o->activations - o->logits);
+	/* calibrate --from-validation: the memory allocated inside a step as
+	 * the ranks' reports measured it (docs/MODEL.md 10) */
+	{
+		double k = mt_corr_mem_step(&x->cluster->corr);
+
+		o->activations *= k;
+		o->logits *= k;
+		o->moe_dispatch *= k;
+		o->transient *= k;
+	}
 	o->nccl = b->nccl_bytes;
 	o->cuda_context = MT_CUDA_CONTEXT_BYTES;
 	/* with Megatron-LM's own layers, the attention's score buffer (4.11) */
@@ -143,7 +153,7 @@ static void stage_memory(const struct mt_ctx *x, const struct mt_costs *a, const
 	o->total = o->weights + o->grads + o->optimizer + o->activations + o->logits +
 		   o->moe_dispatch + o->transient + o->nccl + o->cuda_context + o->workspace +
 		   o->cuda_graphs + o->fragmentation;
-	/* calibrate --from-validation */
+	/* calibrate --from-validation: the reserved memory's term */
 	corr = x->cluster->corr.on ? x->cluster->corr.mem_bytes : 0;
 	o->total += corr;
 	allocator_terms(cfg, corr, o);
