@@ -554,7 +554,7 @@ int mt_megatron_args(const struct mt_model *m, const struct mt_job *j, const str
 		/* MXFP8 weights gathered in BF16 through the gradient buffer, as
 		 * Bridge's MXFP8 recipe runs them and the model times them
 		 * (tuner/precision.h mt_param_ag_recast) */
-		if (mt_param_ag_recast(j, c->dist_opt && !c->fsdp) > 0 && c->dp > 1)
+		if (mt_param_ag_recast(j, 1) > 0 && mt_param_gather_applies(j, c))
 			n = add(o, n, "reuse-grad-buf-for-mxfp8-param-ag", NULL, 0);
 	} else if (j->precision == MT_PREC_NVFP4) {
 		/* transformer_config.py @ d98e8a64dd lines 673-692: fp4 (e2m1, the

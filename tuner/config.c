@@ -520,7 +520,7 @@ static int precision_offload_check(const struct mt_model *m, const struct mt_clu
 	if ((rc = mt_hostmem_check(j, err)) || (rc = mt_prec_opt_check(j, err)) ||
 	    (rc = mt_offload_modules_check(m, j, err)) ||
 	    (rc = graphs_ep_overlap_check(p, err)) || (rc = rank_budget_check(m, c, j, err)) ||
-	    (rc = graph_scope_check(j, err)))
+	    (rc = graph_scope_check(j, err)) || (rc = mt_mxfp8_gather_check(j, err)))
 		return rc;
 	if (p->cuda_graph == 1 && (p->recompute == MT_RC_FULL ||
 				   (p->offload_layers != MT_UNSET && p->offload_layers > 0)))
