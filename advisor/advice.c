@@ -246,6 +246,7 @@ static void json_head(struct jw *w, const struct mt_model *m, const struct mt_cl
 		jw_obj(w, "corrections");
 		for (i = 0; i < MT_CORR_N; i++)
 			jw_num(w, mt_corr_name(i), c->corr.f[i], 6);
+		jw_num(w, "step_memory_factor", c->corr.mem_step, 6);
 		jw_num(w, "memory_overhead_bytes", c->corr.mem_bytes, 15);
 		jw_str(w, "provenance", c->corr.note);
 		jw_end(w);

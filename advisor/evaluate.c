@@ -13,6 +13,7 @@
 #include "../rules/engine.h"
 #include "../tuner/band.h"
 #include "../tuner/fsdp.h"
+#include "../tuner/graphs.h"
 #include "../tuner/hostmem.h"
 #include "../tuner/perf.h"
 #include "facts.h"
@@ -70,7 +71,7 @@ static void rules_after_plan(struct mt_cfg_facts *cf, const struct mt_job *j,
 	mt_cfg_facts_stage(cf, MT_ST_DIST_OPT, cfg);
 	mt_cfg_facts_stage(cf, MT_ST_RECOMPUTE, cfg);
 	if (cfg->offload_layers <= 0 && !j->offload_modules)
-		cfg->cuda_graph = mt_set_graph(cf->r, cf->x->model, &j->pins, cfg);
+		cfg->cuda_graph = mt_set_graph(cf->r, cf->x->model, j, cfg);
 }
 
 /* A configuration Megatron-LM would refuse: the reason and the check. */
@@ -253,8 +254,10 @@ int mt_evaluate(const struct mt_model *m, const struct mt_cluster *c, const stru
 
 			if (j->pins.ep_overlap != MT_UNSET ? o != j->pins.ep_overlap : why != NULL)
 				continue;
-			/* graphs pinned: no delayed wgrad (both pinned: mt_job_check) */
-			if (o && j->pins.cuda_graph == 1 && j->pins.ep_overlap == MT_UNSET)
+			/* graphs pinned: the overlap only where their scopes run
+			 * beside it (both pinned: mt_job_check) */
+			if (o && j->pins.cuda_graph == 1 && j->pins.ep_overlap == MT_UNSET &&
+			    mt_graph_overlap_reason(m, j))
 				continue;
 			/* an overlap pinned on rules out the dispatchers it cannot
 			 * run with, unless that is the one asked for (then: why) */

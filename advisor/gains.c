@@ -274,6 +274,8 @@ int mt_gains(const struct mt_model *m, const struct mt_cluster *c, const struct 
 		jj.moe_dispatcher = p.dispatcher;
 		jj.pins.ep_overlap = p.ep_overlap;
 		jj.pins.cuda_graph = p.cuda_graph;
+		if (!p.cuda_graph) /* the job's scopes go with its graphs */
+			jj.graph_scope = 0;
 		jj.pins.full_graph = p.full_graph;
 		jj.pins.rank_budget = p.rank_budget;
 		jj.pins.fsdp = p.fsdp;

@@ -14,6 +14,7 @@
 #include "../tuner/optim.h"
 #include "../job/release.h"
 #include "../tuner/fsdp.h"
+#include "../tuner/graphs.h"
 #include "../tuner/perf.h"
 #include "facts.h"
 #include "settings.h"
@@ -296,7 +297,8 @@ static int ep_overlap_ok(struct srch *s, const struct mt_config *cfg, int on, in
 		return 0;
 	if (!on)
 		return 1;
-	if (s->j->pins.cuda_graph == 1) /* no delayed wgrad in graphs (docs/MODEL.md 5.10) */
+	/* pinned graphs: only of the scopes that run beside it (docs/MODEL.md 5.10) */
+	if (s->j->pins.cuda_graph == 1 && mt_graph_overlap_reason(s->m, s->j))
 		return 0;
 	return !mt_ep_overlap_reason(s->m, cfg->ep, cfg->dispatcher, cfg->pp, cfg->vpp, rc);
 }
@@ -355,7 +357,7 @@ static int rc_mode_once(struct srch *s, const struct mt_costs *a, const struct m
 	cfg->cuda_graph = 0;
 	if (at(s, MT_ST_RECOMPUTE, cfg))
 		return 0;
-	cfg->cuda_graph = s->j->offload_modules ? 0 : mt_set_graph(s->r, s->m, p, cfg);
+	cfg->cuda_graph = s->j->offload_modules ? 0 : mt_set_graph(s->r, s->m, s->j, cfg);
 	if (p->offload_layers != MT_UNSET && p->offload_layers > 0) {
 		if (!can_offload || p->offload_layers >= L) {
 			s->res->pruned[MT_PRUNE_OFFLOAD]++;

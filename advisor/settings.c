@@ -2,6 +2,7 @@
 /* settings: the knobs the search and one evaluation set alike. */
 #include "settings.h"
 
+#include "../tuner/graphs.h"
 #include "../tuner/recompute.h"
 
 /* The value of a settable knob: the pin, else a set rule's choice.  Returns
@@ -64,9 +65,11 @@ void mt_set_bucket(struct mt_cfg_facts *cf, const struct mt_pins *p, struct mt_c
 
 /* CUDA graphs: the pin, else a set rule's choice; never with full
  * recomputation (Megatron-LM d98e8a6 transformer_config.py:2856). */
-int mt_set_graph(struct mt_rules_run *r, const struct mt_model *m, const struct mt_pins *p,
+int mt_set_graph(struct mt_rules_run *r, const struct mt_model *m, const struct mt_job *j,
 		 const struct mt_config *cfg)
 {
+	const struct mt_pins *p = &j->pins;
+
 	if (cfg->recompute == MT_RC_FULL || p->full_graph == 1) /* or one graph of the step */
 		return 0;
 	/* nor a graphed attention whose recomputation draws dropout masks
@@ -76,9 +79,9 @@ int mt_set_graph(struct mt_rules_run *r, const struct mt_model *m, const struct 
 	/* nor a graphed MLP or MoE block recomputed with hidden dropout (2886) */
 	if ((mt_rc_mods(cfg) & ((1u << MT_RCM_MLP) | (1u << MT_RCM_MOE))) && m->dropout > 0)
 		return 0;
-	/* nor with the EP overlap: its --delay-wgrad-compute inside graphed
-	 * attention needs Transformer Engine >= 2.12 (arguments.py:1916; 5.10) */
-	if (cfg->ep_overlap)
+	/* nor with the EP overlap, but for the scopes Megatron-LM runs beside
+	 * it (the router and the preprocessing: tuner/graphs.h; 5.10) */
+	if (cfg->ep_overlap && mt_graph_overlap_reason(m, j))
 		return 0;
 	return mt_set_knob(r, MT_F_CFG_CUDA_GRAPH, p->cuda_graph, 0) ? 1 : 0;
 }

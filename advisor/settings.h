@@ -25,8 +25,9 @@ void mt_set_dp(struct mt_cfg_facts *cf, const struct mt_pins *p, struct mt_confi
 /* The DDP bucket, 0: Megatron's default, which the plan sets (MT_ST_BUCKET). */
 void mt_set_bucket(struct mt_cfg_facts *cf, const struct mt_pins *p, struct mt_config *cfg);
 
-/* CUDA graphs for cfg's recompute mode and EP overlap: 1 on, 0 off. */
-int mt_set_graph(struct mt_rules_run *r, const struct mt_model *m, const struct mt_pins *p,
+/* CUDA graphs for cfg's recompute mode and EP overlap (with the job's graph
+ * scopes): 1 on, 0 off. */
+int mt_set_graph(struct mt_rules_run *r, const struct mt_model *m, const struct mt_job *j,
 		 const struct mt_config *cfg);
 
 #endif

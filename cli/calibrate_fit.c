@@ -35,6 +35,59 @@ static void pct(char *buf, size_t cap, double v)
 		snprintf(buf, cap, "n/a");
 }
 
+#define GIB (1024.0 * 1024 * 1024)
+
+/* The memory fit from the ranks' reports (docs/MODEL.md 10) */
+static void print_memory_ranks(const struct mt_vset *s, const struct mt_vfit *f)
+{
+	char b[32], a[32];
+
+	fprintf(stderr, "memory: %d rank report%s of %d run%s (memory_ranks; %d run%s without one, "
+		"%d report%s without a known stage, left out)\n", s->npts, s->npts == 1 ? "" : "s",
+		f->mem_point_runs, f->mem_point_runs == 1 ? "" : "s", s->nruns - f->mem_point_runs,
+		s->nruns - f->mem_point_runs == 1 ? "" : "s", s->pts_left_out,
+		s->pts_left_out == 1 ? "" : "s");
+	pct(b, sizeof(b), f->max_alloc_rms_before);
+	pct(a, sizeof(a), f->max_alloc_rms_after);
+	fprintf(stderr, "step memory factor x%.3f (least squares of max allocated over the "
+		"reports); max allocated error (rms): before %s, after %s\n", f->corr.mem_step, b, a);
+	pct(b, sizeof(b), f->max_alloc_loo_before);
+	pct(a, sizeof(a), f->max_alloc_loo_after);
+	fprintf(stderr, "max allocated error, leave-one-out: before %s, after %s%s%s\n", b, a,
+		f->mem_step_why[0] ? "; not applied: " : "", f->mem_step_why);
+	pct(b, sizeof(b), f->mem_loo_before);
+	pct(a, sizeof(a), f->mem_loo_after);
+	fprintf(stderr, "memory term %+.2f GiB (measured max reserved less the predicted reserved "
+		"with the factor); leave-one-out error before %s, after %s%s\n",
+		f->corr.mem_bytes / GIB, b, a,
+		isfinite(f->mem_loo_after) && !(f->mem_loo_after < f->mem_loo_before)
+			? " (no better on reports left out: not applied)" : "");
+}
+
+/* The memory term from the worst rank's max reserved: records without the
+ * ranks' reports, as before them */
+static void print_memory_worst(const struct mt_vset *s, const struct mt_vfit *f)
+{
+	char b[32], a[32];
+
+	fprintf(stderr, "memory: no run's record has the ranks' memory reports (memory_ranks), so "
+		"no step memory factor; the memory term alone, from the worst rank's max reserved "
+		"against the predicted peak%s\n", s->pts_left_out ? " (reports without a known "
+		"stage left out)" : "");
+	if (f->mem_runs > 0) {
+		pct(b, sizeof(b), f->mem_loo_before);
+		pct(a, sizeof(a), f->mem_loo_after);
+		fprintf(stderr, "memory term %+.2f GiB from %d run%s; leave-one-out error before %s, "
+			"after %s%s\n", f->corr.mem_bytes / GIB, f->mem_runs,
+			f->mem_runs == 1 ? "" : "s", b, a,
+			isfinite(f->mem_loo_after) && !(f->mem_loo_after < f->mem_loo_before)
+				? " (no better on runs left out: not applied)" : "");
+	} else {
+		fprintf(stderr, "memory term: not fitted (no run with measured memory outside proxy "
+			"mode)\n");
+	}
+}
+
 static void print_fit(const struct mt_vset *s, const struct mt_vfit *f)
 {
 	char b[32], a[32];
@@ -58,18 +111,10 @@ static void print_fit(const struct mt_vset *s, const struct mt_vfit *f)
 	pct(b, sizeof(b), f->rms_before);
 	pct(a, sizeof(a), f->rms_after);
 	fprintf(stderr, "step error, all runs in the fit (rms): before %s, after %s\n", b, a);
-	if (f->mem_runs > 0) {
-		pct(b, sizeof(b), f->mem_loo_before);
-		pct(a, sizeof(a), f->mem_loo_after);
-		fprintf(stderr, "memory term %+.2f GiB from %d run%s; leave-one-out error before %s, "
-			"after %s%s\n", f->corr.mem_bytes / (1024.0 * 1024 * 1024), f->mem_runs,
-			f->mem_runs == 1 ? "" : "s", b, a,
-			f->mem_loo_after < f->mem_loo_before ? "" :
-			" (no better on runs left out: not applied)");
-	} else {
-		fprintf(stderr, "memory term: not fitted (no run with measured memory outside proxy "
-			"mode)\n");
-	}
+	if (s->npts > 0)
+		print_memory_ranks(s, f);
+	else
+		print_memory_worst(s, f);
 }
 
 static int write_profile(const char *cluster, const char *out, const struct mt_vset *s,
@@ -77,17 +122,22 @@ static int write_profile(const char *cluster, const char *out, const struct mt_v
 {
 	struct mt_profile_corr pc;
 	struct mt_profile_corr_run *runs = calloc((size_t)s->nruns, sizeof(*runs));
+	struct mt_profile_corr_mempt *pts = calloc((size_t)s->npts + 1, sizeof(*pts));
 	const char *why[MT_CORR_N];
-	char when[32], id[48], cite[1024];
+	char when[32], id[48], cite[2048], mem[400], lb[32], la[32];
 	time_t now = time(NULL);
 	struct tm tm;
 	cJSON *doc = NULL;
 	int i, rc;
 
-	if (!runs)
+	if (!runs || !pts) {
+		free(runs);
+		free(pts);
 		return mt_error_set(err, MT_ENOMEM, "out of memory");
+	}
 	if ((rc = mt_profile_new(cluster, NULL, &doc, err))) {
 		free(runs);
+		free(pts);
 		return rc;
 	}
 	gmtime_r(&now, &tm);
@@ -101,6 +151,15 @@ static int write_profile(const char *cluster, const char *out, const struct mt_v
 		runs[i].corrected_step_s = f->pred_after[i];
 		runs[i].measured_mem_bytes = s->runs[i].measured_mem_bytes;
 		runs[i].predicted_mem_bytes = f->mem_before[i];
+	}
+	for (i = 0; i < s->npts; i++) {
+		const struct mt_vmempt *p = &s->pts[i];
+
+		pts[i] = (struct mt_profile_corr_mempt){
+			s->runs[p->run].file, s->runs[p->run].name, p->rank, p->stage,
+			p->max_allocated, f->pt_max_alloc[i], f->pt_max_alloc_after[i],
+			p->max_reserved, f->pt_reserved[i], f->pt_reserved_after[i]
+		};
 	}
 	for (i = 0; i < f->ndrop; i++)
 		why[i] = f->drop_why[i];
@@ -121,14 +180,35 @@ static int write_profile(const char *cluster, const char *out, const struct mt_v
 	pc.loo_after = f->loo_after;
 	pc.mem_loo_before = f->mem_loo_before;
 	pc.mem_loo_after = f->mem_loo_after;
+	pc.pts = pts;
+	pc.npts = s->npts;
+	pc.max_alloc_rms_before = f->max_alloc_rms_before;
+	pc.max_alloc_rms_after = f->max_alloc_rms_after;
+	pc.max_alloc_loo_before = f->max_alloc_loo_before;
+	pc.max_alloc_loo_after = f->max_alloc_loo_after;
+	pc.mem_step_why = f->mem_step_why[0] ? f->mem_step_why : NULL;
+	if (s->npts > 0)
+		snprintf(mem, sizeof(mem), "; memory from %d rank report%s of %d run%s: step memory "
+			 "factor x%.3f, max allocated rms error %.1f%% -> %.1f%%, memory term %+.3f GiB",
+			 s->npts, s->npts == 1 ? "" : "s", f->mem_point_runs,
+			 f->mem_point_runs == 1 ? "" : "s", f->corr.mem_step,
+			 100 * f->max_alloc_rms_before, 100 * f->max_alloc_rms_after,
+			 f->corr.mem_bytes / GIB);
+	else
+		snprintf(mem, sizeof(mem), "; memory from the worst rank's max reserved of %d run%s "
+			 "(no rank reports): memory term %+.3f GiB", f->mem_runs,
+			 f->mem_runs == 1 ? "" : "s", f->corr.mem_bytes / GIB);
+	pct(lb, sizeof(lb), f->loo_before);
+	pct(la, sizeof(la), f->loo_after);
 	snprintf(cite, sizeof(cite), "megatune calibrate --from-validation %s: least squares over %d "
-		 "measured runs; leave-one-out step error %.1f%% -> %.1f%%", s->files, s->nruns,
-		 100 * f->loo_before, 100 * f->loo_after);
+		 "measured run%s; leave-one-out step error %s -> %s%s", s->files, s->nruns,
+		 s->nruns == 1 ? "" : "s", lb, la, mem);
 	mt_profile_add_source(doc, id, "derived", cite);
 	mt_profile_corrections(doc, &pc, id);
 	rc = mt_profile_write(doc, out, err);
 	cJSON_Delete(doc);
 	free(runs);
+	free(pts);
 	return rc;
 }
 

@@ -7,16 +7,6 @@
 
 #define GIB 1073741824.0
 
-/* The stage of global rank `rank` of a job of `gpus` GPUs in `pp` pipeline
- * stages, in Megatron-LM's default rank order (tp-cp-ep-dp-pp: the pipeline
- * outermost); -1 when the rank is unknown or outside the job. */
-static int check_rank_stage(int rank, int gpus, int pp)
-{
-	if (rank < 0 || gpus <= 0 || pp <= 0 || rank >= gpus || gpus % pp)
-		return rank == -1 && pp == 1 ? 0 : -1;
-	return rank / (gpus / pp);
-}
-
 /* One figure, measured beside predicted: " allocated 5.88 (6.02)" */
 static void fig(struct sbuf *sb, cJSON *o, const char *name, const char *key, double meas,
 		double pred)
@@ -40,20 +30,17 @@ static void fig(struct sbuf *sb, cJSON *o, const char *name, const char *key, do
 	}
 }
 
-void check_memory_ranks(struct sbuf *sb, cJSON *arr, const struct mt_logparse *lp,
-			const struct mt_mem *stages, int gpus, int pp)
+void check_memory_ranks(struct sbuf *sb, cJSON *arr, const struct mt_vcand *c)
 {
 	int i;
 
-	if (!lp->nmemr)
+	if (!c->nmemr)
 		return;
 	if (sb)
 		sbuf_adds(sb, "  memory (GiB; predicted for the rank's stage, as PyTorch's allocator "
 			      "counts it):\n");
-	for (i = 0; i < lp->nmemr; i++) {
-		const struct mt_logmem *r = &lp->memr[i];
-		int st = check_rank_stage(r->rank, gpus, pp);
-		const struct mt_mem *m = stages && st >= 0 ? &stages[st] : NULL;
+	for (i = 0; i < c->nmemr; i++) {
+		const struct mt_vmemrank *r = &c->memr[i];
 		cJSON *o = arr ? cJSON_CreateObject() : NULL;
 
 		if (sb) {
@@ -61,21 +48,20 @@ void check_memory_ranks(struct sbuf *sb, cJSON *arr, const struct mt_logparse *l
 				sbuf_addf(sb, "    rank %d", r->rank);
 			else
 				sbuf_adds(sb, "    the log's rank");
-			if (st >= 0)
-				sbuf_addf(sb, " (stage %d)", st);
+			if (r->stage >= 0)
+				sbuf_addf(sb, " (stage %d)", r->stage);
 			sbuf_addf(sb, ", line %ld", r->lineno);
 		}
 		if (o) {
 			cJSON_AddNumberToObject(o, "rank", r->rank);
-			if (st >= 0)
-				cJSON_AddNumberToObject(o, "stage", st);
+			if (r->stage >= 0)
+				cJSON_AddNumberToObject(o, "stage", r->stage);
 			cJSON_AddNumberToObject(o, "line", (double)r->lineno);
 		}
-		fig(sb, o, "allocated", "allocated", r->alloc_b, m ? m->allocated : NAN);
-		fig(sb, o, "max allocated", "max_allocated", r->max_alloc_b,
-		    m ? m->max_allocated : NAN);
-		fig(sb, o, "reserved", "reserved", r->reserved_b, NAN);
-		fig(sb, o, "max reserved", "max_reserved", r->max_reserved_b, m ? m->reserved : NAN);
+		fig(sb, o, "allocated", "allocated", r->allocated, r->pred.allocated);
+		fig(sb, o, "max allocated", "max_allocated", r->max_allocated, r->pred.max_allocated);
+		fig(sb, o, "reserved", "reserved", r->reserved, NAN);
+		fig(sb, o, "max reserved", "max_reserved", r->max_reserved, r->pred.reserved);
 		if (sb)
 			sbuf_adds(sb, "\n");
 		if (o)

@@ -10,14 +10,13 @@
 #include <cjson/cJSON.h>
 
 #include "../lib/sbuf.h"
-#include "../tuner/config.h"
-#include "../validate/logparse.h"
+#include "../validate/validation.h"
 
-/* Each rank's last report of lp beside stages[its stage] (pp entries, from
- * mt_eval_stages; NULL: measured alone): lines into sb (when not NULL),
- * objects appended to arr (when not NULL).  Nothing when the log has no
- * memory report. */
-void check_memory_ranks(struct sbuf *sb, cJSON *arr, const struct mt_logparse *lp,
-			const struct mt_mem *stages, int gpus, int pp);
+/* Each rank's last report of the log's run c beside the prediction for its
+ * stage (c->memr, which mt_validate_from_log set from the log and the advice
+ * of the job as it is; a rank without a prediction is printed alone): lines
+ * into sb (when not NULL), objects appended to arr (when not NULL).  Nothing
+ * when the log has no memory report. */
+void check_memory_ranks(struct sbuf *sb, cJSON *arr, const struct mt_vcand *c);
 
 #endif

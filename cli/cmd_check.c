@@ -433,7 +433,6 @@ struct st {
 	int has_run;
 	int many;                /* one of several jobs: --validation only for a run */
 	struct check_base base;  /* the job as it is, and its measured step, for the changes */
-	struct mt_mem *stages;   /* a log with memory reports: each stage's memory as it is */
 };
 
 static double gain_of(const struct check_base *b, const struct found *f)
@@ -710,16 +709,6 @@ static int measure_log(struct st *t)
 	t->v.iters = t->lp->nstep ? (int)t->lp->last_iter : 0;
 	mt_validation_summarize(&t->v);
 	t->has_run = 1;
-	/* the memory reports are set beside each stage's (check_memory.h) */
-	if (t->lp->nmemr && t->as.cfg.pp > 0 &&
-	    (t->stages = calloc((size_t)t->as.cfg.pp, sizeof(*t->stages))) &&
-	    mt_eval_stages(&t->mj->model, t->c, &t->mj->job, &t->as.cfg, t->stages, &t->err)) {
-		struct mt_error none = MT_ERROR_INIT;
-
-		free(t->stages);
-		t->stages = NULL; /* the reports are printed alone */
-		t->err = none;
-	}
 	/* the changes are stated against the measured step (check_change.h) */
 	if (t->v.cand[0].has_measured && t->v.cand[0].meas.step_s > 0 && t->as.time.step > 0)
 		t->base.measured = t->v.cand[0].meas.step_s;
@@ -744,8 +733,8 @@ static void text_measured(struct sbuf *sb, const struct st *t)
 			  "(predicted %.1f)\n", c->meas.tokens_per_s_per_gpu,
 			  c->pred.tokens_per_s_per_gpu, c->meas.tflops_per_gpu, c->pred.tflops_per_gpu);
 	}
-	if (t->lp->nmemr)
-		check_memory_ranks(sb, NULL, t->lp, t->stages, t->mj->job.gpus, t->as.cfg.pp);
+	if (c->nmemr)
+		check_memory_ranks(sb, NULL, c);
 	else if (isfinite(c->meas.mem_max_reserved_gib) && c->has_measured)
 		sbuf_addf(sb, "  memory: %.1f GiB reserved at most (worst rank) against %.1f GiB "
 			  "predicted\n", c->meas.mem_max_reserved_gib, c->pred.mem_gib);
@@ -869,9 +858,8 @@ static void json_measured(cJSON *doc, const struct st *t)
 			cJSON_AddNumberToObject(m, "evidence_lineno", (double)c->evidence_lineno);
 		}
 		cJSON_AddNumberToObject(m, "warmup", t->warmup);
-		if (t->lp->nmemr)
-			check_memory_ranks(NULL, cJSON_AddArrayToObject(m, "memory_ranks"), t->lp,
-					   t->stages, t->mj->job.gpus, t->as.cfg.pp);
+		if (c->nmemr)
+			check_memory_ranks(NULL, cJSON_AddArrayToObject(m, "memory_ranks"), c);
 		if (t->lp->cut_lineno) /* the log ends mid-line there: that step not counted */
 			cJSON_AddNumberToObject(m, "log_cut_lineno", (double)t->lp->cut_lineno);
 		if (c->has_measured) {
@@ -1010,7 +998,6 @@ static void st_free(struct st *t)
 	if (t->overall.have_ex)
 		mt_explain_free(&t->overall.ex);
 	mt_explain_free(&t->as_ex);
-	free(t->stages);
 	mt_rules_end(t->run);
 	mt_ruleset_free(t->rs);
 	mt_cluster_free(t->c);

@@ -55,6 +55,7 @@ static const char *const same_name[] = {
 	"ddp.use_distributed_optimizer", "ddp.use_megatron_fsdp", "ddp.bucket_size",
 	"ddp.fp8_param_gather", "ddp.fp4_param_gather", "ddp.reuse_grad_buf_for_mxfp8_param_ag",
 	"optimizer.optimizer_cpu_offload", "optimizer.optimizer_offload_fraction",
+	"optimizer.reuse_grad_buf_for_mxfp8_param_ag",
 	"comm_overlap.tp_comm_overlap",
 	"comm_overlap.overlap_p2p_comm", "comm_overlap.overlap_moe_expert_parallel_comm",
 	"comm_overlap.delay_wgrad_compute", "mixed_precision.bf16", "mixed_precision.fp16",
@@ -275,9 +276,14 @@ int mt_bridge_item(struct mt_jobsrc *s, const char *key, const char *val, int py
 	py = py || v[0] == '[';
 	if (!strcmp(k, "mixed_precision"))
 		return precision_recipe(s, v, line, orig, err);
+	/* MixedPrecisionConfig.setup() copies the recipe's reuse onto the DDP and
+	 * optimizer configs (mixed_precision.py lines 138-161, from config.py line
+	 * 2016), and mixed_precision.* cannot follow mixed_precision=<name>: an
+	 * override turning it off does not */
 	if (b == 0 && (!strcmp(k, "mixed_precision.reuse_grad_buf_for_mxfp8_param_ag") ||
 		       !strcmp(k, "ddp.reuse_grad_buf_for_mxfp8_param_ag"))) {
-		mt_jobsrc_drop(s, "reuse-grad-buf-for-mxfp8-param-ag");
+		mt_jobsrc_note(s, "line %d: %s=false is undone by the precision recipe, which copies "
+			       "its own onto ddp and the optimizer: read as the recipe sets it", line, k);
 		return MT_OK;
 	}
 	if (b == 0 && (!strcmp(k, "mixed_precision.fp8_param_gather") ||

@@ -11,6 +11,7 @@
 #include "flagtable.h"
 #include "knobs.h"
 #include "../tuner/cluster.h"
+#include "../tuner/graphs.h"
 #include "../tuner/host.h"
 #include "../tuner/hostmem.h"
 #include "../tuner/precision.h"
@@ -349,36 +350,22 @@ static int model_args(const struct mt_model *m, const struct mt_job *j, struct m
 	return n;
 }
 
-/* The modules Transformer Engine's per-layer graphs capture: attention, the
- * dense MLP where the model has dense layers; in MoE layers the router and
- * the dispatcher's preprocessing where the dispatch waits for the host
- * (dropless), the whole MoE block with padded token drop (`drop`); Megatron-LM
- * d98e8a6 transformer_config.py lines 2804-2852 check these combinations. */
-static const char *graph_modules(const struct mt_model *m, int drop, unsigned scope, char *buf,
+/* The modules Transformer Engine's per-layer graphs capture (the job's, or
+ * megatune's default: tuner/graphs.h); Megatron-LM d98e8a6
+ * transformer_config.py lines 2804-2852 check these combinations. */
+static const char *graph_modules(const struct mt_model *m, const struct mt_job *j, char *buf,
 				 size_t cap, char sep)
 {
-	const char *mods[MT_GS_N], sepstr[2] = { sep, '\0' };
+	const unsigned scope = mt_graph_scope_of(m, j);
+	const char sepstr[2] = { sep, '\0' };
 	size_t len = 0;
-	int n = 0, i;
+	int i;
 
-	if (scope) { /* the job's (--cuda-graph-scope) */
-		for (i = 0; i < MT_GS_N; i++)
-			if (scope & (1u << i))
-				mods[n++] = mt_graph_scope_name(i);
-	} else {
-		mods[n++] = "attn";
-		if (m->moe_layers < m->layers)
-			mods[n++] = "mlp";
-		if (m->experts && drop) {
-			mods[n++] = "moe";
-		} else if (m->experts) {
-			mods[n++] = "moe_router";
-			mods[n++] = "moe_preprocess";
-		}
-	}
 	buf[0] = '\0';
-	for (i = 0; i < n && len < cap; i++)
-		len += (size_t)snprintf(buf + len, cap - len, "%s%s", i ? sepstr : "", mods[i]);
+	for (i = 0; i < MT_GS_N && len < cap; i++)
+		if (scope & (1u << i))
+			len += (size_t)snprintf(buf + len, cap - len, "%s%s", len ? sepstr : "",
+						mt_graph_scope_name(i));
 	return buf;
 }
 
@@ -554,7 +541,7 @@ int mt_megatron_args(const struct mt_model *m, const struct mt_job *j, const str
 		/* MXFP8 weights gathered in BF16 through the gradient buffer, as
 		 * Bridge's MXFP8 recipe runs them and the model times them
 		 * (tuner/precision.h mt_param_ag_recast) */
-		if (mt_param_ag_recast(j, c->dist_opt && !c->fsdp) > 0 && c->dp > 1)
+		if (mt_param_ag_recast(j, 1) > 0 && mt_param_gather_applies(j, c))
 			n = add(o, n, "reuse-grad-buf-for-mxfp8-param-ag", NULL, 0);
 	} else if (j->precision == MT_PREC_NVFP4) {
 		/* transformer_config.py @ d98e8a64dd lines 673-692: fp4 (e2m1, the
@@ -637,8 +624,7 @@ int mt_megatron_args(const struct mt_model *m, const struct mt_job *j, const str
 
 		n = adds(o, n, KF(CUDA_GRAPH), "transformer_engine");
 		n = adds(o, n, "cuda-graph-modules",
-			 graph_modules(m, j->moe_balance == MT_BAL_DROP, j->graph_scope, mods,
-				       sizeof(mods), ' '));
+			 graph_modules(m, j, mods, sizeof(mods), ' '));
 	}
 	if (c->fused_ce) {
 		n = add(o, n, KF(FUSED_CE), NULL, 0);
@@ -1008,8 +994,7 @@ int mt_bridge_overrides(const struct mt_model *m, const struct mt_job *j,
 
 		n = adds(o, n, KB(CUDA_GRAPH), "transformer_engine");
 		snprintf(v, sizeof(v), "[%s]",
-			 graph_modules(m, j->moe_balance == MT_BAL_DROP, j->graph_scope, mods,
-				       sizeof(mods), ','));
+			 graph_modules(m, j, mods, sizeof(mods), ','));
 		/* a recipe's own scope would clash with the modules (Megatron-LM
 		 * d98e8a6 transformer_config.py: cuda_graph_scope and
 		 * cuda_graph_modules cannot be set together) */

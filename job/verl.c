@@ -532,9 +532,23 @@ static int from_bridge(const struct mt_kv *b, const struct mt_job *j, int dist_o
 				n = put(o, n, ACTOR "megatron.override_transformer_config.fp8_param", "true");
 				n = put(o, n, ACTOR "megatron.override_ddp_config.fp8_param_gather", "true");
 			}
-			if (mt_param_ag_recast(j, dist_opt) > 0)
+			/* the MXFP8 gather in BF16 needs the reuse in both configs:
+			 * the optimizer stages the master weights into the gather
+			 * buffer only with its own (Megatron-Core d98e8a6
+			 * optimizer/optimizer.py:800-808), and verl builds its
+			 * OptimizerConfig from override_optimizer_config alone */
+			if (mt_param_ag_recast(j, dist_opt) > 0) {
 				n = put(o, n, ACTOR "megatron.override_ddp_config."
 					"reuse_grad_buf_for_mxfp8_param_ag", "true");
+				n = put(o, n, ACTOR "optim.override_optimizer_config."
+					"reuse_grad_buf_for_mxfp8_param_ag", "true");
+				n = mt_kv_note(o, n, "overlap_param_gather",
+					       "MXFP8 weights with the parameter gather overlapped: "
+					       "Megatron-LM's own loop stages the master weights into "
+					       "the gather buffer (training.py @ d98e8a6, lines "
+					       "3057-3078), verl's does not; there set "
+					       "override_ddp_config.overlap_param_gather=false");
+			}
 		}
 		return n;
 	}

@@ -168,6 +168,9 @@ static void fit_table(struct sbuf *sb, const struct mt_corr *k)
 		sbuf_adds(sb, "</tr>");
 	}
 	sbuf_adds(sb, "<tr>");
+	td_str(sb, "step memory (multiplier)");
+	td_num(sb, k->mem_step, "%.3f");
+	sbuf_adds(sb, "</tr><tr>");
 	td_str(sb, "memory term (GiB)");
 	td_num(sb, k->mem_bytes / (1024.0 * 1024 * 1024), "%+.2f");
 	sbuf_adds(sb, "</tr></tbody></table></div>");

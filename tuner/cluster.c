@@ -53,11 +53,24 @@ static const char *const corr_keys[] = { "source", "fitted", "model", "factors",
 					 "loo_mean_abs_rel_error_before",
 					 "loo_mean_abs_rel_error_after",
 					 "memory_loo_mean_abs_rel_error_before",
-					 "memory_loo_mean_abs_rel_error_after", "runs", NULL };
+					 "memory_loo_mean_abs_rel_error_after", "runs",
+					 "step_memory_factor", "memory_basis",
+					 "step_memory_not_applied", "memory_points_used",
+					 "max_allocated_rms_rel_error_before",
+					 "max_allocated_rms_rel_error_after",
+					 "max_allocated_loo_mean_abs_rel_error_before",
+					 "max_allocated_loo_mean_abs_rel_error_after", "memory_points",
+					 NULL };
 static const char *const corr_run_keys[] = { "file", "name", "measured_step_s",
 					     "predicted_step_s", "corrected_step_s",
 					     "measured_mem_bytes", "predicted_mem_bytes", NULL };
 static const char *const corr_drop_keys[] = { "factor", "why", NULL };
+static const char *const corr_pt_keys[] = { "file", "name", "rank", "stage",
+					    "measured_max_allocated_bytes",
+					    "predicted_max_allocated_bytes",
+					    "corrected_max_allocated_bytes",
+					    "measured_max_reserved_bytes", "predicted_reserved_bytes",
+					    "corrected_reserved_bytes", NULL };
 static const char *const skeleton_keys[] = { "copy_gbps", "bytes", "source", NULL };
 
 static const char *const dtype_names[MT_DT_N] = { "bf16", "fp16", "fp8", "tf32", "fp32", "fp4" };
@@ -661,7 +674,8 @@ static int check_sections(struct rd *r, const cJSON *root)
 	static const struct {
 		const char *key;
 		const char *const *keys;
-	} lists[] = { { "runs", corr_run_keys }, { "not_fitted", corr_drop_keys } };
+	} lists[] = { { "runs", corr_run_keys }, { "not_fitted", corr_drop_keys },
+		      { "memory_points", corr_pt_keys } };
 	struct mt_jpos at = { r->file, "" }, ca = { r->file, "corrections" },
 		       sa = { r->file, "skeleton" };
 	const cJSON *sec = cJSON_GetObjectItemCaseSensitive(root, "corrections"), *e;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cluster.h"
+#include "graphs.h"
 #include "model.h"
 #include "hostmem.h"
 #include "optim.h"
@@ -363,15 +364,6 @@ const char *mt_ep_overlap_reason(const struct mt_model *m, int ep, int dispatche
 	return NULL;
 }
 
-/* Per-layer CUDA graphs capture attention (job/flags.c), so with the EP
- * overlap's --delay-wgrad-compute the delayed weight gradients fall in the
- * graphs' scope, which needs Transformer Engine >= 2.12.0; megatune targets
- * 2.10.0 (the release tests/megatron/check_args.py checks against). */
-#define GRAPH_WGRAD_CITE "Megatron-LM d98e8a6 megatron/training/arguments.py:1916 asserts " \
-	"(with --overlap-grad-reduce): CUDA graph with delay_wgrad_compute requires TE version " \
-	">= 2.12.0; Megatron-Bridge 067f987df0 src/megatron/bridge/training/comm_overlap.py:546 " \
-	"asserts the same"
-
 #define FUSED_EXPERTS_CITE "Megatron-Core core_v0.18.0 megatron/core/transformer/moe/experts.py:326-360 " \
 	"(TEGroupedMLP._is_fused_impl_supported, asserted with the op fuser)"
 
@@ -426,6 +418,12 @@ static int graph_scope_check(const struct mt_job *j, struct mt_error *err)
 				    "--cuda-graph-scope names what per-layer CUDA graphs capture: not "
 				    "with %s", j->pins.cuda_graph == 0 ? "--cuda-graphs off"
 								       : "--full-iteration-graphs on");
+	if ((j->graph_scope & (1u << MT_GS_PRE)) && !(j->graph_scope & (1u << MT_GS_ROUTER)))
+		return mt_error_set(err, MT_EINVAL,
+				    "--cuda-graph-scope moe_preprocess needs moe_router too (Megatron-LM "
+				    "d98e8a6 megatron/core/transformer/transformer_config.py:2821-2824 "
+				    "asserts: moe_preprocess cuda graph is only supported with moe_router "
+				    "cuda graph)");
 	if ((j->graph_scope & (1u << MT_GS_MOE)) && j->moe_balance != MT_BAL_DROP)
 		return mt_error_set(err, MT_EINVAL,
 				    "--cuda-graph-scope moe: Megatron-LM graphs the whole MoE block only "
@@ -435,19 +433,23 @@ static int graph_scope_check(const struct mt_job *j, struct mt_error *err)
 	return MT_OK;
 }
 
-static int graphs_ep_overlap_check(const struct mt_pins *p, struct mt_error *err)
+/* per-layer graphs beside full-iteration ones, and beside the 1F1B EP
+ * overlap where their scopes cannot run with it (tuner/graphs.h, 5.10) */
+static int graphs_ep_overlap_check(const struct mt_model *m, const struct mt_job *j,
+				   struct mt_error *err)
 {
+	const struct mt_pins *p = &j->pins;
+	const char *why;
+
 	if (p->cuda_graph == 1 && p->full_graph == 1)
 		return mt_error_set(err, MT_EINVAL,
 				    "--cuda-graphs on with --full-iteration-graphs on: Megatron-LM runs "
 				    "one CUDA graph implementation (--cuda-graph-impl transformer_engine "
 				    "or full_iteration); pin one of them off");
-	if (p->cuda_graph == 1 && p->ep_overlap == 1)
+	if (p->cuda_graph == 1 && p->ep_overlap == 1 && (why = mt_graph_overlap_reason(m, j)))
 		return mt_error_set(err, MT_EINVAL,
-				    "--cuda-graphs on with --ep-overlap on: the EP overlap delays the "
-				    "weight gradients (--delay-wgrad-compute) into the graphed "
-				    "attention, which Megatron-LM allows from Transformer Engine 2.12.0 on, "
-				    "and megatune targets 2.10 (%s); pin one of them off", GRAPH_WGRAD_CITE);
+				    "--cuda-graphs on with --ep-overlap on: %s; or pin one of them off",
+				    why);
 	return MT_OK;
 }
 
@@ -519,8 +521,8 @@ static int precision_offload_check(const struct mt_model *m, const struct mt_clu
 				    "inference mode)");
 	if ((rc = mt_hostmem_check(j, err)) || (rc = mt_prec_opt_check(j, err)) ||
 	    (rc = mt_offload_modules_check(m, j, err)) ||
-	    (rc = graphs_ep_overlap_check(p, err)) || (rc = rank_budget_check(m, c, j, err)) ||
-	    (rc = graph_scope_check(j, err)))
+	    (rc = graphs_ep_overlap_check(m, j, err)) || (rc = rank_budget_check(m, c, j, err)) ||
+	    (rc = graph_scope_check(j, err)) || (rc = mt_mxfp8_gather_check(j, err)))
 		return rc;
 	if (p->cuda_graph == 1 && (p->recompute == MT_RC_FULL ||
 				   (p->offload_layers != MT_UNSET && p->offload_layers > 0)))

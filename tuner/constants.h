@@ -74,6 +74,49 @@
  * slower than that run's, docs/MODEL.md 8.2), so they do not check it. */
 #define MT_MOE_SKEW_AUX 0.26
 #define MT_MOE_SKEW_PRETRAINED 1.8
+/* The dispatcher's token buffers (docs/MODEL.md 4.8).  Dropless, they are
+ * sized by the tokens routed: the allocator's peak sees the busiest of the
+ * EP ranks' loads over the step's dispatches, at most
+ * MT_MOE_PEAK_DRAWS of them counted (the table of mt_normal_max ends there:
+ * 3.58 standard deviations; a normal's largest of a million draws would be
+ * 4.9, and the normal approximation of a bounded load is not meant for
+ * such tails). */
+#define MT_MOE_PEAK_DRAWS 4096
+/* DeepEP's normal-mode buffers, which Megatron-Core's flex dispatcher sizes
+ * with the larger of Buffer.get_dispatch_config and get_combine_config's
+ * size hints (megatron/core/transformer/moe/fused_a2a.py @ d98e8a6 36-68;
+ * DeepEP v1.2.1 deep_ep/buffer.py:220-273, csrc/config.hpp:44-95): per
+ * channel (half the SMs; Megatron-Core's default 20 SMs,
+ * token_dispatcher.py:1287-1292) and NVLink peer (at most 8,
+ * csrc/kernels/configs.cuh:3) a ring of received tokens of
+ * MT_DEEPEP_NVL_SLOTS_8 slots up to 8 ranks, _64 up to 64, _128 at 128 and
+ * _MAX beyond; per other node MT_DEEPEP_RDMA_SLOTS slots (128, aligned up to
+ * the chunk sent: 140 at 16 and 64 ranks, 132 at 128 and beyond, 128 at 24
+ * and 32: the largest), sent and received; each slot the token in BF16 and
+ * MT_DEEPEP_SLOT_META bytes: its source (8, csrc/kernels/internode.cu:17-42),
+ * room for 128 top-k indices (int64) and weights (FP32) and 128 FP32
+ * scales. */
+#define MT_DEEPEP_SMS 20
+#define MT_DEEPEP_NVL_PEERS 8
+#define MT_DEEPEP_NVL_SLOTS_8 256
+#define MT_DEEPEP_NVL_SLOTS_64 288
+#define MT_DEEPEP_NVL_SLOTS_128 560
+#define MT_DEEPEP_NVL_SLOTS_MAX 720
+#define MT_DEEPEP_RDMA_SLOTS 140
+#define MT_DEEPEP_SLOT_META (8 + 128 * 8 + 128 * 4 + 128 * 4)
+/* HybridEP's buffers (DeepEP hybrid-ep branch @ 94a9f8f6b1: Megatron-Core
+ * passes the rank's tokens as max_num_of_tokens_per_rank, fused_a2a.py @
+ * d98e8a6 281-345): inside the NVLink domain one buffer for the worst case,
+ * every token of the group sent to one rank (csrc/hybrid_ep/buffer/
+ * intranode.cu:126-130), shared by the dispatch and the combine
+ * (use_shared_buffer, deep_ep/hybrid_ep_buffer.py:51): per token the BF16
+ * token, an FP32 probability for each expert of the domain and an FP32 scale
+ * per MT_HYBRIDEP_SCALE_BLOCK elements (intranode.cu:195-261); across domains
+ * (internode_doca.cu:383-425, 557-585) the rank's own tokens with the
+ * probability of every expert and their scales, and for each other domain
+ * three BF16 copies with their probabilities (the dispatch's staging, the
+ * combine's reduction and its staging) and the dispatch's scales. */
+#define MT_HYBRIDEP_SCALE_BLOCK 128
 /* The host timeline (docs/MODEL.md 5.8, tuner/host.h).  CPU time of one op
  * of each class when the profile's host section does not give it, for the
  * x86 hosts of DGX H100 and B200 (µs):
@@ -264,10 +307,14 @@
  * forward and backward). */
 #define MT_GRAPH_CALL_US 20.0
 #define MT_GRAPH_CALLS_PER_LAYER 4
-/* Static buffers per captured layer and micro-batch in flight, in units of the
- * activation between layers (T·h·2/spd): the graph's input and output and
- * their gradients. */
-#define MT_GRAPH_STATIC_ACTS 4
+/* Input gradients of per-layer graphs left alive at once: Transformer
+ * Engine's make_graphed_callables releases each layer's when the next one's
+ * backward is captured, and a chunk's last one when the next chunk's first
+ * is (transformer_engine/pytorch/graph.py @ v2.10 567-598, with
+ * _reuse_graph_input_output_buffers, which Megatron-Core sets from TE 2.7:
+ * cuda_graphs.py @ d98e8a6 2684-2686).  The rest of the static buffers are
+ * the formula of tuner/graphs.c (docs/MODEL.md 5.10). */
+#define MT_GRAPH_GRAD_INPUTS 2
 
 /* Host memory and optimizer CPU offload (docs/MODEL.md 4.10). */
 /* Share of a node's memory the training ranks may use: the kernel, the page

@@ -36,6 +36,7 @@ void mt_corr_init(struct mt_corr *k)
 	memset(k, 0, sizeof(*k));
 	for (i = 0; i < MT_CORR_N; i++)
 		k->f[i] = 1;
+	k->mem_step = 1;
 	k->loo_before = k->loo_after = NAN;
 }
 
@@ -43,6 +44,7 @@ int mt_corr_read(const cJSON *root, const char *file, struct mt_corr *out, struc
 {
 	const cJSON *sec = cJSON_GetObjectItemCaseSensitive(root, "corrections"), *f, *v;
 	const char *src, *when;
+	char step[48] = "";
 	int n = 0;
 
 	mt_corr_init(out);
@@ -77,6 +79,15 @@ int mt_corr_read(const cJSON *root, const char *file, struct mt_corr *out, struc
 					    "expected a number of bytes", file);
 		out->mem_bytes = v->valuedouble;
 	}
+	v = cJSON_GetObjectItemCaseSensitive(sec, "step_memory_factor");
+	if (v) {
+		if (!cJSON_IsNumber(v) || !(v->valuedouble >= MT_CORR_MIN) ||
+		    !(v->valuedouble <= MT_CORR_MAX))
+			return mt_error_set(err, MT_EINVAL, "%s: field 'corrections.step_memory_factor': "
+					    "expected a number from %g to %g", file, MT_CORR_MIN,
+					    MT_CORR_MAX);
+		out->mem_step = v->valuedouble;
+	}
 	out->on = 1;
 	out->loo_before = mt_jget_num(sec, "loo_mean_abs_rel_error_before", NAN);
 	out->loo_after = mt_jget_num(sec, "loo_mean_abs_rel_error_after", NAN);
@@ -93,8 +104,10 @@ int mt_corr_read(const cJSON *root, const char *file, struct mt_corr *out, struc
 	}
 	src = mt_jget_strd(sec, "source", "?");
 	when = mt_jget_strd(sec, "fitted", "?");
-	snprintf(out->note, sizeof(out->note), "%d factor%s and a memory term of %+.2f GiB fitted "
-		 "from %d measured run%s on %s (source %s)", n, n == 1 ? "" : "s",
+	if (fabs(out->mem_step - 1) >= 0.0005)
+		snprintf(step, sizeof(step), ", a step memory factor of %.3f", out->mem_step);
+	snprintf(out->note, sizeof(out->note), "%d factor%s%s and a memory term of %+.2f GiB fitted "
+		 "from %d measured run%s on %s (source %s)", n, n == 1 ? "" : "s", step,
 		 out->mem_bytes / (1024.0 * 1024 * 1024), (int)mt_jget_num(sec, "runs_used", 0),
 		 (int)mt_jget_num(sec, "runs_used", 0) == 1 ? "" : "s", when, src);
 	return MT_OK;
@@ -118,6 +131,11 @@ double mt_corr_coll(const struct mt_corr *k, int op, int nranks, int per_domain)
 	return k->f[net ? MT_CORR_COLL_NETWORK : MT_CORR_COLL_NVLINK];
 }
 
+double mt_corr_mem_step(const struct mt_corr *k)
+{
+	return k->on ? k->mem_step : 1;
+}
+
 void mt_corr_text(struct sbuf *sb, const struct mt_corr *k)
 {
 	int i, any = 0;
@@ -132,5 +150,7 @@ void mt_corr_text(struct sbuf *sb, const struct mt_corr *k)
 		}
 	if (!any)
 		sbuf_adds(sb, " every time factor 1");
+	if (fabs(k->mem_step - 1) >= 0.0005)
+		sbuf_addf(sb, "; step memory x%.3f", k->mem_step);
 	sbuf_addf(sb, "; memory %+.2f GiB\n  (%s)\n", k->mem_bytes / (1024.0 * 1024 * 1024), k->note);
 }

@@ -7,9 +7,12 @@
  * Each time factor multiplies the time the measured curves give for one
  * class of work: GEMMs by size (the cube root of m n k from
  * MT_CORR_LARGE_GEMM up is "large"), collectives other than all-to-all and
- * all-to-all, each inside one NVLink domain or across domains.  The memory
- * term is added to every candidate's peak.  A profile without the section
- * (on = 0) changes nothing: every factor reads 1 and the term 0.
+ * all-to-all, each inside one NVLink domain or across domains.  The step
+ * memory factor multiplies what a stage allocates inside a step (activations,
+ * logits, the largest transient, the MoE dispatch buffers: max allocated less
+ * allocated, and the fragmentation that follows them); the memory term is
+ * added to every stage's reserved memory and total.  A profile without the
+ * section (on = 0) changes nothing: every factor reads 1 and the term 0.
  */
 #ifndef MT_CORRECTION_H
 #define MT_CORRECTION_H
@@ -36,7 +39,8 @@ enum mt_corr_factor {
 struct mt_corr {
 	int on;                   /* the profile has a corrections section */
 	double f[MT_CORR_N];      /* time multipliers (1: none) */
-	double mem_bytes;         /* added to the peak memory of every candidate */
+	double mem_step;          /* multiplies the memory allocated inside a step (1: none) */
+	double mem_bytes;         /* added to the reserved memory and total of every stage */
 	char note[512];           /* provenance in words, for the explanation */
 	/* the fit's residuals as the profile records them (for the report) */
 	double loo_before, loo_after; /* leave-one-out mean |relative error|; NAN unknown */
@@ -64,8 +68,12 @@ int mt_corr_read(const cJSON *root, const char *file, struct mt_corr *out, struc
 double mt_corr_gemm(const struct mt_corr *k, double m, double n, double kk);
 double mt_corr_coll(const struct mt_corr *k, int op, int nranks, int per_domain);
 
+/* The step memory factor, 1 when off. */
+double mt_corr_mem_step(const struct mt_corr *k);
+
 /* One line for the explanation when on ("model corrected by calibrate
- * --from-validation: gemm_large x1.200, ...; memory +2.00 GiB: <note>"),
+ * --from-validation: gemm_large x1.200, ...; step memory x1.072, memory
+ * +2.00 GiB: <note>"),
  * nothing when off. */
 struct sbuf;
 void mt_corr_text(struct sbuf *sb, const struct mt_corr *k);

@@ -914,15 +914,9 @@ static void io_costs(const struct work *w, struct mt_costs *o)
 	o->host_ops_io = 40;
 
 	o->p2p_bytes = T * h * 2 / spd;
-	if (m->experts) /* the dispatcher's send and receive buffers (5.3) */
-		o->moe_dispatch = o->disp.buffer_bytes > 0 ? o->disp.buffer_bytes
-						: 3 * w->lam * w->Tm * m->topk * sh->etp * h * 2;
-	/* a rank budget sizes the received tokens and the combine's input at
-	 * the budget, not at what arrives (token_dispatcher.py _HybridEPManager
-	 * setup_metadata): what it adds over the busiest rank's share */
-	if (m->experts && sh->rank_budget)
-		o->moe_dispatch += 2 * fmax(0, x->job->moe_rank_budget - w->lam) * w->Tm *
-				   m->topk * sh->etp * h * 2;
+	/* the dispatcher's token buffers (4.8, tuner/dispbuf.c) */
+	o->moe_tokens = w->Tm;
+	mt_dispatch_buffers(x, sh->dispatcher, sh->ep, sh->etp, w->Tm, &o->dbuf);
 	o->transient = fmax(T * h * 2, T * gm * (m->experts ? fmax(m->ffn, m->shared_ffn) : m->ffn) / t * 2);
 	if (sh->tp_overlap && sp && tp > 1)
 		o->transient += 3 * T * h * 2; /* userbuffers for overlapped GEMMs */

@@ -79,14 +79,13 @@ double mt_normal_max(int n)
 	return tab[i] + f * (tab[i + 1] - tab[i]);
 }
 
-double mt_moe_imbalance(const struct mt_ctx *x, int ep, double tokens)
+/* The spread of one rank's routed load over its mean (docs/MODEL.md 4.1) */
+static double load_spread(const struct mt_ctx *x, int ep, double tokens)
 {
 	const struct mt_job *j = x->job;
 	const struct mt_model *m = x->model;
-	double E = m->experts, k = m->topk, e = ep, c, chance, skew, lam;
+	double E = m->experts, k = m->topk, e = ep, c, chance, skew;
 
-	if (ep <= 1 || E <= 1 || k <= 0 || tokens <= 0)
-		return 1.0;
 	/* the router's skew between experts: none when routing is forced
 	 * (Megatron-LM's --moe-router-force-load-balancing draws the scores at
 	 * random), MT_MOE_SKEW_AUX for an auxiliary loss trained from scratch,
@@ -100,10 +99,39 @@ double mt_moe_imbalance(const struct mt_ctx *x, int ep, double tokens)
 	/* skew: a rank's load is the sum of its g experts' shares, each with
 	 * coefficient of variation c, drawn without replacement from E */
 	skew = c * c * (e / E) * (E - E / e) / (E - 1);
-	lam = 1 + mt_normal_max(ep) * sqrt(chance + skew);
+	return sqrt(chance + skew);
+}
+
+double mt_moe_imbalance(const struct mt_ctx *x, int ep, double tokens)
+{
+	const struct mt_job *j = x->job;
+	const struct mt_model *m = x->model;
+	double lam;
+
+	if (ep <= 1 || m->experts <= 1 || m->topk <= 0 || tokens <= 0)
+		return 1.0;
+	lam = 1 + mt_normal_max(ep) * load_spread(x, ep, tokens);
 	if (j->moe_balance == MT_BAL_DROP && j->moe_capacity > 0)
 		return fmin(lam, fmax(1.0, j->moe_capacity));
 	return lam;
+}
+
+double mt_moe_peak_load(const struct mt_ctx *x, int ep, double tokens, double draws)
+{
+	const struct mt_job *j = x->job;
+	const struct mt_model *m = x->model;
+	double n = (double)ep * fmax(1, draws), k = m->topk, g;
+
+	/* padded to capacity (token_dispatcher.py @ d98e8a6 1114-1127) */
+	if (j->moe_balance == MT_BAL_DROP && j->moe_capacity > 0)
+		return j->moe_capacity;
+	if (ep <= 1 || m->experts <= 1 || k <= 0 || tokens <= 0)
+		return 1.0;
+	/* a rank receives at most every token of the group on min(k, g) of
+	 * its g experts */
+	g = (double)m->experts / ep;
+	return fmin(1 + mt_normal_max((int)fmin(n, MT_MOE_PEAK_DRAWS)) * load_spread(x, ep, tokens),
+		    ep * fmin(k, g) / k);
 }
 
 static double coll(const struct mt_ctx *x, int op, int n, int stride, double bytes)
@@ -154,8 +182,6 @@ void mt_dispatch_cost(const struct mt_ctx *x, int d, int ep, int etp, double tok
 					      : MT_COMM_SM_SLOWDOWN;
 		/* the received tokens go to the experts in one permutation, and back */
 		o->perm_bytes = 12.0 * m->experts + lam * k * 2 * 2 * h;
-		/* worst-case receive buffers (HybridEP implementation notes) */
-		o->buffer_bytes = tokens * (double)ep * h * 2;
 	} else if (d == MT_DISPATCH_ALLGATHER) {
 		/* every EP rank's tokens, gathered; each keeps those of its experts */
 		double S = tokens * h * 2 * ep;
@@ -165,7 +191,6 @@ void mt_dispatch_cost(const struct mt_ctx *x, int d, int ep, int etp, double tok
 		o->combine_s = coll(x, MT_COLL_REDUCE_SCATTER, ep, etp, S);
 		o->gbps = o->dispatch_s > 0 ? S / o->dispatch_s / 1e9 : 0;
 		o->perm_bytes = 12.0 * m->experts + 2 * 4 * h * ep + lam * k * 2 * 2 * h;
-		o->buffer_bytes = 2 * S;
 	} else {
 		/* alltoall: every routed copy of the busiest rank, both ways */
 		double S = lam * tokens * k * h * 2;
@@ -176,12 +201,10 @@ void mt_dispatch_cost(const struct mt_ctx *x, int d, int ep, int etp, double tok
 		o->gbps = o->dispatch_s > 0 ? S / o->dispatch_s / 1e9 : 0;
 		/* permuted by destination, then sorted by local expert, and back */
 		o->perm_bytes = 12.0 * m->experts + lam * k * 4 * 4 * h;
-		o->buffer_bytes = 3 * S;
 	}
 	if (etp > 1) { /* the expert-TP gather and scatter around the experts */
 		double S = lam * tokens * k * h * 2 * etp;
 		o->dispatch_s += coll(x, MT_COLL_ALL_GATHER, etp, 1, S);
 		o->combine_s += coll(x, MT_COLL_REDUCE_SCATTER, etp, 1, S);
-		o->buffer_bytes *= etp;
 	}
 }

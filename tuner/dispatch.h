@@ -101,7 +101,6 @@ struct mt_dispatch_cost {
 	double gbps;                    /* the bandwidth used */
 	double sm_share;                /* compute lost per second of hidden dispatch */
 	double perm_bytes;              /* HBM traffic of the permutations per token, forward */
-	double buffer_bytes;            /* dispatch buffers held */
 	int src;                        /* provenance (flex), -1 for collective curves */
 };
 
@@ -109,6 +108,17 @@ struct mt_ctx;
 /* tokens: routed by this GPU (T / SP); lam: the load-imbalance factor. */
 void mt_dispatch_cost(const struct mt_ctx *x, int dispatcher, int ep, int etp, double tokens,
 		      double lam, struct mt_dispatch_cost *out);
+
+/* The token buffers of one MoE layer's dispatch on one GPU, bytes
+ * (docs/MODEL.md 4.8): in PyTorch's caching allocator `base` whatever the
+ * routing and `load` per unit of the received load (the rank's routed copies
+ * over the mean); `fixed`, DeepEP's or HybridEP's own buffers, allocated
+ * once outside it (the profile's flex backend). */
+struct mt_dispatch_buffers {
+	double base, load, fixed;
+};
+void mt_dispatch_buffers(const struct mt_ctx *x, int dispatcher, int ep, int etp, double tokens,
+			 struct mt_dispatch_buffers *out);
 
 /* Load balance of the router (job.moe_balance): an auxiliary loss trained
  * from scratch, forced (random) routing, padded token drop, or the router of
@@ -120,6 +130,13 @@ enum mt_moe_balance { MT_BAL_AUX, MT_BAL_FORCED, MT_BAL_DROP, MT_BAL_PRETRAINED 
  * for every token) and the router's skew between experts; with token drop
  * at most the capacity factor. */
 double mt_moe_imbalance(const struct mt_ctx *x, int ep, double tokens);
+
+/* The load the dispatcher's buffers are sized by at their peak, over the
+ * mean: with padded token drop the capacity factor (every expert padded to
+ * its capacity); dropless the busiest of ep ranks over `draws` dispatches
+ * each (a stage's MoE layers times its micro-batches), the spread of
+ * mt_moe_imbalance, at most every token's copies that fit on one rank. */
+double mt_moe_peak_load(const struct mt_ctx *x, int ep, double tokens, double draws);
 
 /* The expected largest of n independent standard normal draws (n >= 1). */
 double mt_normal_max(int n);

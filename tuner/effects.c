@@ -21,11 +21,11 @@ static const struct mt_effect rows[] = {
 	  "all-to-all -> DeepEP: DeepSeek-V3 on 256 GB200, EP32 inside the NVLink domain (NVIDIA's "
 	  "GB200 optimisation history)" },
 	{ "gb200-dsv3-hybridep", MT_EF_FLEX_BACKEND, 10, MT_DISPATCH_FLEX, MT_FLEX_HYBRIDEP, 0,
-	  943.56 / 829.93, 1.186,
+	  943.56 / 829.93, 1.157,
 	  "DeepEP -> HybridEP: DeepSeek-V3 on 256 GB200, EP32 inside the NVLink domain (NVIDIA's "
 	  "GB200 optimisation history)" },
 	{ "gb200-dsv3-cuda-graphs", MT_EF_CUDA_GRAPHS, 10, MT_DISPATCH_FLEX, -1, 0,
-	  663.27 / 610.71, 0.978,
+	  663.27 / 610.71, 1.000,
 	  "per-layer CUDA graphs off -> attn, moe_router, moe_preprocess: DeepSeek-V3 on 256 GB200, "
 	  "dropless (NVIDIA's GB200 optimisation history)" },
 	{ "gb200-dsv3-no-up-proj-recompute", MT_EF_RECOMPUTE, 10, -1, -1, -1, 610.71 / 566.07, 1.006,

@@ -8,6 +8,7 @@
 #include "dispatch.h"
 #include "hostmem.h"
 #include "fsdp.h"
+#include "graphs.h"
 #include "optim.h"
 #include "perf.h"
 #include "precision.h"
@@ -50,19 +51,18 @@ static double chunk_act(const struct mt_costs *a, const struct mt_plan *b,
 }
 
 /* The total as PyTorch's caching allocator reports it (docs/MODEL.md 4.8):
- * allocated between steps, the peak inside a step, reserved, and outside. */
-static void allocator_terms(const struct mt_config *cfg, double corr, struct mt_mem *o)
+ * allocated between steps, the peak inside a step, reserved, and outside.
+ * graph_pool: the graphs' buffers in their private pool, reserved but not
+ * counted as allocated. */
+static void allocator_terms(double corr, double graph_pool, double disp_out, struct mt_mem *o)
 {
-	/* the flex dispatcher's buffers are DeepEP's and HybridEP's own
-	 * allocations, outside the allocator */
-	double disp_out = cfg->dispatcher == MT_DISPATCH_FLEX ? o->moe_dispatch : 0;
-
-	o->allocated = o->weights + o->grads + o->optimizer + o->workspace + o->cuda_graphs;
+	o->allocated = o->weights + o->grads + o->optimizer + o->workspace + o->cuda_graphs -
+		       graph_pool;
 	o->max_allocated = o->allocated + o->activations + o->logits + o->transient +
 			   o->moe_dispatch - disp_out;
 	/* the measured correction is fitted against the reserved memory; what
 	 * a negative one takes beyond the slack comes off the rest */
-	o->reserved = o->max_allocated + fmax(0, o->fragmentation + corr);
+	o->reserved = o->max_allocated + graph_pool + fmax(0, o->fragmentation + corr);
 	o->outside = o->total - o->reserved;
 }
 
@@ -71,7 +71,7 @@ static void stage_memory(const struct mt_ctx *x, const struct mt_costs *a, const
 {
 	const struct mt_model *m = x->model;
 	int inflight;
-	double Pd, Pe, Pq, dshard, eshard, gb, layer_avg, act, corr;
+	double Pd, Pe, Pq, dshard, eshard, gb, layer_avg, act, corr, graph_pool, disp_out = 0;
 
 	dshard = cfg->dist_opt || cfg->fsdp ? (double)b->dp * a->cp : 1;
 	eshard = cfg->dist_opt || cfg->fsdp ? (double)b->edp : 1;
@@ -118,7 +118,19 @@ static void stage_memory(const struct mt_ctx *x, const struct mt_costs *a, const
 	/* the logits of the loss (last stage) and of each MTP layer (its stage) */
 	o->logits = (st == b->pp - 1 ? a->act_out : 0) +
 		    (st == b->mtp_stage ? a->act_out * m->mtp_layers : 0);
-	o->moe_dispatch = b->nl[st][MT_L_MOE] ? a->moe_dispatch : 0;
+	/* the dispatcher's token buffers of one MoE layer, at the load they
+	 * peak at: the rank budget's static size, else the busiest rank over
+	 * the stage's dispatches; DeepEP's and HybridEP's own buffers lie
+	 * outside the allocator (4.8) */
+	o->moe_dispatch = 0;
+	if (b->nl[st][MT_L_MOE]) {
+		double load = cfg->rank_budget ? x->job->moe_rank_budget
+				  : mt_moe_peak_load(x, cfg->ep, a->moe_tokens,
+						     (double)b->nl[st][MT_L_MOE] * b->num_mb);
+
+		disp_out = a->dbuf.fixed;
+		o->moe_dispatch = a->dbuf.base + load * a->dbuf.load + disp_out;
+	}
 	/* a stage with a loss: one BF16 copy of the logits beside those kept;
 	 * no layer's own buffers are live with them (4.8) */
 	o->transient = a->transient;
@@ -129,24 +141,32 @@ static void stage_memory(const struct mt_ctx *x, const struct mt_costs *a, const
 	o->transient = fmax(o->transient, mt_opt_step_copy_bytes(x->job, cfg) *
 						  (Pd / dshard + Pe / eshard) -
 					  o->activations - o->logits);
+	/* calibrate --from-validation: the memory allocated inside a step as
+	 * the ranks' reports measured it (docs/MODEL.md 10) */
+	{
+		double k = mt_corr_mem_step(&x->cluster->corr);
+
+		o->activations *= k;
+		o->logits *= k;
+		o->moe_dispatch *= k;
+		o->transient *= k;
+	}
 	o->nccl = b->nccl_bytes;
 	o->cuda_context = MT_CUDA_CONTEXT_BYTES;
 	/* with Megatron-LM's own layers, the attention's score buffer (4.11) */
 	o->workspace = MT_WORKSPACE_BYTES + a->eager_buffer;
-	/* per-layer CUDA graphs keep static buffers for every layer of every
-	 * micro-batch in flight (5.10) */
-	o->cuda_graphs = cfg->cuda_graph ? MT_GRAPH_STATIC_ACTS * a->p2p_bytes * inflight *
-						   (b->nl[st][0] + b->nl[st][1]) / b->vpp
-					 : 0;
+	/* per-layer CUDA graphs keep static buffers for every graphed layer of
+	 * every micro-batch in flight, by their scopes (5.10) */
+	o->cuda_graphs = mt_graph_bytes(x, a, b, cfg, st, &graph_pool);
 	o->fragmentation = MT_FRAGMENTATION * (o->activations + o->logits + o->transient +
-					       o->moe_dispatch);
+					       o->moe_dispatch - disp_out);
 	o->total = o->weights + o->grads + o->optimizer + o->activations + o->logits +
 		   o->moe_dispatch + o->transient + o->nccl + o->cuda_context + o->workspace +
 		   o->cuda_graphs + o->fragmentation;
-	/* calibrate --from-validation */
+	/* calibrate --from-validation: the reserved memory's term */
 	corr = x->cluster->corr.on ? x->cluster->corr.mem_bytes : 0;
 	o->total += corr;
-	allocator_terms(cfg, corr, o);
+	allocator_terms(corr, graph_pool, disp_out, o);
 }
 
 /* 1 when middle stage st holds the layers of an earlier middle stage: with

@@ -84,7 +84,8 @@ struct mt_costs {
 
 	/* pipeline and MoE */
 	double p2p_bytes, p2p_time; /* one activation between stages */
-	double moe_dispatch;        /* bytes of dispatch buffers (peak) */
+	struct mt_dispatch_buffers dbuf; /* the dispatcher's token buffers, one MoE layer */
+	double moe_tokens;          /* tokens this GPU routes per MoE layer (T / SP) */
 	/* MoE dispatch and its overlaps (5.3), per MoE layer and micro-batch */
 	struct mt_dispatch_cost disp;
 	double ep_shared_hidden;    /* hidden behind the shared experts (no 1F1B overlap) */

@@ -147,19 +147,45 @@ double mt_param_ag_bytes(const struct mt_job *j, double params, double qparams)
 	       params;
 }
 
-/* Megatron-Core d98e8a6 megatron/core/distributed/param_and_grad_buffer.py
- * _post_param_sync (lines 301-335) and the remap it skips (lines 1240-1262):
- * with reuse_grad_buf_for_mxfp8_param_ag the quantised weights are gathered
- * into the gradient buffer as BF16, cast into their MXFP8 storage
- * (copy_tensors_to_quantized_params) and the gathered BF16 zeroed for the
- * next gradients; Bridge's bf16_with_mxfp8_mixed sets it
+/* Megatron-Core d98e8a6 megatron/core/distributed/param_and_grad_buffer.py:
+ * a bucket of MXFP8 weights under the distributed optimizer shares one BF16
+ * buffer for the parameter all-gather and the gradients (lines 1163-1179);
+ * _post_param_sync (lines 301-335) casts what was gathered into the MXFP8
+ * storage (copy_tensors_to_quantized_params) and zeroes the BF16 for the next
+ * gradients; Bridge's bf16_with_mxfp8_mixed sets the reuse
  * (src/megatron/bridge/training/mixed_precision.py @ 067f987df0, line 265). */
 double mt_param_ag_recast(const struct mt_job *j, int dist_opt)
 {
-	if (mt_recipe_of(j) != MT_RECIPE_MXFP8 || !mt_param_gather_q(j, dist_opt) ||
-	    j->mxfp8_ag_bf16 == 0)
+	if (mt_recipe_of(j) != MT_RECIPE_MXFP8 || !mt_param_gather_q(j, dist_opt))
 		return 0;
 	return 2 + mt_recipe_weight_bytes(MT_RECIPE_MXFP8) + 2;
+}
+
+int mt_param_gather_applies(const struct mt_job *j, const struct mt_config *c)
+{
+	return c->dist_opt && !c->fsdp && c->dp * c->cp > 1 && mt_param_gather_q(j, 1);
+}
+
+int mt_mxfp8_gather_check(const struct mt_job *j, struct mt_error *err)
+{
+	if (j->mxfp8_ag_bf16 == 1 && j->param_gather_q != 1)
+		return mt_error_set(err, MT_EINVAL,
+				    "--reuse-grad-buf-for-mxfp8-param-ag without --fp8-param-gather: "
+				    "Megatron-Core asserts \"Reuse grad buffer only when keeping params "
+				    "in MXFP8\" (d98e8a6 megatron/core/distributed/"
+				    "distributed_data_parallel_config.py:259-260); add "
+				    "--fp8-param-gather or drop the flag");
+	if (j->mxfp8_ag_bf16 == 0 && mt_recipe_of(j) == MT_RECIPE_MXFP8 && j->pins.dist_opt == 1 &&
+	    (j->pins.fsdp == MT_UNSET || j->pins.fsdp == MT_FSDP_OFF) && j->param_gather_q == 1)
+		return mt_error_set(err, MT_EINVAL,
+				    "--fp8-recipe mxfp8 with --fp8-param-gather and the distributed "
+				    "optimizer needs --reuse-grad-buf-for-mxfp8-param-ag: without it "
+				    "Megatron-Core maps the MXFP8 weights into its parameter buffer, "
+				    "which Transformer Engine refuses (\"replace_raw_data for MXFP8Tensor "
+				    "is not supported yet\", d0067d0 transformer_engine/pytorch/tensor/"
+				    "utils.py:83-84; Megatron-LM d98e8a6 arguments.py:1580-1582); add the "
+				    "flag, as Bridge's MXFP8 recipe does");
+	return MT_OK;
 }
 
 int mt_recipe_check(const struct mt_job *j, const struct mt_cluster *c, struct mt_error *err)

@@ -94,14 +94,33 @@ double mt_param_ag_bytes(const struct mt_job *j, double params, double qparams);
 
 /* HBM bytes per quantised parameter that each rank moves after the
  * parameter all-gather to cast what it gathered into the recipe's storage:
- * with MXFP8 and mt_param_gather_q(), the gather runs in BF16 through the
- * gradient buffer (--reuse-grad-buf-for-mxfp8-param-ag, which Bridge's MXFP8
- * recipe sets): every gathered weight is read (2), written in both layouts
- * with their scales, and its BF16 copy zeroed (2); 0 otherwise
+ * with MXFP8 and mt_param_gather_q(), the distributed optimizer always
+ * gathers in BF16 through the gradient buffer, and Megatron-LM runs it only
+ * with --reuse-grad-buf-for-mxfp8-param-ag (which Bridge's MXFP8 recipe sets;
+ * mt_mxfp8_gather_check): every gathered weight is read (2), written in both
+ * layouts with their scales, and its BF16 copy zeroed (2); 0 otherwise
  * (docs/MODEL.md 4.9).  `dist_opt`: the distributed optimizer gathers the
- * weights; pass 0 under Megatron-FSDP, where validate_args turns the reuse
- * off (Megatron-LM d98e8a6 megatron/training/arguments.py:1137). */
+ * weights; pass 0 under Megatron-FSDP, which has a gather of its own
+ * (Megatron-LM d98e8a6 megatron/training/arguments.py:1137). */
 double mt_param_ag_recast(const struct mt_job *j, int dist_opt);
+
+/* Whether the distributed optimizer all-gathers the weights of `c` in their
+ * quantised format: mt_param_gather_q(), the distributed optimizer without
+ * Megatron-FSDP, and more than one rank to gather over (DP x CP), as the
+ * fp8-param-gather rule prints --fp8-param-gather. */
+int mt_param_gather_applies(const struct mt_job *j, const struct mt_config *c);
+
+/* A Megatron-LM job's MXFP8 parameter gather as Megatron-LM runs it:
+ * --reuse-grad-buf-for-mxfp8-param-ag needs --fp8-param-gather (Megatron-Core
+ * d98e8a6 distributed_data_parallel_config.py:259-260 asserts it), and MXFP8
+ * weights gathered by the distributed optimizer need the reuse (without it
+ * the weights are remapped into the parameter buffer, which Transformer
+ * Engine refuses for MXFP8: param_and_grad_buffer.py:1262-1290, TE d0067d0
+ * transformer_engine/pytorch/tensor/utils.py:83-84).  Read from a job's
+ * flags (mxfp8_ag_bf16 and the pins of the distributed optimizer and FSDP);
+ * nothing to check while the reuse is unset.  MT_OK, or MT_EINVAL naming the
+ * flag to add or drop. */
+int mt_mxfp8_gather_check(const struct mt_job *j, struct mt_error *err);
 
 /* Check that the cluster's GPU runs the job's recipe and that the profile
  * has the GEMM rate it needs.  MT_OK, or MT_EINVAL with a message naming

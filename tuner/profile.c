@@ -320,6 +320,42 @@ static void num_or_null(cJSON *o, const char *key, double v)
 		cJSON_AddNullToObject(o, key);
 }
 
+/* The step memory factor and the ranks' reports it was fitted on */
+static void corr_mempts(cJSON *sec, const struct mt_profile_corr *pc)
+{
+	cJSON *a;
+	int i;
+
+	cJSON_AddNumberToObject(sec, "step_memory_factor", pc->corr->mem_step);
+	cJSON_AddStringToObject(sec, "memory_basis", "rank_reports");
+	if (pc->mem_step_why)
+		cJSON_AddStringToObject(sec, "step_memory_not_applied", pc->mem_step_why);
+	cJSON_AddNumberToObject(sec, "memory_points_used", pc->npts);
+	num_or_null(sec, "max_allocated_rms_rel_error_before", pc->max_alloc_rms_before);
+	num_or_null(sec, "max_allocated_rms_rel_error_after", pc->max_alloc_rms_after);
+	num_or_null(sec, "max_allocated_loo_mean_abs_rel_error_before", pc->max_alloc_loo_before);
+	num_or_null(sec, "max_allocated_loo_mean_abs_rel_error_after", pc->max_alloc_loo_after);
+	a = cJSON_AddArrayToObject(sec, "memory_points");
+	for (i = 0; a && i < pc->npts; i++) {
+		const struct mt_profile_corr_mempt *p = &pc->pts[i];
+		cJSON *o = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(o, "file", p->file);
+		cJSON_AddStringToObject(o, "name", p->name);
+		cJSON_AddNumberToObject(o, "rank", p->rank);
+		cJSON_AddNumberToObject(o, "stage", p->stage);
+		cJSON_AddNumberToObject(o, "measured_max_allocated_bytes", round(p->measured_max_allocated));
+		cJSON_AddNumberToObject(o, "predicted_max_allocated_bytes",
+					round(p->predicted_max_allocated));
+		cJSON_AddNumberToObject(o, "corrected_max_allocated_bytes",
+					round(p->corrected_max_allocated));
+		num_or_null(o, "measured_max_reserved_bytes", round(p->measured_max_reserved));
+		cJSON_AddNumberToObject(o, "predicted_reserved_bytes", round(p->predicted_reserved));
+		cJSON_AddNumberToObject(o, "corrected_reserved_bytes", round(p->corrected_reserved));
+		cJSON_AddItemToArray(a, o);
+	}
+}
+
 void mt_profile_corrections(cJSON *doc, const struct mt_profile_corr *pc, const char *src)
 {
 	cJSON *sec = cJSON_CreateObject(), *f, *a;
@@ -331,8 +367,9 @@ void mt_profile_corrections(cJSON *doc, const struct mt_profile_corr *pc, const 
 	cJSON_AddStringToObject(sec, "source", src);
 	cJSON_AddStringToObject(sec, "fitted", pc->fitted_at);
 	cJSON_AddStringToObject(sec, "model", "time factors multiply the curves' GEMM and collective "
-				"times by class; memory_overhead_bytes is added to every peak "
-				"(docs/MODEL.md section 10)");
+				"times by class; step_memory_factor multiplies what a stage "
+				"allocates inside a step; memory_overhead_bytes is added to every "
+				"stage's reserved memory and peak (docs/MODEL.md section 10)");
 	f = cJSON_AddObjectToObject(sec, "factors");
 	for (i = 0; f && i < pc->nfitted; i++)
 		cJSON_AddNumberToObject(f, mt_corr_name(pc->fitted[i]), pc->corr->f[pc->fitted[i]]);
@@ -346,6 +383,10 @@ void mt_profile_corrections(cJSON *doc, const struct mt_profile_corr *pc, const 
 	}
 	if (pc->mem_runs > 0)
 		cJSON_AddNumberToObject(sec, "memory_overhead_bytes", round(pc->corr->mem_bytes));
+	if (pc->npts > 0)
+		corr_mempts(sec, pc);
+	else if (pc->mem_runs > 0)
+		cJSON_AddStringToObject(sec, "memory_basis", "worst_rank_max_reserved");
 	cJSON_AddNumberToObject(sec, "runs_used", pc->nruns);
 	cJSON_AddNumberToObject(sec, "memory_runs_used", pc->mem_runs);
 	num_or_null(sec, "rms_rel_error_before", pc->rms_before);

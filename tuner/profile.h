@@ -94,6 +94,13 @@ struct mt_profile_corr_run {
 	double measured_step_s, predicted_step_s, corrected_step_s;
 	double measured_mem_bytes, predicted_mem_bytes; /* NAN: not measured */
 };
+/* A rank's memory report the memory fit matched (bytes; NAN: not printed) */
+struct mt_profile_corr_mempt {
+	const char *file, *name;  /* the validation file and the candidate's name */
+	int rank, stage;
+	double measured_max_allocated, predicted_max_allocated, corrected_max_allocated;
+	double measured_max_reserved, predicted_reserved, corrected_reserved;
+};
 struct mt_profile_corr {
 	const struct mt_corr *corr;               /* the factors and the memory term */
 	const int *fitted;                        /* indices of the factors fitted */
@@ -107,6 +114,12 @@ struct mt_profile_corr {
 	double rms_before, rms_after;             /* relative step error, in sample */
 	double loo_before, loo_after;             /* leave-one-out mean |error|; NAN: n/a */
 	double mem_loo_before, mem_loo_after;     /* NAN: n/a */
+	/* the ranks' reports (npts > 0: step_memory_factor and its fit) */
+	const struct mt_profile_corr_mempt *pts;
+	int npts;
+	double max_alloc_rms_before, max_alloc_rms_after;
+	double max_alloc_loo_before, max_alloc_loo_after; /* NAN: n/a */
+	const char *mem_step_why;                 /* why the factor stayed 1, or NULL */
 };
 void mt_profile_corrections(cJSON *doc, const struct mt_profile_corr *pc, const char *src);
 

@@ -214,6 +214,21 @@ static void stage_time(const struct mt_ctx *x, const struct mt_costs *a, const s
 	o->params_exp = b->par_exp[r];
 }
 
+/* MXFP8 weights gathered in BF16 are cast into their storage on every rank,
+ * the whole stage's, once a step on the compute stream (4.9): seconds */
+static double param_recast(const struct mt_ctx *x, const struct mt_plan *b,
+			   const struct mt_config *cfg)
+{
+	double q = 0;
+	int r;
+
+	if (!mt_param_gather_applies(x->job, cfg))
+		return 0;
+	for (r = 0; r < b->nrep; r++)
+		q = fmax(q, b->par_fp8[r]);
+	return q * mt_param_ag_recast(x->job, 1) / x->hbm;
+}
+
 void mt_timing(const struct mt_ctx *x, const struct mt_costs *a, const struct mt_plan *b,
 	       const struct mt_config *cfg, struct mt_time *t, struct mt_tput *tp)
 {
@@ -330,15 +345,7 @@ void mt_timing(const struct mt_ctx *x, const struct mt_costs *a, const struct mt
 				: opt_params * (1 - j->opt_offload) *
 					  mt_opt_step_moved_bytes(j, cfg, b->dp) / x->hbm) +
 		       mt_opt_offload_time(x, opt_params);
-	/* MXFP8 weights gathered in BF16 are cast into their storage on every
-	 * rank, the whole stage's, on the compute stream (4.9) */
-	if (b->dp * a->cp > 1) {
-		double q = 0;
-
-		for (r = 0; r < b->nrep; r++)
-			q = fmax(q, b->par_fp8[r]);
-		t->optimizer += q * mt_param_ag_recast(j, cfg->dist_opt && !cfg->fsdp) / x->hbm;
-	}
+	t->optimizer += param_recast(x, b, cfg);
 	/* hidden DP and PP traffic still takes SMs from the compute it hides under */
 	t->gpu_overhead += MT_COMM_SM_SLOWDOWN * (t->dp_hidden + t->pp_hidden);
 	t->compute += MT_COMM_SM_SLOWDOWN * (t->dp_hidden + t->pp_hidden);

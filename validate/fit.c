@@ -89,6 +89,29 @@ static int read_layout(const cJSON *config, const char *path, const char *where,
 	return MT_OK;
 }
 
+/* The memory reports of candidate c, run `run` of the set, whose stage is
+ * one of its pp: the points of the memory fit */
+static int read_points(struct mt_vset *s, const struct mt_vcand *c, int run, int pp)
+{
+	struct mt_vmempt *p;
+	int i;
+
+	for (i = 0; i < c->nmemr; i++) {
+		const struct mt_vmemrank *m = &c->memr[i];
+
+		if (m->stage < 0 || m->stage >= pp || !(m->max_allocated > 0)) {
+			s->pts_left_out++;
+			continue;
+		}
+		if (!(p = realloc(s->pts, (size_t)(s->npts + 1) * sizeof(*p))))
+			return MT_ENOMEM;
+		s->pts = p;
+		s->pts[s->npts++] = (struct mt_vmempt){ run, m->rank, m->stage, m->max_allocated,
+							m->max_reserved > 0 ? m->max_reserved : NAN };
+	}
+	return MT_OK;
+}
+
 /* The runs of v that count into s; with `need`, none is an error naming the
  * statuses. */
 static int read_runs(struct mt_vset *s, const struct mt_validation *v, const char *path,
@@ -134,6 +157,10 @@ static int read_runs(struct mt_vset *s, const struct mt_validation *v, const cha
 		r->model = s->nmodels - 1;
 		r->measured_step_s = step;
 		r->measured_mem_bytes = !proxy && mem > 0 ? mem * GIB : NAN;
+		if (!proxy && (rc = read_points(s, c, s->nruns, r->cfg.pp))) {
+			rc = mt_error_set(err, MT_ENOMEM, "out of memory");
+			break;
+		}
 		s->nruns++;
 		used++;
 	}
@@ -212,6 +239,7 @@ void mt_vset_free(struct mt_vset *s)
 		free((void *)s->runs[i].job.pins.layout);
 	free(s->models);
 	free(s->runs);
+	free(s->pts);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -543,7 +571,9 @@ static int parameters(struct fitx *X, struct mt_vfit *o)
 	return best;
 }
 
-static void memory_fit(const struct mt_vset *s, struct mt_vfit *o)
+/* The memory term from the worst rank's max reserved against the predicted
+ * peak: records without the ranks' reports */
+static void memory_fit_worst(const struct mt_vset *s, struct mt_vfit *o)
 {
 	double sum = 0, eb = 0, ea = 0;
 	int i, n = 0, nl = 0;
@@ -572,6 +602,158 @@ static void memory_fit(const struct mt_vset *s, struct mt_vfit *o)
 	o->mem_loo_after = ea / nl;
 	if (!(o->mem_loo_after < o->mem_loo_before)) /* no better on runs left out */
 		o->corr.mem_bytes = 0;
+}
+
+/* The step memory factor minimising sum ((a + k x) / m - 1)^2 over the points
+ * other than `skip` (-1: none), a the predicted allocated, x the predicted
+ * max allocated less it, m the measured max allocated; 1 when no point
+ * predicts memory allocated inside a step. */
+static double step_factor(const struct mt_vset *s, const struct mt_vfit *o, int skip)
+{
+	double num = 0, den = 0;
+	int i;
+
+	for (i = 0; i < s->npts; i++) {
+		double m = s->pts[i].max_allocated, x = (o->pt_max_alloc[i] - o->pt_alloc[i]) / m;
+
+		if (i == skip)
+			continue;
+		num += x * (1 - o->pt_alloc[i] / m);
+		den += x * x;
+	}
+	return den > 0 ? fmin(MT_CORR_MAX, fmax(MT_CORR_MIN, num / den)) : 1;
+}
+
+/* Each point's stage predicted without correction (docs/MODEL.md 4.8) */
+static int point_predictions(struct fitx *X, struct mt_vfit *o)
+{
+	const struct mt_vset *s = X->s;
+	struct mt_cluster c = *X->base;
+	struct mt_mem *st = NULL;
+	int i, run = -1, pp = 0;
+
+	mt_corr_init(&c.corr);
+	for (i = 0; i < s->npts; i++) {
+		const struct mt_vrun *r = &s->runs[s->pts[i].run];
+		struct mt_error e2 = MT_ERROR_INIT;
+
+		if (s->pts[i].run != run) {
+			run = s->pts[i].run;
+			o->mem_point_runs++;
+			free(st);
+			pp = r->cfg.pp > 0 ? r->cfg.pp : 1;
+			if (!(st = calloc((size_t)pp, sizeof(*st))))
+				return mt_error_set(X->err, MT_ENOMEM, "out of memory");
+			if (mt_eval_stages(&s->models[r->model], &c, &r->job, &r->cfg, st, &e2)) {
+				free(st);
+				return mt_error_set(X->err, MT_EINVAL, "%s: %s: the stages' memory cannot "
+						    "be evaluated: %s", r->file, r->name, e2.msg);
+			}
+		}
+		o->pt_alloc[i] = st[s->pts[i].stage].allocated;
+		o->pt_max_alloc[i] = st[s->pts[i].stage].max_allocated;
+		o->pt_reserved[i] = st[s->pts[i].stage].reserved;
+	}
+	free(st);
+	return MT_OK;
+}
+
+/* Mean |relative error| of max allocated with the factor fitted on the
+ * other points (after), and of the model (before) */
+static void step_loo(const struct mt_vset *s, struct mt_vfit *o)
+{
+	double eb = 0, ea = 0;
+	int i;
+
+	o->max_alloc_loo_before = o->max_alloc_loo_after = NAN;
+	if (s->npts < 2)
+		return;
+	for (i = 0; i < s->npts; i++) {
+		double m = s->pts[i].max_allocated, a = o->pt_alloc[i];
+		double k = step_factor(s, o, i);
+
+		eb += fabs(o->pt_max_alloc[i] / m - 1) / s->npts;
+		ea += fabs((a + k * (o->pt_max_alloc[i] - a)) / m - 1) / s->npts;
+	}
+	o->max_alloc_loo_before = eb;
+	o->max_alloc_loo_after = ea;
+}
+
+/* The reserved memory's term with the step factor k: the mean of measured
+ * max reserved less the predicted reserved, kept when it predicts the
+ * points left out better */
+static void reserved_term(const struct mt_vset *s, struct mt_vfit *o, double k)
+{
+	double sum = 0, eb = 0, ea = 0;
+	int i, n = 0;
+
+	for (i = 0; i < s->npts; i++) {
+		double a = o->pt_alloc[i];
+
+		o->pt_reserved_after[i] = a + k * (o->pt_reserved[i] - a);
+		if (isfinite(s->pts[i].max_reserved)) {
+			sum += s->pts[i].max_reserved - o->pt_reserved_after[i];
+			n++;
+		}
+	}
+	o->corr.mem_bytes = n ? sum / n : 0;
+	o->mem_loo_before = o->mem_loo_after = NAN;
+	for (i = 0; n >= 2 && i < s->npts; i++) {
+		double m = s->pts[i].max_reserved, p = o->pt_reserved_after[i];
+
+		if (!isfinite(m))
+			continue;
+		eb += fabs(p / m - 1) / n;
+		ea += fabs((p + (sum - (m - p)) / (n - 1)) / m - 1) / n;
+	}
+	if (n >= 2) {
+		o->mem_loo_before = eb;
+		o->mem_loo_after = ea;
+		if (!(ea < eb))
+			o->corr.mem_bytes = 0;
+	}
+	for (i = 0; i < s->npts; i++)
+		o->pt_reserved_after[i] += o->corr.mem_bytes;
+}
+
+/* The step memory factor and the reserved term from the ranks' reports */
+static int memory_fit_ranks(struct fitx *X, struct mt_vfit *o)
+{
+	const struct mt_vset *s = X->s;
+	double rb = 0, ra = 0, k;
+	int i, n = s->npts, rc;
+
+	o->pt_alloc = calloc((size_t)n, sizeof(double));
+	o->pt_max_alloc = calloc((size_t)n, sizeof(double));
+	o->pt_reserved = calloc((size_t)n, sizeof(double));
+	o->pt_max_alloc_after = calloc((size_t)n, sizeof(double));
+	o->pt_reserved_after = calloc((size_t)n, sizeof(double));
+	if (!o->pt_alloc || !o->pt_max_alloc || !o->pt_reserved || !o->pt_max_alloc_after ||
+	    !o->pt_reserved_after)
+		return mt_error_set(X->err, MT_ENOMEM, "out of memory");
+	if ((rc = point_predictions(X, o)))
+		return rc;
+	k = step_factor(s, o, -1);
+	step_loo(s, o);
+	if (isfinite(o->max_alloc_loo_after) && !(o->max_alloc_loo_after < o->max_alloc_loo_before)) {
+		snprintf(o->mem_step_why, sizeof(o->mem_step_why), "fitted x%.3f, but the reports "
+			 "left out were predicted worse (%.2f%% -> %.2f%%)", k,
+			 100 * o->max_alloc_loo_before, 100 * o->max_alloc_loo_after);
+		k = 1;
+	}
+	for (i = 0; i < n; i++) {
+		double m = s->pts[i].max_allocated, a = o->pt_alloc[i];
+
+		o->pt_max_alloc_after[i] = a + k * (o->pt_max_alloc[i] - a);
+		rb += (o->pt_max_alloc[i] / m - 1) * (o->pt_max_alloc[i] / m - 1) / n;
+		ra += (o->pt_max_alloc_after[i] / m - 1) * (o->pt_max_alloc_after[i] / m - 1) / n;
+	}
+	o->corr.mem_step = k;
+	o->max_alloc_rms_before = sqrt(rb);
+	o->max_alloc_rms_after = sqrt(ra);
+	reserved_term(s, o, k);
+	o->mem_runs = o->mem_point_runs;
+	return MT_OK;
 }
 
 /* Keep the fitted factors only where they predict runs left out better than
@@ -645,9 +827,15 @@ int mt_vfit_run(const struct mt_vset *s, const struct mt_cluster *base, struct m
 	o->rms_before = sqrt(rb);
 	o->rms_after = sqrt(ra);
 	keep_if_better(s, o);
-	memory_fit(s, o);
 	free(mask);
-	return X.failed ? MT_EINVAL : MT_OK;
+	if (X.failed)
+		return MT_EINVAL;
+	o->max_alloc_rms_before = o->max_alloc_rms_after = NAN;
+	o->max_alloc_loo_before = o->max_alloc_loo_after = NAN;
+	if (s->npts > 0)
+		return memory_fit_ranks(&X, o);
+	memory_fit_worst(s, o);
+	return MT_OK;
 }
 
 void mt_vfit_text(struct sbuf *sb, const struct mt_vfit *f)
@@ -676,5 +864,12 @@ void mt_vfit_free(struct mt_vfit *f)
 	free(f->pred_before);
 	free(f->pred_after);
 	free(f->mem_before);
+	free(f->pt_alloc);
+	free(f->pt_max_alloc);
+	free(f->pt_reserved);
+	free(f->pt_max_alloc_after);
+	free(f->pt_reserved_after);
 	f->pred_before = f->pred_after = f->mem_before = NULL;
+	f->pt_alloc = f->pt_max_alloc = f->pt_reserved = NULL;
+	f->pt_max_alloc_after = f->pt_reserved_after = NULL;
 }

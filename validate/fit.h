@@ -5,7 +5,9 @@
  * The validation is read through its owner (validate/validation.h); the fit
  * uses only (docs/FORMATS.md, "What calibrate --from-validation reads"): schema,
  * mode, advice, model, gpus, seq, gbs and, per candidate, name, status,
- * config, measured.step_s and measured.mem_max_reserved_gib.  The model and
+ * config, measured.step_s, measured.mem_max_reserved_gib and memory_ranks
+ * (each rank's rank, stage and measured max allocated and max reserved; the
+ * predictions beside them are recomputed).  The model and
  * the job's precision come from the advice file the validation names when it
  * can be read (job.model_source, job.precision, job.attention,
  * job.moe_dispatcher), else from the validation's `model` as a name or path.
@@ -18,12 +20,22 @@
  * errors (Gauss-Newton, factors bounded to [0.05, 20], a 1e-10 pull towards 1
  * so that an unexercised factor stays 1).  Factors that change no run's step
  * by 1% are not fitted; the others are, largest share of the predicted step
- * first, with k parameters: the first k - 1 factors one each, the others
- * sharing the last (one run scales every exercised class alike).  k is 1, or
+ * first, with q parameters: the first q - 1 factors one each, the others
+ * sharing the last (one run scales every exercised class alike).  q is 1, or
  * from three runs on the count up to max(1, runs - 2) whose leave-one-out
- * error is the least (the fewest where equal).  The memory term is the mean of
- * measured minus predicted peak (runs with memory measured, not in proxy
- * mode: a proxy holds one layer's buffers, not the job's memory).
+ * error is the least (the fewest where equal).
+ *
+ * Memory (runs not in proxy mode: a proxy holds one layer's buffers, not the
+ * job's memory).  With the ranks' memory reports (memory_ranks), a step
+ * memory factor k on what a stage allocates inside a step, so that the
+ * predicted max allocated of each report's stage, allocated + k (max
+ * allocated - allocated), matches the measured one: least squares over the
+ * relative errors of every report of every run, closed form; then the memory
+ * term, the mean of measured max reserved less the stage's predicted
+ * reserved with k.  Without them (records written before memory_ranks, logs
+ * without the reports), the memory term alone: the mean of the worst rank's
+ * measured max reserved less the predicted peak.  Each is kept only when it
+ * predicts the points left out better (with two points or more).
  *
  * Ownership: the set owns its models, runs and the layouts its runs pin
  * (runs[i].job.pins.layout; mt_vset_free); the result is
@@ -49,12 +61,23 @@ struct mt_vrun {
 	double measured_mem_bytes; /* NAN: not measured (or proxy mode) */
 };
 
+/* One rank's memory report of a run, what the memory fit matches */
+struct mt_vmempt {
+	int run;                 /* index into the set's runs */
+	int rank, stage;
+	double max_allocated;    /* measured, bytes */
+	double max_reserved;     /* measured, bytes; NAN: not printed */
+};
+
 struct mt_vset {
 	struct mt_model *models;
 	int nmodels;
 	struct mt_vrun *runs;
 	int nruns;
 	int left_out;            /* candidates not used (status, no measurement) */
+	struct mt_vmempt *pts;   /* the runs' memory reports with a known stage */
+	int npts;
+	int pts_left_out;        /* reports without a known stage or max allocated */
 	char files[512];         /* the files read, comma-separated */
 	struct mt_job job;       /* the job of the last validation added (mt_vset_predict) */
 	char path[256];          /* and its file */
@@ -93,8 +116,16 @@ struct mt_vfit {
 	int ndrop;
 	int drop[MT_CORR_N];
 	char drop_why[MT_CORR_N][96];
-	struct mt_corr corr;            /* the fitted factors and memory term */
-	int mem_runs;
+	struct mt_corr corr;            /* the fitted factors and memory terms */
+	int mem_runs;                   /* runs the memory term was fitted on */
+	/* the step memory factor from the ranks' reports (npts > 0); per
+	 * point, heap: the stage's predicted allocated, max allocated and
+	 * reserved without correction, and max allocated and reserved with */
+	int mem_point_runs;
+	double *pt_alloc, *pt_max_alloc, *pt_reserved, *pt_max_alloc_after, *pt_reserved_after;
+	double max_alloc_rms_before, max_alloc_rms_after; /* relative, every point */
+	double max_alloc_loo_before, max_alloc_loo_after; /* mean |relative| left out; NAN */
+	char mem_step_why[128];         /* why the factor stayed 1, or "" */
 	double *pred_before, *pred_after; /* per run, heap (mt_vfit_free) */
 	double *mem_before;             /* per run predicted peak (uncorrected) */
 	double rms_before, rms_after;   /* relative step error, all runs */

@@ -78,6 +78,31 @@ void mt_validate_opts_init(struct mt_validate_opts *o, const char *dir)
 	o->grace_s = 10;
 }
 
+/* Each stage's predicted memory as the allocator counts it, from the advice
+ * candidate's memory.stages (docs/FORMATS.md 3); none when it has none. */
+static void stage_preds(struct mt_vcand *c, const cJSON *cand)
+{
+	const cJSON *arr = mt_jget(cand, "memory.stages"), *it;
+	int n = cJSON_GetArraySize(arr), st;
+
+	if (n <= 0 || n > 4096)
+		return;
+	c->stage_pred = calloc((size_t)n, sizeof(*c->stage_pred));
+	if (!c->stage_pred)
+		abort();
+	c->nstage_pred = n;
+	for (st = 0; st < n; st++)
+		c->stage_pred[st] = (struct mt_vmempred){ NAN, NAN, NAN };
+	cJSON_ArrayForEach(it, arr) {
+		st = (int)mt_jget_num(it, "stage", -1);
+		if (st < 0 || st >= n)
+			continue;
+		c->stage_pred[st].allocated = mt_jget_num(it, "allocated_bytes", NAN);
+		c->stage_pred[st].max_allocated = mt_jget_num(it, "max_allocated_bytes", NAN);
+		c->stage_pred[st].reserved = mt_jget_num(it, "reserved_bytes", NAN);
+	}
+}
+
 int mt_validate_init(struct mt_validation *v, const cJSON *advice,
 		     const struct mt_validate_opts *o, struct mt_error *err)
 {
@@ -125,6 +150,7 @@ int mt_validate_init(struct mt_validation *v, const cJSON *advice,
 		c->pred.tokens_per_s_per_gpu = mt_jget_num(j, "throughput.tokens_per_s_per_gpu", NAN);
 		c->pred.tflops_per_gpu = mt_jget_num(j, "throughput.model_tflops_per_gpu", NAN);
 		c->pred.mem_gib = mt_jget_num(j, "memory.total_bytes", NAN) / 1073741824.0;
+		stage_preds(c, j);
 		v->ncand++;
 	}
 	mt_advice_doc_free(&d);
@@ -149,6 +175,16 @@ static void copy_run(struct mt_vcand *to, const struct mt_vcand *from)
 	to->tune_run = from->tune_run;
 	to->tune_fitted_from = from->tune_fitted_from;
 	to->tune_corrected_s = from->tune_corrected_s;
+	free(to->memr);
+	to->memr = NULL;
+	to->nmemr = 0;
+	if (from->nmemr > 0) {
+		to->memr = malloc((size_t)from->nmemr * sizeof(*to->memr));
+		if (!to->memr)
+			abort();
+		memcpy(to->memr, from->memr, (size_t)from->nmemr * sizeof(*to->memr));
+		to->nmemr = from->nmemr;
+	}
 }
 
 void mt_validate_resume(struct mt_validation *v, const struct mt_validation *prev)
@@ -298,6 +334,37 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* each rank's last memory report beside its stage's prediction */
+static void memory_ranks(struct mt_vcand *c, const struct mt_logparse *p, int gpus)
+{
+	int pp = (int)mt_jget_num(c->config, "pp", c->nstage_pred > 0 ? c->nstage_pred : 1), i;
+
+	free(c->memr);
+	c->memr = NULL;
+	c->nmemr = 0;
+	if (p->nmemr <= 0)
+		return;
+	c->memr = calloc((size_t)p->nmemr, sizeof(*c->memr));
+	if (!c->memr)
+		abort();
+	for (i = 0; i < p->nmemr; i++) {
+		const struct mt_logmem *m = &p->memr[i];
+		struct mt_vmemrank *r = &c->memr[i];
+
+		r->rank = m->rank;
+		r->stage = mt_rank_stage(m->rank, gpus, pp);
+		r->lineno = m->lineno;
+		r->allocated = m->alloc_b;
+		r->max_allocated = m->max_alloc_b;
+		r->reserved = m->reserved_b;
+		r->max_reserved = m->max_reserved_b;
+		r->pred = r->stage >= 0 && r->stage < c->nstage_pred
+				  ? c->stage_pred[r->stage]
+				  : (struct mt_vmempred){ NAN, NAN, NAN };
+	}
+	c->nmemr = p->nmemr;
+}
+
 /* the measured figures of the steady steps (iteration > warmup); 0 when none */
 static int measure(struct mt_vcand *c, const struct mt_logparse *p, const struct mt_validation *v,
 		   double flops_step, int warmup)
@@ -309,6 +376,7 @@ static int measure(struct mt_vcand *c, const struct mt_logparse *p, const struct
 
 	if (!x || !t)
 		abort();
+	memory_ranks(c, p, v->gpus);
 	for (i = 0; i < p->nstep; i++) {
 		if (p->iter[i] <= warmup)
 			continue;

@@ -142,6 +142,52 @@ static void copy_json(struct jw *w, const char *key, const cJSON *v)
 	}
 }
 
+/* bytes, written exactly; null when not known */
+static void bytes_or_null(struct jw *w, const char *key, double v)
+{
+	if (isfinite(v))
+		jw_int(w, key, (int64_t)llround(v));
+	else
+		jw_null(w, key);
+}
+
+/* memory_ranks: each rank's report beside its stage's prediction */
+static void memranks_json(struct jw *w, const struct mt_vcand *c)
+{
+	int i;
+
+	jw_arr(w, "memory_ranks");
+	for (i = 0; i < c->nmemr; i++) {
+		const struct mt_vmemrank *r = &c->memr[i];
+		const struct mt_vmempred *p = &r->pred;
+
+		jw_obj(w, NULL);
+		jw_int(w, "rank", r->rank);
+		if (r->stage >= 0)
+			jw_int(w, "stage", r->stage);
+		else
+			jw_null(w, "stage");
+		jw_int(w, "lineno", r->lineno);
+		jw_obj(w, "measured");
+		bytes_or_null(w, "allocated_bytes", r->allocated);
+		bytes_or_null(w, "max_allocated_bytes", r->max_allocated);
+		bytes_or_null(w, "reserved_bytes", r->reserved);
+		bytes_or_null(w, "max_reserved_bytes", r->max_reserved);
+		jw_end(w);
+		if (isfinite(p->allocated) || isfinite(p->max_allocated) || isfinite(p->reserved)) {
+			jw_obj(w, "predicted");
+			bytes_or_null(w, "allocated_bytes", p->allocated);
+			bytes_or_null(w, "max_allocated_bytes", p->max_allocated);
+			bytes_or_null(w, "reserved_bytes", p->reserved);
+			jw_end(w);
+		} else {
+			jw_null(w, "predicted");
+		}
+		jw_end(w);
+	}
+	jw_end(w);
+}
+
 static void cand_json(struct jw *w, const struct mt_vcand *c)
 {
 	const struct mt_vmeas *m = &c->meas;
@@ -196,6 +242,7 @@ static void cand_json(struct jw *w, const struct mt_vcand *c)
 		jw_null(w, "measured");
 		jw_null(w, "rel_error");
 	}
+	memranks_json(w, c);
 	if (c->tune_run > 0) {
 		jw_obj(w, "tune");
 		jw_int(w, "run", c->tune_run);
@@ -325,6 +372,78 @@ static char *get_str(const cJSON *o, const char *key)
 	return cJSON_IsString(v) ? strdup(v->valuestring) : NULL;
 }
 
+/* One of measured's or predicted's byte counts of a memory report */
+static int read_bytes(const struct mt_jpos *at, const cJSON *o, const char *key, double *out,
+		      struct mt_error *err)
+{
+	*out = NAN;
+	return mt_jnum(at, o, key, 0, 0, 1e15, out, err);
+}
+
+static int read_memrank(const struct mt_jpos *at, const cJSON *o, struct mt_vmemrank *r,
+			struct mt_error *err)
+{
+	char w2[160];
+	const cJSON *me = NULL, *pr = NULL;
+	struct mt_jpos in;
+	double ln = 0;
+	int rc;
+
+	r->stage = -1;
+	r->allocated = r->max_allocated = r->reserved = r->max_reserved = NAN;
+	r->pred.allocated = r->pred.max_allocated = r->pred.reserved = NAN;
+	if ((rc = mt_jint32(at, o, "rank", 1, -1, 1 << 24, &r->rank, err)) < 0 ||
+	    (rc = mt_jint32(at, o, "stage", 0, 0, 1 << 20, &r->stage, err)) < 0 ||
+	    (rc = mt_jnum(at, o, "lineno", 0, 0, 1e15, &ln, err)) < 0 ||
+	    (rc = mt_jobj(at, o, "measured", 1, &me, err)) < 0 ||
+	    (rc = mt_jobj(at, o, "predicted", 0, &pr, err)) < 0)
+		return rc;
+	r->lineno = (long)ln;
+	snprintf(w2, sizeof(w2), "%s.measured", at->where);
+	in = (struct mt_jpos){ at->file, w2 };
+	if ((rc = read_bytes(&in, me, "allocated_bytes", &r->allocated, err)) < 0 ||
+	    (rc = read_bytes(&in, me, "max_allocated_bytes", &r->max_allocated, err)) < 0 ||
+	    (rc = read_bytes(&in, me, "reserved_bytes", &r->reserved, err)) < 0 ||
+	    (rc = read_bytes(&in, me, "max_reserved_bytes", &r->max_reserved, err)) < 0)
+		return rc;
+	if (!pr)
+		return MT_OK;
+	snprintf(w2, sizeof(w2), "%s.predicted", at->where); /* in.where is w2 */
+	if ((rc = read_bytes(&in, pr, "allocated_bytes", &r->pred.allocated, err)) < 0 ||
+	    (rc = read_bytes(&in, pr, "max_allocated_bytes", &r->pred.max_allocated, err)) < 0 ||
+	    (rc = read_bytes(&in, pr, "reserved_bytes", &r->pred.reserved, err)) < 0)
+		return rc;
+	return MT_OK;
+}
+
+/* memory_ranks (optional: records written before it have none) */
+static int read_memranks(const struct mt_jpos *at, const cJSON *o, struct mt_vcand *c,
+			 struct mt_error *err)
+{
+	char w1[96], w2[128];
+	const cJSON *arr = NULL, *it;
+	int rc, i = 0;
+
+	snprintf(w1, sizeof(w1), "%s.memory_ranks", at->where);
+	if ((rc = mt_jarr(at, o, "memory_ranks", 0, &arr, err)) <= 0 || !cJSON_GetArraySize(arr))
+		return rc;
+	c->memr = calloc((size_t)cJSON_GetArraySize(arr), sizeof(*c->memr));
+	if (!c->memr)
+		abort();
+	cJSON_ArrayForEach(it, arr) {
+		struct mt_jpos in = { at->file, mt_jpath_index(w2, sizeof(w2), w1, i) };
+
+		if (!cJSON_IsObject(it))
+			return mt_error_set(err, MT_EINVAL, "%s: field '%s': expected an object (rank, "
+					    "stage, lineno, measured, predicted), got %s", at->file,
+					    in.where, mt_json_type(it));
+		if ((rc = read_memrank(&in, it, &c->memr[i], err)) < 0)
+			return rc;
+		c->nmemr = ++i;
+	}
+	return MT_OK;
+}
+
 static int read_cand(const struct mt_jpos *at, const cJSON *o, struct mt_vcand *c,
 		     struct mt_error *err)
 {
@@ -392,7 +511,7 @@ static int read_cand(const struct mt_jpos *at, const cJSON *o, struct mt_vcand *
 		c->tune_fitted_from = (int)mt_jget_num(tu, "fitted_from_runs", 0);
 		c->tune_corrected_s = mt_jget_num(tu, "corrected_step_s", NAN);
 	}
-	return MT_OK;
+	return read_memranks(at, o, c, err) < 0 ? MT_EINVAL : MT_OK;
 }
 
 int mt_validation_read(const cJSON *doc, const char *file, const char *opt,
@@ -455,6 +574,13 @@ int mt_validation_load(const char *path, const char *opt, struct mt_validation *
 	return rc;
 }
 
+int mt_rank_stage(int rank, int gpus, int pp)
+{
+	if (rank < 0 || gpus <= 0 || pp <= 0 || rank >= gpus || gpus % pp)
+		return rank == -1 && pp == 1 ? 0 : -1;
+	return rank / (gpus / pp);
+}
+
 struct mt_vcand *mt_validation_find(struct mt_validation *v, const char *name)
 {
 	int i;
@@ -473,6 +599,8 @@ static void cand_free(struct mt_vcand *c)
 	free(c->reason);
 	free(c->log);
 	free(c->command);
+	free(c->memr);
+	free(c->stage_pred);
 	memset(c, 0, sizeof(*c));
 }
 

@@ -7,8 +7,9 @@
  *
  * The only reader and writer of the kind: mt_validation_load() is the typed
  * reader everything else uses (the report, compare, tune, calibrate).  A
- * struct mt_validation owns its strings and its candidates' config objects
- * (mt_validation_free).  Numbers absent from the document read as NAN.
+ * struct mt_validation owns its strings, its candidates' config objects and
+ * memory reports (mt_validation_free).  Numbers absent from the document read
+ * as NAN.
  */
 #ifndef MT_VALIDATE_VALIDATION_H
 #define MT_VALIDATE_VALIDATION_H
@@ -32,6 +33,23 @@ struct mt_vmeas {
 	long skipped_iterations;
 };
 
+/* The memory of a pipeline stage as PyTorch's caching allocator counts it
+ * (docs/MODEL.md 4.8), bytes; NAN: none. */
+struct mt_vmempred {
+	double allocated, max_allocated, reserved;
+};
+
+/* One rank's last memory report (Megatron-LM report_memory, read by
+ * logparse.h) beside the prediction for its pipeline stage: `memory_ranks`
+ * of a candidate.  Bytes; NAN: not printed. */
+struct mt_vmemrank {
+	int rank;               /* -1: a line without "[Rank N]" */
+	int stage;              /* -1: not known (mt_rank_stage) */
+	long lineno;            /* the report's line in the log */
+	double allocated, max_allocated, reserved, max_reserved;
+	struct mt_vmempred pred; /* its stage's; NAN when not predicted */
+};
+
 struct mt_vcand {
 	char *name;             /* c<rank>-tp..-pp..[-vpp..][-cp..][-ep..]-mbs..[-rc..] */
 	int predicted_rank;
@@ -46,6 +64,12 @@ struct mt_vcand {
 	struct mt_vpred pred;
 	int has_measured;
 	struct mt_vmeas meas;
+	int nmemr;
+	struct mt_vmemrank *memr; /* each reporting rank's memory (owned) */
+	/* not written: each stage's predicted memory from the advice
+	 * (mt_validate_init), set beside the ranks' reports of a run */
+	int nstage_pred;
+	struct mt_vmempred *stage_pred;
 	/* tune (validate/tune.h): the run's place in the loop and what the
 	 * correction fitted from the runs before it predicted; tune_run 0 when
 	 * tune did not run it */
@@ -108,6 +132,12 @@ int mt_validation_load(const char *path, const char *opt, struct mt_validation *
 /* The same from a parsed document. */
 int mt_validation_read(const cJSON *doc, const char *file, const char *opt,
 		       struct mt_validation *out, struct mt_error *err);
+
+/* The pipeline stage of global rank `rank` of a job of `gpus` GPUs in `pp`
+ * stages, in Megatron-LM's default rank order (tp-cp-ep-dp-pp: the pipeline
+ * outermost); -1 when the rank is unknown or outside the job (a line without
+ * a rank is stage 0 of a job without a pipeline). */
+int mt_rank_stage(int rank, int gpus, int pp);
 
 /* The candidate named name, or NULL. */
 struct mt_vcand *mt_validation_find(struct mt_validation *v, const char *name);

@@ -348,6 +348,40 @@ static void every_stage_of_a_pipeline(void **state)
 	assert_true(peak.max_allocated == st[arg].max_allocated);
 }
 
+/* calibrate --from-validation's memory terms (docs/MODEL.md 10): the step
+ * memory factor k multiplies what each stage allocates inside a step, so
+ * max allocated - allocated and reserved - allocated grow k-fold, and the
+ * memory term is added to reserved and the total; allocated between steps
+ * and what lies outside the allocator stay. */
+static void corrected_step_memory(void **state)
+{
+	struct mt_model m;
+	struct mt_error err = MT_ERROR_INIT;
+	struct mt_mem st[4], sc[4], peak;
+	const struct mt_corr save = h100->corr;
+	const double k = 1.3, d = 1073741824.0;
+	int i;
+
+	(void)state;
+	assert_int_equal(mt_model_load("llama3-70b", &m, &err), 0);
+	assert_int_equal(every_stage(&m, 4, NULL, st, &peak), 4);
+	mt_corr_init(&h100->corr);
+	h100->corr.on = 1;
+	h100->corr.mem_step = k;
+	h100->corr.mem_bytes = d;
+	assert_int_equal(every_stage(&m, 4, NULL, sc, &peak), 4);
+	h100->corr = save;
+	for (i = 0; i < 4; i++) {
+		assert_close(sc[i].allocated, st[i].allocated, 1e-12);
+		assert_close(sc[i].max_allocated - sc[i].allocated,
+			     k * (st[i].max_allocated - st[i].allocated), 1e-12);
+		assert_close(sc[i].reserved - sc[i].allocated,
+			     k * (st[i].reserved - st[i].allocated) + d, 1e-12);
+		assert_close(sc[i].outside, st[i].outside, 1e-12);
+		assert_close(sc[i].total, sc[i].reserved + sc[i].outside, 1e-12);
+	}
+}
+
 /* A middle stage that is not the slowest can hold the most memory: with
  * few layers on the first stage, stage 1 (30 layers, 3 micro-batches in
  * flight) outweighs stage 2 (31 layers, 2 in flight), which the step time
@@ -634,6 +668,7 @@ int main(void)
 		cmocka_unit_test(mtp_stage_keeps_an_embedding),
 		cmocka_unit_test(parts_add_up_and_cp_divides),
 		cmocka_unit_test(experts_shard_over_ep),
+		cmocka_unit_test(corrected_step_memory),
 		cmocka_unit_test(recompute_modules_free_their_terms),
 	};
 

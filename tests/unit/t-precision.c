@@ -177,22 +177,55 @@ static void param_gather_defaults(void **state)
 }
 
 /* MXFP8 weights travel in BF16 through the gradient buffer and are cast on
- * every rank (read 2, both layouts with E8M0 scales 2.0625, zeroed 2), as
- * Bridge's recipe runs them; without the reuse they travel in MXFP8 and
- * nothing is cast after; no gather, no cast. */
+ * every rank (read 2, both layouts with E8M0 scales 2.0625, zeroed 2),
+ * whatever the flag says: Megatron-Core has no other path for them under the
+ * distributed optimizer; tensorwise weights travel quantised, nothing cast. */
 static void mxfp8_gathers_in_bf16(void **state)
 {
 	struct mt_job j = job_of(MT_PREC_FP8, MT_FP8_MXFP8);
+	struct mt_error err;
 
 	(void)state;
 	assert_close(mt_param_ag_recast(&j, 1), 2 + 2 * (1 + 1.0 / 32) + 2, 1e-12);
 	assert_close(mt_param_ag_bytes(&j, 10, 8), 2, 1e-12);
 	assert_close(mt_param_ag_recast(&j, 0), 0, 0);
 	j.mxfp8_ag_bf16 = 0;
-	assert_close(mt_param_ag_recast(&j, 1), 0, 0);
-	assert_close(mt_param_ag_bytes(&j, 10, 8), (2 * 2 + (1 + 1.0 / 32) * 8) / 10, 1e-12);
+	assert_close(mt_param_ag_recast(&j, 1), 2 + 2 * (1 + 1.0 / 32) + 2, 1e-12);
+	/* as a Megatron-LM job: without the reuse the job cannot run */
+	j.param_gather_q = 1;
+	j.pins.dist_opt = 1;
+	assert_int_equal(mt_mxfp8_gather_check(&j, &err), MT_EINVAL);
+	assert_non_null(strstr(err.msg, "needs --reuse-grad-buf-for-mxfp8-param-ag"));
+	j.pins.fsdp = MT_FSDP_MEGATRON; /* Megatron-FSDP gathers its own way */
+	assert_int_equal(mt_mxfp8_gather_check(&j, &err), MT_OK);
+	j.pins.fsdp = MT_UNSET;
+	j.mxfp8_ag_bf16 = 1;
+	assert_int_equal(mt_mxfp8_gather_check(&j, &err), MT_OK);
+	j.param_gather_q = 0; /* the reuse without the quantised gather */
+	assert_int_equal(mt_mxfp8_gather_check(&j, &err), MT_EINVAL);
+	assert_non_null(strstr(err.msg, "without --fp8-param-gather"));
 	j = job_of(MT_PREC_FP8, MT_FP8_TENSORWISE);
 	assert_close(mt_param_ag_recast(&j, 1), 0, 0);
+	assert_close(mt_param_ag_bytes(&j, 10, 8), (2 * 2 + 1 * 8) / 10.0, 1e-12);
+}
+
+/* The quantised gather happens with the distributed optimizer over more
+ * than one rank of DP x CP, not under Megatron-FSDP. */
+static void param_gather_applies(void **state)
+{
+	struct mt_job j = job_of(MT_PREC_FP8, MT_FP8_MXFP8);
+	struct mt_config c;
+
+	(void)state;
+	memset(&c, 0, sizeof(c));
+	c.dist_opt = 1, c.dp = 1, c.cp = 2;
+	assert_true(mt_param_gather_applies(&j, &c));
+	c.cp = 1;
+	assert_false(mt_param_gather_applies(&j, &c));
+	c.dp = 4, c.fsdp = MT_FSDP_MEGATRON;
+	assert_false(mt_param_gather_applies(&j, &c));
+	c.fsdp = MT_FSDP_OFF, c.dist_opt = 0;
+	assert_false(mt_param_gather_applies(&j, &c));
 }
 
 /* The TP overlap: on by default, off with NVFP4 (as NVIDIA runs it), a pin
@@ -286,6 +319,7 @@ int main(void)
 		cmocka_unit_test(gemm_rates_held_to_the_sustained_rate),
 		cmocka_unit_test(param_gather_defaults),
 		cmocka_unit_test(mxfp8_gathers_in_bf16),
+		cmocka_unit_test(param_gather_applies),
 		cmocka_unit_test(tp_overlap_default),
 		cmocka_unit_test(host_memory_per_node),
 	};

@@ -371,6 +371,58 @@ static void the_document_reads_back(void **state)
 	unlink(path);
 }
 
+/* each rank's memory report beside its stage's prediction, exactly in
+ * bytes, NAN as null; the stage of a rank in Megatron-LM's rank order */
+static void memory_ranks_read_back(void **state)
+{
+	struct mt_error err = MT_ERROR_INIT;
+	struct mt_validation v, r;
+	char path[] = "/tmp/t-validate-XXXXXX";
+	int fd = mkstemp(path);
+	const double mb = 1048576.0;
+
+	(void)state;
+	assert_true(fd >= 0);
+	close(fd);
+	memset(&v, 0, sizeof(v));
+	v.model = strdup("m");
+	v.gpus = 8;
+	v.ncand = 1;
+	v.cand = calloc(1, sizeof(*v.cand));
+	v.cand[0].name = strdup("c1");
+	v.cand[0].status = MT_VS_OK;
+	v.cand[0].wall_s = NAN;
+	v.cand[0].nmemr = 2;
+	v.cand[0].memr = calloc(2, sizeof(*v.cand[0].memr));
+	v.cand[0].memr[0] = (struct mt_vmemrank){ 5, 1, 17, 6351.375 * mb, 7974.18994140625 * mb,
+						  8528 * mb, NAN, { 6e9, 7.5e9, 8e9 } };
+	v.cand[0].memr[1] = (struct mt_vmemrank){ -1, -1, 18, NAN, 2048 * mb, NAN, 4096 * mb,
+						  { NAN, NAN, NAN } };
+	assert_int_equal(mt_validation_write(path, &v, &err), MT_OK);
+	assert_int_equal(mt_validation_load(path, "--validation", &r, &err), MT_OK);
+	assert_int_equal(r.cand[0].nmemr, 2);
+	assert_int_equal(r.cand[0].memr[0].rank, 5);
+	assert_int_equal(r.cand[0].memr[0].stage, 1);
+	assert_int_equal(r.cand[0].memr[0].lineno, 17);
+	assert_close(r.cand[0].memr[0].max_allocated, round(7974.18994140625 * mb), 1e-15);
+	assert_true(isnan(r.cand[0].memr[0].max_reserved));
+	assert_close(r.cand[0].memr[0].pred.max_allocated, 7.5e9, 1e-15);
+	assert_int_equal(r.cand[0].memr[1].rank, -1);
+	assert_int_equal(r.cand[0].memr[1].stage, -1);
+	assert_true(isnan(r.cand[0].memr[1].pred.allocated));
+	assert_close(r.cand[0].memr[1].max_reserved, 4096 * mb, 1e-15);
+	mt_validation_free(&r);
+	mt_validation_free(&v);
+	unlink(path);
+	/* tp-cp-ep-dp-pp: the pipeline outermost */
+	assert_int_equal(mt_rank_stage(0, 16, 4), 0);
+	assert_int_equal(mt_rank_stage(5, 16, 4), 1);
+	assert_int_equal(mt_rank_stage(15, 16, 4), 3);
+	assert_int_equal(mt_rank_stage(16, 16, 4), -1);
+	assert_int_equal(mt_rank_stage(-1, 8, 1), 0);
+	assert_int_equal(mt_rank_stage(-1, 8, 2), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -384,6 +436,7 @@ int main(void)
 		cmocka_unit_test(templates_fill_quote_and_refuse),
 		cmocka_unit_test(kendall_tau_counts_pairs),
 		cmocka_unit_test(the_document_reads_back),
+		cmocka_unit_test(memory_ranks_read_back),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
