@@ -157,9 +157,11 @@ $(BUILD)/tests/libmtfake.so: tests/unit/fake-lib.c
 	$(CC) -std=c11 $(WARN) -O2 -fPIC -shared -Wl,-soname,libmtfake.so.1 $< -o $@
 $(BUILD)/tests/t-dlsearch: | $(BUILD)/tests/libmtfake.so
 
-# t-search counts allocations: malloc and friends are wrapped at link time
+# t-search counts allocations: malloc and friends are wrapped at link time;
+# t-validate-oom makes each of them fail in turn (strdup too)
 WRAP_ALLOC = -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc
 $(BUILD)/tests/t-search: TEST_LDFLAGS = $(WRAP_ALLOC)
+$(BUILD)/tests/t-validate-oom: TEST_LDFLAGS = $(WRAP_ALLOC),--wrap=strdup
 
 $(PROBE_TESTS): $(BUILD)/libmegatune_probes.a
 $(PROBE_TESTS): TEST_PROBES = $(BUILD)/libmegatune_probes.a

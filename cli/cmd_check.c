@@ -702,12 +702,14 @@ static int measure_log(struct st *t)
 	cJSON_Delete(adv);
 	if (rc)
 		return rc;
-	mt_validate_from_log(&t->v, 0, t->lp, t->as.tput.model_flops_step, t->warmup,
-			     t->src->file);
+	if (mt_validate_from_log(&t->v, 0, t->lp, t->as.tput.model_flops_step, t->warmup,
+				 t->src->file) != MT_OK)
+		return mt_error_set(&t->err, MT_ENOMEM, "out of memory");
 	free(t->v.mode);
 	t->v.mode = strdup("log");
 	t->v.iters = t->lp->nstep ? (int)t->lp->last_iter : 0;
-	mt_validation_summarize(&t->v);
+	if (mt_validation_summarize(&t->v) != MT_OK)
+		return mt_error_set(&t->err, MT_ENOMEM, "out of memory");
 	t->has_run = 1;
 	/* the changes are stated against the measured step (check_change.h) */
 	if (t->v.cand[0].has_measured && t->v.cand[0].meas.step_s > 0 && t->as.time.step > 0)
@@ -777,7 +779,10 @@ static int write_validation(struct st *t)
 	}
 	free(t->v.advice);
 	t->v.advice = strdup(adv_path);
-	mt_validation_json(&doc, &t->v);
+	if (mt_validation_json(&doc, &t->v) != MT_OK) {
+		mt_error_set(&t->err, MT_ENOMEM, "out of memory");
+		goto out;
+	}
 	mt_outset_begin(&os);
 	if ((t->mj->model_json[0] &&
 	     mt_outset_stage(&os, model_path, t->mj->model_json, strlen(t->mj->model_json), &t->err)) ||

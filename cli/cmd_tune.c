@@ -252,8 +252,12 @@ static int tune_run(struct targs *a, cJSON *advice, volatile sig_atomic_t *stop)
 			mt_validation_free(&v);
 			return cli_fail("tune", &err);
 		}
-		mt_validate_resume(&v, &prev);
+		rc = mt_validate_resume(&v, &prev);
 		mt_validation_free(&prev);
+		if (rc) {
+			mt_validation_free(&v);
+			return cli_fail("tune", (mt_error_set(&err, MT_ENOMEM, "out of memory"), &err));
+		}
 	}
 	mt_runner_signals(stop);
 	rc = mt_tune(&v, advice, &a->t, &r, &err);
@@ -264,7 +268,11 @@ static int tune_run(struct targs *a, cJSON *advice, volatile sig_atomic_t *stop)
 		struct sbuf sb;
 
 		sbuf_init(&sb);
-		mt_tune_text(&sb, &v);
+		if (mt_tune_text(&sb, &v) != MT_OK) {
+			sbuf_release(&sb);
+			mt_validation_free(&v);
+			return cli_fail("tune", (mt_error_set(&err, MT_ENOMEM, "out of memory"), &err));
+		}
 		printf("\n%s", sb.buf ? sb.buf : "");
 		sbuf_release(&sb);
 		if (r.best >= 0)

@@ -150,7 +150,10 @@ static int finish(struct mt_validation *v, const struct vargs *a, volatile sig_a
 	struct sbuf sb;
 
 	sbuf_init(&sb);
-	mt_validation_text(&sb, v);
+	if (mt_validation_text(&sb, v) != MT_OK) {
+		sbuf_release(&sb);
+		return cli_fail("validate", (mt_error_set(&err, MT_ENOMEM, "out of memory"), &err));
+	}
 	fputs("\n", stdout);
 	fwrite(sb.buf, 1, sb.len, stdout);
 	sbuf_release(&sb);
@@ -209,8 +212,12 @@ int cmd_validate(int argc, char **argv)
 			rc = cli_fail("validate", &err);
 			goto out;
 		}
-		mt_validate_resume(&v, &prev);
+		rc = mt_validate_resume(&v, &prev);
 		mt_validation_free(&prev);
+		if (rc) {
+			rc = cli_fail("validate", (mt_error_set(&err, MT_ENOMEM, "out of memory"), &err));
+			goto out;
+		}
 	}
 	mt_runner_signals(&stop);
 	rc = mt_validate_all(&v, advice, o, &err);

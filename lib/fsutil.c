@@ -281,6 +281,8 @@ int mt_outset_stage(struct mt_outset *os, const char *path, const void *data, si
 		return mt_error_set(err, MT_EINVAL, "%s: more than %d outputs at once", path,
 				    MT_OUTSET_MAX);
 	target = mt_resolve_target(path);
+	if (!target && errno == ENOMEM)
+		return mt_error_set(err, MT_ENOMEM, "%s: out of memory", path);
 	if (!target)
 		return mt_error_set(err, MT_EIO, "cannot write '%s': %s", path, strerror(errno));
 	if (!mt_file_id_get(target, &id))

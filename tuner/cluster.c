@@ -456,10 +456,10 @@ static int read_collectives(struct rd *r, const cJSON *root)
 
 	if ((rc = mt_jarr(&at, root, "collectives", 0, &arr, r->err)) <= 0)
 		return rc;
-	r->c->ncoll = cJSON_GetArraySize(arr);
-	r->c->coll = calloc((size_t)r->c->ncoll + 1, sizeof(*r->c->coll));
-	if (!r->c->coll)
+	r->c->coll = calloc((size_t)cJSON_GetArraySize(arr) + 1, sizeof(*r->c->coll));
+	if (!r->c->coll) /* ncoll stays 0: mt_cluster_free frees no curve */
 		return mt_error_set(r->err, MT_ENOMEM, "out of memory");
+	r->c->ncoll = cJSON_GetArraySize(arr);
 	cJSON_ArrayForEach(e, arr) {
 		struct mt_coll_curve *cv = &r->c->coll[i];
 		struct mt_jpos ea = { r->file, mt_jpath_index(w, sizeof(w), "collectives", i) };

@@ -28,7 +28,8 @@
 /* The advice file a validation names (read through its owner): its job's
  * model file and the settings its candidates were evaluated with.  An advice
  * file that cannot be found or read leaves them to the defaults; one whose
- * job holds a setting that cannot be read is an error. */
+ * job holds a setting that cannot be read is an error, and so is memory
+ * running out (MT_ENOMEM). */
 static int advice_job(const char *vpath, const char *adv, char *model, size_t cap,
 		      struct mt_job *job, struct mt_error *err)
 {
@@ -40,17 +41,20 @@ static int advice_job(const char *vpath, const char *adv, char *model, size_t ca
 
 	if (!adv || !*adv)
 		return MT_OK;
-	if (mt_json_load(adv, &doc, NULL) && adv[0] != '/' && slash) {
+	if ((rc = mt_json_load(adv, &doc, NULL)) && rc != MT_ENOMEM && adv[0] != '/' && slash) {
 		snprintf(alt, sizeof(alt), "%.*s/%s", (int)(slash - vpath), vpath, adv);
 		doc = NULL;
-		if (mt_json_load(alt, &doc, NULL))
+		if ((rc = mt_json_load(alt, &doc, NULL)))
 			doc = NULL;
 	}
+	if (rc == MT_ENOMEM)
+		return mt_error_set(err, MT_ENOMEM, "%s: out of memory", adv);
 	if (!doc)
 		return MT_OK;
-	if (mt_advice_read(doc, adv, "--from-validation", &ad, NULL)) {
+	if ((rc = mt_advice_read(doc, adv, "--from-validation", &ad, NULL))) {
 		cJSON_Delete(doc);
-		return MT_OK;
+		return rc == MT_ENOMEM ? mt_error_set(err, MT_ENOMEM, "%s: out of memory", adv)
+				       : MT_OK;
 	}
 	mt_advice_model(&ad, model, cap);
 	rc = mt_advice_job(doc, adv, job, err);
@@ -250,7 +254,15 @@ struct fitx {
 	const struct mt_cluster *base;
 	struct mt_error *err;
 	int failed;
+	int rc;         /* the first failure's status (its message is in err) */
 };
+
+/* no room to fit: the first failure's message and status */
+static void fit_nomem(struct fitx *X)
+{
+	if (!X->failed++)
+		X->rc = mt_error_set(X->err, MT_ENOMEM, "out of memory");
+}
 
 /* The step and peak of cfg under job on base with factors f (NULL: none);
  * NAN with e2 set when it cannot be evaluated. */
@@ -281,8 +293,9 @@ static double predict(struct fitx *X, int i, const double *f, double *mem)
 	double step = eval_step(&X->s->models[r->model], X->base, &r->job, r->cfg, f, mem, &e2);
 
 	if (isnan(step) && !X->failed++)
-		mt_error_set(X->err, MT_EINVAL, "%s: %s: the configuration cannot be evaluated: %s",
-			     r->file, r->name, e2.msg);
+		X->rc = mt_error_set(X->err, e2.code == MT_ENOMEM ? MT_ENOMEM : MT_EINVAL,
+				     "%s: %s: the configuration cannot be evaluated: %s", r->file,
+				     r->name, e2.msg);
 	return step;
 }
 
@@ -307,8 +320,9 @@ int mt_vset_predict(const struct mt_vset *s, const struct mt_cluster *base,
 			  NULL, &e2);
 	free(lay);
 	if (isnan(*step))
-		return mt_error_set(err, MT_EINVAL, "%s: %s: the configuration cannot be evaluated: "
-				    "%s", s->path, where, e2.msg);
+		return mt_error_set(err, e2.code == MT_ENOMEM ? MT_ENOMEM : MT_EINVAL,
+				    "%s: %s: the configuration cannot be evaluated: %s", s->path, where,
+				    e2.msg);
 	return MT_OK;
 }
 
@@ -426,6 +440,8 @@ static void gauss_newton(struct fitx *X, const int *mask, const struct params *P
 	double *r = calloc((size_t)n, sizeof(double)), *J = calloc((size_t)n * MT_CORR_N, sizeof(double));
 	double cur = sse(X, mask, f, P);
 
+	if (!r || !J)
+		fit_nomem(X);
 	for (it = 0; r && J && it < 40 && !X->failed; it++) {
 		double A[MT_CORR_N][MT_CORR_N] = { { 0 } }, g[MT_CORR_N] = { 0 }, trial[MT_CORR_N];
 		double step = 1, moved = 0, next;
@@ -533,6 +549,8 @@ static double loo(struct fitx *X, const struct mt_vfit *o, int k)
 	struct params P;
 
 	if (!mask || n < 2) {
+		if (!mask && n >= 2)
+			fit_nomem(X);
 		free(mask);
 		return NAN;
 	}
@@ -646,8 +664,9 @@ static int point_predictions(struct fitx *X, struct mt_vfit *o)
 				return mt_error_set(X->err, MT_ENOMEM, "out of memory");
 			if (mt_eval_stages(&s->models[r->model], &c, &r->job, &r->cfg, st, &e2)) {
 				free(st);
-				return mt_error_set(X->err, MT_EINVAL, "%s: %s: the stages' memory cannot "
-						    "be evaluated: %s", r->file, r->name, e2.msg);
+				return mt_error_set(X->err, e2.code == MT_ENOMEM ? MT_ENOMEM : MT_EINVAL,
+						    "%s: %s: the stages' memory cannot be evaluated: %s",
+						    r->file, r->name, e2.msg);
 			}
 		}
 		o->pt_alloc[i] = st[s->pts[i].stage].allocated;
@@ -783,7 +802,7 @@ static void keep_if_better(const struct mt_vset *s, struct mt_vfit *o)
 int mt_vfit_run(const struct mt_vset *s, const struct mt_cluster *base, struct mt_vfit *o,
 		struct mt_error *err)
 {
-	struct fitx X = { s, base, err, 0 };
+	struct fitx X = { s, base, err, 0, MT_OK };
 	struct params P;
 	int n = s->nruns, i, *mask;
 	double f[MT_CORR_N], rb = 0, ra = 0;
@@ -806,7 +825,7 @@ int mt_vfit_run(const struct mt_vset *s, const struct mt_cluster *base, struct m
 	}
 	if (X.failed) {
 		free(mask);
-		return MT_EINVAL;
+		return X.rc;
 	}
 	choose(&X, o);
 	params_make(&P, o->fit, o->nfit, parameters(&X, o));
@@ -829,7 +848,7 @@ int mt_vfit_run(const struct mt_vset *s, const struct mt_cluster *base, struct m
 	keep_if_better(s, o);
 	free(mask);
 	if (X.failed)
-		return MT_EINVAL;
+		return X.rc;
 	o->max_alloc_rms_before = o->max_alloc_rms_after = NAN;
 	o->max_alloc_loo_before = o->max_alloc_loo_after = NAN;
 	if (s->npts > 0)

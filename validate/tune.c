@@ -94,18 +94,24 @@ static int load_base(const cJSON *advice, const char *file, struct mt_cluster **
 	const char *src = mt_jget_strd(advice, "job.cluster_source", "");
 	const char *name = mt_jget_strd(advice, "job.cluster", "");
 	struct mt_error e2 = MT_ERROR_INIT;
+	int rc;
 
 	*out = NULL;
-	if (*src && access(src, R_OK) == 0 && mt_cluster_load(src, out, &e2) == MT_OK)
-		return MT_OK;
+	if (*src && access(src, R_OK) == 0) {
+		if ((rc = mt_cluster_load(src, out, &e2)) == MT_OK)
+			return MT_OK;
+		if (rc == MT_ENOMEM) /* else the profile by its name */
+			return mt_error_set(err, MT_ENOMEM, "%s", e2.msg);
+	}
 	if (!*name)
 		return mt_error_set(err, MT_EINVAL, "%s: field 'job.cluster': expected the name of "
 				    "the profile the predictions were made on (tune corrects them on "
 				    "it)", file);
-	if (mt_cluster_load(name, out, &e2) == MT_OK)
+	if ((rc = mt_cluster_load(name, out, &e2)) == MT_OK)
 		return MT_OK;
-	return mt_error_set(err, MT_EINVAL, "%s: field 'job.cluster': the profile '%s' cannot be "
-			    "loaded to correct the predictions on it: %s", file, name, e2.msg);
+	return mt_error_set(err, rc == MT_ENOMEM ? MT_ENOMEM : MT_EINVAL, "%s: field "
+			    "'job.cluster': the profile '%s' cannot be loaded to correct the "
+			    "predictions on it: %s", file, name, e2.msg);
 }
 
 /* every candidate predicted on the base with k (NULL: none) into out */
@@ -127,11 +133,12 @@ static int predict_all(const struct mt_validation *v, const struct mt_vset *s,
 	return MT_OK;
 }
 
-static void describe(struct corr *k, const struct mt_vfit *f, int n)
+/* the correction in words (k->text); MT_ENOMEM when there is no room for them */
+static int describe(struct corr *k, const struct mt_vfit *f, int n)
 {
 	struct sbuf sb;
 	const char *why = "no factor is exercised by the runs";
-	int i;
+	int i, rc;
 
 	sbuf_init(&sb);
 	if (f->nfit > 0) {
@@ -149,7 +156,9 @@ static void describe(struct corr *k, const struct mt_vfit *f, int n)
 			  "run, from %d run%s", why, n, n == 1 ? "" : "s");
 	}
 	snprintf(k->text, sizeof(k->text), "%s", sb.buf ? sb.buf : "");
+	rc = sb.failed ? MT_ENOMEM : MT_OK;
 	sbuf_release(&sb);
+	return rc;
 }
 
 /* Fit the correction from the runs of v that ended ok and re-predict every
@@ -179,7 +188,8 @@ static int correct(const struct mt_validation *v, struct corr *k, struct mt_erro
 	}
 	if ((rc = mt_vfit_run(&set, k->base, &fit, err)))
 		goto out;
-	describe(k, &fit, n);
+	if ((rc = describe(k, &fit, n)))
+		goto out_nomem;
 	if (fit.nfit > 0)
 		rc = predict_all(v, &set, k, &fit.corr, k->step, err);
 	else
@@ -189,6 +199,9 @@ out:
 	mt_vfit_free(&fit);
 	mt_vset_free(&set);
 	return rc;
+out_nomem:
+	rc = mt_error_set(err, MT_ENOMEM, "out of memory");
+	goto out;
 }
 
 /* ------------------------------------------------------------ ordering */
@@ -208,14 +221,14 @@ static int by_key(const void *x, const void *y)
 }
 
 /* the candidates i with use[i] (NULL: all) by key[i] (NAN last), ties in list
- * order, into out; returns how many */
+ * order, into out; returns how many, or MT_ENOMEM (out untouched) */
 static int order_by(const struct mt_validation *v, const char *use, const double *key, int *out)
 {
 	struct ranked *r = calloc((size_t)v->ncand + 1, sizeof(*r));
 	int i, n = 0;
 
 	if (!r)
-		abort();
+		return MT_ENOMEM;
 	for (i = 0; i < v->ncand; i++) {
 		if (use && !use[i])
 			continue;
@@ -289,53 +302,65 @@ static void round_line(FILE *f, const struct mt_validation *v, int round, const 
 	fflush(f);
 }
 
-/* the correction just fitted, and the candidates not yet run by it */
-static void correction_line(FILE *f, const struct mt_validation *v, const struct corr *k,
-			    const char *tried)
+/* the correction just fitted, and the candidates not yet run by it;
+ * MT_ENOMEM (nothing printed) when there is no room to order them */
+static int correction_line(FILE *f, const struct mt_validation *v, const struct corr *k,
+			   const char *tried)
 {
-	int *ord, i, n;
+	int *ord, i, n = MT_ENOMEM;
 	char *left;
 	struct sbuf sb;
 
 	if (!f || k->nfit == 0)
-		return;
+		return MT_OK;
 	ord = calloc((size_t)v->ncand + 1, sizeof(int));
 	left = calloc((size_t)v->ncand + 1, 1);
-	if (!ord || !left)
-		abort();
-	for (i = 0; i < v->ncand; i++)
-		left[i] = !tried[i];
-	n = order_by(v, left, k->step, ord);
+	if (ord && left) {
+		for (i = 0; i < v->ncand; i++)
+			left[i] = !tried[i];
+		n = order_by(v, left, k->step, ord);
+	}
+	free(left);
+	if (n < 0) {
+		free(ord);
+		return MT_ENOMEM;
+	}
 	sbuf_init(&sb);
 	for (i = 0; i < n && i < 4; i++)
 		sbuf_addf(&sb, "%s%s %.4g s (%.4g uncorrected)", i ? ", " : "", v->cand[ord[i]].name,
 			  k->step[ord[i]], v->cand[ord[i]].pred.step_s);
+	free(ord);
+	if (sb.failed) {
+		sbuf_release(&sb);
+		return MT_ENOMEM;
+	}
 	fprintf(f, "  correction: %s\n", k->text);
 	if (n)
 		fprintf(f, "  not run yet, by the corrected step: %s%s\n", sb.buf,
 			n > 4 ? ", ..." : "");
 	fflush(f);
 	sbuf_release(&sb);
-	free(left);
-	free(ord);
+	return MT_OK;
 }
 
 /* ------------------------------------------------------------ the loop */
 
-/* the document's tune summary from the last correction */
-static void summarize(struct mt_validation *v, const struct corr *k, const char *why, int best)
+/* the document's tune summary from the last correction; MT_ENOMEM (no
+ * summary: v->tune.on 0) when there is no room for it */
+static int summarize(struct mt_validation *v, const struct corr *k, const char *why, int best)
 {
 	struct mt_vtune *t = &v->tune;
 	int *pred = calloc((size_t)v->ncand + 1, sizeof(int));
 	double *key = calloc((size_t)v->ncand + 1, sizeof(double));
-	int i;
+	int i, rc = MT_ENOMEM;
 
 	free(t->order);
 	free(t->corrected_s);
+	t->on = 0;
 	t->order = calloc((size_t)v->ncand + 1, sizeof(int));
 	t->corrected_s = calloc((size_t)v->ncand + 1, sizeof(double));
 	if (!pred || !key || !t->order || !t->corrected_s)
-		abort();
+		goto out;
 	t->on = 1;
 	snprintf(t->stopped, sizeof(t->stopped), "%s", why);
 	snprintf(t->correction, sizeof(t->correction), "%s", k->text);
@@ -346,11 +371,21 @@ static void summarize(struct mt_validation *v, const struct corr *k, const char 
 		key[i] = v->cand[i].pred.step_s;
 	}
 	t->best_run = best >= 0 ? v->cand[best].tune_run : 0;
-	order_by(v, NULL, key, pred);
-	order_by(v, NULL, k->step, t->order);
+	if (order_by(v, NULL, key, pred) < 0 || order_by(v, NULL, k->step, t->order) < 0)
+		goto out;
 	t->ranking_changed = memcmp(pred, t->order, (size_t)v->ncand * sizeof(int)) != 0;
+	rc = MT_OK;
+out:
+	if (rc != MT_OK) {
+		free(t->order);
+		free(t->corrected_s);
+		t->order = NULL;
+		t->corrected_s = NULL;
+		t->on = 0;
+	}
 	free(pred);
 	free(key);
+	return rc;
 }
 
 /* run candidate j as run number `no` with the correction it was chosen by */
@@ -380,14 +415,14 @@ static int stopping(const struct mt_tune_opts *o)
 }
 
 /* the candidates not tried, by the corrected step, into out (ncand room);
- * returns how many */
+ * returns how many, or MT_ENOMEM */
 static int pick(const struct mt_validation *v, const char *tried, const double *step, int *out)
 {
 	char *left = calloc((size_t)v->ncand + 1, 1);
 	int i, n;
 
 	if (!left)
-		abort();
+		return MT_ENOMEM;
 	for (i = 0; i < v->ncand; i++)
 		left[i] = !tried[i];
 	n = order_by(v, left, step, out);
@@ -412,8 +447,8 @@ static int rounds(struct mt_validation *v, const cJSON *advice, const struct mt_
 	for (;;) {
 		if ((rc = correct(v, k, err)))
 			return rc;
-		if (r->rounds > 0)
-			correction_line(o->v.progress, v, k, tried);
+		if (r->rounds > 0 && correction_line(o->v.progress, v, k, tried) != MT_OK)
+			return mt_error_set(err, MT_ENOMEM, "out of memory");
 		if (o->runs > 0 && done >= o->runs) {
 			r->why = "the runs --runs asked for were made";
 			break;
@@ -422,7 +457,9 @@ static int rounds(struct mt_validation *v, const cJSON *advice, const struct mt_
 			r->why = "the last round (--max-rounds) was run";
 			break;
 		}
-		if ((n = pick(v, tried, k->step, next)) == 0)
+		if ((n = pick(v, tried, k->step, next)) < 0)
+			return mt_error_set(err, MT_ENOMEM, "out of memory");
+		if (n == 0)
 			break;
 		if (n > per)
 			n = per;
@@ -466,21 +503,30 @@ int mt_tune(struct mt_validation *v, const cJSON *advice, const struct mt_tune_o
 	memset(&k, 0, sizeof(k));
 	k.step = calloc((size_t)v->ncand + 1, sizeof(double));
 	k.path = o->v.advice_path; /* where the configurations come from */
-	if (!tried || !next || !k.step)
-		abort();
 	memset(r, 0, sizeof(*r));
 	r->best = -1;
+	if (!tried || !next || !k.step) {
+		rc = mt_error_set(err, MT_ENOMEM, "out of memory");
+		goto out;
+	}
 	for (i = 0; i < v->ncand; i++) /* what an earlier tune ran (resume) */
 		tried[i] = v->cand[i].status != MT_VS_NOT_RUN;
 	if ((rc = load_base(advice, o->v.advice_path, &k.base, err)) ||
 	    (rc = rounds(v, advice, o, &k, tried, next, r, err)))
 		goto out;
 	r->best = measured_best(v);
-	summarize(v, &k, r->why, r->best);
+	if (summarize(v, &k, r->why, r->best) != MT_OK) {
+		rc = mt_error_set(err, MT_ENOMEM, "out of memory");
+		goto out;
+	}
 	for (i = 0; i < v->ncand; i++)
 		if (!tried[i] && v->cand[i].status == MT_VS_NOT_RUN) {
 			free(v->cand[i].reason);
 			v->cand[i].reason = strdup("not run: tune stopped first");
+			if (!v->cand[i].reason) {
+				rc = mt_error_set(err, MT_ENOMEM, "out of memory");
+				goto out;
+			}
 		}
 	if (o->v.out)
 		rc = mt_validation_write(o->v.out, v, err);
@@ -502,22 +548,23 @@ static void cell(struct sbuf *sb, const char *fmt, double x, int width)
 		sbuf_addf(sb, "%*s", width, "-");
 }
 
-void mt_tune_text(struct sbuf *sb, const struct mt_validation *v)
+int mt_tune_text(struct sbuf *sb, const struct mt_validation *v)
 {
 	const struct mt_vtune *t = &v->tune;
 	int *ord = calloc((size_t)v->ncand + 1, sizeof(int));
 	double *key = calloc((size_t)v->ncand + 1, sizeof(double));
-	int i, n = 0, last = 0;
+	int i, n = 0, last = 0, rc = MT_ENOMEM;
 
 	if (!ord || !key)
-		abort();
+		goto out;
 	for (i = 0; i < v->ncand; i++) {
 		key[i] = v->cand[i].tune_run > 0 ? v->cand[i].tune_run : NAN;
 		n += v->cand[i].tune_run > 0;
 		if (v->cand[i].tune_run > last)
 			last = v->cand[i].tune_run;
 	}
-	order_by(v, NULL, key, ord);
+	if (order_by(v, NULL, key, ord) < 0)
+		goto out;
 	sbuf_addf(sb, "runs in the order made, each after the first that ended ok predicted with "
 		  "the correction fitted from the runs before it:\n");
 	sbuf_addf(sb, "%4s  %-32s %11s %11s %10s %8s %9s  %s\n", "run", "candidate", "predicted s",
@@ -548,7 +595,8 @@ void mt_tune_text(struct sbuf *sb, const struct mt_validation *v)
 	if (t->order) {
 		for (i = 0; i < v->ncand; i++)
 			key[i] = v->cand[i].pred.step_s;
-		order_by(v, NULL, key, ord);
+		if (order_by(v, NULL, key, ord) < 0)
+			goto out;
 		sbuf_addf(sb, "ranking by the step, %s by the correction: uncorrected",
 			  t->ranking_changed ? "changed" : "unchanged");
 		for (i = 0; i < v->ncand; i++)
@@ -558,6 +606,9 @@ void mt_tune_text(struct sbuf *sb, const struct mt_validation *v)
 			rank_word(sb, v->cand[t->order[i]].name);
 		sbuf_addc(sb, '\n');
 	}
+	rc = sb->failed ? MT_ENOMEM : MT_OK;
+out:
 	free(ord);
 	free(key);
+	return rc;
 }

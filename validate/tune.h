@@ -52,15 +52,16 @@ struct mt_tune_result {
  * run and, in v->tune, the summary.  Candidates v already has run
  * (mt_validate_resume) are not run again and count from the start.  Returns
  * MT_OK (also when interrupted: *o->v.stop), the error of a run that could
- * not start, or MT_EINVAL when the advice's profile, model or a candidate's
- * configuration cannot be read back to correct the predictions (checked
- * before the first run). */
+ * not start, MT_ENOMEM when memory runs out, or MT_EINVAL when the advice's
+ * profile, model or a candidate's configuration cannot be read back to
+ * correct the predictions (checked before the first run). */
 int mt_tune(struct mt_validation *v, const cJSON *advice, const struct mt_tune_opts *o,
 	    struct mt_tune_result *r, struct mt_error *err);
 
 /* The runs of a tune as text: per run its uncorrected and corrected
  * prediction, the measurement and both errors; the measured best and its
- * run; the last correction; whether it reorders the list. */
-void mt_tune_text(struct sbuf *sb, const struct mt_validation *v);
+ * run; the last correction; whether it reorders the list.  MT_OK, or
+ * MT_ENOMEM (sb holds part of it, or nothing). */
+int mt_tune_text(struct sbuf *sb, const struct mt_validation *v);
 
 #endif

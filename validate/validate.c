@@ -17,13 +17,18 @@
 #include "logparse.h"
 #include "runner.h"
 
-static char *xstrdup(const char *s)
+/* *dst freed and set to a copy of s (NULL: none); MT_ENOMEM (and *dst NULL)
+ * when the copy cannot be made */
+static int set_str(char **dst, const char *s)
 {
-	char *d = s ? strdup(s) : NULL;
+	free(*dst);
+	*dst = s ? strdup(s) : NULL;
+	return s && !*dst ? MT_ENOMEM : MT_OK;
+}
 
-	if (s && !d)
-		abort();
-	return d;
+static int nomem(struct mt_error *err)
+{
+	return mt_error_set(err, MT_ENOMEM, "out of memory");
 }
 
 static int num(const cJSON *o, const char *key)
@@ -31,11 +36,13 @@ static int num(const cJSON *o, const char *key)
 	return (int)mt_jget_num(o, key, 0);
 }
 
-/* c<rank>-tp..-pp..[-vpp..][-cp..][-ep..[-etp..]]-mbs..[-rc<kind>][-off..] */
-static void cand_name(char *buf, size_t cap, int rank, const cJSON *cfg)
+/* c<rank>-tp..-pp..[-vpp..][-cp..][-ep..[-etp..]]-mbs..[-rc<kind>][-off..];
+ * MT_ENOMEM when it cannot be formed */
+static int cand_name(char *buf, size_t cap, int rank, const cJSON *cfg)
 {
 	struct sbuf sb;
-	const char *rc = mt_jget_strd(cfg, "recompute", "none");
+	const char *rk = mt_jget_strd(cfg, "recompute", "none");
+	int rc;
 
 	sbuf_init(&sb);
 	sbuf_addf(&sb, "c%d-tp%d-pp%d", rank, num(cfg, "tp"), num(cfg, "pp"));
@@ -49,12 +56,14 @@ static void cand_name(char *buf, size_t cap, int rank, const cJSON *cfg)
 			sbuf_addf(&sb, "-etp%d", num(cfg, "etp"));
 	}
 	sbuf_addf(&sb, "-mbs%d", num(cfg, "mbs"));
-	if (strcmp(rc, "none"))
-		sbuf_addf(&sb, "-rc%.4s", rc);
+	if (strcmp(rk, "none"))
+		sbuf_addf(&sb, "-rc%.4s", rk);
 	if (num(cfg, "offload_layers") > 0)
 		sbuf_addf(&sb, "-off%d", num(cfg, "offload_layers"));
 	snprintf(buf, cap, "%s", sb.buf ? sb.buf : "");
+	rc = sb.failed ? MT_ENOMEM : MT_OK;
 	sbuf_release(&sb);
+	return rc;
 }
 
 static void now_iso(char *buf, size_t cap)
@@ -79,17 +88,18 @@ void mt_validate_opts_init(struct mt_validate_opts *o, const char *dir)
 }
 
 /* Each stage's predicted memory as the allocator counts it, from the advice
- * candidate's memory.stages (docs/FORMATS.md 3); none when it has none. */
-static void stage_preds(struct mt_vcand *c, const cJSON *cand)
+ * candidate's memory.stages (docs/FORMATS.md 3); none when it has none.
+ * MT_ENOMEM when there is no room for it. */
+static int stage_preds(struct mt_vcand *c, const cJSON *cand)
 {
 	const cJSON *arr = mt_jget(cand, "memory.stages"), *it;
 	int n = cJSON_GetArraySize(arr), st;
 
 	if (n <= 0 || n > 4096)
-		return;
+		return MT_OK;
 	c->stage_pred = calloc((size_t)n, sizeof(*c->stage_pred));
 	if (!c->stage_pred)
-		abort();
+		return MT_ENOMEM;
 	c->nstage_pred = n;
 	for (st = 0; st < n; st++)
 		c->stage_pred[st] = (struct mt_vmempred){ NAN, NAN, NAN };
@@ -101,6 +111,7 @@ static void stage_preds(struct mt_vcand *c, const cJSON *cand)
 		c->stage_pred[st].max_allocated = mt_jget_num(it, "max_allocated_bytes", NAN);
 		c->stage_pred[st].reserved = mt_jget_num(it, "reserved_bytes", NAN);
 	}
+	return MT_OK;
 }
 
 int mt_validate_init(struct mt_validation *v, const cJSON *advice,
@@ -121,12 +132,10 @@ int mt_validate_init(struct mt_validation *v, const cJSON *advice,
 	}
 	n = o->top > 0 && o->top < d.ncand ? o->top : d.ncand;
 	now_iso(when, sizeof(when));
-	v->megatune_version = xstrdup(MEGATUNE_VERSION);
-	v->created = xstrdup(when);
-	v->advice = xstrdup(o->advice_path);
-	v->model = xstrdup(d.model);
-	v->cluster = xstrdup(d.cluster);
-	v->mode = xstrdup(o->proxy ? "proxy" : "launch");
+	if (set_str(&v->megatune_version, MEGATUNE_VERSION) || set_str(&v->created, when) ||
+	    set_str(&v->advice, o->advice_path) || set_str(&v->model, d.model) ||
+	    set_str(&v->cluster, d.cluster) || set_str(&v->mode, o->proxy ? "proxy" : "launch"))
+		goto nomem;
 	v->gpus = isfinite(d.gpus) ? (int)d.gpus : 0;
 	v->seq = isfinite(d.seq) ? (int)d.seq : 0;
 	v->gbs = isfinite(d.gbs) ? (int)d.gbs : 0;
@@ -134,15 +143,19 @@ int mt_validate_init(struct mt_validation *v, const cJSON *advice,
 	v->warmup = o->warmup;
 	v->cand = calloc((size_t)n, sizeof(*v->cand));
 	if (!v->cand)
-		abort();
+		goto nomem;
 	for (i = 0; i < n; i++) {
 		struct mt_vcand *c = &v->cand[i];
 		const cJSON *j = d.cand[i].json, *cfg = mt_jget(j, "config");
 
+		v->ncand++; /* freed with v from here on */
 		c->predicted_rank = isfinite(d.cand[i].rank) ? (int)d.cand[i].rank : i + 1;
-		cand_name(name, sizeof(name), c->predicted_rank, cfg);
-		c->name = xstrdup(name);
+		if (cand_name(name, sizeof(name), c->predicted_rank, cfg) ||
+		    set_str(&c->name, name))
+			goto nomem;
 		c->config = cJSON_IsObject(cfg) ? cJSON_Duplicate(cfg, 1) : NULL;
+		if (cJSON_IsObject(cfg) && !c->config)
+			goto nomem;
 		c->status = MT_VS_NOT_RUN;
 		c->wall_s = NAN;
 		c->tune_corrected_s = NAN;
@@ -150,25 +163,25 @@ int mt_validate_init(struct mt_validation *v, const cJSON *advice,
 		c->pred.tokens_per_s_per_gpu = mt_jget_num(j, "throughput.tokens_per_s_per_gpu", NAN);
 		c->pred.tflops_per_gpu = mt_jget_num(j, "throughput.model_tflops_per_gpu", NAN);
 		c->pred.mem_gib = mt_jget_num(j, "memory.total_bytes", NAN) / 1073741824.0;
-		stage_preds(c, j);
-		v->ncand++;
+		if (stage_preds(c, j))
+			goto nomem;
 	}
 	mt_advice_doc_free(&d);
 	return MT_OK;
+nomem:
+	mt_advice_doc_free(&d);
+	mt_validation_free(v);
+	return nomem(err);
 }
 
-static void copy_run(struct mt_vcand *to, const struct mt_vcand *from)
+static int copy_run(struct mt_vcand *to, const struct mt_vcand *from)
 {
-	free(to->evidence_line);
-	free(to->reason);
-	free(to->log);
-	free(to->command);
 	to->status = from->status;
-	to->evidence_line = xstrdup(from->evidence_line);
 	to->evidence_lineno = from->evidence_lineno;
-	to->reason = xstrdup(from->reason);
-	to->log = xstrdup(from->log);
-	to->command = xstrdup(from->command);
+	if (set_str(&to->evidence_line, from->evidence_line) ||
+	    set_str(&to->reason, from->reason) || set_str(&to->log, from->log) ||
+	    set_str(&to->command, from->command))
+		return MT_ENOMEM;
 	to->wall_s = from->wall_s;
 	to->has_measured = from->has_measured;
 	to->meas = from->meas;
@@ -181,21 +194,24 @@ static void copy_run(struct mt_vcand *to, const struct mt_vcand *from)
 	if (from->nmemr > 0) {
 		to->memr = malloc((size_t)from->nmemr * sizeof(*to->memr));
 		if (!to->memr)
-			abort();
+			return MT_ENOMEM;
 		memcpy(to->memr, from->memr, (size_t)from->nmemr * sizeof(*to->memr));
 		to->nmemr = from->nmemr;
 	}
+	return MT_OK;
 }
 
-void mt_validate_resume(struct mt_validation *v, const struct mt_validation *prev)
+int mt_validate_resume(struct mt_validation *v, const struct mt_validation *prev)
 {
 	int i, k;
 
 	for (i = 0; i < v->ncand; i++)
 		for (k = 0; k < prev->ncand; k++)
 			if (prev->cand[k].status != MT_VS_NOT_RUN &&
-			    !strcmp(prev->cand[k].name, v->cand[i].name))
-				copy_run(&v->cand[i], &prev->cand[k]);
+			    !strcmp(prev->cand[k].name, v->cand[i].name) &&
+			    copy_run(&v->cand[i], &prev->cand[k]) != MT_OK)
+				return MT_ENOMEM;
+	return MT_OK;
 }
 
 /* ------------------------------------------------------------ commands */
@@ -316,6 +332,9 @@ int mt_validate_command(const struct mt_validation *v, const cJSON *advice, int 
 	} else {
 		rc = mt_template_fill(o->launch, lookup, &x, sb, err);
 	}
+	if (rc == MT_OK && (x.args.failed || x.bridge.failed || x.env.failed || x.dir.failed ||
+			    x.log.failed || x.advice.failed || sb->failed))
+		rc = nomem(err);
 	sbuf_release(&x.args);
 	sbuf_release(&x.bridge);
 	sbuf_release(&x.env);
@@ -334,8 +353,9 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* each rank's last memory report beside its stage's prediction */
-static void memory_ranks(struct mt_vcand *c, const struct mt_logparse *p, int gpus)
+/* each rank's last memory report beside its stage's prediction; MT_ENOMEM
+ * (none kept) when there is no room for them */
+static int memory_ranks(struct mt_vcand *c, const struct mt_logparse *p, int gpus)
 {
 	int pp = (int)mt_jget_num(c->config, "pp", c->nstage_pred > 0 ? c->nstage_pred : 1), i;
 
@@ -343,10 +363,10 @@ static void memory_ranks(struct mt_vcand *c, const struct mt_logparse *p, int gp
 	c->memr = NULL;
 	c->nmemr = 0;
 	if (p->nmemr <= 0)
-		return;
+		return MT_OK;
 	c->memr = calloc((size_t)p->nmemr, sizeof(*c->memr));
 	if (!c->memr)
-		abort();
+		return MT_ENOMEM;
 	for (i = 0; i < p->nmemr; i++) {
 		const struct mt_logmem *m = &p->memr[i];
 		struct mt_vmemrank *r = &c->memr[i];
@@ -363,20 +383,25 @@ static void memory_ranks(struct mt_vcand *c, const struct mt_logparse *p, int gp
 				  : (struct mt_vmempred){ NAN, NAN, NAN };
 	}
 	c->nmemr = p->nmemr;
+	return MT_OK;
 }
 
-/* the measured figures of the steady steps (iteration > warmup); 0 when none */
+/* the measured figures of the steady steps (iteration > warmup); *steady:
+ * how many (0: none).  MT_ENOMEM when there is no room to sort them. */
 static int measure(struct mt_vcand *c, const struct mt_logparse *p, const struct mt_validation *v,
-		   double flops_step, int warmup)
+		   double flops_step, int warmup, int *steady)
 {
 	struct mt_vmeas *m = &c->meas;
 	double *x = malloc(sizeof(double) * (size_t)(p->nstep + 1));
 	double *t = malloc(sizeof(double) * (size_t)(p->nstep + 1));
 	int i, n = 0, nt = 0;
 
-	if (!x || !t)
-		abort();
-	memory_ranks(c, p, v->gpus);
+	*steady = 0;
+	if (!x || !t || memory_ranks(c, p, v->gpus) != MT_OK) {
+		free(x);
+		free(t);
+		return MT_ENOMEM;
+	}
 	for (i = 0; i < p->nstep; i++) {
 		if (p->iter[i] <= warmup)
 			continue;
@@ -404,18 +429,13 @@ static int measure(struct mt_vcand *c, const struct mt_logparse *p, const struct
 	}
 	free(x);
 	free(t);
-	return n;
+	*steady = n;
+	return MT_OK;
 }
 
-static void set_str(char **dst, const char *s)
-{
-	free(*dst);
-	*dst = xstrdup(s);
-}
-
-static void set_reason(struct mt_vcand *c, const char *fmt, ...)
+static int set_reason(struct mt_vcand *c, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-static void set_reason(struct mt_vcand *c, const char *fmt, ...)
+static int set_reason(struct mt_vcand *c, const char *fmt, ...)
 {
 	char buf[512];
 	va_list ap;
@@ -423,13 +443,13 @@ static void set_reason(struct mt_vcand *c, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	set_str(&c->reason, buf);
+	return set_str(&c->reason, buf);
 }
 
-static void evidence(struct mt_vcand *c, const char *line, long lineno)
+static int evidence(struct mt_vcand *c, const char *line, long lineno)
 {
-	set_str(&c->evidence_line, lineno > 0 ? line : NULL);
 	c->evidence_lineno = lineno;
+	return set_str(&c->evidence_line, lineno > 0 ? line : NULL);
 }
 
 static const char *exit_text(const struct mt_run_result *r, char *buf, size_t cap)
@@ -444,66 +464,79 @@ static const char *exit_text(const struct mt_run_result *r, char *buf, size_t ca
 	return buf;
 }
 
-/* status, evidence and reason from how the run ended and what the log said */
-static void judge(struct mt_vcand *c, const struct mt_logparse *p, const struct mt_run_result *r,
-		  const struct mt_validate_opts *o, int steady)
+/* status, evidence and reason from how the run ended and what the log said;
+ * MT_ENOMEM when the evidence or the reason cannot be kept */
+static int judge(struct mt_vcand *c, const struct mt_logparse *p, const struct mt_run_result *r,
+		 const struct mt_validate_opts *o, int steady)
 {
 	char how[128];
 	int failed = r->signo || r->exit_code != 0;
+	int rc;
 
 	exit_text(r, how, sizeof(how));
 	if (r->end == MT_RUN_INTERRUPTED || r->end == MT_RUN_BUDGET) {
 		c->status = MT_VS_NOT_RUN;
 		c->has_measured = 0;
-		evidence(c, NULL, 0);
-		set_reason(c, r->end == MT_RUN_BUDGET ? "the --budget ended during the run"
-						      : "interrupted during the run");
-		return;
+		if ((rc = evidence(c, NULL, 0)))
+			return rc;
+		return set_reason(c, r->end == MT_RUN_BUDGET ? "the --budget ended during the run"
+							     : "interrupted during the run");
 	}
 	if (p->failure) {
 		c->status = p->failure;
-		evidence(c, p->evidence, p->evidence_lineno);
-		set_reason(c, "%s at line %ld of the log; %s", mt_vstatus_name(p->failure),
-			   p->evidence_lineno, r->end == MT_RUN_HANG ? "then no progress" : how);
+		if ((rc = evidence(c, p->evidence, p->evidence_lineno)) ||
+		    (rc = set_reason(c, "%s at line %ld of the log; %s", mt_vstatus_name(p->failure),
+				     p->evidence_lineno,
+				     r->end == MT_RUN_HANG ? "then no progress" : how)))
+			return rc;
 	} else if (r->end == MT_RUN_HANG) {
 		c->status = MT_VS_HANG;
 		if (p->last_iter_lineno)
-			evidence(c, p->last_iter_line, p->last_iter_lineno);
+			rc = evidence(c, p->last_iter_line, p->last_iter_lineno);
 		else
-			evidence(c, p->last_line, p->last_lineno);
-		set_reason(c, "no new iteration line for %g s (--timeout): the process group was "
-			   "sent SIGTERM, then SIGKILL", o->timeout_s);
+			rc = evidence(c, p->last_line, p->last_lineno);
+		if (rc || (rc = set_reason(c, "no new iteration line for %g s (--timeout): the "
+					   "process group was sent SIGTERM, then SIGKILL",
+					   o->timeout_s)))
+			return rc;
 	} else if (failed) {
 		c->status = MT_VS_EXIT;
 		if (p->err_lineno)
-			evidence(c, p->err_line, p->err_lineno);
+			rc = evidence(c, p->err_line, p->err_lineno);
 		else
-			evidence(c, p->last_line, p->last_lineno);
-		set_reason(c, "%s%s", how, r->exit_code == 127 ? " (command not found)" : "");
+			rc = evidence(c, p->last_line, p->last_lineno);
+		if (rc || (rc = set_reason(c, "%s%s", how,
+					   r->exit_code == 127 ? " (command not found)" : "")))
+			return rc;
 	} else if (!steady) {
 		c->status = MT_VS_NO_ITERATIONS;
-		evidence(c, p->skip_line, p->skip_lineno);
+		if ((rc = evidence(c, p->skip_line, p->skip_lineno)))
+			return rc;
 		if (p->skipped && !p->nstep)
-			set_reason(c, "every logged iteration was skipped (%ld; fp16 loss scale or "
-				   "non-finite gradients), the first reported at line %ld", p->skipped,
-				   p->skip_lineno);
+			rc = set_reason(c, "every logged iteration was skipped (%ld; fp16 loss scale "
+					"or non-finite gradients), the first reported at line %ld",
+					p->skipped, p->skip_lineno);
 		else if (p->nstep)
-			set_reason(c, "%d iteration line(s), none after the %d warm-up iterations",
-				   p->nstep, o->warmup);
+			rc = set_reason(c, "%d iteration line(s), none after the %d warm-up iterations",
+					p->nstep, o->warmup);
 		else
-			set_reason(c, "no iteration line in the log (%ld lines)", p->lineno);
+			rc = set_reason(c, "no iteration line in the log (%ld lines)", p->lineno);
+		if (rc)
+			return rc;
 	} else {
 		c->status = MT_VS_OK;
-		evidence(c, p->skip_line, p->skip_lineno);
-		set_str(&c->reason, NULL);
-		if (p->skipped)
-			set_reason(c, "%ld iteration(s) skipped (fp16 loss scale or non-finite "
-				   "gradients), the first reported at line %ld", p->skipped,
-				   p->skip_lineno);
+		if ((rc = evidence(c, p->skip_line, p->skip_lineno)) ||
+		    (rc = set_str(&c->reason, NULL)))
+			return rc;
+		if (p->skipped && (rc = set_reason(c, "%ld iteration(s) skipped (fp16 loss scale or "
+						   "non-finite gradients), the first reported at "
+						   "line %ld", p->skipped, p->skip_lineno)))
+			return rc;
 	}
 	if (p->cut_lineno) /* said whatever the status: the last step is not in it */
-		set_reason(c, "%s%slog cut: line %ld ends mid-line; its step is not counted",
-			   c->reason ? c->reason : "", c->reason ? "; " : "", p->cut_lineno);
+		return set_reason(c, "%s%slog cut: line %ld ends mid-line; its step is not counted",
+				  c->reason ? c->reason : "", c->reason ? "; " : "", p->cut_lineno);
+	return MT_OK;
 }
 
 static void progress_line(const struct mt_validate_opts *o, const struct mt_validation *v, int i)
@@ -548,8 +581,10 @@ int mt_validate_one(struct mt_validation *v, const cJSON *advice, int i,
 	mkdir(o->dir, 0755);
 	snprintf(logp, sizeof(logp), "%s/%s.log", o->dir, c->name);
 	p = malloc(sizeof(*p));
-	if (!p)
-		abort();
+	if (!p) {
+		sbuf_release(&cmd);
+		return nomem(err);
+	}
 	mt_logparse_init(p);
 	memset(&ro, 0, sizeof(ro));
 	ro.command = cmd.buf;
@@ -559,13 +594,13 @@ int mt_validate_one(struct mt_validation *v, const cJSON *advice, int i,
 	ro.deadline = o->deadline;
 	ro.stop = o->stop;
 	rc = mt_run(&ro, p, &r, err);
+	if (rc == MT_OK &&
+	    (measure(c, p, v, mt_jget_num(advice_cand(advice, i), "throughput.model_flops_per_step",
+					  NAN), o->warmup, &steady) ||
+	     judge(c, p, &r, o, steady) || set_str(&c->log, logp) ||
+	     set_str(&c->command, cmd.buf)))
+		rc = nomem(err);
 	if (rc == MT_OK) {
-		steady = measure(c, p, v, mt_jget_num(advice_cand(advice, i),
-						       "throughput.model_flops_per_step", NAN),
-				 o->warmup);
-		judge(c, p, &r, o, steady);
-		set_str(&c->log, logp);
-		set_str(&c->command, cmd.buf);
 		c->wall_s = r.wall_s;
 		progress_line(o, v, i);
 		if (o->out)
@@ -576,20 +611,22 @@ int mt_validate_one(struct mt_validation *v, const cJSON *advice, int i,
 	return rc;
 }
 
-void mt_validate_from_log(struct mt_validation *v, int i, const struct mt_logparse *p,
-			  double flops_step, int warmup, const char *log)
+int mt_validate_from_log(struct mt_validation *v, int i, const struct mt_logparse *p,
+			 double flops_step, int warmup, const char *log)
 {
 	struct mt_vcand *c = &v->cand[i];
 	struct mt_validate_opts o;
 	struct mt_run_result r;
-	int steady = measure(c, p, v, flops_step, warmup);
+	int steady;
 
 	memset(&o, 0, sizeof(o));
 	o.warmup = warmup;
 	memset(&r, 0, sizeof(r)); /* the command ended by itself, status 0 */
-	judge(c, p, &r, &o, steady);
-	set_str(&c->log, log);
 	v->warmup = warmup;
+	if (measure(c, p, v, flops_step, warmup, &steady) || judge(c, p, &r, &o, steady) ||
+	    set_str(&c->log, log))
+		return MT_ENOMEM;
+	return MT_OK;
 }
 
 int mt_validate_all(struct mt_validation *v, const cJSON *advice,
@@ -603,11 +640,13 @@ int mt_validate_all(struct mt_validation *v, const cJSON *advice,
 		if (c->status != MT_VS_NOT_RUN)
 			continue;
 		if (o->stop && *o->stop) {
-			set_reason(c, "interrupted before the run");
+			if (set_reason(c, "interrupted before the run"))
+				return nomem(err);
 			continue;
 		}
 		if (o->deadline > 0 && mt_now() > o->deadline) {
-			set_reason(c, "the --budget ended before the run");
+			if (set_reason(c, "the --budget ended before the run"))
+				return nomem(err);
 			continue;
 		}
 		if ((rc = mt_validate_one(v, advice, i, o, err)) != MT_OK)
@@ -626,11 +665,12 @@ static void fig(struct sbuf *sb, const char *fmt, double v)
 		sbuf_addf(sb, "%9s", "-");
 }
 
-void mt_validation_text(struct sbuf *sb, struct mt_validation *v)
+int mt_validation_text(struct sbuf *sb, struct mt_validation *v)
 {
 	int i;
 
-	mt_validation_summarize(v);
+	if (mt_validation_summarize(v) != MT_OK)
+		return MT_ENOMEM;
 	sbuf_addf(sb, "%-32s %4s %9s %9s %8s %9s %9s  %s\n", "candidate", "pred", "pred s",
 		  "meas s", "error", "tok/s/gpu", "max GiB", "status");
 	for (i = 0; i < v->ncand; i++) {
@@ -669,4 +709,5 @@ void mt_validation_text(struct sbuf *sb, struct mt_validation *v)
 		sbuf_addf(sb, "; mean absolute error of the step %.4g s (%.1f%%)", v->sum.mae_step_s,
 			  100 * v->sum.mape_step);
 	sbuf_addc(sb, '\n');
+	return sb->failed ? MT_ENOMEM : MT_OK;
 }

@@ -54,7 +54,8 @@ void mt_validate_opts_init(struct mt_validate_opts *o, const char *dir);
 
 /* Read the advice (MT_EINVAL naming the file and field when it is not a
  * megatune.advice/1 document with candidates) and fill v with its first
- * `top` candidates, none run.  v is owned by the caller (mt_validation_free). */
+ * `top` candidates, none run.  v is owned by the caller (mt_validation_free);
+ * on an error (MT_ENOMEM when memory runs out) nothing is left to free. */
 int mt_validate_init(struct mt_validation *v, const cJSON *advice,
 		     const struct mt_validate_opts *o, struct mt_error *err);
 
@@ -62,20 +63,23 @@ int mt_validate_init(struct mt_validation *v, const cJSON *advice,
  * parser p has read it whole): its measurement (the steps after `warmup`),
  * status (the log's failure, else ok with steady steps, else no_iterations),
  * evidence and reason, as mt_validate_one judges a run that exited by itself.
- * flops_step: the model FLOPs of a step (NAN: unknown); log: its path. */
-void mt_validate_from_log(struct mt_validation *v, int c, const struct mt_logparse *p,
-			  double flops_step, int warmup, const char *log);
+ * flops_step: the model FLOPs of a step (NAN: unknown); log: its path.
+ * MT_OK, or MT_ENOMEM (c judged in part; v still freed whole). */
+int mt_validate_from_log(struct mt_validation *v, int c, const struct mt_logparse *p,
+			 double flops_step, int warmup, const char *log);
 
-/* Copy into v the candidates of prev (same name) that were run. */
-void mt_validate_resume(struct mt_validation *v, const struct mt_validation *prev);
+/* Copy into v the candidates of prev (same name) that were run.  MT_OK, or
+ * MT_ENOMEM (some copied in part; v still freed whole). */
+int mt_validate_resume(struct mt_validation *v, const struct mt_validation *prev);
 
 /* The command candidate i would run, appended to sb; MT_EINVAL for an
- * unknown placeholder. */
+ * unknown placeholder, MT_ENOMEM when it cannot be formed whole. */
 int mt_validate_command(const struct mt_validation *v, const cJSON *advice, int i,
 			const struct mt_validate_opts *o, struct sbuf *sb, struct mt_error *err);
 
 /* Run candidate i (status, evidence, measured) and write the document.
- * MT_EINVAL when its program is not found (nothing run). */
+ * MT_EINVAL when its program is not found (nothing run), MT_ENOMEM when
+ * memory runs out (the run not recorded). */
 int mt_validate_one(struct mt_validation *v, const cJSON *advice, int i,
 		    const struct mt_validate_opts *o, struct mt_error *err);
 
@@ -86,7 +90,8 @@ int mt_validate_all(struct mt_validation *v, const cJSON *advice,
 		    const struct mt_validate_opts *o, struct mt_error *err);
 
 /* The summary as text: one row per candidate (predicted and measured step,
- * error, memory, status, evidence) and the ranking, tau, mean errors. */
-void mt_validation_text(struct sbuf *sb, struct mt_validation *v);
+ * error, memory, status, evidence) and the ranking, tau, mean errors.
+ * MT_OK, or MT_ENOMEM (sb holds part of it). */
+int mt_validation_text(struct sbuf *sb, struct mt_validation *v);
 
 #endif

@@ -48,7 +48,7 @@ static int by_measured(const void *x, const void *y)
 	return a->predicted_rank - b->predicted_rank;
 }
 
-void mt_validation_summarize(struct mt_validation *v)
+int mt_validation_summarize(struct mt_validation *v)
 {
 	struct mt_vsummary *s = &v->sum;
 	struct mt_vcand **ok;
@@ -61,8 +61,14 @@ void mt_validation_summarize(struct mt_validation *v)
 	pa = calloc((size_t)v->ncand + 1, sizeof(*pa));
 	pb = calloc((size_t)v->ncand + 1, sizeof(*pb));
 	s->measured_ranking = calloc((size_t)v->ncand + 1, sizeof(char *));
-	if (!ok || !pa || !pb || !s->measured_ranking)
-		abort();
+	if (!ok || !pa || !pb || !s->measured_ranking) {
+		free(ok);
+		free(pa);
+		free(pb);
+		free(s->measured_ranking);
+		s->measured_ranking = NULL;
+		return MT_ENOMEM;
+	}
 	for (i = 0; i < v->ncand; i++) {
 		struct mt_vcand *c = &v->cand[i];
 
@@ -95,6 +101,7 @@ void mt_validation_summarize(struct mt_validation *v)
 	free(ok);
 	free(pa);
 	free(pb);
+	return MT_OK;
 }
 
 /* ------------------------------------------------------------ writing */
@@ -267,15 +274,15 @@ static int by_pred(const void *x, const void *y)
 	return a->predicted_rank - b->predicted_rank;
 }
 
-/* the tune's summary (struct mt_vtune) */
-static void tune_json(struct jw *w, const struct mt_validation *v)
+/* the tune's summary (struct mt_vtune); MT_ENOMEM with nothing written */
+static int tune_json(struct jw *w, const struct mt_validation *v)
 {
 	const struct mt_vtune *t = &v->tune;
 	const struct mt_vcand **by = calloc((size_t)v->ncand + 1, sizeof(*by));
 	int i;
 
 	if (!by)
-		abort();
+		return MT_ENOMEM;
 	jw_obj(w, "tune");
 	jw_int(w, "runs", t->runs);
 	jw_str(w, "stopped", t->stopped);
@@ -307,14 +314,16 @@ static void tune_json(struct jw *w, const struct mt_validation *v)
 	jw_end(w);
 	jw_end(w);
 	free(by);
+	return MT_OK;
 }
 
-void mt_validation_json(struct sbuf *sb, struct mt_validation *v)
+int mt_validation_json(struct sbuf *sb, struct mt_validation *v)
 {
 	struct jw w;
 	int i;
 
-	mt_validation_summarize(v);
+	if (mt_validation_summarize(v) != MT_OK)
+		return MT_ENOMEM;
 	jw_init(&w, sb, 1);
 	jw_obj(&w, NULL);
 	jw_str(&w, "schema", MT_VALIDATION_SCHEMA);
@@ -345,10 +354,11 @@ void mt_validation_json(struct sbuf *sb, struct mt_validation *v)
 	jw_int(&w, "failed", v->sum.failed);
 	jw_int(&w, "not_run", v->sum.not_run);
 	jw_end(&w);
-	if (v->tune.on)
-		tune_json(&w, v);
+	if (v->tune.on && tune_json(&w, v) != MT_OK)
+		return MT_ENOMEM;
 	jw_end(&w);
 	sbuf_addc(sb, '\n');
+	return sb->failed ? MT_ENOMEM : MT_OK;
 }
 
 int mt_validation_write(const char *path, struct mt_validation *v, struct mt_error *err)
@@ -357,19 +367,24 @@ int mt_validation_write(const char *path, struct mt_validation *v, struct mt_err
 	int rc;
 
 	sbuf_init(&sb);
-	mt_validation_json(&sb, v);
-	rc = mt_write_atomic(path, sb.buf, sb.len, err);
+	if (mt_validation_json(&sb, v) != MT_OK)
+		rc = mt_error_set(err, MT_ENOMEM, "%s: out of memory", path);
+	else
+		rc = mt_write_atomic(path, sb.buf, sb.len, err);
 	sbuf_release(&sb);
 	return rc;
 }
 
 /* ------------------------------------------------------------ reading */
 
-static char *get_str(const cJSON *o, const char *key)
+/* *out: a copy of the string o.key, NULL when it is not one; MT_ENOMEM when
+ * the copy cannot be made */
+static int get_str(const cJSON *o, const char *key, char **out)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
 
-	return cJSON_IsString(v) ? strdup(v->valuestring) : NULL;
+	*out = cJSON_IsString(v) ? strdup(v->valuestring) : NULL;
+	return cJSON_IsString(v) && !*out ? MT_ENOMEM : MT_OK;
 }
 
 /* One of measured's or predicted's byte counts of a memory report */
@@ -429,7 +444,7 @@ static int read_memranks(const struct mt_jpos *at, const cJSON *o, struct mt_vca
 		return rc;
 	c->memr = calloc((size_t)cJSON_GetArraySize(arr), sizeof(*c->memr));
 	if (!c->memr)
-		abort();
+		return mt_error_set(err, MT_ENOMEM, "%s: out of memory", at->file);
 	cJSON_ArrayForEach(it, arr) {
 		struct mt_jpos in = { at->file, mt_jpath_index(w2, sizeof(w2), w1, i) };
 
@@ -466,13 +481,13 @@ static int read_cand(const struct mt_jpos *at, const cJSON *o, struct mt_vcand *
 	cfg = cJSON_GetObjectItemCaseSensitive(o, "config");
 	c->config = cJSON_IsObject(cfg) ? cJSON_Duplicate(cfg, 1) : NULL;
 	ev = cJSON_GetObjectItemCaseSensitive(o, "evidence");
-	if (cJSON_IsObject(ev)) {
-		c->evidence_line = get_str(ev, "line");
+	if (!c->name || (cJSON_IsObject(cfg) && !c->config) ||
+	    (cJSON_IsObject(ev) && get_str(ev, "line", &c->evidence_line)) ||
+	    get_str(o, "reason", &c->reason) || get_str(o, "log", &c->log) ||
+	    get_str(o, "command", &c->command))
+		return mt_error_set(err, MT_ENOMEM, "%s: out of memory", at->file);
+	if (cJSON_IsObject(ev))
 		c->evidence_lineno = (long)mt_jget_num(ev, "lineno", 0);
-	}
-	c->reason = get_str(o, "reason");
-	c->log = get_str(o, "log");
-	c->command = get_str(o, "command");
 	c->wall_s = mt_jget_num(o, "wall_s", NAN);
 	pr = cJSON_GetObjectItemCaseSensitive(o, "predicted");
 	c->pred.step_s = mt_jget_num(pr, "step_s", NAN);
@@ -511,7 +526,8 @@ static int read_cand(const struct mt_jpos *at, const cJSON *o, struct mt_vcand *
 		c->tune_fitted_from = (int)mt_jget_num(tu, "fitted_from_runs", 0);
 		c->tune_corrected_s = mt_jget_num(tu, "corrected_step_s", NAN);
 	}
-	return read_memranks(at, o, c, err) < 0 ? MT_EINVAL : MT_OK;
+	rc = read_memranks(at, o, c, err);
+	return rc < 0 ? rc : MT_OK;
 }
 
 int mt_validation_read(const cJSON *doc, const char *file, const char *opt,
@@ -526,12 +542,11 @@ int mt_validation_read(const cJSON *doc, const char *file, const char *opt,
 	if ((rc = mt_jschema(doc, MT_VALIDATION_SCHEMA, file, opt, err)) != MT_OK ||
 	    (rc = mt_jarr(&top, doc, "candidates", 1, &arr, err)) < 0)
 		return rc < 0 ? rc : MT_EINVAL;
-	out->megatune_version = get_str(doc, "megatune_version");
-	out->created = get_str(doc, "created");
-	out->advice = get_str(doc, "advice");
-	out->model = get_str(doc, "model");
-	out->cluster = get_str(doc, "cluster");
-	out->mode = get_str(doc, "mode");
+	if (get_str(doc, "megatune_version", &out->megatune_version) ||
+	    get_str(doc, "created", &out->created) || get_str(doc, "advice", &out->advice) ||
+	    get_str(doc, "model", &out->model) || get_str(doc, "cluster", &out->cluster) ||
+	    get_str(doc, "mode", &out->mode))
+		goto nomem;
 	out->gpus = (int)mt_jget_num(doc, "gpus", 0);
 	out->seq = (int)mt_jget_num(doc, "seq", 0);
 	out->gbs = (int)mt_jget_num(doc, "gbs", 0);
@@ -539,7 +554,7 @@ int mt_validation_read(const cJSON *doc, const char *file, const char *opt,
 	out->warmup = (int)mt_jget_num(doc, "warmup", 0);
 	out->cand = calloc((size_t)cJSON_GetArraySize(arr) + 1, sizeof(*out->cand));
 	if (!out->cand)
-		abort();
+		goto nomem;
 	cJSON_ArrayForEach(it, arr) {
 		struct mt_jpos at = { file, mt_jpath_index(where, sizeof(where), "candidates", i) };
 
@@ -556,8 +571,12 @@ int mt_validation_read(const cJSON *doc, const char *file, const char *opt,
 			return rc;
 		}
 	}
-	mt_validation_summarize(out);
+	if (mt_validation_summarize(out) != MT_OK)
+		goto nomem;
 	return MT_OK;
+nomem:
+	mt_validation_free(out);
+	return mt_error_set(err, MT_ENOMEM, "%s: out of memory", file);
 }
 
 int mt_validation_load(const char *path, const char *opt, struct mt_validation *out,

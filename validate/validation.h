@@ -112,21 +112,25 @@ struct mt_validation {
 	struct mt_vtune tune;   /* written by tune only */
 };
 
-/* Compute sum from the candidates (any order). */
-void mt_validation_summarize(struct mt_validation *v);
+/* Compute sum from the candidates (any order).  MT_OK, or MT_ENOMEM (sum
+ * left empty: nothing ranked, no counts). */
+int mt_validation_summarize(struct mt_validation *v);
 
 /* Relative error (measured - predicted) / predicted, NAN when either lacks. */
 double mt_vrel(double measured, double predicted);
 
-/* The document (summary computed here) appended to sb. */
-void mt_validation_json(struct sbuf *sb, struct mt_validation *v);
+/* The document (summary computed here) appended to sb.  MT_OK, or MT_ENOMEM
+ * (sb holds part of it). */
+int mt_validation_json(struct sbuf *sb, struct mt_validation *v);
 
-/* Write it atomically to path. */
+/* Write it atomically to path (MT_ENOMEM, nothing written, when memory runs
+ * out). */
 int mt_validation_write(const char *path, struct mt_validation *v, struct mt_error *err);
 
 /* Read a megatune.validation/1 file; MT_EINVAL naming file and field when
  * it is not one (`opt`, e.g. "--validation", names the option that expected
- * it in the schema message). */
+ * it in the schema message), MT_ENOMEM when memory runs out; on an error
+ * nothing is left to free. */
 int mt_validation_load(const char *path, const char *opt, struct mt_validation *out,
 		       struct mt_error *err);
 /* The same from a parsed document. */

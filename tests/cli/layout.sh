@@ -60,27 +60,11 @@ done
 # over every .c file: the file-scope definitions that are not static ("int
 # mt_x(...)" or "int" then "mt_x(...)", then a line "{"), and the calls
 # "name(" outside comments, strings and characters.
-awk '
+awk "$(cat tests/cli/c-code.awk)"'
 	FNR == 1 { n = split(FILENAME, p, "/"); dir = p[1]; incom = 0; spec = ""; cand = "" }
 	{
-		s = $0
 		# comments (possibly over several lines), strings and characters out
-		out = ""
-		while (s != "") {
-			if (incom) {
-				i = index(s, "*/")
-				if (!i) { s = ""; break }
-				s = substr(s, i + 2); incom = 0
-				continue
-			}
-			gsub(/\x27([^\x27\\]|\\.)*\x27/, "\x27\x27", s)
-			gsub(/"([^"\\]|\\.)*"/, "\"\"", s)
-			i = index(s, "/*"); j = index(s, "//")
-			if (j && (!i || j < i)) { out = out substr(s, 1, j - 1); s = ""; break }
-			if (!i) { out = out s; s = ""; break }
-			out = out substr(s, 1, i - 1) " "; s = substr(s, i + 2); incom = 1
-		}
-		line = out
+		line = c_code($0)
 		# a definition: its signature at column 0, then a line "{"
 		sig = line
 		sub(/^__attribute__\(\([^)]*\)\) */, "", sig)
