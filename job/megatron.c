@@ -413,7 +413,9 @@ static const char *const read_flags[] = {
 	"transformer-impl", "micro-batch-size", "moe-permute-fusion", "no-gradient-accumulation-fusion",
 	"model-name", /* LoongForge's model, as --model (job/loongforge.h) */
 	"cross-entropy-fusion-impl", "offload-tensors", "attention-softmax-in-fp32",
-	"apply-query-key-layer-scaling", NULL,
+	"apply-query-key-layer-scaling", "defer-embedding-wgrad-compute", "wgrad-deferral-limit",
+	"num-distributed-optimizer-instances",
+	NULL,
 };
 
 /* Flags that do not change the step time megatune predicts: data, paths,
@@ -906,6 +908,22 @@ static int job_settings(const struct mt_jobsrc *s, struct mt_megatron_job *o, st
 		j->softmax_fp32 = 1;
 	if (at(s, "no-gradient-accumulation-fusion") >= 0)
 		j->grad_accum_fusion = 0;
+	/* Megatron-LM's default loss fusion, the only one its validate_args
+	 * accepts (arguments.py @ d98e8a6 lines 1697-1702); Bridge's default
+	 * too (model_parallel_config.py:325) */
+	v = val(s, "cross-entropy-fusion-impl");
+	j->ce_native = !v || strcmp(v, "te");
+	j->moe_grouped_gemm = at(s, "moe-grouped-gemm") >= 0;
+	if ((rc = get_int(s, "num-distributed-optimizer-instances", 1, 1 << 20, &iv, err)) < 0)
+		return MT_EINVAL;
+	if (rc)
+		j->dist_opt_instances = (int)iv;
+	if (at(s, "defer-embedding-wgrad-compute") >= 0) {
+		j->wgrad_defer = 1;
+		if ((rc = get_int(s, "wgrad-deferral-limit", 0, 1 << 20, &iv, err)) < 0)
+			return MT_EINVAL;
+		j->wgrad_defer_limit = rc ? (int)iv : 0;
+	}
 	if (at(s, "moe-router-force-load-balancing") >= 0) {
 		j->moe_balance = MT_BAL_FORCED;
 	} else if ((rc = get_factor(s, "moe-expert-capacity-factor", "a capacity factor from 1 to "
@@ -1004,6 +1022,12 @@ int mt_megatron_job(const struct mt_jobsrc *s, int gpus, const struct mt_model *
 			o->job.gbs = o->cfg.mbs;
 	}
 	pin_all(o);
+	if (o->cfg.split == MT_SPLIT_FIRST_LAST || o->cfg.split == MT_SPLIT_ACCOUNT ||
+	    o->cfg.split == MT_SPLIT_ACCOUNT_LOSS) {
+		o->job.split = o->cfg.split;
+		o->job.split_first = o->cfg.first_layers;
+		o->job.split_last = o->cfg.last_layers;
+	}
 	for (i = 0; i < s->n; i++) {
 		int fc = mt_megatron_flag_class(s->arg[i].key);
 

@@ -40,6 +40,9 @@ void mt_job_init(struct mt_job *j)
 	j->precision = MT_PREC_BF16;
 	j->attn_impl = MT_ATTN_FLASH;
 	j->grad_accum_fusion = 1;
+	j->ce_native = 0;
+	j->moe_grouped_gemm = 1;
+	j->split = MT_UNSET;
 	j->mem_headroom = 0.05;
 	j->roomy_tol = MT_ROOMY_TOL;
 	j->top_k = 5;

@@ -137,6 +137,21 @@ struct mt_job {
 	unsigned fusions_off;     /* bits of enum mt_fusion (tuner/eager.h): the fusions the
 				   * job turns off (--no-*-fusion), timed with the local layers */
 	int softmax_fp32;         /* --attention-softmax-in-fp32: the eager softmax in FP32 */
+	int ce_native;            /* 1: a fused loss (--cross-entropy-loss-fusion) is Megatron-LM's
+				   * torch.compile'd one, as a job of Megatron-LM's flags runs
+				   * it; 0 (default): Transformer Engine's, as NVIDIA's recipes
+				   * set it (--cross-entropy-fusion-impl te; docs/MODEL.md 4.8) */
+	int moe_grouped_gemm;     /* 1 (default): the experts run Transformer Engine's grouped
+				   * GEMM (--moe-grouped-gemm), with its per-stream workspaces */
+	int wgrad_defer;          /* --defer-embedding-wgrad-compute: the output layer's weight
+				   * gradients of up to wgrad_defer_limit micro-batches (0: all)
+				   * computed after the last one, their inputs kept until then */
+	int wgrad_defer_limit;
+	/* the job's own pipeline split (enum mt_split: first/last stage layers,
+	 * embedding or loss accounted), kept where the candidate's PP and VPP
+	 * can run it; MT_UNSET leaves the split to the plan (docs/MODEL.md 4.6) */
+	int split, split_first, split_last;
+	int dist_opt_instances;   /* --num-distributed-optimizer-instances (0, 1: one) */
 	int moe_dispatcher;       /* enum mt_dispatcher, or MT_DISPATCH_AUTO: searched */
 	double mem_headroom;      /* fraction of GPU memory kept free, default 0.05 */
 	double roomy_tol;         /* step time given up for headroom: the ranking puts first the

@@ -220,6 +220,15 @@
 #define MT_CE_NATIVE_FWD_BYTES 22.0
 #define MT_CE_NATIVE_BWD_BYTES 10.0
 #define MT_CE_NATIVE_SAVED_BYTES 4.0
+/* Its peak holds one FP32 copy of the logits more than the unfused loss's
+ * (docs/MODEL.md 4.8): the compiled functions update their inputs in place
+ * (the max subtracted, exp(out=), div_, the gradient's mul_), which
+ * torch.compile's functionalisation writes to new buffers beside them.
+ * Measured: 4.0 bytes a logit more in max allocated than without the fusion
+ * (Megatron-LM's CI, gpt3_mcore_te_tp2_pp2_cross_entropy_loss_fusion on H100:
+ * 1753 against 1362 MiB, 4096 x 25152 logits; the GPU campaign's c1 and c2,
+ * 2030 and 1024 MiB over the model before it, 16384 and 8192 x 32000). */
+#define MT_CE_NATIVE_COPY_BYTES 4.0
 
 /* GPU time per offloaded layer and micro-batch for the offload context's
  * stream waits and buffer bookkeeping (µs). */
@@ -236,7 +245,26 @@
 
 /* Memory terms outside the PyTorch tensors of the model (bytes). */
 #define MT_CUDA_CONTEXT_BYTES (0.6 * 1073741824.0)
-#define MT_WORKSPACE_BYTES (0.25 * 1073741824.0)
+/* GEMM workspaces, tensors of the caching allocator held from their first
+ * GEMM on (docs/MODEL.md 4.8).  PyTorch keeps one cuBLAS workspace per
+ * handle and stream (CUBLAS_WORKSPACE_CONFIG; default ":4096:8", 32 MiB, on
+ * compute capability 9 and newer, ":4096:2:16:8" before), and a training
+ * step runs GEMMs from two threads, each with its own handle: the forward's
+ * and autograd's device thread (the GPU campaign's runs without Transformer
+ * Engine hold 66 MiB besides their tensors, Megatron-LM's CI runs on H100
+ * 96-110 MiB with Transformer Engine's).  Transformer Engine keeps one more,
+ * get_cublas_workspace_size_bytes(): 32 MiB + 1 KiB from compute capability
+ * 9, 4 MiB before (TransformerEngine d0067d0 pytorch/cpp_extensions/
+ * gemm.py:40-67); its grouped GEMM one per compute stream,
+ * nvte_get_num_compute_streams() = 4 (common/util/multi_stream.cpp:53), and
+ * userbuffers' overlapped GEMMs three (_NUM_MAX_UB_STREAMS). */
+#define MT_TORCH_CUBLAS_WS_BYTES (32.0 * 1048576.0)
+#define MT_TORCH_CUBLAS_WS_AMPERE_BYTES (4096.0 * 1024 * 2 + 16.0 * 1024 * 8)
+#define MT_TORCH_CUBLAS_HANDLES 2
+#define MT_TE_CUBLAS_WS_BYTES (32.0 * 1048576.0 + 1024)
+#define MT_TE_CUBLAS_WS_AMPERE_BYTES (4.0 * 1048576.0)
+#define MT_TE_GROUPED_GEMM_STREAMS 4
+#define MT_TE_UB_STREAMS 3
 /* NCCL buffers per channel of one communicator: SIMPLE 4 MiB + LL128 ~4.6 MiB
  * + LL 256 KiB, for the send and the receive side. */
 #define MT_NCCL_CHANNEL_BYTES (2 * 8.9 * 1048576.0)

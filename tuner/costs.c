@@ -793,6 +793,10 @@ static void layer_memory(const struct work *w, int k, struct mt_costs *o)
 	if (m->mla) {
 		double ql = m->q_lora_rank, kvl = m->kv_lora_rank;
 		act_sp += 2 * gin * (ql + kvl + m->qk_rope_dim); /* down-proj outputs, replicated */
+		/* the latents' norms fused into the up-projections
+		 * (TELayerNormColumnParallelLinear): each keeps its normalised
+		 * output for the weight gradient as well */
+		act_sp += gin * (ql + kvl);
 		act_tp = (2 * a * dqk + 2 * a * dqk + 2 * a * dv + gin * a * dv) / t;
 	} else {
 		act_tp = (2 * w->q_el + 4 * w->kv_el + gin * w->q_el) / t;
@@ -815,6 +819,12 @@ static void layer_memory(const struct work *w, int k, struct mt_costs *o)
 		double kk = m->topk, fe = m->moe_ffn;
 		act_mlp = (8 * m->experts + kk * 12 + kk * etp * gin * h + kk * (2 * gm * fe + gin * fe)) /
 			  spd;
+		/* an activation no kernel fuses with the routing probabilities
+		 * (not gated: GeLU, ReLU): the product with the probabilities
+		 * keeps its BF16 output as well (Megatron-LM d98e8a6
+		 * moe/experts.py:1007-1009, mlp.py:271-273; 4.4) */
+		if (gm < 2)
+			act_mlp += kk * 2 * fe / spd;
 		if (m->shared_ffn)
 			act_mlp += (2 * gm * m->shared_ffn + gin * m->shared_ffn) / t;
 	}
@@ -832,8 +842,13 @@ static void layer_memory(const struct work *w, int k, struct mt_costs *o)
 			f += 2 * h / spd;
 		if (om & (1u << MT_OM_QKV_LINEAR))
 			f += gin * h / spd;
+		/* core_attn: Q, K and V, and what the attention saves inside
+		 * the offload's saved-tensor hooks (fine_grained_activation_
+		 * offload.py @ d98e8a6 line 506): the unfused probabilities or
+		 * flash's log-sum-exp */
 		if (om & (1u << MT_OM_CORE_ATTN))
-			f += (m->mla ? 2 * a * dqk + 2 * a * dqk + 2 * a * dv : 2 * w->q_el + 4 * w->kv_el) / t;
+			f += (m->mla ? 2 * a * dqk + 2 * a * dqk + 2 * a * dv : 2 * w->q_el + 4 * w->kv_el) / t +
+			     act_core;
 		if (om & (1u << MT_OM_ATTN_PROJ))
 			f += gin * a * dv / t;
 		if (om & (1u << MT_OM_MLP_NORM))
@@ -905,9 +920,11 @@ static void io_costs(const struct work *w, struct mt_costs *o)
 		/* kept from the loss's forward to its backward (4.8): the
 		 * output layer's inputs and the loss's FP32 softmax (its
 		 * .float() copy of the logits, fused or not); beside it for a
-		 * moment the BF16 logits (forward) or their BF16 gradient */
+		 * moment the BF16 logits (forward) or their BF16 gradient, and
+		 * with the native fused loss a second FP32 copy */
 		o->act_out = T * 4 * h / spd + T * V / t * 4;
-		o->logits_transient = T * V / t * 2;
+		o->logits_transient = T * V / t *
+				      (2 + (fused_ce && x->job->ce_native ? MT_CE_NATIVE_COPY_BYTES : 0));
 	}
 	o->eager = w->eager;
 	o->eager_buffer = w->eager ? w->eg[MT_L_DENSE].buffer : 0;

@@ -64,7 +64,22 @@ static double offloaded(const struct mt_costs *a, const struct mt_plan *b,
 	f_rc = mt_rc_full_share(cfg, chunk);
 	f_off = fmin(cfg->offload_layers, chunk * (1 - f_rc)) / chunk;
 	for (k = 0; k < MT_L_N; k++)
-		out += b->nl[st][k] / (double)b->vpp * f_off * mt_act_kept(a, k, mods);
+		out += b->nl[st][k] / (double)b->vpp * f_off *
+		       fmax(0, mt_act_kept(a, k, mods) - a->act_fine[k]);
+	return out;
+}
+
+/* ... and by fine-grained offload: the named modules' inputs that stay
+ * after recomputation, at most what the layer keeps (memory.c) */
+static double fine_offloaded(const struct mt_costs *a, const struct mt_plan *b,
+			     const struct mt_config *cfg, int st)
+{
+	const unsigned mods = mt_rc_mods(cfg);
+	double out = 0;
+	int k;
+
+	for (k = 0; k < MT_L_N; k++)
+		out += b->nl[st][k] / (double)b->vpp * fmin(a->act_fine[k], mt_act_kept(a, k, mods));
 	return out;
 }
 
@@ -78,8 +93,7 @@ void mt_hostmem(const struct mt_ctx *x, const struct mt_costs *a, const struct m
 	/* activations: the offloaded layers of every micro-batch in flight, in
 	 * pinned host tensors */
 	act = mt_inflight(b->pp, b->vpp, b->num_mb, st) *
-	      (offloaded(a, b, cfg, st) +
-	       (b->nl[st][0] * a->act_fine[0] + b->nl[st][1] * a->act_fine[1]) / b->vpp);
+	      (offloaded(a, b, cfg, st) + fine_offloaded(a, b, cfg, st));
 	/* optimizer states: the offloaded share of this rank's shard */
 	if (j->opt_offload > 0) {
 		double pd, pe, pq;

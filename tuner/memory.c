@@ -6,6 +6,7 @@
 
 #include "constants.h"
 #include "dispatch.h"
+#include "eager.h"
 #include "hostmem.h"
 #include "fsdp.h"
 #include "graphs.h"
@@ -15,17 +16,24 @@
 #include "recompute.h"
 
 /* Activation bytes of one model chunk (one micro-batch) of a stage, with its
- * recompute and offload settings; *peak gets one rematerialised layer. */
+ * recompute and offload settings; *layer_avg gets one layer's kept bytes and
+ * *moving what the stage holds once, however many chunks are in flight: the
+ * one layer on its way to or from the host. */
 static double chunk_act(const struct mt_costs *a, const struct mt_plan *b,
-			const struct mt_config *cfg, int st, double *layer_avg)
+			const struct mt_config *cfg, int st, double *layer_avg, double *moving)
 {
 	double layers = b->nl[st][0] + b->nl[st][1], chunk, f_rc, f_ck, f_off = 0, act = 0, avg;
 	const unsigned mods = mt_rc_mods(cfg);
-	/* per layer without full recompute: less what the recomputed modules free */
+	/* per layer without full recompute: less what the recomputed modules
+	 * free, and less what fine-grained offload moves of what stays (4.10):
+	 * a module's inputs that its recomputation already discards are not
+	 * moved again */
 	const double kept[MT_L_N] = { mt_act_kept(a, 0, mods), mt_act_kept(a, 1, mods) };
+	const double stay[MT_L_N] = { fmax(0, kept[0] - a->act_fine[0]),
+				      fmax(0, kept[1] - a->act_fine[1]) };
 	int k;
 
-	*layer_avg = 0;
+	*layer_avg = *moving = 0;
 	if (layers <= 0)
 		return 0;
 	chunk = layers / b->vpp;
@@ -37,17 +45,98 @@ static double chunk_act(const struct mt_costs *a, const struct mt_plan *b,
 		f_off = fmin(cfg->offload_layers, chunk * (1 - f_rc)) / chunk;
 	for (k = 0; k < MT_L_N; k++) {
 		double n = b->nl[st][k] / (double)b->vpp;
-		act += n * ((1 - f_rc) * kept[k] + f_ck * a->act[k][MT_RC_FULL]);
-		act -= n * f_off * kept[k];
-		act -= n * (1 - f_rc) * a->act_fine[k]; /* fine-grained offload (4.10) */
+
+		act += n * ((1 - f_rc) * stay[k] + f_ck * a->act[k][MT_RC_FULL]);
+		act -= n * f_off * stay[k];
 	}
 	avg = (b->nl[st][0] * kept[0] + b->nl[st][1] * kept[1]) / layers;
 	*layer_avg = avg;
 	if (f_off > 0)
-		act += avg; /* one layer in flight to or from the host */
+		*moving += (b->nl[st][0] * stay[0] + b->nl[st][1] * stay[1]) / layers;
 	if (a->act_fine[0] + a->act_fine[1] > 0) /* one layer's module inputs in flight */
-		act += (b->nl[st][0] * a->act_fine[0] + b->nl[st][1] * a->act_fine[1]) / layers;
+		*moving += (b->nl[st][0] * (kept[0] - stay[0]) + b->nl[st][1] * (kept[1] - stay[1])) /
+			   layers;
 	return act;
+}
+
+/* The model chunks of stage st in flight at its peak, in units of the
+ * stage's mean chunk (its layers / vpp): under the interleaved schedule
+ * the chunks in flight are not a sample of every chunk but the first
+ * forwards' (the warm-up runs microbatch groups of pp through chunk 0, then
+ * chunk 1, ...), then one forward and one backward in turn (backwards from
+ * the last chunk).  Walked over the step, the most layers live at once;
+ * with even chunks this is mt_inflight (docs/MODEL.md 4.8). */
+static double inflight_chunks(const struct mt_plan *b, int st)
+{
+	int pp = b->pp, vpp = b->vpp, n = b->num_mb * vpp, warm, k, v;
+	double lc[MT_LAYOUT_MAX], tot = 0, live = 0, peak = 0;
+
+	if (vpp <= 1 || pp <= 1 || b->layout.n != pp * vpp)
+		return mt_inflight(pp, vpp, b->num_mb, st);
+	for (v = 0; v < vpp; v++) {
+		lc[v] = b->layout.t[v * pp + st] + b->layout.m[v * pp + st];
+		tot += lc[v];
+	}
+	if (tot <= 0)
+		return mt_inflight(pp, vpp, b->num_mb, st);
+	warm = (pp - st - 1) * 2 + (vpp - 1) * pp;
+	if (warm > n)
+		warm = n;
+	for (k = 0; k < warm; k++)
+		live += lc[(k / pp) % vpp];
+	peak = live;
+	for (k = warm; k < n; k++) {
+		int j = k - warm;
+
+		live += lc[(k / pp) % vpp];
+		if (live > peak)
+			peak = live;
+		live -= lc[vpp - 1 - (j / pp) % vpp];
+	}
+	return peak * vpp / tot;
+}
+
+/* The GEMM workspaces the caching allocator holds between steps (4.8):
+ * PyTorch's cuBLAS workspace for each of the two threads that run GEMMs,
+ * and with Transformer Engine its own, one per compute stream of a MoE
+ * stage's grouped GEMM, and userbuffers' for overlapped TP GEMMs. */
+static double gemm_workspaces(const struct mt_ctx *x, const struct mt_plan *b,
+			      const struct mt_config *cfg, int st)
+{
+	const double cc = x->cluster->compute_capability;
+	const int hopper = cc <= 0 || cc >= 9;
+	double te = hopper ? MT_TE_CUBLAS_WS_BYTES : MT_TE_CUBLAS_WS_AMPERE_BYTES;
+	double ws = MT_TORCH_CUBLAS_HANDLES *
+		    (hopper ? MT_TORCH_CUBLAS_WS_BYTES : MT_TORCH_CUBLAS_WS_AMPERE_BYTES);
+
+	if (x->job->transformer_impl == MT_TI_LOCAL)
+		return ws;
+	ws += te;
+	if (b->nl[st][MT_L_MOE] > 0 && x->job->moe_grouped_gemm)
+		ws += MT_TE_GROUPED_GEMM_STREAMS * te;
+	if (cfg->tp_overlap && cfg->sp && cfg->tp > 1)
+		ws += MT_TE_UB_STREAMS * te;
+	return ws;
+}
+
+/* --defer-embedding-wgrad-compute: the last stage keeps, for each
+ * micro-batch whose output-layer weight gradient waits for the last one
+ * (up to --wgrad-deferral-limit), that layer's input and the logits'
+ * BF16 gradient (Megatron-LM d98e8a6 tensor_parallel/layers.py:661-663,
+ * 1229-1230; drained after the last backward, schedules.py:915-925); at
+ * the last micro-batch's loss all of them are held (4.8). */
+static double deferred_wgrad(const struct mt_ctx *x, const struct mt_costs *a,
+			     const struct mt_plan *b)
+{
+	const struct mt_job *j = x->job;
+	double V = mt_model_padded_vocab(x->model, a->tp), kept;
+
+	if (!j->wgrad_defer || b->num_mb < 2)
+		return 0;
+	kept = b->num_mb - 1;
+	if (j->wgrad_defer_limit > 0 && j->wgrad_defer_limit < kept)
+		kept = j->wgrad_defer_limit;
+	return kept * a->tokens * (2.0 * V / a->tp + 2.0 * x->model->hidden);
 }
 
 /* The total as PyTorch's caching allocator reports it (docs/MODEL.md 4.8):
@@ -70,18 +159,28 @@ static void stage_memory(const struct mt_ctx *x, const struct mt_costs *a, const
 			 const struct mt_config *cfg, int st, struct mt_mem *o)
 {
 	const struct mt_model *m = x->model;
-	int inflight;
-	double Pd, Pe, Pq, dshard, eshard, gb, layer_avg, act, corr, graph_pool, disp_out = 0;
+	double Pd, Pe, Pq, dshard, eshard, gb, layer_avg, moving, act, corr, graph_pool, disp_out = 0;
 
 	dshard = cfg->dist_opt || cfg->fsdp ? (double)b->dp * a->cp : 1;
 	eshard = cfg->dist_opt || cfg->fsdp ? (double)b->edp : 1;
+	/* --num-distributed-optimizer-instances N: each instance shards over
+	 * its share of the data-parallel ranks, dense and expert
+	 * (parallel_state.py @ d98e8a6 lines 924-929, 1448-1451; 4.8) */
+	if (cfg->dist_opt && !cfg->fsdp && x->job->dist_opt_instances > 1) {
+		int n = x->job->dist_opt_instances;
+
+		if (b->dp * a->cp % n == 0)
+			dshard /= n;
+		if (b->edp % n == 0)
+			eshard /= n;
+	}
 	gb = cfg->grad_fp32 ? 4 : 2;
 	o->stage = st;
 	Pd = mt_stage_params(x, a, b, st, &Pe, &Pq);
 	/* bf16, plus the recipe's quantised weight copies; kept quantised
 	 * instead of bf16 with the quantised parameter gather (4.9) */
 	{
-		double wq = mt_recipe_weight_bytes(x->recipe);
+		double wq = mt_recipe_weight_cache_bytes(x->recipe, x->cluster->compute_capability);
 
 		if (mt_param_gather_q(x->job, cfg->dist_opt) && b->dp > 1)
 			o->weights = 2 * (Pd + Pe - Pq) + wq * Pq;
@@ -100,8 +199,7 @@ static void stage_memory(const struct mt_ctx *x, const struct mt_costs *a, const
 	 * the share offloaded to the host leaves the GPU (4.8, 4.10) */
 	o->optimizer = mt_opt_state_bytes(x->job, cfg, b->dp) * (Pd / dshard + Pe / eshard) *
 		       (1 - x->job->opt_offload);
-	inflight = mt_inflight(b->pp, b->vpp, b->num_mb, st);
-	act = inflight * chunk_act(a, b, cfg, st, &layer_avg);
+	act = inflight_chunks(b, st) * chunk_act(a, b, cfg, st, &layer_avg, &moving) + moving;
 	if (st == 0)
 		act += mt_inflight(b->pp, 1, b->num_mb, 0) * a->act_emb;
 	/* full recompute: one checkpoint's layers rematerialised in backward
@@ -114,6 +212,8 @@ static void stage_memory(const struct mt_ctx *x, const struct mt_costs *a, const
 	 * in backward (docs/MODEL.md 5.3) */
 	if (cfg->ep_overlap)
 		act += a->act_layer_peak[b->nl[st][1] ? 1 : 0];
+	if (st == b->pp - 1)
+		act += deferred_wgrad(x, a, b);
 	o->activations = act;
 	/* the logits of the loss (last stage) and of each MTP layer (its stage) */
 	o->logits = (st == b->pp - 1 ? a->act_out : 0) +
@@ -154,7 +254,7 @@ static void stage_memory(const struct mt_ctx *x, const struct mt_costs *a, const
 	o->nccl = b->nccl_bytes;
 	o->cuda_context = MT_CUDA_CONTEXT_BYTES;
 	/* with Megatron-LM's own layers, the attention's score buffer (4.11) */
-	o->workspace = MT_WORKSPACE_BYTES + a->eager_buffer;
+	o->workspace = gemm_workspaces(x, b, cfg, st) + a->eager_buffer;
 	/* per-layer CUDA graphs keep static buffers for every graphed layer of
 	 * every micro-batch in flight, by their scopes (5.10) */
 	o->cuda_graphs = mt_graph_bytes(x, a, b, cfg, st, &graph_pool);

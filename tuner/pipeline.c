@@ -170,6 +170,48 @@ static void split_layout(const struct mt_model *m, int pp, int vpp, int split, i
 		l->m[n - 1] = (unsigned char)m->mtp_layers;
 }
 
+/* The job's own split (mt_job.split) where L layers over pp x vpp chunks
+ * can run it, as Megatron-LM's validate_args and get_num_layers_to_build
+ * accept it: 1 with it in *split, *first, *last, else 0. */
+static int job_split(const struct mt_job *j, int L, int pp, int vpp, int *split, int *first,
+		     int *last)
+{
+	int n = pp * vpp, mid;
+
+	*first = *last = 0;
+	*split = j->split;
+	if (pp < 2)
+		return 0;
+	switch (j->split) {
+	case MT_SPLIT_ACCOUNT:
+		return (L + 2) % n == 0 && (L + 2) / n >= 1;
+	case MT_SPLIT_ACCOUNT_LOSS:
+		return (L + 1) % n == 0 && (L + 1) / n >= 1;
+	case MT_SPLIT_FIRST_LAST:
+		*first = j->split_first > 0 ? j->split_first : 0;
+		*last = j->split_last > 0 ? j->split_last : 0;
+		/* one given: the other stages share the rest evenly */
+		if (!*first || !*last) {
+			int rest = L - *first - *last, k = pp - (*first > 0) - (*last > 0);
+
+			if (k <= 0 || rest % k)
+				return 0;
+			if (!*first)
+				*first = rest / k;
+			if (!*last)
+				*last = rest / k;
+		}
+		mid = L - *first - *last;
+		if (*first % vpp || *last % vpp || mid < 0)
+			return 0;
+		if (pp == 2)
+			return mid == 0;
+		return mid % (pp - 2) == 0 && (mid / (pp - 2)) % vpp == 0;
+	default:
+		return 0;
+	}
+}
+
 /* The split of the plan (docs/MODEL.md 4.6): a pinned layout; else even,
  * accounted, loss-accounted; else the lighter (heaviest stage) of the
  * first/last split and the balanced layout; else the balanced layout. */
@@ -241,6 +283,13 @@ static int plan_split_uncached(const struct mt_ctx *x, int pp, int vpp, struct m
 	}
 	if (pp * vpp > MT_LAYOUT_MAX)
 		return -1;
+	if (job_split(x->job, m->layers, pp, vpp, &split, &first, &last)) {
+		split_layout(m, pp, vpp, split, first, last, &o->layout);
+		o->split = split;
+		o->first_layers = first;
+		o->last_layers = last;
+		return 0;
+	}
 	if (pp <= m->layers &&
 	    !choose_split(m->layers, pp, vpp, x->job->release_off, &split, &first, &last)) {
 		split_layout(m, pp, vpp, split, first, last, &o->layout);

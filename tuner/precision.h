@@ -79,6 +79,12 @@ double mt_recipe_saved_bytes(int r);
  * BF16 copy is gone and these are the weights. */
 double mt_recipe_weight_bytes(int r);
 
+/* The same on a GPU of compute capability cc, as the weight cache holds
+ * them: per-tensor FP8 keeps a transposed copy for the data gradient where
+ * FP8 GEMMs take only the TN layout (before compute capability 10;
+ * docs/MODEL.md 4.9). */
+double mt_recipe_weight_cache_bytes(int r, double cc);
+
 /* 1 when the job keeps and all-gathers its weights quantised
  * (--fp8-param-gather / --fp4-param-gather): the pin, else on with the
  * distributed optimizer as the Bridge recipes set it (off with optimizer CPU
