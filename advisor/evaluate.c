@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "../job/flagtable.h"
+#include "../job/local.h"
 #include "../job/release.h"
 #include "../rules/engine.h"
 #include "../tuner/band.h"
@@ -239,7 +240,7 @@ int mt_evaluate(const struct mt_model *m, const struct mt_cluster *c, const stru
 	struct mt_job rj = *j;
 	int d, o, rc, have = 0, moe = m->experts && (cfg->ep > 1 || cfg->etp > 1);
 
-	if ((rc = mt_release_restrict(&rj, c, err)))
+	if ((rc = mt_local_restrict(&rj, err)) || (rc = mt_release_restrict(&rj, c, err)))
 		return rc;
 	j = &rj;
 	for (d = 0; d < MT_DISPATCH_N; d++) {
@@ -294,7 +295,7 @@ int mt_eval_stages(const struct mt_model *m, const struct mt_cluster *c, const s
 	int rc;
 
 	/* the job as the search and mt_evaluate saw it */
-	if ((rc = mt_release_restrict(&rj, c, err)))
+	if ((rc = mt_local_restrict(&rj, err)) || (rc = mt_release_restrict(&rj, c, err)))
 		return rc;
 	a = malloc(sizeof(*a));
 	plan = malloc(sizeof(*plan));

@@ -12,6 +12,7 @@
 #include "../tuner/band.h"
 #include "../tuner/hostmem.h"
 #include "../tuner/optim.h"
+#include "../job/local.h"
 #include "../job/release.h"
 #include "../tuner/fsdp.h"
 #include "../tuner/graphs.h"
@@ -977,8 +978,9 @@ int mt_search(const struct mt_model *m, const struct mt_cluster *c, const struct
 	int rc;
 
 	memset(res, 0, sizeof(*res));
-	/* what the target releases cannot run is not searched (job/release.h) */
-	if ((rc = mt_release_restrict(&rj, c, err)))
+	/* what Megatron-LM's own layers and the target releases cannot run is not
+	 * searched (job/local.h, job/release.h) */
+	if ((rc = mt_local_restrict(&rj, err)) || (rc = mt_release_restrict(&rj, c, err)))
 		return rc;
 	j = &rj;
 	rc = mt_job_check(m, c, j, err);

@@ -16,6 +16,7 @@
 #include "../rules/engine.h"
 #include "../job/flags.h"
 #include "../job/flagtable.h"
+#include "../tuner/eager.h"
 #include "../tuner/host.h"
 #include "../tuner/hostmem.h"
 #include "../job/launch.h"
@@ -131,6 +132,40 @@ static int opt_scope(const char *cmd, const struct cli_opt *o, const char *arg, 
 	return 0;
 }
 
+/* --fusions-off F,F...: the fusions Megatron-LM's own layers run as eager ops
+ * (tuner/eager.h mt_fusion names, or all) */
+static int opt_fusions(const char *cmd, const struct cli_opt *o, const char *arg, void *args)
+{
+	struct mt_job *job = &((struct args *)args)->job;
+	const char *p = arg;
+	unsigned bits = 0;
+
+	if (!strcmp(arg, "all")) {
+		job->fusions_off = (1u << MT_FU_N) - 1;
+		return 0;
+	}
+	while (*p) {
+		size_t l = strcspn(p, ",");
+		char name[32];
+		int f;
+
+		snprintf(name, sizeof(name), "%.*s", (int)(l < sizeof(name) ? l : sizeof(name) - 1), p);
+		if (!l || l >= sizeof(name) || (f = mt_fusion_parse(name)) < 0)
+			return cli_opt_bad(cmd, o->name, "fusions among masked_softmax, bias_activation, "
+					   "bias_dropout, rope (comma-separated), or all", arg);
+		bits |= 1u << f;
+		p += l;
+		if (*p == ',' && !*++p)
+			return cli_opt_bad(cmd, o->name, "fusions among masked_softmax, bias_activation, "
+					   "bias_dropout, rope (comma-separated), or all", arg);
+	}
+	if (!bits)
+		return cli_opt_bad(cmd, o->name, "fusions among masked_softmax, bias_activation, "
+				   "bias_dropout, rope (comma-separated), or all", arg);
+	job->fusions_off = bits;
+	return 0;
+}
+
 /* (0, 1] and [0, 90): an open end the table's ranges do not give */
 static int opt_share(const char *cmd, const struct cli_opt *o, const char *arg, void *args)
 {
@@ -172,6 +207,7 @@ static int opt_layout(const char *cmd, const struct cli_opt *o, const char *arg,
 static const char *const precision_names[] = { "bf16", "fp8", "nvfp4", NULL };
 static const char *const recipe_names[] = { "delayed", "tensorwise", "blockwise", "mxfp8", NULL };
 static const char *const attention_names[] = { "flash", "unfused", NULL };
+static const char *const impl_names[] = { "transformer_engine", "local", NULL }; /* MT_TI_* */
 static const char *const flex_names[] = { "profile", "deepep", "hybridep", NULL };
 static const char *const format_names[] = {
 	[F_TEXT] = "text", [F_JSON] = "json", [F_MEGATRON] = "megatron", [F_BRIDGE] = "bridge",
@@ -214,7 +250,27 @@ static const struct cli_opt job_opts[] = {
 	   "keep the share F (0 to 1] of the optimizer states\n"
 	   "in host memory and step them on the CPU"),
 	{ .type = CLI_CHOICE, .name = "attention", .meta = "A", .off = JOB(attn_impl),
-	  .choices = attention_names, .help = "flash (default, fused attention) or unfused" },
+	  .choices = attention_names,
+	  .help = "flash (default, fused attention) or unfused (implied\n"
+		  "by --transformer-impl local)" },
+	{ .type = CLI_CHOICE, .name = "transformer-impl", .meta = "I", .off = JOB(transformer_impl),
+	  .choices = impl_names,
+	  .help = "transformer_engine (default) or local: Megatron-LM's\n"
+		  "own layers (--transformer-impl local), timed as the\n"
+		  "PyTorch eager kernels they run where Transformer Engine\n"
+		  "and Apex are not installed (docs/MODEL.md 4.11): unfused\n"
+		  "attention, gradient accumulation apart\n"
+		  "(--grad-accum-fusion off), and none of what needs\n"
+		  "Transformer Engine: FP8 and NVFP4, the TP overlap,\n"
+		  "per-layer CUDA graphs, CP, the EP overlap, fine-grained\n"
+		  "offload, the precision-aware optimizer (refused when\n"
+		  "pinned, else not searched)" },
+	FN("fusions-off", "F,F...", opt_fusions,
+	   "with --transformer-impl local, the fusions the job turns\n"
+	   "off, run as eager ops: masked_softmax, bias_activation,\n"
+	   "bias_dropout, rope, or all (--no-masked-softmax-fusion,\n"
+	   "--no-bias-swiglu-fusion or --no-bias-gelu-fusion,\n"
+	   "--no-bias-dropout-fusion, --no-rope-fusion)"),
 	{ .type = CLI_ONOFF, .name = "grad-accum-fusion", .meta = "on|off", .off = JOB(grad_accum_fusion),
 	  .help = "gradient accumulation inside the weight-gradient GEMM\n"
 		  "(default on; off: --no-gradient-accumulation-fusion, a\n"
@@ -401,6 +457,45 @@ const struct cli_spec cli_spec_estimate = {
 	.cmd = "estimate", .head = advise_head, .opts = estimate_opts, .tail = advise_tail,
 };
 
+/* --transformer-impl local attends unfused, as the job reader takes it
+ * (DotProductAttention materialises the scores whatever --attention-backend
+ * says: Megatron-LM d98e8a6 megatron/core/models/backends.py:129-131), and
+ * accumulates the weight gradients apart: megatune times those layers where
+ * Apex is not installed either (docs/MODEL.md 4.11), and their fused
+ * accumulation is Apex's; the fusions turned off are timed on those layers
+ * only.  -1 to go on, else the exit code after the message. */
+static int local_layers(const char *cmd, struct mt_job *j)
+{
+	if (j->transformer_impl == MT_TI_LOCAL) {
+		if (j->grad_accum_fusion == 1)
+			return cli_usage_error(cmd, "--grad-accum-fusion on with --transformer-impl local: "
+					       "Megatron-LM's own layers fuse the accumulation with Apex's "
+					       "fused_weight_gradient_mlp_cuda, and megatune times them where "
+					       "Apex is not installed, where they raise without it (Megatron-LM "
+					       "d98e8a6 megatron/core/tensor_parallel/layers.py:1148-1157)");
+		j->grad_accum_fusion = 0;
+		if (j->attn_impl == MT_ATTN_FLASH)
+			return cli_usage_error(cmd, "--attention flash with --transformer-impl local: "
+					       "Megatron-LM's own layers attend with DotProductAttention, "
+					       "which materialises the scores (unfused; Megatron-LM d98e8a6 "
+					       "megatron/core/models/backends.py:129-131, and "
+					       "--attention-backend chooses among Transformer Engine's "
+					       "kernels only)");
+		j->attn_impl = MT_ATTN_UNFUSED;
+		return -1;
+	}
+	if (j->attn_impl < 0)
+		j->attn_impl = MT_ATTN_FLASH;
+	if (j->grad_accum_fusion < 0)
+		j->grad_accum_fusion = 1;
+	if (j->fusions_off)
+		return cli_usage_error(cmd, "--fusions-off needs --transformer-impl local: megatune "
+				       "times the fusions turned off as the eager ops of Megatron-LM's "
+				       "own layers (docs/MODEL.md 4.11); Transformer Engine's layers are "
+				       "timed fused");
+	return -1;
+}
+
 static int parse_args(const char *cmd, int argc, char **argv, struct args *a)
 {
 	const struct cli_spec *spec = !strcmp(cmd, "advise") ? &cli_spec_advise :
@@ -412,11 +507,15 @@ static int parse_args(const char *cmd, int argc, char **argv, struct args *a)
 	a->cluster = "dgx-h100";
 	mt_job_init(&a->job);
 	a->job.fp8_recipe = -1;
+	a->job.attn_impl = -1;
+	a->job.grad_accum_fusion = -1;
 	if ((rc = cli_parse(spec, argc, argv, a, &first)) >= 0)
 		return rc;
 	a->recipe_given = a->job.fp8_recipe >= 0;
 	if (!a->recipe_given)
 		a->job.fp8_recipe = MT_FP8_DELAYED;
+	if ((rc = local_layers(cmd, &a->job)) >= 0)
+		return rc;
 	if (first < argc) {
 		fprintf(stderr, "megatune %s: error: unexpected argument '%s'\n", cmd, argv[first]);
 		return 2;

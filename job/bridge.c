@@ -267,6 +267,14 @@ int mt_bridge_item(struct mt_jobsrc *s, const char *key, const char *val, int py
 	if (!strncmp(k, "optimizer.", 10) && (dot = strstr(k, "_dtype")) &&
 	    (!dot[6] || !strcmp(dot + 6, "._target_") || !strcmp(dot + 6, "._call_")))
 		return opt_dtype(s, k, val, line, orig, err);
+	/* the local layer spec, as a whole or YAML's ._target_: Megatron-LM's own
+	 * layers (models/gpt_provider.py @ 067f987df0 local_layer_spec) */
+	if (!strncmp(k, "model.transformer_layer_spec", 28) && (!k[28] || !strcmp(k + 28, "._target_"))) {
+		if (strstr(val, ".local_layer_spec"))
+			return mt_jobsrc_field(s, "transformer_impl", "local", 0, line, orig, err);
+		s->nskipped++;
+		return MT_OK;
+	}
 	if (strstr(k, "._"))
 		return attn_enum(s, k, val, line, orig, err);
 	plain(val, v, sizeof(v));
@@ -294,6 +302,18 @@ int mt_bridge_item(struct mt_jobsrc *s, const char *key, const char *val, int py
 	}
 	if (!strcmp(k, "mixed_precision.grad_reduce_in_fp32") || !strcmp(k, "ddp.grad_reduce_in_fp32"))
 		return b == 0 ? mt_jobsrc_field(s, "grad_reduce_in_bf16", "True", 0, line, orig, err) : MT_OK;
+	/* TransformerConfig's one field for Megatron-LM's two flags of the MLP's
+	 * bias fusion (argument_utils.py @ d98e8a64dd lines 316-319 set it from
+	 * either); the reader keeps the one the model's MLP has */
+	if (!strcmp(k, "model.bias_activation_fusion")) {
+		int rc;
+
+		if (b != 0)
+			return MT_OK;
+		if ((rc = mt_jobsrc_field(s, "bias_swiglu_fusion", "False", 0, line, orig, err)))
+			return rc;
+		return mt_jobsrc_field(s, "bias_gelu_fusion", "False", 0, line, orig, err);
+	}
 	if (!strcmp(k, "model.share_embeddings_and_output_weights"))
 		return b == 0 ? mt_jobsrc_field(s, "untie_embeddings_and_output_weights", "True", 0, line,
 						orig, err) : MT_OK;

@@ -10,7 +10,9 @@
 #include "../lib/shell.h"
 #include "flagtable.h"
 #include "knobs.h"
+#include "local.h"
 #include "../tuner/cluster.h"
+#include "../tuner/eager.h"
 #include "../tuner/graphs.h"
 #include "../tuner/host.h"
 #include "../tuner/hostmem.h"
@@ -489,6 +491,64 @@ static int prec_opt_overrides(const struct mt_config *c, struct mt_kv *o, int n)
 	return n;
 }
 
+/* An enum through Bridge's overrides: a dict with _target_ is instantiated
+ * (src/megatron/bridge/training/utils/omegaconf_utils.py @ 067f987df0, lines
+ * 478-484); with _call_ false the target is returned as is (Megatron-LM
+ * megatron/training/config/instantiate_utils.py @ d98e8a64dd, lines 290-305),
+ * and megatron.core. is an allowed prefix (line 44).  A plain string such as
+ * "fused" stays a string, which no AttnBackend comparison matches. */
+#define ATTN_TARGET(b) "{_target_:megatron.core.transformer.enums.AttnBackend." b ",_call_:false}"
+/* A function the same way: Bridge allows targets under megatron.
+ * (utils/instantiate_utils.py @ 067f987df0 lines 42-49) */
+#define LOCAL_SPEC_TARGET "{_target_:megatron.bridge.models.gpt_provider.local_layer_spec,_call_:false}"
+
+/* The layers: Megatron-LM's own (docs/MODEL.md 4.11) attend with their
+ * DotProductAttention whatever --attention-backend says, which chooses among
+ * Transformer Engine's kernels (models/backends.py @ d98e8a64dd lines
+ * 129-131); Bridge's GPTModelProvider builds its layers from
+ * transformer_layer_spec, Transformer Engine's unless that names the local
+ * spec (src/megatron/bridge/models/gpt_provider.py @ 067f987df0 lines 83-125,
+ * from v0.2.0), and Megatron-Core reads transformer_impl itself (e.g.
+ * torch_fully_sharded_data_parallel.py:115 @ d98e8a64dd).  Then the fusions
+ * the job turns off, each where it exists in the job (job/local.h):
+ * Megatron-LM's flags (arguments.py @ d98e8a64dd lines 2887-2905; SwiGLU's or
+ * GeLU's bias fusion as the model's MLP has it), or with bridge the
+ * TransformerConfig fields they set (transformer_config.py lines 496-513),
+ * false. */
+static int layer_flags(const struct mt_model *m, const struct mt_job *j, struct mt_kv *o, int n,
+		       int bridge)
+{
+	static const char *const flag[MT_FU_N] = { "no-masked-softmax-fusion", NULL,
+						   "no-bias-dropout-fusion", "no-rope-fusion" };
+	static const char *const field[MT_FU_N] = {
+		"model.masked_softmax_fusion", "model.bias_activation_fusion",
+		"model.bias_dropout_fusion", "model.apply_rope_fusion",
+	};
+	const int local = j->transformer_impl == MT_TI_LOCAL, flash = j->attn_impl == MT_ATTN_FLASH;
+	int f;
+
+	if (bridge && local) {
+		n = adds(o, n, "model.transformer_impl", "local");
+		n = adds(o, n, "model.transformer_layer_spec", LOCAL_SPEC_TARGET);
+	} else if (bridge) {
+		n = adds(o, n, "model.attention_backend",
+			 flash ? ATTN_TARGET("fused") : ATTN_TARGET("unfused"));
+	} else {
+		n = adds(o, n, local ? "transformer-impl" : "attention-backend",
+			 local ? "local" : flash ? "fused" : "unfused");
+	}
+	for (f = 0; f < MT_FU_N; f++) {
+		if (!(j->fusions_off >> f & 1) || !mt_fusion_applies(m, j->attn_impl, f))
+			continue;
+		if (bridge)
+			n = adds(o, n, field[f], "false");
+		else
+			n = add(o, n, f == MT_FU_BIAS_ACT ? (m->gated ? "no-bias-swiglu-fusion" :
+							   "no-bias-gelu-fusion") : flag[f], NULL, 0);
+	}
+	return n;
+}
+
 int mt_megatron_args(const struct mt_model *m, const struct mt_job *j, const struct mt_config *c,
 		     struct mt_kv *o)
 {
@@ -635,7 +695,7 @@ int mt_megatron_args(const struct mt_model *m, const struct mt_job *j, const str
 		if (mt_job_loongforge(j))
 			n = adds(o, n, "cross-entropy-fusion-impl", "linear");
 	}
-	n = adds(o, n, "attention-backend", j->attn_impl == MT_ATTN_FLASH ? "fused" : "unfused");
+	n = layer_flags(m, j, o, n, 0);
 	if (!j->grad_accum_fusion && c->fsdp != MT_FSDP_TORCH) /* FSDP2 has it above */
 		n = add(o, n, "no-gradient-accumulation-fusion", NULL, 0);
 	return mt_knobs_megatron_generic(c, o, n, MT_FLAGS_MAX);
@@ -719,14 +779,6 @@ static int param_gather_note(struct mt_kv *o, int n, const struct mt_job *j,
 	snprintf(about, sizeof(about), "mixed_precision.%s", field);
 	return mt_kv_note(o, n, about, t);
 }
-
-/* An enum through Bridge's overrides: a dict with _target_ is instantiated
- * (src/megatron/bridge/training/utils/omegaconf_utils.py @ 067f987df0, lines
- * 478-484); with _call_ false the target is returned as is (Megatron-LM
- * megatron/training/config/instantiate_utils.py @ d98e8a64dd, lines 290-305),
- * and megatron.core. is an allowed prefix (line 44).  A plain string such as
- * "fused" stays a string, which no AttnBackend comparison matches. */
-#define ATTN_TARGET(b) "{_target_:megatron.core.transformer.enums.AttnBackend." b ",_call_:false}"
 
 int mt_bridge_notes(struct mt_kv *o, int n)
 {
@@ -859,6 +911,43 @@ static int recompute_overrides(const struct mt_config *c, struct mt_kv *o, int n
 	return n;
 }
 
+/* CUDA graphs as Bridge overrides: full-iteration, Transformer Engine's
+ * per-layer ones, or none (a recipe's own would stay otherwise) */
+static int graph_overrides(const struct mt_model *m, const struct mt_job *j,
+			   const struct mt_config *c, struct mt_kv *o, int n)
+{
+	if (c->full_graph) {
+		/* Megatron-Bridge 067f987df0 utils/cuda_graph.py
+		 * set_full_iteration_cuda_graph: the implementation of its own
+		 * where the release has cuda_graph_modules, else the local one's
+		 * scope; config.py:1364 asserts the NaN check off */
+		if (full_graph_impl(MT_FLAG_BRIDGE, j->bridge_version)) {
+			n = adds(o, n, KB(FULL_GRAPH), "full_iteration");
+			n = adds(o, n, "model.cuda_graph_modules", "[]");
+		} else {
+			n = adds(o, n, KB(FULL_GRAPH), "local");
+			n = adds(o, n, "model.cuda_graph_scope", "[full_iteration]");
+		}
+		n = adds(o, n, "rerun_state_machine.check_for_nan_in_loss", "false");
+	} else if (c->cuda_graph) {
+		char mods[64], v[72];
+
+		n = adds(o, n, KB(CUDA_GRAPH), "transformer_engine");
+		snprintf(v, sizeof(v), "[%s]",
+			 graph_modules(m, j, mods, sizeof(mods), ','));
+		/* a recipe's own scope would clash with the modules (Megatron-LM
+		 * d98e8a6 transformer_config.py: cuda_graph_scope and
+		 * cuda_graph_modules cannot be set together) */
+		n = adds(o, n, "model.cuda_graph_scope", "null");
+		n = adds(o, n, "model.cuda_graph_modules", v);
+	} else {
+		/* a recipe's own graphs (qwen3_30b_a3b_pretrain_16gpu_h100_bf16_config)
+		 * would stay */
+		n = adds(o, n, KB(CUDA_GRAPH), "none");
+	}
+	return n;
+}
+
 int mt_bridge_overrides(const struct mt_model *m, const struct mt_job *j,
 			const struct mt_config *c, struct mt_kv *o)
 {
@@ -976,37 +1065,8 @@ int mt_bridge_overrides(const struct mt_model *m, const struct mt_job *j,
 		snprintf(v, sizeof(v), "[%s]", offload_list(j->offload_modules, l, sizeof(l), ','));
 		n = adds(o, n, "model.offload_modules", v);
 	}
-	if (c->full_graph) {
-		/* Megatron-Bridge 067f987df0 utils/cuda_graph.py
-		 * set_full_iteration_cuda_graph: the implementation of its own
-		 * where the release has cuda_graph_modules, else the local one's
-		 * scope; config.py:1364 asserts the NaN check off */
-		if (full_graph_impl(MT_FLAG_BRIDGE, j->bridge_version)) {
-			n = adds(o, n, KB(FULL_GRAPH), "full_iteration");
-			n = adds(o, n, "model.cuda_graph_modules", "[]");
-		} else {
-			n = adds(o, n, KB(FULL_GRAPH), "local");
-			n = adds(o, n, "model.cuda_graph_scope", "[full_iteration]");
-		}
-		n = adds(o, n, "rerun_state_machine.check_for_nan_in_loss", "false");
-	} else if (c->cuda_graph) {
-		char mods[64], v[72];
-
-		n = adds(o, n, KB(CUDA_GRAPH), "transformer_engine");
-		snprintf(v, sizeof(v), "[%s]",
-			 graph_modules(m, j, mods, sizeof(mods), ','));
-		/* a recipe's own scope would clash with the modules (Megatron-LM
-		 * d98e8a6 transformer_config.py: cuda_graph_scope and
-		 * cuda_graph_modules cannot be set together) */
-		n = adds(o, n, "model.cuda_graph_scope", "null");
-		n = adds(o, n, "model.cuda_graph_modules", v);
-	} else {
-		/* a recipe's own graphs (qwen3_30b_a3b_pretrain_16gpu_h100_bf16_config)
-		 * would stay */
-		n = adds(o, n, KB(CUDA_GRAPH), "none");
-	}
-	n = adds(o, n, "model.attention_backend",
-		 j->attn_impl == MT_ATTN_FLASH ? ATTN_TARGET("fused") : ATTN_TARGET("unfused"));
+	n = graph_overrides(m, j, c, o, n);
+	n = layer_flags(m, j, o, n, 1);
 	if (!j->grad_accum_fusion && c->fsdp != MT_FSDP_TORCH) /* FSDP2 has it above */
 		n = adds(o, n, "model.gradient_accumulation_fusion", "false");
 	n = mt_knobs_bridge_generic(c, o, n, MT_FLAGS_MAX);

@@ -906,7 +906,12 @@ static int job_settings(const struct mt_jobsrc *s, struct mt_megatron_job *o, st
 	/* validate_args turns the FP32 softmax on with the layer scaling */
 	if (at(s, "attention-softmax-in-fp32") >= 0 || at(s, "apply-query-key-layer-scaling") >= 0)
 		j->softmax_fp32 = 1;
-	if (at(s, "no-gradient-accumulation-fusion") >= 0)
+	/* the job's own choice: PyTorch FSDP2 requires the flag (arguments.py @
+	 * d98e8a64dd lines 1039-1040), and the model times FSDP2 so anyway (4.3);
+	 * Megatron-LM's own layers need it without Apex (job/local.h) whatever
+	 * the data parallelism, and are timed with it */
+	if (at(s, "no-gradient-accumulation-fusion") >= 0 &&
+	    (at(s, "use-torch-fsdp2") < 0 || j->transformer_impl == MT_TI_LOCAL))
 		j->grad_accum_fusion = 0;
 	/* Megatron-LM's default loss fusion, the only one its validate_args
 	 * accepts (arguments.py @ d98e8a6 lines 1697-1702); Bridge's default

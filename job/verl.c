@@ -11,6 +11,7 @@
 #include "bridge.h"
 #include "flags.h"
 #include "knobs.h"
+#include "../tuner/eager.h"
 #include "../tuner/optim.h"
 #include "../tuner/precision.h"
 
@@ -443,6 +444,21 @@ static int from_bridge(const struct mt_kv *b, const struct mt_job *j, int dist_o
 		return mt_kv_note(o, n, "graphs", "full-iteration CUDA graphs are left out: Megatron-LM's "
 				  "training loop wraps its step in them (training.py "
 				  "FullCudaGraphWrapper), verl calls forward_backward_func itself");
+	/* Megatron-LM's own layers: verl builds Transformer Engine's
+	 * (verl/models/mcore/model_initializer.py @ 1dda039b9c: every model's
+	 * get_gpt_decoder_block_spec(..., use_transformer_engine=True), lines
+	 * 105-194), so their spec and the fusions they turn off have no key */
+	if (!strcmp(b->key, "model.transformer_impl"))
+		return mt_kv_note(o, n, "layers", "Megatron-LM's own layers (--transformer-impl local) "
+				  "and their fusions turned off are left out: verl builds Transformer "
+				  "Engine's layers (verl/models/mcore/model_initializer.py: "
+				  "use_transformer_engine=True), a job megatune times apart");
+	if (j->transformer_impl == MT_TI_LOCAL &&
+	    (!strcmp(b->key, "model.transformer_layer_spec") ||
+	     !strcmp(b->key, "model.masked_softmax_fusion") ||
+	     !strcmp(b->key, "model.bias_activation_fusion") ||
+	     !strcmp(b->key, "model.bias_dropout_fusion") || !strcmp(b->key, "model.apply_rope_fusion")))
+		return n;
 	if (!strncmp(b->key, "rerun_state_machine.", 20) ||
 	    (!strcmp(b->key, "model.cuda_graph_modules") && !strcmp(b->val, "[]")))
 		return n;

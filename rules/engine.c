@@ -11,6 +11,7 @@
 #include "../lib/sbuf.h"
 #include "../lib/ver.h"
 #include "../job/release.h"
+#include "../tuner/eager.h"
 #include "../tuner/precision.h"
 
 /* ---------------------------------------------------------------- set-up */
@@ -98,6 +99,11 @@ static void static_facts(struct mt_rules_run *r)
 	F(JOB_FP8_RECIPE) = j->fp8_recipe;
 	F(JOB_ATTENTION) = j->attn_impl;
 	F(JOB_GRAD_ACCUM_FUSION) = j->grad_accum_fusion;
+	F(JOB_TRANSFORMER_IMPL) = j->transformer_impl;
+	F(JOB_MASKED_SOFTMAX_FUSION) = !(j->fusions_off >> MT_FU_MASKED_SOFTMAX & 1);
+	F(JOB_BIAS_ACT_FUSION) = !(j->fusions_off >> MT_FU_BIAS_ACT & 1);
+	F(JOB_BIAS_DROPOUT_FUSION) = !(j->fusions_off >> MT_FU_BIAS_DROPOUT & 1);
+	F(JOB_ROPE_FUSION) = !(j->fusions_off >> MT_FU_ROPE & 1);
 	F(JOB_GRAD_BF16) = mt_release_grad_bf16(j);
 	F(JOB_MOE_DISPATCHER) = j->moe_dispatcher == MT_DISPATCH_AUTO ? MT_DISPATCH_N : j->moe_dispatcher;
 	F(JOB_MEM_HEADROOM) = j->mem_headroom;

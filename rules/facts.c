@@ -10,6 +10,7 @@
 static const char *const ENUM_PRECISION[] = { "bf16", "fp8", "nvfp4", NULL };
 static const char *const ENUM_FP8_RECIPE[] = { "delayed", "tensorwise", "blockwise", "mxfp8", NULL };
 static const char *const ENUM_ATTENTION[] = { "flash", "unfused", NULL };
+static const char *const ENUM_TRANSFORMER_IMPL[] = { "transformer_engine", "local", NULL };
 static const char *const ENUM_DISPATCHER[] = { "alltoall", "flex", "allgather", "auto", NULL };
 static const char *const ENUM_CFG_DISPATCHER[] = { "alltoall", "flex", "allgather", NULL };
 static const char *const ENUM_FLEX_BACKEND[] = { "deepep", "hybridep", NULL };
@@ -30,6 +31,7 @@ static const char *const ENUM_OPT_DTYPE[] = { "fp32", "fp16", "bf16", "fp8", NUL
 #define TYPE_ENUM_PRECISION ENUM(ENUM_PRECISION)
 #define TYPE_ENUM_FP8_RECIPE ENUM(ENUM_FP8_RECIPE)
 #define TYPE_ENUM_ATTENTION ENUM(ENUM_ATTENTION)
+#define TYPE_ENUM_TRANSFORMER_IMPL ENUM(ENUM_TRANSFORMER_IMPL)
 #define TYPE_ENUM_DISPATCHER ENUM(ENUM_DISPATCHER)
 #define TYPE_ENUM_CFG_DISPATCHER ENUM(ENUM_CFG_DISPATCHER)
 #define TYPE_ENUM_FLEX_BACKEND ENUM(ENUM_FLEX_BACKEND)

@@ -219,10 +219,11 @@ c_traces() {
 mlm_advice() {
 	local P=$R/calibrated.json
 	[ -s "$P" ] || P=dgx-h100
-	# as Megatron-LM's own layers run (--transformer-impl local below): unfused attention,
-	# no CUDA graphs (Megatron-LM's need Transformer Engine)
+	# timed as the runs' layers: Megatron-LM's own with every fusion of MLM_LOCAL off (unfused
+	# attention, nothing that needs Transformer Engine: docs/MODEL.md 4.11); full-iteration
+	# graphs left out, as no run has measured them on these layers
 	"$MT" advise --model "$MODEL" --cluster "$P" --gpus 1 --seq 1024 --gbs 16 --dist-opt off \
-		--attention unfused --cuda-graphs off --full-iteration-graphs off \
+		$MLM_ADVISE_LOCAL --full-iteration-graphs off \
 		--top 6 --no-fold --json "$R/mlm-advice.json"
 }
 # 0 when PyTorch sees a CUDA device; else the reason, and 77 (a phase that needs one)
@@ -233,12 +234,17 @@ print("torch", torch.__version__, "built for CUDA", torch.version.cuda)' 2>&1 | 
 	return 77
 }
 MLM_COMMON="--mock-data --eval-iters 0 --eval-interval 1000 --log-interval 1 --log-throughput --lr 1e-4"
-# neither Transformer Engine nor Apex is there: Megatron-LM's own layers
+# neither Transformer Engine nor Apex is there: Megatron-LM's own layers, and advise's
+# options for the same layers and fusions (the advice's flags repeat them, which argparse
+# takes; the persistent kernel --no-persist-layer-norm turns off is Apex's LayerNorm,
+# Megatron-LM d98e8a6 megatron/core/fusions/fused_layer_norm.py:16, not the campaign's RMSNorm)
 MLM_LOCAL="--transformer-impl local --no-persist-layer-norm --no-gradient-accumulation-fusion \
 --no-masked-softmax-fusion --no-rope-fusion --no-bias-swiglu-fusion --no-bias-dropout-fusion"
+MLM_ADVISE_LOCAL="--transformer-impl local --grad-accum-fusion off \
+--fusions-off masked_softmax,rope,bias_activation,bias_dropout"
 MLM_TEMPLATE="cd \"\$MLM_DIR\" && env {env} \${MLM_WRAP:-} $PY -m torch.distributed.run --standalone \
 --nproc-per-node {gpus} pretrain_gpt.py {megatron_args} $MLM_COMMON $MLM_LOCAL --train-iters {iters}"
-export MLM_COMMON MLM_LOCAL MLM_TEMPLATE
+export MLM_COMMON MLM_LOCAL MLM_ADVISE_LOCAL MLM_TEMPLATE
 export -f mlm_advice need_torch_gpu
 p_mlm_args() {
 	mlm_advice || return 1

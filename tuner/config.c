@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cluster.h"
+#include "eager.h"
 #include "graphs.h"
 #include "model.h"
 #include "hostmem.h"
@@ -258,8 +259,9 @@ static int pin_or(int pin, int dflt)
 int mt_tp_overlap_default(const struct mt_job *job)
 {
 	/* Megatron-Bridge's performance scripts turn the overlap off for every
-	 * NVFP4 configuration (rule tp-comm-overlap-nvfp4) */
-	return job->precision != MT_PREC_NVFP4;
+	 * NVFP4 configuration (rule tp-comm-overlap-nvfp4); Megatron-LM's own
+	 * layers have none (Transformer Engine's userbuffers: job/local.h) */
+	return job->precision != MT_PREC_NVFP4 && job->transformer_impl != MT_TI_LOCAL;
 }
 
 int mt_p2p_blocks(const struct mt_config *c)

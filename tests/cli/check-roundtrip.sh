@@ -1,8 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# check reads back what advise prints: for the top-10 candidates of ten jobs
-# (dense, MoE, MLA, long sequence, FP8, FP4, B200, GB200, pipeline layouts,
-# offload), each candidate's Megatron-LM arguments and environment, written as
+# check reads back what advise prints: for the top-10 candidates of twelve
+# jobs (dense, MoE, MLA, long sequence, FP8, FP4, B200, GB200, pipeline
+# layouts, offload, Megatron-LM's own layers), each candidate's Megatron-LM arguments and environment, written as
 # a launch script under torchrun, are read by `megatune check` into the same
 # configuration and the same predicted step time (to 1e-6); and the same
 # candidates' arguments blocks, as Megatron-LM's own _print_args prints them at
@@ -10,7 +10,9 @@
 # Megatron-LM copy under tests/megatron/upstream), read back the same way;
 # and the same candidates' Megatron-Bridge overrides (with the notes that
 # name what the recipe must set applied, as a user applies them) and verl
-# Hydra overrides, read with the job's --model and --gpus.
+# Hydra overrides, read with the job's --model and --gpus.  Two jobs run on
+# Megatron-LM's own layers (--transformer-impl local, fusions turned off):
+# their verl keys, which cannot say so, carry the note instead.
 # Exit 0 pass, other fail.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
@@ -35,7 +37,7 @@ for c in doc["candidates"]:
         f.write("#!/bin/bash\n")
         for k, v in c["env"].items():
             f.write("export %s=%s\n" % (k, shlex.quote(str(v))))
-        f.write("GPUS_PER_NODE=8\nNNODES=%d\n" % max(1, int(sys.argv[3]) // 8))
+        f.write("GPUS_PER_NODE=%d\nNNODES=%d\n" % (min(8, int(sys.argv[3])), max(1, int(sys.argv[3]) // 8)))
         f.write("torchrun --nproc_per_node $GPUS_PER_NODE --nnodes $NNODES \\\n"
                 "  pretrain_gpt.py \\\n")
         f.write(" \\\n".join("  " + shlex.quote(a) for a in c["megatron_args"]) + "\n")
@@ -48,12 +50,21 @@ for c in doc["candidates"]:
         f.write("".join("# %s\n" % n for n in c["bridge_notes"]))
         f.write("".join(shlex.quote(o) + "\n" for o in bridge))
     # verl cannot run full-iteration graphs (Megatron-LM's training loop
-    # wraps them): its keys leave them out with a note, a different job
+    # wraps them) nor Megatron-LM's own layers (it builds Transformer
+    # Engine's): its keys leave them out with a note, a different job
+    local = doc["job"].get("transformer_impl") == "local"
+    if local and not any("Megatron-LM's own layers (--transformer-impl local) and their fusions "
+                         "turned off are left out" in n for n in c["verl_notes"]):
+        print("FAIL: %s.%d: verl notes do not say the local layers are left out" %
+              (sys.argv[2], c["rank"]))
+        sys.exit(1)
     if c["config"].get("full_iteration_graphs"):
         if not any("full-iteration CUDA graphs are left out" in n for n in c["verl_notes"]):
             print("FAIL: %s.%d: verl notes do not say full-iteration graphs are left out" %
                   (sys.argv[2], c["rank"]))
             sys.exit(1)
+        continue
+    if local:
         continue
     with open("%s.%d.verl" % (sys.argv[2], c["rank"]), "w") as f:
         f.write("".join("# %s\n" % n for n in c["verl_notes"]))
@@ -109,6 +120,8 @@ qwen235b gb200-nvl72 144 --model qwen3-235b-a22b --seq 4096 --gbs 1152 --precisi
 gpt3 dgx-a100-80g 64 --model gpt3-5b --seq 2048 --gbs 512
 l405b gb200-nvl72 576 --model llama3.1-405b --seq 8192 --gbs 576 --precision nvfp4
 drop dgx-b200 8 --model qwen3-30b-a3b --seq 4096 --gbs 256 --moe-balance drop:1.25
+local1 dgx-h100 1 --model tests/fixtures/models/campaign-llama-350m.json --seq 1024 --gbs 16 --transformer-impl local --fusions-off all --grad-accum-fusion off
+local8 dgx-h100 8 --model llama3-8b --seq 4096 --gbs 64 --transformer-impl local --fusions-off rope,bias_dropout
 JOBS
 [ $fail -eq 0 ] && [ $n -ge 360 ] || { echo "FAIL ($n scripts, logs and overrides read back)"; exit 1; }
-echo "ok: $n launch scripts, arguments blocks, Bridge and verl overrides of the top candidates of 10 jobs read back to the same configuration and step time"
+echo "ok: $n launch scripts, arguments blocks, Bridge and verl overrides of the top candidates of 12 jobs read back to the same configuration and step time"

@@ -100,3 +100,5 @@ real log: its own layers are named | 0 | Megatron-LM's own layers \(--transforme
 Bridge overrides: unfused gradient accumulation read and timed | 0 | grad-accum-unfused +The job turns gradient accumulation fusion off | check tests/fixtures/jobs/llama3-8b-accum-off.bridge --model llama3-8b --gpus 8
 verl overrides: unfused gradient accumulation read and timed | 0 | grad-accum-unfused +The job turns gradient accumulation fusion off | check tests/fixtures/jobs/llama3-8b-accum-off.verl --model llama3-8b --gpus 8
 verl overrides: a Hugging Face id of a bundled model | 0 | model: llama3-8b, 32 layers | check tests/fixtures/jobs/llama3-8b-hf-id.verl --gpus 8
+real log: Transformer Engine's graphs on local layers cannot run | 0 | cannot time the job as written: --cuda-graphs on: Megatron-LM's own layers \(--transformer-impl local\) cannot run it | check tests/fixtures/gpu/2026-11-28-nvidia-h100-80gb-hbm3-2/megatron-logs/c3-tp1-pp1-mbs4.log --cluster dgx-h100
+real log: the change that runs drops them | 0 | - --cuda-graph-impl transformer_engine | check tests/fixtures/gpu/2026-11-28-nvidia-h100-80gb-hbm3-2/megatron-logs/c3-tp1-pp1-mbs4.log --cluster dgx-h100

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # scripts/gpu-campaign.sh on a machine without a GPU runs to its summary: every GPU phase
 # is reported "no-GPU" with the reason, the phases that need none (env, megatron-args: the
-# 6 candidates the megatron phase tunes, through Megatron-LM's own argument checks) pass,
+# 6 candidates the megatron phase tunes, timed as Megatron-LM's own layers with the fusions the
+# runs turn off, through Megatron-LM's own argument checks) pass,
 # nothing fails or runs out of time, and the three files come back in OUT.  With only GPU
 # phases selected (PHASES=megatron) it exits 77 saying why each could not run.  Its Python
 # helpers parse.  With the bundle when tests/cli/gpu-bundle.sh made one, else the build
@@ -52,6 +53,14 @@ for f in summary.txt campaign.log campaign.tgz; do
 done
 tar -tzf "$T/out/campaign.tgz" 2>/dev/null | grep -q 'results/mlm-flagsets.txt' ||
 	bad "campaign.tgz lacks results/mlm-flagsets.txt"
+# the advice the tune starts from times the layers the runs use: Megatron-LM's own, every
+# fusion of MLM_LOCAL off (its uncorrected predictions are for those)
+tar -xzOf "$T/out/campaign.tgz" results/mlm-advice.json 2>/dev/null | /usr/bin/python3 -c '
+import json, sys
+j = json.load(sys.stdin)["job"]
+sys.exit(not (j.get("transformer_impl") == "local" and not j["gradient_accumulation_fusion"] and
+              sorted(j.get("fusions_off", [])) == ["bias_activation", "bias_dropout", "masked_softmax", "rope"]))' ||
+	bad "the campaign's advice is not for Megatron-LM's own layers with the fusions of MLM_LOCAL off"
 # the tune's list: micro-batch and recompute none, selective and full
 for want in '-mbs16 ' '-mbs8 ' '-rcfull ' '-rcsele '; do
 	tar -xzOf "$T/out/campaign.tgz" results/mlm-flagsets.txt 2>/dev/null | grep -q -- "$want" ||

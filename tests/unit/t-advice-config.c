@@ -3,7 +3,7 @@
  * `config` object (mt_advice_config, mt_advice_layout) and re-evaluated with
  * mt_evaluate under mt_advice_eval_job, gives the step time and memory the
  * advice predicted, for dense, MoE (flex, EP overlap), pipeline-layout
- * (balanced and pinned), Megatron-FSDP and CUDA-graph jobs; the job settings
+ * (balanced and pinned), Megatron-FSDP, CUDA-graph and local-layer jobs; the job settings
  * read back (mt_advice_job); and bad config objects name the field. */
 #include <math.h>
 #include <stdio.h>
@@ -14,6 +14,7 @@
 #include "../../advisor/search.h"
 #include "../../lib/jsonr.h"
 #include "../../rules/engine.h"
+#include "../../tuner/eager.h"
 #include "../../tuner/hostmem.h"
 #include "../../tuner/layout.h"
 
@@ -93,6 +94,9 @@ static int round_trip(const char *model, const struct mt_job *j0)
 	assert_int_equal(back.precision, j.precision);
 	assert_int_equal(back.moe_dispatcher, j.moe_dispatcher);
 	assert_int_equal(back.attn_impl, j.attn_impl);
+	assert_int_equal(back.transformer_impl, j.transformer_impl);
+	assert_int_equal(back.fusions_off, j.fusions_off);
+	assert_int_equal(back.grad_accum_fusion, j.grad_accum_fusion);
 	assert_int_equal(back.offload_modules, j.offload_modules);
 	assert_int_equal(back.param_gather_q, j.param_gather_q);
 	assert_close(back.opt_offload + 1, j.opt_offload + 1, 1e-9);
@@ -302,6 +306,21 @@ static void precision_and_offload(void **state)
 	round_trip("llama3-70b", &j);
 }
 
+/* Megatron-LM's own layers with their fusions off: the job and every
+ * candidate (TP up to 8, no TP overlap, no graphs) come back as timed */
+static void local_layers(void **state)
+{
+	struct mt_job j;
+
+	(void)state;
+	job_init(&j, 64, 8192, 256);
+	j.transformer_impl = MT_TI_LOCAL;
+	j.attn_impl = MT_ATTN_UNFUSED;
+	j.grad_accum_fusion = 0;
+	j.fusions_off = (1u << MT_FU_ROPE) | (1u << MT_FU_BIAS_DROPOUT);
+	round_trip("llama3-70b", &j);
+}
+
 /* --------------------------------------------------------------- bad input */
 
 static void expect_bad(const char *json, const char *msg)
@@ -441,6 +460,7 @@ int main(void)
 		cmocka_unit_test(cuda_graphs),
 		cmocka_unit_test(p2p_blocking),
 		cmocka_unit_test(precision_and_offload),
+		cmocka_unit_test(local_layers),
 		cmocka_unit_test(bad_config),
 		cmocka_unit_test(large_bucket_and_good_layout),
 		cmocka_unit_test(bad_job),

@@ -13,6 +13,7 @@
 #include "../../rules/engine.h"
 #include "../../rules/ruleset.h"
 #include "../../tuner/cluster.h"
+#include "../../tuner/eager.h"
 #include "../../job/flags.h"
 #include "../../job/flagtable.h"
 #include "../../job/launch.h"
@@ -191,6 +192,11 @@ static void every_branch_is_in_the_table(void **state)
 			j.fp8_recipe = v & 2 ? MT_FP8_TENSORWISE : MT_FP8_DELAYED;
 			j.moe_dispatcher = v & 4 ? MT_DISPATCH_FLEX : MT_DISPATCH_ALLTOALL;
 			j.attn_impl = v & 8 ? MT_ATTN_UNFUSED : MT_ATTN_FLASH;
+			if (v & 8) { /* Megatron-LM's own layers, every fusion off */
+				j.transformer_impl = MT_TI_LOCAL;
+				j.fusions_off = (1u << MT_FU_N) - 1;
+				j.grad_accum_fusion = 0;
+			}
 			memset(&c, 0, sizeof(c));
 			c.tp = c.pp = c.cp = c.ep = c.etp = c.mbs = c.dp = 1;
 			c.pp = 4;

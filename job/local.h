@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: MIT */
+/* local: what Megatron-LM's own layers (--transformer-impl local,
+ * docs/MODEL.md 4.11) can run.  megatune times them as they run where
+ * Transformer Engine and Apex are not installed, and whatever needs
+ * Transformer Engine (its quantised GEMMs, userbuffers, graphs, fused
+ * experts, offload hooks and fused optimizer) is neither searched nor
+ * accepted as a pin.  Each reason cites Megatron-LM d98e8a64dd.
+ */
+#ifndef MT_JOB_LOCAL_H
+#define MT_JOB_LOCAL_H
+
+#include "../lib/err.h"
+#include "../tuner/config.h"
+
+/* Restrict `j` to what Megatron-LM's own layers run when j->transformer_impl
+ * is MT_TI_LOCAL (else nothing changes): the attention unfused (their
+ * DotProductAttention), CP pinned to 1, and the TP communication overlap,
+ * per-layer CUDA graphs, the 1F1B EP overlap, the rank budget and the
+ * precision-aware optimizer pinned off where they are not pinned.  A pin or job setting the
+ * layers cannot run (FP8 or NVFP4, one of those knobs pinned on, CP > 1,
+ * fine-grained activation offload, the optimizer CPU offload or a dtype of
+ * the precision-aware optimizer) is MT_EUSAGE: "--tp-comm-overlap on:
+ * Megatron-LM's own layers (--transformer-impl local) cannot run it: ...",
+ * with the check of Megatron-LM that says so. */
+int mt_local_restrict(struct mt_job *j, struct mt_error *err);
+
+/* 1 when fusion f (enum mt_fusion, tuner/eager.h) exists in a job of model m
+ * with attention attn_impl, so that its --no-*-fusion flag means something:
+ * the masked softmax with unfused attention, RoPE's with rotary
+ * embeddings; the others always (megatron.c reads them so). */
+int mt_fusion_applies(const struct mt_model *m, int attn_impl, int f);
+
+#endif
