@@ -730,7 +730,7 @@ static const char *str_at(const cJSON *o, const char *obj, const char *key)
 	return cJSON_IsObject(o) ? mt_jget_str(o, key) : NULL;
 }
 
-static void read_cand(const cJSON *c, struct mt_advice_cand *a)
+static void advice_read_cand(const cJSON *c, struct mt_advice_cand *a)
 {
 	a->json = c;
 	a->rank = num_at(c, NULL, "rank");
@@ -785,7 +785,7 @@ int mt_advice_read(const cJSON *doc, const char *file, const char *opt,
 	if (!out->cand)
 		return mt_error_set(err, MT_ENOMEM, "out of memory");
 	cJSON_ArrayForEach(c, cands)
-		read_cand(c, &out->cand[i++]);
+		advice_read_cand(c, &out->cand[i++]);
 	return MT_OK;
 }
 

@@ -37,7 +37,7 @@ static int get_i64(const cJSON *o, const char *key, int required, int lo, double
 	return MT_OK;
 }
 
-static int get_int(const cJSON *o, const char *key, int required, int lo, int *out,
+static int advice_config_get_int(const cJSON *o, const char *key, int required, int lo, int *out,
 		   const char *file, const char *where, struct mt_error *err)
 {
 	int64_t x = *out;
@@ -167,8 +167,8 @@ int mt_advice_layout(const cJSON *o, const char *file, const char *where, struct
 	if (!cJSON_IsString(v))
 		return mt_error_set(err, MT_EINVAL, "%s: field '%s.pipeline_layout': expected the "
 				    "layout string (pipeline_split is \"layout\")", file, where);
-	if ((rc = get_int(o, "pp", 1, 1, &pp, file, where, err)) ||
-	    (rc = get_int(o, "vpp", 0, 1, &vpp, file, where, err)))
+	if ((rc = advice_config_get_int(o, "pp", 1, 1, &pp, file, where, err)) ||
+	    (rc = advice_config_get_int(o, "vpp", 0, 1, &vpp, file, where, err)))
 		return rc;
 	if (mt_layout_parse(v->valuestring, out, err)) {
 		mt_error_prefix(err, "%s: field '%s.pipeline_layout': ", file, where);
@@ -269,21 +269,21 @@ int mt_advice_config(const cJSON *o, const struct mt_job *job, const char *file,
 	mt_config_settings(job, c);
 	c->vpp = c->ep = c->etp = 1;
 	c->dist_opt = 1;
-	if ((rc = get_int(o, "tp", 1, 1, &c->tp, file, where, err)) ||
-	    (rc = get_int(o, "pp", 1, 1, &c->pp, file, where, err)) ||
-	    (rc = get_int(o, "cp", 1, 1, &c->cp, file, where, err)) ||
-	    (rc = get_int(o, "mbs", 1, 1, &c->mbs, file, where, err)) ||
-	    (rc = get_int(o, "vpp", 0, 1, &c->vpp, file, where, err)) ||
-	    (rc = get_int(o, "ep", 0, 1, &c->ep, file, where, err)) ||
-	    (rc = get_int(o, "etp", 0, 1, &c->etp, file, where, err)) ||
-	    (rc = get_int(o, "dp", 0, 1, &c->dp, file, where, err)) ||
-	    (rc = get_int(o, "edp", 0, 1, &c->edp, file, where, err)) ||
-	    (rc = get_int(o, "num_microbatches", 0, 1, &c->num_mb, file, where, err)) ||
-	    (rc = get_int(o, "recompute_layers", 0, 0, &c->recompute_layers, file, where, err)) ||
-	    (rc = get_int(o, "offload_layers", 0, 0, &c->offload_layers, file, where, err)) ||
+	if ((rc = advice_config_get_int(o, "tp", 1, 1, &c->tp, file, where, err)) ||
+	    (rc = advice_config_get_int(o, "pp", 1, 1, &c->pp, file, where, err)) ||
+	    (rc = advice_config_get_int(o, "cp", 1, 1, &c->cp, file, where, err)) ||
+	    (rc = advice_config_get_int(o, "mbs", 1, 1, &c->mbs, file, where, err)) ||
+	    (rc = advice_config_get_int(o, "vpp", 0, 1, &c->vpp, file, where, err)) ||
+	    (rc = advice_config_get_int(o, "ep", 0, 1, &c->ep, file, where, err)) ||
+	    (rc = advice_config_get_int(o, "etp", 0, 1, &c->etp, file, where, err)) ||
+	    (rc = advice_config_get_int(o, "dp", 0, 1, &c->dp, file, where, err)) ||
+	    (rc = advice_config_get_int(o, "edp", 0, 1, &c->edp, file, where, err)) ||
+	    (rc = advice_config_get_int(o, "num_microbatches", 0, 1, &c->num_mb, file, where, err)) ||
+	    (rc = advice_config_get_int(o, "recompute_layers", 0, 0, &c->recompute_layers, file, where, err)) ||
+	    (rc = advice_config_get_int(o, "offload_layers", 0, 0, &c->offload_layers, file, where, err)) ||
 	    (rc = get_i64(o, "bucket_size_params", 0, 0, 1e15, &bucket, file, where, err)) ||
-	    (rc = get_int(o, "first_stage_layers", 0, 0, &c->first_layers, file, where, err)) ||
-	    (rc = get_int(o, "last_stage_layers", 0, 0, &c->last_layers, file, where, err)) ||
+	    (rc = advice_config_get_int(o, "first_stage_layers", 0, 0, &c->first_layers, file, where, err)) ||
+	    (rc = advice_config_get_int(o, "last_stage_layers", 0, 0, &c->last_layers, file, where, err)) ||
 	    (rc = get_bool(o, "sequence_parallel", &c->sp, file, where, err)) ||
 	    (rc = get_bool(o, "distributed_optimizer", &c->dist_opt, file, where, err)) ||
 	    (rc = get_bool(o, "tp_comm_overlap", &c->tp_overlap, file, where, err)) ||

@@ -81,7 +81,7 @@ static int ruled_out(struct srch *s, int stage)
 }
 
 /* The facts of `stage` for cfg, then ruled_out(). */
-static int at(struct srch *s, int stage, const struct mt_config *cfg)
+static int search_at(struct srch *s, int stage, const struct mt_config *cfg)
 {
 	if (!s->r)
 		return 0;
@@ -113,7 +113,7 @@ static double roomy_tol(const struct srch *s)
 /* The ranking keeps the best candidate of each layout: a candidate of a
  * layout already ranked replaces its best or folds under it as a variant;
  * a new layout enters as before, pushing out the last one */
-static void keep(struct srch *s, struct mt_eval *e)
+static void search_keep(struct srch *s, struct mt_eval *e)
 {
 	struct mt_search_result *r = s->res;
 	int i;
@@ -230,17 +230,17 @@ static int full_graph(struct srch *s, const struct mt_costs *a, const struct mt_
 	return 1;
 }
 
-static void finish(struct srch *s, const struct mt_costs *a, const struct mt_plan *b,
+static void search_finish(struct srch *s, const struct mt_costs *a, const struct mt_plan *b,
 		   const struct mt_config *cfg, const struct mt_mem *mem)
 {
 	struct mt_eval e;
 
 	memset(&e.band, 0, sizeof(e.band));
 	if (s->r) {
-		if (at(s, MT_ST_LAYERS, cfg))
+		if (search_at(s, MT_ST_LAYERS, cfg))
 			return;
 		s->cf.mem = mem;
-		if (s->want_mem && at(s, MT_ST_MEMORY, cfg))
+		if (s->want_mem && search_at(s, MT_ST_MEMORY, cfg))
 			return;
 	}
 	e.cfg = *cfg;
@@ -271,7 +271,7 @@ static void finish(struct srch *s, const struct mt_costs *a, const struct mt_pla
 		 * rules see the candidate as it now is */
 		if (e.cfg.full_graph) {
 			s->cf.mem = &e.mem;
-			if (at(s, MT_ST_LAYERS, &e.cfg) || (s->want_mem && at(s, MT_ST_MEMORY, &e.cfg)))
+			if (search_at(s, MT_ST_LAYERS, &e.cfg) || (s->want_mem && search_at(s, MT_ST_MEMORY, &e.cfg)))
 				return;
 		}
 		if (s->want_time) {
@@ -279,12 +279,12 @@ static void finish(struct srch *s, const struct mt_costs *a, const struct mt_pla
 				mt_cfg_facts_stage(&s->cf, MT_ST_MEMORY, &e.cfg);
 			s->cf.time = &e.time;
 			s->cf.tput = &e.tput;
-			if (at(s, MT_ST_TIME, &e.cfg))
+			if (search_at(s, MT_ST_TIME, &e.cfg))
 				return;
 		}
 		mt_rules_observe(s->r, &e, 1);
 	}
-	keep(s, &e);
+	search_keep(s, &e);
 }
 
 /* The 1F1B EP overlap `on` with the recompute mode rc: allowed by the pin
@@ -356,7 +356,7 @@ static int rc_mode_once(struct srch *s, const struct mt_costs *a, const struct m
 					? p->recompute_method : MT_RC_BLOCK;
 	cfg->offload_layers = 0;
 	cfg->cuda_graph = 0;
-	if (at(s, MT_ST_RECOMPUTE, cfg))
+	if (search_at(s, MT_ST_RECOMPUTE, cfg))
 		return 0;
 	cfg->cuda_graph = s->j->offload_modules ? 0 : mt_set_graph(s->r, s->m, s->j, cfg);
 	if (p->offload_layers != MT_UNSET && p->offload_layers > 0) {
@@ -389,12 +389,12 @@ static int rc_mode_once(struct srch *s, const struct mt_costs *a, const struct m
 			}
 		}
 		mem_of(s, a, b, cfg, &mem);
-		finish(s, a, b, cfg, &mem);
+		search_finish(s, a, b, cfg, &mem);
 		return mem.total > s->cap;
 	}
 	if (mem_of(s, a, b, cfg, &mem) <= s->cap || !can_offload ||
 	    p->offload_layers != MT_UNSET) {
-		finish(s, a, b, cfg, &mem);
+		search_finish(s, a, b, cfg, &mem);
 		if (can_offload && p->offload_layers == MT_UNSET)
 			s->res->pruned[MT_PRUNE_DOMINATED] += L - 1;
 		return mem.total > s->cap;
@@ -408,7 +408,7 @@ static int rc_mode_once(struct srch *s, const struct mt_costs *a, const struct m
 		cfg->offload_layers = hi;
 		if (mem_of(s, a, b, cfg, &m2) > s->cap) {
 			cfg->offload_layers = 0;
-			finish(s, a, b, cfg, &mem); /* records the miss */
+			search_finish(s, a, b, cfg, &mem); /* records the miss */
 			s->res->pruned[MT_PRUNE_MEMORY] += L - 1;
 			return 1;
 		}
@@ -417,7 +417,7 @@ static int rc_mode_once(struct srch *s, const struct mt_costs *a, const struct m
 		s->res->pruned[MT_PRUNE_MEMORY] += lo;
 		cfg->offload_layers = lo;
 		mem_of(s, a, b, cfg, &m2);
-		finish(s, a, b, cfg, &m2);
+		search_finish(s, a, b, cfg, &m2);
 		return m2.total > s->cap;
 	}
 }
@@ -548,7 +548,7 @@ static void level_c(struct srch *s, const struct mt_costs *a, const struct mt_pl
 			continue;
 		}
 		cfg->dist_opt = dist;
-		if (at(s, MT_ST_DIST_OPT, cfg))
+		if (search_at(s, MT_ST_DIST_OPT, cfg))
 			continue;
 		for (rc = 0; rc < MT_RC_N * 2; rc++)
 			recompute_modes(s, a, b, cfg, rc);
@@ -664,7 +664,7 @@ static void search_pipeline(struct srch *s, struct split_cache *sc, const struct
 		cfg->pp = pp;
 		cfg->dp = (int)dp;
 		cfg->num_mb = (int)mb;
-		if (at(s, MT_ST_PP, cfg))
+		if (search_at(s, MT_ST_PP, cfg))
 			continue;
 		/* a pipeline layout gives every chunk at least one of the
 		 * embedding, a layer or the loss (tuner/layout.h) */
@@ -682,7 +682,7 @@ static void search_pipeline(struct srch *s, struct split_cache *sc, const struct
 				continue;
 			}
 			cfg->vpp = vpp;
-			if (at(s, MT_ST_VPP, cfg))
+			if (search_at(s, MT_ST_VPP, cfg))
 				continue;
 			mt_set_dp(&s->cf, p, cfg);
 			if (ruled_out(s, MT_ST_OVERLAP))
@@ -702,7 +702,7 @@ static void search_pipeline(struct srch *s, struct split_cache *sc, const struct
 			cfg->first_layers = plan->first_layers;
 			cfg->last_layers = plan->last_layers;
 			cfg->bucket_params = plan->bucket_params;
-			if (at(s, MT_ST_PLAN, cfg)) {
+			if (search_at(s, MT_ST_PLAN, cfg)) {
 				cfg->bucket_params = 0;
 				continue;
 			}
@@ -723,14 +723,14 @@ static void search_mbs(struct srch *s, struct split_cache *sc, struct mt_costs *
 	struct mt_shape sh;
 
 	cfg->mbs = mbs;
-	if (at(s, MT_ST_MBS, cfg))
+	if (search_at(s, MT_ST_MBS, cfg))
 		return;
 	mt_set_fusion(&s->cf, p, cfg);
 	if (ruled_out(s, MT_ST_FUSION))
 		return;
 	mt_shape_of(cfg, &sh);
 	mt_costs_compute(&s->x, &sh, a);
-	if (at(s, MT_ST_SHAPE, cfg))
+	if (search_at(s, MT_ST_SHAPE, cfg))
 		return;
 	search_pipeline(s, sc, a, plan, cfg);
 }
@@ -767,7 +767,7 @@ static void search_dispatchers(struct srch *s, struct split_cache *sc, struct mt
 			if (s->j->pins.rank_budget != MT_UNSET && s->j->pins.rank_budget != rb)
 				continue;
 			cfg->rank_budget = rb;
-			if (at(s, MT_ST_ETP, cfg))
+			if (search_at(s, MT_ST_ETP, cfg))
 				continue;
 			for (imb = 0; imb < nmbs; imb++)
 				search_mbs(s, sc, a, plan, cfg, mbss[imb]);
@@ -811,7 +811,7 @@ static void search_shapes(struct srch *s, struct split_cache *sc, struct mt_cost
 			continue;
 		}
 		cfg->tp = tp;
-		if (at(s, MT_ST_TP, cfg))
+		if (search_at(s, MT_ST_TP, cfg))
 			continue;
 		ncp = divisors(j->gpus / tp, cps, 64);
 		for (ic = 0; ic < ncp; ic++) {
@@ -820,12 +820,12 @@ static void search_shapes(struct srch *s, struct split_cache *sc, struct mt_cost
 			if (p->cp != MT_UNSET && p->cp != cp)
 				continue;
 			cfg->cp = cp;
-			if (at(s, MT_ST_CP, cfg))
+			if (search_at(s, MT_ST_CP, cfg))
 				continue;
 			/* the inner a2a group of a2a+p2p: a rule, else the NVLink domain */
 			cfg->cp_a2a = cp > 1 && mt_set_fixed(s->r, MT_F_CFG_CP_A2A, MT_UNSET, &v)
 					      ? v : mt_group_per_domain(c, cp, tp);
-			if (at(s, MT_ST_CP_A2A, cfg))
+			if (search_at(s, MT_ST_CP_A2A, cfg))
 				continue;
 			cc_set = cp > 1 ? mt_set_fixed(s->r, MT_F_CFG_CP_COMM, p->cp_comm, &cc_val) : (cc_val = MT_CP_P2P, 1);
 			for (cc = 0; cc < (cp > 1 ? MT_CP_N : 1); cc++) {
@@ -843,7 +843,7 @@ static void search_shapes(struct srch *s, struct split_cache *sc, struct mt_cost
 					continue;
 				}
 				cfg->cp_comm = cp > 1 ? cc : MT_CP_P2P;
-				if (at(s, MT_ST_CP_COMM, cfg))
+				if (search_at(s, MT_ST_CP_COMM, cfg))
 					continue;
 				sp_set = tp > 1 ? mt_set_fixed(s->r, MT_F_CFG_SP, p->sp, &sp_val) : (sp_val = 0, 1);
 				for (sp = (tp > 1); sp >= 0; sp--) {
@@ -858,13 +858,13 @@ static void search_shapes(struct srch *s, struct split_cache *sc, struct mt_cost
 						continue;
 					}
 					cfg->sp = sp;
-					if (at(s, MT_ST_SP, cfg))
+					if (search_at(s, MT_ST_SP, cfg))
 						continue;
 					for (ie = 0; ie < nep; ie++) {
 						int ep = eps[ie];
 
 						cfg->ep = ep;
-						if (at(s, MT_ST_EP, cfg))
+						if (search_at(s, MT_ST_EP, cfg))
 							continue;
 						etp_set = m->experts ? mt_set_fixed(s->r, MT_F_CFG_ETP, p->etp, &etp_val)
 								     : (etp_val = 1, 1);

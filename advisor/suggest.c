@@ -22,7 +22,7 @@ static int fits(const struct mt_model *m, const struct mt_cluster *c, const stru
 	return 1;
 }
 
-static void add(struct mt_search_result *res, const char *change, const struct mt_eval *e)
+static void suggest_add(struct mt_search_result *res, const char *change, const struct mt_eval *e)
 {
 	struct mt_suggestion *s;
 
@@ -62,7 +62,7 @@ int mt_suggest_fits(const struct mt_model *m, const struct mt_cluster *c, const 
 	if (j.opt_offload < 1 && j.pins.fsdp <= 0 && j.pins.dist_opt != 0) {
 		j.opt_offload = 1;
 		if (fits(m, c, &j, tmp, &e))
-			add(res, "--optimizer-cpu-offload 1", &e);
+			suggest_add(res, "--optimizer-cpu-offload 1", &e);
 	}
 	/* the inputs of every module on the host */
 	j = *job;
@@ -74,7 +74,7 @@ int mt_suggest_fits(const struct mt_model *m, const struct mt_cluster *c, const 
 				if (j.offload_modules & (1u << k))
 					len += (size_t)snprintf(change + len, sizeof(change) - len, "%s%s",
 								k ? "," : "", mt_offload_module_name(k));
-			add(res, change, &e);
+			suggest_add(res, change, &e);
 		}
 	}
 	/* full recompute, when a pin rules it out */
@@ -82,7 +82,7 @@ int mt_suggest_fits(const struct mt_model *m, const struct mt_cluster *c, const 
 	if (j.pins.recompute != MT_UNSET && j.pins.recompute != MT_RC_FULL) {
 		j.pins.recompute = MT_RC_FULL;
 		if (fits(m, c, &j, tmp, &e))
-			add(res, "--recompute full", &e);
+			suggest_add(res, "--recompute full", &e);
 	}
 	/* a shorter sequence: halved, at most three times */
 	for (k = 1; k <= 3 && (job->seq >> k) >= 256; k++) {
@@ -90,7 +90,7 @@ int mt_suggest_fits(const struct mt_model *m, const struct mt_cluster *c, const 
 		j.seq = job->seq >> k;
 		if (fits(m, c, &j, tmp, &e)) {
 			snprintf(change, sizeof(change), "--seq %d", j.seq);
-			add(res, change, &e);
+			suggest_add(res, change, &e);
 			break;
 		}
 	}
@@ -100,7 +100,7 @@ int mt_suggest_fits(const struct mt_model *m, const struct mt_cluster *c, const 
 		j.gpus = job->gpus * k;
 		if (fits(m, c, &j, tmp, &e)) {
 			snprintf(change, sizeof(change), "--gpus %d", j.gpus);
-			add(res, change, &e);
+			suggest_add(res, change, &e);
 			break;
 		}
 	}

@@ -27,7 +27,7 @@ int calibrate_fit_wanted(int argc, char **argv)
 	return 0;
 }
 
-static void pct(char *buf, size_t cap, double v)
+static void calibrate_fit_pct(char *buf, size_t cap, double v)
 {
 	if (isfinite(v))
 		snprintf(buf, cap, "%.2f%%", 100 * v);
@@ -47,16 +47,16 @@ static void print_memory_ranks(const struct mt_vset *s, const struct mt_vfit *f)
 		f->mem_point_runs, f->mem_point_runs == 1 ? "" : "s", s->nruns - f->mem_point_runs,
 		s->nruns - f->mem_point_runs == 1 ? "" : "s", s->pts_left_out,
 		s->pts_left_out == 1 ? "" : "s");
-	pct(b, sizeof(b), f->max_alloc_rms_before);
-	pct(a, sizeof(a), f->max_alloc_rms_after);
+	calibrate_fit_pct(b, sizeof(b), f->max_alloc_rms_before);
+	calibrate_fit_pct(a, sizeof(a), f->max_alloc_rms_after);
 	fprintf(stderr, "step memory factor x%.3f (least squares of max allocated over the "
 		"reports); max allocated error (rms): before %s, after %s\n", f->corr.mem_step, b, a);
-	pct(b, sizeof(b), f->max_alloc_loo_before);
-	pct(a, sizeof(a), f->max_alloc_loo_after);
+	calibrate_fit_pct(b, sizeof(b), f->max_alloc_loo_before);
+	calibrate_fit_pct(a, sizeof(a), f->max_alloc_loo_after);
 	fprintf(stderr, "max allocated error, leave-one-out: before %s, after %s%s%s\n", b, a,
 		f->mem_step_why[0] ? "; not applied: " : "", f->mem_step_why);
-	pct(b, sizeof(b), f->mem_loo_before);
-	pct(a, sizeof(a), f->mem_loo_after);
+	calibrate_fit_pct(b, sizeof(b), f->mem_loo_before);
+	calibrate_fit_pct(a, sizeof(a), f->mem_loo_after);
 	fprintf(stderr, "memory term %+.2f GiB (measured max reserved less the predicted reserved "
 		"with the factor); leave-one-out error before %s, after %s%s\n",
 		f->corr.mem_bytes / GIB, b, a,
@@ -75,8 +75,8 @@ static void print_memory_worst(const struct mt_vset *s, const struct mt_vfit *f)
 		"against the predicted peak%s\n", s->pts_left_out ? " (reports without a known "
 		"stage left out)" : "");
 	if (f->mem_runs > 0) {
-		pct(b, sizeof(b), f->mem_loo_before);
-		pct(a, sizeof(a), f->mem_loo_after);
+		calibrate_fit_pct(b, sizeof(b), f->mem_loo_before);
+		calibrate_fit_pct(a, sizeof(a), f->mem_loo_after);
 		fprintf(stderr, "memory term %+.2f GiB from %d run%s; leave-one-out error before %s, "
 			"after %s%s\n", f->corr.mem_bytes / GIB, f->mem_runs,
 			f->mem_runs == 1 ? "" : "s", b, a,
@@ -104,12 +104,12 @@ static void print_fit(const struct mt_vset *s, const struct mt_vfit *f)
 	sbuf_release(&sb);
 	for (i = 0; i < f->ndrop; i++)
 		fprintf(stderr, "not fitted: %s (%s)\n", mt_corr_name(f->drop[i]), f->drop_why[i]);
-	pct(b, sizeof(b), f->loo_before);
-	pct(a, sizeof(a), f->loo_after);
+	calibrate_fit_pct(b, sizeof(b), f->loo_before);
+	calibrate_fit_pct(a, sizeof(a), f->loo_after);
 	fprintf(stderr, "step error, leave-one-out (mean |predicted / measured - 1|): before %s, "
 		"after %s\n", b, a);
-	pct(b, sizeof(b), f->rms_before);
-	pct(a, sizeof(a), f->rms_after);
+	calibrate_fit_pct(b, sizeof(b), f->rms_before);
+	calibrate_fit_pct(a, sizeof(a), f->rms_after);
 	fprintf(stderr, "step error, all runs in the fit (rms): before %s, after %s\n", b, a);
 	if (s->npts > 0)
 		print_memory_ranks(s, f);
@@ -117,7 +117,7 @@ static void print_fit(const struct mt_vset *s, const struct mt_vfit *f)
 		print_memory_worst(s, f);
 }
 
-static int write_profile(const char *cluster, const char *out, const struct mt_vset *s,
+static int calibrate_fit_write_profile(const char *cluster, const char *out, const struct mt_vset *s,
 			 const struct mt_vfit *f, struct mt_error *err)
 {
 	struct mt_profile_corr pc;
@@ -198,8 +198,8 @@ static int write_profile(const char *cluster, const char *out, const struct mt_v
 		snprintf(mem, sizeof(mem), "; memory from the worst rank's max reserved of %d run%s "
 			 "(no rank reports): memory term %+.3f GiB", f->mem_runs,
 			 f->mem_runs == 1 ? "" : "s", f->corr.mem_bytes / GIB);
-	pct(lb, sizeof(lb), f->loo_before);
-	pct(la, sizeof(la), f->loo_after);
+	calibrate_fit_pct(lb, sizeof(lb), f->loo_before);
+	calibrate_fit_pct(la, sizeof(la), f->loo_after);
 	snprintf(cite, sizeof(cite), "megatune calibrate --from-validation %s: least squares over %d "
 		 "measured run%s; leave-one-out step error %s -> %s%s", s->files, s->nruns,
 		 s->nruns == 1 ? "" : "s", lb, la, mem);
@@ -255,7 +255,7 @@ int calibrate_fit_main(int argc, char **argv)
 	    (rc = mt_vfit_run(&set, base, &fit, &err)))
 		goto fail;
 	print_fit(&set, &fit);
-	if ((rc = write_profile(cluster, out, &set, &fit, &err)))
+	if ((rc = calibrate_fit_write_profile(cluster, out, &set, &fit, &err)))
 		goto fail;
 	fprintf(stderr, "wrote %s (the profile %s with a corrections section)\n", out, cluster);
 	mt_vfit_free(&fit);

@@ -8,7 +8,7 @@
 #define GIB 1073741824.0
 
 /* One figure, measured beside predicted: " allocated 5.88 (6.02)" */
-static void fig(struct sbuf *sb, cJSON *o, const char *name, const char *key, double meas,
+static void check_memory_fig(struct sbuf *sb, cJSON *o, const char *name, const char *key, double meas,
 		double pred)
 {
 	char k[64];
@@ -58,10 +58,10 @@ void check_memory_ranks(struct sbuf *sb, cJSON *arr, const struct mt_vcand *c)
 				cJSON_AddNumberToObject(o, "stage", r->stage);
 			cJSON_AddNumberToObject(o, "line", (double)r->lineno);
 		}
-		fig(sb, o, "allocated", "allocated", r->allocated, r->pred.allocated);
-		fig(sb, o, "max allocated", "max_allocated", r->max_allocated, r->pred.max_allocated);
-		fig(sb, o, "reserved", "reserved", r->reserved, NAN);
-		fig(sb, o, "max reserved", "max_reserved", r->max_reserved, r->pred.reserved);
+		check_memory_fig(sb, o, "allocated", "allocated", r->allocated, r->pred.allocated);
+		check_memory_fig(sb, o, "max allocated", "max_allocated", r->max_allocated, r->pred.max_allocated);
+		check_memory_fig(sb, o, "reserved", "reserved", r->reserved, NAN);
+		check_memory_fig(sb, o, "max reserved", "max_reserved", r->max_reserved, r->pred.reserved);
 		if (sb)
 			sbuf_adds(sb, "\n");
 		if (o)

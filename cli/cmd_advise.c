@@ -496,7 +496,7 @@ static int local_layers(const char *cmd, struct mt_job *j)
 	return -1;
 }
 
-static int parse_args(const char *cmd, int argc, char **argv, struct args *a)
+static int advise_parse_args(const char *cmd, int argc, char **argv, struct args *a)
 {
 	const struct cli_spec *spec = !strcmp(cmd, "advise") ? &cli_spec_advise :
 				      &cli_spec_estimate;
@@ -564,7 +564,7 @@ static int parse_args(const char *cmd, int argc, char **argv, struct args *a)
 	return -1; /* go on */
 }
 
-static int emit(const char *cmd, const char *path, const struct sbuf *sb)
+static int advise_emit(const char *cmd, const char *path, const struct sbuf *sb)
 {
 	struct mt_error err = MT_ERROR_INIT;
 
@@ -692,7 +692,7 @@ static int load_inputs(const char *cmd, struct args *a, struct mt_model *m,
 
 /* The HTML report of an advice document (the JSON in sb) with the cluster
  * the search used. */
-static int write_report(const char *cmd, const struct args *a, const struct mt_cluster *c,
+static int advise_write_report(const char *cmd, const struct args *a, const struct mt_cluster *c,
 			const struct sbuf *json)
 {
 	struct mt_error err = MT_ERROR_INIT;
@@ -726,8 +726,8 @@ static int emit_outputs(const char *cmd, const struct args *a, const struct mt_c
 	int rc;
 
 	mt_outset_begin(&os);
-	if ((a->json && (rc = emit(cmd, a->json, sb))) ||
-	    (a->report && (rc = write_report(cmd, a, c, sb)))) {
+	if ((a->json && (rc = advise_emit(cmd, a->json, sb))) ||
+	    (a->report && (rc = advise_write_report(cmd, a, c, sb)))) {
 		mt_outset_abort(&os);
 		return rc;
 	}
@@ -737,7 +737,7 @@ static int emit_outputs(const char *cmd, const struct args *a, const struct mt_c
 }
 
 /* Explain the ranked candidates: the rules that fired for each. */
-static int explain(struct mt_rules_run *run, const struct mt_search_result *res,
+static int advise_explain(struct mt_rules_run *run, const struct mt_search_result *res,
 		   struct mt_explain *ex, struct mt_error *err)
 {
 	int i;
@@ -764,7 +764,7 @@ int cmd_advise(int argc, char **argv)
 	int rc, i;
 
 	memset(&ar, 0, sizeof(ar));
-	if ((rc = parse_args("advise", argc, argv, &a)) >= 0)
+	if ((rc = advise_parse_args("advise", argc, argv, &a)) >= 0)
 		return rc;
 	if ((rc = load_inputs("advise", &a, &m, &c, &rs)) >= 0)
 		goto out;
@@ -794,7 +794,7 @@ int cmd_advise(int argc, char **argv)
 	}
 	if (run) {
 		ex = calloc((size_t)(res->ntop ? res->ntop : 1), sizeof(*ex));
-		if (!ex || explain(run, res, ex, &err)) {
+		if (!ex || advise_explain(run, res, ex, &err)) {
 			mt_error_set(&err, MT_ENOMEM, "out of memory");
 			rc = cli_fail("advise", &err);
 			goto out;
@@ -808,7 +808,7 @@ int cmd_advise(int argc, char **argv)
 		mt_advice_json(&sb, &m, c, &a.job, res, &ar);
 		if ((rc = emit_outputs("advise", &a, c, &sb)))
 			goto out;
-		if (a.format == F_JSON && (rc = emit("advise", "-", &sb)))
+		if (a.format == F_JSON && (rc = advise_emit("advise", "-", &sb)))
 			goto out;
 	}
 	if (!res->ntop) {
@@ -822,7 +822,7 @@ int cmd_advise(int argc, char **argv)
 	if (a.format == F_TEXT) {
 		sbuf_reset(&sb);
 		mt_advice_text(&sb, &m, c, &a.job, res, &ar);
-		rc = emit("advise", "-", &sb);
+		rc = advise_emit("advise", "-", &sb);
 	} else if (a.format != F_JSON && a.format != F_NONE) {
 		rc = print_flags(&m, c, &a.job, &res->top[0].cfg, ex, a.format);
 	}
@@ -856,7 +856,7 @@ int cmd_estimate(int argc, char **argv)
 
 	memset(&ex, 0, sizeof(ex));
 	memset(&ar, 0, sizeof(ar));
-	if ((rc = parse_args("estimate", argc, argv, &a)) >= 0)
+	if ((rc = advise_parse_args("estimate", argc, argv, &a)) >= 0)
 		return rc;
 	if ((rc = load_inputs("estimate", &a, &m, &c, &rs)) >= 0)
 		goto out;
@@ -895,14 +895,14 @@ int cmd_estimate(int argc, char **argv)
 		mt_estimate_json(&sb, &m, c, &a.job, &e, &ar);
 		if ((rc = emit_outputs("estimate", &a, c, &sb)))
 			goto out;
-		if (a.format == F_JSON && (rc = emit("estimate", "-", &sb)))
+		if (a.format == F_JSON && (rc = advise_emit("estimate", "-", &sb)))
 			goto out;
 	}
 	rc = 0;
 	if (a.format == F_TEXT) {
 		sbuf_reset(&sb);
 		mt_estimate_text(&sb, &m, c, &a.job, &e, a.stage, &ar);
-		rc = emit("estimate", "-", &sb);
+		rc = advise_emit("estimate", "-", &sb);
 	} else if (a.format != F_JSON && a.format != F_NONE) {
 		rc = print_flags(&m, c, &a.job, &e.cfg, run ? &ex : NULL, a.format);
 	}

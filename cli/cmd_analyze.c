@@ -139,7 +139,7 @@ const struct cli_spec cli_spec_analyze = {
 	.in_order = 1,
 };
 
-static int parse(int argc, char **argv, struct aopts *o, int *first)
+static int analyze_parse(int argc, char **argv, struct aopts *o, int *first)
 {
 	int rc;
 
@@ -272,7 +272,7 @@ int cmd_analyze(int argc, char **argv)
 
 	memset(&ex, 0, sizeof(ex));
 	memset(&os, 0, sizeof(os));
-	if ((rc = parse(argc, argv, &o, &first)) >= 0)
+	if ((rc = analyze_parse(argc, argv, &o, &first)) >= 0)
 		return rc;
 	n = argc - first;
 	if (n < 1)

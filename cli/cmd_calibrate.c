@@ -57,7 +57,7 @@ static const char calibrate_tail[] =
 static volatile sig_atomic_t g_stop;
 static int g_stop_after = -1; /* tests: stop as if interrupted after N results */
 
-static void on_signal(int sig)
+static void calibrate_on_signal(int sig)
 {
 	(void)sig;
 	g_stop = 1;
@@ -179,7 +179,7 @@ struct calib_args {
 	char resbuf[4096];
 };
 
-static int opt_name(const char *cmd, const struct cli_opt *opt, const char *arg, void *args)
+static int calibrate_opt_name(const char *cmd, const struct cli_opt *opt, const char *arg, void *args)
 {
 	if (!name_ok(arg))
 		return cli_opt_bad(cmd, opt->name, "text without control characters, in UTF-8",
@@ -227,7 +227,7 @@ static const struct cli_opt calibrate_opts[] = {
 	  .help = "the results file (default PROFILE.json.results.jsonl)" },
 	{ .type = CLI_FN, .name = "margin", .meta = "PCT", .fn = opt_margin, .has_arg = 1,
 	  .help = "outlier margin below the median of peers (default 10)" },
-	{ .type = CLI_FN, .name = "name", .meta = "NAME", .fn = opt_name, .has_arg = 1,
+	{ .type = CLI_FN, .name = "name", .meta = "NAME", .fn = calibrate_opt_name, .has_arg = 1,
 	  .help = "the profile's name (default: calibrated-<host>)" },
 	{ .type = CLI_INT, .name = "rounds", .meta = "N", .off = CA(rounds), .lo = 1, .hi = 100,
 	  .want = "a whole number from 1 to 100",
@@ -256,7 +256,7 @@ const struct cli_spec cli_spec_calibrate = {
 };
 
 /* 0, or the exit code after printing the error (or the help: -1). */
-static int parse_args(int argc, char **argv, struct calib_args *a)
+static int calibrate_parse_args(int argc, char **argv, struct calib_args *a)
 {
 	char list[256], names[256], *tok, *save;
 	int rc, first;
@@ -485,7 +485,7 @@ struct calib_env {
 
 /* Rank 0: the outliers on screen, then the profile from the whole results
  * file.  0, 1 (some result failed) or the exit code. */
-static int write_profile(const struct calib_args *a, const struct mt_world *w,
+static int calibrate_write_profile(const struct calib_args *a, const struct mt_world *w,
 			 const struct calib_env *e, int failed)
 {
 	struct mt_error err = MT_ERROR_INIT;
@@ -712,7 +712,7 @@ int cmd_calibrate(int argc, char **argv)
 	char **full_argv = argv;
 	const char *env;
 
-	if ((code = parse_args(argc, argv, &a)))
+	if ((code = calibrate_parse_args(argc, argv, &a)))
 		return code < 0 ? 0 : code;
 	if (a.launcher && !a.lround) {
 		signal(SIGINT, on_launcher_signal);
@@ -734,8 +734,8 @@ int cmd_calibrate(int argc, char **argv)
 	cs.s.emit = c_emit;
 	cs.s.progress = c_progress;
 	cs.t0 = mt_now();
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
+	signal(SIGINT, calibrate_on_signal);
+	signal(SIGTERM, calibrate_on_signal);
 
 	if (w.rank == 0)
 		code = open_results(&a, argc, argv, &w, &cs, &head, &records);
@@ -793,7 +793,7 @@ int cmd_calibrate(int argc, char **argv)
 		code = 0; /* the last round's launch writes the profile, counting the
 			   * failed results of every round */
 	else if (w.rank == 0)
-		code = write_profile(&a, &w, &e, failed);
+		code = calibrate_write_profile(&a, &w, &e, failed);
 	if (w.mpi)
 		mt_world_bcast(&w, &code, (int)sizeof(code));
 done:

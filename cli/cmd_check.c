@@ -277,7 +277,7 @@ static int env_gaps(struct sbuf *sb, cJSON *arr, const struct mt_jobsrc *s, cons
 
 /* What the job departs from: the constraints it breaks, the set rules its
  * flags override, the diagnose rules that fire.  Returns the count. */
-static int diagnoses(struct sbuf *sb, cJSON *arr, const struct mt_explain *ex)
+static int check_diagnoses(struct sbuf *sb, cJSON *arr, const struct mt_explain *ex)
 {
 	int i, n = 0;
 
@@ -338,7 +338,7 @@ static const struct {
 	{ MT_JS_VERL_OVERRIDES, "verl overrides", "verl_overrides" },
 };
 
-static const char *kind_name(int k, int json)
+static const char *check_kind_name(int k, int json)
 {
 	size_t i;
 
@@ -375,7 +375,7 @@ static const char *change_name(const struct found *f, char *buf, size_t cap)
 	return buf;
 }
 
-static int parse(int argc, char **argv, struct args *a)
+static int check_parse(int argc, char **argv, struct args *a)
 {
 	struct stat st;
 	int rc, first, i;
@@ -452,7 +452,7 @@ static void show_change(struct sbuf *sb, cJSON *arr, const char *title, const st
 }
 
 /* The job, its model, the cluster and the rules */
-static int load(struct st *t)
+static int check_load(struct st *t)
 {
 	size_t len = 0;
 	int i;
@@ -487,7 +487,7 @@ static int load(struct st *t)
 }
 
 /* The job as it is: every knob pinned to the job's value */
-static int as_is(struct st *t)
+static int check_as_is(struct st *t)
 {
 	struct mt_megatron_job *mj = t->mj;
 	struct mt_config cfg = mj->cfg;
@@ -581,7 +581,7 @@ static void text_job(struct sbuf *sb, const struct st *t)
 	const struct mt_megatron_job *mj = t->mj;
 	int i;
 
-	sbuf_addf(sb, "megatune check: %s (%s%s%s)\n", src->file, kind_name(src->kind, 0),
+	sbuf_addf(sb, "megatune check: %s (%s%s%s)\n", src->file, check_kind_name(src->kind, 0),
 		  src->entry[0] ? ": " : "", src->entry);
 	sbuf_addf(sb, "  model: %s, %d layers, hidden %d, %d heads, %.1fB parameters%s\n",
 		  mj->model.name, mj->model.layers, mj->model.hidden, mj->model.heads,
@@ -655,7 +655,7 @@ static void text_as_is(struct sbuf *sb, const struct st *t)
 	sbuf_add(sb, est.buf, est.len);
 	sbuf_release(&est);
 	sbuf_adds(sb, "\ndiagnoses (what the job departs from, each with its rule):\n");
-	n = diagnoses(sb, NULL, t->run ? &t->as_ex : NULL);
+	n = check_diagnoses(sb, NULL, t->run ? &t->as_ex : NULL);
 	if (!t->as.feasible) {
 		sbuf_addf(sb, "  ! the job does not fit: %.1f GiB per GPU on its most loaded stage, "
 			  "%.1f GiB usable (the memory table above)\n", t->as.mem.total / (1u << 30),
@@ -899,7 +899,7 @@ static cJSON *json_doc(struct st *t)
 	cJSON_AddStringToObject(doc, "schema", "megatune.check/1");
 	j = cJSON_AddObjectToObject(doc, "job");
 	cJSON_AddStringToObject(j, "file", src->file);
-	cJSON_AddStringToObject(j, "kind", kind_name(src->kind, 1));
+	cJSON_AddStringToObject(j, "kind", check_kind_name(src->kind, 1));
 	cJSON_AddStringToObject(j, "format", src->format == MT_JF_BRIDGE ? "bridge" :
 				src->format == MT_JF_VERL ? "verl" : "megatron");
 	cJSON_AddStringToObject(j, "entry", src->entry);
@@ -941,7 +941,7 @@ static cJSON *json_doc(struct st *t)
 	}
 	json_measured(doc, t);
 	arr = cJSON_AddArrayToObject(doc, "diagnoses");
-	diagnoses(NULL, arr, !t->cant[0] ? ex : NULL);
+	check_diagnoses(NULL, arr, !t->cant[0] ? ex : NULL);
 	arr = cJSON_AddArrayToObject(doc, "environment");
 	env_gaps(NULL, arr, src, t->want_env, t->nwant);
 	ch = cJSON_AddArrayToObject(doc, "changes");
@@ -973,7 +973,7 @@ static int write_json(struct st *t)
 	return rc;
 }
 
-static int write_report(struct st *t)
+static int check_write_report(struct st *t)
 {
 	struct mt_report_in in;
 	cJSON *doc = json_doc(t);
@@ -1022,9 +1022,9 @@ static int check_one(struct st *t, cJSON *arr)
 	struct sbuf sb = SBUF_INIT;
 	int rc;
 
-	if (load(t) || as_is(t) || measure_log(t) || searches(t) ||
+	if (check_load(t) || check_as_is(t) || measure_log(t) || searches(t) ||
 	    (t->a.json && !arr && write_json(t)) ||
-	    (t->a.report && write_report(t)) ||
+	    (t->a.report && check_write_report(t)) ||
 	    (t->a.validation && (!t->many || t->has_run) && write_validation(t)))
 		return cli_fail("check", &t->err);
 	if (arr)
@@ -1068,7 +1068,7 @@ static void many_line(struct sbuf *sum, const struct st *t, int rc, double *err,
 			  rc == 1 ? "does not fit" : "checked", t->lp ? "" : " (no run: not a log)");
 }
 
-static int cmp_double(const void *a, const void *b)
+static int check_cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
 
@@ -1117,7 +1117,7 @@ static int check_many(const struct args *a)
 		free(t);
 	}
 	if (nerr) {
-		qsort(err, (size_t)nerr, sizeof(*err), cmp_double);
+		qsort(err, (size_t)nerr, sizeof(*err), check_cmp_double);
 		sbuf_addf(&sum, "step error of the %d measured run%s: median %.1f%%, largest %.1f%%\n",
 			  nerr, nerr > 1 ? "s" : "", 100 * err[nerr / 2], 100 * err[nerr - 1]);
 	}
@@ -1151,7 +1151,7 @@ int cmd_check(int argc, char **argv)
 	struct args a;
 	int rc;
 
-	if ((rc = parse(argc, argv, &a)) >= 0)
+	if ((rc = check_parse(argc, argv, &a)) >= 0)
 		return rc;
 	if (a.njobs > 1)
 		return check_many(&a);

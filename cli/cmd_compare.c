@@ -126,7 +126,7 @@ const struct cli_spec cli_spec_compare = {
 };
 
 /* -1 to go on with the operands at argv[*first..], or the exit code. */
-static int parse(int argc, char **argv, struct copts *c, int *first)
+static int compare_parse(int argc, char **argv, struct copts *c, int *first)
 {
 	int rc;
 
@@ -292,7 +292,7 @@ int cmd_compare(int argc, char **argv)
 	struct mt_cm_set base, cur;
 	struct mt_thresholds th;
 	struct mt_comparison cmp;
-	int first = 0, rc = parse(argc, argv, &c, &first), fail;
+	int first = 0, rc = compare_parse(argc, argv, &c, &first), fail;
 
 	if (rc >= 0)
 		return rc;

@@ -61,7 +61,7 @@ const struct cli_spec cli_spec_history = {
 
 /* argv[0] is the subcommand; -1 to go on with the operands at argv[*first..],
  * or the exit code. */
-static int parse(int argc, char **argv, struct hopts *o, int *first)
+static int history_parse(int argc, char **argv, struct hopts *o, int *first)
 {
 	int rc;
 
@@ -79,7 +79,7 @@ static int run_id(const char *s, long long *id)
 	return mt_parse_int(s, 1, LLONG_MAX, id);
 }
 
-static int add(struct mt_history *h, const struct hopts *o, int first, int argc, char **argv,
+static int history_add(struct mt_history *h, const struct hopts *o, int first, int argc, char **argv,
 	       struct mt_error *err)
 {
 	int i, rc = MT_OK;
@@ -206,13 +206,13 @@ int cmd_history(int argc, char **argv)
 	if (strcmp(sub, "add") && strcmp(sub, "list") && strcmp(sub, "show") && strcmp(sub, "prune"))
 		return cli_usage_error("history", "unknown subcommand '%s' (add, list, show, prune)",
 				       sub);
-	if ((rc = parse(argc - 1, argv + 1, &o, &first)) >= 0)
+	if ((rc = history_parse(argc - 1, argv + 1, &o, &first)) >= 0)
 		return rc;
-	first++; /* parse() counted from argv + 1 */
+	first++; /* history_parse() counted from argv + 1 */
 	if ((rc = mt_history_open(o.db, !strcmp(sub, "add"), &h, &err)))
 		return cli_fail("history", &err);
 	if (!strcmp(sub, "add"))
-		rc = add(h, &o, first, argc, argv, &err);
+		rc = history_add(h, &o, first, argc, argv, &err);
 	else if (!strcmp(sub, "list"))
 		rc = first < argc ? mt_error_set(&err, MT_EUSAGE, "history list: unexpected '%s'",
 						 argv[first]) : list(h, &o, &err);

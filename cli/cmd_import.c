@@ -51,7 +51,7 @@ struct iopts {
 	int span, op, ranks, strict, json;
 };
 
-static int opt_name(const char *cmd, const struct cli_opt *opt, const char *arg, void *args)
+static int import_opt_name(const char *cmd, const struct cli_opt *opt, const char *arg, void *args)
 {
 	if (!arg[0] || strlen(arg) > 63)
 		return cli_opt_bad(cmd, opt->name, "a name of 1 to 63 characters", arg);
@@ -83,7 +83,7 @@ static const struct cli_opt import_opts[] = {
 		  "profile of the GPU the logs name (H100 dgx-h100, H200\n"
 		  "dgx-h200, A100 dgx-a100-80g, B200 dgx-b200, GB200\n"
 		  "gb200-nvl72)" },
-	{ .type = CLI_FN, .name = "name", .meta = "NAME", .fn = opt_name, .has_arg = 1,
+	{ .type = CLI_FN, .name = "name", .meta = "NAME", .fn = import_opt_name, .has_arg = 1,
 	  .help = "the profile's name (default: the output file's name)" },
 	{ .type = CLI_CHOICE, .name = "span", .meta = "S", .off = IO(span), .choices = spans,
 	  .help = "nvlink or network for every curve (default: nvlink when\n"
@@ -108,7 +108,7 @@ const struct cli_spec cli_spec_import = {
 	.cmd = "import", .head = import_head, .opts = import_opts, .tail = import_tail,
 };
 
-static int parse(int argc, char **argv, struct iopts *o, int *first)
+static int import_parse(int argc, char **argv, struct iopts *o, int *first)
 {
 	memset(o, 0, sizeof(*o));
 	o->span = o->op = -1;
@@ -150,7 +150,7 @@ int cmd_import(int argc, char **argv)
 	cJSON *doc = NULL;
 	int first = 0, n = 0, i, j, rc, tool, built = 0, ngw = 0, *nparse_warn = NULL;
 
-	if ((rc = parse(argc, argv, &o, &first)) >= 0)
+	if ((rc = import_parse(argc, argv, &o, &first)) >= 0)
 		return rc;
 	if (first >= argc)
 		return cli_usage_error("import",

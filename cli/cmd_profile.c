@@ -77,7 +77,7 @@ const struct cli_spec cli_spec_profile = {
 
 static volatile sig_atomic_t child_pid;
 
-static void forward(int sig)
+static void profile_forward(int sig)
 {
 	if (child_pid > 0)
 		kill((pid_t)child_pid, sig);
@@ -139,7 +139,7 @@ static int mkdirs(const char *dir)
 	return 0;
 }
 
-static int summarise(const char *dir, int chrome)
+static int profile_summarise(const char *dir, int chrome)
 {
 	DIR *d = opendir(dir);
 	struct dirent *e;
@@ -274,7 +274,7 @@ int cmd_profile(int argc, char **argv)
 	sigemptyset(&sa.sa_mask);
 	sa.sa_handler = SIG_IGN;
 	sigaction(SIGINT, &sa, &old_int);
-	sa.sa_handler = forward;
+	sa.sa_handler = profile_forward;
 	sigaction(SIGTERM, &sa, &old_term);
 	sigprocmask(SIG_SETMASK, &old_mask, NULL);
 	while (waitpid(pid, &status, 0) < 0) {
@@ -286,7 +286,7 @@ int cmd_profile(int argc, char **argv)
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 	rc = WIFEXITED(status) ? WEXITSTATUS(status) : WIFSIGNALED(status) ? 128 + WTERMSIG(status) : 2;
-	if (summarise(absdir, pa.chrome) && !rc)
+	if (profile_summarise(absdir, pa.chrome) && !rc)
 		rc = 2;
 	return rc;
 }

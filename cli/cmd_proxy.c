@@ -48,7 +48,7 @@ struct pargs {
 	double timeout;
 };
 
-static int opt_backend(const char *cmd, const struct cli_opt *opt, const char *arg, void *args)
+static int proxy_opt_backend(const char *cmd, const struct cli_opt *opt, const char *arg, void *args)
 {
 	struct pargs *a = args;
 
@@ -69,7 +69,7 @@ static const struct cli_opt proxy_opts[] = {
 	  .help = "a megatune.advice/1 file (megatune advise --json FILE)" },
 	{ .type = CLI_INT, .name = "candidate", .meta = "K", .off = PA(cand), .lo = 1,
 	  .hi = 1000000, .help = "which candidate, 1 = the best" },
-	{ .type = CLI_FN, .name = "backend", .meta = "cpu|gpu", .fn = opt_backend, .has_arg = 1,
+	{ .type = CLI_FN, .name = "backend", .meta = "cpu|gpu", .fn = proxy_opt_backend, .has_arg = 1,
 	  .help = "cpu: OpenBLAS, BLAS attention, MPI; gpu (default):\n"
 		  "cuBLASLt, the attention kernels, NCCL (also spelt cuda)" },
 	{ .type = CLI_INT, .name = "iters", .meta = "N", .off = PA(iters), .lo = 1, .hi = 1000000,
@@ -87,7 +87,7 @@ const struct cli_spec cli_spec_proxy = {
 };
 
 /* 0 to go on, -1 after the help, or the exit code. */
-static int parse(int argc, char **argv, struct pargs *a)
+static int proxy_parse(int argc, char **argv, struct pargs *a)
 {
 	int rc, first;
 
@@ -124,7 +124,7 @@ int cmd_proxy(int argc, char **argv)
 	int rc, code = 0, i;
 
 	memset(&plan, 0, sizeof(plan));
-	if ((rc = parse(argc, argv, &a)))
+	if ((rc = proxy_parse(argc, argv, &a)))
 		return rc < 0 ? 0 : rc;
 	if (mt_world_init(&w, &argc, &argv, &err))
 		return cli_fail("proxy", &err);

@@ -75,7 +75,7 @@ const struct cli_spec cli_spec_rules = {
 };
 
 /* argv[0] is the subcommand. */
-static int parse(int argc, char **argv, struct ropts *o)
+static int rules_parse(int argc, char **argv, struct ropts *o)
 {
 	int rc, first;
 
@@ -87,7 +87,7 @@ static int parse(int argc, char **argv, struct ropts *o)
 	return -1;
 }
 
-static int load(const struct ropts *o, struct mt_ruleset **rs)
+static int rules_load(const struct ropts *o, struct mt_ruleset **rs)
 {
 	struct mt_error err = MT_ERROR_INIT;
 
@@ -112,7 +112,7 @@ static int cmd_list(const struct ropts *o)
 				"--kind: expected constraint, set, advise or diagnose, got '%s'",
 					   o->kind);
 	}
-	if ((rc = load(o, &rs)) >= 0)
+	if ((rc = rules_load(o, &rs)) >= 0)
 		return rc;
 	mt_table_init(&t);
 	mt_table_col(&t, 0, "id", NULL, 1);
@@ -153,7 +153,7 @@ static int cmd_show(const struct ropts *o)
 
 	if (o->nrest != 1)
 		return cli_usage_error("rules", "rules show: expected one rule id");
-	if ((rc = load(o, &rs)) >= 0)
+	if ((rc = rules_load(o, &rs)) >= 0)
 		return rc;
 	r = mt_ruleset_find(rs, o->rest[0]);
 	if (!r) {
@@ -239,7 +239,7 @@ static int cmd_doc(const struct ropts *o)
 	struct sbuf sb = SBUF_INIT;
 	int rc;
 
-	if ((rc = load(o, &rs)) >= 0)
+	if ((rc = rules_load(o, &rs)) >= 0)
 		return rc;
 	mt_ruleset_doc(rs, &sb);
 	mt_ruleset_free(rs);
@@ -279,7 +279,7 @@ static int rules_check(const struct ropts *o)
 		rc = cli_fail("rules", &err);
 		goto out;
 	}
-	if ((rc = load(o, &rs)) >= 0)
+	if ((rc = rules_load(o, &rs)) >= 0)
 		goto out;
 	if (mt_rules_on_facts(rs, facts, given, c, &ex, &skipped)) {
 		mt_error_set(&err, MT_ENOMEM, "out of memory");
@@ -332,7 +332,7 @@ int cmd_rules(int argc, char **argv)
 	sub = argv[1];
 	if ((rc = cli_help_arg(&cli_spec_rules, sub)) >= 0)
 		return rc;
-	if ((rc = parse(argc - 1, argv + 1, &o)) >= 0)
+	if ((rc = rules_parse(argc - 1, argv + 1, &o)) >= 0)
 		return rc;
 	if (!strcmp(sub, "list"))
 		return o.nrest ? cli_usage_error("rules",

@@ -96,7 +96,7 @@ const struct cli_spec cli_spec_tune = {
 
 /* tune's own options into a; the others (advise's) into a->pass, in order.
  * -1 to go on, or the exit code (0 after the help). */
-static int parse(int argc, char **argv, struct targs *a)
+static int tune_parse(int argc, char **argv, struct targs *a)
 {
 	int i, rc;
 
@@ -317,7 +317,7 @@ int cmd_tune(int argc, char **argv)
 	a.t.per_round = 0;  /* 3 unless given (check() tells it from --runs) */
 	/* validate's defaults, the proxy program included: never a copy of them */
 	cli_runner_init(&a.r, "tune-run");
-	if ((rc = parse(argc, argv, &a)) >= 0 || (rc = check(&a))) {
+	if ((rc = tune_parse(argc, argv, &a)) >= 0 || (rc = check(&a))) {
 		free(a.pass);
 		return rc;
 	}

@@ -103,7 +103,7 @@ static int parse_log(const char *path)
 }
 
 /* 0, or the exit code (after the help: -1; after --parse-log: -2 - its code). */
-static int parse_args(int argc, char **argv, struct vargs *a)
+static int validate_parse_args(int argc, char **argv, struct vargs *a)
 {
 	const struct mt_validate_opts *o = &a->r.o;
 	int rc, first;
@@ -144,7 +144,7 @@ static int dry_run(struct mt_validation *v, const cJSON *advice, const struct mt
 	return 0;
 }
 
-static int finish(struct mt_validation *v, const struct vargs *a, volatile sig_atomic_t *stop)
+static int validate_finish(struct mt_validation *v, const struct vargs *a, volatile sig_atomic_t *stop)
 {
 	struct mt_error err = MT_ERROR_INIT;
 	struct sbuf sb;
@@ -188,7 +188,7 @@ int cmd_validate(int argc, char **argv)
 	memset(&a, 0, sizeof(a));
 	memset(&v, 0, sizeof(v));
 	cli_runner_init(&a.r, "validate-logs");
-	rc = parse_args(argc, argv, &a);
+	rc = validate_parse_args(argc, argv, &a);
 	if (rc == -1)
 		return 0;
 	if (rc <= -2)
@@ -226,7 +226,7 @@ int cmd_validate(int argc, char **argv)
 		rc = cli_fail("validate", &err);
 		goto out;
 	}
-	rc = finish(&v, &a, &stop);
+	rc = validate_finish(&v, &a, &stop);
 out:
 	mt_validation_free(&v);
 	cJSON_Delete(advice);

@@ -152,7 +152,7 @@ static void text(struct page *pg, const char *s, size_t n, int keep)
 }
 
 /* Paragraphs, kept blocks and headings of text[0..len) (manpage.h). */
-static void render(struct page *pg, const char *txt, size_t len)
+static void manpage_render(struct page *pg, const char *txt, size_t len)
 {
 	const char *p = txt, *end = txt + len;
 	int after_blank = 1;
@@ -233,7 +233,7 @@ void cli_man_head(FILE *f, const char *head, size_t len)
 		p = next;
 	}
 	fputs(".SH DESCRIPTION\n", f);
-	render(&pg, p, (size_t)(end - p));
+	manpage_render(&pg, p, (size_t)(end - p));
 }
 
 void cli_man_section(FILE *f, const char *title)
@@ -301,14 +301,14 @@ static void table_text(struct page *pg, const struct cli_opt *o)
 
 	pg->gap = 1;
 	if (!o->put) {
-		render(pg, o->help, strlen(o->help));
+		manpage_render(pg, o->help, strlen(o->help));
 		return;
 	}
 	if (!(m = open_memstream(&buf, &len)))
 		return;
 	o->put(m);
 	if (!fclose(m) && buf)
-		render(pg, buf, len);
+		manpage_render(pg, buf, len);
 	free(buf);
 }
 
@@ -330,7 +330,7 @@ void cli_man_tail(FILE *f, const char *tail)
 {
 	struct page pg = { .f = f, .tail = 1 };
 
-	render(&pg, tail, strlen(tail));
+	manpage_render(&pg, tail, strlen(tail));
 }
 
 void cli_man_end(FILE *f, const char *const *names, size_t n)

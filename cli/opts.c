@@ -92,7 +92,7 @@ static const char *want_of(const struct cli_opt *o, char *buf, size_t cap)
 	}
 }
 
-static int set_value(const char *cmd, const struct flat *f, const char *arg, void *args)
+static int opts_set_value(const char *cmd, const struct flat *f, const char *arg, void *args)
 {
 	const struct cli_opt *o = f->o;
 	char *dst = (char *)args + f->off, want[256];
@@ -206,7 +206,7 @@ int cli_parse(const struct cli_spec *spec, int argc, char **argv, void *args, in
 		}
 		if (!f)
 			return cli_usage_error(spec->cmd, "unknown option '%s'", argv[optind - 1]);
-		if ((rc = set_value(spec->cmd, f, optarg, args)))
+		if ((rc = opts_set_value(spec->cmd, f, optarg, args)))
 			return rc;
 	}
 	*first = optind;
@@ -268,14 +268,14 @@ int cli_parse_known(const struct cli_spec *spec, int argc, char **argv, void *ar
 				return cli_usage_error(spec->cmd, "option '%s' needs a value", a);
 			val = argv[++i];
 		}
-		if ((rc = set_value(spec->cmd, f, val, args)))
+		if ((rc = opts_set_value(spec->cmd, f, val, args)))
 			return rc;
 	}
 	return -1;
 }
 
 /* A help text from column `col`, '\n' starting a new indented line. */
-static void put_text(FILE *f, const char *text, int col)
+static void opts_put_text(FILE *f, const char *text, int col)
 {
 	const char *p = text, *nl;
 
@@ -328,7 +328,7 @@ void cli_help(FILE *f, const struct cli_spec *spec)
 			fprintf(f, "%-24s", lead);
 		else
 			fprintf(f, "%s\n%24s", lead, "");
-		put_text(f, o->help, 24);
+		opts_put_text(f, o->help, 24);
 	}
 	fprintf(f, "  -h, --help            this help\n");
 	if (spec->tail)

@@ -50,7 +50,7 @@ double probe_parse_size(const char *s)
 }
 
 /* --backend cuda|gpu|cpu */
-static int opt_backend(const char *cmd, const struct cli_opt *opt, const char *arg, void *args)
+static int probe_opt_backend(const char *cmd, const struct cli_opt *opt, const char *arg, void *args)
 {
 	struct mt_probe_opts *o = args;
 
@@ -83,7 +83,7 @@ static int opt_size(const char *cmd, const struct cli_opt *opt, const char *arg,
 	return 0;
 }
 
-static int opt_dtype(const char *cmd, const struct cli_opt *opt, const char *arg, void *args)
+static int probe_opt_dtype(const char *cmd, const struct cli_opt *opt, const char *arg, void *args)
 {
 	struct mt_probe_opts *o = args;
 	char buf[128], *tok, *save;
@@ -120,7 +120,7 @@ static const int depth_quick = MT_DEPTH_QUICK, depth_full = MT_DEPTH_FULL,
 #define PO(field) offsetof(struct mt_probe_opts, field)
 
 const struct cli_opt probe_opts_group[] = {
-	{ .type = CLI_FN, .name = "backend", .meta = "cuda|cpu", .fn = opt_backend, .has_arg = 1,
+	{ .type = CLI_FN, .name = "backend", .meta = "cuda|cpu", .fn = probe_opt_backend, .has_arg = 1,
 	  .help = "cuda (default): the GPUs; cpu: the CPU backends\n"
 		  "(OpenBLAS, BLAS attention, MPI collectives, memcpy),\n"
 		  "real work on any machine" },
@@ -138,7 +138,7 @@ const struct cli_opt probe_opts_group[] = {
 	  .has_arg = 1, .help = "smallest message or copy (1K, 64M, 4G: powers of 1024)" },
 	{ .type = CLI_FN, .name = "max-bytes", .meta = "SIZE", .off = PO(max_bytes), .fn = opt_size,
 	  .has_arg = 1, .help = "largest message or copy" },
-	{ .type = CLI_FN, .name = "dtype", .meta = "LIST", .fn = opt_dtype, .has_arg = 1,
+	{ .type = CLI_FN, .name = "dtype", .meta = "LIST", .fn = probe_opt_dtype, .has_arg = 1,
 	  .help = "gemm and attention types: bf16,fp8,tf32,fp16,fp32" },
 	{ .type = CLI_STR, .name = "model", .meta = "NAME|FILE", .off = PO(model),
 	  .help = "gemm and attention also at this model's exact shapes;\n"

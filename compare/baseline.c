@@ -17,7 +17,7 @@ struct judged {
 
 /* The baseline of values v[0..n) (oldest first, finite) for the current
  * metric c; `last` is the newest run's metric (for its noise when n < 3). */
-static void judge(const double *v, int n, const struct mt_cm_metric *last,
+static void baseline_judge(const double *v, int n, const struct mt_cm_metric *last,
 		  const struct mt_cm_metric *c, double tol, double z, double alpha,
 		  struct judged *j)
 {
@@ -130,7 +130,7 @@ int mt_compare_history(const struct mt_cmp_hist_in *h, const struct mt_cm_set *c
 			out->only_current[out->nonly_current++] = c->name;
 			continue;
 		}
-		judge(v, nv, last, c, tol, z, alpha, &j);
+		baseline_judge(v, nv, last, c, tol, z, alpha, &j);
 		m = &out->metrics[out->nmetrics];
 		m->id = c->id;
 		m->name = c->name;
@@ -200,7 +200,7 @@ static int trend_one(const struct mt_cmp_hist_in *h, const struct mt_cm_metric *
 			struct judged j;
 			double band;
 
-			judge(v, nv, last, &h->runs[r].m[k], tol, z, alpha, &j);
+			baseline_judge(v, nv, last, &h->runs[r].m[k], tol, z, alpha, &j);
 			band = mt_cmp_limit_pct(tol, j.noise_pct) / 100 * fabs(j.base);
 			p->base = j.base;
 			p->lo = j.base - band;

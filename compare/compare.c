@@ -116,7 +116,7 @@ double mt_cmp_tolerance(const struct mt_cmp_opts *o, const struct mt_cm_metric *
 
 /* ---------------------------------------------------------------- statistics */
 
-static int cmp_double(const void *a, const void *b)
+static int compare_cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
 
@@ -140,7 +140,7 @@ static double mwu(const double *a, int na, const double *b, int nb, double *belo
 		x[i] = (struct pt){ a[i], 0 };
 	for (i = 0; i < nb; i++)
 		x[na + i] = (struct pt){ b[i], 1 };
-	qsort(x, (size_t)n, sizeof(*x), cmp_double); /* v is the first member */
+	qsort(x, (size_t)n, sizeof(*x), compare_cmp_double); /* v is the first member */
 	for (i = 0; i < n; i = j) {
 		double rank, t;
 

@@ -103,7 +103,7 @@ static int set_wal(struct mt_history *h, struct mt_error *err)
 }
 
 /* Create the schema in an empty file, or check the version of an existing one. */
-static int setup(struct mt_history *h, int create, struct mt_error *err)
+static int history_setup(struct mt_history *h, int create, struct mt_error *err)
 {
 	int v, rc, ntab;
 
@@ -154,7 +154,7 @@ int mt_history_open(const char *path, int create, struct mt_history **out, struc
 	}
 	sqlite3_busy_timeout(h->db, BUSY_MS);
 	/* the version first: a newer or foreign file is left as it is */
-	if ((rc = setup(h, create, err)) ||
+	if ((rc = history_setup(h, create, err)) ||
 	    (rc = set_wal(h, err)) ||
 	    (rc = exec(h, "PRAGMA foreign_keys = ON", "enabling foreign keys", err))) {
 		mt_history_close(h);
@@ -410,7 +410,7 @@ static double col_num(sqlite3_stmt *st, int i)
 	return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
 }
 
-static const char *kind_name(const char *k)
+static const char *history_kind_name(const char *k)
 {
 	const struct mt_cm_kind *x;
 
@@ -440,7 +440,7 @@ int mt_history_metrics(struct mt_history *h, long long id, struct mt_cm_set *out
 		const char *name = (const char *)sqlite3_column_text(st, 1);
 		int nb = sqlite3_column_bytes(st, 8);
 
-		out->kind = kind_name((const char *)sqlite3_column_text(st, 9));
+		out->kind = history_kind_name((const char *)sqlite3_column_text(st, 9));
 		if (!(m = mt_cm_add(out, mid ? mid : "", name ? name : "",
 				    mt_cm_unit((const char *)sqlite3_column_text(st, 2)),
 				    sqlite3_column_int(st, 3), col_num(st, 4)))) {

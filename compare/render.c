@@ -11,7 +11,7 @@ static const char *s_or(const char *s, const char *d)
 	return s && *s ? s : d;
 }
 
-static void pct(struct sbuf *sb, const char *fmt, double v)
+static void render_pct(struct sbuf *sb, const char *fmt, double v)
 {
 	if (isfinite(v))
 		sbuf_addf(sb, fmt, v);
@@ -22,7 +22,7 @@ static void pct(struct sbuf *sb, const char *fmt, double v)
 /* "+20.10% (noise +-3.61%, tolerance 5%, p 0.002)" */
 static void why(struct sbuf *sb, const struct mt_cmp_metric *m)
 {
-	pct(sb, "%+.2f%%", m->change_pct);
+	render_pct(sb, "%+.2f%%", m->change_pct);
 	sbuf_adds(sb, " (");
 	if (m->noise_pct > 0)
 		sbuf_addf(sb, "noise +-%.2f%% by %s, ", m->noise_pct, s_or(m->method, "?"));
@@ -34,7 +34,7 @@ static void why(struct sbuf *sb, const struct mt_cmp_metric *m)
 	sbuf_addf(sb, "; %s is better)", s_or(m->better, "lower"));
 }
 
-static void counts(struct sbuf *sb, const struct mt_comparison *c)
+static void render_counts(struct sbuf *sb, const struct mt_comparison *c)
 {
 	sbuf_addf(sb, "%d metrics: %d regressed, %d improved, %d unchanged, %d inconclusive",
 		  c->nmetrics, c->counts[0], c->counts[1], c->counts[2], c->counts[3]);
@@ -49,7 +49,7 @@ void mt_compare_text(struct sbuf *sb, const struct mt_comparison *c, int all)
 	sbuf_addf(sb, "compare %s: %s\n  baseline %s\n  current  %s\n", s_or(c->kind, "?"),
 		  s_or(c->verdict, "?"), s_or(c->baseline_file, "?"), s_or(c->current_file, "?"));
 	sbuf_adds(sb, "  ");
-	counts(sb, c);
+	render_counts(sb, c);
 	sbuf_addf(sb, "\n  tolerance %.3g%%, confidence %.3g%%\n\n", c->tolerance_pct,
 		  c->confidence_pct);
 	sbuf_addf(sb, "  %-12s %9s %9s %8s %12s %12s %-8s %s\n", "verdict", "change", "noise",
@@ -261,7 +261,7 @@ void mt_compare_markdown(struct sbuf *sb, const struct mt_comparison *c)
 	sbuf_adds(sb, " → ");
 	md(sb, c->current_file);
 	sbuf_adds(sb, ": ");
-	counts(sb, c);
+	render_counts(sb, c);
 	sbuf_addf(sb, " (tolerance %.3g%%, confidence %.3g%%).\n\n", c->tolerance_pct,
 		  c->confidence_pct);
 	for (i = 0; i < c->nmetrics; i++) {
@@ -282,7 +282,7 @@ void mt_compare_markdown(struct sbuf *sb, const struct mt_comparison *c)
 		md(sb, m->name);
 		sbuf_addf(sb, " | %.6g %s | %.6g %s | ", m->baseline, s_or(m->unit, ""), m->current,
 			  s_or(m->unit, ""));
-		pct(sb, "%+.2f%%", m->change_pct);
+		render_pct(sb, "%+.2f%%", m->change_pct);
 		if (m->noise_pct > 0)
 			sbuf_addf(sb, " | ±%.2f%% |\n", m->noise_pct);
 		else

@@ -24,7 +24,7 @@ static const char *const col_desc[] = {
 };
 
 
-static struct mt_nt_test *cur(struct ntp *s)
+static struct mt_nt_test *nccl_tests_cur(struct ntp *s)
 {
 	return s->cur >= 0 ? &s->im->nt[s->cur] : NULL;
 }
@@ -68,7 +68,7 @@ static int start_test(struct ntp *s)
  * results already. */
 static int starting(struct ntp *s)
 {
-	if (s->cur < 0 || has_content(cur(s)))
+	if (s->cur < 0 || has_content(nccl_tests_cur(s)))
 		return start_test(s);
 	return MT_OK;
 }
@@ -106,7 +106,7 @@ int imp_nt_add_host(struct ntp *s, const char *host, size_t len)
 /* Record the hosts of the current test once its device list is complete. */
 void imp_nt_close_hosts(struct ntp *s)
 {
-	struct mt_nt_test *t = cur(s);
+	struct mt_nt_test *t = nccl_tests_cur(s);
 	int i, mx = 0;
 
 	if (!t || !s->nhosts)
@@ -134,11 +134,11 @@ static int device_line(struct ntp *s, const char *p)
 	imp_tokenize(p, &tk);
 	if (tk.n < 5 || tk.n > MAXTOK || !tok_is(&tk, 0, "Rank") || !imp_all_digits(tk.p[1], tk.len[1]))
 		return MT_OK;
-	if (s->cur >= 0 && has_content(cur(s)) && (rc = start_test(s)))
+	if (s->cur >= 0 && has_content(nccl_tests_cur(s)) && (rc = start_test(s)))
 		return rc;
 	if (s->cur < 0 && (rc = start_test(s)))
 		return rc;
-	t = cur(s);
+	t = nccl_tests_cur(s);
 	rank = toint(tk.p[1]);
 	/* a second list for the same test (one that never ran, then its retry):
 	 * the last one counts */
@@ -213,7 +213,7 @@ static void add_column(char *cols, size_t cap, const char *name, size_t len)
 
 static int build_map(struct ntp *s, const struct toks *tk, int from, struct colmap *m)
 {
-	struct mt_nt_test *t = cur(s);
+	struct mt_nt_test *t = nccl_tests_cur(s);
 	int i, half = 0, times = 0, unknown = 0, has_root = 0, has_redop = 0;
 
 	memset(m, 0, sizeof(*m));
@@ -259,7 +259,7 @@ static int build_map(struct ntp *s, const struct toks *tk, int from, struct colm
  * paste): size count type [redop] [root] then the two halves. */
 static int guess_map(struct ntp *s, const struct toks *tk)
 {
-	struct mt_nt_test *t = cur(s);
+	struct mt_nt_test *t = nccl_tests_cur(s);
 	struct colmap *m = &s->map;
 	int extra = tk->n - 11, i, n = 0, h;
 	int cols[] = { C_TIME, C_ALGBW, C_BUSBW, C_WRONG };
@@ -304,7 +304,7 @@ static int row_error(struct ntp *s, const char *what, const char *col, const cha
 
 static int data_row(struct ntp *s, const struct toks *tk)
 {
-	struct mt_nt_test *t = cur(s);
+	struct mt_nt_test *t = nccl_tests_cur(s);
 	const struct colmap *m = &s->map;
 	struct mt_nt_row *r;
 	int want = m->n + (m->has_ts ? 1 : 0), i, k = 0;
@@ -465,10 +465,10 @@ static void command_line(struct ntp *s, const struct toks *tk)
 	s->cmd.mpi = mpi;
 	s->cmd.seen = 1;
 	/* a command line after a finished test begins the next one */
-	if (s->cur >= 0 && has_content(cur(s)))
+	if (s->cur >= 0 && has_content(nccl_tests_cur(s)))
 		s->cur = -1;
 	{
-		struct mt_nt_test *t = cur(s);
+		struct mt_nt_test *t = nccl_tests_cur(s);
 		if (t && s->cur < s->ntcmd)
 			s->tcmd[s->cur] = s->cmd;
 		if (t && !t->name[0]) {
@@ -480,7 +480,7 @@ static void command_line(struct ntp *s, const struct toks *tk)
 
 static int footer_line(struct ntp *s, const char *p)
 {
-	struct mt_nt_test *t = cur(s);
+	struct mt_nt_test *t = nccl_tests_cur(s);
 	const char *colon = strchr(p, ':');
 	struct toks tk;
 	struct mt_imp_num x;
@@ -519,10 +519,10 @@ static int comment(struct ntp *s, const char *p)
 	p = skipws(p);
 	if (starts(p, "nccl-tests version")) {
 		const char *lib = strstr(p, "nccl-library=");
-		t = cur(s);
+		t = nccl_tests_cur(s);
 		if ((s->cur < 0 || has_content(t) || t->name[0]) && (rc = start_test(s)))
 			return rc;
-		t = cur(s);
+		t = nccl_tests_cur(s);
 		imp_tokenize(p + 18, &tk);
 		if (tk.n >= 1 && tk.n <= MAXTOK)
 			tok_copy(t->nt_version, sizeof(t->nt_version), &tk, 0);
@@ -532,11 +532,11 @@ static int comment(struct ntp *s, const char *p)
 	}
 	if (starts(p, "Collective test starting:")) {
 		imp_tokenize(p + 25, &tk);
-		t = cur(s);
+		t = nccl_tests_cur(s);
 		/* the version line just before belongs to this test */
 		if ((s->cur < 0 || has_content(t) || t->name[0]) && (rc = start_test(s)))
 			return rc;
-		t = cur(s);
+		t = nccl_tests_cur(s);
 		if (tk.n >= 1 && tk.n <= MAXTOK) {
 			tok_copy(t->name, sizeof(t->name), &tk, 0);
 			copys(t->op_from, sizeof(t->op_from), "test header");
@@ -544,14 +544,14 @@ static int comment(struct ntp *s, const char *p)
 		return MT_OK;
 	}
 	if (starts(p, "Collective test concluded:")) {
-		if ((t = cur(s)))
+		if ((t = nccl_tests_cur(s)))
 			t->concluded = 1;
 		return MT_OK;
 	}
 	if (starts(p, "nThread ")) {
 		if ((rc = starting(s)))
 			return rc;
-		t = cur(s);
+		t = nccl_tests_cur(s);
 		imp_tokenize(p, &tk);
 		if (tk.n >= 4 && tk.n <= MAXTOK && tok_is(&tk, 2, "nGpus")) {
 			t->nthread = imp_all_digits(tk.p[1], tk.len[1]) ? toint(tk.p[1]) : 0;
@@ -574,11 +574,11 @@ static int comment(struct ntp *s, const char *p)
 			busbw |= tok_is(&tk, i, "busbw");
 		if (!busbw)
 			return MT_OK;
-		if (s->cur >= 0 && (cur(s)->nrows || cur(s)->has_avg) && (rc = start_test(s)))
+		if (s->cur >= 0 && (nccl_tests_cur(s)->nrows || nccl_tests_cur(s)->has_avg) && (rc = start_test(s)))
 			return rc;
 		if (s->cur < 0 && (rc = start_test(s)))
 			return rc;
-		t = cur(s);
+		t = nccl_tests_cur(s);
 		if ((rc = build_map(s, &tk, 0, &s->map)))
 			return rc;
 		t->header_line = s->lineno;
@@ -618,7 +618,7 @@ static int nt_line(struct ntp *s, char *line)
 		struct mt_nt_test *t;
 		if ((rc = starting(s)))
 			return rc;
-		t = cur(s);
+		t = nccl_tests_cur(s);
 		imp_nccl_version_text(p + 13, t->nccl, sizeof(t->nccl), t->cuda, sizeof(t->cuda));
 		return MT_OK;
 	}
@@ -634,7 +634,7 @@ static int nt_line(struct ntp *s, char *line)
 			return data_row(s, &tk);
 		/* rows without a header: a paste that starts at the table */
 		if (tk.n >= 11 && tk.n <= 13 && isalpha((unsigned char)tk.p[2][0])) {
-			if (s->cur < 0 || has_content(cur(s)) || s->have_map) {
+			if (s->cur < 0 || has_content(nccl_tests_cur(s)) || s->have_map) {
 				if ((rc = start_test(s)))
 					return rc;
 			}

@@ -32,7 +32,7 @@ static int jnumber(struct mt_import *im, const cJSON *o, const char *where, cons
 }
 
 
-static int json_half(struct mt_import *im, const cJSON *h, const char *where,
+static int nccl_json_half(struct mt_import *im, const cJSON *h, const char *where,
 		     struct mt_nt_half *x, int *cputime, struct mt_error *err)
 {
 	double v;
@@ -222,10 +222,10 @@ int imp_parse_nt_json(struct mt_import *im, const cJSON *root, const struct mt_i
 		{
 			char w2[96];
 			snprintf(w2, sizeof(w2), "%s.out_of_place", w);
-			if ((rc = json_half(im, mt_jget(e, "out_of_place"), w2, &r->h[0], &t->cputime, err)))
+			if ((rc = nccl_json_half(im, mt_jget(e, "out_of_place"), w2, &r->h[0], &t->cputime, err)))
 				return rc;
 			snprintf(w2, sizeof(w2), "%s.in_place", w);
-			if ((rc = json_half(im, mt_jget(e, "in_place"), w2, &r->h[1], &t->cputime, err)))
+			if ((rc = nccl_json_half(im, mt_jget(e, "in_place"), w2, &r->h[1], &t->cputime, err)))
 				return rc;
 			snprintf(w2, sizeof(w2), "%s.out_of_place_per_iter", w);
 			if ((rc = json_per_iter(im, mt_jget(e, "out_of_place_per_iter"), w2, &r->h[0], err)) < 0)

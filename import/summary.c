@@ -41,7 +41,7 @@ static void jw_tok(struct jw *w, const char *key, const struct mt_imp_num *n)
 	jw_fix(w, key, n->v, dec);
 }
 
-static void json_half(struct jw *w, const char *key, const struct mt_nt_test *t,
+static void summary_json_half(struct jw *w, const char *key, const struct mt_nt_test *t,
 		      const struct mt_nt_half *h)
 {
 	if (!h->present) {
@@ -100,8 +100,8 @@ static void json_test(struct jw *w, const struct mt_import *im, const struct mt_
 			jw_str(w, "redop", r->redop);
 		if (r->has_root)
 			jw_int(w, "root", r->root);
-		json_half(w, "out_of_place", t, &r->h[0]);
-		json_half(w, "in_place", t, &r->h[1]);
+		summary_json_half(w, "out_of_place", t, &r->h[0]);
+		summary_json_half(w, "in_place", t, &r->h[1]);
 		if (r->timestamp[0])
 			jw_str(w, "timestamp", r->timestamp);
 		jw_end(w);

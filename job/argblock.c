@@ -43,7 +43,7 @@ static const char *const derived_fields[] = {
 	"encoder_num_layers", "decoder_num_layers", NULL,
 };
 
-static int in_list(const char *s, const char *const *l)
+static int argblock_in_list(const char *s, const char *const *l)
 {
 	for (; *l; l++)
 		if (!strcmp(s, *l))
@@ -93,7 +93,7 @@ int mt_jobsrc_field(struct mt_jobsrc *s, const char *dest, const char *v, int py
 	size_t i;
 	int neg = 0, b, rc, n0 = s->n;
 
-	if (in_list(dest, derived_fields) || dest[0] == '_' || (py && !strcmp(v, "None")))
+	if (argblock_in_list(dest, derived_fields) || dest[0] == '_' || (py && !strcmp(v, "None")))
 		return MT_OK;
 	snprintf(flag, sizeof(flag), "%s", dest);
 	for (i = 0; flag[i]; i++)

@@ -68,7 +68,7 @@ static const char *const same_name[] = {
 /* AttnBackend's values (megatron/core/transformer/enums.py @ d98e8a64dd) */
 static const char *const attn_backends[] = { "", "flash", "fused", "unfused", "local", "auto" };
 
-static int in_list(const char *s, const char *const *l)
+static int bridge_in_list(const char *s, const char *const *l)
 {
 	for (; *l; l++)
 		if (!strcmp(s, *l))
@@ -82,12 +82,12 @@ static int section_timed(const char *key)
 	size_t l = strcspn(key, ".");
 
 	snprintf(sec, sizeof(sec), "%.*s", (int)(l < sizeof(sec) ? l : sizeof(sec) - 1), key);
-	return in_list(sec, timed_sections);
+	return bridge_in_list(sec, timed_sections);
 }
 
 /* mixed_precision as a recipe name (bf16_mixed, bf16_with_fp8_...): the
  * flags job/flags.c prints for that recipe */
-static int precision_recipe(struct mt_jobsrc *s, const char *name, int line, int orig,
+static int bridge_precision_recipe(struct mt_jobsrc *s, const char *name, int line, int orig,
 			    struct mt_error *err)
 {
 	int r, rc;
@@ -214,7 +214,7 @@ static int attn_enum(struct mt_jobsrc *s, const char *k, const char *val, int li
  * Megatron-LM's flag.  The main gradients' is skipped: Megatron-Core reads
  * the DDP buffer's (ddp.grad_reduce_in_fp32) and main_grads_dtype in no
  * other place (tuner/optim.h). */
-static int opt_dtype(struct mt_jobsrc *s, const char *k, const char *val, int line, int orig,
+static int bridge_opt_dtype(struct mt_jobsrc *s, const char *k, const char *val, int line, int orig,
 		     struct mt_error *err)
 {
 	char dest[96], v[64];
@@ -266,7 +266,7 @@ int mt_bridge_item(struct mt_jobsrc *s, const char *key, const char *val, int py
 	}
 	if (!strncmp(k, "optimizer.", 10) && (dot = strstr(k, "_dtype")) &&
 	    (!dot[6] || !strcmp(dot + 6, "._target_") || !strcmp(dot + 6, "._call_")))
-		return opt_dtype(s, k, val, line, orig, err);
+		return bridge_opt_dtype(s, k, val, line, orig, err);
 	/* the local layer spec, as a whole or YAML's ._target_: Megatron-LM's own
 	 * layers (models/gpt_provider.py @ 067f987df0 local_layer_spec) */
 	if (!strncmp(k, "model.transformer_layer_spec", 28) && (!k[28] || !strcmp(k + 28, "._target_"))) {
@@ -283,7 +283,7 @@ int mt_bridge_item(struct mt_jobsrc *s, const char *key, const char *val, int py
 	b = mt_yaml_bool(v);
 	py = py || v[0] == '[';
 	if (!strcmp(k, "mixed_precision"))
-		return precision_recipe(s, v, line, orig, err);
+		return bridge_precision_recipe(s, v, line, orig, err);
 	/* MixedPrecisionConfig.setup() copies the recipe's reuse onto the DDP and
 	 * optimizer configs (mixed_precision.py lines 138-161, from config.py line
 	 * 2016), and mixed_precision.* cannot follow mixed_precision=<name>: an
@@ -344,7 +344,7 @@ int mt_bridge_item(struct mt_jobsrc *s, const char *key, const char *val, int py
 	for (i = 0; !dest[0] && i < sizeof(renames) / sizeof(renames[0]); i++)
 		if (!strcmp(renames[i].key, k))
 			snprintf(dest, sizeof(dest), "%s", renames[i].dest);
-	if (!dest[0] && (in_list(k, same_name) || !strncmp(k, "model.", 6))) {
+	if (!dest[0] && (bridge_in_list(k, same_name) || !strncmp(k, "model.", 6))) {
 		dot = strchr(k, '.');
 		snprintf(dest, sizeof(dest), "%s", dot + 1);
 	}

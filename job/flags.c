@@ -24,7 +24,7 @@
 #define KF(id) mt_knob_flag(MT_KNOB_##id, (char[96]){ 0 }, 96)
 #define KB(id) (mt_knobs[MT_KNOB_##id].bridge)
 
-static int add(struct mt_kv *o, int n, const char *k, const char *fmt, long long v)
+static int flags_add(struct mt_kv *o, int n, const char *k, const char *fmt, long long v)
 {
 	if (n >= MT_FLAGS_MAX)
 		return n;
@@ -110,27 +110,27 @@ static int moe_args(const struct mt_model *m, const struct mt_job *j, struct mt_
 {
 	char pat[sizeof(o->val)];
 
-	n = add(o, n, "num-experts", "%lld", m->experts);
-	n = add(o, n, "moe-router-topk", "%lld", m->topk);
-	n = add(o, n, "moe-ffn-hidden-size", "%lld", m->moe_ffn);
+	n = flags_add(o, n, "num-experts", "%lld", m->experts);
+	n = flags_add(o, n, "moe-router-topk", "%lld", m->topk);
+	n = flags_add(o, n, "moe-ffn-hidden-size", "%lld", m->moe_ffn);
 	if (m->shared_ffn > 0)
-		n = add(o, n, "moe-shared-expert-intermediate-size", "%lld", m->shared_ffn);
+		n = flags_add(o, n, "moe-shared-expert-intermediate-size", "%lld", m->shared_ffn);
 	if (moe_pattern(m, pat, sizeof(pat)) > 0)
 		n = adds(o, n, "moe-layer-freq", pat);
 	if (m->shared_gate)
-		n = add(o, n, "moe-shared-expert-gate", NULL, 0);
+		n = flags_add(o, n, "moe-shared-expert-gate", NULL, 0);
 	/* how scores become weights (moe_utils.py topk_routing_with_score_function) */
 	if (m->router_sigmoid)
 		n = adds(o, n, "moe-router-score-function", "sigmoid");
 	else if (m->router_pre_softmax)
-		n = add(o, n, "moe-router-pre-softmax", NULL, 0);
+		n = flags_add(o, n, "moe-router-pre-softmax", NULL, 0);
 	if (m->router_bias)
-		n = add(o, n, "moe-router-enable-expert-bias", NULL, 0);
+		n = flags_add(o, n, "moe-router-enable-expert-bias", NULL, 0);
 	if (m->router_scale > 0 && m->router_scale != 1)
 		n = addg(o, n, "moe-router-topk-scaling-factor", m->router_scale);
 	if (m->router_groups > 1) {
-		n = add(o, n, "moe-router-num-groups", "%lld", m->router_groups);
-		n = add(o, n, "moe-router-group-topk", "%lld", m->router_group_topk);
+		n = flags_add(o, n, "moe-router-num-groups", "%lld", m->router_groups);
+		n = flags_add(o, n, "moe-router-group-topk", "%lld", m->router_group_topk);
 	}
 	/* the load-balancing loss the model was trained with: Megatron-LM's
 	 * moe_aux_loss_coeff defaults to 0.0 (transformer_config.py @ d98e8a64dd,
@@ -166,16 +166,16 @@ static int rope_args(const struct mt_model *m, struct mt_kv *o, int n)
 	if (m->learned_pos || m->no_pos)
 		return n;
 	if (m->rope_base > 0)
-		n = add(o, n, "rotary-base", "%lld", (long long)(m->rope_base + 0.5));
+		n = flags_add(o, n, "rotary-base", "%lld", (long long)(m->rope_base + 0.5));
 	if (m->rope_scaling == MT_ROPE_LLAMA3) {
-		n = add(o, n, "use-rope-scaling", NULL, 0);
+		n = flags_add(o, n, "use-rope-scaling", NULL, 0);
 		n = addg(o, n, "rope-scaling-factor", m->rope_factor > 0 ? m->rope_factor : 8);
 	} else if (m->rope_scaling == MT_ROPE_YARN) {
 		if (m->mla)
 			n = adds(o, n, "rope-type", "yarn");
 		n = addg(o, n, "rotary-scaling-factor", m->rope_factor > 0 ? m->rope_factor : 1);
 		if (!m->mla) {
-			n = add(o, n, "yarn-original-max-position-embeddings", "%lld",
+			n = flags_add(o, n, "yarn-original-max-position-embeddings", "%lld",
 				m->rope_orig_max > 0 ? m->rope_orig_max : 4096);
 			n = addg(o, n, "yarn-beta-fast", m->yarn_beta_fast > 0 ? m->yarn_beta_fast : 32);
 			n = addg(o, n, "yarn-beta-slow", m->yarn_beta_slow > 0 ? m->yarn_beta_slow : 1);
@@ -193,7 +193,7 @@ static int rope_args(const struct mt_model *m, struct mt_kv *o, int n)
 		}
 	} else if (m->rope_scaling == MT_ROPE_LINEAR && m->rope_factor == floor(m->rope_factor)) {
 		/* linear position interpolation: an int in Megatron-LM (arguments.py line 2422) */
-		n = add(o, n, "rotary-seq-len-interpolation-factor", "%lld", (long long)m->rope_factor);
+		n = flags_add(o, n, "rotary-seq-len-interpolation-factor", "%lld", (long long)m->rope_factor);
 	} else if (m->rope_scaling == MT_ROPE_LINEAR || m->rope_scaling == MT_ROPE_OTHER) {
 		snprintf(text, sizeof(text), "RoPE scaling \"%s\" (factor %g) has no Megatron-LM "
 			 "flag: these flags train with unscaled RoPE", m->rope_type, m->rope_factor);
@@ -228,24 +228,24 @@ static int dispatch_args(const struct mt_job *j, const struct mt_config *c, stru
 	 * no release has yet) */
 	if (d == MT_DISPATCH_FLEX && c->rank_budget) {
 		n = addg(o, n, KF(RANK_BUDGET), j->moe_rank_budget);
-		n = add(o, n, "use-transformer-engine-op-fuser", NULL, 0);
+		n = flags_add(o, n, "use-transformer-engine-op-fuser", NULL, 0);
 		/* the fused experts are TE GroupedLinear ones (experts.py@core_v0.18.0:338) */
-		n = add(o, n, "moe-grouped-gemm", NULL, 0);
+		n = flags_add(o, n, "moe-grouped-gemm", NULL, 0);
 		n = mt_kv_note(o, n, "rank-budget", "the rank budget's fused experts need Transformer "
 			       "Engine 2.14 or newer (experts.py@core_v0.18.0:326)");
 	}
 	if (c->ep_overlap) {
-		n = add(o, n, KF(EP_OVERLAP), NULL, 0);
-		n = add(o, n, "delay-wgrad-compute", NULL, 0);
+		n = flags_add(o, n, KF(EP_OVERLAP), NULL, 0);
+		n = flags_add(o, n, "delay-wgrad-compute", NULL, 0);
 	} else if (c->shared_overlap) {
-		n = add(o, n, "moe-shared-expert-overlap", NULL, 0);
+		n = flags_add(o, n, "moe-shared-expert-overlap", NULL, 0);
 	}
 	/* the router's balance (docs/MODEL.md 5.3) */
 	if (j->moe_balance == MT_BAL_FORCED)
-		n = add(o, n, "moe-router-force-load-balancing", NULL, 0);
+		n = flags_add(o, n, "moe-router-force-load-balancing", NULL, 0);
 	else if (j->moe_balance == MT_BAL_DROP) { /* padded: no host wait (5.8) */
 		n = addg(o, n, "moe-expert-capacity-factor", j->moe_capacity);
-		n = add(o, n, "moe-pad-expert-input-to-capacity", NULL, 0);
+		n = flags_add(o, n, "moe-pad-expert-input-to-capacity", NULL, 0);
 	}
 	return n;
 }
@@ -294,33 +294,33 @@ static int model_args(const struct mt_model *m, const struct mt_job *j, struct m
 {
 	int maxpos = m->max_pos > j->seq ? m->max_pos : (int)j->seq;
 
-	n = add(o, n, "num-layers", "%lld", m->layers);
-	n = add(o, n, "hidden-size", "%lld", m->hidden);
+	n = flags_add(o, n, "num-layers", "%lld", m->layers);
+	n = flags_add(o, n, "hidden-size", "%lld", m->hidden);
 	/* every MLP a MoE layer (Mixtral): no dense width; the expert width
 	 * stands in, as Megatron-LM's examples/mixtral/train_mixtral_8x7b_distributed.sh
 	 * gives it (d98e8a6, line 34) */
-	n = add(o, n, "ffn-hidden-size", "%lld", m->ffn > 0 ? m->ffn : m->moe_ffn);
-	n = add(o, n, "num-attention-heads", "%lld", m->heads);
+	n = flags_add(o, n, "ffn-hidden-size", "%lld", m->ffn > 0 ? m->ffn : m->moe_ffn);
+	n = flags_add(o, n, "num-attention-heads", "%lld", m->heads);
 	if (m->mla) {
-		n = add(o, n, "multi-latent-attention", NULL, 0);
+		n = flags_add(o, n, "multi-latent-attention", NULL, 0);
 		if (m->q_lora_rank > 0)
-			n = add(o, n, "q-lora-rank", "%lld", m->q_lora_rank);
-		n = add(o, n, "kv-lora-rank", "%lld", m->kv_lora_rank);
-		n = add(o, n, "qk-head-dim", "%lld", m->qk_nope_dim);
-		n = add(o, n, "qk-pos-emb-head-dim", "%lld", m->qk_rope_dim);
-		n = add(o, n, "v-head-dim", "%lld", m->v_head_dim);
+			n = flags_add(o, n, "q-lora-rank", "%lld", m->q_lora_rank);
+		n = flags_add(o, n, "kv-lora-rank", "%lld", m->kv_lora_rank);
+		n = flags_add(o, n, "qk-head-dim", "%lld", m->qk_nope_dim);
+		n = flags_add(o, n, "qk-pos-emb-head-dim", "%lld", m->qk_rope_dim);
+		n = flags_add(o, n, "v-head-dim", "%lld", m->v_head_dim);
 	} else {
 		if (m->kv_heads != m->heads) {
-			n = add(o, n, "group-query-attention", NULL, 0);
-			n = add(o, n, "num-query-groups", "%lld", m->kv_heads);
+			n = flags_add(o, n, "group-query-attention", NULL, 0);
+			n = flags_add(o, n, "num-query-groups", "%lld", m->kv_heads);
 		}
 		/* without --kv-channels, validate_args asserts that the heads
 		 * divide the hidden size (arguments.py @ d98e8a64dd, line 1332) */
 		if (m->head_dim * m->heads != m->hidden)
-			n = add(o, n, "kv-channels", "%lld", m->head_dim);
+			n = flags_add(o, n, "kv-channels", "%lld", m->head_dim);
 	}
-	n = add(o, n, "seq-length", "%lld", j->seq);
-	n = add(o, n, "max-position-embeddings", "%lld", maxpos);
+	n = flags_add(o, n, "seq-length", "%lld", j->seq);
+	n = flags_add(o, n, "max-position-embeddings", "%lld", maxpos);
 	n = adds(o, n, "position-embedding-type",
 		 m->learned_pos ? "learned_absolute" : m->no_pos ? "none" :
 		 m->rope_scaling == MT_ROPE_YARN && !m->mla ? "yarn" : "rope");
@@ -329,26 +329,26 @@ static int model_args(const struct mt_model *m, const struct mt_job *j, struct m
 	if (m->norm_eps > 0)
 		n = addg(o, n, "norm-epsilon", m->norm_eps);
 	if (m->gated)
-		n = add(o, n, "swiglu", NULL, 0);
+		n = flags_add(o, n, "swiglu", NULL, 0);
 	if (!m->tied)
-		n = add(o, n, "untie-embeddings-and-output-weights", NULL, 0);
+		n = flags_add(o, n, "untie-embeddings-and-output-weights", NULL, 0);
 	if (!m->linear_bias) {
-		n = add(o, n, "disable-bias-linear", NULL, 0);
+		n = flags_add(o, n, "disable-bias-linear", NULL, 0);
 		if (m->qkv_bias)
-			n = add(o, n, "add-qkv-bias", NULL, 0);
+			n = flags_add(o, n, "add-qkv-bias", NULL, 0);
 	}
 	/* with multi-latent attention the flag norms the compressed query and
 	 * key-value latents (DeepSeek's q_a_layernorm, kv_a_layernorm) */
 	if (m->qk_norm || m->mla)
-		n = add(o, n, "qk-layernorm", NULL, 0);
+		n = flags_add(o, n, "qk-layernorm", NULL, 0);
 	n = addg(o, n, "hidden-dropout", m->dropout);
 	n = addg(o, n, "attention-dropout", m->attn_dropout);
 	n = adds(o, n, "tokenizer-type", "NullTokenizer");
-	n = add(o, n, "vocab-size", "%lld", m->vocab);
+	n = flags_add(o, n, "vocab-size", "%lld", m->vocab);
 	if (m->experts)
 		n = moe_args(m, j, o, n);
 	if (m->mtp_layers > 0)
-		n = add(o, n, "mtp-num-layers", "%lld", m->mtp_layers);
+		n = flags_add(o, n, "mtp-num-layers", "%lld", m->mtp_layers);
 	return n;
 }
 
@@ -414,7 +414,7 @@ static int full_graph_args(const struct mt_job *j, struct mt_kv *o, int n)
 		n = adds(o, n, KF(FULL_GRAPH), "local");
 		n = adds(o, n, "cuda-graph-scope", "full_iteration");
 	}
-	return add(o, n, "no-check-for-nan-in-loss-and-grad", NULL, 0);
+	return flags_add(o, n, "no-check-for-nan-in-loss-and-grad", NULL, 0);
 }
 
 static int offload_flags(struct mt_kv *o, int n, const struct mt_job *j, const struct mt_config *c)
@@ -424,7 +424,7 @@ static int offload_flags(struct mt_kv *o, int n, const struct mt_job *j, const s
 
 	if (!j->offload_modules)
 		return n;
-	n = add(o, n, "fine-grained-activation-offloading", NULL, 0);
+	n = flags_add(o, n, "fine-grained-activation-offloading", NULL, 0);
 	n = adds(o, n, "offload-modules", offload_list(j->offload_modules, v, sizeof(v), ' '));
 	if (mt_job_loongforge(j) && c->ep_overlap && (j->offload_modules & (fc1 | norm)))
 		n = adds(o, n, "offload-tensors",
@@ -448,7 +448,7 @@ static int prec_opt_flags(const struct mt_config *c, struct mt_kv *o, int n)
 
 	if (!c->prec_opt)
 		return n;
-	n = add(o, n, KF(PREC_OPT), NULL, 0);
+	n = flags_add(o, n, KF(PREC_OPT), NULL, 0);
 	for (i = 0; i < sizeof(dt) / sizeof(dt[0]); i++)
 		if (mt_knob_cfg(c, dt[i]) != MT_OD_FP32)
 			n = adds(o, n, mt_knob_flag(dt[i], (char[96]){ 0 }, 96),
@@ -543,7 +543,7 @@ static int layer_flags(const struct mt_model *m, const struct mt_job *j, struct 
 		if (bridge)
 			n = adds(o, n, field[f], "false");
 		else
-			n = add(o, n, f == MT_FU_BIAS_ACT ? (m->gated ? "no-bias-swiglu-fusion" :
+			n = flags_add(o, n, f == MT_FU_BIAS_ACT ? (m->gated ? "no-bias-swiglu-fusion" :
 							   "no-bias-gelu-fusion") : flag[f], NULL, 0);
 	}
 	return n;
@@ -555,28 +555,28 @@ int mt_megatron_args(const struct mt_model *m, const struct mt_job *j, const str
 	int n = 0;
 
 	n = model_args(m, j, o, n);
-	n = add(o, n, KF(TP), "%lld", c->tp);
-	n = add(o, n, KF(PP), "%lld", c->pp);
+	n = flags_add(o, n, KF(TP), "%lld", c->tp);
+	n = flags_add(o, n, KF(PP), "%lld", c->pp);
 	/* a layout gives VPP itself: validate_args allows no more than one of
 	 * it and the virtual-stage flags (arguments.py @ d98e8a64dd, lines
 	 * 929-949) */
 	if (c->vpp > 1 && c->split != MT_SPLIT_LAYOUT)
-		n = add(o, n, KF(VPP), "%lld", c->vpp);
+		n = flags_add(o, n, KF(VPP), "%lld", c->vpp);
 	if (c->split == MT_SPLIT_LAYOUT) {
 		char lay[sizeof(o->val)];
 
 		if (layout_str(m, j, c, lay, sizeof(lay)) == 0)
 			n = adds(o, n, "pipeline-model-parallel-layout", lay);
 	} else if (c->split == MT_SPLIT_ACCOUNT) {
-		n = add(o, n, "account-for-embedding-in-pipeline-split", NULL, 0);
-		n = add(o, n, "account-for-loss-in-pipeline-split", NULL, 0);
+		n = flags_add(o, n, "account-for-embedding-in-pipeline-split", NULL, 0);
+		n = flags_add(o, n, "account-for-loss-in-pipeline-split", NULL, 0);
 	} else if (c->split == MT_SPLIT_ACCOUNT_LOSS) {
-		n = add(o, n, "account-for-loss-in-pipeline-split", NULL, 0);
+		n = flags_add(o, n, "account-for-loss-in-pipeline-split", NULL, 0);
 	} else if (c->split == MT_SPLIT_FIRST_LAST) {
-		n = add(o, n, "decoder-first-pipeline-num-layers", "%lld", c->first_layers);
-		n = add(o, n, "decoder-last-pipeline-num-layers", "%lld", c->last_layers);
+		n = flags_add(o, n, "decoder-first-pipeline-num-layers", "%lld", c->first_layers);
+		n = flags_add(o, n, "decoder-last-pipeline-num-layers", "%lld", c->last_layers);
 	}
-	n = add(o, n, KF(CP), "%lld", c->cp);
+	n = flags_add(o, n, KF(CP), "%lld", c->cp);
 	if (c->cp > 1) {
 		n = adds(o, n, KF(CP_COMM), mt_cp_comm_name(c->cp_comm));
 		if (c->cp_comm == MT_CP_A2A_P2P && c->cp_a2a > 0) {
@@ -586,15 +586,15 @@ int mt_megatron_args(const struct mt_model *m, const struct mt_job *j, const str
 		}
 	}
 	if (m->experts) {
-		n = add(o, n, KF(EP), "%lld", c->ep);
-		n = add(o, n, KF(ETP), "%lld", c->etp);
+		n = flags_add(o, n, KF(EP), "%lld", c->ep);
+		n = flags_add(o, n, KF(ETP), "%lld", c->etp);
 		n = dispatch_args(j, c, o, n);
 	}
 	if (c->sp)
-		n = add(o, n, KF(SP), NULL, 0);
-	n = add(o, n, KF(MBS), "%lld", c->mbs);
-	n = add(o, n, "global-batch-size", "%lld", j->gbs);
-	n = add(o, n, "bf16", NULL, 0);
+		n = flags_add(o, n, KF(SP), NULL, 0);
+	n = flags_add(o, n, KF(MBS), "%lld", c->mbs);
+	n = flags_add(o, n, "global-batch-size", "%lld", j->gbs);
+	n = flags_add(o, n, "bf16", NULL, 0);
 	if (j->precision == MT_PREC_FP8) {
 		n = adds(o, n, "fp8-format", "hybrid");
 		n = adds(o, n, "fp8-recipe", mt_fp8_recipe_name(j->fp8_recipe));
@@ -602,19 +602,19 @@ int mt_megatron_args(const struct mt_model *m, const struct mt_job *j, const str
 		 * Bridge's MXFP8 recipe runs them and the model times them
 		 * (tuner/precision.h mt_param_ag_recast) */
 		if (mt_param_ag_recast(j, 1) > 0 && mt_param_gather_applies(j, c))
-			n = add(o, n, "reuse-grad-buf-for-mxfp8-param-ag", NULL, 0);
+			n = flags_add(o, n, "reuse-grad-buf-for-mxfp8-param-ag", NULL, 0);
 	} else if (j->precision == MT_PREC_NVFP4) {
 		/* transformer_config.py @ d98e8a64dd lines 673-692: fp4 (e2m1, the
 		 * flag --fp4-format), fp4_recipe, fp4_param (--fp4-param-gather) */
 		n = adds(o, n, "fp4-format", "e2m1");
 		n = adds(o, n, "fp4-recipe", "nvfp4");
 		if (mt_param_gather_q(j, c->dist_opt) && c->dp > 1)
-			n = add(o, n, "fp4-param-gather", NULL, 0);
+			n = flags_add(o, n, "fp4-param-gather", NULL, 0);
 	}
 	if (j->opt_offload > 0) {
 		/* arguments.py @ d98e8a64dd lines 1884-1887: the hybrid device
 		 * optimizer needs the precision-aware optimizer */
-		n = add(o, n, "optimizer-cpu-offload", NULL, 0);
+		n = flags_add(o, n, "optimizer-cpu-offload", NULL, 0);
 		char fr[32];
 
 		snprintf(fr, sizeof(fr), "%g", j->opt_offload);
@@ -625,34 +625,34 @@ int mt_megatron_args(const struct mt_model *m, const struct mt_job *j, const str
 		/* Megatron-FSDP: validate_args requires the fsdp_dtensor checkpoint
 		 * format and keeps the distributed optimizer (v1) on
 		 * (arguments.py @ d98e8a64dd, lines 1118-1168) */
-		n = add(o, n, KF(FSDP), NULL, 0);
+		n = flags_add(o, n, KF(FSDP), NULL, 0);
 		n = adds(o, n, "data-parallel-sharding-strategy", "optim_grads_params");
 		n = adds(o, n, "ckpt-format", "fsdp_dtensor");
 	} else if (c->fsdp == MT_FSDP_TORCH) {
 		/* PyTorch FSDP2: no distributed optimizer, no gradient
 		 * accumulation fusion, a torch_dist checkpoint (arguments.py @
 		 * d98e8a64dd, lines 1031-1049; untied embeddings are the model's) */
-		n = add(o, n, "use-torch-fsdp2", NULL, 0);
-		n = add(o, n, "no-gradient-accumulation-fusion", NULL, 0);
+		n = flags_add(o, n, "use-torch-fsdp2", NULL, 0);
+		n = flags_add(o, n, "no-gradient-accumulation-fusion", NULL, 0);
 		n = adds(o, n, "ckpt-format", "torch_dist");
 	}
 	if (c->dist_opt) {
-		n = add(o, n, KF(DIST_OPT), NULL, 0);
+		n = flags_add(o, n, KF(DIST_OPT), NULL, 0);
 		/* arguments.py @ d98e8a64dd, lines 1025-1028: only with the
 		 * distributed optimizer and the reduction overlap */
 		if (c->overlap_param && c->overlap_grad)
-			n = add(o, n, KF(OVERLAP_PARAM), NULL, 0);
+			n = flags_add(o, n, KF(OVERLAP_PARAM), NULL, 0);
 	}
 	if (c->overlap_grad)
-		n = add(o, n, KF(OVERLAP_GRAD), NULL, 0);
+		n = flags_add(o, n, KF(OVERLAP_GRAD), NULL, 0);
 	if (c->bucket_params > 0)
-		n = add(o, n, KF(BUCKET), "%lld", c->bucket_params);
+		n = flags_add(o, n, KF(BUCKET), "%lld", c->bucket_params);
 	if (!c->grad_fp32)
-		n = add(o, n, KF(GRAD_FP32), NULL, 0);
+		n = flags_add(o, n, KF(GRAD_FP32), NULL, 0);
 	if (c->tp_overlap && c->sp)
-		n = add(o, n, KF(TP_OVERLAP), NULL, 0);
+		n = flags_add(o, n, KF(TP_OVERLAP), NULL, 0);
 	if (mt_p2p_blocks(c))
-		n = add(o, n, "no-overlap-p2p-communication", NULL, 0);
+		n = flags_add(o, n, "no-overlap-p2p-communication", NULL, 0);
 	if (c->recompute == MT_RC_SELECTIVE) {
 		n = adds(o, n, KF(RECOMPUTE), "selective");
 		/* Megatron-LM's default set is core_attn alone: named otherwise */
@@ -666,7 +666,7 @@ int mt_megatron_args(const struct mt_model *m, const struct mt_job *j, const str
 	} else if (c->recompute == MT_RC_FULL) {
 		n = adds(o, n, KF(RECOMPUTE), "full");
 		n = adds(o, n, KF(RC_METHOD), mt_rc_method_name(c->recompute_method));
-		n = add(o, n, KF(RC_LAYERS), "%lld", c->recompute_layers);
+		n = flags_add(o, n, KF(RC_LAYERS), "%lld", c->recompute_layers);
 	}
 	/* No --cpu-offloading: TransformerConfig's cpu_offloading and
 	 * cpu_offloading_activations/_weights are excluded from the command
@@ -675,7 +675,7 @@ int mt_megatron_args(const struct mt_model *m, const struct mt_job *j, const str
 	 * 1950-1951 and 2320-2322; activations are offloaded by default,
 	 * megatron/core/model_parallel_config.py line 471). */
 	if (c->offload_layers > 0)
-		n = add(o, n, KF(OFFLOAD), "%lld", c->offload_layers);
+		n = flags_add(o, n, KF(OFFLOAD), "%lld", c->offload_layers);
 	n = offload_flags(o, n, j, c);
 	if (c->full_graph)
 		n = full_graph_args(j, o, n);
@@ -687,7 +687,7 @@ int mt_megatron_args(const struct mt_model *m, const struct mt_job *j, const str
 			 graph_modules(m, j, mods, sizeof(mods), ' '));
 	}
 	if (c->fused_ce) {
-		n = add(o, n, KF(FUSED_CE), NULL, 0);
+		n = flags_add(o, n, KF(FUSED_CE), NULL, 0);
 		/* LoongForge's fused linear cross-entropy: the output layer's
 		 * GEMM and the loss in vocabulary chunks, no full logits (its
 		 * optimization_guide.md 3.4 @ c627566184); at least the memory
@@ -697,7 +697,7 @@ int mt_megatron_args(const struct mt_model *m, const struct mt_job *j, const str
 	}
 	n = layer_flags(m, j, o, n, 0);
 	if (!j->grad_accum_fusion && c->fsdp != MT_FSDP_TORCH) /* FSDP2 has it above */
-		n = add(o, n, "no-gradient-accumulation-fusion", NULL, 0);
+		n = flags_add(o, n, "no-gradient-accumulation-fusion", NULL, 0);
 	return mt_knobs_megatron_generic(c, o, n, MT_FLAGS_MAX);
 }
 
@@ -706,7 +706,7 @@ int mt_megatron_args(const struct mt_model *m, const struct mt_job *j, const str
  * set fp8_param_gather = True themselves (lines 231 and 302), and no
  * mixed_precision.* override may follow the name: after mixed_precision=<name>
  * the node is a string. */
-static const char *precision_recipe(const struct mt_job *j)
+static const char *flags_precision_recipe(const struct mt_job *j)
 {
 	return mt_recipe(mt_recipe_of(j))->bridge;
 }
@@ -729,7 +729,7 @@ static int bucket_override(struct mt_kv *o, int n, const struct mt_config *c)
 {
 	char text[192];
 
-	n = add(o, n, KB(BUCKET), "%lld", c->bucket_params);
+	n = flags_add(o, n, KB(BUCKET), "%lld", c->bucket_params);
 	if (c->dp < 2)
 		return n;
 	snprintf(text, sizeof(text), "ddp.bucket_size: a recipe with a CommOverlapConfig sets "
@@ -751,7 +751,7 @@ static int grad_reduce_note(struct mt_kv *o, int n, const struct mt_job *j)
 		 "gradients reduced in BF16: Bridge copies the precision recipe's "
 		 "grad_reduce_in_fp32 onto ddp, so no override sets it; in the recipe: "
 		 "cfg.mixed_precision = %s(); cfg.mixed_precision.grad_reduce_in_fp32 = False",
-		 precision_recipe(j));
+		 flags_precision_recipe(j));
 	return mt_kv_note(o, n, "mixed_precision.grad_reduce_in_fp32", t);
 }
 
@@ -774,7 +774,7 @@ static int param_gather_note(struct mt_kv *o, int n, const struct mt_job *j,
 	if (want == recipe)
 		return n;
 	snprintf(t, sizeof(t), "weights all-gathered %s: the recipe %s sets %s = %s; in the recipe: "
-		 "cfg.mixed_precision.%s = %s", want ? "quantised" : "in BF16", precision_recipe(j),
+		 "cfg.mixed_precision.%s = %s", want ? "quantised" : "in BF16", flags_precision_recipe(j),
 		 field, recipe ? "True" : "False", field, want ? "True" : "False");
 	snprintf(about, sizeof(about), "mixed_precision.%s", field);
 	return mt_kv_note(o, n, about, t);
@@ -894,7 +894,7 @@ static int recompute_overrides(const struct mt_config *c, struct mt_kv *o, int n
 	} else if (c->recompute == MT_RC_FULL) {
 		n = adds(o, n, KB(RECOMPUTE), "full");
 		n = adds(o, n, KB(RC_METHOD), mt_rc_method_name(c->recompute_method));
-		n = add(o, n, KB(RC_LAYERS), "%lld", c->recompute_layers);
+		n = flags_add(o, n, KB(RC_LAYERS), "%lld", c->recompute_layers);
 		/* Megatron-LM d98e8a6 megatron/core/transformer/transformer_config.py
 		 * 2854-2858: with CUDA graphs, only full-iteration graphs allow it */
 		n = mt_kv_note(o, n, "model.recompute_granularity",
@@ -955,10 +955,10 @@ int mt_bridge_overrides(const struct mt_model *m, const struct mt_job *j,
 
 	n = model_notes(m, j, o, n);
 
-	n = add(o, n, KB(TP), "%lld", c->tp);
-	n = add(o, n, KB(PP), "%lld", c->pp);
+	n = flags_add(o, n, KB(TP), "%lld", c->tp);
+	n = flags_add(o, n, KB(PP), "%lld", c->pp);
 	if (c->vpp > 1)
-		n = add(o, n, KB(VPP), "%lld", c->vpp);
+		n = flags_add(o, n, KB(VPP), "%lld", c->vpp);
 	else
 		n = adds(o, n, KB(VPP), "null");
 	if (c->split == MT_SPLIT_ACCOUNT) {
@@ -975,10 +975,10 @@ int mt_bridge_overrides(const struct mt_model *m, const struct mt_job *j,
 			n = adds(o, n, "model.pipeline_model_parallel_layout", q);
 		}
 	} else if (c->split == MT_SPLIT_FIRST_LAST) {
-		n = add(o, n, "model.num_layers_in_first_pipeline_stage", "%lld", c->first_layers);
-		n = add(o, n, "model.num_layers_in_last_pipeline_stage", "%lld", c->last_layers);
+		n = flags_add(o, n, "model.num_layers_in_first_pipeline_stage", "%lld", c->first_layers);
+		n = flags_add(o, n, "model.num_layers_in_last_pipeline_stage", "%lld", c->last_layers);
 	}
-	n = add(o, n, KB(CP), "%lld", c->cp);
+	n = flags_add(o, n, KB(CP), "%lld", c->cp);
 	if (c->cp > 1) {
 		n = adds(o, n, KB(CP_COMM), mt_cp_comm_name(c->cp_comm));
 		if (c->cp_comm == MT_CP_A2A_P2P && c->cp_a2a > 0) {
@@ -988,17 +988,17 @@ int mt_bridge_overrides(const struct mt_model *m, const struct mt_job *j,
 		}
 	}
 	if (m->experts) {
-		n = add(o, n, KB(EP), "%lld", c->ep);
-		n = add(o, n, KB(ETP), "%lld", c->etp);
+		n = flags_add(o, n, KB(EP), "%lld", c->ep);
+		n = flags_add(o, n, KB(ETP), "%lld", c->etp);
 	}
 	if (m->experts)
 		n = dispatch_overrides(j, c, o, n);
 	n = adds(o, n, KB(SP), c->sp ? "true" : "false");
-	n = add(o, n, KB(MBS), "%lld", c->mbs);
-	n = add(o, n, "train.global_batch_size", "%lld", j->gbs);
-	n = add(o, n, "model.seq_length", "%lld", j->seq);
-	n = add(o, n, "dataset.seq_length", "%lld", j->seq);
-	n = adds(o, n, "mixed_precision", precision_recipe(j));
+	n = flags_add(o, n, KB(MBS), "%lld", c->mbs);
+	n = flags_add(o, n, "train.global_batch_size", "%lld", j->gbs);
+	n = flags_add(o, n, "model.seq_length", "%lld", j->seq);
+	n = flags_add(o, n, "dataset.seq_length", "%lld", j->seq);
+	n = adds(o, n, "mixed_precision", flags_precision_recipe(j));
 	n = adds(o, n, KB(DIST_OPT), c->dist_opt ? "true" : "false");
 	n = adds(o, n, "optimizer.use_distributed_optimizer", c->dist_opt ? "true" : "false");
 	if (j->opt_offload > 0) { /* OptimizerConfig fields (optimizer_config.py @ d98e8a64dd) */
@@ -1055,7 +1055,7 @@ int mt_bridge_overrides(const struct mt_model *m, const struct mt_job *j,
 	n = recompute_overrides(c, o, n);
 	if (c->offload_layers > 0) {
 		n = adds(o, n, "model.cpu_offloading", "true");
-		n = add(o, n, KB(OFFLOAD), "%lld", c->offload_layers);
+		n = flags_add(o, n, KB(OFFLOAD), "%lld", c->offload_layers);
 	}
 	n = adds(o, n, KB(FUSED_CE), c->fused_ce ? "true" : "false");
 	if (j->offload_modules) {

@@ -49,7 +49,7 @@ static int contains(const char *buf, size_t len, const char *w)
 	return 0;
 }
 
-static int ends_with(const char *s, const char *suf)
+static int formats_ends_with(const char *s, const char *suf)
 {
 	size_t a = strlen(s), b = strlen(suf);
 
@@ -83,7 +83,7 @@ static int from_yaml(const char *file, const char *buf, size_t len, struct mt_jo
 		     struct mt_error *err)
 {
 	struct mt_yflat f;
-	int rc, named = ends_with(file, ".yaml") || ends_with(file, ".yml"), i;
+	int rc, named = formats_ends_with(file, ".yaml") || formats_ends_with(file, ".yml"), i;
 	char keys[200];
 	size_t o = 0;
 

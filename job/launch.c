@@ -16,7 +16,7 @@
  * core_v0.16 its default is None and training.py divides --train-iters by it
  * (get_train_valid_test_num_samples), a TypeError at start-up on the first
  * H100 run; --lr has no default. */
-static int set(struct mt_kv *kv, const char *key, const char *val)
+static int launch_set(struct mt_kv *kv, const char *key, const char *val)
 {
 	snprintf(kv->key, sizeof(kv->key), "%s", key);
 	snprintf(kv->val, sizeof(kv->val), "%s", val);
@@ -30,13 +30,13 @@ static int bench_args(struct mt_kv *o, int n, int iters)
 	int k = 0;
 
 	snprintf(it, sizeof(it), "%d", iters);
-	k += set(&b[k], "mock-data", "");
-	k += set(&b[k], "train-iters", it);
-	k += set(&b[k], "eval-iters", "0");
-	k += set(&b[k], "eval-interval", it);
-	k += set(&b[k], "log-interval", "1");
-	k += set(&b[k], "log-throughput", "");
-	k += set(&b[k], "lr", "1.0e-4");
+	k += launch_set(&b[k], "mock-data", "");
+	k += launch_set(&b[k], "train-iters", it);
+	k += launch_set(&b[k], "eval-iters", "0");
+	k += launch_set(&b[k], "eval-interval", it);
+	k += launch_set(&b[k], "log-interval", "1");
+	k += launch_set(&b[k], "log-throughput", "");
+	k += launch_set(&b[k], "lr", "1.0e-4");
 	return mt_kv_merge(o, n, b, k);
 }
 

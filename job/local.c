@@ -47,7 +47,7 @@ static int refuse(struct mt_error *err, const char *what, const char *why)
 }
 
 /* A knob pinned on is refused; unpinned, it is pinned off. */
-static int pin_off(int *pin, const char *what, const char *why, struct mt_error *err)
+static int local_pin_off(int *pin, const char *what, const char *why, struct mt_error *err)
 {
 	if (*pin == 1)
 		return refuse(err, what, why);
@@ -79,11 +79,11 @@ int mt_local_restrict(struct mt_job *j, struct mt_error *err)
 	    (p->main_params != MT_UNSET && p->main_params != MT_OD_FP32))
 		return refuse(err, "a dtype of the precision-aware optimizer (--exp-avg-dtype, "
 			      "--exp-avg-sq-dtype, --main-params-dtype)", WHY_PREC_OPT);
-	if ((rc = pin_off(&p->tp_overlap, "--tp-comm-overlap on", WHY_TP_OVERLAP, err)) ||
-	    (rc = pin_off(&p->cuda_graph, "--cuda-graphs on", WHY_GRAPHS, err)) ||
-	    (rc = pin_off(&p->ep_overlap, "--ep-overlap on", WHY_EP_OVERLAP, err)) ||
-	    (rc = pin_off(&p->rank_budget, "--moe-rank-budget on", WHY_RANK_BUDGET, err)) ||
-	    (rc = pin_off(&p->prec_opt, "--precision-aware-optimizer on", WHY_PREC_OPT, err)))
+	if ((rc = local_pin_off(&p->tp_overlap, "--tp-comm-overlap on", WHY_TP_OVERLAP, err)) ||
+	    (rc = local_pin_off(&p->cuda_graph, "--cuda-graphs on", WHY_GRAPHS, err)) ||
+	    (rc = local_pin_off(&p->ep_overlap, "--ep-overlap on", WHY_EP_OVERLAP, err)) ||
+	    (rc = local_pin_off(&p->rank_budget, "--moe-rank-budget on", WHY_RANK_BUDGET, err)) ||
+	    (rc = local_pin_off(&p->prec_opt, "--precision-aware-optimizer on", WHY_PREC_OPT, err)))
 		return rc;
 	j->attn_impl = MT_ATTN_UNFUSED;
 	return MT_OK;

@@ -38,7 +38,7 @@ static int int_arg(const struct mt_jobsrc *s, const char *flag, int dflt)
 }
 
 /* The layout of convert_custom_pipeline_to_layout */
-static int layout(struct mt_jobsrc *s, int at, int virt, struct mt_error *err)
+static int loongforge_layout(struct mt_jobsrc *s, int at, int virt, struct mt_error *err)
 {
 	int sp[MAX_STAGES], n, vp = int_arg(s, "num-virtual-stages-per-pipeline-rank", 1);
 	int mtp = int_arg(s, "mtp-num-layers", 0), pp, v, p, k, line = s->line[at];
@@ -100,10 +100,10 @@ int mt_loongforge_read(struct mt_jobsrc *s, struct mt_error *err)
 {
 	int i, rc;
 
-	if ((i = mt_jobsrc_find(s, "custom-pipeline-layers")) >= 0 && (rc = layout(s, i, 0, err)))
+	if ((i = mt_jobsrc_find(s, "custom-pipeline-layers")) >= 0 && (rc = loongforge_layout(s, i, 0, err)))
 		return rc;
 	if ((i = mt_jobsrc_find(s, "custom-virtual-pipeline-layers")) >= 0 &&
-	    (rc = layout(s, i, 1, err)))
+	    (rc = loongforge_layout(s, i, 1, err)))
 		return rc;
 	if ((i = mt_jobsrc_find(s, "model-name")) >= 0 && mt_jobsrc_find(s, "num-layers") < 0) {
 		snprintf(s->model_path, sizeof(s->model_path), "%s", s->arg[i].val);

@@ -21,7 +21,7 @@
 #include "knobs.h"
 
 /* The argument named `flag`, or NULL. */
-static const struct mt_kv *find(const struct mt_kv *kv, int n, const char *flag)
+static const struct mt_kv *megatron_find(const struct mt_kv *kv, int n, const char *flag)
 {
 	int i;
 
@@ -58,7 +58,7 @@ static long long absent(int k)
 	}
 }
 
-static int bad(struct mt_error *err, const char *flag, const char *want, const char *got)
+static int megatron_bad(struct mt_error *err, const char *flag, const char *want, const char *got)
 {
 	return mt_error_set(err, MT_EINVAL, "--%s: expected %s, got '%s'", flag, want, got);
 }
@@ -75,16 +75,16 @@ static int read_knob(const struct mt_kv *kv, int n, int k, struct mt_config *c,
 	int x;
 
 	mt_knob_flag(k, flag, sizeof(flag));
-	a = find(kv, n, flag);
+	a = megatron_find(kv, n, flag);
 	switch (k) {
 	case MT_KNOB_GRAD_FP32: /* --grad-reduce-in-bf16, or --main-grads-dtype bf16, which
 				 * leaves accumulate_allreduce_grads_in_fp32 off (arguments.py @
 				 * d98e8a64dd lines 1213-1216) */
-		v = !a && !((a = find(kv, n, "main-grads-dtype")) &&
+		v = !a && !((a = megatron_find(kv, n, "main-grads-dtype")) &&
 			    mt_opt_dtype_parse(a->val) == MT_OD_BF16);
 		break;
 	case MT_KNOB_FSDP:
-		v = a ? MT_FSDP_MEGATRON : find(kv, n, "use-torch-fsdp2") ? MT_FSDP_TORCH : MT_FSDP_OFF;
+		v = a ? MT_FSDP_MEGATRON : megatron_find(kv, n, "use-torch-fsdp2") ? MT_FSDP_TORCH : MT_FSDP_OFF;
 		break;
 	case MT_KNOB_RANK_BUDGET: /* --moe-expert-rank-capacity-factor F (the factor: mt_job_read) */
 		v = a != NULL;
@@ -92,14 +92,14 @@ static int read_knob(const struct mt_kv *kv, int n, int k, struct mt_config *c,
 	case MT_KNOB_FULL_GRAPH: /* --cuda-graph-impl full_iteration, or local with
 				  * --cuda-graph-scope full_iteration (core_v0.16/0.17) */
 		v = a && (!strcmp(a->val, "full_iteration") ||
-			  (!strcmp(a->val, "local") && find(kv, n, "cuda-graph-scope") &&
-			   strstr(find(kv, n, "cuda-graph-scope")->val, "full_iteration")));
+			  (!strcmp(a->val, "local") && megatron_find(kv, n, "cuda-graph-scope") &&
+			   strstr(megatron_find(kv, n, "cuda-graph-scope")->val, "full_iteration")));
 		break;
 	case MT_KNOB_CUDA_GRAPH: /* --cuda-graph-impl transformer_engine */
 		v = a && !strcmp(a->val, "transformer_engine");
 		break;
 	case MT_KNOB_P2P_OVERLAP: /* --no-overlap-p2p-communication */
-		c->p2p_blocking = find(kv, n, "no-overlap-p2p-communication") != NULL;
+		c->p2p_blocking = megatron_find(kv, n, "no-overlap-p2p-communication") != NULL;
 		return MT_OK;
 	default:
 		if (!a)
@@ -109,7 +109,7 @@ static int read_knob(const struct mt_kv *kv, int n, int k, struct mt_config *c,
 			break;
 		}
 		if (mt_knob_parse(k, a->val, &x, want, sizeof(want)))
-			return bad(err, flag, want, a->val);
+			return megatron_bad(err, flag, want, a->val);
 		v = x;
 		break;
 	}
@@ -127,7 +127,7 @@ int mt_megatron_read(const struct mt_kv *kv, int n, struct mt_config *c, struct 
 			if ((rc = read_knob(kv, n, k, c, err)))
 				return rc;
 	/* a layout gives VPP itself (job/flags.c prints one or the other) */
-	if ((a = find(kv, n, "pipeline-model-parallel-layout"))) {
+	if ((a = megatron_find(kv, n, "pipeline-model-parallel-layout"))) {
 		struct mt_layout l;
 
 		if (mt_layout_parse(a->val, &l, err)) {
@@ -163,14 +163,14 @@ int mt_megatron_read(const struct mt_kv *kv, int n, struct mt_config *c, struct 
 
 /* ---- a whole job: model, job, configuration ---- */
 
-static int at(const struct mt_jobsrc *s, const char *flag)
+static int megatron_at(const struct mt_jobsrc *s, const char *flag)
 {
 	return mt_jobsrc_find(s, flag);
 }
 
 static const char *val(const struct mt_jobsrc *s, const char *flag)
 {
-	int i = at(s, flag);
+	int i = megatron_at(s, flag);
 
 	return i < 0 ? NULL : s->arg[i].val;
 }
@@ -195,10 +195,10 @@ static int bad_at(struct mt_error *err, const struct mt_jobsrc *s, int i, const 
 }
 
 /* An integer flag in [lo, hi]: 1 with *out, 0 when absent, or the error */
-static int get_int(const struct mt_jobsrc *s, const char *flag, long long lo, long long hi,
+static int megatron_get_int(const struct mt_jobsrc *s, const char *flag, long long lo, long long hi,
 		   long long *out, struct mt_error *err)
 {
-	int i = at(s, flag);
+	int i = megatron_at(s, flag);
 	char want[96];
 
 	if (i < 0)
@@ -214,7 +214,7 @@ static int get_int(const struct mt_jobsrc *s, const char *flag, long long lo, lo
 static int get_num(const struct mt_jobsrc *s, const char *flag, double lo, double hi, double *out,
 		   struct mt_error *err)
 {
-	int i = at(s, flag);
+	int i = megatron_at(s, flag);
 	char want[96];
 
 	if (i < 0)
@@ -235,7 +235,7 @@ static int get_factor(const struct mt_jobsrc *s, const char *flag, const char *w
 	int rc = get_num(s, flag, 0, 64, out, err);
 
 	if (rc > 0 && *out < 1) {
-		bad_at(err, s, at(s, flag), what);
+		bad_at(err, s, megatron_at(s, flag), what);
 		return -1;
 	}
 	return rc;
@@ -339,7 +339,7 @@ static int fq_expr(struct freq *f, unsigned char *out, int cap)
 
 static int moe_freq(const struct mt_jobsrc *s, int layers, cJSON *o, struct mt_error *err)
 {
-	int i = at(s, "moe-layer-freq"), n, k;
+	int i = megatron_at(s, "moe-layer-freq"), n, k;
 	unsigned char pat[MT_MAX_LAYERS];
 	long long every;
 	struct freq f;
@@ -579,7 +579,7 @@ void mt_megatron_typos(struct mt_jobsrc *s)
 static int vocab_of(const struct mt_jobsrc *s, long long *v, struct mt_error *err)
 {
 	const char *t = val(s, "tokenizer-type");
-	int rc = get_int(s, "vocab-size", 1, 1 << 24, v, err);
+	int rc = megatron_get_int(s, "vocab-size", 1, 1 << 24, v, err);
 
 	if (rc)
 		return rc < 0 ? -1 : 1;
@@ -607,7 +607,7 @@ static int job_model(const struct mt_jobsrc *s, struct mt_model *m, char *json, 
 
 	if (!o)
 		return mt_error_set(err, MT_ENOMEM, "out of memory");
-	if (at(s, "num-layers") < 0 || at(s, "hidden-size") < 0 || at(s, "num-attention-heads") < 0) {
+	if (megatron_at(s, "num-layers") < 0 || megatron_at(s, "hidden-size") < 0 || megatron_at(s, "num-attention-heads") < 0) {
 		rc = mt_error_set(err, MT_EINVAL, "%s: no model flags: expected --num-layers, "
 				  "--hidden-size and --num-attention-heads in the job (or the model "
 				  "with --model)", s->file);
@@ -622,11 +622,11 @@ static int job_model(const struct mt_jobsrc *s, struct mt_model *m, char *json, 
 		for (c = 0; flag[c]; c++)
 			if (flag[c] == '_')
 				flag[c] = '-';
-		if ((i = at(s, flag)) < 0)
+		if ((i = megatron_at(s, flag)) < 0)
 			continue;
 		switch (model_keys[k].type) {
 		case 'i':
-			if (get_int(s, flag, 0, 1 << 30, &iv, err) < 0) {
+			if (megatron_get_int(s, flag, 0, 1 << 30, &iv, err) < 0) {
 				rc = MT_EINVAL;
 				goto out;
 			}
@@ -653,15 +653,15 @@ static int job_model(const struct mt_jobsrc *s, struct mt_model *m, char *json, 
 			cJSON_AddStringToObject(o, key, s->arg[i].val);
 		}
 	}
-	if (at(s, "group-query-attention") < 0)
+	if (megatron_at(s, "group-query-attention") < 0)
 		cJSON_DeleteItemFromObjectCaseSensitive(o, "num_query_groups");
-	else if (get_int(s, "num-query-groups", 1, 1 << 20, &iv, err) < 0) {
+	else if (megatron_get_int(s, "num-query-groups", 1, 1 << 20, &iv, err) < 0) {
 		rc = MT_EINVAL;
 		goto out;
-	} else if (at(s, "num-query-groups") >= 0) {
+	} else if (megatron_at(s, "num-query-groups") >= 0) {
 		cJSON_AddNumberToObject(o, "num_query_groups", (double)iv);
 	}
-	if (at(s, "disable-bias-linear") >= 0)
+	if (megatron_at(s, "disable-bias-linear") >= 0)
 		cJSON_AddBoolToObject(o, "add_bias_linear", 0);
 	if (vocab_of(s, &iv, err) < 0) {
 		rc = MT_EINVAL;
@@ -670,7 +670,7 @@ static int job_model(const struct mt_jobsrc *s, struct mt_model *m, char *json, 
 	cJSON_AddNumberToObject(o, "vocab_size", (double)iv);
 	if (pos && strcmp(pos, "learned_absolute") && strcmp(pos, "rope") && strcmp(pos, "yarn") &&
 	    strcmp(pos, "none")) {
-		rc = bad_at(err, s, at(s, "position-embedding-type"),
+		rc = bad_at(err, s, megatron_at(s, "position-embedding-type"),
 			    "learned_absolute, rope, yarn or none (megatune times these)");
 		goto out;
 	}
@@ -678,7 +678,7 @@ static int job_model(const struct mt_jobsrc *s, struct mt_model *m, char *json, 
 				!pos ? "learned_absolute" : !strcmp(pos, "yarn") ? "rope" : pos);
 	if (!cJSON_GetObjectItemCaseSensitive(o, "max_position_embeddings")) {
 		/* validate_args: the sequence length when not given */
-		if (get_int(s, "seq-length", 1, 1 << 26, &iv, err) > 0)
+		if (megatron_get_int(s, "seq-length", 1, 1 << 26, &iv, err) > 0)
 			cJSON_AddNumberToObject(o, "max_position_embeddings", (double)iv);
 	}
 	if (cJSON_GetObjectItemCaseSensitive(o, "multi_latent_attention")) {
@@ -705,7 +705,7 @@ static int job_model(const struct mt_jobsrc *s, struct mt_model *m, char *json, 
 	}
 	/* RoPE scaling and the balance loss: what tuner/model.c does not read
 	 * from megatune.model/1, as job/flags.c writes it */
-	if (at(s, "use-rope-scaling") >= 0) {
+	if (megatron_at(s, "use-rope-scaling") >= 0) {
 		m->rope_scaling = MT_ROPE_LLAMA3;
 		m->rope_factor = 8;
 		if (get_num(s, "rope-scaling-factor", 1e-6, 1e6, &m->rope_factor, err) < 0)
@@ -719,9 +719,9 @@ static int job_model(const struct mt_jobsrc *s, struct mt_model *m, char *json, 
 		    get_num(s, "mscale-all-dim", 0, 1e6, &m->yarn_mscale_all_dim, err) < 0 ||
 		    get_num(s, "yarn-beta-fast", 0, 1e6, &m->yarn_beta_fast, err) < 0 ||
 		    get_num(s, "yarn-beta-slow", 0, 1e6, &m->yarn_beta_slow, err) < 0 ||
-		    get_int(s, "yarn-original-max-position-embeddings", 1, 1 << 26, &iv, err) < 0)
+		    megatron_get_int(s, "yarn-original-max-position-embeddings", 1, 1 << 26, &iv, err) < 0)
 			rc = MT_EINVAL;
-		else if (at(s, "yarn-original-max-position-embeddings") >= 0)
+		else if (megatron_at(s, "yarn-original-max-position-embeddings") >= 0)
 			m->rope_orig_max = (int)iv;
 	} else if (get_num(s, "rotary-seq-len-interpolation-factor", 1, 1e6, &dv, err) > 0) {
 		m->rope_scaling = MT_ROPE_LINEAR;
@@ -787,16 +787,16 @@ static int job_config(const struct mt_jobsrc *s, struct mt_megatron_job *o, stru
 		}
 		return mt_error_set(err, MT_EINVAL, "%s: %s", s->file, err->msg);
 	}
-	if (at(s, mt_knob_flag(MT_KNOB_VPP, (char[96]){ 0 }, 96)) < 0 && c->split != MT_SPLIT_LAYOUT) {
-		if (get_int(s, "virtual-pipeline-model-parallel-size", 1, 1 << 20, &iv, err) > 0)
+	if (megatron_at(s, mt_knob_flag(MT_KNOB_VPP, (char[96]){ 0 }, 96)) < 0 && c->split != MT_SPLIT_LAYOUT) {
+		if (megatron_get_int(s, "virtual-pipeline-model-parallel-size", 1, 1 << 20, &iv, err) > 0)
 			c->vpp = (int)iv;
-		else if (get_int(s, "num-layers-per-virtual-pipeline-stage", 1, 1 << 20, &iv, err) > 0 &&
+		else if (megatron_get_int(s, "num-layers-per-virtual-pipeline-stage", 1, 1 << 20, &iv, err) > 0 &&
 			 c->pp > 0 && o->model.layers % (c->pp * iv) == 0)
 			c->vpp = (int)(o->model.layers / (c->pp * iv));
 		if (err->code)
 			return MT_EINVAL;
 	}
-	if ((i = at(s, "pipeline-model-parallel-layout")) >= 0) {
+	if ((i = megatron_at(s, "pipeline-model-parallel-layout")) >= 0) {
 		if (mt_layout_parse(s->arg[i].val, &o->layout, err))
 			return mt_error_set(err, MT_EINVAL, "%s:%d: --%s: %s", s->file, s->line[i],
 					    s->arg[i].key, err->msg);
@@ -810,18 +810,18 @@ static int job_config(const struct mt_jobsrc *s, struct mt_megatron_job *o, stru
 			o->layout.mtp_pos = (int)strlen(s->arg[i].val);
 		}
 		o->job.pins.layout = &o->layout;
-	} else if (at(s, "decoder-first-pipeline-num-layers") >= 0 ||
-		   at(s, "decoder-last-pipeline-num-layers") >= 0) {
+	} else if (megatron_at(s, "decoder-first-pipeline-num-layers") >= 0 ||
+		   megatron_at(s, "decoder-last-pipeline-num-layers") >= 0) {
 		c->split = MT_SPLIT_FIRST_LAST;
-		if (get_int(s, "decoder-first-pipeline-num-layers", 0, 1 << 20, &iv, err) > 0)
+		if (megatron_get_int(s, "decoder-first-pipeline-num-layers", 0, 1 << 20, &iv, err) > 0)
 			c->first_layers = (int)iv;
-		if (get_int(s, "decoder-last-pipeline-num-layers", 0, 1 << 20, &iv, err) > 0)
+		if (megatron_get_int(s, "decoder-last-pipeline-num-layers", 0, 1 << 20, &iv, err) > 0)
 			c->last_layers = (int)iv;
 		if (err->code)
 			return MT_EINVAL;
-	} else if (at(s, "account-for-embedding-in-pipeline-split") >= 0) {
+	} else if (megatron_at(s, "account-for-embedding-in-pipeline-split") >= 0) {
 		c->split = MT_SPLIT_ACCOUNT;
-	} else if (at(s, "account-for-loss-in-pipeline-split") >= 0) {
+	} else if (megatron_at(s, "account-for-loss-in-pipeline-split") >= 0) {
 		c->split = MT_SPLIT_ACCOUNT_LOSS;
 	}
 	if ((v = val(s, "hierarchical-context-parallel-sizes")))
@@ -833,12 +833,12 @@ static int job_config(const struct mt_jobsrc *s, struct mt_megatron_job *o, stru
 		else if (!strcmp(v, "hybridep"))
 			o->flex_backend = MT_FLEX_HYBRIDEP;
 		else
-			return bad_at(err, s, at(s, "moe-flex-dispatcher-backend"), "deepep or hybridep");
-	} else if (at(s, "moe-enable-deepep") >= 0) { /* before core_v0.14 */
+			return bad_at(err, s, megatron_at(s, "moe-flex-dispatcher-backend"), "deepep or hybridep");
+	} else if (megatron_at(s, "moe-enable-deepep") >= 0) { /* before core_v0.14 */
 		c->dispatcher = MT_DISPATCH_FLEX;
 		o->flex_backend = MT_FLEX_DEEPEP;
 	}
-	c->shared_overlap = at(s, "moe-shared-expert-overlap") >= 0;
+	c->shared_overlap = megatron_at(s, "moe-shared-expert-overlap") >= 0;
 	if (!o->model.experts) {
 		/* a dense model: the arguments block prints expert fields anyway
 		 * (ETP = TP, the flex library's default) */
@@ -846,7 +846,7 @@ static int job_config(const struct mt_jobsrc *s, struct mt_megatron_job *o, stru
 		c->dispatcher = MT_DISPATCH_ALLTOALL;
 		c->ep_overlap = c->shared_overlap = 0;
 		o->flex_backend = -1;
-	} else if (at(s, "expert-tensor-parallel-size") < 0) {
+	} else if (megatron_at(s, "expert-tensor-parallel-size") < 0) {
 		c->etp = c->tp; /* validate_args: ETP defaults to TP (arguments.py @ d98e8a64dd, line 587) */
 	}
 	if (c->dispatcher != MT_DISPATCH_FLEX)
@@ -863,22 +863,22 @@ static int job_settings(const struct mt_jobsrc *s, struct mt_megatron_job *o, st
 	double d;
 	int i, rc;
 
-	if ((rc = get_int(s, "seq-length", 1, 1 << 26, &iv, err)) < 0)
+	if ((rc = megatron_get_int(s, "seq-length", 1, 1 << 26, &iv, err)) < 0)
 		return MT_EINVAL;
-	if (!rc && (rc = get_int(s, "encoder-seq-length", 1, 1 << 26, &iv, err)) < 0)
+	if (!rc && (rc = megatron_get_int(s, "encoder-seq-length", 1, 1 << 26, &iv, err)) < 0)
 		return MT_EINVAL;
 	if (!rc)
 		return mt_error_set(err, MT_EINVAL, "%s: no sequence length: expected --seq-length",
 				    s->file);
 	j->seq = (int)iv;
-	if ((rc = get_int(s, "global-batch-size", 1, (long long)1e15, &iv, err)) < 0)
+	if ((rc = megatron_get_int(s, "global-batch-size", 1, (long long)1e15, &iv, err)) < 0)
 		return MT_EINVAL;
 	j->gbs = rc ? iv : 0; /* 0: micro-batch x DP, once the configuration is known */
-	if (at(s, "fp4-format") >= 0) {
+	if (megatron_at(s, "fp4-format") >= 0) {
 		j->precision = MT_PREC_NVFP4;
-	} else if (at(s, "fp8-format") >= 0) {
+	} else if (megatron_at(s, "fp8-format") >= 0) {
 		j->precision = MT_PREC_FP8;
-		if ((i = at(s, "fp8-recipe")) >= 0) {
+		if ((i = megatron_at(s, "fp8-recipe")) >= 0) {
 			int r = mt_fp8_recipe_parse(s->arg[i].val);
 
 			if (r < 0)
@@ -886,9 +886,9 @@ static int job_settings(const struct mt_jobsrc *s, struct mt_megatron_job *o, st
 			j->fp8_recipe = r;
 		}
 	}
-	j->param_gather_q = at(s, j->precision == MT_PREC_NVFP4 ? "fp4-param-gather" :
+	j->param_gather_q = megatron_at(s, j->precision == MT_PREC_NVFP4 ? "fp4-param-gather" :
 			       "fp8-param-gather") >= 0;
-	j->mxfp8_ag_bf16 = at(s, "reuse-grad-buf-for-mxfp8-param-ag") >= 0;
+	j->mxfp8_ag_bf16 = megatron_at(s, "reuse-grad-buf-for-mxfp8-param-ag") >= 0;
 	if ((v = val(s, "attention-backend")) && (!strcmp(v, "unfused") || !strcmp(v, "local")))
 		j->attn_impl = MT_ATTN_UNFUSED;
 	/* Megatron-LM's own layers (get_gpt_layer_local_spec) attend with
@@ -901,35 +901,35 @@ static int job_settings(const struct mt_jobsrc *s, struct mt_megatron_job *o, st
 	/* the fusions the job turns off: with Megatron-LM's own layers each picks
 	 * the eager ops the model times (docs/MODEL.md 4.11) */
 	for (i = 0; fusion_bits[i].flag; i++)
-		if (at(s, fusion_bits[i].flag) >= 0 && fusion_applies(o, fusion_bits[i].flag))
+		if (megatron_at(s, fusion_bits[i].flag) >= 0 && fusion_applies(o, fusion_bits[i].flag))
 			j->fusions_off |= 1u << fusion_bits[i].bit;
 	/* validate_args turns the FP32 softmax on with the layer scaling */
-	if (at(s, "attention-softmax-in-fp32") >= 0 || at(s, "apply-query-key-layer-scaling") >= 0)
+	if (megatron_at(s, "attention-softmax-in-fp32") >= 0 || megatron_at(s, "apply-query-key-layer-scaling") >= 0)
 		j->softmax_fp32 = 1;
 	/* the job's own choice: PyTorch FSDP2 requires the flag (arguments.py @
 	 * d98e8a64dd lines 1039-1040), and the model times FSDP2 so anyway (4.3);
 	 * Megatron-LM's own layers need it without Apex (job/local.h) whatever
 	 * the data parallelism, and are timed with it */
-	if (at(s, "no-gradient-accumulation-fusion") >= 0 &&
-	    (at(s, "use-torch-fsdp2") < 0 || j->transformer_impl == MT_TI_LOCAL))
+	if (megatron_at(s, "no-gradient-accumulation-fusion") >= 0 &&
+	    (megatron_at(s, "use-torch-fsdp2") < 0 || j->transformer_impl == MT_TI_LOCAL))
 		j->grad_accum_fusion = 0;
 	/* Megatron-LM's default loss fusion, the only one its validate_args
 	 * accepts (arguments.py @ d98e8a6 lines 1697-1702); Bridge's default
 	 * too (model_parallel_config.py:325) */
 	v = val(s, "cross-entropy-fusion-impl");
 	j->ce_native = !v || strcmp(v, "te");
-	j->moe_grouped_gemm = at(s, "moe-grouped-gemm") >= 0;
-	if ((rc = get_int(s, "num-distributed-optimizer-instances", 1, 1 << 20, &iv, err)) < 0)
+	j->moe_grouped_gemm = megatron_at(s, "moe-grouped-gemm") >= 0;
+	if ((rc = megatron_get_int(s, "num-distributed-optimizer-instances", 1, 1 << 20, &iv, err)) < 0)
 		return MT_EINVAL;
 	if (rc)
 		j->dist_opt_instances = (int)iv;
-	if (at(s, "defer-embedding-wgrad-compute") >= 0) {
+	if (megatron_at(s, "defer-embedding-wgrad-compute") >= 0) {
 		j->wgrad_defer = 1;
-		if ((rc = get_int(s, "wgrad-deferral-limit", 0, 1 << 20, &iv, err)) < 0)
+		if ((rc = megatron_get_int(s, "wgrad-deferral-limit", 0, 1 << 20, &iv, err)) < 0)
 			return MT_EINVAL;
 		j->wgrad_defer_limit = rc ? (int)iv : 0;
 	}
-	if (at(s, "moe-router-force-load-balancing") >= 0) {
+	if (megatron_at(s, "moe-router-force-load-balancing") >= 0) {
 		j->moe_balance = MT_BAL_FORCED;
 	} else if ((rc = get_factor(s, "moe-expert-capacity-factor", "a capacity factor from 1 to "
 				    "64 (megatune times token drop at 1 or more)", &d, err)) != 0) {
@@ -944,14 +944,14 @@ static int job_settings(const struct mt_jobsrc *s, struct mt_megatron_job *o, st
 		return MT_EINVAL;
 	if (rc)
 		j->moe_rank_budget = d;
-	if (at(s, "optimizer-cpu-offload") >= 0) {
+	if (megatron_at(s, "optimizer-cpu-offload") >= 0) {
 		j->opt_offload = 1;
 		if ((rc = get_num(s, "optimizer-offload-fraction", 0, 1, &d, err)) < 0)
 			return MT_EINVAL;
 		if (rc)
 			j->opt_offload = d;
 	}
-	if (at(s, "fine-grained-activation-offloading") >= 0 && (i = at(s, "offload-modules")) >= 0) {
+	if (megatron_at(s, "fine-grained-activation-offloading") >= 0 && (i = megatron_at(s, "offload-modules")) >= 0) {
 		char list[256], badm[64];
 		size_t c;
 

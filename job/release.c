@@ -30,7 +30,7 @@ static const struct mt_flag_row *lacks(int kind, int r, const char *name)
 
 /* The first of the Megatron-LM flags and Bridge paths (NULL-terminated
  * lists) that the releases lack, described in msg; 0 when they run all. */
-static int missing(const struct rel *rl, const char *const *mlm, const char *const *bridge,
+static int release_missing(const struct rel *rl, const char *const *mlm, const char *const *bridge,
 		   char *msg, size_t cap)
 {
 	const struct mt_flag_row *row;
@@ -60,12 +60,12 @@ static const char *const *EP_OVERLAP_B = LIST("comm_overlap.overlap_moe_expert_p
 
 /* A pinned value the releases cannot run: the error; an unpinned one: the
  * knob pinned off.  Returns MT_OK or the error. */
-static int pin_off(const struct rel *rl, int *pin, int on_value, const char *const *mlm,
+static int release_pin_off(const struct rel *rl, int *pin, int on_value, const char *const *mlm,
 		   const char *const *bridge, const char *what, struct mt_error *err)
 {
 	char msg[256];
 
-	if (!missing(rl, mlm, bridge, msg, sizeof(msg)))
+	if (!release_missing(rl, mlm, bridge, msg, sizeof(msg)))
 		return MT_OK;
 	if (*pin != MT_UNSET && *pin >= on_value)
 		return mt_error_set(err, MT_EUSAGE, "%s needs %s", what, msg);
@@ -80,22 +80,22 @@ static int settings(const struct rel *rl, const struct mt_job *j, struct mt_erro
 						   "fp8-recipe=mxfp8" };
 	char msg[256];
 
-	if (j->precision == MT_PREC_NVFP4 && missing(rl, LIST("fp4-format"), NULL, msg, sizeof(msg)))
+	if (j->precision == MT_PREC_NVFP4 && release_missing(rl, LIST("fp4-format"), NULL, msg, sizeof(msg)))
 		return mt_error_set(err, MT_EUSAGE, "--precision nvfp4 needs %s", msg);
 	if (j->precision == MT_PREC_FP8 && j->fp8_recipe > 0 && j->fp8_recipe < 4 &&
-	    missing(rl, LIST(recipe_flag[j->fp8_recipe]), NULL, msg, sizeof(msg)))
+	    release_missing(rl, LIST(recipe_flag[j->fp8_recipe]), NULL, msg, sizeof(msg)))
 		return mt_error_set(err, MT_EUSAGE, "--fp8-recipe %s needs %s",
 				    mt_fp8_recipe_name(j->fp8_recipe), msg);
 	if (j->offload_modules &&
-	    missing(rl, LIST("fine-grained-activation-offloading"),
+	    release_missing(rl, LIST("fine-grained-activation-offloading"),
 		    LIST("model.fine_grained_activation_offloading"), msg, sizeof(msg)))
 		return mt_error_set(err, MT_EUSAGE, "--offload-modules needs %s", msg);
 	if (j->opt_offload > 0 &&
-	    missing(rl, LIST("optimizer-cpu-offload"), LIST("optimizer.optimizer_cpu_offload"), msg,
+	    release_missing(rl, LIST("optimizer-cpu-offload"), LIST("optimizer.optimizer_cpu_offload"), msg,
 		    sizeof(msg)))
 		return mt_error_set(err, MT_EUSAGE, "--optimizer-cpu-offload needs %s", msg);
 	if (j->moe_balance == MT_BAL_FORCED &&
-	    missing(rl, LIST("moe-router-force-load-balancing"),
+	    release_missing(rl, LIST("moe-router-force-load-balancing"),
 		    LIST("model.moe_router_force_load_balancing"), msg, sizeof(msg)))
 		return mt_error_set(err, MT_EUSAGE, "--moe-balance forced needs %s", msg);
 	return MT_OK;
@@ -109,7 +109,7 @@ static int skipped(const struct rel *rl, struct mt_job *j, const struct mt_clust
 	char msg[256];
 	int hybrid = c && c->dispatch.flex_backend == MT_FLEX_HYBRIDEP;
 
-	if (missing(rl, hybrid ? LIST("moe-token-dispatcher-type=flex",
+	if (release_missing(rl, hybrid ? LIST("moe-token-dispatcher-type=flex",
 				      "moe-flex-dispatcher-backend=hybridep")
 			       : LIST("moe-token-dispatcher-type=flex"),
 		    LIST("model.moe_flex_dispatcher_backend"), msg, sizeof(msg))) {
@@ -117,24 +117,24 @@ static int skipped(const struct rel *rl, struct mt_job *j, const struct mt_clust
 			return mt_error_set(err, MT_EUSAGE, "--moe-dispatcher flex needs %s", msg);
 		j->release_off |= MT_ROFF_FLEX;
 	}
-	if (missing(rl, LIST("use-megatron-fsdp", "ckpt-format=fsdp_dtensor"),
+	if (release_missing(rl, LIST("use-megatron-fsdp", "ckpt-format=fsdp_dtensor"),
 		    LIST("ddp.use_megatron_fsdp"), msg, sizeof(msg))) {
 		if (p->fsdp == MT_FSDP_MEGATRON)
 			return mt_error_set(err, MT_EUSAGE, "--fsdp megatron needs %s", msg);
 		j->release_off |= MT_ROFF_FSDP_MEGATRON;
 	}
-	if (missing(rl, LIST("use-torch-fsdp2"), LIST("dist.use_torch_fsdp2"), msg, sizeof(msg))) {
+	if (release_missing(rl, LIST("use-torch-fsdp2"), LIST("dist.use_torch_fsdp2"), msg, sizeof(msg))) {
 		if (p->fsdp == MT_FSDP_TORCH)
 			return mt_error_set(err, MT_EUSAGE, "--fsdp torch needs %s", msg);
 		j->release_off |= MT_ROFF_FSDP_TORCH;
 	}
-	if (missing(rl, LIST("cp-comm-type"), LIST("model.cp_comm_type"), msg, sizeof(msg))) {
+	if (release_missing(rl, LIST("cp-comm-type"), LIST("model.cp_comm_type"), msg, sizeof(msg))) {
 		if (p->cp_comm != MT_UNSET && p->cp_comm != MT_CP_P2P)
 			return mt_error_set(err, MT_EUSAGE, "--cp-comm %s needs %s",
 					    mt_cp_comm_name(p->cp_comm), msg);
 		j->release_off |= MT_ROFF_CP_COMM | MT_ROFF_CP_A2A_P2P;
 	}
-	if (missing(rl, LIST("recompute-modules"), LIST("model.recompute_modules"), msg,
+	if (release_missing(rl, LIST("recompute-modules"), LIST("model.recompute_modules"), msg,
 		    sizeof(msg))) {
 		if (p->recompute_modules != MT_UNSET && p->recompute_modules != MT_RCM_DEFAULT)
 			return mt_error_set(err, MT_EUSAGE, "--recompute-modules needs %s", msg);
@@ -142,20 +142,20 @@ static int skipped(const struct rel *rl, struct mt_job *j, const struct mt_clust
 	}
 	if (p->recompute_modules != MT_UNSET &&
 	    (p->recompute_modules & (1u << MT_RCM_SHARED_EXPERTS)) &&
-	    missing(rl, LIST("recompute-modules=shared_experts"), NULL, msg, sizeof(msg)))
+	    release_missing(rl, LIST("recompute-modules=shared_experts"), NULL, msg, sizeof(msg)))
 		return mt_error_set(err, MT_EUSAGE, "--recompute-modules shared_experts needs %s",
 				    msg);
 	/* full-iteration graphs as an implementation of their own, which
 	 * Megatron-LM exempts from its refusal of graphs with CPU offloading */
-	if (missing(rl, LIST("cuda-graph-impl=full_iteration"), LIST("model.cuda_graph_impl=full_iteration"),
+	if (release_missing(rl, LIST("cuda-graph-impl=full_iteration"), LIST("model.cuda_graph_impl=full_iteration"),
 		    msg, sizeof(msg)))
 		j->release_off |= MT_ROFF_GRAPH_OFFLOAD;
 	/* the uneven pipeline splits (docs/MODEL.md 4.6): before their flags a
 	 * release splits the layers evenly or not at all */
-	if (missing(rl, LIST("account-for-embedding-in-pipeline-split",
+	if (release_missing(rl, LIST("account-for-embedding-in-pipeline-split",
 			     "account-for-loss-in-pipeline-split"), NULL, msg, sizeof(msg)))
 		j->release_off |= MT_ROFF_SPLIT_ACCOUNT;
-	if (missing(rl, LIST("decoder-first-pipeline-num-layers"), NULL, msg, sizeof(msg)))
+	if (release_missing(rl, LIST("decoder-first-pipeline-num-layers"), NULL, msg, sizeof(msg)))
 		j->release_off |= MT_ROFF_SPLIT_FIRST_LAST;
 	/* before it, virtual stages are layers per stage of an even split
 	 * (arguments.py @ core_r0.10.0 asserts L divisible by PP with them):
@@ -167,13 +167,13 @@ static int skipped(const struct rel *rl, struct mt_job *j, const struct mt_clust
 		if (vs && !mt_flag_accepts(vs, rl->mlm))
 			j->release_off |= MT_ROFF_SPLIT_UNEVEN_VPP;
 	}
-	if (missing(rl, LIST("pipeline-model-parallel-layout"),
+	if (release_missing(rl, LIST("pipeline-model-parallel-layout"),
 		    LIST("model.pipeline_model_parallel_layout"), msg, sizeof(msg))) {
 		if (p->layout)
 			return mt_error_set(err, MT_EUSAGE, "--pp-layout needs %s", msg);
 		j->release_off |= MT_ROFF_SPLIT_LAYOUT;
 	}
-	if (missing(rl, LIST("hierarchical-context-parallel-sizes"),
+	if (release_missing(rl, LIST("hierarchical-context-parallel-sizes"),
 		    LIST("model.hierarchical_context_parallel_sizes"), msg, sizeof(msg))) {
 		if (p->cp_comm == MT_CP_A2A_P2P)
 			return mt_error_set(err, MT_EUSAGE, "--cp-comm a2a+p2p needs %s", msg);
@@ -192,7 +192,7 @@ static int prec_opt(const struct rel *rl, struct mt_job *j, struct mt_error *err
 	char msg[256], v[64];
 	int i, pinned = j->pins.prec_opt == 1 || mt_prec_opt_default(j);
 
-	if (missing(rl, LIST("use-precision-aware-optimizer"),
+	if (release_missing(rl, LIST("use-precision-aware-optimizer"),
 		    LIST("optimizer.use_precision_aware_optimizer"), msg, sizeof(msg))) {
 		if (pinned && j->opt_offload <= 0)
 			return mt_error_set(err, MT_EUSAGE, "--precision-aware-optimizer on needs %s",
@@ -206,7 +206,7 @@ static int prec_opt(const struct rel *rl, struct mt_job *j, struct mt_error *err
 		int d = pins[i] != MT_UNSET ? pins[i] : MT_OD_MOMENT_DEFAULT;
 
 		snprintf(v, sizeof(v), "%s=%s", flag[i], mt_opt_dtype_name(d));
-		if (!missing(rl, (const char *const[]){ v, NULL }, NULL, msg, sizeof(msg)))
+		if (!release_missing(rl, (const char *const[]){ v, NULL }, NULL, msg, sizeof(msg)))
 			continue;
 		if (pins[i] != MT_UNSET || pinned)
 			return mt_error_set(err, MT_EUSAGE, "--%s %s needs %s", flag[i],
@@ -232,15 +232,15 @@ int mt_release_restrict(struct mt_job *j, const struct mt_cluster *c, struct mt_
 
 	j->release_off = 0;
 	if ((rc = settings(&rl, j, err)) || (rc = skipped(&rl, j, c, err)) ||
-	    (rc = pin_off(&rl, &p->ep_overlap, 1, EP_OVERLAP_M, EP_OVERLAP_B, "--ep-overlap on",
+	    (rc = release_pin_off(&rl, &p->ep_overlap, 1, EP_OVERLAP_M, EP_OVERLAP_B, "--ep-overlap on",
 			  err)) ||
-	    (rc = pin_off(&rl, &p->cuda_graph, 1, LIST("cuda-graph-impl"),
+	    (rc = release_pin_off(&rl, &p->cuda_graph, 1, LIST("cuda-graph-impl"),
 			  LIST("model.cuda_graph_impl"), "--cuda-graphs on", err)) ||
-	    (rc = pin_off(&rl, &p->offload_layers, 1, LIST("cpu-offloading-num-layers"),
+	    (rc = release_pin_off(&rl, &p->offload_layers, 1, LIST("cpu-offloading-num-layers"),
 			  LIST("model.cpu_offloading_num_layers"), "--offload-layers", err)) ||
-	    (rc = pin_off(&rl, &p->full_graph, 1, LIST("cuda-graph-scope"),
+	    (rc = release_pin_off(&rl, &p->full_graph, 1, LIST("cuda-graph-scope"),
 			  LIST("model.cuda_graph_scope"), "--full-iteration-graphs on", err)) ||
-	    (rc = pin_off(&rl, &p->rank_budget, 1,
+	    (rc = release_pin_off(&rl, &p->rank_budget, 1,
 			  LIST("moe-expert-rank-capacity-factor", "use-transformer-engine-op-fuser"),
 			  LIST("model.moe_expert_rank_capacity_factor",
 			       "model.use_transformer_engine_op_fuser"),
@@ -248,7 +248,7 @@ int mt_release_restrict(struct mt_job *j, const struct mt_cluster *c, struct mt_
 		return rc;
 	/* before core_v0.12.0 Megatron-LM reduces BF16 gradients in FP32
 	 * (arguments.py: bf16 sets accumulate_allreduce_grads_in_fp32) */
-	if (missing(&rl, LIST("grad-reduce-in-bf16"), NULL, msg, sizeof(msg))) {
+	if (release_missing(&rl, LIST("grad-reduce-in-bf16"), NULL, msg, sizeof(msg))) {
 		if (p->grad_fp32 == 0)
 			return mt_error_set(err, MT_EUSAGE, "--grad-reduce bf16 needs %s", msg);
 		p->grad_fp32 = 1;
@@ -256,7 +256,7 @@ int mt_release_restrict(struct mt_job *j, const struct mt_cluster *c, struct mt_
 	if ((rc = prec_opt(&rl, j, err)))
 		return rc;
 	if (p->p2p_overlap == 0 &&
-	    missing(&rl, LIST("no-overlap-p2p-communication"), LIST("comm_overlap.overlap_p2p_comm"),
+	    release_missing(&rl, LIST("no-overlap-p2p-communication"), LIST("comm_overlap.overlap_p2p_comm"),
 		    msg, sizeof(msg)))
 		return mt_error_set(err, MT_EUSAGE, "--overlap-p2p off needs %s", msg);
 	return MT_OK;

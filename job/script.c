@@ -134,7 +134,7 @@ static void word_start(struct lexer *x)
 }
 
 /* Text an expansion gives: unquoted, split into words at blanks */
-static void put_text(struct lexer *x, const char *t, int quoted)
+static void script_put_text(struct lexer *x, const char *t, int quoted)
 {
 	const char *q;
 
@@ -294,7 +294,7 @@ static void expand_var(struct lexer *x, const char *name, size_t len, int all, l
 			char *d = strndup(dflt, dlen);
 
 			if (d)
-				put_text(x, d, quoted);
+				script_put_text(x, d, quoted);
 			free(d);
 		} else {
 			mt_jobsrc_note(x->out, "$%.*s is not set in the script: read as empty", (int)len, name);
@@ -303,13 +303,13 @@ static void expand_var(struct lexer *x, const char *name, size_t len, int all, l
 	}
 	if (!all) {
 		if (idx >= 0 && idx < v->n)
-			put_text(x, v->item[idx], quoted);
+			script_put_text(x, v->item[idx], quoted);
 		return;
 	}
 	for (i = 0; i < v->n; i++) {
 		if (i && quoted)
 			word_end(x);
-		put_text(x, v->item[i], quoted);
+		script_put_text(x, v->item[i], quoted);
 		if (x->have) /* an array's words keep the line they were written on */
 			x->cur_line = v->iline[i];
 		if (!quoted && i + 1 < v->n)
@@ -337,7 +337,7 @@ static void expand(struct lexer *x, int quoted)
 				     x->line, t ? t : "");
 			} else {
 				snprintf(num, sizeof(num), "%lld", v);
-				put_text(x, num, 1);
+				script_put_text(x, num, 1);
 			}
 			free(t);
 			count_lines(x, x->p, e + 2);
@@ -591,7 +591,7 @@ static const char *basename_of(const char *s)
 	return b ? b + 1 : s;
 }
 
-static int ends_with(const char *s, const char *suf)
+static int script_ends_with(const char *s, const char *suf)
 {
 	size_t a = strlen(s), b = strlen(suf);
 
@@ -670,7 +670,7 @@ static int hydra_words(struct lexer *x, struct word *w, int i, int n)
 	char key[96];
 
 	for (k = i; k < n; k++)
-		if (ends_with(w[k].s, ".py") || (k > i && !strcmp(w[k - 1].s, "-m"))) {
+		if (script_ends_with(w[k].s, ".py") || (k > i && !strcmp(w[k - 1].s, "-m"))) {
 			entry = k;
 			break;
 		}
@@ -743,7 +743,7 @@ static int command(struct lexer *x)
 	}
 	/* the training command: the first word that is a Python script */
 	for (j = i; j < n; j++)
-		if (ends_with(w[j].s, ".py"))
+		if (script_ends_with(w[j].s, ".py"))
 			break;
 	if (j < n) {
 		int k;

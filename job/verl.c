@@ -36,19 +36,19 @@ static const char *const optim_declared[] = {
 	NULL,
 };
 
-static int set(const struct mt_yitem *it)
+static int verl_set(const struct mt_yitem *it)
 {
 	return it && !it->null && it->val[0];
 }
 
 /* An integer key: *out, 0 when absent (dflt then), -1 when not a number */
-static int get_int(struct mt_jobsrc *s, const struct mt_yflat *f, const char *base, const char *key,
+static int verl_get_int(struct mt_jobsrc *s, const struct mt_yflat *f, const char *base, const char *key,
 		   long long dflt, long long *out, struct mt_error *err)
 {
 	const struct mt_yitem *it = get(f, base, key);
 
 	*out = dflt;
-	if (!set(it))
+	if (!verl_set(it))
 		return 0;
 	if (mt_parse_int(it->val, 0, 1LL << 53, out)) {
 		mt_error_set(err, MT_EINVAL, "%s:%d: %s%s: expected a non-negative integer, got '%s'",
@@ -72,16 +72,16 @@ static int role(struct mt_jobsrc *s, const struct mt_yflat *f, const char **base
 	const struct mt_yitem *a = mt_yflat_get(f, ACTOR "strategy");
 	const struct mt_yitem *c = mt_yflat_get(f, CRITIC "strategy");
 
-	if (set(a) && !strcmp(a->val, "megatron")) {
+	if (verl_set(a) && !strcmp(a->val, "megatron")) {
 		*base = ACTOR;
 		return MT_OK;
 	}
-	if (set(c) && !strcmp(c->val, "megatron")) {
+	if (verl_set(c) && !strcmp(c->val, "megatron")) {
 		*base = CRITIC;
 		mt_jobsrc_note(s, "the actor runs %s, the critic Megatron: the critic is read", a ? a->val : "no strategy");
 		return MT_OK;
 	}
-	if (set(a))
+	if (verl_set(a))
 		return mt_error_set(err, MT_EINVAL, "%s:%d: " ACTOR "strategy: a verl config without the "
 				    "Megatron backend: expected megatron (ppo_megatron_trainer), got "
 				    "'%s'; megatune reads verl's Megatron engine", s->file, a->line, a->val);
@@ -137,20 +137,20 @@ static int verl_batch(struct mt_jobsrc *s, const struct mt_yflat *f, const char 
 	const struct mt_yitem *dyn = get(f, base, "use_dynamic_bsz");
 	int rc = 0;
 
-	if (get_int(s, f, "data.", "max_prompt_length", 512, &prompt, err) < 0 ||
-	    get_int(s, f, "data.", "max_response_length", 512, &resp, err) < 0 ||
-	    get_int(s, f, base, "ppo_mini_batch_size", 256, &mini, err) < 0 ||
-	    get_int(s, f, "actor_rollout_ref.rollout.", "n", 1, &n, err) < 0 ||
-	    (rc = get_int(s, f, base, "ppo_micro_batch_size_per_gpu", 0, &micro, err)) < 0 ||
-	    get_int(s, f, base, "ppo_max_token_len_per_gpu", 16384, &tok, err) < 0 ||
-	    get_int(s, f, "trainer.", "n_gpus_per_node", 8, &per, err) < 0 ||
-	    get_int(s, f, "trainer.", "nnodes", 1, &nodes, err) < 0)
+	if (verl_get_int(s, f, "data.", "max_prompt_length", 512, &prompt, err) < 0 ||
+	    verl_get_int(s, f, "data.", "max_response_length", 512, &resp, err) < 0 ||
+	    verl_get_int(s, f, base, "ppo_mini_batch_size", 256, &mini, err) < 0 ||
+	    verl_get_int(s, f, "actor_rollout_ref.rollout.", "n", 1, &n, err) < 0 ||
+	    (rc = verl_get_int(s, f, base, "ppo_micro_batch_size_per_gpu", 0, &micro, err)) < 0 ||
+	    verl_get_int(s, f, base, "ppo_max_token_len_per_gpu", 16384, &tok, err) < 0 ||
+	    verl_get_int(s, f, "trainer.", "n_gpus_per_node", 8, &per, err) < 0 ||
+	    verl_get_int(s, f, "trainer.", "nnodes", 1, &nodes, err) < 0)
 		return MT_EINVAL;
 	seq = prompt + resp;
 	if (!mt_yflat_get(f, "data.max_prompt_length") || !mt_yflat_get(f, "data.max_response_length"))
 		mt_jobsrc_note(s, "the sequence: data.max_prompt_length + data.max_response_length = "
 			       "%lld + %lld (verl's defaults where not given)", prompt, resp);
-	if (set(dyn) && mt_yaml_bool(dyn->val) == 1) {
+	if (verl_set(dyn) && mt_yaml_bool(dyn->val) == 1) {
 		micro = tok / (seq > 0 ? seq : 1);
 		if (micro < 1)
 			micro = 1;
@@ -271,8 +271,8 @@ static int optim_read(struct mt_jobsrc *s, const struct mt_yflat *f, const struc
 	pa = mt_yflat_get(f, k);
 	snprintf(k, sizeof(k), "%smegatron.override_ddp_config.grad_reduce_in_fp32", base);
 	over = mt_yflat_get(f, k);
-	if (mt_opt_dtype_parse(it->val) == MT_OD_BF16 && set(pa) && mt_yaml_bool(pa->val) == 1 &&
-	    !set(over))
+	if (mt_opt_dtype_parse(it->val) == MT_OD_BF16 && verl_set(pa) && mt_yaml_bool(pa->val) == 1 &&
+	    !verl_set(over))
 		return mt_jobsrc_field(s, "grad_reduce_in_bf16", "True", 0, it->line, orig, err);
 	return MT_OK;
 }
@@ -290,7 +290,7 @@ int mt_verl_read(struct mt_jobsrc *s, const struct mt_yflat *f, struct mt_error 
 	s->format = MT_JF_VERL;
 	snprintf(eng, sizeof(eng), "%smegatron.", base);
 	snprintf(opt, sizeof(opt), "%soptim.override_optimizer_config.", base);
-	if (get_int(s, f, eng, "tensor_model_parallel_size", 1, &tp, err) < 0 ||
+	if (verl_get_int(s, f, eng, "tensor_model_parallel_size", 1, &tp, err) < 0 ||
 	    (rc = verl_batch(s, f, base, err)) || (rc = verl_defaults(s, f, base, tp, err)))
 		return rc ? rc : MT_EINVAL;
 	for (i = 0; i < f->n; i++) {
@@ -316,10 +316,10 @@ int mt_verl_read(struct mt_jobsrc *s, const struct mt_yflat *f, struct mt_error 
 	}
 	mp = mt_yflat_get(f, !strcmp(base, ACTOR) ? "actor_rollout_ref.model.hf_config_path" :
 						      "critic.model.hf_config_path");
-	if (!set(mp))
+	if (!verl_set(mp))
 		mp = mt_yflat_get(f, !strcmp(base, ACTOR) ? "actor_rollout_ref.model.path" :
 							  "critic.model.path");
-	if (set(mp)) {
+	if (verl_set(mp)) {
 		snprintf(s->model_path, sizeof(s->model_path), "%s", mp->val);
 		s->model_path_line = mp->line;
 	}
@@ -374,7 +374,7 @@ static const char *const declared[] = {
 	"override_transformer_config.attention_backend", NULL,
 };
 
-static int put(struct mt_kv *o, int n, const char *key, const char *val)
+static int verl_put(struct mt_kv *o, int n, const char *key, const char *val)
 {
 	struct mt_kv kv;
 	size_t i;
@@ -408,14 +408,14 @@ static int optim_key(const struct mt_kv *b, struct mt_kv *o, int n)
 	int d;
 
 	if (!strcmp(f, "use_precision_aware_optimizer"))
-		return strcmp(b->val, "true") ? n : put(o, n, ACTOR "optim.use_precision_aware_optimizer",
+		return strcmp(b->val, "true") ? n : verl_put(o, n, ACTOR "optim.use_precision_aware_optimizer",
 							"true");
 	d = mt_opt_dtype_parse(b->val);
 	if (!strcmp(f, "main_params_dtype") && d == MT_OD_FP32)
 		return n;
 	if (strcmp(f, "main_params_dtype") && (d == MT_OD_FP32 || d == MT_OD_BF16)) {
 		snprintf(k, sizeof(k), ACTOR "optim.%s", f);
-		return put(o, n, k, mt_opt_dtype_name(d));
+		return verl_put(o, n, k, mt_opt_dtype_name(d));
 	}
 	snprintf(k, sizeof(k), "verl keeps %s in %s (verl/workers/config/optimizer.py: "
 		 "exp_avg_dtype and exp_avg_sq_dtype take fp32 or bf16; no main_params_dtype): "
@@ -472,10 +472,10 @@ static int from_bridge(const struct mt_kv *b, const struct mt_job *j, int dist_o
 		for (i = 0; engine_keys[i]; i++)
 			if (!strcmp(f, engine_keys[i])) {
 				snprintf(k, sizeof(k), ACTOR "megatron.%s", f);
-				return put(o, n, k, v);
+				return verl_put(o, n, k, v);
 			}
 		snprintf(k, sizeof(k), ACTOR "megatron.override_transformer_config.%s", f);
-		return put(o, n, k, v);
+		return verl_put(o, n, k, v);
 	}
 	if (!strncmp(b->key, "comm_overlap.", 13)) {
 		f = b->key + 13;
@@ -483,15 +483,15 @@ static int from_bridge(const struct mt_kv *b, const struct mt_job *j, int dist_o
 			return mt_kv_note(o, n, "p2p", "verl sets overlap_p2p_comm with VPP > 1 and "
 				     "batch_p2p_comm false itself (transformer_impl.py)");
 		snprintf(k, sizeof(k), ACTOR "megatron.override_transformer_config.%s", f);
-		return put(o, n, k, v);
+		return verl_put(o, n, k, v);
 	}
 	if (!strcmp(b->key, "ddp.use_distributed_optimizer") || !strcmp(b->key, "ddp.use_megatron_fsdp")) {
 		snprintf(k, sizeof(k), ACTOR "megatron.%s", b->key + 4);
-		return put(o, n, k, v);
+		return verl_put(o, n, k, v);
 	}
 	if (!strncmp(b->key, "ddp.", 4)) {
 		snprintf(k, sizeof(k), ACTOR "megatron.override_ddp_config.%s", b->key + 4);
-		return put(o, n, k, v);
+		return verl_put(o, n, k, v);
 	}
 	if (!strcmp(b->key, "optimizer.use_precision_aware_optimizer") ||
 	    (!strncmp(b->key, "optimizer.", 10) && strstr(b->key, "_dtype")))
@@ -500,17 +500,17 @@ static int from_bridge(const struct mt_kv *b, const struct mt_job *j, int dist_o
 		if (!strcmp(b->key, "optimizer.use_distributed_optimizer"))
 			return n;
 		snprintf(k, sizeof(k), ACTOR "optim.override_optimizer_config.%s", b->key + 10);
-		return put(o, n, k, v);
+		return verl_put(o, n, k, v);
 	}
 	if (!strcmp(b->key, "train.micro_batch_size"))
-		return put(o, n, ACTOR "ppo_micro_batch_size_per_gpu", v);
+		return verl_put(o, n, ACTOR "ppo_micro_batch_size_per_gpu", v);
 	if (!strcmp(b->key, "train.global_batch_size")) {
 		char t[256];
 
 		snprintf(t, sizeof(t), "the global batch of %.24s sequences is ppo_mini_batch_size prompts "
 			 "x rollout.n responses: with rollout.n = K give ppo_mini_batch_size = %.24s / K", v, v);
 		n = mt_kv_note(o, n, "batch", t);
-		return put(o, n, ACTOR "ppo_mini_batch_size", v);
+		return verl_put(o, n, ACTOR "ppo_mini_batch_size", v);
 	}
 	if (!strcmp(b->key, "dataset.seq_length")) {
 		char p[32], r[32], t[256];
@@ -521,8 +521,8 @@ static int from_bridge(const struct mt_kv *b, const struct mt_job *j, int dist_o
 			 "data.max_prompt_length + data.max_response_length: split it as the data "
 			 "needs", (long long)j->seq);
 		n = mt_kv_note(o, n, "seq", t);
-		n = put(o, n, "data.max_prompt_length", p);
-		return put(o, n, "data.max_response_length", r);
+		n = verl_put(o, n, "data.max_prompt_length", p);
+		return verl_put(o, n, "data.max_response_length", r);
 	}
 	if (!strcmp(b->key, "mixed_precision")) {
 		/* the weights kept quantised for the all-gather: TransformerConfig's
@@ -530,23 +530,23 @@ static int from_bridge(const struct mt_kv *b, const struct mt_job *j, int dist_o
 		 * --fp8-param-gather sets both */
 		int q = mt_param_gather_q(j, dist_opt);
 
-		n = put(o, n, ACTOR "megatron.dtype", "bfloat16");
+		n = verl_put(o, n, ACTOR "megatron.dtype", "bfloat16");
 		if (strstr(v, "nvfp4")) {
-			n = put(o, n, ACTOR "megatron.override_transformer_config.fp4", "e2m1");
-			n = put(o, n, ACTOR "megatron.override_transformer_config.fp4_recipe", "nvfp4");
+			n = verl_put(o, n, ACTOR "megatron.override_transformer_config.fp4", "e2m1");
+			n = verl_put(o, n, ACTOR "megatron.override_transformer_config.fp4_recipe", "nvfp4");
 			if (q) {
-				n = put(o, n, ACTOR "megatron.override_transformer_config.fp4_param", "true");
-				n = put(o, n, ACTOR "megatron.override_ddp_config.fp4_param_gather", "true");
+				n = verl_put(o, n, ACTOR "megatron.override_transformer_config.fp4_param", "true");
+				n = verl_put(o, n, ACTOR "megatron.override_ddp_config.fp4_param_gather", "true");
 			}
 			return n;
 		}
 		if (strstr(v, "fp8")) {
-			n = put(o, n, ACTOR "megatron.override_transformer_config.fp8", "hybrid");
-			n = put(o, n, ACTOR "megatron.override_transformer_config.fp8_recipe",
+			n = verl_put(o, n, ACTOR "megatron.override_transformer_config.fp8", "hybrid");
+			n = verl_put(o, n, ACTOR "megatron.override_transformer_config.fp8_recipe",
 				mt_fp8_recipe_name(j->fp8_recipe));
 			if (q) {
-				n = put(o, n, ACTOR "megatron.override_transformer_config.fp8_param", "true");
-				n = put(o, n, ACTOR "megatron.override_ddp_config.fp8_param_gather", "true");
+				n = verl_put(o, n, ACTOR "megatron.override_transformer_config.fp8_param", "true");
+				n = verl_put(o, n, ACTOR "megatron.override_ddp_config.fp8_param_gather", "true");
 			}
 			/* the MXFP8 gather in BF16 needs the reuse in both configs:
 			 * the optimizer stages the master weights into the gather
@@ -554,9 +554,9 @@ static int from_bridge(const struct mt_kv *b, const struct mt_job *j, int dist_o
 			 * optimizer/optimizer.py:800-808), and verl builds its
 			 * OptimizerConfig from override_optimizer_config alone */
 			if (mt_param_ag_recast(j, dist_opt) > 0) {
-				n = put(o, n, ACTOR "megatron.override_ddp_config."
+				n = verl_put(o, n, ACTOR "megatron.override_ddp_config."
 					"reuse_grad_buf_for_mxfp8_param_ag", "true");
-				n = put(o, n, ACTOR "optim.override_optimizer_config."
+				n = verl_put(o, n, ACTOR "optim.override_optimizer_config."
 					"reuse_grad_buf_for_mxfp8_param_ag", "true");
 				n = mt_kv_note(o, n, "overlap_param_gather",
 					       "MXFP8 weights with the parameter gather overlapped: "
@@ -599,7 +599,7 @@ int mt_verl_keys(const struct mt_model *m, const struct mt_job *j, const struct 
 		if (!strcmp(kv.key, "#mixed_precision.grad_reduce_in_fp32")) {
 			/* verl's engine takes it from override_ddp_config
 			 * (transformer_impl.py: only when the key is not given) */
-			n = put(o, n, ACTOR "megatron.override_ddp_config.grad_reduce_in_fp32", "false");
+			n = verl_put(o, n, ACTOR "megatron.override_ddp_config.grad_reduce_in_fp32", "false");
 			continue;
 		}
 		if (mt_kv_is_note(&kv)) {

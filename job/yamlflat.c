@@ -8,7 +8,7 @@
 
 #define MAX_DEPTH 32
 
-static int push(struct mt_yflat *f, const char *path, const char *val, int line, int list,
+static int yamlflat_push(struct mt_yflat *f, const char *path, const char *val, int line, int list,
 		int null, int quoted)
 {
 	struct mt_yitem *it;
@@ -60,7 +60,7 @@ static int walk(yaml_document_t *d, yaml_node_t *n, const char *path, int depth,
 		return 0;
 	switch (n->type) {
 	case YAML_SCALAR_NODE:
-		return push(f, path, (const char *)n->data.scalar.value, (int)n->start_mark.line + 1, 0,
+		return yamlflat_push(f, path, (const char *)n->data.scalar.value, (int)n->start_mark.line + 1, 0,
 			    plain_null(n), quoted(n));
 	case YAML_SEQUENCE_NODE:
 		words[0] = '\0';
@@ -74,7 +74,7 @@ static int walk(yaml_document_t *d, yaml_node_t *n, const char *path, int depth,
 		}
 		if (o >= sizeof(words))
 			words[sizeof(words) - 1] = '\0';
-		return push(f, path, words, (int)n->start_mark.line + 1, 1, 0, 0);
+		return yamlflat_push(f, path, words, (int)n->start_mark.line + 1, 1, 0, 0);
 	case YAML_MAPPING_NODE:
 		for (p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
 			yaml_node_t *k = yaml_document_get_node(d, p->key);
@@ -95,7 +95,7 @@ static int walk(yaml_document_t *d, yaml_node_t *n, const char *path, int depth,
 	}
 }
 
-static struct mt_yitem *find(const struct mt_yflat *f, const char *path)
+static struct mt_yitem *yamlflat_find(const struct mt_yflat *f, const char *path)
 {
 	int i;
 
@@ -107,7 +107,7 @@ static struct mt_yitem *find(const struct mt_yflat *f, const char *path)
 
 const struct mt_yitem *mt_yflat_get(const struct mt_yflat *f, const char *path)
 {
-	return find(f, path);
+	return yamlflat_find(f, path);
 }
 
 int mt_yflat_has_section(const struct mt_yflat *f, const char *prefix)
@@ -146,7 +146,7 @@ static void resolve(struct mt_yflat *f, struct mt_yitem *it, int depth)
 		return; /* another resolver (oc.env, ...): left as written */
 	}
 	snprintf(ref, sizeof(ref), "%.*s", (int)l, s);
-	to = find(f, ref);
+	to = yamlflat_find(f, ref);
 	if (to && to != it) {
 		resolve(f, to, depth + 1);
 		snprintf(it->val, sizeof(it->val), "%s", to->val);

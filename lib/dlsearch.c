@@ -43,7 +43,7 @@ static void say(struct trail *t, const char *fmt, ...)
 		t->pos = t->n - 1;
 }
 
-static void copy(char *dst, size_t n, const char *src)
+static void dlsearch_copy(char *dst, size_t n, const char *src)
 {
 	size_t k = strlen(src);
 
@@ -59,9 +59,9 @@ static void mapped_path(void *h, const char *fallback, char *out, size_t n)
 	struct link_map *lm = NULL;
 
 	if (dlinfo(h, RTLD_DI_LINKMAP, &lm) == 0 && lm && lm->l_name && lm->l_name[0])
-		copy(out, n, lm->l_name);
+		dlsearch_copy(out, n, lm->l_name);
 	else
-		copy(out, n, fallback);
+		dlsearch_copy(out, n, fallback);
 }
 
 static int loaded(void *h, const char *fallback, const char *from, struct mt_dl_found *f,
@@ -152,7 +152,7 @@ static int add_sites(char (*list)[PATH_MAX], int n, const char *pattern)
 		if (!realpath(g.gl_pathv[i], real))
 			continue;
 		if (!seen_dir(list, n, real))
-			copy(list[n++], PATH_MAX, real);
+			dlsearch_copy(list[n++], PATH_MAX, real);
 	}
 	globfree(&g);
 	return n;
@@ -177,7 +177,7 @@ static int add_interpreter(char (*list)[PATH_MAX], int n, const char *exe)
 {
 	char prefix[PATH_MAX], *slash;
 
-	copy(prefix, sizeof(prefix), exe);
+	dlsearch_copy(prefix, sizeof(prefix), exe);
 	if (!(slash = strrchr(prefix, '/')))
 		return n;
 	*slash = 0;                       /* .../bin */
@@ -263,7 +263,7 @@ static int try_toolkit(const struct mt_dl_spec *s, struct trail *t, void **h)
 			dup |= !strcmp(seen[j], real);
 		if (dup)
 			continue;
-		copy(seen[n++], PATH_MAX, real);
+		dlsearch_copy(seen[n++], PATH_MAX, real);
 		if (try_dirs(s, homes[i], s->toolkit_dirs, t, h))
 			return 1;
 		say(t, "; %s/{%s}", homes[i], s->toolkit_dirs);

@@ -247,12 +247,12 @@ const char *mt_jpath_index(char *buf, size_t cap, const char *where, int index)
 	return buf;
 }
 
-static const cJSON *member(const cJSON *obj, const char *key)
+static const cJSON *jsonr_member(const cJSON *obj, const char *key)
 {
 	return cJSON_GetObjectItemCaseSensitive(obj, key);
 }
 
-static int missing(const struct mt_jpos *at, const char *key, const char *what,
+static int jsonr_missing(const struct mt_jpos *at, const char *key, const char *what,
 		   struct mt_error *err)
 {
 	char p[256];
@@ -292,7 +292,7 @@ static int wrong(const struct mt_jpos *at, const char *key, const char *what,
 int mt_jnum(const struct mt_jpos *at, const cJSON *obj, const char *key, int required,
 	    double lo, double hi, double *out, struct mt_error *err)
 {
-	const cJSON *v = member(obj, key);
+	const cJSON *v = jsonr_member(obj, key);
 	char what[128];
 
 	if (hi >= 1e300)
@@ -300,7 +300,7 @@ int mt_jnum(const struct mt_jpos *at, const cJSON *obj, const char *key, int req
 	else
 		snprintf(what, sizeof(what), "a number in [%g, %g]", lo, hi);
 	if (!v || cJSON_IsNull(v))
-		return required ? missing(at, key, what, err) : 0;
+		return required ? jsonr_missing(at, key, what, err) : 0;
 	if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || v->valuedouble < lo ||
 	    v->valuedouble > hi)
 		return wrong(at, key, what, v, err);
@@ -311,13 +311,13 @@ int mt_jnum(const struct mt_jpos *at, const cJSON *obj, const char *key, int req
 int mt_jint(const struct mt_jpos *at, const cJSON *obj, const char *key, int required,
 	    int64_t lo, int64_t hi, int64_t *out, struct mt_error *err)
 {
-	const cJSON *v = member(obj, key);
+	const cJSON *v = jsonr_member(obj, key);
 	char what[128];
 	double d;
 
 	snprintf(what, sizeof(what), "an integer in [%lld, %lld]", (long long)lo, (long long)hi);
 	if (!v || cJSON_IsNull(v))
-		return required ? missing(at, key, what, err) : 0;
+		return required ? jsonr_missing(at, key, what, err) : 0;
 	if (!cJSON_IsNumber(v))
 		return wrong(at, key, what, v, err);
 	d = v->valuedouble;
@@ -341,12 +341,12 @@ int mt_jint32(const struct mt_jpos *at, const cJSON *obj, const char *key, int r
 int mt_jstr(const struct mt_jpos *at, const cJSON *obj, const char *key, int required,
 	    char *out, size_t cap, struct mt_error *err)
 {
-	const cJSON *v = member(obj, key);
+	const cJSON *v = jsonr_member(obj, key);
 	char what[64];
 
 	snprintf(what, sizeof(what), "a string of at most %zu characters", cap - 1);
 	if (!v || cJSON_IsNull(v))
-		return required ? missing(at, key, "a string", err) : 0;
+		return required ? jsonr_missing(at, key, "a string", err) : 0;
 	if (!cJSON_IsString(v) || strlen(v->valuestring) >= cap)
 		return wrong(at, key, what, v, err);
 	if (!text_ok(v->valuestring))
@@ -358,10 +358,10 @@ int mt_jstr(const struct mt_jpos *at, const cJSON *obj, const char *key, int req
 int mt_jbool(const struct mt_jpos *at, const cJSON *obj, const char *key, int required,
 	     int *out, struct mt_error *err)
 {
-	const cJSON *v = member(obj, key);
+	const cJSON *v = jsonr_member(obj, key);
 
 	if (!v || cJSON_IsNull(v))
-		return required ? missing(at, key, "true or false", err) : 0;
+		return required ? jsonr_missing(at, key, "true or false", err) : 0;
 	if (!cJSON_IsBool(v))
 		return wrong(at, key, "true or false", v, err);
 	*out = cJSON_IsTrue(v) ? 1 : 0;
@@ -371,10 +371,10 @@ int mt_jbool(const struct mt_jpos *at, const cJSON *obj, const char *key, int re
 int mt_jobj(const struct mt_jpos *at, const cJSON *obj, const char *key, int required,
 	    const cJSON **out, struct mt_error *err)
 {
-	const cJSON *v = member(obj, key);
+	const cJSON *v = jsonr_member(obj, key);
 
 	if (!v || cJSON_IsNull(v))
-		return required ? missing(at, key, "an object", err) : 0;
+		return required ? jsonr_missing(at, key, "an object", err) : 0;
 	if (!cJSON_IsObject(v))
 		return wrong(at, key, "an object", v, err);
 	*out = v;
@@ -384,10 +384,10 @@ int mt_jobj(const struct mt_jpos *at, const cJSON *obj, const char *key, int req
 int mt_jarr(const struct mt_jpos *at, const cJSON *obj, const char *key, int required,
 	    const cJSON **out, struct mt_error *err)
 {
-	const cJSON *v = member(obj, key);
+	const cJSON *v = jsonr_member(obj, key);
 
 	if (!v || cJSON_IsNull(v))
-		return required ? missing(at, key, "an array", err) : 0;
+		return required ? jsonr_missing(at, key, "an array", err) : 0;
 	if (!cJSON_IsArray(v))
 		return wrong(at, key, "an array", v, err);
 	*out = v;

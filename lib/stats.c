@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int cmp_double(const void *a, const void *b)
+static int stats_cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
 	return (x > y) - (x < y);
@@ -122,7 +122,7 @@ static double cv_of(const double *x, int n)
 
 void mt_stats_compute(double *x, int n, struct mt_stats *out)
 {
-	qsort(x, (size_t)n, sizeof(*x), cmp_double);
+	qsort(x, (size_t)n, sizeof(*x), stats_cmp_double);
 	out->n = n;
 	out->min = x[0];
 	out->max = x[n - 1];

@@ -62,7 +62,7 @@ static size_t width(const char *s)
 	return n;
 }
 
-static void put(struct sbuf *sb, const char *s, size_t w, int left)
+static void table_put(struct sbuf *sb, const char *s, size_t w, int left)
 {
 	size_t n = width(s);
 
@@ -83,7 +83,7 @@ static void row(struct sbuf *sb, const struct mt_table *t, const size_t *w,
 	for (i = 0; i < t->ncols; i++) {
 		if (i)
 			sbuf_adds(sb, "  ");
-		put(sb, cells[i], w[i], t->left[i]);
+		table_put(sb, cells[i], w[i], t->left[i]);
 	}
 	/* strip trailing blanks */
 	while (sb->len > end && sb->buf[sb->len - 1] == ' ')

@@ -41,7 +41,7 @@
 
 /* ------------------------------------------------------------------ plan */
 
-static double elem_bytes(int dt)
+static double attention_elem_bytes(int dt)
 {
 	return dt == MT_DT_FP8 ? 1 : dt == MT_DT_FP32 || dt == MT_DT_TF32 ? 4 : 2;
 }
@@ -49,7 +49,7 @@ static double elem_bytes(int dt)
 /* Q, K, V and O */
 static double qkvo_bytes(int dt, int b, int h, int g, int s, int d)
 {
-	return (double)b * s * d * (2.0 * h + 2.0 * g) * elem_bytes(dt);
+	return (double)b * s * d * (2.0 * h + 2.0 * g) * attention_elem_bytes(dt);
 }
 
 static double fwd_flops(int b, int h, int s, int d, int causal)
@@ -59,7 +59,7 @@ static double fwd_flops(int b, int h, int s, int d, int causal)
 	return causal ? f / 2 : f;
 }
 
-static struct mt_case *add(struct mt_plan_buf *p, int dt, int b, int h, int g, int d, int s,
+static struct mt_case *attention_add(struct mt_plan_buf *p, int dt, int b, int h, int g, int d, int s,
 			   int causal, int bwd, const char *origin)
 {
 	struct mt_case *c = mt_plan_push(p);
@@ -89,7 +89,7 @@ static struct mt_case *add(struct mt_plan_buf *p, int dt, int b, int h, int g, i
 static void add_model(struct mt_plan_buf *p, int dt, int b, int h, int g, int d, int s, int bwd,
 		      const char *cap)
 {
-	struct mt_case *c = add(p, dt, b, h, g, d, s, 1, bwd, "attn");
+	struct mt_case *c = attention_add(p, dt, b, h, g, d, s, 1, bwd, "attn");
 	struct mt_case *old;
 
 	if (!c)
@@ -168,7 +168,7 @@ int mt_plan_attention(const struct mt_probe_ctx *ctx, struct mt_case **cases, in
 							int b = cuda ? (CUDA_TOKENS / seq[i] > 0 ? CUDA_TOKENS / seq[i] : 1) : 1;
 
 							if (mt_plan_in_limits(o, qkvo_bytes(dt, b, hk[l][0], hk[l][1], seq[i], hd[j])))
-								add(&p, dt, b, hk[l][0], hk[l][1], hd[j], seq[i], causal, bwd, "sweep");
+								attention_add(&p, dt, b, hk[l][0], hk[l][1], hd[j], seq[i], causal, bwd, "sweep");
 						}
 	}
 	if (o->model && *o->model) {
@@ -233,7 +233,7 @@ struct attn_state {
 	float *sb, *pb;                  /* BLK x S scratch */
 };
 
-static int cpu_applicable(const struct mt_probe_ctx *ctx, struct mt_error *err)
+static int attention_cpu_applicable(const struct mt_probe_ctx *ctx, struct mt_error *err)
 {
 	(void)ctx;
 	(void)err;
@@ -250,7 +250,7 @@ static size_t kvoff(const struct attn_state *s, int b, int g)
 	return ((size_t)b * (size_t)s->G + (size_t)g) * (size_t)s->S * (size_t)s->D;
 }
 
-static void forward(struct attn_state *s)
+static void attention_forward(struct attn_state *s)
 {
 	int S = s->S, D = s->D, b, h, r0, i, j;
 
@@ -382,7 +382,7 @@ static void once(struct attn_state *s)
 	if (s->bwd)
 		backward(s);
 	else
-		forward(s);
+		attention_forward(s);
 }
 
 static void attn_ops(void *state, int count)
@@ -450,7 +450,7 @@ static int attn_setup(const struct mt_probe_ctx *ctx, struct mt_case *c, void **
 	if (s->bwd) {
 		mt_fill_float(s->dout, qn, 15);
 		mt_fill_float(s->dq, qn, 16);
-		forward(s); /* O and the log-sum-exp are inputs of the backward */
+		attention_forward(s); /* O and the log-sum-exp are inputs of the backward */
 	}
 	c->inner = mt_cpu_calibrate(ctx, attn_ops, s);
 	*state = s;
@@ -716,7 +716,7 @@ void mt_attention_cpu_tensors(void *state, struct mt_attn_tensors *t)
 }
 
 const struct mt_probe_ops mt_attention_cpu = {
-	.applicable = cpu_applicable,
+	.applicable = attention_cpu_applicable,
 	.plan = mt_plan_attention,
 	.setup = attn_setup,
 	.run = attn_run,

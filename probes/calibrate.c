@@ -275,7 +275,7 @@ static double rate_of(const cJSON *r)
 	return mt_jget_num(r, "gbps", 0);
 }
 
-static int usable(const cJSON *r)
+static int calibrate_usable(const cJSON *r)
 {
 	return !strcmp(mt_jget_str(r, "verified"), "yes") &&
 	       cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(r, "time_us"));
@@ -332,7 +332,7 @@ static int group_records(const cJSON *records, struct rgroups *out)
 	}
 	i = 0;
 	cJSON_ArrayForEach(r, records) {
-		if (usable(r)) {
+		if (calibrate_usable(r)) {
 			out->it[k].r = r;
 			out->it[k++].i = i;
 		}
@@ -358,7 +358,7 @@ static void groups_free(struct rgroups *gr)
 	free(gr->g);
 }
 
-static const cJSON *member(const struct rgroups *gr, int g, int j)
+static const cJSON *calibrate_member(const struct rgroups *gr, int g, int j)
 {
 	return gr->it[gr->g[g].start + j].r;
 }
@@ -375,12 +375,12 @@ int mt_find_outliers(const cJSON *records, double margin_pct, struct mt_outlier 
 		return 0;
 	v = calloc((size_t)cJSON_GetArraySize(records) + 1, sizeof(double));
 	for (g = 0; v && g < gr.ng; g++) {
-		const cJSON *f = member(&gr, g, 0);
+		const cJSON *f = calibrate_member(&gr, g, 0);
 		int k = 0, hosts2 = 0;
 		double med;
 
 		for (j = 0; j < gr.g[g].n; j++) {
-			const cJSON *r = member(&gr, g, j);
+			const cJSON *r = calibrate_member(&gr, g, j);
 
 			if (mt_jget_num(r, "rank", -1) < 0 || rate_of(r) <= 0)
 				continue;
@@ -391,7 +391,7 @@ int mt_find_outliers(const cJSON *records, double margin_pct, struct mt_outlier 
 			continue;
 		med = mt_median(v, (size_t)k);
 		for (j = 0; j < gr.g[g].n; j++) {
-			const cJSON *r = member(&gr, g, j);
+			const cJSON *r = calibrate_member(&gr, g, j);
 			double below = 100.0 * (1 - rate_of(r) / med);
 
 			if (mt_jget_num(r, "rank", -1) < 0 || rate_of(r) <= 0 || below <= margin_pct)
@@ -433,12 +433,12 @@ int mt_calib_size(const struct mt_calib *b, int g)
 
 const cJSON *mt_calib_record(const struct mt_calib *b, int g, int j)
 {
-	return member(b->groups, g, j);
+	return calibrate_member(b->groups, g, j);
 }
 
 const cJSON *mt_calib_case(const struct mt_calib *b, int g)
 {
-	return cJSON_GetObjectItemCaseSensitive(member(b->groups, g, 0), "case");
+	return cJSON_GetObjectItemCaseSensitive(calibrate_member(b->groups, g, 0), "case");
 }
 
 int mt_calib_aggregate(const struct mt_calib *b, int g, struct mt_stats *st, double *time_med,
@@ -456,7 +456,7 @@ int mt_calib_aggregate(const struct mt_calib *b, int g, struct mt_stats *st, dou
 	memset(st, 0, sizeof(*st));
 	st->min = 1e300;
 	for (j = 0; j < n; j++) {
-		const cJSON *r = member(gr, g, j), *s = cJSON_GetObjectItemCaseSensitive(r, "rate");
+		const cJSON *r = calibrate_member(gr, g, j), *s = cJSON_GetObjectItemCaseSensitive(r, "rate");
 		double rt = rate_of(r);
 
 		rate[j] = rt;
@@ -503,7 +503,7 @@ static void set_num(cJSON *o, const char *key, double v)
 	cJSON_AddNumberToObject(o, key, v);
 }
 
-static void set_str(cJSON *o, const char *key, const char *v)
+static void calibrate_set_str(cJSON *o, const char *key, const char *v)
 {
 	cJSON_DeleteItemFromObjectCaseSensitive(o, key);
 	cJSON_AddStringToObject(o, key, v);
@@ -559,7 +559,7 @@ static void profile_gpu(const struct mt_calib *b, const char *base, cJSON *gpu, 
 	double base_gpn;
 	int dt, seen;
 
-	set_str(gpu, "name", tg->name);
+	calibrate_set_str(gpu, "name", tg->name);
 	set_num(gpu, "memory_bytes", tg->memory_bytes);
 	set_num(gpu, "sm_count", tg->sm_count);
 	set_num(gpu, "compute_capability", tg->cc_major + tg->cc_minor / 10.0);
@@ -576,7 +576,7 @@ static void profile_gpu(const struct mt_calib *b, const char *base, cJSON *gpu, 
 		mt_profile_add_source(b->doc, "derived-peaks", "derived",
 				      "Unknown GPU: the peak of each type is the best rate "
 				      "measured, HBM bandwidth from the memory clock and bus width");
-		set_str(gpu, "source", "derived-peaks");
+		calibrate_set_str(gpu, "source", "derived-peaks");
 	}
 	seen = in->ranks_per_node > 1 ? in->ranks_per_node : in->topo->ngpus;
 	base_gpn = base ? mt_jget_num(node, "gpus_per_node", 0) : 0;
@@ -600,7 +600,7 @@ static void profile_gpu(const struct mt_calib *b, const char *base, cJSON *gpu, 
 	}
 	if (!base) {
 		set_num(node, "nics_per_node", 0);
-		set_str(node, "source", b->src);
+		calibrate_set_str(node, "source", b->src);
 	}
 	if (b->nvlink_busbw >= 0.1) /* the reader's floor; a GPU link is far above it */
 		set_num(node, "nvlink_gbps", b->nvlink_busbw);
@@ -621,7 +621,7 @@ static void profile_cpu(const struct mt_calib *b, cJSON *gpu, cJSON *node)
 	cJSON *pk;
 
 	snprintf(name, sizeof(name), "CPU: %s", h0 ? h0->cpu_model : "unknown");
-	set_str(gpu, "name", name);
+	calibrate_set_str(gpu, "name", name);
 	set_num(gpu, "memory_bytes", h0 && h0->mem_bytes >= 1e9 ? h0->mem_bytes : 1e9);
 	set_num(gpu, "sm_count", h0 ? h0->cores : 1);
 	set_num(gpu, "hbm_gbps", membw > 1 ? membw : 1);
@@ -634,7 +634,7 @@ static void profile_cpu(const struct mt_calib *b, cJSON *gpu, cJSON *node)
 			      "measured; bf16 runs at the FP32 rate (no bf16 GEMM in OpenBLAS "
 			      "here); memory bandwidth and the intra-node link rate are the "
 			      "STREAM triad measured");
-	set_str(gpu, "source", "cpu-derived");
+	calibrate_set_str(gpu, "source", "cpu-derived");
 	set_num(node, "gpus_per_node", in->ranks_per_node > 0 ? in->ranks_per_node : 1);
 	set_num(node, "nvlink_domain", in->ranks_per_node > 0 ? in->ranks_per_node : 1);
 	if (in->ranks_per_node > 1)
@@ -649,7 +649,7 @@ static void profile_cpu(const struct mt_calib *b, cJSON *gpu, cJSON *node)
 	set_num(node, "numa_nodes", h0 ? h0->numa_nodes : 1);
 	if (h0 && h0->mem_bytes >= 1e9) /* MemTotal of /proc/meminfo */
 		set_num(node, "host_memory_bytes", h0->mem_bytes);
-	set_str(node, "source", "measured");
+	calibrate_set_str(node, "source", "measured");
 	if (membw > 0)
 		mt_profile_memory_bandwidth(b->doc, "stream-triad", membw, b->src);
 }

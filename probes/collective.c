@@ -217,7 +217,7 @@ struct cst {
 	int op;
 };
 
-static int cpu_applicable(const struct mt_probe_ctx *ctx, struct mt_error *err)
+static int collective_cpu_applicable(const struct mt_probe_ctx *ctx, struct mt_error *err)
 {
 	if (ctx->world->size < 2)
 		return mt_error_set(err, MT_EUNSUPPORTED,
@@ -396,7 +396,7 @@ static void cpu_extra(void *state, const struct mt_case *c, char *buf, size_t n)
 }
 
 const struct mt_probe_ops mt_collective_cpu = {
-	.applicable = cpu_applicable,
+	.applicable = collective_cpu_applicable,
 	.plan = mt_plan_collective,
 	.setup = cpu_setup,
 	.run = cpu_run,

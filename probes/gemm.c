@@ -31,7 +31,7 @@
 
 /* ------------------------------------------------------------------ plan */
 
-static double elem_bytes(int dt)
+static double gemm_elem_bytes(int dt)
 {
 	switch (dt) {
 	case MT_DT_FP8: return 1;
@@ -43,9 +43,9 @@ static double elem_bytes(int dt)
 /* A, B and D; FP8 GEMMs write BF16 (as Transformer Engine does). */
 static double operand_bytes(int dt, double m, double n, double k)
 {
-	double out = dt == MT_DT_FP8 ? 2 : elem_bytes(dt);
+	double out = dt == MT_DT_FP8 ? 2 : gemm_elem_bytes(dt);
 
-	return (m * k + k * n) * elem_bytes(dt) + m * n * out;
+	return (m * k + k * n) * gemm_elem_bytes(dt) + m * n * out;
 }
 
 struct shape {
@@ -67,7 +67,7 @@ static int split(const struct mt_model *md, const char *what, long long v, int t
 	return MT_OK;
 }
 
-static void put(struct shape *s, int *n, const char *origin, const char *name, long long m,
+static void gemm_put(struct shape *s, int *n, const char *origin, const char *name, long long m,
 		long long nn, long long k)
 {
 	if (*n >= MAX_SHAPES)
@@ -99,27 +99,27 @@ static int model_shapes(const struct mt_model *md, int tp, long long tokens, int
 		if ((rc = split(md, "attention heads", md->heads, tp, &a, err)))
 			return rc;
 		if (md->q_lora_rank > 0) {
-			put(s, ns, "qkv", "q down", tokens, md->q_lora_rank, h);
-			put(s, ns, "qkv", "q up", tokens, a * qk, md->q_lora_rank);
+			gemm_put(s, ns, "qkv", "q down", tokens, md->q_lora_rank, h);
+			gemm_put(s, ns, "qkv", "q up", tokens, a * qk, md->q_lora_rank);
 		} else {
-			put(s, ns, "qkv", "q", tokens, a * qk, h);
+			gemm_put(s, ns, "qkv", "q", tokens, a * qk, h);
 		}
-		put(s, ns, "qkv", "kv down", tokens, md->kv_lora_rank + md->qk_rope_dim, h);
-		put(s, ns, "qkv", "kv up", tokens, a * (md->qk_nope_dim + md->v_head_dim),
+		gemm_put(s, ns, "qkv", "kv down", tokens, md->kv_lora_rank + md->qk_rope_dim, h);
+		gemm_put(s, ns, "qkv", "kv up", tokens, a * (md->qk_nope_dim + md->v_head_dim),
 		    md->kv_lora_rank);
-		put(s, ns, "attn_out", "attn out", tokens, h, a * md->v_head_dim);
+		gemm_put(s, ns, "attn_out", "attn out", tokens, h, a * md->v_head_dim);
 	} else {
 		if ((rc = split(md, "attention heads", md->heads, tp, &a, err)) ||
 		    (rc = split(md, "key/value heads", md->kv_heads, tp, &b, err)))
 			return rc;
-		put(s, ns, "qkv", "qkv", tokens, (a + 2 * b) * md->head_dim, h);
-		put(s, ns, "attn_out", "attn out", tokens, h, a * md->head_dim);
+		gemm_put(s, ns, "qkv", "qkv", tokens, (a + 2 * b) * md->head_dim, h);
+		gemm_put(s, ns, "attn_out", "attn out", tokens, h, a * md->head_dim);
 	}
 	if (md->experts == 0 || md->moe_layers < md->layers) {
 		if ((rc = split(md, "ffn size", md->ffn, tp, &a, err)))
 			return rc;
-		put(s, ns, "mlp_up", "mlp up", tokens, (md->gated ? 2 : 1) * a, h);
-		put(s, ns, "mlp_down", "mlp down", tokens, h, a);
+		gemm_put(s, ns, "mlp_up", "mlp up", tokens, (md->gated ? 2 : 1) * a, h);
+		gemm_put(s, ns, "mlp_down", "mlp down", tokens, h, a);
 	}
 	if (md->experts > 0) {
 		long long routed = (tokens * md->topk + md->experts - 1) / md->experts;
@@ -130,19 +130,19 @@ static int model_shapes(const struct mt_model *md, int tp, long long tokens, int
 			routed = 1;
 		if ((rc = split(md, "expert ffn size", md->moe_ffn, tp, &a, err)))
 			return rc;
-		put(s, ns, "expert", "expert up", routed, (md->gated ? 2 : 1) * a, h);
-		put(s, ns, "expert", "expert down", routed, h, a);
+		gemm_put(s, ns, "expert", "expert up", routed, (md->gated ? 2 : 1) * a, h);
+		gemm_put(s, ns, "expert", "expert down", routed, h, a);
 		if (md->shared_ffn > 0) {
 			if ((rc = split(md, "shared expert ffn size", md->shared_ffn, tp, &a, err)))
 				return rc;
-			put(s, ns, "mlp_up", "shared up", tokens, (md->gated ? 2 : 1) * a, h);
-			put(s, ns, "mlp_down", "shared down", tokens, h, a);
+			gemm_put(s, ns, "mlp_up", "shared up", tokens, (md->gated ? 2 : 1) * a, h);
+			gemm_put(s, ns, "mlp_down", "shared down", tokens, h, a);
 		}
 	}
 	return MT_OK;
 }
 
-static struct mt_case *add(struct mt_plan_buf *p, int dt, long long m, long long n, long long k,
+static struct mt_case *gemm_add(struct mt_plan_buf *p, int dt, long long m, long long n, long long k,
 			   const char *origin)
 {
 	struct mt_case *c = mt_plan_push(p);
@@ -167,10 +167,10 @@ static void add_sweep(struct mt_plan_buf *p, const struct mt_probe_opts *o, int 
 
 	for (i = 0; i < nsq; i++)
 		if (mt_plan_in_limits(o, operand_bytes(dt, sq[i], sq[i], sq[i])))
-			add(p, dt, sq[i], sq[i], sq[i], "sweep");
+			gemm_add(p, dt, sq[i], sq[i], sq[i], "sweep");
 	for (i = 0; i < nns; i++)
 		if (mt_plan_in_limits(o, operand_bytes(dt, ns[i][0], ns[i][1], ns[i][2])))
-			add(p, dt, ns[i][0], ns[i][1], ns[i][2], "sweep");
+			gemm_add(p, dt, ns[i][0], ns[i][1], ns[i][2], "sweep");
 }
 
 int mt_plan_gemm(const struct mt_probe_ctx *ctx, struct mt_case **cases, int *n,
@@ -256,7 +256,7 @@ int mt_plan_gemm(const struct mt_probe_ctx *ctx, struct mt_case **cases, int *n,
 					nn = nn > CPU_DIM_CAP ? CPU_DIM_CAP : nn;
 					k = k > CPU_DIM_CAP ? CPU_DIM_CAP : k;
 				}
-				if (!(c = add(&p, dt, m, nn, k, s[i].origin)))
+				if (!(c = gemm_add(&p, dt, m, nn, k, s[i].origin)))
 					break;
 				if (m != s[i].m || nn != s[i].n || k != s[i].k)
 					snprintf(c->label, sizeof(c->label),
@@ -286,7 +286,7 @@ struct gemm_state {
 	float *a, *b, *d;
 };
 
-static int cpu_applicable(const struct mt_probe_ctx *ctx, struct mt_error *err)
+static int gemm_cpu_applicable(const struct mt_probe_ctx *ctx, struct mt_error *err)
 {
 	(void)ctx;
 	(void)err;
@@ -461,7 +461,7 @@ void mt_gemm_cpu_damage(void *state)
 }
 
 const struct mt_probe_ops mt_gemm_cpu = {
-	.applicable = cpu_applicable,
+	.applicable = gemm_cpu_applicable,
 	.plan = mt_plan_gemm,
 	.setup = gemm_setup,
 	.run = gemm_run,

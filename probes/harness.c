@@ -66,7 +66,7 @@ static void *group_comm(const struct mt_probe_ctx *ctx, int g)
 
 /* ---------------------------------------------------------------- run */
 
-static void summarise(struct mt_measurement *m, double *samples, int n)
+static void harness_summarise(struct mt_measurement *m, double *samples, int n)
 {
 	const struct mt_case *c = &m->c;
 	double t;
@@ -90,7 +90,7 @@ static void summarise(struct mt_measurement *m, double *samples, int n)
 }
 
 /* All ranks agree: the worst status (most negative) wins. */
-static int agree(const struct mt_world *w, int rc)
+static int harness_agree(const struct mt_world *w, int rc)
 {
 	int v = rc;
 
@@ -109,7 +109,7 @@ struct runctx {
 /* Measure one case on this rank (device probes) or with the group
  * (collective probes).  Fills *m; returns MT_OK, or an error for the case
  * (recorded, the run goes on) with m->verified = -1 and the reason. */
-static int measure(struct runctx *r, struct mt_case *c, struct mt_measurement *m)
+static int harness_measure(struct runctx *r, struct mt_case *c, struct mt_measurement *m)
 {
 	const struct mt_probe_opts *o = r->ctx->opts;
 	const struct mt_world *w = r->ctx->world;
@@ -133,7 +133,7 @@ static int measure(struct runctx *r, struct mt_case *c, struct mt_measurement *m
 	if (coll) {
 		double inner = c->inner;
 
-		rc = agree(w, rc);
+		rc = harness_agree(w, rc);
 		if (rc == MT_OK) { /* every rank of a group runs the same count */
 			mt_world_max(w, &inner, 1);
 			c->inner = (int)inner;
@@ -164,7 +164,7 @@ static int measure(struct runctx *r, struct mt_case *c, struct mt_measurement *m
 			/* nccl-tests: the time is the mean over the ranks that ran */
 			double v[2] = { s, s > 0 ? 1 : 0 };
 
-			if (agree(w, rc) && !rc)
+			if (harness_agree(w, rc) && !rc)
 				rc = mt_error_set(&e, MT_EIO, "another rank failed");
 			mt_world_sum(w, v, 2);
 			s = v[1] > 0 ? v[0] / v[1] : 0;
@@ -178,7 +178,7 @@ static int measure(struct runctx *r, struct mt_case *c, struct mt_measurement *m
 		int vr = r->ops->verify(state, c, &e);
 
 		if (coll)
-			vr = agree(w, vr);
+			vr = harness_agree(w, vr);
 		if (vr) {
 			m->verified = -1;
 			snprintf(m->note, sizeof(m->note), "verification failed: %.200s",
@@ -191,7 +191,7 @@ static int measure(struct runctx *r, struct mt_case *c, struct mt_measurement *m
 	m->nsamples = reps < MT_MAX_SAMPLES ? reps : MT_MAX_SAMPLES;
 	for (i = 0; i < m->nsamples; i++)
 		m->samples_us[i] = (float)(samples[i] * 1e6);
-	summarise(m, samples, reps);
+	harness_summarise(m, samples, reps);
 	if (m->verified >= 0 && r->ops->extra)
 		r->ops->extra(state, c, m->note, sizeof(m->note));
 out:
@@ -267,7 +267,7 @@ int mt_probe_run(const struct mt_probe *p, const struct mt_probe_opts *opts,
 		ctx.groups = groups;
 	}
 	rc = ops->applicable ? ops->applicable(&ctx, err) : MT_OK;
-	if (agree(world, rc) && !rc)
+	if (harness_agree(world, rc) && !rc)
 		rc = mt_error_set(err, MT_EUNSUPPORTED, "%s does not apply on another rank", p->name);
 	if (rc)
 		return rc;
@@ -275,7 +275,7 @@ int mt_probe_run(const struct mt_probe *p, const struct mt_probe_opts *opts,
 		priv.comm[g] = mt_world_split(world, groups[g].member ? groups[g].color : -1,
 					      groups[g].grank);
 	if (ops->open) {
-		rc = agree(world, ops->open(&ctx, err));
+		rc = harness_agree(world, ops->open(&ctx, err));
 		if (rc)
 			goto out;
 		opened = 1;
@@ -306,7 +306,7 @@ int mt_probe_run(const struct mt_probe *p, const struct mt_probe_opts *opts,
 
 			if (p->kind != MT_PROBE_COLLECTIVE)
 				ctx.device = ndev > 1 ? d : world->local_rank;
-			rc = measure(&r, &c, &m);
+			rc = harness_measure(&r, &c, &m);
 			if (rc == MT_EUNSUPPORTED)
 				m.verified = 0; /* not applicable to this case: recorded */
 			else if (rc)

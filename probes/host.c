@@ -65,7 +65,7 @@
 
 /* ------------------------------------------------------------------ plan */
 
-static struct mt_case *add(struct mt_plan_buf *p, const char *metric)
+static struct mt_case *host_add(struct mt_plan_buf *p, const char *metric)
 {
 	struct mt_case *c = mt_plan_push(p);
 
@@ -100,11 +100,11 @@ int mt_plan_host(const struct mt_probe_ctx *ctx, struct mt_case **cases, int *n,
 	default: bw = bw_normal; nbw = 1; ad = ad_normal; nad = 2; break;
 	}
 	if (cuda) {
-		if ((c = add(&p, "launch"))) {
+		if ((c = host_add(&p, "launch"))) {
 			snprintf(c->label, sizeof(c->label), "launch");
 			c->inner = LAUNCH_INNER;
 		}
-		if ((c = add(&p, "launch_jitter"))) {
+		if ((c = host_add(&p, "launch_jitter"))) {
 			snprintf(c->label, sizeof(c->label), "launch jitter");
 			c->inner = LAUNCH_INNER;
 		}
@@ -113,7 +113,7 @@ int mt_plan_host(const struct mt_probe_ctx *ctx, struct mt_case **cases, int *n,
 		double bytes = bw[i] * MIB;
 		char sz[32];
 
-		if (!mt_plan_in_limits(o, bytes) || !(c = add(&p, "membw")))
+		if (!mt_plan_in_limits(o, bytes) || !(c = host_add(&p, "membw")))
 			continue;
 		c->bytes = bytes;
 		c->moved = 3 * bytes;
@@ -122,7 +122,7 @@ int mt_plan_host(const struct mt_probe_ctx *ctx, struct mt_case **cases, int *n,
 	for (i = 0; i < nad; i++) {
 		double np = ad[i] * 1e6;
 
-		if (!mt_plan_in_limits(o, 16 * np) || !(c = add(&p, "adam")))
+		if (!mt_plan_in_limits(o, 16 * np) || !(c = host_add(&p, "adam")))
 			continue;
 		c->m = (long long)np;
 		c->bytes = 16 * np;
@@ -490,7 +490,7 @@ static void papi_teardown(struct host_state *s)
 
 /* ------------------------------------------------------------ CPU backend */
 
-static int cpu_applicable(const struct mt_probe_ctx *ctx, struct mt_error *err)
+static int host_cpu_applicable(const struct mt_probe_ctx *ctx, struct mt_error *err)
 {
 	(void)ctx;
 	(void)err;
@@ -691,7 +691,7 @@ static int host_verify(void *state, const struct mt_case *c, struct mt_error *er
 }
 
 /* Append `src` when it fits whole, so that the members stay valid JSON. */
-static void put(char *buf, size_t n, const char *src)
+static void host_put(char *buf, size_t n, const char *src)
 {
 	size_t len = strlen(buf), add = strlen(src);
 
@@ -711,28 +711,28 @@ static void host_extra(void *state, const struct mt_case *c, char *buf, size_t n
 		return;
 	buf[0] = 0;
 	snprintf(part, sizeof(part), "\"threads\": %d", s->pool.n);
-	put(buf, n, part);
+	host_put(buf, n, part);
 	for (i = 0; s->papi_why[i] && j + 1 < sizeof(why); i++)
 		if (s->papi_why[i] != '"' && s->papi_why[i] != '\\')
 			why[j++] = s->papi_why[i];
 	why[j] = 0;
 	if (s->papi_n > 0 && !s->papi_none) {
-		put(buf, n, ", \"papi\": {");
+		host_put(buf, n, ", \"papi\": {");
 		for (e = 0; e < s->papi_n; e++) {
 			snprintf(part, sizeof(part), "%s\"%s\": %lld", e ? ", " : "", s->papi_name[e],
 				 s->papi_val[e]);
-			put(buf, n, part);
+			host_put(buf, n, part);
 		}
 		snprintf(part, sizeof(part), "}, \"papi_ops\": %lld", s->papi_ops);
-		put(buf, n, part);
+		host_put(buf, n, part);
 		if (why[0]) {
 			snprintf(part, sizeof(part), ", \"papi_hw_unavailable\": \"%s\"", why);
-			put(buf, n, part);
+			host_put(buf, n, part);
 		}
 	} else {
 		snprintf(part, sizeof(part), ", \"papi_unavailable\": \"%s\"",
 			 why[0] ? why : "no counters");
-		put(buf, n, part);
+		host_put(buf, n, part);
 	}
 }
 
@@ -747,7 +747,7 @@ void mt_host_cpu_damage(void *state)
 }
 
 const struct mt_probe_ops mt_host_cpu = {
-	.applicable = cpu_applicable,
+	.applicable = host_cpu_applicable,
 	.plan = mt_plan_host,
 	.setup = host_setup,
 	.run = host_run,

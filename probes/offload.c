@@ -43,7 +43,7 @@
 
 static const char *const dir_label[] = { "h2d", "d2h", "bidir" };
 
-static struct mt_case *add(struct mt_plan_buf *p, int cuda, int dir, int pinned, int loaded,
+static struct mt_case *offload_add(struct mt_plan_buf *p, int cuda, int dir, int pinned, int loaded,
 			   double bytes)
 {
 	struct mt_case *c = mt_plan_push(p);
@@ -98,7 +98,7 @@ int mt_plan_offload(const struct mt_probe_ctx *ctx, struct mt_case **cases, int 
 		for (dir = 0; dir < ndir; dir++)
 			for (pinned = 1; pinned >= 0; pinned--)
 				for (loaded = 0; loaded <= pinned; loaded++)
-					add(&p, cuda, dir, pinned, loaded, bytes);
+					offload_add(&p, cuda, dir, pinned, loaded, bytes);
 	}
 	return mt_plan_finish(&p, "offload", o, cases, n, err);
 }
@@ -119,7 +119,7 @@ struct off_state {
 	float *la, *lb, *lc;
 };
 
-static int cpu_applicable(const struct mt_probe_ctx *ctx, struct mt_error *err)
+static int offload_cpu_applicable(const struct mt_probe_ctx *ctx, struct mt_error *err)
 {
 	(void)ctx;
 	(void)err;
@@ -311,7 +311,7 @@ void mt_offload_cpu_damage(void *state)
 }
 
 const struct mt_probe_ops mt_offload_cpu = {
-	.applicable = cpu_applicable,
+	.applicable = offload_cpu_applicable,
 	.plan = mt_plan_offload,
 	.setup = off_setup,
 	.run = off_run,

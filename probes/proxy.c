@@ -94,7 +94,7 @@ static double item_bytes(const struct mt_proxy_item *it, int backend)
 	}
 }
 
-static int agree(const struct mt_world *w, int rc)
+static int proxy_agree(const struct mt_world *w, int rc)
 {
 	int v = rc;
 
@@ -102,10 +102,10 @@ static int agree(const struct mt_world *w, int rc)
 	return v;
 }
 
-/* agree(), naming the cause on a rank whose own step went well */
+/* proxy_agree(), naming the cause on a rank whose own step went well */
 static int agree_err(const struct mt_world *w, int rc, struct mt_error *err, const char *what)
 {
-	int v = agree(w, rc);
+	int v = proxy_agree(w, rc);
 
 	if (v && !rc)
 		mt_error_set(err, v, "proxy: %s failed on another rank", what);
@@ -147,13 +147,13 @@ static int open_probes(struct runner *R, struct mt_error *err)
 					  probe_name[k], R->opts.backend == MT_BACKEND_CPU ? "CPU" : "CUDA");
 		else if (R->ops[k]->applicable)
 			rc = R->ops[k]->applicable(c, err);
-		if (agree(R->w, rc) && !rc)
+		if (proxy_agree(R->w, rc) && !rc)
 			rc = mt_error_set(err, MT_EUNSUPPORTED, "proxy: %s does not apply on another rank",
 					  probe_name[k]);
 		if (rc)
 			return rc;
 		if (R->ops[k]->open) {
-			rc = agree(R->w, R->ops[k]->open(c, err));
+			rc = proxy_agree(R->w, R->ops[k]->open(c, err));
 			if (rc)
 				return rc;
 			R->opened[k] = 1;
@@ -186,7 +186,7 @@ static int fits_host(const struct runner *R, struct mt_error *err)
 static int setup_items(struct runner *R, struct mt_error *err)
 {
 	const struct mt_proxy_plan *p = R->p;
-	int i, rc = agree(R->w, fits_host(R, err));
+	int i, rc = proxy_agree(R->w, fits_host(R, err));
 
 	if (rc)
 		return rc;

@@ -21,7 +21,7 @@ struct pbuf {
 	int gemm_dt, elem;      /* dtype of the GEMMs, bytes of an activation element */
 };
 
-static struct mt_proxy_item *push(struct pbuf *b, int probe, int part, int bwd, double weight)
+static struct mt_proxy_item *proxy_plan_push(struct pbuf *b, int probe, int part, int bwd, double weight)
 {
 	struct mt_proxy_item *it;
 
@@ -64,7 +64,7 @@ static void gemm3(struct pbuf *b, int part, const char *what, long long m, long 
 		/* a dimension above what a backend takes (the output layer's
 		 * vocabulary): that many GEMMs of an equal share */
 		s[i][d] = (s[i][d] + parts - 1) / parts;
-		if (!(it = push(b, MT_PX_GEMM, part, i > 0, count * (double)parts)))
+		if (!(it = proxy_plan_push(b, MT_PX_GEMM, part, i > 0, count * (double)parts)))
 			return;
 		it->c.dtype = b->gemm_dt;
 		it->c.m = s[i][0];
@@ -83,7 +83,7 @@ static void attn(struct pbuf *b, int batch, int heads, int kv, int hd, int seq, 
 	int bwd;
 
 	for (bwd = 0; bwd < 2; bwd++) {
-		struct mt_proxy_item *it = push(b, MT_PX_ATTN, MT_PX_COMMON, bwd, count);
+		struct mt_proxy_item *it = proxy_plan_push(b, MT_PX_ATTN, MT_PX_COMMON, bwd, count);
 		double f = 4.0 * batch * heads * (double)seq * seq * hd * (causal ? 0.5 : 1);
 
 		if (!it)
@@ -105,7 +105,7 @@ static void attn(struct pbuf *b, int batch, int heads, int kv, int hd, int seq, 
 }
 
 /* A collective of `bytes` (nccl-tests' size) over group g, `count` times. */
-static void coll(struct pbuf *b, int part, int bwd, int g, int op, double bytes, double count,
+static void proxy_plan_coll(struct pbuf *b, int part, int bwd, int g, int op, double bytes, double count,
 		 const char *what)
 {
 	struct mt_proxy_item *it;
@@ -113,7 +113,7 @@ static void coll(struct pbuf *b, int part, int bwd, int g, int op, double bytes,
 	if (bytes < 64)
 		bytes = 64;
 	bytes = floor(bytes / 64) * 64; /* whole floats per rank of any group up to 16 */
-	if (!(it = push(b, MT_PX_COLL, part, bwd, count)))
+	if (!(it = proxy_plan_push(b, MT_PX_COLL, part, bwd, count)))
 		return;
 	it->c.op = op;
 	it->c.group = g;
@@ -134,7 +134,7 @@ static int need_div(const struct mt_model *m, const char *what, long long v, int
 
 /* Group sizes for the run: the configuration's, made smaller (DP, then PP,
  * EP, CP, TP) until they fit `world` ranks. */
-static void layout(struct mt_proxy_plan *p, int world)
+static void proxy_plan_layout(struct mt_proxy_plan *p, int world)
 {
 	struct sbuf sb;
 	int tp = p->tp, cp = p->cp, pp = p->pp, dp = p->dp, ep = p->ep, etp = p->etp, rest;
@@ -227,13 +227,13 @@ static int attention_block(const struct mt_model *m, const struct mt_config *c, 
 		attn(b, c->mbs, (int)a, (int)g, hd, seq_local, 0, (c->cp - 1) / 2.0);
 	if (c->tp > 1) {
 		if (c->sp) {
-			coll(b, MT_PX_COMMON, 0, MT_PG_TP, MT_COLL_ALL_GATHER, act, 1, "tp");
-			coll(b, MT_PX_COMMON, 0, MT_PG_TP, MT_COLL_REDUCE_SCATTER, act, 1, "tp");
-			coll(b, MT_PX_COMMON, 1, MT_PG_TP, MT_COLL_ALL_GATHER, act, 2, "tp");
-			coll(b, MT_PX_COMMON, 1, MT_PG_TP, MT_COLL_REDUCE_SCATTER, act, 1, "tp");
+			proxy_plan_coll(b, MT_PX_COMMON, 0, MT_PG_TP, MT_COLL_ALL_GATHER, act, 1, "tp");
+			proxy_plan_coll(b, MT_PX_COMMON, 0, MT_PG_TP, MT_COLL_REDUCE_SCATTER, act, 1, "tp");
+			proxy_plan_coll(b, MT_PX_COMMON, 1, MT_PG_TP, MT_COLL_ALL_GATHER, act, 2, "tp");
+			proxy_plan_coll(b, MT_PX_COMMON, 1, MT_PG_TP, MT_COLL_REDUCE_SCATTER, act, 1, "tp");
 		} else {
-			coll(b, MT_PX_COMMON, 0, MT_PG_TP, MT_COLL_ALL_REDUCE, act, 1, "tp");
-			coll(b, MT_PX_COMMON, 1, MT_PG_TP, MT_COLL_ALL_REDUCE, act, 1, "tp");
+			proxy_plan_coll(b, MT_PX_COMMON, 0, MT_PG_TP, MT_COLL_ALL_REDUCE, act, 1, "tp");
+			proxy_plan_coll(b, MT_PX_COMMON, 1, MT_PG_TP, MT_COLL_ALL_REDUCE, act, 1, "tp");
 		}
 	}
 	if (c->cp > 1) {
@@ -244,14 +244,14 @@ static int attention_block(const struct mt_model *m, const struct mt_config *c, 
 		if (c->cp_comm == MT_CP_A2A || c->cp_comm == MT_CP_A2A_P2P) {
 			double q = (double)T * a * hd * b->elem;
 
-			coll(b, MT_PX_COMMON, 0, MT_PG_CP, MT_COLL_ALL_TO_ALL, q + kv / 2, 2, "cp");
-			coll(b, MT_PX_COMMON, 1, MT_PG_CP, MT_COLL_ALL_TO_ALL, q + kv / 2, 2, "cp");
+			proxy_plan_coll(b, MT_PX_COMMON, 0, MT_PG_CP, MT_COLL_ALL_TO_ALL, q + kv / 2, 2, "cp");
+			proxy_plan_coll(b, MT_PX_COMMON, 1, MT_PG_CP, MT_COLL_ALL_TO_ALL, q + kv / 2, 2, "cp");
 		} else if (c->cp_comm == MT_CP_ALL_GATHER) {
-			coll(b, MT_PX_COMMON, 0, MT_PG_CP, MT_COLL_ALL_GATHER, kv * c->cp, 1, "cp");
-			coll(b, MT_PX_COMMON, 1, MT_PG_CP, MT_COLL_REDUCE_SCATTER, kv * c->cp, 1, "cp");
+			proxy_plan_coll(b, MT_PX_COMMON, 0, MT_PG_CP, MT_COLL_ALL_GATHER, kv * c->cp, 1, "cp");
+			proxy_plan_coll(b, MT_PX_COMMON, 1, MT_PG_CP, MT_COLL_REDUCE_SCATTER, kv * c->cp, 1, "cp");
 		} else {
-			coll(b, MT_PX_COMMON, 0, MT_PG_CP, MT_COLL_SEND_RECV, kv, c->cp - 1, "cp");
-			coll(b, MT_PX_COMMON, 1, MT_PG_CP, MT_COLL_SEND_RECV, kv, 2.0 * (c->cp - 1), "cp");
+			proxy_plan_coll(b, MT_PX_COMMON, 0, MT_PG_CP, MT_COLL_SEND_RECV, kv, c->cp - 1, "cp");
+			proxy_plan_coll(b, MT_PX_COMMON, 1, MT_PG_CP, MT_COLL_SEND_RECV, kv, 2.0 * (c->cp - 1), "cp");
 		}
 	}
 	return MT_OK;
@@ -271,13 +271,13 @@ static int mlp_blocks(const struct mt_model *m, const struct mt_config *c, struc
 		gemm3(b, MT_PX_DENSE, "mlp up", T, up * f, h, 1);
 		gemm3(b, MT_PX_DENSE, "mlp down", T, h, f, 1);
 		if (c->tp > 1 && c->sp) {
-			coll(b, MT_PX_DENSE, 0, MT_PG_TP, MT_COLL_ALL_GATHER, act, 1, "tp");
-			coll(b, MT_PX_DENSE, 0, MT_PG_TP, MT_COLL_REDUCE_SCATTER, act, 1, "tp");
-			coll(b, MT_PX_DENSE, 1, MT_PG_TP, MT_COLL_ALL_GATHER, act, 2, "tp");
-			coll(b, MT_PX_DENSE, 1, MT_PG_TP, MT_COLL_REDUCE_SCATTER, act, 1, "tp");
+			proxy_plan_coll(b, MT_PX_DENSE, 0, MT_PG_TP, MT_COLL_ALL_GATHER, act, 1, "tp");
+			proxy_plan_coll(b, MT_PX_DENSE, 0, MT_PG_TP, MT_COLL_REDUCE_SCATTER, act, 1, "tp");
+			proxy_plan_coll(b, MT_PX_DENSE, 1, MT_PG_TP, MT_COLL_ALL_GATHER, act, 2, "tp");
+			proxy_plan_coll(b, MT_PX_DENSE, 1, MT_PG_TP, MT_COLL_REDUCE_SCATTER, act, 1, "tp");
 		} else if (c->tp > 1) {
-			coll(b, MT_PX_DENSE, 0, MT_PG_TP, MT_COLL_ALL_REDUCE, act, 1, "tp");
-			coll(b, MT_PX_DENSE, 1, MT_PG_TP, MT_COLL_ALL_REDUCE, act, 1, "tp");
+			proxy_plan_coll(b, MT_PX_DENSE, 0, MT_PG_TP, MT_COLL_ALL_REDUCE, act, 1, "tp");
+			proxy_plan_coll(b, MT_PX_DENSE, 1, MT_PG_TP, MT_COLL_ALL_REDUCE, act, 1, "tp");
 		}
 	}
 	if (m->experts > 0) {
@@ -308,8 +308,8 @@ static int mlp_blocks(const struct mt_model *m, const struct mt_config *c, struc
 		if (c->ep > 1) {
 			double bytes = tin * m->topk * h * b->elem;
 
-			coll(b, MT_PX_MOE, 0, MT_PG_EP, MT_COLL_ALL_TO_ALL, bytes, 2, "ep");
-			coll(b, MT_PX_MOE, 1, MT_PG_EP, MT_COLL_ALL_TO_ALL, bytes, 2, "ep");
+			proxy_plan_coll(b, MT_PX_MOE, 0, MT_PG_EP, MT_COLL_ALL_TO_ALL, bytes, 2, "ep");
+			proxy_plan_coll(b, MT_PX_MOE, 1, MT_PG_EP, MT_COLL_ALL_TO_ALL, bytes, 2, "ep");
 		}
 	}
 	return MT_OK;
@@ -366,12 +366,12 @@ int mt_proxy_plan(const struct mt_model *m, const struct mt_job *job, const stru
 	/* the output layer (last stage), its TP gather of the hidden states */
 	gemm3(&b, MT_PX_OUTPUT, "output", T, pvocab / c->tp, m->hidden, 1);
 	if (c->tp > 1 && c->sp) {
-		coll(&b, MT_PX_OUTPUT, 0, MT_PG_TP, MT_COLL_ALL_GATHER, act, 1, "tp");
-		coll(&b, MT_PX_OUTPUT, 1, MT_PG_TP, MT_COLL_REDUCE_SCATTER, act, 1, "tp");
+		proxy_plan_coll(&b, MT_PX_OUTPUT, 0, MT_PG_TP, MT_COLL_ALL_GATHER, act, 1, "tp");
+		proxy_plan_coll(&b, MT_PX_OUTPUT, 1, MT_PG_TP, MT_COLL_REDUCE_SCATTER, act, 1, "tp");
 	}
 	/* one activation to the next stage, one gradient back (SP: a TP shard) */
 	if (c->pp > 1)
-		coll(&b, MT_PX_P2P, 0, MT_PG_PP, MT_COLL_SEND_RECV,
+		proxy_plan_coll(&b, MT_PX_P2P, 0, MT_PG_PP, MT_COLL_SEND_RECV,
 		     act / (c->sp && c->tp > 1 ? c->tp : 1), 2, "pp");
 	/* the stage's gradients over DP x CP, once per step */
 	params = part_params(&b, MT_PX_COMMON) * (p->layers_dense + p->layers_moe) +
@@ -385,11 +385,11 @@ int mt_proxy_plan(const struct mt_model *m, const struct mt_job *job, const stru
 		double nb = params / bucket < 1 ? 1 : params / bucket, per = params / nb;
 
 		if (c->dist_opt) {
-			coll(&b, MT_PX_DP_RS, 1, MT_PG_DP, MT_COLL_REDUCE_SCATTER,
+			proxy_plan_coll(&b, MT_PX_DP_RS, 1, MT_PG_DP, MT_COLL_REDUCE_SCATTER,
 			     per * (c->grad_fp32 ? 4 : 2), nb, "dp");
-			coll(&b, MT_PX_DP_AG, 0, MT_PG_DP, MT_COLL_ALL_GATHER, per * 2, nb, "dp");
+			proxy_plan_coll(&b, MT_PX_DP_AG, 0, MT_PG_DP, MT_COLL_ALL_GATHER, per * 2, nb, "dp");
 		} else {
-			coll(&b, MT_PX_DP_RS, 1, MT_PG_DP, MT_COLL_ALL_REDUCE,
+			proxy_plan_coll(&b, MT_PX_DP_RS, 1, MT_PG_DP, MT_COLL_ALL_REDUCE,
 			     per * (c->grad_fp32 ? 4 : 2), nb, "dp");
 		}
 	}
@@ -399,7 +399,7 @@ int mt_proxy_plan(const struct mt_model *m, const struct mt_job *job, const stru
 	}
 	p->items = b.v;
 	p->nitems = b.n;
-	layout(p, world_size);
+	proxy_plan_layout(p, world_size);
 	return MT_OK;
 }
 

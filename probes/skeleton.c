@@ -73,7 +73,7 @@ static int skeleton_applicable(const struct mt_probe_ctx *ctx, struct mt_error *
 	return MT_OK;
 }
 
-static void copy(struct skeleton_state *s, int count)
+static void skeleton_copy(struct skeleton_state *s, int count)
 {
 	int i;
 
@@ -108,7 +108,7 @@ static int skeleton_setup(const struct mt_probe_ctx *ctx, struct mt_case *c, voi
 	/* enough copies per sample that one sample lasts about `target` */
 	for (;;) {
 		t0 = mt_now();
-		copy(s, k);
+		skeleton_copy(s, k);
 		t = mt_now() - t0;
 		if (t >= target || k >= (1 << 24))
 			break;
@@ -125,7 +125,7 @@ static int skeleton_run(void *state, const struct mt_case *c, double *seconds,
 	double t0 = mt_now();
 
 	(void)err;
-	copy(state, c->inner);
+	skeleton_copy(state, c->inner);
 	*seconds = mt_now() - t0;
 	return MT_OK;
 }

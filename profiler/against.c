@@ -115,7 +115,7 @@ static void per_layers(const struct mt_ctx *x, const struct mt_costs *a,
 
 /* Why a kernel class is more than MT_AG_WHY_OFF off: what the model's term
  * is made of, and the measurement that would settle it (docs/MODEL.md 11.2). */
-static void explain(struct mt_against *o, const struct mt_model *m, const struct mt_cluster *c,
+static void against_explain(struct mt_against *o, const struct mt_model *m, const struct mt_cluster *c,
 		    const struct mt_job *j)
 {
 	static const int rows[] = { MT_AG_GEMM, MT_AG_ATTN, MT_AG_ELEM };
@@ -220,7 +220,7 @@ int mt_against_compare(const struct mt_model *m, const struct mt_cluster *c,
 			}
 		}
 	}
-	explain(out, m, c, j);
+	against_explain(out, m, c, j);
 	return MT_OK;
 }
 

@@ -1047,7 +1047,7 @@ static void install_sigterm(void)
 	g_term_installed = 1;
 }
 
-static void setup(void)
+static void inject_setup(void)
 {
 	uint32_t version = 0;
 	CUptiResult r, e;
@@ -1172,7 +1172,7 @@ int InitializeInjectionNvtx2(mt_nvtx_export_table_fn get)
 
 int InitializeInjection(void)
 {
-	int rc = pthread_once(&g_once, setup);
+	int rc = pthread_once(&g_once, inject_setup);
 	if (rc != 0)
 		log_line("tracing disabled: pthread_once: %s", strerror(rc));
 	return 1;

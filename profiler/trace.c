@@ -165,7 +165,7 @@ static uint32_t intern_one(struct mt_trace *t, const char *s, size_t n, size_t l
 }
 
 /* Grow a vector of `size`-byte items to hold one more; 0 or -1. */
-static int grow(void **v, size_t *cap, size_t n, size_t size)
+static int trace_grow(void **v, size_t *cap, size_t n, size_t size)
 {
 	void *p;
 	size_t nc;
@@ -185,7 +185,7 @@ static int grow(void **v, size_t *cap, size_t n, size_t size)
  * over_cap: the footprint stays bounded) or when out of memory (p->oom). */
 #define PUSH(p, vec, n, cap) \
 	((p)->t->n >= MT_TRACE_MAX_EVENTS ? ((p)->t->over_cap_other++, (void *)0) : \
-	 grow((void **)&(p)->t->vec, &(p)->t->cap, (p)->t->n, sizeof(*(p)->t->vec)) ? \
+	 trace_grow((void **)&(p)->t->vec, &(p)->t->cap, (p)->t->n, sizeof(*(p)->t->vec)) ? \
 		 ((p)->oom = 1, (void *)0) : (void *)&(p)->t->vec[(p)->t->n++])
 
 /* ------------------------------------------------------------------ numbers */
@@ -611,7 +611,7 @@ static void finish_event(struct parser *p)
 
 #define P ((struct parser *)ctx)
 
-static int cur(const struct parser *p)
+static int trace_cur(const struct parser *p)
 {
 	return p->ctx[p->depth];
 }
@@ -623,7 +623,7 @@ static int cur_key(const struct parser *p)
 
 static int open_container(struct parser *p, int is_map)
 {
-	int parent = cur(p), k = cur_key(p), c = C_SKIP;
+	int parent = trace_cur(p), k = cur_key(p), c = C_SKIP;
 
 	if (p->depth + 1 >= MAXDEPTH)
 		return 0;
@@ -662,7 +662,7 @@ static int open_container(struct parser *p, int is_map)
 
 static int close_container(struct parser *p)
 {
-	int c = cur(p);
+	int c = trace_cur(p);
 
 	if (c == C_EVENT) {
 		finish_event(p);
@@ -696,7 +696,7 @@ static int cb_end_array(void *ctx) { return close_container(P); }
 static int cb_key(void *ctx, const unsigned char *k, size_t n)
 {
 	struct parser *p = P;
-	int c = cur(p);
+	int c = trace_cur(p);
 
 	if (c == C_SKIP || c == C_EVENTS || c == C_DPROPS)
 		return 1;
@@ -715,14 +715,14 @@ static void hash_value(struct parser *p, const char *s, size_t n)
 {
 	if (p->depth == 0)
 		p->scalar_top = 1;
-	if (cur(p) == C_DPROP)
+	if (trace_cur(p) == C_DPROP)
 		p->props_hash = (p->props_hash ^ fnv(s, n)) * 1099511628211ull;
 }
 
 /* A time field (ts, dur, start, end) holding something else than a number. */
 static void time_not_number(struct parser *p)
 {
-	int c = cur(p), k = cur_key(p);
+	int c = trace_cur(p), k = cur_key(p);
 
 	if ((c == C_EVENT || c == C_TOP) && (k == K_TS || k == K_DUR || k == K_START || k == K_END))
 		p->a.bad_time = 1;
@@ -732,7 +732,7 @@ static int cb_string(void *ctx, const unsigned char *s, size_t n)
 {
 	struct parser *p = P;
 	struct acc *a = &p->a;
-	int c = cur(p), k = cur_key(p);
+	int c = trace_cur(p), k = cur_key(p);
 	const char *cs = (const char *)s;
 
 	hash_value(p, cs, n);
@@ -819,7 +819,7 @@ static int cb_number(void *ctx, const char *s, size_t n)
 {
 	struct parser *p = P;
 	struct acc *a = &p->a;
-	int c = cur(p), k = cur_key(p);
+	int c = trace_cur(p), k = cur_key(p);
 	int64_t v, *slot;
 
 	hash_value(p, s, n);

@@ -47,7 +47,7 @@ static int string_byte(struct mt_guard *g, unsigned char c)
 }
 
 /* Move buf[i..j) to buf[w..) (nothing to do until a first byte is dropped). */
-static size_t keep(unsigned char *buf, size_t w, size_t i, size_t j)
+static size_t trace_guard_keep(unsigned char *buf, size_t w, size_t i, size_t j)
 {
 	if (w != i)
 		memmove(buf + w, buf + i, j - i);
@@ -88,7 +88,7 @@ static size_t precise(struct mt_guard *g, unsigned char *buf, size_t n)
 			}
 			g->in_num = j == n && run > 0;
 			g->len = run;
-			w = keep(buf, w, i, j);
+			w = trace_guard_keep(buf, w, i, j);
 			i = j;
 			if (i < n) {
 				g->in_str = 1;
@@ -113,7 +113,7 @@ static size_t precise(struct mt_guard *g, unsigned char *buf, size_t n)
 			b = memchr(buf + i, '\\', j - i);
 			if (b)
 				j = (size_t)(b - buf);
-			w = keep(buf, w, i, j);
+			w = trace_guard_keep(buf, w, i, j);
 			g->len += j - i;
 			i = j;
 			if (i == n)

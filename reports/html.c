@@ -294,7 +294,7 @@ int mt_report_check(const struct mt_report_in *in, struct mt_error *err)
 	return rc;
 }
 
-static void render(struct sbuf *sb, const struct mt_report_in *in, const struct parsed *p)
+static void html_render(struct sbuf *sb, const struct mt_report_in *in, const struct parsed *p)
 {
 	const cJSON *adv = p->has_adv ? in->advice : NULL;
 	const struct mt_advice_doc *doc = &p->adv;
@@ -405,7 +405,7 @@ void mt_report_html(struct sbuf *sb, const struct mt_report_in *in)
 	struct parsed p;
 
 	read_inputs(in, &p, &err); /* what failed is left out: mt_report_check said why */
-	render(sb, in, &p);
+	html_render(sb, in, &p);
 	parsed_free(&p);
 }
 
@@ -416,7 +416,7 @@ int mt_report_write(const char *path, const struct mt_report_in *in, struct mt_e
 	int rc;
 
 	if ((rc = read_inputs(in, &p, err)) == MT_OK)
-		render(&sb, in, &p);
+		html_render(&sb, in, &p);
 	parsed_free(&p);
 	if (rc)
 		return rc;

@@ -661,7 +661,7 @@ void html_timebars(struct sbuf *sb, const cJSON *adv)
 
 /* ---------------------------------------------------------------- why */
 
-static void evidence(struct sbuf *sb, const cJSON *ev)
+static void html_advice_evidence(struct sbuf *sb, const cJSON *ev)
 {
 	const cJSON *e;
 
@@ -716,7 +716,7 @@ void html_rule_card(struct sbuf *sb, const cJSON *r)
 	sbuf_adds(sb, "<div>");
 	esc(sb, jstr(r, "message"));
 	sbuf_adds(sb, "</div>");
-	evidence(sb, jget(r, "evidence"));
+	html_advice_evidence(sb, jget(r, "evidence"));
 	if (cJSON_GetArraySize(jget(r, "cite")) || src) {
 		sbuf_adds(sb, "<div class=\"cite\">");
 		cJSON_ArrayForEach(ci, jget(r, "cite")) {

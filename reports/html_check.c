@@ -56,7 +56,7 @@ static void job_facts(struct sbuf *sb, const cJSON *job)
 }
 
 /* The job as it is: predicted, and measured for a log */
-static void as_is(struct sbuf *sb, const cJSON *doc)
+static void html_check_as_is(struct sbuf *sb, const cJSON *doc)
 {
 	const cJSON *c = cJSON_GetArrayItem(jget(doc, "as_is.candidates"), 0), *m;
 
@@ -99,7 +99,7 @@ static void as_is(struct sbuf *sb, const cJSON *doc)
 			      "what makes it fit.</p>");
 }
 
-static void diagnoses(struct sbuf *sb, const cJSON *doc)
+static void html_check_diagnoses(struct sbuf *sb, const cJSON *doc)
 {
 	const cJSON *d, *e;
 	int n = cJSON_GetArraySize(jget(doc, "diagnoses")) +
@@ -186,8 +186,8 @@ void html_check(struct sbuf *sb, const cJSON *doc)
 		"searched from it with their gains and the exact diff in the job's own words "
 		"(docs/CHECK.md).");
 	job_facts(sb, jget(doc, "job"));
-	as_is(sb, doc);
-	diagnoses(sb, doc);
+	html_check_as_is(sb, doc);
+	html_check_diagnoses(sb, doc);
 	changes(sb, doc);
 	sbuf_adds(sb, "</section>");
 }

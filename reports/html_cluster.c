@@ -16,7 +16,7 @@ static double given(double v)
 	return v > 0 ? v : NAN;
 }
 
-static void provenance(struct sbuf *sb, const struct mt_cluster *c, int src)
+static void html_cluster_provenance(struct sbuf *sb, const struct mt_cluster *c, int src)
 {
 	const struct mt_source *s = mt_cluster_source(c, src);
 
@@ -39,7 +39,7 @@ static void fact_row(struct sbuf *sb, const char *what, double v, const char *fm
 	sbuf_adds(sb, "</th><td class=\"n\">");
 	num(sb, v, fmt);
 	sbuf_adds(sb, "</td><td>");
-	provenance(sb, c, src);
+	html_cluster_provenance(sb, c, src);
 	sbuf_adds(sb, "</td></tr>");
 }
 
@@ -210,7 +210,7 @@ static void facts(struct sbuf *sb, const struct mt_cluster *c)
 	sbuf_adds(sb, "</p><div class=\"grid2\"><div><h3>GPU</h3><table><tbody><tr><th>name</th><td>");
 	esc(sb, c->gpu_name);
 	sbuf_adds(sb, "</td><td>");
-	provenance(sb, c, g);
+	html_cluster_provenance(sb, c, g);
 	sbuf_adds(sb, "</td></tr>");
 	fact_row(sb, "memory (GiB)", c->memory_bytes / GIB, "%.1f", c, g);
 	fact_row(sb, "SMs", given(c->sm_count), "%.0f", c, g);
@@ -259,7 +259,7 @@ static void attention(struct sbuf *sb, const struct mt_cluster *c)
 		td_num(sb, e->fwd_tflops, "%.1f");
 		td_num(sb, e->bwd_tflops, "%.1f");
 		sbuf_adds(sb, "<td>");
-		provenance(sb, c, e->src);
+		html_cluster_provenance(sb, c, e->src);
 		sbuf_adds(sb, "</td></tr>");
 	}
 	sbuf_adds(sb, "</tbody></table>");
@@ -283,7 +283,7 @@ static void offload(struct sbuf *sb, const struct mt_cluster *c)
 		td_str(sb, e->under_load ? "yes" : "no");
 		td_num(sb, e->gbps, "%.1f");
 		sbuf_adds(sb, "<td>");
-		provenance(sb, c, e->src);
+		html_cluster_provenance(sb, c, e->src);
 		sbuf_adds(sb, "</td></tr>");
 	}
 	sbuf_adds(sb, "</tbody></table>");

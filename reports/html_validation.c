@@ -17,12 +17,12 @@
 #define PW 460.0
 #define PH 340.0
 
-static double mapx(double v, double lo, double hi)
+static double html_validation_mapx(double v, double lo, double hi)
 {
 	return PX + (v - lo) / (hi - lo) * PW;
 }
 
-static double mapy(double v, double lo, double hi)
+static double html_validation_mapy(double v, double lo, double hi)
 {
 	return PY + PH - (v - lo) / (hi - lo) * PH;
 }
@@ -55,7 +55,7 @@ static void scatter(struct sbuf *sb, const struct mt_validation *v)
 		      "class=\"frame\"/>", W, H, PX, PX, PY, PW, PH);
 	n = svg_ticks(lo, hi, 0, ticks, 16);
 	for (i = 0; i < n; i++) {
-		double x = mapx(ticks[i], lo, hi), y = mapy(ticks[i], lo, hi);
+		double x = html_validation_mapx(ticks[i], lo, hi), y = html_validation_mapy(ticks[i], lo, hi);
 
 		sbuf_addf(sb, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" class=\"grid\"/>"
 			      "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" class=\"grid\"/>"
@@ -70,8 +70,8 @@ static void scatter(struct sbuf *sb, const struct mt_validation *v)
 	sbuf_addf(sb, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" class=\"limit\" "
 		      "data-ref=\"y=x\"><title>y = x: measured equals predicted</title></line>"
 		      "<text x=\"%.1f\" y=\"%.1f\" class=\"lt\">y = x</text>",
-		  mapx(lo, lo, hi), mapy(lo, lo, hi), mapx(hi, lo, hi), mapy(hi, lo, hi),
-		  mapx(hi, lo, hi) - 40, mapy(hi, lo, hi) + 14);
+		  html_validation_mapx(lo, lo, hi), html_validation_mapy(lo, lo, hi), html_validation_mapx(hi, lo, hi), html_validation_mapy(hi, lo, hi),
+		  html_validation_mapx(hi, lo, hi) - 40, html_validation_mapy(hi, lo, hi) + 14);
 	sbuf_addf(sb, "<text x=\"%.0f\" y=\"%.0f\" class=\"al\" text-anchor=\"middle\">predicted "
 		      "step (s)</text><text x=\"16\" y=\"%.0f\" class=\"al\" text-anchor=\"middle\" "
 		      "transform=\"rotate(-90 16 %.0f)\">measured step (s)</text>",
@@ -82,8 +82,8 @@ static void scatter(struct sbuf *sb, const struct mt_validation *v)
 
 		if (!c->has_measured || !isfinite(c->pred.step_s))
 			continue;
-		x = mapx(c->pred.step_s, lo, hi);
-		y = mapy(c->meas.step_s, lo, hi);
+		x = html_validation_mapx(c->pred.step_s, lo, hi);
+		y = html_validation_mapy(c->meas.step_s, lo, hi);
 		sbuf_addf(sb, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"5\" fill=\"%s\" class=\"vpoint\">"
 			      "<title>", x, y, c->status == MT_VS_OK ? svg_palette[0] : "#c0392b");
 		esc(sb, c->name);

@@ -115,21 +115,21 @@ struct frame {
 	int logx, logy;
 };
 
-static double mapx(const struct frame *f, double x)
+static double svg_mapx(const struct frame *f, double x)
 {
 	double t = f->logx ? (log10(x) - log10(f->x0)) / (log10(f->x1) - log10(f->x0))
 			   : (x - f->x0) / (f->x1 - f->x0);
 	return f->px + t * f->pw;
 }
 
-static double mapy(const struct frame *f, double y)
+static double svg_mapy(const struct frame *f, double y)
 {
 	double t = f->logy ? (log10(y) - log10(f->y0)) / (log10(f->y1) - log10(f->y0))
 			   : (y - f->y0) / (f->y1 - f->y0);
 	return f->py + f->ph - t * f->ph;
 }
 
-static int usable(double v, int logscale)
+static int svg_usable(double v, int logscale)
 {
 	return isfinite(v) && (!logscale || v > 0);
 }
@@ -201,7 +201,7 @@ static int line_range(const struct svg_line_chart *c, struct frame *f)
 	for (i = 0; i < c->nseries; i++)
 		for (k = 0; k < c->series[i].n; k++) {
 			double x = c->series[i].x[k], y = c->series[i].y[k];
-			if (!usable(x, f->logx) || !usable(y, f->logy))
+			if (!svg_usable(x, f->logx) || !svg_usable(y, f->logy))
 				continue;
 			any = 1;
 			f->x0 = fmin(f->x0, x);
@@ -210,7 +210,7 @@ static int line_range(const struct svg_line_chart *c, struct frame *f)
 			f->y1 = fmax(f->y1, y);
 		}
 	for (i = 0; i < c->nrefs; i++)
-		if (usable(c->refs[i].y, f->logy)) {
+		if (svg_usable(c->refs[i].y, f->logy)) {
 			f->y0 = fmin(f->y0, c->refs[i].y);
 			f->y1 = fmax(f->y1, c->refs[i].y);
 		}
@@ -231,18 +231,18 @@ static void line_series(struct sbuf *sb, const struct svg_line_chart *c, const s
 		sbuf_addf(sb, "<path fill=\"none\" stroke=\"%s\" stroke-width=\"2\"%s d=\"", col,
 			  s->dashed ? " stroke-dasharray=\"5 3\"" : "");
 		for (k = 0; k < s->n; k++) {
-			if (!usable(s->x[k], f.logx) || !usable(s->y[k], f.logy))
+			if (!svg_usable(s->x[k], f.logx) || !svg_usable(s->y[k], f.logy))
 				continue;
-			sbuf_addf(sb, "%s%.1f %.1f", first ? "M" : " L", mapx(&f, s->x[k]),
-				  mapy(&f, s->y[k]));
+			sbuf_addf(sb, "%s%.1f %.1f", first ? "M" : " L", svg_mapx(&f, s->x[k]),
+				  svg_mapy(&f, s->y[k]));
 			first = 0;
 		}
 		sbuf_adds(sb, "\"/>");
 		for (k = 0; k < s->n; k++) {
-			if (!usable(s->x[k], f.logx) || !usable(s->y[k], f.logy))
+			if (!svg_usable(s->x[k], f.logx) || !svg_usable(s->y[k], f.logy))
 				continue;
 			sbuf_addf(sb, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%s\" fill=\"%s\"><title>",
-				  mapx(&f, s->x[k]), mapy(&f, s->y[k]), s->markers ? "2.6" : "4",
+				  svg_mapx(&f, s->x[k]), svg_mapy(&f, s->y[k]), s->markers ? "2.6" : "4",
 				  s->markers ? col : "transparent");
 			svg_escape(sb, s->name);
 			sbuf_adds(sb, ": ");
@@ -309,7 +309,7 @@ void svg_line_chart(struct sbuf *sb, const struct svg_line_chart *c)
 	/* grid and ticks */
 	n = svg_ticks(f.y0, f.y1, f.logy, ticks, 64);
 	for (i = 0; i < n; i++) {
-		double y = mapy(&f, ticks[i]);
+		double y = svg_mapy(&f, ticks[i]);
 		sbuf_addf(sb, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" class=\"grid\"/>"
 			      "<text x=\"%.1f\" y=\"%.1f\" class=\"tk\" text-anchor=\"end\">", f.px, y,
 			  f.px + f.pw, y, f.px - 6, y + 4);
@@ -327,7 +327,7 @@ void svg_line_chart(struct sbuf *sb, const struct svg_line_chart *c)
 			ticks[n++] = p;
 	}
 	for (i = 0; i < n; i++) {
-		double x = mapx(&f, ticks[i]);
+		double x = svg_mapx(&f, ticks[i]);
 		sbuf_addf(sb, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" class=\"grid\"/>"
 			      "<text x=\"%.1f\" y=\"%.1f\" class=\"tk\" text-anchor=\"middle\">", x, f.py,
 			  x, f.py + f.ph, x, f.py + f.ph + 16);
@@ -347,9 +347,9 @@ void svg_line_chart(struct sbuf *sb, const struct svg_line_chart *c)
 	for (i = 0; i < c->nrefs; i++) {
 		const char *col = svg_palette[c->refs[i].color % SVG_COLORS];
 		double y;
-		if (!usable(c->refs[i].y, f.logy))
+		if (!svg_usable(c->refs[i].y, f.logy))
 			continue;
-		y = mapy(&f, c->refs[i].y);
+		y = svg_mapy(&f, c->refs[i].y);
 		sbuf_addf(sb, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
 			      "stroke-width=\"1.5\" stroke-dasharray=\"6 4\"><title>", f.px, y,
 			  f.px + f.pw, y, col);

@@ -353,7 +353,7 @@ int mt_rules_knob_value(int fact, struct mt_val v, double *out)
 	return 0;
 }
 
-static int set_value(struct mt_rules_run *r, int k, int fact, double *v)
+static int engine_set_value(struct mt_rules_run *r, int k, int fact, double *v)
 {
 	const struct mt_rule *rl = &r->rs->rules[k];
 	int s;
@@ -372,7 +372,7 @@ int mt_rules_choose(struct mt_rules_run *r, int fact, double *v)
 		int k = r->setters[fact][i];
 		if (!mt_expr_true(r->rs->rules[k].when, &r->env))
 			continue;
-		if (set_value(r, k, fact, v) == 0)
+		if (engine_set_value(r, k, fact, v) == 0)
 			return 1;
 	}
 	return 0;

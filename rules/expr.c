@@ -100,9 +100,9 @@ struct cc {
 
 #define NEST_MAX 200
 
-static void fail(struct cc *c, size_t at, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void expr_fail(struct cc *c, size_t at, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
-static void fail(struct cc *c, size_t at, const char *fmt, ...)
+static void expr_fail(struct cc *c, size_t at, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -117,7 +117,7 @@ static void fail(struct cc *c, size_t at, const char *fmt, ...)
 	va_end(ap);
 }
 
-static int emit(struct cc *c, int op, int a, double n)
+static int expr_emit(struct cc *c, int op, int a, double n)
 {
 	struct mt_expr *e = c->e;
 
@@ -127,7 +127,7 @@ static int emit(struct cc *c, int op, int a, double n)
 		int cap = e->cap ? 2 * e->cap : 16;
 		struct ins *p = realloc(e->code, (size_t)cap * sizeof(*p));
 		if (!p) {
-			fail(c, c->i, "out of memory");
+			expr_fail(c, c->i, "out of memory");
 			return -1;
 		}
 		e->code = p;
@@ -140,7 +140,7 @@ static int emit(struct cc *c, int op, int a, double n)
 	return e->n++;
 }
 
-static void push(struct cc *c, int k)
+static void expr_push(struct cc *c, int k)
 {
 	c->e->depth += k;
 	if (c->e->depth > c->e->maxdepth)
@@ -179,9 +179,9 @@ static void expect(struct cc *c, const char *tok)
 {
 	if (!accept(c, tok)) {
 		if (c->i >= c->n)
-			fail(c, c->i, "expected '%s' at the end of the expression", tok);
+			expr_fail(c, c->i, "expected '%s' at the end of the expression", tok);
 		else
-			fail(c, c->i, "expected '%s' before '%.12s'", tok, c->s + c->i);
+			expr_fail(c, c->i, "expected '%s' before '%.12s'", tok, c->s + c->i);
 	}
 }
 
@@ -197,7 +197,7 @@ static void add_fact(struct cc *c, int f)
 		if (e->facts[i] == f)
 			return;
 	if (e->nfacts == (int)(sizeof(e->facts) / sizeof(e->facts[0])))
-		fail(c, c->i, "an expression reads at most %d different facts",
+		expr_fail(c, c->i, "an expression reads at most %d different facts",
 		     (int)(sizeof(e->facts) / sizeof(e->facts[0])));
 	else
 		e->facts[e->nfacts++] = f;
@@ -219,7 +219,7 @@ static const char *type_name(int t)
 static void need_num(struct cc *c, struct desc d, size_t at, const char *what)
 {
 	if (d.type == MT_VT_STR)
-		fail(c, at, "%s needs a number, got a string", what);
+		expr_fail(c, at, "%s needs a number, got a string", what);
 }
 
 static int add_string(struct cc *c, const char *p, size_t len)
@@ -234,7 +234,7 @@ static int add_string(struct cc *c, const char *p, size_t len)
 			cap *= 2;
 		q = realloc(e->pool, cap);
 		if (!q) {
-			fail(c, c->i, "out of memory");
+			expr_fail(c, c->i, "out of memory");
 			return -1;
 		}
 		e->pool = q;
@@ -260,19 +260,19 @@ static struct desc parse_string(struct cc *c)
 		if (ch == '\\' && c->i < c->n)
 			ch = c->s[c->i++];
 		if (k + 1 >= sizeof(buf)) {
-			fail(c, start, "string longer than %zu characters", sizeof(buf) - 1);
+			expr_fail(c, start, "string longer than %zu characters", sizeof(buf) - 1);
 			return d;
 		}
 		buf[k++] = ch;
 	}
 	if (c->i >= c->n) {
-		fail(c, start, "unterminated string");
+		expr_fail(c, start, "unterminated string");
 		return d;
 	}
 	c->i++;
 	off = add_string(c, buf, k);
-	ins = emit(c, OP_STR, off, 0);
-	push(c, 1);
+	ins = expr_emit(c, OP_STR, off, 0);
+	expr_push(c, 1);
 	d.str_ins = ins;
 	return d;
 }
@@ -292,7 +292,7 @@ static struct desc parse_number(struct cc *c)
 		buf[k++] = c->s[c->i++];
 	buf[k] = '\0';
 	if (mt_parse_num(buf, &v)) {
-		fail(c, start, "bad number '%.*s'", (int)k, p);
+		expr_fail(c, start, "bad number '%.*s'", (int)k, p);
 		return d_of(MT_VT_NUM);
 	}
 	if (c->i < c->n && strchr("KMGT", c->s[c->i])) {
@@ -302,12 +302,12 @@ static struct desc parse_number(struct cc *c)
 		c->i += bin ? 2 : 1;
 	}
 	if (c->i < c->n && (isalpha((unsigned char)c->s[c->i]) || c->s[c->i] == '_')) {
-		fail(c, start, "bad number '%.*s' (suffixes: K M G T, Ki Mi Gi Ti)",
+		expr_fail(c, start, "bad number '%.*s' (suffixes: K M G T, Ki Mi Gi Ti)",
 		     (int)(c->i - start + 1), p);
 		return d_of(MT_VT_NUM);
 	}
-	emit(c, OP_NUM, 0, v * mul);
-	push(c, 1);
+	expr_emit(c, OP_NUM, 0, v * mul);
+	expr_push(c, 1);
 	return d_of(MT_VT_NUM);
 }
 
@@ -338,12 +338,12 @@ static struct desc parse_if(struct cc *c, size_t at)
 	cond = parse_expr(c);
 	need_num(c, cond, at, "if()'s condition");
 	expect(c, ",");
-	jf = emit(c, OP_JF, 0, 0);
-	push(c, -1);
+	jf = expr_emit(c, OP_JF, 0, 0);
+	expr_push(c, -1);
 	a = parse_expr(c);
 	expect(c, ",");
-	jmp = emit(c, OP_JMP, 0, 0);
-	push(c, -1);
+	jmp = expr_emit(c, OP_JMP, 0, 0);
+	expr_push(c, -1);
 	if (jf >= 0)
 		c->e->code[jf].a = c->e->n;
 	b = parse_expr(c);
@@ -362,14 +362,14 @@ static void check_best_args(struct cc *c, const struct fninfo *fi, const struct 
 	int i;
 
 	if (argc % 2) {
-		fail(c, at, "%s() takes knob, value pairs", fi->name);
+		expr_fail(c, at, "%s() takes knob, value pairs", fi->name);
 		return;
 	}
 	for (i = 0; i < argc; i += 2) {
 		const char *k = lit(c, args[i].str_ins), *v;
 		int b;
 		if (!k) {
-			fail(c, at, "%s(): argument %d must be a knob name in quotes", fi->name,
+			expr_fail(c, at, "%s(): argument %d must be a knob name in quotes", fi->name,
 			     i + 1);
 			break;
 		}
@@ -377,7 +377,7 @@ static void check_best_args(struct cc *c, const struct fninfo *fi, const struct 
 			if (!strcmp(k, best_knobs[b]))
 				break;
 		if (b == MT_BK_N) {
-			fail(c, at, "%s(\"%s\"): unknown knob; expected tp, pp, cp, ep, etp, vpp, "
+			expr_fail(c, at, "%s(\"%s\"): unknown knob; expected tp, pp, cp, ep, etp, vpp, "
 			     "mbs, recompute, dist_opt, sp or cp_comm", fi->name, k);
 			break;
 		}
@@ -387,7 +387,7 @@ static void check_best_args(struct cc *c, const struct fninfo *fi, const struct 
 		if (v) {
 			int idx = mt_fact_enum(mt_best_knob_fact[b], v);
 			if (idx < 0) {
-				fail(c, at, "%s(): '%s' is not a value of %s", fi->name, v, k);
+				expr_fail(c, at, "%s(): '%s' is not a value of %s", fi->name, v, k);
 				break;
 			}
 			c->e->code[args[i + 1].str_ins].op = OP_NUM;
@@ -399,7 +399,7 @@ static void check_best_args(struct cc *c, const struct fninfo *fi, const struct 
 		for (i = 0; i < argc; i += 2) {
 			int b = (int)c->e->code[args[i].str_ins].n;
 			if (b > MT_BK_ETP)
-				fail(c, at, "%s(): '%s' can only be asked alone; tp, pp, cp, ep and "
+				expr_fail(c, at, "%s(): '%s' can only be asked alone; tp, pp, cp, ep and "
 				     "etp combine", fi->name, best_knobs[b]);
 		}
 	}
@@ -424,17 +424,17 @@ static struct desc parse_call(struct cc *c, int f, size_t at)
 			skip_ws(c);
 			argat = c->i;
 			if (argc == MAX_ARGS) {
-				fail(c, argat, "%s() takes at most %d arguments", fi->name, fi->max);
+				expr_fail(c, argat, "%s() takes at most %d arguments", fi->name, fi->max);
 				return d;
 			}
 			args[argc] = parse_expr(c);
 			if ((int)strlen(fi->args) > argc) {
 				char k = fi->args[argc];
 				if (k == 'n' && args[argc].type == MT_VT_STR)
-					fail(c, argat, "%s(): argument %d must be a number", fi->name,
+					expr_fail(c, argat, "%s(): argument %d must be a number", fi->name,
 					     argc + 1);
 				if (k == 's' && args[argc].type == MT_VT_NUM)
-					fail(c, argat, "%s(): argument %d must be a string", fi->name,
+					expr_fail(c, argat, "%s(): argument %d must be a string", fi->name,
 					     argc + 1);
 			}
 			argc++;
@@ -445,10 +445,10 @@ static struct desc parse_call(struct cc *c, int f, size_t at)
 		return d;
 	if (argc < fi->min || argc > fi->max) {
 		if (fi->min == fi->max)
-			fail(c, at, "%s() takes %d argument%s, got %d", fi->name, fi->min,
+			expr_fail(c, at, "%s() takes %d argument%s, got %d", fi->name, fi->min,
 			     fi->min == 1 ? "" : "s", argc);
 		else
-			fail(c, at, "%s() takes %d to %d arguments, got %d", fi->name, fi->min,
+			expr_fail(c, at, "%s() takes %d to %d arguments, got %d", fi->name, fi->min,
 			     fi->max, argc);
 		return d;
 	}
@@ -457,27 +457,27 @@ static struct desc parse_call(struct cc *c, int f, size_t at)
 	case FN_VERSION: {
 		const char *s = lit(c, args[0].str_ins);
 		if (s && mt_ver_code(s) < 0)
-			fail(c, at, "version(\"%s\"): expected a version like \"2.26\" or \"2.21.5\"", s);
+			expr_fail(c, at, "version(\"%s\"): expected a version like \"2.26\" or \"2.21.5\"", s);
 		break;
 	}
 	case FN_BUSBW: case FN_COLL_TIME: case FN_PLATEAU: case FN_KNEE: case FN_PROVENANCE: {
 		const char *s = lit(c, args[0].str_ins);
 		if (s && !coll_ok(s))
-			fail(c, at, "%s(\"%s\"): unknown collective; expected all_reduce, all_gather, "
+			expr_fail(c, at, "%s(\"%s\"): unknown collective; expected all_reduce, all_gather, "
 			     "reduce_scatter, alltoall, sendrecv or broadcast", fi->name, s);
 		break;
 	}
 	case FN_GEMM: {
 		const char *s = lit(c, args[0].str_ins);
 		if (s && mt_dtype_parse(s) < 0)
-			fail(c, at, "gemm_tflops(\"%s\"): unknown type; expected bf16, fp16, fp8, tf32 "
+			expr_fail(c, at, "gemm_tflops(\"%s\"): unknown type; expected bf16, fp16, fp8, tf32 "
 			     "or fp32", s);
 		break;
 	}
 	case FN_OFFLOAD: {
 		const char *s = lit(c, args[0].str_ins);
 		if (s && strcmp(s, "h2d") && strcmp(s, "d2h") && strcmp(s, "bidir"))
-			fail(c, at, "offload_gbps(\"%s\"): expected h2d, d2h or bidir", s);
+			expr_fail(c, at, "offload_gbps(\"%s\"): expected h2d, d2h or bidir", s);
 		break;
 	}
 	case FN_BEST: case FN_LEAST_MEM:
@@ -489,14 +489,14 @@ static struct desc parse_call(struct cc *c, int f, size_t at)
 	for (i = 0; i < argc && !c->failed; i++)
 		if (args[i].str_ins >= 0 && c->e->code[args[i].str_ins].op == OP_STR)
 			c->e->code[args[i].str_ins].b = 1; /* an argument, not a result */
-	ins = emit(c, OP_CALL, f, 0);
+	ins = expr_emit(c, OP_CALL, f, 0);
 	if (ins >= 0) {
 		c->e->code[ins].b = argc;
 		c->e->code[ins].c = -1;
 		if (fi->cached)
 			c->e->code[ins].c = c->e->ncache++;
 	}
-	push(c, 1 - argc);
+	expr_push(c, 1 - argc);
 	if (f == FN_MIN || f == FN_MAX) {
 		for (i = 0; i < argc; i++)
 			need_num(c, args[i], at, fi->name);
@@ -514,7 +514,7 @@ static struct desc parse_primary(struct cc *c)
 	skip_ws(c);
 	at = c->i;
 	if (c->i >= c->n) {
-		fail(c, at, "expected a value at the end of the expression");
+		expr_fail(c, at, "expected a value at the end of the expression");
 		return d_of(MT_VT_NUM);
 	}
 	ch = c->s[c->i];
@@ -542,29 +542,29 @@ static struct desc parse_primary(struct cc *c)
 			k++;
 		c->i += k;
 		if ((k == 4 && !memcmp(p, "true", 4)) || (k == 2 && !memcmp(p, "on", 2))) {
-			emit(c, OP_NUM, 0, 1);
-			push(c, 1);
+			expr_emit(c, OP_NUM, 0, 1);
+			expr_push(c, 1);
 			return d_of(MT_VT_NUM);
 		}
 		if ((k == 5 && !memcmp(p, "false", 5)) || (k == 3 && !memcmp(p, "off", 3))) {
-			emit(c, OP_NUM, 0, 0);
-			push(c, 1);
+			expr_emit(c, OP_NUM, 0, 0);
+			expr_push(c, 1);
 			return d_of(MT_VT_NUM);
 		}
 		if (k == 3 && !memcmp(p, "nan", 3)) {
-			emit(c, OP_NUM, 0, NAN);
-			push(c, 1);
+			expr_emit(c, OP_NUM, 0, NAN);
+			expr_push(c, 1);
 			return d_of(MT_VT_NUM);
 		}
 		if (k == 3 && !memcmp(p, "inf", 3)) {
-			emit(c, OP_NUM, 0, INFINITY);
-			push(c, 1);
+			expr_emit(c, OP_NUM, 0, INFINITY);
+			expr_push(c, 1);
 			return d_of(MT_VT_NUM);
 		}
 		if (accept(c, "(")) {
 			f = fn_find(p, k);
 			if (f < 0) {
-				fail(c, at, "unknown function '%.*s'", (int)k, p);
+				expr_fail(c, at, "unknown function '%.*s'", (int)k, p);
 				return d_of(MT_VT_NUM);
 			}
 			return parse_call(c, f, at);
@@ -573,15 +573,15 @@ static struct desc parse_primary(struct cc *c)
 		if (f < 0) {
 			const char *sug = mt_fact_suggest(p, k);
 			if (sug)
-				fail(c, at, "unknown name '%.*s' (did you mean '%s'?)", (int)k, p, sug);
+				expr_fail(c, at, "unknown name '%.*s' (did you mean '%s'?)", (int)k, p, sug);
 			else
-				fail(c, at, "unknown name '%.*s' (megatune rules facts lists them)",
+				expr_fail(c, at, "unknown name '%.*s' (megatune rules facts lists them)",
 				     (int)k, p);
 			return d_of(MT_VT_NUM);
 		} else {
 			struct desc d = d_of(mt_facts[f].type == MT_FT_STR ? MT_VT_STR : MT_VT_NUM);
-			emit(c, OP_FACT, f, 0);
-			push(c, 1);
+			expr_emit(c, OP_FACT, f, 0);
+			expr_push(c, 1);
 			add_fact(c, f);
 			if (mt_facts[f].type == MT_FT_ENUM)
 				d.efact = f;
@@ -590,7 +590,7 @@ static struct desc parse_primary(struct cc *c)
 			return d;
 		}
 	}
-	fail(c, at, "unexpected '%c'", ch);
+	expr_fail(c, at, "unexpected '%c'", ch);
 	return d_of(MT_VT_NUM);
 }
 
@@ -606,15 +606,15 @@ static struct desc parse_power(struct cc *c)
 	if (accept(c, "^")) {
 		struct desc r;
 		if (++c->depth > NEST_MAX) {
-			fail(c, at, "expression nested more than %d deep", NEST_MAX);
+			expr_fail(c, at, "expression nested more than %d deep", NEST_MAX);
 			return d_of(MT_VT_NUM);
 		}
 		r = parse_unary(c);
 		c->depth--;
 		need_num(c, d, at, "'^'");
 		need_num(c, r, at, "'^'");
-		emit(c, OP_POW, 0, 0);
-		push(c, -1);
+		expr_emit(c, OP_POW, 0, 0);
+		expr_push(c, -1);
 		return d_of(MT_VT_NUM);
 	}
 	return d;
@@ -629,13 +629,13 @@ static struct desc parse_unary(struct cc *c)
 	if (accept(c, "-")) {
 		struct desc d;
 		if (++c->depth > NEST_MAX) {
-			fail(c, at, "expression nested more than %d deep", NEST_MAX);
+			expr_fail(c, at, "expression nested more than %d deep", NEST_MAX);
 			return d_of(MT_VT_NUM);
 		}
 		d = parse_unary(c);
 		c->depth--;
 		need_num(c, d, at, "'-'");
-		emit(c, OP_NEG, 0, 0);
+		expr_emit(c, OP_NEG, 0, 0);
 		return d_of(MT_VT_NUM);
 	}
 	return parse_power(c);
@@ -665,8 +665,8 @@ static struct desc parse_arith(struct cc *c, int level)
 		r = level ? parse_unary(c) : parse_arith(c, 1);
 		need_num(c, d, at, "arithmetic");
 		need_num(c, r, at, "arithmetic");
-		emit(c, ops[level][i].op, 0, 0);
-		push(c, -1);
+		expr_emit(c, ops[level][i].op, 0, 0);
+		expr_push(c, -1);
 		d = d_of(MT_VT_NUM);
 	}
 }
@@ -687,7 +687,7 @@ static void enum_literal(struct cc *c, int efact, int str_ins, size_t at)
 		size_t k = 0;
 		for (v = mt_facts[efact].enums; *v && k < sizeof(vals) - 24; v++)
 			k += (size_t)snprintf(vals + k, sizeof(vals) - k, "%s%s", k ? ", " : "", *v);
-		fail(c, at, "%s has no value \"%s\"; expected one of %s", mt_facts[efact].name, s,
+		expr_fail(c, at, "%s has no value \"%s\"; expected one of %s", mt_facts[efact].name, s,
 		     vals);
 		return;
 	}
@@ -719,7 +719,7 @@ static struct desc parse_cmp(struct cc *c)
 			d.type = MT_VT_NUM;
 		}
 		if (d.type != MT_VT_ANY && r.type != MT_VT_ANY && d.type != r.type)
-			fail(c, at, "'%s' compares %s with %s", ops[i].tok, type_name(d.type),
+			expr_fail(c, at, "'%s' compares %s with %s", ops[i].tok, type_name(d.type),
 			     type_name(r.type));
 		if (!c->failed) { /* compared, not a result */
 			if (d.str_ins >= 0 && c->e->code[d.str_ins].op == OP_STR)
@@ -729,12 +729,12 @@ static struct desc parse_cmp(struct cc *c)
 		}
 		if (ops[i].op != OP_EQ && ops[i].op != OP_NE &&
 		    (d.type == MT_VT_STR || r.type == MT_VT_STR))
-			fail(c, at, "'%s' needs numbers", ops[i].tok);
-		emit(c, ops[i].op, 0, 0);
-		push(c, -1);
+			expr_fail(c, at, "'%s' needs numbers", ops[i].tok);
+		expr_emit(c, ops[i].op, 0, 0);
+		expr_push(c, -1);
 		skip_ws(c);
 		if (c->i < c->n && strchr("<>=!", c->s[c->i]) && c->s[c->i] && !(c->s[c->i] == '!' && c->i + 1 < c->n && c->s[c->i + 1] != '='))
-			fail(c, c->i, "comparisons do not chain; use && between them");
+			expr_fail(c, c->i, "comparisons do not chain; use && between them");
 		return d_of(MT_VT_NUM);
 	}
 	return d;
@@ -747,7 +747,7 @@ static struct desc parse_not(struct cc *c)
 	skip_ws(c);
 	at = c->i;
 	if (c->depth > NEST_MAX) {
-		fail(c, at, "expression nested more than %d deep", NEST_MAX);
+		expr_fail(c, at, "expression nested more than %d deep", NEST_MAX);
 		return d_of(MT_VT_NUM);
 	}
 	if (((c->i + 1 >= c->n || c->s[c->i + 1] != '=') && accept(c, "!")) || accept(c, "not")) {
@@ -757,7 +757,7 @@ static struct desc parse_not(struct cc *c)
 		d = parse_not(c);
 		c->depth--;
 		need_num(c, d, at, op);
-		emit(c, OP_NOT, 0, 0);
+		expr_emit(c, OP_NOT, 0, 0);
 		return d_of(MT_VT_NUM);
 	}
 	return parse_cmp(c);
@@ -780,11 +780,11 @@ static struct desc parse_logic(struct cc *c, int level)
 		if (!accept(c, ops[level].sym) && !accept(c, ops[level].word))
 			return d;
 		need_num(c, d, at, ops[level].name);
-		j = emit(c, ops[level].op, 0, 0);
-		push(c, -1);
+		j = expr_emit(c, ops[level].op, 0, 0);
+		expr_push(c, -1);
 		d = level ? parse_not(c) : parse_logic(c, 1);
 		need_num(c, d, at, ops[level].name);
-		emit(c, OP_BOOL, 0, 0);
+		expr_emit(c, OP_BOOL, 0, 0);
 		if (j >= 0)
 			c->e->code[j].a = c->e->n;
 		d = d_of(MT_VT_NUM);
@@ -798,7 +798,7 @@ static struct desc parse_expr(struct cc *c)
 	struct desc d;
 
 	if (++c->depth > NEST_MAX) {
-		fail(c, c->i, "expression nested more than %d deep", NEST_MAX);
+		expr_fail(c, c->i, "expression nested more than %d deep", NEST_MAX);
 		c->depth--;
 		return d_of(MT_VT_NUM);
 	}
@@ -838,17 +838,17 @@ struct mt_expr *mt_expr_compile(const char *src, size_t n, struct mt_cerr *ce)
 	c.ce = ce;
 	skip_ws(&c);
 	if (c.i >= c.n)
-		fail(&c, 0, "empty expression");
+		expr_fail(&c, 0, "empty expression");
 	d = parse_expr(&c);
 	skip_ws(&c);
 	if (!c.failed && c.i < c.n)
-		fail(&c, c.i, "unexpected '%.16s' after the expression", src + c.i);
+		expr_fail(&c, c.i, "unexpected '%.16s' after the expression", src + c.i);
 	if (!c.failed && e->maxdepth > STACK_MAX)
-		fail(&c, 0, "expression too deep (more than %d values on the stack)", STACK_MAX);
+		expr_fail(&c, 0, "expression too deep (more than %d values on the stack)", STACK_MAX);
 	if (!c.failed && e->ncache) {
 		e->caches = calloc((size_t)e->ncache, sizeof(*e->caches));
 		if (!e->caches)
-			fail(&c, 0, "out of memory");
+			expr_fail(&c, 0, "out of memory");
 	}
 	if (c.failed) {
 		mt_expr_free(e);

@@ -57,7 +57,7 @@ static char *dupn(const char *s, size_t n)
 	return p;
 }
 
-static int grow(void **p, int *cap, int need, size_t elem)
+static int ruleset_grow(void **p, int *cap, int need, size_t elem)
 {
 	void *q;
 	int c;
@@ -146,7 +146,7 @@ static int problem(struct mt_ruleset *rs, char *file, int line, const char *fmt,
 	va_list ap;
 	struct mt_problem *p;
 
-	if (grow((void **)&rs->problems, &rs->problems_cap, rs->nproblems + 1, sizeof(*p)))
+	if (ruleset_grow((void **)&rs->problems, &rs->problems_cap, rs->nproblems + 1, sizeof(*p)))
 		return MT_ENOMEM;
 	p = &rs->problems[rs->nproblems++];
 	p->file = file;
@@ -350,7 +350,7 @@ static void close_rule(struct pstate *ps)
 					mt_tmpl_uses_best(r->says[i].t);
 		for (i = 0; i < r->nouts; i++)
 			r->uses_best |= r->outs[i].val && mt_tmpl_uses_best(r->outs[i].val);
-		if (grow((void **)&rs->rules, &rs->cap, rs->n + 1, sizeof(*r))) {
+		if (ruleset_grow((void **)&rs->rules, &rs->cap, rs->n + 1, sizeof(*r))) {
 			ps->nomem = 1;
 			rule_clear(r);
 		} else {
@@ -669,7 +669,7 @@ static void directive(struct pstate *ps, int line, const char *kw, size_t kwl, c
 			perr(ps, line, "DISABLE: expected a rule id, got '%.*s'", (int)rl, rest);
 			return;
 		}
-		if (grow((void **)&rs->disables, &rs->disables_cap, rs->ndisables + 1,
+		if (ruleset_grow((void **)&rs->disables, &rs->disables_cap, rs->ndisables + 1,
 			 sizeof(*rs->disables))) {
 			ps->nomem = 1;
 			return;
@@ -755,7 +755,7 @@ static char *keep_file(struct mt_ruleset *rs, const char *file)
 {
 	char *f;
 
-	if (grow((void **)&rs->files, &rs->files_cap, rs->nfiles + 1, sizeof(*rs->files)))
+	if (ruleset_grow((void **)&rs->files, &rs->files_cap, rs->nfiles + 1, sizeof(*rs->files)))
 		return NULL;
 	f = dupn(file, strlen(file));
 	if (f)
@@ -860,7 +860,7 @@ int mt_ruleset_add_text(struct mt_ruleset *rs, const char *file, const char *tex
 	return ps.problems;
 }
 
-static int ends_with(const char *s, const char *suf)
+static int ruleset_ends_with(const char *s, const char *suf)
 {
 	size_t n = strlen(s), k = strlen(suf);
 	return n >= k && !strcmp(s + n - k, suf);
@@ -906,16 +906,16 @@ int mt_ruleset_add_path(struct mt_ruleset *rs, const char *path, int user)
 	while ((de = readdir(d))) {
 		char *full;
 		size_t len;
-		if (de->d_name[0] == '.' || !ends_with(de->d_name, ".rules"))
+		if (de->d_name[0] == '.' || !ruleset_ends_with(de->d_name, ".rules"))
 			continue;
 		len = strlen(path) + strlen(de->d_name) + 2;
 		full = malloc(len);
-		if (!full || grow((void **)&names, &cap, n + 1, sizeof(*names))) {
+		if (!full || ruleset_grow((void **)&names, &cap, n + 1, sizeof(*names))) {
 			free(full);
 			total = MT_ENOMEM;
 			break;
 		}
-		snprintf(full, len, "%s%s%s", path, ends_with(path, "/") ? "" : "/", de->d_name);
+		snprintf(full, len, "%s%s%s", path, ruleset_ends_with(path, "/") ? "" : "/", de->d_name);
 		names[n++] = full;
 	}
 	closedir(d);

@@ -19,7 +19,7 @@ static int truthy(struct mt_val v)
 	return !v.s && v.n != 0 && !isnan(v.n);
 }
 
-static struct mt_val num(double n)
+static struct mt_val vm_num(double n)
 {
 	struct mt_val v = { n, NULL };
 	return v;
@@ -171,8 +171,8 @@ static double call(struct mt_expr *e, const struct ins *in, const struct mt_val 
 	return r;
 }
 
-/* provenance(op, ranks, per_domain): where that curve comes from, in words */
-static const char *provenance(const struct mt_val *a, const struct mt_env *env)
+/* vm_provenance(op, ranks, per_domain): where that curve comes from, in words */
+static const char *vm_provenance(const struct mt_val *a, const struct mt_env *env)
 {
 	int op;
 
@@ -201,15 +201,15 @@ struct mt_val mt_expr_eval(struct mt_expr *e, const struct mt_env *env)
 		struct mt_val x, y;
 
 		switch (in->op) {
-		case OP_NUM: st[sp++] = num(in->n); break;
+		case OP_NUM: st[sp++] = vm_num(in->n); break;
 		case OP_STR: st[sp].n = 0; st[sp++].s = e->pool + in->a; break;
 		case OP_FACT: st[sp++] = env->facts[in->a]; break;
-		case OP_NEG: st[sp - 1] = num(-st[sp - 1].n); break;
-		case OP_NOT: st[sp - 1] = num(isnan(st[sp - 1].n) && !st[sp - 1].s ? NAN : !truthy(st[sp - 1])); break;
-		case OP_BOOL: st[sp - 1] = num(truthy(st[sp - 1])); break;
+		case OP_NEG: st[sp - 1] = vm_num(-st[sp - 1].n); break;
+		case OP_NOT: st[sp - 1] = vm_num(isnan(st[sp - 1].n) && !st[sp - 1].s ? NAN : !truthy(st[sp - 1])); break;
+		case OP_BOOL: st[sp - 1] = vm_num(truthy(st[sp - 1])); break;
 		case OP_AND:
 			if (!truthy(st[sp - 1])) {
-				st[sp - 1] = num(0);
+				st[sp - 1] = vm_num(0);
 				pc = in->a;
 			} else {
 				sp--;
@@ -217,7 +217,7 @@ struct mt_val mt_expr_eval(struct mt_expr *e, const struct mt_env *env)
 			break;
 		case OP_OR:
 			if (truthy(st[sp - 1])) {
-				st[sp - 1] = num(1);
+				st[sp - 1] = vm_num(1);
 				pc = in->a;
 			} else {
 				sp--;
@@ -233,36 +233,36 @@ struct mt_val mt_expr_eval(struct mt_expr *e, const struct mt_env *env)
 			double r;
 			sp -= argc;
 			if (in->a == FN_PROVENANCE) {
-				st[sp].s = provenance(st + sp, env);
+				st[sp].s = vm_provenance(st + sp, env);
 				st[sp].n = st[sp].s ? 0 : NAN;
 				sp++;
 				break;
 			}
 			r = call(e, in, st + sp, env);
-			st[sp++] = num(r);
+			st[sp++] = vm_num(r);
 			break;
 		}
 		default:
 			y = st[--sp];
 			x = st[sp - 1];
 			switch (in->op) {
-			case OP_ADD: st[sp - 1] = num(x.n + y.n); break;
-			case OP_SUB: st[sp - 1] = num(x.n - y.n); break;
-			case OP_MUL: st[sp - 1] = num(x.n * y.n); break;
-			case OP_DIV: st[sp - 1] = num(y.n != 0 ? x.n / y.n : NAN); break;
-			case OP_MOD: st[sp - 1] = num(y.n != 0 ? fmod(x.n, y.n) : NAN); break;
-			case OP_POW: st[sp - 1] = num(pow(x.n, y.n)); break;
-			case OP_EQ: st[sp - 1] = num(veq(x, y)); break;
-			case OP_NE: st[sp - 1] = num(!veq(x, y) && !(isnan(x.n) && !x.s) && !(isnan(y.n) && !y.s)); break;
-			case OP_LT: st[sp - 1] = num(x.n < y.n); break;
-			case OP_LE: st[sp - 1] = num(x.n <= y.n); break;
-			case OP_GT: st[sp - 1] = num(x.n > y.n); break;
-			case OP_GE: st[sp - 1] = num(x.n >= y.n); break;
+			case OP_ADD: st[sp - 1] = vm_num(x.n + y.n); break;
+			case OP_SUB: st[sp - 1] = vm_num(x.n - y.n); break;
+			case OP_MUL: st[sp - 1] = vm_num(x.n * y.n); break;
+			case OP_DIV: st[sp - 1] = vm_num(y.n != 0 ? x.n / y.n : NAN); break;
+			case OP_MOD: st[sp - 1] = vm_num(y.n != 0 ? fmod(x.n, y.n) : NAN); break;
+			case OP_POW: st[sp - 1] = vm_num(pow(x.n, y.n)); break;
+			case OP_EQ: st[sp - 1] = vm_num(veq(x, y)); break;
+			case OP_NE: st[sp - 1] = vm_num(!veq(x, y) && !(isnan(x.n) && !x.s) && !(isnan(y.n) && !y.s)); break;
+			case OP_LT: st[sp - 1] = vm_num(x.n < y.n); break;
+			case OP_LE: st[sp - 1] = vm_num(x.n <= y.n); break;
+			case OP_GT: st[sp - 1] = vm_num(x.n > y.n); break;
+			case OP_GE: st[sp - 1] = vm_num(x.n >= y.n); break;
 			}
 			break;
 		}
 	}
-	return sp > 0 ? st[sp - 1] : num(NAN);
+	return sp > 0 ? st[sp - 1] : vm_num(NAN);
 }
 
 int mt_expr_true(struct mt_expr *e, const struct mt_env *env)

@@ -264,10 +264,6 @@ int mt_tp_overlap_default(const struct mt_job *job)
 	return job->precision != MT_PREC_NVFP4 && job->transformer_impl != MT_TI_LOCAL;
 }
 
-int mt_p2p_blocks(const struct mt_config *c)
-{
-	return c->pp > 1 && c->vpp > 1 && c->p2p_blocking;
-}
 
 int mt_pins_vpp(const struct mt_pins *p)
 {

@@ -16,6 +16,7 @@
 #include "../lib/err.h"
 #include "dispatch.h"
 #include "host.h"
+#include "schedule.h"
 
 struct mt_model;
 struct mt_cluster;
@@ -427,10 +428,6 @@ int mt_job_check(const struct mt_model *m, const struct mt_cluster *c, const str
 
 /* The TP overlap unless pinned: on, except with NVFP4 (docs/MODEL.md 5.1). */
 int mt_tp_overlap_default(const struct mt_job *job);
-
-/* 1 when the configuration's pipeline sends block: interleaving (PP > 1,
- * VPP > 1) with --overlap-p2p off (docs/MODEL.md 5.5). */
-int mt_p2p_blocks(const struct mt_config *c);
 
 /* The VPP the pins fix: --vpp, else the stages per rank of a pinned
  * --pp-layout over a pinned --pp; MT_UNSET when neither says. */

@@ -104,7 +104,7 @@ double mt_attn_rate(const struct mt_ctx *x, int impl, int hd, int seq, int bwd)
 }
 
 /* Collective time helpers with the group's NVLink-domain membership. */
-static double coll(const struct mt_ctx *x, int op, int n, int stride, double bytes)
+static double costs_coll(const struct mt_ctx *x, int op, int n, int stride, double bytes)
 {
 	if (n <= 1 || bytes <= 0)
 		return 0;
@@ -449,14 +449,14 @@ static double layer_tp_comm(struct work *w, int k, struct mt_costs *o)
 
 		S = w->T * w->h * 2;
 		if (sp) {
-			ag = coll(x, MT_COLL_ALL_GATHER, tp, 1, S);
-			ag8 = mt_prec_quantised(x->job) ? coll(x, MT_COLL_ALL_GATHER, tp, 1, S * w->gin / 2)
+			ag = costs_coll(x, MT_COLL_ALL_GATHER, tp, 1, S);
+			ag8 = mt_prec_quantised(x->job) ? costs_coll(x, MT_COLL_ALL_GATHER, tp, 1, S * w->gin / 2)
 							 : ag;
-			rs = coll(x, MT_COLL_REDUCE_SCATTER, tp, 1, S);
+			rs = costs_coll(x, MT_COLL_REDUCE_SCATTER, tp, 1, S);
 			comm_f = pairs * (ag8 + rs);
 			comm_b = pairs * (ag + rs + ag8);
 		} else {
-			ar = coll(x, MT_COLL_ALL_REDUCE, tp, 1, S);
+			ar = costs_coll(x, MT_COLL_ALL_REDUCE, tp, 1, S);
 			comm_f = pairs * ar;
 			comm_b = pairs * ar;
 		}
@@ -496,8 +496,8 @@ static void layer_cp_comm(const struct work *w, int k, struct mt_costs *o)
 			 * attention of the chunk in hand runs */
 			int n = cp_comm == MT_CP_P2P ? cp : outer;
 			int stride = cp_comm == MT_CP_P2P ? tp : tp * inner;
-			double step_f = coll(x, MT_COLL_SEND_RECV, n, stride, kvb);
-			double step_b = coll(x, MT_COLL_SEND_RECV, n, stride, 2 * kvb);
+			double step_f = costs_coll(x, MT_COLL_SEND_RECV, n, stride, kvb);
+			double step_b = costs_coll(x, MT_COLL_SEND_RECV, n, stride, 2 * kvb);
 
 			comm_f += (n - 1) * step_f;
 			comm_b += (n - 1) * step_b;
@@ -506,8 +506,8 @@ static void layer_cp_comm(const struct work *w, int k, struct mt_costs *o)
 		}
 		if (cp_comm == MT_CP_A2A || (cp_comm == MT_CP_A2A_P2P && inner > 1)) {
 			int n = inner;
-			double c1 = coll(x, MT_COLL_ALL_TO_ALL, n, tp, qkvb) +
-				    coll(x, MT_COLL_ALL_TO_ALL, n, tp, outb);
+			double c1 = costs_coll(x, MT_COLL_ALL_TO_ALL, n, tp, qkvb) +
+				    costs_coll(x, MT_COLL_ALL_TO_ALL, n, tp, outb);
 
 			comm_f += c1;
 			comm_b += c1;
@@ -515,8 +515,8 @@ static void layer_cp_comm(const struct work *w, int k, struct mt_costs *o)
 			exp_b += c1;
 		}
 		if (cp_comm == MT_CP_ALL_GATHER) {
-			double g = coll(x, MT_COLL_ALL_GATHER, cp, tp, kvb * cp);
-			double r = coll(x, MT_COLL_REDUCE_SCATTER, cp, tp, kvb * cp);
+			double g = costs_coll(x, MT_COLL_ALL_GATHER, cp, tp, kvb * cp);
+			double r = costs_coll(x, MT_COLL_REDUCE_SCATTER, cp, tp, kvb * cp);
 
 			comm_f += g;
 			comm_b += g + r;
@@ -601,7 +601,7 @@ static void layer_host(const struct work *w, int k, struct mt_costs *o)
 		/* the counts each rank sends: an all-gather (all-to-all) or the
 		 * notify kernel's exchange (flex), as small */
 		if (comm && w->sh->dispatcher != MT_DISPATCH_ALLGATHER)
-			h->gf[MT_HR_PRE] = coll(x, MT_COLL_ALL_GATHER, ep, etp, 8.0 * m->experts);
+			h->gf[MT_HR_PRE] = costs_coll(x, MT_COLL_ALL_GATHER, ep, etp, 8.0 * m->experts);
 		h->gf[MT_HR_MLP] = o->gemm_f[k] - w->attn_lin_f + w->T * w->e_moe / bw;
 		h->sync = sync;
 		/* Megatron-LM d98e8a6 transformer_config.py:2840: the whole MoE
@@ -909,10 +909,10 @@ static void io_costs(const struct work *w, struct mt_costs *o)
 		o->flops_out_f = l.flops;
 		if (tp > 1) {
 			double S2 = T * h * 2;
-			o->out_tp_comm = (sp ? coll(x, MT_COLL_ALL_GATHER, tp, 1, S2) * 2 +
-						       coll(x, MT_COLL_REDUCE_SCATTER, tp, 1, S2)
-					     : 2 * coll(x, MT_COLL_ALL_REDUCE, tp, 1, S2)) +
-					 3 * coll(x, MT_COLL_ALL_REDUCE, tp, 1, T * 4);
+			o->out_tp_comm = (sp ? costs_coll(x, MT_COLL_ALL_GATHER, tp, 1, S2) * 2 +
+						       costs_coll(x, MT_COLL_REDUCE_SCATTER, tp, 1, S2)
+					     : 2 * costs_coll(x, MT_COLL_ALL_REDUCE, tp, 1, S2)) +
+					 3 * costs_coll(x, MT_COLL_ALL_REDUCE, tp, 1, T * 4);
 			o->out_tp_exposed = o->out_tp_comm;
 			o->out_f += MT_COMM_FWD_SHARE * o->out_tp_exposed;
 			o->out_b += (1 - MT_COMM_FWD_SHARE) * o->out_tp_exposed;

@@ -134,7 +134,7 @@ double mt_moe_peak_load(const struct mt_ctx *x, int ep, double tokens, double dr
 		    ep * fmin(k, g) / k);
 }
 
-static double coll(const struct mt_ctx *x, int op, int n, int stride, double bytes)
+static double dispatch_coll(const struct mt_ctx *x, int op, int n, int stride, double bytes)
 {
 	if (n <= 1 || bytes <= 0)
 		return 0;
@@ -187,8 +187,8 @@ void mt_dispatch_cost(const struct mt_ctx *x, int d, int ep, int etp, double tok
 		double S = tokens * h * 2 * ep;
 
 		o->bytes = S;
-		o->dispatch_s = coll(x, MT_COLL_ALL_GATHER, ep, etp, S);
-		o->combine_s = coll(x, MT_COLL_REDUCE_SCATTER, ep, etp, S);
+		o->dispatch_s = dispatch_coll(x, MT_COLL_ALL_GATHER, ep, etp, S);
+		o->combine_s = dispatch_coll(x, MT_COLL_REDUCE_SCATTER, ep, etp, S);
 		o->gbps = o->dispatch_s > 0 ? S / o->dispatch_s / 1e9 : 0;
 		o->perm_bytes = 12.0 * m->experts + 2 * 4 * h * ep + lam * k * 2 * 2 * h;
 	} else {
@@ -196,7 +196,7 @@ void mt_dispatch_cost(const struct mt_ctx *x, int d, int ep, int etp, double tok
 		double S = lam * tokens * k * h * 2;
 
 		o->bytes = S / lam;
-		o->dispatch_s = coll(x, MT_COLL_ALL_TO_ALL, ep, etp, S);
+		o->dispatch_s = dispatch_coll(x, MT_COLL_ALL_TO_ALL, ep, etp, S);
 		o->combine_s = o->dispatch_s;
 		o->gbps = o->dispatch_s > 0 ? S / o->dispatch_s / 1e9 : 0;
 		/* permuted by destination, then sorted by local expert, and back */
@@ -204,7 +204,7 @@ void mt_dispatch_cost(const struct mt_ctx *x, int d, int ep, int etp, double tok
 	}
 	if (etp > 1) { /* the expert-TP gather and scatter around the experts */
 		double S = lam * tokens * k * h * 2 * etp;
-		o->dispatch_s += coll(x, MT_COLL_ALL_GATHER, etp, 1, S);
-		o->combine_s += coll(x, MT_COLL_REDUCE_SCATTER, etp, 1, S);
+		o->dispatch_s += dispatch_coll(x, MT_COLL_ALL_GATHER, etp, 1, S);
+		o->combine_s += dispatch_coll(x, MT_COLL_REDUCE_SCATTER, etp, 1, S);
 	}
 }

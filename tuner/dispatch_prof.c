@@ -47,7 +47,7 @@ int mt_dispatch_use_backend(struct mt_dispatch_prof *p, int b)
 
 /* ---------------------------------------------------------------- reading */
 
-static int pick(const char *file, const char *where, const char *key, const char *v,
+static int dispatch_prof_pick(const char *file, const char *where, const char *key, const char *v,
 		const char *const *names, int n, int *out, struct mt_error *err)
 {
 	int i;
@@ -100,9 +100,9 @@ static int read_point(const char *file, const char *where, const cJSON *e, struc
 	    (rc = mt_jnum(&at, e, "tokens", 0, 0, 1e9, &p->tokens, err)) < 0 ||
 	    (rc = mt_jstr(&at, e, "source", 1, src, sizeof(src), err)) < 0)
 		return rc;
-	if ((rc = pick(file, where, "backend", backend, backend_names, MT_FLEX_N, &p->backend, err)) ||
-	    (rc = pick(file, where, "op", op, op_names, MT_DOP_N, &p->op, err)) ||
-	    (rc = pick(file, where, "basis", basis, basis_names, MT_DBASIS_N, &p->basis, err)) ||
+	if ((rc = dispatch_prof_pick(file, where, "backend", backend, backend_names, MT_FLEX_N, &p->backend, err)) ||
+	    (rc = dispatch_prof_pick(file, where, "op", op, op_names, MT_DOP_N, &p->op, err)) ||
+	    (rc = dispatch_prof_pick(file, where, "basis", basis, basis_names, MT_DBASIS_N, &p->basis, err)) ||
 	    (rc = source_of(file, where, c, src, &p->src, err)))
 		return rc;
 	if (strcmp(dtype, "fp8") && strcmp(dtype, "bf16"))
@@ -149,7 +149,7 @@ int mt_dispatch_read(const cJSON *root, const char *file, struct mt_cluster *c,
 	    (rc = mt_jint32(&at, sec, "flex_sms", 0, 1, 100000, &p->flex_sms, err)) < 0 ||
 	    (rc = mt_jarr(&at, sec, "points", 1, &arr, err)) < 0)
 		return rc;
-	if ((rc = pick(file, "moe_dispatch", "flex_backend", backend, backend_names, MT_FLEX_PROBE,
+	if ((rc = dispatch_prof_pick(file, "moe_dispatch", "flex_backend", backend, backend_names, MT_FLEX_PROBE,
 		       &p->flex_backend, err)))
 		return rc;
 	p->npts = cJSON_GetArraySize(arr);

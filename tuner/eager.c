@@ -19,7 +19,7 @@ static const char *const fusion_names[MT_FU_N] = { "masked_softmax", "bias_activ
 						   "bias_dropout", "rope" };
 
 /* The index of s among the n names, or -1. */
-static int find(const char *const *names, int n, const char *s)
+static int eager_find(const char *const *names, int n, const char *s)
 {
 	int i;
 
@@ -36,7 +36,7 @@ const char *mt_transformer_impl_name(int impl)
 
 int mt_transformer_impl_parse(const char *s)
 {
-	return find(impl_names, MT_TI_N, s);
+	return eager_find(impl_names, MT_TI_N, s);
 }
 
 const char *mt_fusion_name(int f)
@@ -46,7 +46,7 @@ const char *mt_fusion_name(int f)
 
 int mt_fusion_parse(const char *s)
 {
-	return find(fusion_names, MT_FU_N, s);
+	return eager_find(fusion_names, MT_FU_N, s);
 }
 
 /* How a kernel reaches HBM, and the share of the achieved bandwidth each
@@ -98,7 +98,7 @@ static void kern(struct acc *a, int dir, int where, double t)
 }
 
 /* A memory-bound kernel moving `bytes` (read and written) its way. */
-static void mem(struct acc *a, int dir, int where, int k, double bytes)
+static void eager_mem(struct acc *a, int dir, int where, int k, double bytes)
 {
 	kern(a, dir, where, k == K_TINY ? 0 : bytes / (a->in->hbm * share[k]));
 }
@@ -131,27 +131,27 @@ static void rope(struct acc *a, int dir, double X)
 	int i;
 
 	if (!(a->in->fusions_off >> MT_FU_ROPE & 1)) {
-		mem(a, dir, ELEM, K_VEC, T * 2 * X);
+		eager_mem(a, dir, ELEM, K_VEC, T * 2 * X);
 		return;
 	}
 	if (dir == FWD) {
 		for (i = 0; i < 6; i++)
-			mem(a, FWD, ELEM, K_TINY, 0);
-		mem(a, FWD, ELEM, K_BCAST, T * 2 * X);   /* t * cos */
-		mem(a, FWD, ELEM, K_STRIDED, T * X);     /* -x2, from a half of t */
-		mem(a, FWD, ELEM, K_CAT, T * 2 * X);     /* cat(-x2, x1) */
-		mem(a, FWD, ELEM, K_BCAST, T * 2 * X);   /* * sin */
-		mem(a, FWD, ELEM, K_VEC, T * 3 * X);     /* the sum */
-		mem(a, FWD, ELEM, K_CAT, T * 2 * X);     /* cat(t, t_pass) */
+			eager_mem(a, FWD, ELEM, K_TINY, 0);
+		eager_mem(a, FWD, ELEM, K_BCAST, T * 2 * X);   /* t * cos */
+		eager_mem(a, FWD, ELEM, K_STRIDED, T * X);     /* -x2, from a half of t */
+		eager_mem(a, FWD, ELEM, K_CAT, T * 2 * X);     /* cat(-x2, x1) */
+		eager_mem(a, FWD, ELEM, K_BCAST, T * 2 * X);   /* * sin */
+		eager_mem(a, FWD, ELEM, K_VEC, T * 3 * X);     /* the sum */
+		eager_mem(a, FWD, ELEM, K_CAT, T * 2 * X);     /* cat(t, t_pass) */
 		return;
 	}
-	mem(a, BWD, ELEM, K_BCAST, T * 2 * X);   /* grad * sin */
-	mem(a, BWD, ELEM, K_STRIDED, T * X);     /* the negation's */
-	mem(a, BWD, ELEM, K_CAT, T * 2 * X);     /* chunk's: the halves joined */
-	mem(a, BWD, ELEM, K_BCAST, T * 2 * X);   /* grad * cos */
-	mem(a, BWD, ELEM, K_VEC, T * X);         /* t_pass's slice: zeros of t's size */
-	mem(a, BWD, ELEM, K_VEC, T * 3 * X);     /* t's three gradients added */
-	mem(a, BWD, ELEM, K_VEC, T * 3 * X);
+	eager_mem(a, BWD, ELEM, K_BCAST, T * 2 * X);   /* grad * sin */
+	eager_mem(a, BWD, ELEM, K_STRIDED, T * X);     /* the negation's */
+	eager_mem(a, BWD, ELEM, K_CAT, T * 2 * X);     /* chunk's: the halves joined */
+	eager_mem(a, BWD, ELEM, K_BCAST, T * 2 * X);   /* grad * cos */
+	eager_mem(a, BWD, ELEM, K_VEC, T * X);         /* t_pass's slice: zeros of t's size */
+	eager_mem(a, BWD, ELEM, K_VEC, T * 3 * X);     /* t's three gradients added */
+	eager_mem(a, BWD, ELEM, K_VEC, T * 3 * X);
 }
 
 /* Residual add with the hidden dropout (fused_bias_dropout.py): the add
@@ -164,15 +164,15 @@ static void bda(struct acc *a, int dir)
 
 	if (dir == FWD) {
 		if (in->dropout <= 0) {
-			mem(a, FWD, ELEM, K_VEC, Ts * 6 * h);
+			eager_mem(a, FWD, ELEM, K_VEC, Ts * 6 * h);
 		} else if (fused) {
-			mem(a, FWD, ELEM, K_VEC, Ts * 7 * h); /* and the mask */
+			eager_mem(a, FWD, ELEM, K_VEC, Ts * 7 * h); /* and the mask */
 		} else {
-			mem(a, FWD, ELEM, K_VEC, Ts * 5 * h);
-			mem(a, FWD, ELEM, K_VEC, Ts * 6 * h);
+			eager_mem(a, FWD, ELEM, K_VEC, Ts * 5 * h);
+			eager_mem(a, FWD, ELEM, K_VEC, Ts * 6 * h);
 		}
 	} else if (in->dropout > 0) {
-		mem(a, BWD, ELEM, K_VEC, Ts * 5 * h); /* grad * mask */
+		eager_mem(a, BWD, ELEM, K_VEC, Ts * 5 * h); /* grad * mask */
 	}
 }
 
@@ -187,31 +187,31 @@ static void softmax(struct acc *a, int dir, double E)
 
 	if (dir == FWD) {
 		if (!eager) {
-			mem(a, FWD, ATTN, K_SMF, 4 * E);
+			eager_mem(a, FWD, ATTN, K_SMF, 4 * E);
 		} else {
 			if (in->softmax_fp32)
-				mem(a, FWD, ATTN, K_VEC, 6 * E);         /* .float() */
-			mem(a, FWD, ATTN, K_BCAST, 2 * w * E + mask);    /* masked_fill_ */
-			mem(a, FWD, ATTN, K_SMF, 2 * w * E);
+				eager_mem(a, FWD, ATTN, K_VEC, 6 * E);         /* .float() */
+			eager_mem(a, FWD, ATTN, K_BCAST, 2 * w * E + mask);    /* masked_fill_ */
+			eager_mem(a, FWD, ATTN, K_SMF, 2 * w * E);
 			if (in->softmax_fp32)
-				mem(a, FWD, ATTN, K_VEC, 6 * E);         /* .bfloat16() */
+				eager_mem(a, FWD, ATTN, K_VEC, 6 * E);         /* .bfloat16() */
 		}
 		if (in->attn_dropout > 0)
-			mem(a, FWD, ATTN, K_VEC, 5 * E);
+			eager_mem(a, FWD, ATTN, K_VEC, 5 * E);
 		return;
 	}
 	if (in->attn_dropout > 0)
-		mem(a, BWD, ATTN, K_VEC, 5 * E);
+		eager_mem(a, BWD, ATTN, K_VEC, 5 * E);
 	if (!eager) {
-		mem(a, BWD, ATTN, K_SMB, 6 * E);
+		eager_mem(a, BWD, ATTN, K_SMB, 6 * E);
 		return;
 	}
 	if (in->softmax_fp32)
-		mem(a, BWD, ATTN, K_VEC, 6 * E);
-	mem(a, BWD, ATTN, K_SMB, 3 * w * E);
-	mem(a, BWD, ATTN, K_BCAST, 2 * w * E + mask);
+		eager_mem(a, BWD, ATTN, K_VEC, 6 * E);
+	eager_mem(a, BWD, ATTN, K_SMB, 3 * w * E);
+	eager_mem(a, BWD, ATTN, K_BCAST, 2 * w * E + mask);
 	if (in->softmax_fp32)
-		mem(a, BWD, ATTN, K_VEC, 6 * E);
+		eager_mem(a, BWD, ATTN, K_VEC, 6 * E);
 }
 
 /* The core attention (dot_product_attention.py): the keys and values
@@ -226,13 +226,13 @@ static void core(struct acc *a, int dir)
 
 	if (dir == FWD) {
 		if (gqa) {
-			mem(a, FWD, ELEM, K_STRIDED, T * (2 * kvel + 2 * qel));
-			mem(a, FWD, ELEM, K_STRIDED, T * (2 * kvel + 2 * qel));
+			eager_mem(a, FWD, ELEM, K_STRIDED, T * (2 * kvel + 2 * qel));
+			eager_mem(a, FWD, ELEM, K_STRIDED, T * (2 * kvel + 2 * qel));
 		}
 		bgemm(a, FWD, fl, 2 * E);
 		softmax(a, FWD, E);
 		bgemm(a, FWD, fl, 2 * E);
-		mem(a, FWD, ELEM, K_STRIDED, T * 4 * qel);
+		eager_mem(a, FWD, ELEM, K_STRIDED, T * 4 * qel);
 		return;
 	}
 	bgemm(a, BWD, fl, 2 * E); /* the probabilities' gradient */
@@ -240,11 +240,11 @@ static void core(struct acc *a, int dir)
 	softmax(a, BWD, E);
 	bgemm(a, BWD, fl, 2 * E); /* the queries' and keys' gradients, scaled */
 	bgemm(a, BWD, fl, 2 * E);
-	mem(a, BWD, ELEM, K_VEC, T * 4 * qel);
-	mem(a, BWD, ELEM, K_VEC, T * 4 * qel);
+	eager_mem(a, BWD, ELEM, K_VEC, T * 4 * qel);
+	eager_mem(a, BWD, ELEM, K_VEC, T * 4 * qel);
 	if (gqa) { /* expand's backward: a sum over the repeats */
-		mem(a, BWD, ELEM, K_RED, T * (2 * qel + 2 * kvel));
-		mem(a, BWD, ELEM, K_RED, T * (2 * qel + 2 * kvel));
+		eager_mem(a, BWD, ELEM, K_RED, T * (2 * qel + 2 * kvel));
+		eager_mem(a, BWD, ELEM, K_RED, T * (2 * qel + 2 * kvel));
 	}
 }
 
@@ -257,18 +257,18 @@ static void act(struct acc *a, int dir)
 	const int eager = in->fusions_off >> MT_FU_BIAS_ACT & 1;
 
 	if (!in->gated) {
-		mem(a, dir, ELEM, K_VEC, T * (dir == FWD ? 4 : 6) * f);
+		eager_mem(a, dir, ELEM, K_VEC, T * (dir == FWD ? 4 : 6) * f);
 	} else if (!eager) {
-		mem(a, dir, ELEM, K_VEC, T * (dir == FWD ? 6 : 10) * f);
+		eager_mem(a, dir, ELEM, K_VEC, T * (dir == FWD ? 6 : 10) * f);
 	} else if (dir == FWD) {
-		mem(a, FWD, ELEM, K_VEC, T * 4 * f); /* silu */
-		mem(a, FWD, ELEM, K_VEC, T * 4 * f); /* + glu_linear_offset */
-		mem(a, FWD, ELEM, K_VEC, T * 6 * f); /* the product */
+		eager_mem(a, FWD, ELEM, K_VEC, T * 4 * f); /* silu */
+		eager_mem(a, FWD, ELEM, K_VEC, T * 4 * f); /* + glu_linear_offset */
+		eager_mem(a, FWD, ELEM, K_VEC, T * 6 * f); /* the product */
 	} else {
-		mem(a, BWD, ELEM, K_VEC, T * 6 * f); /* the product's two gradients */
-		mem(a, BWD, ELEM, K_VEC, T * 6 * f);
-		mem(a, BWD, ELEM, K_VEC, T * 6 * f); /* silu's */
-		mem(a, BWD, ELEM, K_CAT, T * 8 * f); /* chunk's: the halves joined */
+		eager_mem(a, BWD, ELEM, K_VEC, T * 6 * f); /* the product's two gradients */
+		eager_mem(a, BWD, ELEM, K_VEC, T * 6 * f);
+		eager_mem(a, BWD, ELEM, K_VEC, T * 6 * f); /* silu's */
+		eager_mem(a, BWD, ELEM, K_CAT, T * 8 * f); /* chunk's: the halves joined */
 	}
 }
 
@@ -278,8 +278,8 @@ static void norm_bwd(struct acc *a)
 {
 	const double Ts = a->in->Tsp, h = a->in->h;
 
-	mem(a, BWD, ELEM, K_VEC, Ts * 6 * h);
-	mem(a, BWD, ELEM, K_RED, Ts * 4 * h);
+	eager_mem(a, BWD, ELEM, K_VEC, Ts * 6 * h);
+	eager_mem(a, BWD, ELEM, K_RED, Ts * 4 * h);
 	main_grad(a, h);
 }
 
@@ -324,10 +324,10 @@ void mt_eager_layer(const struct mt_eager_in *in, struct mt_eager_out *o)
 
 	memset(o, 0, sizeof(*o));
 	/* ---- forward (transformer_layer.py _forward_attention, _forward_mlp) */
-	mem(&a, FWD, ELEM, K_NORM, Ts * 4 * h);          /* input norm */
+	eager_mem(&a, FWD, ELEM, K_NORM, Ts * 4 * h);          /* input norm */
 	kern(&a, FWD, NONE, in->lin_f[0]);                /* QKV */
 	if (in->ap > in->gp)                              /* query.reshape of the */
-		mem(&a, FWD, ELEM, K_STRIDED, T * 4 * qel); /* grouped layout: a copy */
+		eager_mem(&a, FWD, ELEM, K_STRIDED, T * 4 * qel); /* grouped layout: a copy */
 	if (in->rope) {
 		rope(&a, FWD, 2 * qel);
 		rope(&a, FWD, 2 * kvel);
@@ -335,7 +335,7 @@ void mt_eager_layer(const struct mt_eager_in *in, struct mt_eager_out *o)
 	core(&a, FWD);
 	kern(&a, FWD, NONE, in->lin_f[1]);                /* projection */
 	bda(&a, FWD);
-	mem(&a, FWD, ELEM, K_NORM, Ts * 4 * h);          /* pre-MLP norm */
+	eager_mem(&a, FWD, ELEM, K_NORM, Ts * 4 * h);          /* pre-MLP norm */
 	if (in->mlp) {
 		kern(&a, FWD, NONE, in->lin_f[2]);
 		act(&a, FWD);
@@ -355,7 +355,7 @@ void mt_eager_layer(const struct mt_eager_in *in, struct mt_eager_out *o)
 		main_grad(&a, in->lin_par[2]);
 	}
 	norm_bwd(&a);
-	mem(&a, BWD, ELEM, K_VEC, Ts * 6 * h);           /* the residual's two gradients */
+	eager_mem(&a, BWD, ELEM, K_VEC, Ts * 6 * h);           /* the residual's two gradients */
 	bda(&a, BWD);
 	kern(&a, BWD, NONE, in->lin_b[1] / 2);
 	kern(&a, BWD, NONE, in->lin_b[1] / 2);
@@ -365,11 +365,11 @@ void mt_eager_layer(const struct mt_eager_in *in, struct mt_eager_out *o)
 		rope(&a, BWD, 2 * qel);
 		rope(&a, BWD, 2 * kvel);
 	}
-	mem(&a, BWD, ELEM, K_CAT, T * 4 * (qel + 2 * kvel)); /* split's: q, k, v joined */
+	eager_mem(&a, BWD, ELEM, K_CAT, T * 4 * (qel + 2 * kvel)); /* split's: q, k, v joined */
 	kern(&a, BWD, NONE, in->lin_b[0] / 2);
 	kern(&a, BWD, NONE, in->lin_b[0] / 2);
 	main_grad(&a, in->lin_par[0]);
 	norm_bwd(&a);
-	mem(&a, BWD, ELEM, K_VEC, Ts * 6 * h);           /* the residual's two gradients */
+	eager_mem(&a, BWD, ELEM, K_VEC, Ts * 6 * h);           /* the residual's two gradients */
 	activations(in, o);
 }

@@ -33,7 +33,7 @@ int mt_fsdp_impl_reason(const struct mt_model *m, const struct mt_cluster *c,
 	return -1;
 }
 
-static double coll(const struct mt_ctx *x, int op, int n, int stride, double bytes)
+static double fsdp_coll(const struct mt_ctx *x, int op, int n, int stride, double bytes)
 {
 	if (n <= 1 || bytes <= 0)
 		return 0;
@@ -50,16 +50,16 @@ void mt_fsdp_plan(const struct mt_ctx *x, const struct mt_costs *a, const struct
 	for (k = 0; k < MT_L_N; k++) {
 		double pd = a->par_tp[k] + a->par_rep[k], pe = a->par_exp[k];
 
-		b->fsdp_ag[k] = coll(x, MT_COLL_ALL_GATHER, n, a->tp, 2 * pd) +
-				coll(x, MT_COLL_ALL_GATHER, en, a->ep * a->etp, 2 * pe);
-		b->fsdp_rs[k] = coll(x, MT_COLL_REDUCE_SCATTER, n, a->tp, gb * pd) +
-				coll(x, MT_COLL_REDUCE_SCATTER, en, a->ep * a->etp, gb * pe);
+		b->fsdp_ag[k] = fsdp_coll(x, MT_COLL_ALL_GATHER, n, a->tp, 2 * pd) +
+				fsdp_coll(x, MT_COLL_ALL_GATHER, en, a->ep * a->etp, 2 * pe);
+		b->fsdp_rs[k] = fsdp_coll(x, MT_COLL_REDUCE_SCATTER, n, a->tp, gb * pd) +
+				fsdp_coll(x, MT_COLL_REDUCE_SCATTER, en, a->ep * a->etp, gb * pe);
 		b->fsdp_par[k] = pd + pe;
 	}
 	/* the embedding, and the output layer (untied, or its copy with PP > 1) */
 	io = a->par_emb;
-	b->fsdp_io_ag = coll(x, MT_COLL_ALL_GATHER, n, a->tp, 2 * io);
-	b->fsdp_io_rs = coll(x, MT_COLL_REDUCE_SCATTER, n, a->tp, gb * io);
+	b->fsdp_io_ag = fsdp_coll(x, MT_COLL_ALL_GATHER, n, a->tp, 2 * io);
+	b->fsdp_io_rs = fsdp_coll(x, MT_COLL_REDUCE_SCATTER, n, a->tp, gb * io);
 	b->fsdp_io_par = io;
 	b->fsdp_gb = gb;
 	(void)m;

@@ -21,7 +21,7 @@ struct expanded {
 	int n;
 };
 
-static int push(struct expanded *e, char c, short pos)
+static int layout_push(struct expanded *e, char c, short pos)
 {
 	if (e->n >= EXP_MAX)
 		return -1;
@@ -62,14 +62,14 @@ static int expand_groups(const struct expanded *in, struct expanded *out)
 				if (v >= 0) {
 					for (r = 0; r < v; r++)
 						for (k = i + 1; k < j; k++)
-							if (push(out, in->c[k], in->pos[k]))
+							if (layout_push(out, in->c[k], in->pos[k]))
 								return -1;
 					i = end;
 					continue;
 				}
 			}
 		}
-		if (push(out, in->c[i], in->pos[i]))
+		if (layout_push(out, in->c[i], in->pos[i]))
 			return -1;
 		i++;
 	}
@@ -88,20 +88,20 @@ static int expand_chars(const struct expanded *in, struct expanded *out)
 			v = digits(in->c, i + 2, in->n, &end);
 			if (v >= 0) {
 				for (r = 0; r < v; r++)
-					if (push(out, in->c[i], in->pos[i]))
+					if (layout_push(out, in->c[i], in->pos[i]))
 						return -1;
 				i = end;
 				continue;
 			}
 		}
-		if (push(out, in->c[i], in->pos[i]))
+		if (layout_push(out, in->c[i], in->pos[i]))
 			return -1;
 		i++;
 	}
 	return 0;
 }
 
-static int bad(struct mt_error *err, int pos, const char *what)
+static int layout_bad(struct mt_error *err, int pos, const char *what)
 {
 	return mt_error_set(err, MT_EUSAGE, "--pp-layout: position %d: %s", pos, what);
 }
@@ -116,7 +116,7 @@ static int read_symbols(const struct expanded *e, struct mt_layout *o, struct mt
 
 		if (c == '|') {
 			if (o->n + 1 >= MT_LAYOUT_MAX)
-				return bad(err, e->pos[i], "more than 256 stages; at most 256 expected");
+				return layout_bad(err, e->pos[i], "more than 256 stages; at most 256 expected");
 			o->n++;
 			continue;
 		}
@@ -124,22 +124,22 @@ static int read_symbols(const struct expanded *e, struct mt_layout *o, struct mt
 			return mt_error_set(err, MT_EUSAGE, "--pp-layout: position %d: unknown symbol "
 					    "'%c'; %s", e->pos[i], c, SYMBOLS);
 		if (c == 'E' && (i > 0 || ne++))
-			return bad(err, e->pos[i], "E: the embedding must be the first symbol, "
+			return layout_bad(err, e->pos[i], "E: the embedding must be the first symbol, "
 				   "exactly once");
 		if (i == 0 && c != 'E')
 			return mt_error_set(err, MT_EUSAGE, "--pp-layout: position %d: '%c': the layout "
 					    "must start with E (the embedding)", e->pos[i], c);
 		if (c == 'L' && (i != e->n - 1 || nl++))
-			return bad(err, e->pos[i], "L: the loss must be the last symbol, exactly once");
+			return layout_bad(err, e->pos[i], "L: the loss must be the last symbol, exactly once");
 		if (c == 't') {
 			if (seen_m >= 0)
-				return bad(err, e->pos[i], "t: transformer layers must come before "
+				return layout_bad(err, e->pos[i], "t: transformer layers must come before "
 					   "the MTP layers");
 			o->t[o->n]++;
 			o->layers++;
 		} else if (c == 'm') {
 			if (seen_m >= 0 && seen_m != o->n)
-				return bad(err, e->pos[i], "m: all MTP layers must be in one stage");
+				return layout_bad(err, e->pos[i], "m: all MTP layers must be in one stage");
 			if (seen_m < 0)
 				o->mtp_pos = e->pos[i];
 			seen_m = o->n;
@@ -148,7 +148,7 @@ static int read_symbols(const struct expanded *e, struct mt_layout *o, struct mt
 		}
 	}
 	if (!e->n || e->c[e->n - 1] != 'L')
-		return bad(err, e->n ? e->pos[e->n - 1] : 1, "the layout must end with L (the loss)");
+		return layout_bad(err, e->n ? e->pos[e->n - 1] : 1, "the layout must end with L (the loss)");
 	o->n++;
 	o->mtp_chunk = seen_m;
 	return MT_OK;
@@ -169,7 +169,7 @@ int mt_layout_parse(const char *s, struct mt_layout *o, struct mt_error *err)
 	a.n = 0;
 	for (i = 0; i < len; i++)
 		if (s[i] != ',') /* purely cosmetic commas */
-			push(&a, s[i], (short)(i + 1));
+			layout_push(&a, s[i], (short)(i + 1));
 	if (expand_groups(&a, &b) || expand_chars(&b, &a))
 		return mt_error_set(err, MT_EUSAGE, "--pp-layout: expands to more than %d symbols",
 				    EXP_MAX);
@@ -467,8 +467,8 @@ struct out {
 	int failed;
 };
 
-static void put(struct out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void put(struct out *o, const char *fmt, ...)
+static void layout_put(struct out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void layout_put(struct out *o, const char *fmt, ...)
 {
 	va_list ap;
 	int n;
@@ -487,11 +487,11 @@ static void put(struct out *o, const char *fmt, ...)
 static void run(struct out *o, char c, int n)
 {
 	if (n == 1)
-		put(o, "%c", c);
+		layout_put(o, "%c", c);
 	else if (n == 2)
-		put(o, "%c%c", c, c);
+		layout_put(o, "%c%c", c, c);
 	else if (n > 2)
-		put(o, "%c*%d", c, n);
+		layout_put(o, "%c*%d", c, n);
 }
 
 static void chunk_str(const struct mt_layout *l, int c, char *buf, size_t cap)
@@ -500,11 +500,11 @@ static void chunk_str(const struct mt_layout *l, int c, char *buf, size_t cap)
 
 	buf[0] = '\0';
 	if (c == 0)
-		put(&o, "E");
+		layout_put(&o, "E");
 	run(&o, 't', l->t[c]);
 	run(&o, 'm', l->m[c]);
 	if (c == l->n - 1)
-		put(&o, "L");
+		layout_put(&o, "L");
 }
 
 int mt_layout_format(const struct mt_layout *l, char *buf, size_t cap)
@@ -525,13 +525,13 @@ int mt_layout_format(const struct mt_layout *l, char *buf, size_t cap)
 		}
 		if (c + k == l->n && k >= 2) { /* the last run: no trailing '|' */
 			if (k == 2)
-				put(&o, "%s|%s", a, a);
+				layout_put(&o, "%s|%s", a, a);
 			else
-				put(&o, "(%s|)*%d%s", a, k - 1, a);
+				layout_put(&o, "(%s|)*%d%s", a, k - 1, a);
 		} else if (k >= 2) {
-			put(&o, "(%s|)*%d", a, k);
+			layout_put(&o, "(%s|)*%d", a, k);
 		} else {
-			put(&o, "%s%s", a, c + 1 < l->n ? "|" : "");
+			layout_put(&o, "%s%s", a, c + 1 < l->n ? "|" : "");
 		}
 		c += k;
 	}

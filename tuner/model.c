@@ -335,7 +335,7 @@ int mt_flops_conv_parse(const char *s, enum mt_flops_conv *out)
 /* ---------------------------------------------------------------- readers */
 
 /* First of several alternative keys that is present. */
-static const char *pick(const cJSON *o, const char *const *keys)
+static const char *model_pick(const cJSON *o, const char *const *keys)
 {
 	for (; *keys; keys++) {
 		const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, *keys);
@@ -350,7 +350,7 @@ static const char *pick(const cJSON *o, const char *const *keys)
 static int get_int_any(const struct mt_jpos *at, const cJSON *o, const char *const *keys,
 		       int required, int lo, int *out, struct mt_error *err)
 {
-	const char *k = pick(o, keys);
+	const char *k = model_pick(o, keys);
 
 	if (!k) {
 		if (!required)
@@ -364,7 +364,7 @@ static int get_int_any(const struct mt_jpos *at, const cJSON *o, const char *con
 static int get_num_any(const struct mt_jpos *at, const cJSON *o, const char *const *keys,
 		       double lo, double hi, double *out, struct mt_error *err)
 {
-	const char *k = pick(o, keys);
+	const char *k = model_pick(o, keys);
 
 	return k ? mt_jnum(at, o, k, 1, lo, hi, out, err) : 0;
 }
@@ -548,7 +548,7 @@ static int hf_window(const cJSON *o, const char *file, struct mt_model *m, struc
 static int hf_rope_limit(const cJSON *o, const char *file, struct mt_model *m,
 			 struct mt_error *err)
 {
-	const char *key = pick(o, KEYS("rope_scaling", "rope_parameters"));
+	const char *key = model_pick(o, KEYS("rope_scaling", "rope_parameters"));
 	const cJSON *rs = key ? cJSON_GetObjectItemCaseSensitive(o, key) : NULL;
 	struct mt_jpos at = { file, key };
 	const char *tk;
@@ -559,12 +559,12 @@ static int hf_rope_limit(const cJSON *o, const char *file, struct mt_model *m,
 	m->max_seq = m->max_pos;
 	if (!m->max_pos || !cJSON_IsObject(rs))
 		return MT_OK;
-	tk = pick(rs, KEYS("rope_type", "type"));
+	tk = model_pick(rs, KEYS("rope_type", "type"));
 	if ((tk && (rc = mt_jstr(&at, rs, tk, 0, type, sizeof(type), err)) < 0) ||
 	    (rc = mt_jnum(&at, rs, "factor", 0, 1e-6, 1e6, &factor, err)) < 0)
 		return rc;
-	if (pick(rs, KEYS("original_max_position_embeddings")) ||
-	    pick(o, KEYS("original_max_position_embeddings")))
+	if (model_pick(rs, KEYS("original_max_position_embeddings")) ||
+	    model_pick(o, KEYS("original_max_position_embeddings")))
 		return MT_OK;
 	if (!strcmp(type, "dynamic") && factor > 1 && m->nnotes < MT_MODEL_NOTES)
 		snprintf(m->notes[m->nnotes++], sizeof(m->notes[0]),
@@ -585,7 +585,7 @@ static int hf_rope_limit(const cJSON *o, const char *file, struct mt_model *m,
 static int hf_numerics(const cJSON *o, const char *file, struct mt_model *m,
 		       struct mt_error *err)
 {
-	const char *key = pick(o, KEYS("rope_scaling", "rope_parameters")), *tk;
+	const char *key = model_pick(o, KEYS("rope_scaling", "rope_parameters")), *tk;
 	const cJSON *rs = key ? cJSON_GetObjectItemCaseSensitive(o, key) : NULL;
 	struct mt_jpos at = { file, "" }, rat = { file, key };
 	char type[32] = "";
@@ -604,7 +604,7 @@ static int hf_numerics(const cJSON *o, const char *file, struct mt_model *m,
 	if (cJSON_IsObject(rs) && !m->rope_base &&
 	    (rc = get_num_any(&rat, rs, KEYS("rope_theta"), 1, 1e12, &m->rope_base, err)) < 0)
 		return rc;
-	if (!cJSON_IsObject(rs) || !(tk = pick(rs, KEYS("rope_type", "type"))))
+	if (!cJSON_IsObject(rs) || !(tk = model_pick(rs, KEYS("rope_type", "type"))))
 		return MT_OK;
 	if ((rc = mt_jstr(&rat, rs, tk, 0, type, sizeof(type), err)) < 0 ||
 	    (rc = get_num_any(&rat, rs, KEYS("factor"), 1e-6, 1e6, &m->rope_factor, err)) < 0 ||
@@ -770,10 +770,10 @@ static int read_hf(const cJSON *o, const char *file, struct mt_model *m, struct 
 	int from_class;
 
 	hf_typos(o, file, m);
-	gpt2_style = pick(o, KEYS("n_embd")) != NULL;
+	gpt2_style = model_pick(o, KEYS("n_embd")) != NULL;
 	if ((rc = mt_jstr(&at, o, "model_type", 0, m->arch, sizeof(m->arch), err)) < 0)
 		return rc;
-	if (!pick(o, KEYS("hidden_size", "n_embd", "d_model")))
+	if (!model_pick(o, KEYS("hidden_size", "n_embd", "d_model")))
 		return mt_error_set(err, MT_EINVAL,
 				    "%s: not a model config: missing field 'hidden_size' (or 'n_embd'): "
 				    "expected a Hugging Face config.json or a megatune model JSON",
@@ -801,20 +801,20 @@ static int read_hf(const cJSON *o, const char *file, struct mt_model *m, struct 
 				    m->layers, MT_MAX_LAYERS);
 	if (m->max_pos)
 		snprintf(m->max_pos_key, sizeof(m->max_pos_key), "%s",
-			 pick(o, KEYS("max_position_embeddings", "n_positions", "n_ctx")));
+			 model_pick(o, KEYS("max_position_embeddings", "n_positions", "n_ctx")));
 	if ((rc = hf_rope_limit(o, file, m, err)) < 0 || (rc = hf_window(o, file, m, err)) < 0 ||
 	    (rc = hf_numerics(o, file, m, err)) < 0)
 		return rc;
 	m->ffn = gpt2_style ? 4 * m->hidden : 0;
 	if ((rc = get_int_any(&at, o, KEYS("intermediate_size", "n_inner", "ffn_dim"), 0, 1, &m->ffn, err)) < 0)
 		return rc;
-	if (pick(o, KEYS("hidden_act", "activation_function")))
-		if ((rc = mt_jstr(&at, o, pick(o, KEYS("hidden_act", "activation_function")), 1, act,
+	if (model_pick(o, KEYS("hidden_act", "activation_function")))
+		if ((rc = mt_jstr(&at, o, model_pick(o, KEYS("hidden_act", "activation_function")), 1, act,
 				  sizeof(act), err)) < 0)
 			return rc;
 	m->gated = (!gpt2_style && fam->gated) || !strcmp(act, "swiglu");
-	m->norm = pick(o, KEYS("rms_norm_eps")) ? MT_NORM_RMS : MT_NORM_LAYER;
-	if (!pick(o, KEYS("rms_norm_eps", "layer_norm_epsilon", "layer_norm_eps")))
+	m->norm = model_pick(o, KEYS("rms_norm_eps")) ? MT_NORM_RMS : MT_NORM_LAYER;
+	if (!model_pick(o, KEYS("rms_norm_eps", "layer_norm_epsilon", "layer_norm_eps")))
 		m->norm = gpt2_style ? MT_NORM_LAYER : MT_NORM_RMS;
 	/* the default of transformers' config class: true for PretrainedConfig
 	 * and GPT-2, false for the Llama, Mistral, Mixtral, Qwen and DeepSeek classes */

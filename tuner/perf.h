@@ -24,6 +24,7 @@
 #include "layout.h"
 #include "model.h"
 #include "recompute.h"
+#include "schedule.h"
 
 #define MT_MAX_PP 1024
 
@@ -242,13 +243,6 @@ int mt_split_exists(int L, int pp, int vpp);
  * experts', *fp8 those of FP8 linear layers. */
 double mt_stage_params(const struct mt_ctx *x, const struct mt_costs *a, const struct mt_plan *p,
 		       int stage, double *exp, double *fp8);
-
-/* In-flight micro-batches (1F1B) or model chunks (interleaved) on stage i. */
-int mt_inflight(int pp, int vpp, int num_mb, int stage);
-
-/* Share of the micro-batches whose forward pairs with another's backward
- * under the 1F1B EP overlap (docs/MODEL.md 5.3). */
-double mt_ep_overlap_paired(int pp, int vpp, int num_mb);
 
 /* Layers of model chunk j (0-based over pp*vpp chunks) under a split. */
 int mt_chunk_layers(int L, int pp, int vpp, int split, int first, int last, int chunk);

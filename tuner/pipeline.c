@@ -10,22 +10,6 @@
 #include "perf.h"
 #include "precision.h"
 
-int mt_inflight(int pp, int vpp, int num_mb, int stage)
-{
-	int n;
-
-	if (pp <= 1)
-		return 1;
-	if (vpp <= 1) {
-		n = pp - stage;
-		return n < num_mb ? n : num_mb;
-	}
-	/* Megatron's interleaved schedule with microbatch groups of pp:
-	 * warm-up (pp - stage - 1) * 2 + (vpp - 1) * pp chunks, plus the one
-	 * in its first backward */
-	n = (pp - stage - 1) * 2 + (vpp - 1) * pp + 1;
-	return n < num_mb * vpp ? n : num_mb * vpp;
-}
 
 int mt_chunk_layers(int L, int pp, int vpp, int split, int first, int last, int chunk)
 {

@@ -99,7 +99,7 @@ static cJSON *arr(cJSON *doc, const char *key)
 
 
 /* Replace the element of `a` for which `same` holds, else append. */
-static void put(cJSON *a, cJSON *item, int (*same)(const cJSON *x, const cJSON *y))
+static void profile_put(cJSON *a, cJSON *item, int (*same)(const cJSON *x, const cJSON *y))
 {
 	cJSON *e;
 	int i = 0;
@@ -128,7 +128,7 @@ int mt_profile_add_source(cJSON *doc, const char *id, const char *kind, const ch
 	cJSON_AddStringToObject(s, "id", id);
 	cJSON_AddStringToObject(s, "kind", kind);
 	cJSON_AddStringToObject(s, "citation", citation);
-	put(arr(doc, "sources"), s, same_id);
+	profile_put(arr(doc, "sources"), s, same_id);
 	return MT_OK;
 }
 
@@ -176,7 +176,7 @@ void mt_profile_coll_point(cJSON *curve, double bytes, double busbw_gbps, double
 	if (st) {
 		mt_stats_add(p, "stats", st);
 	}
-	put(arr(curve, "points"), p, same_bytes);
+	profile_put(arr(curve, "points"), p, same_bytes);
 }
 
 static int same_gemm(const cJSON *x, const cJSON *y)
@@ -199,7 +199,7 @@ void mt_profile_gemm(cJSON *doc, const char *dtype, double m, double n, double k
 		mt_stats_add(g, "stats", st);
 	}
 	cJSON_AddStringToObject(g, "source", src);
-	put(arr(doc, "gemm"), g, same_gemm);
+	profile_put(arr(doc, "gemm"), g, same_gemm);
 }
 
 static int same_attn(const cJSON *x, const cJSON *y)
@@ -225,7 +225,7 @@ void mt_profile_attention(cJSON *doc, const char *dtype, int head_dim, int seq, 
 	cJSON_AddNumberToObject(a, "fwd_tflops", mt_round_sig(fwd_tflops, 6));
 	cJSON_AddNumberToObject(a, "bwd_tflops", mt_round_sig(bwd_tflops, 6));
 	cJSON_AddStringToObject(a, "source", src);
-	put(arr(doc, "attention"), a, same_attn);
+	profile_put(arr(doc, "attention"), a, same_attn);
 }
 
 static int same_off(const cJSON *x, const cJSON *y)
@@ -250,7 +250,7 @@ void mt_profile_offload(cJSON *doc, const char *direction, int pinned, int numa_
 		mt_stats_add(o, "stats", st);
 	}
 	cJSON_AddStringToObject(o, "source", src);
-	put(arr(doc, "offload"), o, same_off);
+	profile_put(arr(doc, "offload"), o, same_off);
 }
 
 cJSON *mt_profile_object(cJSON *doc, const char *key)
@@ -312,7 +312,7 @@ void mt_profile_outlier(cJSON *doc, const char *what, const char *metric, double
 	cJSON_AddItemToArray(arr(doc, "outliers"), o);
 }
 
-static void num_or_null(cJSON *o, const char *key, double v)
+static void profile_num_or_null(cJSON *o, const char *key, double v)
 {
 	if (isfinite(v))
 		cJSON_AddNumberToObject(o, key, v);
@@ -331,10 +331,10 @@ static void corr_mempts(cJSON *sec, const struct mt_profile_corr *pc)
 	if (pc->mem_step_why)
 		cJSON_AddStringToObject(sec, "step_memory_not_applied", pc->mem_step_why);
 	cJSON_AddNumberToObject(sec, "memory_points_used", pc->npts);
-	num_or_null(sec, "max_allocated_rms_rel_error_before", pc->max_alloc_rms_before);
-	num_or_null(sec, "max_allocated_rms_rel_error_after", pc->max_alloc_rms_after);
-	num_or_null(sec, "max_allocated_loo_mean_abs_rel_error_before", pc->max_alloc_loo_before);
-	num_or_null(sec, "max_allocated_loo_mean_abs_rel_error_after", pc->max_alloc_loo_after);
+	profile_num_or_null(sec, "max_allocated_rms_rel_error_before", pc->max_alloc_rms_before);
+	profile_num_or_null(sec, "max_allocated_rms_rel_error_after", pc->max_alloc_rms_after);
+	profile_num_or_null(sec, "max_allocated_loo_mean_abs_rel_error_before", pc->max_alloc_loo_before);
+	profile_num_or_null(sec, "max_allocated_loo_mean_abs_rel_error_after", pc->max_alloc_loo_after);
 	a = cJSON_AddArrayToObject(sec, "memory_points");
 	for (i = 0; a && i < pc->npts; i++) {
 		const struct mt_profile_corr_mempt *p = &pc->pts[i];
@@ -349,7 +349,7 @@ static void corr_mempts(cJSON *sec, const struct mt_profile_corr *pc)
 					round(p->predicted_max_allocated));
 		cJSON_AddNumberToObject(o, "corrected_max_allocated_bytes",
 					round(p->corrected_max_allocated));
-		num_or_null(o, "measured_max_reserved_bytes", round(p->measured_max_reserved));
+		profile_num_or_null(o, "measured_max_reserved_bytes", round(p->measured_max_reserved));
 		cJSON_AddNumberToObject(o, "predicted_reserved_bytes", round(p->predicted_reserved));
 		cJSON_AddNumberToObject(o, "corrected_reserved_bytes", round(p->corrected_reserved));
 		cJSON_AddItemToArray(a, o);
@@ -389,12 +389,12 @@ void mt_profile_corrections(cJSON *doc, const struct mt_profile_corr *pc, const 
 		cJSON_AddStringToObject(sec, "memory_basis", "worst_rank_max_reserved");
 	cJSON_AddNumberToObject(sec, "runs_used", pc->nruns);
 	cJSON_AddNumberToObject(sec, "memory_runs_used", pc->mem_runs);
-	num_or_null(sec, "rms_rel_error_before", pc->rms_before);
-	num_or_null(sec, "rms_rel_error_after", pc->rms_after);
-	num_or_null(sec, "loo_mean_abs_rel_error_before", pc->loo_before);
-	num_or_null(sec, "loo_mean_abs_rel_error_after", pc->loo_after);
-	num_or_null(sec, "memory_loo_mean_abs_rel_error_before", pc->mem_loo_before);
-	num_or_null(sec, "memory_loo_mean_abs_rel_error_after", pc->mem_loo_after);
+	profile_num_or_null(sec, "rms_rel_error_before", pc->rms_before);
+	profile_num_or_null(sec, "rms_rel_error_after", pc->rms_after);
+	profile_num_or_null(sec, "loo_mean_abs_rel_error_before", pc->loo_before);
+	profile_num_or_null(sec, "loo_mean_abs_rel_error_after", pc->loo_after);
+	profile_num_or_null(sec, "memory_loo_mean_abs_rel_error_before", pc->mem_loo_before);
+	profile_num_or_null(sec, "memory_loo_mean_abs_rel_error_after", pc->mem_loo_after);
 	a = cJSON_AddArrayToObject(sec, "runs");
 	for (i = 0; a && i < pc->nruns; i++) {
 		const struct mt_profile_corr_run *r = &pc->runs[i];
@@ -405,8 +405,8 @@ void mt_profile_corrections(cJSON *doc, const struct mt_profile_corr *pc, const 
 		cJSON_AddNumberToObject(o, "measured_step_s", r->measured_step_s);
 		cJSON_AddNumberToObject(o, "predicted_step_s", r->predicted_step_s);
 		cJSON_AddNumberToObject(o, "corrected_step_s", r->corrected_step_s);
-		num_or_null(o, "measured_mem_bytes", r->measured_mem_bytes);
-		num_or_null(o, "predicted_mem_bytes", r->predicted_mem_bytes);
+		profile_num_or_null(o, "measured_mem_bytes", r->measured_mem_bytes);
+		profile_num_or_null(o, "predicted_mem_bytes", r->predicted_mem_bytes);
 		cJSON_AddItemToArray(a, o);
 	}
 	cJSON_AddItemToObject(doc, "corrections", sec);

@@ -13,16 +13,6 @@
 #include "perf.h"
 #include "recompute.h"
 
-double mt_ep_overlap_paired(int pp, int vpp, int num_mb)
-{
-	/* the forwards of the warm-up (interleaved 1F1B: 2 (pp - 1) + (vpp - 1)
-	 * pp model chunks on the first stage; one without PP) have no backward
-	 * beside them */
-	double chunks = (double)num_mb * vpp;
-	double warm = pp > 1 ? 2.0 * (pp - 1) + (double)(vpp - 1) * pp : 1;
-
-	return chunks > warm ? 1 - warm / chunks : 0;
-}
 
 /* Per MoE layer and micro-batch: time the 1F1B EP overlap saves, and the EP
  * communication it leaves exposed, with the share of paired micro-batches. */

@@ -76,7 +76,7 @@ static int failure_rank(int st)
 	}
 }
 
-static void fail(struct mt_logparse *p, int st, const char *line)
+static void logparse_fail(struct mt_logparse *p, int st, const char *line)
 {
 	if (failure_rank(st) <= failure_rank(p->failure))
 		return;
@@ -147,7 +147,7 @@ static void progress(struct mt_logparse *p, long iter, long total, const char *l
 	snprintf(p->last_iter_line, sizeof(p->last_iter_line), "%s", line);
 }
 
-static void mem(struct mt_logparse *p, double alloc_b, double reserved_b)
+static void logparse_mem(struct mt_logparse *p, double alloc_b, double reserved_b)
 {
 	if (alloc_b >= 0 && (isnan(p->mem_max_alloc_b) || alloc_b > p->mem_max_alloc_b))
 		p->mem_max_alloc_b = alloc_b;
@@ -212,9 +212,9 @@ static int megatron_line(struct mt_logparse *p, const char *s, const char *line)
 	p->nan_iters += (long)nan_it;
 	loss = has_loss(s);
 	if (nan_it > 0)
-		fail(p, MT_VS_NAN, line);
+		logparse_fail(p, MT_VS_NAN, line);
 	else if (!loss && p->loss_seen && skipped == 0 && past_loss(s))
-		fail(p, MT_VS_NAN, line);
+		logparse_fail(p, MT_VS_NAN, line);
 	if (loss)
 		p->loss_seen = 1;
 	/* an interval whose iterations were all skipped gives no step */
@@ -241,11 +241,11 @@ static int nemo2_line(struct mt_logparse *p, const char *s, const char *line)
 		total = strtol(end + 1, NULL, 10) + 1;
 	progress(p, iter + 1, total, line);
 	if (num_after(s, "max_memory_allocated:", &v))
-		mem(p, v, -1);
+		logparse_mem(p, v, -1);
 	if (num_after(s, "max_memory_reserved:", &v))
-		mem(p, -1, v);
+		logparse_mem(p, -1, v);
 	if (num_after(s, "peak_memory_usage:", &v))
-		mem(p, -1, v);
+		logparse_mem(p, -1, v);
 	if (strstr(s, "max_memory_allocated:") || strstr(s, "max_memory_reserved:") ||
 	    strstr(s, "peak_memory_usage:"))
 		p->mem_lines++;
@@ -254,7 +254,7 @@ static int nemo2_line(struct mt_logparse *p, const char *s, const char *line)
 	if (num_after(s, "train_step_timing in s:", &x))
 		add_step(p, iter + 1, x, tflops, MT_LOGF_NEMO2);
 	if (strstr(s, "reduced_train_loss: nan"))
-		fail(p, MT_VS_NAN, line);
+		logparse_fail(p, MT_VS_NAN, line);
 	return 1;
 }
 
@@ -279,7 +279,7 @@ static int lightning_line(struct mt_logparse *p, const char *s, const char *line
 	if (num_after(s, "train_step_timing in s=", &x))
 		add_step(p, n, x, NAN, MT_LOGF_LIGHTNING);
 	if (strstr(s, "reduced_train_loss=nan"))
-		fail(p, MT_VS_NAN, line);
+		logparse_fail(p, MT_VS_NAN, line);
 	return 1;
 }
 
@@ -318,7 +318,7 @@ static void memory_line(struct mt_logparse *p, const char *s)
 		return;
 	if (isnan(m.max_alloc_b) && isnan(m.max_reserved_b))
 		return;
-	mem(p, isnan(m.max_alloc_b) ? -1 : m.max_alloc_b,
+	logparse_mem(p, isnan(m.max_alloc_b) ? -1 : m.max_alloc_b,
 	    isnan(m.max_reserved_b) ? -1 : m.max_reserved_b);
 	p->mem_lines++;
 	for (i = 0; i < p->nmemr && p->memr[i].rank != m.rank; i++)
@@ -349,16 +349,16 @@ static void failure_line(struct mt_logparse *p, const char *s, const char *line)
 
 	if (strstr(s, "CUDA out of memory") || strstr(s, "CUDA error: out of memory") ||
 	    strstr(s, "Cuda failure 2 'out of memory'") || strstr(s, "OutOfMemoryError"))
-		fail(p, MT_VS_OOM, line);
+		logparse_fail(p, MT_VS_OOM, line);
 	if (strstr(s, "Watchdog caught collective operation timeout"))
-		fail(p, MT_VS_NCCL_TIMEOUT, line);
+		logparse_fail(p, MT_VS_NCCL_TIMEOUT, line);
 	if (strstr(s, "NCCL error") || strstr(s, "ncclSystemError") ||
 	    strstr(s, "ncclInternalError") || strstr(s, "ncclUnhandledCudaError") ||
 	    strstr(s, "ncclInvalidUsage") || strstr(s, "ncclRemoteError"))
-		fail(p, MT_VS_NCCL_ERROR, line);
+		logparse_fail(p, MT_VS_NCCL_ERROR, line);
 	if (has_ci(s, "found NaN") || strstr(s, "grad norm: nan") || strstr(s, "lm loss: nan") ||
 	    strstr(s, "loss is NaN") || (num_after(s, "number of nan iterations:", &v) && v > 0))
-		fail(p, MT_VS_NAN, line);
+		logparse_fail(p, MT_VS_NAN, line);
 }
 
 /* the progress line a text starts, of any format (MT_LOGF_*), or 0: Megatron-LM's

@@ -157,7 +157,7 @@ int mt_program_check(const char *cmd, const char *what, struct mt_error *err)
 
 static volatile sig_atomic_t *stop_flag;
 
-static void on_signal(int sig)
+static void runner_on_signal(int sig)
 {
 	(void)sig;
 	if (stop_flag)
@@ -171,7 +171,7 @@ void mt_runner_signals(volatile sig_atomic_t *flag)
 	memset(&sa, 0, sizeof(sa));
 	sigemptyset(&sa.sa_mask);
 	stop_flag = flag;
-	sa.sa_handler = flag ? on_signal : SIG_DFL;
+	sa.sa_handler = flag ? runner_on_signal : SIG_DFL;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 }

@@ -40,7 +40,7 @@ static int alike(const cJSON *a, const cJSON *b)
 	return n;
 }
 
-static int counts(const struct mt_vcand *c)
+static int tune_counts(const struct mt_vcand *c)
 {
 	return c->status == MT_VS_OK && c->has_measured && c->meas.step_s > 0 &&
 	       c->pred.step_s > 0 && isfinite(c->pred.step_s);
@@ -54,13 +54,13 @@ static double alike_ratio(const struct mt_validation *v, int j)
 	double sum = 0;
 	int i, best = -1, n = 0;
 
-	if (counts(c))
+	if (tune_counts(c))
 		return c->meas.step_s;
 	for (i = 0; i < v->ncand; i++) {
 		const struct mt_vcand *m = &v->cand[i];
 		int a;
 
-		if (i == j || !counts(m))
+		if (i == j || !tune_counts(m))
 			continue;
 		a = alike(c->config, m->config);
 		if (a > best) {
@@ -174,7 +174,7 @@ static int correct(const struct mt_validation *v, struct corr *k, struct mt_erro
 	memset(&set, 0, sizeof(set));
 	memset(&fit, 0, sizeof(fit));
 	for (i = 0; i < v->ncand; i++)
-		n += counts(&v->cand[i]);
+		n += tune_counts(&v->cand[i]);
 	k->nfit = n;
 	if ((rc = mt_vset_add(&set, v, k->path, err)))
 		goto out;
@@ -248,7 +248,7 @@ static int measured_best(const struct mt_validation *v)
 	int i, b = -1;
 
 	for (i = 0; i < v->ncand; i++)
-		if (counts(&v->cand[i]) && (b < 0 || v->cand[i].meas.step_s < v->cand[b].meas.step_s))
+		if (tune_counts(&v->cand[i]) && (b < 0 || v->cand[i].meas.step_s < v->cand[b].meas.step_s))
 			b = i;
 	return b;
 }
@@ -416,7 +416,7 @@ static int stopping(const struct mt_tune_opts *o)
 
 /* the candidates not tried, by the corrected step, into out (ncand room);
  * returns how many, or MT_ENOMEM */
-static int pick(const struct mt_validation *v, const char *tried, const double *step, int *out)
+static int tune_pick(const struct mt_validation *v, const char *tried, const double *step, int *out)
 {
 	char *left = calloc((size_t)v->ncand + 1, 1);
 	int i, n;
@@ -457,7 +457,7 @@ static int rounds(struct mt_validation *v, const cJSON *advice, const struct mt_
 			r->why = "the last round (--max-rounds) was run";
 			break;
 		}
-		if ((n = pick(v, tried, k->step, next)) < 0)
+		if ((n = tune_pick(v, tried, k->step, next)) < 0)
 			return mt_error_set(err, MT_ENOMEM, "out of memory");
 		if (n == 0)
 			break;

@@ -19,7 +19,7 @@
 
 /* *dst freed and set to a copy of s (NULL: none); MT_ENOMEM (and *dst NULL)
  * when the copy cannot be made */
-static int set_str(char **dst, const char *s)
+static int validate_set_str(char **dst, const char *s)
 {
 	free(*dst);
 	*dst = s ? strdup(s) : NULL;
@@ -31,7 +31,7 @@ static int nomem(struct mt_error *err)
 	return mt_error_set(err, MT_ENOMEM, "out of memory");
 }
 
-static int num(const cJSON *o, const char *key)
+static int validate_num(const cJSON *o, const char *key)
 {
 	return (int)mt_jget_num(o, key, 0);
 }
@@ -45,21 +45,21 @@ static int cand_name(char *buf, size_t cap, int rank, const cJSON *cfg)
 	int rc;
 
 	sbuf_init(&sb);
-	sbuf_addf(&sb, "c%d-tp%d-pp%d", rank, num(cfg, "tp"), num(cfg, "pp"));
-	if (num(cfg, "vpp") > 1)
-		sbuf_addf(&sb, "-vpp%d", num(cfg, "vpp"));
-	if (num(cfg, "cp") > 1)
-		sbuf_addf(&sb, "-cp%d", num(cfg, "cp"));
-	if (num(cfg, "ep") > 1) {
-		sbuf_addf(&sb, "-ep%d", num(cfg, "ep"));
-		if (num(cfg, "etp") > 1)
-			sbuf_addf(&sb, "-etp%d", num(cfg, "etp"));
+	sbuf_addf(&sb, "c%d-tp%d-pp%d", rank, validate_num(cfg, "tp"), validate_num(cfg, "pp"));
+	if (validate_num(cfg, "vpp") > 1)
+		sbuf_addf(&sb, "-vpp%d", validate_num(cfg, "vpp"));
+	if (validate_num(cfg, "cp") > 1)
+		sbuf_addf(&sb, "-cp%d", validate_num(cfg, "cp"));
+	if (validate_num(cfg, "ep") > 1) {
+		sbuf_addf(&sb, "-ep%d", validate_num(cfg, "ep"));
+		if (validate_num(cfg, "etp") > 1)
+			sbuf_addf(&sb, "-etp%d", validate_num(cfg, "etp"));
 	}
-	sbuf_addf(&sb, "-mbs%d", num(cfg, "mbs"));
+	sbuf_addf(&sb, "-mbs%d", validate_num(cfg, "mbs"));
 	if (strcmp(rk, "none"))
 		sbuf_addf(&sb, "-rc%.4s", rk);
-	if (num(cfg, "offload_layers") > 0)
-		sbuf_addf(&sb, "-off%d", num(cfg, "offload_layers"));
+	if (validate_num(cfg, "offload_layers") > 0)
+		sbuf_addf(&sb, "-off%d", validate_num(cfg, "offload_layers"));
 	snprintf(buf, cap, "%s", sb.buf ? sb.buf : "");
 	rc = sb.failed ? MT_ENOMEM : MT_OK;
 	sbuf_release(&sb);
@@ -132,9 +132,9 @@ int mt_validate_init(struct mt_validation *v, const cJSON *advice,
 	}
 	n = o->top > 0 && o->top < d.ncand ? o->top : d.ncand;
 	now_iso(when, sizeof(when));
-	if (set_str(&v->megatune_version, MEGATUNE_VERSION) || set_str(&v->created, when) ||
-	    set_str(&v->advice, o->advice_path) || set_str(&v->model, d.model) ||
-	    set_str(&v->cluster, d.cluster) || set_str(&v->mode, o->proxy ? "proxy" : "launch"))
+	if (validate_set_str(&v->megatune_version, MEGATUNE_VERSION) || validate_set_str(&v->created, when) ||
+	    validate_set_str(&v->advice, o->advice_path) || validate_set_str(&v->model, d.model) ||
+	    validate_set_str(&v->cluster, d.cluster) || validate_set_str(&v->mode, o->proxy ? "proxy" : "launch"))
 		goto nomem;
 	v->gpus = isfinite(d.gpus) ? (int)d.gpus : 0;
 	v->seq = isfinite(d.seq) ? (int)d.seq : 0;
@@ -151,7 +151,7 @@ int mt_validate_init(struct mt_validation *v, const cJSON *advice,
 		v->ncand++; /* freed with v from here on */
 		c->predicted_rank = isfinite(d.cand[i].rank) ? (int)d.cand[i].rank : i + 1;
 		if (cand_name(name, sizeof(name), c->predicted_rank, cfg) ||
-		    set_str(&c->name, name))
+		    validate_set_str(&c->name, name))
 			goto nomem;
 		c->config = cJSON_IsObject(cfg) ? cJSON_Duplicate(cfg, 1) : NULL;
 		if (cJSON_IsObject(cfg) && !c->config)
@@ -178,9 +178,9 @@ static int copy_run(struct mt_vcand *to, const struct mt_vcand *from)
 {
 	to->status = from->status;
 	to->evidence_lineno = from->evidence_lineno;
-	if (set_str(&to->evidence_line, from->evidence_line) ||
-	    set_str(&to->reason, from->reason) || set_str(&to->log, from->log) ||
-	    set_str(&to->command, from->command))
+	if (validate_set_str(&to->evidence_line, from->evidence_line) ||
+	    validate_set_str(&to->reason, from->reason) || validate_set_str(&to->log, from->log) ||
+	    validate_set_str(&to->command, from->command))
 		return MT_ENOMEM;
 	to->wall_s = from->wall_s;
 	to->has_measured = from->has_measured;
@@ -346,7 +346,7 @@ int mt_validate_command(const struct mt_validation *v, const cJSON *advice, int 
 
 /* ------------------------------------------------------------ running */
 
-static int cmp_double(const void *a, const void *b)
+static int validate_cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
 
@@ -388,7 +388,7 @@ static int memory_ranks(struct mt_vcand *c, const struct mt_logparse *p, int gpu
 
 /* the measured figures of the steady steps (iteration > warmup); *steady:
  * how many (0: none).  MT_ENOMEM when there is no room to sort them. */
-static int measure(struct mt_vcand *c, const struct mt_logparse *p, const struct mt_validation *v,
+static int validate_measure(struct mt_vcand *c, const struct mt_logparse *p, const struct mt_validation *v,
 		   double flops_step, int warmup, int *steady)
 {
 	struct mt_vmeas *m = &c->meas;
@@ -412,7 +412,7 @@ static int measure(struct mt_vcand *c, const struct mt_logparse *p, const struct
 	memset(m, 0, sizeof(*m));
 	c->has_measured = n > 0;
 	if (n > 0) {
-		qsort(x, (size_t)n, sizeof(*x), cmp_double);
+		qsort(x, (size_t)n, sizeof(*x), validate_cmp_double);
 		m->step_n = n;
 		m->step_s = mt_quantile_sorted(x, n, 0.5);
 		m->step_iqr_s = mt_quantile_sorted(x, n, 0.75) - mt_quantile_sorted(x, n, 0.25);
@@ -443,13 +443,13 @@ static int set_reason(struct mt_vcand *c, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	return set_str(&c->reason, buf);
+	return validate_set_str(&c->reason, buf);
 }
 
-static int evidence(struct mt_vcand *c, const char *line, long lineno)
+static int validate_evidence(struct mt_vcand *c, const char *line, long lineno)
 {
 	c->evidence_lineno = lineno;
-	return set_str(&c->evidence_line, lineno > 0 ? line : NULL);
+	return validate_set_str(&c->evidence_line, lineno > 0 ? line : NULL);
 }
 
 static const char *exit_text(const struct mt_run_result *r, char *buf, size_t cap)
@@ -466,7 +466,7 @@ static const char *exit_text(const struct mt_run_result *r, char *buf, size_t ca
 
 /* status, evidence and reason from how the run ended and what the log said;
  * MT_ENOMEM when the evidence or the reason cannot be kept */
-static int judge(struct mt_vcand *c, const struct mt_logparse *p, const struct mt_run_result *r,
+static int validate_judge(struct mt_vcand *c, const struct mt_logparse *p, const struct mt_run_result *r,
 		 const struct mt_validate_opts *o, int steady)
 {
 	char how[128];
@@ -477,14 +477,14 @@ static int judge(struct mt_vcand *c, const struct mt_logparse *p, const struct m
 	if (r->end == MT_RUN_INTERRUPTED || r->end == MT_RUN_BUDGET) {
 		c->status = MT_VS_NOT_RUN;
 		c->has_measured = 0;
-		if ((rc = evidence(c, NULL, 0)))
+		if ((rc = validate_evidence(c, NULL, 0)))
 			return rc;
 		return set_reason(c, r->end == MT_RUN_BUDGET ? "the --budget ended during the run"
 							     : "interrupted during the run");
 	}
 	if (p->failure) {
 		c->status = p->failure;
-		if ((rc = evidence(c, p->evidence, p->evidence_lineno)) ||
+		if ((rc = validate_evidence(c, p->evidence, p->evidence_lineno)) ||
 		    (rc = set_reason(c, "%s at line %ld of the log; %s", mt_vstatus_name(p->failure),
 				     p->evidence_lineno,
 				     r->end == MT_RUN_HANG ? "then no progress" : how)))
@@ -492,9 +492,9 @@ static int judge(struct mt_vcand *c, const struct mt_logparse *p, const struct m
 	} else if (r->end == MT_RUN_HANG) {
 		c->status = MT_VS_HANG;
 		if (p->last_iter_lineno)
-			rc = evidence(c, p->last_iter_line, p->last_iter_lineno);
+			rc = validate_evidence(c, p->last_iter_line, p->last_iter_lineno);
 		else
-			rc = evidence(c, p->last_line, p->last_lineno);
+			rc = validate_evidence(c, p->last_line, p->last_lineno);
 		if (rc || (rc = set_reason(c, "no new iteration line for %g s (--timeout): the "
 					   "process group was sent SIGTERM, then SIGKILL",
 					   o->timeout_s)))
@@ -502,15 +502,15 @@ static int judge(struct mt_vcand *c, const struct mt_logparse *p, const struct m
 	} else if (failed) {
 		c->status = MT_VS_EXIT;
 		if (p->err_lineno)
-			rc = evidence(c, p->err_line, p->err_lineno);
+			rc = validate_evidence(c, p->err_line, p->err_lineno);
 		else
-			rc = evidence(c, p->last_line, p->last_lineno);
+			rc = validate_evidence(c, p->last_line, p->last_lineno);
 		if (rc || (rc = set_reason(c, "%s%s", how,
 					   r->exit_code == 127 ? " (command not found)" : "")))
 			return rc;
 	} else if (!steady) {
 		c->status = MT_VS_NO_ITERATIONS;
-		if ((rc = evidence(c, p->skip_line, p->skip_lineno)))
+		if ((rc = validate_evidence(c, p->skip_line, p->skip_lineno)))
 			return rc;
 		if (p->skipped && !p->nstep)
 			rc = set_reason(c, "every logged iteration was skipped (%ld; fp16 loss scale "
@@ -525,8 +525,8 @@ static int judge(struct mt_vcand *c, const struct mt_logparse *p, const struct m
 			return rc;
 	} else {
 		c->status = MT_VS_OK;
-		if ((rc = evidence(c, p->skip_line, p->skip_lineno)) ||
-		    (rc = set_str(&c->reason, NULL)))
+		if ((rc = validate_evidence(c, p->skip_line, p->skip_lineno)) ||
+		    (rc = validate_set_str(&c->reason, NULL)))
 			return rc;
 		if (p->skipped && (rc = set_reason(c, "%ld iteration(s) skipped (fp16 loss scale or "
 						   "non-finite gradients), the first reported at "
@@ -595,10 +595,10 @@ int mt_validate_one(struct mt_validation *v, const cJSON *advice, int i,
 	ro.stop = o->stop;
 	rc = mt_run(&ro, p, &r, err);
 	if (rc == MT_OK &&
-	    (measure(c, p, v, mt_jget_num(advice_cand(advice, i), "throughput.model_flops_per_step",
+	    (validate_measure(c, p, v, mt_jget_num(advice_cand(advice, i), "throughput.model_flops_per_step",
 					  NAN), o->warmup, &steady) ||
-	     judge(c, p, &r, o, steady) || set_str(&c->log, logp) ||
-	     set_str(&c->command, cmd.buf)))
+	     validate_judge(c, p, &r, o, steady) || validate_set_str(&c->log, logp) ||
+	     validate_set_str(&c->command, cmd.buf)))
 		rc = nomem(err);
 	if (rc == MT_OK) {
 		c->wall_s = r.wall_s;
@@ -623,8 +623,8 @@ int mt_validate_from_log(struct mt_validation *v, int i, const struct mt_logpars
 	o.warmup = warmup;
 	memset(&r, 0, sizeof(r)); /* the command ended by itself, status 0 */
 	v->warmup = warmup;
-	if (measure(c, p, v, flops_step, warmup, &steady) || judge(c, p, &r, &o, steady) ||
-	    set_str(&c->log, log))
+	if (validate_measure(c, p, v, flops_step, warmup, &steady) || validate_judge(c, p, &r, &o, steady) ||
+	    validate_set_str(&c->log, log))
 		return MT_ENOMEM;
 	return MT_OK;
 }
@@ -657,7 +657,7 @@ int mt_validate_all(struct mt_validation *v, const cJSON *advice,
 	return rc;
 }
 
-static void fig(struct sbuf *sb, const char *fmt, double v)
+static void validate_fig(struct sbuf *sb, const char *fmt, double v)
 {
 	if (isfinite(v))
 		sbuf_addf(sb, fmt, v);
@@ -678,18 +678,18 @@ int mt_validation_text(struct sbuf *sb, struct mt_validation *v)
 		int m = c->has_measured;
 
 		sbuf_addf(sb, "%-32s %4d ", c->name, c->predicted_rank);
-		fig(sb, "%9.4g", c->pred.step_s);
+		validate_fig(sb, "%9.4g", c->pred.step_s);
 		sbuf_addc(sb, ' ');
-		fig(sb, "%9.4g", m ? c->meas.step_s : NAN);
+		validate_fig(sb, "%9.4g", m ? c->meas.step_s : NAN);
 		sbuf_addc(sb, ' ');
 		if (m && isfinite(mt_vrel(c->meas.step_s, c->pred.step_s)))
 			sbuf_addf(sb, "%+7.1f%%", 100 * mt_vrel(c->meas.step_s, c->pred.step_s));
 		else
 			sbuf_addf(sb, "%8s", "-");
 		sbuf_addc(sb, ' ');
-		fig(sb, "%9.0f", m ? c->meas.tokens_per_s_per_gpu : NAN);
+		validate_fig(sb, "%9.0f", m ? c->meas.tokens_per_s_per_gpu : NAN);
 		sbuf_addc(sb, ' ');
-		fig(sb, "%9.2f", m ? c->meas.mem_max_reserved_gib : NAN);
+		validate_fig(sb, "%9.2f", m ? c->meas.mem_max_reserved_gib : NAN);
 		sbuf_addf(sb, "  %s", mt_vstatus_name(c->status));
 		if (c->evidence_line)
 			sbuf_addf(sb, " (line %ld: %.100s)", c->evidence_lineno, c->evidence_line);

@@ -106,7 +106,7 @@ int mt_validation_summarize(struct mt_validation *v)
 
 /* ------------------------------------------------------------ writing */
 
-static void num_or_null(struct jw *w, const char *key, double v, int sig)
+static void validation_num_or_null(struct jw *w, const char *key, double v, int sig)
 {
 	if (isfinite(v))
 		jw_num(w, key, v, sig);
@@ -218,32 +218,32 @@ static void cand_json(struct jw *w, const struct mt_vcand *c)
 	str_or_null(w, "reason", c->reason);
 	str_or_null(w, "log", c->log);
 	str_or_null(w, "command", c->command);
-	num_or_null(w, "wall_s", c->wall_s, 4);
+	validation_num_or_null(w, "wall_s", c->wall_s, 4);
 	jw_obj(w, "predicted");
-	num_or_null(w, "step_s", c->pred.step_s, 6);
-	num_or_null(w, "tokens_per_s_per_gpu", c->pred.tokens_per_s_per_gpu, 6);
-	num_or_null(w, "tflops_per_gpu", c->pred.tflops_per_gpu, 6);
-	num_or_null(w, "mem_gib", c->pred.mem_gib, 5);
+	validation_num_or_null(w, "step_s", c->pred.step_s, 6);
+	validation_num_or_null(w, "tokens_per_s_per_gpu", c->pred.tokens_per_s_per_gpu, 6);
+	validation_num_or_null(w, "tflops_per_gpu", c->pred.tflops_per_gpu, 6);
+	validation_num_or_null(w, "mem_gib", c->pred.mem_gib, 5);
 	jw_end(w);
 	if (c->has_measured) {
 		jw_obj(w, "measured");
-		num_or_null(w, "step_s", m->step_s, 6);
+		validation_num_or_null(w, "step_s", m->step_s, 6);
 		jw_int(w, "step_n", m->step_n);
-		num_or_null(w, "step_iqr_s", m->step_iqr_s, 4);
-		num_or_null(w, "step_min_s", m->step_min_s, 6);
-		num_or_null(w, "step_max_s", m->step_max_s, 6);
-		num_or_null(w, "tokens_per_s_per_gpu", m->tokens_per_s_per_gpu, 6);
-		num_or_null(w, "tflops_per_gpu", m->tflops_per_gpu, 6);
-		num_or_null(w, "log_tflops_per_gpu", m->log_tflops_per_gpu, 5);
-		num_or_null(w, "mem_max_allocated_gib", m->mem_max_allocated_gib, 5);
-		num_or_null(w, "mem_max_reserved_gib", m->mem_max_reserved_gib, 5);
+		validation_num_or_null(w, "step_iqr_s", m->step_iqr_s, 4);
+		validation_num_or_null(w, "step_min_s", m->step_min_s, 6);
+		validation_num_or_null(w, "step_max_s", m->step_max_s, 6);
+		validation_num_or_null(w, "tokens_per_s_per_gpu", m->tokens_per_s_per_gpu, 6);
+		validation_num_or_null(w, "tflops_per_gpu", m->tflops_per_gpu, 6);
+		validation_num_or_null(w, "log_tflops_per_gpu", m->log_tflops_per_gpu, 5);
+		validation_num_or_null(w, "mem_max_allocated_gib", m->mem_max_allocated_gib, 5);
+		validation_num_or_null(w, "mem_max_reserved_gib", m->mem_max_reserved_gib, 5);
 		jw_int(w, "skipped_iterations", m->skipped_iterations);
 		jw_end(w);
 		jw_obj(w, "rel_error");
-		num_or_null(w, "step", mt_vrel(m->step_s, c->pred.step_s), 4);
-		num_or_null(w, "tokens_per_s_per_gpu",
+		validation_num_or_null(w, "step", mt_vrel(m->step_s, c->pred.step_s), 4);
+		validation_num_or_null(w, "tokens_per_s_per_gpu",
 			    mt_vrel(m->tokens_per_s_per_gpu, c->pred.tokens_per_s_per_gpu), 4);
-		num_or_null(w, "mem", mt_vrel(m->mem_max_reserved_gib, c->pred.mem_gib), 4);
+		validation_num_or_null(w, "mem", mt_vrel(m->mem_max_reserved_gib, c->pred.mem_gib), 4);
 		jw_end(w);
 	} else {
 		jw_null(w, "measured");
@@ -254,8 +254,8 @@ static void cand_json(struct jw *w, const struct mt_vcand *c)
 		jw_obj(w, "tune");
 		jw_int(w, "run", c->tune_run);
 		jw_int(w, "fitted_from_runs", c->tune_fitted_from);
-		num_or_null(w, "corrected_step_s", c->tune_corrected_s, 6);
-		num_or_null(w, "rel_error_corrected",
+		validation_num_or_null(w, "corrected_step_s", c->tune_corrected_s, 6);
+		validation_num_or_null(w, "rel_error_corrected",
 			    c->has_measured ? mt_vrel(m->step_s, c->tune_corrected_s) : NAN, 4);
 		jw_end(w);
 	}
@@ -307,8 +307,8 @@ static int tune_json(struct jw *w, const struct mt_validation *v)
 
 		jw_obj(w, NULL);
 		jw_str(w, "name", c->name);
-		num_or_null(w, "predicted_step_s", c->pred.step_s, 6);
-		num_or_null(w, "corrected_step_s", t->corrected_s[t->order[i]], 6);
+		validation_num_or_null(w, "predicted_step_s", c->pred.step_s, 6);
+		validation_num_or_null(w, "corrected_step_s", t->corrected_s[t->order[i]], 6);
 		jw_end(w);
 	}
 	jw_end(w);
@@ -347,9 +347,9 @@ int mt_validation_json(struct sbuf *sb, struct mt_validation *v)
 	for (i = 0; i < v->sum.nranked; i++)
 		jw_str(&w, NULL, v->sum.measured_ranking[i]);
 	jw_end(&w);
-	num_or_null(&w, "kendall_tau", v->sum.kendall_tau, 4);
-	num_or_null(&w, "mae_step", v->sum.mae_step_s, 4);
-	num_or_null(&w, "mape_step", v->sum.mape_step, 4);
+	validation_num_or_null(&w, "kendall_tau", v->sum.kendall_tau, 4);
+	validation_num_or_null(&w, "mae_step", v->sum.mae_step_s, 4);
+	validation_num_or_null(&w, "mape_step", v->sum.mape_step, 4);
 	jw_int(&w, "ok", v->sum.ok);
 	jw_int(&w, "failed", v->sum.failed);
 	jw_int(&w, "not_run", v->sum.not_run);
@@ -459,7 +459,7 @@ static int read_memranks(const struct mt_jpos *at, const cJSON *o, struct mt_vca
 	return MT_OK;
 }
 
-static int read_cand(const struct mt_jpos *at, const cJSON *o, struct mt_vcand *c,
+static int validation_read_cand(const struct mt_jpos *at, const cJSON *o, struct mt_vcand *c,
 		     struct mt_error *err)
 {
 	char st[32], name[256];
@@ -564,7 +564,7 @@ int mt_validation_read(const cJSON *doc, const char *file, const char *opt,
 			mt_validation_free(out);
 			return MT_EINVAL;
 		}
-		rc = read_cand(&at, it, &out->cand[i], err);
+		rc = validation_read_cand(&at, it, &out->cand[i], err);
 		out->ncand = ++i;
 		if (rc < 0) {
 			mt_validation_free(out);

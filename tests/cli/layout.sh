@@ -55,19 +55,25 @@ for f in cli/cmd_*.c; do
 		done
 	done
 done
-# no loop of calls between two files of a folder: when A.c calls a function
-# B.c defines, B.c calls none A.c defines (headers don't count).  One awk pass
-# over every .c file: the file-scope definitions that are not static ("int
-# mt_x(...)" or "int" then "mt_x(...)", then a line "{"), and the calls
-# "name(" outside comments, strings and characters.
-awk "$(cat tests/cli/c-code.awk)"'
+# no loop of calls among the files of a folder, of any length: A.c calls a
+# function B.c defines, B.c one of C.c, ... and one of them calls back into A.c
+# (headers don't count); and no two files define a function of one name,
+# static or not (main aside), which reads as a call between them to any tool
+# that draws the house.  One awk pass over the .c files given: the file-scope
+# definitions ("int mt_x(...)" or "int" then "mt_x(...)", then a line "{"),
+# and the calls "name(" outside comments, strings and characters; then a
+# depth-first walk of the calls between files names each loop it closes.
+c_code=$(cat tests/cli/c-code.awk)
+loops() {
+awk "$c_code"'
 	FNR == 1 { n = split(FILENAME, p, "/"); dir = p[1]; incom = 0; spec = ""; cand = "" }
 	{
 		# comments (possibly over several lines), strings and characters out
 		line = c_code($0)
 		# a definition: its signature at column 0, then a line "{"
 		sig = line
-		sub(/^__attribute__\(\([^)]*\)\) */, "", sig)
+		# attributes out, wherever they stand: "static __attribute__((x)) void f("
+		gsub(/__attribute__[ \t]*\(\(([^()]|\([^()]*\))*\)\)[ \t]*/, "", sig)
 		if (sig ~ /^[A-Za-z_][A-Za-z_0-9 \t*]*[ \t*][A-Za-z_][A-Za-z_0-9]*\(/ ||
 		    (sig ~ /^[A-Za-z_][A-Za-z_0-9]*\(/ && spec != "")) {
 			st = (sig ~ /^(static|typedef|extern)[ \t]/ || spec ~ /(^|[ \t])static([ \t]|$)/)
@@ -84,6 +90,16 @@ awk "$(cat tests/cli/c-code.awk)"'
 			local[FILENAME, cand] = 1
 			cand = ""
 		}
+		if (nm != "" && (line ~ /^\{/ || line ~ /\)[ \t]*\{/)) {
+			if (nm != "main" && (nm in where) && where[nm] != FILENAME && !((nm, FILENAME) in said)) {
+				print "name: " nm "() is defined in " where[nm] " and in " FILENAME
+				said[nm, FILENAME] = 1
+				bad = 1
+			}
+			if (!(nm in where)) where[nm] = FILENAME
+			nm = ""
+		}
+		if (nm != "" && line ~ /;[ \t]*$/) nm = ""	# a declaration
 		if (cand != "" && line ~ /;[ \t]*$/) cand = ""	# a declaration
 		# the calls, in the order they appear
 		t = line
@@ -106,13 +122,54 @@ awk "$(cat tests/cli/c-code.awk)"'
 		}
 		for (k = 1; k <= nedges; k++) {
 			split(order[k], q, SUBSEP); a = q[1]; b = q[2]
-			if (a < b && ((b, a) in edge)) {
-				print "loop: " a " calls " edge[a, b] "() of " b " and " b " calls " edge[b, a] "() of " a
-				bad = 1
-			}
+			adj[a, ++nadj[a]] = b
+			if (!(a in node)) { node[a] = 1; nodes[++nn] = a }
 		}
+		for (k = 1; k <= nn; k++)
+			if (!color[nodes[k]])
+				walk(nodes[k])
 		exit bad
-	}' lib/*.c tuner/*.c job/*.c rules/*.c advisor/*.c import/*.c profiler/*.c validate/*.c \
+	}
+	# depth first; an edge back into the path closes a loop, named from
+	# where it starts
+	function walk(u,    i, v, k, msg) {
+		color[u] = 1
+		path[++depth] = u
+		for (i = 1; i <= nadj[u]; i++) {
+			v = adj[u, i]
+			if (color[v] == 1) {
+				for (k = depth; path[k] != v; k--)
+					;
+				msg = "loop:"
+				for (; k < depth; k++)
+					msg = msg " " path[k] " calls " edge[path[k], path[k + 1]] "() of " path[k + 1] ","
+				print msg " " u " calls " edge[u, v] "() of " v
+				bad = 1
+			} else if (!color[v])
+				walk(v)
+		}
+		depth--
+		color[u] = 2
+	}' "$@"
+}
+# the walk finds a loop of three files planted in a folder of its own
+P=$(mktemp -d "${TMPDIR:-/tmp}/layout.XXXXXX") || exit 2
+trap 'rm -rf "$P"' EXIT INT TERM
+mkdir -p "$P/room"
+printf 'int b_one(void);\nint a_one(void)\n{\n\treturn b_one();\n}\n' >"$P/room/a.c"
+printf 'int c_one(void);\nint b_one(void)\n{\n\treturn c_one();\n}\n' >"$P/room/b.c"
+printf 'int a_one(void);\nint c_one(void)\n{\n\treturn a_one();\n}\nstatic int twin(void)\n{\n\treturn 0;\n}\n' >"$P/room/c.c"
+printf 'static int twin(void)\n{\n\treturn 1;\n}\nint d_one(void)\n{\n\treturn twin();\n}\n' >"$P/room/d.c"
+planted=$(cd "$P" && loops room/a.c room/b.c room/c.c room/d.c)
+case $planted in
+*"loop: room/a.c calls b_one() of room/b.c, room/b.c calls c_one() of room/c.c, room/c.c calls a_one() of room/a.c"*) ;;
+*) echo "layout: the planted loop of three files is not found: $planted"; fail=1 ;;
+esac
+case $planted in
+*"name: twin() is defined in room/c.c and in room/d.c"*) ;;
+*) echo "layout: the planted twin name is not found: $planted"; fail=1 ;;
+esac
+loops lib/*.c tuner/*.c job/*.c rules/*.c advisor/*.c import/*.c profiler/*.c validate/*.c \
 	compare/*.c reports/*.c probes/*.c cli/*.c || fail=1
 # sizes: files at most 1,200 lines; a function (from a line "{" to a line "}")
 # at most 150
