@@ -20,5 +20,9 @@ Qwen3-235B PP32 VPP3 evaluates | 0 | configuration: TP2 PP32 VPP3 EP8 | estimate
 a layout in the rules' evidence | 0 | "config.split": *"layout" | estimate --model llama3-70b --gpus 64 --seq 8192 --gbs 128 --tp 4 --pp 4 --vpp 7 --recompute full --format json
 advise with a pinned layout keeps it in the job's pins | 0 | ^ {6}"pipeline_layout": "Et\*3.\(tt.\)\*29m.L" | advise --model deepseek-v3 --gpus 1024 --seq 4096 --gbs 8192 --precision fp8 --pp 8 --pp-layout 'Et*3|(tt|)*29m|L' --top 1 --format json
 DeepSeek-V3 on 1024 H100 names its layout | 0 | ^  pipeline layout E[^ ]*m.?L \(--pipeline-model-parallel-layout\): 61 layers and 1 MTP layer over [0-9]+ chunks | advise --model deepseek-v3 --gpus 1024 --seq 4096 --gbs 8192 --precision fp8 --cluster dgx-h100
-Qwen3-235B on 256 H100 without FSDP pipelines over 8 stages | 0 | ^best: TP[0-9]+ PP8 VPP[0-9]+ EP | advise --model qwen3-235b-a22b --gpus 256 --seq 4096 --gbs 2048 --fsdp off
+# PP8 VPP5 holds 73.5 GiB on stage 1, whose first chunk of 3 layers the interleaved warm-up keeps
+# in flight (docs/MODEL.md 4.8): on the limit at the default 5% kept free, where PP4 VPP10 goes
+# first for headroom; with 2% kept free (78.1 GiB usable) it is the pick for headroom over PP4
+# VPP7, as fast at 77.3 GiB
+Qwen3-235B on 256 H100 without FSDP pipelines over 8 stages | 0 | ^best: TP[0-9]+ PP8 VPP[0-9]+ EP | advise --model qwen3-235b-a22b --gpus 256 --seq 4096 --gbs 2048 --fsdp off --mem-headroom 2
 Qwen3-235B's best without FSDP names its layout | 0 | ^  pipeline layout E.*94 layers over | advise --model qwen3-235b-a22b --gpus 256 --seq 4096 --gbs 2048 --fsdp off
