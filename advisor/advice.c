@@ -211,6 +211,20 @@ static void json_head(struct jw *w, const struct mt_model *m, const struct mt_cl
 	name_list(w, "fusions_off", j->fusions_off, MT_FU_N, mt_fusion_name);
 	if (j->softmax_fp32)
 		jw_bool(w, "attention_softmax_fp32", 1);
+	/* the job's settings the memory terms depend on (docs/MODEL.md 4.8),
+	 * each written only when it departs from the default, so that a
+	 * re-evaluation (calibrate --from-validation) predicts what was printed */
+	if (j->ce_native)
+		jw_str(w, "cross_entropy_fusion_impl", "native");
+	if (!j->moe_grouped_gemm)
+		jw_bool(w, "moe_grouped_gemm", 0);
+	if (j->wgrad_defer) {
+		jw_bool(w, "defer_embedding_wgrad", 1);
+		if (j->wgrad_defer_limit > 0)
+			jw_int(w, "wgrad_deferral_limit", j->wgrad_defer_limit);
+	}
+	if (j->dist_opt_instances > 1)
+		jw_int(w, "distributed_optimizer_instances", j->dist_opt_instances);
 	jw_str(w, "moe_dispatcher", mt_dispatcher_name(j->moe_dispatcher));
 	jw_str(w, "megatron_version", mt_release_name(MT_FLAG_MEGATRON,
 		mt_release_resolve(MT_FLAG_MEGATRON, j->megatron_version)));

@@ -355,7 +355,10 @@ void mt_advice_eval_job(const struct mt_job *job, const struct mt_config *cfg,
 }
 
 /* Megatron-LM's own layers (docs/MODEL.md 4.11): job.transformer_impl,
- * job.fusions_off, job.attention_softmax_fp32, each written only when set. */
+ * job.fusions_off, job.attention_softmax_fp32, each written only when set;
+ * and the settings of the memory terms (4.8): job.cross_entropy_fusion_impl,
+ * job.moe_grouped_gemm, job.defer_embedding_wgrad, job.wgrad_deferral_limit,
+ * job.distributed_optimizer_instances. */
 static int eager_settings(const cJSON *j, const char *file, struct mt_job *job,
 			  struct mt_error *err)
 {
@@ -370,6 +373,20 @@ static int eager_settings(const cJSON *j, const char *file, struct mt_job *job,
 		return mt_error_set(err, MT_EINVAL, "%s: field 'job.transformer_impl': expected "
 				    "transformer_engine or local", file);
 	if ((x = get_bool(j, "attention_softmax_fp32", &job->softmax_fp32, file, "job", err)))
+		return x;
+	/* the memory terms' settings (docs/MODEL.md 4.8), written only when set */
+	if ((s = mt_jget_strd(j, "cross_entropy_fusion_impl", NULL)) &&
+	    (!strcmp(s, "native") || !strcmp(s, "te")))
+		job->ce_native = !strcmp(s, "native");
+	else if (s)
+		return mt_error_set(err, MT_EINVAL, "%s: field 'job.cross_entropy_fusion_impl': "
+				    "expected native or te", file);
+	if ((x = get_bool(j, "moe_grouped_gemm", &job->moe_grouped_gemm, file, "job", err)) ||
+	    (x = get_bool(j, "defer_embedding_wgrad", &job->wgrad_defer, file, "job", err)) ||
+	    (x = get_int(j, "wgrad_deferral_limit", 0, 0, &job->wgrad_defer_limit, file, "job",
+			 err)) ||
+	    (x = get_int(j, "distributed_optimizer_instances", 0, 1, &job->dist_opt_instances,
+			 file, "job", err)))
 		return x;
 	if (!(arr = cJSON_GetObjectItemCaseSensitive(j, "fusions_off")))
 		return MT_OK;

@@ -8,8 +8,13 @@
 #      figures in bytes as printed, and the prediction for that stage as
 #      check prints it;
 #   2. calibrate from c1's record fits the step memory factor on max
-#      allocated, and c2 (half c1's micro-batch, never seen by the fit) is
-#      then predicted closer to its measured max allocated and max reserved;
+#      allocated: the model already predicts c1 within 0.1% (the native fused
+#      loss's second FP32 copy of the logits, docs/MODEL.md 4.8), so the
+#      factor stays within 1% of 1 (the fit re-evaluates the record's advice,
+#      which must carry the job's settings to agree with the record's
+#      prediction), c2 (half c1's micro-batch, never seen by the fit) stays
+#      within 1% of its measured max allocated, and its max reserved moves
+#      closer on c1's memory term;
 #   3. on records made from the model's own stages with the memory allocated
 #      inside a step 1.25x and reserved 0.5 GiB above (three PP 4
 #      candidates, every report of every stage), the fit recovers 1.25 and
@@ -46,6 +51,12 @@ for key, ck in (("allocated", "allocated"), ("max_allocated", "max_allocated"),
 PYEOF
 	no "c1's record: $(cat "$T/v1.json" | head -c 600)"
 
+# the record's advice carries the job's native fused loss (Megatron-LM's
+# default, as c1 ran it), so that calibrate re-evaluates what check printed
+grep -q '"cross_entropy_fusion_impl":[[:space:]]*"native"' "$T/v1.advice.json" &&
+	ok "c1's advice: the job's native fused loss, for the fit's re-evaluation" ||
+	no "c1's advice lacks job.cross_entropy_fusion_impl: $(head -c 600 "$T/v1.advice.json")"
+
 # validate of a 4-GPU PP 2 advice, the run being TransformerEngine#2043's log of
 # four ranks printed out of order: each rank's stage (ranks 0-1 stage 0, 2-3
 # stage 1) and that stage's prediction
@@ -78,13 +89,15 @@ grep -q "memory: 1 rank report of 1 run" "$T/cal.out" && grep -q "step memory fa
 	ok "calibrate names the report it fitted and the factor" || no "calibrate's text: $(cat "$T/cal.out")"
 "$M" check "$C2" --cluster "$T/c1-corr.json" --json "$T/c2-after.json" >"$T/c2-after.out" 2>&1 ||
 	no "check c2 on c1's correction: exit $?"
-"$PY" - "$T/c1-corr.json" "$T/c2-before.json" "$T/c2-after.json" <<'PYEOF' && ok "c2, unseen by the fit: max allocated and max reserved predicted closer on c1's correction" ||
+"$PY" - "$T/c1-corr.json" "$T/c2-before.json" "$T/c2-after.json" <<'PYEOF' && ok "c2, unseen by the fit: max allocated kept within 1%, max reserved predicted closer on c1's correction" ||
 import json, sys
 p = json.load(open(sys.argv[1]))
 c = p["corrections"]
 cite = [s["citation"] for s in p["sources"] if s["id"] == c["source"]][0]
 assert c["memory_basis"] == "rank_reports" and c["memory_points_used"] == 1, c
-assert 1.02 < c["step_memory_factor"] < 1.2, c["step_memory_factor"]
+# c1 is predicted within 0.1%: a factor away from 1 means the fit's
+# re-evaluation disagrees with the prediction check printed
+assert 0.99 < c["step_memory_factor"] < 1.01, c["step_memory_factor"]
 assert "memory from 1 rank report of 1 run" in cite and "max allocated rms error" in cite, cite
 b = json.load(open(sys.argv[2]))["measured"]["memory_ranks"][0]
 a = json.load(open(sys.argv[3]))["measured"]["memory_ranks"][0]
@@ -97,8 +110,8 @@ print("c2 max allocated: measured %.2f GiB, predicted %.2f (%+.1f%%) on dgx-h100
       m, b["predicted_max_allocated_gib"], 100 * eb, a["predicted_max_allocated_gib"], 100 * ea,
       c["step_memory_factor"], b["max_reserved_gib"], b["predicted_max_reserved_gib"], 100 * rb,
       a["predicted_max_reserved_gib"], 100 * ra))
-# below the measurement before; moved up by most of the gap, now within 1.5%
-assert eb < -0.02 and abs(ea) < abs(eb) / 3 and abs(ea) < 0.015, (eb, ea)
+# within 1% of the measurement before, and still after
+assert abs(eb) < 0.01 and abs(ea) < 0.01, (eb, ea)
 assert abs(ra) < abs(rb) / 2, (rb, ra)
 PYEOF
 	no "c2's max allocated on c1's correction"
