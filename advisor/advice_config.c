@@ -383,10 +383,10 @@ static int eager_settings(const cJSON *j, const char *file, struct mt_job *job,
 				    "expected native or te", file);
 	if ((x = get_bool(j, "moe_grouped_gemm", &job->moe_grouped_gemm, file, "job", err)) ||
 	    (x = get_bool(j, "defer_embedding_wgrad", &job->wgrad_defer, file, "job", err)) ||
-	    (x = get_int(j, "wgrad_deferral_limit", 0, 0, &job->wgrad_defer_limit, file, "job",
-			 err)) ||
-	    (x = get_int(j, "distributed_optimizer_instances", 0, 1, &job->dist_opt_instances,
-			 file, "job", err)))
+	    (x = advice_config_get_int(j, "wgrad_deferral_limit", 0, 0, &job->wgrad_defer_limit,
+				       file, "job", err)) ||
+	    (x = advice_config_get_int(j, "distributed_optimizer_instances", 0, 1,
+				       &job->dist_opt_instances, file, "job", err)))
 		return x;
 	if (!(arr = cJSON_GetObjectItemCaseSensitive(j, "fusions_off")))
 		return MT_OK;
