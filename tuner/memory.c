@@ -59,43 +59,6 @@ static double chunk_act(const struct mt_costs *a, const struct mt_plan *b,
 	return act;
 }
 
-/* The model chunks of stage st in flight at its peak, in units of the
- * stage's mean chunk (its layers / vpp): under the interleaved schedule
- * the chunks in flight are not a sample of every chunk but the first
- * forwards' (the warm-up runs microbatch groups of pp through chunk 0, then
- * chunk 1, ...), then one forward and one backward in turn (backwards from
- * the last chunk).  Walked over the step, the most layers live at once;
- * with even chunks this is mt_inflight (docs/MODEL.md 4.8). */
-static double inflight_chunks(const struct mt_plan *b, int st)
-{
-	int pp = b->pp, vpp = b->vpp, n = b->num_mb * vpp, warm, k, v;
-	double lc[MT_LAYOUT_MAX], tot = 0, live = 0, peak = 0;
-
-	if (vpp <= 1 || pp <= 1 || b->layout.n != pp * vpp)
-		return mt_inflight(pp, vpp, b->num_mb, st);
-	for (v = 0; v < vpp; v++) {
-		lc[v] = b->layout.t[v * pp + st] + b->layout.m[v * pp + st];
-		tot += lc[v];
-	}
-	if (tot <= 0)
-		return mt_inflight(pp, vpp, b->num_mb, st);
-	warm = (pp - st - 1) * 2 + (vpp - 1) * pp;
-	if (warm > n)
-		warm = n;
-	for (k = 0; k < warm; k++)
-		live += lc[(k / pp) % vpp];
-	peak = live;
-	for (k = warm; k < n; k++) {
-		int j = k - warm;
-
-		live += lc[(k / pp) % vpp];
-		if (live > peak)
-			peak = live;
-		live -= lc[vpp - 1 - (j / pp) % vpp];
-	}
-	return peak * vpp / tot;
-}
-
 /* The GEMM workspaces the caching allocator holds between steps (4.8):
  * PyTorch's cuBLAS workspace for each of the two threads that run GEMMs,
  * and with Transformer Engine its own, one per compute stream of a MoE
@@ -199,7 +162,7 @@ static void stage_memory(const struct mt_ctx *x, const struct mt_costs *a, const
 	 * the share offloaded to the host leaves the GPU (4.8, 4.10) */
 	o->optimizer = mt_opt_state_bytes(x->job, cfg, b->dp) * (Pd / dshard + Pe / eshard) *
 		       (1 - x->job->opt_offload);
-	act = inflight_chunks(b, st) * chunk_act(a, b, cfg, st, &layer_avg, &moving) + moving;
+	act = b->inflight_ck[st] * chunk_act(a, b, cfg, st, &layer_avg, &moving) + moving;
 	if (st == 0)
 		act += mt_inflight(b->pp, 1, b->num_mb, 0) * a->act_emb;
 	/* full recompute: one checkpoint's layers rematerialised in backward

@@ -111,6 +111,9 @@ struct mt_plan {
 	int nl[MT_MAX_PP][MT_L_N];
 	int tot[MT_L_N];
 	int chunk_layers_max;       /* most layers in one model chunk */
+	/* each stage's model chunks in flight at its peak, in units of its
+	 * mean chunk (the interleaved schedule walked, docs/MODEL.md 4.8) */
+	double inflight_ck[MT_MAX_PP];
 	int rep[5];                 /* stages evaluated for time: first, heaviest middle
 				     * (and the heaviest under the EP overlap's saving, when another),
 				     * the MTP stage when apart, last */

@@ -369,6 +369,57 @@ static double comm_buffers(const struct mt_ctx *x, int n, int stride)
 	return (inside ? MT_NCCL_CHANNELS_NVLINK : MT_NCCL_CHANNELS_NETWORK) * MT_NCCL_CHANNEL_BYTES;
 }
 
+/* The model chunks of stage st in flight at its peak, in units of the
+ * stage's mean chunk (its layers / vpp): under the interleaved schedule
+ * the chunks in flight are not a sample of every chunk but the first
+ * forwards' (the warm-up runs microbatch groups of pp through chunk 0, then
+ * chunk 1, ...), then one forward and one backward in turn (backwards from
+ * the last chunk).  Walked over the step, the most layers live at once;
+ * with even chunks this is mt_inflight (docs/MODEL.md 4.8).  A plan's
+ * own: the memory of every candidate on it reads it (mt_plan.inflight_ck). */
+static double inflight_chunks(const struct mt_plan *b, int st)
+{
+	int pp = b->pp, vpp = b->vpp, n = b->num_mb * vpp, warm, k, v, len;
+	double lc[MT_LAYOUT_MAX], tot = 0, live = 0, peak = 0;
+
+	if (vpp <= 1 || pp <= 1 || b->layout.n != pp * vpp)
+		return mt_inflight(pp, vpp, b->num_mb, st);
+	for (v = 0; v < vpp; v++) {
+		lc[v] = b->layout.t[v * pp + st] + b->layout.m[v * pp + st];
+		tot += lc[v];
+	}
+	if (tot <= 0)
+		return mt_inflight(pp, vpp, b->num_mb, st);
+	warm = (pp - st - 1) * 2 + (vpp - 1) * pp;
+	if (warm > n)
+		warm = n;
+	/* the warm-up's forwards, a group of pp micro-batches per chunk */
+	for (k = 0; k < warm; k += len) {
+		len = pp - k % pp < warm - k ? pp - k % pp : warm - k;
+		live += len * lc[(k / pp) % vpp];
+	}
+	peak = live;
+	/* the steady state repeats every pp x vpp steps (each chunk enters and
+	 * leaves pp times a period), so one period past the warm-up holds the
+	 * peak; the cool-down only frees.  Each step adds a forward's chunk,
+	 * then frees a backward's; between the steps where either chunk changes
+	 * the change per step is the same, so the peak of a run of steps is at
+	 * its first or its last */
+	if (n > warm + pp * vpp)
+		n = warm + pp * vpp;
+	for (k = warm; k < n; k += len) {
+		int j = k - warm;
+		double f = lc[(k / pp) % vpp], r = lc[vpp - 1 - (j / pp) % vpp];
+
+		len = pp - k % pp < pp - j % pp ? pp - k % pp : pp - j % pp;
+		if (len > n - k)
+			len = n - k;
+		peak = fmax(peak, live + f + (f >= r ? (len - 1) * (f - r) : 0));
+		live += len * (f - r);
+	}
+	return peak * vpp / tot;
+}
+
 int mt_plan_compute(const struct mt_ctx *x, const struct mt_costs *a, int pp, int vpp, int dp,
 		    int num_mb, const struct mt_config *cfg, struct mt_plan *o)
 {
@@ -509,6 +560,8 @@ int mt_plan_compute(const struct mt_ctx *x, const struct mt_costs *a, int pp, in
 			(m->experts ? comm_buffers(x, a->ep, a->etp) + comm_buffers(x, a->etp, 1) +
 					      comm_buffers(x, o->edp, a->ep * a->etp)
 				    : 0);
+	for (r = 0; r < pp; r++)
+		o->inflight_ck[r] = inflight_chunks(o, r);
 	o->valid = 1;
 	return 0;
 }
