@@ -30,7 +30,7 @@
 #define MAXPAIRS 48
 
 #define DIRECTION_MIN 0.03
-/* the bar of the effects work (docs/MODEL.md 8.2); 2.85% over 16 pairs
+/* the bar of the effects work (docs/MODEL.md 8.2); 2.00% over 16 pairs
  * today */
 #define MEDIAN_TOL 0.03
 #define PAIR_TOL 0.10
