@@ -24,8 +24,8 @@
 
 #include "bench.h"
 #include "../rules/engine.h"
-#include "../tuner/perf.h"
-#include "../advisor/search.h"
+#include "../perfmodel/perf.h"
+#include "../tuner/search.h"
 
 #define REPS 5
 

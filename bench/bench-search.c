@@ -22,8 +22,8 @@
 #include <unistd.h>
 
 #include "bench.h"
-#include "../tuner/perf.h"
-#include "../advisor/search.h"
+#include "../perfmodel/perf.h"
+#include "../tuner/search.h"
 
 #define REPS 5
 

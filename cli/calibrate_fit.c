@@ -13,7 +13,7 @@
 
 #include "../lib/sbuf.h"
 #include "../validate/fit.h"
-#include "../tuner/profile.h"
+#include "../perfmodel/profile.h"
 #include "common.h"
 
 int calibrate_fit_wanted(int argc, char **argv)

@@ -5,8 +5,8 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "../advisor/advice.h"
-#include "../advisor/gains.h"
+#include "../tuner/advice.h"
+#include "../tuner/gains.h"
 #include "../job/diff.h"
 #include "../job/flags.h"
 #include "../reports/advice.h"
@@ -18,7 +18,7 @@ double check_gain(const struct check_base *b, const struct mt_eval *e)
 	return b->as->time.step / e->time.step - 1;
 }
 
-/* What each setting a change makes buys against the job's (advisor/gains.h) */
+/* What each setting a change makes buys against the job's (tuner/gains.h) */
 static void change_gains(struct sbuf *sb, cJSON *o, const struct mt_gain *g, int n)
 {
 	int i;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* check_change: one change `megatune check` proposes (cli/cmd_check.c), as
  * text and JSON: its step against the job's, the exact diff of flags and
- * variables, and what each setting it changes buys (advisor/gains.h).
+ * variables, and what each setting it changes buys (tuner/gains.h).
  *
  * When the job's log measured its step, the change is stated against that
  * measurement: the model's ratio of the two predicted steps applied to the
@@ -12,7 +12,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "../advisor/gains.h"
+#include "../tuner/gains.h"
 #include "../job/megatron.h"
 #include "../job/script.h"
 #include "../lib/sbuf.h"
@@ -29,7 +29,7 @@ struct check_base {
 
 /* A change: its name ("micro-batch", "TP + FSDP", "everything"), its
  * evaluation, its rules (NULL for none) and what each setting it changes
- * buys against the job's (mt_gains, advisor/gains.h; worked out once by the
+ * buys against the job's (mt_gains, tuner/gains.h; worked out once by the
  * caller, ngains of them) */
 struct check_change {
 	const char *title;         /* "one knob", "two knobs", "best overall" */

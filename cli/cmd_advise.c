@@ -16,14 +16,14 @@
 #include "../rules/engine.h"
 #include "../job/flags.h"
 #include "../job/flagtable.h"
-#include "../tuner/eager.h"
-#include "../tuner/host.h"
-#include "../tuner/hostmem.h"
+#include "../perfmodel/eager.h"
+#include "../perfmodel/host.h"
+#include "../perfmodel/hostmem.h"
 #include "../job/launch.h"
-#include "../tuner/layout.h"
-#include "../tuner/perf.h"
-#include "../advisor/search.h"
-#include "../advisor/suggest.h"
+#include "../perfmodel/layout.h"
+#include "../perfmodel/perf.h"
+#include "../tuner/search.h"
+#include "../tuner/suggest.h"
 #include "cli.h"
 #include "common.h"
 #include "opts.h"
@@ -133,7 +133,7 @@ static int opt_scope(const char *cmd, const struct cli_opt *o, const char *arg, 
 }
 
 /* --fusions-off F,F...: the fusions Megatron-LM's own layers run as eager ops
- * (tuner/eager.h mt_fusion names, or all) */
+ * (perfmodel/eager.h mt_fusion names, or all) */
 static int opt_fusions(const char *cmd, const struct cli_opt *o, const char *arg, void *args)
 {
 	struct mt_job *job = &((struct args *)args)->job;
@@ -676,7 +676,7 @@ static int load_inputs(const char *cmd, struct args *a, struct mt_model *m,
 	cli_cluster_warnings(cmd, *c);
 	/* FP8 on Blackwell: Megatron-LM's default recipe is per-tensor delayed
 	 * scaling, while NVIDIA's Blackwell recipes train with MXFP8, which its
-	 * tensor cores scale in hardware (tuner/precision.c) */
+	 * tensor cores scale in hardware (perfmodel/precision.c) */
 	if (a->job.precision == MT_PREC_FP8 && !a->recipe_given && (*c)->compute_capability >= 10)
 		fprintf(stderr, "megatune %s: warning: --precision fp8 on %s uses delayed (per-tensor) "
 			"scaling, Megatron-LM's default; NVIDIA's Blackwell recipes train with MXFP8, "

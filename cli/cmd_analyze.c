@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../advisor/advice.h"
-#include "../advisor/search.h"
+#include "../tuner/advice.h"
+#include "../tuner/search.h"
 #include "../job/formats.h"
 #include "../job/megatron.h"
 #include "../job/script.h"
@@ -21,8 +21,8 @@
 #include "../rules/facts.h"
 #include "../rules/fired.h"
 #include "../rules/ruleset.h"
-#include "../tuner/cluster.h"
-#include "../tuner/layout.h"
+#include "../perfmodel/cluster.h"
+#include "../perfmodel/layout.h"
 #include "cli.h"
 #include "common.h"
 

@@ -22,7 +22,7 @@
 #include "../probes/gpu.h"
 #include "../probes/mpi.h"
 #include "../probes/probe.h"
-#include "../tuner/profile.h"
+#include "../perfmodel/profile.h"
 #include "../validate/runner.h"
 #include "../probes/topology.h"
 #include "calibrate_fit.h"

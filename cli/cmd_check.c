@@ -12,9 +12,9 @@
 
 #include <cjson/cJSON.h>
 
-#include "../advisor/advice.h"
-#include "../advisor/search.h"
-#include "../advisor/suggest.h"
+#include "../tuner/advice.h"
+#include "../tuner/search.h"
+#include "../tuner/suggest.h"
 #include "../job/diff.h"
 #include "../job/flags.h"
 #include "../job/knobs.h"
@@ -27,7 +27,7 @@
 #include "../reports/advice.h"
 #include "../reports/html.h"
 #include "../rules/engine.h"
-#include "../tuner/dispatch.h"
+#include "../perfmodel/dispatch.h"
 #include "../validate/logparse.h"
 #include "../validate/validate.h"
 #include "check_change.h"

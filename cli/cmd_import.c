@@ -11,8 +11,8 @@
 #include "../lib/bundled.h"
 #include "../lib/fsutil.h"
 #include "../lib/sbuf.h"
-#include "../tuner/profile.h"
-#include "../tuner/cluster.h"
+#include "../perfmodel/profile.h"
+#include "../perfmodel/cluster.h"
 #include "cli.h"
 #include "common.h"
 

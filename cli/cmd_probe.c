@@ -11,7 +11,7 @@
 #include "../probes/mpi.h"
 #include "../probes/probe.h"
 #include "../probes/topology.h"
-#include "../tuner/cluster.h"
+#include "../perfmodel/cluster.h"
 #include "cli.h"
 #include "probe_opts.h"
 

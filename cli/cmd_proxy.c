@@ -8,13 +8,13 @@
 
 #include <cjson/cJSON.h>
 
-#include "../advisor/advice.h"
+#include "../tuner/advice.h"
 #include "../lib/fsutil.h"
 #include "../lib/jsonr.h"
 #include "../probes/mpi.h"
 #include "../probes/proxy.h"
-#include "../tuner/config.h"
-#include "../tuner/model.h"
+#include "../perfmodel/config.h"
+#include "../perfmodel/model.h"
 #include "cli.h"
 
 static const char proxy_head[] =

@@ -11,8 +11,8 @@
 #include "../lib/sbuf.h"
 #include "../lib/text.h"
 #include "../job/script.h"
-#include "../tuner/cluster.h"
-#include "../tuner/model.h"
+#include "../perfmodel/cluster.h"
+#include "../perfmodel/model.h"
 
 void cli_usage_hint(const char *cmd)
 {

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "../lib/num.h"
-#include "../tuner/cluster.h"
+#include "../perfmodel/cluster.h"
 
 void probe_opts_init(struct mt_probe_opts *o)
 {

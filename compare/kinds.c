@@ -17,11 +17,11 @@
 
 #include <cjson/cJSON.h>
 
-#include "../advisor/advice.h"
+#include "../tuner/advice.h"
 #include "../import/import.h"
 #include "../lib/jsonr.h"
 #include "../lib/stats.h"
-#include "../tuner/cluster.h"
+#include "../perfmodel/cluster.h"
 #include "../validate/logparse.h"
 #include "../validate/validation.h"
 #include "metrics.h"
@@ -216,7 +216,7 @@ static int profile_curves(const char *path, const struct mt_cluster *cl, struct 
 	return rc;
 }
 
-/* Through the profile's owner: validated (tuner/cluster.h), typed. */
+/* Through the profile's owner: validated (perfmodel/cluster.h), typed. */
 static int extract_profile(const char *path, const char *text, size_t len, struct mt_cm_set *out,
 			   struct mt_error *err)
 {

@@ -10,7 +10,7 @@
 #include <cjson/cJSON.h>
 
 #include "../lib/fsutil.h"
-#include "../tuner/profile.h"
+#include "../perfmodel/profile.h"
 
 #define MAX_INPUT ((size_t)512 << 20)
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* import: parsed files into a megatune.profile/1 (tuner/profile.h): one
+/* import: parsed files into a megatune.profile/1 (perfmodel/profile.h): one
  * source per file, a collective curve per nccl-tests test, offload records and
  * outliers from nvbandwidth, software versions. */
 #include "internal.h"
@@ -14,8 +14,8 @@
 #include "../lib/jsonr.h"
 #include "../lib/sbuf.h"
 #include "../lib/stats.h"
-#include "../tuner/cluster.h"
-#include "../tuner/profile.h"
+#include "../perfmodel/cluster.h"
+#include "../perfmodel/profile.h"
 
 /* ------------------------------------------------------------------ */
 /* into a profile */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* import: read the output of nccl-tests and nvbandwidth into measurements with
  * provenance, check it against itself, and add it to a `megatune.profile/1`
- * document (tuner/profile.h) for `megatune import`.
+ * document (perfmodel/profile.h) for `megatune import`.
  *
  * nccl-tests: the text output of every layout the tool has printed (the
  * current one with `root` and `#wrong`, the older one with an `error` column

@@ -14,7 +14,7 @@
 #include "../lib/jsonr.h"
 #include "../lib/num.h"
 #include "../lib/ver.h"
-#include "../tuner/cluster.h"
+#include "../perfmodel/cluster.h"
 
 void imp_vwarn(char ***w, int *n, const char *fmt, va_list ap)
 {

@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../tuner/cluster.h"
+#include "../perfmodel/cluster.h"
 
 /* The collectives a file name mentions, as a bit set. */
 static unsigned ops_in_file_name(const char *path)

@@ -8,7 +8,7 @@
 #include "../lib/jsonw.h"
 #include "../lib/sbuf.h"
 #include "../lib/table.h"
-#include "../tuner/cluster.h"
+#include "../perfmodel/cluster.h"
 #include "import.h"
 
 /* ------------------------------------------------------------------ */

@@ -16,8 +16,8 @@
 
 #include "../lib/near.h"
 #include "../lib/text.h"
-#include "../tuner/optim.h"
-#include "../tuner/precision.h"
+#include "../perfmodel/optim.h"
+#include "../perfmodel/precision.h"
 #include "knobs.h"
 #include "yamlflat.h"
 
@@ -213,7 +213,7 @@ static int attn_enum(struct mt_jobsrc *s, const char *k, const char *val, int li
  * or {_target_: torch.bfloat16, _call_: false}) or a short one ("bf16"), as
  * Megatron-LM's flag.  The main gradients' is skipped: Megatron-Core reads
  * the DDP buffer's (ddp.grad_reduce_in_fp32) and main_grads_dtype in no
- * other place (tuner/optim.h). */
+ * other place (perfmodel/optim.h). */
 static int bridge_opt_dtype(struct mt_jobsrc *s, const char *k, const char *val, int line, int orig,
 		     struct mt_error *err)
 {

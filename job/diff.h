@@ -17,7 +17,7 @@
 #include <cjson/cJSON.h>
 
 #include "../lib/sbuf.h"
-#include "../tuner/config.h"
+#include "../perfmodel/config.h"
 #include "script.h"
 
 void mt_job_diff(struct sbuf *sb, cJSON *arr, const char *indent, const struct mt_jobsrc *src,

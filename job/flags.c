@@ -11,14 +11,14 @@
 #include "flagtable.h"
 #include "knobs.h"
 #include "local.h"
-#include "../tuner/cluster.h"
-#include "../tuner/eager.h"
-#include "../tuner/graphs.h"
-#include "../tuner/host.h"
-#include "../tuner/hostmem.h"
-#include "../tuner/precision.h"
-#include "../tuner/recompute.h"
-#include "../tuner/layout.h"
+#include "../perfmodel/cluster.h"
+#include "../perfmodel/eager.h"
+#include "../perfmodel/graphs.h"
+#include "../perfmodel/host.h"
+#include "../perfmodel/hostmem.h"
+#include "../perfmodel/precision.h"
+#include "../perfmodel/recompute.h"
+#include "../perfmodel/layout.h"
 
 /* A knob's Megatron-LM flag and Bridge path, as the knob table declares them */
 #define KF(id) mt_knob_flag(MT_KNOB_##id, (char[96]){ 0 }, 96)
@@ -82,7 +82,7 @@ static int moe_pattern(const struct mt_model *m, char *buf, size_t cap)
 	return rc;
 }
 
-/* The candidate's pipeline layout as Megatron's string (tuner/layout.h). */
+/* The candidate's pipeline layout as Megatron's string (perfmodel/layout.h). */
 static int layout_str(const struct mt_model *m, const struct mt_job *j, const struct mt_config *c,
 		      char *buf, size_t cap)
 {
@@ -353,7 +353,7 @@ static int model_args(const struct mt_model *m, const struct mt_job *j, struct m
 }
 
 /* The modules Transformer Engine's per-layer graphs capture (the job's, or
- * megatune's default: tuner/graphs.h); Megatron-LM d98e8a6
+ * megatune's default: perfmodel/graphs.h); Megatron-LM d98e8a6
  * transformer_config.py lines 2804-2852 check these combinations. */
 static const char *graph_modules(const struct mt_model *m, const struct mt_job *j, char *buf,
 				 size_t cap, char sep)
@@ -434,7 +434,7 @@ static int offload_flags(struct mt_kv *o, int n, const struct mt_job *j, const s
 	return n;
 }
 
-/* The precision-aware optimizer (tuner/optim.h): --use-precision-aware-
+/* The precision-aware optimizer (perfmodel/optim.h): --use-precision-aware-
  * optimizer (arguments.py @ d98e8a64dd lines 3666-3685; the optimizer CPU
  * offload needs it, lines 1884-1887), and the dtypes that are not
  * Megatron-LM's default fp32; BF16 main gradients are the DDP buffer's
@@ -600,7 +600,7 @@ int mt_megatron_args(const struct mt_model *m, const struct mt_job *j, const str
 		n = adds(o, n, "fp8-recipe", mt_fp8_recipe_name(j->fp8_recipe));
 		/* MXFP8 weights gathered in BF16 through the gradient buffer, as
 		 * Bridge's MXFP8 recipe runs them and the model times them
-		 * (tuner/precision.h mt_param_ag_recast) */
+		 * (perfmodel/precision.h mt_param_ag_recast) */
 		if (mt_param_ag_recast(j, 1) > 0 && mt_param_gather_applies(j, c))
 			n = flags_add(o, n, "reuse-grad-buf-for-mxfp8-param-ag", NULL, 0);
 	} else if (j->precision == MT_PREC_NVFP4) {

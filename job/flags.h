@@ -11,10 +11,10 @@
 #define MT_FLAGS_H
 
 #include "../lib/sbuf.h"
-#include "../tuner/config.h"
-#include "../tuner/model.h"
+#include "../perfmodel/config.h"
+#include "../perfmodel/model.h"
 
-/* struct mt_kv (tuner/config.h): one item of a list. */
+/* struct mt_kv (perfmodel/config.h): one item of a list. */
 #define MT_FLAGS_MAX 128
 
 /* Fill `out` (MT_FLAGS_MAX entries) and return the count. */
@@ -53,7 +53,7 @@ enum { MT_KV_ARGS, MT_KV_ASSIGN, MT_KV_EXPORT /* "export KEY=value", for a shell
 /* 1 when a Megatron-LM argument's value is a list of words: spaces between
  * words the shell reads as they are ("--recompute-modules core_attn mlp");
  * any other value is one word, spaces and all ("m;touch pwned'q").  The
- * advice's argv tokens (advisor/advice.c) and the printed flags split alike. */
+ * advice's argv tokens (tuner/advice.c) and the printed flags split alike. */
 int mt_kv_value_is_list(const char *val);
 
 /* A Megatron-LM argument's value as shell words, each after a space: the

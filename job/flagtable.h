@@ -10,7 +10,7 @@
 #ifndef MT_FLAGTABLE_H
 #define MT_FLAGTABLE_H
 
-#include "../tuner/config.h"
+#include "../perfmodel/config.h"
 
 enum mt_flag_kind { MT_FLAG_MEGATRON, MT_FLAG_BRIDGE };
 

@@ -10,9 +10,9 @@
 
 #include "../lib/fsutil.h"
 #include "../lib/sbuf.h"
-#include "../tuner/cluster.h"
-#include "../tuner/dispatch.h"
-#include "../tuner/model.h"
+#include "../perfmodel/cluster.h"
+#include "../perfmodel/dispatch.h"
+#include "../perfmodel/model.h"
 
 #include "bridge.h"
 #include "megatron.h"

@@ -6,9 +6,9 @@
 #include <string.h>
 
 #include "../lib/num.h"
-#include "../tuner/dispatch.h"
-#include "../tuner/optim.h"
-#include "../tuner/recompute.h"
+#include "../perfmodel/dispatch.h"
+#include "../perfmodel/optim.h"
+#include "../perfmodel/recompute.h"
 
 #define DERIVED MT_KNOB_DERIVED
 #define PIN(f) offsetof(struct mt_job, f)

@@ -15,7 +15,7 @@
 #include <stdint.h>
 
 #include "../lib/err.h"
-#include "../tuner/config.h"
+#include "../perfmodel/config.h"
 
 /* Search knobs, as bits: a constraint whose knobs are all pinned by the user
  * does not prune (the user asked for it); it is reported instead. */
@@ -41,9 +41,9 @@ enum mt_knob_type {
 	MT_KT_LAYERS,     /* a number of layers, or all (MT_ALL_LAYERS) */
 	MT_KT_DISPATCHER, /* alltoall, allgather, flex (enum mt_dispatcher); auto unpinned */
 	MT_KT_RC_MODULES, /* a list of recompute modules: bits of enum mt_rc_module
-			   * (tuner/recompute.h), written "core_attn,mlp" */
+			   * (perfmodel/recompute.h), written "core_attn,mlp" */
 	MT_KT_RC_METHOD,  /* block, uniform (enum mt_rc_method) */
-	MT_KT_OPT_DTYPE,  /* fp32, fp16, bf16, fp8 (enum mt_opt_dtype, tuner/optim.h),
+	MT_KT_OPT_DTYPE,  /* fp32, fp16, bf16, fp8 (enum mt_opt_dtype, perfmodel/optim.h),
 			   * those from lo to hi */
 };
 

@@ -17,7 +17,7 @@
 
 #include "../lib/err.h"
 #include "../lib/sbuf.h"
-#include "../tuner/config.h"
+#include "../perfmodel/config.h"
 
 enum mt_launch_kind {
 	MT_LAUNCH_TORCHRUN = 1, /* a shell script: one torchrun per node */

@@ -2,10 +2,10 @@
 /* local: what Megatron-LM's own layers can run (local.h). */
 #include "local.h"
 
-#include "../tuner/cluster.h"
-#include "../tuner/eager.h"
-#include "../tuner/model.h"
-#include "../tuner/optim.h"
+#include "../perfmodel/cluster.h"
+#include "../perfmodel/eager.h"
+#include "../perfmodel/model.h"
+#include "../perfmodel/optim.h"
 
 #define WHO "Megatron-LM's own layers (--transformer-impl local) cannot run it: "
 #define D98 "Megatron-LM d98e8a6 "

@@ -10,7 +10,7 @@
 #define MT_JOB_LOCAL_H
 
 #include "../lib/err.h"
-#include "../tuner/config.h"
+#include "../perfmodel/config.h"
 
 /* Restrict `j` to what Megatron-LM's own layers run when j->transformer_impl
  * is MT_TI_LOCAL (else nothing changes): the attention unfused (their
@@ -24,7 +24,7 @@
  * with the check of Megatron-LM that says so. */
 int mt_local_restrict(struct mt_job *j, struct mt_error *err);
 
-/* 1 when fusion f (enum mt_fusion, tuner/eager.h) exists in a job of model m
+/* 1 when fusion f (enum mt_fusion, perfmodel/eager.h) exists in a job of model m
  * with attention attn_impl, so that its --no-*-fusion flag means something:
  * the masked softmax with unfused attention, RoPE's with rotary
  * embeddings; the others always (megatron.c reads them so). */

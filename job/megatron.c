@@ -10,13 +10,13 @@
 
 #include "../lib/near.h"
 #include "../lib/num.h"
-#include "../tuner/dispatch.h"
-#include "../tuner/cluster.h"
-#include "../tuner/eager.h"
-#include "../tuner/hostmem.h"
-#include "../tuner/layout.h"
-#include "../tuner/optim.h"
-#include "../tuner/recompute.h"
+#include "../perfmodel/dispatch.h"
+#include "../perfmodel/cluster.h"
+#include "../perfmodel/eager.h"
+#include "../perfmodel/hostmem.h"
+#include "../perfmodel/layout.h"
+#include "../perfmodel/optim.h"
+#include "../perfmodel/recompute.h"
 #include "flagtable.h"
 #include "knobs.h"
 
@@ -367,7 +367,7 @@ static int moe_freq(const struct mt_jobsrc *s, int layers, cJSON *o, struct mt_e
 }
 
 /* The model flags, as megatune.model/1 keys (Megatron-LM's argparse fields;
- * tuner/model.c reads them with Megatron-LM's defaults). */
+ * perfmodel/model.c reads them with Megatron-LM's defaults). */
 static const struct {
 	const char *key;
 	char type; /* i integer, n number, b store_true, s string */
@@ -443,7 +443,7 @@ static const char *const not_timed[] = {
  * it times the fused kernels (the rules masked-softmax-fusion, bias-fusions
  * and rope-fusion), so such a job runs slower than timed
  * (--no-gradient-accumulation-fusion is timed: mt_job grad_accum_fusion). */
-/* The fusion each flag turns off (tuner/eager.h). */
+/* The fusion each flag turns off (perfmodel/eager.h). */
 static const struct {
 	const char *flag;
 	int bit;
@@ -703,7 +703,7 @@ static int job_model(const struct mt_jobsrc *s, struct mt_model *m, char *json, 
 				  "as JSON", s->file, cap);
 		goto out;
 	}
-	/* RoPE scaling and the balance loss: what tuner/model.c does not read
+	/* RoPE scaling and the balance loss: what perfmodel/model.c does not read
 	 * from megatune.model/1, as job/flags.c writes it */
 	if (megatron_at(s, "use-rope-scaling") >= 0) {
 		m->rope_scaling = MT_ROPE_LLAMA3;

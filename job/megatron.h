@@ -7,9 +7,9 @@
 #define MT_JOB_MEGATRON_H
 
 #include "../lib/err.h"
-#include "../tuner/config.h"
-#include "../tuner/layout.h"
-#include "../tuner/model.h"
+#include "../perfmodel/config.h"
+#include "../perfmodel/layout.h"
+#include "../perfmodel/model.h"
 #include "script.h"
 
 /* The knobs of the n arguments kv (struct mt_kv: the flag without "--" and

@@ -5,9 +5,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../tuner/dispatch.h"
-#include "../tuner/optim.h"
-#include "../tuner/recompute.h"
+#include "../perfmodel/dispatch.h"
+#include "../perfmodel/optim.h"
+#include "../perfmodel/recompute.h"
 #include "flagtable.h"
 
 /* The releases of a job, resolved. */

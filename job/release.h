@@ -8,8 +8,8 @@
 #define MT_JOB_RELEASE_H
 
 #include "../lib/err.h"
-#include "../tuner/cluster.h"
-#include "../tuner/config.h"
+#include "../perfmodel/cluster.h"
+#include "../perfmodel/config.h"
 
 /* Restrict `j` to its releases (j->megatron_version, j->bridge_version):
  * an unpinned knob whose value they cannot run is pinned to Megatron's

@@ -31,7 +31,7 @@
 #include <stddef.h>
 
 #include "../lib/err.h"
-#include "../tuner/config.h"
+#include "../perfmodel/config.h"
 
 #define MT_JOBSRC_ARGS 1024
 #define MT_JOBSRC_ENV 64

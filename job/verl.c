@@ -11,9 +11,9 @@
 #include "bridge.h"
 #include "flags.h"
 #include "knobs.h"
-#include "../tuner/eager.h"
-#include "../tuner/optim.h"
-#include "../tuner/precision.h"
+#include "../perfmodel/eager.h"
+#include "../perfmodel/optim.h"
+#include "../perfmodel/precision.h"
 
 #define ACTOR "actor_rollout_ref.actor."
 #define CRITIC "critic."

@@ -32,8 +32,8 @@
 #define MT_JOB_VERL_H
 
 #include "../lib/err.h"
-#include "../tuner/config.h"
-#include "../tuner/model.h"
+#include "../perfmodel/config.h"
+#include "../perfmodel/model.h"
 #include "script.h"
 #include "yamlflat.h"
 

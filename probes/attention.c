@@ -26,13 +26,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../tuner/cluster.h"
-#include "../tuner/model.h"
+#include "../perfmodel/cluster.h"
+#include "../perfmodel/model.h"
 #include "../lib/jsonr.h"
 #include "../lib/jsonw.h"
 #include "calibrate.h"
 #include "gpu.h"
-#include "../tuner/profile.h"
+#include "../perfmodel/profile.h"
 
 #define CUDA_TOKENS 16384   /* batch * seq of the CUDA cases */
 #define CPU_MODEL_SEQ 256   /* CPU model cases: sequence length */

@@ -11,8 +11,8 @@
 
 #include "../lib/fsutil.h"
 #include "../lib/sbuf.h"
-#include "../tuner/cluster.h"
-#include "../tuner/profile.h"
+#include "../perfmodel/cluster.h"
+#include "../perfmodel/profile.h"
 
 /* ------------------------------------------------------------- reading */
 

@@ -15,7 +15,7 @@
 
 #include "../lib/err.h"
 #include "../lib/stats.h"
-#include "../tuner/cluster.h"
+#include "../perfmodel/cluster.h"
 #include "probe.h"
 #include "topology.h"
 

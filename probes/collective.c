@@ -6,13 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../tuner/cluster.h"
+#include "../perfmodel/cluster.h"
 #include "../lib/jsonr.h"
 #include "../lib/stats_json.h"
 #include "../lib/jsonw.h"
 #include "calibrate.h"
 #include "gpu.h"
-#include "../tuner/profile.h"
+#include "../perfmodel/profile.h"
 
 /* ------------------------------------------------------------- layouts */
 

@@ -30,9 +30,9 @@
 
 #include "../lib/jsonr.h"
 #include "../lib/jsonw.h"
-#include "../tuner/cluster.h"
-#include "../tuner/model.h"
-#include "../tuner/profile.h"
+#include "../perfmodel/cluster.h"
+#include "../perfmodel/model.h"
+#include "../perfmodel/profile.h"
 #include "calibrate.h"
 #include "probe.h"
 

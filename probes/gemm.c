@@ -17,13 +17,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../tuner/cluster.h"
-#include "../tuner/model.h"
+#include "../perfmodel/cluster.h"
+#include "../perfmodel/model.h"
 #include "../lib/jsonr.h"
 #include "../lib/jsonw.h"
 #include "calibrate.h"
 #include "gpu.h"
-#include "../tuner/profile.h"
+#include "../perfmodel/profile.h"
 
 #define CUDA_MODEL_TOKENS 4096 /* micro-batch x sequence of the model shapes */
 #define CPU_MODEL_TOKENS 256   /* the same on the CPU backend */

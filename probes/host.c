@@ -48,7 +48,7 @@
 #include "../lib/jsonr.h"
 #include "../lib/jsonw.h"
 #include "calibrate.h"
-#include "../tuner/profile.h"
+#include "../perfmodel/profile.h"
 
 #define MIB (1024.0 * 1024.0)
 #define MAX_THREADS 64

@@ -29,12 +29,12 @@
 #include <sys/resource.h>
 #include <time.h>
 
-#include "../tuner/cluster.h"
+#include "../perfmodel/cluster.h"
 #include "../lib/jsonr.h"
 #include "../lib/jsonw.h"
 #include "calibrate.h"
 #include "gpu.h"
-#include "../tuner/profile.h"
+#include "../perfmodel/profile.h"
 
 #define MIB (1024.0 * 1024.0)
 #define LOAD_N 256 /* the load thread's sgemm: 256^3 */

@@ -12,8 +12,8 @@
 #include <unistd.h>
 
 #include "../lib/stats.h"
-#include "../tuner/cluster.h"
-#include "../tuner/config.h"
+#include "../perfmodel/cluster.h"
+#include "../perfmodel/config.h"
 #include "mpi.h"
 
 static const char *const probe_name[MT_PX_NPROBE] = { "gemm", "attention", "collective" };

@@ -9,9 +9,9 @@
 #include <string.h>
 
 #include "../lib/sbuf.h"
-#include "../tuner/cluster.h"
-#include "../tuner/config.h"
-#include "../tuner/model.h"
+#include "../perfmodel/cluster.h"
+#include "../perfmodel/config.h"
+#include "../perfmodel/model.h"
 
 #define MAX_DIM 65536 /* the largest m, n or k the GEMM backends take */
 

@@ -33,7 +33,7 @@
 #include "../lib/jsonw.h"
 #include "calibrate.h"
 #include "probe.h"
-#include "../tuner/profile.h"
+#include "../perfmodel/profile.h"
 
 /* ------------------------------------------------------------------ plan */
 

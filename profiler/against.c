@@ -6,9 +6,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../tuner/constants.h"
-#include "../tuner/host.h"
-#include "../tuner/perf.h"
+#include "../perfmodel/constants.h"
+#include "../perfmodel/host.h"
+#include "../perfmodel/perf.h"
 
 static const char *const keys[MT_AG_N] = {
 	"gemm", "attention", "elementwise", "recompute", "kernel_gaps", "computation", "comm",

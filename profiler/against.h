@@ -41,7 +41,7 @@
 #include "../lib/err.h"
 #include "../lib/jsonw.h"
 #include "../lib/sbuf.h"
-#include "../tuner/config.h"
+#include "../perfmodel/config.h"
 #include "analyze.h"
 
 enum mt_ag_row {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* advice: the text a person reads in a terminal from the advisor's results
- * (the JSON document is advisor/advice.c's). */
+ * (the JSON document is tuner/advice.c's). */
 #include "advice.h"
 
 #include <math.h>
@@ -8,18 +8,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../tuner/band.h"
+#include "../perfmodel/band.h"
 #include "../lib/shell.h"
 #include "../lib/table.h"
 #include "../lib/units.h"
 #include "../rules/engine.h"
 #include "../job/flags.h"
 #include "../job/knobs.h"
-#include "../tuner/hostmem.h"
-#include "../tuner/optim.h"
-#include "../tuner/precision.h"
-#include "../tuner/layout.h"
-#include "../tuner/recompute.h"
+#include "../perfmodel/hostmem.h"
+#include "../perfmodel/optim.h"
+#include "../perfmodel/precision.h"
+#include "../perfmodel/layout.h"
+#include "../perfmodel/recompute.h"
 
 /* ---------------------------------------------------------------- text */
 
@@ -402,7 +402,7 @@ static void host_timeline_lines(struct sbuf *sb, const struct mt_eval *e)
 		sbuf_addf(sb, "  what hides it: CUDA graphs (--cuda-graphs on)\n");
 }
 
-/* The band of a prediction as a line (tuner/band.h): the throughput's range
+/* The band of a prediction as a line (perfmodel/band.h): the throughput's range
  * and the terms that widen it. */
 static void band_line(struct sbuf *sb, const struct mt_eval *e, const char *ind)
 {

@@ -1,18 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /* advice: the advisor's results as the text a person reads in a terminal.
- * The `megatune.advice/1` document itself is advisor/advice.h's.
+ * The `megatune.advice/1` document itself is tuner/advice.h's.
  *
  * Writers append to an sbuf the caller owns.
  */
 #ifndef MT_ADVICE_H
 #define MT_ADVICE_H
 
-#include "../advisor/advice.h"
+#include "../tuner/advice.h"
 #include "../lib/sbuf.h"
-#include "../tuner/cluster.h"
-#include "../tuner/config.h"
-#include "../tuner/model.h"
-#include "../advisor/search.h"
+#include "../perfmodel/cluster.h"
+#include "../perfmodel/config.h"
+#include "../perfmodel/model.h"
+#include "../tuner/search.h"
 
 /* Terminal output of advise: job line, search summary, ranking, and the
  * details of the best candidate. */
@@ -21,7 +21,7 @@ void mt_advice_text(struct sbuf *sb, const struct mt_model *m, const struct mt_c
 		    const struct mt_advice_rules *rules);
 
 /* When nothing fits: why, with the closest candidate's memory. */
-/* The gains of a configuration's settings (advisor/gains.h), a line each
+/* The gains of a configuration's settings (tuner/gains.h), a line each
  * under the heading head, each with its published evidence or none. */
 void mt_gains_text(struct sbuf *sb, const struct mt_gain *gains, int n, const char *ind,
 		   const char *head);

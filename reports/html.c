@@ -7,11 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../advisor/advice.h"
+#include "../tuner/advice.h"
 #include "../compare/comparison.h"
 #include "../lib/fsutil.h"
 #include "../lib/version.h"
-#include "../tuner/cluster.h"
+#include "../perfmodel/cluster.h"
 #include "html_parts.h"
 #include "html_trend.h"
 
@@ -217,7 +217,7 @@ int mt_report_schema(const cJSON *doc, const char *want, const char *file, const
 	return mt_jschema(doc, want, file, opt, err);
 }
 
-/* The typed documents the page draws, each read once (advisor/advice.h,
+/* The typed documents the page draws, each read once (tuner/advice.h,
  * compare/comparison.h); has_* says which were read. */
 struct parsed {
 	struct mt_advice_doc adv;

@@ -7,7 +7,7 @@
  * input is given.  Everything is inline (CSS, SVG charts from svg.h, a few
  * lines of JavaScript for sorting and copying); the page fetches nothing.
  * Every string taken from an input is escaped.  The profile comes parsed and
- * validated (struct mt_cluster, read through tuner/profile.h); the sections
+ * validated (struct mt_cluster, read through perfmodel/profile.h); the sections
  * are rendered by html.c (the page, findings, regressions), html_cluster.c
  * and html_advice.c.
  */

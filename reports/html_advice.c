@@ -9,7 +9,7 @@
 
 #include "advice.h"
 #include "html_parts.h"
-#include "../tuner/recompute.h"
+#include "../perfmodel/recompute.h"
 #include "../job/flags.h"
 #include "../lib/shell.h"
 
@@ -354,7 +354,7 @@ static void html_variants(struct sbuf *sb, const cJSON *adv)
 }
 
 /* The gains of the first candidate's settings, each with its evidence
- * (advisor/gains.h) */
+ * (tuner/gains.h) */
 static void html_gains(struct sbuf *sb, const cJSON *adv)
 {
 	const cJSON *c = cJSON_GetArrayItem(jget(adv, "candidates"), 0), *g, *ev;

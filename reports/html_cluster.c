@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../tuner/cluster.h"
+#include "../perfmodel/cluster.h"
 #include "html_parts.h"
 
 /* a value the profile may leave out (validated positive when given) */

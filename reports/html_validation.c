@@ -5,7 +5,7 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "../tuner/cluster.h"
+#include "../perfmodel/cluster.h"
 #include "../validate/logparse.h"
 #include "../validate/validation.h"
 #include "html_parts.h"

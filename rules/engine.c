@@ -11,8 +11,8 @@
 #include "../lib/sbuf.h"
 #include "../lib/ver.h"
 #include "../job/release.h"
-#include "../tuner/eager.h"
-#include "../tuner/precision.h"
+#include "../perfmodel/eager.h"
+#include "../perfmodel/precision.h"
 
 /* ---------------------------------------------------------------- set-up */
 

@@ -3,8 +3,8 @@
  * candidates, and to the findings of a profile analysis.
  *
  * A run (mt_rules_start) holds the fact values of the candidate the search is
- * looking at.  The search (advisor/search.c) writes the facts of each stage
- * as it fixes its knobs (advisor/facts.c, into mt_rules_facts()), asks set
+ * looking at.  The search (tuner/search.c) writes the facts of each stage
+ * as it fixes its knobs (tuner/facts.c, into mt_rules_facts()), asks set
  * rules for a knob's value (mt_rules_choose), and asks whether a constraint
  * prunes the partial candidate (mt_rules_check).  None of these allocate.
  * mt_rules_explain_facts() evaluates every rule on the facts of one ranked
@@ -19,9 +19,9 @@
 #define MT_ENGINE_H
 
 #include "../lib/err.h"
-#include "../tuner/cluster.h"
-#include "../tuner/config.h"
-#include "../tuner/model.h"
+#include "../perfmodel/cluster.h"
+#include "../perfmodel/config.h"
+#include "../perfmodel/model.h"
 #include "ruleset.h"
 
 struct mt_rules_run;
@@ -37,7 +37,7 @@ void mt_rules_end(struct mt_rules_run *r);
 
 void mt_rules_fact(struct mt_rules_run *r, int fact, double v);
 /* The run's fact values, [MT_F_N], for the advisor to write a stage's facts
- * into (advisor/facts.h). */
+ * into (tuner/facts.h). */
 struct mt_val *mt_rules_facts(struct mt_rules_run *r);
 /* What the run's rules are evaluated in: its facts, its cluster, best() and
  * least_mem() (borrowed, the run's own).  For checking an expression against
@@ -114,7 +114,7 @@ struct mt_explain {
 void mt_explain_free(struct mt_explain *x);
 
 /* Evaluate every rule on the facts the run holds (a candidate whose facts
- * advisor/facts.c wrote: advisor/explain.c).  Fills *out (free with
+ * tuner/facts.c wrote: tuner/explain.c).  Fills *out (free with
  * mt_explain_free). */
 int mt_rules_explain_facts(struct mt_rules_run *r, struct mt_explain *out);
 

@@ -26,8 +26,8 @@
 #include "../lib/num.h"
 #include "../lib/sbuf.h"
 #include "../lib/ver.h"
-#include "../tuner/cluster.h"
-#include "../tuner/config.h"
+#include "../perfmodel/cluster.h"
+#include "../perfmodel/config.h"
 
 /* argument kinds: n number, s string (checked when a literal) */
 struct fninfo {

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "../lib/near.h"
-#include "../tuner/cluster.h"
+#include "../perfmodel/cluster.h"
 
 static const char *const ENUM_PRECISION[] = { "bf16", "fp8", "nvfp4", NULL };
 static const char *const ENUM_FP8_RECIPE[] = { "delayed", "tensorwise", "blockwise", "mxfp8", NULL };

@@ -17,7 +17,7 @@
 #include <stddef.h>
 
 #include "../job/knobs.h"
-#include "../tuner/config.h"
+#include "../perfmodel/config.h"
 
 /* Points of the search, in the order it fixes the knobs. */
 enum mt_stage {

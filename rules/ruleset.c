@@ -14,7 +14,7 @@
 #include "../lib/bundled.h"
 #include "../lib/fsutil.h"
 #include "../lib/sbuf.h"
-#include "../tuner/config.h"
+#include "../perfmodel/config.h"
 #include "run.h"
 
 #define RULE_FILE_MAX (4u << 20)

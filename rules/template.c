@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "../lib/sbuf.h"
-#include "../tuner/cluster.h"
-#include "../tuner/config.h"
+#include "../perfmodel/cluster.h"
+#include "../perfmodel/config.h"
 
 enum fmt {
 	FMT_AUTO, FMT_PCT, FMT_GIB, FMT_BYTES, FMT_PARAMS, FMT_S, FMT_MS, FMT_US, FMT_GBPS,

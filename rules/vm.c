@@ -11,8 +11,8 @@
 
 #include "../lib/sbuf.h"
 #include "../lib/ver.h"
-#include "../tuner/cluster.h"
-#include "../tuner/config.h"
+#include "../perfmodel/cluster.h"
+#include "../perfmodel/config.h"
 
 static int truthy(struct mt_val v)
 {

@@ -13,9 +13,9 @@
 #include "../lib/fsutil.h"
 #include "../lib/jsonr.h"
 #include "../lib/sbuf.h"
-#include "../advisor/advice.h"
-#include "../advisor/search.h"
-#include "../tuner/layout.h"
+#include "../tuner/advice.h"
+#include "../tuner/search.h"
+#include "../perfmodel/layout.h"
 #include "logparse.h"
 #include "validation.h"
 

@@ -16,7 +16,7 @@
  *
  * The fit re-evaluates every run's configuration with the model (advisor
  * search.h mt_evaluate) on the base cluster with trial factors
- * (tuner/correction.h), and minimises the sum of squared relative step
+ * (perfmodel/correction.h), and minimises the sum of squared relative step
  * errors (Gauss-Newton, factors bounded to [0.05, 20], a 1e-10 pull towards 1
  * so that an unexercised factor stays 1).  Factors that change no run's step
  * by 1% are not fitted; the others are, largest share of the predicted step
@@ -47,9 +47,9 @@
 #include <cjson/cJSON.h>
 
 #include "../lib/err.h"
-#include "../tuner/cluster.h"
-#include "../tuner/config.h"
-#include "../tuner/model.h"
+#include "../perfmodel/cluster.h"
+#include "../perfmodel/config.h"
+#include "../perfmodel/model.h"
 
 struct mt_vrun {
 	char file[256];          /* the validation file */

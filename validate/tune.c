@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "../lib/jsonr.h"
-#include "../tuner/cluster.h"
+#include "../perfmodel/cluster.h"
 #include "fit.h"
 #include "logparse.h"
 #include "runner.h"

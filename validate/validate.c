@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "../advisor/advice.h"
+#include "../tuner/advice.h"
 #include "../lib/jsonr.h"
 #include "../lib/shell.h"
 #include "../lib/stats.h"

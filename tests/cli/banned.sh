@@ -14,7 +14,7 @@ names=$(sed -n 's/^#define \([a-z_]*\)(.*BANNED(.*/\1/p' lib/banned.h | tr '\n' 
 names=${names%|}
 [ -n "$names" ] || { echo "banned: no names in lib/banned.h"; exit 2; }
 fail=0
-for f in $(git ls-files 'lib/*.[ch]' 'tuner/*.[ch]' 'rules/*.[ch]' 'advisor/*.[ch]' \
+for f in $(git ls-files 'lib/*.[ch]' 'perfmodel/*.[ch]' 'rules/*.[ch]' 'tuner/*.[ch]' \
 	'probes/*.[ch]' 'probes/*.cu' 'import/*.[ch]' 'profiler/*.[ch]' 'reports/*.[ch]' \
 	'cli/*.[ch]'); do
 	[ -f "$f" ] && [ "$f" != lib/banned.h ] || continue
@@ -100,8 +100,8 @@ is_allowed() { # FILE FUNCTION CALL
 	done
 }
 libs=""
-for f in $(git ls-files 'lib/*.[ch]' 'tuner/*.[ch]' 'job/*.[ch]' 'rules/*.[ch]' \
-	'advisor/*.[ch]' 'import/*.[ch]' 'profiler/*.[ch]' 'validate/*.[ch]' 'compare/*.[ch]' \
+for f in $(git ls-files 'lib/*.[ch]' 'perfmodel/*.[ch]' 'job/*.[ch]' 'rules/*.[ch]' \
+	'tuner/*.[ch]' 'import/*.[ch]' 'profiler/*.[ch]' 'validate/*.[ch]' 'compare/*.[ch]' \
 	'reports/*.[ch]' 'probes/*.[ch]' 'probes/*.cu'); do
 	[ -f "$f" ] && libs="$libs $f"
 done

@@ -1,4 +1,4 @@
-# Megatron-FSDP (--fsdp; tuner/fsdp.h): sharded states, its flags, the combinations refused.
+# Megatron-FSDP (--fsdp; perfmodel/fsdp.h): sharded states, its flags, the combinations refused.
 # name | expected exit status | ERE that stdout+stderr must match (!ERE: must not) | arguments
 fsdp shards the states | 0 | distributed optimizer on, in Megatron-FSDP | estimate --model llama3-8b --gpus 8 --seq 8192 --gbs 128 --fsdp on
 fsdp flag for Megatron-LM | 0 | --use-megatron-fsdp | estimate --model llama3-8b --gpus 8 --seq 8192 --gbs 128 --fsdp on --format megatron

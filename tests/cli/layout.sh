@@ -6,20 +6,20 @@
 set -u
 cd "$(dirname "$0")/../.." || exit 2
 fail=0
-# lib -> tuner -> job -> rules -> advisor -> validate -> reports -> cli; probes, import
-# and the profiler sit beside rules and advisor: each may include only a folder of a
+# lib -> perfmodel -> job -> rules -> tuner -> validate -> reports -> cli; probes, import
+# and the profiler sit beside rules and tuner: each may include only a folder of a
 # lower layer (or its own).  job (2), the job as Megatron-LM, Bridge and verl spell
-# it, sits on the model (tuner) and below the rules, whose facts its knob table
+# it, sits on the performance model (perfmodel) and below the rules, whose facts its knob table
 # declares; compare (6) sits above validate, below reports.
 layer() {
 	case $1 in
-	lib) echo 0 ;; tuner) echo 1 ;; job) echo 2 ;; rules|probes) echo 3 ;;
-	advisor|import|profiler) echo 4 ;; validate) echo 5 ;; reports) echo 7 ;; cli) echo 8 ;;
+	lib) echo 0 ;; perfmodel) echo 1 ;; job) echo 2 ;; rules|probes) echo 3 ;;
+	tuner|import|profiler) echo 4 ;; validate) echo 5 ;; reports) echo 7 ;; cli) echo 8 ;;
 	compare) echo 6 ;;
 	*) echo 9 ;;
 	esac
 }
-for f in $(git ls-files 'lib/*.[ch]' 'tuner/*.[ch]' 'job/*.[ch]' 'rules/*.[ch]' 'advisor/*.[ch]' \
+for f in $(git ls-files 'lib/*.[ch]' 'perfmodel/*.[ch]' 'job/*.[ch]' 'rules/*.[ch]' 'tuner/*.[ch]' \
 	'probes/*.[ch]' 'probes/*.cu' 'import/*.[ch]' 'profiler/*.[ch]' 'validate/*.[ch]' 'reports/*.[ch]' 'cli/*.[ch]' 'compare/*.[ch]'); do
 	[ -f "$f" ] || continue
 	from=${f%%/*}
@@ -169,7 +169,7 @@ case $planted in
 *"name: twin() is defined in room/c.c and in room/d.c"*) ;;
 *) echo "layout: the planted twin name is not found: $planted"; fail=1 ;;
 esac
-loops lib/*.c tuner/*.c job/*.c rules/*.c advisor/*.c import/*.c profiler/*.c validate/*.c \
+loops lib/*.c perfmodel/*.c job/*.c rules/*.c tuner/*.c import/*.c profiler/*.c validate/*.c \
 	compare/*.c reports/*.c probes/*.c cli/*.c || fail=1
 # sizes: files at most 1,200 lines; a function (from a line "{" to a line "}")
 # at most 150

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # Every bundled model copied from a Hugging Face repository (its _megatune_source:
 # "Hugging Face <id> config.json") is read under that id: `--model <id>` names the
-# bundled model, as a job's model path does (tuner/model.c, docs/FORMATS.md section 1).
+# bundled model, as a job's model path does (perfmodel/model.c, docs/FORMATS.md section 1).
 # Exit 0 pass, anything else fail.
 set -u
 cd "$(dirname "$0")/../.." || exit 2

@@ -1,4 +1,4 @@
-# Pipeline layouts (--pp-layout; tuner/layout.h): read, checked, searched, printed.
+# Pipeline layouts (--pp-layout; perfmodel/layout.h): read, checked, searched, printed.
 # name | expected exit status | ERE that stdout+stderr must match (!ERE: must not) | arguments
 unknown symbol | 2 | --pp-layout: position 14: unknown symbol 'x'; expected E \(embedding\), t \(transformer layer\), m \(MTP layer\), L \(loss\) | estimate --model deepseek-v3 --gpus 1024 --seq 4096 --gbs 8192 --tp 2 --ep 64 --pp 8 --pp-layout 'Et*3|(tt|)*29x|L'
 stage count not PP x VPP | 2 | --pp-layout: 31 stages, not a multiple of PP 8 \(PP x VPP stages expected | estimate --model deepseek-v3 --gpus 1024 --seq 4096 --gbs 8192 --tp 2 --ep 64 --pp 8 --pp-layout 'Et*3|(tt|)*28m|L'

@@ -1,4 +1,4 @@
-# Selective recompute modules (--recompute-modules; tuner/recompute.h): pins, flags, JSON, Megatron-LM's checks.
+# Selective recompute modules (--recompute-modules; perfmodel/recompute.h): pins, flags, JSON, Megatron-LM's checks.
 # name | expected exit status | ERE that stdout+stderr must match (!ERE: must not) | arguments
 NVIDIA DeepSeek-V3 H100 recipe fits with mla_up_proj and mlp | 0 | verdict: fits in memory | estimate --model deepseek-v3 --cluster dgx-h100 --gpus 1024 --seq 4096 --gbs 8192 --tp 2 --pp 8 --vpp 4 --ep 64 --mbs 1 --ep-overlap on --pp-layout 'Et|(tt|)*30mL' --recompute-modules mla_up_proj,mlp
 the same with core_attn alone does not fit | 1 | verdict: DOES NOT FIT | estimate --model deepseek-v3 --cluster dgx-h100 --gpus 1024 --seq 4096 --gbs 8192 --tp 2 --pp 8 --vpp 4 --ep 64 --mbs 1 --ep-overlap on --pp-layout 'Et|(tt|)*30mL' --recompute selective

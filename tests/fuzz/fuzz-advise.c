@@ -7,7 +7,7 @@
 #include <stdlib.h>
 
 #include "../../lib/jsonr.h"
-#include "../../advisor/search.h"
+#include "../../tuner/search.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 
 #include "../../import/import.h"
-#include "../../tuner/profile.h"
-#include "../../tuner/cluster.h"
+#include "../../perfmodel/profile.h"
+#include "../../perfmodel/cluster.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

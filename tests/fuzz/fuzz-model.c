@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "../../lib/jsonr.h"
-#include "../../tuner/model.h"
+#include "../../perfmodel/model.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -4,7 +4,7 @@
 #include <stdint.h>
 
 #include "../../lib/jsonr.h"
-#include "../../tuner/cluster.h"
+#include "../../perfmodel/cluster.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

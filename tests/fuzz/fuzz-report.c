@@ -8,7 +8,7 @@
 
 #include "../../lib/jsonr.h"
 #include "../../reports/html.h"
-#include "../../tuner/cluster.h"
+#include "../../perfmodel/cluster.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -20,12 +20,12 @@
 
 #include "testutil.h"
 
-#include "../../tuner/cluster.h"
-#include "../../tuner/config.h"
-#include "../../tuner/dispatch.h"
-#include "../../tuner/host.h"
-#include "../../tuner/layout.h"
-#include "../../tuner/recompute.h"
+#include "../../perfmodel/cluster.h"
+#include "../../perfmodel/config.h"
+#include "../../perfmodel/dispatch.h"
+#include "../../perfmodel/host.h"
+#include "../../perfmodel/layout.h"
+#include "../../perfmodel/recompute.h"
 
 /* The end of the field that starts at p: a comma or the line's end outside
  * double quotes (the files quote fields that hold commas). */

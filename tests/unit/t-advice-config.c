@@ -10,13 +10,13 @@
 
 #include "testutil.h"
 
-#include "../../advisor/advice.h"
-#include "../../advisor/search.h"
+#include "../../tuner/advice.h"
+#include "../../tuner/search.h"
 #include "../../lib/jsonr.h"
 #include "../../rules/engine.h"
-#include "../../tuner/eager.h"
-#include "../../tuner/hostmem.h"
-#include "../../tuner/layout.h"
+#include "../../perfmodel/eager.h"
+#include "../../perfmodel/hostmem.h"
+#include "../../perfmodel/layout.h"
 
 static struct mt_cluster *h100;
 

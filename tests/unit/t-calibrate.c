@@ -11,7 +11,7 @@
 #include "../../lib/jsonr.h"
 #include "../../probes/calibrate.h"
 #include "../../probes/collective.h"
-#include "../../tuner/cluster.h"
+#include "../../perfmodel/cluster.h"
 #include "testutil.h"
 
 static void test_stats(void **state)

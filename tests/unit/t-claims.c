@@ -20,8 +20,8 @@
 #include "../../job/knobs.h"
 #include "../../lib/sbuf.h"
 #include "../../rules/engine.h"
-#include "../../advisor/search.h"
-#include "../../tuner/layout.h"
+#include "../../tuner/search.h"
+#include "../../perfmodel/layout.h"
 
 struct claim {
 	const char *rule;  /* NULL: any rule */

@@ -9,11 +9,11 @@
 
 #include "../../lib/bundled.h"
 #include "../../lib/jsonr.h"
-#include "../../tuner/cluster.h"
-#include "../../tuner/config.h"
-#include "../../tuner/constants.h"
-#include "../../tuner/hostmem.h"
-#include "../../tuner/perf.h"
+#include "../../perfmodel/cluster.h"
+#include "../../perfmodel/config.h"
+#include "../../perfmodel/constants.h"
+#include "../../perfmodel/hostmem.h"
+#include "../../perfmodel/perf.h"
 
 static struct mt_cluster *load(const char *spec)
 {

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* MoE token dispatch (tuner/dispatch.c): the routing arithmetic, the look-up
+/* MoE token dispatch (perfmodel/dispatch.c): the routing arithmetic, the look-up
  * in the profile's moe_dispatch points, the section's reader and its errors,
  * and what the dispatchers and the 1F1B EP overlap do to a layer's time. */
 #include <math.h>
@@ -8,7 +8,7 @@
 #include "testutil.h"
 
 #include "../../lib/jsonr.h"
-#include "../../tuner/perf.h"
+#include "../../perfmodel/perf.h"
 
 static struct mt_cluster *load(const char *spec)
 {

@@ -1,18 +1,18 @@
 /* SPDX-License-Identifier: MIT */
-/* Megatron-LM's own layers as eager kernels (tuner/eager.c, docs/MODEL.md
+/* Megatron-LM's own layers as eager kernels (perfmodel/eager.c, docs/MODEL.md
  * 4.11): the kernels of the campaign's local Llama layer, what each fusion
  * changes, the scores' traffic, the host's wait, that Transformer Engine's
  * layers are left as they were, and the optimizer step without Transformer
- * Engine and Apex (tuner/eager_opt.c). */
+ * Engine and Apex (perfmodel/eager_opt.c). */
 #include <math.h>
 #include <string.h>
 
 #include "testutil.h"
 
-#include "../../tuner/constants.h"
-#include "../../tuner/eager.h"
-#include "../../tuner/eager_opt.h"
-#include "../../tuner/perf.h"
+#include "../../perfmodel/constants.h"
+#include "../../perfmodel/eager.h"
+#include "../../perfmodel/eager_opt.h"
+#include "../../perfmodel/perf.h"
 
 #define assert_near(a, b, eps) assert_true(fabs((double)(a) - (double)(b)) <= (eps))
 

@@ -18,13 +18,13 @@
 
 #include "published.h"
 
-#include "../../advisor/search.h"
+#include "../../tuner/search.h"
 #include "../../job/flagtable.h"
 #include "../../lib/fsutil.h"
 #include "../../lib/jsonr.h"
 #include "../../rules/engine.h"
 #include "../../rules/ruleset.h"
-#include "../../tuner/effects.h"
+#include "../../perfmodel/effects.h"
 
 #define FILE_ "tests/fixtures/published/effects.json"
 #define MAXPAIRS 48
@@ -98,7 +98,7 @@ static const char *unit(const cJSON *side)
 /* Predicted tokens/s per GPU of one side (side may be NULL: the pair's own
  * fields); its configuration into cfg.  With ev_ok, whether every gain of
  * the pick's settings over Megatron-LM's defaults larger than DIRECTION_MIN
- * carries a published pair (advisor/gains.h). */
+ * carries a published pair (tuner/gains.h). */
 static double run_side(const cJSON *pr, const cJSON *side, char *cfg, size_t cap, int *ev_ok)
 {
 	const char *id = cJSON_GetObjectItem(pr, "id")->valuestring;
@@ -341,7 +341,7 @@ static void advised_picks_near_the_best_published(void **state)
 	assert_true(sum / nadv <= ADVISED_MEAN);
 }
 
-/* Every row of tuner/effects.c (the evidence advise states and the ranking
+/* Every row of perfmodel/effects.c (the evidence advise states and the ranking
  * spends) is a pair of the table with the same published ratio and the
  * ratio megatune predicts for it today. */
 static void evidence_rows_are_the_tables(void **state)
@@ -355,12 +355,12 @@ static void evidence_rows_are_the_tables(void **state)
 		for (k = 0; k < npairs && strcmp(pairs[k].id, e[i].id); k++)
 			;
 		if (k == npairs)
-			fail_msg("tuner/effects.c: row '%s' is no pair of %s", e[i].id, FILE_);
+			fail_msg("perfmodel/effects.c: row '%s' is no pair of %s", e[i].id, FILE_);
 		if (fabs(e[i].published / pairs[k].pub - 1) > 1e-3)
-			fail_msg("tuner/effects.c: row '%s' says published %.4f, the pair %.4f",
+			fail_msg("perfmodel/effects.c: row '%s' says published %.4f, the pair %.4f",
 				 e[i].id, e[i].published, pairs[k].pub);
 		if (fabs(e[i].predicted / pairs[k].pred - 1) > 0.005)
-			fail_msg("tuner/effects.c: row '%s' says megatune predicts %.3f, the pair "
+			fail_msg("perfmodel/effects.c: row '%s' says megatune predicts %.3f, the pair "
 				 "now %.3f", e[i].id, e[i].predicted, pairs[k].pred);
 	}
 }

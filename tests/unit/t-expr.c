@@ -9,7 +9,7 @@
 
 #include "../../lib/sbuf.h"
 #include "../../rules/expr.h"
-#include "../../tuner/cluster.h"
+#include "../../perfmodel/cluster.h"
 
 static struct mt_val facts[MT_F_N];
 static struct mt_cluster *h100;

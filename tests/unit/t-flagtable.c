@@ -8,12 +8,12 @@
 
 #include "testutil.h"
 
-#include "../../advisor/advice.h"
-#include "../../advisor/search.h"
+#include "../../tuner/advice.h"
+#include "../../tuner/search.h"
 #include "../../rules/engine.h"
 #include "../../rules/ruleset.h"
-#include "../../tuner/cluster.h"
-#include "../../tuner/eager.h"
+#include "../../perfmodel/cluster.h"
+#include "../../perfmodel/eager.h"
 #include "../../job/flags.h"
 #include "../../job/flagtable.h"
 #include "../../job/launch.h"

@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: MIT */
-/* Megatron-FSDP and PyTorch FSDP2 (tuner/fsdp.h): where they run, the states
+/* Megatron-FSDP and PyTorch FSDP2 (perfmodel/fsdp.h): where they run, the states
  * they shard, the collectives they add and where they hide, and the copies
  * FSDP2 adds (docs/MODEL.md 5.11). */
 #include <stdio.h>
 
 #include "testutil.h"
 
-#include "../../advisor/search.h"
-#include "../../tuner/cluster.h"
-#include "../../tuner/fsdp.h"
-#include "../../tuner/model.h"
+#include "../../tuner/search.h"
+#include "../../perfmodel/cluster.h"
+#include "../../perfmodel/fsdp.h"
+#include "../../perfmodel/model.h"
 
 static struct mt_model llama8;
 static struct mt_cluster *h100, *gb200;

@@ -11,11 +11,11 @@
 
 #include "testutil.h"
 
-#include "../../advisor/gains.h"
-#include "../../advisor/search.h"
-#include "../../tuner/dispatch.h"
-#include "../../tuner/graphs.h"
-#include "../../tuner/perf.h"
+#include "../../tuner/gains.h"
+#include "../../tuner/search.h"
+#include "../../perfmodel/dispatch.h"
+#include "../../perfmodel/graphs.h"
+#include "../../perfmodel/perf.h"
 
 static struct mt_cluster *h100, *b200;
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The host timeline (tuner/host.c, docs/MODEL.md 5.8): the flow shop between
+/* The host timeline (perfmodel/host.c, docs/MODEL.md 5.8): the flow shop between
  * synchronisation points, the waits of each dispatcher, what CUDA graphs and
  * padded token drop change, and the host-bound published rows' regime. */
 #include <math.h>
@@ -7,7 +7,7 @@
 
 #include "testutil.h"
 
-#include "../../tuner/perf.h"
+#include "../../perfmodel/perf.h"
 
 #define MS 1e-3
 /* doubles equal within eps (cmocka compares floats) */

@@ -13,8 +13,8 @@
 #include "../../lib/fsutil.h"
 #include "../../lib/sbuf.h"
 #include "../../import/import.h"
-#include "../../tuner/profile.h"
-#include "../../tuner/cluster.h"
+#include "../../perfmodel/profile.h"
+#include "../../perfmodel/cluster.h"
 
 static struct mt_import *parse_opts(int tool, const char *name, const char *text,
 				    const struct mt_import_opts *o)

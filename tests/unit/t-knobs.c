@@ -6,7 +6,7 @@
 
 #include <stdio.h>
 
-#include "../../advisor/search.h"
+#include "../../tuner/search.h"
 #include "../../job/flags.h"
 #include "../../job/flagtable.h"
 #include "../../job/knobs.h"

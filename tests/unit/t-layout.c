@@ -1,16 +1,16 @@
 /* SPDX-License-Identifier: MIT */
-/* Pipeline layouts (tuner/layout.h): Megatron's grammar, the checks against
+/* Pipeline layouts (perfmodel/layout.h): Megatron's grammar, the checks against
  * a model, the balanced layouts the search builds, and the strings written
- * back; the plan of a layout (tuner/pipeline.c) puts the MTP layers, the
+ * back; the plan of a layout (perfmodel/pipeline.c) puts the MTP layers, the
  * embedding and the loss on the stages the layout names. */
 #include <stdio.h>
 
 #include "testutil.h"
 
-#include "../../tuner/cluster.h"
-#include "../../tuner/layout.h"
-#include "../../tuner/model.h"
-#include "../../tuner/perf.h"
+#include "../../perfmodel/cluster.h"
+#include "../../perfmodel/layout.h"
+#include "../../perfmodel/model.h"
+#include "../../perfmodel/perf.h"
 
 static struct mt_model dsv3, llama8, qwen235;
 

@@ -20,12 +20,12 @@
 
 #include "testutil.h"
 
-#include "../../advisor/search.h"
+#include "../../tuner/search.h"
 #include "../../job/formats.h"
 #include "../../job/megatron.h"
 #include "../../lib/fsutil.h"
 #include "../../lib/jsonr.h"
-#include "../../tuner/cluster.h"
+#include "../../perfmodel/cluster.h"
 
 #define FILE_ "tests/fixtures/published/memory.json"
 #define MAXCASES 128

@@ -7,8 +7,8 @@
 
 #include "testutil.h"
 
-#include "../../tuner/optim.h"
-#include "../../tuner/perf.h"
+#include "../../perfmodel/optim.h"
+#include "../../perfmodel/perf.h"
 
 static struct mt_model gpt;      /* GPT-3 175B shape with dropout */
 static struct mt_cluster *a100;

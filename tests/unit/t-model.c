@@ -7,7 +7,7 @@
 #include "testutil.h"
 
 #include "../../lib/jsonr.h"
-#include "../../tuner/model.h"
+#include "../../perfmodel/model.h"
 
 static struct mt_model load(const char *spec)
 {

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Precision recipes (tuner/precision.c) and host memory (tuner/hostmem.c)
+/* Precision recipes (perfmodel/precision.c) and host memory (perfmodel/hostmem.c)
  * against hand-derived values of docs/MODEL.md 4.9 and 4.10. */
 #include <math.h>
 #include <string.h>
@@ -8,11 +8,11 @@
 
 #include "testutil.h"
 
-#include "../../tuner/constants.h"
-#include "../../tuner/hostmem.h"
-#include "../../tuner/perf.h"
-#include "../../tuner/precision.h"
-#include "../../tuner/profile.h"
+#include "../../perfmodel/constants.h"
+#include "../../perfmodel/hostmem.h"
+#include "../../perfmodel/perf.h"
+#include "../../perfmodel/precision.h"
+#include "../../perfmodel/profile.h"
 
 static struct mt_cluster *h100, *b200, *a100;
 

@@ -11,7 +11,7 @@
 #include <cjson/cJSON.h>
 
 #include "../../probes/backends.h"
-#include "../../tuner/cluster.h"
+#include "../../perfmodel/cluster.h"
 
 /* 2 cores x 5 GHz x 64 flop/cycle: far above this machine (or any 2-core
  * slice); a CPU rate above it means the clock or the FLOP count is wrong */

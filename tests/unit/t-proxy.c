@@ -10,9 +10,9 @@
 #include "testutil.h"
 
 #include "../../probes/proxy.h"
-#include "../../tuner/cluster.h"
-#include "../../tuner/config.h"
-#include "../../tuner/model.h"
+#include "../../perfmodel/cluster.h"
+#include "../../perfmodel/config.h"
+#include "../../perfmodel/model.h"
 
 static struct mt_model tiny;
 

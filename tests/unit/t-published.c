@@ -19,11 +19,11 @@
 #include "published.h"
 
 #include "../../lib/fsutil.h"
-#include "../../tuner/constants.h"
+#include "../../perfmodel/constants.h"
 #include "../../lib/jsonr.h"
-#include "../../advisor/search.h"
+#include "../../tuner/search.h"
 #include "../../job/flagtable.h"
-#include "../../tuner/recompute.h"
+#include "../../perfmodel/recompute.h"
 
 #define DIR "tests/fixtures/published/"
 #define MAXROWS 32
@@ -248,7 +248,7 @@ static void bands_hold_the_published_values(void **state)
 	assert_true(in >= 0.8 * nrows);
 }
 
-/* The model-wide errors of the band (tuner/constants.h) are this table's:
+/* The model-wide errors of the band (perfmodel/constants.h) are this table's:
  * the root mean square of the dense and of the MoE rows, known gaps left out */
 static void band_errors_are_the_tables(void **state)
 {

@@ -15,7 +15,7 @@
 #include "../../reports/advice.h"
 #include "../../rules/engine.h"
 #include "../../rules/fired.h"
-#include "../../advisor/search.h"
+#include "../../tuner/search.h"
 
 static struct mt_cluster *h100;
 

@@ -8,9 +8,9 @@
 #include "testutil.h"
 
 #include "../../rules/engine.h"
-#include "../../tuner/perf.h"
-#include "../../advisor/rank.h"
-#include "../../advisor/search.h"
+#include "../../perfmodel/perf.h"
+#include "../../tuner/rank.h"
+#include "../../tuner/search.h"
 
 /* --- allocation counter: -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc */
 void *__real_malloc(size_t n);
@@ -325,7 +325,7 @@ static const struct mt_gain *gain_named(const struct mt_gain *g, int n, const ch
 	return NULL;
 }
 
-/* Each setting of a pick reverted alone (advisor/gains.h): the EP overlap's
+/* Each setting of a pick reverted alone (tuner/gains.h): the EP overlap's
  * gain is the step of the same job with it off, and it carries the ModelZoo
  * pair of its regime; the dispatcher has none on H100; a setting the pick
  * cannot run without has no gain and says why (docs/MODEL.md 8.2) */
@@ -492,7 +492,7 @@ static void megatron_checks_cited(void **state)
 }
 
 /* The search skips a layer shape or a pipeline plan only when a floor of its
- * step cannot enter the ranking (tuner/perf.h): the bounded search returns
+ * step cannot enter the ranking (perfmodel/perf.h): the bounded search returns
  * what the exhaustive one does, layouts, variants, folded counts and the
  * headroom pick alike, while evaluating fewer candidates. */
 static void the_floor_skips_only_what_cannot_rank(void **state)

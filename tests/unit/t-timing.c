@@ -5,9 +5,9 @@
 
 #include "testutil.h"
 
-#include "../../advisor/search.h"
-#include "../../tuner/constants.h"
-#include "../../tuner/perf.h"
+#include "../../tuner/search.h"
+#include "../../perfmodel/constants.h"
+#include "../../perfmodel/perf.h"
 
 static struct mt_cluster *h100;
 

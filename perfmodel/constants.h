@@ -117,7 +117,7 @@
  * three BF16 copies with their probabilities (the dispatch's staging, the
  * combine's reduction and its staging) and the dispatch's scales. */
 #define MT_HYBRIDEP_SCALE_BLOCK 128
-/* The host timeline (docs/MODEL.md 5.8, tuner/host.h).  CPU time of one op
+/* The host timeline (docs/MODEL.md 5.8, perfmodel/host.h).  CPU time of one op
  * of each class when the profile's host section does not give it, for the
  * x86 hosts of DGX H100 and B200 (µs):
  *   an eager PyTorch op: torch.nn.Linear forward on a DGX H100 (Xeon
@@ -177,7 +177,7 @@
 #define MT_HOST_EXPERT_PAD_OPS 2
 
 /* Megatron-LM's own layers as PyTorch eager kernels (docs/MODEL.md 4.11,
- * tuner/eager.c).  The share of the achieved HBM bandwidth (the profile's
+ * perfmodel/eager.c).  The share of the achieved HBM bandwidth (the profile's
  * STREAM triad, 2970 GB/s on an H100 80GB HBM3) each kind of eager kernel
  * reached on one H100 with PyTorch 2.11, from the campaign's torch.profiler
  * trace of a small GPT (tests/fixtures/gpu/2026-11-28-nvidia-h100-80gb-hbm3-2/
@@ -277,7 +277,7 @@
  * read+write, two fp32 moments read+write, bf16 parameter write, grad-norm
  * read, grad zeroing). */
 #define MT_ADAM_BYTES_PER_PARAM 38.0
-/* The precision-aware optimizer's step (docs/MODEL.md 4.8, tuner/optim.h):
+/* The precision-aware optimizer's step (docs/MODEL.md 4.8, perfmodel/optim.h):
  * HBM bytes per parameter of Transformer Engine's FusedAdam.step()
  * (transformer_engine/pytorch/optimizers/fused_adam.py @ 04912bf024), which
  * runs the FP32 kernel on FP32 copies of every low-precision state: per
@@ -301,7 +301,7 @@
 #define MT_ADAM_PARAM_WRITE 2.0
 
 /* The optimizer step Megatron-LM d98e8a6 falls back to without Transformer
- * Engine and Apex (docs/MODEL.md 4.11, tuner/eager_opt.c), bytes per
+ * Engine and Apex (docs/MODEL.md 4.11, perfmodel/eager_opt.c), bytes per
  * parameter, FP32 unless said:
  *   the gradient norm (clip_grads.py get_grad_norm_fp32 through
  *   utils.py local_multi_tensor_l2_norm): one torch.norm per tensor, the
@@ -341,7 +341,7 @@
  * is (transformer_engine/pytorch/graph.py @ v2.10 567-598, with
  * _reuse_graph_input_output_buffers, which Megatron-Core sets from TE 2.7:
  * cuda_graphs.py @ d98e8a6 2684-2686).  The rest of the static buffers are
- * the formula of tuner/graphs.c (docs/MODEL.md 5.10). */
+ * the formula of perfmodel/graphs.c (docs/MODEL.md 5.10). */
 #define MT_GRAPH_GRAD_INPUTS 2
 
 /* Host memory and optimizer CPU offload (docs/MODEL.md 4.10). */
@@ -424,7 +424,7 @@
 #define MT_U_HIDDEN 0.25
 #define MT_U_HOST 0.5
 /* The least uncertainty a published A/B pair leaves on the gain it backs
- * (tuner/effects.h): the controls of the effects table, one recipe in two
+ * (perfmodel/effects.h): the controls of the effects table, one recipe in two
  * releases of a container, differ by up to 1.8% (DeepSeek-V3 on 256 GB200,
  * NeMo 26.02 and 26.02.01: 1028 and 1046 TFLOP/s per GPU,
  * tests/fixtures/published/effects.json). */

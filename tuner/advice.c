@@ -4,7 +4,7 @@
 #define _DEFAULT_SOURCE 1 /* realpath */
 #include "advice.h"
 
-#include "../tuner/host.h"
+#include "../perfmodel/host.h"
 
 #include <limits.h>
 #include <stddef.h>
@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../tuner/band.h"
-#include "../tuner/eager.h"
+#include "../perfmodel/band.h"
+#include "../perfmodel/eager.h"
 #include "../lib/fsutil.h"
 #include "../lib/jsonr.h"
 #include "../lib/jsonw.h"
@@ -23,13 +23,13 @@
 #include "../job/knobs.h"
 #include "../rules/engine.h"
 #include "../rules/fired.h"
-#include "../tuner/hostmem.h"
-#include "../tuner/precision.h"
+#include "../perfmodel/hostmem.h"
+#include "../perfmodel/precision.h"
 #include "../job/flags.h"
 #include "../job/flagtable.h"
 #include "../job/verl.h"
-#include "../tuner/layout.h"
-#include "../tuner/recompute.h"
+#include "../perfmodel/layout.h"
+#include "../perfmodel/recompute.h"
 
 int mt_candidate_args(const struct mt_model *m, const struct mt_job *j, const struct mt_config *c,
 		      const struct mt_explain *ex, struct mt_kv *out)
@@ -268,7 +268,7 @@ static void json_head(struct jw *w, const struct mt_model *m, const struct mt_cl
 	jw_end(w);
 }
 
-/* The band of a prediction (tuner/band.h, docs/MODEL.md 8.1): the step's
+/* The band of a prediction (perfmodel/band.h, docs/MODEL.md 8.1): the step's
  * range, the throughput's, the candidate's own part and its uncertain terms. */
 static void band_json(struct jw *w, const struct mt_eval *e)
 {
@@ -596,7 +596,7 @@ static void json_rules_head(struct jw *w, const struct mt_advice_rules *ar, int 
 }
 
 /* Nothing fits: the closest candidate, the GPUs the model states alone need,
- * and the changes that fit (advisor/suggest.h), each with its best. */
+ * and the changes that fit (tuner/suggest.h), each with its best. */
 static void json_nofit(struct jw *w, const struct mt_model *m, const struct mt_cluster *c,
 		       const struct mt_job *j, const struct mt_search_result *r)
 {
@@ -626,7 +626,7 @@ static void json_nofit(struct jw *w, const struct mt_model *m, const struct mt_c
 }
 
 /* The first candidate's gains over Megatron-LM's defaults for its layout,
- * each with its published evidence (advisor/gains.h, docs/FORMATS.md 3) */
+ * each with its published evidence (tuner/gains.h, docs/FORMATS.md 3) */
 static void json_gains(struct jw *w, const struct mt_gain *g, int n)
 {
 	int i;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* advice_config: a candidate's `config` object back into struct mt_config
- * (advisor/advice.h, docs/FORMATS.md section 3). */
+ * (tuner/advice.h, docs/FORMATS.md section 3). */
 #include "advice.h"
 
 #include <math.h>
@@ -10,12 +10,12 @@
 #include "../lib/fsutil.h"
 #include "../lib/jsonr.h"
 #include "../job/knobs.h"
-#include "../tuner/eager.h"
-#include "../tuner/host.h"
-#include "../tuner/hostmem.h"
-#include "../tuner/layout.h"
-#include "../tuner/optim.h"
-#include "../tuner/recompute.h"
+#include "../perfmodel/eager.h"
+#include "../perfmodel/host.h"
+#include "../perfmodel/hostmem.h"
+#include "../perfmodel/layout.h"
+#include "../perfmodel/optim.h"
+#include "../perfmodel/recompute.h"
 
 /* An integer >= lo (and at most hi) at key. */
 static int get_i64(const cJSON *o, const char *key, int required, int lo, double hi,

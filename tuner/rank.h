@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* rank: the entries of a search's ranking (advisor/search.h): the best
+/* rank: the entries of a search's ranking (tuner/search.h): the best
  * candidate of each parallel layout, its runner-up variants folded under it
  * (docs/MODEL.md 7).  Used by the search alone. */
 #ifndef MT_RANK_H

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* settings: the knobs the search (advisor/search.c) and one evaluation
- * (advisor/evaluate.c) set alike, at the same stages: a pin wins, else a set
+/* settings: the knobs the search (tuner/search.c) and one evaluation
+ * (tuner/evaluate.c) set alike, at the same stages: a pin wins, else a set
  * rule's choice, else the default (mt_config_settings()'s).  With rules, each
- * writes its stage's facts (advisor/facts.h).  Arithmetic only: nothing is
+ * writes its stage's facts (tuner/facts.h).  Arithmetic only: nothing is
  * allocated, nothing is kept. */
-#ifndef MT_ADVISOR_SETTINGS_H
-#define MT_ADVISOR_SETTINGS_H
+#ifndef MT_TUNER_SETTINGS_H
+#define MT_TUNER_SETTINGS_H
 
 #include "facts.h"
 

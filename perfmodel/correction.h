@@ -2,7 +2,7 @@
 /* correction: factors fitted from measured runs (`megatune calibrate
  * --from-validation`, docs/MODEL.md section 10) that the time and memory
  * model applies, read from a profile's `corrections` section
- * (docs/FORMATS.md section 2; tuner/profile.c writes it).
+ * (docs/FORMATS.md section 2; perfmodel/profile.c writes it).
  *
  * Each time factor multiplies the time the measured curves give for one
  * class of work: GEMMs by size (the cube root of m n k from

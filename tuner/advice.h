@@ -7,17 +7,17 @@
  * (model and cluster names) is escaped.  The reader's strings and candidates
  * are owned by the struct it fills (mt_advice_doc_free).
  */
-#ifndef MT_ADVISOR_ADVICE_H
-#define MT_ADVISOR_ADVICE_H
+#ifndef MT_TUNER_ADVICE_H
+#define MT_TUNER_ADVICE_H
 
 #include <cjson/cJSON.h>
 
 #include "../lib/err.h"
 #include "../lib/sbuf.h"
 #include "../job/flags.h"
-#include "../tuner/cluster.h"
-#include "../tuner/config.h"
-#include "../tuner/model.h"
+#include "../perfmodel/cluster.h"
+#include "../perfmodel/config.h"
+#include "../perfmodel/model.h"
 #include "search.h"
 
 struct mt_ruleset;
@@ -92,7 +92,7 @@ int mt_advice_read(const cJSON *doc, const char *file, const char *opt,
 void mt_advice_doc_free(struct mt_advice_doc *d);
 
 /* A candidate's `config` object read back into the configuration it
- * describes (advisor/advice_config.c): every key the writer puts; a key
+ * describes (tuner/advice_config.c): every key the writer puts; a key
  * that is absent keeps the job's default (mt_config_settings).  tp, pp, cp,
  * mbs must be there.  MT_EINVAL names `file`, `where` ("candidates[2].config")
  * and the field. */
@@ -101,14 +101,14 @@ int mt_advice_config(const cJSON *config, const struct mt_job *job, const char *
 
 /* The pipeline layout of a candidate's `config` object: for pipeline_split
  * "layout", its `pipeline_layout` string read with mt_layout_parse
- * (tuner/layout.h) into *out, which the caller owns, and checked to have PP x
+ * (perfmodel/layout.h) into *out, which the caller owns, and checked to have PP x
  * VPP chunks; otherwise out->n is 0 (and a pipeline_layout is an error).
  * mt_advice_config makes the same checks.  MT_EINVAL names `file`, `where`
  * and the field. */
 int mt_advice_layout(const cJSON *config, const char *file, const char *where,
 		     struct mt_layout *out, struct mt_error *err);
 
-/* The job under which mt_evaluate (advisor/search.h) evaluates a
+/* The job under which mt_evaluate (tuner/search.h) evaluates a
  * configuration read back (mt_advice_config) as it was advised and run: `job`
  * with what mt_evaluate would otherwise choose itself pinned to cfg's values
  * (the token dispatcher of an MoE configuration with EP or ETP > 1 when the

@@ -12,16 +12,16 @@
  * with a wait), the settings it needs are reverted with it and named.  A
  * setting without which the job does not fit says so; one without which it
  * cannot run has no gain (NAN) and the reason in `with`.  The evidence is the
- * published A/B pair of tuner/effects.h in the pick's regime, or none.
+ * published A/B pair of perfmodel/effects.h in the pick's regime, or none.
  */
 #ifndef MT_GAINS_H
 #define MT_GAINS_H
 
 #include "../lib/err.h"
-#include "../tuner/cluster.h"
-#include "../tuner/config.h"
-#include "../tuner/effects.h"
-#include "../tuner/model.h"
+#include "../perfmodel/cluster.h"
+#include "../perfmodel/config.h"
+#include "../perfmodel/effects.h"
+#include "../perfmodel/model.h"
 
 #define MT_GAINS_MAX 12
 

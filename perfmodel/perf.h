@@ -121,7 +121,7 @@ struct mt_plan {
 	int mtp_stage;              /* the stage holding the MTP layers (pp - 1 unless a layout
 				     * puts them elsewhere) */
 	struct mt_layout layout;    /* the chunks of the split, every split in layout form */
-	/* Megatron-FSDP (tuner/fsdp.h): one layer's parameter all-gather and
+	/* Megatron-FSDP (perfmodel/fsdp.h): one layer's parameter all-gather and
 	 * gradient reduce-scatter per micro-batch, s; the embedding's/output's */
 	double fsdp_ag[MT_L_N], fsdp_rs[MT_L_N], fsdp_io_ag, fsdp_io_rs;
 	/* ... and the parameters a rank gathers for one layer / for the
@@ -135,7 +135,7 @@ struct mt_plan {
 	double p2p_time;            /* one activation to the next stage (s) */
 	/* optimizer-step time per parameter (s), at its least with or without
 	 * the precision-aware optimizer (the step floor; mt_timing times the
-	 * candidate's own, tuner/optim.h) */
+	 * candidate's own, perfmodel/optim.h) */
 	double opt_s_per_param;
 	double nccl_bytes;
 };
@@ -147,7 +147,7 @@ struct mt_ctx {
 	const struct mt_job *job;
 	int gemm_dtype;             /* the recipe's GEMM curve: bf16, fp8 or fp4 */
 	double gemm_slow;           /* the recipe's GEMM time over its curve's (4.9) */
-	int recipe;                 /* enum mt_recipe (tuner/precision.h) */
+	int recipe;                 /* enum mt_recipe (perfmodel/precision.h) */
 	double hbm;                 /* bytes per second */
 	double peak;                /* dense TFLOP/s of the precision, for MFU */
 	struct mt_host_costs hc;    /* the host timeline's per-op CPU costs (5.8) */

@@ -37,7 +37,7 @@ enum mt_recompute { MT_RC_NONE, MT_RC_SELECTIVE, MT_RC_FULL, MT_RC_N };
 enum mt_rc_method { MT_RC_BLOCK, MT_RC_UNIFORM, MT_RC_METHOD_N };
 enum mt_cp_comm { MT_CP_P2P, MT_CP_ALL_GATHER, MT_CP_A2A, MT_CP_A2A_P2P, MT_CP_N };
 /* The dtype of a state of the precision-aware optimizer (Megatron-LM
- * --exp-avg-dtype, --exp-avg-sq-dtype, --main-params-dtype; tuner/optim.h):
+ * --exp-avg-dtype, --exp-avg-sq-dtype, --main-params-dtype; perfmodel/optim.h):
  * fp8 is Transformer Engine's FusedAdam torch.uint8 (E4M3). */
 enum mt_opt_dtype { MT_OD_FP32, MT_OD_FP16, MT_OD_BF16, MT_OD_FP8, MT_OD_N };
 /* The precision-aware optimizer's states where not pinned (docs/MODEL.md 4.8):
@@ -49,7 +49,7 @@ enum mt_split {
 	MT_SPLIT_ACCOUNT,    /* account_for_embedding/loss_in_pipeline_split */
 	MT_SPLIT_ACCOUNT_LOSS, /* account_for_loss_in_pipeline_split only */
 	MT_SPLIT_FIRST_LAST, /* decoder_first/last_pipeline_num_layers */
-	MT_SPLIT_LAYOUT,     /* pipeline_model_parallel_layout (tuner/layout.h) */
+	MT_SPLIT_LAYOUT,     /* pipeline_model_parallel_layout (perfmodel/layout.h) */
 };
 
 #define MT_UNSET (-1)
@@ -98,7 +98,7 @@ struct mt_pins {
 	int tp, pp, vpp, cp, ep, etp, mbs;
 	int recompute, recompute_layers, cp_comm, dist_opt, offload_layers, sp;
 	int recompute_modules;    /* --recompute-modules: bits of enum mt_rc_module
-				   * (tuner/recompute.h); implies selective */
+				   * (perfmodel/recompute.h); implies selective */
 	int recompute_method;     /* --recompute-method: enum mt_rc_method (full only) */
 	/* settings that are on by default rather than searched */
 	int tp_overlap, overlap_grad, overlap_param, fused_ce, grad_fp32;
@@ -109,7 +109,7 @@ struct mt_pins {
 	int full_graph;           /* full-iteration CUDA graphs (--full-iteration-graphs on|off) */
 	int p2p_overlap;          /* --overlap-p2p on|off: the interleaved schedule's
 				   * stage-to-stage sends under compute (default on) */
-	/* --pp-layout: a pipeline layout (tuner/layout.h), borrowed from the
+	/* --pp-layout: a pipeline layout (perfmodel/layout.h), borrowed from the
 	 * caller for the life of the job; NULL leaves the split to the search */
 	const struct mt_layout *layout;
 	int fsdp;                 /* --fsdp off|megatron|torch: enum mt_fsdp_impl */
@@ -131,11 +131,11 @@ struct mt_job {
 				   * the main gradients by a kernel of their own
 				   * (--no-gradient-accumulation-fusion; always with PyTorch
 				   * FSDP2; docs/MODEL.md 4.3) */
-	int transformer_impl;     /* enum mt_transformer_impl (tuner/eager.h): Transformer
+	int transformer_impl;     /* enum mt_transformer_impl (perfmodel/eager.h): Transformer
 				   * Engine (default), or Megatron-LM's own layers timed as
 				   * PyTorch eager kernels (--transformer-impl local,
 				   * docs/MODEL.md 4.11) */
-	unsigned fusions_off;     /* bits of enum mt_fusion (tuner/eager.h): the fusions the
+	unsigned fusions_off;     /* bits of enum mt_fusion (perfmodel/eager.h): the fusions the
 				   * job turns off (--no-*-fusion), timed with the local layers */
 	int softmax_fp32;         /* --attention-softmax-in-fp32: the eager softmax in FP32 */
 	int ce_native;            /* 1: a fused loss (--cross-entropy-loss-fusion) is Megatron-LM's
@@ -161,7 +161,7 @@ struct mt_job {
 				   * uses more (default MT_ROOMY_TOL; 0: off; docs/MODEL.md 7.1) */
 	int top_k;
 	int no_fold;              /* rank every candidate, not one per parallel layout
-				   * with its variants folded under it (advisor/search.h) */
+				   * with its variants folded under it (tuner/search.h) */
 	int exhaustive;           /* evaluate every candidate: no level-C block is skipped
 				   * for a step floor above the ranking (docs/MODEL.md 7) */
 	int moe_balance;          /* enum mt_moe_balance: aux (default), forced, drop */
@@ -173,7 +173,7 @@ struct mt_job {
 	unsigned release_off;     /* MT_ROFF_* bits: values the releases cannot run, which
 				   * the search skips (job/release.h) */
 	struct mt_pins pins;
-	/* low precision and host memory (tuner/precision.h, tuner/hostmem.h) */
+	/* low precision and host memory (perfmodel/precision.h, perfmodel/hostmem.h) */
 	int param_gather_q;       /* weights kept and all-gathered quantised (--fp8-param-gather);
 				   * MT_UNSET: on with the distributed optimizer */
 	int mxfp8_ag_bf16;        /* MXFP8 weights gathered in BF16 through the gradient buffer
@@ -181,9 +181,9 @@ struct mt_job {
 				   * Bridge's MXFP8 recipe sets it */
 	double opt_offload;       /* share of optimizer states on the host (0: none) */
 	unsigned offload_modules; /* fine-grained activation offload: bits of enum
-				   * mt_offload_module (tuner/hostmem.h), 0 none */
+				   * mt_offload_module (perfmodel/hostmem.h), 0 none */
 	unsigned graph_scope;     /* what per-layer CUDA graphs capture (--cuda-graph-scope):
-				   * bits of enum mt_graph_scope (tuner/host.h); 0: attention
+				   * bits of enum mt_graph_scope (perfmodel/host.h); 0: attention
 				   * and the MLP, or the router and preprocessing of dropless
 				   * MoE, or the whole MoE block with padded token drop */
 };
@@ -196,7 +196,7 @@ struct mt_config {
 	int recompute_layers;     /* full: layers per model chunk recomputed (block), or
 				   * the layers of each checkpointed group (uniform) */
 	int recompute_method;     /* full: enum mt_rc_method (MT_RC_BLOCK unless pinned) */
-	int recompute_modules;    /* selective: bits of enum mt_rc_module (tuner/recompute.h),
+	int recompute_modules;    /* selective: bits of enum mt_rc_module (perfmodel/recompute.h),
 				   * MT_RCM_DEFAULT (core_attn) unless chosen; 0 otherwise */
 	int cp_comm;              /* enum mt_cp_comm (meaningful when cp > 1) */
 	int cp_a2a;               /* a2a+p2p: size of the inner a2a group */
@@ -222,9 +222,9 @@ struct mt_config {
 				   * chunk (--no-overlap-p2p-communication, 5.5); 0: the
 				   * sends overlap compute, Megatron's default */
 	int fsdp;                 /* enum mt_fsdp_impl: Megatron-FSDP (optim_grads_params) or
-				   * PyTorch FSDP2 (tuner/fsdp.h) */
+				   * PyTorch FSDP2 (perfmodel/fsdp.h) */
 	int prec_opt;             /* the precision-aware optimizer (--use-precision-aware-
-				   * optimizer; tuner/optim.h) */
+				   * optimizer; perfmodel/optim.h) */
 	int exp_avg, exp_avg_sq;  /* its Adam moments: enum mt_opt_dtype (MT_OD_FP32 without it) */
 	int main_params;          /* its master weights: MT_OD_FP32 or MT_OD_FP16 */
 	int extra[MT_KNOB_EXTRA]; /* generic settings as pinned (job/knobs.def) */
@@ -249,7 +249,7 @@ struct mt_mem {
 	 * total */
 	double allocated, max_allocated, reserved, outside;
 	double host_per_gpu;      /* host memory of one rank: offloaded activations and optimizer
-				   * states, pinned buffers, process (tuner/hostmem.h) */
+				   * states, pinned buffers, process (perfmodel/hostmem.h) */
 	double host_per_node;     /* the node's ranks together */
 	int stage;                /* the stage it was computed for */
 };
@@ -299,7 +299,7 @@ enum {
 };
 #define MT_BT_N 6
 
-/* The range of a predicted step time (tuner/band.h, docs/MODEL.md 8.1). */
+/* The range of a predicted step time (perfmodel/band.h, docs/MODEL.md 8.1). */
 struct mt_band {
 	double lo, hi;            /* step time range, s */
 	double spec_lo, spec_hi;  /* the candidate's own terms, s (no model-wide error) */

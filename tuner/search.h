@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* search: the advisor's orchestrator.  Enumerate every valid parallel
- * configuration of a job (validity: tuner/config.h), ask the rules about each
- * (rules/engine.h, with the facts of advisor/facts.h), evaluate it with the
- * memory and time model (tuner/perf.h), and rank the best.
+ * configuration of a job (validity: perfmodel/config.h), ask the rules about each
+ * (rules/engine.h, with the facts of tuner/facts.h), evaluate it with the
+ * memory and time model (perfmodel/perf.h), and rank the best.
  *
  * Loops run outermost over the knobs that change a layer's shape (TP, SP, CP,
  * CP comm type, EP, ETP, micro-batch), then over the pipeline (PP, VPP, with
@@ -10,7 +10,7 @@
  * distributed optimizer and activation offload.  Pins narrow each loop to one
  * value; with every knob pinned exactly one configuration is evaluated.
  *
- * Work is shared across levels (tuner/perf.h), so an evaluation is arithmetic only
+ * Work is shared across levels (perfmodel/perf.h), so an evaluation is arithmetic only
  * and allocates nothing; the search allocates its caches once, up front.
  *
  * With a rules run (rules/engine.h), set rules choose the knobs they cover
@@ -21,15 +21,15 @@
 #define MT_SEARCH_H
 
 #include "../lib/err.h"
-#include "../tuner/cluster.h"
-#include "../tuner/config.h"
-#include "../tuner/model.h"
+#include "../perfmodel/cluster.h"
+#include "../perfmodel/config.h"
+#include "../perfmodel/model.h"
 #include "gains.h"
 
 #define MT_TOP_MAX 64
 #define MT_SUGGEST_MAX 6
 
-/* A change of the job that makes a configuration fit (advisor/suggest.h) */
+/* A change of the job that makes a configuration fit (tuner/suggest.h) */
 struct mt_suggestion {
 	char change[96];              /* the option as the user gives it: "--gpus 16" */
 	struct mt_eval best;          /* the fastest configuration that fits with it */
@@ -84,7 +84,7 @@ struct mt_search_result {
 	int roomy_pick;               /* top[0] is the headroom pick and top[1] the fastest,
 				       * which uses more than MT_ROOMY_USE of the memory */
 	/* the gains of the first candidate's settings over Megatron-LM's defaults
-	 * for its layout (advisor/gains.h), filled by the caller (mt_gains) */
+	 * for its layout (tuner/gains.h), filled by the caller (mt_gains) */
 	struct mt_gain gains[MT_GAINS_MAX];
 	int ngains;
 	long min_gpus;                /* GPUs the model states alone need: 18 bytes per
@@ -121,8 +121,8 @@ int mt_eval_stages(const struct mt_model *m, const struct mt_cluster *c, const s
 		   const struct mt_config *cfg, struct mt_mem *out, struct mt_error *err);
 
 /* Evaluate every rule on one ranked candidate (rank 1 = best; 0 for
- * estimate), its facts written by advisor/facts.c.  Fills *out (free with
- * mt_explain_free, rules/engine.h).  Defined in advisor/explain.c. */
+ * estimate), its facts written by tuner/facts.c.  Fills *out (free with
+ * mt_explain_free, rules/engine.h).  Defined in tuner/explain.c. */
 struct mt_explain;
 int mt_rules_explain(struct mt_rules_run *r, const struct mt_eval *e, int rank, int feasible,
 		     double best_step, struct mt_explain *out);

@@ -9,14 +9,14 @@
 #include <time.h>
 
 #include "../rules/engine.h"
-#include "../tuner/band.h"
-#include "../tuner/hostmem.h"
-#include "../tuner/optim.h"
+#include "../perfmodel/band.h"
+#include "../perfmodel/hostmem.h"
+#include "../perfmodel/optim.h"
 #include "../job/local.h"
 #include "../job/release.h"
-#include "../tuner/fsdp.h"
-#include "../tuner/graphs.h"
-#include "../tuner/perf.h"
+#include "../perfmodel/fsdp.h"
+#include "../perfmodel/graphs.h"
+#include "../perfmodel/perf.h"
 #include "facts.h"
 #include "settings.h"
 
@@ -447,7 +447,7 @@ static void rc_mode(struct srch *s, const struct mt_costs *a, const struct mt_pl
 
 /* The recompute modes of level C: for selective recomputation the pinned
  * modules (--recompute selective alone: core_attn, Megatron-LM's default),
- * else each set the search tries (tuner/recompute.h) that Megatron-LM and the
+ * else each set the search tries (perfmodel/recompute.h) that Megatron-LM and the
  * target release run; each set after the second adds modules to it, so once
  * one of those fits the rest are dominated. */
 static void recompute_modes(struct srch *s, const struct mt_costs *a, const struct mt_plan *b,
@@ -597,7 +597,7 @@ static int beyond_reach(const struct srch *s, double floor)
 	       (s->has_roomy && floor >= s->roomy.time.step);
 }
 
-/* The plan b's level-C block cannot enter the ranking (tuner/perf.h
+/* The plan b's level-C block cannot enter the ranking (perfmodel/perf.h
  * mt_timing_floor, the EP overlap's saving where any recompute mode allows
  * it). */
 static int plan_beyond_reach(struct srch *s, const struct mt_costs *a, const struct mt_plan *b,
@@ -615,7 +615,7 @@ static int plan_beyond_reach(struct srch *s, const struct mt_costs *a, const str
 /* No plan of the layer shape a can enter the ranking: every split holds a
  * stage with at least the model's work over pp, for gbs / (dp x mbs)
  * micro-batches, and (gbs / (dp mbs)) / pp is the same for every PP
- * (tuner/perf.h mt_shape_floor). */
+ * (perfmodel/perf.h mt_shape_floor). */
 static int shape_beyond_reach(struct srch *s, const struct mt_costs *a)
 {
 	const struct mt_job *j = s->j;
@@ -667,7 +667,7 @@ static void search_pipeline(struct srch *s, struct split_cache *sc, const struct
 		if (search_at(s, MT_ST_PP, cfg))
 			continue;
 		/* a pipeline layout gives every chunk at least one of the
-		 * embedding, a layer or the loss (tuner/layout.h) */
+		 * embedding, a layer or the loss (perfmodel/layout.h) */
 		for (vpp = 1; pp * vpp <= m->layers + 2; vpp++) {
 			if (p->vpp != MT_UNSET && p->vpp != vpp)
 				continue;

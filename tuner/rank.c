@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* rank: the ranking's entries, one per parallel layout (advisor/rank.h). */
+/* rank: the ranking's entries, one per parallel layout (tuner/rank.h). */
 #include "rank.h"
 
 #include <stdio.h>
 #include <string.h>
 
 #include "../lib/units.h"
-#include "../tuner/constants.h"
+#include "../perfmodel/constants.h"
 
 int mt_same_layout(const struct mt_config *a, const struct mt_config *b)
 {

@@ -409,7 +409,7 @@ static void layer_compute(struct work *w, int k, struct mt_costs *o)
 			o->flops_gemm_f[k] += su.flops + sd.flops;
 			e += ((m->gated ? 6.0 : 4.0) * m->shared_ffn + fp8_cast * m->shared_ffn) / t;
 		}
-		/* the dispatcher's permutations and the router (tuner/dispatch.c),
+		/* the dispatcher's permutations and the router (perfmodel/dispatch.c),
 		 * then per routed copy the expert activation and the FP8 casts; with
 		 * FP8 each local expert's tokens are padded to a multiple of 16 */
 		mt_dispatch_cost(x, sh->dispatcher, sh->ep, sh->etp, w->Tm, lam, &o->disp);
@@ -931,7 +931,7 @@ static void io_costs(const struct work *w, struct mt_costs *o)
 	o->host_ops_io = 40;
 
 	o->p2p_bytes = T * h * 2 / spd;
-	/* the dispatcher's token buffers (4.8, tuner/dispbuf.c) */
+	/* the dispatcher's token buffers (4.8, perfmodel/dispbuf.c) */
 	o->moe_tokens = w->Tm;
 	mt_dispatch_buffers(x, sh->dispatcher, sh->ep, sh->etp, w->Tm, &o->dbuf);
 	o->transient = fmax(T * h * 2, T * gm * (m->experts ? fmax(m->ffn, m->shared_ffn) : m->ffn) / t * 2);

@@ -5,7 +5,7 @@
  * A step time is a sum of terms, each from a curve the profile measured or
  * derived, a published table, or a model the profile cannot check (the host's
  * issue cost, the overlap credit).  Each term carries a relative uncertainty
- * by its origin (tuner/constants.h MT_U_*); they add in quadrature with the
+ * by its origin (perfmodel/constants.h MT_U_*); they add in quadrature with the
  * model-wide error of the prediction's kind (the accuracy table's root mean
  * square, MT_BAND_BASE_*), except the host's, which moves one way and adds.
  * The candidate's own part (spec_lo, spec_hi: without the model-wide error,

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* schedule: the shape of the pipeline schedule, arithmetic on the plan's
  * sizes that the pipeline, memory, host memory, graphs and timing files all
- * use (tuner/schedule.c; config.h and perf.h include it). */
+ * use (perfmodel/schedule.c; config.h and perf.h include it). */
 #ifndef MT_SCHEDULE_H
 #define MT_SCHEDULE_H
 

@@ -10,8 +10,8 @@
  * where those matter.  Its uncertainty is how far megatune's ratio was from
  * the published one, at least the controls' noise floor: the ranking spends a
  * gain at that uncertainty where a row backs it, at its band's otherwise
- * (tuner/band.c), and the advice states each setting's gain with the row
- * (advisor/gains.c).  Read-only data; nothing allocates.
+ * (perfmodel/band.c), and the advice states each setting's gain with the row
+ * (tuner/gains.c).  Read-only data; nothing allocates.
  */
 #ifndef MT_EFFECTS_H
 #define MT_EFFECTS_H

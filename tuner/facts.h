@@ -15,12 +15,12 @@
  * memory and time) are set by the caller into a, b, mem, time and tput before
  * the stage is written.
  */
-#ifndef MT_ADVISOR_FACTS_H
-#define MT_ADVISOR_FACTS_H
+#ifndef MT_TUNER_FACTS_H
+#define MT_TUNER_FACTS_H
 
 #include "../rules/engine.h"
-#include "../tuner/config.h"
-#include "../tuner/perf.h"
+#include "../perfmodel/config.h"
+#include "../perfmodel/perf.h"
 
 struct mt_cfg_facts {
 	struct mt_rules_run *r;        /* NULL: no rules */

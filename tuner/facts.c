@@ -5,7 +5,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "../tuner/constants.h"
+#include "../perfmodel/constants.h"
 
 #define F(id) cf->f[MT_F_##id].n
 

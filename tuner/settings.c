@@ -2,8 +2,8 @@
 /* settings: the knobs the search and one evaluation set alike. */
 #include "settings.h"
 
-#include "../tuner/graphs.h"
-#include "../tuner/recompute.h"
+#include "../perfmodel/graphs.h"
+#include "../perfmodel/recompute.h"
 
 /* The value of a settable knob: the pin, else a set rule's choice.  Returns
  * 1 with *v when fixed, 0 when the search enumerates it. */
@@ -80,7 +80,7 @@ int mt_set_graph(struct mt_rules_run *r, const struct mt_model *m, const struct 
 	if ((mt_rc_mods(cfg) & ((1u << MT_RCM_MLP) | (1u << MT_RCM_MOE))) && m->dropout > 0)
 		return 0;
 	/* nor with the EP overlap, but for the scopes Megatron-LM runs beside
-	 * it (the router and the preprocessing: tuner/graphs.h; 5.10) */
+	 * it (the router and the preprocessing: perfmodel/graphs.h; 5.10) */
 	if (cfg->ep_overlap && mt_graph_overlap_reason(m, j))
 		return 0;
 	return mt_set_knob(r, MT_F_CFG_CUDA_GRAPH, p->cuda_graph, 0) ? 1 : 0;

@@ -11,7 +11,7 @@
  * until a measurement replaces them) or an empty skeleton.  Every added record
  * names a source added with mt_profile_add_source().  mt_profile_write()
  * validates the document with the same reader `megatune advise` uses
- * (tuner/cluster.h) and only then writes it atomically, so a failed import or
+ * (perfmodel/cluster.h) and only then writes it atomically, so a failed import or
  * calibration never leaves a bad file nor replaces a good one.
  *
  * profile.c finds, loads and builds the document and calls nothing of
@@ -123,7 +123,7 @@ struct mt_profile_corr {
 };
 void mt_profile_corrections(cJSON *doc, const struct mt_profile_corr *pc, const char *src);
 
-/* Validate (tuner/cluster.c) and write atomically ("-": stdout).  Nothing is
+/* Validate (perfmodel/cluster.c) and write atomically ("-": stdout).  Nothing is
  * written when validation fails; the message names `path` and the field. */
 int mt_profile_write(const cJSON *doc, const char *path, struct mt_error *err);
 

@@ -44,7 +44,7 @@ double mt_opt_state_bytes(const struct mt_job *j, const struct mt_config *c, int
 /* Bytes per parameter of the shard that the step adds for a moment: the FP32
  * copy FusedAdam makes of each state below FP32 (0 without any). */
 double mt_opt_step_copy_bytes(const struct mt_job *j, const struct mt_config *c);
-/* HBM bytes one step moves per parameter of the shard (tuner/constants.h). */
+/* HBM bytes one step moves per parameter of the shard (perfmodel/constants.h). */
 double mt_opt_step_moved_bytes(const struct mt_job *j, const struct mt_config *c, int dp);
 
 /* The pins of the precision-aware optimizer against Megatron-LM's checks

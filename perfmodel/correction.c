@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* correction: the fitted factors the model applies (tuner/correction.h). */
+/* correction: the fitted factors the model applies (perfmodel/correction.h). */
 #include "correction.h"
 
 #include <math.h>

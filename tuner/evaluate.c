@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* evaluate: one configuration, every knob pinned or set as the search would
- * set it (mt_evaluate, advisor/search.h). */
+ * set it (mt_evaluate, tuner/search.h). */
 #include "rank.h"
 #include "search.h"
 
@@ -12,11 +12,11 @@
 #include "../job/local.h"
 #include "../job/release.h"
 #include "../rules/engine.h"
-#include "../tuner/band.h"
-#include "../tuner/fsdp.h"
-#include "../tuner/graphs.h"
-#include "../tuner/hostmem.h"
-#include "../tuner/perf.h"
+#include "../perfmodel/band.h"
+#include "../perfmodel/fsdp.h"
+#include "../perfmodel/graphs.h"
+#include "../perfmodel/hostmem.h"
+#include "../perfmodel/perf.h"
 #include "facts.h"
 #include "settings.h"
 

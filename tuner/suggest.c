@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../tuner/hostmem.h"
+#include "../perfmodel/hostmem.h"
 
 /* Search j alone; 1 with the best into *e when something fits. */
 static int fits(const struct mt_model *m, const struct mt_cluster *c, const struct mt_job *j,

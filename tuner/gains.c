@@ -6,9 +6,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../tuner/dispatch.h"
-#include "../tuner/perf.h"
-#include "../tuner/recompute.h"
+#include "../perfmodel/dispatch.h"
+#include "../perfmodel/perf.h"
+#include "../perfmodel/recompute.h"
 #include "search.h"
 
 /* The settings, in the order the outputs list them */

@@ -243,7 +243,7 @@ static const char *const prune_cites[MT_PRUNE_N] = {
 	"schedule is used and p2p communication overlap is disabled, pipeline-model-parallel size "
 	"should be greater than 2",
 	NULL, /* release: megatune's table of releases (job/flagtable.def) */
-	NULL, /* bound: the search's own floor (tuner/perf.h mt_timing_floor) */
+	NULL, /* bound: the search's own floor (perfmodel/perf.h mt_timing_floor) */
 };
 
 const char *mt_prune_cite(int r) { return r >= 0 && r < MT_PRUNE_N ? prune_cites[r] : NULL; }
@@ -435,7 +435,7 @@ static int graph_scope_check(const struct mt_job *j, struct mt_error *err)
 }
 
 /* per-layer graphs beside full-iteration ones, and beside the 1F1B EP
- * overlap where their scopes cannot run with it (tuner/graphs.h, 5.10) */
+ * overlap where their scopes cannot run with it (perfmodel/graphs.h, 5.10) */
 static int graphs_ep_overlap_check(const struct mt_model *m, const struct mt_job *j,
 				   struct mt_error *err)
 {
@@ -468,7 +468,7 @@ void mt_config_moe_settings(const struct mt_model *m, const struct mt_cluster *c
 #define CITE(r) mt_prune_cite(r)
 
 /* --recompute-modules: selective recomputation only, and Megatron-LM's
- * checks of the modules (tuner/recompute.h) */
+ * checks of the modules (perfmodel/recompute.h) */
 static int rc_modules_check(const struct mt_model *m, const struct mt_job *j,
 			    struct mt_error *err)
 {

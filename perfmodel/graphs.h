@@ -15,7 +15,7 @@ struct mt_plan;
 struct mt_config;
 
 /* The scopes per-layer graphs capture, as bits of enum mt_graph_scope
- * (tuner/host.h): the job's (--cuda-graph-scope), else the modules megatune
+ * (perfmodel/host.h): the job's (--cuda-graph-scope), else the modules megatune
  * names for Megatron-LM: attn; mlp where the model has dense layers; in MoE
  * layers moe with padded token drop, else moe_router and moe_preprocess. */
 unsigned mt_graph_scope_of(const struct mt_model *m, const struct mt_job *j);

@@ -147,7 +147,7 @@ struct mt_cluster {
 	double host_memory_bytes;    /* host RAM per node (node.host_memory_bytes), 0 unknown */
 	double launch_overhead_us;   /* 0 when not measured */
 	/* the host timeline's per-op CPU costs (docs/MODEL.md 5.8), µs; 0:
-	 * megatune's defaults (tuner/constants.h MT_HOST_*) */
+	 * megatune's defaults (perfmodel/constants.h MT_HOST_*) */
 	double eager_op_us;          /* one PyTorch eager op */
 	double te_module_us;         /* one Transformer Engine module call, BF16 */
 	double graph_launch_us;      /* one graphed callable replayed */
@@ -163,7 +163,7 @@ struct mt_cluster {
 	char **outliers;
 	int noutliers;
 
-	/* MoE token dispatch (flex: DeepEP / HybridEP), tuner/dispatch.h */
+	/* MoE token dispatch (flex: DeepEP / HybridEP), perfmodel/dispatch.h */
 	struct mt_dispatch_prof dispatch;
 	/* factors fitted from measured runs (correction.h); applied by the
 	 * GEMM and collective look-ups below and by the memory model */
