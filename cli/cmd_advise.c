@@ -321,12 +321,14 @@ static const struct cli_opt pin_opts[] = {
 #define KO_PINS KO_ENTRY
 #define KO_SETTINGS KO_NONE
 #define KO_GENERIC KO_NONE
+#define KO_TIMED KO_ENTRY
 #define KNOB(id, cli, meta, type, lo, hi, dflt, pin, cfg, fact, json, mlm, bridge, verl, group, \
 	     help) KO_##group(id, cli, meta, help)
 #include "../job/knobs.def"
 #undef KO_PINS
 #undef KO_SETTINGS
 #undef KO_GENERIC
+#undef KO_TIMED
 	FN("pp-layout", "STRING", opt_layout,
 	   "Megatron's --pipeline-model-parallel-layout, e.g.\n"
 	   "'Et|(tt|)*29m|tL': E embedding, t layer, m MTP layer,\n"
@@ -338,11 +340,13 @@ static const struct cli_opt pin_opts[] = {
 #define KO_PINS KO_NONE
 #define KO_SETTINGS KO_ENTRY
 #define KO_GENERIC KO_ENTRY
+#define KO_TIMED KO_NONE
 #include "../job/knobs.def"
 #undef KNOB
 #undef KO_PINS
 #undef KO_SETTINGS
 #undef KO_GENERIC
+#undef KO_TIMED
 	CLI_OPT_END,
 };
 

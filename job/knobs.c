@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "../lib/num.h"
+#include "../perfmodel/constants.h"
 #include "../perfmodel/dispatch.h"
 #include "../perfmodel/optim.h"
 #include "../perfmodel/recompute.h"
@@ -20,6 +21,7 @@
 #define PINS MT_KG_PINS
 #define SETTINGS MT_KG_SETTINGS
 #define GENERIC MT_KG_GENERIC
+#define TIMED MT_KG_TIMED
 
 const struct mt_knob mt_knobs[MT_KNOB_N] = {
 #define KNOB(id, cli, meta, type, lo, hi, dflt, pin, cfg, fact, json, mlm, bridge, verl, group, \
@@ -35,6 +37,32 @@ const struct mt_knob mt_knobs[MT_KNOB_N] = {
 	_Static_assert(pin < sizeof(struct mt_job), "knobs.def: " #id ": the pin is outside the job");
 #include "knobs.def"
 #undef KNOB
+
+/* a TIMED row is searched over a handful of values and has the value
+ * Megatron-LM runs without its flag as its default */
+#define KNOB(id, cli, meta, type, lo, hi, dflt, pin, cfg, fact, json, mlm, bridge, verl, group, \
+	     ...) \
+	_Static_assert(group != MT_KG_TIMED || ((hi) - (lo) < MT_KNOB_VALUES_MAX && (dflt) >= (lo) && \
+						(dflt) <= (hi)), \
+		       "knobs.def: " #id ": a TIMED knob needs at most 16 values and its default among them");
+#include "knobs.def"
+#undef KNOB
+
+int mt_knob_in_slot(int k)
+{
+	return mt_knobs[k].group == MT_KG_GENERIC || mt_knobs[k].group == MT_KG_TIMED;
+}
+
+int mt_knob_values(int k, int *out, int max)
+{
+	const struct mt_knob *kn = &mt_knobs[k];
+	long long v;
+	int n = 0;
+
+	for (v = kn->lo; v <= kn->hi && n < max; v++)
+		out[n++] = (int)v;
+	return n;
+}
 
 int mt_knob_by_cli(const char *cli)
 {
@@ -307,7 +335,8 @@ const char *mt_knob_flag(int k, char *buf, size_t cap)
 	return buf;
 }
 
-/* The GENERIC knobs that are set, as key and value. */
+/* The knobs in spare slots that are set, other than to their default, as
+ * key and value. */
 static int generic(const struct mt_config *c, struct mt_kv *o, int n, int cap, int bridge)
 {
 	int k;
@@ -317,7 +346,8 @@ static int generic(const struct mt_config *c, struct mt_kv *o, int n, int cap, i
 		long long v = mt_knob_cfg(c, k);
 		char buf[MT_KNOB_FMT_MAX];
 
-		if (kn->group != MT_KG_GENERIC || v == MT_UNSET || !*(bridge ? kn->bridge : kn->megatron))
+		if (!mt_knob_in_slot(k) || v == MT_UNSET || v == kn->dflt ||
+		    !*(bridge ? kn->bridge : kn->megatron))
 			continue;
 		if (!bridge && kn->type == MT_KT_ONOFF && !v)
 			continue; /* Megatron-LM's store_true flags: off is the flag left out */

@@ -48,8 +48,9 @@ enum mt_knob_type {
 };
 
 /* Where a knob belongs: searched unless pinned, a setting on by default,
- * or a generic setting megatune does not time (knobs.def). */
-enum mt_knob_group { MT_KG_PINS, MT_KG_SETTINGS, MT_KG_GENERIC };
+ * a generic setting megatune does not time, or a timed knob kept in a spare
+ * slot that the search tries every value of (knobs.def). */
+enum mt_knob_group { MT_KG_PINS, MT_KG_SETTINGS, MT_KG_GENERIC, MT_KG_TIMED };
 
 /* A default that follows from other knobs (knobs.def) */
 #define MT_KNOB_DERIVED (-2)
@@ -82,6 +83,15 @@ struct mt_knob {
 };
 
 extern const struct mt_knob mt_knobs[MT_KNOB_N];
+
+/* 1 when knob k lives in a spare slot (extra[i]: GENERIC and TIMED rows),
+ * which every writer and reader handles from its row alone, by its type. */
+int mt_knob_in_slot(int k);
+/* The values the search tries of TIMED knob k, into out (at most max, the
+ * lowest first): every integer from lo to hi, or off and on.  Returns the
+ * count. */
+int mt_knob_values(int k, int *out, int max);
+#define MT_KNOB_VALUES_MAX 16
 
 /* The knob whose option is `cli`, or whose rule fact is `fact`; -1 for none. */
 int mt_knob_by_cli(const char *cli);
@@ -119,7 +129,9 @@ const char *mt_knob_format(int k, long long v, char *buf, size_t cap);
  * ("tensor-model-parallel-size"), into buf; "" when it has none. */
 const char *mt_knob_flag(int k, char *buf, size_t cap);
 
-/* The GENERIC knobs (knobs.def) of a configuration that are set: each as a
+/* The knobs in spare slots (GENERIC and TIMED, knobs.def) of a
+ * configuration that are set, other than to the row's default (what
+ * Megatron-LM runs without the flag): each as a
  * Megatron-LM argument (an integer: "--flag N"; on: "--flag") or a Bridge
  * override ("path=N", "path=true"), appended to the n items of o (capacity
  * cap, struct mt_kv).  Returns the count. */

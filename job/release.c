@@ -9,6 +9,7 @@
 #include "../perfmodel/optim.h"
 #include "../perfmodel/recompute.h"
 #include "flagtable.h"
+#include "knobs.h"
 
 /* The releases of a job, resolved. */
 struct rel {
@@ -70,6 +71,35 @@ static int release_pin_off(const struct rel *rl, int *pin, int on_value, const c
 	if (*pin != MT_UNSET && *pin >= on_value)
 		return mt_error_set(err, MT_EUSAGE, "%s needs %s", what, msg);
 	*pin = 0;
+	return MT_OK;
+}
+
+/* The knobs in spare slots (knobs.def), by their rows: one whose flag or
+ * override path the releases lack is refused when pinned to other than its
+ * default, and a TIMED one is left at its default (the search tries no
+ * other value). */
+static int slot_knobs(const struct rel *rl, struct mt_job *j, struct mt_error *err)
+{
+	char flag[MT_KNOB_FMT_MAX], msg[256], buf[MT_KNOB_FMT_MAX];
+	int k;
+
+	for (k = 0; k < MT_KNOB_N; k++) {
+		const struct mt_knob *kn = &mt_knobs[k];
+		const char *mlm[2] = { NULL, NULL }, *bridge[2] = { NULL, NULL };
+		int pin = mt_knob_pin(j, k);
+
+		if (!mt_knob_in_slot(k))
+			continue;
+		mlm[0] = *kn->megatron ? mt_knob_flag(k, flag, sizeof(flag)) : NULL;
+		bridge[0] = *kn->bridge ? kn->bridge : NULL;
+		if (!release_missing(rl, mlm, bridge, msg, sizeof(msg)))
+			continue;
+		if (pin != MT_UNSET && pin != kn->dflt)
+			return mt_error_set(err, MT_EUSAGE, "--%s %s needs %s", kn->cli,
+					    mt_knob_format(k, pin, buf, sizeof(buf)), msg);
+		if (kn->group == MT_KG_TIMED)
+			mt_knob_set_pin(j, k, kn->dflt);
+	}
 	return MT_OK;
 }
 
@@ -253,7 +283,7 @@ int mt_release_restrict(struct mt_job *j, const struct mt_cluster *c, struct mt_
 			return mt_error_set(err, MT_EUSAGE, "--grad-reduce bf16 needs %s", msg);
 		p->grad_fp32 = 1;
 	}
-	if ((rc = prec_opt(&rl, j, err)))
+	if ((rc = prec_opt(&rl, j, err)) || (rc = slot_knobs(&rl, j, err)))
 		return rc;
 	if (p->p2p_overlap == 0 &&
 	    release_missing(&rl, LIST("no-overlap-p2p-communication"), LIST("comm_overlap.overlap_p2p_comm"),

@@ -430,4 +430,12 @@
  * tests/fixtures/published/effects.json). */
 #define MT_EFFECT_NOISE_FLOOR 0.018
 
+#ifdef MT_TEST_KNOB
+/* The test knob (job/knobs.def, tests/cli/knob-row.sh): its slot, and its
+ * cost, each step of its value away from the best taking this long */
+#define MT_TEST_KNOB_SLOT 0
+#define MT_TEST_KNOB_BEST 5
+#define MT_TEST_KNOB_S 0.05
+#endif
+
 #endif

@@ -2,6 +2,7 @@
 /* timing: level C of the model, the time of one training step and the
  * throughput figures (docs/MODEL.md section 5).  Arithmetic only. */
 #include <math.h>
+#include <stdlib.h>
 
 #include "constants.h"
 #include "eager.h"
@@ -342,6 +343,10 @@ void mt_timing(const struct mt_ctx *x, const struct mt_costs *a, const struct mt
 	t->host_exposed += MT_STEP_OVERHEAD_S;
 	t->step = mb * crit.t + t->bubble + t->pp_exposed + t->dp_exposed + t->optimizer +
 		  MT_COMM_SM_SLOWDOWN * (t->dp_hidden + t->pp_hidden) + MT_STEP_OVERHEAD_S;
+#ifdef MT_TEST_KNOB
+	if (cfg->extra[MT_TEST_KNOB_SLOT] != MT_UNSET)
+		t->step += MT_TEST_KNOB_S * abs(cfg->extra[MT_TEST_KNOB_SLOT] - MT_TEST_KNOB_BEST);
+#endif
 	if (cfg->fsdp) { /* reported as DP traffic; already in the stage time */
 		t->dp_exposed = mb * crit.fsdp;
 		t->dp_hidden = mb * crit.fsdp_hidden;

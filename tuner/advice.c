@@ -465,8 +465,8 @@ static void json_candidate(struct jw *w, const struct mt_model *m, const struct 
 		jw_int(w, "first_stage_layers", c->first_layers);
 		jw_int(w, "last_stage_layers", c->last_layers);
 	}
-	for (n = 0; n < MT_KNOB_N; n++) /* the settings megatune does not time */
-		if (mt_knobs[n].group == MT_KG_GENERIC && mt_knob_cfg(c, n) != MT_UNSET)
+	for (n = 0; n < MT_KNOB_N; n++) /* the knobs in spare slots */
+		if (mt_knob_in_slot(n) && mt_knob_cfg(c, n) != MT_UNSET)
 			json_knob(w, n, mt_knob_cfg(c, n));
 	jw_end(w);
 

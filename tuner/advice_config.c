@@ -232,7 +232,7 @@ static int read_generic(const cJSON *o, const char *file, const char *where, str
 		char want[160];
 		int x;
 
-		if (kn->group != MT_KG_GENERIC || !v)
+		if (!mt_knob_in_slot(k) || !v)
 			continue;
 		if (kn->type == MT_KT_INT) {
 			int64_t i = 0;

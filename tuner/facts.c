@@ -237,13 +237,15 @@ static __attribute__((noinline)) void time_facts(struct mt_cfg_facts *cf, const 
 	F(TPUT_MFU) = tp->mfu;
 }
 
-/* The facts of the GENERIC knobs (job/knobs.def): each the value in the
- * configuration, n/a when not set, written at the fact's stage. */
+/* The facts of the knobs in spare slots (GENERIC and TIMED, job/knobs.def):
+ * each the value in the configuration, n/a when not set, written at the
+ * fact's stage. */
 #define FACT(id, name, type, stage, kbit, unit, desc) MT_F_##id, MT_ST_##stage
 #define NOFACT -1, -1
 #define G_PINS(...)
 #define G_SETTINGS(...)
 #define G_GENERIC(...) { __VA_ARGS__ },
+#define G_TIMED(...) { __VA_ARGS__ },
 static const struct { int fact, stage, knob; } generic[] = {
 #define KNOB(id, cli, meta, type, lo, hi, dflt, pin, cfg, fact, json, mlm, bridge, verl, group, \
 	     help) G_##group(fact, MT_KNOB_##id)
@@ -254,6 +256,7 @@ static const struct { int fact, stage, knob; } generic[] = {
 #undef G_PINS
 #undef G_SETTINGS
 #undef G_GENERIC
+#undef G_TIMED
 #undef NOFACT
 #undef FACT
 #define NGENERIC ((int)(sizeof(generic) / sizeof(generic[0])) - 1)

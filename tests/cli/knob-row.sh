@@ -1,10 +1,15 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# A knob is one row of job/knobs.def: the test-only row under MT_TEST_KNOB, and
-# nothing else, makes --test-knob an option of advise (in its --help), a pin
-# (refused like every number when it is not one), a key of the advice JSON that
-# validate reads back, a rule fact (config.test_knob) and a Megatron-LM flag and
-# Bridge override.  Built apart, in $BUILD/knobtest, with -DMT_TEST_KNOB.
+# A timed knob is one row of job/knobs.def and its physics: the test-only TIMED
+# row under MT_TEST_KNOB, its two flag rows (job/flagtable.def) and its cost
+# (perfmodel/constants.h, perfmodel/timing.c: each step away from 5 costs
+# 50 ms), and nothing else, make --test-knob an option of advise (in its
+# --help), a pin (refused like every number when it is not one), a knob the
+# search tries every value of (it picks 5), a key of the advice JSON that
+# validate reads back, a rule fact (config.test_knob), a Megatron-LM flag and
+# Bridge override (left out at the default, 0), a flag a target release
+# gates (core_v0.19.0 and newer) and a change check tries.  Built apart, in
+# $BUILD/knobtest, with -DMT_TEST_KNOB.
 # Exit 0 pass, other fail.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
@@ -24,12 +29,31 @@ job="--model llama3-8b --gpus 8 --seq 4096 --gbs 64"
 	"$MT" advise --help | grep -q '^  --test-knob N  *a test-only knob' ||
 		fail "--test-knob is not in advise --help"
 	"$MT" estimate $job --test-knob 0x7 >"$T/out" 2>&1
-	[ $? -eq 2 ] && grep -q "^megatune estimate: error: --test-knob: expected an integer from 0 to 64, got '0x7'" "$T/out" ||
+	[ $? -eq 2 ] && grep -q "^megatune estimate: error: --test-knob: expected an integer from 0 to 8, got '0x7'" "$T/out" ||
 		fail "--test-knob 0x7 is not refused: $(cat "$T/out")"
 	"$MT" estimate $job --test-knob 7 --format megatron >"$T/mlm" || fail "estimate --test-knob 7"
 	grep -q -- '--test-knob-size 7' "$T/mlm" || fail "no --test-knob-size 7 in the Megatron-LM flags"
 	"$MT" estimate $job --test-knob 7 --format bridge >"$T/bridge" || fail "estimate --format bridge"
 	grep -q 'model.test_knob_size=7' "$T/bridge" || fail "no model.test_knob_size=7 in the overrides"
+	# the physics: estimate times the default (0) and a pin, 50 ms a step from 5
+	"$MT" estimate $job >"$T/e0" && "$MT" estimate $job --test-knob 5 >"$T/e5" ||
+		fail "estimate with the default and with --test-knob 5"
+	s0=$(awk '$1 == "step" {print $2}' "$T/e0")
+	s5=$(awk '$1 == "step" {print $2}' "$T/e5")
+	awk -v a="$s0" -v b="$s5" 'BEGIN { d = a - b; exit !(d > 0.2499 && d < 0.2501) }' ||
+		fail "the default (0) is not 0.25 s slower than 5: $s0 s against $s5 s"
+	"$MT" estimate $job --format megatron | grep -q -- '--test-knob-size' &&
+		fail "the default value is printed as a flag"
+	# the search: unpinned, it tries every value and picks the fastest, 5
+	"$MT" advise $job --top 1 --format megatron >"$T/picked" || fail "advise --format megatron"
+	grep -q -- '--test-knob-size 5' "$T/picked" || fail "the search did not pick --test-knob-size 5"
+	# the release gate: before core_v0.19.0 a pin is refused, the search keeps the default
+	"$MT" estimate $job --test-knob 7 --megatron-version core_v0.18.0 >"$T/old" 2>&1
+	[ $? -eq 2 ] && grep -q -- '--test-knob 7 needs Megatron-LM core_v0.19.0 or newer (--test-knob-size)' "$T/old" ||
+		fail "an older release does not refuse the pin: $(cat "$T/old")"
+	"$MT" advise $job --megatron-version core_v0.18.0 --top 1 --format megatron >"$T/oldpick" ||
+		fail "advise for core_v0.18.0"
+	grep -q -- '--test-knob-size' "$T/oldpick" && fail "the search tried the knob on a release without it"
 	# the advice JSON: the pin and the candidate's value, read back by validate
 	"$MT" advise $job --test-knob 7 --top 2 --json "$T/advice.json" >/dev/null || fail "advise --json"
 	[ "$(grep -c '"test_knob": 7' "$T/advice.json")" -eq 3 ] ||
