@@ -323,7 +323,7 @@ static const struct cli_opt pin_opts[] = {
 #define KO_GENERIC KO_NONE
 #define KO_TIMED KO_ENTRY
 #define KNOB(id, cli, meta, type, lo, hi, dflt, pin, cfg, fact, json, mlm, bridge, verl, group, \
-	     help) KO_##group(id, cli, meta, help)
+	     change, help) KO_##group(id, cli, meta, help)
 #include "../job/knobs.def"
 #undef KO_PINS
 #undef KO_SETTINGS

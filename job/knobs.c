@@ -24,9 +24,16 @@
 #define TIMED MT_KG_TIMED
 
 const struct mt_knob mt_knobs[MT_KNOB_N] = {
+#define TRY(order, name, scope, follow) order, name, scope, follow, NULL
+#define NOTRY(why) 0, NULL, 0, { -1 }, why
+#define FOLLOW(...) { __VA_ARGS__, -1 }
+#define ALONE { -1 }
+#define ALL 0
+#define MOE 1
 #define KNOB(id, cli, meta, type, lo, hi, dflt, pin, cfg, fact, json, mlm, bridge, verl, group, \
-	     help) \
-	{ cli, meta, MT_KT_##type, lo, hi, dflt, pin, cfg, fact, json, mlm, bridge, verl, group, help },
+	     change, help) \
+	{ cli, meta, MT_KT_##type, lo, hi, dflt, pin, cfg, fact, json, mlm, bridge, verl, group, \
+	  change, help },
 #include "knobs.def"
 #undef KNOB
 };
@@ -61,6 +68,18 @@ int mt_knob_values(int k, int *out, int max)
 
 	for (v = kn->lo; v <= kn->hi && n < max; v++)
 		out[n++] = (int)v;
+	return n;
+}
+
+int mt_knob_changes(int *out, int max)
+{
+	int n = 0, order, k;
+
+	/* the orders are few and small: a walk per order keeps it stable */
+	for (order = 1; order <= MT_KNOB_N + 1 && n < max; order++)
+		for (k = 0; k < MT_KNOB_N && n < max; k++)
+			if (mt_knobs[k].try_order == order)
+				out[n++] = k;
 	return n;
 }
 

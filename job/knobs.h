@@ -79,6 +79,11 @@ struct mt_knob {
 	const char *bridge;     /* Megatron-Bridge's path, "" for none */
 	const char *verl;       /* verl's key under ...megatron., "" for none */
 	int group;              /* enum mt_knob_group */
+	int try_order;          /* check tries it as a change (1, 2, ...), 0: not */
+	const char *change;     /* the change's name, NULL for none */
+	int change_moe;         /* the change is tried on MoE models only */
+	int follow[4];          /* the knobs freed with it, -1 ends them */
+	const char *notry;      /* why check does not change it alone, or NULL */
 	const char *help;
 };
 
@@ -92,6 +97,10 @@ int mt_knob_in_slot(int k);
  * count. */
 int mt_knob_values(int k, int *out, int max);
 #define MT_KNOB_VALUES_MAX 16
+
+/* The knobs check tries as changes (a TRY column, knobs.def), in their
+ * order, into out (at most max).  Returns the count. */
+int mt_knob_changes(int *out, int max);
 
 /* The knob whose option is `cli`, or whose rule fact is `fact`; -1 for none. */
 int mt_knob_by_cli(const char *cli);

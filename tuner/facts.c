@@ -248,7 +248,7 @@ static __attribute__((noinline)) void time_facts(struct mt_cfg_facts *cf, const 
 #define G_TIMED(...) { __VA_ARGS__ },
 static const struct { int fact, stage, knob; } generic[] = {
 #define KNOB(id, cli, meta, type, lo, hi, dflt, pin, cfg, fact, json, mlm, bridge, verl, group, \
-	     help) G_##group(fact, MT_KNOB_##id)
+	     change, help) G_##group(fact, MT_KNOB_##id)
 #include "../job/knobs.def"
 #undef KNOB
 	{ -1, -1, -1 },

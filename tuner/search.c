@@ -508,7 +508,7 @@ static void recompute_modes(struct srch *s, const struct mt_costs *a, const stru
 #define G_TIMED(id) id,
 static const int timed_knob[] = {
 #define KNOB(id, cli, meta, type, lo, hi, dflt, pin, cfg, fact, json, mlm, bridge, verl, group, \
-	     help) G_##group(MT_KNOB_##id)
+	     change, help) G_##group(MT_KNOB_##id)
 #include "../job/knobs.def"
 #undef KNOB
 	-1

@@ -85,6 +85,43 @@ static const struct golden golden[] = {
 	{ "tests/fixtures/models/hf-qwen2-7b.json", "dgx-b200", 16, 4096, 128, MT_PREC_BF16 },
 };
 
+/* The changes check tries come from the table: every knob is tried or says
+ * why not, the orders are distinct, a change frees only knobs it does not
+ * also try on their own unless they lead one, and the list holds them all in
+ * order. */
+static void test_changes(void **state)
+{
+	int order_seen[MT_KNOB_N + 2] = { 0 }, list[MT_KNOB_N], n, k, i, tried = 0;
+
+	(void)state;
+	for (k = 0; k < MT_KNOB_N; k++) {
+		const struct mt_knob *kn = &mt_knobs[k];
+
+		if (!kn->try_order) {
+			assert_non_null(kn->notry);
+			assert_true(strlen(kn->notry) > 10);
+			assert_null(kn->change);
+			continue;
+		}
+		tried++;
+		assert_null(kn->notry);
+		assert_non_null(kn->change);
+		assert_true(kn->try_order <= MT_KNOB_N + 1);
+		assert_int_equal(order_seen[kn->try_order], 0);
+		order_seen[kn->try_order] = 1;
+		for (i = 0; i < 4 && kn->follow[i] >= 0; i++)
+			assert_true(kn->follow[i] < MT_KNOB_N && kn->follow[i] != k);
+		assert_true(i < 4);
+	}
+	n = mt_knob_changes(list, MT_KNOB_N);
+	assert_int_equal(n, tried);
+	for (i = 1; i < n; i++)
+		assert_true(mt_knobs[list[i - 1]].try_order < mt_knobs[list[i]].try_order);
+	/* the two the hand-written list once left out are tried */
+	assert_true(mt_knobs[MT_KNOB_RANK_BUDGET].try_order > 0);
+	assert_true(mt_knobs[MT_KNOB_FULL_GRAPH].try_order > 0);
+}
+
 static void round_trip(const struct mt_model *m, const struct mt_job *j, const struct mt_eval *e,
 		       int *checked)
 {
@@ -204,6 +241,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_table),
+		cmocka_unit_test(test_changes),
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_read_bad),
 		cmocka_unit_test(test_rc_modules),
