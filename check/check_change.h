@@ -7,8 +7,8 @@
  * measurement: the model's ratio of the two predicted steps applied to the
  * measured step, with a band widened by how far the model was off on the
  * job itself (docs/CHECK.md section 2). */
-#ifndef MT_CLI_CHECK_CHANGE_H
-#define MT_CLI_CHECK_CHANGE_H
+#ifndef MT_CHECK_CHECK_CHANGE_H
+#define MT_CHECK_CHECK_CHANGE_H
 
 #include <cjson/cJSON.h>
 
