@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* check_change: one change `megatune check` proposes (cli/cmd_check.c), as
+/* check_change: one change `megatune check` proposes (check/changes.c), as
  * text and JSON: its step against the job's, the exact diff of flags and
  * variables, and what each setting it changes buys (tuner/gains.h).
  *
