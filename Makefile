@@ -54,7 +54,7 @@ endif
 # fuzzers); libmegatune_probes.a: probes/ (megatune-probe, the probe tests).
 PROBE_LIB_SRC = $(wildcard probes/*.c)
 LIB_SRC    = $(wildcard lib/*.c) $(wildcard perfmodel/*.c) $(wildcard job/*.c) $(wildcard rules/*.c) $(wildcard tuner/*.c) \
-             $(wildcard reports/*.c) $(wildcard import/*.c) $(wildcard validate/*.c) \
+             $(wildcard reports/*.c) $(wildcard import/*.c) $(wildcard validate/*.c) $(wildcard check/*.c) \
              $(filter-out profiler/inject.c,$(wildcard profiler/*.c)) \
              $(filter-out $(HISTORY_SRC),$(wildcard compare/*.c))
 # the run history (SQLite): linked into megatune alone
@@ -200,7 +200,7 @@ check: deps-test headers
 # Every project header compiles alone: it includes what it uses.  New folders
 # and files are found by the glob.  The device side's headers (probes/cuda/)
 # are compiled as CUDA by nvcc where it is present, the others as C.
-HEADER_DIRS = lib perfmodel job rules tuner probes import profiler validate compare reports cli
+HEADER_DIRS = lib perfmodel job rules tuner probes import profiler validate compare reports check cli
 HEADERS = $(sort $(shell find $(HEADER_DIRS) -name '*.h' -not -path 'probes/cuda/*' 2>/dev/null))
 CUDA_HEADERS = $(if $(HAVE_NVCC),$(sort $(wildcard probes/cuda/*.h)))
 headers: deps-test

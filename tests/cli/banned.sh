@@ -16,7 +16,7 @@ names=${names%|}
 fail=0
 for f in $(git ls-files 'lib/*.[ch]' 'perfmodel/*.[ch]' 'rules/*.[ch]' 'tuner/*.[ch]' \
 	'probes/*.[ch]' 'probes/*.cu' 'import/*.[ch]' 'profiler/*.[ch]' 'reports/*.[ch]' \
-	'cli/*.[ch]'); do
+	'check/*.[ch]' 'cli/*.[ch]'); do
 	[ -f "$f" ] && [ "$f" != lib/banned.h ] || continue
 	# a call: the name, then "(", outside // and /* ... */ comment lines
 	hits=$(grep -nE "(^|[^A-Za-z0-9_.>])($names)[[:space:]]*\\(" "$f" |
@@ -102,7 +102,7 @@ is_allowed() { # FILE FUNCTION CALL
 libs=""
 for f in $(git ls-files 'lib/*.[ch]' 'perfmodel/*.[ch]' 'job/*.[ch]' 'rules/*.[ch]' \
 	'tuner/*.[ch]' 'import/*.[ch]' 'profiler/*.[ch]' 'validate/*.[ch]' 'compare/*.[ch]' \
-	'reports/*.[ch]' 'probes/*.[ch]' 'probes/*.cu'); do
+	'reports/*.[ch]' 'check/*.[ch]' 'probes/*.[ch]' 'probes/*.cu'); do
 	[ -f "$f" ] && libs="$libs $f"
 done
 # shellcheck disable=SC2086

@@ -6,21 +6,23 @@
 set -u
 cd "$(dirname "$0")/../.." || exit 2
 fail=0
-# lib -> perfmodel -> job -> rules -> tuner -> validate -> reports -> cli; probes, import
-# and the profiler sit beside rules and tuner: each may include only a folder of a
+# lib -> perfmodel -> job -> rules -> tuner -> validate -> reports -> check -> cli; probes,
+# import and the profiler sit beside rules and tuner: each may include only a folder of a
 # lower layer (or its own).  job (2), the job as Megatron-LM, Bridge and verl spell
 # it, sits on the performance model (perfmodel) and below the rules, whose facts its knob table
-# declares; compare (6) sits above validate, below reports.
+# declares; compare (6) sits above validate, below reports; check (8), megatune check's
+# searches, diagnoses and document, sits above reports (its text and HTML), below cli (9).
 layer() {
 	case $1 in
 	lib) echo 0 ;; perfmodel) echo 1 ;; job) echo 2 ;; rules|probes) echo 3 ;;
-	tuner|import|profiler) echo 4 ;; validate) echo 5 ;; reports) echo 7 ;; cli) echo 8 ;;
-	compare) echo 6 ;;
-	*) echo 9 ;;
+	tuner|import|profiler) echo 4 ;; validate) echo 5 ;; reports) echo 7 ;; check) echo 8 ;;
+	cli) echo 9 ;; compare) echo 6 ;;
+	*) echo 10 ;;
 	esac
 }
 for f in $(git ls-files 'lib/*.[ch]' 'perfmodel/*.[ch]' 'job/*.[ch]' 'rules/*.[ch]' 'tuner/*.[ch]' \
-	'probes/*.[ch]' 'probes/*.cu' 'import/*.[ch]' 'profiler/*.[ch]' 'validate/*.[ch]' 'reports/*.[ch]' 'cli/*.[ch]' 'compare/*.[ch]'); do
+	'probes/*.[ch]' 'probes/*.cu' 'import/*.[ch]' 'profiler/*.[ch]' 'validate/*.[ch]' 'reports/*.[ch]' 'check/*.[ch]' \
+	'cli/*.[ch]' 'compare/*.[ch]'); do
 	[ -f "$f" ] || continue
 	from=${f%%/*}
 	lf=$(layer "$from")
@@ -170,7 +172,7 @@ case $planted in
 *) echo "layout: the planted twin name is not found: $planted"; fail=1 ;;
 esac
 loops lib/*.c perfmodel/*.c job/*.c rules/*.c tuner/*.c import/*.c profiler/*.c validate/*.c \
-	compare/*.c reports/*.c probes/*.c cli/*.c || fail=1
+	compare/*.c reports/*.c check/*.c probes/*.c cli/*.c || fail=1
 # sizes: files at most 1,200 lines; a function (from a line "{" to a line "}")
 # at most 150
 for f in $(git ls-files '*.c' '*.h' '*.cu' | grep -v -e '^tests/' -e '^bench/'); do

@@ -4,8 +4,8 @@
  * docs/MODEL.md 4.8): what PyTorch's caching allocator holds between steps
  * (allocated), its peak inside a step (max allocated) and what it keeps
  * (reserved, max reserved), as Megatron-LM's report_memory prints them. */
-#ifndef MT_CLI_CHECK_MEMORY_H
-#define MT_CLI_CHECK_MEMORY_H
+#ifndef MT_CHECK_CHECK_MEMORY_H
+#define MT_CHECK_CHECK_MEMORY_H
 
 #include <cjson/cJSON.h>
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* check_change: one change `megatune check` proposes (cli/cmd_check.c), as
+/* check_change: one change `megatune check` proposes (check/changes.c), as
  * text and JSON: its step against the job's, the exact diff of flags and
  * variables, and what each setting it changes buys (tuner/gains.h).
  *
@@ -7,8 +7,8 @@
  * measurement: the model's ratio of the two predicted steps applied to the
  * measured step, with a band widened by how far the model was off on the
  * job itself (docs/CHECK.md section 2). */
-#ifndef MT_CLI_CHECK_CHANGE_H
-#define MT_CLI_CHECK_CHANGE_H
+#ifndef MT_CHECK_CHECK_CHANGE_H
+#define MT_CHECK_CHECK_CHANGE_H
 
 #include <cjson/cJSON.h>
 
