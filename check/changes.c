@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* changes: the changes `megatune check` searches from the job (changes[]:
- * one entry a change, the knobs it frees), and the walk over them: each
+/* changes: the changes `megatune check` searches from the job (the CHANGE
+ * column of job/knobs.def: one knob a change, with those it frees), and the
+ * walk over them: each
  * change alone, each pair, everything free (docs/CHECK.md section 1). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,54 +16,46 @@
 
 /* ---- the changes searched ---- */
 
-/* A change frees a group of knobs the first of which names it; the others
- * follow it (SP with TP, VPP with PP, ...). */
-static const struct change {
-	const char *name;
-	int k[5];
-	int moe;    /* MoE models only */
-} changes[] = {
-	{ "TP", { MT_KNOB_TP, MT_KNOB_SP, -1 }, 0 },
-	{ "PP", { MT_KNOB_PP, MT_KNOB_VPP, -1 }, 0 },
-	{ "VPP", { MT_KNOB_VPP, -1 }, 0 },
-	{ "CP", { MT_KNOB_CP, MT_KNOB_CP_COMM, -1 }, 0 },
-	{ "CP communication", { MT_KNOB_CP_COMM, -1 }, 0 },
-	{ "EP", { MT_KNOB_EP, -1 }, 1 },
-	{ "ETP", { MT_KNOB_ETP, -1 }, 1 },
-	{ "dispatcher", { MT_KNOB_DISPATCHER, -1 }, 1 },
-	{ "EP overlap", { MT_KNOB_EP_OVERLAP, -1 }, 1 },
-	{ "micro-batch", { MT_KNOB_MBS, -1 }, 0 },
-	{ "recompute", { MT_KNOB_RECOMPUTE, MT_KNOB_RC_LAYERS, MT_KNOB_RC_METHOD, MT_KNOB_RC_MODULES, -1 }, 0 },
-	{ "activation offload", { MT_KNOB_OFFLOAD, -1 }, 0 },
-	{ "distributed optimizer", { MT_KNOB_DIST_OPT, -1 }, 0 },
-	{ "precision-aware optimizer",
-	  { MT_KNOB_PREC_OPT, MT_KNOB_EXP_AVG, MT_KNOB_EXP_AVG_SQ, MT_KNOB_MAIN_PARAMS, -1 }, 0 },
-	{ "FSDP", { MT_KNOB_FSDP, MT_KNOB_DIST_OPT, -1 }, 0 },
-	{ "gradient-reduce overlap", { MT_KNOB_OVERLAP_GRAD, -1 }, 0 },
-	{ "param-gather overlap", { MT_KNOB_OVERLAP_PARAM, -1 }, 0 },
-	{ "bucket size", { MT_KNOB_BUCKET, -1 }, 0 },
-	{ "gradient-reduce precision", { MT_KNOB_GRAD_FP32, -1 }, 0 },
-	{ "TP overlap", { MT_KNOB_TP_OVERLAP, -1 }, 0 },
-	{ "sequence parallelism", { MT_KNOB_SP, -1 }, 0 },
-	{ "pipeline send overlap", { MT_KNOB_P2P_OVERLAP, -1 }, 0 },
-	{ "CUDA graphs", { MT_KNOB_CUDA_GRAPH, -1 }, 0 },
-	{ "cross-entropy fusion", { MT_KNOB_FUSED_CE, -1 }, 0 },
-};
-#define NCHANGES ((int)(sizeof(changes) / sizeof(changes[0])))
+/* A change frees a knob and those that follow it (SP with TP, VPP with PP,
+ * ...): the knobs whose CHANGE column tries them (job/knobs.def), in its
+ * order.  The list is the table's, the same on every call. */
+static int nchanges(const int **list)
+{
+	static int ch[MT_KNOB_N], n = -1;
+
+	if (n < 0)
+		n = mt_knob_changes(ch, MT_KNOB_N);
+	*list = ch;
+	return n;
+}
+#define NCHANGES (nchanges(&chg))
+
+static const struct mt_knob *change_knob(int i)
+{
+	const int *chg;
+
+	nchanges(&chg);
+	return &mt_knobs[chg[i]];
+}
 
 int check_changes_new(struct mt_check *t)
 {
+	const int *chg;
+
 	t->one = calloc(NCHANGES, sizeof(*t->one));
 	return t->one ? MT_OK : MT_ENOMEM;
 }
 
 static void free_change(struct mt_job *j, int ch)
 {
+	const struct mt_knob *kn = change_knob(ch);
+	const int *chg;
 	int i;
 
-	for (i = 0; i < (int)(sizeof(changes[ch].k) / sizeof(changes[ch].k[0])) &&
-		    changes[ch].k[i] >= 0; i++) {
-		int k = changes[ch].k[i];
+	nchanges(&chg);
+	for (i = -1; i < (int)(sizeof(kn->follow) / sizeof(kn->follow[0])) &&
+		     (i < 0 || kn->follow[i] >= 0); i++) {
+		int k = i < 0 ? chg[ch] : kn->follow[i];
 
 		if (k == MT_KNOB_DISPATCHER)
 			j->moe_dispatcher = MT_DISPATCH_AUTO;
@@ -113,9 +106,9 @@ static const char *change_name(const struct found *f, char *buf, size_t cap)
 	if (f->a == -2)
 		snprintf(buf, cap, "everything");
 	else if (f->b >= 0)
-		snprintf(buf, cap, "%s + %s", changes[f->a].name, changes[f->b].name);
+		snprintf(buf, cap, "%s + %s", change_knob(f->a)->change, change_knob(f->b)->change);
 	else
-		snprintf(buf, cap, "%s", changes[f->a].name);
+		snprintf(buf, cap, "%s", change_knob(f->a)->change);
 	return buf;
 }
 
@@ -132,6 +125,7 @@ void check_changes_show(struct sbuf *sb, cJSON *arr, const char *title, const st
 int check_changes_search(struct mt_check *t, struct mt_error *err)
 {
 	const struct mt_megatron_job *mj = t->mj;
+	const int *chg;
 	int i, k, moe = mj->model.experts > 0;
 
 	t->x.m = &mj->model;
@@ -141,7 +135,7 @@ int check_changes_search(struct mt_check *t, struct mt_error *err)
 		struct mt_job j = mj->job;
 
 		t->one[i].a = -1;
-		if (changes[i].moe && !moe)
+		if (change_knob(i)->change_moe && !moe)
 			continue;
 		free_change(&j, i);
 		if (search(&t->x, &j, &t->one[i], i, -1, err))
@@ -156,7 +150,7 @@ int check_changes_search(struct mt_check *t, struct mt_error *err)
 			struct found f;
 
 			if ((!t->one[i].feasible && !t->one[k].feasible && t->as_ok) ||
-			    ((changes[i].moe || changes[k].moe) && !moe))
+			    ((change_knob(i)->change_moe || change_knob(k)->change_moe) && !moe))
 				continue;
 			free_change(&j, i);
 			free_change(&j, k);
@@ -191,6 +185,7 @@ int check_changes_search(struct mt_check *t, struct mt_error *err)
 
 void check_changes_free(struct mt_check *t)
 {
+	const int *chg;
 	int i;
 
 	for (i = 0; t->one && i < NCHANGES; i++)

@@ -4,7 +4,7 @@
  * the functions each file lends the others:
  *
  *   check.c        loading, the job as it is, the run of a check
- *   changes.c      the changes searched (changes[]) and their searches
+ *   changes.c      the changes searched (the knob table's CHANGE column) and their searches
  *   measure.c      a log's run, predicted beside measured; its record
  *   diagnose.c     the diagnoses: broken rules, overrides, the environment
  *   doc.c          megatune.check/1, and the HTML report from it
@@ -86,7 +86,7 @@ int check_changes_new(struct mt_check *t);
 /* The searches from the job: each change alone, each pair, everything; MT_EINVAL
  * (err set) when one fails for another reason than a pin it cannot meet */
 int check_changes_search(struct mt_check *t, struct mt_error *err);
-/* One change, text and JSON (check_change.h): its name from changes[] */
+/* One change, text and JSON (check_change.h): its name from the knob table */
 void check_changes_show(struct sbuf *sb, cJSON *arr, const char *title, const struct found *f,
 			const struct mt_check *t);
 /* The results of the searches freed */

@@ -61,6 +61,11 @@ job="--model llama3-8b --gpus 8 --seq 4096 --gbs 64"
 	"$MT" validate --advice "$T/advice.json" --top 1 --launch 'echo {megatron_args}' --dry-run \
 		-o "$T/val.json" >"$T/dry" 2>&1 || fail "validate --dry-run: $(tail -3 "$T/dry")"
 	grep -q -- '--test-knob-size 7' "$T/dry" || fail "validate did not read test_knob back"
+	# check: a job run at 7 is offered the one change of the knob, to 5
+	"$MT" estimate $job --test-knob 7 --format torchrun >"$T/job.sh" || fail "estimate --format torchrun"
+	"$MT" check "$T/job.sh" >"$T/check" 2>&1 || fail "check of a job at 7: $(tail -3 "$T/check")"
+	grep -A3 '^one knob (test knob): ' "$T/check" | grep -q -- '^    + --test-knob-size 5$' ||
+		fail "check does not try the knob: $(grep -A3 '^one knob' "$T/check")"
 	# a rule reads it
 	printf 'RULE test-knob-seen\nTITLE The test knob reaches the rules\nKIND advise\nWHEN config.test_knob > 3\nSAY The test knob is {config.test_knob}.\nCITE tests/cli/knob-row.sh\n' >"$T/t.rules"
 	"$MT" estimate $job --test-knob 7 --rules "$T/t.rules" >"$T/rule" || fail "estimate --rules"
