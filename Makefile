@@ -61,8 +61,8 @@ LIB_SRC    = $(wildcard lib/*.c) $(wildcard perfmodel/*.c) $(wildcard job/*.c) $
 HISTORY_SRC = compare/history.c
 HISTORY_OBJ = $(HISTORY_SRC:%.c=$(BUILD)/%.o)
 SQLITE_LIBS = -lsqlite3
-PROBE_CLI_SRC = cli/cmd_calibrate.c cli/cmd_probe.c cli/probe_opts.c cli/probe_main.c \
-             cli/cmd_proxy.c
+PROBE_CLI_SRC = cli/cmd_calibrate.c cli/calibrate_launch.c cli/cmd_probe.c cli/probe_opts.c \
+             cli/probe_main.c cli/cmd_proxy.c
 CLI_SRC    = $(filter-out $(PROBE_CLI_SRC),$(wildcard cli/*.c))
 DATA       = $(sort $(wildcard models/*.json)) $(sort $(wildcard profiles/*.json)) \
              $(sort $(wildcard rules/defs/*.rules))

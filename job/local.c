@@ -89,6 +89,39 @@ int mt_local_restrict(struct mt_job *j, struct mt_error *err)
 	return MT_OK;
 }
 
+int mt_local_defaults(struct mt_job *j, struct mt_error *err)
+{
+	if (j->transformer_impl == MT_TI_LOCAL) {
+		if (j->grad_accum_fusion == 1)
+			return mt_error_set(err, MT_EUSAGE, "--grad-accum-fusion on with --transformer-impl "
+					    "local: Megatron-LM's own layers fuse the accumulation with "
+					    "Apex's fused_weight_gradient_mlp_cuda, and megatune times them "
+					    "where Apex is not installed, where they raise without it "
+					    "(Megatron-LM d98e8a6 megatron/core/tensor_parallel/layers.py:"
+					    "1148-1157)");
+		j->grad_accum_fusion = 0;
+		if (j->attn_impl == MT_ATTN_FLASH)
+			return mt_error_set(err, MT_EUSAGE, "--attention flash with --transformer-impl "
+					    "local: Megatron-LM's own layers attend with "
+					    "DotProductAttention, which materialises the scores (unfused; "
+					    "Megatron-LM d98e8a6 megatron/core/models/backends.py:129-131, "
+					    "and --attention-backend chooses among Transformer Engine's "
+					    "kernels only)");
+		j->attn_impl = MT_ATTN_UNFUSED;
+		return MT_OK;
+	}
+	if (j->attn_impl < 0)
+		j->attn_impl = MT_ATTN_FLASH;
+	if (j->grad_accum_fusion < 0)
+		j->grad_accum_fusion = 1;
+	if (j->fusions_off)
+		return mt_error_set(err, MT_EUSAGE, "--fusions-off needs --transformer-impl local: "
+				    "megatune times the fusions turned off as the eager ops of "
+				    "Megatron-LM's own layers (docs/MODEL.md 4.11); Transformer "
+				    "Engine's layers are timed fused");
+	return MT_OK;
+}
+
 int mt_fusion_applies(const struct mt_model *m, int attn_impl, int f)
 {
 	if (f == MT_FU_MASKED_SOFTMAX)

@@ -24,6 +24,18 @@
  * with the check of Megatron-LM that says so. */
 int mt_local_restrict(struct mt_job *j, struct mt_error *err);
 
+/* The attention and the gradient accumulation of job `j` where the command
+ * line left them unset (-1), as its layers run: with MT_TI_LOCAL, unfused
+ * attention (DotProductAttention materialises the scores whatever
+ * --attention-backend says: Megatron-LM d98e8a6
+ * megatron/core/models/backends.py:129-131) and the accumulation apart (megatune
+ * times those layers where Apex is not installed either, docs/MODEL.md 4.11,
+ * and their fused accumulation is Apex's); otherwise flash attention and the
+ * fused accumulation.  MT_EUSAGE, with the reason, for --grad-accum-fusion on
+ * or --attention flash with local layers, and for fusions turned off without
+ * them (those are timed on Megatron-LM's own layers only). */
+int mt_local_defaults(struct mt_job *j, struct mt_error *err);
+
 /* 1 when fusion f (enum mt_fusion, perfmodel/eager.h) exists in a job of model m
  * with attention attn_impl, so that its --no-*-fusion flag means something:
  * the masked softmax with unfused attention, RoPE's with rotary

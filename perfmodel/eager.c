@@ -9,6 +9,7 @@
  * repeat_interleave as expand and clone, autograd's backward of each op).
  * Arithmetic only. */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "constants.h"
@@ -47,6 +48,34 @@ const char *mt_fusion_name(int f)
 int mt_fusion_parse(const char *s)
 {
 	return eager_find(fusion_names, MT_FU_N, s);
+}
+
+int mt_fusions_parse(const char *s, unsigned *bits)
+{
+	const char *p = s;
+	unsigned b = 0;
+
+	if (!strcmp(s, "all")) {
+		*bits = (1u << MT_FU_N) - 1;
+		return 0;
+	}
+	while (*p) {
+		size_t l = strcspn(p, ",");
+		char name[32];
+		int f;
+
+		snprintf(name, sizeof(name), "%.*s", (int)(l < sizeof(name) ? l : sizeof(name) - 1), p);
+		if (!l || l >= sizeof(name) || (f = mt_fusion_parse(name)) < 0)
+			return -1;
+		b |= 1u << f;
+		p += l;
+		if (*p == ',' && !*++p)
+			return -1;
+	}
+	if (!b)
+		return -1;
+	*bits = b;
+	return 0;
 }
 
 /* How a kernel reaches HBM, and the share of the achieved bandwidth each

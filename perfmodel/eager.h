@@ -44,6 +44,11 @@ int mt_transformer_impl_parse(const char *s);
 const char *mt_fusion_name(int f);
 int mt_fusion_parse(const char *s);
 
+/* A list of fusions "F,F..." (names as above), or "all", into *bits (bits of
+ * enum mt_fusion, as mt_job.fusions_off holds them); -1, *bits untouched, for
+ * an unknown or empty name, or no fusion at all. */
+int mt_fusions_parse(const char *s, unsigned *bits);
+
 /* One layer's shapes on one GPU for one micro-batch. */
 struct mt_eager_in {
 	double T;            /* tokens in the TP region (micro-batch x sequence) */

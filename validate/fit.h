@@ -145,4 +145,15 @@ struct sbuf;
 void mt_vfit_text(struct sbuf *sb, const struct mt_vfit *f);
 void mt_vfit_free(struct mt_vfit *f);
 
+/* A relative error as a percentage, "12.34%", or "n/a" when it is not a
+ * number (validate/fit_profile.c). */
+void mt_vfit_pct(char *buf, size_t cap, double v);
+/* The profile `cluster` (a bundled name or a file, read again) with a
+ * `corrections` section holding the fit f of the set s (the factors, the
+ * runs, the memory points and the residuals) and a source citing how it was
+ * fitted, written to `out` (validate/fit_profile.c).  MT_OK, or the error
+ * reading the profile or writing the file, MT_ENOMEM. */
+int mt_vfit_profile_write(const char *cluster, const char *out, const struct mt_vset *s,
+			  const struct mt_vfit *f, struct mt_error *err);
+
 #endif
