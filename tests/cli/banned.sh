@@ -16,7 +16,7 @@ names=${names%|}
 fail=0
 for f in $(git ls-files 'lib/*.[ch]' 'perfmodel/*.[ch]' 'rules/*.[ch]' 'tuner/*.[ch]' \
 	'probes/*.[ch]' 'probes/*.cu' 'import/*.[ch]' 'profiler/*.[ch]' 'reports/*.[ch]' \
-	'check/*.[ch]' 'cli/*.[ch]'); do
+	'job/*.[ch]' 'validate/*.[ch]' 'compare/*.[ch]' 'check/*.[ch]' 'cli/*.[ch]'); do
 	[ -f "$f" ] && [ "$f" != lib/banned.h ] || continue
 	# a call: the name, then "(", outside // and /* ... */ comment lines
 	hits=$(grep -nE "(^|[^A-Za-z0-9_.>])($names)[[:space:]]*\\(" "$f" |
