@@ -199,9 +199,11 @@ check: deps-test headers
 
 # Every project header compiles alone: it includes what it uses.  New folders
 # and files are found by the glob.  The device side's headers (probes/cuda/)
-# are compiled as CUDA by nvcc where it is present, the others as C.
+# are compiled as CUDA by nvcc where it is present, the others as C; the
+# tracer's profiler/inject/records.h, which includes CUPTI's, where cupti.h is.
 HEADER_DIRS = lib perfmodel job rules tuner probes import profiler validate compare reports check cli
-HEADERS = $(sort $(shell find $(HEADER_DIRS) -name '*.h' -not -path 'probes/cuda/*' 2>/dev/null))
+HEADERS = $(sort $(shell find $(HEADER_DIRS) -name '*.h' -not -path 'probes/cuda/*' \
+	$(if $(TRACE_LIB),,-not -path profiler/inject/records.h) 2>/dev/null))
 CUDA_HEADERS = $(if $(HAVE_NVCC),$(sort $(wildcard probes/cuda/*.h)))
 headers: deps-test
 	@fail=0; for h in $(HEADERS); do \

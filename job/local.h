@@ -39,7 +39,7 @@ int mt_local_defaults(struct mt_job *j, struct mt_error *err);
 /* 1 when fusion f (enum mt_fusion, perfmodel/eager.h) exists in a job of model m
  * with attention attn_impl, so that its --no-*-fusion flag means something:
  * the masked softmax with unfused attention, RoPE's with rotary
- * embeddings; the others always (megatron.c reads them so). */
+ * embeddings; the others always (megatron_job.c reads them so). */
 int mt_fusion_applies(const struct mt_model *m, int attn_impl, int f);
 
 #endif

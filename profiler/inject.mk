@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
-# The CUPTI injection library (profiler/inject.c and its trace writer in
-# profiler/inject/) and its GPU check; included by the top-level Makefile
+# The CUPTI injection library (profiler/inject.c, its record decoding and trace
+# writer in profiler/inject/) and its GPU check; included by the top-level Makefile
 # (which provides CC, BUILD, WARN, CFLAGS, LDFLAGS, SANITIZE).
 #
 #   TRACE_LIB      $(BUILD)/libmegatune_trace.so when $(CUDA_HOME)/include/cupti.h exists
@@ -19,9 +19,10 @@ TRACE_LIB    := $(if $(wildcard $(CUDA_HOME)/include/cupti.h),$(BUILD)/libmegatu
 GPU_TEST_BIN := $(if $(wildcard $(CUDA_HOME)/bin/nvcc),$(BUILD)/tests/gpu-trace-check)
 
 ifneq ($(TRACE_LIB),)
-TRACE_SRC := profiler/inject.c profiler/inject/out.c lib/dlsearch.c
+TRACE_SRC := profiler/inject.c profiler/inject/records.c profiler/inject/out.c lib/dlsearch.c
 
-$(TRACE_LIB): $(TRACE_SRC) profiler/inject/out.h lib/dlsearch.h lib/err.h profiler/inject.mk
+$(TRACE_LIB): $(TRACE_SRC) profiler/inject/records.h profiler/inject/out.h lib/dlsearch.h lib/err.h \
+		profiler/inject.mk
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -D_GNU_SOURCE $(WARN) $(if $(filter 1,$(WERROR)),-Werror) -O2 -g -fPIC -shared -fvisibility=hidden \
 		-isystem $(CUDA_HOME)/include $(TRACE_SRC) -Wl,-z,defs -lstdc++ -ldl -lpthread -o $@

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* Flags by release: the table (job/flagtable.def) is well formed, holds
  * every Megatron-LM flag and Megatron-Bridge override megatune prints (the
- * configuration's own for every branch of job/flags.c, the bundled rules'
- * ARG and BRIDGE effects, the launch script's benchmark arguments), and an
- * older release gets the older spelling or a note. */
+ * configuration's own for every branch of job/flags.c and job/overrides.c,
+ * the bundled rules' ARG and BRIDGE effects, the launch script's benchmark
+ * arguments), and an older release gets the older spelling or a note. */
 #include <stdio.h>
 
 #include "testutil.h"
@@ -172,7 +172,7 @@ static void check_config(const struct mt_model *m, const struct mt_job *j,
 	assert_in_table(MT_FLAG_BRIDGE, kv, mt_candidate_bridge(m, j, c, NULL, kv));
 }
 
-/* Every branch of job/flags.c: splits, CP kinds, experts and dispatchers,
+/* Every branch of job/flags.c and job/overrides.c: splits, CP kinds, experts and dispatchers,
  * precision, recompute, offload, overlap, buckets, gradient reduction. */
 static void every_branch_is_in_the_table(void **state)
 {
