@@ -35,6 +35,9 @@ job="--model llama3-8b --gpus 8 --seq 4096 --gbs 64"
 	grep -q -- '--test-knob-size 7' "$T/mlm" || fail "no --test-knob-size 7 in the Megatron-LM flags"
 	"$MT" estimate $job --test-knob 7 --format bridge >"$T/bridge" || fail "estimate --format bridge"
 	grep -q 'model.test_knob_size=7' "$T/bridge" || fail "no model.test_knob_size=7 in the overrides"
+	"$MT" estimate $job --test-knob 7 --format verl >"$T/verl" || fail "estimate --format verl"
+	grep -q 'megatron.override_transformer_config.test_knob_size=7' "$T/verl" ||
+		fail "no test_knob_size=7 in the verl overrides"
 	# the physics: estimate times the default (0) and a pin, 50 ms a step from 5
 	"$MT" estimate $job >"$T/e0" && "$MT" estimate $job --test-knob 5 >"$T/e5" ||
 		fail "estimate with the default and with --test-knob 5"
