@@ -220,6 +220,46 @@ static double param_recast(const struct mt_ctx *x, const struct mt_plan *b,
 	return q * mt_param_ag_recast(x->job, 1) / x->hbm;
 }
 
+/* The hidden parts of the TP, CP and EP traffic of the critical stage st,
+ * for the report. */
+static void timing_hidden(const struct mt_model *m, const struct mt_costs *a,
+			  const struct mt_plan *b, int st, double mb, struct mt_time *t)
+{
+	double tpc = 0, cpc = 0, epc = 0;
+	int k;
+
+	tpc += ((st == b->pp - 1) + (st == b->mtp_stage ? m->mtp_layers : 0)) * a->out_tp_comm;
+	for (k = 0; k < MT_L_N; k++) {
+		tpc += b->nl[st][k] * a->tp_comm[k];
+		cpc += b->nl[st][k] * a->cp_comm[k];
+		epc += b->nl[st][k] * a->ep_comm[k];
+	}
+	t->tp_hidden = fmax(0, mb * tpc - t->tp_exposed);
+	t->cp_hidden = fmax(0, mb * cpc - t->cp_exposed);
+	t->ep_hidden = fmax(0, mb * epc - t->ep_exposed);
+}
+
+/* Data parallel (5.4): only the last micro-batch's backward hides the
+ * gradient reduction, only the first forward hides the parameter gather. */
+static void timing_dp(const struct mt_plan *b, const struct mt_config *cfg,
+		      const struct stage_time *crit, struct mt_time *t)
+{
+	int d = cfg->dist_opt ? 1 : 0;
+	double rs = b->dp_rs[d], ag = b->dp_ag[d], ers, eag;
+	double bwd_mb = crit->bwd + crit->rc, fwd_mb = crit->fwd;
+
+	ers = cfg->overlap_grad ? fmax(b->dp_rs_last[d], rs - bwd_mb) : rs;
+	if (ers > rs)
+		ers = rs;
+	eag = (d && cfg->overlap_param) ? fmax(b->dp_ag_first[d], ag - fwd_mb) : ag;
+	if (eag > ag)
+		eag = ag;
+	t->dp_exposed = ers + eag;
+	t->dp_hidden = rs + ag - t->dp_exposed;
+	if (cfg->fsdp) /* no step-end reduction: the stage time holds it */
+		t->dp_exposed = t->dp_hidden = 0;
+}
+
 void mt_timing(const struct mt_ctx *x, const struct mt_costs *a, const struct mt_plan *b,
 	       const struct mt_config *cfg, struct mt_time *t, struct mt_tput *tp)
 {
@@ -230,7 +270,7 @@ void mt_timing(const struct mt_ctx *x, const struct mt_costs *a, const struct mt
 	double total_layers_time = 0, extra, rc_flops = 0, frac = 0, hw, L;
 	double dshard = cfg->dist_opt || cfg->fsdp ? (double)b->dp * a->cp : 1;
 	double eshard = cfg->dist_opt || cfg->fsdp ? b->edp : 1;
-	int r, k, d = cfg->dist_opt ? 1 : 0;
+	int r, k;
 
 	for (r = 0; r < b->nrep; r++) {
 		stage_time(x, a, b, cfg, r, &s);
@@ -287,20 +327,7 @@ void mt_timing(const struct mt_ctx *x, const struct mt_costs *a, const struct mt
 	t->host_tl = crit.tl;
 	t->bubble = pp > 1 ? (pp - 1) / vpp * mean : 0;
 	t->imbalance = mb * (crit.t - mean);
-	/* hidden parts, for the report */
-	{
-		double tpc = 0, cpc = 0, epc = 0;
-		int st = crit.st;
-		tpc += ((st == b->pp - 1) + (st == b->mtp_stage ? m->mtp_layers : 0)) * a->out_tp_comm;
-		for (k = 0; k < MT_L_N; k++) {
-			tpc += b->nl[st][k] * a->tp_comm[k];
-			cpc += b->nl[st][k] * a->cp_comm[k];
-			epc += b->nl[st][k] * a->ep_comm[k];
-		}
-		t->tp_hidden = fmax(0, mb * tpc - t->tp_exposed);
-		t->cp_hidden = fmax(0, mb * cpc - t->cp_exposed);
-		t->ep_hidden = fmax(0, mb * epc - t->ep_exposed);
-	}
+	timing_hidden(m, a, b, crit.st, mb, t);
 	/* pipeline point-to-point (5.5) */
 	if (pp > 1) {
 		double all = 2 * mb * vpp * b->p2p_time;
@@ -312,23 +339,7 @@ void mt_timing(const struct mt_ctx *x, const struct mt_costs *a, const struct mt
 			t->pp_exposed = all;
 		t->pp_hidden = fmax(0, all - t->pp_exposed);
 	}
-	/* data parallel (5.4): only the last micro-batch's backward hides the
-	 * gradient reduction, only the first forward hides the parameter gather */
-	{
-		double rs = b->dp_rs[d], ag = b->dp_ag[d], ers, eag;
-		double bwd_mb = crit.bwd + crit.rc, fwd_mb = crit.fwd;
-
-		ers = cfg->overlap_grad ? fmax(b->dp_rs_last[d], rs - bwd_mb) : rs;
-		if (ers > rs)
-			ers = rs;
-		eag = (d && cfg->overlap_param) ? fmax(b->dp_ag_first[d], ag - fwd_mb) : ag;
-		if (eag > ag)
-			eag = ag;
-		t->dp_exposed = ers + eag;
-		t->dp_hidden = rs + ag - t->dp_exposed;
-		if (cfg->fsdp) /* no step-end reduction: the stage time holds it */
-			t->dp_exposed = t->dp_hidden = 0;
-	}
+	timing_dp(b, cfg, &crit, t);
 	/* the GPU steps what stays (with Megatron-LM's own layers the fallback
 	 * above); the host share adds its copies and CPU Adam (4.10) */
 	t->optimizer = (j->transformer_impl == MT_TI_LOCAL
