@@ -431,9 +431,10 @@
 #define MT_EFFECT_NOISE_FLOOR 0.018
 
 #ifdef MT_TEST_KNOB
-/* The test knob (job/knobs.def, tests/cli/knob-row.sh): its slot, and its
+/* The test knob (job/knobs.def, tests/cli/knob-row.sh): its slot, the last
+ * (real knobs take theirs from 0; t-knobs checks each has its own), and its
  * cost, each step of its value away from the best taking this long */
-#define MT_TEST_KNOB_SLOT 0
+#define MT_TEST_KNOB_SLOT (MT_KNOB_EXTRA - 1)
 #define MT_TEST_KNOB_BEST 5
 #define MT_TEST_KNOB_S 0.05
 #endif

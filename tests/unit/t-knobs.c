@@ -123,6 +123,28 @@ static void test_changes(void **state)
 	assert_non_null(strstr(mt_knobs[MT_KNOB_FULL_GRAPH].notry, "NaN check"));
 }
 
+/* Each knob in a spare slot has a slot of its own, inside the arrays, in the
+ * pins and in the configuration alike. */
+static void test_slots(void **state)
+{
+	int k, i;
+
+	(void)state;
+	for (k = 0; k < MT_KNOB_N; k++) {
+		if (!mt_knob_in_slot(k))
+			continue;
+		assert_true(mt_knobs[k].pin >= offsetof(struct mt_job, pins.extra) &&
+			    mt_knobs[k].pin < offsetof(struct mt_job, pins.extra) + sizeof(int) * MT_KNOB_EXTRA);
+		assert_true(mt_knobs[k].cfg >= (long)offsetof(struct mt_config, extra) &&
+			    mt_knobs[k].cfg < (long)(offsetof(struct mt_config, extra) + sizeof(int) * MT_KNOB_EXTRA));
+		assert_int_equal(mt_knobs[k].pin - offsetof(struct mt_job, pins.extra),
+				 mt_knobs[k].cfg - (long)offsetof(struct mt_config, extra));
+		for (i = k + 1; i < MT_KNOB_N; i++)
+			if (mt_knob_in_slot(i))
+				assert_true(mt_knobs[i].cfg != mt_knobs[k].cfg);
+	}
+}
+
 static void round_trip(const struct mt_model *m, const struct mt_job *j, const struct mt_eval *e,
 		       int *checked)
 {
@@ -243,6 +265,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_table),
 		cmocka_unit_test(test_changes),
+		cmocka_unit_test(test_slots),
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_read_bad),
 		cmocka_unit_test(test_rc_modules),
