@@ -270,11 +270,6 @@ int mt_flags_model(const struct mt_model *m, const struct mt_job *j, struct mt_k
 	return n;
 }
 
-/* Fine-grained activation offload: the modules, and with LoongForge's EP A2A
- * overlap path the tensor tags it offloads by instead: the experts' input is
- * the dispatched tokens, the MLP norm's output what is dispatched
- * (docs/source/features/moe_all2all_overlap.md @ c627566184) */
-
 /* Full-iteration CUDA graphs (docs/MODEL.md 5.10): Megatron-LM wraps the
  * step's forward and backward in one graph (training.py FullCudaGraphWrapper)
  * and asks for the NaN check of the loss off (arguments.py@core_v0.18.0:1186
@@ -290,6 +285,10 @@ static int full_graph_args(const struct mt_job *j, struct mt_kv *o, int n)
 	return flags_add(o, n, "no-check-for-nan-in-loss-and-grad", NULL, 0);
 }
 
+/* Fine-grained activation offload: the modules, and with LoongForge's EP A2A
+ * overlap path the tensor tags it offloads by instead: the experts' input is
+ * the dispatched tokens, the MLP norm's output what is dispatched
+ * (docs/source/features/moe_all2all_overlap.md @ c627566184) */
 static int offload_flags(struct mt_kv *o, int n, const struct mt_job *j, const struct mt_config *c)
 {
 	const unsigned fc1 = 1u << MT_OM_EXPERT_FC1, norm = 1u << MT_OM_MLP_NORM;

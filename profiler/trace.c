@@ -18,7 +18,6 @@
 #include <string.h>
 
 #include <yajl/yajl_parse.h>
-#include <zlib.h>
 
 #include "../lib/num.h"
 #include "trace_guard.h"

@@ -22,7 +22,7 @@ layer() {
 	esac
 }
 for f in $(git ls-files 'lib/*.[ch]' 'perfmodel/*.[ch]' 'job/*.[ch]' 'rules/*.[ch]' 'tuner/*.[ch]' \
-	'probes/*.[ch]' 'probes/*.cu' 'import/*.[ch]' 'profiler/*.[ch]' 'validate/*.[ch]' 'reports/*.[ch]' 'check/*.[ch]' \
+	'probes/*.[ch]' 'probes/*.cu' 'import/*.[ch]' 'profiler/*.[ch]' 'profiler/inject/*.[ch]' 'validate/*.[ch]' 'reports/*.[ch]' 'check/*.[ch]' \
 	'cli/*.[ch]' 'compare/*.[ch]'); do
 	[ -f "$f" ] || continue
 	from=${f%%/*}
@@ -172,7 +172,7 @@ case $planted in
 *"name: twin() is defined in room/c.c and in room/d.c"*) ;;
 *) echo "layout: the planted twin name is not found: $planted"; fail=1 ;;
 esac
-loops lib/*.c perfmodel/*.c job/*.c rules/*.c tuner/*.c import/*.c profiler/*.c validate/*.c \
+loops lib/*.c perfmodel/*.c job/*.c rules/*.c tuner/*.c import/*.c profiler/*.c profiler/inject/*.c validate/*.c \
 	compare/*.c reports/*.c check/*.c probes/*.c cli/*.c || fail=1
 # sizes: files at most 1,000 lines, those of cli/ (the command line alone) 600;
 # a function (from a line "{" to a line "}") at most 150
