@@ -252,6 +252,69 @@ static int idle_process(const struct mt_trace *t)
 	return t->ngpu == 0 && t->bad_time + t->bad_order + t->bad_long + t->over_cap == 0;
 }
 
+/* The traces and outputs of the command line checked before anything is read. */
+static int analyze_check_args(int argc, char **argv, int first, const struct aopts *o)
+{
+	const char *outs[2] = { o->json, o->facts };
+	int n = argc - first, i, j, rc;
+
+	if (n < 1)
+		return cli_usage_error("analyze", "give at least one trace file");
+	for (i = first; i < argc; i++)
+		if (argv[i][0] == '-' && argv[i][1])
+			return cli_usage_error("analyze",
+					       "options go before the traces: '%s'", argv[i]);
+	if (n > 1024)
+		return cli_usage_error("analyze", "at most 1024 traces");
+	for (i = first; i < argc; i++)
+		for (j = first; j < i; j++)
+			if (mt_same_file(argv[j], argv[i]))
+				return cli_usage_error("analyze", "the trace '%s' is given "
+						       "twice (also as '%s'): each rank once",
+						       argv[i], argv[j]);
+	if ((rc = cli_check_io("analyze", (const char *const *)argv + first, n, outs, 2)) ||
+	    (rc = cli_check_io("analyze", o->rules, o->nrules, outs, 2)) ||
+	    (rc = cli_check_io("analyze", &o->cluster, 1, outs, 2)) ||
+	    (rc = cli_check_io("analyze", &o->against, 1, outs, 2)))
+		return rc;
+	return 0;
+}
+
+/* The statistics of the n traces into stats[], *kept of them (idle launchers left out). */
+static int analyze_read_traces(char **paths, int n, const struct mt_trace_opts *to,
+			       const struct mt_analyze_opts *ao, struct mt_rank_stats *stats,
+			       int *kept, struct mt_error *err)
+{
+	int i, m, skipped = 0, rc;
+
+	/* One trace at a time: only its statistics are kept.  A process that
+	 * put nothing on a GPU (the launcher: torchrun imports PyTorch, so the
+	 * tracer starts in it too) is left out with a note when other traces
+	 * have GPU work; alone, it is the error it always was. */
+	for (i = 0, m = 0; i < n; i++) {
+		struct mt_trace *t = NULL;
+		if ((rc = mt_trace_read(paths[i], to, &t, err)))
+			return rc;
+		if (n > 1 && idle_process(t)) {
+			fprintf(stderr, "megatune analyze: note: %s: left out, a process that put "
+				"no work on a GPU (a launcher?)\n", paths[i]);
+			mt_trace_free(t);
+			skipped++;
+			if (skipped < n)
+				continue;
+			return mt_error_set(err, MT_EINVAL, "%s: no GPU kernel, memcpy or memset "
+					    "events in any of the %d traces", paths[0], n);
+		}
+		rc = mt_analyze_rank(t, m, ao, &stats[m], err);
+		mt_trace_free(t);
+		if (rc)
+			return rc;
+		m++;
+	}
+	*kept = m;
+	return 0;
+}
+
 int cmd_analyze(int argc, char **argv)
 {
 	struct aopts o;
@@ -268,36 +331,15 @@ int cmd_analyze(int argc, char **argv)
 	struct mt_outset os;
 	struct against *g = NULL;
 	struct mt_against ag;
-	int first = 0, n, i, m, skipped = 0, rc;
+	int first = 0, n, i, rc;
 
 	memset(&ex, 0, sizeof(ex));
 	memset(&os, 0, sizeof(os));
 	if ((rc = analyze_parse(argc, argv, &o, &first)) >= 0)
 		return rc;
+	if ((rc = analyze_check_args(argc, argv, first, &o)))
+		return rc;
 	n = argc - first;
-	if (n < 1)
-		return cli_usage_error("analyze", "give at least one trace file");
-	for (i = first; i < argc; i++)
-		if (argv[i][0] == '-' && argv[i][1])
-			return cli_usage_error("analyze",
-					       "options go before the traces: '%s'", argv[i]);
-	if (n > 1024)
-		return cli_usage_error("analyze", "at most 1024 traces");
-	{
-		const char *outs[2] = { o.json, o.facts };
-
-		for (i = first; i < argc; i++)
-			for (rc = first; rc < i; rc++)
-				if (mt_same_file(argv[rc], argv[i]))
-					return cli_usage_error("analyze", "the trace '%s' is given "
-							       "twice (also as '%s'): each rank once",
-							       argv[i], argv[rc]);
-		if ((rc = cli_check_io("analyze", (const char *const *)argv + first, n, outs, 2)) ||
-		    (rc = cli_check_io("analyze", o.rules, o.nrules, outs, 2)) ||
-		    (rc = cli_check_io("analyze", &o.cluster, 1, outs, 2)) ||
-		    (rc = cli_check_io("analyze", &o.against, 1, outs, 2)))
-			return rc;
-	}
 	o.steps[o.nsteps] = NULL;
 	to.step_prefixes = o.steps;
 	stats = calloc((size_t)n, sizeof(*stats));
@@ -312,32 +354,8 @@ int cmd_analyze(int argc, char **argv)
 	if ((!o.no_rules || o.nrules) &&
 	    (rc = mt_ruleset_load_files(o.rules, o.nrules, !o.no_rules, &rs, &err)))
 		goto fail;
-	/* One trace at a time: only its statistics are kept.  A process that
-	 * put nothing on a GPU (the launcher: torchrun imports PyTorch, so the
-	 * tracer starts in it too) is left out with a note when other traces
-	 * have GPU work; alone, it is the error it always was. */
-	for (i = 0, m = 0; i < n; i++) {
-		struct mt_trace *t = NULL;
-		if ((rc = mt_trace_read(argv[first + i], &to, &t, &err)))
-			goto fail;
-		if (n > 1 && idle_process(t)) {
-			fprintf(stderr, "megatune analyze: note: %s: left out, a process that put no "
-				"work on a GPU (a launcher?)\n", argv[first + i]);
-			mt_trace_free(t);
-			skipped++;
-			if (skipped < n)
-				continue;
-			rc = mt_error_set(&err, MT_EINVAL, "%s: no GPU kernel, memcpy or memset "
-					  "events in any of the %d traces", argv[first], n);
-			goto fail;
-		}
-		rc = mt_analyze_rank(t, m, &o.ao, &stats[m], &err);
-		mt_trace_free(t);
-		if (rc)
-			goto fail;
-		m++;
-	}
-	n = m;
+	if ((rc = analyze_read_traces(argv + first, n, &to, &o.ao, stats, &n, &err)))
+		goto fail;
 	warn_repeated_ranks(stats, n);
 	if (o.against) {
 		if (!(g = calloc(1, sizeof(*g)))) {

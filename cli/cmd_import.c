@@ -136,6 +136,76 @@ static void default_name(const struct iopts *o, const char *base, char *out, siz
 		memcpy(out + n, "-imported", sizeof("-imported"));
 }
 
+/* The tool and the files of the command line checked before any is read. */
+static int import_check_args(int argc, char **argv, const struct iopts *o, int *first, int *tool)
+{
+	int rc;
+
+	if (*first >= argc)
+		return cli_usage_error("import",
+			"give the tool (nccl-tests or nvbandwidth) and at least one file");
+	if ((*tool = mt_import_tool_parse(argv[*first])) < 0)
+		return cli_usage_error("import", "expected nccl-tests or nvbandwidth, got '%s'",
+				       argv[*first]);
+	(*first)++;
+	if (*first >= argc)
+		return cli_usage_error("import",
+			"give at least one %s output file", mt_import_tool_name(*tool));
+	if (o->json && o->out && !strcmp(o->out, "-"))
+		return cli_usage_error("import",
+				       "--json and -o - would both write to standard output");
+	if (argc - *first > 4096)
+		return cli_usage_error("import", "at most 4096 files");
+	if ((rc = cli_check_io("import", (const char *const *)argv + *first, argc - *first, &o->out,
+			       1)) || (rc = cli_check_io("import", &o->base, 1, &o->out, 1)))
+		return rc;
+	return 0;
+}
+
+/* The profile the measurements go into: --base, else the bundled one of the logs' GPU. */
+static int import_pick_base(const struct iopts *o, struct mt_import *const *ims, int n,
+			    const char **base, struct mt_error *err)
+{
+	*base = o->base;
+	if (!*base) {
+		const char *gpu = mt_import_gpu(ims, n);
+		*base = mt_import_base_for_gpu(gpu);
+		if (!*base && o->out) {
+			if (gpu)
+				mt_error_set(err, MT_EUSAGE, "the logs ran on '%s', which no "
+					     "bundled profile describes (H100, H200, A100, B200, "
+					     "GB200): give --base NAME|FILE", gpu);
+			else
+				mt_error_set(err, MT_EUSAGE, "the logs do not name the GPU: give "
+					     "--base NAME|FILE (dgx-a100-80g, dgx-h100, dgx-h200, "
+					     "dgx-b200, gb200-nvl72 or a profile)");
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* The profile built written to -o, or read as a cluster to check it when not written. */
+static int import_profile_out(const cJSON *doc, const char *out, struct mt_error *err)
+{
+	int rc;
+
+	if (out) {
+		rc = mt_profile_write(doc, out, err);
+		if (!rc)
+			cli_profile_warnings("import", doc, out);
+	} else {
+		struct mt_cluster *c = NULL;
+		rc = mt_cluster_from_json(doc, "(imported profile)", &c, err);
+		if (rc)
+			mt_error_prefix(err, "the profile would be invalid: ");
+		else
+			cli_cluster_warnings("import", c);
+		mt_cluster_free(c);
+	}
+	return rc;
+}
+
 int cmd_import(int argc, char **argv)
 {
 	struct iopts o;
@@ -148,27 +218,11 @@ int cmd_import(int argc, char **argv)
 	char **gw = NULL, name[64] = "";
 	const char *base = NULL;
 	cJSON *doc = NULL;
-	int first = 0, n = 0, i, j, rc, tool, built = 0, ngw = 0, *nparse_warn = NULL;
+	int first = 0, n = 0, i, j, rc, tool = -1, built = 0, ngw = 0, *nparse_warn = NULL;
 
 	if ((rc = import_parse(argc, argv, &o, &first)) >= 0)
 		return rc;
-	if (first >= argc)
-		return cli_usage_error("import",
-			"give the tool (nccl-tests or nvbandwidth) and at least one file");
-	if ((tool = mt_import_tool_parse(argv[first])) < 0)
-		return cli_usage_error("import",
-				       "expected nccl-tests or nvbandwidth, got '%s'", argv[first]);
-	first++;
-	if (first >= argc)
-		return cli_usage_error("import",
-			"give at least one %s output file", mt_import_tool_name(tool));
-	if (o.json && o.out && !strcmp(o.out, "-"))
-		return cli_usage_error("import",
-				       "--json and -o - would both write to standard output");
-	if (argc - first > 4096)
-		return cli_usage_error("import", "at most 4096 files");
-	if ((rc = cli_check_io("import", (const char *const *)argv + first, argc - first, &o.out,
-			       1)) || (rc = cli_check_io("import", &o.base, 1, &o.out, 1)))
+	if ((rc = import_check_args(argc, argv, &o, &first, &tool)))
 		return rc;
 	po.op = o.op;
 	po.ranks = o.ranks;
@@ -192,22 +246,8 @@ int cmd_import(int argc, char **argv)
 	for (i = 0; i < n; i++)
 		nparse_warn[i] = ims[i]->nwarn;
 	/* the profile the measurements go into */
-	base = o.base;
-	if (!base) {
-		const char *gpu = mt_import_gpu(ims, n);
-		base = mt_import_base_for_gpu(gpu);
-		if (!base && o.out) {
-			if (gpu)
-				mt_error_set(&err, MT_EUSAGE, "the logs ran on '%s', which no bundled profile "
-					     "describes (H100, H200, A100, B200, GB200): give --base NAME|FILE",
-					     gpu);
-			else
-				mt_error_set(&err, MT_EUSAGE, "the logs do not name the GPU: give --base "
-					     "NAME|FILE (dgx-a100-80g, dgx-h100, dgx-h200, dgx-b200, "
-					     "gb200-nvl72 or a profile)");
-			goto fail;
-		}
-	}
+	if (import_pick_base(&o, ims, n, &base, &err))
+		goto fail;
 	if (base) {
 		if (o.name)
 			snprintf(name, sizeof(name), "%s", o.name);
@@ -232,20 +272,7 @@ int cmd_import(int argc, char **argv)
 			fprintf(stderr, "megatune import: warning: %s\n", gw[i]);
 		if (rc)
 			goto fail;
-		if (o.out) {
-			rc = mt_profile_write(doc, o.out, &err);
-			if (!rc)
-				cli_profile_warnings("import", doc, o.out);
-		} else {
-			struct mt_cluster *c = NULL;
-			rc = mt_cluster_from_json(doc, "(imported profile)", &c, &err);
-			if (rc)
-				mt_error_prefix(&err, "the profile would be invalid: ");
-			else
-				cli_cluster_warnings("import", c);
-			mt_cluster_free(c);
-		}
-		if (rc)
+		if (import_profile_out(doc, o.out, &err))
 			goto fail;
 		built = 1;
 	}

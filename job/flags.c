@@ -388,14 +388,10 @@ int mt_flags_layers(const struct mt_model *m, const struct mt_job *j, struct mt_
 	return n;
 }
 
-int mt_megatron_args(const struct mt_model *m, const struct mt_job *j, const struct mt_config *c,
-		     struct mt_kv *o)
+/* The virtual stages and how the layers are split among the pipeline stages. */
+static int split_args(const struct mt_model *m, const struct mt_job *j, const struct mt_config *c,
+		      struct mt_kv *o, int n)
 {
-	int n = 0;
-
-	n = mt_flags_model(m, j, o, n);
-	n = flags_add(o, n, KF(TP), "%lld", c->tp);
-	n = flags_add(o, n, KF(PP), "%lld", c->pp);
 	/* a layout gives VPP itself: validate_args allows no more than one of
 	 * it and the virtual-stage flags (arguments.py @ d98e8a64dd, lines
 	 * 929-949) */
@@ -415,6 +411,82 @@ int mt_megatron_args(const struct mt_model *m, const struct mt_job *j, const str
 		n = flags_add(o, n, "decoder-first-pipeline-num-layers", "%lld", c->first_layers);
 		n = flags_add(o, n, "decoder-last-pipeline-num-layers", "%lld", c->last_layers);
 	}
+	return n;
+}
+
+/* The low-precision format and recipe (FP8, NVFP4) and their weight gathers. */
+static int precision_args(const struct mt_job *j, const struct mt_config *c, struct mt_kv *o, int n)
+{
+	if (j->precision == MT_PREC_FP8) {
+		n = adds(o, n, "fp8-format", "hybrid");
+		n = adds(o, n, "fp8-recipe", mt_fp8_recipe_name(j->fp8_recipe));
+		/* MXFP8 weights gathered in BF16 through the gradient buffer, as
+		 * Bridge's MXFP8 recipe runs them and the model times them
+		 * (perfmodel/precision.h mt_param_ag_recast) */
+		if (mt_param_ag_recast(j, 1) > 0 && mt_param_gather_applies(j, c))
+			n = flags_add(o, n, "reuse-grad-buf-for-mxfp8-param-ag", NULL, 0);
+	} else if (j->precision == MT_PREC_NVFP4) {
+		/* transformer_config.py @ d98e8a64dd lines 673-692: fp4 (e2m1, the
+		 * flag --fp4-format), fp4_recipe, fp4_param (--fp4-param-gather) */
+		n = adds(o, n, "fp4-format", "e2m1");
+		n = adds(o, n, "fp4-recipe", "nvfp4");
+		if (mt_param_gather_q(j, c->dist_opt) && c->dp > 1)
+			n = flags_add(o, n, "fp4-param-gather", NULL, 0);
+	}
+	return n;
+}
+
+/* Megatron-FSDP or PyTorch FSDP2, with the checkpoint format each requires. */
+static int fsdp_args(const struct mt_config *c, struct mt_kv *o, int n)
+{
+	if (c->fsdp == MT_FSDP_MEGATRON) {
+		/* Megatron-FSDP: validate_args requires the fsdp_dtensor checkpoint
+		 * format and keeps the distributed optimizer (v1) on
+		 * (arguments.py @ d98e8a64dd, lines 1118-1168) */
+		n = flags_add(o, n, KF(FSDP), NULL, 0);
+		n = adds(o, n, "data-parallel-sharding-strategy", "optim_grads_params");
+		n = adds(o, n, "ckpt-format", "fsdp_dtensor");
+	} else if (c->fsdp == MT_FSDP_TORCH) {
+		/* PyTorch FSDP2: no distributed optimizer, no gradient
+		 * accumulation fusion, a torch_dist checkpoint (arguments.py @
+		 * d98e8a64dd, lines 1031-1049; untied embeddings are the model's) */
+		n = flags_add(o, n, "use-torch-fsdp2", NULL, 0);
+		n = flags_add(o, n, "no-gradient-accumulation-fusion", NULL, 0);
+		n = adds(o, n, "ckpt-format", "torch_dist");
+	}
+	return n;
+}
+
+/* The activation recomputation: selective (its modules) or full (method, layers). */
+static int recompute_args(const struct mt_config *c, struct mt_kv *o, int n)
+{
+	if (c->recompute == MT_RC_SELECTIVE) {
+		n = adds(o, n, KF(RECOMPUTE), "selective");
+		/* Megatron-LM's default set is core_attn alone: named otherwise */
+		if (c->recompute_modules > 0 && c->recompute_modules != MT_RCM_DEFAULT) {
+			char v[MT_KNOB_FMT_MAX];
+
+			n = adds(o, n, KF(RC_MODULES),
+				 mt_rc_modules_format((unsigned)c->recompute_modules, ' ', v,
+						      sizeof(v)));
+		}
+	} else if (c->recompute == MT_RC_FULL) {
+		n = adds(o, n, KF(RECOMPUTE), "full");
+		n = adds(o, n, KF(RC_METHOD), mt_rc_method_name(c->recompute_method));
+		n = flags_add(o, n, KF(RC_LAYERS), "%lld", c->recompute_layers);
+	}
+	return n;
+}
+
+int mt_megatron_args(const struct mt_model *m, const struct mt_job *j, const struct mt_config *c,
+		     struct mt_kv *o)
+{
+	int n = 0;
+
+	n = mt_flags_model(m, j, o, n);
+	n = flags_add(o, n, KF(TP), "%lld", c->tp);
+	n = flags_add(o, n, KF(PP), "%lld", c->pp);
+	n = split_args(m, j, c, o, n);
 	n = flags_add(o, n, KF(CP), "%lld", c->cp);
 	if (c->cp > 1) {
 		n = adds(o, n, KF(CP_COMM), mt_cp_comm_name(c->cp_comm));
@@ -434,22 +506,7 @@ int mt_megatron_args(const struct mt_model *m, const struct mt_job *j, const str
 	n = flags_add(o, n, KF(MBS), "%lld", c->mbs);
 	n = flags_add(o, n, "global-batch-size", "%lld", j->gbs);
 	n = flags_add(o, n, "bf16", NULL, 0);
-	if (j->precision == MT_PREC_FP8) {
-		n = adds(o, n, "fp8-format", "hybrid");
-		n = adds(o, n, "fp8-recipe", mt_fp8_recipe_name(j->fp8_recipe));
-		/* MXFP8 weights gathered in BF16 through the gradient buffer, as
-		 * Bridge's MXFP8 recipe runs them and the model times them
-		 * (perfmodel/precision.h mt_param_ag_recast) */
-		if (mt_param_ag_recast(j, 1) > 0 && mt_param_gather_applies(j, c))
-			n = flags_add(o, n, "reuse-grad-buf-for-mxfp8-param-ag", NULL, 0);
-	} else if (j->precision == MT_PREC_NVFP4) {
-		/* transformer_config.py @ d98e8a64dd lines 673-692: fp4 (e2m1, the
-		 * flag --fp4-format), fp4_recipe, fp4_param (--fp4-param-gather) */
-		n = adds(o, n, "fp4-format", "e2m1");
-		n = adds(o, n, "fp4-recipe", "nvfp4");
-		if (mt_param_gather_q(j, c->dist_opt) && c->dp > 1)
-			n = flags_add(o, n, "fp4-param-gather", NULL, 0);
-	}
+	n = precision_args(j, c, o, n);
 	if (j->opt_offload > 0) {
 		/* arguments.py @ d98e8a64dd lines 1884-1887: the hybrid device
 		 * optimizer needs the precision-aware optimizer */
@@ -460,21 +517,7 @@ int mt_megatron_args(const struct mt_model *m, const struct mt_job *j, const str
 		n = adds(o, n, "optimizer-offload-fraction", fr);
 	}
 	n = prec_opt_flags(c, o, n);
-	if (c->fsdp == MT_FSDP_MEGATRON) {
-		/* Megatron-FSDP: validate_args requires the fsdp_dtensor checkpoint
-		 * format and keeps the distributed optimizer (v1) on
-		 * (arguments.py @ d98e8a64dd, lines 1118-1168) */
-		n = flags_add(o, n, KF(FSDP), NULL, 0);
-		n = adds(o, n, "data-parallel-sharding-strategy", "optim_grads_params");
-		n = adds(o, n, "ckpt-format", "fsdp_dtensor");
-	} else if (c->fsdp == MT_FSDP_TORCH) {
-		/* PyTorch FSDP2: no distributed optimizer, no gradient
-		 * accumulation fusion, a torch_dist checkpoint (arguments.py @
-		 * d98e8a64dd, lines 1031-1049; untied embeddings are the model's) */
-		n = flags_add(o, n, "use-torch-fsdp2", NULL, 0);
-		n = flags_add(o, n, "no-gradient-accumulation-fusion", NULL, 0);
-		n = adds(o, n, "ckpt-format", "torch_dist");
-	}
+	n = fsdp_args(c, o, n);
 	if (c->dist_opt) {
 		n = flags_add(o, n, KF(DIST_OPT), NULL, 0);
 		/* arguments.py @ d98e8a64dd, lines 1025-1028: only with the
@@ -492,21 +535,7 @@ int mt_megatron_args(const struct mt_model *m, const struct mt_job *j, const str
 		n = flags_add(o, n, KF(TP_OVERLAP), NULL, 0);
 	if (mt_p2p_blocks(c))
 		n = flags_add(o, n, "no-overlap-p2p-communication", NULL, 0);
-	if (c->recompute == MT_RC_SELECTIVE) {
-		n = adds(o, n, KF(RECOMPUTE), "selective");
-		/* Megatron-LM's default set is core_attn alone: named otherwise */
-		if (c->recompute_modules > 0 && c->recompute_modules != MT_RCM_DEFAULT) {
-			char v[MT_KNOB_FMT_MAX];
-
-			n = adds(o, n, KF(RC_MODULES),
-				 mt_rc_modules_format((unsigned)c->recompute_modules, ' ', v,
-						      sizeof(v)));
-		}
-	} else if (c->recompute == MT_RC_FULL) {
-		n = adds(o, n, KF(RECOMPUTE), "full");
-		n = adds(o, n, KF(RC_METHOD), mt_rc_method_name(c->recompute_method));
-		n = flags_add(o, n, KF(RC_LAYERS), "%lld", c->recompute_layers);
-	}
+	n = recompute_args(c, o, n);
 	/* No --cpu-offloading: TransformerConfig's cpu_offloading and
 	 * cpu_offloading_activations/_weights are excluded from the command
 	 * line; validate_args sets cpu_offloading from the number of layers

@@ -424,6 +424,59 @@ static int optim_key(const struct mt_kv *b, struct mt_kv *o, int n)
 	return mt_kv_note(o, n, "optim", k);
 }
 
+/* Bridge's mixed_precision recipe v as verl's dtype, format, recipe and gather keys. */
+static int verl_precision(const struct mt_job *j, int dist_opt, const char *v, struct mt_kv *o,
+			  int n)
+{
+	/* the weights kept quantised for the all-gather: TransformerConfig's
+	 * fp8_param / fp4_param and the DDP config's *_param_gather, as
+	 * --fp8-param-gather sets both */
+	int q = mt_param_gather_q(j, dist_opt);
+
+	n = verl_put(o, n, ACTOR "megatron.dtype", "bfloat16");
+	if (strstr(v, "nvfp4")) {
+		n = verl_put(o, n, ACTOR "megatron.override_transformer_config.fp4", "e2m1");
+		n = verl_put(o, n, ACTOR "megatron.override_transformer_config.fp4_recipe",
+			     "nvfp4");
+		if (q) {
+			n = verl_put(o, n, ACTOR "megatron.override_transformer_config.fp4_param",
+				     "true");
+			n = verl_put(o, n, ACTOR "megatron.override_ddp_config.fp4_param_gather",
+				     "true");
+		}
+		return n;
+	}
+	if (strstr(v, "fp8")) {
+		n = verl_put(o, n, ACTOR "megatron.override_transformer_config.fp8", "hybrid");
+		n = verl_put(o, n, ACTOR "megatron.override_transformer_config.fp8_recipe",
+			     mt_fp8_recipe_name(j->fp8_recipe));
+		if (q) {
+			n = verl_put(o, n, ACTOR "megatron.override_transformer_config.fp8_param",
+				     "true");
+			n = verl_put(o, n, ACTOR "megatron.override_ddp_config.fp8_param_gather",
+				     "true");
+		}
+		/* the MXFP8 gather in BF16 needs the reuse in both configs:
+		 * the optimizer stages the master weights into the gather
+		 * buffer only with its own (Megatron-Core d98e8a6
+		 * optimizer/optimizer.py:800-808), and verl builds its
+		 * OptimizerConfig from override_optimizer_config alone */
+		if (mt_param_ag_recast(j, dist_opt) > 0) {
+			n = verl_put(o, n, ACTOR "megatron.override_ddp_config."
+				"reuse_grad_buf_for_mxfp8_param_ag", "true");
+			n = verl_put(o, n, ACTOR "optim.override_optimizer_config."
+				"reuse_grad_buf_for_mxfp8_param_ag", "true");
+			n = mt_kv_note(o, n, "overlap_param_gather",
+				       "MXFP8 weights with the parameter gather overlapped: "
+				       "Megatron-LM's own loop stages the master weights into "
+				       "the gather buffer (training.py @ d98e8a6, lines "
+				       "3057-3078), verl's does not; there set "
+				       "override_ddp_config.overlap_param_gather=false");
+		}
+	}
+	return n;
+}
+
 /* One Bridge override as verl keys */
 static int from_bridge(const struct mt_kv *b, const struct mt_job *j, int dist_opt, struct mt_kv *o,
 		       int n)
@@ -524,50 +577,8 @@ static int from_bridge(const struct mt_kv *b, const struct mt_job *j, int dist_o
 		n = verl_put(o, n, "data.max_prompt_length", p);
 		return verl_put(o, n, "data.max_response_length", r);
 	}
-	if (!strcmp(b->key, "mixed_precision")) {
-		/* the weights kept quantised for the all-gather: TransformerConfig's
-		 * fp8_param / fp4_param and the DDP config's *_param_gather, as
-		 * --fp8-param-gather sets both */
-		int q = mt_param_gather_q(j, dist_opt);
-
-		n = verl_put(o, n, ACTOR "megatron.dtype", "bfloat16");
-		if (strstr(v, "nvfp4")) {
-			n = verl_put(o, n, ACTOR "megatron.override_transformer_config.fp4", "e2m1");
-			n = verl_put(o, n, ACTOR "megatron.override_transformer_config.fp4_recipe", "nvfp4");
-			if (q) {
-				n = verl_put(o, n, ACTOR "megatron.override_transformer_config.fp4_param", "true");
-				n = verl_put(o, n, ACTOR "megatron.override_ddp_config.fp4_param_gather", "true");
-			}
-			return n;
-		}
-		if (strstr(v, "fp8")) {
-			n = verl_put(o, n, ACTOR "megatron.override_transformer_config.fp8", "hybrid");
-			n = verl_put(o, n, ACTOR "megatron.override_transformer_config.fp8_recipe",
-				mt_fp8_recipe_name(j->fp8_recipe));
-			if (q) {
-				n = verl_put(o, n, ACTOR "megatron.override_transformer_config.fp8_param", "true");
-				n = verl_put(o, n, ACTOR "megatron.override_ddp_config.fp8_param_gather", "true");
-			}
-			/* the MXFP8 gather in BF16 needs the reuse in both configs:
-			 * the optimizer stages the master weights into the gather
-			 * buffer only with its own (Megatron-Core d98e8a6
-			 * optimizer/optimizer.py:800-808), and verl builds its
-			 * OptimizerConfig from override_optimizer_config alone */
-			if (mt_param_ag_recast(j, dist_opt) > 0) {
-				n = verl_put(o, n, ACTOR "megatron.override_ddp_config."
-					"reuse_grad_buf_for_mxfp8_param_ag", "true");
-				n = verl_put(o, n, ACTOR "optim.override_optimizer_config."
-					"reuse_grad_buf_for_mxfp8_param_ag", "true");
-				n = mt_kv_note(o, n, "overlap_param_gather",
-					       "MXFP8 weights with the parameter gather overlapped: "
-					       "Megatron-LM's own loop stages the master weights into "
-					       "the gather buffer (training.py @ d98e8a6, lines "
-					       "3057-3078), verl's does not; there set "
-					       "override_ddp_config.overlap_param_gather=false");
-			}
-		}
-		return n;
-	}
+	if (!strcmp(b->key, "mixed_precision"))
+		return verl_precision(j, dist_opt, v, o, n);
 	if (!strcmp(b->key, "dist.use_torch_fsdp2"))
 		return mt_kv_note(o, n, "fsdp2", "PyTorch FSDP2 is verl's fsdp strategy "
 			     "(actor_rollout_ref.actor.strategy=fsdp2), not a key of its Megatron engine");

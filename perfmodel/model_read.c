@@ -449,14 +449,67 @@ static void hf_typos(const cJSON *o, const char *file, struct mt_model *m)
 	}
 }
 
+/* The experts of a MoE model: their count per token, widths, router and which layers. */
+static int hf_experts(const cJSON *o, const struct mt_jpos *at, const struct hf_family *fam,
+		      struct mt_model *m, struct mt_error *err)
+{
+	const char *file = at->file;
+	const cJSON *v;
+	int rc, i, first_dense = 0, freq = 1, sparse_step = 1, shared_experts = 0;
+
+	if ((rc = get_int_any(at, o, KEYS("num_experts_per_tok", "moe_topk"), 1, 1, &m->topk,
+			      err)) < 0)
+		return rc;
+	m->moe_ffn = m->ffn;
+	if ((rc = get_int_any(at, o, KEYS("moe_intermediate_size"), 0, 1, &m->moe_ffn, err)) < 0 ||
+	    (rc = get_int_any(at, o, KEYS("shared_expert_intermediate_size"), 0, 0, &m->shared_ffn,
+			      err)) < 0 ||
+	    (rc = get_int_any(at, o, KEYS("n_shared_experts"), 0, 0, &shared_experts, err)) < 0 ||
+	    (rc = get_int_any(at, o, KEYS("first_k_dense_replace"), 0, 0, &first_dense, err)) < 0 ||
+	    (rc = get_int_any(at, o, KEYS("moe_layer_freq"), 0, 1, &freq, err)) < 0 ||
+	    (rc = get_int_any(at, o, KEYS("decoder_sparse_step"), 0, 1, &sparse_step, err)) < 0)
+		return rc;
+	if (shared_experts)
+		m->shared_ffn = shared_experts * m->moe_ffn;
+	m->router_bias = cJSON_IsString(cJSON_GetObjectItemCaseSensitive(o, "topk_method")) &&
+			 !strcmp(cJSON_GetObjectItemCaseSensitive(o, "topk_method")->valuestring,
+				 "noaux_tc");
+	if ((rc = hf_router(o, file, fam, m, err)) < 0)
+		return rc;
+	for (i = 0; i < m->layers; i++) {
+		if (fam->moe_dense_first || !strncmp(m->arch, "deepseek", 8))
+			m->is_moe[i] = i >= first_dense && i % freq == 0;
+		else
+			m->is_moe[i] = (i + 1) % sparse_step == 0;
+	}
+	v = cJSON_GetObjectItemCaseSensitive(o, "mlp_only_layers");
+	if (v && !cJSON_IsNull(v)) {
+		const cJSON *e;
+		if (!cJSON_IsArray(v))
+			return mt_error_set(err, MT_EINVAL,
+					    "%s: field 'mlp_only_layers': expected an array of "
+					    "layer indices, got %s", file, mt_json_type(v));
+		cJSON_ArrayForEach(e, v) {
+			if (!cJSON_IsNumber(e) || e->valuedouble < 0 ||
+			    e->valuedouble >= m->layers || e->valuedouble != floor(e->valuedouble))
+				return mt_error_set(err, MT_EINVAL,
+						    "%s: field 'mlp_only_layers': expected layer "
+						    "indices in [0, %d)", file, m->layers);
+			m->is_moe[(int)e->valuedouble] = 0;
+		}
+	}
+	if (fam->all_moe)
+		m->ffn = 0; /* every MLP is a MoE layer */
+	return MT_OK;
+}
+
 int mt_model_read_hf(const cJSON *o, const char *file, struct mt_model *m, struct mt_error *err)
 {
 	struct mt_jpos at = { file, "" };
 	const struct hf_family *fam;
 	const cJSON *v;
 	char act[48] = "";
-	int rc, i, gpt2_style, first_dense = 0, freq = 1, sparse_step = 1, shared_experts = 0;
-	int from_class;
+	int rc, gpt2_style, from_class;
 
 	hf_typos(o, file, m);
 	gpt2_style = model_pick(o, KEYS("n_embd")) != NULL;
@@ -539,49 +592,8 @@ int mt_model_read_hf(const cJSON *o, const char *file, struct mt_model *m, struc
 	if ((rc = get_int_any(&at, o, KEYS("num_local_experts", "num_experts", "n_routed_experts"), 0, 0,
 			      &m->experts, err)) < 0)
 		return rc;
-	if (m->experts > 0) {
-		if ((rc = get_int_any(&at, o, KEYS("num_experts_per_tok", "moe_topk"), 1, 1, &m->topk, err)) < 0)
-			return rc;
-		m->moe_ffn = m->ffn;
-		if ((rc = get_int_any(&at, o, KEYS("moe_intermediate_size"), 0, 1, &m->moe_ffn, err)) < 0 ||
-		    (rc = get_int_any(&at, o, KEYS("shared_expert_intermediate_size"), 0, 0, &m->shared_ffn, err)) < 0 ||
-		    (rc = get_int_any(&at, o, KEYS("n_shared_experts"), 0, 0, &shared_experts, err)) < 0 ||
-		    (rc = get_int_any(&at, o, KEYS("first_k_dense_replace"), 0, 0, &first_dense, err)) < 0 ||
-		    (rc = get_int_any(&at, o, KEYS("moe_layer_freq"), 0, 1, &freq, err)) < 0 ||
-		    (rc = get_int_any(&at, o, KEYS("decoder_sparse_step"), 0, 1, &sparse_step, err)) < 0)
-			return rc;
-		if (shared_experts)
-			m->shared_ffn = shared_experts * m->moe_ffn;
-		m->router_bias = cJSON_IsString(cJSON_GetObjectItemCaseSensitive(o, "topk_method")) &&
-				 !strcmp(cJSON_GetObjectItemCaseSensitive(o, "topk_method")->valuestring,
-					 "noaux_tc");
-		if ((rc = hf_router(o, file, fam, m, err)) < 0)
-			return rc;
-		for (i = 0; i < m->layers; i++) {
-			if (fam->moe_dense_first || !strncmp(m->arch, "deepseek", 8))
-				m->is_moe[i] = i >= first_dense && i % freq == 0;
-			else
-				m->is_moe[i] = (i + 1) % sparse_step == 0;
-		}
-		v = cJSON_GetObjectItemCaseSensitive(o, "mlp_only_layers");
-		if (v && !cJSON_IsNull(v)) {
-			const cJSON *e;
-			if (!cJSON_IsArray(v))
-				return mt_error_set(err, MT_EINVAL,
-						    "%s: field 'mlp_only_layers': expected an array of "
-						    "layer indices, got %s", file, mt_json_type(v));
-			cJSON_ArrayForEach(e, v) {
-				if (!cJSON_IsNumber(e) || e->valuedouble < 0 ||
-				    e->valuedouble >= m->layers || e->valuedouble != floor(e->valuedouble))
-					return mt_error_set(err, MT_EINVAL,
-							    "%s: field 'mlp_only_layers': expected layer "
-							    "indices in [0, %d)", file, m->layers);
-				m->is_moe[(int)e->valuedouble] = 0;
-			}
-		}
-		if (fam->all_moe)
-			m->ffn = 0; /* every MLP is a MoE layer */
-	}
+	if (m->experts > 0 && (rc = hf_experts(o, &at, fam, m, err)) < 0)
+		return rc;
 	/* a gated (SwiGLU) family's config class has a fixed default width, not
 	 * 4h (transformers LlamaConfig: intermediate_size=11008, Llama-2-7B's):
 	 * a file without it is refused rather than read with a guess */

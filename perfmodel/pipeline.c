@@ -420,44 +420,12 @@ static double inflight_chunks(const struct mt_plan *b, int st)
 	return peak * vpp / tot;
 }
 
-int mt_plan_compute(const struct mt_ctx *x, const struct mt_costs *a, int pp, int vpp, int dp,
-		    int num_mb, const struct mt_config *cfg, struct mt_plan *o)
+/* The representative stages, those the plan's candidates are evaluated on (o->rep). */
+static void plan_rep_stages(const struct mt_model *m, const struct mt_costs *a, int pp, int vpp,
+			    int num_mb, struct mt_plan *o)
 {
-	const struct mt_model *m = x->model;
-	const int L = m->layers;
-	double w[MT_L_N], best_w = -1, gb, bucket, Pd = 0, Pe = 0, agb;
-	int chunk, layer = 0, i, r, k;
-
-	o->valid = 0;
-	if (pp > MT_MAX_PP || pp < 1 || vpp < 1 || plan_split(x, pp, vpp, o))
-		return -1;
-	o->pp = pp;
-	o->vpp = vpp;
-	o->dp = dp;
-	o->num_mb = num_mb;
-	o->edp = (int)((long)dp * a->cp * a->tp / ((long)a->ep * a->etp));
-	memset(o->nl, 0, sizeof(o->nl[0]) * (size_t)pp);
-	o->tot[0] = o->tot[1] = 0;
-	o->chunk_layers_max = 0;
-	o->mtp_stage = pp - 1;
-	for (chunk = 0; chunk < o->layout.n; chunk++) {
-		int n = o->layout.t[chunk], st = chunk % pp;
-
-		if (n > o->chunk_layers_max)
-			o->chunk_layers_max = n;
-		for (i = 0; i < n && layer < L; i++, layer++) {
-			k = m->is_moe[layer] ? MT_L_MOE : MT_L_DENSE;
-			o->nl[st][k]++;
-			o->tot[k]++;
-		}
-	}
-	if (m->mtp_layers) { /* the MTP modules: on the last stage unless a layout moves them */
-		if (o->layout.mtp_chunk >= 0)
-			o->mtp_stage = o->layout.mtp_chunk % pp;
-		k = m->is_moe[L - 1] ? MT_L_MOE : MT_L_DENSE;
-		o->nl[o->mtp_stage][k] += m->mtp_layers;
-		o->tot[k] += m->mtp_layers;
-	}
+	double w[MT_L_N], best_w = -1;
+	int i, k;
 
 	/* representative stages: first, the heaviest middle one (and the
 	 * heaviest once the 1F1B EP overlap saves its share of each MoE layer,
@@ -494,14 +462,14 @@ int mt_plan_compute(const struct mt_ctx *x, const struct mt_costs *a, int pp, in
 		o->rep[o->nrep++] = o->mtp_stage;
 	if (pp > 1)
 		o->rep[o->nrep++] = pp - 1;
-	for (r = 0; r < o->nrep; r++) {
-		o->par_dense[r] =
-			mt_stage_params(x, a, o, o->rep[r], &o->par_exp[r], &o->par_fp8[r]);
-		if (o->par_dense[r] > Pd)
-			Pd = o->par_dense[r];
-		if (o->par_exp[r] > Pe)
-			Pe = o->par_exp[r];
-	}
+}
+
+/* The data-parallel communication per step of Pd dense and Pe expert parameters. */
+static void plan_dp_comm(const struct mt_ctx *x, const struct mt_costs *a, int dp,
+			 const struct mt_config *cfg, double Pd, double Pe, struct mt_plan *o)
+{
+	double gb, bucket, agb;
+	int i;
 
 	/* data-parallel communication per step (5.4); quantised weights are
 	 * gathered in their format (4.9) */
@@ -535,6 +503,58 @@ int mt_plan_compute(const struct mt_ctx *x, const struct mt_costs *a, int pp, in
 			o->dp_ag[i] = o->dp_ag_first[i] = 0;
 		}
 	}
+}
+
+int mt_plan_compute(const struct mt_ctx *x, const struct mt_costs *a, int pp, int vpp, int dp,
+		    int num_mb, const struct mt_config *cfg, struct mt_plan *o)
+{
+	const struct mt_model *m = x->model;
+	const int L = m->layers;
+	double Pd = 0, Pe = 0;
+	int chunk, layer = 0, i, r, k;
+
+	o->valid = 0;
+	if (pp > MT_MAX_PP || pp < 1 || vpp < 1 || plan_split(x, pp, vpp, o))
+		return -1;
+	o->pp = pp;
+	o->vpp = vpp;
+	o->dp = dp;
+	o->num_mb = num_mb;
+	o->edp = (int)((long)dp * a->cp * a->tp / ((long)a->ep * a->etp));
+	memset(o->nl, 0, sizeof(o->nl[0]) * (size_t)pp);
+	o->tot[0] = o->tot[1] = 0;
+	o->chunk_layers_max = 0;
+	o->mtp_stage = pp - 1;
+	for (chunk = 0; chunk < o->layout.n; chunk++) {
+		int n = o->layout.t[chunk], st = chunk % pp;
+
+		if (n > o->chunk_layers_max)
+			o->chunk_layers_max = n;
+		for (i = 0; i < n && layer < L; i++, layer++) {
+			k = m->is_moe[layer] ? MT_L_MOE : MT_L_DENSE;
+			o->nl[st][k]++;
+			o->tot[k]++;
+		}
+	}
+	if (m->mtp_layers) { /* the MTP modules: on the last stage unless a layout moves them */
+		if (o->layout.mtp_chunk >= 0)
+			o->mtp_stage = o->layout.mtp_chunk % pp;
+		k = m->is_moe[L - 1] ? MT_L_MOE : MT_L_DENSE;
+		o->nl[o->mtp_stage][k] += m->mtp_layers;
+		o->tot[k] += m->mtp_layers;
+	}
+
+	plan_rep_stages(m, a, pp, vpp, num_mb, o);
+	for (r = 0; r < o->nrep; r++) {
+		o->par_dense[r] =
+			mt_stage_params(x, a, o, o->rep[r], &o->par_exp[r], &o->par_fp8[r]);
+		if (o->par_dense[r] > Pd)
+			Pd = o->par_dense[r];
+		if (o->par_exp[r] > Pe)
+			Pe = o->par_exp[r];
+	}
+
+	plan_dp_comm(x, a, dp, cfg, Pd, Pe, o);
 	/* the optimizer step per parameter at its least, with or without the
 	 * precision-aware optimizer that level C may add (the step floor, 7) */
 	{

@@ -48,17 +48,155 @@ static void rank_warnings(struct sbuf *sb, const struct mt_rank_stats *r)
 			  (size_t)(MT_TRACE_MAX_NAME_BYTES >> 20));
 }
 
+/* The counts and times of every rank summed, for the tables below the ranks'. */
+struct analysis_sums {
+	size_t cat_count[MT_KC_N];
+	int64_t cat_time[MT_KC_N], ktime;
+	int64_t coll_t[MT_TC_N], coll_x[MT_TC_N], cus_t, cus_x;
+	size_t coll_k[MT_TC_N], cus_k, left;
+	int any_comm;
+};
+
+/* One rank's row of the table of ranks. */
+static void analysis_rank_row(struct mt_table *t, const struct mt_rank_stats *x)
+{
+	mt_table_cell(t, "%lld", (long long)x->rank);
+	mt_table_cell(t, "%.3f", ms(x->total));
+	mt_table_cell(t, "%.3f", ms(x->busy));
+	mt_table_cell(t, "%.3f", ms(x->comp));
+	mt_table_cell(t, "%.3f", ms(x->comm));
+	mt_table_cell(t, "%.3f", ms(x->exposed_comm));
+	mt_table_cell(t, "%.1f", x->overlap_pct);
+	mt_table_cell(t, "%.3f", ms(x->memcpy));
+	mt_table_cell(t, "%.3f", ms(x->exposed_memcpy));
+	mt_table_cell(t, "%.3f", ms(x->idle));
+	mt_table_cell(t, "%.3f", ms(x->idle_host_wait));
+	mt_table_cell(t, "%.3f", ms(x->idle_launch));
+	mt_table_cell(t, "%zu", x->nkernels);
+	mt_table_cell(t, "%zu", x->nstreams);
+	if (x->has_steps)
+		mt_table_cell(t, "%.3f", ms(x->step_mean));
+	else
+		mt_table_cell(t, "-");
+}
+
+/* One rank's counts and times added to the sums over the ranks. */
+static void analysis_sums_add(struct analysis_sums *s, const struct mt_rank_stats *x)
+{
+	int k;
+
+	for (k = 0; k < MT_KC_N; k++) {
+		s->cat_count[k] += x->cat_count[k];
+		s->cat_time[k] += x->cat_time[k];
+		if (k != MT_KC_MEMCPY)
+			s->ktime += x->cat_time[k];
+	}
+	for (k = 0; k < MT_TC_N; k++) {
+		s->coll_t[k] += x->coll_time[k];
+		s->coll_x[k] += x->coll_exposed[k];
+		s->coll_k[k] += x->coll_kernels[k];
+	}
+	s->cus_t += x->custom_comm;
+	s->cus_x += x->custom_exposed;
+	s->cus_k += x->custom_kernels;
+	s->any_comm |= x->ncomm > 0;
+	s->left += x->nleft_out;
+}
+
+/* The table of communication by kind, summed over the ranks. */
+static void analysis_comm_text(struct sbuf *sb, const struct analysis_sums *s, int n)
+{
+	struct mt_table t;
+	int k;
+
+	sbuf_addf(sb, "\nCommunication by kind%s (union per rank, summed):\n",
+		  n > 1 ? ", all ranks" : "");
+	mt_table_init(&t);
+	mt_table_col(&t, 0, "kind", "", 1);
+	mt_table_col(&t, 1, "kernels", "", 0);
+	mt_table_col(&t, 2, "time", "ms", 0);
+	mt_table_col(&t, 3, "exposed", "ms", 0);
+	for (k = 0; k < MT_TC_N; k++) {
+		if (!s->coll_k[k])
+			continue;
+		mt_table_cell(&t, "%s", mt_tcoll_name(k));
+		mt_table_cell(&t, "%zu", s->coll_k[k]);
+		mt_table_cell(&t, "%.3f", ms(s->coll_t[k]));
+		mt_table_cell(&t, "%.3f", ms(s->coll_x[k]));
+	}
+	if (s->cus_k) {
+		mt_table_cell(&t, "custom (DeepEP, NVSHMEM, patterns)");
+		mt_table_cell(&t, "%zu", s->cus_k);
+		mt_table_cell(&t, "%.3f", ms(s->cus_t));
+		mt_table_cell(&t, "%.3f", ms(s->cus_x));
+	}
+	mt_table_render(&t, sb, "  ", MT_TABLE_HASH);
+	mt_table_release(&t);
+}
+
+/* The table of kernel categories, summed over the ranks. */
+static void analysis_category_text(struct sbuf *sb, const struct analysis_sums *s, int n)
+{
+	struct mt_table t;
+	int k;
+
+	sbuf_addf(sb, "\nKernel categories%s (sum of durations):\n", n > 1 ? ", all ranks" : "");
+	mt_table_init(&t);
+	mt_table_col(&t, 0, "category", "", 1);
+	mt_table_col(&t, 1, "count", "", 0);
+	mt_table_col(&t, 2, "time", "ms", 0);
+	mt_table_col(&t, 3, "share", "%", 0);
+	for (k = 0; k < MT_KC_N; k++) {
+		if (!s->cat_count[k])
+			continue;
+		mt_table_cell(&t, "%s", mt_kcat_name(k));
+		mt_table_cell(&t, "%zu", s->cat_count[k]);
+		mt_table_cell(&t, "%.3f", ms(s->cat_time[k]));
+		if (k == MT_KC_MEMCPY)
+			mt_table_cell(&t, "-");
+		else
+			mt_table_cell(&t, "%.1f", s->ktime ? 100.0 * (double)s->cat_time[k] /
+							     (double)s->ktime : 0);
+	}
+	mt_table_render(&t, sb, "  ", MT_TABLE_HASH);
+	mt_table_release(&t);
+}
+
+/* The ranks compared: the slowest, the stragglers, the idle range, the start skew. */
+static void analysis_across_text(struct sbuf *sb, const struct mt_rank_stats *r,
+				 const struct mt_job_stats *j)
+{
+	int i;
+
+	sbuf_addf(sb, "\nAcross ranks: slowest rank %lld, computation %.3fx the median",
+		  (long long)r[j->slowest].rank, j->slowest_ratio);
+	if (j->nstragglers) {
+		sbuf_adds(sb, "; stragglers (> 5% above the median):");
+		for (i = 0; i < j->nstragglers; i++)
+			sbuf_addf(sb, " %lld", (long long)r[j->stragglers[i]].rank);
+	} else {
+		sbuf_adds(sb, "; no straggler (> 5% above the median)");
+	}
+	sbuf_addf(sb, "; idle from %.3f to %.3f ms.\n", ms(j->idle_min), ms(j->idle_max));
+	if (j->start_skew >= 0)
+		sbuf_addf(sb, "Start skew of ProfilerStep#%lld: %.3f ms; rank %lld starts first "
+			  "and waits for its peers (ranks on one clock: %s).\n",
+			  (long long)j->skew_step, ms(j->start_skew),
+			  (long long)r[j->wait_rank].rank, j->clock_evidence);
+	else
+		sbuf_adds(sb, "No start skew: the ranks are not shown to share one clock, or no "
+			  "step is present in every rank.\n");
+}
+
 void mt_analysis_text(struct sbuf *sb, const struct mt_rank_stats *r, int n,
 		      const struct mt_job_stats *j, const struct mt_explain *ex,
 		      const struct mt_analyze_opts *ao)
 {
 	struct mt_table t;
-	size_t cat_count[MT_KC_N] = { 0 };
-	int64_t cat_time[MT_KC_N] = { 0 }, ktime = 0;
-	int64_t coll_t[MT_TC_N] = { 0 }, coll_x[MT_TC_N] = { 0 }, cus_t = 0, cus_x = 0;
-	size_t coll_k[MT_TC_N] = { 0 }, cus_k = 0, left = 0;
-	int i, k, any_comm = 0;
+	struct analysis_sums s;
+	int i;
 
+	memset(&s, 0, sizeof(s));
 	sbuf_addf(sb, "megatune analyze: %d rank%s; %s%s\n", n, n == 1 ? "" : "s",
 		  ao->linked_only ? "GPU events linked to a launch call" : "every GPU event",
 		  ao->window == MT_WIN_STEPS ? ", inside the ProfilerStep window" :
@@ -80,114 +218,20 @@ void mt_analysis_text(struct sbuf *sb, const struct mt_rank_stats *r, int n,
 	mt_table_col(&t, 13, "streams", "", 0);
 	mt_table_col(&t, 14, "step", "ms", 0);
 	for (i = 0; i < n; i++) {
-		const struct mt_rank_stats *x = &r[i];
-		mt_table_cell(&t, "%lld", (long long)x->rank);
-		mt_table_cell(&t, "%.3f", ms(x->total));
-		mt_table_cell(&t, "%.3f", ms(x->busy));
-		mt_table_cell(&t, "%.3f", ms(x->comp));
-		mt_table_cell(&t, "%.3f", ms(x->comm));
-		mt_table_cell(&t, "%.3f", ms(x->exposed_comm));
-		mt_table_cell(&t, "%.1f", x->overlap_pct);
-		mt_table_cell(&t, "%.3f", ms(x->memcpy));
-		mt_table_cell(&t, "%.3f", ms(x->exposed_memcpy));
-		mt_table_cell(&t, "%.3f", ms(x->idle));
-		mt_table_cell(&t, "%.3f", ms(x->idle_host_wait));
-		mt_table_cell(&t, "%.3f", ms(x->idle_launch));
-		mt_table_cell(&t, "%zu", x->nkernels);
-		mt_table_cell(&t, "%zu", x->nstreams);
-		if (x->has_steps)
-			mt_table_cell(&t, "%.3f", ms(x->step_mean));
-		else
-			mt_table_cell(&t, "-");
-		for (k = 0; k < MT_KC_N; k++) {
-			cat_count[k] += x->cat_count[k];
-			cat_time[k] += x->cat_time[k];
-			if (k != MT_KC_MEMCPY)
-				ktime += x->cat_time[k];
-		}
-		for (k = 0; k < MT_TC_N; k++) {
-			coll_t[k] += x->coll_time[k];
-			coll_x[k] += x->coll_exposed[k];
-			coll_k[k] += x->coll_kernels[k];
-		}
-		cus_t += x->custom_comm;
-		cus_x += x->custom_exposed;
-		cus_k += x->custom_kernels;
-		any_comm |= x->ncomm > 0;
-		left += x->nleft_out;
+		analysis_rank_row(&t, &r[i]);
+		analysis_sums_add(&s, &r[i]);
 	}
 	sbuf_addc(sb, '\n');
 	mt_table_render(&t, sb, "", MT_TABLE_HASH);
 	mt_table_release(&t);
-	if (left)
-		sbuf_addf(sb, "(%zu GPU events left out: unlinked or outside the window)\n", left);
-
-	if (any_comm) {
-		sbuf_addf(sb, "\nCommunication by kind%s (union per rank, summed):\n",
-			  n > 1 ? ", all ranks" : "");
-		mt_table_init(&t);
-		mt_table_col(&t, 0, "kind", "", 1);
-		mt_table_col(&t, 1, "kernels", "", 0);
-		mt_table_col(&t, 2, "time", "ms", 0);
-		mt_table_col(&t, 3, "exposed", "ms", 0);
-		for (k = 0; k < MT_TC_N; k++) {
-			if (!coll_k[k])
-				continue;
-			mt_table_cell(&t, "%s", mt_tcoll_name(k));
-			mt_table_cell(&t, "%zu", coll_k[k]);
-			mt_table_cell(&t, "%.3f", ms(coll_t[k]));
-			mt_table_cell(&t, "%.3f", ms(coll_x[k]));
-		}
-		if (cus_k) {
-			mt_table_cell(&t, "custom (DeepEP, NVSHMEM, patterns)");
-			mt_table_cell(&t, "%zu", cus_k);
-			mt_table_cell(&t, "%.3f", ms(cus_t));
-			mt_table_cell(&t, "%.3f", ms(cus_x));
-		}
-		mt_table_render(&t, sb, "  ", MT_TABLE_HASH);
-		mt_table_release(&t);
-	}
-
-	sbuf_addf(sb, "\nKernel categories%s (sum of durations):\n", n > 1 ? ", all ranks" : "");
-	mt_table_init(&t);
-	mt_table_col(&t, 0, "category", "", 1);
-	mt_table_col(&t, 1, "count", "", 0);
-	mt_table_col(&t, 2, "time", "ms", 0);
-	mt_table_col(&t, 3, "share", "%", 0);
-	for (k = 0; k < MT_KC_N; k++) {
-		if (!cat_count[k])
-			continue;
-		mt_table_cell(&t, "%s", mt_kcat_name(k));
-		mt_table_cell(&t, "%zu", cat_count[k]);
-		mt_table_cell(&t, "%.3f", ms(cat_time[k]));
-		if (k == MT_KC_MEMCPY)
-			mt_table_cell(&t, "-");
-		else
-			mt_table_cell(&t, "%.1f", ktime ? 100.0 * (double)cat_time[k] / (double)ktime : 0);
-	}
-	mt_table_render(&t, sb, "  ", MT_TABLE_HASH);
-	mt_table_release(&t);
-
-	if (n > 1) {
-		sbuf_addf(sb, "\nAcross ranks: slowest rank %lld, computation %.3fx the median",
-			  (long long)r[j->slowest].rank, j->slowest_ratio);
-		if (j->nstragglers) {
-			sbuf_adds(sb, "; stragglers (> 5% above the median):");
-			for (i = 0; i < j->nstragglers; i++)
-				sbuf_addf(sb, " %lld", (long long)r[j->stragglers[i]].rank);
-		} else {
-			sbuf_adds(sb, "; no straggler (> 5% above the median)");
-		}
-		sbuf_addf(sb, "; idle from %.3f to %.3f ms.\n", ms(j->idle_min), ms(j->idle_max));
-		if (j->start_skew >= 0)
-			sbuf_addf(sb, "Start skew of ProfilerStep#%lld: %.3f ms; rank %lld starts first "
-				  "and waits for its peers (ranks on one clock: %s).\n",
-				  (long long)j->skew_step, ms(j->start_skew),
-				  (long long)r[j->wait_rank].rank, j->clock_evidence);
-		else
-			sbuf_adds(sb, "No start skew: the ranks are not shown to share one clock, or no "
-				  "step is present in every rank.\n");
-	}
+	if (s.left)
+		sbuf_addf(sb, "(%zu GPU events left out: unlinked or outside the window)\n",
+			  s.left);
+	if (s.any_comm)
+		analysis_comm_text(sb, &s, n);
+	analysis_category_text(sb, &s, n);
+	if (n > 1)
+		analysis_across_text(sb, r, j);
 	for (i = 0; i < n; i++)
 		rank_warnings(sb, &r[i]);
 	for (i = 0; i < n; i++)

@@ -407,117 +407,118 @@ static void bad_event(int cat, size_t *reason)
 		(*reason)++;
 }
 
-static void finish_event(struct parser *p)
+/* The event's start and end in ns; -1 when it is left out (not an 'X' event, bad times). */
+static int event_times(struct parser *p, int cat, int64_t *start, int64_t *end)
 {
 	struct acc *a = &p->a;
 	struct mt_trace *t = p->t;
-	int cat = a->t >= 0 ? a->t : a->cat;
-	int64_t start, end;
 
 	if (a->t >= 0) {            /* megatune.trace/1: integer ns */
 		if (!a->has_start || a->bad_time) {
 			bad_event(cat, &t->bad_time);
-			return;
+			return -1;
 		}
-		start = a->start;
-		end = a->has_end ? a->end : a->start;
+		*start = a->start;
+		*end = a->has_end ? a->end : a->start;
 		if (a->dev_plain >= 0)
 			a->device = a->dev_plain;
 	} else {
 		if (a->ph != 'X')
-			return;
+			return -1;
 		if (!a->has_ts || a->bad_time ||
 		    (a->has_dur && a->dur > 0 && a->ts > INT64_MAX - a->dur)) {
 			bad_event(cat, &t->bad_time);
-			return;
+			return -1;
 		}
-		start = a->ts;
-		end = a->ts + (a->has_dur ? a->dur : 0);
+		*start = a->ts;
+		*end = a->ts + (a->has_dur ? a->dur : 0);
 		if (a->device < 0 && a->pid >= 0)
 			a->device = a->pid;
 		if (a->stream < 0)
 			a->stream = a->tid;
 	}
-	if (end < start) {
+	if (*end < *start) {
 		bad_event(cat, &t->bad_order);
-		return;
+		return -1;
 	}
-	if (end - start > MT_TRACE_MAX_DUR_NS) {
+	if (*end - *start > MT_TRACE_MAX_DUR_NS) {
 		bad_event(cat, &t->bad_long);
+		return -1;
+	}
+	return 0;
+}
+
+/* A kernel, memcpy or memset into the trace's GPU events. */
+static void add_gpu_event(struct parser *p, int cat, int64_t start, int64_t end)
+{
+	struct acc *a = &p->a;
+	struct mt_trace *t = p->t;
+	struct mt_gpu_ev *g;
+	uint32_t id;
+
+	if (t->ngpu >= MT_TRACE_MAX_EVENTS) {
+		t->over_cap++;
 		return;
 	}
-	switch (cat) {
-	case CAT_KERNEL:
-	case CAT_MEMCPY:
-	case CAT_MEMSET: {
-		struct mt_gpu_ev *g;
-		uint32_t id;
-		if (t->ngpu >= MT_TRACE_MAX_EVENTS) {
-			t->over_cap++;
-			return;
-		}
-		if ((id = intern(t, a->name, a->namelen)) == UINT32_MAX) {
-			p->oom = 1;
-			return;
-		}
-		if (!(g = PUSH(p, gpu, ngpu, capgpu)))
-			return;
-		g->start = start;
-		g->end = end;
-		g->corr = a->corr;
-		g->name = id;
-		g->stream = (int32_t)(a->stream >= INT32_MIN && a->stream <= INT32_MAX ? a->stream : -1);
-		g->device = (int16_t)(a->device >= 0 && a->device < INT16_MAX ? a->device : -1);
-		g->kind = cat == CAT_KERNEL ? MT_GK_KERNEL : cat == CAT_MEMCPY ? MT_GK_MEMCPY : MT_GK_MEMSET;
-		g->coll = (uint8_t)a->coll;
-		break;
+	if ((id = intern(t, a->name, a->namelen)) == UINT32_MAX) {
+		p->oom = 1;
+		return;
 	}
-	case CAT_LAUNCH: {
-		struct mt_launch *l;
-		uint32_t id;
-		if (a->corr < 0)
-			return;
-		if ((id = intern(t, a->name, a->namelen)) == UINT32_MAX) {
-			p->oom = 1;
-			return;
-		}
-		if (!(l = PUSH(p, launch, nlaunch, caplaunch)))
-			return;
-		l->corr = a->corr;
-		l->ts = start;
-		l->end = end;
-		l->name = id;
-		l->driver = a->name[0] == 'c' && a->name[1] == 'u' && a->name[2] != 'd';
-		l->pid = a->pid;
-		l->tid = a->tid;
-		break;
+	if (!(g = PUSH(p, gpu, ngpu, capgpu)))
+		return;
+	g->start = start;
+	g->end = end;
+	g->corr = a->corr;
+	g->name = id;
+	g->stream = (int32_t)(a->stream >= INT32_MIN && a->stream <= INT32_MAX ? a->stream : -1);
+	g->device = (int16_t)(a->device >= 0 && a->device < INT16_MAX ? a->device : -1);
+	g->kind = cat == CAT_KERNEL ? MT_GK_KERNEL :
+		  cat == CAT_MEMCPY ? MT_GK_MEMCPY : MT_GK_MEMSET;
+	g->coll = (uint8_t)a->coll;
+}
+
+/* A runtime or driver launch call into the trace's launches. */
+static void add_launch(struct parser *p, int64_t start, int64_t end)
+{
+	struct acc *a = &p->a;
+	struct mt_launch *l;
+	uint32_t id;
+
+	if (a->corr < 0)
+		return;
+	if ((id = intern(p->t, a->name, a->namelen)) == UINT32_MAX) {
+		p->oom = 1;
+		return;
 	}
-	case CAT_ANNOT: {
-		int64_t num = -1;
-		int step = step_number(p, a->name, a->namelen, &num);
-		int a2a = !step && is_a2a(a->name, a->namelen);
-		struct mt_range *r;
-		uint32_t id;
-		if (!step && !a2a && a->t < 0)
-			return;
-		if ((id = intern(t, a->name, a->namelen)) == UINT32_MAX) {
-			p->oom = 1;
-			return;
-		}
-		if (a->t >= 0) {       /* megatune format: keep every NVTX range */
-			if (!(r = PUSH(p, nvtx, nnvtx, capnvtx)))
-				return;
-			r->ts = start;
-			r->end = end;
-			r->pid = a->pid;
-			r->tid = a->tid;
-			r->num = num;
-			r->name = id;
-			if (!step && !a2a)
-				return;
-		}
-		r = step ? PUSH(p, step, nstep, capstep) : PUSH(p, a2a, na2a, capa2a);
-		if (!r)
+	if (!(l = PUSH(p, launch, nlaunch, caplaunch)))
+		return;
+	l->corr = a->corr;
+	l->ts = start;
+	l->end = end;
+	l->name = id;
+	l->driver = a->name[0] == 'c' && a->name[1] == 'u' && a->name[2] != 'd';
+	l->pid = a->pid;
+	l->tid = a->tid;
+}
+
+/* A CPU range into the trace's steps, all-to-all ranges or (megatune format) NVTX ranges. */
+static void add_range(struct parser *p, int64_t start, int64_t end)
+{
+	struct acc *a = &p->a;
+	int64_t num = -1;
+	int step = step_number(p, a->name, a->namelen, &num);
+	int a2a = !step && is_a2a(a->name, a->namelen);
+	struct mt_range *r;
+	uint32_t id;
+
+	if (!step && !a2a && a->t < 0)
+		return;
+	if ((id = intern(p->t, a->name, a->namelen)) == UINT32_MAX) {
+		p->oom = 1;
+		return;
+	}
+	if (a->t >= 0) {       /* megatune format: keep every NVTX range */
+		if (!(r = PUSH(p, nvtx, nnvtx, capnvtx)))
 			return;
 		r->ts = start;
 		r->end = end;
@@ -525,26 +526,66 @@ static void finish_event(struct parser *p)
 		r->tid = a->tid;
 		r->num = num;
 		r->name = id;
-		break;
-	}
-	case CAT_GPU_ANNOT: {
-		struct mt_gpu_annot *g;
-		uint32_t id = intern(t, a->name, a->namelen);
-		if (id == UINT32_MAX) {
-			p->oom = 1;
+		if (!step && !a2a)
 			return;
-		}
-		if (!(g = PUSH(p, annot, nannot, capannot)))
-			return;
-		g->start = start;
-		g->end = end;
-		g->name = id;
-		g->stream = (int32_t)(a->stream >= INT32_MIN && a->stream <= INT32_MAX ? a->stream : -1);
-		g->device = (int16_t)(a->device >= 0 && a->device < INT16_MAX ? a->device : -1);
-		break;
 	}
+	r = step ? PUSH(p, step, nstep, capstep) : PUSH(p, a2a, na2a, capa2a);
+	if (!r)
+		return;
+	r->ts = start;
+	r->end = end;
+	r->pid = a->pid;
+	r->tid = a->tid;
+	r->num = num;
+	r->name = id;
+}
+
+/* A GPU-side annotation into the trace's annotations. */
+static void add_gpu_annot(struct parser *p, int64_t start, int64_t end)
+{
+	struct acc *a = &p->a;
+	struct mt_gpu_annot *g;
+	uint32_t id = intern(p->t, a->name, a->namelen);
+
+	if (id == UINT32_MAX) {
+		p->oom = 1;
+		return;
+	}
+	if (!(g = PUSH(p, annot, nannot, capannot)))
+		return;
+	g->start = start;
+	g->end = end;
+	g->name = id;
+	g->stream = (int32_t)(a->stream >= INT32_MIN && a->stream <= INT32_MAX ? a->stream : -1);
+	g->device = (int16_t)(a->device >= 0 && a->device < INT16_MAX ? a->device : -1);
+}
+
+/* The event just read into the trace, by its category. */
+static void finish_event(struct parser *p)
+{
+	struct acc *a = &p->a;
+	int cat = a->t >= 0 ? a->t : a->cat;
+	int64_t start, end;
+
+	if (event_times(p, cat, &start, &end))
+		return;
+	switch (cat) {
+	case CAT_KERNEL:
+	case CAT_MEMCPY:
+	case CAT_MEMSET:
+		add_gpu_event(p, cat, start, end);
+		break;
+	case CAT_LAUNCH:
+		add_launch(p, start, end);
+		break;
+	case CAT_ANNOT:
+		add_range(p, start, end);
+		break;
+	case CAT_GPU_ANNOT:
+		add_gpu_annot(p, start, end);
+		break;
 	case CAT_SYNC:
-		t->nsync++;
+		p->t->nsync++;
 		break;
 	default:
 		break;
