@@ -19,7 +19,7 @@
  * and the segments add.  Without a synchronisation point the host runs
  * ahead across layers and micro-batches: T = max(cpu, gpu).
  *
- * Arithmetic only: level A (costs.c) fills struct mt_host_layer per layer
+ * Arithmetic only: level A (costs_comm.c) fills struct mt_host_layer per layer
  * kind; level C (timing.c) calls mt_host_timeline() per stage.
  */
 #ifndef MT_HOST_H

@@ -13,7 +13,8 @@
  *            activation offload: arithmetic only, no look-up, no allocation.
  *
  * Every formula is in docs/MODEL.md with its source; the section numbers in the
- * comments of costs.c, memory.c and timing.c refer to it.
+ * comments of costs.c, costs_comm.c, costs_mem.c, memory.c and timing.c refer
+ * to it.
  */
 #ifndef MT_PERF_H
 #define MT_PERF_H
