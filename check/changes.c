@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* changes: the changes `megatune check` searches from the job (the CHANGE
  * column of job/knobs.def: one knob a change, with those it frees), and the
- * walk over them: each
- * change alone, each pair, everything free (docs/CHECK.md section 1). */
+ * walk over them: each change alone, each pair, everything free (docs/CHECK.md section 1). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,54 +15,35 @@
 
 /* ---- the changes searched ---- */
 
-/* A change frees a knob and those that follow it (SP with TP, VPP with PP,
- * ...): the knobs whose CHANGE column tries them (job/knobs.def), in its
- * order.  The list is the table's, the same on every call. */
-static int nchanges(const int **list)
-{
-	static int ch[MT_KNOB_N], n = -1;
-
-	if (n < 0)
-		n = mt_knob_changes(ch, MT_KNOB_N);
-	*list = ch;
-	return n;
-}
-#define NCHANGES (nchanges(&chg))
-
-static const struct mt_knob *change_knob(int i)
-{
-	const int *chg;
-
-	nchanges(&chg);
-	return &mt_knobs[chg[i]];
-}
-
+/* The changes are the knobs the CHANGE column of job/knobs.def tries, in its
+ * order (t->chg): a change frees its knob and those that follow it (SP with
+ * TP, VPP with PP, ...). */
 int check_changes_new(struct mt_check *t)
 {
-	const int *chg;
-
-	t->one = calloc(NCHANGES, sizeof(*t->one));
+	t->nchg = mt_knob_changes(t->chg, MT_KNOB_N);
+	t->one = calloc(t->nchg > 0 ? t->nchg : 1, sizeof(*t->one));
 	return t->one ? MT_OK : MT_ENOMEM;
 }
 
-static void free_change(struct mt_job *j, int ch)
+static void free_knob(struct mt_job *j, int k)
 {
-	const struct mt_knob *kn = change_knob(ch);
-	const int *chg;
+	if (k == MT_KNOB_DISPATCHER)
+		j->moe_dispatcher = MT_DISPATCH_AUTO;
+	else
+		mt_knob_set_pin(j, k, MT_UNSET);
+	if (k == MT_KNOB_PP || k == MT_KNOB_VPP)
+		j->pins.layout = NULL;
+}
+
+/* Knob k's change: it and the knobs that follow it, unpinned */
+static void free_change(struct mt_job *j, int k)
+{
+	const struct mt_knob *kn = &mt_knobs[k];
 	int i;
 
-	nchanges(&chg);
-	for (i = -1; i < (int)(sizeof(kn->follow) / sizeof(kn->follow[0])) &&
-		     (i < 0 || kn->follow[i] >= 0); i++) {
-		int k = i < 0 ? chg[ch] : kn->follow[i];
-
-		if (k == MT_KNOB_DISPATCHER)
-			j->moe_dispatcher = MT_DISPATCH_AUTO;
-		else
-			mt_knob_set_pin(j, k, MT_UNSET);
-		if (k == MT_KNOB_PP || k == MT_KNOB_VPP)
-			j->pins.layout = NULL;
-	}
+	free_knob(j, k);
+	for (i = 0; i < (int)(sizeof(kn->follow) / sizeof(kn->follow[0])) && kn->follow[i] >= 0; i++)
+		free_knob(j, kn->follow[i]);
 }
 
 /* The fastest configuration of job j (its pins as they are): top[0]. */
@@ -101,14 +81,16 @@ out:
 	return rc;
 }
 
-static const char *change_name(const struct found *f, char *buf, size_t cap)
+static const char *change_name(const struct mt_check *t, const struct found *f, char *buf,
+			       size_t cap)
 {
 	if (f->a == -2)
 		snprintf(buf, cap, "everything");
 	else if (f->b >= 0)
-		snprintf(buf, cap, "%s + %s", change_knob(f->a)->change, change_knob(f->b)->change);
+		snprintf(buf, cap, "%s + %s", mt_knobs[t->chg[f->a]].change,
+			 mt_knobs[t->chg[f->b]].change);
 	else
-		snprintf(buf, cap, "%s", change_knob(f->a)->change);
+		snprintf(buf, cap, "%s", mt_knobs[t->chg[f->a]].change);
 	return buf;
 }
 
@@ -116,7 +98,7 @@ void check_changes_show(struct sbuf *sb, cJSON *arr, const char *title, const st
 			const struct mt_check *t)
 {
 	char name[96];
-	struct check_change ch = { title, change_name(f, name, sizeof(name)), &f->e,
+	struct check_change ch = { title, change_name(t, f, name, sizeof(name)), &f->e,
 				   f->have_ex ? &f->ex : NULL, f->g, f->ng };
 
 	check_show_change(sb, arr, &ch, &t->base, t->src, t->mj);
@@ -125,35 +107,34 @@ void check_changes_show(struct sbuf *sb, cJSON *arr, const char *title, const st
 int check_changes_search(struct mt_check *t, struct mt_error *err)
 {
 	const struct mt_megatron_job *mj = t->mj;
-	const int *chg;
 	int i, k, moe = mj->model.experts > 0;
 
 	t->x.m = &mj->model;
 	t->x.c = t->c;
 	t->x.rs = t->rs;
-	for (i = 0; i < NCHANGES; i++) {
+	for (i = 0; i < t->nchg; i++) {
 		struct mt_job j = mj->job;
 
 		t->one[i].a = -1;
-		if (change_knob(i)->change_moe && !moe)
+		if (mt_knobs[t->chg[i]].change_moe && !moe)
 			continue;
-		free_change(&j, i);
+		free_change(&j, t->chg[i]);
 		if (search(&t->x, &j, &t->one[i], i, -1, err))
 			return MT_EINVAL;
 		if (t->one[i].feasible &&
 		    (!t->best1.feasible || t->one[i].e.time.step < t->best1.e.time.step))
 			t->best1 = t->one[i];
 	}
-	for (i = 0; i < NCHANGES; i++)
-		for (k = i + 1; k < NCHANGES; k++) {
+	for (i = 0; i < t->nchg; i++)
+		for (k = i + 1; k < t->nchg; k++) {
 			struct mt_job j = mj->job;
 			struct found f;
 
 			if ((!t->one[i].feasible && !t->one[k].feasible && t->as_ok) ||
-			    ((change_knob(i)->change_moe || change_knob(k)->change_moe) && !moe))
+			    ((mt_knobs[t->chg[i]].change_moe || mt_knobs[t->chg[k]].change_moe) && !moe))
 				continue;
-			free_change(&j, i);
-			free_change(&j, k);
+			free_change(&j, t->chg[i]);
+			free_change(&j, t->chg[k]);
 			if (search(&t->x, &j, &f, i, k, err))
 				return MT_EINVAL;
 			if (f.feasible && (!t->best2.feasible || f.e.time.step < t->best2.e.time.step)) {
@@ -167,8 +148,8 @@ int check_changes_search(struct mt_check *t, struct mt_error *err)
 	{
 		struct mt_job j = mj->job;
 
-		for (i = 0; i < NCHANGES; i++)
-			free_change(&j, i);
+		for (i = 0; i < t->nchg; i++)
+			free_change(&j, t->chg[i]);
 		if (search(&t->x, &j, &t->overall, -2, -1, err))
 			return MT_EINVAL;
 	}
@@ -185,10 +166,9 @@ int check_changes_search(struct mt_check *t, struct mt_error *err)
 
 void check_changes_free(struct mt_check *t)
 {
-	const int *chg;
 	int i;
 
-	for (i = 0; t->one && i < NCHANGES; i++)
+	for (i = 0; t->one && i < t->nchg; i++)
 		if (t->one[i].have_ex)
 			mt_explain_free(&t->one[i].ex); /* best1 shares one of these */
 	if (t->best2.have_ex)

@@ -66,7 +66,9 @@ struct mt_check {
 	struct mt_rules_run *run;
 	struct mt_explain as_ex;
 	struct mt_advice_rules ar;
-	struct found *one, best1, best2, overall;
+	int chg[MT_KNOB_N], nchg;   /* the changes tried: the knobs the CHANGE column of
+				     * job/knobs.def tries, in its order */
+	struct found *one, best1, best2, overall; /* one: a result per change */
 	struct mt_eval as;
 	int as_ok;
 	char cant[MT_ERROR_MSG_MAX]; /* why the job as written cannot be timed, or "" */

@@ -38,6 +38,23 @@ const struct mt_knob mt_knobs[MT_KNOB_N] = {
 #undef KNOB
 };
 
+#define G_PINS(id)
+#define G_SETTINGS(id)
+#define G_GENERIC(id)
+#define G_TIMED(id) id,
+const int mt_knobs_timed[] = {
+#define KNOB(id, cli, meta, type, lo, hi, dflt, pin, cfg, fact, json, mlm, bridge, verl, group, \
+	     change, help) G_##group(MT_KNOB_##id)
+#include "knobs.def"
+#undef KNOB
+	-1
+};
+#undef G_PINS
+#undef G_SETTINGS
+#undef G_GENERIC
+#undef G_TIMED
+const int mt_knobs_ntimed = (int)(sizeof(mt_knobs_timed) / sizeof(mt_knobs_timed[0])) - 1;
+
 /* every pin lies inside the job (an extra[i] past MT_KNOB_EXTRA fails here only
  * when it also runs past struct mt_job; keep i below MT_KNOB_EXTRA) */
 #define KNOB(id, cli, meta, type, lo, hi, dflt, pin, cfg, ...) \

@@ -88,6 +88,10 @@ struct mt_knob {
 };
 
 extern const struct mt_knob mt_knobs[MT_KNOB_N];
+/* The TIMED knobs (knobs.def), whose values the search tries: their ids, and
+ * how many (0 where the table has none). */
+extern const int mt_knobs_timed[];
+extern const int mt_knobs_ntimed;
 
 /* 1 when knob k lives in a spare slot (extra[i]: GENERIC and TIMED rows),
  * which every writer and reader handles from its row alone, by its type. */

@@ -448,6 +448,17 @@ static int event_times(struct parser *p, int cat, int64_t *start, int64_t *end)
 	return 0;
 }
 
+/* The event's stream and device as the trace keeps them, -1 out of range */
+static int32_t acc_stream(const struct acc *a)
+{
+	return (int32_t)(a->stream >= INT32_MIN && a->stream <= INT32_MAX ? a->stream : -1);
+}
+
+static int16_t acc_device(const struct acc *a)
+{
+	return (int16_t)(a->device >= 0 && a->device < INT16_MAX ? a->device : -1);
+}
+
 /* A kernel, memcpy or memset into the trace's GPU events. */
 static void add_gpu_event(struct parser *p, int cat, int64_t start, int64_t end)
 {
@@ -470,8 +481,8 @@ static void add_gpu_event(struct parser *p, int cat, int64_t start, int64_t end)
 	g->end = end;
 	g->corr = a->corr;
 	g->name = id;
-	g->stream = (int32_t)(a->stream >= INT32_MIN && a->stream <= INT32_MAX ? a->stream : -1);
-	g->device = (int16_t)(a->device >= 0 && a->device < INT16_MAX ? a->device : -1);
+	g->stream = acc_stream(a);
+	g->device = acc_device(a);
 	g->kind = cat == CAT_KERNEL ? MT_GK_KERNEL :
 		  cat == CAT_MEMCPY ? MT_GK_MEMCPY : MT_GK_MEMSET;
 	g->coll = (uint8_t)a->coll;
@@ -556,8 +567,8 @@ static void add_gpu_annot(struct parser *p, int64_t start, int64_t end)
 	g->start = start;
 	g->end = end;
 	g->name = id;
-	g->stream = (int32_t)(a->stream >= INT32_MIN && a->stream <= INT32_MAX ? a->stream : -1);
-	g->device = (int16_t)(a->device >= 0 && a->device < INT16_MAX ? a->device : -1);
+	g->stream = acc_stream(a);
+	g->device = acc_device(a);
 }
 
 /* The event just read into the trace, by its category. */

@@ -430,36 +430,18 @@ static void recompute_modes(struct srch *s, const struct mt_costs *a, const stru
 /* Level C: recompute, distributed optimizer, activation offload.  Memory falls
  * and time rises with more recomputed or offloaded layers, so for each mode
  * only the fewest layers that fit is timed; the rest are counted dominated. */
-/* The TIMED knobs (job/knobs.def): the search tries each value of those
- * not pinned */
-#define G_PINS(id)
-#define G_SETTINGS(id)
-#define G_GENERIC(id)
-#define G_TIMED(id) id,
-static const int timed_knob[] = {
-#define KNOB(id, cli, meta, type, lo, hi, dflt, pin, cfg, fact, json, mlm, bridge, verl, group, \
-	     change, help) G_##group(MT_KNOB_##id)
-#include "../job/knobs.def"
-#undef KNOB
-	-1
-};
-#undef G_PINS
-#undef G_SETTINGS
-#undef G_GENERIC
-#undef G_TIMED
-#define NTIMED ((int)(sizeof(timed_knob) / sizeof(timed_knob[0])) - 1)
-
 /* The TIMED knobs from the i-th on, each as pinned or at each of its
  * values, then the recompute mode rc */
 static void timed_knobs(struct srch *s, const struct mt_costs *a, const struct mt_plan *b,
 			struct mt_config *cfg, int rc, int i)
 {
-	int v[MT_KNOB_VALUES_MAX], n, x, k = timed_knob[i];
+	int v[MT_KNOB_VALUES_MAX], n, x, k;
 
-	if (i >= NTIMED) {
+	if (i >= mt_knobs_ntimed) {
 		recompute_modes(s, a, b, cfg, rc);
 		return;
 	}
+	k = mt_knobs_timed[i];
 	if (mt_knob_pin(s->j, k) != MT_UNSET) {
 		mt_knob_set_cfg(cfg, k, mt_knob_pin(s->j, k));
 		timed_knobs(s, a, b, cfg, rc, i + 1);
@@ -523,7 +505,7 @@ void mt_level_c(struct srch *s, const struct mt_costs *a, const struct mt_plan *
 		if (search_at(s, MT_ST_DIST_OPT, cfg))
 			continue;
 		for (rc = 0; rc < MT_RC_N * 2; rc++)
-			if (NTIMED)
+			if (mt_knobs_ntimed)
 				timed_knobs(s, a, b, cfg, rc, 0);
 			else
 				recompute_modes(s, a, b, cfg, rc);
